@@ -1,0 +1,19 @@
+"""`python -m benchmarks <name>`: run one benchmark and print its figures beside same-run baselines."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = {"startup": "benchmarks.startup"}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in BENCHMARKS:
+        print(f"usage: python -m benchmarks {{{','.join(BENCHMARKS)}}} [options]", file=sys.stderr)
+        return 2
+    return importlib.import_module(BENCHMARKS[argv[0]]).main(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

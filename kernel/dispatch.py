@@ -1,0 +1,122 @@
+"""Call any tool by name under an authority ceiling: the one path shared by MCP, the CLI and services.
+
+A tool is found among those registered in this process (the MCP server registers all it
+serves), else through the generated manifest, which names the module that declares it, so a
+CLI call imports only that one handler's module.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import os
+import sys
+import traceback
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from kernel import authority
+from kernel.errors import PalliumError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from kernel.context import ToolContext
+    from kernel.tool import Tool
+
+__all__ = ["call", "find", "register", "validate_input"]
+
+_registered: dict[str, Tool] = {}
+
+
+def register(tools: Iterable[Tool]) -> None:
+    """Make `tools` callable by name in this process, ahead of the manifest."""
+    for tool in tools:
+        _registered[tool.name] = tool
+
+
+def find(name: str) -> Tool:
+    """Return the tool called `name` (MCP name or CLI words), or raise `not_found` with the closest match."""
+    from tools_manifest import load_manifest
+
+    if not name.startswith("pallium_"):
+        from kernel.tool import mcp_name
+
+        name = mcp_name(name)
+    if name in _registered:
+        return _registered[name]
+    entries = load_manifest()["tools"]
+    entry = next((e for e in entries if e["name"] == name), None)
+    if entry is None:
+        known = sorted({e["name"] for e in entries} | set(_registered))
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+        raise PalliumError(
+            "not_found",
+            f"unknown tool {name!r}",
+            hint=f"did you mean {close[0]!r}?" if close else "list the tools with `pallium --help`",
+            details={"tool": name, "suggestion": close[0] if close else None},
+        )
+    module = importlib.import_module(entry["module"])
+    for tool in module.TOOLS:
+        if tool.name == name:
+            _registered[name] = tool
+            return tool
+    raise PalliumError(
+        "internal",
+        f"the manifest places {name!r} in {entry['module']} but that module does not declare it",
+        hint="regenerate the manifest with `python -m tools_manifest`",
+    )
+
+
+def validate_input(tool: Tool, arguments: Mapping[str, Any] | BaseModel) -> BaseModel:
+    """Turn raw arguments into the tool's input model, or raise `invalid_input` naming the field."""
+    from pydantic import BaseModel, ValidationError
+
+    if isinstance(arguments, BaseModel):
+        if isinstance(arguments, tool.input):
+            return arguments
+        arguments = arguments.model_dump()
+    try:
+        return tool.input.model_validate(dict(arguments))
+    except ValidationError as exc:
+        problems = [
+            {"field": ".".join(str(p) for p in err["loc"]) or "(input)", "problem": err["msg"]}
+            for err in exc.errors(include_url=False)
+        ]
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise PalliumError(
+            "invalid_input",
+            f"{tool.name}: argument {first['field']!r}: {first['problem']}{more}",
+            hint=f"see `pallium {tool.cli} --help`",
+            details={"tool": tool.name, "field": first["field"], "errors": problems},
+        ) from None
+
+
+async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolContext) -> BaseModel:
+    """Run tool `name` with `arguments` under `ctx.ceiling` and return its output model.
+
+    The authority check comes first, so a refused call runs nothing. Any exception that is not a
+    `PalliumError` is a bug in a handler; it becomes an `internal` error (with the traceback on
+    stderr when `PALLIUM_DEBUG` is set) so no caller ever receives a raw traceback.
+    """
+    tool = find(name)
+    authority.check(tool.name, tool.authority, ctx.ceiling)
+    inp = validate_input(tool, arguments)
+    authority.check(tool.name, tool.needed_authority(inp), ctx.ceiling)
+    try:
+        out = await tool.handler(inp, ctx)
+    except PalliumError:
+        raise
+    except Exception as exc:
+        if os.environ.get("PALLIUM_DEBUG"):
+            traceback.print_exc(file=sys.stderr)
+        raise PalliumError(
+            "internal",
+            f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}",
+            hint="this is a bug in Pallium; rerun with PALLIUM_DEBUG=1 to see the traceback and report it",
+            details={"tool": tool.name, "exception": type(exc).__name__},
+        ) from exc
+    if not isinstance(out, tool.output):
+        raise PalliumError("internal", f"{tool.name} returned {type(out).__name__}, not {tool.output.__name__}")
+    return out

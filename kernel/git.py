@@ -1,0 +1,152 @@
+"""The `git` program behind one door: running it, translating its failures, reading its status.
+
+History walks and worktrees use the `git` program (much faster here than walking in-process);
+every call goes through `run`, so a missing git or a failing command always becomes a
+`PalliumError` naming the command and git's own words.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernel.errors import PalliumError
+
+__all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "run", "status"]
+
+# Stable, locale-free, pager-free output, and no prompts that could hang an agent's call.
+_ENV = {"LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+
+
+def run(args: list[str], cwd: Path, *, check: bool = True, timeout: float = 120) -> bytes:
+    """Run `git <args>` in `cwd` and return its stdout as bytes."""
+    command = ["git", "-c", "core.quotepath=false", *args]
+    try:
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            env={**os.environ, **_ENV},
+        )
+    except FileNotFoundError as exc:
+        raise PalliumError(
+            "unavailable", "git is not installed or not on PATH", hint="install git (2.25 or newer)"
+        ) from exc
+    except subprocess.TimeoutExpired as exc:
+        raise PalliumError(
+            "unavailable", f"git {' '.join(args[:2])} did not finish in {timeout:g}s", details={"cwd": str(cwd)}
+        ) from exc
+    if check and done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", "replace").strip()
+        raise PalliumError(
+            "unavailable",
+            f"git {' '.join(args[:2])} failed: {stderr or 'exit ' + str(done.returncode)}",
+            details={"cwd": str(cwd), "exit_code": done.returncode},
+        )
+    return done.stdout
+
+
+def git_version() -> str | None:
+    """The installed git's version (`2.39.5`), or None when git is missing."""
+    try:
+        out = subprocess.run(["git", "--version"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.strip().removeprefix("git version ").split(" ")[0] or None
+
+
+@dataclass(frozen=True)
+class StatusEntry:
+    """One changed path. `index` and `worktree` are git's X and Y letters (`.` for unchanged)."""
+
+    path: str
+    index: str
+    worktree: str
+    orig_path: str | None = None
+    kind: str = "modified"  # added|modified|deleted|renamed|copied|type_changed|untracked|conflicted
+
+    @property
+    def staged(self) -> bool:
+        return self.kind != "untracked" and self.kind != "conflicted" and self.index != "."
+
+    @property
+    def unstaged(self) -> bool:
+        return self.kind != "untracked" and self.kind != "conflicted" and self.worktree != "."
+
+
+@dataclass
+class WorkingTreeStatus:
+    branch: str | None = None
+    head: str | None = None
+    detached: bool = False
+    upstream: str | None = None
+    ahead: int | None = None
+    behind: int | None = None
+    entries: list[StatusEntry] = field(default_factory=list)
+
+
+def status(repo_root: Path, *, untracked: bool = True) -> WorkingTreeStatus:
+    """Parse `git status --porcelain=v2 -z --branch`: works with no commits, detached, in linked worktrees."""
+    args = ["status", "--porcelain=v2", "-z", "--branch", "--ignore-submodules=dirty"]
+    args.append("--untracked-files=all" if untracked else "--untracked-files=no")
+    raw = run(args, repo_root)
+    return _parse_status(raw.decode("utf-8", "surrogateescape"))
+
+
+_KIND_BY_LETTER = {"A": "added", "D": "deleted", "R": "renamed", "C": "copied", "T": "type_changed"}
+
+
+def _parse_status(text: str) -> WorkingTreeStatus:
+    result = WorkingTreeStatus()
+    records = text.split("\0")
+    i = 0
+    while i < len(records):
+        record = records[i]
+        i += 1
+        if not record:
+            continue
+        tag = record[0]
+        if tag == "#":
+            _parse_header(record, result)
+        elif tag == "1":
+            parts = record.split(" ", 8)
+            xy = parts[1]
+            result.entries.append(StatusEntry(parts[8], xy[0], xy[1], kind=_kind_of(xy)))
+        elif tag == "2":
+            parts = record.split(" ", 9)
+            xy = parts[1]
+            orig = records[i]
+            i += 1
+            kind = "renamed" if parts[8].startswith("R") else "copied"
+            result.entries.append(StatusEntry(parts[9], xy[0], xy[1], orig_path=orig, kind=kind))
+        elif tag == "u":
+            parts = record.split(" ", 10)
+            result.entries.append(StatusEntry(parts[10], parts[1][0], parts[1][1], kind="conflicted"))
+        elif tag == "?":
+            result.entries.append(StatusEntry(record[2:], "?", "?", kind="untracked"))
+    return result
+
+
+def _parse_header(record: str, result: WorkingTreeStatus) -> None:
+    key, _, value = record[2:].partition(" ")
+    if key == "branch.oid":
+        result.head = None if value == "(initial)" else value
+    elif key == "branch.head":
+        result.detached = value == "(detached)"
+        result.branch = None if result.detached else value
+    elif key == "branch.upstream":
+        result.upstream = value
+    elif key == "branch.ab":
+        ahead, behind = value.split(" ")
+        result.ahead, result.behind = int(ahead), -int(behind)
+
+
+def _kind_of(xy: str) -> str:
+    for letter in (xy[0], xy[1]):
+        if letter in _KIND_BY_LETTER:
+            return _KIND_BY_LETTER[letter]
+    return "modified"

@@ -1,0 +1,308 @@
+"""The SQLite store: opening, per-service ordered migrations, and the schema check on open.
+
+Each service declares a `Schema` in its own `store.py`: a name and an append-only tuple of SQL
+migrations whose position is the version. Opening a database applies what is missing inside
+one `BEGIN IMMEDIATE` transaction, refuses a file written by a newer schema, and verifies that
+every table and column the migrations create is really there, so a damaged or hand-edited file
+fails loudly on open instead of half-way through a call. The kernel's own bookkeeping table
+`kernel_schema` records each service's version and the Pallium version that wrote it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from kernel import paths
+from kernel.errors import PalliumError
+
+__all__ = ["Database", "Schema", "open_database", "open_global", "open_repo", "read_versions"]
+
+BUSY_TIMEOUT_MS = 10_000
+
+_KERNEL_TABLE = """
+CREATE TABLE IF NOT EXISTS kernel_schema (
+    service TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    written_by TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A service's tables: `migrations[i]` brings the schema from version i to i + 1. Append only."""
+
+    service: str
+    migrations: tuple[str, ...]
+    needs_vec: bool = False
+
+    @property
+    def version(self) -> int:
+        return len(self.migrations)
+
+
+class Database:
+    """An open apsw connection with Pallium's settings, and transactions that nest."""
+
+    def __init__(self, conn: apsw.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self._depth = 0
+
+    def execute(self, sql: str, bindings: Sequence[Any] | dict[str, Any] | None = None) -> apsw.Cursor:
+        with _translated(self.path):
+            return self.conn.execute(sql, bindings)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> apsw.Cursor:
+        with _translated(self.path):
+            return self.conn.executemany(sql, rows)
+
+    @contextlib.contextmanager
+    def transaction(self, *, immediate: bool = True) -> Iterator[Database]:
+        """Run a block atomically. The outermost level takes the write lock up front when `immediate`."""
+        if self._depth:
+            name = f"sp{self._depth}"
+            self.execute(f"SAVEPOINT {name}")
+            self._depth += 1
+            try:
+                yield self
+            except BaseException:
+                self.execute(f"ROLLBACK TO {name}")
+                self.execute(f"RELEASE {name}")
+                raise
+            else:
+                self.execute(f"RELEASE {name}")
+            finally:
+                self._depth -= 1
+            return
+        self.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        self._depth = 1
+        try:
+            yield self
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.execute("COMMIT")
+        finally:
+            self._depth = 0
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_global(schemas: Sequence[Schema] = ()) -> Database:
+    """Open `$PALLIUM_HOME/pallium.sqlite`, creating the home folder if needed."""
+    paths.ensure_home()
+    return open_database(paths.global_db_path(), schemas)
+
+
+def open_repo(repo_root: Path, schemas: Sequence[Schema] = ()) -> Database:
+    """Open `<repo>/.pallium/pallium.sqlite`; the folder gets a `.gitignore` so it is never committed."""
+    state = paths.repo_state_dir(repo_root)
+    try:
+        state.mkdir(exist_ok=True)
+        ignore = state / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n", encoding="utf-8")
+    except OSError as exc:
+        raise PalliumError(
+            "unavailable", f"cannot write Pallium's folder {str(state)!r}: {exc.strerror}", details={"path": str(state)}
+        ) from exc
+    return open_database(paths.repo_db_path(repo_root), schemas)
+
+
+def open_database(path: Path, schemas: Sequence[Schema] = ()) -> Database:
+    """Open (or create) the database at `path`, migrate `schemas` forward and verify them."""
+    try:
+        conn = apsw.Connection(str(path))
+    except apsw.CantOpenError as exc:
+        raise PalliumError("unavailable", f"cannot open database {str(path)!r}", details={"path": str(path)}) from exc
+    db = Database(conn, path)
+    try:
+        conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+        with _translated(path):
+            conn.execute("PRAGMA journal_mode=WAL").fetchall()  # the pragma takes effect when stepped
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            if any(s.needs_vec for s in schemas):
+                _load_vec(conn)
+            _migrate(db, schemas)
+            for schema in schemas:
+                _verify(db, schema)
+    except BaseException:
+        conn.close()
+        raise
+    return db
+
+
+def read_versions(path: Path) -> dict[str, dict[str, Any]]:
+    """Each service's schema version in the file at `path`, read only; `{}` when there is none."""
+    if not path.exists():
+        return {}
+    with _translated(path):
+        conn = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+        try:
+            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+            has_table = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='kernel_schema'").get
+            if not has_table:
+                return {}
+            rows = conn.execute("SELECT service, version, written_by FROM kernel_schema ORDER BY service")
+            return {service: {"version": v, "written_by": by} for service, v, by in rows}
+        finally:
+            conn.close()
+
+
+def _migrate(db: Database, schemas: Sequence[Schema]) -> None:
+    db.execute(_KERNEL_TABLE)
+    stored = _stored_versions(db)
+    if all(stored.get(s.service, 0) == s.version for s in schemas):
+        return
+    _refuse_newer(db.path, schemas, stored)
+    with db.transaction():
+        stored = _stored_versions(db)  # another process may have migrated while we waited
+        _refuse_newer(db.path, schemas, stored)
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        for schema in schemas:
+            current = stored.get(schema.service, 0)
+            if current == schema.version:
+                continue
+            for sql in schema.migrations[current:]:
+                db.execute(sql)
+            db.execute(
+                "INSERT INTO kernel_schema(service, version, written_by, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(service) DO UPDATE SET version=excluded.version, "
+                "written_by=excluded.written_by, updated_at=excluded.updated_at",
+                (schema.service, schema.version, _pallium_version(), now),
+            )
+
+
+def _stored_versions(db: Database) -> dict[str, int]:
+    return dict(db.execute("SELECT service, version FROM kernel_schema"))
+
+
+def _refuse_newer(path: Path, schemas: Sequence[Schema], stored: dict[str, int]) -> None:
+    for schema in schemas:
+        found = stored.get(schema.service, 0)
+        if found > schema.version:
+            written_by = None
+            with contextlib.suppress(apsw.Error):
+                conn = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+                written_by = conn.execute(
+                    "SELECT written_by FROM kernel_schema WHERE service = ?", (schema.service,)
+                ).get
+                conn.close()
+            raise PalliumError(
+                "conflict",
+                f"database {str(path)!r} holds {schema.service} schema version {found}, written by pallium "
+                f"{written_by or 'unknown'}; this pallium ({_pallium_version()}) knows version {schema.version} "
+                "and will not downgrade it",
+                hint="upgrade pallium to the version that wrote this database",
+                details={
+                    "path": str(path),
+                    "service": schema.service,
+                    "found": found,
+                    "supported": schema.version,
+                    "written_by": written_by,
+                },
+            )
+
+
+def _verify(db: Database, schema: Schema) -> None:
+    expected = _expected_columns(schema)
+    actual_tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    for table, columns in expected.items():
+        if table not in actual_tables:
+            raise _schema_damaged(db.path, schema, f"table {table!r} is missing")
+        present = {row[1] for row in db.execute(f"PRAGMA table_info({_quote(table)})")}
+        missing = sorted(set(columns) - present)
+        if missing:
+            raise _schema_damaged(db.path, schema, f"table {table!r} lacks column(s) {', '.join(missing)}")
+
+
+@functools.cache
+def _expected_columns(schema: Schema) -> dict[str, tuple[str, ...]]:
+    """The tables and columns the migrations create, found by running them on an empty database."""
+    conn = apsw.Connection(":memory:")
+    try:
+        if schema.needs_vec:
+            _load_vec(conn)
+        for sql in schema.migrations:
+            conn.execute(sql)
+        tables = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {t: tuple(row[1] for row in conn.execute(f"PRAGMA table_info({_quote(t)})")) for t in tables}
+    finally:
+        conn.close()
+
+
+def _schema_damaged(path: Path, schema: Schema, what: str) -> PalliumError:
+    return PalliumError(
+        "unavailable",
+        f"database {str(path)!r} does not match {schema.service} schema version {schema.version}: {what}",
+        hint="run `pallium doctor`; `pallium db reset --confirm` moves the file aside and starts afresh",
+        details={"path": str(path), "service": schema.service},
+    )
+
+
+def _load_vec(conn: apsw.Connection) -> None:
+    try:
+        import sqlite_vec
+    except ImportError as exc:
+        raise PalliumError("unavailable", "sqlite-vec is not installed", hint="pip install sqlite-vec") from exc
+    conn.enable_load_extension(True)
+    try:
+        conn.load_extension(sqlite_vec.loadable_path())
+    finally:
+        conn.enable_load_extension(False)
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@functools.cache
+def _pallium_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pallium")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@contextlib.contextmanager
+def _translated(path: Path) -> Iterator[None]:
+    """Turn apsw's errors about the file itself into PalliumErrors that say what to do."""
+    try:
+        yield
+    except (apsw.NotADBError, apsw.CorruptError) as exc:
+        raise PalliumError(
+            "unavailable",
+            f"database {str(path)!r} is corrupt or not a SQLite file ({exc}); it was left as it is",
+            hint="run `pallium doctor`; `pallium db reset --confirm` moves it aside and starts afresh",
+            details={"path": str(path)},
+        ) from exc
+    except apsw.BusyError as exc:
+        raise PalliumError(
+            "conflict",
+            f"database {str(path)!r} stayed locked by another Pallium process for {BUSY_TIMEOUT_MS // 1000}s",
+            hint="wait for the other process to finish, then retry",
+            details={"path": str(path)},
+        ) from exc
+    except apsw.ReadOnlyError as exc:
+        raise PalliumError("unavailable", f"database {str(path)!r} is read-only", details={"path": str(path)}) from exc

@@ -1,0 +1,1 @@
+"""Pallium's front door: the tool registry, the MCP adapter, the CLI adapter and rendering."""

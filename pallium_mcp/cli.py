@@ -1,0 +1,229 @@
+"""The CLI adapter: `pallium <command>`, built from the generated manifest.
+
+The parser comes from `tools_manifest/tools.json`, so `pallium --help` and `pallium <verb> --help`
+import no handler, no pydantic and no `mcp`. Running a command imports only the module that
+declares that tool, then calls it through `kernel.dispatch` like the MCP server does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from kernel.errors import PalliumError
+
+__all__ = ["main"]
+
+BUILTIN_COMMANDS = {"mcp serve": "Serve the tools over MCP (stdio, or streamable HTTP with --http)."}
+DESCRIPTION = (
+    "Pallium: a local-first control plane for coding agents.\n"
+    "Every command is also an MCP tool (`pallium-mcp`). Add --json for the full answer as JSON."
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so every failure takes the same path."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(self.prog, message)
+
+
+class _UsageError(Exception):
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.prog = prog
+        self.message = message
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    wants_json = "--json" in argv
+    if argv[:2] == ["mcp", "serve"]:
+        from pallium_mcp.server import main as serve
+
+        return serve(argv[2:], prog="pallium mcp serve")
+    if argv[:1] in (["--version"], ["-V"]):
+        from importlib.metadata import version
+
+        print(f"pallium {version('pallium')}")
+        return 0
+    try:
+        from tools_manifest import load_manifest
+
+        entries = load_manifest()["tools"]
+        parser = _build_parser(entries)
+        args = parser.parse_args(argv)
+        entry = getattr(args, "_entry", None)
+        if entry is None:
+            parser.print_help()
+            return 0 if not argv else 2
+        return _run(entry, args)
+    except _UsageError as exc:
+        suggestion = _suggest(argv, entries) if "entries" in locals() else None
+        error = PalliumError(
+            "invalid_input",
+            f"{exc.prog}: {exc.message}",
+            hint=f"did you mean `pallium {suggestion}`?" if suggestion else f"see `{exc.prog} --help`",
+            details={"suggestion": suggestion} if suggestion else {},
+        )
+        return _fail(error, wants_json)
+    except PalliumError as exc:
+        return _fail(exc, wants_json)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(entry: dict[str, Any], args: argparse.Namespace) -> int:
+    import asyncio
+
+    from kernel import authority, dispatch
+    from kernel.context import ToolContext
+    from kernel.progress import for_stderr
+
+    ceiling = authority.parse(args._authority)
+    arguments = {k: v for k, v in vars(args).items() if not k.startswith("_")}
+    tool = dispatch.find(entry["name"])
+    ctx = ToolContext(ceiling=ceiling, cwd=Path.cwd(), progress=for_stderr())
+    try:
+        out = asyncio.run(dispatch.call(tool.name, arguments, ctx))
+    finally:
+        ctx.close()
+    if args._json:
+        print(out.model_dump_json(indent=2))
+    elif tool.render is not None:
+        print(tool.render(out))
+    else:
+        print(json.dumps(out.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    return tool.exit_code(out) if tool.exit_code is not None else 0
+
+
+def _fail(error: PalliumError, as_json: bool) -> int:
+    if as_json:
+        print(error.to_json(), file=sys.stderr)
+    else:
+        print(f"error: {error.message}", file=sys.stderr)
+        if error.hint:
+            print(f"  hint: {error.hint}", file=sys.stderr)
+    return error.exit_code
+
+
+def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
+    root = _Parser(
+        prog="pallium",
+        usage="pallium <command> [options]",
+        description=DESCRIPTION,
+        epilog=_command_list(entries),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    root.add_argument("-V", "--version", dest="_version", action="store_true", help="print the version and exit")
+    # The epilog lists every command with its summary, nested ones included; argparse's own
+    # listing would repeat the top level only.
+    groups: dict[tuple[str, ...], Any] = {(): root.add_subparsers(metavar="<command>", help=argparse.SUPPRESS)}
+    parsers: dict[tuple[str, ...], _Parser] = {(): root}
+    for entry in entries:
+        words = tuple(entry["cli"].split())
+        for depth in range(1, len(words)):
+            prefix = words[:depth]
+            if prefix not in parsers:
+                sub = groups[prefix[:-1]].add_parser(prefix[-1], help=f"{' '.join(prefix)} commands")
+                parsers[prefix] = sub
+                groups[prefix] = sub.add_subparsers(title="commands", metavar="<command>")
+        command = groups[words[:-1]].add_parser(
+            words[-1],
+            help=entry["summary"],
+            description=_command_description(entry),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        _add_fields(command, entry)
+        command.set_defaults(_entry=entry)
+    mcp_group = groups[()].add_parser("mcp", help="MCP server commands")
+    mcp_sub = mcp_group.add_subparsers(title="commands", metavar="<command>")
+    mcp_sub.add_parser("serve", help=BUILTIN_COMMANDS["mcp serve"], add_help=False)
+    return root
+
+
+def _command_description(entry: dict[str, Any]) -> str:
+    level = f"Authority: {entry['authority']}"
+    if entry.get("escalation"):
+        field, needed = entry["escalation"]
+        level += f" ({needed} with --{field.replace('_', '-')})"
+    return f"{entry['summary']}\n\n{entry['description']}\n\n{level}"
+
+
+def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None:
+    schema = entry["input_schema"]
+    required = set(schema.get("required", []))
+    for field, spec in schema.get("properties", {}).items():
+        base = _base_schema(spec, schema.get("$defs", {}))
+        kind = base.get("type")
+        help_text = spec.get("description", "")
+        options: dict[str, Any] = {"help": help_text, "default": argparse.SUPPRESS}
+        if "enum" in base:
+            options["choices"] = base["enum"]
+        elif kind == "integer":
+            options["type"] = int
+        elif kind == "number":
+            options["type"] = float
+        if field in entry["positional"]:
+            if field not in required:
+                options["nargs"] = "?"
+            command.add_argument(field, metavar=field.upper(), **options)
+            continue
+        flag = "--" + field.replace("_", "-")
+        if kind == "boolean":
+            options["action"] = "store_false" if spec.get("default") is True else "store_true"
+            flag = ("--no-" + field.replace("_", "-")) if spec.get("default") is True else flag
+            options.pop("choices", None)
+        elif kind == "array":
+            options["action"] = "append"
+        options["required"] = field in required
+        command.add_argument(flag, dest=field, **options)
+    command.add_argument("--json", dest="_json", action="store_true", help="print the full answer as JSON")
+    command.add_argument(
+        "--authority",
+        dest="_authority",
+        default=os.environ.get("PALLIUM_AUTHORITY", "edit"),
+        help="ceiling for this call: observe, consult, edit (default) or admin",
+    )
+
+
+def _base_schema(spec: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """The non-null branch of an optional field, with `$ref`s to enums resolved."""
+    if "anyOf" in spec:
+        branches = [s for s in spec["anyOf"] if s.get("type") != "null"]
+        spec = branches[0] if branches else {}
+    if "$ref" in spec:
+        spec = defs.get(spec["$ref"].rsplit("/", 1)[-1], {})
+    return spec
+
+
+def _command_list(entries: list[dict[str, Any]]) -> str:
+    rows = [(e["cli"], e["summary"]) for e in entries] + list(BUILTIN_COMMANDS.items())
+    width = max(len(cli) for cli, _ in rows) + 2
+    lines = ["all commands:"] + [f"  {cli.ljust(width)}{summary}" for cli, summary in sorted(rows)]
+    return "\n".join(lines)
+
+
+def _suggest(argv: list[str], entries: list[dict[str, Any]]) -> str | None:
+    """The closest command to what was typed, when the first words name no command."""
+    words = [w for w in argv if not w.startswith("-")]
+    if not words:
+        return None
+    commands = [e["cli"] for e in entries] + list(BUILTIN_COMMANDS)
+    typed_one, typed_two = words[0], " ".join(words[:2])
+    if any(c in (typed_one, typed_two) or c.startswith(typed_one + " ") for c in commands):
+        return None
+    close = difflib.get_close_matches(typed_two, commands, n=1, cutoff=0.6) or difflib.get_close_matches(
+        typed_one, commands, n=1, cutoff=0.6
+    )
+    return close[0] if close else None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""The registry: which modules declare tools, and which toolsets a server serves by default.
+
+A module that declares tools exposes them as `TOOLS`. Adding a service's tools means adding its
+module here and running `python -m tools_manifest`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from kernel.errors import PalliumError
+
+if TYPE_CHECKING:
+    from kernel.tool import Tool
+
+__all__ = ["DEFAULT_TOOLSETS", "TOOL_MODULES", "all_tools", "module_of", "select_toolsets"]
+
+TOOL_MODULES: tuple[str, ...] = (
+    "pallium_mcp.system",
+    "services.repo.tools",
+)
+
+# What an MCP client gets without --toolsets: what most agent turns need, not every tool.
+DEFAULT_TOOLSETS: tuple[str, ...] = ("core", "repo", "route", "sessions", "knowledge")
+
+
+def all_tools() -> list[Tool]:
+    tools: list[Tool] = []
+    for module_name in TOOL_MODULES:
+        tools.extend(importlib.import_module(module_name).TOOLS)
+    names = [t.name for t in tools]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise RuntimeError(f"tools declared twice: {duplicates}")
+    return tools
+
+
+def module_of(tools: list[Tool]) -> dict[str, str]:
+    return {tool.name: tool.handler.__module__ for tool in tools}
+
+
+def select_toolsets(tools: list[Tool], spec: str) -> list[Tool]:
+    """Filter `tools` by `--toolsets`: `default`, `all`, or a comma-separated list of toolset names."""
+    wanted = {part.strip() for part in spec.split(",") if part.strip()}
+    if not wanted:
+        wanted = {"default"}
+    if "all" in wanted:
+        return list(tools)
+    known = {t.toolset for t in tools}
+    if "default" in wanted:
+        wanted = (wanted - {"default"}) | set(DEFAULT_TOOLSETS)
+    unknown = sorted(wanted - known - set(DEFAULT_TOOLSETS))
+    if unknown:
+        raise PalliumError(
+            "invalid_input",
+            f"unknown toolset(s): {', '.join(unknown)}",
+            hint=f"use default, all, or some of: {', '.join(sorted(known))}",
+            details={"field": "toolsets", "known": sorted(known)},
+        )
+    return [t for t in tools if t.toolset in wanted]

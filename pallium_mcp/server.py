@@ -1,0 +1,255 @@
+"""The MCP adapter: every registered tool served over stdio or streamable HTTP.
+
+Each tool is published with the JSON schema of its input model as its flat arguments, the
+schema of its output model as its output schema, and its annotations. A call goes through
+`kernel.dispatch`, the same path as the CLI, so authority and validation are identical; a
+`PalliumError` comes back as an `isError` result whose text is the JSON error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hmac
+import ipaddress
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from kernel import authority, dispatch
+from kernel.authority import Authority
+from kernel.context import ToolContext
+from kernel.errors import PalliumError
+from kernel.progress import Progress
+from kernel.tool import Tool
+
+__all__ = ["build_server", "main"]
+
+SERVER_NAME = "pallium"
+INSTRUCTIONS = (
+    "Pallium answers questions about this repository and its agents' work from local state. "
+    "Start with pallium_changed_now to see the working tree. Errors come back as JSON with a "
+    "code and a hint saying what to do next."
+)
+
+
+def build_server(
+    *,
+    toolsets: str = "default",
+    ceiling: Authority = "edit",
+    cwd: Path | None = None,
+    tools: list[Tool] | None = None,
+) -> Any:
+    """Create the MCP server for the tools in `toolsets`, refusing calls above `ceiling`.
+
+    `tools` replaces the registry's tools, for embedding Pallium's adapter around other tools.
+    """
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import CallToolResult, TextContent, ToolAnnotations
+    from mcp.types import Tool as MCPTool
+
+    from pallium_mcp.registry import all_tools, select_toolsets
+
+    served = select_toolsets(all_tools() if tools is None else tools, toolsets)
+    dispatch.register(served)
+
+    class PalliumServer(MCPServer):
+        """MCPServer whose tools come from Pallium's registry instead of decorated functions."""
+
+        def __init__(self) -> None:
+            from importlib.metadata import version
+
+            super().__init__(SERVER_NAME, version=version("pallium"), instructions=INSTRUCTIONS, log_level="WARNING")
+            self.ceiling = ceiling
+            self.cwd = cwd or Path.cwd()
+            self.served: dict[str, Tool] = {t.name: t for t in served}
+            self._listed = [
+                _describe(t, MCPTool, ToolAnnotations) for t in served if authority.allows(ceiling, t.authority)
+            ]
+            self._lowlevel_server.get_tool_input_schema = self._input_schema
+
+        async def list_tools(self) -> list[MCPTool]:
+            return list(self._listed)
+
+        def _input_schema(self, name: str) -> dict[str, Any] | None:
+            tool = self.served.get(name)
+            return None if tool is None else tool.input.model_json_schema()
+
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
+            progress = _McpProgress(context) if context is not None else Progress()
+            ctx = ToolContext(ceiling=self.ceiling, cwd=self.cwd, progress=progress)
+            try:
+                if name not in self.served:
+                    dispatch.find(name)  # unknown names get not_found with the closest match
+                    raise PalliumError(
+                        "not_found",
+                        f"tool {name!r} is not served by this server",
+                        hint="start the server with --toolsets all (or the tool's toolset) to use it",
+                        details={"tool": name},
+                    )
+                out = await dispatch.call(name, arguments, ctx)
+            except PalliumError as exc:
+                return CallToolResult(content=[TextContent(type="text", text=exc.to_json())], is_error=True)
+            finally:
+                ctx.close()
+            return CallToolResult(
+                content=[TextContent(type="text", text=out.model_dump_json())],
+                structured_content=out.model_dump(mode="json"),
+            )
+
+    return PalliumServer()
+
+
+def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any) -> Any:
+    a = tool.annotations
+    return mcp_tool(
+        name=tool.name,
+        title=tool.summary,
+        description=tool.description,
+        input_schema=tool.input.model_json_schema(),
+        output_schema=tool.output.model_json_schema(),
+        annotations=tool_annotations(
+            title=tool.summary,
+            read_only_hint=a.read_only,
+            destructive_hint=a.destructive,
+            idempotent_hint=a.idempotent,
+            open_world_hint=a.open_world,
+        ),
+    )
+
+
+class _McpProgress(Progress):
+    """Forwards progress as MCP notifications: increasing, at most five a second, none after the result."""
+
+    def __init__(self, context: Any) -> None:
+        self._context = context
+        self._last_sent = 0.0
+        self._last_value = float("-inf")
+        self._closed = False
+
+    async def update(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        now = time.monotonic()
+        final = total is not None and done >= total
+        if self._closed or done <= self._last_value or (not final and now - self._last_sent < 0.2):
+            return
+        self._last_sent, self._last_value = now, done
+        await self._context.report_progress(done, total, message)
+
+    def close(self) -> None:
+        self._closed = True
+
+
+# ---------------------------------------------------------------- serving
+
+
+def serve_parser(prog: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Serve Pallium's tools over MCP: stdio by default, streamable HTTP with --http.",
+    )
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1; any other needs a token)"
+    )
+    parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765; 0 picks a free one)")
+    parser.add_argument(
+        "--token", default=None, help="bearer token every HTTP request must carry (default: $PALLIUM_MCP_TOKEN)"
+    )
+    parser.add_argument("--toolsets", default="default", help="default, all, or a comma-separated list")
+    parser.add_argument(
+        "--authority",
+        default=os.environ.get("PALLIUM_AUTHORITY", "edit"),
+        help="the server's ceiling: observe, consult, edit (default) or admin",
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None, prog: str = "pallium-mcp") -> int:
+    args = serve_parser(prog).parse_args(argv)
+    try:
+        ceiling = authority.parse(args.authority)
+        token = args.token or os.environ.get("PALLIUM_MCP_TOKEN") or None
+        if args.http:
+            _check_bind(args.host, token)
+        server = build_server(toolsets=args.toolsets, ceiling=ceiling)
+    except PalliumError as exc:
+        print(f"error: {exc.message}" + (f"\n  hint: {exc.hint}" if exc.hint else ""), file=sys.stderr)
+        return exc.exit_code
+    if args.http:
+        import anyio
+
+        anyio.run(_serve_http, server, args.host, args.port, token)
+    else:
+        server.run("stdio")
+    return 0
+
+
+def _check_bind(host: str, token: str | None) -> None:
+    if not _is_loopback(host) and not token:
+        raise PalliumError(
+            "invalid_input",
+            f"refusing to serve on {host!r} without a bearer token",
+            hint="pass --token or set PALLIUM_MCP_TOKEN, or bind to 127.0.0.1",
+            details={"field": "host"},
+        )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def _serve_http(server: Any, host: str, port: int, token: str | None) -> None:
+    import socket
+
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    # Behind a token, rebinding protection is moot (a browser cannot attach the header) and would
+    # reject the machine's own LAN address; on loopback the SDK's Host/Origin checks stay on.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False) if token else None
+    app = server.streamable_http_app(host=host, transport_security=security)
+    if token:
+        app = _BearerAuth(app, token)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    print(f"pallium-mcp: serving streamable HTTP on http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
+class _BearerAuth:
+    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`, else 401."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = b'{"error":{"code":"authority_exceeded","message":"missing or wrong bearer token"}}'
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

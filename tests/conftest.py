@@ -1,0 +1,78 @@
+"""Fixtures shared by the whole suite: a private Pallium home, the home guard, real git repositories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests import home_guard
+
+REAL_PALLIUM_HOME = Path(os.path.expanduser("~")) / ".pallium"
+FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def pallium_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point PALLIUM_HOME at a fresh folder and fail the test if it wrote under the real ~/.pallium."""
+    home = tmp_path_factory.mktemp("pallium-home")
+    monkeypatch.setenv("PALLIUM_HOME", str(home))
+    monkeypatch.delenv("PALLIUM_AUTHORITY", raising=False)
+    monkeypatch.delenv("PALLIUM_MCP_TOKEN", raising=False)
+    before = home_guard.snapshot(REAL_PALLIUM_HOME)
+    yield home
+    written = home_guard.changes(before, home_guard.snapshot(REAL_PALLIUM_HOME))
+    assert not written, f"test wrote under the real {REAL_PALLIUM_HOME}: {written[:5]}"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    """Run git in `repo` with a fixed identity and dates, and return stdout."""
+    full_env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "ada@example.com",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "ada@example.com",
+        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+        **(env or {}),
+    }
+    done = subprocess.run(["git", *args], cwd=repo, env=full_env, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def write(repo: Path, relative: str, text: str) -> Path:
+    path = repo / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def empty_repo(tmp_path: Path) -> Path:
+    """A freshly initialised repository with no commits."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    return repo
+
+
+@pytest.fixture
+def git_repo(empty_repo: Path) -> Path:
+    """A repository with two commits on `main`: a README, a package and a test."""
+    write(empty_repo, "README.md", "# demo\n")
+    write(empty_repo, "src/app.py", "def main():\n    return 1\n")
+    git(empty_repo, "add", "-A")
+    git(empty_repo, "commit", "-q", "-m", "Start the demo")
+    write(empty_repo, "tests/test_app.py", "from src.app import main\n\ndef test_main():\n    assert main() == 1\n")
+    write(empty_repo, ".gitignore", "*.log\n")
+    git(empty_repo, "add", "-A")
+    git(empty_repo, "commit", "-q", "-m", "Test the app")
+    return empty_repo

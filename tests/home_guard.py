@@ -1,0 +1,27 @@
+"""A snapshot of a folder tree, to prove that tests never write under the user's real `~/.pallium`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    """Every path under `root` with its size and modification time; empty when `root` is absent."""
+    if not root.exists():
+        return {}
+    state = {".": (0, root.stat().st_mtime_ns)}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(folder, name)
+            try:
+                info = path.lstat()
+            except FileNotFoundError:
+                continue
+            state[str(path.relative_to(root))] = (info.st_size, info.st_mtime_ns)
+    return state
+
+
+def changes(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+    """Paths created, removed or modified between two snapshots."""
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))

@@ -1,0 +1,183 @@
+"""The CLI adapter: in-process for behaviour, as a subprocess where the process itself matters."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pallium_mcp.cli import main
+from tests.conftest import write
+
+PALLIUM = shutil.which("pallium") or str(Path(sys.executable).with_name("pallium"))
+
+
+def run_cli(args: list[str], cwd: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.chdir(cwd)
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_changed_now_json_prints_the_output_model(git_repo, capsys, monkeypatch):
+    write(git_repo, "src/app.py", "changed\n")
+    code, out, err = run_cli(["changed-now", "--json"], git_repo, capsys, monkeypatch)
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    assert data["files"][0]["path"] == "src/app.py"
+    assert data["counts"]["unstaged"] == 1
+
+
+def test_changed_now_text_is_short(git_repo, capsys, monkeypatch):
+    write(git_repo, "notes.txt", "x\n")
+    code, out, _ = run_cli(["changed-now"], git_repo, capsys, monkeypatch)
+    assert code == 0
+    assert out.splitlines() == ["main: 1 changed file (1 untracked)", "  ??  untracked    notes.txt"]
+
+
+def test_repo_flag_and_positional_paths_are_taken_from_the_caller(git_repo, tmp_path, capsys, monkeypatch):
+    code, out, _ = run_cli(["changed-now", "--repo", str(git_repo), "--json"], tmp_path, capsys, monkeypatch)
+    assert code == 0
+    assert json.loads(out)["repo"] == str(git_repo.resolve())
+
+
+def test_unknown_command_suggests_the_closest(git_repo, capsys, monkeypatch):
+    code, _, err = run_cli(["chnaged-now"], git_repo, capsys, monkeypatch)
+    assert code == 2
+    assert "did you mean `pallium changed-now`?" in err
+    assert "Traceback" not in err
+
+
+def test_invalid_argument_names_the_field_as_json(git_repo, capsys, monkeypatch):
+    code, out, err = run_cli(["changed-now", "--limit", "0", "--json"], git_repo, capsys, monkeypatch)
+    assert code == 2 and out == ""
+    error = json.loads(err)["error"]
+    assert error["code"] == "invalid_input"
+    assert error["details"]["field"] == "limit"
+
+
+def test_not_a_repository_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    code, _, err = run_cli(["changed-now"], tmp_path, capsys, monkeypatch)
+    assert code == 2
+    assert "is not inside a git repository" in err
+
+
+def test_authority_refusal_exits_non_zero_and_moves_nothing(git_repo, capsys, monkeypatch):
+    run_cli(["version"], git_repo, capsys, monkeypatch)
+    db = git_repo / ".pallium" / "pallium.sqlite"
+    db.parent.mkdir()
+    db.write_bytes(b"corrupt")
+    code, _, err = run_cli(["db", "reset", "--confirm", "--json"], git_repo, capsys, monkeypatch)
+    assert code == 1
+    assert json.loads(err)["error"]["details"] == {"tool": "pallium_db_reset", "needed": "admin", "ceiling": "edit"}
+    assert db.read_bytes() == b"corrupt"
+
+
+def test_db_reset_previews_then_moves_a_corrupt_database_aside(git_repo, capsys, monkeypatch):
+    db = git_repo / ".pallium" / "pallium.sqlite"
+    db.parent.mkdir()
+    db.write_bytes(b"corrupt")
+    code, out, _ = run_cli(["db", "reset", "--json"], git_repo, capsys, monkeypatch)
+    preview = json.loads(out)
+    assert code == 0 and preview["moved"] == [] and preview["would_move"] == [str(db)]
+    assert db.exists()
+    confirmed = ["db", "reset", "--confirm", "--authority", "admin", "--json"]
+    code, out, _ = run_cli(confirmed, git_repo, capsys, monkeypatch)
+    moved = json.loads(out)["moved"]
+    assert code == 0 and not db.exists()
+    assert Path(moved[0]).read_bytes() == b"corrupt"
+
+
+def test_corrupt_database_is_reported_by_doctor_and_version_still_answers(git_repo, capsys, monkeypatch):
+    db = git_repo / ".pallium" / "pallium.sqlite"
+    db.parent.mkdir()
+    db.write_bytes(b"not sqlite at all" * 200)
+    code, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    assert code == 1
+    assert checks["repo database"]["status"] == "fail"
+    assert "corrupt" in checks["repo database"]["detail"]
+    code, out, _ = run_cli(["version", "--json"], git_repo, capsys, monkeypatch)
+    assert code == 0
+    assert json.loads(out)["databases"][1] == {"scope": "repo", "path": str(db), "exists": True, "schemas": {}}
+
+
+def test_doctor_reports_each_check_and_passes_here(git_repo, capsys, monkeypatch):
+    code, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
+    data = json.loads(out)
+    names = [c["name"] for c in data["checks"]]
+    assert code == 0 and data["ok"] is True
+    for expected in (
+        "python",
+        "git",
+        "sqlite",
+        "sqlite-vec",
+        "pallium home",
+        "repo database",
+        "keyring",
+        "claude",
+        "codex",
+    ):
+        assert expected in names
+    assert {c["status"] for c in data["checks"]} <= {"ok", "warn"}
+
+
+def test_doctor_fails_on_an_unwritable_home(git_repo, tmp_path, capsys, monkeypatch):
+    blocker = write(tmp_path, "file", "x")
+    monkeypatch.setenv("PALLIUM_HOME", str(blocker / "home"))
+    code, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    assert code == 1
+    assert checks["pallium home"]["status"] == "fail"
+
+
+def test_version_lists_key_dependencies_and_schema_versions(git_repo, capsys, monkeypatch):
+    from kernel.store import Schema, open_global
+
+    open_global([Schema("demo", ("CREATE TABLE demo_t (x)",))]).close()
+    code, out, _ = run_cli(["version", "--json"], git_repo, capsys, monkeypatch)
+    data = json.loads(out)
+    assert code == 0
+    assert {d["name"] for d in data["dependencies"]} >= {"mcp", "apsw", "pydantic", "tree-sitter"}
+    assert data["databases"][0]["schemas"] == {"demo": 1}
+
+
+def test_help_lists_nested_commands(git_repo, capsys, monkeypatch):
+    code, out, _ = run_cli([], git_repo, capsys, monkeypatch)
+    assert code == 0
+    assert "db reset" in out and "changed-now" in out and "mcp serve" in out
+
+
+def test_help_imports_no_handler_and_no_heavy_library():
+    probe = (
+        "import sys, contextlib, io\n"
+        "from pallium_mcp.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    for argv in (['--help'], ['changed-now', '--help'], ['db', 'reset', '--help']):\n"
+        "        try: main(argv)\n"
+        "        except SystemExit: pass\n"
+        "heavy = ('mcp', 'pydantic', 'tree_sitter', 'openai', 'apsw', 'py_mini_racer', 'services', "
+        "'pallium_mcp.system', 'anyio')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_runs_from_a_folder_with_its_own_services_and_kernel_packages(git_repo):
+    for package in ("services", "kernel"):
+        write(git_repo, f"{package}/__init__.py", "raise ImportError('the project under test, not pallium')\n")
+        write(git_repo, f"{package}/repo/__init__.py", "")
+    done = subprocess.run(
+        [PALLIUM, "changed-now", "--json"],
+        cwd=git_repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["counts"]["untracked"] == 4

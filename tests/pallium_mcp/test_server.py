@@ -1,0 +1,153 @@
+"""The MCP adapter, through the SDK's own client in-process."""
+
+import json
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from pallium_mcp.registry import all_tools
+from pallium_mcp.server import build_server
+from tests.conftest import write
+
+pytestmark = pytest.mark.anyio
+
+# One call per tool, with arguments valid in a fresh repository: every tool must be exercised.
+SAMPLE_CALLS = {
+    "pallium_version": {},
+    "pallium_doctor": {},
+    "pallium_changed_now": {"limit": 5},
+    "pallium_db_reset": {"scope": "repo"},
+}
+
+
+def test_every_registered_tool_has_a_sample_call():
+    assert set(SAMPLE_CALLS) == {t.name for t in all_tools()}
+
+
+async def test_every_tool_is_listed_with_schemas_and_annotations_and_answers(git_repo: Path):
+    server = build_server(toolsets="all", ceiling="admin", cwd=git_repo)
+    async with Client(server) as client:
+        listed = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(listed) == {t.name for t in all_tools()}
+        for tool in all_tools():
+            published = listed[tool.name]
+            assert published.description == tool.description
+            assert published.input_schema["type"] == "object"
+            assert set(published.input_schema.get("properties", {})) == set(tool.input.model_fields)
+            assert published.output_schema["type"] == "object"
+            assert published.annotations.read_only_hint is tool.annotations.read_only
+            assert published.annotations.destructive_hint is tool.annotations.destructive
+            result = await client.call_tool(tool.name, SAMPLE_CALLS[tool.name])
+            assert result.is_error is False, result.content[0].text
+            assert tool.output.model_validate(result.structured_content)
+            assert json.loads(result.content[0].text) == result.structured_content
+
+
+async def test_arguments_are_flat_top_level_fields(git_repo: Path):
+    server = build_server(cwd=git_repo)
+    async with Client(server) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+    props = tools["pallium_changed_now"].input_schema["properties"]
+    assert set(props) == {"repo", "limit"}
+    assert props["limit"]["maximum"] == 5000
+    assert props["limit"]["description"]
+
+
+async def test_changed_now_over_the_legacy_handshake(git_repo: Path):
+    write(git_repo, "src/app.py", "changed\n")
+    server = build_server(cwd=git_repo)
+    async with Client(server, mode="legacy") as client:
+        result = await client.call_tool("pallium_changed_now", {})
+    assert result.is_error is False
+    assert result.structured_content["files"][0]["path"] == "src/app.py"
+
+
+async def test_call_above_the_ceiling_is_an_error_result_and_the_server_stays_up(git_repo: Path):
+    server = build_server(toolsets="all", ceiling="edit", cwd=git_repo)
+    async with Client(server) as client:
+        refused = await client.call_tool("pallium_db_reset", {"confirm": True})
+        assert refused.is_error is True
+        error = json.loads(refused.content[0].text)["error"]
+        assert error["code"] == "authority_exceeded"
+        assert error["details"]["needed"] == "admin"
+        assert refused.structured_content is None
+        again = await client.call_tool("pallium_version", {})
+        assert again.is_error is False
+
+
+async def test_bad_arguments_and_unknown_tools_are_json_errors(git_repo: Path):
+    server = build_server(cwd=git_repo)
+    async with Client(server) as client:
+        bad = await client.call_tool("pallium_changed_now", {"limit": 0})
+        unknown = await client.call_tool("pallium_changed_nwo", {})
+    bad_error = json.loads(bad.content[0].text)["error"]
+    assert bad.is_error and bad_error["code"] == "invalid_input" and bad_error["details"]["field"] == "limit"
+    unknown_error = json.loads(unknown.content[0].text)["error"]
+    assert unknown_error["code"] == "not_found"
+    assert unknown_error["details"]["suggestion"] == "pallium_changed_now"
+
+
+async def test_repo_outside_any_repository_is_a_json_error(tmp_path: Path):
+    server = build_server(cwd=tmp_path)
+    async with Client(server) as client:
+        result = await client.call_tool("pallium_changed_now", {})
+    assert result.is_error
+    assert json.loads(result.content[0].text)["error"]["code"] == "invalid_input"
+
+
+async def test_toolsets_limit_what_is_listed_and_callable(git_repo: Path):
+    server = build_server(toolsets="core", cwd=git_repo)
+    async with Client(server) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        hidden = await client.call_tool("pallium_changed_now", {})
+    assert names == {"pallium_version", "pallium_doctor", "pallium_db_reset"}
+    assert json.loads(hidden.content[0].text)["error"]["code"] == "not_found"
+
+
+async def test_unknown_toolset_is_refused():
+    from kernel.errors import PalliumError
+
+    with pytest.raises(PalliumError) as raised:
+        build_server(toolsets="core,nope")
+    assert raised.value.code == "invalid_input"
+    assert "nope" in raised.value.message
+
+
+async def test_progress_reaches_a_client_that_asked_for_it(git_repo: Path):
+    from kernel.models import ToolInput, ToolOutput
+    from kernel.tool import Tool
+
+    class StepsInput(ToolInput):
+        pass
+
+    class StepsOutput(ToolOutput):
+        steps: int
+
+    async def steps(inp: StepsInput, ctx) -> StepsOutput:
+        for done in range(1, 4):
+            await ctx.progress.update(done, 3, f"step {done}")
+        return StepsOutput(steps=3)
+
+    tool = Tool(
+        cli="test steps",
+        handler=steps,
+        input=StepsInput,
+        output=StepsOutput,
+        summary="Steps.",
+        description="Reports progress.",
+        authority="observe",
+        toolset="test",
+    )
+    server = build_server(toolsets="all", cwd=git_repo, tools=[tool])
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    async with Client(server) as client:
+        result = await client.call_tool("pallium_test_steps", {}, progress_callback=on_progress)
+    assert result.structured_content == {"steps": 3}
+    # The first and last always go out; the middle one may be rate-limited away.
+    assert seen[0] == (1, 3, "step 1")
+    assert seen[-1] == (3, 3, "step 3")
