@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,12 @@ def pallium_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def script(name: str) -> str:
+    """The console script installed beside the running Python (not whichever is first on PATH)."""
+    beside = Path(sys.executable).with_name(name)
+    return str(beside) if beside.exists() else (shutil.which(name) or name)
 
 
 def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:

@@ -2,17 +2,17 @@
 
 import json
 import re
-import shutil
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
+
+from tests.conftest import script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_ruff_check_passes():
-    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    ruff = script("ruff")
     done = subprocess.run([ruff, "check", "--quiet", str(ROOT)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -2,7 +2,6 @@
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pallium_mcp.cli import main
-from tests.conftest import write
+from tests.conftest import script, write
 
-PALLIUM = shutil.which("pallium") or str(Path(sys.executable).with_name("pallium"))
+PALLIUM = script("pallium")
 
 
 def run_cli(args: list[str], cwd: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch):

@@ -2,9 +2,7 @@
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
@@ -13,10 +11,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import LATEST_PROTOCOL_VERSION
 
+from tests.conftest import script
+
 pytestmark = pytest.mark.anyio
 
-PALLIUM_MCP = shutil.which("pallium-mcp") or str(Path(sys.executable).with_name("pallium-mcp"))
-PALLIUM = shutil.which("pallium") or str(Path(sys.executable).with_name("pallium"))
+PALLIUM_MCP = script("pallium-mcp")
+PALLIUM = script("pallium")
 
 
 def _rpc(proc: subprocess.Popen, message: dict) -> dict:
