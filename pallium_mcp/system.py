@@ -253,26 +253,13 @@ def _check_tree_sitter() -> Check:
 
 
 def _check_keyring() -> Check:
-    try:
-        import keyring
-        from keyring.backends.fail import Keyring as FailKeyring
+    from kernel.credentials import keyring_status
 
-        backend = keyring.get_keyring()
-    except Exception as exc:  # any backend may fail to initialise on a headless machine
-        return Check(
-            name="keyring",
-            status="warn",
-            detail=f"unusable: {exc}",
-            hint="keys can still come from environment variables",
-        )
-    if isinstance(backend, FailKeyring):
-        return Check(
-            name="keyring",
-            status="warn",
-            detail="no keyring backend on this machine",
-            hint="keys can still come from environment variables (PALLIUM_EMBED_API_KEY, OPENAI_API_KEY)",
-        )
-    return Check(name="keyring", status="ok", detail=f"backend {type(backend).__module__}.{type(backend).__name__}")
+    usable, detail = keyring_status()
+    if not usable:
+        return Check(name="keyring", status="warn", detail=detail,
+                     hint="keys can still come from environment variables (PALLIUM_EMBED_API_KEY, OPENAI_API_KEY)")
+    return Check(name="keyring", status="ok", detail=f"backend {detail}")
 
 
 def _check_agent_cli(program: str) -> Check:

@@ -1,0 +1,42 @@
+import pytest
+
+from kernel.secrets import find_secrets, redact
+
+PLANTED = {
+    "aws_access_key_id": "AKIAIOSFODNN7EXAMPLE",
+    "github_token": "ghp_" + "a1B2c3D4e5" * 4,
+    "openai_api_key": "sk-proj-" + "Zx9" * 10,
+    "anthropic_api_key": "sk-ant-api03-" + "Qw8" * 10,
+    "slack_token": "xoxb-1234567890-abcdefghij",
+    "stripe_key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PLANTED))
+def test_provider_tokens_are_found_by_kind(kind: str):
+    text = f"config:\n  value: {PLANTED[kind]}\n"
+    found = find_secrets(text)
+    assert [(m.kind, text[m.start : m.end], m.line) for m in found] == [(kind, PLANTED[kind], 2)]
+
+
+def test_private_key_block_is_found_whole():
+    block = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----"
+    found = find_secrets(f"x\n{block}\ny")
+    assert [(m.kind, m.line) for m in found] == [("private_key", 2)]
+
+
+def test_password_assignments_are_found_but_placeholders_are_not():
+    assert [m.kind for m in find_secrets('DB_PASSWORD="hunter2hunter2"')] == ["assignment"]
+    for harmless in ('password = os.environ["DB_PASSWORD"]', "token: ${API_TOKEN}", "api_key = <your key>",
+                     'password="changeme"', "secret = get_secret()", "password = short"):
+        assert find_secrets(harmless) == [], harmless
+
+
+def test_redact_replaces_only_the_secret_value():
+    text = f"export OPENAI_API_KEY={PLANTED['openai_api_key']} # mine"
+    redacted, count = redact(text)
+    assert count == 1
+    assert PLANTED["openai_api_key"] not in redacted
+    assert redacted.startswith("export OPENAI_API_KEY=[REDACTED:")
+    assert redacted.endswith(" # mine")
+    assert redact("nothing here") == ("nothing here", 0)
