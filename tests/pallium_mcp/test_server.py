@@ -18,6 +18,7 @@ SAMPLE_CALLS = {
     "pallium_doctor": {},
     "pallium_changed_now": {"limit": 5},
     "pallium_db_reset": {"scope": "repo"},
+    "pallium_workflow_validate": {"source": "export const meta = {name: 'demo'};\nreturn await agent('hi');"},
 }
 
 
