@@ -19,7 +19,11 @@ def _python_files(*dirs: str) -> list[Path]:
 
 def _owned_tables() -> dict[Path, set[str]]:
     """Each store module and the tables its migrations create."""
-    stores = [ROOT / "kernel" / "store.py", *sorted((ROOT / "services").glob("*/store.py"))]
+    stores = [
+        ROOT / "kernel" / "store.py",
+        ROOT / "kernel" / "runstore.py",
+        *sorted((ROOT / "services").glob("*/store.py")),
+    ]
     return {store: set(CREATE_TABLE.findall(store.read_text(encoding="utf-8"))) for store in stores}
 
 
@@ -39,6 +43,13 @@ def find_foreign_table_uses(files: list[Path], owned: dict[Path, set[str]], root
 def test_each_table_is_named_only_by_its_owners_store():
     owned = _owned_tables()
     assert owned[ROOT / "kernel" / "store.py"] == {"kernel_schema"}
+    assert owned[ROOT / "kernel" / "runstore.py"] == {
+        "kernel_run",
+        "kernel_call",
+        "kernel_worktree",
+        "kernel_patch",
+        "kernel_event",
+    }
     assert find_foreign_table_uses(_python_files(*SOURCE_DIRS), owned) == []
 
 
