@@ -77,6 +77,7 @@ def worker_env(req: ProviderRequest, provider: str) -> dict[str, str]:
         "PALLIUM_WORKFLOW_MODEL": req.model or "",
         "PALLIUM_WORKFLOW_NETWORK": "1" if req.network else "0",
         "PALLIUM_WORKFLOW_CWD": str(req.cwd),
+        "PALLIUM_WORKFLOW_ORCHESTRATOR_PID": str(os.getpid()),
     }
 
 

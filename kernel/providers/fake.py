@@ -266,6 +266,8 @@ def _act(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], str, str | N
             "env": {k: v for k, v in os.environ.items() if k.startswith("PALLIUM_WORKFLOW_")},
         }
     )
+    if rule.get("kill_orchestrator") and os.environ.get("PALLIUM_WORKFLOW_ORCHESTRATOR_PID"):
+        os.kill(int(os.environ["PALLIUM_WORKFLOW_ORCHESTRATOR_PID"]), signal.SIGKILL)
     if rule.get("delay"):
         time.sleep(float(rule["delay"]))
     if rule.get("hang"):
@@ -279,6 +281,9 @@ def _act(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], str, str | N
     for rel, content in (rule.get("append") or {}).items():
         with open(rel, "a", encoding="utf-8") as handle:
             handle.write(content)
+    for rel, (old, new) in (rule.get("replace") or {}).items():
+        path = Path(rel)
+        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
     for rel in rule.get("delete") or []:
         Path(rel).unlink(missing_ok=True)
     if rule.get("crash_after_write"):
