@@ -32,7 +32,7 @@ from kernel.worktrees.gates import check_patch
 from kernel.worktrees.snapshot import snapshot
 from kernel.worktrees.staging import Staging
 
-__all__ = ["AgentCall", "AgentOutcome", "Limits", "Run"]
+__all__ = ["AgentCall", "AgentOutcome", "Limits", "Run", "collect_garbage"]
 
 ISOLATIONS = ("", "worktree")
 
@@ -348,6 +348,17 @@ class Run:
             patch_files=record.get("patch_files", []),
             gate_violations=record.get("gate_violations", []),
         )
+
+
+def collect_garbage(store: RunStore, *, include_kept: bool = False, dry_run: bool = False) -> tree.GcReport:
+    """Reconcile, then remove every recorded worktree whose run is not held by a live owner."""
+    leases.reconcile(store)
+
+    def is_run_live(run_id: str) -> bool:
+        row = store.run(run_id)
+        return row is not None and row.status == "running" and leases.is_owner_alive(row)
+
+    return tree.gc(store, is_run_live=is_run_live, include_kept=include_kept, dry_run=dry_run)
 
 
 def _outcome_record(outcome: AgentOutcome) -> dict[str, Any]:

@@ -9,15 +9,11 @@ This file imports only the standard library so the shims start fast (`python -S`
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
-import signal
-import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +108,7 @@ def _claude(args: list[str]) -> int:
         return 1
     prompt = positional[-1] if positional else sys.stdin.read()
     resume = opts.get("--resume") or opts.get("-r")
-    session = opts.get("--session-id") or resume or str(uuid.uuid4())
+    session = opts.get("--session-id") or resume or _uuid()
     if resume and not _session_known(resume):
         print(f"No conversation found with session ID: {resume}")
         return 1
@@ -162,7 +158,7 @@ def _codex(args: list[str]) -> int:
     if out_file:
         Path(out_file).write_text("", encoding="utf-8")  # the real CLI creates it empty at start
     prompt = positional[0] if positional and positional[0] != "-" else sys.stdin.read()
-    thread = resume_id or str(uuid.uuid4())
+    thread = resume_id or _uuid()
     events: list[dict[str, Any]] = []
     if resume_id and not _session_known(resume_id):
         print(f"Error: thread/resume failed: no rollout found for thread id {resume_id}", file=sys.stderr)
@@ -210,7 +206,7 @@ def _wrapper() -> int:
     previous = (
         Path(session_file).read_text(encoding="utf-8").strip() if session_file and Path(session_file).exists() else ""
     )
-    session = previous or f"fake-{uuid.uuid4().hex[:12]}"
+    session = previous or f"fake-{_uuid().replace('-', '')[:12]}"
     ctx = {
         "dialect": "wrapper",
         "mode": env.get("PALLIUM_WORKFLOW_MODE", "read-only"),
@@ -267,11 +263,13 @@ def _act(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], str, str | N
         }
     )
     if rule.get("kill_orchestrator") and os.environ.get("PALLIUM_WORKFLOW_ORCHESTRATOR_PID"):
-        os.kill(int(os.environ["PALLIUM_WORKFLOW_ORCHESTRATOR_PID"]), signal.SIGKILL)
+        os.kill(int(os.environ["PALLIUM_WORKFLOW_ORCHESTRATOR_PID"]), 9)  # SIGKILL
     if rule.get("delay"):
         time.sleep(float(rule["delay"]))
     if rule.get("hang"):
         if rule.get("spawn_child"):
+            import subprocess
+
             subprocess.Popen([sys.executable, "-S", "-c", f"import time; time.sleep({float(rule['hang']) * 4})"])
         time.sleep(float(rule["hang"]))
     for rel, content in (rule.get("write") or {}).items():
@@ -287,7 +285,7 @@ def _act(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], str, str | N
     for rel in rule.get("delete") or []:
         Path(rel).unlink(missing_ok=True)
     if rule.get("crash_after_write"):
-        os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), 9)  # SIGKILL, as an OOM kill or a crash would
     if rule.get("stderr"):
         print(rule["stderr"], file=sys.stderr)
     failure = ERROR_TEXT.get(rule.get("error_class", ""))
@@ -301,6 +299,8 @@ def _choose(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], int | Non
         return {}, None
     rules = json.loads(Path(scenario_path).read_text(encoding="utf-8")).get("rules", [])
     state_path = Path(os.environ.get("PALLIUM_FAKE_STATE") or scenario_path + ".state")
+    import fcntl
+
     with open(state_path, "a+", encoding="utf-8") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)  # counters are shared by concurrent workers and later processes
         handle.seek(0)
@@ -338,6 +338,8 @@ def _remember_session(session: str) -> None:
 def _log(entry: dict[str, Any]) -> None:
     path = os.environ.get("PALLIUM_FAKE_LOG")
     if path:
+        import fcntl
+
         with open(path, "a", encoding="utf-8") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             handle.write(json.dumps(entry) + "\n")
@@ -346,6 +348,12 @@ def _log(entry: dict[str, Any]) -> None:
 def _finish(rule: dict[str, Any], *, failed: bool) -> int:
     code = int(rule.get("exit", 0))
     return code if code or not failed else 1
+
+
+def _uuid() -> str:
+    import uuid
+
+    return str(uuid.uuid4())
 
 
 def _parse(args: list[str], value_flags: set[str]) -> tuple[dict[str, Any], list[str]]:

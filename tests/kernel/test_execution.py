@@ -145,3 +145,18 @@ async def test_bad_run_ids_and_isolations_are_refused(fake, git_repo):
         await run.agent(AgentCall("x", provider="fake", isolation="none"))
     await run.close()
     assert bad_id.value.details["field"] == "run_id" and bad_iso.value.details["field"] == "isolation"
+
+
+async def test_garbage_collection_removes_what_a_dead_run_left_and_keeps_a_live_runs(fake, git_repo):
+    from kernel.execution import collect_garbage
+    from kernel.worktrees import tree
+
+    run = await Run.open("gc-live", git_repo)
+    live = tree.create(run.store, repo=git_repo, run_id="gc-live", name="busy", commit=run.base_commit, purpose="edit")
+    orphan = tree.create(
+        run.store, repo=git_repo, run_id="gc-gone", name="left", commit=run.base_commit, purpose="edit"
+    )
+    report = collect_garbage(run.store)
+    assert report.removed == [str(orphan)] and str(live) in report.kept and not orphan.exists()
+    tree.remove(run.store, live)
+    await run.close()
