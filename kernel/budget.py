@@ -8,6 +8,7 @@ the estimate, and `status()` says plainly that the limit could not be enforced e
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,7 @@ from kernel.errors import PalliumError
 
 __all__ = ["DEFAULT_ESTIMATE_USD", "Budget", "Reservation"]
 
-DEFAULT_ESTIMATE_USD = 0.01
+DEFAULT_ESTIMATE_USD = float(os.environ.get("PALLIUM_WORKFLOW_AGENT_COST_USD") or 0.01)
 
 
 @dataclass(frozen=True)

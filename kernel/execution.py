@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kernel import leases
+from kernel import git, leases
 from kernel.budget import DEFAULT_ESTIMATE_USD, Budget
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
@@ -75,6 +75,9 @@ class AgentOutcome:
     patch_state: str | None = None  # staged | conflicted | blocked | empty | capture_failed; None: no edit
     patch_files: list[str] = field(default_factory=list)
     gate_violations: list[dict[str, str]] = field(default_factory=list)
+    # files of the user's tree that changed while this edit worker ran: a worker escaping its worktree,
+    # or the user editing meanwhile; the kernel cannot tell which, so it reports them (event `outside_write`)
+    outside_writes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -190,6 +193,12 @@ class Run:
             )
         if call.schema is not None:
             check_schema(call.schema)
+        if self.lease.fenced:
+            raise PalliumError(
+                "stale",
+                f"run {self.run_id} was taken over by another process; this one must stop",
+                details={"run_id": self.run_id},
+            )
         request = self.request_of(call)
         key, seq = self.journal.key_for(call.op, request)
         cached = self._from_journal(key, call)
@@ -233,6 +242,7 @@ class Run:
         crash_point("after_intent")
         self.stats["live"] += 1
         worktree, base = None, None
+        user_tree = snapshot(self.repo).tree if call.is_edit else None
         if call.is_edit or self.staging.head() != self.base_commit:
             base = self.staging.head()  # later workers see the edits already composed in staging
             worktree = tree.create(
@@ -270,7 +280,7 @@ class Run:
                 tree.remove(self.store, worktree)
             raise
         crash_point("after_provider_exit")
-        outcome = AgentOutcome(key, result, cached=False)
+        outcome = AgentOutcome(key, result, cached=False, outside_writes=self._changed_since(user_tree, key))
         if worktree is not None and call.is_edit:
             outcome = self._capture(key, worktree, base or self.base_commit, outcome)
         elif worktree is not None:
@@ -331,6 +341,17 @@ class Run:
         )
         return _with(outcome, patch_state=state, patch_files=gates.files)
 
+    def _changed_since(self, user_tree: str | None, key: str) -> list[str]:
+        if user_tree is None:
+            return []
+        now = snapshot(self.repo).tree
+        if now == user_tree:
+            return []
+        changed = git.run(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
+        paths = [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]
+        self.store.log_event(self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]})
+        return paths
+
     def _from_journal(self, key: str, call: AgentCall) -> AgentOutcome | None:
         row = self.store.call(self.run_id, key)
         if row is None or row.status != "completed" or row.result is None:
@@ -347,6 +368,7 @@ class Run:
             patch_state=record.get("patch_state"),
             patch_files=record.get("patch_files", []),
             gate_violations=record.get("gate_violations", []),
+            outside_writes=record.get("outside_writes", []),
         )
 
 
@@ -367,6 +389,7 @@ def _outcome_record(outcome: AgentOutcome) -> dict[str, Any]:
         "patch_state": outcome.patch_state,
         "patch_files": outcome.patch_files,
         "gate_violations": outcome.gate_violations,
+        "outside_writes": outcome.outside_writes,
     }
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Completed", "Invocation", "kill_group", "probe", "process_start_ticks", "run_worker"]
+__all__ = ["Completed", "Invocation", "kill_group", "probe", "process_start_ticks", "run_worker", "wait_group_gone"]
 
 TERM_GRACE_SECONDS = 2.0
 
@@ -77,7 +77,8 @@ async def run_worker(
             reader.cancel()
         raise
     finally:
-        _kill(proc.pid, signal.SIGKILL)  # grandchildren the worker left behind
+        if _kill(proc.pid, signal.SIGKILL):  # grandchildren the worker left behind
+            await asyncio.to_thread(wait_group_gone, proc.pid)
     stdout, stderr = await asyncio.gather(*readers)
     return Completed(stdout, stderr, proc.returncode, _ms(started), timed_out=timed_out)
 
@@ -86,7 +87,20 @@ def kill_group(pgid: int, start_ticks: int | None) -> bool:
     """Kill a recorded worker group if its leader is still the process we started; True when signalled."""
     if start_ticks is not None and process_start_ticks(pgid) not in (None, start_ticks):
         return False  # the pid was reused by an unrelated process
-    return _kill(pgid, signal.SIGKILL)
+    killed = _kill(pgid, signal.SIGKILL)
+    if killed:
+        wait_group_gone(pgid)
+    return killed
+
+
+def wait_group_gone(pgid: int, timeout: float = 5.0) -> bool:
+    """Wait until no running process is left in group `pgid` (zombies awaiting a reaper do not count)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _running_members(pgid):
+            return True
+        time.sleep(0.005)
+    return False
 
 
 def process_start_ticks(pid: int) -> int | None:
@@ -134,6 +148,29 @@ def _kill(pgid: int, sig: int) -> bool:
     except (ProcessLookupError, PermissionError):
         return False
     return True
+
+
+def _running_members(pgid: int) -> bool:
+    """Whether any non-zombie process is in group `pgid`; read from /proc where there is one."""
+    proc = "/proc"
+    if not os.path.isdir(proc):
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for name in os.listdir(proc):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"{proc}/{name}/stat", encoding="ascii", errors="replace") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            return True
+    return False
 
 
 def _psutil_start(pid: int) -> int | None:

@@ -160,3 +160,28 @@ async def test_garbage_collection_removes_what_a_dead_run_left_and_keeps_a_live_
     assert report.removed == [str(orphan)] and str(live) in report.kept and not orphan.exists()
     tree.remove(run.store, live)
     await run.close()
+
+
+async def test_an_edit_worker_that_writes_into_the_users_tree_is_reported(fake, git_repo):
+    fake.scenario({"match": "", "write": {str(git_repo / "README.md"): "escaped\n", "inside.txt": "ok\n"}})
+    run = await Run.open("escape-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
+    events = run.store.events(run.run_id, "outside_write")
+    await run.close()
+    assert outcome.outside_writes == ["README.md"] and events[0]["paths"] == ["README.md"]
+    assert outcome.patch_files == ["inside.txt"]
+
+
+async def test_a_heartbeat_extends_the_lease_and_a_fenced_run_refuses_new_calls(fake, git_repo):
+    run = await Run.open("beat-run", git_repo)
+    before = run.store.run(run.run_id).lease_expires_at
+    assert run.lease.beat() and run.store.run(run.run_id).lease_expires_at >= before
+    run.store.take_lease(
+        run.run_id, {"pid": 1, "start": 1, "boot": "b", "host": "h"}, ttl=60, holder_alive=lambda _row: False
+    )
+    assert not run.lease.beat()
+    with pytest.raises(PalliumError) as raised:
+        await run.agent(AgentCall("x", provider="fake"))
+    await run.lease.stop_heartbeat()
+    run.store.db.close()
+    assert raised.value.code == "stale" and fake.calls() == []

@@ -110,6 +110,16 @@ async def test_codex_read_only_and_resume_put_flags_before_resume(fake, tmp_path
     assert argv.index("--sandbox") < argv.index("resume") and argv[argv.index("resume") + 1] == "thread-1"
 
 
+async def test_codex_network_grant_opens_the_sandbox_network_and_claude_network_tools(fake, tmp_path):
+    await dispatch(request(tmp_path, provider="codex", network=True))
+    await dispatch(request(tmp_path, provider="claude", network=True))
+    codex_argv, claude_argv = (c["argv"] for c in fake.calls())
+    assert "sandbox_workspace_write.network_access=true" in codex_argv
+    assert codex_argv[codex_argv.index("--sandbox") + 1] == "workspace-write"
+    assert "WebFetch" in claude_argv[claude_argv.index("--allowedTools") + 1]
+    assert fake.calls()[1]["env"]["PALLIUM_WORKFLOW_NETWORK"] == "1"
+
+
 async def test_codex_quota_failure_is_classified_from_turn_failed(fake, tmp_path):
     fake.scenario({"match": "", "error_class": "quota"})
     result = await dispatch(request(tmp_path, provider="codex"))

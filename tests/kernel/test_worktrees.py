@@ -157,6 +157,21 @@ def test_apply_refuses_a_patch_that_no_longer_fits_and_writes_nothing_of_it(git_
     assert (git_repo / "src/app.py").read_text() == "the user rewrote it\n"
 
 
+def test_a_repository_with_a_submodule_captures_only_the_workers_edit(git_repo, store, tmp_path):
+    library = tmp_path / "library"
+    library.mkdir()
+    git(library, "init", "-q", "-b", "main")
+    write(library, "lib.py", "x = 1\n")
+    git(library, "add", "-A")
+    git(library, "commit", "-qm", "lib")
+    git(git_repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "vendor/lib")
+    git(git_repo, "commit", "-qm", "add submodule")
+    run_id = new_run(store, git_repo)
+    base = snapshot(git_repo).commit
+    patch = edit_in_worktree(store, git_repo, run_id, "c", base, {"src/app.py": "changed\n"})
+    assert b"src/app.py" in patch and b"vendor/lib" not in patch
+
+
 def test_gc_removes_worktrees_of_runs_that_no_longer_run_from_their_records(git_repo, store):
     run_id = new_run(store, git_repo)
     base = snapshot(git_repo).commit
