@@ -15,13 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kernel import git, leases
+from kernel import git, leases, paths
 from kernel.budget import DEFAULT_ESTIMATE_USD, Budget
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
 from kernel.journal import Journal
-from kernel.providers.contract import DEFAULT_TIMEOUT_SECONDS, Mode, ProviderRequest, ProviderResult
+from kernel.providers.contract import DEFAULT_TIMEOUT_SECONDS, Mode, ProviderRequest, ProviderResult, Usage
 from kernel.providers.dispatcher import dispatch, resolve_provider
 from kernel.providers.schema import check_schema, schema_errors
 from kernel.runstore import SCHEMA, RunStore
@@ -35,6 +35,10 @@ from kernel.worktrees.staging import Staging
 __all__ = ["AgentCall", "AgentOutcome", "Limits", "Run", "collect_garbage"]
 
 ISOLATIONS = ("", "worktree")
+CORRECTION = (
+    "\n\nCORRECTION REQUIRED: your previous reply was not valid JSON for the schema above. Reply again with the "
+    "bare JSON value only: no prose, no code fence."
+)
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class AgentCall:
     label: str = ""
     args_hash: str = ""  # the caller's script arguments, so a rerun with other arguments does not replay
     op: str = "agent"
+    schema_retry: bool = True  # a read-only call whose reply fails the schema is asked once more to correct it
 
     @property
     def is_edit(self) -> bool:
@@ -124,6 +129,7 @@ class Run:
                 f"run id {run_id!r} must be letters, digits, '.', '_' or '-'",
                 details={"field": "run_id"},
             )
+        repo = paths.find_repo_root(repo)
         owns_db = db is None
         db = db or open_global([SCHEMA])
         store = RunStore(db)
@@ -210,10 +216,10 @@ class Run:
 
     def apply(self) -> ApplyReport:
         """Bring the staged patches to the user's tree (idempotent; journaled step by step)."""
-        return apply_patches(self.store, self.run_id, self.repo, step=crash_point)
+        return apply_patches(self.store, self.run_id, self.repo, step=crash_point, epoch=self.lease.epoch)
 
     def revert(self) -> ApplyReport:
-        return revert_patches(self.store, self.run_id, self.repo)
+        return revert_patches(self.store, self.run_id, self.repo, epoch=self.lease.epoch)
 
     async def close(self, status: str = "completed") -> None:
         """Remove the staging worktree, release the lease with `status`, and close the database."""
@@ -241,6 +247,10 @@ class Run:
             raise
         crash_point("after_intent")
         self.stats["live"] += 1
+        if call.network:
+            self.store.log_event(
+                self.run_id, "network_grant", {"call_key": key, "label": call.label, "provider": request["provider"]}
+            )
         worktree, base = None, None
         user_tree = snapshot(self.repo).tree if call.is_edit else None
         if call.is_edit or self.staging.head() != self.base_commit:
@@ -279,6 +289,12 @@ class Run:
             if worktree is not None:
                 tree.remove(self.store, worktree)
             raise
+        if self._should_retry(call, result):
+            self.store.log_event(self.run_id, "schema_retry", {"call_key": key, "error": result.failure.message})
+            retry = await dispatch(replace(provider_request, prompt=call.prompt + CORRECTION), on_spawn=on_spawn)
+            result = replace(
+                retry, usage=_add(result.usage, retry.usage), duration_ms=result.duration_ms + retry.duration_ms
+            )
         crash_point("after_provider_exit")
         outcome = AgentOutcome(key, result, cached=False, outside_writes=self._changed_since(user_tree, key))
         if worktree is not None and call.is_edit:
@@ -324,6 +340,7 @@ class Run:
                 repo=str(self.repo),
                 path=str(raw),
                 state="blocked",
+                epoch=self.lease.epoch,
                 detail="; ".join(f"{v.kind} {v.path}" for v in gates.violations),
             )
             return _with(outcome, patch_state="blocked", patch_files=gates.files, gate_violations=violations)
@@ -338,8 +355,18 @@ class Run:
             path=str(staged.composed or raw),
             state=state,
             detail=staged.message or None,
+            epoch=self.lease.epoch,
         )
         return _with(outcome, patch_state=state, patch_files=gates.files)
+
+    def _should_retry(self, call: AgentCall, result: ProviderResult) -> bool:
+        """Read-only calls get one corrective retry for a schema failure, unless the first try spent the budget."""
+        if result.failure is None or result.failure.error_class != "schema":
+            return False
+        if call.mode != "read-only" or call.is_edit or not call.schema_retry:
+            return False
+        limit = self.limits.budget_usd
+        return limit is None or self.budget.committed_usd + (result.usage.cost_usd or 0.0) <= limit
 
     def _changed_since(self, user_tree: str | None, key: str) -> list[str]:
         if user_tree is None:
@@ -391,6 +418,18 @@ def _outcome_record(outcome: AgentOutcome) -> dict[str, Any]:
         "gate_violations": outcome.gate_violations,
         "outside_writes": outcome.outside_writes,
     }
+
+
+def _add(first: Usage, second: Usage) -> Usage:
+    """Usage of two tries of one call; a part either try did not report stays unknown."""
+
+    def tokens(a: int | None, b: int | None) -> int | None:
+        return None if a is None or b is None else a + b
+
+    cost = None if first.cost_usd is None or second.cost_usd is None else first.cost_usd + second.cost_usd
+    return Usage(
+        tokens(first.input_tokens, second.input_tokens), tokens(first.output_tokens, second.output_tokens), cost
+    )
 
 
 def _with(outcome: AgentOutcome, **changes: Any) -> AgentOutcome:

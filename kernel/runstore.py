@@ -378,21 +378,43 @@ class RunStore:
     # ------------------------------------------------------------ patches
 
     def put_patch(
-        self, *, run_id: str, call_key: str, repo: str, path: str, state: str, detail: str | None = None
+        self,
+        *,
+        run_id: str,
+        call_key: str,
+        repo: str,
+        path: str,
+        state: str,
+        detail: str | None = None,
+        epoch: int | None = None,
     ) -> None:
-        self.db.execute(
-            "INSERT INTO kernel_patch(run_id, call_key, ordinal, repo, path, state, detail, updated_at) "
-            "VALUES (?, ?, (SELECT COUNT(*) FROM kernel_patch WHERE run_id=?), ?, ?, ?, ?, ?) "
-            "ON CONFLICT(run_id, call_key) DO UPDATE SET path=excluded.path, state=excluded.state, "
-            "detail=excluded.detail, updated_at=excluded.updated_at",
-            (run_id, call_key, run_id, repo, path, state, detail, time.time()),
-        )
+        with self._maybe_fenced(run_id, epoch):
+            self.db.execute(
+                "INSERT INTO kernel_patch(run_id, call_key, ordinal, repo, path, state, detail, updated_at) "
+                "VALUES (?, ?, (SELECT COUNT(*) FROM kernel_patch WHERE run_id=?), ?, ?, ?, ?, ?) "
+                "ON CONFLICT(run_id, call_key) DO UPDATE SET path=excluded.path, state=excluded.state, "
+                "detail=excluded.detail, updated_at=excluded.updated_at",
+                (run_id, call_key, run_id, repo, path, state, detail, time.time()),
+            )
 
-    def set_patch_state(self, run_id: str, call_key: str, state: str, detail: str | None = None) -> None:
-        self.db.execute(
-            "UPDATE kernel_patch SET state=?, detail=COALESCE(?, detail), updated_at=? WHERE run_id=? AND call_key=?",
-            (state, detail, time.time(), run_id, call_key),
-        )
+    def set_patch_state(
+        self, run_id: str, call_key: str, state: str, detail: str | None = None, *, epoch: int | None = None
+    ) -> None:
+        """Move a patch along (staged, applying, applied, ...); fenced when the writer holds a lease `epoch`."""
+        with self._maybe_fenced(run_id, epoch):
+            self.db.execute(
+                "UPDATE kernel_patch SET state=?, detail=COALESCE(?, detail), updated_at=? "
+                "WHERE run_id=? AND call_key=?",
+                (state, detail, time.time(), run_id, call_key),
+            )
+
+    @contextmanager
+    def _maybe_fenced(self, run_id: str, epoch: int | None) -> Iterator[None]:
+        if epoch is None:  # a command acting on a finished run (apply, revert later): no lease to check
+            yield
+            return
+        with self.fenced(run_id, epoch):
+            yield
 
     def patches(self, run_id: str) -> list[PatchRow]:
         rows = self.db.execute(f"SELECT {_PATCH_COLUMNS} FROM kernel_patch WHERE run_id=? ORDER BY ordinal", (run_id,))

@@ -256,12 +256,15 @@ class CommandDialect:
             text = done.stdout.decode("utf-8", "replace")
         stderr = done.stderr.decode("utf-8", "replace")
         if done.exit_code != 0:
+            failure = _from_exit(done, stderr or text)
+            if "No conversation found" in (stderr + text) or "no rollout found" in (stderr + text):
+                failure = Failure("unknown", failure.message, "session_not_found")
             return ProviderResult(
                 self.name,
                 text=text.strip(),
                 usage=usage,
                 session_id=session,
-                failure=_from_exit(done, stderr or text),
+                failure=failure,
                 exit_code=done.exit_code,
             )
         if not text.strip():

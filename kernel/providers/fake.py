@@ -32,6 +32,7 @@ ERROR_TEXT = {
     "auth": "Not logged in · Please run /login",
     "quota": "You've hit your usage limit. Upgrade or try again later.",
     "rate_limit": "API Error: 429 rate_limit_error: Rate limit reached; please try again later",
+    "session": "No conversation found with session ID",
 }
 _CLAUDE_VALUE_FLAGS = {
     "--output-format",
@@ -117,6 +118,9 @@ def _claude(args: list[str]) -> int:
     )
     ctx = {"dialect": "claude", "mode": mode, "model": opts.get("--model"), "session": session, "argv": args}
     rule, text, failure = _act(prompt, ctx)
+    if rule.get("error_class") == "session":
+        print(f"No conversation found with session ID: {session}")  # plain text even with json output
+        return 1
     _remember_session(session)
     usage = rule.get("usage", {})
     envelope = {
@@ -174,6 +178,9 @@ def _codex(args: list[str]) -> int:
     events.append({"type": "thread.started", "thread_id": thread})
     events.append({"type": "turn.started"})
     rule, text, failure = _act(prompt, ctx)
+    if rule.get("error_class") == "session":
+        print(f"Error: thread/resume failed: no rollout found for thread id {thread}", file=sys.stderr)
+        return 1
     _remember_session(thread)
     usage = rule.get("usage", {})
     if failure:

@@ -42,7 +42,12 @@ def repo_lock(repo: Path, *, wait_seconds: float = LOCK_WAIT_SECONDS) -> Abstrac
 
 
 def apply_patches(
-    store: RunStore, run_id: str, repo: Path, *, step: Callable[[str], None] = lambda _: None
+    store: RunStore,
+    run_id: str,
+    repo: Path,
+    *,
+    step: Callable[[str], None] = lambda _: None,
+    epoch: int | None = None,
 ) -> ApplyReport:
     """Apply the run's staged patches to `repo` in order; `step(name)` marks crash points for tests."""
     report = ApplyReport()
@@ -54,7 +59,7 @@ def apply_patches(
             if row.state == "applied":
                 report.already.append(row.call_key)
                 continue
-            store.set_patch_state(run_id, row.call_key, "applying")
+            store.set_patch_state(run_id, row.call_key, "applying", epoch=epoch)
             store.log_event(run_id, "apply_step", {"call_key": row.call_key, "step": "applying"})
             step("mid_apply")
             if _fits(repo, row.path, reverse=False):
@@ -63,40 +68,40 @@ def apply_patches(
             elif _fits(repo, row.path, reverse=True):
                 report.already.append(row.call_key)
             else:
-                store.set_patch_state(run_id, row.call_key, "staged", "does not apply to the current tree")
+                store.set_patch_state(run_id, row.call_key, "staged", "does not apply to the current tree", epoch=epoch)
                 raise PalliumError(
                     "conflict",
                     f"patch of call {row.call_key} no longer applies to {repo}; nothing of it was written",
                     hint="commit or stash your own edits to those files, then apply again",
                     details={"run_id": run_id, "call_key": row.call_key, "applied": report.applied},
                 )
-            store.set_patch_state(run_id, row.call_key, "applied")
+            store.set_patch_state(run_id, row.call_key, "applied", epoch=epoch)
             store.log_event(run_id, "apply_step", {"call_key": row.call_key, "step": "applied"})
             step("between_applies")
     return report
 
 
-def revert_patches(store: RunStore, run_id: str, repo: Path) -> ApplyReport:
+def revert_patches(store: RunStore, run_id: str, repo: Path, *, epoch: int | None = None) -> ApplyReport:
     """Take the run's applied patches back out of `repo`, newest first."""
     report = ApplyReport()
     with repo_lock(repo):
         for row in reversed(store.patches(run_id)):
             if row.state not in ("applied", "applying", "reverting"):
                 continue
-            store.set_patch_state(run_id, row.call_key, "reverting")
+            store.set_patch_state(run_id, row.call_key, "reverting", epoch=epoch)
             if _fits(repo, row.path, reverse=True):
                 git.run(["apply", "--reverse", "--whitespace=nowarn", row.path], repo)
                 report.applied.append(row.call_key)
             elif _fits(repo, row.path, reverse=False):
                 report.already.append(row.call_key)
             else:
-                store.set_patch_state(run_id, row.call_key, "applied", "cannot be reverted cleanly")
+                store.set_patch_state(run_id, row.call_key, "applied", "cannot be reverted cleanly", epoch=epoch)
                 raise PalliumError(
                     "conflict",
                     f"patch of call {row.call_key} cannot be reverted: the files changed since it was applied",
                     details={"run_id": run_id, "call_key": row.call_key, "reverted": report.applied},
                 )
-            store.set_patch_state(run_id, row.call_key, "reverted")
+            store.set_patch_state(run_id, row.call_key, "reverted", epoch=epoch)
             store.log_event(run_id, "revert_step", {"call_key": row.call_key})
     return report
 

@@ -185,3 +185,32 @@ async def test_a_heartbeat_extends_the_lease_and_a_fenced_run_refuses_new_calls(
     await run.lease.stop_heartbeat()
     run.store.db.close()
     assert raised.value.code == "stale" and fake.calls() == []
+
+
+async def test_a_read_only_reply_that_fails_the_schema_gets_one_corrective_retry(fake, git_repo):
+    fake.scenario(
+        {"match": "", "times": 1, "reply": "not json", "usage": {"cost_usd": 0.01}},
+        {"match": "CORRECTION REQUIRED", "reply": {"done": True}, "usage": {"cost_usd": 0.02}},
+    )
+    run = await Run.open("retry-run", git_repo)
+    outcome = await run.agent(AgentCall("judge", provider="fake", schema=DONE))
+    retries = run.store.events(run.run_id, "schema_retry")
+    await run.close()
+    assert outcome.ok and outcome.result.output == {"done": True}
+    assert outcome.result.usage.cost_usd == pytest.approx(0.03) and len(retries) == 1
+    assert len(fake.calls()) == 2
+
+
+async def test_an_edit_reply_that_fails_the_schema_is_not_retried_but_its_patch_is_kept(fake, git_repo):
+    fake.scenario({"match": "", "reply": "prose", "write": {"made.txt": "x\n"}})
+    run = await Run.open("edit-schema-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake", schema=DONE))
+    await run.close()
+    assert outcome.result.failure.error_class == "schema" and outcome.patch_state == "staged"
+    assert len(fake.calls()) == 1
+
+
+async def test_a_run_opened_in_a_subfolder_works_on_the_repository_root(fake, git_repo):
+    run = await Run.open("subdir-run", git_repo / "src")
+    await run.close()
+    assert run.repo == git_repo.resolve()

@@ -226,3 +226,10 @@ def test_start_ticks_identify_a_process_and_differ_for_another():
     assert process_start_ticks(1) != mine or os.getpid() == 1
     assert process_start_ticks(2**22 + 12345) is None
     assert time.monotonic() > 0
+
+
+@pytest.mark.parametrize("provider", ["claude", "codex", "fake"])
+async def test_an_unknown_session_is_classified_in_every_dialect(fake, tmp_path, provider):
+    fake.scenario({"match": "", "error_class": "session"})
+    result = await dispatch(request(tmp_path, provider=provider, resume_session="gone"))
+    assert result.failure.reason == "session_not_found"
