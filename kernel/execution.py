@@ -133,6 +133,7 @@ class Run:
         owns_db = db is None
         db = db or open_global([SCHEMA])
         store = RunStore(db)
+        lease = None
         try:
             leases.reconcile(store)
             store.ensure_run(run_id, repo=str(repo), budget_usd=limits.budget_usd, max_agents=limits.max_agents)
@@ -156,6 +157,8 @@ class Run:
                 row.agents_started,
             )
         except BaseException:
+            if lease is not None:  # give the run back rather than hold it until this process exits
+                store.finish_run(run_id, lease.epoch, "interrupted")
             if owns_db:
                 db.close()
             raise

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel import git, paths
+from kernel.errors import PalliumError
 from kernel.runstore import RunStore
 
 __all__ = ["GcReport", "capture", "create", "gc", "remove", "run_dir"]
@@ -43,7 +44,11 @@ def create(
     store.add_worktree(
         path=str(path), repo=str(repo), run_id=run_id, call_key=call_key, purpose=purpose, base_commit=commit
     )
-    git.run(["worktree", "add", "--detach", "--quiet", str(path), commit], repo)
+    try:
+        git.run(["worktree", "add", "--detach", "--quiet", str(path), commit], repo)
+    except PalliumError:
+        git.run(["worktree", "prune"], repo, check=False)  # a folder deleted by hand is still registered
+        git.run(["worktree", "add", "--detach", "--quiet", str(path), commit], repo)
     store.set_worktree_state(str(path), "active")
     return path
 

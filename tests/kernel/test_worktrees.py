@@ -214,3 +214,14 @@ def test_git_run_passes_extra_environment():
     assert kgit.run(
         ["var", "GIT_AUTHOR_IDENT"], Path.cwd(), env={"GIT_AUTHOR_NAME": "Zed", "GIT_AUTHOR_EMAIL": "z@z"}
     ).startswith(b"Zed <z@z>")
+
+
+def test_a_worktree_folder_deleted_by_hand_is_recreated_at_the_same_path(git_repo, store):
+    import shutil
+
+    run_id = new_run(store, git_repo)
+    base = snapshot(git_repo).commit
+    path = tree.create(store, repo=git_repo, run_id=run_id, name="again", commit=base, purpose="edit")
+    shutil.rmtree(path)
+    again = tree.create(store, repo=git_repo, run_id=run_id, name="again", commit=base, purpose="edit")
+    assert again == path and (path / "README.md").exists() and store.worktree(str(path)).state == "active"
