@@ -121,6 +121,9 @@ def _claude(args: list[str]) -> int:
     if rule.get("error_class") == "session":
         print(f"No conversation found with session ID: {session}")  # plain text even with json output
         return 1
+    if "raw" in rule:  # what a broken or drifted CLI prints instead of its envelope
+        print(rule["raw"])
+        return int(rule.get("exit", 0))
     _remember_session(session)
     usage = rule.get("usage", {})
     envelope = {

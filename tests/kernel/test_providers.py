@@ -233,3 +233,17 @@ async def test_an_unknown_session_is_classified_in_every_dialect(fake, tmp_path,
     fake.scenario({"match": "", "error_class": "session"})
     result = await dispatch(request(tmp_path, provider=provider, resume_session="gone"))
     assert result.failure.reason == "session_not_found"
+
+
+async def test_claude_printing_plain_text_passes_it_through_and_an_error_exit_is_classified(fake, tmp_path):
+    fake.scenario(
+        {"match": "plain", "raw": "just text"},
+        {"match": "broken", "raw": "error: unknown option '--safe-mode'", "exit": 1},
+        {"match": "quota", "raw": "Claude AI usage limit reached", "exit": 1},
+    )
+    plain = await dispatch(request(tmp_path, "plain", provider="claude"))
+    broken = await dispatch(request(tmp_path, "broken", provider="claude"))
+    quota = await dispatch(request(tmp_path, "quota", provider="claude"))
+    assert plain.ok and plain.text == "just text" and plain.output is None
+    assert broken.failure.error_class == "unknown" and "--safe-mode" in broken.failure.message
+    assert quota.failure.error_class == "quota"
