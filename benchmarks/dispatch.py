@@ -83,6 +83,20 @@ async def _fan_out(repo: Path, args: argparse.Namespace) -> None:
         )
     )
     print(row("  kernel fan-out beside bare asyncio", wall * 1000, "bare asyncio", raw * 1000))
+    os.environ["PALLIUM_WORKFLOW_PROVIDER_SLEEPER_COMMAND"] = f"sleep {args.delay}; echo ok"
+    run = await Run.open("bench-fanout-sh", repo, Limits(concurrency=args.concurrency))
+    start = time.perf_counter()
+    await asyncio.gather(*(run.agent(AgentCall(f"sh {i}", provider="sleeper")) for i in range(args.calls)))
+    light = time.perf_counter() - start
+    await run.close()
+    print(
+        row(
+            "  same calls, `sh` sleep wrapper (cheap start)",
+            light * 1000,
+            f"ideal {waves} x {args.delay * 1000:.0f} ms",
+            ideal * 1000,
+        )
+    )
 
 
 async def _raw_fan_out(repo: Path, args: argparse.Namespace) -> float:

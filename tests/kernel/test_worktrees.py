@@ -128,10 +128,10 @@ def test_apply_then_apply_again_is_a_no_op_and_revert_restores_the_tree(git_repo
     base = snapshot(git_repo).commit
     staging = Staging(store, repo=git_repo, run_id=run_id, base_commit=base)
     stage(store, staging, run_id, "a", edit_in_worktree(store, git_repo, run_id, "a", base, {"src/app.py": "A\n"}))
-    stage(store, staging, run_id, "b", edit_in_worktree(store, git_repo, run_id, "b", base, {"new.txt": "B\n"}))
+    stage(store, staging, run_id, "b", edit_in_worktree(store, git_repo, run_id, "b", base, {"día nuevo.txt": "B\n"}))
     first = apply_patches(store, run_id, git_repo)
     assert first.applied == ["a", "b"]
-    assert (git_repo / "src/app.py").read_text() == "A\n" and (git_repo / "new.txt").read_text() == "B\n"
+    assert (git_repo / "src/app.py").read_text() == "A\n" and (git_repo / "día nuevo.txt").read_text() == "B\n"
     for row in store.patches(run_id):  # as if a crash lost the "applied" rows: the tree says they are in
         store.set_patch_state(run_id, row.call_key, "applying")
     again = apply_patches(store, run_id, git_repo)
