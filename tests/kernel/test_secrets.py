@@ -9,7 +9,16 @@ PLANTED = {
     "anthropic_api_key": "sk-ant-api03-" + "Qw8" * 10,
     "slack_token": "xoxb-1234567890-abcdefghij",
     "stripe_key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "gitlab_token": "glpat-" + "xY3_" * 5,
+    "npm_token": "npm_" + "AbC123dEf4" * 3 + "GhIjKl",
+    "huggingface_token": "hf_" + "AbCdEfGhIj" * 3 + "KlMn",
 }
+
+
+def test_azure_storage_account_keys_in_connection_strings_are_found():
+    key = "Zm9v" * 22
+    found = find_secrets(f"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={key}==;")
+    assert [m.kind for m in found] == ["azure_storage_key"]
 
 
 @pytest.mark.parametrize("kind", sorted(PLANTED))
