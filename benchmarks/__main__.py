@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"startup": "benchmarks.startup"}
+BENCHMARKS = {"startup": "benchmarks.startup", "dispatch": "benchmarks.dispatch"}
 
 
 def main(argv: list[str]) -> int:

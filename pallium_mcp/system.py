@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import platform
-import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -257,26 +255,36 @@ def _check_keyring() -> Check:
 
     usable, detail = keyring_status()
     if not usable:
-        return Check(name="keyring", status="warn", detail=detail,
-                     hint="keys can still come from environment variables (PALLIUM_EMBED_API_KEY, OPENAI_API_KEY)")
+        return Check(
+            name="keyring",
+            status="warn",
+            detail=detail,
+            hint="keys can still come from environment variables (PALLIUM_EMBED_API_KEY, OPENAI_API_KEY)",
+        )
     return Check(name="keyring", status="ok", detail=f"backend {detail}")
 
 
 def _check_agent_cli(program: str) -> Check:
-    found = shutil.which(program)
-    if found is None:
+    from kernel.providers.probe import check_cli
+
+    found = check_cli(program)
+    if found.path is None:
         return Check(
             name=program,
             status="warn",
             detail=f"{program} not on PATH",
             hint=f"install {program} to run workers with it; other providers still work",
         )
-    try:
-        out = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL)
-        shown = (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else "?"
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return Check(name=program, status="warn", detail=f"{found} did not report a version: {exc}")
-    return Check(name=program, status="ok", detail=f"{shown} at {found}")
+    if found.missing_flags:
+        return Check(
+            name=program,
+            status="warn",
+            detail=f"{found.version or '?'} at {found.path}: --help lacks {', '.join(found.missing_flags)}",
+            hint=f"workers on {program} may fail; update {program} or Pallium",
+        )
+    return Check(
+        name=program, status="ok", detail=f"{found.version or '?'} at {found.path}; flags Pallium uses present"
+    )
 
 
 def _render_doctor(out: DoctorOutput) -> str:

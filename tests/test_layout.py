@@ -19,7 +19,11 @@ def _python_files(*dirs: str) -> list[Path]:
 
 def _owned_tables() -> dict[Path, set[str]]:
     """Each store module and the tables its migrations create."""
-    stores = [ROOT / "kernel" / "store.py", *sorted((ROOT / "services").glob("*/store.py"))]
+    stores = [
+        ROOT / "kernel" / "store.py",
+        ROOT / "kernel" / "runstore.py",
+        *sorted((ROOT / "services").glob("*/store.py")),
+    ]
     return {store: set(CREATE_TABLE.findall(store.read_text(encoding="utf-8"))) for store in stores}
 
 
@@ -39,6 +43,13 @@ def find_foreign_table_uses(files: list[Path], owned: dict[Path, set[str]], root
 def test_each_table_is_named_only_by_its_owners_store():
     owned = _owned_tables()
     assert owned[ROOT / "kernel" / "store.py"] == {"kernel_schema"}
+    assert owned[ROOT / "kernel" / "runstore.py"] == {
+        "kernel_run",
+        "kernel_call",
+        "kernel_worktree",
+        "kernel_patch",
+        "kernel_event",
+    }
     assert find_foreign_table_uses(_python_files(*SOURCE_DIRS), owned) == []
 
 
@@ -98,3 +109,41 @@ def test_tool_is_documented_for_the_agent_that_calls_it(tool):
 @pytest.mark.parametrize("tool", all_tools(), ids=lambda t: t.name)
 def test_tool_name_fits_every_client(tool):
     assert re.fullmatch(r"[a-z0-9_]{1,64}", tool.name)
+
+
+SPAWN = re.compile(
+    r"\bsubprocess\.(?:run|Popen|call|check_call|check_output|getoutput|getstatusoutput)\b"
+    r"|\bcreate_subprocess_(?:exec|shell)\b|\bos\.(?:system|popen|exec[lv]p?e?|spawn\w*|posix_spawnp?|fork)\b"
+    r"|\bpty\.spawn\b"
+)
+# Each module allowed to start processes, and why. Provider workers start ONLY in kernel/providers/process.py.
+SPAWN_ALLOWED = {
+    "kernel/git.py": "runs the git program only",
+    "kernel/providers/process.py": "the dispatcher's one door for provider workers and --help probes",
+    "kernel/providers/fake.py": "the fake provider itself: leaves a grandchild for the process-group tests",
+}
+
+
+def find_process_spawns(files: list[Path], root: Path = ROOT) -> list[str]:
+    problems = []
+    for path in files:
+        relative = path.relative_to(root).as_posix()
+        if relative in SPAWN_ALLOWED or relative.startswith("benchmarks/"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if SPAWN.search(line):
+                problems.append(f"{relative}:{number} starts a process outside the dispatcher")
+    return problems
+
+
+def test_provider_processes_are_spawned_only_by_the_dispatcher():
+    assert find_process_spawns(_python_files("kernel", "services", "pallium_mcp", "tools_manifest")) == []
+
+
+def test_spawn_check_catches_a_worker_started_elsewhere(tmp_path: Path):
+    rogue = tmp_path / "services" / "loops" / "logic.py"
+    rogue.parent.mkdir(parents=True)
+    rogue.write_text('import asyncio\nproc = await asyncio.create_subprocess_exec("claude", "-p")\n', encoding="utf-8")
+    assert find_process_spawns([rogue], tmp_path) == [
+        "services/loops/logic.py:2 starts a process outside the dispatcher"
+    ]

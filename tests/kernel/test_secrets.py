@@ -9,7 +9,16 @@ PLANTED = {
     "anthropic_api_key": "sk-ant-api03-" + "Qw8" * 10,
     "slack_token": "xoxb-1234567890-abcdefghij",
     "stripe_key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "gitlab_token": "glpat-" + "xY3_" * 5,
+    "npm_token": "npm_" + "AbC123dEf4" * 3 + "GhIjKl",
+    "huggingface_token": "hf_" + "AbCdEfGhIj" * 3 + "KlMn",
 }
+
+
+def test_azure_storage_account_keys_in_connection_strings_are_found():
+    key = "Zm9v" * 22
+    found = find_secrets(f"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={key}==;")
+    assert [m.kind for m in found] == ["azure_storage_key"]
 
 
 @pytest.mark.parametrize("kind", sorted(PLANTED))
@@ -27,8 +36,14 @@ def test_private_key_block_is_found_whole():
 
 def test_password_assignments_are_found_but_placeholders_are_not():
     assert [m.kind for m in find_secrets('DB_PASSWORD="hunter2hunter2"')] == ["assignment"]
-    for harmless in ('password = os.environ["DB_PASSWORD"]', "token: ${API_TOKEN}", "api_key = <your key>",
-                     'password="changeme"', "secret = get_secret()", "password = short"):
+    for harmless in (
+        'password = os.environ["DB_PASSWORD"]',
+        "token: ${API_TOKEN}",
+        "api_key = <your key>",
+        'password="changeme"',
+        "secret = get_secret()",
+        "password = short",
+    ):
         assert find_secrets(harmless) == [], harmless
 
 

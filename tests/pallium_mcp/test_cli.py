@@ -180,3 +180,15 @@ def test_runs_from_a_folder_with_its_own_services_and_kernel_packages(git_repo):
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["counts"]["untracked"] == 4
+
+
+def test_doctor_warns_when_a_provider_cli_help_lost_a_flag_the_dispatcher_uses(git_repo, tmp_path, capsys, monkeypatch):
+    from kernel.providers.fake import install
+
+    install(tmp_path / "bin")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    monkeypatch.setenv("PALLIUM_FAKE_HELP_DROP", "--safe-mode")
+    _, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    assert checks["claude"]["status"] == "warn" and "--safe-mode" in checks["claude"]["detail"]
+    assert checks["codex"]["status"] == "ok"

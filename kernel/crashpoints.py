@@ -1,0 +1,29 @@
+"""Named crash points for recovery tests: `os._exit` at an exact place, armed only by an environment variable.
+
+`PALLIUM_CRASHPOINT=after_intent:2` kills the process the second time it passes `after_intent`. Unset
+(always, outside tests) a crash point costs one dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+
+__all__ = ["CRASH_EXIT_CODE", "POINTS", "crash_point"]
+
+CRASH_EXIT_CODE = 86
+POINTS = ("after_intent", "after_provider_exit", "after_completion", "mid_apply", "between_applies")
+_hits: Counter[str] = Counter()
+
+
+def crash_point(name: str) -> None:
+    """Die here, without cleanup, if the test armed this point and this is the armed hit."""
+    spec = os.environ.get("PALLIUM_CRASHPOINT")
+    if not spec:
+        return
+    wanted, _, nth = spec.partition(":")
+    if wanted != name:
+        return
+    _hits[name] += 1
+    if _hits[name] == int(nth or 1):
+        os._exit(CRASH_EXIT_CODE)

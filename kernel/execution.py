@@ -1,0 +1,443 @@
+"""One run of agents: the lease, the journal, budgets and caps, isolation, dispatch, staging and apply.
+
+`Run.agent(call)` is the whole life of one worker call: compute its key; return a completed call from
+the journal without spawning; otherwise reserve budget, write the intent row, give an edit worker a
+fresh worktree seeded from staging, dispatch, capture and gate its patch, compose it in staging, and
+write the completion row. Patches reach the user's tree only through `Run.apply`. Workflows, loops
+and teams build on this; nothing here knows which service calls it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from kernel import git, leases, paths
+from kernel.budget import DEFAULT_ESTIMATE_USD, Budget
+from kernel.crashpoints import crash_point
+from kernel.errors import PalliumError
+from kernel.hashing import stable_hash
+from kernel.journal import Journal
+from kernel.providers.contract import DEFAULT_TIMEOUT_SECONDS, Mode, ProviderRequest, ProviderResult, Usage
+from kernel.providers.dispatcher import dispatch, resolve_provider
+from kernel.providers.schema import check_schema, schema_errors
+from kernel.runstore import SCHEMA, RunStore
+from kernel.store import Database, open_global
+from kernel.worktrees import tree
+from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
+from kernel.worktrees.gates import check_patch
+from kernel.worktrees.snapshot import snapshot
+from kernel.worktrees.staging import Staging
+
+__all__ = ["AgentCall", "AgentOutcome", "Limits", "Run", "collect_garbage"]
+
+ISOLATIONS = ("", "worktree")
+CORRECTION = (
+    "\n\nCORRECTION REQUIRED: your previous reply was not valid JSON for the schema above. Reply again with the "
+    "bare JSON value only: no prose, no code fence."
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    budget_usd: float | None = None
+    max_agents: int = 1000  # lifetime, across resumes
+    concurrency: int = 16
+    agent_timeout: float = DEFAULT_TIMEOUT_SECONDS
+    estimate_usd: float = DEFAULT_ESTIMATE_USD
+    lease_ttl: float = leases.DEFAULT_TTL_SECONDS
+    allow_secrets: bool = False  # the logged override of the secret and sensitive-path gates
+
+
+@dataclass(frozen=True)
+class AgentCall:
+    prompt: str
+    mode: Mode = "read-only"
+    isolation: str = ""  # "worktree" isolates a non-edit worker too
+    provider: str | None = None
+    model: str | None = None
+    schema: dict[str, Any] | None = None
+    timeout: float | None = None  # seconds; None takes the run's per-agent default, 0 waits forever
+    network: bool = False
+    label: str = ""
+    args_hash: str = ""  # the caller's script arguments, so a rerun with other arguments does not replay
+    op: str = "agent"
+    schema_retry: bool = True  # a read-only call whose reply fails the schema is asked once more to correct it
+
+    @property
+    def is_edit(self) -> bool:
+        return self.mode == "edit" or self.isolation == "worktree"
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    call_key: str
+    result: ProviderResult
+    cached: bool
+    patch_state: str | None = None  # staged | conflicted | blocked | empty | capture_failed; None: no edit
+    patch_files: list[str] = field(default_factory=list)
+    gate_violations: list[dict[str, str]] = field(default_factory=list)
+    # files of the user's tree that changed while this edit worker ran: a worker escaping its worktree,
+    # or the user editing meanwhile; the kernel cannot tell which, so it reports them (event `outside_write`)
+    outside_writes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok
+
+
+class Run:
+    """A run held by this process. Open with `await Run.open(...)`, end with `await run.close(status)`."""
+
+    def __init__(
+        self,
+        store: RunStore,
+        lease: leases.Lease,
+        *,
+        run_id: str,
+        repo: Path,
+        limits: Limits,
+        base_commit: str,
+        base_tree: str,
+        budget: Budget,
+        owns_db: bool,
+    ) -> None:
+        self.store = store
+        self.lease = lease
+        self.run_id = run_id
+        self.repo = repo
+        self.limits = limits
+        self.base_commit = base_commit
+        self.base_tree = base_tree
+        self.budget = budget
+        self.journal = Journal()
+        self.staging = Staging(store, repo=repo, run_id=run_id, base_commit=base_commit)
+        self.stats = {"live": 0, "cached": 0}
+        self._slots = asyncio.Semaphore(limits.concurrency)
+        self._owns_db = owns_db
+
+    @classmethod
+    async def open(cls, run_id: str, repo: Path, limits: Limits | None = None, *, db: Database | None = None) -> Run:
+        """Reconcile, take the run's lease (creating the run if new), and pin the snapshot it reads from."""
+        limits = limits or Limits()
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", run_id):
+            raise PalliumError(
+                "invalid_input",
+                f"run id {run_id!r} must be letters, digits, '.', '_' or '-'",
+                details={"field": "run_id"},
+            )
+        repo = paths.find_repo_root(repo)
+        owns_db = db is None
+        db = db or open_global([SCHEMA])
+        store = RunStore(db)
+        lease = None
+        try:
+            leases.reconcile(store)
+            store.ensure_run(run_id, repo=str(repo), budget_usd=limits.budget_usd, max_agents=limits.max_agents)
+            lease = leases.acquire(store, run_id, ttl=limits.lease_ttl)
+            row = store.run(run_id)
+            assert row is not None
+            if row.base_commit is None:
+                snap = snapshot(repo)
+                base_commit, base_tree = store.pin_base(run_id, commit=snap.commit, tree=snap.tree)
+            else:
+                base_commit, base_tree = row.base_commit, row.base_tree or ""
+            for stale in store.worktrees(run_id=run_id, states=("creating", "active", "captured")):
+                if stale.purpose != "staging":  # an earlier attempt's worker: its call reruns from scratch
+                    tree.remove(store, Path(stale.path))
+            budget = Budget(
+                limits.budget_usd,
+                limits.max_agents,
+                limits.estimate_usd,
+                row.spent_usd,
+                row.unknown_cost_calls,
+                row.agents_started,
+            )
+        except BaseException:
+            if lease is not None:  # give the run back rather than hold it until this process exits
+                store.finish_run(run_id, lease.epoch, "interrupted")
+            if owns_db:
+                db.close()
+            raise
+        run = cls(
+            store,
+            lease,
+            run_id=run_id,
+            repo=repo,
+            limits=limits,
+            base_commit=base_commit,
+            base_tree=base_tree,
+            budget=budget,
+            owns_db=owns_db,
+        )
+        lease.start_heartbeat()
+        return run
+
+    def request_of(self, call: AgentCall) -> dict[str, Any]:
+        """What identifies a call in the journal (see `kernel.journal`)."""
+        return {
+            "op": call.op,
+            "prompt": call.prompt,
+            "provider": resolve_provider(call.provider),
+            "model": call.model,
+            "mode": call.mode,
+            "isolation": call.isolation,
+            "schema": stable_hash(call.schema) if call.schema is not None else None,
+            "network": call.network,
+            "args": call.args_hash,
+            "label": call.label,
+            "tree": self.base_tree,
+        }
+
+    async def agent(self, call: AgentCall) -> AgentOutcome:
+        """Run one worker call, or return it from the journal; caps and budget raise `budget_exhausted`."""
+        if call.isolation not in ISOLATIONS:
+            raise PalliumError(
+                "invalid_input",
+                f"isolation must be '' or 'worktree', not {call.isolation!r}",
+                details={"field": "isolation"},
+            )
+        if call.schema is not None:
+            check_schema(call.schema)
+        if self.lease.fenced:
+            raise PalliumError(
+                "stale",
+                f"run {self.run_id} was taken over by another process; this one must stop",
+                details={"run_id": self.run_id},
+            )
+        request = self.request_of(call)
+        key, seq = self.journal.key_for(call.op, request)
+        cached = self._from_journal(key, call)
+        if cached is not None:
+            self.stats["cached"] += 1
+            return cached
+        async with self._slots:
+            return await self._run_live(call, key, seq, request)
+
+    def apply(self) -> ApplyReport:
+        """Bring the staged patches to the user's tree (idempotent; journaled step by step)."""
+        return apply_patches(self.store, self.run_id, self.repo, step=crash_point, epoch=self.lease.epoch)
+
+    def revert(self) -> ApplyReport:
+        return revert_patches(self.store, self.run_id, self.repo, epoch=self.lease.epoch)
+
+    async def close(self, status: str = "completed") -> None:
+        """Remove the staging worktree, release the lease with `status`, and close the database."""
+        try:
+            await self.lease.stop_heartbeat()
+            self.staging.remove()
+            self.store.finish_run(self.run_id, self.lease.epoch, status)
+        finally:
+            if self._owns_db:
+                self.store.db.close()
+
+    # ------------------------------------------------------------ one live call
+
+    async def _run_live(self, call: AgentCall, key: str, seq: int, request: dict[str, Any]) -> AgentOutcome:
+        for leftover in self.store.worktrees(run_id=self.run_id, states=("creating", "active", "captured")):
+            if leftover.call_key == key:
+                tree.remove(self.store, Path(leftover.path))
+        reservation = self.budget.reserve(run_id=self.run_id)
+        try:
+            self.store.record_intent(
+                self.run_id, self.lease.epoch, call_key=key, op=call.op, request=request, seq=seq, counts_as_agent=True
+            )
+        except BaseException:
+            self.budget.release(reservation)
+            raise
+        crash_point("after_intent")
+        self.stats["live"] += 1
+        if call.network:
+            self.store.log_event(
+                self.run_id, "network_grant", {"call_key": key, "label": call.label, "provider": request["provider"]}
+            )
+        worktree, base = None, None
+        user_tree = snapshot(self.repo).tree if call.is_edit else None
+        if call.is_edit or self.staging.head() != self.base_commit:
+            base = self.staging.head()  # later workers see the edits already composed in staging
+            worktree = tree.create(
+                self.store,
+                repo=self.repo,
+                run_id=self.run_id,
+                name=_safe(key),
+                commit=base,
+                purpose="edit" if call.is_edit else "seeded",
+                call_key=key,
+            )
+        timeout = self.limits.agent_timeout if call.timeout is None else call.timeout
+        provider_request = ProviderRequest(
+            prompt=call.prompt,
+            cwd=worktree or self.repo,
+            mode=call.mode,
+            provider=request["provider"],
+            model=call.model,
+            schema=call.schema,
+            timeout=timeout,
+            network=call.network,
+            run_id=self.run_id,
+            agent_id=key,
+            label=call.label,
+        )
+
+        def on_spawn(pgid: int, start: int | None) -> None:
+            self.store.record_spawn(self.run_id, self.lease.epoch, call_key=key, pgid=pgid, start=start)
+
+        try:
+            result = await dispatch(provider_request, on_spawn=on_spawn)
+        except BaseException:
+            self.budget.settle(reservation, None)
+            if worktree is not None:
+                tree.remove(self.store, worktree)
+            raise
+        if self._should_retry(call, result):
+            self.store.log_event(self.run_id, "schema_retry", {"call_key": key, "error": result.failure.message})
+            retry = await dispatch(replace(provider_request, prompt=call.prompt + CORRECTION), on_spawn=on_spawn)
+            result = replace(
+                retry, usage=_add(result.usage, retry.usage), duration_ms=result.duration_ms + retry.duration_ms
+            )
+        crash_point("after_provider_exit")
+        outcome = AgentOutcome(key, result, cached=False, outside_writes=self._changed_since(user_tree, key))
+        if worktree is not None and call.is_edit:
+            outcome = self._capture(key, worktree, base or self.base_commit, outcome)
+        elif worktree is not None:
+            tree.remove(self.store, worktree)
+        self.budget.settle(reservation, result.usage.cost_usd)
+        self.store.record_completion(
+            self.run_id,
+            self.lease.epoch,
+            call_key=key,
+            status="completed" if result.ok else "failed",
+            result=_outcome_record(outcome),
+            cost_usd=result.usage.cost_usd,
+            spent=True,
+        )
+        crash_point("after_completion")
+        return outcome
+
+    def _capture(self, key: str, worktree: Path, base: str, outcome: AgentOutcome) -> AgentOutcome:
+        try:
+            patch = tree.capture(worktree, base)
+        except PalliumError as exc:
+            tree.remove(self.store, worktree, keep=True)
+            self.store.log_event(self.run_id, "capture_failed", {"call_key": key, "error": exc.message})
+            return _with(outcome, patch_state="capture_failed")
+        tree.remove(self.store, worktree)
+        if not patch.strip():
+            return _with(outcome, patch_state="empty")
+        gates = check_patch(patch, allow_secrets=self.limits.allow_secrets)
+        raw = tree.run_dir(self.run_id) / "patches" / f"{_safe(key)}.patch"
+        raw.parent.mkdir(parents=True, exist_ok=True)
+        raw.write_bytes(patch)
+        if gates.overridden:
+            self.store.log_event(
+                self.run_id, "gate_override", {"call_key": key, "overridden": [v.__dict__ for v in gates.overridden]}
+            )
+        violations = [v.__dict__ for v in gates.violations]
+        if not gates.ok:
+            self.store.put_patch(
+                run_id=self.run_id,
+                call_key=key,
+                repo=str(self.repo),
+                path=str(raw),
+                state="blocked",
+                epoch=self.lease.epoch,
+                detail="; ".join(f"{v.kind} {v.path}" for v in gates.violations),
+            )
+            return _with(outcome, patch_state="blocked", patch_files=gates.files, gate_violations=violations)
+        staged = self.staging.stage(key, raw)
+        state = "staged" if staged.ok else "conflicted"
+        if staged.ok and staged.composed is None:
+            state = "empty"
+        self.store.put_patch(
+            run_id=self.run_id,
+            call_key=key,
+            repo=str(self.repo),
+            path=str(staged.composed or raw),
+            state=state,
+            detail=staged.message or None,
+            epoch=self.lease.epoch,
+        )
+        return _with(outcome, patch_state=state, patch_files=gates.files)
+
+    def _should_retry(self, call: AgentCall, result: ProviderResult) -> bool:
+        """Read-only calls get one corrective retry for a schema failure, unless the first try spent the budget."""
+        if result.failure is None or result.failure.error_class != "schema":
+            return False
+        if call.mode != "read-only" or call.is_edit or not call.schema_retry:
+            return False
+        limit = self.limits.budget_usd
+        return limit is None or self.budget.committed_usd + (result.usage.cost_usd or 0.0) <= limit
+
+    def _changed_since(self, user_tree: str | None, key: str) -> list[str]:
+        if user_tree is None:
+            return []
+        now = snapshot(self.repo).tree
+        if now == user_tree:
+            return []
+        changed = git.run(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
+        paths = [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]
+        self.store.log_event(self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]})
+        return paths
+
+    def _from_journal(self, key: str, call: AgentCall) -> AgentOutcome | None:
+        row = self.store.call(self.run_id, key)
+        if row is None or row.status != "completed" or row.result is None:
+            return None
+        record = row.result
+        result = ProviderResult.from_dict(record["result"])
+        stale = call.schema is not None and (result.output is None or bool(schema_errors(result.output, call.schema)))
+        if result.ok and stale:
+            return None  # the schema changed since: the cached answer no longer fits, so run again
+        return AgentOutcome(
+            key,
+            result,
+            cached=True,
+            patch_state=record.get("patch_state"),
+            patch_files=record.get("patch_files", []),
+            gate_violations=record.get("gate_violations", []),
+            outside_writes=record.get("outside_writes", []),
+        )
+
+
+def collect_garbage(store: RunStore, *, include_kept: bool = False, dry_run: bool = False) -> tree.GcReport:
+    """Reconcile, then remove every recorded worktree whose run is not held by a live owner."""
+    leases.reconcile(store)
+
+    def is_run_live(run_id: str) -> bool:
+        row = store.run(run_id)
+        return row is not None and row.status == "running" and leases.is_owner_alive(row)
+
+    return tree.gc(store, is_run_live=is_run_live, include_kept=include_kept, dry_run=dry_run)
+
+
+def _outcome_record(outcome: AgentOutcome) -> dict[str, Any]:
+    return {
+        "result": outcome.result.to_dict(),
+        "patch_state": outcome.patch_state,
+        "patch_files": outcome.patch_files,
+        "gate_violations": outcome.gate_violations,
+        "outside_writes": outcome.outside_writes,
+    }
+
+
+def _add(first: Usage, second: Usage) -> Usage:
+    """Usage of two tries of one call; a part either try did not report stays unknown."""
+
+    def tokens(a: int | None, b: int | None) -> int | None:
+        return None if a is None or b is None else a + b
+
+    cost = None if first.cost_usd is None or second.cost_usd is None else first.cost_usd + second.cost_usd
+    return Usage(
+        tokens(first.input_tokens, second.input_tokens), tokens(first.output_tokens, second.output_tokens), cost
+    )
+
+
+def _with(outcome: AgentOutcome, **changes: Any) -> AgentOutcome:
+    return replace(outcome, **changes)
+
+
+def _safe(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", key)

@@ -1,0 +1,1 @@
+"""Provider dispatch: one dispatcher spawns every worker (claude, codex, command wrappers, fake) or calls openai."""

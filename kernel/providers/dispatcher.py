@@ -1,0 +1,151 @@
+"""The dispatcher: resolve the provider, run the call through its dialect, check the answer's schema.
+
+Every worker process in Pallium starts here (through `process.run_worker`); a layout test forbids
+spawning elsewhere. Resolution order: the call's `provider`, then `PALLIUM_WORKFLOW_PROVIDER`, then
+the steering agent detected from the environment (Claude Code, Codex), then `codex`. A wrapper
+configured as `PALLIUM_WORKFLOW_PROVIDER_<NAME>_COMMAND` takes precedence over a built-in of that name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from kernel.errors import PalliumError
+from kernel.providers import process
+from kernel.providers.contract import MODES, Failure, ProviderRequest, ProviderResult
+from kernel.providers.dialects import ClaudeDialect, CodexDialect, CommandDialect, Dialect, fake_command
+from kernel.providers.schema import check_schema, extract_json, schema_errors
+
+__all__ = ["BUILT_IN", "dispatch", "resolve_provider", "wrapper_variable"]
+
+BUILT_IN = ("claude", "codex", "openai", "fake")
+
+
+def resolve_provider(requested: str | None, env: Mapping[str, str] = os.environ) -> str:
+    """The provider a call runs on; `""` and `"default"` count as unset."""
+    for candidate in (requested, env.get("PALLIUM_WORKFLOW_PROVIDER")):
+        if candidate and candidate != "default":
+            return candidate
+    if env.get("CLAUDECODE") or env.get("CLAUDE_CODE_ENTRYPOINT"):
+        return "claude"
+    if env.get("CODEX_SANDBOX") or env.get("CODEX_THREAD_ID") or env.get("CODEX_MANAGED_BY_NPM"):
+        return "codex"
+    return "codex"
+
+
+def wrapper_variable(provider: str) -> str:
+    return "PALLIUM_WORKFLOW_PROVIDER_" + re.sub(r"[^A-Za-z0-9]", "_", provider).upper() + "_COMMAND"
+
+
+async def dispatch(
+    req: ProviderRequest, *, on_spawn: Callable[[int, int | None], None] | None = None
+) -> ProviderResult:
+    """Run one worker call and return its classified result; bad requests raise `invalid_input`."""
+    _check_request(req)
+    provider = resolve_provider(req.provider)
+    req = replace(req, provider=provider)
+    if provider == "openai" and not os.environ.get(wrapper_variable(provider)):
+        from kernel.providers.openai_chat import call_openai
+
+        return _checked(req, await call_openai(req))
+    dialect = _dialect(provider)
+    if dialect is None:
+        return ProviderResult(
+            provider,
+            failure=Failure(
+                "not_configured",
+                f"provider {provider!r} is not configured; set {wrapper_variable(provider)}",
+                "unknown_provider",
+            ),
+        )
+    if isinstance(dialect, ClaudeDialect | CodexDialect) and _missing_binary(dialect.name):
+        return ProviderResult(
+            provider,
+            failure=Failure("not_configured", f"{dialect.name} is not installed or not on PATH", "missing_binary"),
+        )
+    workdir = Path(tempfile.mkdtemp(prefix="pallium-call-"))
+    try:
+        invocation = dialect.prepare(req, workdir)
+        done = await process.run_worker(invocation, timeout=req.timeout, on_spawn=on_spawn)
+        if done.missing:
+            result = ProviderResult(
+                provider,
+                failure=Failure(
+                    "not_configured",
+                    f"cannot start {invocation.argv[0]}: {done.stderr.decode(errors='replace')}",
+                    "missing_binary",
+                ),
+            )
+        elif done.timed_out:
+            result = ProviderResult(
+                provider,
+                failure=Failure("timeout", f"no answer within {req.timeout:g}s; its process group was killed"),
+                exit_code=done.exit_code,
+            )
+        else:
+            result = dialect.parse(req, done, workdir)
+        result = replace(result, provider=provider, duration_ms=done.duration_ms)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return _checked(req, result)
+
+
+def _dialect(provider: str) -> Dialect | None:
+    command = os.environ.get(wrapper_variable(provider))
+    if command:
+        return CommandDialect(provider, command)
+    if provider == "claude":
+        return ClaudeDialect()
+    if provider == "codex":
+        return CodexDialect()
+    if provider == "fake":
+        return CommandDialect("fake", fake_command())
+    return None
+
+
+def _checked(req: ProviderRequest, result: ProviderResult) -> ProviderResult:
+    """Attach the parsed JSON; with a schema, a reply that is not JSON or fails it becomes a `schema` failure."""
+    if not result.ok:
+        return result
+    if req.schema is None:
+        try:
+            return replace(result, output=json.loads(result.text))
+        except ValueError:
+            return result
+    try:
+        value = extract_json(result.text)
+    except ValueError:
+        return replace(result, failure=Failure("schema", "the reply holds no JSON value", "not_json"))
+    problems = schema_errors(value, req.schema)
+    if problems:
+        return replace(result, output=value, failure=Failure("schema", "; ".join(problems), "schema_mismatch"))
+    return replace(result, output=value)
+
+
+def _check_request(req: ProviderRequest) -> None:
+    if req.mode not in MODES:
+        raise PalliumError(
+            "invalid_input", f"mode must be one of {', '.join(MODES)}, not {req.mode!r}", details={"field": "mode"}
+        )
+    if req.schema is not None:
+        check_schema(req.schema)
+    if req.timeout is not None and req.timeout < 0:
+        raise PalliumError(
+            "invalid_input", "timeout must be 0 (none) or positive seconds", details={"field": "timeout"}
+        )
+    if not Path(req.cwd).is_dir():
+        raise PalliumError(
+            "invalid_input", f"working directory {str(req.cwd)!r} does not exist", details={"field": "cwd"}
+        )
+
+
+def _missing_binary(program: str) -> bool:
+    configured = os.environ.get(f"PALLIUM_{program.upper()}_BIN")
+    return shutil.which(configured or program) is None

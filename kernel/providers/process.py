@@ -1,0 +1,186 @@
+"""The one place that starts provider processes: own process group, stdin closed, timeout kills the group.
+
+A worker may start its own children (a CLI that shells out, a test runner); killing only the direct
+child would orphan them and they would keep spending. Every worker therefore leads a new session,
+and both a timeout and a normal exit end with the whole group being killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["Completed", "Invocation", "kill_group", "probe", "process_start_ticks", "run_worker", "wait_group_gone"]
+
+TERM_GRACE_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """A command to run: argv, extra environment, and bytes for stdin (then closed); None means /dev/null."""
+
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str] = field(default_factory=dict)
+    stdin: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Completed:
+    stdout: bytes
+    stderr: bytes
+    exit_code: int | None  # negative: killed by that signal; None: never started
+    duration_ms: int
+    timed_out: bool = False
+    missing: bool = False  # the program was not found or not executable
+
+
+async def run_worker(
+    inv: Invocation, *, timeout: float | None, on_spawn: Callable[[int, int | None], None] | None = None
+) -> Completed:
+    """Run `inv` in a new process group; `on_spawn(pgid, start_ticks)` lets a journal record it first."""
+    started = time.monotonic()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *inv.argv,
+            cwd=inv.cwd,
+            env={**os.environ, **inv.env},
+            stdin=subprocess.PIPE if inv.stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+        return Completed(b"", str(exc).encode(), None, _ms(started), missing=True)
+    if on_spawn is not None:
+        on_spawn(proc.pid, process_start_ticks(proc.pid))
+    readers = [asyncio.ensure_future(proc.stdout.read()), asyncio.ensure_future(proc.stderr.read())]  # type: ignore[union-attr]  # both are pipes
+    timed_out = False
+    try:
+        if inv.stdin is not None:
+            await _feed(proc, inv.stdin)
+        try:
+            await asyncio.wait_for(proc.wait(), timeout=timeout or None)
+        except TimeoutError:
+            timed_out = True
+            await _terminate(proc)
+    except BaseException:  # cancelled by the caller: never leave the group running
+        _kill(proc.pid, signal.SIGKILL)
+        for reader in readers:
+            reader.cancel()
+        raise
+    finally:
+        if _kill(proc.pid, signal.SIGKILL):  # grandchildren the worker left behind
+            await asyncio.to_thread(wait_group_gone, proc.pid)
+    stdout, stderr = await asyncio.gather(*readers)
+    return Completed(stdout, stderr, proc.returncode, _ms(started), timed_out=timed_out)
+
+
+def kill_group(pgid: int, start_ticks: int | None) -> bool:
+    """Kill a recorded worker group if its leader is still the process we started; True when signalled."""
+    if start_ticks is not None and process_start_ticks(pgid) not in (None, start_ticks):
+        return False  # the pid was reused by an unrelated process
+    killed = _kill(pgid, signal.SIGKILL)
+    if killed:
+        wait_group_gone(pgid)
+    return killed
+
+
+def wait_group_gone(pgid: int, timeout: float = 5.0) -> bool:
+    """Wait until no running process is left in group `pgid` (zombies awaiting a reaper do not count)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _running_members(pgid):
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def process_start_ticks(pid: int) -> int | None:
+    """When `pid` started, in clock ticks since boot (`/proc/<pid>/stat` field 22); None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            stat = handle.read()
+    except OSError:
+        return _psutil_start(pid)
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return int(fields[19])  # field 22 counted from 1, minus pid, comm and state
+
+
+def probe(argv: list[str], *, timeout: float = 15) -> tuple[int | None, str]:
+    """Run a short informational command (`claude --help`) and return its exit code and output."""
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, str(exc)
+    return done.returncode, done.stdout + done.stderr
+
+
+async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
+    assert proc.stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        proc.stdin.write(data)
+        await proc.stdin.drain()
+    proc.stdin.close()
+
+
+async def _terminate(proc: asyncio.subprocess.Process) -> None:
+    _kill(proc.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(proc.wait(), timeout=TERM_GRACE_SECONDS)
+    except TimeoutError:
+        _kill(proc.pid, signal.SIGKILL)
+        await proc.wait()
+
+
+def _kill(pgid: int, sig: int) -> bool:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _running_members(pgid: int) -> bool:
+    """Whether any non-zombie process is in group `pgid`; read from /proc where there is one."""
+    proc = "/proc"
+    if not os.path.isdir(proc):
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for name in os.listdir(proc):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"{proc}/{name}/stat", encoding="ascii", errors="replace") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            return True
+    return False
+
+
+def _psutil_start(pid: int) -> int | None:
+    try:
+        import psutil
+
+        return int(psutil.Process(pid).create_time() * 100)
+    except Exception:  # no such process, or no psutil on this platform
+        return None
+
+
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)

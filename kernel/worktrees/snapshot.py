@@ -1,0 +1,52 @@
+"""A commit of the user's working tree as it is now, uncommitted and untracked changes included.
+
+Made through a temporary index (`GIT_INDEX_FILE`), `git add -A`, `write-tree` and `commit-tree`, so
+the user's own index, HEAD and branch are never touched; ignored files stay out. The copy of the real
+index only seeds git's stat cache so unchanged files are not re-hashed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernel import git
+
+__all__ = ["IDENTITY", "Snapshot", "head_commit", "snapshot"]
+
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Pallium",
+    "GIT_AUTHOR_EMAIL": "pallium@localhost",
+    "GIT_COMMITTER_NAME": "Pallium",
+    "GIT_COMMITTER_EMAIL": "pallium@localhost",
+}
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    commit: str
+    tree: str
+    head: str | None  # the user's HEAD commit it was made on; None in a repository with no commits
+
+
+def head_commit(repo: Path) -> str | None:
+    out = git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], repo, check=False).decode().strip()
+    return out or None
+
+
+def snapshot(repo: Path) -> Snapshot:
+    """Commit the working tree of `repo` into the object store (no ref points at it) and return it."""
+    head = head_commit(repo)
+    real_index = Path(git.run(["rev-parse", "--path-format=absolute", "--git-path", "index"], repo).decode().strip())
+    with tempfile.TemporaryDirectory(prefix="pallium-snapshot-") as tmp:
+        index = Path(tmp) / "index"
+        if real_index.exists():
+            shutil.copyfile(real_index, index)
+        env = {"GIT_INDEX_FILE": str(index)}
+        git.run(["add", "-A", "--", "."], repo, env=env)
+        tree = git.run(["write-tree"], repo, env=env).decode().strip()
+    parents = ["-p", head] if head else []
+    commit = git.run(["commit-tree", tree, *parents, "-m", "pallium snapshot"], repo, env=IDENTITY).decode().strip()
+    return Snapshot(commit, tree, head)

@@ -1,0 +1,116 @@
+"""The per-run staging worktree where captured patches compose, one commit per call.
+
+Each patch is applied with `git apply --3way` and committed, which is what lets two workers' edits to
+different parts of one file compose. A conflict is reported and staging is reset to its last good
+commit. Staging a call is idempotent (its commit message names the call), so a resumed run can stage
+again what it staged before the crash. The composed diff of each commit is written beside the raw
+patch: that is what later reaches the user's tree, in order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernel import git
+from kernel.errors import PalliumError
+from kernel.runstore import RunStore
+from kernel.worktrees import tree
+from kernel.worktrees.snapshot import IDENTITY
+
+__all__ = ["StageResult", "Staging"]
+
+
+@dataclass(frozen=True)
+class StageResult:
+    ok: bool
+    commit: str | None = None  # the staging commit holding this call's change
+    composed: Path | None = None  # the patch from the previous staging commit to this one
+    conflicts: tuple[str, ...] = ()
+    message: str = ""
+
+
+class Staging:
+    """One run's staging worktree, created lazily at the run's base commit."""
+
+    def __init__(self, store: RunStore, *, repo: Path, run_id: str, base_commit: str) -> None:
+        self.store = store
+        self.repo = repo
+        self.run_id = run_id
+        self.base_commit = base_commit
+        self.path = tree.run_dir(run_id) / "worktrees" / "staging"
+
+    @property
+    def exists(self) -> bool:
+        row = self.store.worktree(str(self.path))
+        return row is not None and row.state == "active" and self.path.is_dir()
+
+    def ensure(self) -> Path:
+        if not self.exists:
+            tree.create(
+                self.store,
+                repo=self.repo,
+                run_id=self.run_id,
+                name="staging",
+                commit=self.base_commit,
+                purpose="staging",
+            )
+        return self.path
+
+    def head(self) -> str:
+        """The last good staging commit, or the base when nothing was staged yet."""
+        if not self.exists:
+            return self.base_commit
+        return git.run(["rev-parse", "HEAD"], self.path).decode().strip()
+
+    def stage(self, call_key: str, patch_file: Path) -> StageResult:
+        """Compose one captured patch into staging; a conflict leaves staging at its last good commit."""
+        self.ensure()
+        done = self._already_staged(call_key)
+        if done is not None:
+            return StageResult(True, done, self._composed(call_key, done))
+        before = self.head()
+        try:
+            git.run(["apply", "--3way", "--index", "--whitespace=nowarn", str(patch_file)], self.path)
+        except PalliumError as exc:
+            status = git.run(["status", "--porcelain", "--untracked-files=no"], self.path).decode()
+            unmerged = tuple(line[3:] for line in status.splitlines() if "U" in line[:2] or line[:2] in ("AA", "DD"))
+            self._reset(before)
+            return StageResult(False, conflicts=unmerged, message=exc.message)
+        if not git.run(["diff", "--cached", "--name-only"], self.path).strip():
+            return StageResult(True, None, None, message="the patch changed nothing")
+        git.run(["commit", "-q", "--no-verify", "-m", f"pallium: {call_key}"], self.path, env=IDENTITY)
+        commit = self.head()
+        return StageResult(True, commit, self._composed(call_key, commit))
+
+    def remove(self) -> None:
+        if self.store.worktree(str(self.path)) is not None:
+            tree.remove(self.store, self.path)
+
+    def _already_staged(self, call_key: str) -> str | None:
+        log = git.run(["log", "--format=%H %s", f"{self.base_commit}..HEAD"], self.path).decode()
+        for line in log.splitlines():
+            commit, _, subject = line.partition(" ")
+            if subject == f"pallium: {call_key}":
+                return commit
+        return None
+
+    def _composed(self, call_key: str, commit: str) -> Path:
+        out = tree.run_dir(self.run_id) / "patches" / f"{_safe(call_key)}.staged.patch"
+        if not out.exists():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            diff = git.run(["diff", "--binary", "--no-color", "--no-ext-diff", f"{commit}^", commit, "--"], self.path)
+            out.write_bytes(diff)
+        return out
+
+    def _reset(self, commit: str) -> None:
+        try:
+            git.run(["reset", "-q", "--hard", commit], self.path)
+            git.run(["clean", "-q", "-fd"], self.path)
+        except PalliumError as exc:
+            raise PalliumError("internal", f"cannot reset staging for run {self.run_id}: {exc.message}") from exc
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)

@@ -1,0 +1,106 @@
+"""Detached worktrees outside the repository, each recorded in SQLite before it exists on disk.
+
+A worktree is created under `$PALLIUM_HOME/workflow-runs/<run>/worktrees/`, detached at a commit (a
+snapshot or the run's staging head), never on a branch, so nothing blocks deleting it later. The
+record comes first, so a crash between the two leaves a row that garbage collection will find; GC
+works only from these rows and then runs `git worktree prune`, never from guesses about branches.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernel import git, paths
+from kernel.errors import PalliumError
+from kernel.runstore import RunStore
+
+__all__ = ["GcReport", "capture", "create", "gc", "remove", "run_dir"]
+
+LIVE_STATES = ("creating", "active", "captured")
+
+
+@dataclass
+class GcReport:
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    bytes_freed: int = 0
+
+
+def run_dir(run_id: str) -> Path:
+    return paths.pallium_home() / "workflow-runs" / run_id
+
+
+def create(
+    store: RunStore, *, repo: Path, run_id: str, name: str, commit: str, purpose: str, call_key: str | None = None
+) -> Path:
+    """Check `commit` out detached at a fresh path for this run; a stale folder of the same name goes first."""
+    path = run_dir(run_id) / "worktrees" / name
+    if path.exists():
+        _remove_path(repo, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    store.add_worktree(
+        path=str(path), repo=str(repo), run_id=run_id, call_key=call_key, purpose=purpose, base_commit=commit
+    )
+    try:
+        git.run(["worktree", "add", "--detach", "--quiet", str(path), commit], repo)
+    except PalliumError:
+        git.run(["worktree", "prune"], repo, check=False)  # a folder deleted by hand is still registered
+        git.run(["worktree", "add", "--detach", "--quiet", str(path), commit], repo)
+    store.set_worktree_state(str(path), "active")
+    return path
+
+
+def capture(path: Path, base_commit: str) -> bytes:
+    """Everything the worker changed in the worktree since `base_commit`, as one binary patch."""
+    git.run(["add", "-A", "--", "."], path)
+    return git.run(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base_commit, "--"], path)
+
+
+def remove(store: RunStore, path: Path, *, keep: bool = False) -> None:
+    """Delete a worktree (or mark it `kept` for debugging) and record that."""
+    row = store.worktree(str(path))
+    if keep:
+        store.set_worktree_state(str(path), "kept")
+        return
+    _remove_path(Path(row.repo) if row else path, path)
+    store.set_worktree_state(str(path), "removed")
+
+
+def gc(
+    store: RunStore, *, is_run_live: Callable[[str], bool], include_kept: bool = False, dry_run: bool = False
+) -> GcReport:
+    """Remove recorded worktrees whose run no longer runs (and `kept` ones when asked), then prune."""
+    report = GcReport()
+    repos: set[str] = set()
+    states = (*LIVE_STATES, "kept") if include_kept else LIVE_STATES
+    for row in store.worktrees(states=states):
+        if is_run_live(row.run_id):
+            report.kept.append(row.path)
+            continue
+        report.removed.append(row.path)
+        report.bytes_freed += _size(Path(row.path))
+        repos.add(row.repo)
+        if not dry_run:
+            _remove_path(Path(row.repo), Path(row.path))
+            store.set_worktree_state(row.path, "removed")
+    if not dry_run:
+        for repo in repos:
+            if Path(repo).is_dir():
+                git.run(["worktree", "prune"], Path(repo), check=False)
+    return report
+
+
+def _remove_path(repo: Path, path: Path) -> None:
+    if Path(repo).is_dir():
+        git.run(["worktree", "remove", "--force", "--force", str(path)], repo, check=False)
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _size(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())

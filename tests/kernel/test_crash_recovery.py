@@ -1,0 +1,117 @@
+"""Kill the orchestrator at each named crash point, resume in a new process, and compare with a clean run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kernel.crashpoints import CRASH_EXIT_CODE
+from kernel.runstore import SCHEMA, RunStore
+from kernel.store import open_global
+from tests.conftest import git, write
+from tests.kernel.test_providers import living_members
+
+ROOT = Path(__file__).resolve().parents[2]
+LINES = "".join(f"line {i}\n" for i in range(20))
+
+
+def make_repo(path: Path) -> Path:
+    path.mkdir()
+    git(path, "init", "-q", "-b", "main")
+    write(path, "lines.txt", LINES)
+    git(path, "add", "-A")
+    git(path, "commit", "-qm", "start")
+    return path
+
+
+def drive(repo: Path, run_id: str, crash: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("PALLIUM_CRASHPOINT", None)
+    if crash:
+        env["PALLIUM_CRASHPOINT"] = crash
+    return subprocess.run(
+        [sys.executable, "-m", "tests.kernel.crash_driver", str(repo), run_id],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def scenario(fake):
+    fake.scenario(
+        {
+            "match": "edit the top",
+            "replace": {"lines.txt": ["line 1\n", "TOP\n"]},
+            "reply": "top done",
+            "usage": {"cost_usd": 0.01},
+        },
+        {
+            "match": "edit the bottom",
+            "replace": {"lines.txt": ["line 18\n", "BOTTOM\n"]},
+            "reply": "bottom done",
+            "usage": {"cost_usd": 0.01},
+        },
+        {"match": "review", "reply": "reviewed", "usage": {"cost_usd": 0.01}},
+    )
+    return fake
+
+
+@pytest.mark.parametrize(
+    "crash",
+    [
+        "after_intent:1",
+        "after_provider_exit:2",
+        "after_completion:1",
+        "after_completion:3",
+        "mid_apply:1",
+        "between_applies:1",
+    ],
+)
+def test_a_killed_orchestrator_resumes_to_the_same_tree_with_nothing_left_behind(scenario, tmp_path, crash):
+    clean_repo, crashed_repo = make_repo(tmp_path / "clean"), make_repo(tmp_path / "crashed")
+    clean = drive(clean_repo, "clean-run")
+    assert clean.returncode == 0, clean.stderr
+    calls_before = len(scenario.calls())
+
+    killed = drive(crashed_repo, "crashed-run", crash)
+    assert killed.returncode == CRASH_EXIT_CODE, killed.stderr
+    resumed = drive(crashed_repo, "crashed-run")
+    assert resumed.returncode == 0, resumed.stderr
+
+    assert (crashed_repo / "lines.txt").read_text() == (clean_repo / "lines.txt").read_text()
+    assert "TOP\n" in (clean_repo / "lines.txt").read_text() and "BOTTOM\n" in (clean_repo / "lines.txt").read_text()
+    assert git(crashed_repo, "status", "--porcelain") == git(clean_repo, "status", "--porcelain")
+    runs = Counter(c["prompt"] for c in scenario.calls()[calls_before:])
+    assert max(runs.values()) <= 2, runs
+    assert git(crashed_repo, "worktree", "list").count("\n") == 1, "only the main worktree remains"
+    db = open_global([SCHEMA])
+    try:
+        store = RunStore(db)
+        assert store.run("crashed-run").status == "completed"
+        assert store.worktrees(run_id="crashed-run", states=("creating", "active", "captured", "kept")) == []
+        assert [p.state for p in store.patches("crashed-run")] == ["applied", "applied"]
+    finally:
+        db.close()
+    for call in scenario.calls():
+        assert living_members(call["pid"]) == []
+
+
+def test_resume_of_a_finished_run_replays_every_call_without_spawning(scenario, tmp_path):
+    repo = make_repo(tmp_path / "repo")
+    first = drive(repo, "run-a")
+    spawned = len(scenario.calls())
+    again = drive(repo, "run-a")
+    assert first.returncode == again.returncode == 0
+    assert len(scenario.calls()) == spawned
+    summary = json.loads(again.stdout)
+    assert summary["stats"] == {"live": 0, "cached": 3} and summary["applied"] == []
+    assert len(summary["already"]) == 2 and summary["patch_states"] == ["staged", "staged"]

@@ -1,0 +1,229 @@
+"""Runs in one process: journal replay, budgets and caps, unknown cost, gates and apply, with the fake provider."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernel.errors import PalliumError
+from kernel.execution import AgentCall, Limits, Run
+
+pytestmark = pytest.mark.anyio
+
+DONE = {"type": "object", "properties": {"done": {"type": "boolean"}}, "required": ["done"]}
+
+
+async def test_budget_refuses_the_spawn_that_would_pass_the_limit(fake, git_repo):
+    fake.scenario({"match": "", "reply": "ok", "usage": {"cost_usd": 0.03}})
+    run = await Run.open("budget-run", git_repo, Limits(budget_usd=0.05, estimate_usd=0.01))
+    await run.agent(AgentCall("one", provider="fake"))
+    await run.agent(AgentCall("two", provider="fake"))
+    with pytest.raises(PalliumError) as raised:
+        await run.agent(AgentCall("three", provider="fake"))
+    await run.close("failed")
+    assert raised.value.code == "budget_exhausted" and raised.value.details["cap"] == "budget"
+    assert [c["prompt"] for c in fake.calls()] == ["one", "two"]
+    assert run.budget.status()["spent_usd"] == 0.06
+
+
+async def test_unknown_cost_is_counted_and_the_limit_says_it_cannot_be_enforced(fake, git_repo):
+    fake.scenario({"match": "", "reply": "ok", "usage": {"input_tokens": 3, "output_tokens": 1, "cost_usd": 9}})
+    run = await Run.open("unknown-run", git_repo, Limits(budget_usd=1.0))
+    outcome = await run.agent(AgentCall("hello", provider="codex"))
+    await run.close()
+    status = run.budget.status()
+    assert outcome.result.usage.cost_text == "unknown"
+    assert status["unknown_cost_calls"] == 1 and status["spent"] == "$0.0000 + 1 unknown"
+    assert status["enforceable"] is False and "no cost" in status["note"]
+
+
+async def test_the_agent_cap_is_a_lifetime_cap_that_survives_resume(fake, git_repo):
+    run = await Run.open("cap-run", git_repo, Limits(max_agents=2))
+    await run.agent(AgentCall("a", provider="fake"))
+    await run.agent(AgentCall("b", provider="fake"))
+    await run.close("interrupted")
+    resumed = await Run.open("cap-run", git_repo, Limits(max_agents=2))
+    replayed = await resumed.agent(AgentCall("a", provider="fake"))
+    with pytest.raises(PalliumError) as raised:
+        await resumed.agent(AgentCall("c", provider="fake"))
+    await resumed.close()
+    assert replayed.cached and raised.value.details["cap"] == "max_agents"
+
+
+async def test_identical_calls_are_two_calls_and_resume_replays_both_without_spawning(fake, git_repo):
+    fake.scenario({"match": "", "reply": {"done": True}})
+    run = await Run.open("twice-run", git_repo)
+    first = [await run.agent(AgentCall("same", provider="fake", schema=DONE)) for _ in range(2)]
+    await run.close()
+    resumed = await Run.open("twice-run", git_repo)
+    again = [await resumed.agent(AgentCall("same", provider="fake", schema=DONE)) for _ in range(2)]
+    await resumed.close()
+    assert [o.call_key[-2:] for o in first] == ["#0", "#1"]
+    assert [o.call_key for o in again] == [o.call_key for o in first]
+    assert all(o.cached for o in again) and again[0].result.output == {"done": True}
+    assert len(fake.calls()) == 2
+
+
+async def test_a_cached_answer_that_no_longer_fits_the_schema_is_run_again(fake, git_repo):
+    fake.scenario({"match": "", "reply": {"done": True}})
+    run = await Run.open("schema-run", git_repo)
+    outcome = await run.agent(AgentCall("check", provider="fake", schema=DONE))
+    stale = {"result": {**outcome.result.to_dict(), "output": {"done": "maybe"}}, "patch_state": None}
+    run.store.record_completion(
+        run.run_id,
+        run.lease.epoch,
+        call_key=outcome.call_key,
+        status="completed",
+        result=stale,
+        cost_usd=None,
+        spent=False,
+    )
+    await run.close()
+    resumed = await Run.open("schema-run", git_repo)
+    rerun = await resumed.agent(AgentCall("check", provider="fake", schema=DONE))
+    await resumed.close()
+    assert not rerun.cached and rerun.result.output == {"done": True} and len(fake.calls()) == 2
+
+
+async def test_an_edit_that_adds_a_secret_is_blocked_and_never_applied(fake, git_repo):
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    fake.scenario(
+        {"match": "leak", "write": {"config.py": f'KEY = "{key}"\n'}},
+        {"match": "safe", "write": {"safe.txt": "fine\n"}},
+    )
+    run = await Run.open("secret-run", git_repo)
+    leak = await run.agent(AgentCall("leak a key", mode="edit", provider="fake"))
+    safe = await run.agent(AgentCall("safe edit", mode="edit", provider="fake"))
+    report = run.apply()
+    await run.close()
+    assert leak.patch_state == "blocked" and leak.gate_violations[0]["kind"] == "secret"
+    assert safe.patch_state == "staged" and report.applied == [safe.call_key] and report.skipped == [leak.call_key]
+    assert not (git_repo / "config.py").exists() and (git_repo / "safe.txt").read_text() == "fine\n"
+
+
+async def test_the_secret_override_lets_the_patch_through_and_is_logged(fake, git_repo):
+    key = "AKIA" + "QWERTYUIOPASDFGH"
+    fake.scenario({"match": "", "write": {"config.py": f'KEY = "{key}"\n'}})
+    run = await Run.open("override-run", git_repo, Limits(allow_secrets=True))
+    outcome = await run.agent(AgentCall("leak a key", mode="edit", provider="fake"))
+    events = run.store.events(run.run_id, "gate_override")
+    await run.close()
+    assert outcome.patch_state == "staged"
+    assert events[0]["call_key"] == outcome.call_key and events[0]["overridden"][0]["kind"] == "secret"
+
+
+async def test_user_tree_is_untouched_until_apply_and_later_workers_see_staged_edits(fake, git_repo):
+    fake.scenario(
+        {"match": "first", "write": {"src/app.py": "def main():\n    return 2\n"}},
+        {"match": "second", "append": {"src/app.py": "# seen\n"}},
+    )
+    run = await Run.open("seed-run", git_repo)
+    await run.agent(AgentCall("first edit", mode="edit", provider="fake"))
+    assert (git_repo / "src/app.py").read_text() == "def main():\n    return 1\n"
+    await run.agent(AgentCall("second edit", mode="edit", provider="fake"))
+    run.apply()
+    await run.close()
+    assert (git_repo / "src/app.py").read_text() == "def main():\n    return 2\n# seen\n"
+    assert fake.calls()[0]["cwd"] != str(git_repo)
+
+
+async def test_a_timed_out_worker_is_a_failed_call_that_reruns_on_resume(fake, git_repo):
+    fake.scenario({"match": "", "hang": 30, "times": 1}, {"match": "", "reply": "ok"})
+    run = await Run.open("timeout-run", git_repo)
+    first = await run.agent(AgentCall("slow", provider="fake", timeout=1))
+    await run.close()
+    resumed = await Run.open("timeout-run", git_repo)
+    second = await resumed.agent(AgentCall("slow", provider="fake", timeout=1))
+    await resumed.close()
+    assert first.result.failure.error_class == "timeout" and second.ok and not second.cached
+
+
+async def test_bad_run_ids_and_isolations_are_refused(fake, git_repo):
+    with pytest.raises(PalliumError) as bad_id:
+        await Run.open("../escape", git_repo)
+    run = await Run.open("iso-run", git_repo)
+    with pytest.raises(PalliumError) as bad_iso:
+        await run.agent(AgentCall("x", provider="fake", isolation="none"))
+    await run.close()
+    assert bad_id.value.details["field"] == "run_id" and bad_iso.value.details["field"] == "isolation"
+
+
+async def test_garbage_collection_removes_what_a_dead_run_left_and_keeps_a_live_runs(fake, git_repo):
+    from kernel.execution import collect_garbage
+    from kernel.worktrees import tree
+
+    run = await Run.open("gc-live", git_repo)
+    live = tree.create(run.store, repo=git_repo, run_id="gc-live", name="busy", commit=run.base_commit, purpose="edit")
+    orphan = tree.create(
+        run.store, repo=git_repo, run_id="gc-gone", name="left", commit=run.base_commit, purpose="edit"
+    )
+    report = collect_garbage(run.store)
+    assert report.removed == [str(orphan)] and str(live) in report.kept and not orphan.exists()
+    tree.remove(run.store, live)
+    await run.close()
+
+
+async def test_an_edit_worker_that_writes_into_the_users_tree_is_reported(fake, git_repo):
+    fake.scenario({"match": "", "write": {str(git_repo / "README.md"): "escaped\n", "inside.txt": "ok\n"}})
+    run = await Run.open("escape-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
+    events = run.store.events(run.run_id, "outside_write")
+    await run.close()
+    assert outcome.outside_writes == ["README.md"] and events[0]["paths"] == ["README.md"]
+    assert outcome.patch_files == ["inside.txt"]
+
+
+async def test_a_heartbeat_extends_the_lease_and_a_fenced_run_refuses_new_calls(fake, git_repo):
+    run = await Run.open("beat-run", git_repo)
+    before = run.store.run(run.run_id).lease_expires_at
+    assert run.lease.beat() and run.store.run(run.run_id).lease_expires_at >= before
+    run.store.take_lease(
+        run.run_id, {"pid": 1, "start": 1, "boot": "b", "host": "h"}, ttl=60, holder_alive=lambda _row: False
+    )
+    assert not run.lease.beat()
+    with pytest.raises(PalliumError) as raised:
+        await run.agent(AgentCall("x", provider="fake"))
+    await run.lease.stop_heartbeat()
+    run.store.db.close()
+    assert raised.value.code == "stale" and fake.calls() == []
+
+
+async def test_a_read_only_reply_that_fails_the_schema_gets_one_corrective_retry(fake, git_repo):
+    fake.scenario(
+        {"match": "", "times": 1, "reply": "not json", "usage": {"cost_usd": 0.01}},
+        {"match": "CORRECTION REQUIRED", "reply": {"done": True}, "usage": {"cost_usd": 0.02}},
+    )
+    run = await Run.open("retry-run", git_repo)
+    outcome = await run.agent(AgentCall("judge", provider="fake", schema=DONE))
+    retries = run.store.events(run.run_id, "schema_retry")
+    await run.close()
+    assert outcome.ok and outcome.result.output == {"done": True}
+    assert outcome.result.usage.cost_usd == pytest.approx(0.03) and len(retries) == 1
+    assert len(fake.calls()) == 2
+
+
+async def test_an_edit_reply_that_fails_the_schema_is_not_retried_but_its_patch_is_kept(fake, git_repo):
+    fake.scenario({"match": "", "reply": "prose", "write": {"made.txt": "x\n"}})
+    run = await Run.open("edit-schema-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake", schema=DONE))
+    await run.close()
+    assert outcome.result.failure.error_class == "schema" and outcome.patch_state == "staged"
+    assert len(fake.calls()) == 1
+
+
+async def test_a_run_opened_in_a_subfolder_works_on_the_repository_root(fake, git_repo):
+    run = await Run.open("subdir-run", git_repo / "src")
+    await run.close()
+    assert run.repo == git_repo.resolve()
+
+
+async def test_the_heartbeat_keeps_extending_the_lease_while_the_run_is_open(fake, git_repo):
+    import anyio
+
+    run = await Run.open("heartbeat-run", git_repo, Limits(lease_ttl=0.3))
+    first = run.store.run(run.run_id).heartbeat_at
+    with anyio.fail_after(5):
+        while run.store.run(run.run_id).heartbeat_at == first:
+            await anyio.sleep(0.02)  # yield to the heartbeat task; the deadline above bounds the wait
+    row = run.store.run(run.run_id)
+    await run.close()
+    assert row.lease_expires_at > row.heartbeat_at
