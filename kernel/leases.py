@@ -43,10 +43,17 @@ class Owner:
 
 @cache
 def boot_id() -> str | None:
+    """This boot's id (Linux), else the boot time where psutil knows it (macOS), else None."""
     try:
         with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
             return handle.read().strip()
     except OSError:
+        pass
+    try:
+        import psutil
+
+        return f"boot-{int(psutil.boot_time())}"
+    except Exception:  # no psutil, or it cannot read the boot time here
         return None
 
 

@@ -21,7 +21,9 @@ class FakeProvider:
     bin: Path
 
     def scenario(self, *rules: dict[str, Any]) -> None:
+        """Replace the scenario; the hit counters of the previous one are forgotten."""
         (self.root / "scenario.json").write_text(json.dumps({"rules": list(rules)}), encoding="utf-8")
+        (self.root / "scenario.json.state").unlink(missing_ok=True)
 
     def calls(self) -> list[dict[str, Any]]:
         log = self.root / "calls.jsonl"

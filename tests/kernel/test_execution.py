@@ -214,3 +214,16 @@ async def test_a_run_opened_in_a_subfolder_works_on_the_repository_root(fake, gi
     run = await Run.open("subdir-run", git_repo / "src")
     await run.close()
     assert run.repo == git_repo.resolve()
+
+
+async def test_the_heartbeat_keeps_extending_the_lease_while_the_run_is_open(fake, git_repo):
+    import anyio
+
+    run = await Run.open("heartbeat-run", git_repo, Limits(lease_ttl=0.3))
+    first = run.store.run(run.run_id).heartbeat_at
+    with anyio.fail_after(5):
+        while run.store.run(run.run_id).heartbeat_at == first:
+            await anyio.sleep(0.02)  # yield to the heartbeat task; the deadline above bounds the wait
+    row = run.store.run(run.run_id)
+    await run.close()
+    assert row.lease_expires_at > row.heartbeat_at
