@@ -18,6 +18,14 @@ SAMPLE_CALLS = {
     "pallium_doctor": {},
     "pallium_changed_now": {"limit": 5},
     "pallium_db_reset": {"scope": "repo"},
+    "pallium_workflow_validate": {"source": "export const meta = {name: 'demo'};\nreturn await agent('hi');"},
+    # In registry order: the run is made first (it fails on purpose, so resume has work to do).
+    "pallium_workflow_run": {"task": "sample", "source": "throw new Error('on purpose');", "id": "sample-run"},
+    "pallium_workflow_resume": {"run_id": "sample-run"},
+    "pallium_workflow_status": {"run_id": "sample"},
+    "pallium_workflow_list": {},
+    "pallium_workflow_apply": {"run_id": "sample-run"},
+    "pallium_workflow_revert": {"run_id": "sample-run"},
 }
 
 

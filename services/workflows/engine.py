@@ -1,0 +1,202 @@
+"""The sandboxed script engine: embedded V8 (mini-racer) behind a small interface.
+
+A script sees only the host API installed by `prelude.js`; every host call crosses one door,
+`host(op, payload)`, as JSON, and comes back as an `{ok, value}` envelope, so no Python
+traceback ever reaches the script. One V8 context per run, closed when the run ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernel.errors import PalliumError
+from services.workflows.script import parse_script, wrap_body
+
+__all__ = ["FATAL_CODES", "Limits", "ScriptFailed", "ScriptResult", "evaluate_meta", "run_script"]
+
+PRELUDE = (Path(__file__).with_name("prelude.js")).read_text(encoding="utf-8")
+# Host errors with these codes end the whole run, even inside parallel() or pipeline().
+FATAL_CODES = frozenset({"budget_exhausted", "authority_exceeded", "conflict"})
+
+Host = Callable[[str, Any], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on a script. `idle_seconds`: how long the script may run JavaScript (or wait on a
+    promise nothing will settle) while no host call is in flight, before it counts as a runaway."""
+
+    memory_bytes: int = 256 * 2**20
+    idle_seconds: float = 20.0
+    wall_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class ScriptResult:
+    value: Any
+    meta: dict[str, Any] | None
+    host_calls: int
+
+
+class ScriptFailed(Exception):
+    """The script did not complete: `kind` is syntax, meta, thrown, runaway, memory, timeout or unavailable."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+async def run_script(
+    source: str,
+    *,
+    host: Host,
+    args: Any = None,
+    budget: Callable[[], dict[str, Any]] | None = None,
+    limits: Limits = Limits(),
+) -> ScriptResult:
+    """Run a workflow script to completion and return what it returned."""
+    parsed = parse_script(source)
+    if parsed.errors:
+        raise ScriptFailed("meta", "; ".join(parsed.errors))
+    mini_racer = _load_engine()
+    meta = await evaluate_meta(parsed.meta_source) if parsed.meta_source else None
+    tracker = _Activity()
+
+    async def bridge(op: str, payload_json: str) -> str:
+        tracker.enter()
+        try:
+            reply: dict[str, Any] = {"ok": True, "value": await host(op, json.loads(payload_json))}
+        except PalliumError as exc:
+            reply = {"ok": False, "error": exc.message, "fatal": exc.code in FATAL_CODES}
+        except Exception as exc:  # a host bug must not leak a traceback with paths into the script
+            reply = {"ok": False, "error": f"internal error in {op}: {type(exc).__name__}", "fatal": True}
+        finally:
+            tracker.leave()
+        if budget is not None:
+            reply["budget"] = budget()
+        return json.dumps(reply, default=str)
+
+    initial_budget = budget() if budget is not None else {"total": None, "spent": 0}
+    config = json.dumps(
+        {"args": args, "budget_total": initial_budget["total"], "budget_spent": initial_budget["spent"]}
+    )
+    with mini_racer.MiniRacer() as mr:
+        mr.set_hard_memory_limit(limits.memory_bytes)
+        async with mr.wrap_py_function(bridge) as js_bridge:
+            global_object = mr.eval("globalThis")
+            global_object["__pallium_host"] = js_bridge
+            global_object["__pallium_config"] = config
+            mr.eval(PRELUDE)
+            try:
+                script = mr.eval(wrap_body(parsed.body))
+            except mini_racer.JSParseException as exc:
+                raise ScriptFailed("syntax", _first_line(exc)) from None
+            runner = mr.eval(
+                "(fn) => fn().then((value) => JSON.stringify({value: value === undefined ? null : value}))"
+            )
+            task = asyncio.ensure_future(_drive(runner, script))
+            try:
+                text = await _supervise(task, tracker, limits, mini_racer, mr)
+            finally:
+                if not task.done():
+                    task.cancel()
+    return ScriptResult(value=json.loads(text)["value"], meta=meta, host_calls=tracker.calls)
+
+
+async def evaluate_meta(literal: str) -> dict[str, Any]:
+    """Evaluate a meta literal in a bare V8 context (no host API, nothing to call) and return it."""
+    mini_racer = _load_engine()
+    with mini_racer.MiniRacer() as mr:
+        try:
+            text = await asyncio.wait_for(mr.eval_cancelable(f"JSON.stringify(({literal}))"), timeout=2)
+        except (mini_racer.JSEvalException, TimeoutError) as exc:
+            raise ScriptFailed("meta", f"meta could not be read as a literal: {_first_line(exc)}") from None
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ScriptFailed("meta", "meta must be an object")
+    return value
+
+
+class _Activity:
+    """Counts host calls in flight, and when the script last made progress."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.calls = 0
+        self.last_change = time.monotonic()
+
+    def enter(self) -> None:
+        self.in_flight += 1
+        self.calls += 1
+        self.last_change = time.monotonic()
+
+    def leave(self) -> None:
+        self.in_flight -= 1
+        self.last_change = time.monotonic()
+
+
+async def _drive(runner: Any, script: Any) -> str:
+    # Cancelable, so the synchronous start of the script (an endless loop before any await) can be stopped.
+    promise = await runner.cancelable()(script)
+    return await promise
+
+
+async def _supervise(task: asyncio.Future, tracker: _Activity, limits: Limits, mini_racer: Any, mr: Any) -> str:
+    started = time.monotonic()
+    while True:
+        done, _ = await asyncio.wait({task}, timeout=0.05)
+        if done:
+            return _result_of(task, mini_racer, mr)
+        now = time.monotonic()
+        if limits.wall_seconds is not None and now - started > limits.wall_seconds:
+            raise ScriptFailed("timeout", f"the script did not finish within {limits.wall_seconds:g}s")
+        if tracker.in_flight == 0 and now - tracker.last_change > limits.idle_seconds:
+            raise ScriptFailed(
+                "runaway",
+                f"the script made no host call for {limits.idle_seconds:g}s and did not finish: an endless "
+                "loop, or a promise that nothing will ever settle",
+            )
+
+
+def _result_of(task: asyncio.Future, mini_racer: Any, mr: Any) -> str:
+    try:
+        return task.result()
+    except mini_racer.JSOOMException:
+        raise ScriptFailed("memory", "the script used more memory than its limit") from None
+    except mini_racer.JSPromiseError as exc:
+        raise ScriptFailed("thrown", _js_error_text(exc)) from None
+    except mini_racer.JSEvalException as exc:
+        if mr.was_hard_memory_limit_reached():
+            raise ScriptFailed("memory", "the script used more memory than its limit") from None
+        raise ScriptFailed("thrown", _first_line(exc)) from None
+
+
+def _js_error_text(exc: Exception) -> str:
+    text = str(exc)
+    # mini-racer prefixes rejections with its own words; keep the script's message and location.
+    for marker in ("JavaScript rejected promise with reason: ",):
+        if marker in text:
+            text = text.split(marker, 1)[1]
+    return text.strip().splitlines()[0] if text.strip() else "the script failed"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _load_engine() -> Any:
+    try:
+        import py_mini_racer
+    except ImportError as exc:
+        raise PalliumError(
+            "unavailable", "the workflow engine needs mini-racer (embedded V8)", hint="pip install mini-racer"
+        ) from exc
+    return py_mini_racer

@@ -1,0 +1,197 @@
+"""The host side of a workflow script: what `agent`, `gate`, `log`, `pallium.*` and friends do.
+
+Every operation a script can ask for arrives here as `(op, payload)`; arguments are checked
+because the script is untrusted; agents go through the kernel's `Run` (journal, budget, worktrees);
+`pallium.*` helpers go through the dispatcher like any other caller.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from kernel import authority
+from kernel.clock import iso_utc
+from kernel.context import ToolContext
+from kernel.errors import PalliumError
+from kernel.execution import AgentCall, Run
+from kernel.providers.contract import MODES
+from services.workflows.store import WorkflowStore
+
+__all__ = ["GATE_SCHEMA", "WorkflowHost"]
+
+GATE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "approved": {"type": "boolean"},
+        "reason": {"type": "string"},
+        "evidence": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["approved", "reason", "evidence"],
+}
+# pallium.<helper>(...) -> (tool, how the script's positional arguments map to its input)
+HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "changedNow": ("pallium_changed_now", ()),
+    "explain": ("pallium_explain", ("path",)),
+    "risk": ("pallium_risk", ("path",)),
+    "neighbors": ("pallium_neighbors", ("path",)),
+    "handoff": ("pallium_handoff", ("base",)),
+    "decisions.search": ("pallium_decisions", ("query", "limit")),
+}
+_AGENT_OPTIONS = {"label", "mode", "isolation", "provider", "model", "repo", "schema", "timeout_seconds", "network"}
+
+
+class WorkflowHost:
+    """Answers one run's host calls. Create one per attempt; `__call__` is what the engine calls."""
+
+    def __init__(self, *, run: Run, store: WorkflowStore, ctx: ToolContext, attempt: int, args_hash: str) -> None:
+        self.run = run
+        self.store = store
+        self.ctx = ctx
+        self.attempt = attempt
+        self.args_hash = args_hash
+        self.agents_done = 0
+
+    async def __call__(self, op: str, payload: Any) -> Any:
+        handler = {
+            "agent": self._agent,
+            "gate": self._gate,
+            "log": self._log,
+            "failure": self._failure,
+            "pallium": self._pallium,
+        }.get(op)
+        if handler is None:
+            raise PalliumError(
+                "unavailable",
+                f"{op}() is not available in this version of Pallium's workflow engine",
+                hint="see docs/workflows.md for the primitives that run today",
+            )
+        return await handler(payload)
+
+    def budget(self) -> dict[str, Any]:
+        status = self.run.budget.status()
+        return {"total": status["limit_usd"], "spent": status["spent_usd"]}
+
+    # ------------------------------------------------------------ operations
+
+    async def _agent(self, payload: dict[str, Any]) -> Any:
+        call = self._agent_call(payload["prompt"], payload.get("opts") or {}, op="agent")
+        outcome = await self.run.agent(call)
+        self._event(
+            "agent",
+            payload.get("phase"),
+            {
+                "label": call.label,
+                "mode": call.mode,
+                "cached": outcome.cached,
+                "ok": outcome.ok,
+                "provider": outcome.result.provider,
+                "cost_usd": outcome.result.usage.cost_usd,
+                "patch_state": outcome.patch_state,
+                "patch_files": outcome.patch_files,
+                "error": outcome.result.failure.to_dict() if outcome.result.failure else None,
+            },
+        )
+        if not outcome.ok:
+            failure = outcome.result.failure
+            raise PalliumError(
+                "unavailable",
+                f"agent {call.label or repr(call.prompt[:60])} failed ({failure.error_class}): {failure.message[:300]}",
+            )
+        self.agents_done += 1
+        result = outcome.result
+        return result.output if result.output is not None else result.text
+
+    async def _gate(self, payload: dict[str, Any]) -> Any:
+        name, opts = str(payload["name"]), payload.get("opts") or {}
+        if opts.get("human"):
+            raise PalliumError("unavailable", "human gates are not available yet; use a verifier gate")
+        known = self.store.gate(self.run.run_id, name)
+        if known is not None:
+            if not known.approved:
+                raise PalliumError("conflict", f"gate {name!r} was rejected earlier in this run: {known.reason}")
+            return {"approved": True, "reason": known.reason, "gate": name, "cached": True}
+        prompt = str(payload["prompt"])
+        if opts.get("criteria"):
+            prompt += "\n\nApprove only if all of these hold:\n" + "\n".join(f"- {c}" for c in opts["criteria"])
+        verifier = {k: v for k, v in opts.items() if k in ("label", "provider", "model", "mode")}
+        verifier.setdefault("label", f"gate:{name}")
+        verifier["schema"] = GATE_SCHEMA
+        verdict = await self._agent({"prompt": prompt, "opts": verifier, "phase": payload.get("phase")})
+        approved = bool(verdict.get("approved")) if isinstance(verdict, dict) else False
+        reason = verdict.get("reason") if isinstance(verdict, dict) else str(verdict)
+        evidence = verdict.get("evidence", []) if isinstance(verdict, dict) else []
+        self.store.record_gate(
+            self.run.run_id, name=name, approved=approved, reason=reason, evidence=evidence, now=self._now()
+        )
+        if not approved and opts.get("fail_on_deny", True):
+            raise PalliumError("conflict", f"gate {name!r} was denied: {reason}")
+        return {"approved": approved, "reason": reason, "gate": name, "verdict": verdict}
+
+    async def _log(self, payload: dict[str, Any]) -> None:
+        message = str(payload.get("message", ""))[:4000]
+        self._event("log", payload.get("phase"), {"message": message})
+        print(f"[workflow:{self.run.run_id}] {message}", file=sys.stderr)
+
+    async def _failure(self, payload: dict[str, Any]) -> None:
+        detail = {k: payload.get(k) for k in ("primitive", "index", "stage", "error")}
+        self._event("failure", payload.get("phase"), detail)
+
+    async def _pallium(self, payload: dict[str, Any]) -> Any:
+        helper, given = str(payload.get("helper")), list(payload.get("args") or [])
+        if helper not in HELPERS:
+            raise PalliumError("unavailable", f"pallium.{helper}() is not available in this version")
+        tool, names = HELPERS[helper]
+        if len(given) > len(names):
+            raise PalliumError("invalid_input", f"pallium.{helper}() takes at most {len(names)} argument(s)")
+        arguments = {name: value for name, value in zip(names, given, strict=False) if value is not None}
+        if "repo" not in arguments:
+            arguments["repo"] = str(self.run.repo)
+        out = await self.ctx.call(tool, arguments)
+        return out.model_dump(mode="json")
+
+    # ------------------------------------------------------------ helpers
+
+    def _agent_call(self, prompt: str, opts: dict[str, Any], *, op: str) -> AgentCall:
+        unknown = sorted(set(opts) - _AGENT_OPTIONS)
+        if unknown:
+            raise PalliumError("invalid_input", f"agent(): unknown option(s) {', '.join(unknown)}")
+        mode = opts.get("mode", "read-only")
+        if mode not in MODES:
+            raise PalliumError("invalid_input", f"agent(): mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if mode != "read-only":
+            authority.check(f"agent(mode={mode!r})", "edit", self.ctx.ceiling)
+        network = opts.get("network", False)
+        if not isinstance(network, bool):
+            raise PalliumError("invalid_input", "agent(): network must be true or false")
+        if opts.get("provider") == "internal":
+            raise PalliumError("invalid_input", "agent(): the provider name 'internal' is reserved")
+        if opts.get("repo") not in (None, str(self.run.repo)):
+            raise PalliumError("unavailable", "agent(): runs across several repositories are not available yet")
+        timeout = opts.get("timeout_seconds")
+        if timeout is not None and (not isinstance(timeout, int | float) or timeout < 0):
+            raise PalliumError("invalid_input", "agent(): timeout_seconds must be a number of seconds, 0 for none")
+        schema = opts.get("schema")
+        if schema is not None and not isinstance(schema, dict):
+            raise PalliumError("invalid_input", "agent(): schema must be a JSON Schema object")
+        return AgentCall(
+            prompt=prompt,
+            mode=mode,
+            isolation=str(opts.get("isolation", "")),
+            provider=opts.get("provider"),
+            model=opts.get("model"),
+            schema=schema,
+            timeout=timeout,
+            network=network,
+            label=str(opts.get("label", "")),
+            args_hash=self.args_hash,
+            op=op,
+        )
+
+    def _event(self, kind: str, phase: str | None, detail: dict[str, Any]) -> None:
+        self.store.add_event(
+            self.run.run_id, attempt=self.attempt, kind=kind, phase=phase, detail=detail, now=self._now()
+        )
+
+    def _now(self) -> str:
+        return iso_utc(self.ctx.clock.now())

@@ -1,0 +1,121 @@
+"""Input and output models of the workflow tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from kernel.models import ToolInput, ToolOutput
+
+
+class ValidateInput(ToolInput):
+    script: str | None = Field(
+        None,
+        description="path of a .js workflow script, inside the repository or "
+        "$PALLIUM_HOME/workflows; give this or `source`",
+    )
+    source: str | None = Field(
+        None, max_length=1_000_000, description="the script's text itself, instead of a path (at most 1 MB)"
+    )
+
+
+class ValidateOutput(ToolOutput):
+    valid: bool = Field(description="false when any error was found; warnings alone keep it valid")
+    errors: list[str] = Field(description="problems that stop the script from running, with line numbers")
+    warnings: list[str] = Field(description="likely mistakes that would fail at run time")
+    meta: dict[str, Any] | None = Field(description="the script's `export const meta` literal, when it has one")
+    script: str | None = Field(description="the resolved path, or null for inline source")
+    script_hash: str = Field(description="hash of the script text; a resume compares it to see edits")
+
+
+class RunInput(ToolInput):
+    task: str = Field(description="what the run is for, in words; recorded with the run")
+    script: str | None = Field(
+        None,
+        description="path of the workflow script (.js), inside the repository or "
+        "$PALLIUM_HOME/workflows; give this or `source`",
+    )
+    source: str | None = Field(None, max_length=1_000_000, description="the script's text itself, instead of a path")
+    args: str | None = Field(None, description="JSON value the script reads as `args` (default null)")
+    id: str | None = Field(None, description="run id to use (letters, digits, . _ -); default: generated")
+    repo: str | None = Field(None, description="repository the run works on; default: the current one")
+    max_agents: int = Field(1000, ge=1, le=100_000, description="most agents over the run's life, resumes included")
+    max_concurrent_agents: int = Field(16, ge=1, le=256, description="agents running at once (default 16)")
+    max_budget_usd: float | None = Field(None, gt=0, description="spending limit in USD; default: none")
+    agent_timeout: float = Field(600, ge=0, description="seconds each agent may run (default 600; 0: no limit)")
+
+
+class ResumeInput(ToolInput):
+    run_id: str = Field(description="the run to resume: its id or a unique prefix of it")
+    script: str | None = Field(None, description="a new version of the script to resume with; default: the run's own")
+
+
+class RunRefInput(ToolInput):
+    run_id: str = Field(description="the run: its id or a unique prefix of it")
+
+
+class ListInput(ToolInput):
+    limit: int = Field(10, ge=1, le=200, description="runs per page, newest first (default 10)")
+    cursor: str | None = Field(None, description="`next_cursor` from the previous page")
+
+
+class AgentCounts(ToolOutput):
+    total: int
+    succeeded: int
+    failed: int
+    replayed: int = Field(description="answered from the journal without running again")
+
+
+class FailureEntry(ToolOutput):
+    primitive: str | None
+    index: int | None
+    stage: int | None
+    phase: str | None
+    error: str
+
+
+class PatchEntry(ToolOutput):
+    call_key: str
+    state: str
+    detail: str | None
+
+
+class RunOutput(ToolOutput):
+    id: str
+    task: str
+    status: str = Field(description="running | completed | failed | interrupted")
+    verdict: str = Field(description="one line: FINISHED or NOT FINISHED, with agent counts")
+    repo: str
+    result: Any = Field(description="what the script returned (null until it completes)")
+    error: str | None
+    agents: AgentCounts
+    failures: list[FailureEntry] = Field(description="items of parallel/pipeline that failed and became null")
+    cost: dict[str, Any] = Field(description="known spend, calls whose cost is unknown, and the limit")
+    patches: list[PatchEntry] = Field(description="edit patches staged by this run and their state")
+    script_changed: bool = Field(description="the script was edited between attempts")
+    attempts: int
+    created_at: str
+    updated_at: str
+    live_calls: int | None = Field(None, description="agent calls that ran in this attempt (run/resume only)")
+    replayed_calls: int | None = Field(None, description="calls answered from the journal in this attempt")
+
+
+class RunSummary(ToolOutput):
+    id: str
+    task: str
+    status: str
+    updated_at: str
+
+
+class ListOutput(ToolOutput):
+    runs: list[RunSummary]
+    truncated: bool
+    next_cursor: str | None
+
+
+class ApplyOutput(ToolOutput):
+    run_id: str
+    applied: list[str] = Field(description="patches brought into (or, for revert, taken out of) the tree now")
+    already: list[str] = Field(description="patches that were already in that state")
+    skipped: list[str] = Field(description="patches blocked by a gate or conflicted in staging: never applied")

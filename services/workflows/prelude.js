@@ -1,0 +1,168 @@
+// Pallium's workflow prelude: determinism guards, then the host API, installed before the script.
+// `__pallium_host(op, payloadJson)` is the one door to Python; it answers a JSON envelope
+// {ok, value} or {ok: false, error, fatal}. `__pallium_config` carries args and the budget.
+(function () {
+  "use strict";
+  const host = globalThis.__pallium_host;
+  const config = JSON.parse(globalThis.__pallium_config);
+  delete globalThis.__pallium_host;
+  delete globalThis.__pallium_config;
+
+  const lock = (name, value) =>
+    Object.defineProperty(globalThis, name, { value, writable: false, configurable: false, enumerable: false });
+  const denied = (what) => {
+    throw new Error(`${what} is disabled in Pallium workflow scripts; pass nondeterministic values through args`);
+  };
+
+  // ---- determinism guards: time, randomness, timers and GC-dependent objects leave the sandbox
+  const RealDate = Date;
+  function GuardedDate(...parts) {
+    if (!new.target) denied("Date()");
+    if (parts.length === 0) denied("new Date()");
+    return Reflect.construct(RealDate, parts, new.target);
+  }
+  GuardedDate.prototype = RealDate.prototype;
+  GuardedDate.parse = RealDate.parse;
+  GuardedDate.UTC = RealDate.UTC;
+  GuardedDate.now = () => denied("Date.now()");
+  Object.defineProperty(RealDate.prototype, "constructor", { value: GuardedDate, writable: false, configurable: false });
+  Object.freeze(GuardedDate);
+  lock("Date", GuardedDate);
+  Object.defineProperty(Math, "random", { value: () => denied("Math.random()"), writable: false, configurable: false });
+  Object.freeze(Math);
+
+  const RealDateTimeFormat = Intl.DateTimeFormat;
+  function GuardedDateTimeFormat(...options) {
+    const inner = new RealDateTimeFormat(...options);
+    const needsDate = (name, fn) => (...a) => (a.length === 0 || a[0] === undefined ? denied(`Intl.DateTimeFormat().${name}() without a date`) : fn(...a));
+    return Object.freeze({
+      format: needsDate("format", (d) => inner.format(d)),
+      formatToParts: needsDate("formatToParts", (d) => inner.formatToParts(d)),
+      formatRange: (a, b) => inner.formatRange(a, b),
+      resolvedOptions: () => inner.resolvedOptions(),
+    });
+  }
+  Object.defineProperty(Intl, "DateTimeFormat", { value: GuardedDateTimeFormat, writable: false, configurable: false });
+  Object.freeze(Intl);
+  if (typeof Temporal !== "undefined") {
+    delete Temporal.Now;
+    Object.freeze(Temporal);
+  }
+  for (const name of [
+    "setTimeout", "clearTimeout", "setInterval", "clearInterval", "__timer_manager", "SharedArrayBuffer",
+    "Atomics", "WebAssembly", "WeakRef", "FinalizationRegistry", "eval",
+  ]) {
+    // mini-racer installs its timers non-configurable but writable: blank those instead.
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, name);
+    if (descriptor === undefined) continue;
+    if (descriptor.configurable) delete globalThis[name];
+    else Object.defineProperty(globalThis, name, { value: undefined, writable: false });
+  }
+
+  // ---- the host API
+  const budgetState = { total: config.budget_total, spent: config.budget_spent };
+  let currentPhase = "default";
+  const message = (err) => String(err && err.message !== undefined ? err.message : err);
+
+  const call = async (op, payload) => {
+    const reply = JSON.parse(await host(op, JSON.stringify(payload === undefined ? null : payload)));
+    if (reply.budget) {
+      budgetState.spent = reply.budget.spent;
+      budgetState.total = reply.budget.total;
+    }
+    if (!reply.ok) {
+      const error = new Error(reply.error);
+      if (reply.fatal) Object.defineProperty(error, "fatal", { value: true });
+      throw error;
+    }
+    return reply.value;
+  };
+  const options = (opts, what) => {
+    if (opts === undefined || opts === null) return {};
+    if (typeof opts !== "object" || Array.isArray(opts)) throw new TypeError(`${what}: options must be an object`);
+    return opts;
+  };
+  const recordFailure = async (primitive, index, stage, err) => {
+    if (err && err.fatal) throw err;
+    await call("failure", { primitive, index, stage, phase: currentPhase, error: message(err) });
+    return null;
+  };
+  const checkItems = (items, what) => {
+    if (!Array.isArray(items)) throw new TypeError(`${what}: items must be an array`);
+    if (items.length > 4096) throw new RangeError(`${what}: at most 4096 items, got ${items.length}`);
+  };
+
+  lock("args", Object.freeze(config.args));
+  lock("agent", (prompt, opts) =>
+    call("agent", { prompt: String(prompt), opts: options(opts, "agent"), phase: currentPhase }));
+  lock("check", (command, opts) =>
+    call("check", { command: String(command), opts: options(opts, "check"), phase: currentPhase }));
+  lock("gate", (name, prompt, opts) =>
+    call("gate", { name: String(name), prompt: String(prompt), opts: options(opts, "gate"), phase: currentPhase }));
+  lock("workflow", (name, workflowArgs) => call("workflow", { name: String(name), args: workflowArgs ?? null }));
+  lock("verify", Object.freeze({
+    untilGreen: (command, opts) =>
+      call("verify.untilGreen", { command: String(command), opts: options(opts, "verify.untilGreen"), phase: currentPhase }),
+  }));
+  lock("log", (...parts) => {
+    const text = parts.map((p) => (typeof p === "string" ? p : JSON.stringify(p))).join(" ");
+    return call("log", { message: text, phase: currentPhase });
+  });
+  lock("phase", (name, fn) => {
+    const previous = currentPhase;
+    currentPhase = name === undefined ? "default" : String(name);
+    if (fn === undefined) return undefined;
+    let result;
+    try {
+      result = fn();
+    } catch (err) {
+      currentPhase = previous;
+      throw err;
+    }
+    if (result && typeof result.then === "function") return result.finally(() => { currentPhase = previous; });
+    currentPhase = previous;
+    return result;
+  });
+  lock("budget", Object.freeze({
+    get total() { return budgetState.total; },
+    spent: () => budgetState.spent,
+    remaining: () => (budgetState.total === null ? null : Math.max(0, budgetState.total - budgetState.spent)),
+  }));
+  lock("parallel", async (items, fn) => {
+    checkItems(items, "parallel");
+    return Promise.all(items.map(async (item, index) => {
+      try {
+        if (fn !== undefined) return await fn(item, index);
+        if (typeof item === "function") return await item();
+        return await item;
+      } catch (err) {
+        return recordFailure("parallel", index, null, err);
+      }
+    }));
+  });
+  lock("pipeline", async (items, ...stages) => {
+    checkItems(items, "pipeline");
+    // Each item runs through every stage on its own: a fast item never waits for a slow one.
+    return Promise.all(items.map(async (item, index) => {
+      let value = item;
+      for (let stage = 0; stage < stages.length; stage++) {
+        try {
+          value = await stages[stage](value, item, index);
+        } catch (err) {
+          return recordFailure("pipeline", index, stage, err);
+        }
+      }
+      return value;
+    }));
+  });
+  const helper = (name) => (...helperArgs) => call("pallium", { helper: name, args: helperArgs });
+  lock("pallium", Object.freeze({
+    changedNow: helper("changedNow"),
+    preflight: helper("preflight"),
+    explain: helper("explain"),
+    risk: helper("risk"),
+    neighbors: helper("neighbors"),
+    handoff: helper("handoff"),
+    decisions: Object.freeze({ record: helper("decisions.record"), search: helper("decisions.search") }),
+  }));
+})();

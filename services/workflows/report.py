@@ -1,0 +1,80 @@
+"""What a run looks like from outside: its status, agents, failures, cost and patches, in one answer."""
+
+from __future__ import annotations
+
+from kernel.runstore import RunStore
+from services.workflows.models import AgentCounts, FailureEntry, PatchEntry, RunOutput
+from services.workflows.store import RunRow, WorkflowStore
+
+
+def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, replayed: int | None = None) -> RunOutput:
+    agents = [e.detail for e in store.events(row.id, kind="agent", attempt=row.attempts)]
+    counts = AgentCounts(
+        total=len(agents),
+        succeeded=sum(1 for a in agents if a.get("ok")),
+        failed=sum(1 for a in agents if not a.get("ok")),
+        replayed=sum(1 for a in agents if a.get("cached")),
+    )
+    failures = [
+        FailureEntry(
+            primitive=e.detail.get("primitive"),
+            index=e.detail.get("index"),
+            stage=e.detail.get("stage"),
+            phase=e.phase,
+            error=str(e.detail.get("error")),
+        )
+        for e in store.events(row.id, kind="failure", attempt=row.attempts)
+    ]
+    kernel = RunStore(store.db)
+    kernel_row = kernel.run(row.id)
+    status = row.status
+    if status == "running" and kernel_row is not None and kernel_row.status == "interrupted":
+        status = "interrupted"
+    cost = {
+        "spent_usd": kernel_row.spent_usd if kernel_row else 0.0,
+        "unknown_cost_calls": kernel_row.unknown_cost_calls if kernel_row else 0,
+        "limit_usd": kernel_row.budget_usd if kernel_row else None,
+    }
+    patches = [PatchEntry(call_key=p.call_key, state=p.state, detail=p.detail) for p in kernel.patches(row.id)]
+    finished = status == "completed" and (counts.total == 0 or counts.succeeded > 0)
+    verdict = (
+        f"VERDICT: {'FINISHED' if finished else 'NOT FINISHED'} ({status}) — "
+        f"{counts.succeeded}/{counts.total} agents complete"
+    )
+    return RunOutput(
+        id=row.id,
+        task=row.task,
+        status=status,
+        verdict=verdict,
+        repo=row.repo,
+        result=row.result,
+        error=row.error,
+        agents=counts,
+        failures=failures,
+        cost=cost,
+        patches=patches,
+        script_changed=row.script_changed,
+        attempts=row.attempts,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        live_calls=live,
+        replayed_calls=replayed,
+    )
+
+
+def render(out: RunOutput) -> str:
+    lines = [out.verdict, f"run {out.id}: {out.task}"]
+    if out.error:
+        lines.append(f"  error: {out.error}")
+    spent = f"${out.cost['spent_usd']:.4f}"
+    if out.cost["unknown_cost_calls"]:
+        spent += f" + {out.cost['unknown_cost_calls']} call(s) of unknown cost"
+    lines.append(f"  cost: {spent}" + (f" of ${out.cost['limit_usd']:.2f}" if out.cost["limit_usd"] else ""))
+    for failure in out.failures[:10]:
+        lines.append(f"  failed: {failure.primitive}[{failure.index}] {failure.error}")
+    staged = [p for p in out.patches if p.state == "staged"]
+    if staged:
+        lines.append(f"  {len(staged)} patch(es) staged: apply with `pallium workflow apply {out.id}`")
+    if out.script_changed:
+        lines.append("  note: the script changed between attempts; unchanged calls were replayed")
+    return "\n".join(lines)

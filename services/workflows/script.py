@@ -1,0 +1,304 @@
+"""Workflow script text: finding `export const meta`, the transform that lets top-level await and
+return work, and the static checks of `workflow validate`. No JavaScript runs here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["ParsedScript", "lint", "parse_script", "wrap_body"]
+
+_META_START = re.compile(r"^[ \t]*export\s+const\s+meta\s*=\s*", re.M)
+
+API_GLOBALS = frozenset(
+    {
+        "agent",
+        "parallel",
+        "pipeline",
+        "phase",
+        "log",
+        "check",
+        "gate",
+        "workflow",
+        "verify",
+        "budget",
+        "args",
+        "pallium",
+    }
+)
+PALLIUM_HELPERS = frozenset(
+    {
+        "changedNow",
+        "preflight",
+        "explain",
+        "risk",
+        "neighbors",
+        "handoff",
+        "decisions",
+    }
+)
+_JS_GLOBALS = frozenset(
+    {
+        "Array",
+        "ArrayBuffer",
+        "BigInt",
+        "Boolean",
+        "DataView",
+        "Date",
+        "Error",
+        "EvalError",
+        "Float32Array",
+        "Float64Array",
+        "Function",
+        "Int8Array",
+        "Int16Array",
+        "Int32Array",
+        "Intl",
+        "JSON",
+        "Map",
+        "Math",
+        "Number",
+        "Object",
+        "Promise",
+        "Proxy",
+        "RangeError",
+        "ReferenceError",
+        "Reflect",
+        "RegExp",
+        "Set",
+        "String",
+        "Symbol",
+        "SyntaxError",
+        "TypeError",
+        "URIError",
+        "Uint8Array",
+        "Uint16Array",
+        "Uint32Array",
+        "WeakMap",
+        "WeakSet",
+        "AggregateError",
+        "Iterator",
+        "console",
+        "decodeURI",
+        "decodeURIComponent",
+        "encodeURI",
+        "encodeURIComponent",
+        "isFinite",
+        "isNaN",
+        "parseFloat",
+        "parseInt",
+        "structuredClone",
+        "globalThis",
+    }
+)
+_KEYWORDS = frozenset(
+    {
+        "if",
+        "for",
+        "while",
+        "switch",
+        "catch",
+        "function",
+        "return",
+        "typeof",
+        "await",
+        "async",
+        "new",
+        "in",
+        "of",
+        "do",
+        "else",
+        "try",
+        "finally",
+        "throw",
+        "delete",
+        "void",
+        "instanceof",
+        "yield",
+        "super",
+        "this",
+        "class",
+        "const",
+        "let",
+        "var",
+        "case",
+        "default",
+        "import",
+        "export",
+        "with",
+    }
+)
+_FORBIDDEN = (
+    (re.compile(r"\bDate\.now\s*\("), "Date.now() is disabled; pass the time through args"),
+    (re.compile(r"\bMath\.random\s*\("), "Math.random() is disabled; pass random values through args"),
+    (re.compile(r"\bnew\s+Date\s*\(\s*\)"), "new Date() without an argument is disabled; pass the time through args"),
+    (re.compile(r"(?<![.\w])Date\s*\(\s*\)"), "Date() is disabled; pass the time through args"),
+    (re.compile(r"\bperformance\.now\s*\("), "performance.now() is not available in workflow scripts"),
+    (re.compile(r"\bTemporal\.Now\b"), "Temporal.Now is disabled; pass the time through args"),
+    (
+        re.compile(r"(?<![.\w])require\s*\("),
+        "require() is not available: scripts reach the world only through the host API",
+    ),
+    (
+        re.compile(r"(?<![.\w])import\s*\(|^\s*import\s+[\w{*'\"]", re.M),
+        "import is not available: scripts reach the world only through the host API",
+    ),
+    (re.compile(r"(?<![.\w])process\."), "process is not available in workflow scripts"),
+    (re.compile(r"(?<![.\w])(?:setTimeout|setInterval)\s*\("), "timers are not available; the host owns time"),
+)
+
+
+@dataclass
+class ParsedScript:
+    body: str  # the script without its meta statement, same line numbers
+    meta_source: str | None  # the literal's text, to evaluate in a bare context
+    meta_line: int | None
+    errors: list[str] = field(default_factory=list)
+
+
+def parse_script(source: str) -> ParsedScript:
+    """Split `export const meta = {...};` from the body, keeping every other line where it was."""
+    match = _META_START.search(source)
+    if match is None:
+        return ParsedScript(body=source, meta_source=None, meta_line=None)
+    line = source.count("\n", 0, match.start()) + 1
+    start = match.end()
+    if start >= len(source) or source[start] != "{":
+        return ParsedScript(source, None, line, ["meta must be an object literal: export const meta = {...}"])
+    end = _literal_end(source, start)
+    if end is None:
+        return ParsedScript(source, None, line, ["meta: the object literal is not closed"])
+    literal = source[start:end]
+    stop = end + 1 if end < len(source) and source[end] == ";" else end
+    statement = source[match.start() : stop]
+    body = source[: match.start()] + "\n" * statement.count("\n") + source[stop:]
+    errors = (
+        []
+        if _is_pure_literal(literal)
+        else ["meta must be a pure literal (no calls, functions, template expressions or variables)"]
+    )
+    return ParsedScript(body=body, meta_source=literal, meta_line=line, errors=errors)
+
+
+def wrap_body(body: str) -> str:
+    """An async function expression around the body, on the body's first line so line numbers hold."""
+    return "(async () => {" + body + "\n})"
+
+
+def lint(body: str) -> tuple[list[str], list[str]]:
+    """Static errors (guard violations, unavailable APIs) and warnings (unknown helpers and functions)."""
+    code = _strip_strings_and_comments(body)
+    errors: list[str] = []
+    for pattern, why in _FORBIDDEN:
+        for m in pattern.finditer(code):
+            errors.append(f"line {code.count(chr(10), 0, m.start()) + 1}: {why}")
+    warnings: list[str] = []
+    for m in re.finditer(r"(?<![.\w$])pallium\.(\w+)", code):
+        if m.group(1) not in PALLIUM_HELPERS:
+            warnings.append(f"line {code.count(chr(10), 0, m.start()) + 1}: unknown helper pallium.{m.group(1)}")
+    for m in re.finditer(r"(?<![.\w$])verify\.(\w+)", code):
+        if m.group(1) != "untilGreen":
+            warnings.append(f"line {code.count(chr(10), 0, m.start()) + 1}: unknown primitive verify.{m.group(1)}")
+    if re.search(r"(?<![.\w$])team\.", code):
+        warnings.append("team.* primitives are not available yet; those calls will fail")
+    declared = _declared_names(code)
+    seen: set[str] = set()
+    for m in re.finditer(r"(?<![.\w$])([A-Za-z_$][\w$]*)\s*\(", code):
+        name = m.group(1)
+        if name in seen or name in declared or name in API_GLOBALS or name in _JS_GLOBALS or name in _KEYWORDS:
+            continue
+        seen.add(name)
+        warnings.append(
+            f"line {code.count(chr(10), 0, m.start()) + 1}: {name}() is neither a Pallium primitive nor defined "
+            "in the script"
+        )
+    return errors, warnings
+
+
+_NAME = r"[A-Za-z_$][\w$]*"
+_BINDING_LISTS = (
+    r"\(([^()]*)\)\s*=>",  # (a, b) => ...
+    r"\bfunction\*?\s*[\w$]*\s*\(([^()]*)\)",  # function f(a, b)
+    r"\b(?:const|let|var)\s*[{\[]([^=]*)[}\]]\s*=",  # const {a, b} = ...
+)
+
+
+def _declared_names(code: str) -> set[str]:
+    """Names the script binds itself: declarations, parameters, destructuring (a generous guess)."""
+    names = set(re.findall(rf"\b(?:function\*?|const|let|var|class)\s+({_NAME})", code))
+    names |= set(re.findall(rf"({_NAME})\s*=>", code))
+    for pattern in _BINDING_LISTS:
+        for group in re.findall(pattern, code):
+            names |= set(re.findall(_NAME, group))
+    return names
+
+
+def _is_pure_literal(literal: str) -> bool:
+    code = _strip_strings_and_comments(literal, keep_template_markers=True)
+    return "(" not in code and "=>" not in code and "${" not in code
+
+
+def _literal_end(source: str, start: int) -> int | None:
+    """Index just past the `}` closing the `{` at `start`, skipping strings and comments."""
+    depth, i, n = 0, start, len(source)
+    while i < n:
+        ch = source[i]
+        if ch in "\"'`":
+            i = _skip_string(source, i)
+            continue
+        if source.startswith("//", i):
+            i = source.find("\n", i) if source.find("\n", i) != -1 else n
+            continue
+        if source.startswith("/*", i):
+            close = source.find("*/", i + 2)
+            i = n if close == -1 else close + 2
+            continue
+        if ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _skip_string(source: str, i: int) -> int:
+    quote, i = source[i], i + 1
+    while i < len(source):
+        if source[i] == "\\":
+            i += 2
+            continue
+        if source[i] == quote:
+            return i + 1
+        i += 1
+    return i
+
+
+def _strip_strings_and_comments(source: str, keep_template_markers: bool = False) -> str:
+    """Blank out string contents and comments (newlines kept) so regexes see only code."""
+    out: list[str] = []
+    i, n = 0, len(source)
+    while i < n:
+        ch = source[i]
+        if ch in "\"'`":
+            end = _skip_string(source, i)
+            text = source[i:end]
+            if keep_template_markers and ch == "`" and "${" in text:
+                out.append("${")
+            out.append(ch + "".join(c if c == "\n" else " " for c in text[1:-1]) + ch)
+            i = end
+        elif source.startswith("//", i):
+            end = source.find("\n", i)
+            end = n if end == -1 else end
+            out.append(" " * (end - i))
+            i = end
+        elif source.startswith("/*", i):
+            end = source.find("*/", i + 2)
+            end = n if end == -1 else end + 2
+            out.append("".join(c if c == "\n" else " " for c in source[i:end]))
+            i = end
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)

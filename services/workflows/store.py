@@ -1,0 +1,246 @@
+"""The workflows service's tables: runs as the user asked for them, their events and gate verdicts.
+
+The kernel keeps what every run needs (lease, journal, patches, budget) in its own tables; this
+store keeps what only a workflow has: the task, the script and its hash, args, the result.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from kernel.store import Database, Schema
+
+__all__ = ["SCHEMA", "EventRow", "GateRow", "RunRow", "WorkflowStore"]
+
+SCHEMA = Schema(
+    "workflows",
+    (
+        """
+        CREATE TABLE workflows_run (
+            id TEXT PRIMARY KEY,
+            task TEXT NOT NULL,
+            repo TEXT NOT NULL,
+            script_path TEXT,
+            script TEXT NOT NULL,
+            script_hash TEXT NOT NULL,
+            args_json TEXT NOT NULL,
+            limits_json TEXT NOT NULL,
+            status TEXT NOT NULL,
+            result_json TEXT,
+            error TEXT,
+            script_changed INTEGER NOT NULL DEFAULT 0,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX workflows_run_by_update ON workflows_run(updated_at);
+        CREATE TABLE workflows_event (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES workflows_run(id) ON DELETE CASCADE,
+            attempt INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            phase TEXT,
+            detail_json TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX workflows_event_by_run ON workflows_event(run_id, id);
+        CREATE TABLE workflows_gate (
+            run_id TEXT NOT NULL REFERENCES workflows_run(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            approved INTEGER NOT NULL,
+            reason TEXT,
+            evidence_json TEXT NOT NULL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (run_id, name)
+        );
+        """,
+    ),
+)
+
+_RUN_COLUMNS = (
+    "id, task, repo, script_path, script, script_hash, args_json, limits_json, status, result_json, error, "
+    "script_changed, attempts, created_at, updated_at"
+)
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: str
+    task: str
+    repo: str
+    script_path: str | None
+    script: str
+    script_hash: str
+    args: Any
+    limits: dict[str, Any]
+    status: str
+    result: Any
+    error: str | None
+    script_changed: bool
+    attempts: int
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class EventRow:
+    attempt: int
+    kind: str
+    phase: str | None
+    detail: dict[str, Any]
+    at: str
+
+
+@dataclass(frozen=True)
+class GateRow:
+    name: str
+    approved: bool
+    reason: str | None
+    evidence: list[Any]
+
+
+class WorkflowStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def create_run(
+        self,
+        *,
+        run_id: str,
+        task: str,
+        repo: str,
+        script_path: str | None,
+        script: str,
+        script_hash: str,
+        args: Any,
+        limits: dict[str, Any],
+        now: str,
+    ) -> RunRow:
+        self.db.execute(
+            f"INSERT INTO workflows_run ({_RUN_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', NULL, NULL, 0, 1, ?, ?)",
+            (run_id, task, repo, script_path, script, script_hash, json.dumps(args), json.dumps(limits), now, now),
+        )
+        row = self.run(run_id)
+        assert row is not None
+        return row
+
+    def begin_attempt(self, run_id: str, *, script: str, script_hash: str, script_changed: bool, now: str) -> int:
+        with self.db.transaction():
+            self.db.execute(
+                "UPDATE workflows_run SET status = 'running', script = ?, script_hash = ?, error = NULL, "
+                "script_changed = script_changed OR ?, attempts = attempts + 1, updated_at = ? WHERE id = ?",
+                (script, script_hash, int(script_changed), now, run_id),
+            )
+            return self.db.execute("SELECT attempts FROM workflows_run WHERE id = ?", (run_id,)).get
+
+    def finish(self, run_id: str, *, status: str, result: Any, error: str | None, now: str) -> None:
+        self.db.execute(
+            "UPDATE workflows_run SET status = ?, result_json = ?, error = ?, updated_at = ? WHERE id = ?",
+            (status, json.dumps(result) if result is not None else None, error, now, run_id),
+        )
+
+    def set_status(self, run_id: str, status: str, *, now: str) -> None:
+        self.db.execute("UPDATE workflows_run SET status = ?, updated_at = ? WHERE id = ?", (status, now, run_id))
+
+    def run(self, run_id: str) -> RunRow | None:
+        row = self.db.execute(f"SELECT {_RUN_COLUMNS} FROM workflows_run WHERE id = ?", (run_id,)).fetchone()
+        return _run_row(row) if row else None
+
+    def ids_starting_with(self, prefix: str, limit: int = 2) -> list[str]:
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.db.execute(
+            "SELECT id FROM workflows_run WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", (escaped + "%", limit)
+        )
+        return [r[0] for r in rows]
+
+    def runs(self, *, limit: int, before: str | None = None) -> list[RunRow]:
+        """Newest first; `before` is the `updated_at|id` of the last row of the previous page."""
+        if before is None:
+            rows = self.db.execute(
+                f"SELECT {_RUN_COLUMNS} FROM workflows_run ORDER BY updated_at DESC, id DESC LIMIT ?", (limit,)
+            )
+        else:
+            at, _, run_id = before.partition("|")
+            rows = self.db.execute(
+                f"SELECT {_RUN_COLUMNS} FROM workflows_run WHERE (updated_at, id) < (?, ?) "
+                "ORDER BY updated_at DESC, id DESC LIMIT ?",
+                (at, run_id, limit),
+            )
+        return [_run_row(r) for r in rows]
+
+    def add_event(
+        self, run_id: str, *, attempt: int, kind: str, phase: str | None, detail: dict[str, Any], now: str
+    ) -> None:
+        self.db.execute(
+            "INSERT INTO workflows_event (run_id, attempt, kind, phase, detail_json, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, attempt, kind, phase, json.dumps(detail, default=str), now),
+        )
+
+    def events(self, run_id: str, *, kind: str | None = None, attempt: int | None = None) -> list[EventRow]:
+        sql = "SELECT attempt, kind, phase, detail_json, at FROM workflows_event WHERE run_id = ?"
+        params: list[Any] = [run_id]
+        if kind is not None:
+            sql += " AND kind = ?"
+            params.append(kind)
+        if attempt is not None:
+            sql += " AND attempt = ?"
+            params.append(attempt)
+        rows = self.db.execute(sql + " ORDER BY id", params)
+        return [EventRow(a, k, p, json.loads(d), at) for a, k, p, d, at in rows]
+
+    def gate(self, run_id: str, name: str) -> GateRow | None:
+        row = self.db.execute(
+            "SELECT name, approved, reason, evidence_json FROM workflows_gate WHERE run_id = ? AND name = ?",
+            (run_id, name),
+        ).fetchone()
+        return GateRow(row[0], bool(row[1]), row[2], json.loads(row[3])) if row else None
+
+    def record_gate(
+        self, run_id: str, *, name: str, approved: bool, reason: str | None, evidence: list[Any], now: str
+    ) -> None:
+        self.db.execute(
+            "INSERT INTO workflows_gate (run_id, name, approved, reason, evidence_json, at) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(run_id, name) DO UPDATE SET approved = excluded.approved, reason = excluded.reason, "
+            "evidence_json = excluded.evidence_json, at = excluded.at",
+            (run_id, name, int(approved), reason, json.dumps(evidence), now),
+        )
+
+
+def _run_row(row: tuple[Any, ...]) -> RunRow:
+    (
+        run_id,
+        task,
+        repo,
+        script_path,
+        script,
+        script_hash,
+        args_json,
+        limits_json,
+        status,
+        result_json,
+        error,
+        script_changed,
+        attempts,
+        created_at,
+        updated_at,
+    ) = row
+    return RunRow(
+        id=run_id,
+        task=task,
+        repo=repo,
+        script_path=script_path,
+        script=script,
+        script_hash=script_hash,
+        args=json.loads(args_json),
+        limits=json.loads(limits_json),
+        status=status,
+        result=json.loads(result_json) if result_json is not None else None,
+        error=error,
+        script_changed=bool(script_changed),
+        attempts=attempts,
+        created_at=created_at,
+        updated_at=updated_at,
+    )

@@ -1,0 +1,342 @@
+"""The workflow tools' handlers and declarations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kernel import paths
+from kernel.context import ToolContext
+from kernel.errors import PalliumError
+from kernel.execution import Limits
+from kernel.tool import Annotations, Tool
+from services.workflows import report, runner
+from services.workflows.models import (
+    ApplyOutput,
+    ListInput,
+    ListOutput,
+    ResumeInput,
+    RunInput,
+    RunOutput,
+    RunRefInput,
+    RunSummary,
+    ValidateInput,
+    ValidateOutput,
+)
+from services.workflows.validate import validate_source
+
+MAX_SCRIPT_BYTES = 1_000_000
+
+
+async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
+    if (inp.script is None) == (inp.source is None):
+        raise PalliumError(
+            "invalid_input", "give exactly one of `script` (a path) or `source` (the text)", details={"field": "script"}
+        )
+    location = None
+    source = inp.source
+    if inp.script is not None:
+        location = _script_path(inp.script, ctx)
+        source = _read_script(location)
+    checked = await validate_source(source or "")
+    return ValidateOutput(
+        valid=checked.valid,
+        errors=checked.errors,
+        warnings=checked.warnings,
+        meta=checked.meta,
+        script=str(location) if location else None,
+        script_hash=checked.script_hash,
+    )
+
+
+def _script_path(user_path: str, ctx: ToolContext) -> Path:
+    """A script inside the repository, or among the saved workflows in $PALLIUM_HOME/workflows."""
+    saved = (paths.pallium_home() / "workflows").resolve()
+    candidate = Path(user_path).expanduser()
+    resolved = (candidate if candidate.is_absolute() else ctx.cwd / candidate).resolve()
+    if resolved == saved or saved in resolved.parents:
+        return resolved
+    return paths.confine(ctx.repo_root(), user_path, base=ctx.cwd)
+
+
+def _read_script(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise PalliumError("not_found", f"no script at {str(path)!r}", details={"field": "script"}) from None
+    except IsADirectoryError:
+        raise PalliumError(
+            "invalid_input", f"{str(path)!r} is a folder, not a script", details={"field": "script"}
+        ) from None
+    if len(data) > MAX_SCRIPT_BYTES:
+        raise PalliumError(
+            "invalid_input", f"script is {len(data)} bytes; at most {MAX_SCRIPT_BYTES}", details={"field": "script"}
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PalliumError("invalid_input", f"{str(path)!r} is not UTF-8 text", details={"field": "script"}) from None
+
+
+async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
+    if (inp.script is None) == (inp.source is None):
+        raise PalliumError(
+            "invalid_input", "give exactly one of `script` (a path) or `source` (the text)", details={"field": "script"}
+        )
+    script_path = _script_path(inp.script, ctx) if inp.script is not None else None
+    source = _read_script(script_path) if script_path is not None else inp.source or ""
+    args = _parse_args(inp.args)
+    checked = await validate_source(source)
+    if not checked.valid:
+        raise PalliumError(
+            "invalid_input",
+            f"the script is not valid: {checked.errors[0]}",
+            hint="see all problems with `pallium workflow validate`",
+            details={"field": "script", "errors": checked.errors},
+        )
+    repo = ctx.repo_root(inp.repo)
+    limits = Limits(
+        budget_usd=inp.max_budget_usd,
+        max_agents=inp.max_agents,
+        concurrency=inp.max_concurrent_agents,
+        agent_timeout=inp.agent_timeout,
+    )
+    store = runner.open_store(ctx)
+    run_id = inp.id or runner.new_run_id(ctx)
+    attempt = await runner.run_attempt(
+        ctx,
+        store,
+        run_id=run_id,
+        repo=repo,
+        source=source,
+        args=args,
+        limits=limits,
+        task=inp.task,
+        script_path=str(script_path) if script_path else None,
+        resume=False,
+    )
+    return report.describe(store, attempt.run, live=attempt.live_calls, replayed=attempt.cached_calls)
+
+
+async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    if row.status == "completed":
+        raise PalliumError(
+            "conflict", f"workflow run {row.id} already completed; nothing to resume", details={"run_id": row.id}
+        )
+    source = row.script
+    if inp.script is not None:
+        source = _read_script(_script_path(inp.script, ctx))
+        checked = await validate_source(source)
+        if not checked.valid:
+            raise PalliumError(
+                "invalid_input",
+                f"the new script is not valid: {checked.errors[0]}",
+                details={"field": "script", "errors": checked.errors},
+            )
+    attempt = await runner.run_attempt(
+        ctx,
+        store,
+        run_id=row.id,
+        repo=Path(row.repo),
+        source=source,
+        args=row.args,
+        limits=runner.limits_from_record(row.limits),
+        task=row.task,
+        script_path=row.script_path,
+        resume=True,
+    )
+    return report.describe(store, attempt.run, live=attempt.live_calls, replayed=attempt.cached_calls)
+
+
+async def status(inp: RunRefInput, ctx: ToolContext) -> RunOutput:
+    store = runner.open_store(ctx)
+    return report.describe(store, runner.resolve_run(store, inp.run_id))
+
+
+async def list_runs(inp: ListInput, ctx: ToolContext) -> ListOutput:
+    store = runner.open_store(ctx)
+    rows = store.runs(limit=inp.limit + 1, before=inp.cursor)
+    page = rows[: inp.limit]
+    more = len(rows) > inp.limit
+    return ListOutput(
+        runs=[RunSummary(id=r.id, task=r.task, status=r.status, updated_at=r.updated_at) for r in page],
+        truncated=more,
+        next_cursor=f"{page[-1].updated_at}|{page[-1].id}" if more else None,
+    )
+
+
+async def apply(inp: RunRefInput, ctx: ToolContext) -> ApplyOutput:
+    from kernel.runstore import RunStore
+    from kernel.worktrees.apply import apply_patches
+
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    done = apply_patches(RunStore(store.db), row.id, Path(row.repo))
+    return ApplyOutput(run_id=row.id, applied=done.applied, already=done.already, skipped=done.skipped)
+
+
+async def revert(inp: RunRefInput, ctx: ToolContext) -> ApplyOutput:
+    from kernel.runstore import RunStore
+    from kernel.worktrees.apply import revert_patches
+
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    done = revert_patches(RunStore(store.db), row.id, Path(row.repo))
+    return ApplyOutput(run_id=row.id, applied=done.applied, already=done.already, skipped=done.skipped)
+
+
+def _parse_args(text: str | None) -> object:
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PalliumError(
+            "invalid_input", f"args is not JSON: {exc.msg} at character {exc.pos}", details={"field": "args"}
+        ) from None
+
+
+def _render_list(out: ListOutput) -> str:
+    if not out.runs:
+        return "no workflow runs yet"
+    lines = [f"{r.updated_at}  {r.status:<11} {r.id}  {r.task[:60]}" for r in out.runs]
+    if out.next_cursor:
+        lines.append(f"more: --cursor '{out.next_cursor}'")
+    return "\n".join(lines)
+
+
+def _render_apply(out: ApplyOutput) -> str:
+    return (
+        f"run {out.run_id}: {len(out.applied)} patch(es) now, {len(out.already)} already, "
+        f"{len(out.skipped)} skipped (blocked or conflicted)"
+    )
+
+
+def _run_exit(out: RunOutput) -> int:
+    return 0 if out.verdict.startswith("VERDICT: FINISHED") else 1
+
+
+def _render_validate(out: ValidateOutput) -> str:
+    name = (out.meta or {}).get("name") or out.script or "inline script"
+    lines = [f"{'valid' if out.valid else 'INVALID'}: {name}"]
+    lines += [f"  error: {e}" for e in out.errors]
+    lines += [f"  warning: {w}" for w in out.warnings]
+    return "\n".join(lines)
+
+
+TOOLS = (
+    Tool(
+        cli="workflow validate",
+        handler=validate,
+        input=ValidateInput,
+        output=ValidateOutput,
+        summary="Check a workflow script without running it: syntax, meta, guard violations, unknown primitives.",
+        description=(
+            "Use after writing or editing a workflow script and before running it. Not for running "
+            "(use pallium_workflow_run once available). Compiles the script in the sandbox without "
+            "executing it: no model calls, no writes; the answer lists errors and warnings with line numbers."
+        ),
+        authority="observe",
+        toolset="workflows",
+        render=_render_validate,
+        exit_code=lambda out: 0 if out.valid else 1,
+    ),
+    Tool(
+        cli="workflow run",
+        handler=run,
+        input=RunInput,
+        output=RunOutput,
+        summary="Run a workflow script: sandboxed JavaScript that fans out agents, with a durable journal.",
+        description=(
+            "Use for multi-agent work a script describes (reviews, research panels, fan-out edits). Not for "
+            "one question (ask the relevant pallium tool) and not for checking a script (pallium_workflow_validate). "
+            "Spawns provider agents and spends up to max_budget_usd; edit agents work in isolated worktrees "
+            "and their patches reach the tree only through pallium_workflow_apply. Waits for the run to end."
+        ),
+        authority="consult",
+        toolset="workflows",
+        positional=("task",),
+        annotations=Annotations(read_only=False, idempotent=False, open_world=True),
+        render=report.render,
+        exit_code=_run_exit,
+    ),
+    Tool(
+        cli="workflow resume",
+        handler=resume,
+        input=ResumeInput,
+        output=RunOutput,
+        summary="Resume an interrupted or failed workflow run: completed calls replay from the journal.",
+        description=(
+            "Use after a run was interrupted, crashed or failed part-way. Not for a new run (pallium_workflow_run). "
+            "Replays the script from the top; calls completed before are answered from the journal at no cost, "
+            "only new or unfinished calls spawn agents. A new script version may be given."
+        ),
+        authority="consult",
+        toolset="workflows",
+        positional=("run_id",),
+        annotations=Annotations(read_only=False, idempotent=False, open_world=True),
+        render=report.render,
+        exit_code=_run_exit,
+    ),
+    Tool(
+        cli="workflow status",
+        handler=status,
+        input=RunRefInput,
+        output=RunOutput,
+        summary="A workflow run's verdict, agents, failures, cost and patches.",
+        description=(
+            "Use to see how a run went or is going. Not for the list of runs (pallium_workflow_list). "
+            "Reads Pallium's state only; no model calls."
+        ),
+        authority="observe",
+        toolset="workflows",
+        positional=("run_id",),
+        render=report.render,
+    ),
+    Tool(
+        cli="workflow list",
+        handler=list_runs,
+        input=ListInput,
+        output=ListOutput,
+        summary="Workflow runs, newest first.",
+        description="Use to find a run's id. Not for one run's details (pallium_workflow_status). Reads state only.",
+        authority="observe",
+        toolset="workflows",
+        render=_render_list,
+    ),
+    Tool(
+        cli="workflow apply",
+        handler=apply,
+        input=RunRefInput,
+        output=ApplyOutput,
+        summary="Bring a workflow run's staged patches into the working tree.",
+        description=(
+            "Use after reviewing a run's patches (pallium_workflow_status lists them). Not for undoing "
+            "(pallium_workflow_revert). Applies each staged patch once under the repository lock; an already "
+            "applied patch is left alone; blocked or conflicted patches are skipped."
+        ),
+        authority="edit",
+        toolset="workflows",
+        positional=("run_id",),
+        annotations=Annotations(read_only=False, idempotent=True),
+        render=_render_apply,
+    ),
+    Tool(
+        cli="workflow revert",
+        handler=revert,
+        input=RunRefInput,
+        output=ApplyOutput,
+        summary="Take a workflow run's applied patches back out of the working tree.",
+        description=(
+            "Use to undo pallium_workflow_apply. Not for discarding unapplied work (it stays staged harmlessly). "
+            "Reverses applied patches newest first under the repository lock."
+        ),
+        authority="admin",
+        toolset="workflows",
+        positional=("run_id",),
+        annotations=Annotations(read_only=False, destructive=True, idempotent=True),
+        render=_render_apply,
+    ),
+)

@@ -1,0 +1,88 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from pallium_mcp.cli import main
+from services.workflows.validate import validate_source
+from tests.conftest import write
+
+pytestmark = pytest.mark.anyio
+
+GOOD = """export const meta = {
+  name: "review", // a comment with { braces }
+  description: "Review the change",
+  phases: ["scan", "judge"],
+};
+
+phase("scan");
+const found = await parallel(args.files, (f) => agent(`review ${f}`, {label: f}));
+function summarise(items) { return items.filter(Boolean).length; }
+return {found: summarise(found)};
+"""
+
+
+async def test_a_good_script_is_valid_with_its_meta():
+    result = await validate_source(GOOD)
+    assert result.errors == [] and result.warnings == []
+    assert result.meta == {"name": "review", "description": "Review the change", "phases": ["scan", "judge"]}
+
+
+async def test_syntax_errors_carry_the_line_of_the_script():
+    result = await validate_source("export const meta = {name: 'x'};\nconst a = ;\nreturn a;\n")
+    assert result.valid is False
+    assert result.errors[0].startswith("line 2: SyntaxError")
+
+
+async def test_guard_violations_and_unavailable_apis_are_errors():
+    source = "const t = Date.now();\nconst r = Math.random();\nconst fs = require('fs');\nsetTimeout(() => 1, 5);\n"
+    result = await validate_source(source)
+    assert [e.split(":")[0] for e in result.errors] == ["line 1", "line 2", "line 3", "line 4"]
+
+
+async def test_strings_and_comments_do_not_trigger_the_guards():
+    result = await validate_source('// Date.now() is banned\nlog("use Math.random() nowhere");\nreturn 1;')
+    assert result.errors == []
+
+
+async def test_unknown_primitives_and_helpers_are_warned_about():
+    result = await validate_source('export const meta = {name: "x"};\nawait agnet("x");\nawait pallium.explian("a");')
+    assert result.valid is True
+    assert result.warnings == [
+        "line 3: unknown helper pallium.explian",
+        "line 2: agnet() is neither a Pallium primitive nor defined in the script",
+    ]
+
+
+async def test_meta_must_be_a_pure_literal_of_known_shape():
+    impure = await validate_source("export const meta = {name: compute()};\nreturn 1;")
+    assert impure.errors == [
+        "line 1: meta must be a pure literal (no calls, functions, template expressions or variables)"
+    ]
+    wrong = await validate_source('export const meta = {name: 3, kind: "daemon", extra: 1};\nreturn 1;')
+    assert wrong.errors == ["meta.name must be a str", "meta.kind must be one of workflow, loop"]
+    assert wrong.warnings == ["meta.extra is not a known meta field (name, description, phases, kind, loop)"]
+
+
+def test_cli_validate_exits_non_zero_for_an_invalid_script_with_json(git_repo: Path, capsys, monkeypatch):
+    write(git_repo, "flows/bad.js", "return Date.now();\n")
+    write(git_repo, "flows/good.js", GOOD)
+    monkeypatch.chdir(git_repo / "flows")
+    assert main(["workflow", "validate", "--script", "bad.js", "--json"]) == 1
+    bad = json.loads(capsys.readouterr().out)
+    assert bad["valid"] is False and bad["script"] == str((git_repo / "flows" / "bad.js").resolve())
+    assert main(["workflow", "validate", "--script", "good.js"]) == 0
+    assert capsys.readouterr().out.startswith("valid: review")
+
+
+def test_cli_validate_refuses_a_script_outside_the_repository(git_repo: Path, tmp_path: Path, capsys, monkeypatch):
+    write(tmp_path, "elsewhere.js", "return 1;")
+    monkeypatch.chdir(git_repo)
+    assert main(["workflow", "validate", "--script", str(tmp_path / "elsewhere.js")]) == 2
+    assert "outside the repository" in capsys.readouterr().err
+
+
+def test_cli_validate_reads_saved_workflows_in_pallium_home(pallium_home: Path, git_repo: Path, capsys, monkeypatch):
+    saved = write(pallium_home, "workflows/review.js", GOOD)
+    monkeypatch.chdir(git_repo)
+    assert main(["workflow", "validate", "--script", str(saved)]) == 0
