@@ -26,6 +26,8 @@ from kernel.errors import PalliumError
 __all__ = ["Database", "Schema", "open_database", "open_global", "open_repo", "read_versions"]
 
 BUSY_TIMEOUT_MS = 10_000
+# Databases and run state stay local; configuration and saved workflows are meant to be committed.
+REPO_GITIGNORE = "*\n!.gitignore\n!config.toml\n!workflows/\n!workflows/**\n"
 
 _KERNEL_TABLE = """
 CREATE TABLE IF NOT EXISTS kernel_schema (
@@ -113,13 +115,13 @@ def open_global(schemas: Sequence[Schema] = ()) -> Database:
 
 
 def open_repo(repo_root: Path, schemas: Sequence[Schema] = ()) -> Database:
-    """Open `<repo>/.pallium/pallium.sqlite`; the folder gets a `.gitignore` so it is never committed."""
+    """Open `<repo>/.pallium/pallium.sqlite`; the folder's `.gitignore` keeps the databases out of git."""
     state = paths.repo_state_dir(repo_root)
     try:
         state.mkdir(exist_ok=True)
         ignore = state / ".gitignore"
         if not ignore.exists():
-            ignore.write_text("*\n", encoding="utf-8")
+            ignore.write_text(REPO_GITIGNORE, encoding="utf-8")
     except OSError as exc:
         raise PalliumError(
             "unavailable", f"cannot write Pallium's folder {str(state)!r}: {exc.strerror}", details={"path": str(state)}

@@ -15,7 +15,10 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import AgentCall, Run
+from kernel.hashing import stable_hash
 from kernel.providers.contract import MODES
+from kernel.testfailures import TestFailure, signature_of
+from services.workflows.checks import DEFAULT_CHECK_TIMEOUT, run_check
 from services.workflows.store import WorkflowStore
 
 __all__ = ["GATE_SCHEMA", "WorkflowHost"]
@@ -44,8 +47,18 @@ _AGENT_OPTIONS = {"label", "mode", "isolation", "provider", "model", "repo", "sc
 class WorkflowHost:
     """Answers one run's host calls. Create one per attempt; `__call__` is what the engine calls."""
 
-    def __init__(self, *, run: Run, store: WorkflowStore, ctx: ToolContext, attempt: int, args_hash: str) -> None:
+    def __init__(
+        self,
+        *,
+        run: Run,
+        store: WorkflowStore,
+        ctx: ToolContext,
+        attempt: int,
+        args_hash: str,
+        allowed_commands: list[str] | None = None,
+    ) -> None:
         self.run = run
+        self.allowed_commands = allowed_commands or []
         self.store = store
         self.ctx = ctx
         self.attempt = attempt
@@ -56,6 +69,8 @@ class WorkflowHost:
         handler = {
             "agent": self._agent,
             "gate": self._gate,
+            "check": self._check,
+            "verify.untilGreen": self._until_green,
             "log": self._log,
             "failure": self._failure,
             "pallium": self._pallium,
@@ -101,6 +116,55 @@ class WorkflowHost:
         self.agents_done += 1
         result = outcome.result
         return result.output if result.output is not None else result.text
+
+    async def _check(self, payload: dict[str, Any]) -> dict[str, Any]:
+        authority.check("check()", "edit", self.ctx.ceiling)  # it executes a command
+        opts = payload.get("opts") or {}
+        timeout = opts.get("timeout_seconds", DEFAULT_CHECK_TIMEOUT)
+        result = await run_check(self.run, str(payload["command"]), allowed=self.allowed_commands, timeout=timeout)
+        self._event(
+            "check",
+            payload.get("phase"),
+            {k: result[k] for k in ("command", "ok", "exit_code", "summary")}
+            | {"failures": len(result["failures"]), "label": opts.get("label")},
+        )
+        return result
+
+    async def _until_green(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Check, and while red let an edit agent fix it, until green, out of rounds, or stalled."""
+        command, opts = str(payload["command"]), payload.get("opts") or {}
+        max_rounds = int(opts.get("maxRounds", opts.get("max_rounds", 3)))
+        label = str(opts.get("label", "until-green"))
+        fixer = {k: v for k, v in opts.items() if k in ("provider", "model")}
+        if opts.get("fix_model"):
+            fixer["model"] = opts["fix_model"]
+        rounds: list[dict[str, Any]] = []
+        signatures: list[str] = []
+        for number in range(1, max_rounds + 2):
+            check = await self._check(
+                {"command": command, "opts": {"label": f"{label}:check-{number}"}, "phase": payload.get("phase")}
+            )
+            rounds.append({"round": number, "check": check, "fixed": False, "command": command})
+            if check["ok"]:
+                return {"ok": True, "command": command, "rounds": rounds, "stalled": False}
+            failing = [TestFailure(f["name"], f["file"], f["message"]) for f in check["failures"]]
+            signature = stable_hash(signature_of(failing, check["output_tail"]))
+            # The same failing set twice, or back to the one before last (A -> B -> A), is no progress.
+            if signatures and (signature == signatures[-1] or (len(signatures) > 1 and signature == signatures[-2])):
+                return {"ok": False, "command": command, "rounds": rounds, "stalled": True}
+            signatures.append(signature)
+            if number > max_rounds:
+                break
+            fix = await self._agent(
+                {
+                    "prompt": _fix_prompt(command, check),
+                    "phase": payload.get("phase"),
+                    "opts": {**fixer, "mode": "edit", "label": f"{label}:fix-{number}"},
+                }
+            )
+            rounds[-1]["fixed"] = True
+            rounds[-1]["fix"] = fix
+        return {"ok": False, "command": command, "rounds": rounds, "stalled": False}
 
     async def _gate(self, payload: dict[str, Any]) -> Any:
         name, opts = str(payload["name"]), payload.get("opts") or {}
@@ -195,3 +259,12 @@ class WorkflowHost:
 
     def _now(self) -> str:
         return iso_utc(self.ctx.clock.now())
+
+
+def _fix_prompt(command: str, check: dict[str, Any]) -> str:
+    failing = "\n".join(f"- {f['name']}: {f['message']}" for f in check["failures"][:20]) or "(see the output)"
+    return (
+        f"The command `{command}` fails ({check['summary']}). Change the code so that it passes; do not "
+        f"weaken or delete the tests.\n\nFailing tests:\n{failing}\n\nEnd of the output:\n"
+        f"{check['output_tail'][-2000:]}"
+    )

@@ -44,6 +44,11 @@ class RunInput(ToolInput):
     max_concurrent_agents: int = Field(16, ge=1, le=256, description="agents running at once (default 16)")
     max_budget_usd: float | None = Field(None, gt=0, description="spending limit in USD; default: none")
     agent_timeout: float = Field(600, ge=0, description="seconds each agent may run (default 600; 0: no limit)")
+    allow_command: list[str] = Field(
+        default_factory=list,
+        description="a command check() may run, repeatable; "
+        "commands in .pallium/config.toml [workflows] allow_commands are allowed too",
+    )
 
 
 class ResumeInput(ToolInput):

@@ -17,6 +17,7 @@ from kernel.errors import PalliumError
 from kernel.execution import Limits, Run
 from kernel.hashing import stable_hash
 from kernel.runstore import SCHEMA as RUNS_SCHEMA
+from services.workflows.checks import allowed_commands
 from services.workflows.engine import ScriptFailed, run_script
 from services.workflows.host import WorkflowHost
 from services.workflows.store import SCHEMA, RunRow, WorkflowStore
@@ -74,6 +75,7 @@ async def run_attempt(
     task: str,
     script_path: str | None,
     resume: bool,
+    allow_commands: list[str] | None = None,
 ) -> Attempt:
     """Run (or resume) `run_id` to its end and record how it ended."""
     now = iso_utc(ctx.clock.now())
@@ -90,7 +92,7 @@ async def run_attempt(
             script=source,
             script_hash=script_hash,
             args=args,
-            limits=_limits_record(limits),
+            limits={**_limits_record(limits), "allow_commands": list(allow_commands or [])},
             now=now,
         )
         attempt = 1
@@ -106,11 +108,15 @@ async def run_attempt(
             raise PalliumError(
                 "conflict", f"workflow run {run_id} is still running in another process", details={"run_id": run_id}
             )
+        allow_commands = existing.limits.get("allow_commands", [])
         attempt = store.begin_attempt(
             run_id, script=source, script_hash=script_hash, script_changed=existing.script_hash != script_hash, now=now
         )
+    allowed = allowed_commands(repo, list(allow_commands or []))
     execution = await Run.open(run_id, repo, limits, db=store.db)
-    host = WorkflowHost(run=execution, store=store, ctx=ctx, attempt=attempt, args_hash=stable_hash(args))
+    host = WorkflowHost(
+        run=execution, store=store, ctx=ctx, attempt=attempt, args_hash=stable_hash(args), allowed_commands=allowed
+    )
     status, result, error = "failed", None, None
     try:
         outcome = await run_script(source, host=host, args=args, budget=host.budget)

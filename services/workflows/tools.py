@@ -114,6 +114,7 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
         task=inp.task,
         script_path=str(script_path) if script_path else None,
         resume=False,
+        allow_commands=inp.allow_command,
     )
     return report.describe(store, attempt.run, live=attempt.live_calls, replayed=attempt.cached_calls)
 

@@ -6,6 +6,7 @@ import pytest
 from kernel import store
 from kernel.errors import PalliumError
 from kernel.store import Schema, open_database, read_versions
+from tests.conftest import git
 
 NOTES_V1 = Schema("notes", ("CREATE TABLE notes_note (id INTEGER PRIMARY KEY, body TEXT NOT NULL)",))
 NOTES_V2 = Schema("notes", (*NOTES_V1.migrations, "ALTER TABLE notes_note ADD COLUMN tag TEXT"))
@@ -101,7 +102,9 @@ def test_second_writer_waits_for_the_lock_then_proceeds(tmp_path: Path):
 def test_open_repo_creates_an_ignored_state_folder(git_repo: Path):
     store.open_repo(git_repo, [NOTES_V1]).close()
     assert (git_repo / ".pallium" / "pallium.sqlite").exists()
-    assert (git_repo / ".pallium" / ".gitignore").read_text(encoding="utf-8") == "*\n"
+    (git_repo / ".pallium" / "config.toml").write_text("[workflows]\n", encoding="utf-8")
+    status = git(git_repo, "status", "--porcelain", "--untracked-files=all")
+    assert status.splitlines() == ["?? .pallium/.gitignore", "?? .pallium/config.toml"]
 
 
 def test_open_global_uses_pallium_home(pallium_home: Path):

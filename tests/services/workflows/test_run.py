@@ -159,3 +159,59 @@ def test_cli_run_status_and_list(git_repo, capsys, monkeypatch, fake):
     assert main(["workflow", "list"]) == 0
     assert "cli-1" in capsys.readouterr().out
     assert main(["workflow", "run", "fails", "--source", "throw new Error('x');", "--id", "cli-2"]) == 1
+
+
+FAILING_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
+
+
+def _python_project(repo: Path) -> None:
+    write(repo, "calc.py", "def add(a, b):\n    return a - b\n")
+    write(repo, "test_calc.py", FAILING_TEST)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "calc with a bug")
+
+
+async def test_check_runs_an_allowed_command_itself_and_names_the_failing_test(git_repo, fake):
+    import sys
+
+    _python_project(git_repo)
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider test_calc.py"
+    out = await _run(git_repo, f"return await check({json.dumps(command)});", id="check-1", allow_command=[command])
+    assert out.status == "completed"
+    assert out.result["ok"] is False and out.result["exit_code"] == 1
+    assert [f["name"] for f in out.result["failures"]] == ["test_calc.py::test_add"]
+    assert fake.calls() == []
+    assert git(git_repo, "status", "--porcelain") == ""
+
+
+async def test_check_refuses_a_command_the_run_did_not_allow(git_repo, fake):
+    out = await _run(git_repo, 'return await check("rm -rf /");', id="check-2")
+    assert out.status == "failed" and "not an allowed command" in out.error
+
+
+async def test_until_green_lets_a_fix_agent_repair_a_really_failing_test(git_repo, fake):
+    import sys
+
+    _python_project(git_repo)
+    fake.scenario({"match": "fails", "write": {"calc.py": "def add(a, b):\n    return a + b\n"}, "reply": "fixed"})
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider test_calc.py"
+    write(git_repo, ".pallium/config.toml", f"[workflows]\nallow_commands = [{json.dumps(command)}]\n")
+    source = f"return await verify.untilGreen({json.dumps(command)}, {{maxRounds: 2}});"
+    out = await _run(git_repo, source, id="green-1")
+    assert out.status == "completed"
+    assert out.result["ok"] is True and out.result["stalled"] is False
+    assert [r["check"]["ok"] for r in out.result["rounds"]] == [False, True]
+    assert [p.state for p in out.patches] == ["staged"]
+    assert len(fake.calls()) == 1
+
+
+async def test_until_green_stops_when_the_fix_changes_nothing(git_repo, fake):
+    import sys
+
+    _python_project(git_repo)
+    fake.scenario({"match": "fails", "reply": "I tried"})
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider test_calc.py"
+    source = f"return await verify.untilGreen({json.dumps(command)}, {{maxRounds: 5}});"
+    out = await _run(git_repo, source, id="green-2", allow_command=[command])
+    assert out.result["ok"] is False and out.result["stalled"] is True
+    assert len(out.result["rounds"]) == 2 and len(fake.calls()) == 1

@@ -1,0 +1,81 @@
+"""Objective checks: Pallium runs a command itself, in a throwaway worktree seeded from the run's staged
+edits, and reads the verdict from the exit code and the test runner's output.
+
+Only commands the run allows may run: those given with `--allow-command`, and those listed in the
+repository's `.pallium/config.toml` under `[workflows] allow_commands`. A script cannot run anything
+else, so a model-written plan cannot turn `check` into a shell.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from kernel.errors import PalliumError
+from kernel.execution import Run
+from kernel.providers.process import Invocation, run_worker
+from kernel.testfailures import parse_failures
+from kernel.worktrees import tree
+
+__all__ = ["allowed_commands", "run_check"]
+
+DEFAULT_CHECK_TIMEOUT = 600.0
+TAIL_BYTES = 4000
+_counter = itertools.count(1)
+
+
+def allowed_commands(repo: Path, explicit: list[str]) -> list[str]:
+    """The commands a run's checks may execute: its own allow-list plus the repository's configuration."""
+    allowed = [c.strip() for c in explicit if c.strip()]
+    config = repo / ".pallium" / "config.toml"
+    if config.is_file():
+        try:
+            data = tomllib.loads(config.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise PalliumError("invalid_input", f"{config} is not valid TOML: {exc}") from None
+        listed = data.get("workflows", {}).get("allow_commands", [])
+        if not isinstance(listed, list) or not all(isinstance(c, str) for c in listed):
+            raise PalliumError("invalid_input", f"{config}: workflows.allow_commands must be a list of strings")
+        allowed += [c.strip() for c in listed]
+    return list(dict.fromkeys(allowed))
+
+
+async def run_check(run: Run, command: str, *, allowed: list[str], timeout: float | None) -> dict[str, Any]:
+    """Run `command` against the run's staged state and report `{ok, command, exit_code, ...failures}`."""
+    command = command.strip()
+    if command not in allowed:
+        raise PalliumError(
+            "authority_exceeded",
+            f"check({command!r}) is not an allowed command for this run",
+            hint="allow it with --allow-command, or list it in .pallium/config.toml under [workflows] allow_commands",
+            details={"command": command, "allowed": allowed},
+        )
+    commit = run.staging.head()
+    name = f"check-{next(_counter)}"
+    path = tree.create(run.store, repo=run.repo, run_id=run.run_id, name=name, commit=commit, purpose="check")
+    try:
+        done = await run_worker(Invocation(["sh", "-c", command], cwd=path), timeout=timeout or None)
+    finally:
+        tree.remove(run.store, path)
+    output = (done.stdout + b"\n" + done.stderr).decode("utf-8", "replace")
+    failures = parse_failures(output)
+    ok = done.exit_code == 0 and not done.timed_out
+    if done.missing:
+        summary = "the shell could not be started"
+    elif done.timed_out:
+        summary = f"timed out after {timeout:g}s"
+    elif ok:
+        summary = "passed"
+    else:
+        summary = f"failed with exit code {done.exit_code}" + (f", {len(failures)} failing test(s)" if failures else "")
+    return {
+        "ok": ok,
+        "command": command,
+        "exit_code": done.exit_code,
+        "duration_ms": done.duration_ms,
+        "summary": summary,
+        "output_tail": output[-TAIL_BYTES:],
+        "failures": [f.to_dict() for f in failures],
+    }
