@@ -20,14 +20,14 @@ __all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "run", "status"]
 _ENV = {"LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 
 
-def run(args: list[str], cwd: Path, *, check: bool = True, timeout: float = 120) -> bytes:
-    """Run `git <args>` in `cwd` and return its stdout as bytes."""
+def run(args: list[str], cwd: Path, *, check: bool = True, timeout: float = 120, input: bytes | None = None) -> bytes:
+    """Run `git <args>` in `cwd` and return its stdout as bytes; `input` is fed to its stdin."""
     command = ["git", "-c", "core.quotepath=false", *args]
     try:
         done = subprocess.run(
             command,
             cwd=cwd,
-            stdin=subprocess.DEVNULL,
+            input=input if input is not None else b"",
             capture_output=True,
             timeout=timeout,
             env={**os.environ, **_ENV},

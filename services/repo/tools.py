@@ -2,27 +2,428 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
+from kernel import paths
 from kernel.context import ToolContext
-from kernel.tool import Tool
+from kernel.tool import Annotations, Tool
+from services.repo import explain as _explain
+from services.repo import freshness, queries, risk
 from services.repo.changes import changed_now as _changed_now
-from services.repo.models import ChangedNowInput, ChangedNowOutput
+from services.repo.indexing import run_index
+from services.repo.models import (
+    CallersInput,
+    CallersOutput,
+    ChangedNowInput,
+    ChangedNowOutput,
+    CoChange,
+    DecisionsInput,
+    DecisionsOutput,
+    ExplainInput,
+    ExplainOutput,
+    Freshness,
+    HandoffInput,
+    HandoffOutput,
+    IndexInput,
+    IndexOutput,
+    NeighborsInput,
+    NeighborsOutput,
+    RiskInput,
+    RiskOutput,
+    SearchInput,
+    SearchOutput,
+    SymbolsInput,
+    SymbolsOutput,
+)
+from services.repo.store import SCHEMA, RepoStore
+
+_WRITES_INDEX = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
+_FRESH = "Every answer carries `freshness` (indexed commit, HEAD, files changed since); `refresh` reindexes first."
+
+
+async def _index(ctx: ToolContext, root: Path, *, full: bool = False, untracked: bool | None = None) -> IndexOutput:
+    db = ctx.repo_db(root, [SCHEMA])
+    if untracked is None:
+        untracked = RepoStore(db).state().get("untracked") == "1"
+    loop = asyncio.get_running_loop()
+
+    def progress(done: int, total: int, message: str) -> None:
+        loop.call_soon_threadsafe(lambda: loop.create_task(ctx.progress.update(done, total, message)))
+
+    return await asyncio.to_thread(
+        run_index, db, root, full=full, untracked=untracked, now=ctx.clock, progress=progress
+    )
+
+
+async def _ready(ctx: ToolContext, repo: str | None, refresh: bool) -> tuple[Path, RepoStore, Freshness]:
+    """The repository, its index (built on first use) and how fresh it is; reindexed first on `refresh`."""
+    root = ctx.repo_root(repo)
+    store = RepoStore(ctx.repo_db(root, [SCHEMA]))
+    fresh = await asyncio.to_thread(freshness.check, store, root, repo_arg=repo)
+    if fresh.status == "missing" or (refresh and fresh.status == "stale"):
+        await _index(ctx, root)
+        fresh = await asyncio.to_thread(freshness.check, store, root, repo_arg=repo)
+    return root, store, fresh
+
+
+async def index(inp: IndexInput, ctx: ToolContext) -> IndexOutput:
+    return await _index(ctx, ctx.repo_root(inp.repo), full=inp.full, untracked=inp.untracked)
+
+
+async def symbols(inp: SymbolsInput, ctx: ToolContext) -> SymbolsOutput:
+    root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
+    relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+    return queries.symbols(store, relative, row, limit=inp.limit, freshness=fresh)
+
+
+async def callers(inp: CallersInput, ctx: ToolContext) -> CallersOutput:
+    _root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
+    return queries.callers(store, inp.name, limit=inp.limit, cursor=inp.cursor, freshness=fresh)
+
+
+async def search(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
+    _root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
+    return queries.search(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=fresh)
+
+
+async def decisions(inp: DecisionsInput, ctx: ToolContext) -> DecisionsOutput:
+    _root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
+    return queries.decisions(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=fresh)
+
+
+async def risk_tool(inp: RiskInput, ctx: ToolContext) -> RiskOutput:
+    root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
+    relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+    return _explain.risk_output(store, relative, row, now=ctx.clock.now(), freshness=fresh)
+
+
+async def neighbors(inp: NeighborsInput, ctx: ToolContext) -> NeighborsOutput:
+    root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
+    relative, _row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+    revisions, pairs = risk.cochange(store, relative)
+    return NeighborsOutput(
+        path=relative,
+        revisions=revisions,
+        cochange=pairs[: inp.limit],
+        structural=risk.structural_links(store, relative),
+        truncated=len(pairs) > inp.limit,
+        freshness=fresh,
+    )
+
+
+async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
+    root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
+    relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+    return _explain.explain(store, root, relative, row, now=ctx.clock.now(), full=inp.full, freshness=fresh)
+
+
+async def handoff(inp: HandoffInput, ctx: ToolContext) -> HandoffOutput:
+    root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
+    return await asyncio.to_thread(
+        _explain.handoff, store, root, inp.base, now=ctx.clock.now(), limit=inp.limit, freshness=fresh
+    )
 
 
 async def changed_now(inp: ChangedNowInput, ctx: ToolContext) -> ChangedNowOutput:
-    return _changed_now(ctx.repo_root(inp.repo), limit=inp.limit)
+    root = ctx.repo_root(inp.repo)
+    out = _changed_now(root, limit=inp.limit)
+    if not paths.repo_db_path(root).exists():
+        return out  # works before any index exists, and never creates one
+    store = RepoStore(ctx.repo_db(root, [SCHEMA]))
+    fresh = freshness.check(store, root, repo_arg=inp.repo)
+    if fresh.status == "missing":
+        return out
+    out.index_status = "indexed" if fresh.status == "fresh" else "stale"
+    now = ctx.clock.now()
+    riskiest: tuple[float, str] | None = None
+    for f in out.files:
+        if f.kind == "deleted" or not (root / f.path).exists():
+            continue
+        result = _explain.risk_output(store, f.path, store.file(f.path), now=now, freshness=fresh)
+        f.risk_level = result.level
+        f.blast_radius = risk.blast_radius(store, f.path)
+        if riskiest is None or result.score > riskiest[0]:
+            riskiest = (result.score, f.path)
+    out.recommended_next_command = _next_command(out, fresh, riskiest)
+    return out
+
+
+def _next_command(out: ChangedNowOutput, fresh: Freshness, riskiest: tuple[float, str] | None) -> str | None:
+    if not out.files:
+        return None if fresh.status == "fresh" else fresh.refresh_command
+    if riskiest is not None and riskiest[0] >= risk.MEDIUM:
+        return f"pallium explain {riskiest[1]}"
+    return "pallium handoff"
+
+
+# rendering ---------------------------------------------------------------------------------------
+
+
+def _stale_note(fresh: Freshness) -> str:
+    if fresh.status == "fresh":
+        return ""
+    if fresh.status == "missing":
+        return "\n(no index yet: run `pallium index`)"
+    return f"\n(index stale: {fresh.changed_count} file(s) changed since; run `{fresh.refresh_command}`)"
 
 
 def _render_changed_now(out: ChangedNowOutput) -> str:
     lines = [out.summary]
     for f in out.files:
         moved = f" (from {f.orig_path})" if f.orig_path else ""
-        lines.append(f"  {f.git_status}  {f.kind:<12} {f.path}{moved}")
+        extra = f"  risk {f.risk_level}, blast radius {f.blast_radius}" if f.risk_level else ""
+        lines.append(f"  {f.git_status}  {f.kind:<12} {f.path}{moved}{extra}")
     if out.truncated:
         lines.append(f"  ... {out.counts.total - len(out.files)} more (raise --limit)")
+    if out.recommended_next_command:
+        lines.append(f"next: {out.recommended_next_command}")
     return "\n".join(lines)
 
 
+def _render_index(out: IndexOutput) -> str:
+    skipped = ", ".join(f"{n} {reason}" for reason, n in out.files_skipped.items()) or "none"
+    return (
+        f"indexed {out.repo} at {(out.watermark or 'no commits')[:12]} in {out.duration_seconds:.2f}s\n"
+        f"  git: {out.commits_read} commits read ({out.commits_total} in all)"
+        + (", history rebuilt" if out.history_rebuilt else "")
+        + (", shallow clone" if out.shallow else "")
+        + f"\n  files: {out.files_parsed} parsed, {out.files_reused} reused, skipped: {skipped}"
+    )
+
+
+def _render_symbols(out: SymbolsOutput) -> str:
+    lines = [f"{out.path} ({out.language or 'unknown'}, {out.status}): {len(out.symbols)} symbols"]
+    for s in out.symbols:
+        doc = f"  # {s.doc}" if s.doc else ""
+        lines.append(f"  {s.start_line:>5}-{s.end_line:<5} {s.kind:<10} {s.signature}{doc}")
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def _render_callers(out: CallersOutput) -> str:
+    lines = [f"{out.name}: {len(out.definitions)} definition(s), {out.total} reference(s)"]
+    lines += [f"  def {d.path}:{d.line}  {d.signature}" for d in out.definitions]
+    for r in out.references:
+        where = f" in {r.enclosing}" if r.enclosing else ""
+        lines.append(f"  {r.path}:{r.line}{where}  [{r.resolution}]")
+    if out.next_cursor:
+        lines.append(f"  ... more: --cursor {out.next_cursor}")
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def _render_search(out: SearchOutput) -> str:
+    lines = [f"{len(out.results)} result(s) for {out.query!r}"]
+    lines += [f"  {h.path}:{h.line}  {h.kind} {h.qualified}  ({h.matched})" for h in out.results]
+    if out.next_cursor:
+        lines.append(f"  ... more: --cursor {out.next_cursor}")
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def _render_risk(out: RiskOutput) -> str:
+    head = f"{out.path}: risk {out.level} ({out.score:g})" + (" [inferred]" if out.inferred else "")
+    return "\n".join([head] + [f"  +{r.points:g} {r.factor}: {r.detail}" for r in out.reasons]) + _stale_note(
+        out.freshness
+    )
+
+
+def _pair_line(c: CoChange) -> str:
+    return f"  {c.path}  shared {c.shared}, confidence {c.confidence:.0%}, degree {c.degree:.0%} ({c.strength})"
+
+
+def _render_neighbors(out: NeighborsOutput) -> str:
+    lines = [f"{out.path}: {out.revisions} revision(s)"]
+    lines += [_pair_line(c) for c in out.cochange]
+    lines += [f"  {s.kind}: {s.path}" for s in out.structural]
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def _render_decisions(out: DecisionsOutput) -> str:
+    lines = [f"{len(out.decisions)} note(s) for {out.query!r}"]
+    lines += [f"  {d.sha[:10]} {d.committed_at[:10]} {d.subject}" for d in out.decisions]
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def _render_explain(out: ExplainOutput) -> str:
+    lines = [out.summary]
+    if out.symbols:
+        lines.append("declares: " + ", ".join(s.qualified for s in out.symbols[:15]))
+    for kind in ("imports", "imported-by", "test-pair"):
+        linked = [s.path for s in out.structural if s.kind == kind]
+        if linked:
+            lines.append(f"{kind}: " + ", ".join(linked[:10]))
+    if out.cochange:
+        lines.append("changes with: " + ", ".join(f"{c.path} ({c.confidence:.0%})" for c in out.cochange[:5]))
+    lines += [f"recent: {c.sha[:10]} {c.subject}" for c in out.recent_commits[:3]]
+    lines += [f"risk: +{r.points:g} {r.factor}: {r.detail}" for r in out.risk.reasons]
+    for tier in ("fast", "safe", "full"):
+        commands = getattr(out.verification, tier)
+        if commands:
+            lines.append(f"verify ({tier}): " + " && ".join(commands))
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def _render_handoff(out: HandoffOutput) -> str:
+    lines = [out.summary]
+    lines += [f"  {f.risk_level or '-':<6} {f.source:<12} {f.path}" for f in out.files]
+    if out.tests_to_run:
+        lines.append("tests: " + " ".join(out.tests_to_run))
+    lines += [f"question: {q}" for q in out.open_questions]
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
 TOOLS = (
+    Tool(
+        cli="index",
+        handler=index,
+        input=IndexInput,
+        output=IndexOutput,
+        summary="Build or update the repository index: git history and every file's symbols, imports and references.",
+        description=(
+            "Use once before the first repo question, or after large changes (every read tool also builds a "
+            "missing index and takes `refresh`). Not for reading results: use pallium_explain, pallium_symbols, "
+            "pallium_search. Incremental: reads only new commits and reparses only files whose content changed; "
+            "a first index of a few thousand files takes seconds. Writes only <repo>/.pallium/pallium.sqlite."
+        ),
+        authority="observe",
+        toolset="repo",
+        annotations=_WRITES_INDEX,
+        render=_render_index,
+    ),
+    Tool(
+        cli="explain",
+        handler=explain,
+        input=ExplainInput,
+        output=ExplainOutput,
+        summary="What a file declares, imports and is imported by, what changes with it, its risk, tests and checks.",
+        description=(
+            "Use before editing an unfamiliar file: one call gives its symbols, import links both ways, "
+            "co-change neighbours, recent commits, decision notes, risk, covering tests and the fast/safe/full "
+            "verification commands. Not for the working tree's changes (use pallium_changed_now) or a name's uses "
+            "(pallium_callers). Reads the local index only; within 8 KB unless `full`. " + _FRESH
+        ),
+        authority="observe",
+        toolset="repo",
+        annotations=_WRITES_INDEX,
+        positional=("path",),
+        render=_render_explain,
+    ),
+    Tool(
+        cli="symbols",
+        handler=symbols,
+        input=SymbolsInput,
+        output=SymbolsOutput,
+        summary="A file's symbols with kind, qualified name, signature, lines and the first doc line.",
+        description=(
+            "Use to see what a file declares without reading it. Not for finding a name across the repository "
+            "(use pallium_search or pallium_callers). Reads the local index only; up to `limit` symbols. " + _FRESH
+        ),
+        authority="observe",
+        toolset="repo",
+        annotations=_WRITES_INDEX,
+        positional=("path",),
+        render=_render_symbols,
+    ),
+    Tool(
+        cli="callers",
+        handler=callers,
+        input=CallersInput,
+        output=CallersOutput,
+        summary="Every place that references a name, with file, line and enclosing symbol; definitions first.",
+        description=(
+            "Use before renaming or changing a function, class or method's contract. `Class.method` narrows; "
+            "each reference says how it was resolved (same-file, import, unique, ambiguous). Not for text search "
+            "in comments or strings (use grep) or fuzzy lookup (pallium_search). Reads the local index; paged "
+            "with limit/cursor. " + _FRESH
+        ),
+        authority="observe",
+        toolset="repo",
+        annotations=_WRITES_INDEX,
+        positional=("name",),
+        render=_render_callers,
+    ),
+    Tool(
+        cli="search",
+        handler=search,
+        input=SearchInput,
+        output=SearchOutput,
+        summary="BM25 search over symbol names, signatures, doc comments and paths; best 5 by default.",
+        description=(
+            "Use to find where something is defined when you know roughly what it is called or does "
+            "('verification plan', 'parseConfig'). Not for exact references (use pallium_callers) or commit "
+            "history (pallium_decisions). Reads the local index; within 8 KB, paged with limit/cursor. " + _FRESH
+        ),
+        authority="observe",
+        toolset="repo",
+        annotations=_WRITES_INDEX,
+        positional=("query",),
+        render=_render_search,
+    ),
+    Tool(
+        cli="risk",
+        handler=risk_tool,
+        input=RiskInput,
+        output=RiskOutput,
+        summary="A file's edit risk (low, medium, high) with the score's reasons: churn, coupling, tests, boundary.",
+        description=(
+            "Use to decide how carefully to edit or review a file. Not for the full context (use pallium_explain, "
+            "which includes this). Reads the local index; a file with no history gets an inferred score. " + _FRESH
+        ),
+        authority="observe",
+        toolset="repo",
+        annotations=_WRITES_INDEX,
+        positional=("path",),
+        render=_render_risk,
+    ),
+    Tool(
+        cli="neighbors",
+        handler=neighbors,
+        input=NeighborsInput,
+        output=NeighborsOutput,
+        summary="Files that change together with a file (shared commits, degree, confidence) and its import links.",
+        description=(
+            "Use to answer 'if I edit this, what else should I check?'. Not for who calls a function (use "
+            "pallium_callers). Reads the local index; co-change ignores commits of more than 30 files and "
+            "changelogs/lockfiles. " + _FRESH
+        ),
+        authority="observe",
+        toolset="repo",
+        annotations=_WRITES_INDEX,
+        positional=("path",),
+        render=_render_neighbors,
+    ),
+    Tool(
+        cli="decisions",
+        handler=decisions,
+        input=DecisionsInput,
+        output=DecisionsOutput,
+        summary="Search decision notes (commit subjects and bodies), most relevant first.",
+        description=(
+            "Use to find why something is the way it is before changing it. Not for code search (use "
+            "pallium_search). Reads the local index's FTS5 table; paged with limit/cursor. " + _FRESH
+        ),
+        authority="observe",
+        toolset="repo",
+        annotations=_WRITES_INDEX,
+        positional=("query",),
+        render=_render_decisions,
+    ),
+    Tool(
+        cli="handoff",
+        handler=handoff,
+        input=HandoffInput,
+        output=HandoffOutput,
+        summary="Everything since a base commit plus the working tree: files with risk, tests, checks, open questions.",
+        description=(
+            "Use at the end of a task to brief the next agent or a reviewer. Not for the working tree alone (use "
+            "pallium_changed_now). Runs a few git commands and reads the index; within 12 KB, files paged by "
+            "`limit`. " + _FRESH
+        ),
+        authority="observe",
+        toolset="repo",
+        annotations=_WRITES_INDEX,
+        positional=("base",),
+        render=_render_handoff,
+    ),
     Tool(
         cli="changed-now",
         handler=changed_now,
@@ -33,7 +434,8 @@ TOOLS = (
             "Use at the start or end of a turn to see what is modified before editing, reviewing or "
             "handing off. Not for history (commits) or file contents. Runs one `git status`; ignored "
             "files are left out; no writes. Lists up to `limit` files (default 100) with counts for "
-            "all; conflicts and staged files first."
+            "all; conflicts and staged files first. With an index, adds each file's risk and blast radius "
+            "and the next command worth running."
         ),
         authority="observe",
         toolset="repo",

@@ -17,6 +17,15 @@ SAMPLE_CALLS = {
     "pallium_version": {},
     "pallium_doctor": {},
     "pallium_changed_now": {"limit": 5},
+    "pallium_index": {},
+    "pallium_explain": {"path": "src/app.py"},
+    "pallium_symbols": {"path": "src/app.py"},
+    "pallium_callers": {"name": "main"},
+    "pallium_search": {"query": "main"},
+    "pallium_risk": {"path": "src/app.py"},
+    "pallium_neighbors": {"path": "src/app.py"},
+    "pallium_decisions": {"query": "demo"},
+    "pallium_handoff": {},
     "pallium_db_reset": {"scope": "repo"},
 }
 

@@ -1,0 +1,249 @@
+"""The content half of the index: every file keyed by its git blob id, parsed only when that id is new.
+
+Tracked, unmodified files take their id from `git ls-files -s` without being read; modified and
+untracked files are hashed the way git hashes blobs, so the same content always has the same key.
+Skipped files (generated, vendored, lockfiles, minified, binary, over 1 MB, symbolic links,
+submodules) are recorded with their reason and never parsed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernel import git
+from services.repo import parsing
+from services.repo.resolve import resolve_imports
+from services.repo.store import FileRow, RepoStore
+from services.repo.text import split_terms
+
+__all__ = ["MAX_BYTES", "ContentHalfResult", "blob_hash", "index_content", "path_skip_reason"]
+
+MAX_BYTES = 1_000_000
+_LOCKFILES = frozenset(
+    {
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "poetry.lock",
+        "uv.lock",
+        "cargo.lock",
+        "go.sum",
+        "gemfile.lock",
+        "composer.lock",
+        "pipfile.lock",
+        "bun.lockb",
+        "npm-shrinkwrap.json",
+    }
+)
+_VENDOR_DIRS = ("node_modules/", "vendor/", "third_party/", "bower_components/")
+
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class ContentHalfResult:
+    files_parsed: int = 0
+    files_reused: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+    changed_paths: list[str] = field(default_factory=list)
+    removed_paths: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Entry:
+    path: str
+    mode: str
+    blob: str | None  # the index's blob id; None when the working tree differs or the file is untracked
+    tracked: bool
+
+
+def blob_hash(data: bytes) -> str:
+    """Git's blob id of `data`: equal to what `git hash-object` prints."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def path_skip_reason(path: str) -> str | None:
+    """Why a path is skipped from its name alone, or None."""
+    lowered = path.lower()
+    name = lowered.rsplit("/", 1)[-1]
+    if any(lowered.startswith(d) or f"/{d}" in lowered for d in _VENDOR_DIRS):
+        return "vendored"
+    if name in _LOCKFILES:
+        return "lockfile"
+    if ".min." in name or name.endswith((".map", "-min.js")):
+        return "minified"
+    return None
+
+
+def index_content(
+    store: RepoStore, root: Path, *, untracked: bool, full: bool, progress: Progress, state: dict[str, str | None]
+) -> ContentHalfResult:
+    """Parse what is new, then rewrite the content half and `state` in one transaction."""
+    entries = _list_entries(root, untracked=untracked)
+    attributes = _linguist_attributes(root, [e.path for e in entries])
+    before = store.files()
+    previous = {} if full else before
+    known = set() if full else store.known_hashes()
+    result = ContentHalfResult()
+    rows: list[FileRow] = []
+    fresh: dict[str, parsing.Facts] = {}
+    total = len(entries)
+    for done, entry in enumerate(entries, 1):
+        if done % 200 == 0:
+            progress(done, total, "reading files")
+        row = _classify(root, entry, attributes.get(entry.path), previous.get(entry.path), known, fresh)
+        if row.skip_reason:
+            result.skipped[row.skip_reason] = result.skipped.get(row.skip_reason, 0) + 1
+        elif row.hash in fresh:
+            result.files_parsed += 1
+        else:
+            result.files_reused += 1
+        rows.append(row)
+    progress(total, total, "writing the index")
+    # Freshness re-hashes these later: content indexed from the working tree may be reverted silently.
+    state = {**state, "dirty_paths": json.dumps(sorted(e.path for e in entries if e.blob is None))}
+    with store.db.transaction():
+        _write(store, root, rows, fresh, before, result, full=full)
+        store.set_state(state)
+    return result
+
+
+def _write(
+    store: RepoStore,
+    root: Path,
+    rows: list[FileRow],
+    fresh: dict[str, parsing.Facts],
+    previous: dict[str, FileRow],
+    result: ContentHalfResult,
+    *,
+    full: bool,
+) -> None:
+    if full:
+        store.set_files([])
+        store.drop_orphan_content()
+    for hash_, facts in fresh.items():
+        store.add_content(
+            hash_,
+            language=facts.language,
+            status=facts.status,
+            lines=facts.lines,
+            size=facts.size,
+            symbols=facts.symbols,
+            imports=facts.imports,
+            refs=sorted(facts.refs),
+        )
+    store.set_files(rows)
+    store.drop_orphan_content()
+    current = {r.path: r.hash for r in rows}
+    result.changed_paths = sorted(p for p, h in current.items() if h and (p not in previous or previous[p].hash != h))
+    result.removed_paths = sorted(p for p, r in previous.items() if r.hash and not current.get(p))
+    store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
+    store.set_edges(resolve_imports(root, set(current), store.all_imports()))
+
+
+def _classify(
+    root: Path,
+    entry: _Entry,
+    attribute: str | None,
+    before: FileRow | None,
+    known: set[str],
+    fresh: dict[str, parsing.Facts],
+) -> FileRow:
+    language = parsing.language_of(entry.path)
+
+    def skipped(reason: str) -> FileRow:
+        return FileRow(entry.path, None, language, reason, entry.tracked)
+
+    if entry.mode == "120000":
+        return skipped("symlink")
+    if entry.mode == "160000":
+        return skipped("submodule")
+    reason = attribute or path_skip_reason(entry.path)
+    if reason:
+        return skipped(reason)
+    if entry.blob is not None and before is not None and before.hash == entry.blob and entry.blob in known:
+        return before  # unchanged content at an unchanged path: not even read
+    if entry.blob is not None and entry.blob in known:
+        return FileRow(entry.path, entry.blob, language, None, entry.tracked)
+    full_path = root / entry.path
+    try:
+        info = os.lstat(full_path)
+    except OSError:
+        return skipped("missing")
+    if not _is_regular(info.st_mode):
+        return skipped("symlink")
+    if info.st_size > MAX_BYTES:
+        return skipped("too_large")
+    try:
+        data = full_path.read_bytes()
+    except OSError:
+        return skipped("unreadable")
+    hash_ = blob_hash(data)
+    if hash_ in known or hash_ in fresh:
+        return FileRow(entry.path, hash_, language, None, entry.tracked)
+    if b"\0" in data[:8000]:
+        return skipped("binary")
+    if _looks_minified(entry.path, data):
+        return skipped("minified")
+    facts = parsing.extract(entry.path, data)
+    facts.size = len(data)
+    fresh[hash_] = facts
+    return FileRow(entry.path, hash_, facts.language, None, entry.tracked)
+
+
+def _is_regular(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISREG(mode)
+
+
+def _looks_minified(path: str, data: bytes) -> bool:
+    if not path.endswith((".js", ".mjs", ".cjs", ".css")) or len(data) < 5_000:
+        return False
+    return len(data) / (data.count(b"\n") + 1) > 500
+
+
+def _list_entries(root: Path, *, untracked: bool) -> list[_Entry]:
+    entries: dict[str, _Entry] = {}
+    for record in git.run(["ls-files", "-s", "-z"], root).split(b"\0"):
+        if not record:
+            continue
+        meta, _, path_bytes = record.partition(b"\t")
+        mode, blob, _stage = meta.decode().split(" ")
+        path = path_bytes.decode("utf-8", "surrogateescape")
+        entries[path] = _Entry(path, mode, blob, True)
+    for raw in git.run(["diff-files", "--name-only", "-z"], root).split(b"\0"):
+        path = raw.decode("utf-8", "surrogateescape")
+        if path in entries:
+            entry = entries[path]
+            entries[path] = _Entry(path, entry.mode, None, True)
+    if untracked:
+        for raw in git.run(["ls-files", "-o", "--exclude-standard", "-z"], root).split(b"\0"):
+            path = raw.decode("utf-8", "surrogateescape")
+            if path and not path.startswith(".pallium/"):
+                is_link = os.path.islink(root / path)
+                entries[path] = _Entry(path, "120000" if is_link else "100644", None, False)
+    return sorted(entries.values(), key=lambda e: e.path)
+
+
+def _linguist_attributes(root: Path, paths: list[str]) -> dict[str, str]:
+    """`generated` or `vendored` for paths marked so by `.gitattributes`; one `git check-attr` call."""
+    if not any(posixpath.basename(p) == ".gitattributes" for p in paths) or not paths:
+        return {}
+    listed = b"\0".join(p.encode("utf-8", "surrogateescape") for p in paths) + b"\0"
+    out_bytes = git.run(
+        ["check-attr", "-z", "--stdin", "linguist-generated", "linguist-vendored"], root, check=False, input=listed
+    )
+    fields = out_bytes.split(b"\0")
+    out: dict[str, str] = {}
+    for i in range(0, len(fields) - 2, 3):
+        path, attribute, value = fields[i].decode("utf-8", "surrogateescape"), fields[i + 1], fields[i + 2]
+        if value in (b"set", b"true"):
+            out.setdefault(path, "generated" if attribute == b"linguist-generated" else "vendored")
+    return out

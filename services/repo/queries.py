@@ -1,0 +1,221 @@
+"""Lookups over the content half: a file's symbols, the callers of a name, symbol search, decision notes.
+
+Callers are resolved per referencing file: a definition in the same file wins, then one the file
+imports (through the resolved import edges), then the only definition there is; otherwise the
+reference is `ambiguous` and says so rather than guessing.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from pathlib import Path
+
+from kernel import clock, paths
+from kernel.errors import PalliumError
+from services.repo.models import (
+    CallersOutput,
+    Decision,
+    DecisionsOutput,
+    Definition,
+    Freshness,
+    Reference,
+    SearchHit,
+    SearchOutput,
+    Symbol,
+    SymbolsOutput,
+)
+from services.repo.store import FileRow, RepoStore, SymbolRow
+from services.repo.text import fts_query
+
+__all__ = ["callers", "decisions", "indexed_file", "search", "symbols", "to_symbol"]
+
+SEARCH_BUDGET = 8 * 1024
+
+
+def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tuple[str, FileRow]:
+    """Confine `user_path` to the repository and find it in the index, or say precisely why not."""
+    resolved = paths.confine(root, user_path, base=cwd)
+    relative = paths.relative_to_repo(root, resolved)
+    row = store.file(relative)
+    if row is not None:
+        return relative, row
+    if resolved.is_dir():
+        raise PalliumError(
+            "invalid_input", f"{relative!r} is a folder, not a file", details={"field": "path", "path": relative}
+        )
+    if not resolved.exists():
+        raise PalliumError(
+            "not_found", f"file {relative!r} does not exist", details={"field": "path", "path": relative}
+        )
+    raise PalliumError(
+        "not_found",
+        f"file {relative!r} is not in the index (untracked, ignored, or added after the last index)",
+        hint="commit or `git add` it and run `pallium index`, or `pallium index --untracked`",
+        details={"field": "path", "path": relative},
+    )
+
+
+def to_symbol(row: SymbolRow) -> Symbol:
+    return Symbol(
+        name=row.name,
+        kind=row.kind,
+        qualified=row.qualified,
+        signature=row.signature,
+        start_line=row.start_line,
+        end_line=row.end_line,
+        doc=row.doc,
+        parent=row.parent,
+    )
+
+
+def file_status(store: RepoStore, row: FileRow) -> str:
+    if row.skip_reason:
+        return f"skipped:{row.skip_reason}"
+    info = store.content_info(row.hash) if row.hash else None
+    return info[1] if info else "unparsed"
+
+
+def symbols(store: RepoStore, relative: str, row: FileRow, *, limit: int, freshness: Freshness) -> SymbolsOutput:
+    found = store.symbols_in(relative)
+    return SymbolsOutput(
+        path=relative,
+        language=row.language,
+        status=file_status(store, row),
+        symbols=[to_symbol(s) for s in found[:limit]],
+        truncated=len(found) > limit,
+        freshness=freshness,
+    )
+
+
+def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, freshness: Freshness) -> CallersOutput:
+    name = name.strip()
+    if not name:
+        raise PalliumError("invalid_input", "name must not be empty", details={"field": "name"})
+    owner, _, member = name.rpartition(".")
+    defs = store.definitions(member)
+    if owner:
+        defs = [d for d in defs if d.qualified == name or d.qualified.endswith("." + name)]
+    defining_paths = sorted({d.path for d in defs})
+    def_lines = {(d.path, d.start_line) for d in defs}
+    refs = []
+    imports_cache: dict[str, set[str]] = {}
+    for path, line, enclosing in store.references(member):
+        if (path, line) in def_lines:
+            continue
+        resolution, target = _resolve(store, path, defining_paths, imports_cache)
+        if owner and resolution == "unresolved":
+            continue  # `Class.method` asks for that method only; a same-named call elsewhere is not it
+        refs.append(Reference(path=path, line=line, enclosing=enclosing, resolution=resolution, target=target))
+    offset = _decode_cursor(cursor)
+    page = refs[offset : offset + limit]
+    more = offset + limit < len(refs)
+    return CallersOutput(
+        name=name,
+        definitions=[
+            Definition(path=d.path, line=d.start_line, kind=d.kind, qualified=d.qualified, signature=d.signature)
+            for d in defs
+        ],
+        references=page,
+        total=len(refs),
+        truncated=more,
+        next_cursor=_encode_cursor(offset + limit) if more else None,
+        freshness=freshness,
+    )
+
+
+def _resolve(store: RepoStore, path: str, defining: list[str], cache: dict[str, set[str]]) -> tuple[str, str | None]:
+    if not defining:
+        return "unresolved", None
+    if path in defining:
+        return "same-file", path
+    if path not in cache:
+        cache[path] = {dst for dst, _raw in store.imports_of(path)}
+    imported = [d for d in defining if d in cache[path]]
+    if len(imported) == 1:
+        return "import", imported[0]
+    if len(defining) == 1:
+        return "unique", defining[0]
+    return "ambiguous", None
+
+
+def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness) -> SearchOutput:
+    match = fts_query(query)
+    if match is None:
+        raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
+    offset = _decode_cursor(cursor)
+    rows = store.search_symbols(match, limit=limit + 1, offset=offset)
+    hits, size = [], 0
+    for symbol, score, marked in rows[:limit]:
+        hit = SearchHit(
+            path=symbol.path,
+            line=symbol.start_line,
+            kind=symbol.kind,
+            qualified=symbol.qualified,
+            signature=symbol.signature,
+            doc=symbol.doc,
+            matched=_why(marked) or symbol.qualified,
+            score=round(-score, 3),
+        )
+        size += len(hit.model_dump_json())
+        if hits and size > SEARCH_BUDGET - 1024:
+            break
+        hits.append(hit)
+    more = len(rows) > len(hits)
+    return SearchOutput(
+        query=query,
+        results=hits,
+        truncated=more,
+        next_cursor=_encode_cursor(offset + len(hits)) if more else None,
+        freshness=freshness,
+    )
+
+
+def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness) -> DecisionsOutput:
+    match = fts_query(query)
+    if match is None:
+        raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
+    offset = _decode_cursor(cursor)
+    rows = store.search_decisions(match, limit=limit + 1, offset=offset)
+    notes = [
+        Decision(sha=sha, committed_at=_iso(when), subject=subject, body=body[:600])
+        for sha, when, subject, body, _score in rows[:limit]
+    ]
+    more = len(rows) > limit
+    return DecisionsOutput(
+        query=query,
+        decisions=notes,
+        truncated=more,
+        next_cursor=_encode_cursor(offset + limit) if more else None,
+        freshness=freshness,
+    )
+
+
+def _why(marked: str) -> str:
+    """The distinct words FTS5 highlighted, e.g. `parse, config`."""
+    words = re.findall(r"\[([^\]]+)\]", marked)
+    return ", ".join(dict.fromkeys(w.lower() for w in words))[:200]
+
+
+def _iso(epoch: int) -> str:
+    from datetime import UTC, datetime
+
+    return clock.iso_utc(datetime.fromtimestamp(epoch, UTC))
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        offset = json.loads(base64.urlsafe_b64decode(padded))["o"]
+        if isinstance(offset, int) and offset >= 0:
+            return offset
+    except (ValueError, KeyError, TypeError):
+        pass
+    raise PalliumError("invalid_input", "cursor is not one this tool returned", details={"field": "cursor"})
