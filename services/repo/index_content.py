@@ -143,7 +143,10 @@ def _write(
     current = {r.path: r.hash for r in rows}
     result.changed_paths = sorted(p for p, h in current.items() if h and (p not in previous or previous[p].hash != h))
     result.removed_paths = sorted(p for p, r in previous.items() if r.hash and not current.get(p))
-    store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
+    if full:  # every symbol row was rewritten, so every search row must be too
+        store.reindex_symbol_search(sorted(p for p, h in current.items() if h), list(previous), split_terms)
+    else:
+        store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
     store.set_edges(resolve_imports(root, set(current), store.all_imports()))
 
 

@@ -70,6 +70,7 @@ _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 _WRAPPERS = frozenset(
     {"export_statement", "decorated_definition", "lexical_declaration", "variable_declaration", "type_declaration"}
 )
+_QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|'''|\"|')|(?:\"\"\"|'''|\"|')$")
 _HEADING = re.compile(rb"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
 
 
@@ -212,7 +213,7 @@ def _doc(language: str, node: Any) -> str | None:
             if first.type == "expression_statement" and first.named_child_count:
                 first = first.named_children[0]
             if first.type == "string":
-                return _first_line(first.text.decode("utf-8", "replace").strip("\"'rRbBuUfF"))
+                return _first_line(_QUOTES.sub("", first.text.decode("utf-8", "replace")))
         return None
     anchor = node
     while anchor.parent is not None and anchor.parent.type in _WRAPPERS | {"variable_declarator"}:

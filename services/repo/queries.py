@@ -94,19 +94,21 @@ def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, fres
     if not name:
         raise PalliumError("invalid_input", "name must not be empty", details={"field": "name"})
     owner, _, member = name.rpartition(".")
-    defs = store.definitions(member)
-    if owner:
-        defs = [d for d in defs if d.qualified == name or d.qualified.endswith("." + name)]
-    defining_paths = sorted({d.path for d in defs})
-    def_lines = {(d.path, d.start_line) for d in defs}
+    every = store.definitions(member)
+    defs = [d for d in every if d.qualified == name or d.qualified.endswith("." + name)] if owner else every
+    # Resolve against every same-named definition, so an import of another `load` is not taken
+    # for `Store.load`; then keep what may reach the asked one.
+    all_paths = sorted({d.path for d in every})
+    wanted = {d.path for d in defs}
+    def_lines = {(d.path, d.start_line) for d in every}
     refs = []
     imports_cache: dict[str, set[str]] = {}
     for path, line, enclosing in store.references(member):
         if (path, line) in def_lines:
             continue
-        resolution, target = _resolve(store, path, defining_paths, imports_cache)
-        if owner and resolution == "unresolved":
-            continue  # `Class.method` asks for that method only; a same-named call elsewhere is not it
+        resolution, target = _resolve(store, path, all_paths, imports_cache)
+        if owner and not (target in wanted or (resolution == "ambiguous" and wanted)):
+            continue
         refs.append(Reference(path=path, line=line, enclosing=enclosing, resolution=resolution, target=target))
     offset = _decode_cursor(cursor)
     page = refs[offset : offset + limit]

@@ -40,7 +40,7 @@ CREATE TABLE repo_files (
 );
 CREATE INDEX repo_files_hash ON repo_files(hash);
 CREATE TABLE repo_symbols (
-    id INTEGER PRIMARY KEY, hash TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
+    id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
     qualified TEXT NOT NULL, parent TEXT, signature TEXT NOT NULL, start_line INTEGER NOT NULL,
     end_line INTEGER NOT NULL, doc TEXT
 );
