@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"startup": "benchmarks.startup"}
+BENCHMARKS = {"startup": "benchmarks.startup", "index": "benchmarks.index"}
 
 
 def main(argv: list[str]) -> int:
