@@ -19,7 +19,7 @@ from pathlib import Path
 from kernel import git
 from services.repo import parsing
 from services.repo.resolve import resolve_imports
-from services.repo.store import FileRow, RepoStore
+from services.repo.store import ContentFacts, FileRow, RepoStore
 from services.repo.text import split_terms
 
 __all__ = ["MAX_BYTES", "ContentHalfResult", "blob_hash", "index_content", "path_skip_reason"]
@@ -127,24 +127,19 @@ def _write(
     if full:
         store.set_files([])
         store.drop_orphan_content()
-    for hash_, facts in fresh.items():
-        store.add_content(
-            hash_,
-            language=facts.language,
-            status=facts.status,
-            lines=facts.lines,
-            size=facts.size,
-            symbols=facts.symbols,
-            imports=facts.imports,
-            refs=sorted(facts.refs),
-        )
+    store.add_contents(
+        [
+            ContentFacts(hash_, f.language, f.status, f.lines, f.size, f.symbols, f.imports, sorted(f.refs))
+            for hash_, f in fresh.items()
+        ]
+    )
     store.set_files(rows)
     store.drop_orphan_content()
     current = {r.path: r.hash for r in rows}
     result.changed_paths = sorted(p for p, h in current.items() if h and (p not in previous or previous[p].hash != h))
     result.removed_paths = sorted(p for p, r in previous.items() if r.hash and not current.get(p))
     if full:  # every symbol row was rewritten, so every search row must be too
-        store.reindex_symbol_search(sorted(p for p, h in current.items() if h), list(previous), split_terms)
+        store.reindex_symbol_search(sorted(p for p, h in current.items() if h), [], split_terms, everything=True)
     else:
         store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
     store.set_edges(resolve_imports(root, set(current), store.all_imports()))

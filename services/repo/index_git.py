@@ -15,7 +15,17 @@ from kernel import git
 from kernel.errors import PalliumError
 from services.repo.store import RepoStore
 
-__all__ = ["MAX_CHANGESET", "GitHalfResult", "head_commit", "index_history", "is_noise"]
+__all__ = [
+    "MAX_CHANGESET",
+    "GitHalfResult",
+    "HistoryPlan",
+    "apply_history",
+    "head_commit",
+    "index_history",
+    "is_noise",
+    "plan_history",
+    "read_history",
+]
 
 # Commits touching more files than this are mass edits (formatting, vendoring); they say nothing
 # about which files belong together, so they count as revisions but make no co-change pairs.
@@ -62,28 +72,52 @@ def head_commit(root: Path) -> str | None:
     return out.decode() or None
 
 
-def index_history(store: RepoStore, root: Path, *, full: bool = False) -> GitHalfResult:
-    """Bring the git half up to HEAD; the caller holds the transaction."""
+@dataclass(frozen=True)
+class HistoryPlan:
+    """What a git-half update will read: decided from the stored watermark, before any write."""
+
+    head: str | None
+    revision: str | None  # None: nothing to read
+    rebuilt: bool
+    shallow: bool
+
+
+def plan_history(store: RepoStore, root: Path, *, full: bool = False) -> HistoryPlan:
     head = head_commit(root)
     shallow = git.run(["rev-parse", "--is-shallow-repository"], root, check=False).strip() == b"true"
     watermark = store.state().get("git_watermark")
     rebuilt = full or watermark is None
     if watermark is not None and not full and watermark != head and not _is_ancestor(root, watermark, head):
         rebuilt = True  # rewritten history: the old commits may no longer exist on this branch
-    if rebuilt:
+    if head is None or (not rebuilt and watermark == head):
+        return HistoryPlan(head, None, rebuilt, shallow)
+    return HistoryPlan(head, head if rebuilt else f"{watermark}..{head}", rebuilt, shallow)
+
+
+def read_history(root: Path, plan: HistoryPlan) -> list[tuple[str, str, int, str, str, list[str]]]:
+    """Run the one `git log` the plan needs; safe to run in a thread while files are parsed."""
+    if plan.revision is None:
+        return []
+    args = ["log", "--no-merges", "--no-renames", "--name-only", "-z", f"--format={_FORMAT}", plan.revision]
+    return parse_log(git.run(args, root, timeout=600))
+
+
+def apply_history(
+    store: RepoStore, plan: HistoryPlan, commits: list[tuple[str, str, int, str, str, list[str]]]
+) -> GitHalfResult:
+    """Write what `read_history` found; the caller holds the transaction."""
+    if plan.rebuilt:
         store.clear_history()
-    if head is None:
-        store.set_state({"git_watermark": None})
-        return GitHalfResult(0, rebuilt, None, shallow)
-    if not rebuilt and watermark == head:
-        return GitHalfResult(0, False, head, shallow)
-    revision = head if rebuilt else f"{watermark}..{head}"
-    raw = git.run(["log", "--no-merges", "--no-renames", "--name-only", "-z", f"--format={_FORMAT}", revision], root)
-    commits = parse_log(raw)
     store.add_commits(commits)
     store.add_pairs(_pairs(commits))
-    store.set_state({"git_watermark": head, "git_shallow": "1" if shallow else "0"})
-    return GitHalfResult(len(commits), rebuilt, head, shallow)
+    store.set_state({"git_watermark": plan.head, "git_shallow": "1" if plan.shallow else "0"})
+    return GitHalfResult(len(commits), plan.rebuilt, plan.head, plan.shallow)
+
+
+def index_history(store: RepoStore, root: Path, *, full: bool = False) -> GitHalfResult:
+    """Bring the git half up to HEAD in one go; the caller holds the transaction."""
+    plan = plan_history(store, root, full=full)
+    return apply_history(store, plan, read_history(root, plan))
 
 
 def parse_log(raw: bytes) -> list[tuple[str, str, int, str, str, list[str]]]:

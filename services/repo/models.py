@@ -78,7 +78,7 @@ class IndexOutput(ToolOutput):
     files_skipped: dict[str, int] = Field(description="skipped files by reason")
     files_changed: int = Field(description="paths whose content differs from the previous run (new ones included)")
     files_removed: int
-    git_seconds: float
+    git_seconds: float = Field(description="seconds reading and writing history (the read overlaps file parsing)")
     duration_seconds: float
 
 
@@ -162,9 +162,10 @@ class Reference(ToolOutput):
 
 class CallersOutput(ToolOutput):
     name: str
-    definitions: list[Definition]
+    definitions: list[Definition] = Field(description="where the name is defined (at most 50)")
+    definition_count: int
     references: list[Reference]
-    total: int
+    total: int = Field(description="references in all pages")
     truncated: bool
     next_cursor: str | None
     freshness: Freshness

@@ -32,6 +32,7 @@ from services.repo.text import fts_query
 __all__ = ["callers", "decisions", "indexed_file", "search", "symbols", "to_symbol"]
 
 SEARCH_BUDGET = 8 * 1024
+_MAX_DEFINITIONS = 50
 
 
 def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tuple[str, FileRow]:
@@ -100,27 +101,30 @@ def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, fres
     # for `Store.load`; then keep what may reach the asked one.
     all_paths = sorted({d.path for d in every})
     wanted = {d.path for d in defs}
-    def_lines = {(d.path, d.start_line) for d in every}
-    refs = []
     imports_cache: dict[str, set[str]] = {}
-    for path, line, enclosing in store.references(member):
-        if (path, line) in def_lines:
-            continue
-        resolution, target = _resolve(store, path, all_paths, imports_cache)
-        if owner and not (target in wanted or (resolution == "ambiguous" and wanted)):
-            continue
-        refs.append(Reference(path=path, line=line, enclosing=enclosing, resolution=resolution, target=target))
     offset = _decode_cursor(cursor)
-    page = refs[offset : offset + limit]
-    more = offset + limit < len(refs)
+
+    def reference(path: str, line: int, enclosing: str | None) -> Reference:
+        resolution, target = _resolve(store, path, all_paths, imports_cache)
+        return Reference(path=path, line=line, enclosing=enclosing, resolution=resolution, target=target)
+
+    if owner:  # filtering needs every reference resolved
+        refs = [reference(*r) for r in store.references(member)]
+        refs = [r for r in refs if r.target in wanted or (r.resolution == "ambiguous" and wanted)]
+        total, page = len(refs), refs[offset : offset + limit]
+    else:  # only the page is read and resolved, so a name used 100,000 times stays cheap
+        total = store.reference_count(member)
+        page = [reference(*r) for r in store.references(member, limit=limit, offset=offset)]
+    more = offset + len(page) < total
     return CallersOutput(
         name=name,
         definitions=[
             Definition(path=d.path, line=d.start_line, kind=d.kind, qualified=d.qualified, signature=d.signature)
-            for d in defs
+            for d in defs[:_MAX_DEFINITIONS]
         ],
+        definition_count=len(defs),
         references=page,
-        total=len(refs),
+        total=total,
         truncated=more,
         next_cursor=_encode_cursor(offset + limit) if more else None,
         freshness=freshness,

@@ -50,8 +50,9 @@ CREATE TABLE repo_imports (
     hash TEXT NOT NULL, raw TEXT NOT NULL, names TEXT NOT NULL, line INTEGER NOT NULL
 );
 CREATE INDEX repo_imports_hash ON repo_imports(hash);
-CREATE TABLE repo_refs (hash TEXT NOT NULL, name TEXT NOT NULL, line INTEGER NOT NULL);
-CREATE INDEX repo_refs_name ON repo_refs(name);
+CREATE TABLE repo_refs (
+    name TEXT NOT NULL, hash TEXT NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (name, hash, line)
+) WITHOUT ROWID;
 CREATE INDEX repo_refs_hash ON repo_refs(hash);
 CREATE TABLE repo_edges (
     src TEXT NOT NULL, dst TEXT NOT NULL, raw TEXT NOT NULL, names TEXT NOT NULL,
@@ -61,6 +62,7 @@ CREATE INDEX repo_edges_dst ON repo_edges(dst);
 CREATE VIRTUAL TABLE repo_symbol_fts USING fts5(
     terms, signature, doc, path_terms, path UNINDEXED, symbol_id UNINDEXED
 );
+CREATE TABLE repo_symbol_fts_rows (path TEXT NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (path, row)) WITHOUT ROWID;
 """
 
 SCHEMA = Schema("repo", (_V1,))
@@ -73,6 +75,20 @@ class FileRow:
     language: str | None
     skip_reason: str | None
     tracked: bool
+
+
+@dataclass(frozen=True)
+class ContentFacts:
+    """One content's facts as `add_contents` stores them."""
+
+    hash: str
+    language: str
+    status: str
+    lines: int
+    size: int
+    symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None]]
+    imports: Sequence[tuple[str, str, int]]
+    refs: Iterable[tuple[str, int]]
 
 
 @dataclass(frozen=True)
@@ -235,31 +251,25 @@ class RepoStore:
         found = row.fetchone()
         return tuple(found) if found else None  # type: ignore[return-value]  # four columns, fixed by the query
 
-    def add_content(
-        self,
-        hash_: str,
-        *,
-        language: str,
-        status: str,
-        lines: int,
-        size: int,
-        symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None]],
-        imports: Sequence[tuple[str, str, int]],
-        refs: Iterable[tuple[str, int]],
-    ) -> None:
-        self.db.execute(
+    def add_contents(self, contents: Sequence[ContentFacts]) -> None:
+        """Store the facts of new contents, in as few statements as the rows allow."""
+        self.db.executemany(
             "INSERT OR REPLACE INTO repo_content(hash, language, status, lines, bytes) VALUES (?, ?, ?, ?, ?)",
-            (hash_, language, status, lines, size),
+            [(c.hash, c.language, c.status, c.lines, c.size) for c in contents],
         )
         self.db.executemany(
             "INSERT INTO repo_symbols(hash, name, kind, qualified, parent, signature, start_line, end_line, doc) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(hash_, *s) for s in symbols],
+            [(c.hash, *s) for c in contents for s in c.symbols],
         )
         self.db.executemany(
-            "INSERT INTO repo_imports(hash, raw, names, line) VALUES (?, ?, ?, ?)", [(hash_, *i) for i in imports]
+            "INSERT INTO repo_imports(hash, raw, names, line) VALUES (?, ?, ?, ?)",
+            [(c.hash, *i) for c in contents for i in c.imports],
         )
-        self.db.executemany("INSERT INTO repo_refs(hash, name, line) VALUES (?, ?, ?)", [(hash_, *r) for r in refs])
+        self.db.executemany(
+            "INSERT OR IGNORE INTO repo_refs(name, hash, line) VALUES (?, ?, ?)",
+            [(name, c.hash, line) for c in contents for name, line in c.refs],
+        )
 
     def set_files(self, rows: Sequence[FileRow]) -> None:
         self.db.execute("DELETE FROM repo_files")
@@ -310,24 +320,43 @@ class RepoStore:
         ]
 
     def reindex_symbol_search(
-        self, changed_paths: Sequence[str], removed_paths: Iterable[str], split_terms: Callable[[str], str]
+        self,
+        changed_paths: Sequence[str],
+        removed_paths: Iterable[str],
+        split_terms: Callable[[str], str],
+        *,
+        everything: bool = False,
     ) -> None:
-        """Rebuild the search rows of `changed_paths` and drop those of `removed_paths`."""
-        doomed = [(p,) for p in (*changed_paths, *removed_paths)]
-        self.db.executemany("DELETE FROM repo_symbol_fts WHERE path = ?", doomed)
-        rows = []
+        """Rebuild the search rows of `changed_paths` and drop those of `removed_paths` (or all, `everything`)."""
+        if everything:
+            self.db.execute("DELETE FROM repo_symbol_fts")
+            self.db.execute("DELETE FROM repo_symbol_fts_rows")
+        else:
+            for path in (*changed_paths, *removed_paths):
+                rows = [
+                    (r,) for (r,) in self.db.execute("SELECT row FROM repo_symbol_fts_rows WHERE path = ?", (path,))
+                ]
+                self.db.executemany("DELETE FROM repo_symbol_fts WHERE rowid = ?", rows)
+                self.db.execute("DELETE FROM repo_symbol_fts_rows WHERE path = ?", (path,))
+        next_row = (self.db.execute("SELECT max(rowid) FROM repo_symbol_fts").get or 0) + 1
+        rows, mapping = [], []
         for path in changed_paths:
+            path_terms = split_terms(path)
             for sid, name, qualified, signature, doc in self.db.execute(
                 "SELECT s.id, s.name, s.qualified, s.signature, s.doc FROM repo_files f "
                 "JOIN repo_symbols s ON s.hash = f.hash WHERE f.path = ?",
                 (path,),
-            ):
+            ).fetchall():
                 terms = f"{name} {qualified} {split_terms(qualified)}"
-                rows.append((terms, signature, doc or "", split_terms(path), path, sid))
+                rows.append((next_row, terms, signature, doc or "", path_terms, path, sid))
+                mapping.append((path, next_row))
+                next_row += 1
         self.db.executemany(
-            "INSERT INTO repo_symbol_fts(terms, signature, doc, path_terms, path, symbol_id) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO repo_symbol_fts(rowid, terms, signature, doc, path_terms, path, symbol_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+        self.db.executemany("INSERT INTO repo_symbol_fts_rows(path, row) VALUES (?, ?)", mapping)
 
     def search_symbols(self, match: str, *, limit: int, offset: int) -> list[tuple[SymbolRow, float, str]]:
         rows = self.db.execute(
@@ -368,16 +397,25 @@ class RepoStore:
         )
         return [SymbolRow(*r) for r in rows]
 
-    def references(self, name: str) -> list[tuple[str, int, str | None]]:
-        """`(path, line, enclosing qualified name)` for every reference to `name`."""
+    def references(self, name: str, *, limit: int = -1, offset: int = 0) -> list[tuple[str, int, str | None]]:
+        """`(path, line, enclosing qualified name)` of references to `name`, by path and line; `limit` -1 = all."""
         return list(
             self.db.execute(
                 "SELECT f.path, r.line, (SELECT s.qualified FROM repo_symbols s WHERE s.hash = r.hash "
                 " AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
                 " ORDER BY s.start_line DESC LIMIT 1) "
-                "FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ? ORDER BY f.path, r.line",
-                (name,),
+                "FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ? ORDER BY f.path, r.line "
+                "LIMIT ? OFFSET ?",
+                (name, limit, offset),
             )
+        )
+
+    def reference_count(self, name: str) -> int:
+        return (
+            self.db.execute(
+                "SELECT count(*) FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ?", (name,)
+            ).get
+            or 0
         )
 
     def content_counts(self) -> dict[str, int]:

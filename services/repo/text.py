@@ -12,11 +12,7 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 def split_terms(text: str) -> str:
     """`getHTTPResponse_code` -> `get http response code`: the parts an agent might type, lower-cased."""
-    parts: list[str] = []
-    for word in _WORD.findall(text):
-        pieces = _CAMEL.findall(word)
-        parts.extend(p.lower() for p in pieces if p)
-    return " ".join(parts)
+    return " ".join(_CAMEL.findall(text)).lower()
 
 
 def fts_query(query: str) -> str | None:
