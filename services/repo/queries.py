@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from pathlib import Path
 
 from kernel import clock, paths
@@ -27,12 +26,13 @@ from services.repo.models import (
     SymbolsOutput,
 )
 from services.repo.store import FileRow, RepoStore, SymbolRow
-from services.repo.text import fts_query
+from services.repo.text import fts_query, query_words, split_terms
 
 __all__ = ["callers", "decisions", "indexed_file", "search", "symbols", "to_symbol"]
 
 SEARCH_BUDGET = 8 * 1024
 _MAX_DEFINITIONS = 50
+_RERANK_WINDOW = 200
 
 
 def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tuple[str, FileRow]:
@@ -151,9 +151,17 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
     if match is None:
         raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
     offset = _decode_cursor(cursor)
-    rows = store.search_symbols(match, limit=limit + 1, offset=offset)
+    words = query_words(query)
+    # BM25 alone lets one frequent word outrank a symbol that has every word; rerank the best
+    # candidates by how many query words their name and path hold, then by BM25.
+    window = max(_RERANK_WINDOW, offset + limit + 1)
+    candidates = store.search_candidates(match, limit=window)
+    candidates.sort(key=lambda c: (-_coverage(words, c[3] + " " + c[4]), c[2], c[1]))
     hits, size = [], 0
-    for symbol, score, marked in rows[:limit]:
+    for sid, path, score, terms, path_terms in candidates[offset : offset + limit]:
+        symbol = store.symbol(sid, path)
+        if symbol is None:
+            continue
         hit = SearchHit(
             path=symbol.path,
             line=symbol.start_line,
@@ -161,14 +169,14 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
             qualified=symbol.qualified,
             signature=symbol.signature,
             doc=symbol.doc,
-            matched=_why(marked) or symbol.qualified,
+            matched=_why(words, terms, symbol.signature, symbol.doc or "", path_terms),
             score=round(-score, 3),
         )
         size += len(hit.model_dump_json())
         if hits and size > SEARCH_BUDGET - 1024:
             break
         hits.append(hit)
-    more = len(rows) > len(hits)
+    more = len(candidates) > offset + len(hits)
     return SearchOutput(
         query=query,
         results=hits,
@@ -176,6 +184,27 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
         next_cursor=_encode_cursor(offset + len(hits)) if more else None,
         freshness=freshness,
     )
+
+
+def _coverage(words: list[str], text: str) -> int:
+    tokens = text.lower().split()
+    return sum(1 for w in words if any(t.startswith(w) for t in tokens))
+
+
+def _why(words: list[str], name: str, signature: str, doc: str, path: str) -> str:
+    """Which query words matched where: `name: parse, config; path: config`."""
+    parts = []
+    for label, text in (
+        ("name", name),
+        ("signature", split_terms(signature)),
+        ("doc", split_terms(doc)),
+        ("path", path),
+    ):
+        tokens = text.lower().split()
+        found = [w for w in words if any(t.startswith(w) for t in tokens)]
+        if found:
+            parts.append(f"{label}: {', '.join(found)}")
+    return "; ".join(parts)[:200] or "prefix match"
 
 
 def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness) -> DecisionsOutput:
@@ -196,12 +225,6 @@ def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, f
         next_cursor=_encode_cursor(offset + limit) if more else None,
         freshness=freshness,
     )
-
-
-def _why(marked: str) -> str:
-    """The distinct words FTS5 highlighted, e.g. `parse, config`."""
-    words = re.findall(r"\[([^\]]+)\]", marked)
-    return ", ".join(dict.fromkeys(w.lower() for w in words))[:200]
 
 
 def _iso(epoch: int) -> str:

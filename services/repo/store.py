@@ -358,20 +358,16 @@ class RepoStore:
         )
         self.db.executemany("INSERT INTO repo_symbol_fts_rows(path, row) VALUES (?, ?)", mapping)
 
-    def search_symbols(self, match: str, *, limit: int, offset: int) -> list[tuple[SymbolRow, float, str]]:
-        rows = self.db.execute(
-            "SELECT x.symbol_id, x.path, bm25(repo_symbol_fts, 6.0, 2.0, 1.0, 1.5) AS score, "
-            "highlight(repo_symbol_fts, 0, '[', ']') || ' ' || highlight(repo_symbol_fts, 2, '[', ']') || ' ' || "
-            "highlight(repo_symbol_fts, 3, '[', ']') "
-            "FROM repo_symbol_fts x WHERE repo_symbol_fts MATCH ? ORDER BY score, x.path LIMIT ? OFFSET ?",
-            (match, limit, offset),
-        ).fetchall()
-        out = []
-        for sid, path, score, marked in rows:
-            symbol = self.symbol(int(sid), path)
-            if symbol is not None:
-                out.append((symbol, score, marked))
-        return out
+    def search_candidates(self, match: str, *, limit: int) -> list[tuple[int, str, float, str, str]]:
+        """The best `limit` symbol rows by BM25: `(symbol_id, path, score, name terms, path terms)`."""
+        return [
+            (int(sid), path, score, terms, path_terms)
+            for sid, path, score, terms, path_terms in self.db.execute(
+                "SELECT symbol_id, path, bm25(repo_symbol_fts, 6.0, 2.0, 1.0, 1.5) AS score, terms, path_terms "
+                "FROM repo_symbol_fts WHERE repo_symbol_fts MATCH ? ORDER BY score, path LIMIT ?",
+                (match, limit),
+            )
+        ]
 
     def symbol(self, symbol_id: int, path: str) -> SymbolRow | None:
         r = self.db.execute(

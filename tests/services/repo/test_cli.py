@@ -23,7 +23,7 @@ def test_index_then_every_question_answers_in_text(git_repo: Path, capsys, monke
     expectations = {
         ("symbols", "src/app.py"): "function   def main()",
         ("callers", "main"): "tests/test_app.py:4 in test_main  [import]",
-        ("search", "main"): "src/app.py:1  function main  (main)",
+        ("search", "main"): "src/app.py:1  function main  (name: main; signature: main)",
         ("risk", "src/app.py"): "src/app.py: risk",
         ("neighbors", "tests/test_app.py"): "imports: src/app.py",
         ("explain", "src/app.py"): "verify (fast): python -m pytest -q tests/test_app.py",

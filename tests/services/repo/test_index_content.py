@@ -31,9 +31,7 @@ def _snapshot(repo: Path) -> dict:
             )
         names = sorted({symbol[0].rsplit(".", 1)[-1] for entry in out.values() for symbol in entry[2]})
         out["__refs__"] = {name: store.references(name) for name in names}
-        out["__search__"] = [
-            (s.path, s.qualified) for s, _score, _m in store.search_symbols('"helper"*', limit=50, offset=0)
-        ]
+        out["__search__"] = sorted((c[1], c[3]) for c in store.search_candidates('"helper"*', limit=50))
         return out
 
 

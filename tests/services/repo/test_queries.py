@@ -168,3 +168,9 @@ async def test_invalid_utf8_and_binary_content_do_not_break_the_index(mixed_repo
     assert out.files_skipped == {"binary": 1}
     symbols = await ask(mixed_repo, "pallium_symbols", path="app/latin.py")
     assert "fine" in [s.name for s in symbols.symbols]
+
+
+async def test_search_puts_symbols_holding_every_word_first(mixed_repo: Path):
+    out = await ask(mixed_repo, "pallium_search", query="store load")
+    assert out.results[0].qualified == "Store.load"
+    assert out.results[0].matched.startswith("name: store, load")
