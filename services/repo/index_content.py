@@ -25,6 +25,7 @@ from services.repo.text import split_terms
 __all__ = ["MAX_BYTES", "ContentHalfResult", "blob_hash", "index_content", "path_skip_reason"]
 
 MAX_BYTES = 1_000_000
+_CHUNK = 100  # files parsed between progress reports
 _LOCKFILES = frozenset(
     {
         "package-lock.json",
@@ -91,25 +92,41 @@ def index_content(
     previous = {} if full else before
     known = set() if full else store.known_hashes()
     result = ContentHalfResult()
-    rows: list[FileRow] = []
+    rows: list[FileRow | None] = []
+    pending: list[int] = []
+    for i, entry in enumerate(entries):
+        row = _without_reading(entry, attributes.get(entry.path), previous.get(entry.path), known)
+        rows.append(row)
+        if row is None:
+            pending.append(i)
     fresh: dict[str, parsing.Facts] = {}
-    total = len(entries)
-    for done, entry in enumerate(entries, 1):
-        if done % 200 == 0:
-            progress(done, total, "reading files")
-        row = _classify(root, entry, attributes.get(entry.path), previous.get(entry.path), known, fresh)
+    loaded = _load_all(root, [entries[i].path for i in pending], known, progress, total=len(entries))
+    for i, (hash_, reason, facts) in zip(pending, loaded, strict=True):
+        entry = entries[i]
+        language = parsing.language_of(entry.path)
+        if reason is not None:
+            rows[i] = FileRow(entry.path, None, language, reason, entry.tracked)
+            continue
+        if facts is not None and hash_ not in fresh and hash_ not in known:
+            fresh[hash_] = facts
+            language = facts.language
+        rows[i] = FileRow(entry.path, hash_, language, None, entry.tracked)
+    final = [r for r in rows if r is not None]  # every pending row was filled just above
+    counted: set[str] = set()
+    for row in final:
         if row.skip_reason:
             result.skipped[row.skip_reason] = result.skipped.get(row.skip_reason, 0) + 1
-        elif row.hash in fresh:
+        elif row.hash in fresh and row.hash not in counted:
+            counted.add(row.hash)
             result.files_parsed += 1
         else:
             result.files_reused += 1
-        rows.append(row)
+    total = len(entries)
     progress(total, total, "writing the index")
     # Freshness re-hashes these later: content indexed from the working tree may be reverted silently.
     state = {**state, "dirty_paths": json.dumps(sorted(e.path for e in entries if e.blob is None))}
     with store.db.transaction():
-        _write(store, root, rows, fresh, before, result, full=full)
+        _write(store, root, final, fresh, before, result, full=full)
         store.set_state(state)
     return result
 
@@ -145,54 +162,69 @@ def _write(
     store.set_edges(resolve_imports(root, set(current), store.all_imports()))
 
 
-def _classify(
-    root: Path,
-    entry: _Entry,
-    attribute: str | None,
-    before: FileRow | None,
-    known: set[str],
-    fresh: dict[str, parsing.Facts],
-) -> FileRow:
+def _without_reading(entry: _Entry, attribute: str | None, before: FileRow | None, known: set[str]) -> FileRow | None:
+    """The row of a file decided without reading it (skipped by name or mode, or known content), else None."""
     language = parsing.language_of(entry.path)
-
-    def skipped(reason: str) -> FileRow:
-        return FileRow(entry.path, None, language, reason, entry.tracked)
-
-    if entry.mode == "120000":
-        return skipped("symlink")
-    if entry.mode == "160000":
-        return skipped("submodule")
-    reason = attribute or path_skip_reason(entry.path)
+    reason = "symlink" if entry.mode == "120000" else "submodule" if entry.mode == "160000" else None
+    reason = reason or attribute or path_skip_reason(entry.path)
     if reason:
-        return skipped(reason)
-    if entry.blob is not None and before is not None and before.hash == entry.blob and entry.blob in known:
-        return before  # unchanged content at an unchanged path: not even read
+        return FileRow(entry.path, None, language, reason, entry.tracked)
     if entry.blob is not None and entry.blob in known:
+        if before is not None and before.hash == entry.blob:
+            return before  # unchanged content at an unchanged path
         return FileRow(entry.path, entry.blob, language, None, entry.tracked)
-    full_path = root / entry.path
+    return None
+
+
+def _load_all(
+    root: Path, paths: list[str], known: set[str], progress: Progress, *, total: int
+) -> list[tuple[str | None, str | None, parsing.Facts | None]]:
+    """Read, hash and parse `paths`, in order, reporting progress every chunk.
+
+    One process on purpose: a spawned worker pool was measured slower on a busy 2-core machine
+    (start-up and pickling cost more than the parse it shares) and breaks callers whose main
+    module is not import-safe.
+    """
+    out: list[tuple[str | None, str | None, parsing.Facts | None]] = []
+    for start in range(0, len(paths), _CHUNK):
+        out.extend(_load_chunk(root, paths[start : start + _CHUNK], known))
+        progress(min(start + _CHUNK, len(paths)), total, "parsing files")
+    return out
+
+
+def _load_chunk(
+    root: Path, paths: list[str], known: set[str]
+) -> list[tuple[str | None, str | None, parsing.Facts | None]]:
+    return [_load(root, path, known) for path in paths]
+
+
+def _load(
+    root: Path, path: str, known: set[str] | frozenset[str]
+) -> tuple[str | None, str | None, parsing.Facts | None]:
+    """`(hash, skip reason, facts)` of one file; facts are None for content already indexed."""
+    full_path = root / path
     try:
         info = os.lstat(full_path)
     except OSError:
-        return skipped("missing")
+        return None, "missing", None
     if not _is_regular(info.st_mode):
-        return skipped("symlink")
+        return None, "symlink", None
     if info.st_size > MAX_BYTES:
-        return skipped("too_large")
+        return None, "too_large", None
     try:
         data = full_path.read_bytes()
     except OSError:
-        return skipped("unreadable")
+        return None, "unreadable", None
     hash_ = blob_hash(data)
-    if hash_ in known or hash_ in fresh:
-        return FileRow(entry.path, hash_, language, None, entry.tracked)
+    if hash_ in known:
+        return hash_, None, None
     if b"\0" in data[:8000]:
-        return skipped("binary")
-    if _looks_minified(entry.path, data):
-        return skipped("minified")
-    facts = parsing.extract(entry.path, data)
+        return None, "binary", None
+    if _looks_minified(path, data):
+        return None, "minified", None
+    facts = parsing.extract(path, data)
     facts.size = len(data)
-    fresh[hash_] = facts
-    return FileRow(entry.path, hash_, facts.language, None, entry.tracked)
+    return hash_, None, facts
 
 
 def _is_regular(mode: int) -> bool:
