@@ -141,6 +141,12 @@ def _write(
     *,
     full: bool,
 ) -> None:
+    """Write only what differs from the previous run; a no-op reindex writes no file row at all."""
+    current = {r.path: r for r in rows}
+    result.changed_paths = sorted(
+        p for p, r in current.items() if r.hash and (p not in previous or previous[p].hash != r.hash)
+    )
+    result.removed_paths = sorted(p for p, r in previous.items() if r.hash and not (p in current and current[p].hash))
     if full:
         store.set_files([])
         store.drop_orphan_content()
@@ -150,16 +156,22 @@ def _write(
             for hash_, f in fresh.items()
         ]
     )
-    store.set_files(rows)
+    if full:
+        store.set_files(rows)
+    else:
+        store.update_files(
+            upserts=[r for p, r in current.items() if previous.get(p) != r],
+            deletes=[p for p in previous if p not in current],
+        )
+    unmoved = current.keys() == previous.keys() and not result.changed_paths and not result.removed_paths
+    if not full and not fresh and unmoved:
+        return  # nothing a search row or an import edge depends on has moved
     store.drop_orphan_content()
-    current = {r.path: r.hash for r in rows}
-    result.changed_paths = sorted(p for p, h in current.items() if h and (p not in previous or previous[p].hash != h))
-    result.removed_paths = sorted(p for p, r in previous.items() if r.hash and not current.get(p))
     if full:  # every symbol row was rewritten, so every search row must be too
-        store.reindex_symbol_search(sorted(p for p, h in current.items() if h), [], split_terms, everything=True)
+        store.reindex_symbol_search(sorted(p for p, r in current.items() if r.hash), [], split_terms, everything=True)
     else:
         store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
-    store.set_edges(resolve_imports(root, set(current), store.all_imports()))
+    store.update_edges(resolve_imports(root, set(current), store.all_imports()))
 
 
 def _without_reading(entry: _Entry, attribute: str | None, before: FileRow | None, known: set[str]) -> FileRow | None:

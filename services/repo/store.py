@@ -278,6 +278,13 @@ class RepoStore:
             [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked)) for r in rows],
         )
 
+    def update_files(self, *, upserts: Sequence[FileRow], deletes: Sequence[str]) -> None:
+        self.db.executemany("DELETE FROM repo_files WHERE path = ?", [(p,) for p in deletes])
+        self.db.executemany(
+            "INSERT OR REPLACE INTO repo_files(path, hash, language, skip_reason, tracked) VALUES (?, ?, ?, ?, ?)",
+            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked)) for r in upserts],
+        )
+
     def drop_orphan_content(self) -> int:
         """Delete content facts no path points at any more; returns how many contents went."""
         orphans = [
@@ -298,9 +305,16 @@ class RepoStore:
             )
         )
 
-    def set_edges(self, edges: Iterable[tuple[str, str, str, str]]) -> None:
-        self.db.execute("DELETE FROM repo_edges")
-        self.db.executemany("INSERT OR IGNORE INTO repo_edges(src, dst, raw, names) VALUES (?, ?, ?, ?)", list(edges))
+    def update_edges(self, edges: Iterable[tuple[str, str, str, str]]) -> None:
+        """Make the import edges exactly `edges`, touching only the rows that differ."""
+        wanted = set(edges)
+        stored = set(self.db.execute("SELECT src, dst, raw, names FROM repo_edges"))
+        self.db.executemany(
+            "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
+        )
+        self.db.executemany(
+            "INSERT OR REPLACE INTO repo_edges(src, dst, raw, names) VALUES (?, ?, ?, ?)", sorted(wanted - stored)
+        )
 
     def imports_of(self, path: str) -> list[tuple[str, str]]:
         return list(self.db.execute("SELECT dst, raw FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
