@@ -17,13 +17,21 @@ from services.repo.index_git import head_commit
 from services.repo.models import Freshness
 from services.repo.store import RepoStore
 
-__all__ = ["check", "dirty_paths_state"]
+__all__ = ["PENDING", "check"]
 
 _SHOWN = 20
-
-
-def dirty_paths_state(paths: list[str]) -> str:
-    return json.dumps(sorted(paths))
+# Stands in while the real check runs beside a query; tools replace it before answering.
+PENDING = Freshness(
+    status="missing",
+    indexed_commit=None,
+    indexed_at=None,
+    current_commit=None,
+    head_moved=False,
+    working_tree_changed=False,
+    changed_files=[],
+    changed_count=0,
+    refresh_command=None,
+)
 
 
 def check(store: RepoStore, root: Path, *, repo_arg: str | None = None) -> Freshness:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from kernel import paths
 from kernel.context import ToolContext
@@ -37,6 +39,7 @@ from services.repo.models import (
 )
 from services.repo.store import SCHEMA, RepoStore
 
+Out = TypeVar("Out")
 _WRITES_INDEX = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
 _FRESH = "Every answer carries `freshness` (indexed commit, HEAD, files changed since); `refresh` reindexes first."
 
@@ -66,55 +69,91 @@ async def _ready(ctx: ToolContext, repo: str | None, refresh: bool) -> tuple[Pat
     return root, store, fresh
 
 
+async def _answer(ctx: ToolContext, repo: str | None, refresh: bool, work: Callable[[Path, RepoStore], Out]) -> Out:
+    """Run `work` on the index and stamp its answer with the index's freshness.
+
+    On an index that exists and needs no refresh, the freshness check (mostly a `git status`)
+    runs beside the query instead of before it: an answer costs the slower of the two, not both.
+    """
+    root = ctx.repo_root(repo)
+    store = RepoStore(ctx.repo_db(root, [SCHEMA]))
+    if refresh or "indexed_at" not in store.state():
+        root, store, fresh = await _ready(ctx, repo, refresh)
+        out = await asyncio.to_thread(work, root, store)
+    else:
+        fresh, out = await asyncio.gather(
+            asyncio.to_thread(freshness.check, store, root, repo_arg=repo), asyncio.to_thread(work, root, store)
+        )
+    out.freshness = fresh
+    if isinstance(getattr(out, "risk", None), RiskOutput):
+        out.risk.freshness = fresh  # explain nests a risk answer
+    return out
+
+
 async def index(inp: IndexInput, ctx: ToolContext) -> IndexOutput:
     return await _index(ctx, ctx.repo_root(inp.repo), full=inp.full, untracked=inp.untracked)
 
 
 async def symbols(inp: SymbolsInput, ctx: ToolContext) -> SymbolsOutput:
-    root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
-    relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
-    return queries.symbols(store, relative, row, limit=inp.limit, freshness=fresh)
+    def work(root: Path, store: RepoStore) -> SymbolsOutput:
+        relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+        return queries.symbols(store, relative, row, limit=inp.limit, freshness=freshness.PENDING)
+
+    return await _answer(ctx, inp.repo, inp.refresh, work)
 
 
 async def callers(inp: CallersInput, ctx: ToolContext) -> CallersOutput:
-    _root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
-    return queries.callers(store, inp.name, limit=inp.limit, cursor=inp.cursor, freshness=fresh)
+    def work(_root: Path, store: RepoStore) -> CallersOutput:
+        return queries.callers(store, inp.name, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
+
+    return await _answer(ctx, inp.repo, inp.refresh, work)
 
 
 async def search(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
-    _root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
-    return queries.search(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=fresh)
+    def work(_root: Path, store: RepoStore) -> SearchOutput:
+        return queries.search(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
+
+    return await _answer(ctx, inp.repo, inp.refresh, work)
 
 
 async def decisions(inp: DecisionsInput, ctx: ToolContext) -> DecisionsOutput:
-    _root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
-    return queries.decisions(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=fresh)
+    def work(_root: Path, store: RepoStore) -> DecisionsOutput:
+        return queries.decisions(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
+
+    return await _answer(ctx, inp.repo, inp.refresh, work)
 
 
 async def risk_tool(inp: RiskInput, ctx: ToolContext) -> RiskOutput:
-    root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
-    relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
-    return _explain.risk_output(store, relative, row, now=ctx.clock.now(), freshness=fresh)
+    def work(root: Path, store: RepoStore) -> RiskOutput:
+        relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+        return _explain.risk_output(store, relative, row, now=ctx.clock.now(), freshness=freshness.PENDING)
+
+    return await _answer(ctx, inp.repo, inp.refresh, work)
 
 
 async def neighbors(inp: NeighborsInput, ctx: ToolContext) -> NeighborsOutput:
-    root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
-    relative, _row = queries.indexed_file(store, root, inp.path, ctx.cwd)
-    revisions, pairs = risk.cochange(store, relative)
-    return NeighborsOutput(
-        path=relative,
-        revisions=revisions,
-        cochange=pairs[: inp.limit],
-        structural=risk.structural_links(store, relative),
-        truncated=len(pairs) > inp.limit,
-        freshness=fresh,
-    )
+    def work(root: Path, store: RepoStore) -> NeighborsOutput:
+        relative, _row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+        revisions, pairs = risk.cochange(store, relative)
+        return NeighborsOutput(
+            path=relative,
+            revisions=revisions,
+            cochange=pairs[: inp.limit],
+            structural=risk.structural_links(store, relative),
+            truncated=len(pairs) > inp.limit,
+            freshness=freshness.PENDING,
+        )
+
+    return await _answer(ctx, inp.repo, inp.refresh, work)
 
 
 async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
-    root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
-    relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
-    return _explain.explain(store, root, relative, row, now=ctx.clock.now(), full=inp.full, freshness=fresh)
+    def work(root: Path, store: RepoStore) -> ExplainOutput:
+        relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+        now = ctx.clock.now()
+        return _explain.explain(store, root, relative, row, now=now, full=inp.full, freshness=freshness.PENDING)
+
+    return await _answer(ctx, inp.repo, inp.refresh, work)
 
 
 async def handoff(inp: HandoffInput, ctx: ToolContext) -> HandoffOutput:
