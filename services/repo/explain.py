@@ -65,7 +65,9 @@ def explain(
 ) -> ExplainOutput:
     info = store.content_info(row.hash) if row.hash else None
     symbols = [queries.to_symbol(s) for s in store.symbols_in(relative)]
-    _revisions, cochange = risk.cochange(store, relative)
+    _revisions, pairs = risk.cochange(store, relative)
+    # One shared commit says little (an initial import touches everything); pallium_neighbors lists all.
+    cochange = [p for p in pairs if p.shared >= 2]
     tests = risk.tests_for(store, relative)
     risk_out = risk_output(store, relative, row, now=now, freshness=freshness)
     recent = [_commit(c) for c in store.recent_commits(relative, limit=10)]

@@ -305,7 +305,9 @@ class ExplainOutput(ToolOutput):
     symbols: list[Symbol]
     imports: list[str] = Field(description="raw imports; resolved ones are in `structural`")
     structural: list[StructuralLink]
-    cochange: list[CoChange]
+    cochange: list[CoChange] = Field(
+        description="co-change neighbours sharing at least 2 commits (all: pallium_neighbors)"
+    )
     tests: list[str] = Field(description="test files that cover this file, by name or by importing it")
     recent_commits: list[RecentCommit]
     decisions: list[RecentCommit] = Field(description="commits touching this file whose message explains a choice")

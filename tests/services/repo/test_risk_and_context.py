@@ -96,3 +96,11 @@ async def test_handoff_takes_an_explicit_base_and_refuses_an_unknown_one(history
     with pytest.raises(PalliumError) as bad:
         await ask(history_repo, "pallium_handoff", base="no-such-ref")
     assert (bad.value.code, bad.value.details["field"]) == ("not_found", "base")
+
+
+async def test_explain_keeps_neighbours_sharing_two_commits_and_neighbors_keeps_all(history_repo: Path):
+    commit(history_repo, "Once together", {"core.py": "def core():\n    return 14\n", "other.py": "o = 1\n"})
+    explained = await ask(history_repo, "pallium_explain", path="core.py")
+    assert [c.path for c in explained.cochange] == ["util.py"]
+    listed = await ask(history_repo, "pallium_neighbors", path="core.py")
+    assert [c.path for c in listed.cochange] == ["util.py", "other.py"]
