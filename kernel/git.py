@@ -27,7 +27,8 @@ def run(args: list[str], cwd: Path, *, check: bool = True, timeout: float = 120,
         done = subprocess.run(
             command,
             cwd=cwd,
-            input=input if input is not None else b"",
+            stdin=subprocess.DEVNULL if input is None else None,  # run() refuses stdin= beside input=
+            input=input,
             capture_output=True,
             timeout=timeout,
             env={**os.environ, **_ENV},
