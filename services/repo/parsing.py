@@ -71,6 +71,17 @@ _WRAPPERS = frozenset(
     {"export_statement", "decorated_definition", "lexical_declaration", "variable_declaration", "type_declaration"}
 )
 _QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|'''|\"|')|(?:\"\"\"|'''|\"|')$")
+# Definitions worth finding in text-indexed files: SQL objects, shell functions, make targets.
+_TEXT_DEFINITIONS = {
+    "sql": re.compile(
+        rb"^\s*create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+|virtual\s+|unique\s+)?"
+        rb"(table|view|index|function|procedure|trigger|type)\s+(?:if\s+not\s+exists\s+)?[\"`\[]?([\w.]+)",
+        re.I | re.M,
+    ),
+    "shell": re.compile(
+        rb"^(?:function\s+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)\s*\(\)\s*\{?|([A-Za-z][\w.-]*)\s*:(?!=))", re.M
+    ),
+}
 _HEADING = re.compile(rb"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
 
 
@@ -110,6 +121,8 @@ def extract(path: str, data: bytes) -> Facts:
     facts = Facts(language, "text" if language in TEXT_LANGUAGES else "unparsed", lines)
     if language == "markdown":
         _markdown_headings(data, facts)
+    elif language in _TEXT_DEFINITIONS:
+        _text_definitions(_TEXT_DEFINITIONS[language], data, facts)
     return facts
 
 
@@ -372,3 +385,17 @@ def _markdown_headings(data: bytes, facts: Facts) -> None:
             (title, "heading", title, parent, match.group(0).decode("utf-8", "replace"), line, line, None)
         )
         stack.append((level, title))
+
+
+def _text_definitions(pattern: re.Pattern[bytes], data: bytes, facts: Facts) -> None:
+    for match in pattern.finditer(data):
+        groups = [g for g in match.groups() if g]
+        if not groups:
+            continue
+        if pattern is _TEXT_DEFINITIONS["sql"]:
+            kind, name = groups[0].decode().lower(), groups[1].decode("utf-8", "replace")
+        else:
+            kind, name = ("target" if match.group(3) else "function"), groups[0].decode("utf-8", "replace")
+        line = data.count(b"\n", 0, match.start()) + 1
+        text = match.group(0).decode("utf-8", "replace").strip()
+        facts.symbols.append((name, kind, name, None, text, line, line, None))

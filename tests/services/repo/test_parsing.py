@@ -151,3 +151,17 @@ def test_broken_source_still_yields_what_parses():
     facts = extract("bad.py", b"def ok():\n    return 1\n\ndef broken(:\n")
     assert facts.status == "parsed"
     assert "ok" in {s[0] for s in facts.symbols}
+
+
+def test_sql_objects_shell_functions_and_make_targets_are_symbols_of_text_files():
+    sql = extract(
+        "db/schema.sql", b"CREATE TABLE IF NOT EXISTS users (id int);\ncreate unique index users_id on users(id);\n"
+    )
+    assert (sql.status, [(s[0], s[1], s[5]) for s in sql.symbols]) == (
+        "text",
+        [("users", "table", 1), ("users_id", "index", 2)],
+    )
+    shell = extract("scripts/run.sh", b"#!/bin/sh\nfunction build {\n}\ndeploy() {\n  echo\n}\nX=1\n")
+    assert [(s[0], s[1]) for s in shell.symbols] == [("build", "function"), ("deploy", "function")]
+    make = extract("Makefile", b"test:\n\tpytest\nlint: deps\n\truff\nVAR := 1\n")
+    assert [(s[0], s[1]) for s in make.symbols] == [("test", "target"), ("lint", "target")]
