@@ -53,7 +53,8 @@ def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tup
     raise PalliumError(
         "not_found",
         f"file {relative!r} is not in the index (untracked, ignored, or added after the last index)",
-        hint="commit or `git add` it and run `pallium index`, or `pallium index --untracked`",
+        hint="`git add` it, then ask again with --refresh (or run `pallium index`); "
+        "untracked files need `pallium index --untracked`",
         details={"field": "path", "path": relative},
     )
 
