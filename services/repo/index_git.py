@@ -21,7 +21,6 @@ __all__ = [
     "HistoryPlan",
     "apply_history",
     "head_commit",
-    "index_history",
     "is_noise",
     "plan_history",
     "read_history",
@@ -112,12 +111,6 @@ def apply_history(
     store.add_pairs(_pairs(commits))
     store.set_state({"git_watermark": plan.head, "git_shallow": "1" if plan.shallow else "0"})
     return GitHalfResult(len(commits), plan.rebuilt, plan.head, plan.shallow)
-
-
-def index_history(store: RepoStore, root: Path, *, full: bool = False) -> GitHalfResult:
-    """Bring the git half up to HEAD in one go; the caller holds the transaction."""
-    plan = plan_history(store, root, full=full)
-    return apply_history(store, plan, read_history(root, plan))
 
 
 def parse_log(raw: bytes) -> list[tuple[str, str, int, str, str, list[str]]]:

@@ -428,13 +428,6 @@ class RepoStore:
             or 0
         )
 
-    def content_counts(self) -> dict[str, int]:
-        return dict(
-            self.db.execute(
-                "SELECT coalesce(skip_reason, 'indexed'), count(*) FROM repo_files GROUP BY skip_reason"
-            ).fetchall()
-        )
-
     def paths_with_names(self, stem_patterns: Sequence[str]) -> list[str]:
         out: list[str] = []
         for pattern in stem_patterns:
