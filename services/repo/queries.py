@@ -33,6 +33,7 @@ __all__ = ["callers", "decisions", "indexed_file", "search", "symbols", "to_symb
 SEARCH_BUDGET = 8 * 1024
 _MAX_DEFINITIONS = 50
 _RERANK_WINDOW = 200
+_REEXPORT_HOPS = 3
 
 
 def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tuple[str, FileRow]:
@@ -102,11 +103,11 @@ def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, fres
     # for `Store.load`; then keep what may reach the asked one.
     all_paths = sorted({d.path for d in every})
     wanted = {d.path for d in defs}
-    imports_cache: dict[str, set[str]] = {}
+    imports_cache: dict[str, list[tuple[str, str]]] = {}
     offset = _decode_cursor(cursor)
 
     def reference(path: str, line: int, enclosing: str | None) -> Reference:
-        resolution, target = _resolve(store, path, all_paths, imports_cache)
+        resolution, target = _resolve(store, path, member, all_paths, imports_cache)
         return Reference(path=path, line=line, enclosing=enclosing, resolution=resolution, target=target)
 
     if owner:  # filtering needs every reference resolved
@@ -132,19 +133,44 @@ def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, fres
     )
 
 
-def _resolve(store: RepoStore, path: str, defining: list[str], cache: dict[str, set[str]]) -> tuple[str, str | None]:
+def _resolve(
+    store: RepoStore, path: str, name: str, defining: list[str], cache: dict[str, list[tuple[str, str]]]
+) -> tuple[str, str | None]:
     if not defining:
         return "unresolved", None
     if path in defining:
         return "same-file", path
-    if path not in cache:
-        cache[path] = {dst for dst, _raw in store.imports_of(path)}
-    imported = [d for d in defining if d in cache[path]]
+    direct = {dst for dst, _names in _edges(store, path, cache)}
+    imported = [d for d in defining if d in direct]
+    if not imported:  # `from pkg import run` where pkg/__init__.py re-exports run from pkg/impl.py
+        reexported = _reexports(store, direct, name, cache)
+        imported = [d for d in defining if d in reexported]
     if len(imported) == 1:
         return "import", imported[0]
     if len(defining) == 1:
         return "unique", defining[0]
     return "ambiguous", None
+
+
+def _edges(store: RepoStore, path: str, cache: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    if path not in cache:
+        cache[path] = store.import_names_of(path)
+    return cache[path]
+
+
+def _reexports(store: RepoStore, start: set[str], name: str, cache: dict[str, list[tuple[str, str]]]) -> set[str]:
+    """Files reachable from `start` through imports that pass `name` on (by name, `*`, or whole module)."""
+    seen, frontier = set(start), list(start)
+    for _hop in range(_REEXPORT_HOPS):
+        found = []
+        for current in frontier:
+            for dst, names in _edges(store, current, cache):
+                words = names.split()
+                if dst not in seen and (not words or name in words or "*" in words):
+                    seen.add(dst)
+                    found.append(dst)
+        frontier = found
+    return seen - start
 
 
 def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness) -> SearchOutput:

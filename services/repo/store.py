@@ -319,6 +319,10 @@ class RepoStore:
     def imports_of(self, path: str) -> list[tuple[str, str]]:
         return list(self.db.execute("SELECT dst, raw FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
 
+    def import_names_of(self, path: str) -> list[tuple[str, str]]:
+        """`(imported file, names brought in)` for each resolved import of `path`."""
+        return list(self.db.execute("SELECT dst, names FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
+
     def raw_imports_of(self, path: str) -> list[tuple[str, int]]:
         return list(
             self.db.execute(

@@ -174,3 +174,31 @@ async def test_search_puts_symbols_holding_every_word_first(mixed_repo: Path):
     out = await ask(mixed_repo, "pallium_search", query="store load")
     assert out.results[0].qualified == "Store.load"
     assert out.results[0].matched.startswith("name: store, load")
+
+
+async def test_callers_follow_package_and_module_reexports(empty_repo: Path):
+    commit(
+        empty_repo,
+        "Re-exports",
+        {
+            "pkg/__init__.py": "from .impl import run\n",
+            "pkg/impl.py": "def run():\n    return 1\n",
+            "tools/impl.py": "def run():\n    return 2\n",
+            "app.py": "from pkg import run\n\nrun()\n",
+            "web/parts/a.ts": "export function build() { return 1; }\n",
+            "web/other.ts": "export function build() { return 2; }\n",
+            "web/index.ts": 'export * from "./parts/a";\n',
+            "web/main.ts": 'import { build } from "./index";\nbuild();\n',
+        },
+    )
+    run = await ask(empty_repo, "pallium_callers", name="run")
+    assert {(r.path, r.line): (r.resolution, r.target) for r in run.references} == {
+        ("app.py", 1): ("import", "pkg/impl.py"),
+        ("app.py", 3): ("import", "pkg/impl.py"),
+        ("pkg/__init__.py", 1): ("import", "pkg/impl.py"),
+    }
+    build = await ask(empty_repo, "pallium_callers", name="build")
+    assert {(r.path, r.line): (r.resolution, r.target) for r in build.references} == {
+        ("web/main.ts", 1): ("import", "web/parts/a.ts"),
+        ("web/main.ts", 2): ("import", "web/parts/a.ts"),
+    }
