@@ -20,18 +20,26 @@ __all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "run", "status"]
 _ENV = {"LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 
 
-def run(args: list[str], cwd: Path, *, check: bool = True, timeout: float = 120, input: bytes | None = None) -> bytes:
-    """Run `git <args>` in `cwd` and return its stdout as bytes; `input` is fed to its stdin."""
+def run(
+    args: list[str],
+    cwd: Path,
+    *,
+    check: bool = True,
+    timeout: float = 120,
+    env: dict[str, str] | None = None,
+    input: bytes | None = None,
+) -> bytes:
+    """Run `git <args>` in `cwd` and return its stdout as bytes; `env` adds variables, `input` feeds stdin."""
     command = ["git", "-c", "core.quotepath=false", *args]
     try:
         done = subprocess.run(
             command,
             cwd=cwd,
-            stdin=subprocess.DEVNULL if input is None else None,  # run() refuses stdin= beside input=
+            stdin=subprocess.DEVNULL if input is None else None,
             input=input,
             capture_output=True,
             timeout=timeout,
-            env={**os.environ, **_ENV},
+            env={**os.environ, **_ENV, **(env or {})},
         )
     except FileNotFoundError as exc:
         raise PalliumError(
