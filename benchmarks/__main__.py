@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"startup": "benchmarks.startup", "dispatch": "benchmarks.dispatch"}
+BENCHMARKS = {
+    "startup": "benchmarks.startup",
+    "dispatch": "benchmarks.dispatch",
+    "index": "benchmarks.index",
+}
 
 
 def main(argv: list[str]) -> int:

@@ -27,7 +27,7 @@ __all__ = ["Database", "Schema", "open_database", "open_global", "open_repo", "r
 
 BUSY_TIMEOUT_MS = 10_000
 # Databases and run state stay local; configuration and saved workflows are meant to be committed.
-REPO_GITIGNORE = "*\n!.gitignore\n!config.toml\n!workflows/\n!workflows/**\n"
+REPO_GITIGNORE = "*\n!config.toml\n!workflows/\n!workflows/**\n"
 
 _KERNEL_TABLE = """
 CREATE TABLE IF NOT EXISTS kernel_schema (

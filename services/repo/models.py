@@ -51,3 +51,296 @@ class ChangedNowOutput(ToolOutput):
     truncated: bool = Field(description="true when more files changed than `limit` listed")
     index_status: Literal["missing", "indexed", "stale"] = Field(description="state of Pallium's repository index")
     recommended_next_command: str | None
+
+
+# index ------------------------------------------------------------------------------------------
+
+_REPO = "repository path; default: the one holding the current folder"
+
+
+class IndexInput(ToolInput):
+    repo: str | None = Field(None, description=_REPO)
+    full: bool = Field(False, description="rebuild both halves from scratch instead of reading only what changed")
+    untracked: bool = Field(
+        False, description="also index untracked files that are not ignored (default: tracked only)"
+    )
+
+
+class IndexOutput(ToolOutput):
+    repo: str
+    watermark: str | None = Field(description="the last commit the git half has read; null in an empty repository")
+    commits_read: int = Field(description="commits read by this run (only the new ones on a reindex)")
+    commits_total: int
+    history_rebuilt: bool = Field(description="the git half was rebuilt: first run, --full, or rewritten history")
+    shallow: bool = Field(description="the clone is shallow, so history stops at its boundary")
+    files_parsed: int
+    files_reused: int = Field(description="files whose content was already indexed, not reparsed")
+    files_skipped: dict[str, int] = Field(description="skipped files by reason")
+    files_changed: int = Field(description="paths whose content differs from the previous run (new ones included)")
+    files_removed: int
+    git_seconds: float = Field(description="seconds reading and writing history (the read overlaps file parsing)")
+    duration_seconds: float
+
+
+# freshness --------------------------------------------------------------------------------------
+
+
+class Freshness(ToolOutput):
+    status: Literal["fresh", "stale", "missing"]
+    indexed_commit: str | None = Field(description="HEAD when the index was built")
+    indexed_at: str | None
+    current_commit: str | None
+    head_moved: bool
+    working_tree_changed: bool = Field(description="files differ from what the index holds")
+    changed_files: list[str] = Field(description="paths that differ from the index (at most 20)")
+    changed_count: int
+    refresh_command: str | None = Field(description="the command that brings the index up to date")
+
+
+class _ReadInput(ToolInput):
+    repo: str | None = Field(None, description=_REPO)
+    refresh: bool = Field(False, description="reindex incrementally before answering when the index is stale")
+
+
+class _PathInput(_ReadInput):
+    path: str = Field(description="file path, relative to the current folder or the repository root")
+
+
+# symbols ----------------------------------------------------------------------------------------
+
+
+class SymbolsInput(_PathInput):
+    limit: int = Field(200, ge=1, le=5000, description="most symbols to list (1-5000, default 200)")
+
+
+class Symbol(ToolOutput):
+    name: str
+    kind: str = Field(description="class, function, method, interface, type, constant, module, heading...")
+    qualified: str = Field(description="name with its enclosing definitions, e.g. `Class.method`")
+    signature: str
+    start_line: int
+    end_line: int
+    doc: str | None = Field(description="first line of its docstring or doc comment")
+    parent: str | None
+
+
+class SymbolsOutput(ToolOutput):
+    path: str
+    language: str | None
+    status: str = Field(description="parsed, text, unparsed, or skipped:<reason>")
+    symbols: list[Symbol]
+    truncated: bool
+    freshness: Freshness
+
+
+# callers ----------------------------------------------------------------------------------------
+
+
+class CallersInput(_ReadInput):
+    name: str = Field(description="identifier to look up; `Class.method` narrows to that class's method")
+    limit: int = Field(50, ge=1, le=1000, description="most references per page (1-1000, default 50)")
+    cursor: str | None = Field(None, description="next_cursor of the previous page")
+
+
+class Definition(ToolOutput):
+    path: str
+    line: int
+    kind: str
+    qualified: str
+    signature: str
+
+
+class Reference(ToolOutput):
+    path: str
+    line: int
+    enclosing: str | None = Field(description="qualified name of the definition the reference sits in")
+    resolution: Literal["same-file", "import", "unique", "ambiguous", "unresolved"] = Field(
+        description="how the reference was tied to a definition: same file, an import, the only one, or not"
+    )
+    target: str | None = Field(description="path of the definition it resolves to, when one was chosen")
+
+
+class CallersOutput(ToolOutput):
+    name: str
+    definitions: list[Definition] = Field(description="where the name is defined (at most 50)")
+    definition_count: int
+    references: list[Reference]
+    total: int = Field(description="references in all pages")
+    truncated: bool
+    next_cursor: str | None
+    freshness: Freshness
+
+
+# search -----------------------------------------------------------------------------------------
+
+
+class SearchInput(_ReadInput):
+    query: str = Field(
+        description="words to find in symbol names (split at camelCase/snake_case), signatures, docs, paths"
+    )
+    limit: int = Field(5, ge=1, le=100, description="most results (1-100, default 5)")
+    cursor: str | None = Field(None, description="next_cursor of the previous page")
+
+
+class SearchHit(ToolOutput):
+    path: str
+    line: int
+    kind: str
+    qualified: str
+    signature: str
+    doc: str | None
+    matched: str = Field(description="why it matched: the fields with the matching words in [brackets]")
+    score: float = Field(description="BM25 relevance; higher is better")
+
+
+class SearchOutput(ToolOutput):
+    query: str
+    results: list[SearchHit]
+    truncated: bool
+    next_cursor: str | None
+    freshness: Freshness
+
+
+# risk, neighbours -------------------------------------------------------------------------------
+
+Level = Literal["low", "medium", "high"]
+
+
+class RiskInput(_PathInput):
+    pass
+
+
+class RiskFactor(ToolOutput):
+    factor: str
+    points: float
+    detail: str
+
+
+class RiskOutput(ToolOutput):
+    path: str
+    score: float
+    level: Level
+    inferred: bool = Field(description="true when the file has no history and the score rests on structure only")
+    reasons: list[RiskFactor]
+    freshness: Freshness
+
+
+class NeighborsInput(_PathInput):
+    limit: int = Field(10, ge=1, le=200, description="most co-change neighbours (1-200, default 10)")
+
+
+class CoChange(ToolOutput):
+    path: str
+    shared: int = Field(description="commits that changed both files")
+    degree: float = Field(description="shared / mean(revisions of both), 0-1, symmetric")
+    confidence: float = Field(description="shared / revisions of the asked file: P(this changes | asked file changes)")
+    last_shared_at: str
+    strength: Literal["strong", "weak"] = Field(description="strong: shared>=5, mean revisions>=5, degree>=0.3")
+
+
+class StructuralLink(ToolOutput):
+    path: str
+    kind: Literal["imports", "imported-by", "test-pair"]
+
+
+class NeighborsOutput(ToolOutput):
+    path: str
+    revisions: int
+    cochange: list[CoChange]
+    structural: list[StructuralLink]
+    truncated: bool
+    freshness: Freshness
+
+
+# decisions --------------------------------------------------------------------------------------
+
+
+class DecisionsInput(_ReadInput):
+    query: str = Field(description="words to find in commit subjects and bodies")
+    limit: int = Field(5, ge=1, le=100, description="most notes (1-100, default 5)")
+    cursor: str | None = Field(None, description="next_cursor of the previous page")
+
+
+class Decision(ToolOutput):
+    sha: str
+    committed_at: str
+    subject: str
+    body: str = Field(description="the commit body, cut at 600 characters")
+
+
+class DecisionsOutput(ToolOutput):
+    query: str
+    decisions: list[Decision]
+    truncated: bool
+    next_cursor: str | None
+    freshness: Freshness
+
+
+# explain ----------------------------------------------------------------------------------------
+
+
+class ExplainInput(_PathInput):
+    full: bool = Field(False, description="return every list in full instead of within 8 KB")
+
+
+class Verification(ToolOutput):
+    fast: list[str] = Field(description="seconds: the tests that cover this file")
+    safe: list[str] = Field(description="the package or folder's tests and linters")
+    full: list[str] = Field(description="the whole suite")
+
+
+class RecentCommit(ToolOutput):
+    sha: str
+    committed_at: str
+    author: str
+    subject: str
+
+
+class ExplainOutput(ToolOutput):
+    path: str
+    language: str | None
+    status: str
+    lines: int | None
+    summary: str
+    symbols: list[Symbol]
+    imports: list[str] = Field(description="raw imports; resolved ones are in `structural`")
+    structural: list[StructuralLink]
+    cochange: list[CoChange] = Field(
+        description="co-change neighbours sharing at least 2 commits (all: pallium_neighbors)"
+    )
+    tests: list[str] = Field(description="test files that cover this file, by name or by importing it")
+    recent_commits: list[RecentCommit]
+    decisions: list[RecentCommit] = Field(description="commits touching this file whose message explains a choice")
+    risk: RiskOutput
+    verification: Verification
+    evidence: list[str] = Field(description="sources behind the answer: git-history, repo-structure, test-inference...")
+    truncated: bool
+    freshness: Freshness
+
+
+# handoff ----------------------------------------------------------------------------------------
+
+
+class HandoffInput(_ReadInput):
+    base: str | None = Field(None, description="base commit or ref; default: merge base with upstream, else HEAD~1")
+    limit: int = Field(50, ge=1, le=1000, description="most changed files to list (1-1000, default 50)")
+
+
+class HandoffFile(ToolOutput):
+    path: str
+    source: Literal["committed", "working-tree", "both"]
+    risk_level: Level | None
+    missing_neighbors: list[str] = Field(description="files that usually change with this one but did not")
+
+
+class HandoffOutput(ToolOutput):
+    base: str | None
+    head: str | None
+    summary: str
+    commits: list[RecentCommit]
+    files: list[HandoffFile]
+    tests_to_run: list[str]
+    verification: Verification
+    open_questions: list[str]
+    truncated: bool
+    freshness: Freshness

@@ -104,7 +104,7 @@ def test_open_repo_creates_an_ignored_state_folder(git_repo: Path):
     assert (git_repo / ".pallium" / "pallium.sqlite").exists()
     (git_repo / ".pallium" / "config.toml").write_text("[workflows]\n", encoding="utf-8")
     status = git(git_repo, "status", "--porcelain", "--untracked-files=all")
-    assert status.splitlines() == ["?? .pallium/.gitignore", "?? .pallium/config.toml"]
+    assert status.splitlines() == ["?? .pallium/config.toml"]
 
 
 def test_open_global_uses_pallium_home(pallium_home: Path):

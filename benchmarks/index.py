@@ -1,0 +1,177 @@
+"""`python -m benchmarks index`: cold, no-op and one-file index runs and query latency, beside git log and ctags.
+
+Builds a synthetic repository (default 1,000 files and 3,000 commits; `--synthetic 5000,20000`
+for the issue's size) or takes `--repo PATH`. The cold index runs in a child process so its peak
+memory is its own; reindexes and queries run in this process, through the tool dispatcher, so
+every query pays its freshness check as an agent's would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.harness import percentile_ms, row
+
+GOALS = {"cold": 10_000.0, "noop": 500.0, "one": 500.0, "query_p50": 30.0}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks index")
+    parser.add_argument("--repo", help="index this repository instead of a synthetic one (it is not modified)")
+    parser.add_argument("--synthetic", default="1000,3000", help="FILES,COMMITS of the synthetic repo")
+    parser.add_argument("--queries", type=int, default=60, help="calls per query kind (default 60)")
+    parser.add_argument("--child-cold", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child_cold:
+        return _child_cold(Path(args.child_cold))
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ["PALLIUM_HOME"] = str(Path(scratch) / "home")
+        if args.repo:
+            repo = Path(scratch) / "copy"
+            subprocess.run(["git", "clone", "-q", "--no-local", str(Path(args.repo).resolve()), str(repo)], check=True)
+        else:
+            files, commits = (int(x) for x in args.synthetic.split(","))
+            started = time.perf_counter()
+            from benchmarks.synthetic_repo import build
+
+            repo = build(Path(scratch) / "synthetic", files=files, commits=commits)
+            took = time.perf_counter() - started
+            print(f"built a synthetic repository of {files} files and {commits} commits in {took:.1f}s")
+        _run(repo, args.queries)
+    return 0
+
+
+def _run(repo: Path, queries: int) -> None:
+    tracked = len(subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, check=True).stdout.splitlines())
+    count = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True).stdout
+    print(f"repository: {tracked} tracked files, {count.strip()} commits; goals (ms): {json.dumps(GOALS)}")
+    git_log = _time(["git", "log", "--no-renames", "--name-only", "--format=%H"], repo)
+    ctags = (
+        _time(["ctags", "-R", "-f", os.devnull, "--exclude=.git", "--exclude=.pallium", "."], repo)
+        if shutil.which("ctags")
+        else None
+    )
+    baseline = git_log + (ctags or 0)
+    print(row("baseline: git log --no-renames --name-only", git_log))
+    if ctags is not None:
+        print(row("baseline: ctags -R", ctags))
+    else:
+        print("  baseline: ctags -R                          (ctags not installed)")
+    cold = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "index", "--child-cold", str(repo)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    child = json.loads(cold.stdout.strip().splitlines()[-1])
+    print(row("cold full index", child["ms"], "git log + ctags", baseline) + _goal("cold", child["ms"]))
+    print(f"    {child['summary']}")
+    print(f"  {'peak memory of the cold index process':<44} {child['max_rss_mb']:8.1f} MB")
+
+    from kernel.clock import SystemClock
+    from kernel.store import open_repo
+    from services.repo.indexing import run_index
+    from services.repo.store import SCHEMA
+
+    with open_repo(repo, [SCHEMA]) as db:
+
+        def index() -> float:
+            start = time.perf_counter()
+            run_index(db, repo, full=False, untracked=False, now=SystemClock(), progress=lambda *a: None)
+            return (time.perf_counter() - start) * 1000
+
+        status = _time(["git", "status", "--porcelain"], repo)
+        noop = min(index() for _ in range(3))
+        print(row("no-op reindex (best of 3)", noop, "git status", status) + _goal("noop", noop))
+        target = next(p for p in _tracked(repo) if p.endswith(".py"))
+        with open(repo / target, "a", encoding="utf-8") as handle:
+            handle.write("\n\ndef added_for_the_benchmark():\n    return 1\n")
+        one = index()
+        print(row("reindex after one file changed", one, "git status", status) + _goal("one", one))
+    _queries(repo, queries, status)
+
+
+def _queries(repo: Path, runs: int, status_ms: float) -> None:
+    from kernel.clock import SystemClock
+    from kernel.context import ToolContext
+    from kernel.dispatch import call
+
+    rng = random.Random(3)
+    code_files = [p for p in _tracked(repo) if p.endswith((".py", ".ts", ".go"))]
+    names = ["handle", "Service", "helper", "Handle", "value", "Println"]
+    words = ["serve requests", "compute step", "handle value", "helper", "service"]
+    kinds = {
+        "symbols": lambda: ("pallium_symbols", {"path": rng.choice(code_files)}),
+        "callers": lambda: ("pallium_callers", {"name": rng.choice(names)}),
+        "search": lambda: ("pallium_search", {"query": rng.choice(words)}),
+        "explain": lambda: ("pallium_explain", {"path": rng.choice(code_files)}),
+    }
+    ctx = ToolContext(cwd=repo, clock=SystemClock())
+
+    async def go() -> None:
+        for label, make in kinds.items():
+            samples = []
+            for i in range(runs + 3):
+                name, arguments = make()
+                start = time.perf_counter()
+                await call(name, arguments, ctx)
+                if i >= 3:  # the first calls warm caches and compile queries
+                    samples.append(time.perf_counter() - start)
+            p50, p95 = percentile_ms(samples, 50), percentile_ms(samples, 95)
+            print(row(f"{label}: p50", p50, "git status", status_ms) + _goal("query_p50", p50))
+            print(row(f"{label}: p95", p95, "git status", status_ms))
+
+    try:
+        asyncio.run(go())
+    finally:
+        ctx.close()
+
+
+def _child_cold(repo: Path) -> int:
+    import resource
+
+    from kernel.clock import SystemClock
+    from kernel.store import open_repo
+    from services.repo.indexing import run_index
+    from services.repo.store import SCHEMA
+
+    shutil.rmtree(repo / ".pallium", ignore_errors=True)
+    start = time.perf_counter()
+    with open_repo(repo, [SCHEMA]) as db:
+        out = run_index(db, repo, full=True, untracked=False, now=SystemClock(), progress=lambda *a: None)
+    ms = (time.perf_counter() - start) * 1000
+    summary = (
+        f"{out.commits_read} commits read (git half {out.git_seconds:.2f}s), {out.files_parsed} files parsed, "
+        f"skipped {out.files_skipped}"
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"ms": ms, "summary": summary, "max_rss_mb": peak}))
+    return 0
+
+
+def _tracked(repo: Path) -> list[str]:
+    return subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True, check=True).stdout.split()
+
+
+def _time(argv: list[str], cwd: Path, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        best = min(best, time.perf_counter() - start)
+    return best * 1000
+
+
+def _goal(kind: str, value: float) -> str:
+    goal = GOALS[kind]
+    return f"  goal {goal:g} ms: {'met' if value <= goal else 'MISSED'}"

@@ -1,0 +1,206 @@
+"""`explain` and `handoff`: the context an agent wants before editing a file or passing work on.
+
+Both are assembled from the other lookups (symbols, neighbours, risk, tests, verification) and
+cut to a byte budget, longest lists first, unless the caller asks for everything.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from kernel import clock, git
+from kernel.errors import PalliumError
+from services.repo import queries, risk
+from services.repo.models import (
+    ExplainOutput,
+    Freshness,
+    HandoffFile,
+    HandoffOutput,
+    RecentCommit,
+    RiskOutput,
+)
+from services.repo.store import CommitRow, FileRow, RepoStore
+from services.repo.verification import verification_for
+
+__all__ = ["explain", "handoff", "risk_output"]
+
+EXPLAIN_BUDGET = 8 * 1024
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree: a root commit's base
+HANDOFF_BUDGET = 12 * 1024
+# Trimming order when an answer is over budget: (field, length it is cut to), cheapest loss first.
+_TRIMS = (
+    ("symbols", 40),
+    ("structural", 20),
+    ("cochange", 8),
+    ("recent_commits", 5),
+    ("decisions", 3),
+    ("imports", 20),
+    ("symbols", 15),
+    ("structural", 10),
+    ("tests", 5),
+    ("symbols", 5),
+)
+
+
+def risk_output(
+    store: RepoStore, relative: str, row: FileRow | None, *, now: datetime, freshness: Freshness
+) -> RiskOutput:
+    info = store.content_info(row.hash) if row is not None and row.hash else None
+    result = risk.score_risk(
+        store, relative, now=now, language=row.language if row else None, lines=info[2] if info else None
+    )
+    return RiskOutput(
+        path=relative,
+        score=result.score,
+        level=result.level,
+        inferred=result.inferred,
+        reasons=result.reasons,
+        freshness=freshness,
+    )
+
+
+def explain(
+    store: RepoStore, root: Path, relative: str, row: FileRow, *, now: datetime, full: bool, freshness: Freshness
+) -> ExplainOutput:
+    info = store.content_info(row.hash) if row.hash else None
+    symbols = [queries.to_symbol(s) for s in store.symbols_in(relative)]
+    _revisions, pairs = risk.cochange(store, relative)
+    # One shared commit says little (an initial import touches everything); pallium_neighbors lists all.
+    cochange = [p for p in pairs if p.shared >= 2]
+    tests = risk.tests_for(store, relative)
+    risk_out = risk_output(store, relative, row, now=now, freshness=freshness)
+    recent = [_commit(c) for c in store.recent_commits(relative, limit=10)]
+    decisions = [_commit(c) for c in store.decisions_touching(relative, limit=5)]
+    evidence = ["repo-structure"]
+    if recent:
+        evidence.insert(0, "git-history")
+    if tests:
+        evidence.append("test-inference")
+    evidence.append("repo-config")
+    kinds: dict[str, int] = {}
+    for s in symbols:
+        kinds[s.kind] = kinds.get(s.kind, 0) + 1
+    declared = ", ".join(
+        f"{n} {k}{'es' if k.endswith('s') and n != 1 else 's' if n != 1 else ''}" for k, n in kinds.items()
+    )
+    summary = (
+        f"{relative}: {row.language or 'unknown language'}, {info[2] if info else '?'} lines"
+        + (f"; declares {declared}" if declared else "")
+        + f"; risk {risk_out.level} ({risk_out.score:g})"
+        + (f"; {len(tests)} test file(s)" if tests else "; no paired tests")
+    )
+    out = ExplainOutput(
+        path=relative,
+        language=row.language,
+        status=queries.file_status(store, row),
+        lines=info[2] if info else None,
+        summary=summary,
+        symbols=symbols,
+        imports=[raw for raw, _line in store.raw_imports_of(relative)],
+        structural=risk.structural_links(store, relative),
+        cochange=cochange[:20],
+        tests=tests,
+        recent_commits=recent,
+        decisions=decisions,
+        risk=risk_out,
+        verification=verification_for(root, [relative], tests),
+        evidence=evidence,
+        truncated=len(cochange) > 20,
+        freshness=freshness,
+    )
+    return out if full else _fit(out, EXPLAIN_BUDGET)
+
+
+def handoff(
+    store: RepoStore, root: Path, base: str | None, *, now: datetime, limit: int, freshness: Freshness
+) -> HandoffOutput:
+    head = freshness.current_commit
+    base_commit = _base(root, base, head)
+    committed: set[str] = set()
+    commits: list[RecentCommit] = []
+    if head:
+        out = git.run(["diff", "--name-only", "--no-renames", "-z", base_commit or _EMPTY_TREE, head], root)
+        committed = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+        span = f"{base_commit}..{head}" if base_commit else head
+        log = git.run(["log", "--no-merges", "-n", "30", "--format=%H%x1f%ct%x1f%aN%x1f%s", span], root)
+        for line in log.decode("utf-8", "replace").splitlines():
+            sha, when, author, subject = line.split("\x1f", 3)
+            commits.append(RecentCommit(sha=sha, committed_at=_iso(int(when)), author=author, subject=subject))
+    working = {e.path for e in git.status(root).entries}
+    changed = sorted(committed | working)
+    files: list[HandoffFile] = []
+    tests: set[str] = set()
+    questions: list[str] = []
+    for path in changed:
+        row = store.file(path)
+        level = risk_output(store, path, row, now=now, freshness=freshness).level if (root / path).exists() else None
+        _revs, pairs = risk.cochange(store, path)
+        usual = [p.path for p in pairs if p.shared >= 2 and p.confidence >= 0.5 and (root / p.path).exists()]
+        missing = [p for p in usual if p not in changed][:5]
+        if missing:
+            questions.append(f"{path} changed without {', '.join(missing)}, which usually change with it")
+        tests.update(risk.tests_for(store, path))
+        if risk.is_test_path(path) and (root / path).exists():
+            tests.add(path)
+        source = (
+            "both" if path in committed and path in working else "committed" if path in committed else "working-tree"
+        )
+        files.append(HandoffFile(path=path, source=source, risk_level=level, missing_neighbors=missing))
+    files.sort(key=lambda f: ({"high": 0, "medium": 1, "low": 2, None: 3}[f.risk_level], f.path))
+    high = sum(f.risk_level == "high" for f in files)
+    summary = (
+        f"{len(changed)} changed file(s) since {base_commit[:12] if base_commit else 'the first commit'}"
+        f" ({len(commits)} commit(s), {len(working)} in the working tree)"
+        + (f"; {high} high-risk" if high else "")
+        + (f"; {len(questions)} open question(s)" if questions else "")
+    )
+    return HandoffOutput(
+        base=base_commit,
+        head=head,
+        summary=summary,
+        commits=commits[:10],
+        files=files[:limit],
+        tests_to_run=sorted(tests),
+        verification=verification_for(root, changed, sorted(tests)),
+        open_questions=questions[:20],
+        truncated=len(files) > limit or len(commits) > 10,
+        freshness=freshness,
+    )
+
+
+def _base(root: Path, base: str | None, head: str | None) -> str | None:
+    if head is None:
+        return None
+    if base:
+        try:
+            return git.run(["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], root).decode().strip()
+        except PalliumError as exc:
+            raise PalliumError(
+                "not_found", f"base {base!r} names no commit", details={"field": "base", "base": base}
+            ) from exc
+    upstream = git.run(["merge-base", "HEAD", "@{upstream}"], root, check=False).decode().strip()
+    if upstream and upstream != head:
+        return upstream
+    parent = git.run(["rev-parse", "--verify", "--quiet", "HEAD~1^{commit}"], root, check=False).decode().strip()
+    return parent or None
+
+
+def _commit(c: CommitRow) -> RecentCommit:
+    return RecentCommit(sha=c.sha, committed_at=_iso(c.committed_at), author=c.author, subject=c.subject)
+
+
+def _iso(epoch: int) -> str:
+    return clock.iso_utc(datetime.fromtimestamp(epoch, UTC))
+
+
+def _fit(out: ExplainOutput, budget: int) -> ExplainOutput:
+    if len(out.model_dump_json()) <= budget:
+        return out
+    for field, size in _TRIMS:
+        items = getattr(out, field)
+        if len(items) > size:
+            out = out.model_copy(update={field: items[:size], "truncated": True})
+            if len(out.model_dump_json()) <= budget:
+                return out
+    return out

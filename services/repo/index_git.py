@@ -1,0 +1,158 @@
+"""The git half of the index: walk history from the watermark with the `git` program, in one pass.
+
+Reads `git log --no-merges --no-renames --name-only` for the commits after the last indexed one
+(rename detection needs blobs that shallow or partial clones may lack, and costs time). When the
+watermark is no longer an ancestor of HEAD, history was rewritten and this half is rebuilt.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernel import git
+from kernel.errors import PalliumError
+from services.repo.store import RepoStore
+
+__all__ = [
+    "MAX_CHANGESET",
+    "GitHalfResult",
+    "HistoryPlan",
+    "apply_history",
+    "head_commit",
+    "is_noise",
+    "plan_history",
+    "read_history",
+]
+
+# Commits touching more files than this are mass edits (formatting, vendoring); they say nothing
+# about which files belong together, so they count as revisions but make no co-change pairs.
+MAX_CHANGESET = 30
+
+_NOISE_NAMES = {
+    "changelog",
+    "changelog.md",
+    "changes.md",
+    "changes.rst",
+    "history.md",
+    "news.md",
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "poetry.lock",
+    "uv.lock",
+    "cargo.lock",
+    "go.sum",
+    "gemfile.lock",
+    "composer.lock",
+    "pipfile.lock",
+    "version.txt",
+    "version",
+}
+_FORMAT = "%x1e%H%x1f%aN%x1f%ct%x1f%s%x1f%b%x1f"
+
+
+@dataclass(frozen=True)
+class GitHalfResult:
+    commits_read: int
+    rebuilt: bool
+    watermark: str | None
+    shallow: bool
+
+
+def is_noise(path: str) -> bool:
+    """Changelogs, lockfiles and version files change with everything; they make no co-change pairs."""
+    return path.rsplit("/", 1)[-1].lower() in _NOISE_NAMES
+
+
+def head_commit(root: Path) -> str | None:
+    out = git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], root, check=False).strip()
+    return out.decode() or None
+
+
+@dataclass(frozen=True)
+class HistoryPlan:
+    """What a git-half update will read: decided from the stored watermark, before any write."""
+
+    head: str | None
+    revision: str | None  # None: nothing to read
+    rebuilt: bool
+    shallow: bool
+
+
+def plan_history(store: RepoStore, root: Path, *, full: bool = False) -> HistoryPlan:
+    head = head_commit(root)
+    shallow = git.run(["rev-parse", "--is-shallow-repository"], root, check=False).strip() == b"true"
+    watermark = store.state().get("git_watermark")
+    rebuilt = full or watermark is None
+    if watermark is not None and not full and watermark != head and not _is_ancestor(root, watermark, head):
+        rebuilt = True  # rewritten history: the old commits may no longer exist on this branch
+    if head is None or (not rebuilt and watermark == head):
+        return HistoryPlan(head, None, rebuilt, shallow)
+    return HistoryPlan(head, head if rebuilt else f"{watermark}..{head}", rebuilt, shallow)
+
+
+def read_history(root: Path, plan: HistoryPlan) -> list[tuple[str, str, int, str, str, list[str]]]:
+    """Run the one `git log` the plan needs; safe to run in a thread while files are parsed."""
+    if plan.revision is None:
+        return []
+    args = ["log", "--no-merges", "--no-renames", "--name-only", "-z", f"--format={_FORMAT}", plan.revision]
+    return parse_log(git.run(args, root, timeout=600))
+
+
+def apply_history(
+    store: RepoStore, plan: HistoryPlan, commits: list[tuple[str, str, int, str, str, list[str]]]
+) -> GitHalfResult:
+    """Write what `read_history` found; the caller holds the transaction."""
+    if plan.rebuilt:
+        store.clear_history()
+    store.add_commits(commits)
+    store.add_pairs(_pairs(commits))
+    store.set_state({"git_watermark": plan.head, "git_shallow": "1" if plan.shallow else "0"})
+    return GitHalfResult(len(commits), plan.rebuilt, plan.head, plan.shallow)
+
+
+def parse_log(raw: bytes) -> list[tuple[str, str, int, str, str, list[str]]]:
+    """Split the `-z` log into `(sha, author, time, subject, body, paths)`, oldest first."""
+    commits = []
+    for chunk in raw.split(b"\x1e"):
+        if not chunk:
+            continue
+        header, _, names = chunk.rpartition(b"\x1f")
+        fields = header.split(b"\x1f")
+        if len(fields) < 5:
+            continue
+        sha, author, when, subject = (f.decode("utf-8", "replace") for f in fields[:4])
+        body = b"\x1f".join(fields[4:]).decode("utf-8", "replace").strip()
+        paths = [p.decode("utf-8", "surrogateescape") for p in names.split(b"\0") if p.strip(b"\n")]
+        paths = [p.lstrip("\n") for p in paths]
+        commits.append((sha, author, int(when or 0), subject, body, sorted(set(paths))))
+    commits.reverse()
+    return commits
+
+
+def _pairs(commits: list[tuple[str, str, int, str, str, list[str]]]) -> dict[tuple[str, str], list[int]]:
+    pairs: dict[tuple[str, str], list[int]] = {}
+    for _sha, _author, when, _subject, _body, paths in commits:
+        if len(paths) > MAX_CHANGESET:
+            continue
+        kept = [p for p in paths if not is_noise(p)]
+        for a, b in itertools.permutations(kept, 2):
+            entry = pairs.get((a, b))
+            if entry is None:
+                pairs[(a, b)] = [1, when]
+            else:
+                entry[0] += 1
+                entry[1] = max(entry[1], when)
+    return pairs
+
+
+def _is_ancestor(root: Path, old: str, head: str | None) -> bool:
+    if head is None:
+        return False
+    try:
+        git.run(["merge-base", "--is-ancestor", old, head], root)
+    except PalliumError:
+        return False
+    return True

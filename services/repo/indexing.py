@@ -1,0 +1,76 @@
+"""`pallium index`: both halves under one cross-process lock, each written in its own transaction.
+
+The lock makes a second run wait (or say one is running); the transactions mean a crash or an
+error leaves each half as it was before the run, never half-written.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+from kernel import clock, locks, paths
+from kernel.store import Database
+from services.repo.index_content import index_content
+from services.repo.index_git import apply_history, plan_history, read_history
+from services.repo.models import IndexOutput
+from services.repo.store import RepoStore
+
+__all__ = ["run_index"]
+
+LOCK_WAIT_SECONDS = 30.0
+T = TypeVar("T")
+
+
+def run_index(
+    db: Database,
+    root: Path,
+    *,
+    full: bool,
+    untracked: bool,
+    now: clock.Clock,
+    progress: Callable[[int, int, str], None],
+    wait_seconds: float = LOCK_WAIT_SECONDS,
+) -> IndexOutput:
+    started = time.perf_counter()
+    store = RepoStore(db)
+    lock = paths.repo_state_dir(root) / "index.lock"
+    with locks.exclusive(lock, what="pallium index", wait_seconds=wait_seconds):
+        plan = plan_history(store, root, full=full)
+        # `git log` runs in its own process while this one parses files: the two halves overlap.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            reading = pool.submit(_timed, read_history, root, plan)
+            state: dict[str, str | None] = {
+                "content_head": plan.head or "",
+                "indexed_at": clock.iso_utc(now.now()),
+                "untracked": "1" if untracked else "0",
+            }
+            content = index_content(store, root, untracked=untracked, full=full, progress=progress, state=state)
+            commits, read_seconds = reading.result()
+        git_started = time.perf_counter()
+        with db.transaction():
+            history = apply_history(store, plan, commits)
+        git_seconds = read_seconds + time.perf_counter() - git_started
+    return IndexOutput(
+        repo=str(root),
+        watermark=history.watermark,
+        commits_read=history.commits_read,
+        commits_total=store.commit_count(),
+        history_rebuilt=history.rebuilt,
+        shallow=history.shallow,
+        files_parsed=content.files_parsed,
+        files_reused=content.files_reused,
+        files_skipped=dict(sorted(content.skipped.items())),
+        files_changed=len(content.changed_paths),
+        files_removed=len(content.removed_paths),
+        git_seconds=round(git_seconds, 3),
+        duration_seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+def _timed(fn: Callable[..., T], *args: object) -> tuple[T, float]:
+    started = time.perf_counter()
+    return fn(*args), time.perf_counter() - started

@@ -1,0 +1,401 @@
+"""Per-file facts from tree-sitter: symbols, imports and referenced identifiers, for six languages.
+
+The grammars and their `tags.scm` definition queries come from the per-language wheels, which work
+with no network. Everything here depends on one file's bytes only, so results are cached under
+the file's content hash and never recomputed for content already seen.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+__all__ = ["CODE_LANGUAGES", "Facts", "extract", "language_of"]
+
+# extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
+_BY_EXTENSION = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".rst": "text",
+    ".txt": "text",
+    ".sql": "sql",
+    ".sh": "shell",
+    ".bash": "shell",
+    ".zsh": "shell",
+    ".toml": "config",
+    ".yaml": "config",
+    ".yml": "config",
+    ".json": "config",
+    ".ini": "config",
+    ".cfg": "config",
+    ".env": "config",
+}
+_BY_NAME = {"makefile": "shell", "dockerfile": "shell", "justfile": "shell"}
+CODE_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"})
+TEXT_LANGUAGES = frozenset({"markdown", "text", "sql", "shell", "config"})
+
+_EXTRA_DEFINITIONS = {
+    "python": (
+        "(type_alias_statement left: (type [(identifier) @name (generic_type (identifier) @name)])) @definition.type"
+    ),
+}
+_IDENTIFIERS = {
+    "python": ("identifier",),
+    "javascript": ("identifier", "property_identifier", "shorthand_property_identifier"),
+    "typescript": ("identifier", "property_identifier", "type_identifier", "shorthand_property_identifier"),
+    "tsx": ("identifier", "property_identifier", "type_identifier", "shorthand_property_identifier"),
+    "go": ("identifier", "field_identifier", "type_identifier", "package_identifier"),
+    "rust": ("identifier", "field_identifier", "type_identifier"),
+    "java": ("identifier", "type_identifier"),
+}
+_IGNORED_NAMES = frozenset({"self", "cls", "this", "super", "_", "None", "True", "False", "nil", "null"})
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_WRAPPERS = frozenset(
+    {"export_statement", "decorated_definition", "lexical_declaration", "variable_declaration", "type_declaration"}
+)
+_QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|'''|\"|')|(?:\"\"\"|'''|\"|')$")
+# Definitions worth finding in text-indexed files: SQL objects, shell functions, make targets.
+_TEXT_DEFINITIONS = {
+    "sql": re.compile(
+        rb"^\s*create\s+(?:or\s+replace\s+)?(?:temp(?:orary)?\s+|virtual\s+|unique\s+)?"
+        rb"(table|view|index|function|procedure|trigger|type)\s+(?:if\s+not\s+exists\s+)?[\"`\[]?([\w.]+)",
+        re.I | re.M,
+    ),
+    "shell": re.compile(
+        rb"^(?:function\s+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)\s*\(\)\s*\{?|([A-Za-z][\w.-]*)\s*:(?!=))", re.M
+    ),
+}
+_HEADING = re.compile(rb"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
+
+
+@dataclass
+class Facts:
+    """One file's facts: symbols `(name, kind, qualified, parent, signature, start, end, doc)`."""
+
+    language: str
+    status: str  # parsed | text | unparsed
+    lines: int
+    size: int = 0
+    symbols: list[tuple[str, str, str, str | None, str, int, int, str | None]] = field(default_factory=list)
+    imports: list[tuple[str, str, int]] = field(default_factory=list)
+    refs: set[tuple[str, int]] = field(default_factory=set)
+
+
+def language_of(path: str) -> str | None:
+    name = path.rsplit("/", 1)[-1]
+    if name.lower() in _BY_NAME:
+        return _BY_NAME[name.lower()]
+    dot = name.rfind(".")
+    return _BY_EXTENSION.get(name[dot:].lower()) if dot > 0 else None
+
+
+def extract(path: str, data: bytes) -> Facts:
+    """The facts of `data`, the content of `path`. Never raises for odd content: it degrades to `unparsed`."""
+    language = language_of(path) or "other"
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    if language in CODE_LANGUAGES:
+        try:
+            parser = _parser(language)
+        except (ImportError, OSError, ValueError):
+            return Facts(language, "unparsed", lines)
+        facts = Facts(language, "parsed", lines)
+        _extract_code(language, parser.parse(data).root_node, facts)
+        return facts
+    facts = Facts(language, "text" if language in TEXT_LANGUAGES else "unparsed", lines)
+    if language == "markdown":
+        _markdown_headings(data, facts)
+    elif language in _TEXT_DEFINITIONS:
+        _text_definitions(_TEXT_DEFINITIONS[language], data, facts)
+    return facts
+
+
+# code ------------------------------------------------------------------------------------------
+
+
+def _extract_code(language: str, root: Any, facts: Facts) -> None:
+    from tree_sitter import QueryCursor
+
+    definitions, identifiers, imports = _queries(language)
+    seen: dict[tuple[int, int], int] = {}
+    name_starts: set[int] = set()
+    found: list[tuple[Any, Any, str]] = []
+    for _pattern, captures in QueryCursor(definitions).matches(root):
+        kind = next((k.split(".", 1)[1] for k in captures if k.startswith("definition.")), None)
+        if kind is None or "name" not in captures:
+            continue
+        node = captures[f"definition.{kind}"][0]
+        name_node = captures["name"][0]
+        key = (node.start_byte, node.end_byte)
+        if key in seen:  # one node matched by two patterns (a Rust method is also a function)
+            if kind == "method":
+                found[seen[key]] = (node, name_node, kind)
+            continue
+        seen[key] = len(found)
+        found.append((node, name_node, kind))
+        name_starts.add(name_node.start_byte)
+    by_node = {(n.start_byte, n.end_byte): (nm.text.decode("utf-8", "replace"), k) for n, nm, k in found}
+    for node, name_node, kind in sorted(found, key=lambda f: (f[0].start_byte, -f[0].end_byte)):
+        name = name_node.text.decode("utf-8", "replace")
+        scope = _scope(node, by_node)
+        if kind == "function" and scope and _is_class_like(scope[-1][1]):
+            kind = "method"
+        parent = ".".join(n for n, _ in scope) or None
+        qualified = f"{parent}.{name}" if parent else name
+        facts.symbols.append(
+            (
+                name,
+                kind,
+                qualified,
+                parent,
+                _signature(node),
+                node.start_point[0] + 1,
+                node.end_point[0] + 1,
+                _doc(language, node),
+            )
+        )
+    for _pattern, captures in QueryCursor(imports).matches(root):
+        facts.imports.extend(_import_rows(language, captures))
+    for nodes in QueryCursor(identifiers).captures(root).values():
+        for node in nodes:
+            if node.start_byte in name_starts:
+                continue
+            text = node.text.decode("utf-8", "replace")
+            if text not in _IGNORED_NAMES:
+                facts.refs.add((text, node.start_point[0] + 1))
+
+
+def _scope(node: Any, by_node: dict[tuple[int, int], tuple[str, str]]) -> list[tuple[str, str]]:
+    """The names (and kinds) of the definitions enclosing `node`, outermost first; Rust impls count."""
+    chain = []
+    current = node.parent
+    while current is not None:
+        hit = by_node.get((current.start_byte, current.end_byte))
+        same_span = current.start_byte == node.start_byte and current.end_byte == node.end_byte
+        if hit is not None and not same_span and current.type not in _WRAPPERS:
+            chain.append(hit)
+        elif current.type == "impl_item":
+            target = current.child_by_field_name("type")
+            if target is not None:
+                chain.append((target.text.decode("utf-8", "replace"), "class"))
+        current = current.parent
+    if node.type == "method_declaration" and node.child_by_field_name("receiver") is not None:  # Go
+        receiver = node.child_by_field_name("receiver").text.decode("utf-8", "replace")
+        match = re.search(r"\*?\s*([A-Za-z_]\w*)(?:\[[^\]]*\])?\s*\)$", receiver)
+        if match:
+            chain.append((match.group(1), "class"))
+    return list(reversed(chain))
+
+
+def _is_class_like(kind: str) -> bool:
+    return kind in {"class", "interface", "module", "type"}
+
+
+def _signature(node: Any) -> str:
+    body = node.child_by_field_name("body")
+    end = body.start_byte if body is not None and body.start_byte > node.start_byte else None
+    raw = node.text if end is None else node.text[: end - node.start_byte]
+    text = raw.decode("utf-8", "replace")
+    if end is None:
+        text = text.split("\n", 1)[0]
+    text = " ".join(text.split()).rstrip(":{ ").strip()
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _doc(language: str, node: Any) -> str | None:
+    if language == "python":
+        body = node.child_by_field_name("body")
+        if body is not None and body.named_child_count:
+            first = body.named_children[0]
+            if first.type == "expression_statement" and first.named_child_count:
+                first = first.named_children[0]
+            if first.type == "string":
+                return _first_line(_QUOTES.sub("", first.text.decode("utf-8", "replace")))
+        return None
+    anchor = node
+    while anchor.parent is not None and anchor.parent.type in _WRAPPERS | {"variable_declarator"}:
+        anchor = anchor.parent
+    comment = anchor.prev_named_sibling
+    if comment is None or comment.type not in _COMMENTS or comment.end_point[0] < anchor.start_point[0] - 1:
+        return None
+    while True:  # climb to the first line of a run of `//` comments
+        earlier = comment.prev_named_sibling
+        if earlier is None or earlier.type not in _COMMENTS or earlier.end_point[0] < comment.start_point[0] - 1:
+            break
+        comment = earlier
+    return _first_line(comment.text.decode("utf-8", "replace"))
+
+
+def _first_line(text: str) -> str | None:
+    for line in text.splitlines():
+        cleaned = line.strip().lstrip("/*!#").strip().rstrip("*/").strip()
+        if cleaned:
+            return cleaned[:200]
+    return None
+
+
+def _import_rows(language: str, captures: dict[str, list[Any]]) -> list[tuple[str, str, int]]:
+    def text(n: Any) -> str:
+        return n.text.decode("utf-8", "replace")
+
+    if "import" not in captures:
+        return []
+    node = captures["import"][0]
+    line = node.start_point[0] + 1
+    if language == "python":
+        if node.type == "import_statement":
+            rows = []
+            for child in node.named_children:
+                target = child.child_by_field_name("name") if child.type == "aliased_import" else child
+                rows.append((text(target), "", line))
+            return rows
+        module = node.child_by_field_name("module_name")
+        names = []
+        for child in node.children_by_field_name("name"):
+            target = child.child_by_field_name("name") if child.type == "aliased_import" else child
+            names.append(text(target))
+        if any(c.type == "wildcard_import" for c in node.named_children):
+            names.append("*")
+        return [(text(module) if module is not None else ".", " ".join(names), line)]
+    if language in ("javascript", "typescript", "tsx"):
+        source = captures.get("source")
+        if not source:
+            return []
+        if "fn" in captures and text(captures["fn"][0]) != "require":
+            return []
+        names = [
+            text(n)
+            for n in _descendants(node, {"import_specifier", "export_specifier", "identifier"})
+            if n.parent is not None
+            and n.parent.type in ("import_clause", "import_specifier", "export_specifier")
+            and (n.parent.type == "import_clause" or n == n.parent.child_by_field_name("name"))
+        ]
+        return [(text(source[0]).strip("\"'`"), " ".join(names), line)]
+    if language == "go":
+        path = node.child_by_field_name("path")
+        alias = node.child_by_field_name("name")
+        raw = text(path).strip('"`') if path is not None else ""
+        return [(raw, text(alias) if alias is not None else raw.rsplit("/", 1)[-1], line)]
+    if language == "rust":
+        if node.type == "mod_item":
+            if node.child_by_field_name("body") is not None:
+                return []
+            return [("mod " + text(node.child_by_field_name("name")), "", line)]
+        argument = node.child_by_field_name("argument")
+        raw = text(argument) if argument is not None else ""
+        names = re.findall(r"[A-Za-z_]\w*", raw.rsplit("::", 1)[-1])
+        return [(raw, " ".join(n for n in names if n not in ("self", "as")), line)]
+    if language == "java":
+        raw = text(node).removeprefix("import").strip().removeprefix("static").strip().rstrip(";").strip()
+        return [(raw, raw.rsplit(".", 1)[-1], line)]
+    return []
+
+
+def _descendants(node: Any, types: set[str]) -> list[Any]:
+    out, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if current.type in types:
+            out.append(current)
+        stack.extend(current.named_children)
+    return out
+
+
+_IMPORT_QUERIES = {
+    "python": "(import_statement) @import (import_from_statement) @import",
+    "javascript": (
+        "(import_statement source: (string) @source) @import "
+        "(export_statement source: (string) @source) @import "
+        "(call_expression function: (identifier) @fn arguments: (arguments . (string) @source)) @import"
+    ),
+    "go": "(import_spec) @import",
+    "rust": "(use_declaration) @import (mod_item) @import",
+    "java": "(import_declaration) @import",
+}
+
+
+@functools.cache
+def _queries(language: str) -> tuple[Any, Any, Any]:
+    from tree_sitter import Query
+
+    lang = _language(language)
+    tags = _tags_source(language)
+    definitions = Query(lang, tags + "\n" + _EXTRA_DEFINITIONS.get(language, ""))
+    identifiers = Query(lang, "[" + " ".join(f"({t})" for t in _IDENTIFIERS[language]) + "] @ref")
+    imports = Query(lang, _IMPORT_QUERIES.get(language, _IMPORT_QUERIES["javascript"]))
+    return definitions, identifiers, imports
+
+
+def _tags_source(language: str) -> str:
+    if language in ("typescript", "tsx"):  # the TypeScript query only adds to the JavaScript one
+        return _read_tags("tree_sitter_javascript") + "\n" + _read_tags("tree_sitter_typescript")
+    return _read_tags(f"tree_sitter_{language}")
+
+
+def _read_tags(package: str) -> str:
+    text = resources.files(package).joinpath("queries", "tags.scm").read_text(encoding="utf-8")
+    # py-tree-sitter does not apply these directives; dropping them keeps the patterns portable.
+    return re.sub(r"\(#(?:strip|set-adjacent|select-adjacent)![^)]*\)", "", text)
+
+
+@functools.cache
+def _language(language: str) -> Any:
+    from tree_sitter import Language
+
+    if language in ("typescript", "tsx"):
+        module = importlib.import_module("tree_sitter_typescript")
+        return Language(module.language_typescript() if language == "typescript" else module.language_tsx())
+    return Language(importlib.import_module(f"tree_sitter_{language}").language())
+
+
+@functools.cache
+def _parser(language: str) -> Any:
+    from tree_sitter import Parser
+
+    _queries(language)  # compile once, up front, so a broken query fails here and not mid-file
+    return Parser(_language(language))
+
+
+def _markdown_headings(data: bytes, facts: Facts) -> None:
+    stack: list[tuple[int, str]] = []
+    for match in _HEADING.finditer(data):
+        level = len(match.group(1))
+        title = match.group(2).decode("utf-8", "replace").strip()
+        line = data.count(b"\n", 0, match.start()) + 1
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        parent = stack[-1][1] if stack else None
+        facts.symbols.append(
+            (title, "heading", title, parent, match.group(0).decode("utf-8", "replace"), line, line, None)
+        )
+        stack.append((level, title))
+
+
+def _text_definitions(pattern: re.Pattern[bytes], data: bytes, facts: Facts) -> None:
+    for match in pattern.finditer(data):
+        groups = [g for g in match.groups() if g]
+        if not groups:
+            continue
+        if pattern is _TEXT_DEFINITIONS["sql"]:
+            kind, name = groups[0].decode().lower(), groups[1].decode("utf-8", "replace")
+        else:
+            kind, name = ("target" if match.group(3) else "function"), groups[0].decode("utf-8", "replace")
+        line = data.count(b"\n", 0, match.start()) + 1
+        text = match.group(0).decode("utf-8", "replace").strip()
+        facts.symbols.append((name, kind, name, None, text, line, line, None))

@@ -1,0 +1,142 @@
+"""Short human renderings of the repository tools' answers, for the CLI without --json."""
+
+from __future__ import annotations
+
+from services.repo.models import (
+    CallersOutput,
+    ChangedNowOutput,
+    CoChange,
+    DecisionsOutput,
+    ExplainOutput,
+    Freshness,
+    HandoffOutput,
+    IndexOutput,
+    NeighborsOutput,
+    RiskOutput,
+    SearchOutput,
+    SymbolsOutput,
+)
+
+__all__ = [
+    "callers",
+    "changed_now",
+    "decisions",
+    "explain",
+    "handoff",
+    "index",
+    "neighbors",
+    "risk",
+    "search",
+    "symbols",
+]
+
+
+def _stale_note(fresh: Freshness) -> str:
+    if fresh.status == "fresh":
+        return ""
+    if fresh.status == "missing":
+        return "\n(no index yet: run `pallium index`)"
+    return f"\n(index stale: {fresh.changed_count} file(s) changed since; run `{fresh.refresh_command}`)"
+
+
+def changed_now(out: ChangedNowOutput) -> str:
+    lines = [out.summary]
+    for f in out.files:
+        moved = f" (from {f.orig_path})" if f.orig_path else ""
+        extra = f"  risk {f.risk_level}, blast radius {f.blast_radius}" if f.risk_level else ""
+        lines.append(f"  {f.git_status}  {f.kind:<12} {f.path}{moved}{extra}")
+    if out.truncated:
+        lines.append(f"  ... {out.counts.total - len(out.files)} more (raise --limit)")
+    if out.recommended_next_command:
+        lines.append(f"next: {out.recommended_next_command}")
+    return "\n".join(lines)
+
+
+def index(out: IndexOutput) -> str:
+    skipped = ", ".join(f"{n} {reason}" for reason, n in out.files_skipped.items()) or "none"
+    return (
+        f"indexed {out.repo} at {(out.watermark or 'no commits')[:12]} in {out.duration_seconds:.2f}s\n"
+        f"  git: {out.commits_read} commits read ({out.commits_total} in all)"
+        + (", history rebuilt" if out.history_rebuilt else "")
+        + (", shallow clone" if out.shallow else "")
+        + f"\n  files: {out.files_parsed} parsed, {out.files_reused} reused, skipped: {skipped}"
+    )
+
+
+def symbols(out: SymbolsOutput) -> str:
+    lines = [f"{out.path} ({out.language or 'unknown'}, {out.status}): {len(out.symbols)} symbols"]
+    for s in out.symbols:
+        doc = f"  # {s.doc}" if s.doc else ""
+        lines.append(f"  {s.start_line:>5}-{s.end_line:<5} {s.kind:<10} {s.signature}{doc}")
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def callers(out: CallersOutput) -> str:
+    lines = [f"{out.name}: {len(out.definitions)} definition(s), {out.total} reference(s)"]
+    lines += [f"  def {d.path}:{d.line}  {d.signature}" for d in out.definitions]
+    for r in out.references:
+        where = f" in {r.enclosing}" if r.enclosing else ""
+        lines.append(f"  {r.path}:{r.line}{where}  [{r.resolution}]")
+    if out.next_cursor:
+        lines.append(f"  ... more: --cursor {out.next_cursor}")
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def search(out: SearchOutput) -> str:
+    lines = [f"{len(out.results)} result(s) for {out.query!r}"]
+    lines += [f"  {h.path}:{h.line}  {h.kind} {h.qualified}  ({h.matched})" for h in out.results]
+    if out.next_cursor:
+        lines.append(f"  ... more: --cursor {out.next_cursor}")
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def risk(out: RiskOutput) -> str:
+    head = f"{out.path}: risk {out.level} ({out.score:g})" + (" [inferred]" if out.inferred else "")
+    return "\n".join([head] + [f"  +{r.points:g} {r.factor}: {r.detail}" for r in out.reasons]) + _stale_note(
+        out.freshness
+    )
+
+
+def _pair_line(c: CoChange) -> str:
+    return f"  {c.path}  shared {c.shared}, confidence {c.confidence:.0%}, degree {c.degree:.0%} ({c.strength})"
+
+
+def neighbors(out: NeighborsOutput) -> str:
+    lines = [f"{out.path}: {out.revisions} revision(s)"]
+    lines += [_pair_line(c) for c in out.cochange]
+    lines += [f"  {s.kind}: {s.path}" for s in out.structural]
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def decisions(out: DecisionsOutput) -> str:
+    lines = [f"{len(out.decisions)} note(s) for {out.query!r}"]
+    lines += [f"  {d.sha[:10]} {d.committed_at[:10]} {d.subject}" for d in out.decisions]
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def explain(out: ExplainOutput) -> str:
+    lines = [out.summary]
+    if out.symbols:
+        lines.append("declares: " + ", ".join(s.qualified for s in out.symbols[:15]))
+    for kind in ("imports", "imported-by", "test-pair"):
+        linked = [s.path for s in out.structural if s.kind == kind]
+        if linked:
+            lines.append(f"{kind}: " + ", ".join(linked[:10]))
+    if out.cochange:
+        lines.append("changes with: " + ", ".join(f"{c.path} ({c.confidence:.0%})" for c in out.cochange[:5]))
+    lines += [f"recent: {c.sha[:10]} {c.subject}" for c in out.recent_commits[:3]]
+    lines += [f"risk: +{r.points:g} {r.factor}: {r.detail}" for r in out.risk.reasons]
+    for tier in ("fast", "safe", "full"):
+        commands = getattr(out.verification, tier)
+        if commands:
+            lines.append(f"verify ({tier}): " + " && ".join(commands))
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
+def handoff(out: HandoffOutput) -> str:
+    lines = [out.summary]
+    lines += [f"  {f.risk_level or '-':<6} {f.source:<12} {f.path}" for f in out.files]
+    if out.tests_to_run:
+        lines.append("tests: " + " ".join(out.tests_to_run))
+    lines += [f"question: {q}" for q in out.open_questions]
+    return "\n".join(lines) + _stale_note(out.freshness)

@@ -1,0 +1,220 @@
+"""Import resolution: from each file's raw imports to files of this repository, recomputed as a whole.
+
+Resolution reads only the cached per-file facts and the list of paths, so it is cheap to redo on
+every index run; an edge can never go stale because an unchanged importer was not reparsed.
+Python (relative imports, `src/` layouts), JavaScript/TypeScript (relative paths, index files,
+tsconfig `paths`/`baseUrl`), Go (module path from go.mod), Rust (`mod`, `use crate::`), Java.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["resolve_imports"]
+
+_JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json")
+_JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+
+
+def resolve_imports(
+    root: Path, paths: set[str], imports: Iterable[tuple[str, str, str, str]]
+) -> list[tuple[str, str, str, str]]:
+    """Edges `(importer, imported, raw, names)` for every import that names a file in `paths`."""
+    resolver = _Resolver(root, paths)
+    edges = []
+    for src, language, raw, names in imports:
+        for dst in resolver.resolve(src, language, raw, names):
+            if dst != src:
+                edges.append((src, dst, raw, names))
+    return edges
+
+
+class _Resolver:
+    def __init__(self, root: Path, paths: set[str]) -> None:
+        self.root = root
+        self.paths = paths
+        self.python_roots = ["", *sorted({p.split("/", 1)[0] + "/" for p in paths if p.startswith("src/")})[:1]]
+        self.go_module = _go_module(root)
+        self.go_dirs: dict[str, list[str]] = defaultdict(list)
+        self.java_by_suffix: dict[str, str] = {}
+        for p in paths:
+            if p.endswith(".go") and not p.endswith("_test.go"):
+                self.go_dirs[posixpath.dirname(p)].append(p)
+            elif p.endswith(".java"):
+                self.java_by_suffix.setdefault(p.rsplit("/", 1)[-1][:-5], p)
+        self.java_paths = [p for p in paths if p.endswith(".java")]
+        self.ts_base, self.ts_paths = _tsconfig(root)
+
+    def resolve(self, src: str, language: str, raw: str, names: str) -> list[str]:
+        if language == "python":
+            return self._python(src, raw, names)
+        if language in _JS_LANGUAGES:
+            return self._javascript(src, raw)
+        if language == "go":
+            return self._go(raw)
+        if language == "rust":
+            return self._rust(src, raw)
+        if language == "java":
+            return self._java(raw)
+        return []
+
+    # python --------------------------------------------------------------------------------------
+
+    def _python(self, src: str, raw: str, names: str) -> list[str]:
+        if raw.startswith("."):
+            dots = len(raw) - len(raw.lstrip("."))
+            base = posixpath.dirname(src)
+            for _ in range(dots - 1):
+                base = posixpath.dirname(base)
+            rest = raw[dots:].replace(".", "/")
+            bases = [posixpath.join(base, rest) if rest else base]
+        else:
+            bases = [r + raw.replace(".", "/") for r in self.python_roots]
+        found = []
+        for base in bases:
+            base = base.strip("/")
+            # `from pkg import mod` names a submodule when pkg/mod.py exists.
+            for name in names.split():
+                hit = self._python_module(posixpath.join(base, name) if base else name)
+                if hit:
+                    found.append(hit)
+            if found:
+                return found
+            hit = self._python_module(base) if base else None
+            if hit:
+                return [hit]
+        return []
+
+    def _python_module(self, base: str) -> str | None:
+        for candidate in (base + ".py", base + ".pyi", base + "/__init__.py"):
+            if candidate in self.paths:
+                return candidate
+        return None
+
+    # javascript / typescript ---------------------------------------------------------------------
+
+    def _javascript(self, src: str, raw: str) -> list[str]:
+        if raw.startswith("."):
+            return self._js_file(posixpath.normpath(posixpath.join(posixpath.dirname(src), raw)))
+        for pattern, targets in self.ts_paths:
+            prefix, star, suffix = pattern.partition("*")
+            if star and raw.startswith(prefix) and raw.endswith(suffix):
+                middle = raw[len(prefix) : len(raw) - len(suffix)] if suffix else raw[len(prefix) :]
+                for target in targets:
+                    hit = self._js_file(posixpath.normpath(posixpath.join(self.ts_base, target.replace("*", middle))))
+                    if hit:
+                        return hit
+            elif not star and raw == pattern:
+                for target in targets:
+                    hit = self._js_file(posixpath.normpath(posixpath.join(self.ts_base, target)))
+                    if hit:
+                        return hit
+        if self.ts_base is not None and self.ts_base != ".":
+            return self._js_file(posixpath.normpath(posixpath.join(self.ts_base, raw)))
+        return []
+
+    def _js_file(self, base: str) -> list[str]:
+        base = base.removeprefix("./")
+        if base in self.paths:
+            return [base]
+        stem = re.sub(r"\.(js|jsx|mjs|cjs)$", "", base)  # TypeScript imports name the compiled `.js`
+        for candidate in [stem + ext for ext in _JS_EXTENSIONS] + [f"{base}/index{ext}" for ext in _JS_EXTENSIONS]:
+            if candidate in self.paths:
+                return [candidate]
+        return []
+
+    # go, rust, java ------------------------------------------------------------------------------
+
+    def _go(self, raw: str) -> list[str]:
+        if not self.go_module or not (raw == self.go_module or raw.startswith(self.go_module + "/")):
+            return []
+        folder = raw[len(self.go_module) :].strip("/")
+        return sorted(self.go_dirs.get(folder, []))
+
+    def _rust(self, src: str, raw: str) -> list[str]:
+        folder = posixpath.dirname(src)
+        if raw.startswith("mod "):
+            name = raw[4:]
+            stem = posixpath.basename(src)[:-3]
+            if stem not in ("main", "lib", "mod"):
+                folder = posixpath.join(folder, stem)
+            for candidate in (posixpath.join(folder, name + ".rs"), posixpath.join(folder, name, "mod.rs")):
+                if candidate in self.paths:
+                    return [candidate]
+            return []
+        parts = re.split(r"::", raw.split("{", 1)[0].strip(": "))
+        if not parts or parts[0] not in ("crate", "self", "super"):
+            return []
+        base = _crate_src(src) if parts[0] == "crate" else folder
+        if parts[0] == "super":
+            base = posixpath.dirname(folder)
+        segments = [p for p in parts[1:] if p and p not in ("self",)]
+        for n in range(len(segments), 0, -1):  # `use crate::a::b::Item`: the longest prefix that is a file
+            stem = posixpath.join(base, *segments[:n])
+            for candidate in (stem + ".rs", stem + "/mod.rs"):
+                if candidate in self.paths:
+                    return [candidate]
+        return []
+
+    def _java(self, raw: str) -> list[str]:
+        if raw.endswith(".*"):
+            folder = raw[:-2].replace(".", "/")
+            return sorted(p for p in self.java_paths if posixpath.dirname(p).endswith(folder))
+        suffix = raw.replace(".", "/") + ".java"
+        for p in self.java_paths:
+            if p == suffix or p.endswith("/" + suffix):
+                return [p]
+        return []
+
+
+def _crate_src(src: str) -> str:
+    parts = src.split("/")
+    if "src" in parts:
+        return "/".join([*parts[: len(parts) - 1 - parts[::-1].index("src")], "src"])
+    return posixpath.dirname(src)
+
+
+def _go_module(root: Path) -> str | None:
+    try:
+        text = (root / "go.mod").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    match = re.search(r"^module\s+(\S+)", text, re.M)
+    return match.group(1) if match else None
+
+
+def _tsconfig(root: Path) -> tuple[str | None, list[tuple[str, list[str]]]]:
+    """`baseUrl` (repo-relative) and `paths` of the root tsconfig.json or jsconfig.json, following `extends`."""
+    for name in ("tsconfig.json", "jsconfig.json"):
+        options = _compiler_options(root, root / name, depth=0)
+        if options is not None:
+            base = options.get("baseUrl")
+            paths = options.get("paths") or {}
+            base_rel = posixpath.normpath(base) if isinstance(base, str) else ("." if paths else None)
+            mapped = [(k, [t for t in v if isinstance(t, str)]) for k, v in paths.items() if isinstance(v, list)]
+            return base_rel, mapped
+    return None, []
+
+
+def _compiler_options(root: Path, path: Path, *, depth: int) -> dict | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    text = re.sub(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/', lambda m: m.group(1) or "", text, flags=re.S)
+    text = re.sub(r",(\s*[}\]])", r"\1", text)  # tsconfig allows trailing commas
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    options = dict(data.get("compilerOptions") or {}) if isinstance(data, dict) else {}
+    parent = data.get("extends") if isinstance(data, dict) else None
+    if isinstance(parent, str) and parent.startswith(".") and depth < 5:
+        inherited = _compiler_options(root, (path.parent / parent).resolve(), depth=depth + 1) or {}
+        options = {**inherited, **options}
+    return options

@@ -1,0 +1,163 @@
+"""Risk, co-change neighbours and test pairing for one file, from both halves of the index.
+
+The risk formula is documented in docs/repo-intelligence.md; every point it gives comes with a
+reason, so an agent can see why a file is risky, not only that it is.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from kernel import clock
+from services.repo.index_git import MAX_CHANGESET
+from services.repo.models import CoChange, Level, RiskFactor, StructuralLink
+from services.repo.parsing import CODE_LANGUAGES
+from services.repo.store import PairRow, RepoStore
+
+__all__ = [
+    "HIGH",
+    "MEDIUM",
+    "RiskResult",
+    "blast_radius",
+    "cochange",
+    "is_test_path",
+    "level_of",
+    "score_risk",
+    "structural_links",
+    "tests_for",
+]
+
+HIGH, MEDIUM = 20.0, 10.0
+DAY = 86_400
+# Path words that mark a sensitive boundary: a mistake there costs more than elsewhere.
+_SENSITIVE = re.compile(
+    r"(auth|login|password|secret|token|crypt|security|permission|payment|billing|invoice|migration|"
+    r"schema|config|settings|database|\bdb\b)",
+    re.I,
+)
+_TEST_NAME = re.compile(r"(^test_.*|.*_test\.\w+$|.*\.(test|spec)\.\w+$|.*Tests?\.java$|^conftest\.py$)")
+_TEST_DIR = re.compile(r"(^|/)(tests?|__tests__|spec)/")
+
+
+@dataclass(frozen=True)
+class RiskResult:
+    score: float
+    level: Level
+    inferred: bool
+    reasons: list[RiskFactor]
+
+
+def level_of(score: float) -> Level:
+    return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
+
+
+def is_test_path(path: str) -> bool:
+    return bool(_TEST_NAME.match(posixpath.basename(path)) or _TEST_DIR.search(path))
+
+
+def cochange(store: RepoStore, path: str) -> tuple[int, list[CoChange]]:
+    """The file's coupled revisions and its co-change partners, most telling first."""
+    history = store.history_of(path, since=0, max_files=MAX_CHANGESET)
+    revisions = history["coupled_revisions"]
+    pairs = [_pair(p, revisions) for p in store.partners(path, max_files=MAX_CHANGESET)]
+    pairs.sort(key=lambda c: (-c.confidence, -c.shared, c.path))
+    return revisions, pairs
+
+
+def blast_radius(store: RepoStore, path: str) -> int:
+    """Files that usually change with this one (confidence >= 0.3 over at least two shared commits)."""
+    _revisions, pairs = cochange(store, path)
+    return sum(1 for p in pairs if p.shared >= 2 and p.confidence >= 0.3)
+
+
+def tests_for(store: RepoStore, path: str) -> list[str]:
+    """Test files paired with `path` by name, or importing it."""
+    if is_test_path(path):
+        return []
+    name = posixpath.basename(path)
+    stem = name.split(".", 1)[0]
+    if not stem:
+        return []
+    patterns = [
+        f"*test_{stem}.*",
+        f"*{stem}_test.*",
+        f"*{stem}.test.*",
+        f"*{stem}.spec.*",
+        f"*{stem[:1].upper()}{stem[1:]}Test.java",
+        f"*{stem[:1].upper()}{stem[1:]}Tests.java",
+    ]
+    by_name = {p for p in store.paths_with_names(patterns) if is_test_path(p) and _stem_matches(p, stem)}
+    by_import = {p for p in store.importers_of(path) if is_test_path(p)}
+    return sorted(by_name | by_import)
+
+
+def structural_links(store: RepoStore, path: str) -> list[StructuralLink]:
+    links = [StructuralLink(path=dst, kind="imports") for dst, _raw in store.imports_of(path)]
+    links += [StructuralLink(path=src, kind="imported-by") for src in store.importers_of(path)]
+    links += [StructuralLink(path=t, kind="test-pair") for t in tests_for(store, path)]
+    seen, out = set(), []
+    for link in links:
+        if (link.path, link.kind) not in seen:
+            seen.add((link.path, link.kind))
+            out.append(link)
+    return out
+
+
+def score_risk(store: RepoStore, path: str, *, now: datetime, language: str | None, lines: int | None) -> RiskResult:
+    now_epoch = int(now.timestamp())
+    history = store.history_of(path, since=now_epoch - 30 * DAY, max_files=MAX_CHANGESET)
+    reasons: list[RiskFactor] = []
+
+    def add(factor: str, points: float, detail: str) -> None:
+        if round(points, 1) > 0:
+            reasons.append(RiskFactor(factor=factor, points=round(points, 1), detail=detail))
+
+    inferred = history["revisions"] == 0
+    if not inferred:
+        add("churn", min(history["revisions"], 20), f"{history['revisions']} commits touched it")
+        add("recent", 3 * min(history["recent"], 5), f"{history['recent']} touches in the last 30 days")
+        partners = blast_radius(store, path)
+        add("coupling", 2 * min(partners, 10), f"{partners} files usually change with it")
+        add("authors", min(history["authors"], 5), f"{history['authors']} distinct authors")
+        last = history["last_at"] or 0
+        if now_epoch - last <= 14 * DAY:
+            when = clock.iso_utc(datetime.fromtimestamp(last, UTC))
+            add("fresh", 2, f"last touched {when}, within 14 days")
+    if lines:
+        add("size", min(lines / 200, 5), f"{lines} lines")
+    importers = len(store.importers_of(path))
+    add("fan-in", 0.5 * min(importers, 10), f"imported by {importers} files")
+    if language in CODE_LANGUAGES and not is_test_path(path) and not tests_for(store, path):
+        add("untested", 3, "no test file pairs with it by name or imports it")
+    boundary = _SENSITIVE.search(path)
+    if boundary:
+        add("boundary", 4, f"sensitive boundary ({boundary.group(1).lower()}) in the path")
+    score = round(sum(r.points for r in reasons), 1)
+    if inferred:
+        reasons.insert(0, RiskFactor(factor="inferred", points=0, detail="no commit touched it: structure only"))
+    return RiskResult(score=score, level=level_of(score), inferred=inferred, reasons=reasons)
+
+
+def _pair(row: PairRow, revisions: int) -> CoChange:
+    mean = (revisions + row.revisions) / 2 or 1
+    degree = row.shared / mean
+    confidence = row.shared / revisions if revisions else 0.0
+    strong = row.shared >= 5 and mean >= 5 and degree >= 0.3
+    return CoChange(
+        path=row.path,
+        shared=row.shared,
+        degree=round(degree, 3),
+        confidence=round(confidence, 3),
+        last_shared_at=clock.iso_utc(datetime.fromtimestamp(row.last_at, UTC)),
+        strength="strong" if strong else "weak",
+    )
+
+
+def _stem_matches(path: str, stem: str) -> bool:
+    name = posixpath.basename(path)
+    core = re.sub(r"^test_|_test$|\.(test|spec)$|Tests?$", "", name.split(".", 1)[0] if "." in name else name)
+    core = re.sub(r"\.(test|spec)$", "", core)
+    return core.lower() == stem.lower()

@@ -1,0 +1,439 @@
+"""The repository index's tables and every SQL statement that reads or writes them.
+
+Two halves live here. The git half: commits, the files each touched, co-change pairs and the
+decision notes (FTS5) drawn from commit messages. The content half: per-path entries pointing at
+content facts keyed by git blob id (symbols, imports, references), so identical content is parsed
+once; the resolved import edges and the symbol search table are per path. `repo_state` holds the
+watermarks. Nothing outside this module names these tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kernel.store import Database, Schema
+
+__all__ = ["SCHEMA", "RepoStore"]
+
+_V1 = """
+CREATE TABLE repo_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE repo_commits (
+    sha TEXT PRIMARY KEY, author TEXT NOT NULL, committed_at INTEGER NOT NULL,
+    subject TEXT NOT NULL, body TEXT NOT NULL, file_count INTEGER NOT NULL
+);
+CREATE INDEX repo_commits_time ON repo_commits(committed_at);
+CREATE TABLE repo_touches (sha TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (path, sha)) WITHOUT ROWID;
+CREATE INDEX repo_touches_sha ON repo_touches(sha);
+CREATE TABLE repo_cochange (
+    a TEXT NOT NULL, b TEXT NOT NULL, shared INTEGER NOT NULL, last_at INTEGER NOT NULL,
+    PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE repo_decisions USING fts5(subject, body, sha UNINDEXED, committed_at UNINDEXED);
+CREATE TABLE repo_content (
+    hash TEXT PRIMARY KEY, language TEXT NOT NULL, status TEXT NOT NULL,
+    lines INTEGER NOT NULL, bytes INTEGER NOT NULL
+);
+CREATE TABLE repo_files (
+    path TEXT PRIMARY KEY, hash TEXT, language TEXT, skip_reason TEXT, tracked INTEGER NOT NULL
+);
+CREATE INDEX repo_files_hash ON repo_files(hash);
+CREATE TABLE repo_symbols (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL,
+    qualified TEXT NOT NULL, parent TEXT, signature TEXT NOT NULL, start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL, doc TEXT
+);
+CREATE INDEX repo_symbols_hash ON repo_symbols(hash, start_line);
+CREATE INDEX repo_symbols_name ON repo_symbols(name);
+CREATE TABLE repo_imports (
+    hash TEXT NOT NULL, raw TEXT NOT NULL, names TEXT NOT NULL, line INTEGER NOT NULL
+);
+CREATE INDEX repo_imports_hash ON repo_imports(hash);
+CREATE TABLE repo_refs (
+    name TEXT NOT NULL, hash TEXT NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (name, hash, line)
+) WITHOUT ROWID;
+CREATE INDEX repo_refs_hash ON repo_refs(hash);
+CREATE TABLE repo_edges (
+    src TEXT NOT NULL, dst TEXT NOT NULL, raw TEXT NOT NULL, names TEXT NOT NULL,
+    PRIMARY KEY (src, dst, raw)
+) WITHOUT ROWID;
+CREATE INDEX repo_edges_dst ON repo_edges(dst);
+CREATE VIRTUAL TABLE repo_symbol_fts USING fts5(
+    terms, signature, doc, path_terms, path UNINDEXED, symbol_id UNINDEXED
+);
+CREATE TABLE repo_symbol_fts_rows (path TEXT NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (path, row)) WITHOUT ROWID;
+"""
+
+SCHEMA = Schema("repo", (_V1,))
+
+
+@dataclass(frozen=True)
+class FileRow:
+    path: str
+    hash: str | None
+    language: str | None
+    skip_reason: str | None
+    tracked: bool
+
+
+@dataclass(frozen=True)
+class ContentFacts:
+    """One content's facts as `add_contents` stores them."""
+
+    hash: str
+    language: str
+    status: str
+    lines: int
+    size: int
+    symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None]]
+    imports: Sequence[tuple[str, str, int]]
+    refs: Iterable[tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class SymbolRow:
+    id: int
+    path: str
+    name: str
+    kind: str
+    qualified: str
+    parent: str | None
+    signature: str
+    start_line: int
+    end_line: int
+    doc: str | None
+
+
+@dataclass(frozen=True)
+class CommitRow:
+    sha: str
+    author: str
+    committed_at: int
+    subject: str
+
+
+@dataclass(frozen=True)
+class PairRow:
+    path: str
+    shared: int
+    revisions: int
+    last_at: int
+
+
+class RepoStore:
+    """Typed access to the repo index over one open `Database`."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # state ---------------------------------------------------------------------------------------
+
+    def state(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT key, value FROM repo_state"))
+
+    def set_state(self, values: dict[str, str | None]) -> None:
+        for key, value in values.items():
+            if value is None:
+                self.db.execute("DELETE FROM repo_state WHERE key = ?", (key,))
+            else:
+                self.db.execute(
+                    "INSERT INTO repo_state(key, value) VALUES (?, ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+
+    # git half ------------------------------------------------------------------------------------
+
+    def clear_history(self) -> None:
+        for table in ("repo_commits", "repo_touches", "repo_cochange", "repo_decisions"):
+            self.db.execute(f"DELETE FROM {table}")
+
+    def add_commits(self, commits: Sequence[tuple[str, str, int, str, str, list[str]]]) -> None:
+        """Insert commits `(sha, author, time, subject, body, paths)`, their touches and decision notes."""
+        self.db.executemany(
+            "INSERT OR IGNORE INTO repo_commits(sha, author, committed_at, subject, body, file_count) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(c[0], c[1], c[2], c[3], c[4], len(c[5])) for c in commits],
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO repo_touches(sha, path) VALUES (?, ?)", [(c[0], p) for c in commits for p in c[5]]
+        )
+        self.db.executemany(
+            "INSERT INTO repo_decisions(subject, body, sha, committed_at) VALUES (?, ?, ?, ?)",
+            [(c[3], c[4], c[0], c[2]) for c in commits],
+        )
+
+    def add_pairs(self, pairs: dict[tuple[str, str], list[int]]) -> None:
+        """Add `{(a, b): [shared, last_at]}` to the co-change counts; callers pass both directions."""
+        self.db.executemany(
+            "INSERT INTO repo_cochange(a, b, shared, last_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(a, b) DO UPDATE SET shared = shared + excluded.shared, "
+            "last_at = max(last_at, excluded.last_at)",
+            [(a, b, v[0], v[1]) for (a, b), v in pairs.items()],
+        )
+
+    def commit_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM repo_commits").get or 0
+
+    def history_of(self, path: str, *, since: int, max_files: int) -> dict[str, Any]:
+        """Revisions (all, and in commits of at most `max_files` files), recent touches, authors, last touch."""
+        row = self.db.execute(
+            "SELECT count(*), sum(c.file_count <= ?), sum(c.committed_at >= ?), count(DISTINCT c.author), "
+            "max(c.committed_at), min(c.committed_at) "
+            "FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha WHERE t.path = ?",
+            (max_files, since, path),
+        ).fetchone()
+        return {
+            "revisions": row[0],
+            "coupled_revisions": row[1] or 0,
+            "recent": row[2] or 0,
+            "authors": row[3],
+            "last_at": row[4],
+            "first_at": row[5],
+        }
+
+    def recent_commits(self, path: str, *, limit: int) -> list[CommitRow]:
+        rows = self.db.execute(
+            "SELECT c.sha, c.author, c.committed_at, c.subject FROM repo_touches t "
+            "JOIN repo_commits c ON c.sha = t.sha WHERE t.path = ? ORDER BY c.committed_at DESC, c.rowid DESC "
+            "LIMIT ?",
+            (path, limit),
+        )
+        return [CommitRow(*r) for r in rows]
+
+    def partners(self, path: str, *, max_files: int) -> list[PairRow]:
+        """Every file that changed together with `path`, with its own revision count (coupled commits)."""
+        rows = self.db.execute(
+            "SELECT p.b, p.shared, p.last_at, "
+            "(SELECT count(*) FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+            " WHERE t.path = p.b AND c.file_count <= ?) "
+            "FROM repo_cochange p WHERE p.a = ? ORDER BY p.shared DESC, p.b",
+            (max_files, path),
+        )
+        return [PairRow(path=b, shared=s, last_at=last, revisions=revs) for b, s, last, revs in rows]
+
+    def search_decisions(self, match: str, *, limit: int, offset: int) -> list[tuple[str, int, str, str, float]]:
+        return list(
+            self.db.execute(
+                "SELECT sha, committed_at, subject, body, bm25(repo_decisions, 4.0, 1.0) AS score "
+                "FROM repo_decisions WHERE repo_decisions MATCH ? ORDER BY score, committed_at DESC LIMIT ? OFFSET ?",
+                (match, limit, offset),
+            )
+        )
+
+    def decisions_touching(self, path: str, *, limit: int) -> list[CommitRow]:
+        rows = self.db.execute(
+            "SELECT c.sha, c.author, c.committed_at, c.subject FROM repo_touches t JOIN repo_commits c "
+            "ON c.sha = t.sha WHERE t.path = ? AND (length(c.body) > 0 OR c.subject GLOB '*[Bb]ecause*' "
+            "OR c.subject GLOB '*[Dd]ecid*') ORDER BY c.committed_at DESC LIMIT ?",
+            (path, limit),
+        )
+        return [CommitRow(*r) for r in rows]
+
+    # content half --------------------------------------------------------------------------------
+
+    def files(self) -> dict[str, FileRow]:
+        rows = self.db.execute("SELECT path, hash, language, skip_reason, tracked FROM repo_files")
+        return {r[0]: FileRow(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows}
+
+    def file(self, path: str) -> FileRow | None:
+        r = self.db.execute(
+            "SELECT path, hash, language, skip_reason, tracked FROM repo_files WHERE path = ?", (path,)
+        ).fetchone()
+        return FileRow(r[0], r[1], r[2], r[3], bool(r[4])) if r else None
+
+    def known_hashes(self) -> set[str]:
+        return {h for (h,) in self.db.execute("SELECT hash FROM repo_content")}
+
+    def content_info(self, hash_: str) -> tuple[str, str, int, int] | None:
+        row = self.db.execute("SELECT language, status, lines, bytes FROM repo_content WHERE hash = ?", (hash_,))
+        found = row.fetchone()
+        return tuple(found) if found else None  # type: ignore[return-value]  # four columns, fixed by the query
+
+    def add_contents(self, contents: Sequence[ContentFacts]) -> None:
+        """Store the facts of new contents, in as few statements as the rows allow."""
+        self.db.executemany(
+            "INSERT OR REPLACE INTO repo_content(hash, language, status, lines, bytes) VALUES (?, ?, ?, ?, ?)",
+            [(c.hash, c.language, c.status, c.lines, c.size) for c in contents],
+        )
+        self.db.executemany(
+            "INSERT INTO repo_symbols(hash, name, kind, qualified, parent, signature, start_line, end_line, doc) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(c.hash, *s) for c in contents for s in c.symbols],
+        )
+        self.db.executemany(
+            "INSERT INTO repo_imports(hash, raw, names, line) VALUES (?, ?, ?, ?)",
+            [(c.hash, *i) for c in contents for i in c.imports],
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO repo_refs(name, hash, line) VALUES (?, ?, ?)",
+            [(name, c.hash, line) for c in contents for name, line in c.refs],
+        )
+
+    def set_files(self, rows: Sequence[FileRow]) -> None:
+        self.db.execute("DELETE FROM repo_files")
+        self.db.executemany(
+            "INSERT INTO repo_files(path, hash, language, skip_reason, tracked) VALUES (?, ?, ?, ?, ?)",
+            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked)) for r in rows],
+        )
+
+    def update_files(self, *, upserts: Sequence[FileRow], deletes: Sequence[str]) -> None:
+        self.db.executemany("DELETE FROM repo_files WHERE path = ?", [(p,) for p in deletes])
+        self.db.executemany(
+            "INSERT OR REPLACE INTO repo_files(path, hash, language, skip_reason, tracked) VALUES (?, ?, ?, ?, ?)",
+            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked)) for r in upserts],
+        )
+
+    def drop_orphan_content(self) -> int:
+        """Delete content facts no path points at any more; returns how many contents went."""
+        orphans = [
+            h
+            for (h,) in self.db.execute(
+                "SELECT hash FROM repo_content WHERE hash NOT IN (SELECT hash FROM repo_files WHERE hash IS NOT NULL)"
+            )
+        ]
+        for table in ("repo_symbols", "repo_imports", "repo_refs", "repo_content"):
+            self.db.executemany(f"DELETE FROM {table} WHERE hash = ?", [(h,) for h in orphans])
+        return len(orphans)
+
+    def all_imports(self) -> list[tuple[str, str, str, str]]:
+        """`(path, language, raw, names)` for every import of every indexed path."""
+        return list(
+            self.db.execute(
+                "SELECT f.path, f.language, i.raw, i.names FROM repo_files f JOIN repo_imports i ON i.hash = f.hash"
+            )
+        )
+
+    def update_edges(self, edges: Iterable[tuple[str, str, str, str]]) -> None:
+        """Make the import edges exactly `edges`, touching only the rows that differ."""
+        wanted = set(edges)
+        stored = set(self.db.execute("SELECT src, dst, raw, names FROM repo_edges"))
+        self.db.executemany(
+            "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
+        )
+        self.db.executemany(
+            "INSERT OR REPLACE INTO repo_edges(src, dst, raw, names) VALUES (?, ?, ?, ?)", sorted(wanted - stored)
+        )
+
+    def imports_of(self, path: str) -> list[tuple[str, str]]:
+        return list(self.db.execute("SELECT dst, raw FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
+
+    def import_names_of(self, path: str) -> list[tuple[str, str]]:
+        """`(imported file, names brought in)` for each resolved import of `path`."""
+        return list(self.db.execute("SELECT dst, names FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
+
+    def raw_imports_of(self, path: str) -> list[tuple[str, int]]:
+        return list(
+            self.db.execute(
+                "SELECT i.raw, i.line FROM repo_files f JOIN repo_imports i ON i.hash = f.hash "
+                "WHERE f.path = ? ORDER BY i.line",
+                (path,),
+            )
+        )
+
+    def importers_of(self, path: str) -> list[str]:
+        return [
+            s for (s,) in self.db.execute("SELECT DISTINCT src FROM repo_edges WHERE dst = ? ORDER BY src", (path,))
+        ]
+
+    def reindex_symbol_search(
+        self,
+        changed_paths: Sequence[str],
+        removed_paths: Iterable[str],
+        split_terms: Callable[[str], str],
+        *,
+        everything: bool = False,
+    ) -> None:
+        """Rebuild the search rows of `changed_paths` and drop those of `removed_paths` (or all, `everything`)."""
+        if everything:
+            self.db.execute("DELETE FROM repo_symbol_fts")
+            self.db.execute("DELETE FROM repo_symbol_fts_rows")
+        else:
+            for path in (*changed_paths, *removed_paths):
+                rows = [
+                    (r,) for (r,) in self.db.execute("SELECT row FROM repo_symbol_fts_rows WHERE path = ?", (path,))
+                ]
+                self.db.executemany("DELETE FROM repo_symbol_fts WHERE rowid = ?", rows)
+                self.db.execute("DELETE FROM repo_symbol_fts_rows WHERE path = ?", (path,))
+        next_row = (self.db.execute("SELECT max(rowid) FROM repo_symbol_fts").get or 0) + 1
+        rows, mapping = [], []
+        for path in changed_paths:
+            path_terms = split_terms(path)
+            for sid, name, qualified, signature, doc in self.db.execute(
+                "SELECT s.id, s.name, s.qualified, s.signature, s.doc FROM repo_files f "
+                "JOIN repo_symbols s ON s.hash = f.hash WHERE f.path = ?",
+                (path,),
+            ).fetchall():
+                terms = f"{name} {qualified} {split_terms(qualified)}"
+                rows.append((next_row, terms, signature, doc or "", path_terms, path, sid))
+                mapping.append((path, next_row))
+                next_row += 1
+        self.db.executemany(
+            "INSERT INTO repo_symbol_fts(rowid, terms, signature, doc, path_terms, path, symbol_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        self.db.executemany("INSERT INTO repo_symbol_fts_rows(path, row) VALUES (?, ?)", mapping)
+
+    def search_candidates(self, match: str, *, limit: int) -> list[tuple[int, str, float, str, str]]:
+        """The best `limit` symbol rows by BM25: `(symbol_id, path, score, name terms, path terms)`."""
+        return [
+            (int(sid), path, score, terms, path_terms)
+            for sid, path, score, terms, path_terms in self.db.execute(
+                "SELECT symbol_id, path, bm25(repo_symbol_fts, 6.0, 2.0, 1.0, 1.5) AS score, terms, path_terms "
+                "FROM repo_symbol_fts WHERE repo_symbol_fts MATCH ? ORDER BY score, path LIMIT ?",
+                (match, limit),
+            )
+        ]
+
+    def symbol(self, symbol_id: int, path: str) -> SymbolRow | None:
+        r = self.db.execute(
+            "SELECT id, name, kind, qualified, parent, signature, start_line, end_line, doc FROM repo_symbols "
+            "WHERE id = ?",
+            (symbol_id,),
+        ).fetchone()
+        return SymbolRow(r[0], path, *r[1:]) if r else None
+
+    def symbols_in(self, path: str) -> list[SymbolRow]:
+        rows = self.db.execute(
+            "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
+            "FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash WHERE f.path = ? ORDER BY s.start_line, s.id",
+            (path,),
+        )
+        return [SymbolRow(*r) for r in rows]
+
+    def definitions(self, name: str) -> list[SymbolRow]:
+        rows = self.db.execute(
+            "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
+            "FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash WHERE s.name = ? ORDER BY f.path, s.start_line",
+            (name,),
+        )
+        return [SymbolRow(*r) for r in rows]
+
+    def references(self, name: str, *, limit: int = -1, offset: int = 0) -> list[tuple[str, int, str | None]]:
+        """`(path, line, enclosing qualified name)` of references to `name`, by path and line; `limit` -1 = all."""
+        return list(
+            self.db.execute(
+                "SELECT f.path, r.line, (SELECT s.qualified FROM repo_symbols s WHERE s.hash = r.hash "
+                " AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
+                " ORDER BY s.start_line DESC LIMIT 1) "
+                "FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ? ORDER BY f.path, r.line "
+                "LIMIT ? OFFSET ?",
+                (name, limit, offset),
+            )
+        )
+
+    def reference_count(self, name: str) -> int:
+        return (
+            self.db.execute(
+                "SELECT count(*) FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ?", (name,)
+            ).get
+            or 0
+        )
+
+    def paths_with_names(self, stem_patterns: Sequence[str]) -> list[str]:
+        out: list[str] = []
+        for pattern in stem_patterns:
+            out.extend(p for (p,) in self.db.execute("SELECT path FROM repo_files WHERE path GLOB ?", (pattern,)))
+        return out

@@ -1,0 +1,130 @@
+"""Verification commands inferred from the repository's own tooling: fast, safe and full tiers.
+
+Reads only configuration files at the repository root (pyproject, pytest.ini, go.mod, package.json,
+Cargo.toml, pom.xml/build.gradle, Makefile); never runs anything.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import shlex
+from pathlib import Path
+
+from services.repo.models import Verification
+
+__all__ = ["verification_for"]
+
+
+def verification_for(root: Path, paths: list[str], tests: list[str]) -> Verification:
+    """Commands to run before and after editing `paths`, given the tests that cover them."""
+    fast: list[str] = []
+    safe: list[str] = []
+    full: list[str] = []
+    languages = {_family(p) for p in paths} - {None}
+    make_targets = _make_targets(root)
+    if "python" in languages:
+        py_tests = [t for t in tests if t.endswith(".py")]
+        if py_tests:
+            fast.append("python -m pytest -q " + " ".join(shlex.quote(t) for t in py_tests[:5]))
+        folders = [f for f in sorted({posixpath.dirname(t) for t in py_tests} or {_python_test_dir(root)}) if f]
+        if folders:
+            safe.append("python -m pytest -q " + " ".join(shlex.quote(f) for f in folders[:5]))
+        if _uses_ruff(root):
+            safe.append("ruff check " + " ".join(shlex.quote(p) for p in paths[:5]))
+        full.append("python -m pytest -q")
+    if "go" in languages and (root / "go.mod").exists():
+        packages = sorted({"./" + (posixpath.dirname(p) or ".") for p in paths if p.endswith(".go")})
+        packages = [p.rstrip("/.") or "." for p in packages]
+        fast.append("go test " + " ".join(packages[:5]))
+        safe.append("go vet " + " ".join(packages[:5]))
+        full.append("go test ./...")
+    if "js" in languages and (root / "package.json").exists():
+        manager, scripts, deps = _node(root)
+        js_tests = [t for t in tests if _family(t) == "js"]
+        if js_tests and "vitest" in deps:
+            fast.append("npx vitest run " + " ".join(shlex.quote(t) for t in js_tests[:5]))
+        elif js_tests and "jest" in deps:
+            fast.append("npx jest " + " ".join(shlex.quote(t) for t in js_tests[:5]))
+        for script in ("lint", "typecheck", "type-check"):
+            if script in scripts:
+                safe.append(f"{manager} run {script}")
+        for script in ("test:unit", "test"):
+            if script in scripts:
+                (safe if script == "test:unit" else full).append(f"{manager} {'run ' if ':' in script else ''}{script}")
+    if "rust" in languages and (root / "Cargo.toml").exists():
+        stems = sorted({posixpath.basename(p)[:-3] for p in paths if p.endswith(".rs")} - {"lib", "main", "mod"})
+        fast.append("cargo test " + stems[0] if stems else "cargo test")
+        safe.append("cargo clippy --all-targets")
+        full.append("cargo test --all")
+    if "java" in languages:
+        classes = [posixpath.basename(t)[:-5] for t in tests if t.endswith(".java")]
+        if (root / "pom.xml").exists():
+            fast.extend(f"mvn -q test -Dtest={c}" for c in classes[:3])
+            full.append("mvn -q test")
+        elif (root / "build.gradle").exists() or (root / "build.gradle.kts").exists():
+            runner = "./gradlew" if (root / "gradlew").exists() else "gradle"
+            fast.extend(f"{runner} test --tests {c}" for c in classes[:3])
+            full.append(f"{runner} test")
+    if "lint" in make_targets:
+        safe.append("make lint")
+    if "test" in make_targets:
+        full.append("make test")
+    if "check" in make_targets:
+        full.append("make check")
+    return Verification(fast=_unique(fast), safe=_unique(safe), full=_unique(full))
+
+
+def _family(path: str) -> str | None:
+    ext = posixpath.splitext(path)[1].lower()
+    if ext in (".py", ".pyi"):
+        return "python"
+    if ext in (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"):
+        return "js"
+    return {".go": "go", ".rs": "rust", ".java": "java"}.get(ext)
+
+
+def _python_test_dir(root: Path) -> str:
+    for candidate in ("tests", "test"):
+        if (root / candidate).is_dir():
+            return candidate
+    return ""
+
+
+def _uses_ruff(root: Path) -> bool:
+    if (root / "ruff.toml").exists() or (root / ".ruff.toml").exists():
+        return True
+    try:
+        return "[tool.ruff" in (root / "pyproject.toml").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def _node(root: Path) -> tuple[str, dict[str, str], set[str]]:
+    try:
+        data = json.loads((root / "package.json").read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        data = {}
+    scripts = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
+    deps: set[str] = set()
+    for key in ("dependencies", "devDependencies"):
+        if isinstance(data.get(key), dict):
+            deps.update(data[key])
+    manager = "npm"
+    for lockfile, name in (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun")):
+        if (root / lockfile).exists():
+            manager = name
+    return manager, scripts, deps
+
+
+def _make_targets(root: Path) -> set[str]:
+    try:
+        text = (root / "Makefile").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    return set(re.findall(r"^([A-Za-z][\w-]*)\s*:(?!=)", text, re.M))
+
+
+def _unique(commands: list[str]) -> list[str]:
+    return list(dict.fromkeys(c.strip() for c in commands if c.strip()))
