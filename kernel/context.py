@@ -37,6 +37,7 @@ class ToolContext:
     progress: Progress = field(default_factory=Progress)
     clock: Clock = field(default_factory=default_clock)
     output_budget: int = SEARCH_BUDGET
+    origin: str = "cli"  # which front door the call came through: "cli" or "mcp"
     _open: dict[str, Database] = field(default_factory=dict, repr=False)
 
     def repo_root(self, repo: str | None = None) -> Path:

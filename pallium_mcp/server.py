@@ -78,7 +78,7 @@ def build_server(
 
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
             progress = _McpProgress(context) if context is not None else Progress()
-            ctx = ToolContext(ceiling=self.ceiling, cwd=self.cwd, progress=progress)
+            ctx = ToolContext(ceiling=self.ceiling, cwd=self.cwd, progress=progress, origin="mcp")
             try:
                 if name not in self.served:
                     dispatch.find(name)  # unknown names get not_found with the closest match

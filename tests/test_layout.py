@@ -121,6 +121,7 @@ SPAWN_ALLOWED = {
     "kernel/git.py": "runs the git program only",
     "kernel/providers/process.py": "the dispatcher's one door for provider workers and --help probes",
     "kernel/providers/fake.py": "the fake provider itself: leaves a grandchild for the process-group tests",
+    "kernel/background.py": "Pallium's own detached runs (python -m ...), never provider workers",
 }
 
 

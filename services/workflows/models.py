@@ -44,6 +44,18 @@ class RunInput(ToolInput):
     max_concurrent_agents: int = Field(16, ge=1, le=256, description="agents running at once (default 16)")
     max_budget_usd: float | None = Field(None, gt=0, description="spending limit in USD; default: none")
     agent_timeout: float = Field(600, ge=0, description="seconds each agent may run (default 600; 0: no limit)")
+    background: bool = Field(
+        False,
+        description="return after wait_seconds while the run goes on in its own "
+        "process (always so over MCP); poll it with workflow status",
+    )
+    wait_seconds: float = Field(
+        30,
+        ge=0,
+        le=600,
+        description="in the background: how long to wait for the end "
+        "before returning the run's id and status (default 30)",
+    )
     allow_command: list[str] = Field(
         default_factory=list,
         description="a command check() may run, repeatable; "
@@ -54,6 +66,8 @@ class RunInput(ToolInput):
 class ResumeInput(ToolInput):
     run_id: str = Field(description="the run to resume: its id or a unique prefix of it")
     script: str | None = Field(None, description="a new version of the script to resume with; default: the run's own")
+    background: bool = Field(False, description="go on in the background after wait_seconds (always so over MCP)")
+    wait_seconds: float = Field(30, ge=0, le=600, description="in the background: how long to wait (default 30)")
 
 
 class RunRefInput(ToolInput):
@@ -89,7 +103,7 @@ class PatchEntry(ToolOutput):
 class RunOutput(ToolOutput):
     id: str
     task: str
-    status: str = Field(description="running | completed | failed | interrupted")
+    status: str = Field(description="queued | running | completed | failed | stopped | interrupted")
     verdict: str = Field(description="one line: FINISHED or NOT FINISHED, with agent counts")
     repo: str
     result: Any = Field(description="what the script returned (null until it completes)")

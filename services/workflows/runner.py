@@ -6,7 +6,11 @@ journal answers every call it has already completed, so only new or unfinished c
 
 from __future__ import annotations
 
+import asyncio
+import os
 import secrets
+import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,13 +20,14 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits, Run
 from kernel.hashing import stable_hash
+from kernel.progress import Progress
 from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from services.workflows.checks import allowed_commands
 from services.workflows.engine import ScriptFailed, run_script
 from services.workflows.host import WorkflowHost
 from services.workflows.store import SCHEMA, RunRow, WorkflowStore
 
-__all__ = ["Attempt", "new_run_id", "open_store", "resolve_run", "run_attempt"]
+__all__ = ["Attempt", "create_run", "new_run_id", "open_store", "resolve_run", "run_attempt"]
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,7 @@ def resolve_run(store: WorkflowStore, given: str) -> RunRow:
     )
 
 
-async def run_attempt(
+def create_run(
     ctx: ToolContext,
     store: WorkflowStore,
     *,
@@ -74,64 +79,116 @@ async def run_attempt(
     limits: Limits,
     task: str,
     script_path: str | None,
-    resume: bool,
-    allow_commands: list[str] | None = None,
-) -> Attempt:
-    """Run (or resume) `run_id` to its end and record how it ended."""
-    now = iso_utc(ctx.clock.now())
+    allow_commands: list[str],
+) -> RunRow:
+    """Record a new run as `queued`: `run_attempt` starts it, here or in a worker process."""
+    if store.run(run_id) is not None:
+        raise PalliumError(
+            "conflict",
+            f"workflow run {run_id!r} exists already",
+            hint=f"resume it with `pallium workflow resume {run_id}` or choose another --id",
+            details={"field": "id"},
+        )
+    return store.create_run(
+        run_id=run_id,
+        task=task,
+        repo=str(repo),
+        script_path=script_path,
+        script=source,
+        script_hash=stable_hash(source),
+        args=args,
+        limits={**_limits_record(limits), "allow_commands": list(allow_commands)},
+        now=iso_utc(ctx.clock.now()),
+    )
+
+
+async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, source: str | None = None) -> Attempt:
+    """Run `run_id` (first attempt or resume) to its end and record how it ended.
+
+    `source` replaces the recorded script (a resume after an edit). Stopping the process (SIGTERM,
+    `pallium workflow stop`) cancels the attempt: it is recorded as `stopped` and its workers killed.
+    """
+    row = store.run(run_id)
+    if row is None:
+        raise PalliumError("not_found", f"no workflow run {run_id!r}", details={"field": "run_id"})
+    if row.status == "running" and _lease_held(store, run_id):
+        raise PalliumError(
+            "conflict", f"workflow run {run_id} is still running in another process", details={"run_id": run_id}
+        )
+    source = row.script if source is None else source
     script_hash = stable_hash(source)
-    existing = store.run(run_id)
-    if existing is None:
-        if resume:
-            raise PalliumError("not_found", f"no workflow run {run_id!r} to resume", details={"field": "run_id"})
-        store.create_run(
-            run_id=run_id,
-            task=task,
-            repo=str(repo),
-            script_path=script_path,
-            script=source,
-            script_hash=script_hash,
-            args=args,
-            limits={**_limits_record(limits), "allow_commands": list(allow_commands or [])},
-            now=now,
-        )
-        attempt = 1
-    else:
-        if not resume:
-            raise PalliumError(
-                "conflict",
-                f"workflow run {run_id!r} exists already",
-                hint=f"resume it with `pallium workflow resume {run_id}` or choose another --id",
-                details={"field": "id"},
-            )
-        if existing.status == "running" and _lease_held(store, run_id):
-            raise PalliumError(
-                "conflict", f"workflow run {run_id} is still running in another process", details={"run_id": run_id}
-            )
-        allow_commands = existing.limits.get("allow_commands", [])
-        attempt = store.begin_attempt(
-            run_id, script=source, script_hash=script_hash, script_changed=existing.script_hash != script_hash, now=now
-        )
-    allowed = allowed_commands(repo, list(allow_commands or []))
+    repo, limits = Path(row.repo), limits_from_record(row.limits)
+    allowed = allowed_commands(repo, list(row.limits.get("allow_commands", [])))
+    attempt = store.begin_attempt(
+        run_id,
+        script=source,
+        script_hash=script_hash,
+        script_changed=row.script_hash != script_hash,
+        now=iso_utc(ctx.clock.now()),
+    )
     execution = await Run.open(run_id, repo, limits, db=store.db)
     host = WorkflowHost(
-        run=execution, store=store, ctx=ctx, attempt=attempt, args_hash=stable_hash(args), allowed_commands=allowed
+        run=execution, store=store, ctx=ctx, attempt=attempt, args_hash=stable_hash(row.args), allowed_commands=allowed
     )
     status, result, error = "failed", None, None
     try:
-        outcome = await run_script(source, host=host, args=args, budget=host.budget)
+        outcome = await run_script(source, host=host, args=row.args, budget=host.budget)
         result = outcome.value
         status = "completed"
     except ScriptFailed as exc:
         error = f"{exc.kind}: {exc.message}"
     except PalliumError as exc:
         error = f"{exc.code}: {exc.message}"
+    except asyncio.CancelledError:
+        status, error = "stopped", "stopped on request"
+        raise
     finally:
         store.finish(run_id, status=status, result=result, error=error, now=iso_utc(ctx.clock.now()))
         await execution.close(status)
+    finished = store.run(run_id)
+    assert finished is not None
+    return Attempt(run=finished, live_calls=execution.stats["live"], cached_calls=execution.stats["cached"])
+
+
+def start_worker(store: WorkflowStore, run_id: str, *, ceiling: str, script_path: Path | None = None) -> int:
+    """Start the next attempt of `run_id` in a detached worker process; return its pid."""
+    from kernel.background import start_detached
+    from kernel.worktrees.tree import run_dir
+
     row = store.run(run_id)
     assert row is not None
-    return Attempt(run=row, live_calls=execution.stats["live"], cached_calls=execution.stats["cached"])
+    args = [run_id, "--authority", ceiling] + (["--script", str(script_path)] if script_path else [])
+    return start_detached(
+        "services.workflows.worker", args, cwd=Path(row.repo), log_path=run_dir(run_id) / "worker.log"
+    )
+
+
+async def wait_for_end(store: WorkflowStore, run_id: str, *, seconds: float, progress: Progress) -> RunRow:
+    """Wait up to `seconds` for the run to leave queued/running, reporting finished agents as progress."""
+    deadline = time.monotonic() + seconds
+    while True:
+        row = store.run(run_id)
+        assert row is not None
+        if row.status not in ("queued", "running") or time.monotonic() >= deadline:
+            return row
+        done = len(store.events(run_id, kind="agent", attempt=row.attempts))
+        await progress.update(done, None, f"{done} agent(s) finished")
+        await asyncio.sleep(0.25)
+
+
+def stop_run(store: WorkflowStore, run_id: str) -> None:
+    """Ask the process running `run_id` to stop (SIGTERM); it records `stopped` and kills its workers."""
+    from kernel import leases
+    from kernel.runstore import RunStore
+
+    runs = RunStore(store.db)
+    leases.reconcile(runs)
+    row = runs.run(run_id)
+    if row is None or row.status != "running" or row.owner_pid is None:
+        raise PalliumError("conflict", f"workflow run {run_id} is not running", details={"run_id": run_id})
+    if not leases.is_owner_alive(row):
+        raise PalliumError("conflict", f"workflow run {run_id} has no live owner", details={"run_id": run_id})
+    os.kill(row.owner_pid, signal.SIGTERM)
 
 
 def _limits_record(limits: Limits) -> dict[str, Any]:

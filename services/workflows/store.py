@@ -118,9 +118,10 @@ class WorkflowStore:
         limits: dict[str, Any],
         now: str,
     ) -> RunRow:
+        """A new run, `queued` with no attempt yet; `begin_attempt` starts each attempt."""
         self.db.execute(
             f"INSERT INTO workflows_run ({_RUN_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', NULL, NULL, 0, 1, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', NULL, NULL, 0, 0, ?, ?)",
             (run_id, task, repo, script_path, script, script_hash, json.dumps(args), json.dumps(limits), now, now),
         )
         row = self.run(run_id)

@@ -23,6 +23,7 @@ from services.workflows.models import (
     ValidateInput,
     ValidateOutput,
 )
+from services.workflows.store import WorkflowStore
 from services.workflows.validate import validate_source
 
 MAX_SCRIPT_BYTES = 1_000_000
@@ -103,7 +104,7 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
     )
     store = runner.open_store(ctx)
     run_id = inp.id or runner.new_run_id(ctx)
-    attempt = await runner.run_attempt(
+    runner.create_run(
         ctx,
         store,
         run_id=run_id,
@@ -113,10 +114,9 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
         limits=limits,
         task=inp.task,
         script_path=str(script_path) if script_path else None,
-        resume=False,
         allow_commands=inp.allow_command,
     )
-    return report.describe(store, attempt.run, live=attempt.live_calls, replayed=attempt.cached_calls)
+    return await _attempt(ctx, store, run_id, source=None, background=inp.background, wait=inp.wait_seconds)
 
 
 async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
@@ -126,9 +126,10 @@ async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
         raise PalliumError(
             "conflict", f"workflow run {row.id} already completed; nothing to resume", details={"run_id": row.id}
         )
-    source = row.script
+    source, new_script = None, None
     if inp.script is not None:
-        source = _read_script(_script_path(inp.script, ctx))
+        new_script = _script_path(inp.script, ctx)
+        source = _read_script(new_script)
         checked = await validate_source(source)
         if not checked.valid:
             raise PalliumError(
@@ -136,18 +137,35 @@ async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
                 f"the new script is not valid: {checked.errors[0]}",
                 details={"field": "script", "errors": checked.errors},
             )
-    attempt = await runner.run_attempt(
-        ctx,
-        store,
-        run_id=row.id,
-        repo=Path(row.repo),
-        source=source,
-        args=row.args,
-        limits=runner.limits_from_record(row.limits),
-        task=row.task,
-        script_path=row.script_path,
-        resume=True,
+    return await _attempt(
+        ctx, store, row.id, source=source, background=inp.background, wait=inp.wait_seconds, script_path=new_script
     )
+
+
+async def stop(inp: RunRefInput, ctx: ToolContext) -> RunOutput:
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    runner.stop_run(store, row.id)
+    finished = await runner.wait_for_end(store, row.id, seconds=15, progress=ctx.progress)
+    return report.describe(store, finished)
+
+
+async def _attempt(
+    ctx: ToolContext,
+    store: WorkflowStore,
+    run_id: str,
+    *,
+    source: str | None,
+    background: bool,
+    wait: float,
+    script_path: Path | None = None,
+) -> RunOutput:
+    """Run here and wait, or (in the background, and always over MCP) in a worker process."""
+    if background or ctx.origin == "mcp":
+        runner.start_worker(store, run_id, ceiling=ctx.ceiling, script_path=script_path)
+        row = await runner.wait_for_end(store, run_id, seconds=wait, progress=ctx.progress)
+        return report.describe(store, row)
+    attempt = await runner.run_attempt(ctx, store, run_id, source=source)
     return report.describe(store, attempt.run, live=attempt.live_calls, replayed=attempt.cached_calls)
 
 
@@ -254,7 +272,9 @@ TOOLS = (
             "Use for multi-agent work a script describes (reviews, research panels, fan-out edits). Not for "
             "one question (ask the relevant pallium tool) and not for checking a script (pallium_workflow_validate). "
             "Spawns provider agents and spends up to max_budget_usd; edit agents work in isolated worktrees "
-            "and their patches reach the tree only through pallium_workflow_apply. Waits for the run to end."
+            "and their patches reach the tree only through pallium_workflow_apply. Over MCP the run goes on in "
+            "its own process: the call waits up to wait_seconds, then returns the id and status to poll with "
+            "pallium_workflow_status."
         ),
         authority="consult",
         toolset="workflows",
@@ -280,6 +300,23 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+    ),
+    Tool(
+        cli="workflow stop",
+        handler=stop,
+        input=RunRefInput,
+        output=RunOutput,
+        summary="Stop a running workflow run: its agents are killed and it is recorded as stopped.",
+        description=(
+            "Use when a run is going the wrong way or spending too much. Not for undoing its edits "
+            "(pallium_workflow_revert) or for a run that already ended. Signals the process holding the run; "
+            "completed calls stay in the journal, so pallium_workflow_resume can go on later."
+        ),
+        authority="consult",
+        toolset="workflows",
+        positional=("run_id",),
+        annotations=Annotations(read_only=False, idempotent=True),
+        render=report.render,
     ),
     Tool(
         cli="workflow status",

@@ -31,6 +31,7 @@ SAMPLE_CALLS = {
     # In registry order: the run is made first (it fails on purpose, so resume has work to do).
     "pallium_workflow_run": {"task": "sample", "source": "throw new Error('on purpose');", "id": "sample-run"},
     "pallium_workflow_resume": {"run_id": "sample-run"},
+    "pallium_workflow_stop": None,  # needs a live run: tests/services/workflows/test_background.py
     "pallium_workflow_status": {"run_id": "sample"},
     "pallium_workflow_list": {},
     "pallium_workflow_apply": {"run_id": "sample-run"},
@@ -55,6 +56,8 @@ async def test_every_tool_is_listed_with_schemas_and_annotations_and_answers(git
             assert published.output_schema["type"] == "object"
             assert published.annotations.read_only_hint is tool.annotations.read_only
             assert published.annotations.destructive_hint is tool.annotations.destructive
+            if SAMPLE_CALLS[tool.name] is None:
+                continue  # called over MCP by the test named beside it in SAMPLE_CALLS
             result = await client.call_tool(tool.name, SAMPLE_CALLS[tool.name])
             assert result.is_error is False, result.content[0].text
             assert tool.output.model_validate(result.structured_content)
