@@ -9,6 +9,7 @@ BENCHMARKS = {
     "startup": "benchmarks.startup",
     "dispatch": "benchmarks.dispatch",
     "index": "benchmarks.index",
+    "workflow": "benchmarks.workflow",
 }
 
 

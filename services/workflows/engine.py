@@ -69,10 +69,14 @@ async def run_script(
     meta = await evaluate_meta(parsed.meta_source) if parsed.meta_source else None
     tracker = _Activity()
 
-    async def bridge(op: str, payload_json: str) -> str:
+    async def bridge(request_json: str) -> str:
+        # One string argument: every JS value crossing into Python costs a round trip to V8's thread.
         tracker.enter()
+        op = "?"
         try:
-            reply: dict[str, Any] = {"ok": True, "value": await host(op, json.loads(payload_json))}
+            request = json.loads(request_json)
+            op = request["op"]
+            reply: dict[str, Any] = {"ok": True, "value": await host(op, request["payload"])}
         except PalliumError as exc:
             reply = {"ok": False, "error": exc.message, "fatal": exc.code in FATAL_CODES}
         except Exception as exc:  # a host bug must not leak a traceback with paths into the script

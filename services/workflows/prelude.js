@@ -1,5 +1,5 @@
 // Pallium's workflow prelude: determinism guards, then the host API, installed before the script.
-// `__pallium_host(op, payloadJson)` is the one door to Python; it answers a JSON envelope
+// `__pallium_host(requestJson)` ({op, payload}) is the one door to Python; it answers a JSON envelope
 // {ok, value} or {ok: false, error, fatal}. `__pallium_config` carries args and the budget.
 (function () {
   "use strict";
@@ -65,7 +65,7 @@
   const message = (err) => String(err && err.message !== undefined ? err.message : err);
 
   const call = async (op, payload) => {
-    const reply = JSON.parse(await host(op, JSON.stringify(payload === undefined ? null : payload)));
+    const reply = JSON.parse(await host(JSON.stringify({ op, payload: payload === undefined ? null : payload })));
     if (reply.budget) {
       budgetState.spent = reply.budget.spent;
       budgetState.total = reply.budget.total;

@@ -1,0 +1,163 @@
+"""`python -m benchmarks workflow`: the script engine's start-up and host-call overhead, a 200-agent
+pipeline beside its ideal, and the replay of that run from the journal.
+
+Agents are a `sh` wrapper that sleeps (the command provider), so the figure measures Pallium's
+orchestration rather than the start-up of a model CLI or of the Python fake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.harness import median_ms, row
+
+GOALS = {"engine_ms": 50, "host_call_ms": 1.0, "pipeline": 1.3, "replay_ms": 1000}
+
+PIPELINE = """
+const items = Array.from({length: args.items}, (_, i) => i);
+const out = await pipeline(items,
+  (i) => agent(`stage one ${i}`),
+  (prev, i) => agent(`stage two ${i}`),
+  (prev, i) => agent(`stage three ${i}`));
+if (args.stop_before_end) throw new Error("stopped before the end, to resume");
+return out.filter(Boolean).length;
+"""
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks workflow")
+    parser.add_argument("--items", type=int, default=200, help="items through the 3-stage pipeline (default 200)")
+    parser.add_argument("--concurrency", type=int, default=16, help="agents at once (default 16)")
+    parser.add_argument("--delay", type=float, default=0.1, help="seconds each agent takes (default 0.1)")
+    parser.add_argument("--runs", type=int, default=20, help="engine start-ups to time (default 20)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="pallium-bench-wf-") as scratch:
+        root = Path(scratch)
+        os.environ["PALLIUM_HOME"] = str(root / "home")
+        os.environ["PALLIUM_WORKFLOW_PROVIDER"] = "sleeper"
+        os.environ["PALLIUM_WORKFLOW_PROVIDER_SLEEPER_COMMAND"] = f"sleep {args.delay}; echo ok"
+        repo = _demo_repo(root / "repo")
+        print(
+            f"workflow ({os.cpu_count()} cores; goals: engine <= {GOALS['engine_ms']} ms, host call <= "
+            f"{GOALS['host_call_ms']} ms, pipeline <= {GOALS['pipeline']}x ideal, replay <= {GOALS['replay_ms']} ms)"
+        )
+        asyncio.run(_engine(args.runs))
+        asyncio.run(_host_calls())
+        asyncio.run(_pipeline(repo, args))
+    return 0
+
+
+async def _engine(runs: int) -> None:
+    import psutil
+    from py_mini_racer import MiniRacer
+
+    from services.workflows.engine import run_script
+
+    async def host(op: str, payload: object) -> None:
+        return None
+
+    bare, ours = [], []
+    for _ in range(runs + 1):
+        start = time.perf_counter()
+        with MiniRacer() as mr:
+            mr.eval("1")
+        bare.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        await run_script("return 1;", host=host)
+        ours.append(time.perf_counter() - start)
+    process = psutil.Process()
+    before = process.memory_info().rss
+    for _ in range(runs):
+        await run_script("return [1, 2, 3].map((x) => x * 2);", host=host)
+    grown = (process.memory_info().rss - before) / runs / 2**20
+    base, value = median_ms(bare[1:]), median_ms(ours[1:])
+    print(row("bare V8 context (create, eval, close)", base))
+    print(
+        row("engine start: guards, host API, run, close", value, "bare V8", base) + _goal(value <= GOALS["engine_ms"])
+    )
+    print(f"  {'resident memory kept per finished run':<44} {grown:8.2f} MB")
+
+
+async def _host_calls(count: int = 2000) -> None:
+    from services.workflows.engine import run_script
+
+    async def host(op: str, payload: object) -> str:
+        return "ok"
+
+    start = time.perf_counter()
+    await run_script(f"for (let i = 0; i < {count}; i++) await Promise.resolve(i); return 1;", host=host)
+    base = (time.perf_counter() - start) * 1000 / count
+    start = time.perf_counter()
+    await run_script(f"for (let i = 0; i < {count}; i++) await agent('x'); return 1;", host=host)
+    value = (time.perf_counter() - start) * 1000 / count
+    print(row(f"await of a resolved promise (x{count})", base))
+    print(row("one awaited host call, round trip", value, "a promise", base) + _goal(value <= GOALS["host_call_ms"]))
+
+
+async def _pipeline(repo: Path, args: argparse.Namespace) -> None:
+    from kernel.context import ToolContext
+    from kernel.execution import Limits
+    from services.workflows import runner
+
+    ctx = ToolContext(cwd=repo)
+    store = runner.open_store(ctx)
+    limits = Limits(concurrency=args.concurrency, max_agents=100_000)
+    runner.create_run(
+        ctx,
+        store,
+        run_id="bench-pipeline",
+        repo=repo,
+        source=PIPELINE,
+        args={"items": args.items, "stop_before_end": True},
+        limits=limits,
+        task="bench",
+        script_path=None,
+        allow_commands=[],
+    )
+    start = time.perf_counter()
+    first = await runner.run_attempt(ctx, store, "bench-pipeline")
+    elapsed = time.perf_counter() - start
+    agents = args.items * 3
+    ideal = agents * args.delay / args.concurrency
+    assert first.live_calls == agents, first.run.error
+    print(row(f"ideal: {agents} agents x {args.delay:g}s / {args.concurrency}", ideal * 1000))
+    print(
+        row(f"{args.items}-item, 3-stage pipeline", elapsed * 1000, "ideal", ideal * 1000)
+        + _goal(elapsed / ideal <= GOALS["pipeline"])
+    )
+    finished = PIPELINE.replace('if (args.stop_before_end) throw new Error("stopped before the end, to resume");', "")
+    start = time.perf_counter()
+    replay = await runner.run_attempt(ctx, store, "bench-pipeline", source=finished)
+    replay_ms = (time.perf_counter() - start) * 1000
+    assert replay.live_calls == 0 and replay.cached_calls == agents, replay.run.error
+    print(
+        row(f"resume replaying all {agents} calls", replay_ms, "the live run", elapsed * 1000)
+        + _goal(replay_ms <= GOALS["replay_ms"])
+    )
+    ctx.close()
+
+
+def _goal(met: bool) -> str:
+    return "  goal met" if met else "  goal MISSED"
+
+
+def _demo_repo(repo: Path) -> Path:
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "app.py").write_text("def main():\n    return 1\n", encoding="utf-8")
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+        "GIT_COMMITTER_EMAIL": "b@b",
+    }
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "init"], cwd=repo, check=True, env=env)
+    return repo
