@@ -20,10 +20,11 @@ TOOL_MODULES: tuple[str, ...] = (
     "pallium_mcp.system",
     "services.repo.tools",
     "services.workflows.tools",
+    "services.workflows.library_tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.
-DEFAULT_TOOLSETS: tuple[str, ...] = ("core", "repo", "route", "sessions", "knowledge")
+DEFAULT_TOOLSETS: tuple[str, ...] = ("core", "repo", "start", "route", "sessions", "knowledge")
 
 
 def all_tools() -> list[Tool]:

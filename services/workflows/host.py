@@ -56,7 +56,9 @@ class WorkflowHost:
         attempt: int,
         args_hash: str,
         allowed_commands: list[str] | None = None,
+        depth: int = 0,
     ) -> None:
+        self.depth = depth
         self.run = run
         self.allowed_commands = allowed_commands or []
         self.store = store
@@ -71,6 +73,7 @@ class WorkflowHost:
             "gate": self._gate,
             "check": self._check,
             "verify.untilGreen": self._until_green,
+            "workflow": self._workflow,
             "log": self._log,
             "failure": self._failure,
             "pallium": self._pallium,
@@ -165,6 +168,30 @@ class WorkflowHost:
             rounds[-1]["fixed"] = True
             rounds[-1]["fix"] = fix
         return {"ok": False, "command": command, "rounds": rounds, "stalled": False}
+
+    async def _workflow(self, payload: dict[str, Any]) -> Any:
+        """Run a saved workflow or template inside this run: same journal, budget and staging."""
+        from services.workflows import library
+        from services.workflows.engine import ScriptFailed, run_script
+
+        if self.depth >= 1:
+            raise PalliumError("invalid_input", "workflow() nests one level at most")
+        found = library.find(self.run.repo, str(payload.get("name")))
+        nested = WorkflowHost(
+            run=self.run,
+            store=self.store,
+            ctx=self.ctx,
+            attempt=self.attempt,
+            args_hash=self.args_hash,
+            allowed_commands=self.allowed_commands,
+            depth=self.depth + 1,
+        )
+        self._event("workflow", None, {"name": found.label})
+        try:
+            outcome = await run_script(found.source(), host=nested, args=payload.get("args"), budget=nested.budget)
+        except ScriptFailed as exc:
+            raise PalliumError("unavailable", f"workflow {found.label} failed ({exc.kind}): {exc.message}") from None
+        return outcome.value
 
     async def _gate(self, payload: dict[str, Any]) -> Any:
         name, opts = str(payload["name"]), payload.get("opts") or {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -33,10 +33,14 @@ class RunInput(ToolInput):
     task: str = Field(description="what the run is for, in words; recorded with the run")
     script: str | None = Field(
         None,
-        description="path of the workflow script (.js), inside the repository or "
-        "$PALLIUM_HOME/workflows; give this or `source`",
+        description="path of the workflow script (.js), inside the repository or $PALLIUM_HOME/workflows; or "
+        "give `source` or `workflow`; with none of them the built-in plan-and-verify plan runs",
     )
     source: str | None = Field(None, max_length=1_000_000, description="the script's text itself, instead of a path")
+    workflow: str | None = Field(
+        None,
+        description="name of a saved workflow (.pallium/workflows, $PALLIUM_HOME/workflows) or a built-in template",
+    )
     args: str | None = Field(None, description="JSON value the script reads as `args` (default null)")
     id: str | None = Field(None, description="run id to use (letters, digits, . _ -); default: generated")
     repo: str | None = Field(None, description="repository the run works on; default: the current one")
@@ -138,3 +142,80 @@ class ApplyOutput(ToolOutput):
     applied: list[str] = Field(description="patches brought into (or, for revert, taken out of) the tree now")
     already: list[str] = Field(description="patches that were already in that state")
     skipped: list[str] = Field(description="patches blocked by a gate or conflicted in staging: never applied")
+
+
+class TemplateListInput(ToolInput):
+    repo: str | None = Field(None, description="repository whose saved workflows to list; default: the current one")
+
+
+class TemplateEntry(ToolOutput):
+    name: str
+    origin: str = Field(description="template (built in), repo (.pallium/workflows) or user ($PALLIUM_HOME)")
+    description: str | None
+
+
+class TemplateListOutput(ToolOutput):
+    workflows: list[TemplateEntry]
+
+
+class TemplateShowInput(ToolInput):
+    name: str = Field(description="a template or saved workflow name")
+    repo: str | None = Field(None, description="repository whose saved workflows to search; default: the current one")
+
+
+class TemplateShowOutput(ToolOutput):
+    name: str
+    origin: str
+    path: str
+    source: str
+
+
+class SaveInput(ToolInput):
+    run_id: str = Field(description="the run whose script to save: its id or a unique prefix")
+    name: str = Field(description="name to save it under (letters, digits, - and _)")
+    scope: Literal["repo", "user"] = Field(
+        "repo", description="repo: .pallium/workflows (can be committed); user: $PALLIUM_HOME/workflows"
+    )
+
+
+class SaveOutput(ToolOutput):
+    name: str
+    path: str
+
+
+class GenerateInput(ToolInput):
+    task: str = Field(description="what the workflow should do")
+    style: Literal["review", "test-fix", "research", "plan"] = Field("plan", description="which plan to start from")
+    output: str | None = Field(None, description="write the script to this path inside the repository")
+
+
+class GenerateOutput(ToolOutput):
+    style: str
+    template: str
+    source: str
+    args: dict[str, Any] = Field(description="the args the script expects for this task")
+    path: str | None
+
+
+class StartInput(ToolInput):
+    task: str = Field(description="the task, in words")
+    workflow: str | None = Field(None, description="a saved workflow or template to use instead of choosing one")
+    style: Literal["review", "test-fix", "research", "plan"] | None = Field(
+        None, description="the kind of plan; default: chosen from the task's words"
+    )
+    test_command: str | None = Field(None, description="the repository's test command; checks may run it")
+    dry_run: bool = Field(False, description="show the task, the chosen plan and the script without running")
+    repo: str | None = Field(None, description="repository to work on; default: the current one")
+    max_budget_usd: float | None = Field(None, gt=0, description="spending limit in USD; default: none")
+    background: bool = Field(False, description="return after wait_seconds while the run goes on (always over MCP)")
+    wait_seconds: float = Field(30, ge=0, le=600, description="in the background: how long to wait (default 30)")
+
+
+class StartOutput(ToolOutput):
+    task: str
+    chosen: str = Field(description="where the script came from: template:<name>, repo:<name> or user:<name>")
+    reason: str = Field(description="why this plan was chosen")
+    args: dict[str, Any]
+    changed_files: list[str] = Field(description="the working tree's changed files found by the preflight")
+    script: str | None = Field(description="the script's text (dry runs only)")
+    run: RunOutput | None = Field(description="the run, unless this was a dry run")

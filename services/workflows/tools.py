@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
-from kernel import paths
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
 from kernel.tool import Annotations, Tool
-from services.workflows import report, runner
+from services.workflows import report, runner, sources
 from services.workflows.models import (
     ApplyOutput,
     ListInput,
@@ -26,8 +25,6 @@ from services.workflows.models import (
 from services.workflows.store import WorkflowStore
 from services.workflows.validate import validate_source
 
-MAX_SCRIPT_BYTES = 1_000_000
-
 
 async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
     if (inp.script is None) == (inp.source is None):
@@ -37,8 +34,8 @@ async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
     location = None
     source = inp.source
     if inp.script is not None:
-        location = _script_path(inp.script, ctx)
-        source = _read_script(location)
+        location = sources.script_path(inp.script, ctx)
+        source = sources.read_script(location)
     checked = await validate_source(source or "")
     return ValidateOutput(
         valid=checked.valid,
@@ -50,60 +47,51 @@ async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
     )
 
 
-def _script_path(user_path: str, ctx: ToolContext) -> Path:
-    """A script inside the repository, or among the saved workflows in $PALLIUM_HOME/workflows."""
-    saved = (paths.pallium_home() / "workflows").resolve()
-    candidate = Path(user_path).expanduser()
-    resolved = (candidate if candidate.is_absolute() else ctx.cwd / candidate).resolve()
-    if resolved == saved or saved in resolved.parents:
-        return resolved
-    return paths.confine(ctx.repo_root(), user_path, base=ctx.cwd)
-
-
-def _read_script(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise PalliumError("not_found", f"no script at {str(path)!r}", details={"field": "script"}) from None
-    except IsADirectoryError:
-        raise PalliumError(
-            "invalid_input", f"{str(path)!r} is a folder, not a script", details={"field": "script"}
-        ) from None
-    if len(data) > MAX_SCRIPT_BYTES:
-        raise PalliumError(
-            "invalid_input", f"script is {len(data)} bytes; at most {MAX_SCRIPT_BYTES}", details={"field": "script"}
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise PalliumError("invalid_input", f"{str(path)!r} is not UTF-8 text", details={"field": "script"}) from None
-
-
 async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
-    if (inp.script is None) == (inp.source is None):
-        raise PalliumError(
-            "invalid_input", "give exactly one of `script` (a path) or `source` (the text)", details={"field": "script"}
-        )
-    script_path = _script_path(inp.script, ctx) if inp.script is not None else None
-    source = _read_script(script_path) if script_path is not None else inp.source or ""
-    args = _parse_args(inp.args)
-    checked = await validate_source(source)
-    if not checked.valid:
-        raise PalliumError(
-            "invalid_input",
-            f"the script is not valid: {checked.errors[0]}",
-            hint="see all problems with `pallium workflow validate`",
-            details={"field": "script", "errors": checked.errors},
-        )
     repo = ctx.repo_root(inp.repo)
+    chosen = sources.choose(ctx, repo, script=inp.script, source=inp.source, workflow=inp.workflow)
+    args = sources.parse_args(inp.args)
+    if chosen.origin != "script":  # templates and saved plans read the task from args
+        args = sources.with_task(args, inp.task)
+    await sources.require_valid(chosen.text)
     limits = Limits(
         budget_usd=inp.max_budget_usd,
         max_agents=inp.max_agents,
         concurrency=inp.max_concurrent_agents,
         agent_timeout=inp.agent_timeout,
     )
+    return await launch(
+        ctx,
+        repo=repo,
+        run_id=inp.id,
+        source=chosen.text,
+        script_path=chosen.path,
+        args=args,
+        limits=limits,
+        task=inp.task,
+        allow_commands=inp.allow_command,
+        background=inp.background,
+        wait=inp.wait_seconds,
+    )
+
+
+async def launch(
+    ctx: ToolContext,
+    *,
+    repo: Path,
+    run_id: str | None,
+    source: str,
+    script_path: Path | None,
+    args: Any,
+    limits: Limits,
+    task: str,
+    allow_commands: list[str],
+    background: bool,
+    wait: float,
+) -> RunOutput:
+    """Record a new run and run it here, or in a worker process when in the background or over MCP."""
     store = runner.open_store(ctx)
-    run_id = inp.id or runner.new_run_id(ctx)
+    run_id = run_id or runner.new_run_id(ctx)
     runner.create_run(
         ctx,
         store,
@@ -112,11 +100,11 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
         source=source,
         args=args,
         limits=limits,
-        task=inp.task,
+        task=task,
         script_path=str(script_path) if script_path else None,
-        allow_commands=inp.allow_command,
+        allow_commands=allow_commands,
     )
-    return await _attempt(ctx, store, run_id, source=None, background=inp.background, wait=inp.wait_seconds)
+    return await _attempt(ctx, store, run_id, source=None, background=background, wait=wait)
 
 
 async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
@@ -128,15 +116,9 @@ async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
         )
     source, new_script = None, None
     if inp.script is not None:
-        new_script = _script_path(inp.script, ctx)
-        source = _read_script(new_script)
-        checked = await validate_source(source)
-        if not checked.valid:
-            raise PalliumError(
-                "invalid_input",
-                f"the new script is not valid: {checked.errors[0]}",
-                details={"field": "script", "errors": checked.errors},
-            )
+        new_script = sources.script_path(inp.script, ctx)
+        source = sources.read_script(new_script)
+        await sources.require_valid(source)
     return await _attempt(
         ctx, store, row.id, source=source, background=inp.background, wait=inp.wait_seconds, script_path=new_script
     )
@@ -204,17 +186,6 @@ async def revert(inp: RunRefInput, ctx: ToolContext) -> ApplyOutput:
     row = runner.resolve_run(store, inp.run_id)
     done = revert_patches(RunStore(store.db), row.id, Path(row.repo))
     return ApplyOutput(run_id=row.id, applied=done.applied, already=done.already, skipped=done.skipped)
-
-
-def _parse_args(text: str | None) -> object:
-    if text is None:
-        return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PalliumError(
-            "invalid_input", f"args is not JSON: {exc.msg} at character {exc.pos}", details={"field": "args"}
-        ) from None
 
 
 def _render_list(out: ListOutput) -> str:
@@ -329,7 +300,7 @@ TOOLS = (
             "Reads Pallium's state only; no model calls."
         ),
         authority="observe",
-        toolset="workflows",
+        toolset="start",
         positional=("run_id",),
         render=report.render,
     ),
@@ -356,7 +327,7 @@ TOOLS = (
             "applied patch is left alone; blocked or conflicted patches are skipped."
         ),
         authority="edit",
-        toolset="workflows",
+        toolset="start",
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_apply,

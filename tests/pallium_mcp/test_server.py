@@ -34,6 +34,11 @@ SAMPLE_CALLS = {
     "pallium_workflow_stop": None,  # needs a live run: tests/services/workflows/test_background.py
     "pallium_workflow_status": {"run_id": "sample"},
     "pallium_workflow_list": {},
+    "pallium_start": {"task": "review my change", "dry_run": True},
+    "pallium_workflow_template_list": {},
+    "pallium_workflow_template_show": {"name": "review"},
+    "pallium_workflow_save": {"run_id": "sample-run", "name": "sample"},
+    "pallium_workflow_generate": {"task": "research auth", "style": "research"},
     "pallium_workflow_apply": {"run_id": "sample-run"},
     "pallium_workflow_revert": {"run_id": "sample-run"},
 }

@@ -1,0 +1,225 @@
+"""Tools for where plans come from: templates, saved workflows, generated scripts, and `pallium start`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernel import paths
+from kernel.context import ToolContext
+from kernel.errors import PalliumError
+from kernel.execution import Limits
+from kernel.tool import Annotations, Tool
+from services.workflows import library, report, runner, sources
+from services.workflows.engine import evaluate_meta
+from services.workflows.models import (
+    GenerateInput,
+    GenerateOutput,
+    SaveInput,
+    SaveOutput,
+    StartInput,
+    StartOutput,
+    TemplateEntry,
+    TemplateListInput,
+    TemplateListOutput,
+    TemplateShowInput,
+    TemplateShowOutput,
+)
+from services.workflows.script import parse_script
+from services.workflows.start import choose_style
+from services.workflows.tools import launch
+
+
+async def template_list(inp: TemplateListInput, ctx: ToolContext) -> TemplateListOutput:
+    entries: list[TemplateEntry] = []
+    try:
+        repo = ctx.repo_root(inp.repo)
+    except PalliumError:
+        if inp.repo is not None:
+            raise
+        repo = None
+    folders = library.saved_dirs(repo) if repo else [("user", paths.pallium_home() / "workflows")]
+    found = [(origin, p) for origin, folder in folders if folder.is_dir() for p in sorted(folder.glob("*.js"))]
+    found += [("template", library.TEMPLATE_DIR / f"{name}.js") for name in library.list_templates()]
+    for origin, path in found:
+        entries.append(TemplateEntry(name=path.stem, origin=origin, description=await _description(path)))
+    return TemplateListOutput(workflows=entries)
+
+
+async def template_show(inp: TemplateShowInput, ctx: ToolContext) -> TemplateShowOutput:
+    found = library.find(ctx.repo_root(inp.repo), inp.name)
+    return TemplateShowOutput(name=found.name, origin=found.origin, path=str(found.path), source=found.source())
+
+
+async def save(inp: SaveInput, ctx: ToolContext) -> SaveOutput:
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    path = library.save(Path(row.repo), inp.name, row.script, scope=inp.scope)
+    return SaveOutput(name=inp.name, path=str(path))
+
+
+async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
+    template = library.STYLES[inp.style]
+    source = library.template_source(template)
+    written = None
+    if inp.output is not None:
+        target = paths.confine(ctx.repo_root(), inp.output, base=ctx.cwd)
+        if target.exists():
+            raise PalliumError(
+                "conflict", f"{target} exists already; choose another --output", details={"field": "output"}
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source, encoding="utf-8")
+        written = str(target)
+    return GenerateOutput(style=inp.style, template=template, source=source, args={"task": inp.task}, path=written)
+
+
+async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
+    repo = ctx.repo_root(inp.repo)
+    changed = await ctx.call("pallium_changed_now", {"repo": str(repo), "limit": 50})
+    changed_files = [f.path for f in changed.files if f.kind != "deleted"]
+    if inp.workflow is not None:
+        found = library.find(repo, inp.workflow)
+        reason = "named with --workflow"
+    else:
+        name, reason = (
+            (library.STYLES[inp.style], "named with --style")
+            if inp.style
+            else choose_style(inp.task, test_command=inp.test_command)
+        )
+        found = library.find(repo, name)
+    args = {"task": inp.task, "files": changed_files[:20]}
+    if inp.test_command:
+        args["test_command"] = inp.test_command
+    source = found.source()
+    await sources.require_valid(source)
+    if inp.dry_run:
+        return StartOutput(
+            task=inp.task,
+            chosen=found.label,
+            reason=reason,
+            args=args,
+            changed_files=changed_files,
+            script=source,
+            run=None,
+        )
+    run = await launch(
+        ctx,
+        repo=repo,
+        run_id=None,
+        source=source,
+        script_path=found.path if found.origin != "template" else None,
+        args=args,
+        limits=Limits(budget_usd=inp.max_budget_usd),
+        task=inp.task,
+        allow_commands=[inp.test_command] if inp.test_command else [],
+        background=inp.background,
+        wait=inp.wait_seconds,
+    )
+    return StartOutput(
+        task=inp.task, chosen=found.label, reason=reason, args=args, changed_files=changed_files, script=None, run=run
+    )
+
+
+async def _description(path: Path) -> str | None:
+    parsed = parse_script(path.read_text(encoding="utf-8"))
+    if parsed.meta_source is None or parsed.errors:
+        return None
+    try:
+        return (await evaluate_meta(parsed.meta_source)).get("description")
+    except Exception:  # a saved script with a broken meta still lists; validate says what is wrong
+        return None
+
+
+def _render_templates(out: TemplateListOutput) -> str:
+    return "\n".join(f"{e.origin:<9} {e.name:<20} {e.description or ''}" for e in out.workflows)
+
+
+def _render_start(out: StartOutput) -> str:
+    lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})"]
+    if out.changed_files:
+        lines.append(f"changed files: {len(out.changed_files)}")
+    if out.script is not None:
+        lines += ["dry run: nothing ran. The script:", out.script]
+    elif out.run is not None:
+        lines.append(report.render(out.run))
+    return "\n".join(lines)
+
+
+TOOLS = (
+    Tool(
+        cli="start",
+        handler=start,
+        input=StartInput,
+        output=StartOutput,
+        summary="Do a task the Pallium way: scope the repository, choose a plan, run it and report.",
+        description=(
+            "Use to hand Pallium a whole task (implement, fix failing tests, review, research). Not for one "
+            "question about code (pallium_explain, pallium_search) or a script you wrote (pallium_workflow_run). "
+            "Reads the working tree, picks a saved workflow or template from the task's words, then runs agents "
+            "and spends; edits stay staged until pallium_workflow_apply. dry_run shows the plan without running."
+        ),
+        authority="consult",
+        toolset="start",
+        positional=("task",),
+        annotations=Annotations(read_only=False, idempotent=False, open_world=True),
+        render=_render_start,
+        exit_code=lambda out: 0 if out.run is None or out.run.verdict.startswith("VERDICT: FINISHED") else 1,
+    ),
+    Tool(
+        cli="workflow template list",
+        handler=template_list,
+        input=TemplateListInput,
+        output=TemplateListOutput,
+        summary="Built-in templates and saved workflows, with their descriptions.",
+        description=(
+            "Use to find a plan to run by name. Not for a run's history (pallium_workflow_list). Reads files only."
+        ),
+        authority="observe",
+        toolset="workflows",
+        render=_render_templates,
+    ),
+    Tool(
+        cli="workflow template show",
+        handler=template_show,
+        input=TemplateShowInput,
+        output=TemplateShowOutput,
+        summary="The text of a template or saved workflow.",
+        description="Use before running or adapting a plan. Not for validating a script (pallium_workflow_validate).",
+        authority="observe",
+        toolset="workflows",
+        positional=("name",),
+        render=lambda out: out.source,
+    ),
+    Tool(
+        cli="workflow save",
+        handler=save,
+        input=SaveInput,
+        output=SaveOutput,
+        summary="Save a run's script as a named workflow for the repository or for you.",
+        description=(
+            "Use after a run worth repeating. Not for editing a script (edit the file). Writes "
+            ".pallium/workflows/<name>.js (which can be committed) or $PALLIUM_HOME/workflows/<name>.js."
+        ),
+        authority="edit",
+        toolset="workflows",
+        positional=("run_id",),
+        annotations=Annotations(read_only=False, idempotent=True),
+        render=lambda out: f"saved {out.name} to {out.path}",
+    ),
+    Tool(
+        cli="workflow generate",
+        handler=generate,
+        input=GenerateInput,
+        output=GenerateOutput,
+        summary="Write a workflow script for a task from a template style.",
+        description=(
+            "Use to get a starting script to adapt. Not for running one (pallium_start does both). "
+            "Deterministic: no model call; writes the file only when output is given."
+        ),
+        authority="observe",
+        escalation=("output", "edit"),
+        toolset="workflows",
+        positional=("task",),
+        render=lambda out: out.source if out.path is None else f"wrote {out.path}",
+    ),
+)

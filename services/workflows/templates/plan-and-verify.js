@@ -1,0 +1,40 @@
+// Plan and verify: the default plan for a task. A planner breaks the task into steps, one edit
+// agent works through them, the tests are made green when a test command is given, and a
+// reviewer gate judges the result. Edits stay staged until `pallium workflow apply`.
+export const meta = {
+  name: "plan-and-verify",
+  description: "Plan the task, implement it in an isolated worktree, verify, and review",
+  phases: ["plan", "implement", "verify", "review"],
+};
+
+const PLAN = {
+  type: "object",
+  properties: { steps: { type: "array", items: { type: "string" } }, risks: { type: "array", items: { type: "string" } } },
+  required: ["steps"],
+};
+const context = args.files && args.files.length ? `\nFiles changed so far: ${args.files.join(", ")}` : "";
+
+phase("plan");
+const plan = await agent(`Plan this task as a short list of concrete steps: ${args.task}${context}`, {
+  label: "planner",
+  schema: PLAN,
+});
+
+phase("implement");
+const work = await agent(
+  `Do this task: ${args.task}\nFollow these steps:\n- ${plan.steps.join("\n- ")}${context}`,
+  { label: "implementer", mode: "edit" },
+);
+
+let verification = null;
+if (args.test_command) {
+  phase("verify");
+  verification = await verify.untilGreen(args.test_command, { maxRounds: 2 });
+}
+
+phase("review");
+const review = await gate("done", `Review the change made for: ${args.task}. Is it complete and correct?`, {
+  criteria: ["the task is done", "nothing unrelated changed"],
+  fail_on_deny: false,
+});
+return { plan: plan.steps, risks: plan.risks ?? [], work, tests_green: verification ? verification.ok : null, review };

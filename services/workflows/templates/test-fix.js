@@ -1,0 +1,12 @@
+// Test and fix: run the test command, and while it fails let an edit agent fix the code.
+export const meta = {
+  name: "test-fix",
+  description: "Make a test command pass, fixing the code in an isolated worktree",
+  phases: ["fix"],
+};
+
+if (!args.test_command) throw new Error("test-fix needs args.test_command (pallium start --test-command CMD)");
+phase("fix");
+const outcome = await verify.untilGreen(args.test_command, { maxRounds: args.max_rounds ?? 3 });
+const last = outcome.rounds[outcome.rounds.length - 1].check;
+return { ok: outcome.ok, stalled: outcome.stalled, rounds: outcome.rounds.length, failing: last.failures.map((f) => f.name) };
