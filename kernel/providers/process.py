@@ -104,13 +104,16 @@ def wait_group_gone(pgid: int, timeout: float = 5.0) -> bool:
 
 
 def process_start_ticks(pid: int) -> int | None:
-    """When `pid` started, in clock ticks since boot (`/proc/<pid>/stat` field 22); None if it is gone."""
+    """When `pid` started, in clock ticks since boot (`/proc/<pid>/stat` field 22); None if it is gone
+    or a zombie."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
             stat = handle.read()
     except OSError:
         return _psutil_start(pid)
     fields = stat[stat.rfind(")") + 2 :].split()
+    if fields[0] == "Z":  # exited, waiting for its parent to reap it: gone for every purpose here
+        return None
     return int(fields[19])  # field 22 counted from 1, minus pid, comm and state
 
 

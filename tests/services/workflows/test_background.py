@@ -100,8 +100,43 @@ async def test_stop_kills_a_hanging_run_and_records_it_as_stopped(git_repo: Path
 
 
 def _alive(pid: int) -> bool:
+    """Running, as opposed to gone or a zombie waiting for its parent (this test process) to reap it."""
+    import psutil
+
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    return True
+
+
+async def test_a_run_killed_mid_flight_resumes_without_repeating_finished_agents(git_repo: Path, fake):
+    import signal
+
+    from kernel.runstore import RunStore
+    from services.workflows.models import ResumeInput
+    from services.workflows.tools import resume
+
+    fake.scenario({"match": "one", "reply": "first"}, {"match": "two", "hang": 60})
+    server = build_server(toolsets="all", cwd=git_repo)
+    source = 'const a = await agent("one"); const b = await agent("two"); return [a, b];'
+    async with Client(server) as client:
+        await client.call_tool(
+            "pallium_workflow_run", {"task": "t", "source": source, "id": "killed", "wait_seconds": 0}
+        )
+    with anyio.fail_after(30):
+        while [c["prompt"] for c in fake.calls()] != ["one", "two"]:
+            await anyio.sleep(0.1)
+    ctx = ToolContext(cwd=git_repo)
+    owner = RunStore(runner.open_store(ctx).db).run("killed").owner_pid
+    os.kill(owner, signal.SIGKILL)  # the orchestrator dies without any chance to clean up
+    with anyio.fail_after(30):
+        while _alive(owner):
+            await anyio.sleep(0.05)
+    fake.scenario({"match": "one", "reply": "first"}, {"match": "two", "reply": "second"})
+    resumed = await resume(ResumeInput(run_id="killed"), ctx)
+    ctx.close()
+    assert resumed.status == "completed" and resumed.result == ["first", "second"]
+    assert resumed.replayed_calls == 1 and resumed.live_calls == 1
+    assert [c["prompt"] for c in fake.calls()] == ["one", "two", "two"]
+    hung_agent = fake.calls()[1]["pid"]
+    assert not _alive(hung_agent)  # the dead orchestrator's worker was killed by the reconcile
