@@ -59,6 +59,7 @@ class WorkflowHost:
         depth: int = 0,
     ) -> None:
         self.depth = depth
+        self.awaiting_gate: str | None = None
         self.run = run
         self.allowed_commands = allowed_commands or []
         self.store = store
@@ -190,14 +191,16 @@ class WorkflowHost:
         try:
             outcome = await run_script(found.source(), host=nested, args=payload.get("args"), budget=nested.budget)
         except ScriptFailed as exc:
-            raise PalliumError("unavailable", f"workflow {found.label} failed ({exc.kind}): {exc.message}") from None
+            self.awaiting_gate = nested.awaiting_gate
+            code = "conflict" if nested.awaiting_gate else "unavailable"
+            raise PalliumError(code, f"workflow {found.label} failed ({exc.kind}): {exc.message}") from None
         return outcome.value
 
     async def _gate(self, payload: dict[str, Any]) -> Any:
         name, opts = str(payload["name"]), payload.get("opts") or {}
-        if opts.get("human"):
-            raise PalliumError("unavailable", "human gates are not available yet; use a verifier gate")
         known = self.store.gate(self.run.run_id, name)
+        if opts.get("human"):
+            return self._human_gate(name, str(payload["prompt"]), known, fail_on_deny=opts.get("fail_on_deny", True))
         if known is not None:
             if not known.approved:
                 raise PalliumError("conflict", f"gate {name!r} was rejected earlier in this run: {known.reason}")
@@ -218,6 +221,30 @@ class WorkflowHost:
         if not approved and opts.get("fail_on_deny", True):
             raise PalliumError("conflict", f"gate {name!r} was denied: {reason}")
         return {"approved": approved, "reason": reason, "gate": name, "verdict": verdict}
+
+    def _human_gate(self, name: str, prompt: str, known: Any, *, fail_on_deny: bool) -> dict[str, Any]:
+        """A person decides: the first time the run stops as awaiting_approval; a resume reads the answer."""
+        if known is None or known.state == "pending":
+            self.store.record_gate(
+                self.run.run_id,
+                name=name,
+                approved=False,
+                reason=None,
+                evidence=[],
+                now=self._now(),
+                state="pending",
+                prompt=prompt,
+                decided_by="person",
+            )
+            self.awaiting_gate = name
+            raise PalliumError(
+                "conflict",
+                f"gate {name!r} waits for a person: pallium workflow gate approve {self.run.run_id} {name}",
+                details={"awaiting_approval": name},
+            )
+        if not known.approved and fail_on_deny:
+            raise PalliumError("conflict", f"gate {name!r} was rejected: {known.reason}")
+        return {"approved": known.approved, "reason": known.reason, "gate": name, "decided_by": "person"}
 
     async def _log(self, payload: dict[str, Any]) -> None:
         message = str(payload.get("message", ""))[:4000]

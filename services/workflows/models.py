@@ -104,10 +104,18 @@ class PatchEntry(ToolOutput):
     detail: str | None
 
 
+class GateEntry(ToolOutput):
+    name: str
+    state: str = Field(description="pending (waits for a person) or decided")
+    approved: bool
+    reason: str | None
+    decided_by: str = Field(description="verifier (an agent) or person")
+
+
 class RunOutput(ToolOutput):
     id: str
     task: str
-    status: str = Field(description="queued | running | completed | failed | stopped | interrupted")
+    status: str = Field(description="queued | running | completed | failed | stopped | interrupted | awaiting_approval")
     verdict: str = Field(description="one line: FINISHED or NOT FINISHED, with agent counts")
     repo: str
     result: Any = Field(description="what the script returned (null until it completes)")
@@ -116,6 +124,7 @@ class RunOutput(ToolOutput):
     failures: list[FailureEntry] = Field(description="items of parallel/pipeline that failed and became null")
     cost: dict[str, Any] = Field(description="known spend, calls whose cost is unknown, and the limit")
     patches: list[PatchEntry] = Field(description="edit patches staged by this run and their state")
+    gates: list[GateEntry] = Field(description="the run's gates; a pending one waits for a person")
     script_changed: bool = Field(description="the script was edited between attempts")
     attempts: int
     created_at: str
@@ -219,3 +228,16 @@ class StartOutput(ToolOutput):
     changed_files: list[str] = Field(description="the working tree's changed files found by the preflight")
     script: str | None = Field(description="the script's text (dry runs only)")
     run: RunOutput | None = Field(description="the run, unless this was a dry run")
+
+
+class GateDecisionInput(ToolInput):
+    run_id: str = Field(description="the run waiting at the gate: its id or a unique prefix")
+    name: str = Field(description="the gate's name, as the script gave it")
+    reason: str | None = Field(None, description="why, recorded with the decision and shown to the script")
+    background: bool = Field(False, description="let the run continue in the background (always so over MCP)")
+    wait_seconds: float = Field(30, ge=0, le=600, description="in the background: how long to wait (default 30)")
+
+
+class GateListOutput(ToolOutput):
+    run_id: str
+    gates: list[GateEntry]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kernel.runstore import RunStore
-from services.workflows.models import AgentCounts, FailureEntry, PatchEntry, RunOutput
+from services.workflows.models import AgentCounts, FailureEntry, GateEntry, PatchEntry, RunOutput
 from services.workflows.store import RunRow, WorkflowStore
 
 
@@ -36,6 +36,7 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
         "limit_usd": kernel_row.budget_usd if kernel_row else None,
     }
     patches = [PatchEntry(call_key=p.call_key, state=p.state, detail=p.detail) for p in kernel.patches(row.id)]
+    gates = gate_entries(store, row.id)
     finished = status == "completed" and (counts.total == 0 or counts.succeeded > 0)
     verdict = (
         f"VERDICT: {'FINISHED' if finished else 'NOT FINISHED'} ({status}) — "
@@ -53,6 +54,7 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
         failures=failures,
         cost=cost,
         patches=patches,
+        gates=gates,
         script_changed=row.script_changed,
         attempts=row.attempts,
         created_at=row.created_at,
@@ -60,6 +62,13 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
         live_calls=live,
         replayed_calls=replayed,
     )
+
+
+def gate_entries(store: WorkflowStore, run_id: str) -> list[GateEntry]:
+    return [
+        GateEntry(name=g.name, state=g.state, approved=g.approved, reason=g.reason, decided_by=g.decided_by)
+        for g in store.gates(run_id)
+    ]
 
 
 def render(out: RunOutput) -> str:
@@ -75,6 +84,12 @@ def render(out: RunOutput) -> str:
     staged = [p for p in out.patches if p.state == "staged"]
     if staged:
         lines.append(f"  {len(staged)} patch(es) staged: apply with `pallium workflow apply {out.id}`")
+    for gate in out.gates:
+        if gate.state == "pending":
+            lines.append(
+                f"  waiting for you at gate {gate.name!r}: pallium workflow gate approve|reject {out.id} "
+                f"{gate.name} --authority admin"
+            )
     if out.script_changed:
         lines.append("  note: the script changed between attempts; unchanged calls were replayed")
     return "\n".join(lines)

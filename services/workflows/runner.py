@@ -137,6 +137,8 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
         status = "completed"
     except ScriptFailed as exc:
         error = f"{exc.kind}: {exc.message}"
+        if host.awaiting_gate is not None:
+            status = "awaiting_approval"
     except PalliumError as exc:
         error = f"{exc.code}: {exc.message}"
     except asyncio.CancelledError:

@@ -56,6 +56,12 @@ SCHEMA = Schema(
             PRIMARY KEY (run_id, name)
         );
         """,
+        # Human gates: a gate waits (`pending`) until a person decides; `by` says who decided.
+        """
+        ALTER TABLE workflows_gate ADD COLUMN state TEXT NOT NULL DEFAULT 'decided';
+        ALTER TABLE workflows_gate ADD COLUMN prompt TEXT;
+        ALTER TABLE workflows_gate ADD COLUMN decided_by TEXT NOT NULL DEFAULT 'verifier';
+        """,
     ),
 )
 
@@ -99,6 +105,9 @@ class GateRow:
     approved: bool
     reason: str | None
     evidence: list[Any]
+    state: str = "decided"  # decided | pending
+    prompt: str | None = None
+    decided_by: str = "verifier"  # verifier | person
 
 
 class WorkflowStore:
@@ -194,20 +203,42 @@ class WorkflowStore:
 
     def gate(self, run_id: str, name: str) -> GateRow | None:
         row = self.db.execute(
-            "SELECT name, approved, reason, evidence_json FROM workflows_gate WHERE run_id = ? AND name = ?",
-            (run_id, name),
+            f"SELECT {_GATE_COLUMNS} FROM workflows_gate WHERE run_id = ? AND name = ?", (run_id, name)
         ).fetchone()
-        return GateRow(row[0], bool(row[1]), row[2], json.loads(row[3])) if row else None
+        return _gate_row(row) if row else None
+
+    def gates(self, run_id: str) -> list[GateRow]:
+        rows = self.db.execute(f"SELECT {_GATE_COLUMNS} FROM workflows_gate WHERE run_id = ? ORDER BY at", (run_id,))
+        return [_gate_row(r) for r in rows]
 
     def record_gate(
-        self, run_id: str, *, name: str, approved: bool, reason: str | None, evidence: list[Any], now: str
+        self,
+        run_id: str,
+        *,
+        name: str,
+        approved: bool,
+        reason: str | None,
+        evidence: list[Any],
+        now: str,
+        state: str = "decided",
+        prompt: str | None = None,
+        decided_by: str = "verifier",
     ) -> None:
         self.db.execute(
-            "INSERT INTO workflows_gate (run_id, name, approved, reason, evidence_json, at) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT(run_id, name) DO UPDATE SET approved = excluded.approved, reason = excluded.reason, "
-            "evidence_json = excluded.evidence_json, at = excluded.at",
-            (run_id, name, int(approved), reason, json.dumps(evidence), now),
+            "INSERT INTO workflows_gate (run_id, name, approved, reason, evidence_json, at, state, prompt, decided_by) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(run_id, name) DO UPDATE SET approved = excluded.approved, "
+            "reason = excluded.reason, evidence_json = excluded.evidence_json, at = excluded.at, "
+            "state = excluded.state, prompt = COALESCE(excluded.prompt, prompt), decided_by = excluded.decided_by",
+            (run_id, name, int(approved), reason, json.dumps(evidence), now, state, prompt, decided_by),
         )
+
+
+_GATE_COLUMNS = "name, approved, reason, evidence_json, state, prompt, decided_by"
+
+
+def _gate_row(row: tuple[Any, ...]) -> GateRow:
+    name, approved, reason, evidence_json, state, prompt, decided_by = row
+    return GateRow(name, bool(approved), reason, json.loads(evidence_json), state, prompt, decided_by)
 
 
 def _run_row(row: tuple[Any, ...]) -> RunRow:

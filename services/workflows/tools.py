@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
@@ -12,6 +13,8 @@ from kernel.tool import Annotations, Tool
 from services.workflows import report, runner, sources
 from services.workflows.models import (
     ApplyOutput,
+    GateDecisionInput,
+    GateListOutput,
     ListInput,
     ListOutput,
     ResumeInput,
@@ -124,6 +127,45 @@ async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
     )
 
 
+async def gate_list(inp: RunRefInput, ctx: ToolContext) -> GateListOutput:
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    return GateListOutput(run_id=row.id, gates=report.gate_entries(store, row.id))
+
+
+async def gate_approve(inp: GateDecisionInput, ctx: ToolContext) -> RunOutput:
+    return await _decide(inp, ctx, approved=True)
+
+
+async def gate_reject(inp: GateDecisionInput, ctx: ToolContext) -> RunOutput:
+    return await _decide(inp, ctx, approved=False)
+
+
+async def _decide(inp: GateDecisionInput, ctx: ToolContext, *, approved: bool) -> RunOutput:
+    """Record a person's answer at a pending gate, then let the run go on from where it stopped."""
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    gate = store.gate(row.id, inp.name)
+    if gate is None or gate.state != "pending":
+        pending = [g.name for g in store.gates(row.id) if g.state == "pending"]
+        raise PalliumError(
+            "not_found",
+            f"run {row.id} has no gate {inp.name!r} waiting for a decision",
+            hint=f"pending gates: {', '.join(pending)}" if pending else "this run waits at no gate",
+            details={"field": "name", "pending": pending},
+        )
+    store.record_gate(
+        row.id,
+        name=inp.name,
+        approved=approved,
+        reason=inp.reason,
+        evidence=[],
+        now=iso_utc(ctx.clock.now()),
+        decided_by="person",
+    )
+    return await _attempt(ctx, store, row.id, source=None, background=inp.background, wait=inp.wait_seconds)
+
+
 async def stop(inp: RunRefInput, ctx: ToolContext) -> RunOutput:
     store = runner.open_store(ctx)
     row = runner.resolve_run(store, inp.run_id)
@@ -144,6 +186,7 @@ async def _attempt(
 ) -> RunOutput:
     """Run here and wait, or (in the background, and always over MCP) in a worker process."""
     if background or ctx.origin == "mcp":
+        store.set_status(run_id, "queued", now=iso_utc(ctx.clock.now()))  # so the wait below sees the new attempt
         runner.start_worker(store, run_id, ceiling=ctx.ceiling, script_path=script_path)
         row = await runner.wait_for_end(store, run_id, seconds=wait, progress=ctx.progress)
         return report.describe(store, row)
@@ -288,6 +331,61 @@ TOOLS = (
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=report.render,
+    ),
+    Tool(
+        cli="workflow gate list",
+        handler=gate_list,
+        input=RunRefInput,
+        output=GateListOutput,
+        summary="A workflow run's gates: which were decided, by whom, and which wait for a person.",
+        description="Use when a run is awaiting_approval. Not for deciding (pallium_workflow_gate_approve).",
+        authority="observe",
+        toolset="workflows",
+        positional=("run_id",),
+        render=lambda out: (
+            "\n".join(
+                f"{g.state:<8} {g.name}: {'approved' if g.approved else 'not approved'}"
+                f"{' by ' + g.decided_by if g.state == 'decided' else ''}{' - ' + g.reason if g.reason else ''}"
+                for g in out.gates
+            )
+            or "no gates"
+        ),
+    ),
+    Tool(
+        cli="workflow gate approve",
+        handler=gate_approve,
+        input=GateDecisionInput,
+        output=RunOutput,
+        summary="Approve a human gate and let the waiting run continue.",
+        description=(
+            "Use when you, the person, have checked what a run's human gate asks. Not for agents: the "
+            "decision is the user's, which is why it needs admin authority. Records the answer and resumes "
+            "the run; completed calls replay from the journal."
+        ),
+        authority="admin",
+        toolset="workflows",
+        positional=("run_id", "name"),
+        annotations=Annotations(read_only=False, idempotent=False, open_world=True),
+        render=report.render,
+        exit_code=_run_exit,
+    ),
+    Tool(
+        cli="workflow gate reject",
+        handler=gate_reject,
+        input=GateDecisionInput,
+        output=RunOutput,
+        summary="Reject a human gate; the waiting run continues and sees the rejection.",
+        description=(
+            "Use when a run's human gate asks for something you do not accept. Not for stopping a run "
+            "(pallium_workflow_stop). Needs admin authority; the script sees approved=false (and fails "
+            "unless it passed fail_on_deny: false)."
+        ),
+        authority="admin",
+        toolset="workflows",
+        positional=("run_id", "name"),
+        annotations=Annotations(read_only=False, idempotent=False, open_world=True),
+        render=report.render,
+        exit_code=_run_exit,
     ),
     Tool(
         cli="workflow status",

@@ -34,6 +34,9 @@ SAMPLE_CALLS = {
     "pallium_workflow_stop": None,  # needs a live run: tests/services/workflows/test_background.py
     "pallium_workflow_status": {"run_id": "sample"},
     "pallium_workflow_list": {},
+    "pallium_workflow_gate_list": {"run_id": "sample-run"},
+    "pallium_workflow_gate_approve": None,  # needs a waiting gate: tests/services/workflows/test_gates.py
+    "pallium_workflow_gate_reject": None,  # likewise
     "pallium_start": {"task": "review my change", "dry_run": True},
     "pallium_workflow_template_list": {},
     "pallium_workflow_template_show": {"name": "review"},
