@@ -19,6 +19,7 @@ __all__ = ["DEFAULT_TOOLSETS", "TOOL_MODULES", "all_tools", "module_of", "select
 TOOL_MODULES: tuple[str, ...] = (
     "pallium_mcp.system",
     "services.repo.tools",
+    "services.sessions.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.
