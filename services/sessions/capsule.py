@@ -67,6 +67,7 @@ def build(state: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
         "evidence": evidence,
         "stopped_line": state["end"]["line"],
         "usage": usage,
+        "api_calls": state["api_calls"] or None,
     }
     if capsule["last_prompt"] and capsule["asked"] and capsule["last_prompt"]["line"] == capsule["asked"][-1]["line"]:
         capsule["last_prompt"] = None

@@ -96,6 +96,7 @@ def find(store: SessionsStore, inp: FindInput, now: datetime, repo_root: str | N
         finished_after=iso_utc(now - parse_duration(applied["finished_within"], "finished_within"))
         if applied.get("finished_within")
         else None,
+        top_level=True,
     )
     rows = store.list_sessions(filters, sort=applied["sort"], limit=inp.limit + 1)
     return FindOutput(

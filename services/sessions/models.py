@@ -101,7 +101,9 @@ class Citation(ToolOutput):
     role: str
     kind: str
     text: str
-    why: str | None = Field(None, description="match, open_call, stopped_here or compaction")
+    why: str | None = Field(
+        None, description="match, result (of a matched tool call), open_call, stopped_here or compaction"
+    )
 
 
 class Freshness(ToolOutput):

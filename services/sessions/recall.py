@@ -32,7 +32,9 @@ SemanticRanker = Callable[[str, Filters, int], list[tuple[str, float]]]
 RECALL_BUDGET = 8 * 1024
 _RRF_K = 60
 _CANDIDATE_HITS = 300
-_CITE_CHARS = 320
+_CITE_CHARS = 240
+_CITES = 6
+_COMPACT_CAPSULE = ("completion", "evidence", "last_assistant", "open_calls", "files", "errors")
 _STOPWORDS = frozenset(
     (
         "a",
@@ -94,7 +96,7 @@ _STOPWORDS = frozenset(
     )
 )
 _STOP_INTENT = re.compile(
-    r"(?i)\b(stop|stopped|stops|left off|where (?:was|were|did|are|is)|unfinished|remaining|pending|progress|"
+    r"(?i)\b(stop|stopped|stops|left off|where (?:was|were|did)|unfinished|remaining|pending|progress|"
     r"status|continue|resume|next|half[- ]?done|interrupted)\b"
 )
 
@@ -102,10 +104,16 @@ _STOP_INTENT = re.compile(
 def fts_query(text: str) -> str | None:
     """An FTS5 expression matching any meaningful word of `text`, or None when there is none."""
     words = [w.lower() for w in re.findall(r"\w+", text)]
-    terms = list(dict.fromkeys(w for w in words if w not in _STOPWORDS and len(w) > 1)) or list(dict.fromkeys(words))
-    if not terms:
+    terms = [w for w in words if w not in _STOPWORDS and len(w) > 1] or words
+    expanded: list[str] = []
+    for word in terms:  # an identifier also matches by its parts: test_checkout_total -> checkout, total
+        expanded.append(word)
+        if "_" in word:
+            expanded += [p for p in word.split("_") if p not in _STOPWORDS and len(p) > 2]
+    unique = list(dict.fromkeys(expanded))
+    if not unique:
         return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in terms[:32])
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique[:32])
 
 
 def recall(
@@ -142,7 +150,7 @@ def recall(
         _boost_where_work_stopped(scores, rows, store, filters)
         rows = store.sessions_by_ids(scores)
     ranked = sorted((sid for sid in scores if sid in rows), key=lambda sid: -scores[sid])[:limit]
-    results = [_result(rows[sid], scores[sid], by_session.get(sid, []), wants_stop, full) for sid in ranked]
+    results = [_result(store, rows[sid], scores[sid], by_session.get(sid, []), wants_stop, full) for sid in ranked]
     out = RecallOutput(query=query, results=results, semantic=status, truncated=False, freshness=freshness)
     return out if full else _fit(out)
 
@@ -217,11 +225,16 @@ def _boost_where_work_stopped(
 
 
 def _result(
-    row: SessionRow, score: float, hits: list[tuple[MessageRow, float, str]], wants_stop: bool, full: bool
+    store: SessionsStore,
+    row: SessionRow,
+    score: float,
+    hits: list[tuple[MessageRow, float, str]],
+    wants_stop: bool,
+    full: bool,
 ) -> RecallResult:
     capsule = row.capsule
     cites: list[Citation] = []
-    if wants_stop or row.completion == "not_finished":
+    if wants_stop:
         for call in capsule.get("open_calls") or []:
             cites.append(
                 Citation(line=call["line"], role="assistant", kind="tool_call", text=call["text"], why="open_call")
@@ -239,14 +252,31 @@ def _result(
                 Citation(line=comp["line"], role="system", kind="compaction", text=comp["text"], why="compaction")
             )
     seen = {c.line for c in cites}
+    cap = 12 if full else _CITES
     for message, _, snippet in hits:
-        if len(cites) >= (12 if full else 6) or message.line in seen:
+        if len(cites) >= cap:
+            break
+        if message.line in seen:
             continue
         seen.add(message.line)
         text = message.text if full else _trim(snippet or message.text)
         cites.append(Citation(line=message.line, role=message.role, kind=message.kind, text=text, why="match"))
+        if message.kind == "tool_call" and message.call_id and len(cites) < cap:
+            answer = store.result_of(row.id, message.call_id)  # what the matched call gave back
+            if answer is not None and answer.line not in seen:
+                seen.add(answer.line)
+                cites.append(
+                    Citation(
+                        line=answer.line,
+                        role=answer.role,
+                        kind=answer.kind,
+                        text=answer.text if full else _trim(answer.text),
+                        why="result",
+                    )
+                )
     base = summary(row)
-    return RecallResult(**base.model_dump(), score=round(score, 5), capsule=capsule, citations=cites)
+    shown = capsule if full else {k: capsule.get(k) for k in _COMPACT_CAPSULE if capsule.get(k)}
+    return RecallResult(**base.model_dump(), score=round(score, 5), capsule=shown, citations=cites)
 
 
 def _fit(out: RecallOutput) -> RecallOutput:
@@ -254,10 +284,9 @@ def _fit(out: RecallOutput) -> RecallOutput:
     if _size(out) <= RECALL_BUDGET:
         return out
     for result in out.results:
-        result.capsule = {k: result.capsule.get(k) for k in ("completion", "evidence", "open_calls", "files")}
+        result.capsule = {k: v for k, v in result.capsule.items() if k in ("completion", "evidence", "open_calls")}
         for cite in result.citations:
-            cite.text = _trim(cite.text, 160)
-        result.citations = result.citations[:4]
+            cite.text = _trim(cite.text, 140)
     while _size(out) > RECALL_BUDGET and len(out.results) > 1:
         out.results.pop()
         out.truncated = True

@@ -199,6 +199,7 @@ class Filters:
     completion: str | None = None
     updated_before: str | None = None
     finished_after: str | None = None
+    top_level: bool = False
 
 
 class SessionsStore:
@@ -405,6 +406,15 @@ class SessionsStore:
         ).fetchone()
         return MessageRow(*r[:8], bool(r[8])) if r else None
 
+    def result_of(self, session_id: str, call_id: str) -> MessageRow | None:
+        """The tool result answering `call_id`, when it was indexed."""
+        r = self.db.execute(
+            "SELECT session_id, line, ts, role, kind, text, tool_name, call_id, is_error FROM sessions_message "
+            "WHERE session_id = ? AND call_id = ? AND kind = 'tool_result' ORDER BY line LIMIT 1",
+            (session_id, call_id),
+        ).fetchone()
+        return MessageRow(*r[:8], bool(r[8])) if r else None
+
     # ------------------------------------------------------------ upkeep
 
     def fts_integrity_ok(self) -> bool:
@@ -538,6 +548,8 @@ def _where(f: Filters) -> tuple[str, list[Any]]:
     if f.finished_after:
         clauses.append("s.finished_at >= ?")
         args.append(f.finished_after)
+    if f.top_level:
+        clauses.append("s.parent_id IS NULL")
     return " AND ".join(clauses), args
 
 
