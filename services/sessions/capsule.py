@@ -66,6 +66,7 @@ def build(state: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
         "completion": status,
         "evidence": evidence,
         "stopped_line": state["end"]["line"],
+        "end_state": state["end"]["state"],
         "usage": usage,
         "api_calls": state["api_calls"] or None,
     }

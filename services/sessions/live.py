@@ -82,9 +82,11 @@ def classify(
     if process_status in _HALTED and silent is not None and silent >= stuck_after:
         return "stuck", f"process is {process_status} and the transcript has been silent for {int(silent)}s"
     open_calls = row.capsule.get("open_calls") or []
-    end = row.capsule.get("evidence") or ""
+    end = row.capsule.get("end_state")
     if registry_status == "waiting":
         return "blocked", "Claude's registry says it is waiting (a permission prompt)"
+    if end in ("turn_aborted", "interrupted"):
+        open_calls = []  # the interrupt ended those calls: the agent waits for the user
     if open_calls:
         if silent is not None and silent < BLOCKED_SECONDS:
             return "active", f"running {open_calls[-1]['tool']} (line {open_calls[-1]['line']})"
@@ -93,7 +95,7 @@ def classify(
             f"{open_calls[-1]['tool']} call at line {open_calls[-1]['line']} has had no result for "
             f"{int(silent or 0)}s: probably waiting for approval or a long command",
         )
-    if row.completion == "not_finished" and "abort" not in end and "interrupt" not in end:
+    if row.completion == "not_finished" and end not in ("turn_aborted", "interrupted"):
         if silent is not None and silent < ACTIVE_SECONDS:
             return "active", "a turn is in progress"
         return "active", f"a turn is open but silent for {int(silent or 0)}s (silence alone is not stuck)"
