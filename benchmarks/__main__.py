@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"startup": "benchmarks.startup"}
+BENCHMARKS = {"sessions": "benchmarks.sessions", "startup": "benchmarks.startup"}
 
 
 def main(argv: list[str]) -> int:

@@ -128,7 +128,7 @@ def recall(
     freshness: Freshness,
 ) -> RecallOutput:
     match = fts_query(query)
-    hits = store.search(match, filters, limit=_CANDIDATE_HITS) if match else []
+    hits = store.search(match, filters, limit=_CANDIDATE_HITS, snippets=False) if match else []
     by_session: dict[str, list[tuple[MessageRow, float, str]]] = {}
     for hit in hits:
         by_session.setdefault(hit[0].session_id, []).append(hit)
@@ -150,7 +150,10 @@ def recall(
         _boost_where_work_stopped(scores, rows, store, filters)
         rows = store.sessions_by_ids(scores)
     ranked = sorted((sid for sid in scores if sid in rows), key=lambda sid: -scores[sid])[:limit]
-    results = [_result(store, rows[sid], scores[sid], by_session.get(sid, []), wants_stop, full) for sid in ranked]
+    words = _words(query)
+    results = [
+        _result(store, rows[sid], scores[sid], by_session.get(sid, []), wants_stop, full, words) for sid in ranked
+    ]
     out = RecallOutput(query=query, results=results, semantic=status, truncated=False, freshness=freshness)
     return out if full else _fit(out)
 
@@ -231,6 +234,7 @@ def _result(
     hits: list[tuple[MessageRow, float, str]],
     wants_stop: bool,
     full: bool,
+    words: list[str],
 ) -> RecallResult:
     capsule = row.capsule
     cites: list[Citation] = []
@@ -253,13 +257,13 @@ def _result(
             )
     seen = {c.line for c in cites}
     cap = 12 if full else _CITES
-    for message, _, snippet in hits:
+    for message, _, _ in hits:
         if len(cites) >= cap:
             break
         if message.line in seen:
             continue
         seen.add(message.line)
-        text = message.text if full else _trim(snippet or message.text)
+        text = message.text if full else _around(message.text, words)
         cites.append(Citation(line=message.line, role=message.role, kind=message.kind, text=text, why="match"))
         if message.kind == "tool_call" and message.call_id and len(cites) < cap:
             answer = store.result_of(row.id, message.call_id)  # what the matched call gave back
@@ -277,6 +281,23 @@ def _result(
     base = summary(row)
     shown = capsule if full else {k: capsule.get(k) for k in _COMPACT_CAPSULE if capsule.get(k)}
     return RecallResult(**base.model_dump(), score=round(score, 5), capsule=shown, citations=cites)
+
+
+def _words(query: str) -> list[str]:
+    found = [w.lower() for w in re.findall(r"\w+", query)]
+    return [w for w in found if w not in _STOPWORDS and len(w) > 2]
+
+
+def _around(text: str, words: list[str], cap: int = _CITE_CHARS) -> str:
+    """The part of `text` around the first query word it contains (stems: the first 5 letters)."""
+    flat = " ".join(text.split())
+    if len(flat) <= cap:
+        return flat
+    lowered = flat.lower()
+    hits = [i for i in (lowered.find(w[:5]) for w in words) if i >= 0]
+    start = max(0, min(hits) - cap // 3) if hits else 0
+    piece = flat[start : start + cap - 2]
+    return ("…" if start else "") + piece + ("…" if start + len(piece) < len(flat) else "")
 
 
 def _fit(out: RecallOutput) -> RecallOutput:

@@ -383,14 +383,14 @@ class SessionsStore:
         return [MessageRow(*r[:8], bool(r[8])) for r in rows]
 
     def search(
-        self, match: str, filters: Filters, *, limit: int, offset: int = 0
+        self, match: str, filters: Filters, *, limit: int, offset: int = 0, snippets: bool = True
     ) -> list[tuple[MessageRow, float, str]]:
-        """Messages matching an FTS5 expression, best BM25 first, with a short highlighted snippet."""
+        """Messages matching an FTS5 expression, best BM25 first, with a short highlighted snippet if asked."""
         where, args = _where(filters)
+        snippet = "snippet(sessions_message_fts, 0, '[', ']', ' … ', 24)" if snippets else "''"
         rows = self.db.execute(
             "SELECT m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error, "
-            "bm25(sessions_message_fts) AS score, "
-            "snippet(sessions_message_fts, 0, '[', ']', ' … ', 24) "
+            f"bm25(sessions_message_fts) AS score, {snippet} "
             "FROM sessions_message_fts JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
             f"JOIN sessions_session s ON s.id = m.session_id WHERE sessions_message_fts MATCH ? AND {where} "
             "ORDER BY score LIMIT ? OFFSET ?",
