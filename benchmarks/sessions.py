@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import random
@@ -193,53 +194,126 @@ def _claude_user(sid: str, text: str, when: datetime | None = None) -> dict:
 
 
 def _claude_session(sid: str, cwd: str, when: datetime, size: int, rnd: random.Random) -> list[dict]:
-    env = {"sessionId": sid, "cwd": cwd, "version": "2.1.286", "gitBranch": "main", "isSidechain": False}
-    out: list[dict] = [{**_claude_user(sid, _text(rnd, 30), when), **env}]
-    written, n = 0, 0
+    """Records shaped like Claude Code 2.1's: full envelopes, one block per record, structured tool results."""
+    prompt_id = str(uuid.UUID(int=rnd.getrandbits(128)))
+    env = {
+        "isSidechain": False,
+        "userType": "external",
+        "entrypoint": "cli",
+        "cwd": cwd,
+        "sessionId": sid,
+        "version": "2.1.286",
+        "gitBranch": "feature/benchmark",
+    }
+    first = {
+        **_claude_user(sid, _text(rnd, 30), when),
+        **env,
+        "promptId": prompt_id,
+        "permissionMode": "default",
+        "origin": {"kind": "human"},
+        "promptSource": "typed",
+    }
+    out: list[dict] = [
+        {
+            "type": "file-history-snapshot",
+            "messageId": first["uuid"],
+            "isSnapshotUpdate": False,
+            "snapshot": {"messageId": first["uuid"], "trackedFileBackups": {}, "timestamp": first["timestamp"]},
+        },
+        first,
+    ]
+    parent, written, n = first["uuid"], 0, 0
+    ts = first["timestamp"]
     while written < size:
         n += 1
         ts = (when + timedelta(seconds=n * 7)).isoformat().replace("+00:00", "Z")
-        call = f"toolu_{n:05d}{sid[:8]}"
-        usage = {"input_tokens": 4, "cache_read_input_tokens": 1000 + n, "output_tokens": 50}
-        message = {"id": f"msg_{n}{sid[:6]}", "model": "claude-sonnet-5", "role": "assistant", "usage": usage}
-        text = {
-            **env,
-            "type": "assistant",
-            "uuid": str(uuid.uuid4()),
-            "timestamp": ts,
-            "requestId": f"req_{n}",
-            "message": {**message, "content": [{"type": "text", "text": _text(rnd, 40)}], "stop_reason": None},
+        call = f"toolu_01{uuid.UUID(int=rnd.getrandbits(128)).hex[:22]}"
+        usage = {
+            "input_tokens": 4,
+            "cache_creation_input_tokens": 300 + n,
+            "cache_read_input_tokens": 20000 + 90 * n,
+            "cache_creation": {"ephemeral_5m_input_tokens": 300 + n, "ephemeral_1h_input_tokens": 0},
+            "output_tokens": 120,
+            "service_tier": "standard",
         }
-        tool = {
-            **env,
-            "type": "assistant",
-            "uuid": str(uuid.uuid4()),
-            "timestamp": ts,
-            "requestId": f"req_{n}",
-            "message": {
-                **message,
-                "stop_reason": "tool_use",
-                "content": [
-                    {"type": "tool_use", "id": call, "name": "Bash", "input": {"command": f"pytest -q {_text(rnd, 3)}"}}
-                ],
-            },
+        base = {
+            "model": "claude-sonnet-5",
+            "id": f"msg_01{uuid.UUID(int=rnd.getrandbits(128)).hex[:22]}",
+            "type": "message",
+            "role": "assistant",
+            "stop_sequence": None,
+            "usage": usage,
         }
+        request = f"req_011C{uuid.UUID(int=rnd.getrandbits(128)).hex[:20]}"
+        blocks = [
+            ({"type": "thinking", "thinking": "", "signature": _signature(rnd)}, None),
+            ({"type": "text", "text": _text(rnd, 40)}, None),
+        ]
+        reading = n % 3 == 0
+        if reading:
+            tool = {"type": "tool_use", "id": call, "name": "Read", "input": {"file_path": f"{cwd}/src/m{n}.py"}}
+        else:
+            tool = {
+                "type": "tool_use",
+                "id": call,
+                "name": "Bash",
+                "input": {"command": f"pytest -q {_text(rnd, 3)}", "description": _text(rnd, 5)},
+            }
+        blocks.append((tool, "tool_use"))
+        for block, stop in blocks:
+            record = {
+                "parentUuid": parent,
+                **env,
+                "type": "assistant",
+                "uuid": str(uuid.uuid4()),
+                "timestamp": ts,
+                "requestId": request,
+                "message": {**base, "content": [block], "stop_reason": stop},
+            }
+            parent = record["uuid"]
+            out.append(record)
         output = _text(rnd, rnd.randint(100, 600))
+        if reading:
+            shown = "\n".join(f"{i:>6}\u2192{line}" for i, line in enumerate(output.split(" . "), 1))
+            structured = {
+                "type": "text",
+                "file": {
+                    "filePath": f"{cwd}/src/m{n}.py",
+                    "content": output,
+                    "numLines": 40,
+                    "startLine": 1,
+                    "totalLines": 40,
+                },
+            }
+        else:
+            shown = output
+            structured = {
+                "stdout": output,
+                "stderr": "",
+                "interrupted": False,
+                "isImage": False,
+                "noOutputExpected": False,
+            }
         result = {
+            "parentUuid": parent,
             **env,
+            "promptId": prompt_id,
             "type": "user",
             "uuid": str(uuid.uuid4()),
             "timestamp": ts,
-            "toolUseResult": {"stdout": output},
+            "toolUseResult": structured,
+            "sourceToolAssistantUUID": parent,
             "message": {
                 "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": call, "content": output, "is_error": n % 9 == 0}],
+                "content": [{"tool_use_id": call, "type": "tool_result", "content": shown, "is_error": n % 9 == 0}],
             },
         }
-        out += [text, tool, result]
-        written += len(output) * 2 + 900
+        parent = result["uuid"]
+        out.append(result)
+        written += sum(len(json.dumps(r)) for r in out[-4:])
     out.append(
         {
+            "parentUuid": parent,
             **env,
             "type": "assistant",
             "uuid": str(uuid.uuid4()),
@@ -254,41 +328,127 @@ def _claude_session(sid: str, cwd: str, when: datetime, size: int, rnd: random.R
             },
         }
     )
+    out.append(
+        {
+            "parentUuid": out[-1]["uuid"],
+            **env,
+            "type": "system",
+            "subtype": "turn_duration",
+            "durationMs": 7000 * n,
+            "messageCount": len(out),
+            "timestamp": ts,
+            "uuid": str(uuid.uuid4()),
+        }
+    )
+    out.append({"type": "ai-title", "aiTitle": _text(rnd, 6), "sessionId": sid})
     return out
 
 
 def _codex_session(sid: str, cwd: str, when: datetime, size: int, rnd: random.Random) -> list[dict]:
+    """Lines shaped like a Codex 0.16x legacy rollout: envelopes, turn contexts, twins and running totals."""
+
     def line(kind: str, payload: dict, n: int = 0) -> dict:
         ts = (when + timedelta(seconds=n * 5)).isoformat().replace("+00:00", "Z")
         return {"timestamp": ts, "type": kind, "payload": payload}
 
+    turn = str(uuid.UUID(int=rnd.getrandbits(128)))
+    context = {
+        "turn_id": turn,
+        "cwd": cwd,
+        "current_date": when.date().isoformat(),
+        "timezone": "Europe/Berlin",
+        "approval_policy": "on-request",
+        "sandbox_policy": {
+            "type": "workspace-write",
+            "writable_roots": [cwd],
+            "network_access": False,
+            "exclude_tmpdir_env_var": False,
+            "exclude_slash_tmp": False,
+        },
+        "model": "gpt-5.5-codex",
+        "personality": "pragmatic",
+        "collaboration_mode": {
+            "mode": "default",
+            "settings": {"model": "gpt-5.5-codex", "reasoning_effort": "medium", "developer_instructions": None},
+        },
+        "effort": "medium",
+        "summary": "auto",
+        "truncation_policy": {"mode": "tokens", "limit": 10000},
+    }
+    limits = {
+        "limit_id": "codex",
+        "limit_name": None,
+        "primary": {"used_percent": 4.0, "window_minutes": 300, "resets_at": 1795283400},
+        "secondary": {"used_percent": 36.0, "window_minutes": 10080, "resets_at": 1795600000},
+        "credits": {"has_credits": False, "unlimited": False, "balance": None},
+        "plan_type": "plus",
+    }
+    prompt = _text(rnd, 30)
     out = [
         line(
             "session_meta",
             {
                 "id": sid,
                 "session_id": sid,
+                "timestamp": when.isoformat(),
                 "cwd": cwd,
+                "originator": "codex-tui",
                 "cli_version": "0.162.0",
                 "source": "cli",
-                "git": {"branch": "main"},
+                "model_provider": "openai",
+                "base_instructions": {"text": _text(rnd, 300)},
+                "git": {"commit_hash": uuid.UUID(int=rnd.getrandbits(128)).hex, "branch": "main"},
             },
         ),
-        line("event_msg", {"type": "task_started", "turn_id": "t1"}),
         line(
             "response_item",
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": _text(rnd, 30)}]},
+            {
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": "<permissions instructions>" + _text(rnd, 40)}],
+            },
         ),
+        line("event_msg", {"type": "task_started", "turn_id": turn, "model_context_window": 272000}),
+        line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}),
+        line("event_msg", {"type": "user_message", "message": prompt, "images": [], "local_images": []}),
+        line("turn_context", context),
     ]
     written, n = 0, 0
     while written < size:
         n += 1
-        call = f"call_{n}_{sid[:8]}"
+        call = f"call_{uuid.UUID(int=rnd.getrandbits(128)).hex[:24]}"
         output = _text(rnd, rnd.randint(100, 600))
+        thought = _text(rnd, 20)
+        said = _text(rnd, 25)
+        usage = {
+            "input_tokens": 15000 * n,
+            "cached_input_tokens": 12000 * n,
+            "output_tokens": 200 * n,
+            "reasoning_output_tokens": 90 * n,
+            "total_tokens": 15200 * n,
+        }
         out += [
-            line("turn_context", {"turn_id": "t1", "cwd": cwd, "model": "gpt-5.5-codex"}, n),
+            line("event_msg", {"type": "agent_reasoning", "text": thought}, n),
             line(
-                "response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": _text(rnd, 20)}]}, n
+                "response_item",
+                {
+                    "type": "reasoning",
+                    "summary": [{"type": "summary_text", "text": thought}],
+                    "content": None,
+                    "encrypted_content": _signature(rnd) * 3,
+                },
+                n,
+            ),
+            line("event_msg", {"type": "agent_message", "message": said, "phase": "commentary"}, n),
+            line(
+                "response_item",
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "phase": "commentary",
+                    "content": [{"type": "output_text", "text": said}],
+                },
+                n,
             ),
             line(
                 "response_item",
@@ -296,7 +456,23 @@ def _codex_session(sid: str, cwd: str, when: datetime, size: int, rnd: random.Ra
                     "type": "function_call",
                     "name": "exec_command",
                     "call_id": call,
-                    "arguments": json.dumps({"cmd": f"pytest -q {_text(rnd, 3)}"}),
+                    "arguments": json.dumps(
+                        {
+                            "cmd": f"pytest -q {_text(rnd, 3)}",
+                            "workdir": cwd,
+                            "yield_time_ms": 10000,
+                            "max_output_tokens": 6000,
+                        }
+                    ),
+                },
+                n,
+            ),
+            line(
+                "event_msg",
+                {
+                    "type": "token_count",
+                    "info": {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": 272000},
+                    "rate_limits": limits,
                 },
                 n,
             ),
@@ -305,22 +481,20 @@ def _codex_session(sid: str, cwd: str, when: datetime, size: int, rnd: random.Ra
                 {
                     "type": "function_call_output",
                     "call_id": call,
-                    "output": f"Process exited with code {int(n % 7 == 0)}\nOutput:\n{output}",
+                    "output": f"Chunk ID: {n:06x}\nWall time: 1.2 seconds\nProcess exited with code "
+                    f"{int(n % 7 == 0)}\nOriginal token count: 80\nOutput:\n{output}",
                 },
                 n,
             ),
-            line(
-                "event_msg",
-                {
-                    "type": "token_count",
-                    "info": {"total_token_usage": {"input_tokens": 1000 * n, "output_tokens": 50 * n}},
-                },
-                n,
-            ),
+            line("turn_context", context, n),
         ]
-        written += len(output) + 900
-    out.append(line("event_msg", {"type": "task_complete", "turn_id": "t1", "last_agent_message": "done"}, n + 1))
+        written += sum(len(json.dumps(r)) for r in out[-8:])
+    out.append(line("event_msg", {"type": "task_complete", "turn_id": turn, "last_agent_message": "done"}, n + 1))
     return out
+
+
+def _signature(rnd: random.Random) -> str:
+    return base64.b64encode(rnd.randbytes(180)).decode()
 
 
 def _cat(root: Path) -> float:

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,11 @@ def sync(
     raw_events: bool = False,
     on_progress: Callable[[int, int, str], None] | None = None,
 ) -> SyncReport:
-    """Index every transcript under `homes` ({source: home}) that is new or changed since the last sync."""
+    """Index every transcript under `homes` ({source: home}) that is new or changed since the last sync.
+
+    Parsing (Python, holding the GIL) of one file overlaps with writing the previous one (SQLite,
+    which releases it), so the two cores share the work; writes stay in file order.
+    """
     report = SyncReport()
     found: list[tuple[str, Path]] = []
     for source, home in homes.items():
@@ -85,10 +90,19 @@ def sync(
     forgotten = store.forgotten_ids()
     known = {source: store.files(source) for source in homes}
     repos: dict[str, str | None] = {}
-    for done, (source, path) in enumerate(found, 1):
-        _sync_file(store, source, path, known[source].get(str(path)), forgotten, repos, raw_events, now, report)
-        if on_progress is not None:
-            on_progress(done, len(found), path.name)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessions-parse") as pool:
+        pending: Future[_Parsed] | None = None
+        for done, (source, path) in enumerate(found, 1):
+            job = _plan(store, source, path, known[source].get(str(path)), forgotten, report)
+            if job is not None:
+                future = pool.submit(_parse, job, raw_events)
+                if pending is not None:
+                    _write(store, pending.result(), repos, now, report)
+                pending = future
+            if on_progress is not None:
+                on_progress(done, len(found), path.name)
+        if pending is not None:
+            _write(store, pending.result(), repos, now, report)
     for source, home in homes.items():
         present = {str(p) for s, p in found if s == source}
         prefix = str(home).rstrip("/") + "/"
@@ -99,153 +113,171 @@ def sync(
     return report
 
 
-def _sync_file(
+@dataclass
+class _Job:
+    """A file to read: where from, and the parse state to continue with."""
+
+    source: str
+    path: Path
+    session_id: str
+    identity: dict[str, Any]
+    state: dict[str, Any] | None  # None: parse from the start
+    resume_from: FileRow | None
+    kind: str  # new, appended, reparsed
+
+
+@dataclass
+class _Parsed:
+    job: _Job
+    state: dict[str, Any] = field(default_factory=dict)
+    rows: list[MessageRow] = field(default_factory=list)
+    raws: list[tuple[int, str]] = field(default_factory=list)
+    file: FileRow | None = None
+    error: str | None = None
+    bytes_read: int = 0
+    malformed: int = 0
+    oversized: int = 0
+    partial: int = 0
+    redactions: int = 0
+
+
+def _plan(
     store: SessionsStore,
     source: str,
     path: Path,
     previous: FileRow | None,
     forgotten: set[str],
-    repos: dict[str, str | None],
-    raw_events: bool,
-    now: str,
     report: SyncReport,
-) -> None:
+) -> _Job | None:
+    """Decide with one stat whether a file needs reading, and from where."""
     try:
         st = path.stat()
     except OSError as exc:
         report.files_unreadable.append({"path": str(path), "reason": exc.strerror or type(exc).__name__})
-        return
-    if (
-        previous is not None
-        and not previous.missing
-        and (previous.size, previous.mtime_ns, previous.inode)
-        == (
-            st.st_size,
-            st.st_mtime_ns,
-            st.st_ino,
-        )
-    ):
+        return None
+    unchanged = previous is not None and (previous.size, previous.mtime_ns, previous.inode) == (
+        st.st_size,
+        st.st_mtime_ns,
+        st.st_ino,
+    )
+    if unchanged and not previous.missing:
         report.files_unchanged += 1
-        return
+        return None
     identity = _PARSERS[source].identify(path)
     session_id = previous.session_id if previous is not None else identity["id"]
     if session_id in forgotten:
         report.files_skipped_forgotten += 1
-        return
-    try:
-        with path.open("rb") as handle:
-            resume = previous is not None and _only_grew(handle, previous, st)
-            with store.db.transaction():
-                _read_into(
-                    store,
-                    source,
-                    handle,
-                    path,
-                    st,
-                    identity,
-                    session_id,
-                    previous if resume else None,
-                    repos,
-                    raw_events,
-                    now,
-                    report,
-                )
-    except OSError as exc:  # vanished or unreadable mid-read: the transaction rolled back, nothing half-written
-        report.files_unreadable.append({"path": str(path), "reason": exc.strerror or type(exc).__name__})
-        return
+        return None
+    state = store.session_state(session_id) if previous is not None else None
     if previous is None:
-        report.files_new += 1
-    elif resume:
-        report.files_appended += 1
+        return _Job(source, path, session_id, identity, None, None, "new")
+    return _Job(source, path, session_id, identity, state, previous, "grown?")
+
+
+def _parse(job: _Job, raw_events: bool) -> _Parsed:
+    """Read and parse the new part of one file (runs in the parse thread: no database access)."""
+    out = _Parsed(job)
+    try:
+        with job.path.open("rb") as handle:
+            st = os.fstat(handle.fileno())
+            resume = job.resume_from
+            if resume is not None and not (job.state and "session" in job.state and _only_grew(handle, resume, st)):
+                resume = None
+            if job.kind == "grown?":
+                job.kind = "appended" if resume is not None else "reparsed"
+            offset, lines = _read(handle, job, resume, raw_events, out)
+            out.file = FileRow(
+                path=str(job.path),
+                session_id=job.session_id,
+                source=job.source,
+                size=st.st_size,
+                mtime_ns=st.st_mtime_ns,
+                inode=st.st_ino,
+                offset=offset,
+                lines=lines,
+                head_hash=_fingerprint(handle, offset),
+                malformed=out.malformed,
+                missing=False,
+            )
+    except OSError as exc:  # vanished or unreadable mid-read: nothing of this file is written
+        out.error = exc.strerror or type(exc).__name__
+    return out
+
+
+def _read(handle: Any, job: _Job, resume: FileRow | None, raw_events: bool, out: _Parsed) -> tuple[int, int]:
+    """Parse complete lines from the resume point; return the offset and line count reached."""
+    parser = _PARSERS[job.source]
+    if resume is None:
+        state = transcript.new_state({k: v for k, v in job.identity.items() if k != "id"})
+        job.resume_from = None
     else:
-        report.files_reparsed += 1
-    report.sessions_updated.append(session_id)
-
-
-def _read_into(
-    store: SessionsStore,
-    source: str,
-    handle: Any,
-    path: Path,
-    st: os.stat_result,
-    identity: dict[str, Any],
-    session_id: str,
-    resume_from: FileRow | None,
-    repos: dict[str, str | None],
-    raw_events: bool,
-    now: str,
-    report: SyncReport,
-) -> None:
-    parser = _PARSERS[source]
-    state = store.session_state(session_id) if resume_from is not None else None
-    if not state or "session" not in state:
-        resume_from = None
-        state = transcript.new_state({k: v for k, v in identity.items() if k != "id"})
-        store.clear_messages(session_id)
-    offset = resume_from.offset if resume_from else 0
-    line_no = resume_from.lines if resume_from else 0
-    malformed = resume_from.malformed if resume_from else 0
+        state = job.state or {}
+    offset = resume.offset if resume else 0
+    line_no = resume.lines if resume else 0
+    out.malformed = resume.malformed if resume else 0
     redactions_before = state["redactions"]
     handle.seek(offset)
-    rows: list[MessageRow] = []
-    raws: list[tuple[int, str]] = []
     while True:
         raw = handle.readline(MAX_LINE_BYTES + 1)
         if not raw:
             break
         if not raw.endswith(b"\n"):
             if len(raw) <= MAX_LINE_BYTES:
-                report.partial_lines_left += 1  # still being written: the next sync reads it whole
+                out.partial += 1  # still being written: the next sync reads it whole
                 break
             while raw and not raw.endswith(b"\n"):  # skip the rest of an oversized record
                 offset += len(raw)
                 raw = handle.readline(MAX_LINE_BYTES)
             offset += len(raw)
             line_no += 1
-            report.oversized_lines += 1
+            out.oversized += 1
             continue
         offset += len(raw)
         line_no += 1
-        report.bytes_read += len(raw)
+        out.bytes_read += len(raw)
         try:
             record = json.loads(raw.decode("utf-8", errors="replace"))
         except ValueError:
             record = None
         if not isinstance(record, dict):
             if raw.strip():
-                malformed += 1
-                report.malformed_lines += 1
+                out.malformed += 1
             continue
         for m in parser.feed(state, line_no, record):
-            rows.append(
-                MessageRow(session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error)
+            out.rows.append(
+                MessageRow(job.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error)
             )
         if raw_events:
             text, _ = redact(raw.decode("utf-8", errors="replace").rstrip("\n"))
-            raws.append((line_no, text[:_RAW_EVENT_CHARS]))
-    store.add_messages(rows)
-    if raws:
-        store.add_raw_events(session_id, raws)
-    state["messages"] += len(rows)
-    report.messages_added += len(rows)
-    report.redactions += state["redactions"] - redactions_before
-    _save_session(store, source, session_id, state, repos, now)
-    store.put_file(
-        FileRow(
-            path=str(path),
-            session_id=session_id,
-            source=source,
-            size=st.st_size,
-            mtime_ns=st.st_mtime_ns,
-            inode=st.st_ino,
-            offset=offset,
-            lines=line_no,
-            head_hash=_fingerprint(handle, offset),
-            malformed=malformed,
-            missing=False,
-        ),
-        now,
-    )
+            out.raws.append((line_no, text[:_RAW_EVENT_CHARS]))
+    state["messages"] += len(out.rows)
+    out.redactions = state["redactions"] - redactions_before
+    out.state = state
+    return offset, line_no
+
+
+def _write(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], now: str, report: SyncReport) -> None:
+    """Store one parsed file in one transaction: its messages, its session and its file row, or nothing."""
+    job = parsed.job
+    if parsed.error is not None or parsed.file is None:
+        report.files_unreadable.append({"path": str(job.path), "reason": parsed.error or "unreadable"})
+        return
+    with store.db.transaction():
+        if job.resume_from is None:
+            store.clear_messages(job.session_id)
+        store.add_messages(parsed.rows)
+        if parsed.raws:
+            store.add_raw_events(job.session_id, parsed.raws)
+        _save_session(store, job.source, job.session_id, parsed.state, repos, now)
+        store.put_file(parsed.file, now)
+    report.bytes_read += parsed.bytes_read
+    report.malformed_lines += parsed.malformed - (job.resume_from.malformed if job.resume_from else 0)
+    report.oversized_lines += parsed.oversized
+    report.partial_lines_left += parsed.partial
+    report.redactions += parsed.redactions
+    report.messages_added += len(parsed.rows)
+    setattr(report, f"files_{job.kind}", getattr(report, f"files_{job.kind}") + 1)
+    report.sessions_updated.append(job.session_id)
 
 
 def _save_session(
