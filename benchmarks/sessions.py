@@ -177,8 +177,77 @@ def generate(homes: dict[str, Path], sessions: int, per_session: int, rnd: rando
     return total
 
 
+def _vocabulary() -> tuple[list[str], list[float]]:
+    """Words with Zipf-like frequencies, so a query word matches a realistic share of messages.
+
+    Common English words come first (in nearly every message), then frequent made-up words,
+    then the domain words the queries use (in about one message in ten), then thousands of
+    made-up identifiers (each in few).
+    """
+    syllables = [
+        "ka",
+        "lo",
+        "mi",
+        "ne",
+        "ro",
+        "tu",
+        "sa",
+        "pe",
+        "di",
+        "fa",
+        "go",
+        "hu",
+        "ji",
+        "be",
+        "zo",
+        "ra",
+        "ve",
+        "ti",
+        "mu",
+        "xo",
+        "ly",
+        "qe",
+        "wa",
+        "ce",
+    ]
+    made_up = [a + b + c for a in syllables for b in syllables for c in ("", "n", "r", "s", "x")][:6000]
+    common = [
+        "the",
+        "a",
+        "to",
+        "of",
+        "and",
+        "is",
+        "in",
+        "for",
+        "it",
+        "on",
+        "with",
+        "that",
+        "this",
+        "be",
+        "not",
+        "run",
+        "at",
+        "as",
+        "by",
+        "file",
+        "test",
+    ]
+    words = common + made_up[:300] + list(_WORDS) + made_up[300:]
+    weights = [1.0 / (rank + 8) for rank in range(len(words))]
+    total, cumulative = 0.0, []
+    for w in weights:
+        total += w
+        cumulative.append(total)
+    return words, cumulative
+
+
+_VOCABULARY, _CUMULATIVE = _vocabulary()
+
+
 def _text(rnd: random.Random, words: int) -> str:
-    return " ".join(rnd.choice(_WORDS) for _ in range(words))
+    return " ".join(rnd.choices(_VOCABULARY, cum_weights=_CUMULATIVE, k=words))
 
 
 def _claude_user(sid: str, text: str, when: datetime | None = None) -> dict:

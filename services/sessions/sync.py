@@ -9,6 +9,7 @@ session either as it was or fully updated; a process-wide lock keeps two syncs f
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -31,6 +32,8 @@ MAX_LINE_BYTES = 16 * 1024 * 1024  # a record longer than this is skipped and co
 _HEAD_BYTES = 4096
 _TAIL_BYTES = 256
 _RAW_EVENT_CHARS = 20_000
+_GROUP_FILES = 100
+_GROUP_BYTES = 16 * 1024 * 1024
 _PARSERS = {"claude": parse_claude, "codex": parse_codex}
 
 
@@ -90,19 +93,20 @@ def sync(
     forgotten = store.forgotten_ids()
     known = {source: store.files(source) for source in homes}
     repos: dict[str, str | None] = {}
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessions-parse") as pool:
+    group = _Group(store)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessions-parse") as pool, group:
         pending: Future[_Parsed] | None = None
         for done, (source, path) in enumerate(found, 1):
             job = _plan(store, source, path, known[source].get(str(path)), forgotten, report)
             if job is not None:
                 future = pool.submit(_parse, job, raw_events)
                 if pending is not None:
-                    _write(store, pending.result(), repos, now, report)
+                    group.write(pending.result(), repos, now, report)
                 pending = future
             if on_progress is not None:
                 on_progress(done, len(found), path.name)
         if pending is not None:
-            _write(store, pending.result(), repos, now, report)
+            group.write(pending.result(), repos, now, report)
     for source, home in homes.items():
         present = {str(p) for s, p in found if s == source}
         prefix = str(home).rstrip("/") + "/"
@@ -111,6 +115,38 @@ def sync(
             with store.db.transaction():
                 report.sessions_marked_missing += store.mark_files_missing(gone)
     return report
+
+
+class _Group:
+    """Commit written files in groups: each file in its own savepoint (so a failure rolls back that file
+    alone), the group in one transaction, because each commit flushes a new FTS5 segment and a commit
+    per small file cost more than the file's parse. A group is kept short (files and bytes) so that
+    other writers wait at most about a second."""
+
+    def __init__(self, store: SessionsStore) -> None:
+        self.store = store
+        self.stack = contextlib.ExitStack()
+        self.files = 0
+        self.bytes = 0
+
+    def write(self, parsed: _Parsed, repos: dict[str, str | None], now: str, report: SyncReport) -> None:
+        if self.files == 0:
+            self.stack.enter_context(self.store.db.transaction())
+        _write(self.store, parsed, repos, now, report)
+        self.files += 1
+        self.bytes += parsed.bytes_read
+        if self.files >= _GROUP_FILES or self.bytes >= _GROUP_BYTES:
+            self.close()
+
+    def close(self) -> None:
+        self.stack.close()
+        self.files = self.bytes = 0
+
+    def __enter__(self) -> _Group:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.__exit__(*exc)
 
 
 @dataclass

@@ -176,3 +176,12 @@ async def test_raw_events_are_stored_for_newly_read_lines_with_the_flag(call):
     counts = (await call("doctor")).counts
     total_lines = sum(s["lines"] for s in EXPECTED["sessions"]) + EXPECTED["sessions"][1]["subagents"][0]["lines"]
     assert counts["raw_events"] == total_lines - 1  # every line but X2's truncated one
+
+
+async def test_a_transcript_that_cannot_be_read_is_reported_and_the_rest_indexed(call, homes):
+    odd = homes["claude"] / "projects" / "-home-dev-shop" / "0000dead-0000-4000-8000-000000000000.jsonl"
+    odd.mkdir()  # found by the glob, but opening it fails like an unreadable file does
+    out = await call.sync()
+    assert [u["path"] for u in out.files_unreadable] == [str(odd)]
+    assert out.files_new == 6
+    assert (await call("doctor")).counts["sessions"] == 6
