@@ -388,14 +388,23 @@ class SessionsStore:
         """Messages matching an FTS5 expression, best BM25 first, with a short highlighted snippet if asked."""
         where, args = _where(filters)
         snippet = "snippet(sessions_message_fts, 0, '[', ']', ' … ', 24)" if snippets else "''"
-        rows = self.db.execute(
-            "SELECT m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error, "
-            f"bm25(sessions_message_fts) AS score, {snippet} "
-            "FROM sessions_message_fts JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
-            f"JOIN sessions_session s ON s.id = m.session_id WHERE sessions_message_fts MATCH ? AND {where} "
-            "ORDER BY score LIMIT ? OFFSET ?",
-            (match, *args, limit, offset),
-        )
+        columns = "m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error"
+        if filters == Filters():
+            # No filter: let FTS5 rank and cut to the page itself (ORDER BY rank), then join only the page.
+            rows = self.db.execute(
+                f"SELECT {columns}, f.score, f.snip FROM (SELECT rowid, rank AS score, {snippet} AS snip "
+                "FROM sessions_message_fts WHERE sessions_message_fts MATCH ? ORDER BY rank LIMIT ? OFFSET ?) f "
+                "JOIN sessions_message m ON m.id = f.rowid ORDER BY f.score",
+                (match, limit, offset),
+            )
+        else:
+            rows = self.db.execute(
+                f"SELECT {columns}, bm25(sessions_message_fts) AS score, {snippet} "
+                "FROM sessions_message_fts JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
+                f"JOIN sessions_session s ON s.id = m.session_id WHERE sessions_message_fts MATCH ? AND {where} "
+                "ORDER BY score LIMIT ? OFFSET ?",
+                (match, *args, limit, offset),
+            )
         return [(MessageRow(*r[:8], bool(r[8])), r[9], r[10]) for r in rows]
 
     def message_at(self, session_id: str, line: int) -> MessageRow | None:
