@@ -139,7 +139,9 @@ def _match(
             registry = json.loads((homes["claude"] / "sessions" / f"{pid}.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             registry = {}
-        session_id = registry.get("sessionId") if isinstance(registry, dict) else None
+        if not isinstance(registry, dict) or _stale(registry, proc.info.get("create_time")):
+            registry = {}
+        session_id = registry.get("sessionId")
         row = store.get(session_id) if isinstance(session_id, str) else None
         if row is not None:
             return row, "registry", registry
@@ -155,6 +157,18 @@ def _match(
         if row is not None:
             return row, "cwd", registry
     return None, None, registry
+
+
+def _stale(registry: dict[str, Any], create_time: float | None) -> bool:
+    """A registry file left by a crashed claude whose pid now belongs to a newer process.
+
+    The process starts before it registers its session, so a process that started well after the
+    registry's `startedAt` is not the one that wrote it.
+    """
+    started = registry.get("startedAt")
+    if not isinstance(started, (int, float)) or create_time is None:
+        return False
+    return create_time * 1000 > started + 60_000
 
 
 def _open_rollouts(proc: Any, home: Path) -> list[Path]:

@@ -103,3 +103,13 @@ async def test_without_running_only_recent_sessions_without_a_process_are_finish
     assert set(mine) == {X2["session_id"]}  # the only one active in the 24 hours before `now`
     assert mine[X2["session_id"]].lifecycle == "finished"
     assert "ended mid-task" in mine[X2["session_id"]].why
+
+
+async def test_a_registry_file_older_than_its_process_is_not_trusted(call, agent, homes):
+    proc = agent("claude", "sleep", "300")
+    stale = {"pid": proc.pid, "sessionId": B["session_id"], "startedAt": 1795104298771}  # 2026-11-19
+    (homes["claude"] / "sessions" / f"{proc.pid}.json").write_text(json.dumps(stale))
+    out = await call("live", claude_home=str(homes["claude"]), codex_home=str(homes["codex"]), running_only=True)
+    mine = _mine(out, proc.pid)
+    assert mine.session_id is None and mine.matched_by is None
+    assert mine.lifecycle == "idle" and "no indexed session" in mine.why
