@@ -145,11 +145,11 @@ def recall(
             for rank, (sid, _) in enumerate(nearest, 1):
                 scores[sid] = scores.get(sid, 0) + 1 / (_RRF_K + rank)
     wants_stop = bool(_STOP_INTENT.search(query))
-    rows = store.sessions_by_ids(scores)
     if wants_stop:
-        _boost_where_work_stopped(scores, rows, store, filters)
-        rows = store.sessions_by_ids(scores)
-    ranked = sorted((sid for sid in scores if sid in rows), key=lambda sid: -scores[sid])[:limit]
+        _boost_where_work_stopped(scores, store, filters)
+    best = sorted(scores, key=lambda sid: -scores[sid])[: limit * 2]  # load only the sessions shown
+    rows = store.sessions_by_ids(best)
+    ranked = [sid for sid in best if sid in rows][:limit]
     words = _words(query)
     results = [
         _result(store, rows[sid], scores[sid], by_session.get(sid, []), wants_stop, full, words) for sid in ranked
@@ -214,9 +214,7 @@ def search(
     )
 
 
-def _boost_where_work_stopped(
-    scores: dict[str, float], rows: dict[str, SessionRow], store: SessionsStore, filters: Filters
-) -> None:
+def _boost_where_work_stopped(scores: dict[str, float], store: SessionsStore, filters: Filters) -> None:
     """Rank recent and unfinished sessions up: the question is about where work stood, not about words."""
     recent = store.list_sessions(filters, sort="updated", limit=20)
     for rank, row in enumerate(recent, 1):

@@ -328,6 +328,9 @@ class SessionsStore:
             "vectors": one("SELECT count(*) FROM sessions_vector").get,
         }
 
+    def session_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM sessions_session WHERE forgotten = 0").get
+
     def last_sync_at(self) -> str | None:
         return self.db.execute("SELECT max(synced_at) FROM sessions_file").get
 

@@ -35,7 +35,7 @@ def summary(row: SessionRow) -> SessionSummary:
 
 
 def freshness(store: SessionsStore) -> Freshness:
-    return Freshness(last_sync_at=store.last_sync_at(), sessions=store.counts()["sessions"])
+    return Freshness(last_sync_at=store.last_sync_at(), sessions=store.session_count())
 
 
 def parse_duration(text: str, field: str) -> timedelta:
