@@ -24,7 +24,7 @@ from services.sessions.models import (
 from services.sessions.store import Filters, MessageRow, SessionRow, SessionsStore
 from services.sessions.views import summary
 
-__all__ = ["SemanticRanker", "fts_query", "recall", "search"]
+__all__ = ["SemanticRanker", "fts_queries", "fts_query", "recall", "search"]
 
 # (query, filters, k) -> [(session id, distance)], nearest first; raises to report why it failed.
 SemanticRanker = Callable[[str, Filters, int], list[tuple[str, float]]]
@@ -32,6 +32,7 @@ SemanticRanker = Callable[[str, Filters, int], list[tuple[str, float]]]
 RECALL_BUDGET = 8 * 1024
 _RRF_K = 60
 _CANDIDATE_HITS = 300
+_PAIR_TERMS = 8  # at most 28 pairs
 _CITE_CHARS = 240
 _CITES = 6
 _COMPACT_CAPSULE = ("completion", "evidence", "last_assistant", "open_calls", "files", "errors")
@@ -103,6 +104,28 @@ _STOP_INTENT = re.compile(
 
 def fts_query(text: str) -> str | None:
     """An FTS5 expression matching any meaningful word of `text`, or None when there is none."""
+    terms = _terms(text)
+    return " OR ".join(_quoted(w) for w in terms) if terms else None
+
+
+def fts_queries(text: str) -> list[str]:
+    """Expressions to try in turn: messages holding at least two of the words, then any of them.
+
+    On a large index a common word matches a good part of all messages and ranking every one of
+    them dominates a recall; messages with two or more of the words rank first under BM25 anyway,
+    so when there are enough of them the single-word matches are not scored at all.
+    """
+    terms = _terms(text)[:_PAIR_TERMS]
+    if not terms:
+        return []
+    anyone = " OR ".join(_quoted(w) for w in _terms(text))
+    if len(terms) < 2:
+        return [anyone]
+    pairs = [f"({_quoted(a)} AND {_quoted(b)})" for i, a in enumerate(terms) for b in terms[i + 1 :]]
+    return [" OR ".join(pairs), anyone]
+
+
+def _terms(text: str) -> list[str]:
     words = [w.lower() for w in re.findall(r"\w+", text)]
     terms = [w for w in words if w not in _STOPWORDS and len(w) > 1] or words
     expanded: list[str] = []
@@ -110,10 +133,11 @@ def fts_query(text: str) -> str | None:
         expanded.append(word)
         if "_" in word:
             expanded += [p for p in word.split("_") if p not in _STOPWORDS and len(p) > 2]
-    unique = list(dict.fromkeys(expanded))
-    if not unique:
-        return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in unique[:32])
+    return list(dict.fromkeys(expanded))[:32]
+
+
+def _quoted(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
 
 
 def recall(
@@ -127,8 +151,11 @@ def recall(
     semantic_reason: str | None,
     freshness: Freshness,
 ) -> RecallOutput:
-    match = fts_query(query)
-    hits = store.search(match, filters, limit=_CANDIDATE_HITS, snippets=False) if match else []
+    hits: list[tuple[MessageRow, float, str]] = []
+    for expression in fts_queries(query):
+        hits = store.search(expression, filters, limit=_CANDIDATE_HITS, snippets=False)
+        if len(hits) >= _CANDIDATE_HITS:
+            break
     by_session: dict[str, list[tuple[MessageRow, float, str]]] = {}
     for hit in hits:
         by_session.setdefault(hit[0].session_id, []).append(hit)

@@ -123,3 +123,15 @@ async def test_recall_full_returns_whole_capsules(call):
     out = await call("recall", query="backfill", full=True, limit=1)
     assert "usage" in out.results[0].capsule
     assert json.loads(out.model_dump_json())["truncated"] is False
+
+
+def test_recall_tries_messages_with_two_of_the_words_before_any_of_them():
+    from services.sessions.recall import fts_queries
+
+    assert fts_queries("where did the backfill stop?") == [
+        '("backfill" AND "stop")',
+        '"backfill" OR "stop"',
+    ]
+    assert fts_queries("backfill") == ['"backfill"']
+    assert fts_queries("the a of")[-1] == '"the" OR "a" OR "of"'  # only common words: search them anyway
+    assert fts_queries("?!") == []
