@@ -24,9 +24,8 @@ class Credential:
         return f"Credential(source={self.source!r})"
 
 
-def get_credential(
-    *, env_vars: Sequence[str], keyring_service: str | None = None, keyring_user: str = "default"
-) -> Credential | None:
+def get_credential(*, env_vars: Sequence[str], keyring_service: str | None = None,
+                   keyring_user: str = "default") -> Credential | None:
     """The first non-empty of `env_vars`, else the keyring entry, else None."""
     for name in env_vars:
         value = os.environ.get(name)
@@ -55,11 +54,8 @@ def store_in_keyring(service: str, user: str, value: str) -> None:
     try:
         backend.set_password(service, user, value)
     except Exception as exc:
-        raise PalliumError(
-            "unavailable",
-            f"the keyring refused to store the key: {type(exc).__name__}",
-            hint="export the key in an environment variable instead",
-        ) from exc
+        raise PalliumError("unavailable", f"the keyring refused to store the key: {type(exc).__name__}",
+                           hint="export the key in an environment variable instead") from exc
 
 
 def keyring_status() -> tuple[bool, str]:

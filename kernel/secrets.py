@@ -13,13 +13,10 @@ from dataclasses import dataclass
 __all__ = ["SecretMatch", "find_secrets", "redact"]
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "private_key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
-            r"(?: BLOCK)?-----|\Z)"
-        ),
-    ),
+    ("private_key", re.compile(
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
+        r"(?: BLOCK)?-----|\Z)"
+    )),
     ("aws_access_key_id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
     ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b")),
     ("anthropic_api_key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
@@ -29,14 +26,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
     ("bearer_token", re.compile(r"(?i)\bauthorization:\s*bearer\s+([A-Za-z0-9._~+/\-]{16,}=*)")),
-    ("aws_secret_access_key", re.compile(r"(?i)aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})\b")),
-    (
-        "assignment",
-        re.compile(
-            r"(?i)\b[\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
-            r"|client[_-]?secret|auth)[\w.-]*[\"']?\s*(?::=|=|:)\s*[\"']?([^\s\"',;`]{8,})"
-        ),
-    ),
+    ("aws_secret_access_key", re.compile(
+        r"(?i)aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})\b"
+    )),
+    ("assignment", re.compile(
+        r"(?i)\b[\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
+        r"|client[_-]?secret|auth)[\w.-]*[\"']?\s*(?::=|=|:)\s*[\"']?([^\s\"',;`]{8,})"
+    )),
 )
 
 # The keyword followed by an assignment, matched on the lowered text and without the pattern's

@@ -257,12 +257,8 @@ def _check_keyring() -> Check:
 
     usable, detail = keyring_status()
     if not usable:
-        return Check(
-            name="keyring",
-            status="warn",
-            detail=detail,
-            hint="keys can still come from environment variables (PALLIUM_EMBED_API_KEY, OPENAI_API_KEY)",
-        )
+        return Check(name="keyring", status="warn", detail=detail,
+                     hint="keys can still come from environment variables (PALLIUM_EMBED_API_KEY, OPENAI_API_KEY)")
     return Check(name="keyring", status="ok", detail=f"backend {detail}")
 
 

@@ -29,14 +29,8 @@ def test_private_key_block_is_found_whole():
 
 def test_password_assignments_are_found_but_placeholders_are_not():
     assert [m.kind for m in find_secrets('DB_PASSWORD="hunter2hunter2"')] == ["assignment"]
-    for harmless in (
-        'password = os.environ["DB_PASSWORD"]',
-        "token: ${API_TOKEN}",
-        "api_key = <your key>",
-        'password="changeme"',
-        "secret = get_secret()",
-        "password = short",
-    ):
+    for harmless in ('password = os.environ["DB_PASSWORD"]', "token: ${API_TOKEN}", "api_key = <your key>",
+                     'password="changeme"', "secret = get_secret()", "password = short"):
         assert find_secrets(harmless) == [], harmless
 
 
