@@ -33,6 +33,8 @@ RECALL_BUDGET = 8 * 1024
 _RRF_K = 60
 _CANDIDATE_HITS = 300
 _PAIR_TERMS = 8  # at most 28 pairs
+_LARGE_INDEX = 20_000  # messages; below this every query word is used
+_COMMON_SHARE = 0.2
 _CITE_CHARS = 240
 _CITES = 6
 _COMPACT_CAPSULE = ("completion", "evidence", "last_assistant", "open_calls", "files", "errors")
@@ -108,21 +110,35 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(_quoted(w) for w in terms) if terms else None
 
 
-def fts_queries(text: str) -> list[str]:
+def fts_queries(text: str, common: frozenset[str] = frozenset()) -> list[str]:
     """Expressions to try in turn: messages holding at least two of the words, then any of them.
 
     On a large index a common word matches a good part of all messages and ranking every one of
     them dominates a recall; messages with two or more of the words rank first under BM25 anyway,
-    so when there are enough of them the single-word matches are not scored at all.
+    so when there are enough of them the single-word matches are not scored at all. Words in
+    `common` (found in a large share of a large index, so worth little to BM25) are left out
+    unless nothing else is left.
     """
-    terms = _terms(text)[:_PAIR_TERMS]
+    every = _terms(text)
+    every = [w for w in every if w not in common] or every
+    terms = every[:_PAIR_TERMS]
     if not terms:
         return []
-    anyone = " OR ".join(_quoted(w) for w in _terms(text))
+    anyone = " OR ".join(_quoted(w) for w in every)
     if len(terms) < 2:
         return [anyone]
     pairs = [f"({_quoted(a)} AND {_quoted(b)})" for i, a in enumerate(terms) for b in terms[i + 1 :]]
     return [" OR ".join(pairs), anyone]
+
+
+def _common_words(store: SessionsStore, query: str) -> frozenset[str]:
+    """Query words found in more than a fifth of the messages of a large index (small ones: none)."""
+    total = store.message_id_span()
+    words = _terms(query)
+    if total < _LARGE_INDEX or len(words) < 2:
+        return frozenset()
+    counts = store.term_doc_counts(words)  # stems that differ from the word are not found: kept
+    return frozenset(w for w, n in counts.items() if n > total * _COMMON_SHARE)
 
 
 def _terms(text: str) -> list[str]:
@@ -152,7 +168,7 @@ def recall(
     freshness: Freshness,
 ) -> RecallOutput:
     hits: list[tuple[MessageRow, float, str]] = []
-    for expression in fts_queries(query):
+    for expression in fts_queries(query, _common_words(store, query)):
         hits = store.search(expression, filters, limit=_CANDIDATE_HITS, snippets=False)
         if len(hits) >= _CANDIDATE_HITS:
             break

@@ -124,6 +124,7 @@ SCHEMA = Schema(
             PRIMARY KEY (space_id, session_id)
         )
         """,
+        "CREATE VIRTUAL TABLE sessions_message_vocab USING fts5vocab(sessions_message_fts, 'row')",
     ),
     needs_vec=True,
 )
@@ -409,6 +410,19 @@ class SessionsStore:
                 (match, *args, limit, offset),
             )
         return [(MessageRow(*r[:8], bool(r[8])), r[9], r[10]) for r in rows]
+
+    def message_id_span(self) -> int:
+        """The highest message id: about the number of messages, read without counting them."""
+        return self.db.execute("SELECT coalesce(max(id), 0) FROM sessions_message").get
+
+    def term_doc_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many messages hold each indexed term (a term as the tokenizer stored it)."""
+        found = {}
+        for term in terms:
+            count = self.db.execute("SELECT doc FROM sessions_message_vocab WHERE term = ?", (term,)).get
+            if count is not None:
+                found[term] = count
+        return found
 
     def message_at(self, session_id: str, line: int) -> MessageRow | None:
         r = self.db.execute(

@@ -135,3 +135,21 @@ def test_recall_tries_messages_with_two_of_the_words_before_any_of_them():
     assert fts_queries("backfill") == ['"backfill"']
     assert fts_queries("the a of")[-1] == '"the" OR "a" OR "of"'  # only common words: search them anyway
     assert fts_queries("?!") == []
+
+
+def test_on_a_large_index_words_in_most_messages_are_left_out_of_the_query():
+    from kernel.store import open_global
+    from services.sessions.recall import _common_words, fts_queries
+    from services.sessions.store import SCHEMA, MessageRow, SessionsStore
+
+    with open_global([SCHEMA]) as db:
+        store = SessionsStore(db)
+        rows = [
+            MessageRow("s1", i, None, "tool", "tool_result", "test run " + ("zebra" if i % 50 == 0 else "ok"))
+            for i in range(1, 20_002)
+        ]
+        with db.transaction():
+            store.add_messages(rows)
+        assert _common_words(store, "zebra test") == frozenset({"test"})
+        assert fts_queries("zebra test", frozenset({"test"})) == ['"zebra"']
+        assert fts_queries("test", frozenset({"test"})) == ['"test"']  # nothing else left: keep it
