@@ -10,6 +10,7 @@ BENCHMARKS = {
     "dispatch": "benchmarks.dispatch",
     "index": "benchmarks.index",
     "workflow": "benchmarks.workflow",
+    "sessions": "benchmarks.sessions",
 }
 
 

@@ -21,6 +21,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.repo.tools",
     "services.workflows.tools",
     "services.workflows.library_tools",
+    "services.sessions.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from kernel.secrets import find_secrets, redact
@@ -55,3 +57,34 @@ def test_redact_replaces_only_the_secret_value():
     assert redacted.startswith("export OPENAI_API_KEY=[REDACTED:")
     assert redacted.endswith(" # mine")
     assert redact("nothing here") == ("nothing here", 0)
+
+
+def test_every_pattern_has_cues_and_cues_never_hide_a_match():
+    from kernel.secrets import _CUES, _PATTERNS
+
+    assert {kind for kind, _ in _PATTERNS} == set(_CUES)
+    samples = [
+        *PLANTED.values(),
+        "AIza" + "B" * 35,
+        "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4fw",
+        "Authorization: Bearer abcdefghijklmnop1234",
+        "AWS_SECRET_ACCESS_KEY=" + "a" * 40,
+        "client_secret: s3cr3tvalue99",
+        "my.auth-token := 'abcdefgh1234'",
+        'DB_PASSWORD="hunter2hunter2"',
+        "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
+    ]
+    for sample in samples:
+        for kind, pattern in _PATTERNS:
+            if pattern.search(sample):
+                cues, folded = _CUES[kind]
+                if isinstance(cues, re.Pattern):
+                    assert cues.search(sample.lower() if folded else sample), (kind, sample)
+                else:
+                    assert any(cue in (sample.lower() if folded else sample) for cue in cues), (kind, sample)
+
+
+def test_every_pattern_has_cues_for_the_quick_pre_check():
+    from kernel import secrets
+
+    assert {kind for kind, _ in secrets._PATTERNS} == set(secrets._CUES)

@@ -8,9 +8,11 @@ from mcp import Client
 
 from pallium_mcp.registry import all_tools
 from pallium_mcp.server import build_server
-from tests.conftest import write
+from tests.conftest import FIXTURES, write
 
 pytestmark = pytest.mark.anyio
+
+_HOMES = FIXTURES / "transcripts"
 
 # One call per tool, with arguments valid in a fresh repository: every tool must be exercised.
 SAMPLE_CALLS = {
@@ -44,6 +46,19 @@ SAMPLE_CALLS = {
     "pallium_workflow_generate": {"task": "research auth", "style": "research"},
     "pallium_workflow_apply": {"run_id": "sample-run"},
     "pallium_workflow_revert": {"run_id": "sample-run"},
+    "pallium_sessions_sync": {"claude_home": str(_HOMES / "claude"), "codex_home": str(_HOMES / "codex")},
+    "pallium_sessions_recall": {"query": "where did the checkout migration stop?"},
+    "pallium_sessions_search": {"query": "backfill", "limit": 3},
+    "pallium_sessions_show": {"id": "4ba71ab7"},
+    "pallium_sessions_read": {"id": "4ba71ab7", "from_line": 3, "limit": 5},
+    "pallium_sessions_find": {"question": "which sessions were updated most recently?"},
+    "pallium_sessions_live": {"claude_home": str(_HOMES / "claude"), "codex_home": str(_HOMES / "codex")},
+    "pallium_sessions_doctor": {},
+    "pallium_sessions_forget": {"id": "4ba71ab7"},
+    "pallium_sessions_prune": {"older_than": "180d"},
+    "pallium_sessions_embedding_status": {},
+    "pallium_sessions_embedding_configure": {"model": "text-embedding-3-small"},
+    "pallium_sessions_embedding_check": {},
 }
 
 

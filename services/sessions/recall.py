@@ -1,0 +1,368 @@
+"""Recall (best evidence per session for a question) and search (every matching message).
+
+Lexical ranking is FTS5 BM25 over the indexed messages; when a semantic ranker is available its
+session ranking is merged by reciprocal rank fusion, and when it fails the lexical answer stands
+with the reason reported. Questions about where work stopped also rank unfinished and recent
+sessions up and cite the record the session stopped on (an unanswered tool call, an aborted turn).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from services.sessions.models import (
+    Citation,
+    Freshness,
+    RecallOutput,
+    RecallResult,
+    SearchHit,
+    SearchOutput,
+    SemanticStatus,
+)
+from services.sessions.store import Filters, MessageRow, SessionRow, SessionsStore
+from services.sessions.views import summary
+
+__all__ = ["SemanticRanker", "fts_queries", "fts_query", "recall", "search"]
+
+# (query, filters, k) -> [(session id, distance)], nearest first; raises to report why it failed.
+SemanticRanker = Callable[[str, Filters, int], list[tuple[str, float]]]
+
+RECALL_BUDGET = 8 * 1024
+_RRF_K = 60
+_CANDIDATE_HITS = 300
+_PAIR_TERMS = 8  # at most 28 pairs
+_LARGE_INDEX = 20_000  # messages; below this every query word is used
+_COMMON_SHARE = 0.2
+_CITE_CHARS = 240
+_CITES = 6
+_COMPACT_CAPSULE = ("completion", "evidence", "last_assistant", "open_calls", "files", "errors")
+_STOPWORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "our",
+        "us",
+        "can",
+        "could",
+        "should",
+        "would",
+    )
+)
+_STOP_INTENT = re.compile(
+    r"(?i)\b(stop|stopped|stops|left off|where (?:was|were|did)|unfinished|remaining|pending|progress|"
+    r"status|continue|resume|next|half[- ]?done|interrupted)\b"
+)
+
+
+def fts_query(text: str) -> str | None:
+    """An FTS5 expression matching any meaningful word of `text`, or None when there is none."""
+    terms = _terms(text)
+    return " OR ".join(_quoted(w) for w in terms) if terms else None
+
+
+def fts_queries(text: str, common: frozenset[str] = frozenset()) -> list[str]:
+    """Expressions to try in turn: messages holding at least two of the words, then any of them.
+
+    On a large index a common word matches a good part of all messages and ranking every one of
+    them dominates a recall; messages with two or more of the words rank first under BM25 anyway,
+    so when there are enough of them the single-word matches are not scored at all. Words in
+    `common` (found in a large share of a large index, so worth little to BM25) are left out
+    unless nothing else is left.
+    """
+    every = _terms(text)
+    every = [w for w in every if w not in common] or every
+    terms = every[:_PAIR_TERMS]
+    if not terms:
+        return []
+    anyone = " OR ".join(_quoted(w) for w in every)
+    if len(terms) < 2:
+        return [anyone]
+    pairs = [f"({_quoted(a)} AND {_quoted(b)})" for i, a in enumerate(terms) for b in terms[i + 1 :]]
+    return [" OR ".join(pairs), anyone]
+
+
+def _common_words(store: SessionsStore, query: str) -> frozenset[str]:
+    """Query words found in more than a fifth of the messages of a large index (small ones: none)."""
+    total = store.message_id_span()
+    words = _terms(query)
+    if total < _LARGE_INDEX or len(words) < 2:
+        return frozenset()
+    counts = store.term_doc_counts(words)  # stems that differ from the word are not found: kept
+    return frozenset(w for w, n in counts.items() if n > total * _COMMON_SHARE)
+
+
+def _terms(text: str) -> list[str]:
+    words = [w.lower() for w in re.findall(r"\w+", text)]
+    terms = [w for w in words if w not in _STOPWORDS and len(w) > 1] or words
+    expanded: list[str] = []
+    for word in terms:  # an identifier also matches by its parts: test_checkout_total -> checkout, total
+        expanded.append(word)
+        if "_" in word:
+            expanded += [p for p in word.split("_") if p not in _STOPWORDS and len(p) > 2]
+    return list(dict.fromkeys(expanded))[:32]
+
+
+def _quoted(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def recall(
+    store: SessionsStore,
+    query: str,
+    filters: Filters,
+    *,
+    limit: int,
+    full: bool,
+    semantic: SemanticRanker | None,
+    semantic_reason: str | None,
+    freshness: Freshness,
+) -> RecallOutput:
+    hits: list[tuple[MessageRow, float, str]] = []
+    for expression in fts_queries(query, _common_words(store, query)):
+        hits = store.search(expression, filters, limit=_CANDIDATE_HITS, snippets=False)
+        if len(hits) >= _CANDIDATE_HITS:
+            break
+    by_session: dict[str, list[tuple[MessageRow, float, str]]] = {}
+    for hit in hits:
+        by_session.setdefault(hit[0].session_id, []).append(hit)
+    lexical = sorted(by_session, key=lambda sid: sum(score for _, score, _ in by_session[sid][:5]))
+    scores = {sid: 1 / (_RRF_K + rank) for rank, sid in enumerate(lexical, 1)}
+    status = SemanticStatus(used=False, reason=semantic_reason)
+    if semantic is not None:
+        try:
+            nearest = semantic(query, filters, max(limit * 4, 20))
+        except Exception as exc:  # the provider's failure must never cost the lexical answer
+            status = SemanticStatus(used=False, reason=f"semantic search failed: {_short(exc)}")
+        else:
+            status = SemanticStatus(used=True)
+            for rank, (sid, _) in enumerate(nearest, 1):
+                scores[sid] = scores.get(sid, 0) + 1 / (_RRF_K + rank)
+    wants_stop = bool(_STOP_INTENT.search(query))
+    if wants_stop:
+        _boost_where_work_stopped(scores, store, filters)
+    best = sorted(scores, key=lambda sid: -scores[sid])[: limit * 2]  # load only the sessions shown
+    rows = store.sessions_by_ids(best)
+    ranked = [sid for sid in best if sid in rows][:limit]
+    words = _words(query)
+    results = [
+        _result(store, rows[sid], scores[sid], by_session.get(sid, []), wants_stop, full, words) for sid in ranked
+    ]
+    out = RecallOutput(query=query, results=results, semantic=status, truncated=False, freshness=freshness)
+    return out if full else _fit(out)
+
+
+def search(
+    store: SessionsStore,
+    query: str,
+    filters: Filters,
+    *,
+    limit: int,
+    offset: int,
+    semantic: SemanticRanker | None,
+    semantic_reason: str | None,
+    freshness: Freshness,
+) -> SearchOutput:
+    match = fts_query(query)
+    hits = store.search(match, filters, limit=limit + 1, offset=offset) if match else []
+    status = SemanticStatus(used=False, reason=semantic_reason)
+    if semantic is not None and hits:
+        try:
+            nearest = semantic(query, filters, 200)
+        except Exception as exc:  # report once; the lexical hits stand
+            status = SemanticStatus(used=False, reason=f"semantic search failed: {_short(exc)}")
+        else:
+            status = SemanticStatus(used=True)
+            near_rank = {sid: rank for rank, (sid, _) in enumerate(nearest, 1)}
+            page = hits[:limit]
+            fused = {
+                id(h): 1 / (_RRF_K + i)
+                + (1 / (_RRF_K + near_rank[h[0].session_id]) if h[0].session_id in near_rank else 0)
+                for i, h in enumerate(page, 1)
+            }
+            hits = sorted(page, key=lambda h: -fused[id(h)]) + hits[limit:]
+    more = len(hits) > limit
+    hits = hits[:limit]
+    rows = store.sessions_by_ids(h[0].session_id for h in hits)
+    found = [
+        SearchHit(
+            session_id=m.session_id,
+            source=rows[m.session_id].source,  # type: ignore[arg-type]
+            title=summary(rows[m.session_id]).title,
+            line=m.line,
+            role=m.role,
+            kind=m.kind,
+            ts=m.ts,
+            snippet=snippet[:400],
+        )
+        for m, _, snippet in hits
+        if m.session_id in rows
+    ]
+    return SearchOutput(
+        query=query,
+        hits=found,
+        semantic=status,
+        truncated=more,
+        next_cursor=str(offset + limit) if more else None,
+        freshness=freshness,
+    )
+
+
+def _boost_where_work_stopped(scores: dict[str, float], store: SessionsStore, filters: Filters) -> None:
+    """Rank recent and unfinished sessions up: the question is about where work stood, not about words."""
+    recent = store.list_sessions(filters, sort="updated", limit=20)
+    for rank, row in enumerate(recent, 1):
+        bonus = 1 / (_RRF_K + rank)
+        if row.completion == "not_finished":
+            bonus += 1 / _RRF_K
+        if row.parent_id is None or row.id in scores:
+            scores[row.id] = scores.get(row.id, 0) + bonus
+
+
+def _result(
+    store: SessionsStore,
+    row: SessionRow,
+    score: float,
+    hits: list[tuple[MessageRow, float, str]],
+    wants_stop: bool,
+    full: bool,
+    words: list[str],
+) -> RecallResult:
+    capsule = row.capsule
+    cites: list[Citation] = []
+    if wants_stop:
+        for call in capsule.get("open_calls") or []:
+            cites.append(
+                Citation(line=call["line"], role="assistant", kind="tool_call", text=call["text"], why="open_call")
+            )
+        stopped = capsule.get("stopped_line")
+        if wants_stop and stopped and all(c.line != stopped for c in cites):
+            cites.append(
+                Citation(
+                    line=stopped, role="system", kind="end", text=capsule.get("evidence") or "", why="stopped_here"
+                )
+            )
+        if wants_stop and capsule.get("compaction"):
+            comp = capsule["compaction"]
+            cites.append(
+                Citation(line=comp["line"], role="system", kind="compaction", text=comp["text"], why="compaction")
+            )
+    seen = {c.line for c in cites}
+    cap = 12 if full else _CITES
+    for message, _, _ in hits:
+        if len(cites) >= cap:
+            break
+        if message.line in seen:
+            continue
+        seen.add(message.line)
+        text = message.text if full else _around(message.text, words)
+        cites.append(Citation(line=message.line, role=message.role, kind=message.kind, text=text, why="match"))
+        if message.kind == "tool_call" and message.call_id and len(cites) < cap:
+            answer = store.result_of(row.id, message.call_id)  # what the matched call gave back
+            if answer is not None and answer.line not in seen:
+                seen.add(answer.line)
+                cites.append(
+                    Citation(
+                        line=answer.line,
+                        role=answer.role,
+                        kind=answer.kind,
+                        text=answer.text if full else _trim(answer.text),
+                        why="result",
+                    )
+                )
+    base = summary(row)
+    shown = capsule if full else {k: capsule.get(k) for k in _COMPACT_CAPSULE if capsule.get(k)}
+    return RecallResult(**base.model_dump(), score=round(score, 5), capsule=shown, citations=cites)
+
+
+def _words(query: str) -> list[str]:
+    found = [w.lower() for w in re.findall(r"\w+", query)]
+    return [w for w in found if w not in _STOPWORDS and len(w) > 2]
+
+
+def _around(text: str, words: list[str], cap: int = _CITE_CHARS) -> str:
+    """The part of `text` around the first query word it contains (stems: the first 5 letters)."""
+    flat = " ".join(text.split())
+    if len(flat) <= cap:
+        return flat
+    lowered = flat.lower()
+    hits = [i for i in (lowered.find(w[:5]) for w in words) if i >= 0]
+    start = max(0, min(hits) - cap // 3) if hits else 0
+    piece = flat[start : start + cap - 2]
+    return ("…" if start else "") + piece + ("…" if start + len(piece) < len(flat) else "")
+
+
+def _fit(out: RecallOutput) -> RecallOutput:
+    """Keep the answer within 8 KB: shorten capsules and citations, then drop the weakest results."""
+    if _size(out) <= RECALL_BUDGET:
+        return out
+    for result in out.results:
+        result.capsule = {k: v for k, v in result.capsule.items() if k in ("completion", "evidence", "open_calls")}
+        for cite in result.citations:
+            cite.text = _trim(cite.text, 140)
+    while _size(out) > RECALL_BUDGET and len(out.results) > 1:
+        out.results.pop()
+        out.truncated = True
+    return out
+
+
+def _size(out: RecallOutput) -> int:
+    return len(json.dumps(out.model_dump(mode="json"), ensure_ascii=False).encode("utf-8"))
+
+
+def _trim(text: str, cap: int = _CITE_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
+def _short(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:300]

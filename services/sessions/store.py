@@ -1,0 +1,587 @@
+"""The sessions tables in the global database: sessions, transcript files, messages (FTS5), raw events,
+embedding spaces and vectors. The only module that names them in SQL.
+
+A session row carries its parser state (JSON) so an appended transcript is parsed from where the last
+sync stopped, and its capsule (JSON) so recall never re-reads a transcript. Vectors are float32 blobs
+compared with sqlite-vec's `vec_distance_cosine`; each (provider, model, dimension) is its own space.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kernel.store import Database, Schema
+
+__all__ = ["SCHEMA", "FileRow", "MessageRow", "SessionRow", "SessionsStore"]
+
+SCHEMA = Schema(
+    "sessions",
+    (
+        """
+        CREATE TABLE sessions_session (
+            id TEXT PRIMARY KEY,
+            source TEXT NOT NULL,
+            native_id TEXT NOT NULL,
+            agent_id TEXT,
+            parent_id TEXT,
+            parent_tool_use_id TEXT,
+            agent_type TEXT,
+            cwd TEXT,
+            repo TEXT,
+            git_branch TEXT,
+            title TEXT,
+            model TEXT,
+            cli_version TEXT,
+            created_at TEXT,
+            updated_at TEXT,
+            finished_at TEXT,
+            message_count INTEGER NOT NULL DEFAULT 0,
+            completion TEXT NOT NULL DEFAULT 'unknown',
+            capsule TEXT NOT NULL DEFAULT '{}',
+            state TEXT NOT NULL DEFAULT '{}',
+            source_missing INTEGER NOT NULL DEFAULT 0,
+            forgotten INTEGER NOT NULL DEFAULT 0,
+            indexed_at TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX sessions_session_updated ON sessions_session(updated_at)",
+        "CREATE INDEX sessions_session_repo ON sessions_session(repo)",
+        """
+        CREATE TABLE sessions_file (
+            path TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            source TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            offset INTEGER NOT NULL,
+            lines INTEGER NOT NULL,
+            head_hash TEXT NOT NULL,
+            malformed INTEGER NOT NULL DEFAULT 0,
+            missing INTEGER NOT NULL DEFAULT 0,
+            synced_at TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX sessions_file_session ON sessions_file(session_id)",
+        """
+        CREATE TABLE sessions_message (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            ts TEXT,
+            role TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            tool_name TEXT,
+            call_id TEXT,
+            is_error INTEGER NOT NULL DEFAULT 0
+        )
+        """,
+        "CREATE INDEX sessions_message_session_line ON sessions_message(session_id, line)",
+        """
+        CREATE VIRTUAL TABLE sessions_message_fts USING fts5(
+            text, content='sessions_message', content_rowid='id', tokenize='porter unicode61'
+        )
+        """,
+        """
+        CREATE TRIGGER sessions_message_ai AFTER INSERT ON sessions_message BEGIN
+            INSERT INTO sessions_message_fts(rowid, text) VALUES (new.id, new.text);
+        END
+        """,
+        """
+        CREATE TRIGGER sessions_message_ad AFTER DELETE ON sessions_message BEGIN
+            INSERT INTO sessions_message_fts(sessions_message_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        END
+        """,
+        """
+        CREATE TABLE sessions_raw_event (
+            session_id TEXT NOT NULL,
+            line INTEGER NOT NULL,
+            json TEXT NOT NULL,
+            PRIMARY KEY (session_id, line)
+        )
+        """,
+        """
+        CREATE TABLE sessions_space (
+            id INTEGER PRIMARY KEY,
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            checked_at TEXT,
+            UNIQUE (provider, model, dim)
+        )
+        """,
+        """
+        CREATE TABLE sessions_vector (
+            space_id INTEGER NOT NULL REFERENCES sessions_space(id) ON DELETE CASCADE,
+            session_id TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            embedding BLOB NOT NULL,
+            PRIMARY KEY (space_id, session_id)
+        )
+        """,
+        "CREATE VIRTUAL TABLE sessions_message_vocab USING fts5vocab(sessions_message_fts, 'row')",
+    ),
+    needs_vec=True,
+)
+
+_SESSION_COLUMNS = (
+    "id, source, native_id, agent_id, parent_id, parent_tool_use_id, agent_type, cwd, repo, git_branch, title, "
+    "model, cli_version, created_at, updated_at, finished_at, message_count, completion, capsule, source_missing"
+)
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: str
+    source: str
+    native_id: str
+    agent_id: str | None
+    parent_id: str | None
+    parent_tool_use_id: str | None
+    agent_type: str | None
+    cwd: str | None
+    repo: str | None
+    git_branch: str | None
+    title: str | None
+    model: str | None
+    cli_version: str | None
+    created_at: str | None
+    updated_at: str | None
+    finished_at: str | None
+    message_count: int
+    completion: str
+    capsule: dict[str, Any]
+    source_missing: bool
+
+
+@dataclass(frozen=True)
+class FileRow:
+    path: str
+    session_id: str
+    source: str
+    size: int
+    mtime_ns: int
+    inode: int
+    offset: int
+    lines: int
+    head_hash: str
+    malformed: int
+    missing: bool
+
+
+@dataclass(frozen=True)
+class MessageRow:
+    session_id: str
+    line: int
+    ts: str | None
+    role: str
+    kind: str
+    text: str
+    tool_name: str | None = None
+    call_id: str | None = None
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Session filters shared by recall, search and find; None means no filter."""
+
+    repo: str | None = None
+    cwd: str | None = None
+    source: str | None = None
+    file: str | None = None
+    since: str | None = None
+    before: str | None = None
+    completion: str | None = None
+    updated_before: str | None = None
+    finished_after: str | None = None
+    top_level: bool = False
+
+
+class SessionsStore:
+    """Typed reads and writes over the sessions tables of one open database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ------------------------------------------------------------ files
+
+    def files(self, source: str) -> dict[str, FileRow]:
+        rows = self.db.execute(
+            "SELECT path, session_id, source, size, mtime_ns, inode, offset, lines, head_hash, malformed, missing "
+            "FROM sessions_file WHERE source = ?",
+            (source,),
+        )
+        return {r[0]: FileRow(*r[:10], bool(r[10])) for r in rows}
+
+    def put_file(self, row: FileRow, synced_at: str) -> None:
+        self.db.execute(
+            "INSERT INTO sessions_file(path, session_id, source, size, mtime_ns, inode, offset, lines, head_hash, "
+            "malformed, missing, synced_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(path) DO UPDATE SET "
+            "session_id=excluded.session_id, size=excluded.size, mtime_ns=excluded.mtime_ns, inode=excluded.inode, "
+            "offset=excluded.offset, lines=excluded.lines, head_hash=excluded.head_hash, "
+            "malformed=excluded.malformed, missing=excluded.missing, synced_at=excluded.synced_at",
+            (
+                row.path,
+                row.session_id,
+                row.source,
+                row.size,
+                row.mtime_ns,
+                row.inode,
+                row.offset,
+                row.lines,
+                row.head_hash,
+                row.malformed,
+                int(row.missing),
+                synced_at,
+            ),
+        )
+
+    def mark_files_missing(self, paths: Sequence[str]) -> list[str]:
+        """Flag vanished transcript files and their sessions; return the session ids newly marked."""
+        marked: list[str] = []
+        for path in paths:
+            row = self.db.execute("SELECT session_id FROM sessions_file WHERE path = ? AND missing = 0", (path,)).get
+            if row is None:
+                continue
+            self.db.execute("UPDATE sessions_file SET missing = 1 WHERE path = ?", (path,))
+            self.db.execute("UPDATE sessions_session SET source_missing = 1 WHERE id = ?", (row,))
+            marked.append(row)
+        return marked
+
+    def forgotten_ids(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT id FROM sessions_session WHERE forgotten = 1")}
+
+    # ------------------------------------------------------------ sessions
+
+    def session_state(self, session_id: str) -> dict[str, Any] | None:
+        text = self.db.execute("SELECT state FROM sessions_session WHERE id = ?", (session_id,)).get
+        return json.loads(text) if text is not None else None
+
+    def put_session(self, fields: dict[str, Any], state: dict[str, Any], capsule: dict[str, Any]) -> None:
+        cols = [*fields, "state", "capsule"]
+        values = [*fields.values(), json.dumps(state, separators=(",", ":")), json.dumps(capsule)]
+        updates = ", ".join(f"{c}=excluded.{c}" for c in cols if c != "id")
+        self.db.execute(
+            f"INSERT INTO sessions_session({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
+            f"ON CONFLICT(id) DO UPDATE SET {updates}",
+            values,
+        )
+
+    def get(self, session_id: str) -> SessionRow | None:
+        row = self.db.execute(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions_session WHERE id = ? AND forgotten = 0", (session_id,)
+        ).fetchone()
+        return _session(row) if row else None
+
+    def resolve_prefix(self, prefix: str, limit: int = 5) -> list[str]:
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.db.execute(
+            "SELECT id FROM sessions_session WHERE forgotten = 0 AND id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
+            (escaped + "%", limit),
+        )
+        return [r[0] for r in rows]
+
+    def children(self, session_id: str) -> list[SessionRow]:
+        rows = self.db.execute(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions_session WHERE parent_id = ? AND forgotten = 0 ORDER BY id",
+            (session_id,),
+        )
+        return [_session(r) for r in rows]
+
+    def list_sessions(
+        self, filters: Filters, *, sort: str = "updated", limit: int = 50, offset: int = 0
+    ) -> list[SessionRow]:
+        where, args = _where(filters)
+        order = "created_at" if sort == "created" else "updated_at"
+        rows = self.db.execute(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions_session s WHERE {where} "
+            f"ORDER BY {order} DESC, id LIMIT ? OFFSET ?",
+            (*args, limit, offset),
+        )
+        return [_session(r) for r in rows]
+
+    def sessions_by_ids(self, ids: Iterable[str]) -> dict[str, SessionRow]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        rows = self.db.execute(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions_session WHERE id IN ({', '.join('?' * len(wanted))})", wanted
+        )
+        return {r[0]: _session(r) for r in rows}
+
+    def counts(self) -> dict[str, int]:
+        one = self.db.execute
+        return {
+            "sessions": one("SELECT count(*) FROM sessions_session WHERE forgotten = 0").get,
+            "forgotten": one("SELECT count(*) FROM sessions_session WHERE forgotten = 1").get,
+            "source_missing": one(
+                "SELECT count(*) FROM sessions_session WHERE source_missing = 1 AND forgotten = 0"
+            ).get,
+            "files": one("SELECT count(*) FROM sessions_file").get,
+            "messages": one("SELECT count(*) FROM sessions_message").get,
+            "raw_events": one("SELECT count(*) FROM sessions_raw_event").get,
+            "vectors": one("SELECT count(*) FROM sessions_vector").get,
+        }
+
+    def session_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM sessions_session WHERE forgotten = 0").get
+
+    def last_sync_at(self) -> str | None:
+        return self.db.execute("SELECT max(synced_at) FROM sessions_file").get
+
+    def sessions_older_than(self, cutoff: str) -> list[SessionRow]:
+        rows = self.db.execute(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions_session WHERE forgotten = 0 AND coalesce(updated_at, '') < ? "
+            "ORDER BY updated_at",
+            (cutoff,),
+        )
+        return [_session(r) for r in rows]
+
+    def forget(self, session_id: str) -> int:
+        """Drop a session's messages, raw events and vectors; keep a tombstone so sync does not bring it back."""
+        removed = self.db.execute("SELECT count(*) FROM sessions_message WHERE session_id = ?", (session_id,)).get
+        self.db.execute("DELETE FROM sessions_message WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM sessions_raw_event WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM sessions_vector WHERE session_id = ?", (session_id,))
+        self.db.execute(
+            "UPDATE sessions_session SET forgotten = 1, capsule = '{}', state = '{}', title = NULL, "
+            "message_count = 0 WHERE id = ?",
+            (session_id,),
+        )
+        return removed
+
+    # ------------------------------------------------------------ messages
+
+    def clear_messages(self, session_id: str) -> None:
+        self.db.execute("DELETE FROM sessions_message WHERE session_id = ?", (session_id,))
+        self.db.execute("DELETE FROM sessions_raw_event WHERE session_id = ?", (session_id,))
+
+    def add_messages(self, rows: Sequence[MessageRow]) -> None:
+        self.db.executemany(
+            "INSERT INTO sessions_message(session_id, line, ts, role, kind, text, tool_name, call_id, is_error) "
+            "VALUES (?,?,?,?,?,?,?,?,?)",
+            [
+                (m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, int(m.is_error))
+                for m in rows
+            ],
+        )
+
+    def add_raw_events(self, session_id: str, events: Sequence[tuple[int, str]]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO sessions_raw_event(session_id, line, json) VALUES (?,?,?)",
+            [(session_id, line, text) for line, text in events],
+        )
+
+    def messages(self, session_id: str, *, from_line: int, limit: int) -> list[MessageRow]:
+        rows = self.db.execute(
+            "SELECT session_id, line, ts, role, kind, text, tool_name, call_id, is_error FROM sessions_message "
+            "WHERE session_id = ? AND line >= ? ORDER BY line, id LIMIT ?",
+            (session_id, from_line, limit),
+        )
+        return [MessageRow(*r[:8], bool(r[8])) for r in rows]
+
+    def search(
+        self, match: str, filters: Filters, *, limit: int, offset: int = 0, snippets: bool = True
+    ) -> list[tuple[MessageRow, float, str]]:
+        """Messages matching an FTS5 expression, best BM25 first, with a short highlighted snippet if asked."""
+        where, args = _where(filters)
+        snippet = "snippet(sessions_message_fts, 0, '[', ']', ' … ', 24)" if snippets else "''"
+        columns = "m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error"
+        if filters == Filters():
+            # No filter: let FTS5 rank and cut to the page itself (ORDER BY rank), then join only the page.
+            rows = self.db.execute(
+                f"SELECT {columns}, f.score, f.snip FROM (SELECT rowid, rank AS score, {snippet} AS snip "
+                "FROM sessions_message_fts WHERE sessions_message_fts MATCH ? ORDER BY rank LIMIT ? OFFSET ?) f "
+                "JOIN sessions_message m ON m.id = f.rowid ORDER BY f.score",
+                (match, limit, offset),
+            )
+        else:
+            rows = self.db.execute(
+                f"SELECT {columns}, bm25(sessions_message_fts) AS score, {snippet} "
+                "FROM sessions_message_fts JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
+                f"JOIN sessions_session s ON s.id = m.session_id WHERE sessions_message_fts MATCH ? AND {where} "
+                "ORDER BY score LIMIT ? OFFSET ?",
+                (match, *args, limit, offset),
+            )
+        return [(MessageRow(*r[:8], bool(r[8])), r[9], r[10]) for r in rows]
+
+    def message_id_span(self) -> int:
+        """The highest message id: about the number of messages, read without counting them."""
+        return self.db.execute("SELECT coalesce(max(id), 0) FROM sessions_message").get
+
+    def term_doc_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many messages hold each indexed term (a term as the tokenizer stored it)."""
+        found = {}
+        for term in terms:
+            count = self.db.execute("SELECT doc FROM sessions_message_vocab WHERE term = ?", (term,)).get
+            if count is not None:
+                found[term] = count
+        return found
+
+    def message_at(self, session_id: str, line: int) -> MessageRow | None:
+        r = self.db.execute(
+            "SELECT session_id, line, ts, role, kind, text, tool_name, call_id, is_error FROM sessions_message "
+            "WHERE session_id = ? AND line = ? ORDER BY id LIMIT 1",
+            (session_id, line),
+        ).fetchone()
+        return MessageRow(*r[:8], bool(r[8])) if r else None
+
+    def result_of(self, session_id: str, call_id: str) -> MessageRow | None:
+        """The tool result answering `call_id`, when it was indexed."""
+        r = self.db.execute(
+            "SELECT session_id, line, ts, role, kind, text, tool_name, call_id, is_error FROM sessions_message "
+            "WHERE session_id = ? AND call_id = ? AND kind = 'tool_result' ORDER BY line LIMIT 1",
+            (session_id, call_id),
+        ).fetchone()
+        return MessageRow(*r[:8], bool(r[8])) if r else None
+
+    # ------------------------------------------------------------ upkeep
+
+    def fts_integrity_ok(self) -> bool:
+        try:
+            self.db.execute(
+                "INSERT INTO sessions_message_fts(sessions_message_fts, rank) VALUES ('integrity-check', 1)"
+            )
+        except Exception:  # apsw raises CorruptError-like errors for a damaged index; the answer is "not ok"
+            return False
+        return True
+
+    def rebuild_fts(self) -> None:
+        self.db.execute("INSERT INTO sessions_message_fts(sessions_message_fts) VALUES ('rebuild')")
+
+    def orphans(self) -> dict[str, int]:
+        one = self.db.execute
+        return {
+            "messages_without_session": one(
+                "SELECT count(*) FROM sessions_message WHERE session_id NOT IN (SELECT id FROM sessions_session)"
+            ).get,
+            "files_without_session": one(
+                "SELECT count(*) FROM sessions_file WHERE session_id NOT IN (SELECT id FROM sessions_session)"
+            ).get,
+        }
+
+    def delete_orphans(self) -> None:
+        self.db.execute("DELETE FROM sessions_message WHERE session_id NOT IN (SELECT id FROM sessions_session)")
+        self.db.execute("DELETE FROM sessions_file WHERE session_id NOT IN (SELECT id FROM sessions_session)")
+
+    def prune_raw_events(self) -> int:
+        n = self.db.execute("SELECT count(*) FROM sessions_raw_event").get
+        self.db.execute("DELETE FROM sessions_raw_event")
+        return n
+
+    def vacuum(self) -> None:
+        self.db.execute("VACUUM")
+
+    # ------------------------------------------------------------ vectors
+
+    def space(self, provider: str, model: str, dim: int, now: str) -> int:
+        self.db.execute(
+            "INSERT OR IGNORE INTO sessions_space(provider, model, dim, created_at) VALUES (?,?,?,?)",
+            (provider, model, dim, now),
+        )
+        return self.db.execute(
+            "SELECT id FROM sessions_space WHERE provider = ? AND model = ? AND dim = ?", (provider, model, dim)
+        ).get
+
+    def find_space(self, provider: str, model: str, dim: int | None = None) -> tuple[int, int] | None:
+        """The most recently checked space for a provider and model (and size, when given): (id, dim)."""
+        row = self.db.execute(
+            "SELECT id, dim FROM sessions_space WHERE provider = ? AND model = ? AND (? IS NULL OR dim = ?) "
+            "ORDER BY coalesce(checked_at, created_at) DESC, id DESC LIMIT 1",
+            (provider, model, dim, dim),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def mark_space_checked(self, space_id: int, now: str) -> None:
+        self.db.execute("UPDATE sessions_space SET checked_at = ? WHERE id = ?", (now, space_id))
+
+    def spaces(self) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT sp.id, sp.provider, sp.model, sp.dim, sp.checked_at, "
+            "(SELECT count(*) FROM sessions_vector v WHERE v.space_id = sp.id) FROM sessions_space sp ORDER BY sp.id"
+        )
+        keys = ("id", "provider", "model", "dim", "checked_at", "vectors")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def embed_candidates(self, space_id: int, limit: int) -> list[tuple[str, dict[str, Any], dict[str, Any], str]]:
+        """(session id, capsule, metadata, stored text hash or '') of the most recent sessions."""
+        rows = self.db.execute(
+            "SELECT s.id, s.capsule, s.title, s.repo, s.cwd, s.git_branch, coalesce(v.text_hash, '') "
+            "FROM sessions_session s LEFT JOIN sessions_vector v ON v.session_id = s.id AND v.space_id = ? "
+            "WHERE s.forgotten = 0 ORDER BY s.updated_at DESC LIMIT ?",
+            (space_id, limit),
+        )
+        return [
+            (r[0], json.loads(r[1] or "{}"), {"title": r[2], "repo": r[3], "cwd": r[4], "git_branch": r[5]}, r[6])
+            for r in rows
+        ]
+
+    def put_vector(self, space_id: int, session_id: str, text_hash: str, blob: bytes) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO sessions_vector(space_id, session_id, text_hash, embedding) VALUES (?,?,?,?)",
+            (space_id, session_id, text_hash, blob),
+        )
+
+    def nearest(self, space_id: int, query: bytes, filters: Filters, limit: int) -> list[tuple[str, float]]:
+        where, args = _where(filters)
+        rows = self.db.execute(
+            "SELECT v.session_id, vec_distance_cosine(v.embedding, ?) AS d FROM sessions_vector v "
+            f"JOIN sessions_session s ON s.id = v.session_id WHERE v.space_id = ? AND {where} ORDER BY d LIMIT ?",
+            (query, space_id, *args, limit),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+
+def _session(row: Sequence[Any]) -> SessionRow:
+    values = list(row)
+    values[18] = json.loads(values[18] or "{}")
+    values[19] = bool(values[19])
+    return SessionRow(*values)
+
+
+def _where(f: Filters) -> tuple[str, list[Any]]:
+    clauses, args = ["s.forgotten = 0"], []
+    if f.repo:
+        clauses.append("(s.repo = ? OR s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\')")
+        args += [f.repo, f.repo, _like_prefix(f.repo.rstrip("/") + "/")]
+    if f.cwd:
+        clauses.append("s.cwd = ?")
+        args.append(f.cwd)
+    if f.source:
+        clauses.append("s.source = ?")
+        args.append(f.source)
+    if f.file:
+        clauses.append("s.capsule LIKE ? ESCAPE '\\'")
+        args.append("%" + _like_escape(f.file) + "%")
+    if f.since:
+        clauses.append("s.updated_at >= ?")
+        args.append(f.since)
+    if f.before:
+        clauses.append("s.created_at < ?")
+        args.append(f.before)
+    if f.completion:
+        clauses.append("s.completion = ?")
+        args.append(f.completion)
+    if f.updated_before:
+        clauses.append("s.updated_at < ?")
+        args.append(f.updated_before)
+    if f.finished_after:
+        clauses.append("s.finished_at >= ?")
+        args.append(f.finished_after)
+    if f.top_level:
+        clauses.append("s.parent_id IS NULL")
+    return " AND ".join(clauses), args
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _like_prefix(text: str) -> str:
+    return _like_escape(text) + "%"

@@ -1,0 +1,382 @@
+"""Index new and changed transcripts into the sessions tables, incrementally and safely.
+
+An unchanged file costs one `stat`. A file that only grew (same inode, same bytes up to the stored
+offset) is read from that offset with the parse state the last sync stored; anything else is
+reparsed from the start. A last line without its newline may still be being written: it is left
+for the next sync. Each file is written in one transaction, so an interrupted sync leaves every
+session either as it was or fully updated; a process-wide lock keeps two syncs from interleaving.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kernel import paths
+from kernel.errors import PalliumError
+from kernel.secrets import redact
+from services.sessions import capsule as capsules
+from services.sessions import parse_claude, parse_codex, transcript
+from services.sessions.store import FileRow, MessageRow, SessionsStore
+
+__all__ = ["MAX_LINE_BYTES", "SyncReport", "default_homes", "lock_path", "sync"]
+
+MAX_LINE_BYTES = 16 * 1024 * 1024  # a record longer than this is skipped and counted, never parsed
+_HEAD_BYTES = 4096
+_TAIL_BYTES = 256
+_RAW_EVENT_CHARS = 20_000
+_GROUP_FILES = 100
+_GROUP_BYTES = 16 * 1024 * 1024
+_PARSERS = {"claude": parse_claude, "codex": parse_codex}
+
+
+@dataclass
+class SyncReport:
+    homes: list[dict[str, Any]] = field(default_factory=list)
+    files_seen: int = 0
+    files_unchanged: int = 0
+    files_new: int = 0
+    files_appended: int = 0
+    files_reparsed: int = 0
+    files_skipped_forgotten: int = 0
+    files_unreadable: list[dict[str, str]] = field(default_factory=list)
+    sessions_updated: list[str] = field(default_factory=list)
+    sessions_marked_missing: list[str] = field(default_factory=list)
+    messages_added: int = 0
+    bytes_read: int = 0
+    malformed_lines: int = 0
+    oversized_lines: int = 0
+    partial_lines_left: int = 0
+    redactions: int = 0
+
+
+def lock_path() -> Path:
+    """The lock two syncs (from any process) share."""
+    return paths.pallium_home() / "locks" / "sessions-sync.lock"
+
+
+def default_homes(claude_home: str | None, codex_home: str | None) -> dict[str, Path]:
+    """The transcript homes: explicit arguments, then the tools' own variables, then ~/.claude and ~/.codex."""
+    claude = claude_home or os.environ.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
+    codex = codex_home or os.environ.get("CODEX_HOME") or str(Path.home() / ".codex")
+    return {"claude": Path(claude).expanduser(), "codex": Path(codex).expanduser()}
+
+
+def sync(
+    store: SessionsStore,
+    homes: dict[str, Path],
+    *,
+    now: str,
+    raw_events: bool = False,
+    on_progress: Callable[[int, int, str], None] | None = None,
+) -> SyncReport:
+    """Index every transcript under `homes` ({source: home}) that is new or changed since the last sync.
+
+    Parsing (Python, holding the GIL) of one file overlaps with writing the previous one (SQLite,
+    which releases it), so the two cores share the work; writes stay in file order.
+    """
+    report = SyncReport()
+    found: list[tuple[str, Path]] = []
+    for source, home in homes.items():
+        exists = home.is_dir()
+        files = _PARSERS[source].discover(home) if exists else []
+        report.homes.append({"source": source, "path": str(home), "exists": exists, "files": len(files)})
+        found += [(source, f) for f in files]
+    report.files_seen = len(found)
+    forgotten = store.forgotten_ids()
+    known = {source: store.files(source) for source in homes}
+    repos: dict[str, str | None] = {}
+    group = _Group(store)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessions-parse") as pool, group:
+        pending: Future[_Parsed] | None = None
+        for done, (source, path) in enumerate(found, 1):
+            job = _plan(store, source, path, known[source].get(str(path)), forgotten, report)
+            if job is not None:
+                future = pool.submit(_parse, job, raw_events)
+                if pending is not None:
+                    group.write(pending.result(), repos, now, report)
+                pending = future
+            if on_progress is not None:
+                on_progress(done, len(found), path.name)
+        if pending is not None:
+            group.write(pending.result(), repos, now, report)
+    for source, home in homes.items():
+        present = {str(p) for s, p in found if s == source}
+        prefix = str(home).rstrip("/") + "/"
+        gone = [p for p, row in known[source].items() if p.startswith(prefix) and p not in present and not row.missing]
+        if gone:
+            with store.db.transaction():
+                report.sessions_marked_missing += store.mark_files_missing(gone)
+    return report
+
+
+class _Group:
+    """Commit written files in groups: each file in its own savepoint (so a failure rolls back that file
+    alone), the group in one transaction, because each commit flushes a new FTS5 segment and a commit
+    per small file cost more than the file's parse. A group is kept short (files and bytes) so that
+    other writers wait at most about a second."""
+
+    def __init__(self, store: SessionsStore) -> None:
+        self.store = store
+        self.stack = contextlib.ExitStack()
+        self.files = 0
+        self.bytes = 0
+
+    def write(self, parsed: _Parsed, repos: dict[str, str | None], now: str, report: SyncReport) -> None:
+        if self.files == 0:
+            self.stack.enter_context(self.store.db.transaction())
+        _write(self.store, parsed, repos, now, report)
+        self.files += 1
+        self.bytes += parsed.bytes_read
+        if self.files >= _GROUP_FILES or self.bytes >= _GROUP_BYTES:
+            self.close()
+
+    def close(self) -> None:
+        self.stack.close()
+        self.files = self.bytes = 0
+
+    def __enter__(self) -> _Group:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stack.__exit__(*exc)
+
+
+@dataclass
+class _Job:
+    """A file to read: where from, and the parse state to continue with."""
+
+    source: str
+    path: Path
+    session_id: str
+    identity: dict[str, Any]
+    state: dict[str, Any] | None  # None: parse from the start
+    resume_from: FileRow | None
+    kind: str  # new, appended, reparsed
+
+
+@dataclass
+class _Parsed:
+    job: _Job
+    state: dict[str, Any] = field(default_factory=dict)
+    rows: list[MessageRow] = field(default_factory=list)
+    raws: list[tuple[int, str]] = field(default_factory=list)
+    file: FileRow | None = None
+    error: str | None = None
+    bytes_read: int = 0
+    malformed: int = 0
+    oversized: int = 0
+    partial: int = 0
+    redactions: int = 0
+
+
+def _plan(
+    store: SessionsStore,
+    source: str,
+    path: Path,
+    previous: FileRow | None,
+    forgotten: set[str],
+    report: SyncReport,
+) -> _Job | None:
+    """Decide with one stat whether a file needs reading, and from where."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        report.files_unreadable.append({"path": str(path), "reason": exc.strerror or type(exc).__name__})
+        return None
+    unchanged = previous is not None and (previous.size, previous.mtime_ns, previous.inode) == (
+        st.st_size,
+        st.st_mtime_ns,
+        st.st_ino,
+    )
+    if unchanged and not previous.missing:
+        report.files_unchanged += 1
+        return None
+    identity = _PARSERS[source].identify(path)
+    session_id = previous.session_id if previous is not None else identity["id"]
+    if session_id in forgotten:
+        report.files_skipped_forgotten += 1
+        return None
+    state = store.session_state(session_id) if previous is not None else None
+    if previous is None:
+        return _Job(source, path, session_id, identity, None, None, "new")
+    return _Job(source, path, session_id, identity, state, previous, "grown?")
+
+
+def _parse(job: _Job, raw_events: bool) -> _Parsed:
+    """Read and parse the new part of one file (runs in the parse thread: no database access)."""
+    out = _Parsed(job)
+    try:
+        with job.path.open("rb") as handle:
+            st = os.fstat(handle.fileno())
+            resume = job.resume_from
+            if resume is not None and not (job.state and "session" in job.state and _only_grew(handle, resume, st)):
+                resume = None
+            if job.kind == "grown?":
+                job.kind = "appended" if resume is not None else "reparsed"
+            offset, lines = _read(handle, job, resume, raw_events, out)
+            out.file = FileRow(
+                path=str(job.path),
+                session_id=job.session_id,
+                source=job.source,
+                size=st.st_size,
+                mtime_ns=st.st_mtime_ns,
+                inode=st.st_ino,
+                offset=offset,
+                lines=lines,
+                head_hash=_fingerprint(handle, offset),
+                malformed=out.malformed,
+                missing=False,
+            )
+    except OSError as exc:  # vanished or unreadable mid-read: nothing of this file is written
+        out.error = exc.strerror or type(exc).__name__
+    return out
+
+
+def _read(handle: Any, job: _Job, resume: FileRow | None, raw_events: bool, out: _Parsed) -> tuple[int, int]:
+    """Parse complete lines from the resume point; return the offset and line count reached."""
+    parser = _PARSERS[job.source]
+    if resume is None:
+        state = transcript.new_state({k: v for k, v in job.identity.items() if k != "id"})
+        job.resume_from = None
+    else:
+        state = job.state or {}
+    offset = resume.offset if resume else 0
+    line_no = resume.lines if resume else 0
+    out.malformed = resume.malformed if resume else 0
+    redactions_before = state["redactions"]
+    handle.seek(offset)
+    while True:
+        raw = handle.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            break
+        if not raw.endswith(b"\n"):
+            if len(raw) <= MAX_LINE_BYTES:
+                out.partial += 1  # still being written: the next sync reads it whole
+                break
+            while raw and not raw.endswith(b"\n"):  # skip the rest of an oversized record
+                offset += len(raw)
+                raw = handle.readline(MAX_LINE_BYTES)
+            offset += len(raw)
+            line_no += 1
+            out.oversized += 1
+            continue
+        offset += len(raw)
+        line_no += 1
+        out.bytes_read += len(raw)
+        try:
+            record = json.loads(raw.decode("utf-8", errors="replace"))
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            if raw.strip():
+                out.malformed += 1
+            continue
+        for m in parser.feed(state, line_no, record):
+            out.rows.append(
+                MessageRow(job.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error)
+            )
+        if raw_events:
+            text, _ = redact(raw.decode("utf-8", errors="replace").rstrip("\n"))
+            out.raws.append((line_no, text[:_RAW_EVENT_CHARS]))
+    state["messages"] += len(out.rows)
+    out.redactions = state["redactions"] - redactions_before
+    out.state = state
+    return offset, line_no
+
+
+def _write(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], now: str, report: SyncReport) -> None:
+    """Store one parsed file in one transaction: its messages, its session and its file row, or nothing."""
+    job = parsed.job
+    if parsed.error is not None or parsed.file is None:
+        report.files_unreadable.append({"path": str(job.path), "reason": parsed.error or "unreadable"})
+        return
+    with store.db.transaction():
+        if job.resume_from is None:
+            store.clear_messages(job.session_id)
+        store.add_messages(parsed.rows)
+        if parsed.raws:
+            store.add_raw_events(job.session_id, parsed.raws)
+        _save_session(store, job.source, job.session_id, parsed.state, repos, now)
+        store.put_file(parsed.file, now)
+    report.bytes_read += parsed.bytes_read
+    report.malformed_lines += parsed.malformed - (job.resume_from.malformed if job.resume_from else 0)
+    report.oversized_lines += parsed.oversized
+    report.partial_lines_left += parsed.partial
+    report.redactions += parsed.redactions
+    report.messages_added += len(parsed.rows)
+    setattr(report, f"files_{job.kind}", getattr(report, f"files_{job.kind}") + 1)
+    report.sessions_updated.append(job.session_id)
+
+
+def _save_session(
+    store: SessionsStore, source: str, session_id: str, state: dict[str, Any], repos: dict[str, str | None], now: str
+) -> None:
+    session = state["session"]
+    usage = _PARSERS[source].usage_totals(state)
+    status, _, finished_at = capsules.completion(state)
+    cwd = session.get("cwd")
+    if cwd not in repos:
+        repos[cwd] = _repo_of(cwd)
+    capsule = capsules.build(state, usage)
+    store.put_session(
+        {
+            "id": session_id,
+            "source": source,
+            "native_id": session.get("native_id") or session_id,
+            "agent_id": session.get("agent_id"),
+            "parent_id": session.get("parent_id"),
+            "parent_tool_use_id": session.get("parent_tool_use_id"),
+            "agent_type": session.get("agent_type"),
+            "cwd": cwd,
+            "repo": repos[cwd],
+            "git_branch": session.get("git_branch"),
+            "title": session.get("title"),
+            "model": session.get("model"),
+            "cli_version": session.get("cli_version"),
+            "created_at": session.get("created_at"),
+            "updated_at": session.get("updated_at"),
+            "finished_at": finished_at,
+            "message_count": state["messages"],
+            "completion": status,
+            "source_missing": 0,
+            "indexed_at": now,
+        },
+        state,
+        capsule,
+    )
+
+
+def _only_grew(handle: Any, previous: FileRow, st: os.stat_result) -> bool:
+    """True when the file still starts with the bytes the last sync read (so only new bytes follow)."""
+    if st.st_ino != previous.inode or st.st_size < previous.offset:
+        return False
+    return _fingerprint(handle, previous.offset) == previous.head_hash
+
+
+def _fingerprint(handle: Any, offset: int) -> str:
+    """A hash of the first 4 KB and the 256 bytes before `offset`: cheap, and changes when a file is rewritten."""
+    handle.seek(0)
+    head = handle.read(min(offset, _HEAD_BYTES))
+    start = max(0, offset - _TAIL_BYTES)
+    handle.seek(start)
+    tail = handle.read(offset - start)
+    handle.seek(offset)
+    return hashlib.sha1(head + b"\0" + tail, usedforsecurity=False).hexdigest()
+
+
+def _repo_of(cwd: str | None) -> str | None:
+    """The git root holding `cwd` when it still exists on this machine, else `cwd` itself."""
+    if not cwd:
+        return None
+    try:
+        return str(paths.find_repo_root(cwd))
+    except PalliumError:
+        return cwd

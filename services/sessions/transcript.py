@@ -1,0 +1,134 @@
+"""What both transcript parsers share: the resumable parse state, text trimming and redaction.
+
+A parser turns one decoded JSONL record into message rows and updates a plain-dict `state` that is
+stored with the session, so a transcript that grew is parsed from its last offset with the state
+the previous sync left. Everything text-like passes through `clean` (redaction, then a length cap)
+before it reaches a row, the state, or the capsule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kernel.secrets import redact
+
+__all__ = ["MAX_TEXT", "MAX_TOOL_TEXT", "Parsed", "add_error", "clean", "close_call", "new_state", "note_file"]
+
+MAX_TEXT = 20_000  # characters of a prompt or an assistant message kept for search
+MAX_TOOL_TEXT = 4_000  # characters of a tool result kept: its head and tail, with a marker between
+_KEEP_FILES = 20
+_KEEP_COMMANDS = 10
+_KEEP_ERRORS = 5
+_KEEP_PROMPTS = 3
+_CUT = "\n[… {n} characters cut …]\n"
+
+
+class Parsed:
+    """One message produced from one transcript line (the session id is added by the caller)."""
+
+    __slots__ = ("call_id", "is_error", "kind", "line", "role", "text", "tool_name", "ts")
+
+    def __init__(
+        self,
+        line: int,
+        ts: str | None,
+        role: str,
+        kind: str,
+        text: str,
+        tool_name: str | None = None,
+        call_id: str | None = None,
+        is_error: bool = False,
+    ) -> None:
+        self.line, self.ts, self.role, self.kind, self.text = line, ts, role, kind, text
+        self.tool_name, self.call_id, self.is_error = tool_name, call_id, is_error
+
+
+def new_state(session: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "session": session,
+        "prompts": [],  # the first few [line, text] the user typed
+        "last_prompt": None,
+        "last_assistant": None,
+        "compaction": None,
+        "files": [],
+        "commands": [],
+        "errors": [],
+        "open_calls": {},  # call id -> [line, tool name, one-line summary]
+        "end": {"state": "unknown", "line": None, "ts": None},
+        "usage": {},
+        "api_calls": 0,
+        "messages": 0,
+        "redactions": 0,
+    }
+
+
+def clean(state: dict[str, Any], text: str, cap: int = MAX_TEXT) -> str:
+    """Redact likely secrets, then cut to `cap` characters keeping the head and the tail."""
+    if not text:
+        return ""
+    text, found = redact(text)
+    if found:
+        state["redactions"] += found
+    if len(text) > cap:
+        half = cap // 2
+        text = text[:half] + _CUT.format(n=len(text) - 2 * half) + text[-half:]
+    return text
+
+
+def note_prompt(state: dict[str, Any], line: int, text: str) -> None:
+    short = text[:500]
+    if len(state["prompts"]) < _KEEP_PROMPTS:
+        state["prompts"].append([line, short])
+    state["last_prompt"] = [line, short]
+
+
+def note_file(state: dict[str, Any], path: str) -> None:
+    files = state["files"]
+    if path in files:
+        files.remove(path)
+    files.append(path)
+    del files[:-_KEEP_FILES]
+
+
+def note_command(state: dict[str, Any], line: int, command: str) -> None:
+    state["commands"].append([line, command[:200]])
+    del state["commands"][:-_KEEP_COMMANDS]
+
+
+def add_error(state: dict[str, Any], line: int, text: str) -> None:
+    first = next((ln for ln in text.splitlines() if ln.strip()), text)[:200]
+    state["errors"].append([line, first])
+    del state["errors"][:-_KEEP_ERRORS]
+
+
+def open_call(state: dict[str, Any], call_id: str, line: int, name: str, summary: str) -> None:
+    state["open_calls"][call_id] = [line, name, summary[:300]]
+
+
+def close_call(state: dict[str, Any], call_id: str | None) -> str | None:
+    """Mark a call answered; return its tool name when it was known."""
+    if not call_id:
+        return None
+    entry = state["open_calls"].pop(call_id, None)
+    return entry[1] if entry else None
+
+
+def touch(state: dict[str, Any], ts: str | None, cwd: str | None = None, branch: str | None = None) -> None:
+    session = state["session"]
+    if ts:
+        if not session.get("created_at") or ts < session["created_at"]:
+            session["created_at"] = ts
+        if not session.get("updated_at") or ts > session["updated_at"]:
+            session["updated_at"] = ts
+    if cwd:
+        session["cwd"] = cwd
+    if branch:
+        session["git_branch"] = branch
+
+
+def set_end(state: dict[str, Any], end_state: str, line: int, ts: str | None) -> None:
+    state["end"] = {"state": end_state, "line": line, "ts": ts}
+
+
+def tool_text(state: dict[str, Any], text: str) -> str:
+    return clean(state, text, MAX_TOOL_TEXT)

@@ -1,0 +1,155 @@
+"""Recall, search, show and read over the fixture sessions: the answers the fixtures' README expects."""
+
+import json
+
+import pytest
+
+from kernel.errors import PalliumError
+from tests.services.sessions.conftest import EXPECTED
+
+pytestmark = pytest.mark.anyio
+
+X2, B = EXPECTED["sessions"][4]["session_id"], EXPECTED["sessions"][2]["session_id"]
+
+
+def _key(expect: dict) -> str:
+    return expect["session_id"] + (f":{expect['agent_id']}" if expect.get("agent_id") else "")
+
+
+@pytest.mark.parametrize("case", EXPECTED["recall"], ids=lambda c: c["query"])
+async def test_recall_cites_the_lines_the_fixture_names(call, case):
+    await call.sync()
+    out = await call("recall", query=case["query"])
+    cited = {(r.id, c.line) for r in out.results for c in r.citations}
+    wanted = {(_key(e), e["line"]) for e in case["expect"]}
+    assert {_key(e) for e in case["expect"]} <= {r.id for r in out.results}
+    assert (_key(case["expect"][0]), case["expect"][0]["line"]) in cited
+    assert len(wanted & cited) >= max(1, (2 * len(wanted)) // 3), wanted - cited
+    assert len(out.model_dump_json().encode()) <= 8 * 1024
+
+
+async def test_where_work_stopped_puts_the_latest_open_call_first(call):
+    await call.sync()
+    out = await call("recall", query="where did the checkout migration stop?")
+    assert [r.id for r in out.results[:2]] == [X2, B]
+    first = out.results[0]
+    assert first.completion == "not_finished"
+    assert first.citations[0].line == 46 and first.citations[0].why == "open_call"
+    assert "turn aborted" in first.evidence
+    assert out.results[1].citations[0].line == 21
+
+
+async def test_recall_without_embeddings_says_it_is_lexical_and_why(call):
+    await call.sync()
+    out = await call("recall", query="backfill")
+    assert out.semantic.used is False
+    assert "no embedding provider" in out.semantic.reason
+    assert out.freshness.sessions == 6 and out.freshness.last_sync_at == "2026-11-21T15:30:00Z"
+
+
+async def test_recall_filters_by_source_time_file_and_repo(call):
+    await call.sync()
+    codex = await call("recall", query="backfill", source="codex")
+    assert {r.source for r in codex.results} == {"codex"}
+    recent = await call("recall", query="payments", since="2026-11-20")
+    assert {r.id for r in recent.results} == {X2, EXPECTED["sessions"][3]["session_id"]}
+    older = await call("recall", query="payments", before="2026-11-18")
+    assert {r.id for r in older.results} == {EXPECTED["sessions"][0]["session_id"]}
+    by_file = await call("recall", query="payments", file="gateway.py")
+    assert [r.id for r in by_file.results] == [EXPECTED["sessions"][0]["session_id"]]
+    elsewhere = await call("recall", query="payments", repo="/home/dev/other")
+    assert elsewhere.results == []
+    here = await call("recall", query="payments", repo="/home/dev/shop", limit=10, full=True)
+    assert len(here.results) == 6
+
+
+async def test_a_bad_time_filter_names_the_field(call):
+    with pytest.raises(PalliumError) as bad:
+        await call("recall", query="x", since="last tuesday")
+    assert bad.value.code == "invalid_input" and bad.value.details["field"] == "since"
+
+
+async def test_search_pages_with_a_cursor_and_never_repeats_a_hit(call):
+    await call.sync()
+    first = await call("search", query="backfill", limit=5)
+    assert first.truncated and first.next_cursor == "5"
+    second = await call("search", query="backfill", limit=5, cursor=first.next_cursor)
+    one = {(h.session_id, h.line, h.kind) for h in first.hits}
+    two = {(h.session_id, h.line, h.kind) for h in second.hits}
+    assert len(one) == 5 and not one & two
+    assert all("backfill" in h.snippet.lower() for h in first.hits)
+
+
+async def test_search_hybrid_without_a_provider_is_lexical_with_the_reason(call):
+    await call.sync()
+    out = await call("search", query="NotNullViolation", hybrid=True)
+    assert [(h.session_id, h.line) for h in out.hits] == [(X2, 20)]
+    assert out.semantic.used is False and out.semantic.reason
+
+
+async def test_show_accepts_a_unique_prefix_and_prefers_the_parent_over_its_subagents(call):
+    await call.sync()
+    parent = EXPECTED["sessions"][1]["session_id"]
+    shown = await call("show", id=parent[:6])
+    assert shown.id == parent and len(shown.subagents) == 1
+    with pytest.raises(PalliumError) as missing:
+        await call("show", id="ffff")
+    assert missing.value.code == "not_found"
+
+
+async def test_an_ambiguous_prefix_is_refused_with_the_matches(call):
+    await call.sync()
+    with pytest.raises(PalliumError) as ambiguous:
+        await call("show", id="01a1f")
+    assert ambiguous.value.code == "invalid_input"
+    assert set(ambiguous.value.details["matches"]) == {X2, EXPECTED["sessions"][3]["session_id"]}
+
+
+async def test_read_renders_lines_compactly_and_pages_on(call):
+    await call.sync()
+    page = await call("read", id=B, from_line=14, limit=3)
+    assert [(m.line, m.kind) for m in page.messages] == [(14, "tool_call"), (16, "tool_result"), (17, "queued_prompt")]
+    assert page.messages[0].tool == "Bash" and "--start-id 1" in page.messages[0].text
+    assert page.next_from_line == 18
+    a = EXPECTED["sessions"][0]["session_id"]
+    long = await call("read", id=a, from_line=13, limit=1)
+    assert long.messages[0].text.endswith("pass --full]")
+    full = await call("read", id=a, from_line=13, limit=1, full=True)
+    assert len(full.messages[0].text) > len(long.messages[0].text)
+
+
+async def test_recall_full_returns_whole_capsules(call):
+    await call.sync()
+    out = await call("recall", query="backfill", full=True, limit=1)
+    assert "usage" in out.results[0].capsule
+    assert json.loads(out.model_dump_json())["truncated"] is False
+
+
+def test_recall_tries_messages_with_two_of_the_words_before_any_of_them():
+    from services.sessions.recall import fts_queries
+
+    assert fts_queries("where did the backfill stop?") == [
+        '("backfill" AND "stop")',
+        '"backfill" OR "stop"',
+    ]
+    assert fts_queries("backfill") == ['"backfill"']
+    assert fts_queries("the a of")[-1] == '"the" OR "a" OR "of"'  # only common words: search them anyway
+    assert fts_queries("?!") == []
+
+
+def test_on_a_large_index_words_in_most_messages_are_left_out_of_the_query():
+    from kernel.store import open_global
+    from services.sessions.recall import _common_words, fts_queries
+    from services.sessions.store import SCHEMA, MessageRow, SessionsStore
+
+    with open_global([SCHEMA]) as db:
+        store = SessionsStore(db)
+        rows = [
+            MessageRow("s1", i, None, "tool", "tool_result", "test run " + ("zebra" if i % 50 == 0 else "ok"))
+            for i in range(1, 20_002)
+        ]
+        with db.transaction():
+            store.add_messages(rows)
+        assert _common_words(store, "zebra test") == frozenset({"test"})
+        assert fts_queries("zebra test", frozenset({"test"})) == ['"zebra"']
+        assert fts_queries("test", frozenset({"test"})) == ['"test"']  # nothing else left: keep it

@@ -1,0 +1,73 @@
+"""doctor, forget and prune: previews by default, admin to act, and nothing comes back on the next sync."""
+
+import pytest
+
+from kernel.errors import PalliumError
+from kernel.store import open_global
+from services.sessions.store import SCHEMA
+from tests.services.sessions.conftest import EXPECTED
+
+pytestmark = pytest.mark.anyio
+
+A, C, B = (EXPECTED["sessions"][i]["session_id"] for i in range(3))
+
+
+async def test_forget_previews_then_needs_admin_then_deletes_for_good(call, homes):
+    await call.sync()
+    preview = await call("forget", id=C[:8])
+    assert preview.confirmed is False and len(preview.sessions) == 2 and preview.messages > 0
+    assert (await call("show", id=C)).id == C
+    with pytest.raises(PalliumError) as refused:
+        await call("forget", ceiling="edit", id=C, confirm=True)
+    assert refused.value.code == "authority_exceeded" and refused.value.details["needed"] == "admin"
+    done = await call("forget", id=C, confirm=True)
+    assert done.confirmed and done.sessions == preview.sessions
+    with pytest.raises(PalliumError) as gone:
+        await call("show", id=C)
+    assert gone.value.code == "not_found"
+    path = homes["claude"] / EXPECTED["sessions"][1]["path"].split("/", 1)[1]
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"type":"user","message":{"role":"user","content":"more about migration 0042"}}\n')
+    again = await call.sync()
+    assert again.files_skipped_forgotten == 1
+    hits = (await call("search", query="0042", limit=200)).hits
+    assert C not in {h.session_id.split(":")[0] for h in hits}
+
+
+async def test_prune_removes_sessions_last_active_before_the_cutoff(call):
+    await call.sync()
+    preview = await call("prune", older_than="3d")  # now is 2026-11-21T15:30Z
+    assert preview.cutoff == "2026-11-18T15:30:00Z"
+    assert {s.id for s in preview.sessions} == {A, C, f"{C}:{EXPECTED['sessions'][1]['subagents'][0]['agent_id']}"}
+    assert preview.confirmed is False
+    assert (await call("find")).sessions[-1].id == A
+    done = await call("prune", older_than="3d", confirm=True)
+    assert done.count == 3
+    left = {s.id for s in (await call("find")).sessions}
+    assert left == {B, EXPECTED["sessions"][3]["session_id"], EXPECTED["sessions"][4]["session_id"]}
+
+
+async def test_prune_refuses_an_age_it_cannot_read(call):
+    with pytest.raises(PalliumError) as bad:
+        await call("prune", older_than="half a year")
+    assert bad.value.code == "invalid_input" and bad.value.details["field"] == "older_than"
+
+
+async def test_doctor_finds_orphans_and_repairs_them_only_when_confirmed(call):
+    await call.sync(raw_events=True)
+    healthy = await call("doctor")
+    assert healthy.healthy and healthy.counts["sessions"] == 6 and healthy.database_bytes > 0
+    with open_global([SCHEMA]) as db:
+        db.execute("DELETE FROM sessions_session WHERE id = ?", (A,))  # damage: messages left without a session
+    sick = await call("doctor", repair=True, prune_raw_events=True, vacuum=True)
+    assert not sick.healthy and any("messages without session" in p for p in sick.problems)
+    assert sick.done == [] and "vacuum the database" in sick.planned
+    fixed = await call("doctor", repair=True, prune_raw_events=True, vacuum=True, confirm=True)
+    assert fixed.healthy and fixed.counts["raw_events"] == 0
+    assert fixed.done == [
+        "rebuilt the full-text index",
+        "deleted orphaned rows",
+        f"deleted {healthy.counts['raw_events']} raw events",
+        "vacuumed the database",
+    ]
+    assert (await call("doctor")).healthy
