@@ -20,6 +20,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "pallium_mcp.system",
     "services.repo.tools",
     "services.workflows.tools",
+    "services.loops.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.
