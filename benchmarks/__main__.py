@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"startup": "benchmarks.startup", "dispatch": "benchmarks.dispatch"}
+BENCHMARKS = {"startup": "benchmarks.startup", "dispatch": "benchmarks.dispatch", "loops": "benchmarks.loops"}
 
 
 def main(argv: list[str]) -> int:

@@ -142,10 +142,10 @@ def _render_tick(out: TickOutput) -> str:
     if out.reason:
         lines.append(f"  why: {out.reason}")
     if out.ran:
-        cost = f"${out.cost_usd:.4f}" + (
-            f" + {out.unknown_cost_calls} call(s) of unknown cost" if out.unknown_cost_calls else ""
+        lines.append(
+            f"  run {out.run_id}, signature {short(out.signature)} (x{out.stagnation_count}), "
+            f"cost {_cost(out.cost_usd or 0.0, out.unknown_cost_calls)}"
         )
-        lines.append(f"  run {out.run_id}, signature {short(out.signature)} (x{out.stagnation_count}), cost {cost}")
     lines += [f"  warning: {w}" for w in out.warnings]
     return "\n".join(lines)
 
@@ -154,12 +154,23 @@ def _render_status(out: StatusOutput) -> str:
     lines = [out.verdict, f"  budget: {out.budget}"]
     lines += [f"  warning: {w}" for w in out.warnings]
     for c in out.cycles:
-        cost = f"${c.cost_usd:.4f}" + ("+?" if c.unknown_cost_calls else "")
+        cost = _cost(c.cost_usd, c.unknown_cost_calls, short_form=True)
         lines.append(
             f"  #{c.cycle:<4} {c.state:<15} sig {short(c.signature):<24} {cost:<10} {c.run_id or '-'}"
             + (f"  ({c.reason})" if c.reason else "")
         )
     return "\n".join(lines)
+
+
+def _cost(known: float, unknown_calls: int, *, short_form: bool = False) -> str:
+    """Known spend, and unknown cost said as unknown: never $0 for calls that reported nothing."""
+    if not unknown_calls:
+        return f"${known:.4f}"
+    if short_form:
+        return "unknown" if known == 0 else f"${known:.4f}+?"
+    if known == 0:
+        return f"unknown ({unknown_calls} call(s) reported no cost)"
+    return f"${known:.4f} + {unknown_calls} call(s) of unknown cost"
 
 
 def _render_list(out: ListOutput) -> str:

@@ -137,3 +137,20 @@ def test_a_cycle_over_budget_exits_four(git_repo, loop_env, capsys, monkeypatch)
     replies(loop_env, {"state": "success"}, cost=0.2)
     assert main(["loop", "tick", "w"]) == 4
     assert "over the cycle budget of $0.10" in capsys.readouterr().out
+
+
+def test_the_cli_never_shows_zero_dollars_for_calls_of_unknown_cost(git_repo, loop_env, capsys, monkeypatch):
+    monkeypatch.chdir(git_repo)
+    write(
+        git_repo,
+        "w.loop.js",
+        'export const meta = {kind: "loop"};\nreturn await agent("cycle", {provider: "codex"});\n',
+    )
+    assert main(["loop", "start", "w", "--script", "w.loop.js"]) == 0
+    loop_env.scenario({"match": "cycle", "reply": {"state": "success"}})
+    assert main(["loop", "tick", "w"]) == 0
+    assert main(["loop", "status", "w"]) == 0
+    shown = capsys.readouterr().out
+    assert "cost unknown (1 call(s) reported no cost)" in shown
+    assert "budget: spend unknown: 1 agent call(s) reported no cost; no budget set" in shown
+    assert "$0.0000" not in shown
