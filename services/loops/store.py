@@ -227,23 +227,15 @@ class LoopStore:
             )
         return self.loop(name)
 
-    def release(self, name: str, *, token: str, now: str) -> None:
-        """Drop the lease without recording a cycle (a tick that decided not to run)."""
-        with self.db.transaction():
-            self.db.execute(
-                "UPDATE loops_loop SET lease_token = NULL, lease_owner_json = NULL, tick_started_at = NULL, "
-                "updated_at = ? WHERE name = ? AND lease_token = ?",
-                (now, name, token),
-            )
+    def finish(self, name: str, cycle: int, *, token: str, end: CycleEnd, now: str) -> bool:
+        """Record the cycle's end, the loop's new counters and the freed lease at once.
 
-    def finish(self, name: str, cycle: int, *, token: str | None, end: CycleEnd, now: str) -> bool:
-        """Record the cycle's end and the loop's new counters at once; False if the lease was lost.
-
-        `token` None finishes a cycle whose tick died (reconcile), without touching the lease.
+        Fenced on `token`: False, and nothing written, when the lease is no longer the caller's. A
+        dead tick's cycle is closed the same way, with the dead tick's token.
         """
         with self.db.transaction():
             current = self.loop(name)
-            if current is None or (token is not None and current.lease_token != token):
+            if current is None or current.lease_token != token:
                 return False
             self.db.execute(
                 "UPDATE loops_cycle SET state = ?, signature = ?, stagnation_count = ?, cost_usd = ?, "
@@ -268,9 +260,9 @@ class LoopStore:
                 if end.touches_signature
                 else (current.last_signature, current.stagnation_count, json.dumps(current.signature_history))
             )
-            lease = "lease_token = NULL, lease_owner_json = NULL, tick_started_at = NULL, " if token is not None else ""
             self.db.execute(
-                f"UPDATE loops_loop SET {lease}last_state = ?, last_signature = ?, stagnation_count = ?, "
+                "UPDATE loops_loop SET lease_token = NULL, lease_owner_json = NULL, tick_started_at = NULL, "
+                "last_state = ?, last_signature = ?, stagnation_count = ?, "
                 "signature_history_json = ?, lifetime_spend_usd = lifetime_spend_usd + ?, "
                 "unknown_cost_calls = unknown_cost_calls + ?, updated_at = ? WHERE name = ?",
                 (end.state, *counters, end.cost_usd, end.unknown_cost_calls, now, name),

@@ -111,3 +111,19 @@ async def test_a_lease_held_on_another_host_is_taken_over_only_after_stale_after
     late = await tick_loop(git_repo, clock=clock)
     assert (late.state, late.cycle) == ("success", 2)
     assert late.reconciled.cycle == 1 and late.reconciled.cost_usd == 0.0
+
+
+async def test_a_cancelled_tick_still_records_its_cycle_and_frees_the_lease(git_repo, loop_env):
+    await start_loop(git_repo)
+    loop_env.scenario({"match": "cycle", "times": 1, "hang": 60}, {"match": "cycle", "reply": {"state": "success"}})
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(tick_loop, git_repo)
+            await _wait_for_calls(loop_env, 1)
+            tasks.cancel_scope.cancel()
+    seen = await _verdict(git_repo)
+    assert seen.loop.tick_in_flight is False
+    assert [(c.cycle, c.state, c.reason) for c in seen.cycles] == [
+        (1, "error", "the tick stopped before it finished (cancelled or an internal error)")
+    ]
+    assert (await tick_loop(git_repo)).state == "success"

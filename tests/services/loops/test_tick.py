@@ -4,8 +4,8 @@ import pytest
 
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from services.loops.models import NameInput, StatusInput
-from services.loops.tools import reset, status, stop
+from services.loops.models import NameInput, StartInput, StatusInput
+from services.loops.tools import reset, start, status, stop
 from tests.conftest import write
 from tests.services.loops.conftest import loop_script, replies, start_loop, tick_loop
 
@@ -210,3 +210,15 @@ async def test_a_stopped_or_unknown_loop_refuses_to_tick(git_repo, loop_env):
     assert unknown.value.code == "not_found"
     assert (await _status(git_repo)).verdict.startswith("STOPPED: loop work, cycle 0")
     assert loop_script(git_repo).exists() and loop_env.calls() == []
+
+
+async def test_the_cycle_budget_stops_the_child_run_mid_cycle(git_repo, loop_env):
+    three_calls = 'await agent("cycle 1"); await agent("cycle 2"); await agent("cycle 3"); return {state: "success"};'
+    write(git_repo, "b.loop.js", 'export const meta = {kind: "loop", loop: {cycleBudgetUsd: 0.5}};\n' + three_calls)
+    ctx = ToolContext(cwd=git_repo)
+    await start(StartInput(name="b", script="b.loop.js"), ctx)
+    ctx.close()
+    loop_env.scenario({"match": "cycle", "reply": "ok", "usage": {"cost_usd": 0.3}})
+    out = await tick_loop(git_repo, "b")
+    assert (out.state, out.cost_usd) == ("exhausted", 0.6)
+    assert [c["prompt"] for c in loop_env.calls()] == ["cycle 1", "cycle 2"]
