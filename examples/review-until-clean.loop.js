@@ -12,7 +12,7 @@ export const meta = {
   name: "review-until-clean",
   description: "Review until clean; stop when the same findings keep coming back.",
   kind: "loop",
-  loop: { stagnationThreshold: 3, cycleBudgetUsd: 2, lifetimeBudgetUsd: 20, staleAfterMinutes: 30 },
+  loop: { stagnationThreshold: 3, cycleBudgetUsd: 2, lifetimeBudgetUsd: 20, staleAfterMinutes: 30, maxCycles: 50 },
   phases: ["observe", "act"],
 };
 

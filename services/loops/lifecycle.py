@@ -28,7 +28,7 @@ __all__ = ["LoopConfig", "change_warnings", "describe", "loop_config", "pallium_
 DEFAULT_THRESHOLD = 3
 DEFAULT_STALE_MINUTES = 15.0
 MAX_SCRIPT_BYTES = 1_000_000
-_LOOP_KEYS = ("stagnationThreshold", "cycleBudgetUsd", "lifetimeBudgetUsd", "staleAfterMinutes")
+_LOOP_KEYS = ("stagnationThreshold", "cycleBudgetUsd", "lifetimeBudgetUsd", "staleAfterMinutes", "maxCycles")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class LoopConfig:
     cycle_budget_usd: float | None
     lifetime_budget_usd: float | None
     stale_after_minutes: float
+    max_cycles: int | None
 
 
 def loop_config(meta: dict[str, Any] | None) -> LoopConfig:
@@ -55,11 +56,15 @@ def loop_config(meta: dict[str, Any] | None) -> LoopConfig:
     threshold = settings.get("stagnationThreshold", DEFAULT_THRESHOLD)
     if isinstance(threshold, bool) or not isinstance(threshold, int) or not 1 <= threshold <= 1000:
         raise _meta_error(f"meta.loop.stagnationThreshold must be a whole number from 1 to 1000, not {threshold!r}")
+    max_cycles = settings.get("maxCycles")
+    if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1):
+        raise _meta_error(f"meta.loop.maxCycles must be a whole number of at least 1, not {max_cycles!r}")
     return LoopConfig(
         threshold=threshold,
         cycle_budget_usd=_positive(settings, "cycleBudgetUsd", None),
         lifetime_budget_usd=_positive(settings, "lifetimeBudgetUsd", None),
         stale_after_minutes=_positive(settings, "staleAfterMinutes", DEFAULT_STALE_MINUTES),  # type: ignore[arg-type]
+        max_cycles=max_cycles,
     )
 
 
@@ -170,6 +175,7 @@ def to_loop(row: LoopRow) -> Loop:
         unknown_cost_calls=row.unknown_cost_calls,
         budget_enforceable=enforceable,
         stale_after_minutes=row.stale_after_minutes,
+        max_cycles=row.max_cycles,
         started_version=row.started_version,
         started_script_hash=row.started_script_hash,
         tick_in_flight=row.lease_token is not None,
@@ -233,6 +239,8 @@ def verdict_line(row: LoopRow, now: datetime) -> str:
             f"EXHAUSTED: {head}: spent ${row.lifetime_spend_usd:.4f} of ${row.lifetime_budget_usd:.2f}; "
             "ticks refuse to run"
         )
+    if row.max_cycles is not None and row.cycle >= row.max_cycles:
+        return f"EXHAUSTED: {head}: all {row.max_cycles} cycles (maxCycles) are run; ticks refuse to run"
     if row.cycle == 0:
         return f"READY: {head}: never ticked"
     return f"ACTIVE: {head}; last state {row.last_state}; the next tick runs"

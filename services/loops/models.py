@@ -66,6 +66,7 @@ class Loop(ToolOutput):
         description="false when a budget is set but some calls reported no cost, so the limit cannot be trusted"
     )
     stale_after_minutes: float
+    max_cycles: int | None = Field(description="most cycles the loop may begin (meta.loop.maxCycles); null: no cap")
     started_version: str = Field(description="Pallium's version when the loop started")
     started_script_hash: str = Field(description="hash of the script text when the loop started")
     tick_in_flight: bool = Field(description="a tick holds the lease now (or died holding it)")

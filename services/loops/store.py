@@ -36,6 +36,7 @@ SCHEMA = Schema(
             lifetime_spend_usd REAL NOT NULL DEFAULT 0,
             unknown_cost_calls INTEGER NOT NULL DEFAULT 0,
             stale_after_minutes REAL NOT NULL,
+            max_cycles INTEGER,
             started_version TEXT NOT NULL,
             started_script_hash TEXT NOT NULL,
             lease_token TEXT,
@@ -67,8 +68,8 @@ SCHEMA = Schema(
 _LOOP_COLUMNS = (
     "name, script_path, cwd, args_json, status, cycle, last_state, last_signature, stagnation_count, "
     "stagnation_threshold, signature_history_json, cycle_budget_usd, lifetime_budget_usd, lifetime_spend_usd, "
-    "unknown_cost_calls, stale_after_minutes, started_version, started_script_hash, lease_token, lease_owner_json, "
-    "tick_started_at, created_at, updated_at"
+    "unknown_cost_calls, stale_after_minutes, max_cycles, started_version, started_script_hash, lease_token, "
+    "lease_owner_json, tick_started_at, created_at, updated_at"
 )
 _CYCLE_COLUMNS = (
     "loop_name, cycle, state, run_id, signature, stagnation_count, cost_usd, unknown_cost_calls, reason, summary, "
@@ -94,6 +95,7 @@ class LoopRow:
     lifetime_spend_usd: float
     unknown_cost_calls: int
     stale_after_minutes: float
+    max_cycles: int | None
     started_version: str
     started_script_hash: str
     lease_token: str | None
@@ -151,6 +153,7 @@ class LoopStore:
         cycle_budget_usd: float | None,
         lifetime_budget_usd: float | None,
         stale_after_minutes: float,
+        max_cycles: int | None,
         version: str,
         script_hash: str,
         now: str,
@@ -161,8 +164,8 @@ class LoopStore:
                 return False
             self.db.execute(
                 "INSERT INTO loops_loop(name, script_path, cwd, args_json, status, stagnation_threshold, "
-                "cycle_budget_usd, lifetime_budget_usd, stale_after_minutes, started_version, started_script_hash, "
-                "created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?)",
+                "cycle_budget_usd, lifetime_budget_usd, stale_after_minutes, max_cycles, started_version, "
+                "started_script_hash, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     name,
                     script_path,
@@ -172,6 +175,7 @@ class LoopStore:
                     cycle_budget_usd,
                     lifetime_budget_usd,
                     stale_after_minutes,
+                    max_cycles,
                     version,
                     script_hash,
                     now,
@@ -286,7 +290,7 @@ class LoopStore:
 def _loop(row: Any) -> LoopRow:
     values = list(row)
     values[10] = json.loads(values[10] or "[]")
-    values[19] = json.loads(values[19]) if values[19] else None
+    values[20] = json.loads(values[20]) if values[20] else None
     return LoopRow(*values)
 
 

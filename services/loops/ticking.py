@@ -228,6 +228,8 @@ def _refusal(row: LoopRow) -> tuple[str, str] | None:
             "exhausted",
             f"the lifetime budget is spent (${row.lifetime_spend_usd:.4f} of ${row.lifetime_budget_usd:.2f})",
         )
+    if row.max_cycles is not None and row.cycle >= row.max_cycles:
+        return "exhausted", f"the loop has begun all {row.max_cycles} of its cycles (maxCycles)"
     return None
 
 

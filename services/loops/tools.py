@@ -57,6 +57,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> Loop:
         cycle_budget_usd=config.cycle_budget_usd,
         lifetime_budget_usd=config.lifetime_budget_usd,
         stale_after_minutes=config.stale_after_minutes,
+        max_cycles=config.max_cycles,
         version=lifecycle.pallium_identity(),
         script_hash=lifecycle.script_hash(source),
         now=iso_utc(ctx.clock.now()),

@@ -30,7 +30,12 @@ def _finding(line, address):
 
 async def test_the_review_loop_stagnates_on_the_same_findings_and_ends_clean(git_repo, loop_env):
     loop = await _start(git_repo, '{"path": "src"}')
-    assert (loop.stagnation_threshold, loop.cycle_budget_usd, loop.lifetime_budget_usd) == (3, 2.0, 20.0)
+    assert (loop.stagnation_threshold, loop.cycle_budget_usd, loop.lifetime_budget_usd, loop.max_cycles) == (
+        3,
+        2.0,
+        20.0,
+        50,
+    )
     loop_env.scenario(
         {"match": "Review src", "times": 1, "reply": _finding(12, "0x7f00")},
         {"match": "Review src", "times": 1, "reply": _finding(40, "0x7faa")},

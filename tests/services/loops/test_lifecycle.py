@@ -30,11 +30,18 @@ async def _start(repo, source, name="work", **extra):
 async def test_start_records_the_meta_the_script_hash_and_pallium_version(git_repo):
     loop = await start_loop(
         git_repo,
-        settings={"stagnationThreshold": 4, "cycleBudgetUsd": 0.5, "lifetimeBudgetUsd": 3, "staleAfterMinutes": 20},
+        settings={
+            "stagnationThreshold": 4,
+            "cycleBudgetUsd": 0.5,
+            "lifetimeBudgetUsd": 3,
+            "staleAfterMinutes": 20,
+            "maxCycles": 40,
+        },
         args='{"path": "src"}',
     )
     assert (loop.name, loop.status, loop.cycle, loop.stagnation_threshold) == ("work", "active", 0, 4)
     assert (loop.cycle_budget_usd, loop.lifetime_budget_usd, loop.stale_after_minutes) == (0.5, 3.0, 20.0)
+    assert loop.max_cycles == 40
     assert loop.script_path == str(git_repo / "loops" / "work.loop.js")
     assert loop.cwd == str(git_repo) and loop.args == '{"path": "src"}'
     assert loop.started_version == pallium_identity() and len(loop.started_script_hash) == 64
@@ -50,6 +57,7 @@ async def test_start_records_the_meta_the_script_hash_and_pallium_version(git_re
         ("export const meta = {kind: 'loop', loop: {cycleBudget: 1}};\nreturn 1;", "unknown field(s) cycleBudget"),
         ("export const meta = {kind: 'loop', loop: {stagnationThreshold: 0}};\nreturn 1;", "from 1 to 1000"),
         ("export const meta = {kind: 'loop', loop: {cycleBudgetUsd: -1}};\nreturn 1;", "positive number"),
+        ("export const meta = {kind: 'loop', loop: {maxCycles: 1.5}};\nreturn 1;", "maxCycles must be a whole number"),
         ("export const meta = {kind: 'loop'};\nreturn Date.now();", "the loop script is not valid"),
     ],
 )

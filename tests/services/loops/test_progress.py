@@ -77,8 +77,8 @@ def test_a_tick_warns_when_the_script_or_pallium_changed():
         name="w", script_path="/x", cwd="/", args_json=None, status="active", cycle=0, last_state=None,
         last_signature=None, stagnation_count=0, stagnation_threshold=3, signature_history=[],
         cycle_budget_usd=None, lifetime_budget_usd=None, lifetime_spend_usd=0.0, unknown_cost_calls=0,
-        stale_after_minutes=15.0, started_version="1.0", started_script_hash="a" * 64, lease_token=None,
-        lease_owner=None, tick_started_at=None, created_at="", updated_at="",
+        stale_after_minutes=15.0, max_cycles=None, started_version="1.0", started_script_hash="a" * 64,
+        lease_token=None, lease_owner=None, tick_started_at=None, created_at="", updated_at="",
     )  # fmt: skip
     assert change_warnings(row, current_hash="a" * 64, identity="1.0") == []
     both = change_warnings(row, current_hash="b" * 64, identity="1.1")

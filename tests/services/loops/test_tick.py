@@ -222,3 +222,13 @@ async def test_the_cycle_budget_stops_the_child_run_mid_cycle(git_repo, loop_env
     out = await tick_loop(git_repo, "b")
     assert (out.state, out.cost_usd) == ("exhausted", 0.6)
     assert [c["prompt"] for c in loop_env.calls()] == ["cycle 1", "cycle 2"]
+
+
+async def test_max_cycles_caps_a_loop_even_when_cost_is_unknown(git_repo, loop_env):
+    await start_loop(git_repo, settings={"maxCycles": 2}, args='{"provider": "codex"}')
+    loop_env.scenario({"match": "cycle", "reply": {"state": "no_op"}})
+    ticks = [await tick_loop(git_repo) for _ in range(3)]
+    assert [(t.state, t.ran) for t in ticks] == [("no_op", True), ("no_op", True), ("exhausted", False)]
+    assert ticks[-1].reason == "the loop has begun all 2 of its cycles (maxCycles)"
+    assert len(loop_env.calls()) == 2
+    assert (await _status(git_repo)).verdict.startswith("EXHAUSTED: loop work, cycle 2: all 2 cycles (maxCycles)")
