@@ -207,17 +207,31 @@ class LoopStore:
         return _cycle(row) if row else None
 
     def take_lease(
-        self, name: str, *, seen_token: str | None, token: str, owner: dict[str, Any], run_id: str, now: str
+        self,
+        name: str,
+        *,
+        seen_token: str | None,
+        seen_cycle: int,
+        token: str,
+        owner: dict[str, Any],
+        run_id: str,
+        now: str,
     ) -> LoopRow | None:
-        """Begin the next cycle under a new lease, if the lease is still as the caller saw it.
+        """Begin cycle `seen_cycle + 1` under a new lease, if the loop is still as the caller saw it.
 
-        The compare-and-set on `seen_token` (None: free) inside `BEGIN IMMEDIATE` admits one taker.
+        The compare-and-set on `seen_token` (None: free) and `seen_cycle` inside `BEGIN IMMEDIATE`
+        admits one taker, and one that judged the loop (stagnated? spent?) on what is still true.
         The cycle row is written `running` in the same transaction, so a tick that dies later leaves
         a visible, reconcilable trace. Returns the loop as it now stands, or None if someone else won.
         """
         with self.db.transaction():
             current = self.loop(name)
-            if current is None or current.status != "active" or current.lease_token != seen_token:
+            if (
+                current is None
+                or current.status != "active"
+                or current.lease_token != seen_token
+                or current.cycle != seen_cycle
+            ):
                 return None
             cycle = current.cycle + 1
             self.db.execute(

@@ -46,7 +46,13 @@ async def tick(ctx: ToolContext, store: LoopStore, name: str, *, agent_timeout: 
     token = lease.new_token()
     run_id = f"loop-{name}-{row.cycle + 1}-{secrets.token_hex(3)}"
     taken = store.take_lease(
-        name, seen_token=None, token=token, owner=lease.current_owner(), run_id=run_id, now=_now(ctx)
+        name,
+        seen_token=None,
+        seen_cycle=row.cycle,
+        token=token,
+        owner=lease.current_owner(),
+        run_id=run_id,
+        now=_now(ctx),
     )
     if taken is None:
         row = lifecycle.require(store, name, active=True)

@@ -100,7 +100,13 @@ async def test_a_lease_held_on_another_host_is_taken_over_only_after_stale_after
     elsewhere = {"pid": 4242, "start": 1, "boot": "another-boot", "host": "another-host"}
     with open_global([SCHEMA]) as db:
         taken = LoopStore(db).take_lease(
-            "work", seen_token=None, token="t0", owner=elsewhere, run_id="loop-work-1-x", now=iso_utc(clock.now())
+            "work",
+            seen_token=None,
+            seen_cycle=0,
+            token="t0",
+            owner=elsewhere,
+            run_id="loop-work-1-x",
+            now=iso_utc(clock.now()),
         )
     assert taken is not None and taken.cycle == 1
     clock.advance(minutes=9)

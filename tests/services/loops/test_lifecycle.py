@@ -120,7 +120,13 @@ def test_each_tick_state_is_its_own_cli_exit_code(git_repo, loop_env, capsys, mo
     assert capsys.readouterr().out == "loop work: active, stagnation 0 (changed)\n"
     with open_global([SCHEMA]) as db:
         LoopStore(db).take_lease(
-            "work", seen_token=None, token="t", owner={"pid": 1, "host": "far"}, run_id="r", now="2099-01-01T00:00:00Z"
+            "work",
+            seen_token=None,
+            seen_cycle=5,
+            token="t",
+            owner={"pid": 1, "host": "far"},
+            run_id="r",
+            now="2099-01-01T00:00:00Z",
         )
     assert main(["loop", "tick", "work"]) == 6
     assert capsys.readouterr().out.startswith("already_running: loop work (nothing ran)")
