@@ -50,6 +50,8 @@ def read_result(status: str, result: Any, error: str | None) -> Reading:
     Anything but a completed run that returned an object with a known state is an `error` cycle,
     with the reason said; an empty or missing state is `no_op`, as in the original Pallium.
     """
+    if status == "refused":
+        return Reading("error", None, None, f"the workflow run was refused: {error}")
     if status != "completed":
         return Reading("error", None, None, f"the workflow run {status}: {error or 'no error recorded'}")
     if not isinstance(result, dict):

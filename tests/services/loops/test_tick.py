@@ -120,7 +120,9 @@ async def test_a_script_that_vanished_or_no_longer_parses_is_an_error_tick(git_r
     await start_loop(git_repo)
     write(git_repo, "loops/work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"')
     broken = await tick_loop(git_repo)
-    assert broken.state == "error" and "not valid" in broken.reason
+    assert broken.state == "error" and broken.reason.startswith(
+        "the workflow run was refused: invalid_input: the script is not valid"
+    )
     (git_repo / "loops" / "work.loop.js").unlink()
     gone = await tick_loop(git_repo)
     assert gone.state == "error" and "no script at" in gone.reason
