@@ -11,6 +11,7 @@ BENCHMARKS = {
     "index": "benchmarks.index",
     "workflow": "benchmarks.workflow",
     "sessions": "benchmarks.sessions",
+    "loops": "benchmarks.loops",
 }
 
 

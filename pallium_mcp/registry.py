@@ -22,6 +22,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.workflows.tools",
     "services.workflows.library_tools",
     "services.sessions.tools",
+    "services.loops.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.

@@ -59,6 +59,17 @@ SAMPLE_CALLS = {
     "pallium_sessions_embedding_status": {},
     "pallium_sessions_embedding_configure": {"model": "text-embedding-3-small"},
     "pallium_sessions_embedding_check": {},
+    # The loop's script is written into the repository by the test below (SAMPLE_FILES).
+    "pallium_loop_start": {"name": "sample-loop", "script": "sample.loop.js"},
+    "pallium_loop_tick": {"name": "sample-loop"},
+    "pallium_loop_status": {"name": "sample-loop"},
+    "pallium_loop_list": {},
+    "pallium_loop_stop": {"name": "sample-loop"},
+    "pallium_loop_reset": {"name": "sample-loop"},
+}
+# Files some sample calls need in the repository before they run.
+SAMPLE_FILES = {
+    "sample.loop.js": 'export const meta = {kind: "loop"};\nreturn {state: "success", summary: "sample"};\n'
 }
 
 
@@ -67,6 +78,8 @@ def test_every_registered_tool_has_a_sample_call():
 
 
 async def test_every_tool_is_listed_with_schemas_and_annotations_and_answers(git_repo: Path):
+    for relative, text in SAMPLE_FILES.items():
+        write(git_repo, relative, text)
     server = build_server(toolsets="all", ceiling="admin", cwd=git_repo)
     async with Client(server) as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}

@@ -1,0 +1,290 @@
+"""The loop tools' handlers and declarations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kernel import paths
+from kernel.clock import iso_utc
+from kernel.context import ToolContext
+from kernel.errors import PalliumError
+from kernel.tool import Annotations, Tool
+from services.loops import lifecycle, ticking
+from services.loops.models import (
+    ChangeOutput,
+    ListInput,
+    ListOutput,
+    Loop,
+    NameInput,
+    StartInput,
+    StatusInput,
+    StatusOutput,
+    TickInput,
+    TickOutput,
+)
+from services.loops.progress import short
+from services.loops.store import SCHEMA, LoopStore
+from services.loops.verdict import exit_code
+
+
+def _store(ctx: ToolContext) -> LoopStore:
+    return LoopStore(ctx.global_db([SCHEMA]))
+
+
+async def start(inp: StartInput, ctx: ToolContext) -> Loop:
+    cwd = _cwd(ctx, inp.cwd)
+    repo = paths.find_repo_root(cwd)
+    location = lifecycle.script_location(ctx, inp.script, repo)
+    source = lifecycle.read_script(location)
+    args = lifecycle.args_text(inp.args)
+    checked = await ctx.call("pallium_workflow_validate", {"source": source})
+    if not checked.valid:  # type: ignore[attr-defined]
+        errors = checked.errors  # type: ignore[attr-defined]
+        raise PalliumError(
+            "invalid_input",
+            f"the loop script is not valid: {errors[0]}",
+            hint="see every problem with `pallium workflow validate`",
+            details={"field": "script", "errors": errors},
+        )
+    config = lifecycle.loop_config(checked.meta)  # type: ignore[attr-defined]
+    store = _store(ctx)
+    created = store.create(
+        name=inp.name,
+        script_path=str(location),
+        cwd=str(cwd),
+        args_json=args,
+        threshold=config.threshold,
+        cycle_budget_usd=config.cycle_budget_usd,
+        lifetime_budget_usd=config.lifetime_budget_usd,
+        stale_after_minutes=config.stale_after_minutes,
+        max_cycles=config.max_cycles,
+        version=lifecycle.pallium_identity(),
+        script_hash=lifecycle.script_hash(source),
+        now=iso_utc(ctx.clock.now()),
+    )
+    if not created:
+        raise PalliumError(
+            "conflict",
+            f"a loop named {inp.name!r} exists already",
+            hint="choose another name, or see it with `pallium loop status`",
+            details={"field": "name", "name": inp.name},
+        )
+    return lifecycle.to_loop(lifecycle.require(store, inp.name))
+
+
+async def tick(inp: TickInput, ctx: ToolContext) -> TickOutput:
+    return await ticking.tick(ctx, _store(ctx), inp.name, agent_timeout=inp.agent_timeout)
+
+
+async def status(inp: StatusInput, ctx: ToolContext) -> StatusOutput:
+    store = _store(ctx)
+    row = lifecycle.require(store, inp.name)
+    current = None
+    try:
+        current = lifecycle.script_hash(lifecycle.read_script(Path(row.script_path)))
+        warnings = lifecycle.change_warnings(row, current_hash=current, identity=lifecycle.pallium_identity())
+    except PalliumError as exc:
+        warnings = [f"the script cannot be read: {exc.message}; the next tick will be an error"]
+    return lifecycle.describe(store, row, limit=inp.limit, now=ctx.clock.now(), warnings=warnings)
+
+
+async def list_loops(inp: ListInput, ctx: ToolContext) -> ListOutput:
+    rows = _store(ctx).loops(limit=inp.limit + 1, after=inp.cursor)
+    page = rows[: inp.limit]
+    more = len(rows) > inp.limit
+    return ListOutput(
+        loops=[lifecycle.to_loop(r) for r in page], truncated=more, next_cursor=page[-1].name if more else None
+    )
+
+
+async def stop(inp: NameInput, ctx: ToolContext) -> ChangeOutput:
+    store = _store(ctx)
+    row = lifecycle.require(store, inp.name)
+    if row.status != "stopped":
+        store.set_status(inp.name, "stopped", now=iso_utc(ctx.clock.now()))
+    return ChangeOutput(loop=lifecycle.to_loop(lifecycle.require(store, inp.name)), changed=row.status != "stopped")
+
+
+async def reset(inp: NameInput, ctx: ToolContext) -> ChangeOutput:
+    store = _store(ctx)
+    row = lifecycle.require(store, inp.name)
+    changed = row.stagnation_count != 0 or row.last_signature is not None or bool(row.signature_history)
+    store.reset(inp.name, now=iso_utc(ctx.clock.now()))
+    return ChangeOutput(loop=lifecycle.to_loop(lifecycle.require(store, inp.name)), changed=changed)
+
+
+def _cwd(ctx: ToolContext, given: str | None) -> Path:
+    if given is None:
+        return ctx.cwd.resolve()
+    folder = Path(given).expanduser()
+    folder = (folder if folder.is_absolute() else ctx.cwd / folder).resolve()
+    if not folder.is_dir():
+        raise PalliumError("invalid_input", f"--cwd {given!r} is not a folder", details={"field": "cwd"})
+    return folder
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def _render_loop(out: Loop) -> str:
+    return (
+        f"loop {out.name}: {out.status}, cycle {out.cycle}, threshold {out.stagnation_threshold}\n"
+        f"  script {out.script_path}\n  works in {out.cwd}"
+    )
+
+
+def _render_tick(out: TickOutput) -> str:
+    head = f"{out.state}: loop {out.loop}" + (f" cycle {out.cycle}" if out.cycle is not None else " (nothing ran)")
+    lines = [head]
+    if out.reconciled is not None:
+        lines.append(f"  closed cycle {out.reconciled.cycle}: {out.reconciled.reason}")
+    if out.summary:
+        lines.append(f"  {out.summary}")
+    if out.reason:
+        lines.append(f"  why: {out.reason}")
+    if out.ran:
+        lines.append(
+            f"  run {out.run_id}, signature {short(out.signature)} (x{out.stagnation_count}), "
+            f"cost {_cost(out.cost_usd or 0.0, out.unknown_cost_calls)}"
+        )
+    lines += [f"  warning: {w}" for w in out.warnings]
+    return "\n".join(lines)
+
+
+def _render_status(out: StatusOutput) -> str:
+    lines = [out.verdict, f"  budget: {out.budget}"]
+    lines += [f"  warning: {w}" for w in out.warnings]
+    for c in out.cycles:
+        cost = _cost(c.cost_usd, c.unknown_cost_calls, short_form=True)
+        lines.append(
+            f"  #{c.cycle:<4} {c.state:<15} sig {short(c.signature):<24} {cost:<10} {c.run_id or '-'}"
+            + (f"  ({c.reason})" if c.reason else "")
+        )
+    return "\n".join(lines)
+
+
+def _cost(known: float, unknown_calls: int, *, short_form: bool = False) -> str:
+    """Known spend, and unknown cost said as unknown: never $0 for calls that reported nothing."""
+    if not unknown_calls:
+        return f"${known:.4f}"
+    if short_form:
+        return "unknown" if known == 0 else f"${known:.4f}+?"
+    if known == 0:
+        return f"unknown ({unknown_calls} call(s) reported no cost)"
+    return f"${known:.4f} + {unknown_calls} call(s) of unknown cost"
+
+
+def _render_list(out: ListOutput) -> str:
+    if not out.loops:
+        return "no loops yet: start one with `pallium loop start NAME --script F`"
+    lines = [
+        f"{lp.name:<24} {lp.status:<8} cycle {lp.cycle:<5} last {lp.last_state or '-':<15} "
+        f"x{lp.stagnation_count}/{lp.stagnation_threshold}"
+        for lp in out.loops
+    ]
+    if out.next_cursor:
+        lines.append(f"more: --cursor '{out.next_cursor}'")
+    return "\n".join(lines)
+
+
+def _render_change(out: ChangeOutput) -> str:
+    what = "changed" if out.changed else "unchanged"
+    return f"loop {out.loop.name}: {out.loop.status}, stagnation {out.loop.stagnation_count} ({what})"
+
+
+TOOLS = (
+    Tool(
+        cli="loop start",
+        handler=start,
+        input=StartInput,
+        output=Loop,
+        summary="Start a named loop from a script that declares `meta.kind = 'loop'`; nothing runs yet.",
+        description=(
+            "Use to set up recurring work that a scheduler (cron, CI, an agent) will tick until it reaches a "
+            "terminal state. Not for running a script once (use pallium_workflow_run). Validates the script "
+            "through pallium_workflow_validate and records its hash, budgets and Pallium's version; no model calls."
+        ),
+        authority="consult",
+        toolset="loops",
+        positional=("name",),
+        annotations=Annotations(read_only=False, idempotent=False),
+        render=_render_loop,
+    ),
+    Tool(
+        cli="loop tick",
+        handler=tick,
+        input=TickInput,
+        output=TickOutput,
+        summary="Run one cycle of a loop as a fresh workflow run and record its terminal state.",
+        description=(
+            "Use from a scheduler or an agent to advance a loop by one observe-act-verify cycle; branch on the "
+            "state (exit code: success 0, error 1, no_op 2, blocked 3, exhausted 4, stagnated 5, "
+            "already_running 6). Not for a one-off run (pallium_workflow_run) or a look (pallium_loop_status). "
+            "Spawns the script's agents and spends up to the loop's cycle budget; waits for the cycle to end."
+        ),
+        authority="consult",
+        toolset="loops",
+        positional=("name",),
+        annotations=Annotations(read_only=False, idempotent=False, open_world=True),
+        render=_render_tick,
+        exit_code=lambda out: exit_code(out.state),
+    ),
+    Tool(
+        cli="loop status",
+        handler=status,
+        input=StatusInput,
+        output=StatusOutput,
+        summary="A loop's verdict, budget and recent cycles with their states, signatures, costs and run ids.",
+        description=(
+            "Use to see whether a loop is making progress, stuck, spent or mid-tick. Not for the list of loops "
+            "(pallium_loop_list) or a child run's details (pallium_workflow_status). Reads Pallium's state only."
+        ),
+        authority="observe",
+        toolset="loops",
+        positional=("name",),
+        render=_render_status,
+    ),
+    Tool(
+        cli="loop list",
+        handler=list_loops,
+        input=ListInput,
+        output=ListOutput,
+        summary="Loops by name, with status, cycle and stagnation.",
+        description="Use to find a loop. Not for one loop's cycles (pallium_loop_status). Reads state only.",
+        authority="observe",
+        toolset="loops",
+        render=_render_list,
+    ),
+    Tool(
+        cli="loop stop",
+        handler=stop,
+        input=NameInput,
+        output=ChangeOutput,
+        summary="Stop a loop: later ticks are refused; its record and cycles stay.",
+        description=(
+            "Use when a loop's work is done or should not go on. Not for clearing a stagnation "
+            "(pallium_loop_reset). A tick already in flight finishes and is recorded. Writes state only."
+        ),
+        authority="consult",
+        toolset="loops",
+        positional=("name",),
+        annotations=Annotations(read_only=False, idempotent=True),
+        render=_render_change,
+    ),
+    Tool(
+        cli="loop reset",
+        handler=reset,
+        input=NameInput,
+        output=ChangeOutput,
+        summary="Clear a loop's stagnation counter and signatures so it ticks again; the cycle count stays.",
+        description=(
+            "Use after a loop stagnated and you changed something (the script, the task, the code) that should "
+            "let it move. Not for stopping a loop (pallium_loop_stop); spend is not reset. Writes state only."
+        ),
+        authority="consult",
+        toolset="loops",
+        positional=("name",),
+        annotations=Annotations(read_only=False, idempotent=True),
+        render=_render_change,
+    ),
+)
