@@ -24,9 +24,10 @@ ErrorCode = Literal[
 ]
 CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]  # Literal keeps its members here
 
-# Usage errors exit 2, like click's UsageError; everything else a caller did wrong or
-# could not get exits 1; a bug exits 70 (EX_SOFTWARE) so scripts can tell it apart.
-_EXIT_CODES = {"invalid_input": 2, "not_found": 2, "internal": 70}
+# Bad arguments exit 2, like click's UsageError; everything else a caller could not get (a missing
+# file, run or loop included) exits 1; a bug exits 70 (EX_SOFTWARE) so scripts can tell it apart.
+# Commands with exit codes of their own (loop tick) keep 2 and up for their states.
+_EXIT_CODES = {"invalid_input": 2, "internal": 70}
 
 
 class PalliumError(Exception):
