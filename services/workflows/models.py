@@ -115,7 +115,9 @@ class GateEntry(ToolOutput):
 class RunOutput(ToolOutput):
     id: str
     task: str
-    status: str = Field(description="queued | running | completed | failed | stopped | interrupted | awaiting_approval")
+    status: str = Field(
+        description="queued | running | completed | failed | stopped | paused | interrupted | awaiting_approval"
+    )
     verdict: str = Field(description="one line: FINISHED or NOT FINISHED, with agent counts")
     repo: str
     result: Any = Field(description="what the script returned (null until it completes)")

@@ -142,7 +142,10 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
     except PalliumError as exc:
         error = f"{exc.code}: {exc.message}"
     except asyncio.CancelledError:
-        status, error = "stopped", "stopped on request"
+        # A pause and a stop end the attempt the same way; what was asked decides how it is recorded.
+        asked = store.events(run_id, kind="control", attempt=attempt)
+        status = "paused" if asked and asked[-1].detail.get("intent") == "pause" else "stopped"
+        error = f"{status} on request"
         raise
     finally:
         store.finish(run_id, status=status, result=result, error=error, now=iso_utc(ctx.clock.now()))
@@ -178,8 +181,9 @@ async def wait_for_end(store: WorkflowStore, run_id: str, *, seconds: float, pro
         await asyncio.sleep(0.25)
 
 
-def stop_run(store: WorkflowStore, run_id: str) -> None:
-    """Ask the process running `run_id` to stop (SIGTERM); it records `stopped` and kills its workers."""
+def stop_run(store: WorkflowStore, run_id: str, *, intent: str = "stop", now: str) -> None:
+    """Ask the process running `run_id` to stop or pause (SIGTERM): it records `stopped` or `paused`
+    and kills its workers; completed calls stay in the journal for a resume."""
     from kernel import leases
     from kernel.runstore import RunStore
 
@@ -190,6 +194,15 @@ def stop_run(store: WorkflowStore, run_id: str) -> None:
         raise PalliumError("conflict", f"workflow run {run_id} is not running", details={"run_id": run_id})
     if not leases.is_owner_alive(row):
         raise PalliumError("conflict", f"workflow run {run_id} has no live owner", details={"run_id": run_id})
+    current = store.run(run_id)
+    store.add_event(
+        run_id,
+        attempt=current.attempts if current else 0,
+        kind="control",
+        phase=None,
+        detail={"intent": intent},
+        now=now,
+    )
     os.kill(row.owner_pid, signal.SIGTERM)
 
 

@@ -167,9 +167,17 @@ async def _decide(inp: GateDecisionInput, ctx: ToolContext, *, approved: bool) -
 
 
 async def stop(inp: RunRefInput, ctx: ToolContext) -> RunOutput:
+    return await _interrupt(inp, ctx, intent="stop")
+
+
+async def pause(inp: RunRefInput, ctx: ToolContext) -> RunOutput:
+    return await _interrupt(inp, ctx, intent="pause")
+
+
+async def _interrupt(inp: RunRefInput, ctx: ToolContext, *, intent: str) -> RunOutput:
     store = runner.open_store(ctx)
     row = runner.resolve_run(store, inp.run_id)
-    runner.stop_run(store, row.id)
+    runner.stop_run(store, row.id, intent=intent, now=iso_utc(ctx.clock.now()))
     finished = await runner.wait_for_end(store, row.id, seconds=15, progress=ctx.progress)
     return report.describe(store, finished)
 
@@ -325,6 +333,23 @@ TOOLS = (
             "Use when a run is going the wrong way or spending too much. Not for undoing its edits "
             "(pallium_workflow_revert) or for a run that already ended. Signals the process holding the run; "
             "completed calls stay in the journal, so pallium_workflow_resume can go on later."
+        ),
+        authority="consult",
+        toolset="workflows",
+        positional=("run_id",),
+        annotations=Annotations(read_only=False, idempotent=True),
+        render=report.render,
+    ),
+    Tool(
+        cli="workflow pause",
+        handler=pause,
+        input=RunRefInput,
+        output=RunOutput,
+        summary="Pause a running workflow run; resume it later from where it stopped.",
+        description=(
+            "Use to stop spending for now without giving up the run (pallium_workflow_resume goes on; "
+            "completed calls replay free). Not for abandoning it (pallium_workflow_stop says so more plainly). "
+            "Signals the process holding the run; its in-flight agents are killed and will rerun on resume."
         ),
         authority="consult",
         toolset="workflows",

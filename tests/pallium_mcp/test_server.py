@@ -34,6 +34,7 @@ SAMPLE_CALLS = {
     "pallium_workflow_run": {"task": "sample", "source": "throw new Error('on purpose');", "id": "sample-run"},
     "pallium_workflow_resume": {"run_id": "sample-run"},
     "pallium_workflow_stop": None,  # needs a live run: tests/services/workflows/test_background.py
+    "pallium_workflow_pause": None,  # likewise
     "pallium_workflow_status": {"run_id": "sample"},
     "pallium_workflow_list": {},
     "pallium_workflow_gate_list": {"run_id": "sample-run"},

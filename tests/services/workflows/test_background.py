@@ -140,3 +140,26 @@ async def test_a_run_killed_mid_flight_resumes_without_repeating_finished_agents
     assert [c["prompt"] for c in fake.calls()] == ["one", "two", "two"]
     hung_agent = fake.calls()[1]["pid"]
     assert not _alive(hung_agent)  # the dead orchestrator's worker was killed by the reconcile
+
+
+async def test_pause_then_resume_finishes_the_run_without_repeating_done_work(git_repo: Path, fake):
+    from services.workflows.models import ResumeInput
+    from services.workflows.tools import resume
+
+    fake.scenario({"match": "one", "reply": "first"}, {"match": "two", "hang": 60})
+    server = build_server(toolsets="all", cwd=git_repo)
+    source = 'const a = await agent("one"); const b = await agent("two"); return [a, b];'
+    async with Client(server) as client:
+        await client.call_tool(
+            "pallium_workflow_run", {"task": "t", "source": source, "id": "paused-run", "wait_seconds": 0}
+        )
+        with anyio.fail_after(30):
+            while len(fake.calls()) < 2:
+                await anyio.sleep(0.1)
+        paused = await client.call_tool("pallium_workflow_pause", {"run_id": "paused-run"})
+    assert paused.structured_content["status"] == "paused"
+    fake.scenario({"match": "one", "reply": "first"}, {"match": "two", "reply": "second"})
+    ctx = ToolContext(cwd=git_repo)
+    resumed = await resume(ResumeInput(run_id="paused-run"), ctx)
+    ctx.close()
+    assert resumed.result == ["first", "second"] and resumed.replayed_calls == 1
