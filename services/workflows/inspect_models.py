@@ -54,7 +54,7 @@ class ReportOutput(ToolOutput):
 
 class InspectInput(ToolInput):
     run_id: str = Field(description="the run: its id or a unique prefix of it")
-    full: bool = Field(False, description="the run's args uncut (default: cut at 4 KB)")
+    full: bool = Field(False, description="the run's args uncut and every worktree (default: 4 KB of args, 50 trees)")
 
 
 class KernelRunRecord(ToolOutput):
@@ -100,7 +100,8 @@ class InspectOutput(ToolOutput):
     run_dir: str = Field(description="$PALLIUM_HOME/workflow-runs/<id>: patch files, logs, worktrees")
     run_dir_exists: bool
     kernel: KernelRunRecord | None = Field(description="the kernel's run record (lease, owner, base commit)")
-    worktrees: list[WorktreeLine]
+    worktrees: list[WorktreeLine] = Field(description="the run's worktrees, oldest first (50 unless full)")
+    worktrees_total: int
 
 
 class ShowInput(ToolInput):
@@ -161,6 +162,7 @@ class GcInput(ToolInput):
     )
     confirm: bool = Field(False, description="actually delete (needs admin); without it, only say what would go")
     dry_run: bool = Field(False, description="only say what would go, even with confirm")
+    limit: int = Field(50, ge=1, le=5000, description="paths listed per kind in the answer (default 50); all go")
 
 
 class RunDirLine(ToolOutput):
@@ -177,6 +179,8 @@ class GcOutput(ToolOutput):
     worktrees_live: int = Field(description="worktrees kept because their run's process is alive")
     run_dirs: list[RunDirLine] = Field(description="run folders of ended runs older than older_than days")
     kept: list[str] = Field(description="run folders kept, with why (running, awaiting approval, patch mid-apply)")
+    worktrees_total: int = Field(description="worktrees removed (or that would be), listed or not")
+    run_dirs_total: int = Field(description="run folders removed (or that would be), listed or not")
     bytes: int = Field(description="bytes freed, or that would be")
 
 

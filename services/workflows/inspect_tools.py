@@ -48,6 +48,7 @@ NEXT_STEP_FIELDS = ("next_steps", "nextSteps")
 REPORT_CAP = 12_000  # bytes of JSON, unless full
 ARGS_CAP = 4_000
 OUTPUT_CAP = 8_000
+_TREES_CAP = 50
 _ITEM_CAP = 600  # characters of one finding, risk or step, unless full
 _ENDED = ("completed", "failed", "stopped", "interrupted")
 
@@ -224,6 +225,7 @@ async def inspect_run(inp: InspectInput, ctx: ToolContext) -> InspectOutput:
     if not inp.full and len(text) > ARGS_CAP:
         args = text[:ARGS_CAP] + f"… [cut {len(text) - ARGS_CAP} chars; --full for all]"
     folder = run_dir(row.id)
+    trees = kernel.worktrees(run_id=row.id)
     return InspectOutput(
         id=row.id,
         task=row.task,
@@ -246,8 +248,9 @@ async def inspect_run(inp: InspectInput, ctx: ToolContext) -> InspectOutput:
             WorktreeLine(
                 path=w.path, purpose=w.purpose, state=w.state, call_key=w.call_key, exists=Path(w.path).exists()
             )
-            for w in kernel.worktrees(run_id=row.id)
+            for w in (trees if inp.full else trees[:_TREES_CAP])
         ],
+        worktrees_total=len(trees),
     )
 
 
@@ -283,6 +286,8 @@ def _render_inspect(out: InspectOutput) -> str:
         ]
     for w in out.worktrees:
         lines.append(f"  worktree {w.state:<9} {w.purpose:<8} {w.path}{'' if w.exists else ' (gone)'}")
+    if len(out.worktrees) < out.worktrees_total:
+        lines.append(f"  ... {out.worktrees_total - len(out.worktrees)} more worktree(s) (--full)")
     return "\n".join(lines)
 
 
@@ -484,10 +489,12 @@ async def gc(inp: GcInput, ctx: ToolContext) -> GcOutput:
             shutil.rmtree(folder, ignore_errors=True)
     return GcOutput(
         confirmed=act,
-        worktrees=trees.removed,
+        worktrees=trees.removed[: inp.limit],
         worktrees_live=len(trees.kept),
-        run_dirs=gone,
-        kept=kept,
+        run_dirs=gone[: inp.limit],
+        kept=kept[: inp.limit],
+        worktrees_total=len(trees.removed),
+        run_dirs_total=len(gone),
         bytes=freed,
     )
 
@@ -499,12 +506,14 @@ def _size(path: Path) -> int:
 def _render_gc(out: GcOutput) -> str:
     verb = "removed" if out.confirmed else "would remove"
     lines = [
-        f"{verb} {len(out.worktrees)} worktree(s) and {len(out.run_dirs)} run folder(s), "
+        f"{verb} {out.worktrees_total} worktree(s) and {out.run_dirs_total} run folder(s), "
         f"{out.bytes / 1_000_000:.1f} MB; {out.worktrees_live} worktree(s) of live runs kept"
     ]
-    lines += [f"  worktree {p}" for p in out.worktrees[:50]]
-    lines += [f"  run {d.run_id} ({d.status or 'no record'}, {d.updated_at}) {d.path}" for d in out.run_dirs[:50]]
-    lines += [f"  kept {k}" for k in out.kept[:50]]
+    lines += [f"  worktree {p}" for p in out.worktrees]
+    lines += [f"  run {d.run_id} ({d.status or 'no record'}, {d.updated_at}) {d.path}" for d in out.run_dirs]
+    lines += [f"  kept {k}" for k in out.kept]
+    if len(out.worktrees) < out.worktrees_total or len(out.run_dirs) < out.run_dirs_total:
+        lines.append("  (more not listed; raise --limit)")
     if not out.confirmed:
         lines.append("rerun with --confirm --authority admin to delete")
     return "\n".join(lines)

@@ -128,7 +128,7 @@ async def test_inspect_shows_the_record_behind_a_resumed_run(git_repo, fake, tmp
     assert out.kernel is not None and len(out.kernel.base_commit or "") == 40 and out.kernel.base_tree
     assert out.kernel.lease_epoch == 2 and out.kernel.owner_alive is False
     assert out.kernel.calls == {"completed": 2} and out.kernel.agents_started == 3
-    assert out.run_dir.endswith("workflow-runs/insp-1")
+    assert out.run_dir.endswith("workflow-runs/insp-1") and out.worktrees == [] and out.worktrees_total == 0
 
 
 async def test_inspect_lists_an_edit_agents_worktree_and_prints_from_the_cli(git_repo, fake, capsys, monkeypatch):
@@ -217,6 +217,7 @@ async def test_gc_previews_then_removes_dead_worktrees_and_ended_run_folders_nev
     assert recent.worktrees == [str(left)] and recent.run_dirs == [] and not recent.confirmed
     preview = await _call(gc, GcInput(older_than=0), git_repo)
     assert [d.run_id for d in preview.run_dirs] == ["old-1"] and "wait-1: awaiting_approval" in preview.kept
+    assert (preview.worktrees_total, preview.run_dirs_total) == (1, 1)
     assert left.is_dir() and folder.is_dir()  # a preview deletes nothing
 
     code, _, err = await _cli(["workflow", "gc", "--older-than", "0", "--confirm"], git_repo, capsys, monkeypatch)
