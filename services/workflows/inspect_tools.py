@@ -452,6 +452,7 @@ def _render_read(out: ReadOutput) -> str:
 async def gc(inp: GcInput, ctx: ToolContext) -> GcOutput:
     from kernel import leases
     from kernel.execution import collect_garbage
+    from kernel.worktrees import tree
     from kernel.worktrees.tree import run_dir
 
     act = inp.confirm and not inp.dry_run
@@ -486,6 +487,8 @@ async def gc(inp: GcInput, ctx: ToolContext) -> GcOutput:
         )
         freed += size
         if act:
+            for left in kernel.worktrees(run_id=folder.name, states=("creating", "active", "captured", "kept")):
+                tree.remove(kernel, Path(left.path))  # unregistered from git too, not just deleted
             shutil.rmtree(folder, ignore_errors=True)
     return GcOutput(
         confirmed=act,

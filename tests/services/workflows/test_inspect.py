@@ -209,6 +209,8 @@ async def test_gc_previews_then_removes_dead_worktrees_and_ended_run_folders_nev
     kernel = RunStore(runner.open_store(ctx).db)
     head = git(git_repo, "rev-parse", "HEAD").strip()
     left = tree.create(kernel, repo=git_repo, run_id="old-1", name="left-over", commit=head, purpose="edit")
+    kept = tree.create(kernel, repo=git_repo, run_id="old-1", name="kept", commit=head, purpose="edit")
+    tree.remove(kernel, kept, keep=True)  # kept for debugging: only its run folder's removal takes it
     ctx.close()
     folder = tree.run_dir("old-1")
     assert left.is_dir() and folder.is_dir()
@@ -226,6 +228,7 @@ async def test_gc_previews_then_removes_dead_worktrees_and_ended_run_folders_nev
     code, out, _ = await _cli(args, git_repo, capsys, monkeypatch)
     assert code == 0 and out.startswith("removed 1 worktree(s) and 1 run folder(s)")
     assert not left.exists() and not folder.exists() and tree.run_dir("wait-1").is_dir()
+    assert str(kept) not in git(git_repo, "worktree", "list")  # unregistered from git, not just deleted
     again = await _call(gc, GcInput(older_than=0, confirm=True), git_repo, ceiling="admin")
     assert again.worktrees == [] and again.run_dirs == []
 
