@@ -21,6 +21,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.repo.tools",
     "services.workflows.tools",
     "services.workflows.library_tools",
+    "services.workflows.inspect_tools",
     "services.sessions.tools",
     "services.loops.tools",
 )

@@ -6,37 +6,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from services.workflows.api import API_GLOBALS, PALLIUM_HELPERS
+
 __all__ = ["ParsedScript", "lint", "parse_script", "wrap_body"]
 
 _META_START = re.compile(r"^[ \t]*export\s+const\s+meta\s*=\s*", re.M)
 
-API_GLOBALS = frozenset(
-    {
-        "agent",
-        "parallel",
-        "pipeline",
-        "phase",
-        "log",
-        "check",
-        "gate",
-        "workflow",
-        "verify",
-        "budget",
-        "args",
-        "pallium",
-    }
-)
-PALLIUM_HELPERS = frozenset(
-    {
-        "changedNow",
-        "preflight",
-        "explain",
-        "risk",
-        "neighbors",
-        "handoff",
-        "decisions",
-    }
-)
 _JS_GLOBALS = frozenset(
     {
         "Array",

@@ -1,0 +1,45 @@
+"""The host API a workflow script can call, as one table.
+
+The validator (`script.py`) derives the names it accepts from it, and `pallium workflow tools list`
+prints it; whether a `pallium.*` helper is available is read from the host's own helper map.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["API_GLOBALS", "HOST_API", "PALLIUM_HELPERS", "HostCall"]
+
+
+@dataclass(frozen=True)
+class HostCall:
+    name: str  # as a script writes it: `agent`, `verify.untilGreen`, `pallium.decisions.search`
+    usage: str
+    summary: str
+
+
+HOST_API: tuple[HostCall, ...] = (
+    HostCall("agent", "await agent(prompt, {label, mode, isolation, provider, model, schema, ...})", "one worker"),
+    HostCall("parallel", "await parallel(items, fn)", "a barrier over fn(item, index); a failed item becomes null"),
+    HostCall("pipeline", "await pipeline(items, ...stages)", "each item flows through the stages on its own"),
+    HostCall("phase", "phase(name, fn?)", "labels the agents that follow (scoped to fn when given)"),
+    HostCall("log", "log(...parts)", "a line in the run's events and on stderr"),
+    HostCall("args", "args", "the JSON value given with --args"),
+    HostCall("budget", "budget.total, budget.spent(), budget.remaining()", "the run's spending limit and spend"),
+    HostCall("check", "await check(command, {timeout_seconds})", "runs an allowed command against staged edits"),
+    HostCall("verify.untilGreen", "await verify.untilGreen(command, {maxRounds})", "check and fix until green"),
+    HostCall("gate", "await gate(name, prompt, {criteria, fail_on_deny, human})", "a verifier's or person's verdict"),
+    HostCall("workflow", "await workflow(name, args)", "runs a saved workflow or template inside this run"),
+    HostCall("pallium.changedNow", "await pallium.changedNow()", "the working tree's changed files"),
+    HostCall("pallium.preflight", "await pallium.preflight(task)", "files to inspect, risk and checks for a task"),
+    HostCall("pallium.explain", "await pallium.explain(path)", "what a file is and does"),
+    HostCall("pallium.risk", "await pallium.risk(path)", "how risky changing a file is"),
+    HostCall("pallium.neighbors", "await pallium.neighbors(path)", "files that change together with a file"),
+    HostCall("pallium.handoff", "await pallium.handoff(base)", "a summary of the work since base"),
+    HostCall("pallium.decisions.record", "await pallium.decisions.record(text)", "records a decision"),
+    HostCall("pallium.decisions.search", "await pallium.decisions.search(query, limit)", "searches decisions"),
+)
+
+# Top-level names a script may use without declaring them, and the helpers under `pallium.`.
+API_GLOBALS = frozenset({c.name.split(".")[0] for c in HOST_API})
+PALLIUM_HELPERS = frozenset({c.name.split(".")[1] for c in HOST_API if c.name.startswith("pallium.")})

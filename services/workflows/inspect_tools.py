@@ -1,0 +1,646 @@
+"""Looking into workflow runs after the fact (report, inspect, show, read), cleaning up after them (gc),
+and the host API a script can call (tools list)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from kernel.clock import iso_utc, parse_iso
+from kernel.context import ToolContext
+from kernel.errors import PalliumError
+from kernel.runstore import CallRow, RunStore
+from kernel.tool import Annotations, Tool
+from services.workflows import report, runner
+from services.workflows.api import HOST_API
+from services.workflows.inspect_models import (
+    AgentLine,
+    CostLine,
+    EventLine,
+    GcInput,
+    GcOutput,
+    HostCallLine,
+    InspectInput,
+    InspectOutput,
+    KernelRunRecord,
+    ReadInput,
+    ReadOutput,
+    ReportInput,
+    ReportOutput,
+    RunDirLine,
+    ShowInput,
+    ShowOutput,
+    ToolsListInput,
+    ToolsListOutput,
+    WorktreeLine,
+)
+
+__all__ = ["TOOLS"]
+
+# The run's result fields `workflow report` reads, first present wins (documented in docs/workflows.md).
+FINDING_FIELDS = ("findings", "confirmed")
+RISK_FIELDS = ("risks",)
+NEXT_STEP_FIELDS = ("next_steps", "nextSteps")
+REPORT_CAP = 12_000  # bytes of JSON, unless full
+ARGS_CAP = 4_000
+OUTPUT_CAP = 8_000
+_TREES_CAP = 50
+_ITEM_CAP = 600  # characters of one finding, risk or step, unless full
+_ENDED = ("completed", "failed", "stopped", "interrupted")
+
+
+# ---------------------------------------------------------------- report
+
+
+async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    described = report.describe(store, row)
+    result = row.result
+    fields = result if isinstance(result, dict) else {}
+    agents = [
+        AgentLine(
+            label=str(e.detail.get("label") or ""),
+            phase=e.phase,
+            mode=e.detail.get("mode"),
+            ok=bool(e.detail.get("ok")),
+            cached=bool(e.detail.get("cached")),
+            cost_usd=e.detail.get("cost_usd"),
+            error_class=(e.detail.get("error") or {}).get("error_class"),
+            patch_state=e.detail.get("patch_state"),
+        )
+        for e in store.events(row.id, kind="agent", attempt=row.attempts)
+    ]
+    out = ReportOutput(
+        verdict=described.verdict,
+        id=row.id,
+        task=row.task,
+        status=described.status,
+        error=row.error,
+        summary=result if isinstance(result, str) else fields.get("summary"),
+        findings=_first_list(fields, FINDING_FIELDS),
+        risks=_first_list(fields, RISK_FIELDS),
+        next_steps=_first_list(fields, NEXT_STEP_FIELDS),
+        patches=described.patches,
+        agents=agents,
+        agents_total=len(agents),
+        cost=_cost_line(described.cost),
+        failures=described.failures,
+        truncated=False,
+    )
+    return out if inp.full else _within_cap(out)
+
+
+def _first_list(fields: dict[str, Any], names: tuple[str, ...]) -> list[Any]:
+    for name in names:
+        value = fields.get(name)
+        if value is not None:
+            return value if isinstance(value, list) else [value]
+    return []
+
+
+def _cost_line(cost: dict[str, Any]) -> CostLine:
+    spent, unknown, limit = float(cost["spent_usd"] or 0), int(cost["unknown_cost_calls"] or 0), cost["limit_usd"]
+    if unknown and not spent:
+        text = f"unknown: {unknown} call(s) reported no cost"
+    elif unknown:
+        text = f"at least ${spent:.4f} (${spent:.4f} known + {unknown} call(s) of unknown cost)"
+    else:
+        text = f"${spent:.4f}"
+    if limit:
+        text += f" of ${limit:.2f}"
+    return CostLine(spent_usd=spent, unknown_cost_calls=unknown, limit_usd=limit, text=text)
+
+
+def _within_cap(out: ReportOutput) -> ReportOutput:
+    """Cut long items, then halve the longest lists, until the answer's JSON fits in REPORT_CAP bytes."""
+
+    def size(o: ReportOutput) -> int:
+        return len(o.model_dump_json().encode())
+
+    if size(out) <= REPORT_CAP:
+        return out
+    cut = out.model_copy(
+        update={
+            "truncated": True,
+            "summary": _cut_item(out.summary),
+            "findings": [_cut_item(i) for i in out.findings],
+            "risks": [_cut_item(i) for i in out.risks],
+            "next_steps": [_cut_item(i) for i in out.next_steps],
+            "error": _cut_item(out.error) if out.error else None,
+        }
+    )
+    lists = ("agents", "failures", "patches", "findings", "risks", "next_steps")
+    while size(cut) > REPORT_CAP:
+        longest = max(lists, key=lambda name: len(getattr(cut, name)))
+        items = getattr(cut, longest)
+        if len(items) <= 1:
+            break
+        cut = cut.model_copy(update={longest: items[: len(items) // 2]})
+    return cut
+
+
+def _cut_item(item: Any) -> Any:
+    text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, default=str)
+    if len(text) <= _ITEM_CAP:
+        return item
+    return text[:_ITEM_CAP] + f"… [cut {len(text) - _ITEM_CAP} chars; --full for all]"
+
+
+def _render_report(out: ReportOutput) -> str:
+    lines = [out.verdict, f"run {out.id}: {out.task}"]
+    if out.error:
+        lines.append(f"error: {out.error}")
+    if out.summary is not None:
+        lines.append(f"summary: {_one_line(out.summary)}")
+    for title, items in (("findings", out.findings), ("risks", out.risks), ("next steps", out.next_steps)):
+        if items:
+            lines.append(f"{title}:")
+            lines += [f"  - {_one_line(i)}" for i in items]
+    if out.patches:
+        lines.append("patches:")
+        lines += [f"  {p.state:<10} {p.call_key}{' - ' + p.detail if p.detail else ''}" for p in out.patches]
+    lines.append(f"agents ({out.agents_total}):")
+    for a in out.agents:
+        cost = "unknown" if a.cost_usd is None else f"${a.cost_usd:.4f}"
+        state = "ok" if a.ok else f"FAILED ({a.error_class})"
+        lines.append(
+            f"  {state:<10} {a.label or '(no label)'}  phase={a.phase or '-'}  cost={cost}"
+            f"{'  cached' if a.cached else ''}{'  patch=' + a.patch_state if a.patch_state else ''}"
+        )
+    if len(out.agents) < out.agents_total:
+        lines.append(f"  ... {out.agents_total - len(out.agents)} more (--full)")
+    lines.append(f"cost: {out.cost.text}")
+    if out.failures:
+        lines.append("failures:")
+        lines += [f"  {f.primitive}[{f.index}] phase={f.phase or '-'}: {f.error}" for f in out.failures]
+    if out.truncated:
+        lines.append("(cut to 12 KB; --full for everything)")
+    return "\n".join(lines)
+
+
+def _one_line(item: Any) -> str:
+    text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, default=str)
+    return " ".join(text.split())
+
+
+# ---------------------------------------------------------------- inspect
+
+
+async def inspect_run(inp: InspectInput, ctx: ToolContext) -> InspectOutput:
+    from kernel import leases
+    from kernel.worktrees.tree import run_dir
+
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    kernel = RunStore(store.db)
+    kernel_row = kernel.run(row.id)
+    record = None
+    if kernel_row is not None:
+        alive = (
+            kernel_row.status == "running" and kernel_row.owner_pid is not None and leases.is_owner_alive(kernel_row)
+        )
+        record = KernelRunRecord(
+            status=kernel_row.status,
+            lease_epoch=kernel_row.lease_epoch,
+            owner_pid=kernel_row.owner_pid,
+            owner_host=kernel_row.owner_host,
+            owner_alive=alive,
+            heartbeat_at=_iso(kernel_row.heartbeat_at),
+            lease_expires_at=_iso(kernel_row.lease_expires_at),
+            base_commit=kernel_row.base_commit,
+            base_tree=kernel_row.base_tree,
+            agents_started=kernel_row.agents_started,
+            spent_usd=kernel_row.spent_usd,
+            unknown_cost_calls=kernel_row.unknown_cost_calls,
+            budget_usd=kernel_row.budget_usd,
+            calls=dict(Counter(c.status for c in kernel.calls(row.id))),
+        )
+    args: Any = row.args
+    text = json.dumps(args, ensure_ascii=False)
+    if not inp.full and len(text) > ARGS_CAP:
+        args = text[:ARGS_CAP] + f"… [cut {len(text) - ARGS_CAP} chars; --full for all]"
+    folder = run_dir(row.id)
+    trees = kernel.worktrees(run_id=row.id)
+    return InspectOutput(
+        id=row.id,
+        task=row.task,
+        status=row.status,
+        repo=row.repo,
+        error=row.error,
+        script_path=row.script_path,
+        script_hash=row.script_hash,
+        script_bytes=len(row.script.encode()),
+        script_changed=row.script_changed,
+        args=args,
+        limits=row.limits,
+        attempts=row.attempts,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        run_dir=str(folder),
+        run_dir_exists=folder.is_dir(),
+        kernel=record,
+        worktrees=[
+            WorktreeLine(
+                path=w.path, purpose=w.purpose, state=w.state, call_key=w.call_key, exists=Path(w.path).exists()
+            )
+            for w in (trees if inp.full else trees[:_TREES_CAP])
+        ],
+        worktrees_total=len(trees),
+    )
+
+
+def _iso(stamp: float | None) -> str | None:
+    return None if stamp is None else iso_utc(datetime.fromtimestamp(stamp, UTC))
+
+
+def _render_inspect(out: InspectOutput) -> str:
+    lines = [
+        f"run {out.id}: {out.status}, {out.attempts} attempt(s), created {out.created_at}, updated {out.updated_at}",
+        f"  task: {out.task}",
+        f"  repo: {out.repo}",
+        f"  script: {out.script_path or '(inline)'}  hash {out.script_hash}  {out.script_bytes} bytes"
+        f"{'  (changed between attempts)' if out.script_changed else ''}",
+        f"  args: {json.dumps(out.args, ensure_ascii=False)[:300]}",
+        f"  limits: {json.dumps(out.limits)}",
+        f"  run folder: {out.run_dir}{'' if out.run_dir_exists else ' (absent)'}",
+    ]
+    if out.error:
+        lines.append(f"  error: {out.error}")
+    k = out.kernel
+    if k is None:
+        lines.append("  kernel: no run record yet (never started)")
+    else:
+        owner = (
+            f"pid {k.owner_pid} on {k.owner_host} ({'alive' if k.owner_alive else 'dead'})" if k.owner_pid else "none"
+        )
+        lines += [
+            f"  kernel: {k.status}, lease epoch {k.lease_epoch}, owner {owner}, heartbeat {k.heartbeat_at or '-'}",
+            f"  base commit: {k.base_commit or '-'}  tree {k.base_tree or '-'}",
+            f"  calls: {', '.join(f'{n} {s}' for s, n in sorted(k.calls.items())) or 'none'}; "
+            f"agents started {k.agents_started}",
+        ]
+    for w in out.worktrees:
+        lines.append(f"  worktree {w.state:<9} {w.purpose:<8} {w.path}{'' if w.exists else ' (gone)'}")
+    if len(out.worktrees) < out.worktrees_total:
+        lines.append(f"  ... {out.worktrees_total - len(out.worktrees)} more worktree(s) (--full)")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- show
+
+
+async def show_run(inp: ShowInput, ctx: ToolContext) -> ShowOutput:
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    start = _offset(inp.cursor)
+    events = [(i, e) for i, e in enumerate(store.events(row.id)) if inp.kind is None or e.kind == inp.kind]
+    page = events[start : start + inp.limit]
+    more = start + inp.limit < len(events)
+    return ShowOutput(
+        run_id=row.id,
+        events=[_event_line(i, e) for i, e in page],
+        total=len(events),
+        truncated=more,
+        next_cursor=str(start + inp.limit) if more else None,
+    )
+
+
+def _offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not cursor.isdigit():
+        raise PalliumError("invalid_input", f"cursor {cursor!r} is not one this tool gave", details={"field": "cursor"})
+    return int(cursor)
+
+
+def _event_line(index: int, event: Any) -> EventLine:
+    d = event.detail
+    ok = d.get("ok") if event.kind in ("agent", "check") else None
+    if event.kind == "agent":
+        error = d.get("error") or {}
+        text = f"{d.get('mode') or ''} {d.get('provider') or ''}".strip()
+        text += f" failed ({error.get('error_class')}): {error.get('message', '')}" if error else ""
+        text += " (replayed)" if d.get("cached") else ""
+    elif event.kind == "failure":
+        text = f"{d.get('primitive')}[{d.get('index')}]: {d.get('error')}"
+    elif event.kind == "check":
+        text = f"{d.get('command')}: {d.get('summary')}"
+    elif event.kind == "workflow":
+        text = f"workflow {d.get('name')}"
+    else:
+        text = str(d.get("message", json.dumps(d, default=str)))
+    return EventLine(
+        index=index,
+        attempt=event.attempt,
+        at=event.at,
+        phase=event.phase,
+        kind=event.kind,
+        label=d.get("label") or None,
+        ok=ok,
+        text=" ".join(text.split())[:300],
+    )
+
+
+def _render_show(out: ShowOutput) -> str:
+    lines = []
+    for e in out.events:
+        ok = "" if e.ok is None else ("ok " if e.ok else "FAIL ")
+        lines.append(
+            f"{e.index:>4} a{e.attempt} {e.phase or '-':<12} {e.kind:<8} {ok}{e.label or ''}"
+            f"{'  ' + e.text if e.text else ''}"
+        )
+    if not lines:
+        lines.append(f"run {out.run_id} has no events")
+    if out.next_cursor:
+        lines.append(f"more: --cursor {out.next_cursor}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- read
+
+
+async def read_call(inp: ReadInput, ctx: ToolContext) -> ReadOutput:
+    if (inp.call is None) == (inp.label is None):
+        raise PalliumError(
+            "invalid_input", "give exactly one of `call` (a journal key) or `label`", details={"field": "call"}
+        )
+    store = runner.open_store(ctx)
+    row = runner.resolve_run(store, inp.run_id)
+    call = _find_call(RunStore(store.db).calls(row.id), inp)
+    record = call.result or {}
+    result = record.get("result") or {}
+    output = result.get("output")
+    if output is None and result:
+        output = result.get("text")
+    truncated = False
+    if not inp.full and output is not None:
+        text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, indent=1)
+        if len(text) > OUTPUT_CAP:
+            output = text[:OUTPUT_CAP] + f"\n… [cut {len(text) - OUTPUT_CAP} chars; --full for all]"
+            truncated = True
+    request = call.request
+    return ReadOutput(
+        run_id=row.id,
+        call_key=call.call_key,
+        label=request.get("label") or None,
+        op=call.op,
+        status=call.status,
+        mode=request.get("mode"),
+        provider=result.get("provider") or request.get("provider"),
+        model=request.get("model"),
+        attempts=call.attempts,
+        prompt=str(request.get("prompt", "")),
+        output=output,
+        output_truncated=truncated,
+        error=result.get("failure"),
+        cost_usd=call.cost_usd,
+        patch_state=record.get("patch_state"),
+        patch_files=list(record.get("patch_files") or []),
+    )
+
+
+def _find_call(calls: list[CallRow], inp: ReadInput) -> CallRow:
+    if inp.call is not None:
+        exact = [c for c in calls if c.call_key == inp.call]
+        found = exact or [c for c in calls if c.call_key.startswith(inp.call)]
+        what, field = f"call {inp.call!r}", "call"
+    else:
+        found = [c for c in calls if c.request.get("label") == inp.label]
+        what, field = f"label {inp.label!r}", "label"
+    if len(found) == 1:
+        return found[0]
+    labels = sorted({str(c.request.get("label")) for c in calls if c.request.get("label")})
+    if not found:
+        raise PalliumError(
+            "not_found",
+            f"the run has no agent call with {what}",
+            hint=f"labels in this run: {', '.join(labels[:20])}" if labels else "this run recorded no agent calls",
+            details={"field": field},
+        )
+    raise PalliumError(
+        "invalid_input",
+        f"{len(found)} calls match {what}; give one of their keys with `call`",
+        details={"field": field, "matches": [c.call_key for c in found[:20]]},
+    )
+
+
+def _render_read(out: ReadOutput) -> str:
+    cost = "unknown" if out.cost_usd is None else f"${out.cost_usd:.4f}"
+    lines = [
+        f"call {out.call_key} ({out.label or 'no label'}): {out.status}, {out.mode or out.op}, "
+        f"{out.provider or '-'}{' ' + out.model if out.model else ''}, {out.attempts} attempt(s), cost {cost}",
+        "--- prompt",
+        out.prompt,
+        "--- output",
+        out.output if isinstance(out.output, str) else json.dumps(out.output, ensure_ascii=False, indent=1),
+    ]
+    if out.error:
+        lines.append(f"--- error: {out.error.get('error_class')}: {out.error.get('message')}")
+    if out.patch_state:
+        lines.append(f"--- patch: {out.patch_state} {', '.join(out.patch_files)}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- gc
+
+
+async def gc(inp: GcInput, ctx: ToolContext) -> GcOutput:
+    from kernel import leases
+    from kernel.execution import collect_garbage
+    from kernel.worktrees import tree
+    from kernel.worktrees.tree import run_dir
+
+    act = inp.confirm and not inp.dry_run
+    store = runner.open_store(ctx)
+    kernel = RunStore(store.db)
+    trees = collect_garbage(kernel, dry_run=not act)
+    cutoff = ctx.clock.now() - timedelta(days=inp.older_than)
+    root = run_dir("x").parent
+    gone: list[RunDirLine] = []
+    kept: list[str] = []
+    freed = trees.bytes_freed
+    for folder in sorted(root.iterdir()) if root.is_dir() else []:
+        if not folder.is_dir():
+            continue
+        row, kernel_row = store.run(folder.name), kernel.run(folder.name)
+        if kernel_row is not None and kernel_row.status == "running" and leases.is_owner_alive(kernel_row):
+            kept.append(f"{folder.name}: running")
+            continue
+        status = row.status if row else (kernel_row.status if kernel_row else None)
+        if status is not None and status not in _ENDED:
+            kept.append(f"{folder.name}: {status}")
+            continue
+        if any(p.state in ("applying", "reverting") for p in kernel.patches(folder.name)):
+            kept.append(f"{folder.name}: a patch is part-way applied or reverted; finish it first")
+            continue
+        ended = parse_iso(row.updated_at) if row else datetime.fromtimestamp(folder.stat().st_mtime, UTC)
+        if ended > cutoff:
+            continue
+        size = _size(folder)
+        gone.append(
+            RunDirLine(run_id=folder.name, path=str(folder), status=status, updated_at=iso_utc(ended), bytes=size)
+        )
+        freed += size
+        if act:
+            for left in kernel.worktrees(run_id=folder.name, states=("creating", "active", "captured", "kept")):
+                tree.remove(kernel, Path(left.path))  # unregistered from git too, not just deleted
+            shutil.rmtree(folder, ignore_errors=True)
+    return GcOutput(
+        confirmed=act,
+        worktrees=trees.removed[: inp.limit],
+        worktrees_live=len(trees.kept),
+        run_dirs=gone[: inp.limit],
+        kept=kept[: inp.limit],
+        worktrees_total=len(trees.removed),
+        run_dirs_total=len(gone),
+        bytes=freed,
+    )
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def _render_gc(out: GcOutput) -> str:
+    verb = "removed" if out.confirmed else "would remove"
+    lines = [
+        f"{verb} {out.worktrees_total} worktree(s) and {out.run_dirs_total} run folder(s), "
+        f"{out.bytes / 1_000_000:.1f} MB; {out.worktrees_live} worktree(s) of live runs kept"
+    ]
+    lines += [f"  worktree {p}" for p in out.worktrees]
+    lines += [f"  run {d.run_id} ({d.status or 'no record'}, {d.updated_at}) {d.path}" for d in out.run_dirs]
+    lines += [f"  kept {k}" for k in out.kept]
+    if len(out.worktrees) < out.worktrees_total or len(out.run_dirs) < out.run_dirs_total:
+        lines.append("  (more not listed; raise --limit)")
+    if not out.confirmed:
+        lines.append("rerun with --confirm --authority admin to delete")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- tools list
+
+
+async def tools_list(inp: ToolsListInput, ctx: ToolContext) -> ToolsListOutput:
+    from services.workflows.host import HELPERS
+
+    calls = [
+        HostCallLine(
+            name=c.name,
+            usage=c.usage,
+            summary=c.summary,
+            available=c.name.removeprefix("pallium.") in HELPERS if c.name.startswith("pallium.") else True,
+        )
+        for c in HOST_API
+    ]
+    return ToolsListOutput(calls=[c for c in calls if c.available or not inp.available_only])
+
+
+def _render_tools(out: ToolsListOutput) -> str:
+    width = max((len(c.name) for c in out.calls), default=0)
+    return "\n".join(
+        f"{c.name:<{width}}  {'' if c.available else '(not available) '}{c.summary}: {c.usage}" for c in out.calls
+    )
+
+
+TOOLS = (
+    Tool(
+        cli="workflow report",
+        handler=report_run,
+        input=ReportInput,
+        output=ReportOutput,
+        summary="A workflow run's report: verdict, findings, risks, next steps, patches, agents, cost, failures.",
+        description=(
+            "Use when a run has ended (or to see where it stands) and you need its outcome in one answer. Not "
+            "for debugging the run's machinery (pallium_workflow_inspect) or one agent's words "
+            "(pallium_workflow_read). Reads Pallium's state only; no model calls; within 12 KB unless full."
+        ),
+        authority="observe",
+        toolset="start",
+        positional=("run_id",),
+        render=_render_report,
+        exit_code=lambda out: 0 if out.verdict.startswith("VERDICT: FINISHED") else 1,
+    ),
+    Tool(
+        cli="workflow inspect",
+        handler=inspect_run,
+        input=InspectInput,
+        output=InspectOutput,
+        summary="A workflow run's record for debugging: script, args, limits, attempts, lease, base commit, worktrees.",
+        description=(
+            "Use when a run behaves oddly (will not resume, seems stuck, edits look stale). Not for the outcome "
+            "(pallium_workflow_report). Reads Pallium's state and checks whether the lease owner lives; no writes."
+        ),
+        authority="observe",
+        toolset="workflows",
+        positional=("run_id",),
+        render=_render_inspect,
+    ),
+    Tool(
+        cli="workflow show",
+        handler=show_run,
+        input=ShowInput,
+        output=ShowOutput,
+        summary="A workflow run's events in order: phase, kind, label and whether each succeeded.",
+        description=(
+            "Use to follow what a run did step by step, every attempt included. Not for one agent's prompt and "
+            "output (pallium_workflow_read). Reads state only; pages with limit and cursor."
+        ),
+        authority="observe",
+        toolset="workflows",
+        positional=("run_id",),
+        render=_render_show,
+    ),
+    Tool(
+        cli="workflow read",
+        handler=read_call,
+        input=ReadInput,
+        output=ReadOutput,
+        summary="One agent call of a workflow run: its full prompt and its output, from the journal.",
+        description=(
+            "Use to see exactly what an agent was asked and answered (find labels with pallium_workflow_show). "
+            "Not for the run's outcome (pallium_workflow_report). Reads the journal only; the output is cut at "
+            "8000 characters unless full."
+        ),
+        authority="observe",
+        toolset="workflows",
+        positional=("run_id",),
+        render=_render_read,
+    ),
+    Tool(
+        cli="workflow gc",
+        handler=gc,
+        input=GcInput,
+        output=GcOutput,
+        summary="Remove worktrees of runs no longer live and run folders of runs that ended long ago.",
+        description=(
+            "Use when $PALLIUM_HOME/workflow-runs grows large. Not for undoing a run's edits "
+            "(pallium_workflow_revert). Previews by default; with confirm (admin authority) it deletes the "
+            "worktrees of runs whose process is gone and, for runs ended more than older_than days ago, their "
+            "folder (patch files, logs): their patches can no longer be applied. A running run is never touched."
+        ),
+        authority="observe",
+        escalation=("confirm", "admin"),
+        toolset="workflows",
+        annotations=Annotations(read_only=False, destructive=True, idempotent=True),
+        render=_render_gc,
+    ),
+    Tool(
+        cli="workflow tools list",
+        handler=tools_list,
+        input=ToolsListInput,
+        output=ToolsListOutput,
+        summary="The host API a workflow script can call, with what each does and whether it is available.",
+        description=(
+            "Use before writing a workflow script. Not for Pallium's own MCP tools (list_tools) or for "
+            "checking a script (pallium_workflow_validate). Static; about 2 KB."
+        ),
+        authority="observe",
+        toolset="workflows",
+        render=_render_tools,
+    ),
+)
