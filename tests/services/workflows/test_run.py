@@ -215,3 +215,15 @@ async def test_until_green_stops_when_the_fix_changes_nothing(git_repo, fake):
     out = await _run(git_repo, source, id="green-2", allow_command=[command])
     assert out.result["ok"] is False and out.result["stalled"] is True
     assert len(out.result["rounds"]) == 2 and len(fake.calls()) == 1
+
+
+async def test_an_edit_agent_whose_report_fails_the_schema_keeps_its_patch_and_is_not_retried(git_repo, fake):
+    fake.scenario({"match": "fix", "write": {"src/app.py": "def main():\n    return 2\n"}, "reply": "not json"})
+    source = (
+        'try { await agent("fix main", {mode: "edit", schema: {type: "object", required: ["done"]}}); }\n'
+        'catch (e) { return "report failed: " + e.message; }'
+    )
+    out = await _run(git_repo, source, id="edit-schema")
+    assert out.result.startswith("report failed:")
+    assert [p.state for p in out.patches] == ["staged"]
+    assert len(fake.calls()) == 1
