@@ -1,15 +1,18 @@
 """Objective checks: Pallium runs a command itself, in a throwaway worktree seeded from the run's staged
 edits, and reads the verdict from the exit code and the test runner's output.
 
-Only commands the run allows may run: those given with `--allow-command`, and those listed in the
-repository's `.pallium/config.toml` under `[workflows] allow_commands`. A script cannot run anything
-else, so a model-written plan cannot turn `check` into a shell.
+Only commands the run allows may run: those given with `--allow-command`, those listed in the
+repository's `.pallium/config.toml` under `[workflows] allow_commands`, and the verification commands
+the repository service infers for the work (asked once per attempt, when a check first needs them).
+A script cannot run anything else, so a model-written plan cannot turn `check` into a shell.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import tomllib
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from kernel.providers.process import Invocation, run_worker
 from kernel.testfailures import parse_failures
 from kernel.worktrees import tree
 
-__all__ = ["allowed_commands", "run_check"]
+__all__ = ["CommandPolicy", "allowed_commands", "run_check"]
 
 DEFAULT_CHECK_TIMEOUT = 600.0
 TAIL_BYTES = 4000
@@ -42,6 +45,33 @@ def allowed_commands(repo: Path, explicit: list[str]) -> list[str]:
     return list(dict.fromkeys(allowed))
 
 
+class CommandPolicy:
+    """What one attempt's checks may run: the explicit commands, then the inferred ones, asked for once."""
+
+    def __init__(self, explicit: list[str], infer: Callable[[], Awaitable[list[str]]] | None = None) -> None:
+        self.explicit = list(explicit)
+        self._infer = infer
+        self._inferred: list[str] | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def inferred(self) -> list[str] | None:
+        """The inferred commands, or None while nobody needed them yet."""
+        return self._inferred
+
+    async def allowed(self, command: str) -> list[str]:
+        """The allowed commands; the inferred ones are asked for only when `command` is not explicit."""
+        if command.strip() in self.explicit or self._infer is None:
+            return self.explicit
+        async with self._lock:
+            if self._inferred is None:
+                try:
+                    self._inferred = [c.strip() for c in await self._infer() if c.strip()]
+                except PalliumError:
+                    self._inferred = []  # no index or no repository answer: only explicit commands run
+        return list(dict.fromkeys(self.explicit + self._inferred))
+
+
 async def run_check(run: Run, command: str, *, allowed: list[str], timeout: float | None) -> dict[str, Any]:
     """Run `command` against the run's staged state and report `{ok, command, exit_code, ...failures}`."""
     command = command.strip()
@@ -49,7 +79,9 @@ async def run_check(run: Run, command: str, *, allowed: list[str], timeout: floa
         raise PalliumError(
             "authority_exceeded",
             f"check({command!r}) is not an allowed command for this run",
-            hint="allow it with --allow-command, or list it in .pallium/config.toml under [workflows] allow_commands",
+            hint="allow it with --allow-command, or list it in .pallium/config.toml under [workflows] "
+            "allow_commands; the repository's inferred verification commands are allowed too (see "
+            "`pallium workflow preflight`)",
             details={"command": command, "allowed": allowed},
         )
     commit = run.staging.head()

@@ -18,7 +18,7 @@ from kernel.execution import AgentCall, Run
 from kernel.hashing import stable_hash
 from kernel.providers.contract import MODES
 from kernel.testfailures import TestFailure, signature_of
-from services.workflows.checks import DEFAULT_CHECK_TIMEOUT, run_check
+from services.workflows.checks import DEFAULT_CHECK_TIMEOUT, CommandPolicy, run_check
 from services.workflows.store import WorkflowStore
 
 __all__ = ["GATE_SCHEMA", "WorkflowHost"]
@@ -32,9 +32,11 @@ GATE_SCHEMA = {
     },
     "required": ["approved", "reason", "evidence"],
 }
-# pallium.<helper>(...) -> (tool, how the script's positional arguments map to its input)
+# pallium.<helper>(...) -> (tool, how the script's positional arguments map to its input;
+# a last name starting with `*` collects the remaining arguments into a list)
 HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "changedNow": ("pallium_changed_now", ()),
+    "preflight": ("pallium_workflow_preflight", ("task", "*scope")),
     "explain": ("pallium_explain", ("path",)),
     "risk": ("pallium_risk", ("path",)),
     "neighbors": ("pallium_neighbors", ("path",)),
@@ -55,13 +57,15 @@ class WorkflowHost:
         ctx: ToolContext,
         attempt: int,
         args_hash: str,
-        allowed_commands: list[str] | None = None,
+        commands: CommandPolicy | None = None,
+        allow_network: bool = False,
         depth: int = 0,
     ) -> None:
         self.depth = depth
         self.awaiting_gate: str | None = None
         self.run = run
-        self.allowed_commands = allowed_commands or []
+        self.commands = commands or CommandPolicy([])
+        self.allow_network = allow_network
         self.store = store
         self.ctx = ctx
         self.attempt = attempt
@@ -125,7 +129,12 @@ class WorkflowHost:
         authority.check("check()", "edit", self.ctx.ceiling)  # it executes a command
         opts = payload.get("opts") or {}
         timeout = opts.get("timeout_seconds", DEFAULT_CHECK_TIMEOUT)
-        result = await run_check(self.run, str(payload["command"]), allowed=self.allowed_commands, timeout=timeout)
+        command = str(payload["command"])
+        known = self.commands.inferred
+        allowed = await self.commands.allowed(command)
+        if known is None and self.commands.inferred is not None:
+            self._event("verification", payload.get("phase"), {"inferred": self.commands.inferred})
+        result = await run_check(self.run, command, allowed=allowed, timeout=timeout)
         self._event(
             "check",
             payload.get("phase"),
@@ -184,7 +193,8 @@ class WorkflowHost:
             ctx=self.ctx,
             attempt=self.attempt,
             args_hash=self.args_hash,
-            allowed_commands=self.allowed_commands,
+            commands=self.commands,
+            allow_network=self.allow_network,
             depth=self.depth + 1,
         )
         self._event("workflow", None, {"name": found.label})
@@ -260,9 +270,15 @@ class WorkflowHost:
         if helper not in HELPERS:
             raise PalliumError("unavailable", f"pallium.{helper}() is not available in this version")
         tool, names = HELPERS[helper]
+        rest: list[Any] | None = None
+        if names and names[-1].startswith("*"):
+            names, rest = names[:-1], given[len(names) - 1 :]
+            given = given[: len(names)]
         if len(given) > len(names):
             raise PalliumError("invalid_input", f"pallium.{helper}() takes at most {len(names)} argument(s)")
         arguments = {name: value for name, value in zip(names, given, strict=False) if value is not None}
+        if rest:
+            arguments[HELPERS[helper][1][-1][1:]] = [str(value) for value in rest]
         if "repo" not in arguments:
             arguments["repo"] = str(self.run.repo)
         out = await self.ctx.call(tool, arguments)
@@ -279,9 +295,17 @@ class WorkflowHost:
             raise PalliumError("invalid_input", f"agent(): mode must be one of {', '.join(MODES)}, not {mode!r}")
         if mode != "read-only":
             authority.check(f"agent(mode={mode!r})", "edit", self.ctx.ceiling)
-        network = opts.get("network", False)
+        network = opts.get("network", self.allow_network)  # the run's grant is the default
         if not isinstance(network, bool):
             raise PalliumError("invalid_input", "agent(): network must be true or false")
+        if network and not self.allow_network:
+            raise PalliumError(
+                "authority_exceeded",
+                f"agent {opts.get('label') or repr(prompt[:60])} asks for network: true, "
+                "but this run was not granted network access",
+                hint="rerun with --allow-network (allow_network: true over MCP) if its agents may use the network",
+                details={"option": "network"},
+            )
         if opts.get("provider") == "internal":
             raise PalliumError("invalid_input", "agent(): the provider name 'internal' is reserved")
         if opts.get("repo") not in (None, str(self.run.repo)):

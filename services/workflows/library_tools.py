@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernel import paths
+from kernel import authority, paths
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
@@ -14,19 +14,26 @@ from services.workflows.engine import evaluate_meta
 from services.workflows.models import (
     GenerateInput,
     GenerateOutput,
+    PreflightInput,
+    PreflightOutput,
     SaveInput,
     SaveOutput,
     StartInput,
     StartOutput,
+    Tailoring,
     TemplateEntry,
     TemplateListInput,
     TemplateListOutput,
     TemplateShowInput,
     TemplateShowOutput,
 )
+from services.workflows.preflight import preflight as _preflight
 from services.workflows.script import parse_script
 from services.workflows.start import choose_style
+from services.workflows.tailor import tailor
 from services.workflows.tools import launch
+
+START_FILES = 20  # files a started plan receives as args.files
 
 
 async def template_list(inp: TemplateListInput, ctx: ToolContext) -> TemplateListOutput:
@@ -60,23 +67,53 @@ async def save(inp: SaveInput, ctx: ToolContext) -> SaveOutput:
 async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
     template = library.STYLES[inp.style]
     source = library.template_source(template)
-    written = None
+    target = None
     if inp.output is not None:
+        authority.check("pallium_workflow_generate with output", "edit", ctx.ceiling)
         target = paths.confine(ctx.repo_root(), inp.output, base=ctx.cwd)
         if target.exists():
             raise PalliumError(
                 "conflict", f"{target} exists already; choose another --output", details={"field": "output"}
             )
+    tailoring = None
+    if inp.tailor:
+        source, tailoring = await tailor(
+            source,
+            task=inp.task,
+            style=inp.style,
+            cwd=_workdir(ctx),
+            provider=inp.provider,
+            model=inp.model,
+            timeout=inp.timeout_seconds,
+        )
+    if target is not None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(source, encoding="utf-8")
-        written = str(target)
-    return GenerateOutput(style=inp.style, template=template, source=source, args={"task": inp.task}, path=written)
+    return GenerateOutput(
+        style=inp.style,
+        template=template,
+        source=source,
+        args={"task": inp.task},
+        path=str(target) if target else None,
+        tailoring=tailoring,
+    )
+
+
+def _workdir(ctx: ToolContext) -> Path:
+    try:
+        return ctx.repo_root()
+    except PalliumError:
+        return ctx.cwd
+
+
+async def preflight(inp: PreflightInput, ctx: ToolContext) -> PreflightOutput:
+    return await _preflight(ctx, ctx.repo_root(inp.repo), inp.task, scopes=inp.scope, limit=inp.limit)
 
 
 async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
     repo = ctx.repo_root(inp.repo)
-    changed = await ctx.call("pallium_changed_now", {"repo": str(repo), "limit": 50})
-    changed_files = [f.path for f in changed.files if f.kind != "deleted"]
+    scoped = await _preflight(ctx, repo, inp.task, scopes=inp.scope, limit=START_FILES)
+    changed_files = scoped.changed_files
     if inp.workflow is not None:
         found = library.find(repo, inp.workflow)
         reason = "named with --workflow"
@@ -87,10 +124,23 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
             else choose_style(inp.task, test_command=inp.test_command)
         )
         found = library.find(repo, name)
-    args = {"task": inp.task, "files": changed_files[:20]}
+    args = {"task": inp.task, "files": [f.path for f in scoped.files]}
     if inp.test_command:
         args["test_command"] = inp.test_command
     source = found.source()
+    tailoring = None
+    if inp.tailor and found.origin == "template" and inp.workflow is None:
+        source, tailoring = await tailor(
+            source,
+            task=inp.task,
+            style=inp.style or found.name,
+            cwd=repo,
+            provider=inp.provider,
+            model=None,
+            timeout=inp.timeout_seconds,
+        )
+    elif inp.tailor:
+        tailoring = Tailoring(tailored=False, provider=None, reason=f"{found.label} is used as written, not generated")
     await sources.require_valid(source)
     if inp.dry_run:
         return StartOutput(
@@ -99,6 +149,8 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
             reason=reason,
             args=args,
             changed_files=changed_files,
+            preflight=scoped,
+            tailoring=tailoring,
             script=source,
             run=None,
         )
@@ -116,7 +168,15 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         wait=inp.wait_seconds,
     )
     return StartOutput(
-        task=inp.task, chosen=found.label, reason=reason, args=args, changed_files=changed_files, script=None, run=run
+        task=inp.task,
+        chosen=found.label,
+        reason=reason,
+        args=args,
+        changed_files=changed_files,
+        preflight=scoped,
+        tailoring=tailoring,
+        script=None,
+        run=run,
     )
 
 
@@ -134,10 +194,38 @@ def _render_templates(out: TemplateListOutput) -> str:
     return "\n".join(f"{e.origin:<9} {e.name:<20} {e.description or ''}" for e in out.workflows)
 
 
+def _render_generate(out: GenerateOutput) -> str:
+    lines = [out.source if out.path is None else f"wrote {out.path}"]
+    if out.tailoring is not None:
+        lines.insert(0 if out.path is None else 1, f"// tailoring: {out.tailoring.reason}")
+    return "\n".join(lines)
+
+
+def _render_preflight(out: PreflightOutput) -> str:
+    lines = [f"task: {out.task}", f"changed files: {out.changed_count}", f"files to inspect ({out.source}):"]
+    for f in out.files:
+        risk = f"{f.risk_level} ({f.risk_score:g})" if f.risk_level else f"? ({f.note})"
+        lines.append(f"  {f.path}  risk {risk}" + (f"  tests: {', '.join(f.tests)}" if f.tests else ""))
+    if out.truncated:
+        lines.append("  ... more files matched; narrow with --scope")
+    for tier in ("fast", "safe", "full"):
+        for command in getattr(out.verification, tier):
+            lines.append(f"verify {tier}: {command}")
+    lines += [f"note: {n}" for n in out.notes]
+    return "\n".join(lines)
+
+
 def _render_start(out: StartOutput) -> str:
     lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})"]
     if out.changed_files:
         lines.append(f"changed files: {len(out.changed_files)}")
+    if out.tailoring is not None:
+        lines.append(f"tailoring: {out.tailoring.reason}")
+    if out.preflight.files:
+        lines.append("files to inspect: " + ", ".join(f.path for f in out.preflight.files))
+    plan = out.preflight.verification
+    if plan.fast or plan.safe or plan.full:
+        lines.append("verification: " + "; ".join(plan.fast[:1] + plan.safe[:1] + plan.full[:1]))
     if out.script is not None:
         lines += ["dry run: nothing ran. The script:", out.script]
     elif out.run is not None:
@@ -146,6 +234,22 @@ def _render_start(out: StartOutput) -> str:
 
 
 TOOLS = (
+    Tool(
+        cli="workflow preflight",
+        handler=preflight,
+        input=PreflightInput,
+        output=PreflightOutput,
+        summary="Scope a task before running agents: files to inspect, their risk, changes and verification commands.",
+        description=(
+            "Use before planning or running a task, to know which files matter and how to verify the work. Not "
+            "for one file's full story (pallium_explain) or running anything (pallium_start). Asks the repository "
+            "service (changed files, search, explain) and may refresh its index; no model calls; within 12 KB."
+        ),
+        authority="observe",
+        toolset="start",
+        positional=("task",),
+        render=_render_preflight,
+    ),
     Tool(
         cli="start",
         handler=start,
@@ -214,12 +318,14 @@ TOOLS = (
         summary="Write a workflow script for a task from a template style.",
         description=(
             "Use to get a starting script to adapt. Not for running one (pallium_start does both). "
-            "Deterministic: no model call; writes the file only when output is given."
+            "Deterministic without tailor: no model call. tailor asks a provider (read-only, one call, "
+            "needs consult) to fit the template to the task and falls back to the template when it fails, "
+            "times out or returns an invalid script. Writes the file only when output is given (needs edit)."
         ),
         authority="observe",
-        escalation=("output", "edit"),
+        escalation=("tailor", "consult"),
         toolset="workflows",
         positional=("task",),
-        render=lambda out: out.source if out.path is None else f"wrote {out.path}",
+        render=_render_generate,
     ),
 )

@@ -62,8 +62,13 @@ class RunInput(ToolInput):
     )
     allow_command: list[str] = Field(
         default_factory=list,
-        description="a command check() may run, repeatable; "
-        "commands in .pallium/config.toml [workflows] allow_commands are allowed too",
+        description="a command check() may run, repeatable; commands in .pallium/config.toml [workflows] "
+        "allow_commands and the verification commands the repository service infers are allowed too",
+    )
+    allow_network: bool = Field(
+        False,
+        description="grant agents network access: they get it by default and may ask for it with network: true "
+        "(default false: an agent asking for the network is refused)",
     )
 
 
@@ -194,10 +199,31 @@ class SaveOutput(ToolOutput):
     path: str
 
 
+_TAILOR = (
+    "ask a provider (read-only) to adapt the template to the task; an invalid or missing answer falls back "
+    "to the template, saying why (needs consult authority; default false)"
+)
+_TAILOR_PROVIDER = "provider that tailors the template (claude, codex, fake...); default: the usual resolution"
+_TAILOR_TIMEOUT = "seconds the tailoring provider may take before the template is used instead (default 120)"
+
+
 class GenerateInput(ToolInput):
     task: str = Field(description="what the workflow should do")
     style: Literal["review", "test-fix", "research", "plan"] = Field("plan", description="which plan to start from")
-    output: str | None = Field(None, description="write the script to this path inside the repository")
+    output: str | None = Field(
+        None, description="write the script to this path inside the repository (needs edit authority)"
+    )
+    tailor: bool = Field(False, description=_TAILOR)
+    provider: str | None = Field(None, description=_TAILOR_PROVIDER)
+    model: str | None = Field(None, description="model for the tailoring provider; default: the provider's own")
+    timeout_seconds: float = Field(120, gt=0, le=1800, description=_TAILOR_TIMEOUT)
+
+
+class Tailoring(ToolOutput):
+    tailored: bool = Field(description="true when the provider's script replaced the template")
+    provider: str | None = Field(description="the provider asked, once resolved")
+    reason: str = Field(description="what happened: tailored, or why the template was kept")
+    cost_usd: float | None = Field(None, description="what the provider reported spending; null when unknown")
 
 
 class GenerateOutput(ToolOutput):
@@ -206,6 +232,46 @@ class GenerateOutput(ToolOutput):
     source: str
     args: dict[str, Any] = Field(description="the args the script expects for this task")
     path: str | None
+    tailoring: Tailoring | None = Field(None, description="how tailoring went; null when it was not asked for")
+
+
+class PreflightInput(ToolInput):
+    task: str = Field(description="the task, in words; its words find files when no scope is given and nothing changed")
+    scope: list[str] = Field(
+        default_factory=list,
+        description="files or folders to inspect, repeatable; default: the changed files, else search hits",
+    )
+    repo: str | None = Field(None, description="repository to scope; default: the current one")
+    limit: int = Field(8, ge=1, le=30, description="most files to inspect (1-30, default 8)")
+
+
+class PreflightFile(ToolOutput):
+    path: str
+    risk_level: str | None = Field(description="low, medium or high; null when the file could not be explained")
+    risk_score: float | None
+    why: list[str] = Field(description="the main risk factors (at most 3)")
+    tests: list[str] = Field(description="test files that cover it (at most 5)")
+    note: str | None = Field(None, description="why it could not be explained, when it could not")
+
+
+class PreflightVerification(ToolOutput):
+    fast: list[str] = Field(description="seconds: the tests that cover the files")
+    safe: list[str] = Field(description="the packages' tests and linters")
+    full: list[str] = Field(description="the whole suite")
+
+
+class PreflightOutput(ToolOutput):
+    task: str
+    repo: str
+    source: Literal["scope", "changed", "search", "none"] = Field(
+        description="where the files came from: the scope, the changed files, search hits for the task, or nothing"
+    )
+    files: list[PreflightFile] = Field(description="files to inspect, riskiest first")
+    changed_files: list[str] = Field(description="the working tree's changed files (at most 50)")
+    changed_count: int
+    verification: PreflightVerification = Field(description="commands to run, unioned over the files")
+    notes: list[str] = Field(description="what could not be answered, and why")
+    truncated: bool = Field(description="more files matched than were inspected")
 
 
 class StartInput(ToolInput):
@@ -215,6 +281,12 @@ class StartInput(ToolInput):
         None, description="the kind of plan; default: chosen from the task's words"
     )
     test_command: str | None = Field(None, description="the repository's test command; checks may run it")
+    scope: list[str] = Field(
+        default_factory=list, description="paths to focus on, repeatable; default: the working tree's changed files"
+    )
+    tailor: bool = Field(False, description="when a template is chosen, " + _TAILOR)
+    provider: str | None = Field(None, description=_TAILOR_PROVIDER)
+    timeout_seconds: float = Field(120, gt=0, le=1800, description=_TAILOR_TIMEOUT)
     dry_run: bool = Field(False, description="show the task, the chosen plan and the script without running")
     repo: str | None = Field(None, description="repository to work on; default: the current one")
     max_budget_usd: float | None = Field(None, gt=0, description="spending limit in USD; default: none")
@@ -228,6 +300,8 @@ class StartOutput(ToolOutput):
     reason: str = Field(description="why this plan was chosen")
     args: dict[str, Any]
     changed_files: list[str] = Field(description="the working tree's changed files found by the preflight")
+    preflight: PreflightOutput = Field(description="files to inspect, their risk and the verification commands")
+    tailoring: Tailoring | None = Field(None, description="how tailoring went; null when it was not asked for")
     script: str | None = Field(description="the script's text (dry runs only)")
     run: RunOutput | None = Field(description="the run, unless this was a dry run")
 

@@ -22,9 +22,10 @@ from kernel.execution import Limits, Run
 from kernel.hashing import stable_hash
 from kernel.progress import Progress
 from kernel.runstore import SCHEMA as RUNS_SCHEMA
-from services.workflows.checks import allowed_commands
+from services.workflows.checks import CommandPolicy, allowed_commands
 from services.workflows.engine import ScriptFailed, run_script
 from services.workflows.host import WorkflowHost
+from services.workflows.preflight import inferred_commands
 from services.workflows.store import SCHEMA, RunRow, WorkflowStore
 
 __all__ = ["Attempt", "create_run", "new_run_id", "open_store", "resolve_run", "run_attempt"]
@@ -80,6 +81,7 @@ def create_run(
     task: str,
     script_path: str | None,
     allow_commands: list[str],
+    allow_network: bool = False,
 ) -> RunRow:
     """Record a new run as `queued`: `run_attempt` starts it, here or in a worker process."""
     if store.run(run_id) is not None:
@@ -97,7 +99,7 @@ def create_run(
         script=source,
         script_hash=stable_hash(source),
         args=args,
-        limits={**_limits_record(limits), "allow_commands": list(allow_commands)},
+        limits={**_limits_record(limits), "allow_commands": list(allow_commands), "allow_network": allow_network},
         now=iso_utc(ctx.clock.now()),
     )
 
@@ -127,8 +129,15 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
         now=iso_utc(ctx.clock.now()),
     )
     execution = await Run.open(run_id, repo, limits, db=store.db)
+    commands = CommandPolicy(allowed, infer=lambda: inferred_commands(ctx, repo, row.task))
     host = WorkflowHost(
-        run=execution, store=store, ctx=ctx, attempt=attempt, args_hash=stable_hash(row.args), allowed_commands=allowed
+        run=execution,
+        store=store,
+        ctx=ctx,
+        attempt=attempt,
+        args_hash=stable_hash(row.args),
+        commands=commands,
+        allow_network=bool(row.limits.get("allow_network", False)),
     )
     status, result, error = "failed", None, None
     try:

@@ -73,6 +73,7 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
         limits=limits,
         task=inp.task,
         allow_commands=inp.allow_command,
+        allow_network=inp.allow_network,
         background=inp.background,
         wait=inp.wait_seconds,
     )
@@ -91,6 +92,7 @@ async def launch(
     allow_commands: list[str],
     background: bool,
     wait: float,
+    allow_network: bool = False,
 ) -> RunOutput:
     """Record a new run and run it here, or in a worker process when in the background or over MCP."""
     store = runner.open_store(ctx)
@@ -106,6 +108,7 @@ async def launch(
         task=task,
         script_path=str(script_path) if script_path else None,
         allow_commands=allow_commands,
+        allow_network=allow_network,
     )
     return await _attempt(ctx, store, run_id, source=None, background=background, wait=wait)
 

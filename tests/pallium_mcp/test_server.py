@@ -41,6 +41,7 @@ SAMPLE_CALLS = {
     "pallium_workflow_gate_approve": None,  # needs a waiting gate: tests/services/workflows/test_gates.py
     "pallium_workflow_gate_reject": None,  # likewise
     "pallium_start": {"task": "review my change", "dry_run": True},
+    "pallium_workflow_preflight": {"task": "what calls main?", "scope": ["src"]},
     "pallium_workflow_template_list": {},
     "pallium_workflow_template_show": {"name": "review"},
     "pallium_workflow_save": {"run_id": "sample-run", "name": "sample"},

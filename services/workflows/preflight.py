@@ -1,0 +1,163 @@
+"""Preflight: scope a task before agents run, through the repository service's front door.
+
+Which files to inspect (the caller's scope, else the working tree's changes, else the best search
+hits for the task's words), how risky each is, and the verification commands (fast, safe, full)
+unioned over them. Every answer comes from `pallium_changed_now`, `pallium_search` and
+`pallium_explain` through the dispatcher, never from the repository service's modules.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kernel import git, paths
+from kernel.context import ToolContext
+from kernel.errors import PalliumError
+from services.workflows.models import PreflightFile, PreflightOutput, PreflightVerification
+
+__all__ = ["MAX_BYTES", "inferred_commands", "preflight"]
+
+MAX_BYTES = 12_000
+_RISK_ORDER = {"high": 0, "medium": 1, "low": 2, None: 3}
+_STOPWORDS = re.compile(
+    r"(?i)(the|and|for|with|that|this|from|into|make|does|what|when|where|which|why|how|all|any|are|"
+    r"was|its|our|your|add|fix|use|get|set|not|but|can|should|would|could|have|has|had|about)"
+)
+
+
+async def preflight(ctx: ToolContext, repo: Path, task: str, *, scopes: list[str], limit: int = 8) -> PreflightOutput:
+    """Files to inspect for `task` with their risk, the changed files and the verification commands."""
+    notes: list[str] = []
+    changed = await ctx.call("pallium_changed_now", {"repo": str(repo), "limit": 50})
+    changed_files = [f.path for f in changed.files if f.kind != "deleted"]
+    if scopes:
+        source, candidates = "scope", _scoped(ctx, repo, scopes)
+    elif changed_files:
+        source, candidates = "changed", changed_files
+    else:
+        source, candidates = "search", await _search(ctx, repo, task, limit, notes)
+    if not candidates:
+        source = "none"
+    truncated = len(candidates) > limit
+    files: list[PreflightFile] = []
+    fast: list[str] = []
+    safe: list[str] = []
+    full: list[str] = []
+    unexplained: list[str] = []
+    for number, path in enumerate(candidates[:limit]):
+        try:
+            # The first call brings the index up to date (incrementally); the others read it as it is.
+            arguments = {"repo": str(repo), "path": path, "refresh": number == 0}
+            explained = await ctx.call("pallium_explain", arguments)
+        except PalliumError as exc:
+            files.append(PreflightFile(path=path, risk_level=None, risk_score=None, why=[], tests=[], note=exc.message))
+            unexplained.append(path)
+            continue
+        risk = explained.risk
+        files.append(
+            PreflightFile(
+                path=explained.path,
+                risk_level=risk.level,
+                risk_score=risk.score,
+                why=[f"{r.factor}: {r.detail}" for r in risk.reasons[:3]],
+                tests=explained.tests[:5],
+            )
+        )
+        fast += explained.verification.fast
+        safe += explained.verification.safe
+        full += explained.verification.full
+    # A new (untracked) file is not in the index: its folder's and the repository's commands still apply.
+    explained_paths = {f.path for f in files if f.risk_level is not None}
+    for path, sibling in _siblings(repo, unexplained, explained_paths)[:3]:
+        try:
+            borrowed = await ctx.call("pallium_explain", {"repo": str(repo), "path": sibling})
+        except PalliumError:
+            continue
+        safe += borrowed.verification.safe
+        full += borrowed.verification.full
+        notes.append(f"{path} is not indexed yet; its safe and full commands come from {sibling}")
+    files.sort(key=lambda f: (_RISK_ORDER.get(f.risk_level, 3), -(f.risk_score or 0), f.path))
+    out = PreflightOutput(
+        task=task,
+        repo=str(repo),
+        source=source,
+        files=files,
+        changed_files=changed_files,
+        changed_count=changed.counts.total,
+        verification=PreflightVerification(fast=_unique(fast), safe=_unique(safe), full=_unique(full)),
+        notes=notes,
+        truncated=truncated,
+    )
+    return _compact(out)
+
+
+async def inferred_commands(ctx: ToolContext, repo: Path, task: str) -> list[str]:
+    """Every verification command the repository service names for the task's files, fast tiers first."""
+    plan = (await preflight(ctx, repo, task, scopes=[])).verification
+    return _unique(plan.fast + plan.safe + plan.full)
+
+
+def _scoped(ctx: ToolContext, repo: Path, scopes: list[str]) -> list[str]:
+    """Repository-relative files for the given scopes: a file itself, a folder's tracked files."""
+    found: list[str] = []
+    for scope in scopes:
+        target = paths.confine(repo, scope, base=ctx.cwd)
+        relative = target.relative_to(repo).as_posix() if target != repo else "."
+        if target.is_dir():
+            listed = git.run(["ls-files", "-z", "--", relative], repo).decode("utf-8", "replace")
+            found += [p for p in listed.split("\0") if p]
+        elif target.exists():
+            found.append(relative)
+        else:
+            raise PalliumError(
+                "not_found", f"no file or folder {scope!r} in the repository", details={"field": "scope"}
+            )
+    return list(dict.fromkeys(found))
+
+
+def _siblings(repo: Path, unexplained: list[str], explained: set[str]) -> list[tuple[str, str]]:
+    """For each file the index does not know, a tracked file of the same kind in its folder (or above)."""
+    pairs: list[tuple[str, str]] = []
+    for path in unexplained:
+        folder, suffix = Path(path).parent, Path(path).suffix
+        while True:
+            listed = git.run(["ls-files", "-z", "--", folder.as_posix()], repo).decode("utf-8", "replace")
+            same = [p for p in listed.split("\0") if p and p.endswith(suffix) and p != path]
+            if same:
+                pairs.append((path, next((p for p in same if p in explained), same[0])))
+                break
+            if folder == folder.parent:
+                break
+            folder = folder.parent
+    return pairs
+
+
+async def _search(ctx: ToolContext, repo: Path, task: str, limit: int, notes: list[str]) -> list[str]:
+    words = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", task) if not _STOPWORDS.fullmatch(w)]
+    if not words:
+        notes.append("nothing changed and the task has no word to search for")
+        return []
+    try:
+        hits = await ctx.call("pallium_search", {"repo": str(repo), "query": " ".join(words), "limit": limit * 2})
+    except PalliumError as exc:
+        notes.append(f"search failed: {exc.message}")
+        return []
+    if not hits.results:
+        notes.append(f"nothing changed and no code matches {' '.join(words)!r}")
+    return list(dict.fromkeys(hit.path for hit in hits.results))
+
+
+def _compact(out: PreflightOutput) -> PreflightOutput:
+    """Drop the least risky files (saying so) until the answer fits in MAX_BYTES."""
+    while len(out.model_dump_json()) > MAX_BYTES and len(out.files) > 1:
+        out.files.pop()
+        out.truncated = True
+    if len(out.model_dump_json()) > MAX_BYTES:
+        out.changed_files = out.changed_files[:10]
+        out.truncated = True
+    return out
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
