@@ -19,7 +19,7 @@ from kernel.providers.contract import ErrorClass, Failure, ProviderRequest, Prov
 from kernel.providers.process import Completed, Invocation
 from kernel.providers.schema import normalize_for_provider
 
-__all__ = ["ClaudeDialect", "CodexDialect", "CommandDialect", "Dialect", "classify_text", "schema_suffix"]
+__all__ = ["ClaudeDialect", "CodexDialect", "CommandDialect", "Dialect", "Refused", "classify_text", "schema_suffix"]
 
 _READ_TOOLS = "Read,Grep,Glob,LS,Bash(ls:*),Bash(cat:*),Bash(grep:*),Bash(wc:*),Bash(git log:*),Bash(git diff:*)"
 _EDIT_TOOLS = (
@@ -41,6 +41,14 @@ _PATTERNS: tuple[tuple[ErrorClass, re.Pattern[str]], ...] = (
 )
 MAX_MESSAGE = 4096
 _SHELL_SIGNAL_CODES = {128 + 6, 128 + 9, 128 + 11, 128 + 15}
+
+
+class Refused(Exception):
+    """A dialect cannot run this request safely; the dispatcher returns `failure` without spawning."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
 
 
 class Dialect(Protocol):
@@ -144,11 +152,27 @@ class ClaudeDialect:
 
 
 class CodexDialect:
-    """`codex exec` with the sandbox pinned per mode; flags go before `resume`, which rejects them after."""
+    """`codex exec` with the sandbox pinned per mode; flags go before `resume`, which rejects them after.
+
+    Read-only work runs in the user's own tree, so it is always `--sandbox read-only`. That sandbox has
+    no network switch (`sandbox_workspace_write.network_access` applies to workspace-write only), and
+    opening workspace-write to get the network would let the worker write to the user's tree, so a
+    read-only call with a network grant is refused rather than silently run without the network.
+    """
 
     name = "codex"
 
     def prepare(self, req: ProviderRequest, workdir: Path) -> Invocation:
+        if req.mode == "read-only" and req.network:
+            raise Refused(
+                Failure(
+                    "not_configured",
+                    "codex cannot give a read-only worker network access: its read-only sandbox has no network "
+                    "switch, and workspace-write would let the worker write to the tree it reads. Drop the "
+                    "network grant, run the call as edit/check (in its own worktree), or use claude",
+                    "network_read_only",
+                )
+            )
         last = workdir / "last-message.txt"
         argv = [
             _binary("codex"),
@@ -160,7 +184,7 @@ class CodexDialect:
             "--output-last-message",
             str(last),
         ]
-        if req.mode == "read-only" and not req.network:
+        if req.mode == "read-only":
             argv += ["--sandbox", "read-only"]
         else:
             argv += [

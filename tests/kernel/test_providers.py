@@ -109,14 +109,29 @@ async def test_codex_read_only_and_resume_put_flags_before_resume(fake, tmp_path
     assert argv.index("--sandbox") < argv.index("resume") and argv[argv.index("resume") + 1] == "thread-1"
 
 
-async def test_codex_network_grant_opens_the_sandbox_network_and_claude_network_tools(fake, tmp_path):
-    await dispatch(request(tmp_path, provider="codex", network=True))
+async def test_codex_network_grant_opens_the_network_of_an_edit_sandbox_and_claude_network_tools(fake, tmp_path):
+    await dispatch(request(tmp_path, provider="codex", mode="edit", network=True))
     await dispatch(request(tmp_path, provider="claude", network=True))
     codex_argv, claude_argv = (c["argv"] for c in fake.calls())
     assert "sandbox_workspace_write.network_access=true" in codex_argv
     assert codex_argv[codex_argv.index("--sandbox") + 1] == "workspace-write"
     assert "WebFetch" in claude_argv[claude_argv.index("--allowedTools") + 1]
     assert fake.calls()[1]["env"]["PALLIUM_WORKFLOW_NETWORK"] == "1"
+
+
+async def test_codex_read_only_call_with_a_network_grant_is_refused_before_anything_runs(fake, tmp_path):
+    result = await dispatch(request(tmp_path, provider="codex", network=True))
+    assert (result.failure.error_class, result.failure.reason) == ("not_configured", "network_read_only")
+    assert fake.calls() == [], "no codex process may start with a writable sandbox in the user's tree"
+
+
+@pytest.mark.parametrize("resume", [None, "thread-1"])
+async def test_codex_read_only_calls_are_always_pinned_to_the_read_only_sandbox(fake, tmp_path, resume):
+    result = await dispatch(request(tmp_path, provider="codex", resume_session=resume))
+    assert result.ok
+    argv = fake.calls()[0]["argv"]
+    assert argv[argv.index("--sandbox") + 1] == "read-only"
+    assert "workspace-write" not in argv and not any("network_access" in a for a in argv)
 
 
 async def test_codex_quota_failure_is_classified_from_turn_failed(fake, tmp_path):
