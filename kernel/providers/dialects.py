@@ -121,13 +121,18 @@ class ClaudeDialect:
     def parse(self, req: ProviderRequest, done: Completed, workdir: Path) -> ProviderResult:
         out = done.stdout.decode("utf-8", "replace")
         envelope = _claude_envelope(out)
-        if envelope is None:
+        if envelope is None:  # `--output-format json` was asked: no envelope is never an answer
             text = (out + "\n" + done.stderr.decode("utf-8", "replace")).strip()
-            if done.exit_code == 0 and out.strip():
-                return ProviderResult(self.name, text=out.strip(), exit_code=0)  # a plain-text answer
             if "No conversation found" in text:
                 return _failed(self.name, done, Failure("unknown", _clip(text), "session_not_found"))
-            return _failed(self.name, done, _from_exit(done, text))
+            if done.exit_code != 0:
+                return _failed(self.name, done, _from_exit(done, text))
+            failure = Failure(
+                classify_text(text) or "crash",
+                _clip(f"claude printed no JSON result envelope. {text}".strip()),
+                "not_json",
+            )
+            return _failed(self.name, done, failure)
         usage_block = envelope.get("usage") or {}
         usage = Usage(
             usage_block.get("input_tokens"), usage_block.get("output_tokens"), _number(envelope.get("total_cost_usd"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import uuid
@@ -248,7 +249,7 @@ async def test_an_unknown_session_is_classified_in_every_dialect(fake, tmp_path,
     assert result.failure.reason == "session_not_found"
 
 
-async def test_claude_printing_plain_text_passes_it_through_and_an_error_exit_is_classified(fake, tmp_path):
+async def test_claude_printing_no_json_envelope_is_a_failure_and_an_error_exit_is_classified(fake, tmp_path):
     fake.scenario(
         {"match": "plain", "raw": "just text"},
         {"match": "broken", "raw": "error: unknown option '--safe-mode'", "exit": 1},
@@ -257,6 +258,15 @@ async def test_claude_printing_plain_text_passes_it_through_and_an_error_exit_is
     plain = await dispatch(request(tmp_path, "plain", provider="claude"))
     broken = await dispatch(request(tmp_path, "broken", provider="claude"))
     quota = await dispatch(request(tmp_path, "quota", provider="claude"))
-    assert plain.ok and plain.text == "just text" and plain.output is None
+    assert (plain.failure.error_class, plain.failure.reason) == ("crash", "not_json")
+    assert "just text" in plain.failure.message and plain.exit_code == 0
     assert broken.failure.error_class == "unknown" and "--safe-mode" in broken.failure.message
     assert quota.failure.error_class == "quota"
+
+
+async def test_claude_envelope_without_is_error_succeeds_even_with_a_nonzero_exit(fake, tmp_path):
+    envelope = {"type": "result", "subtype": "success", "is_error": False, "result": "fine", "session_id": "s-1"}
+    fake.scenario({"match": "", "raw": json.dumps(envelope), "exit": 1})
+    result = await dispatch(request(tmp_path, provider="claude"))
+    assert result.ok and result.text == "fine" and result.session_id == "s-1"
+    assert result.exit_code == 1
