@@ -27,6 +27,9 @@ HELP = {
     "codex": "Usage: codex exec [OPTIONS] [PROMPT]\n  -C, --cd <DIR>\n  -s, --sandbox <SANDBOX_MODE>\n"
     "  -c, --config <key=value>\n  -m, --model <MODEL>\n  --json\n  -o, --output-last-message <FILE>\n"
     "  --output-schema <FILE>\n  --skip-git-repo-check\n",
+    "codex resume": "Usage: codex exec resume [OPTIONS] [SESSION_ID] [PROMPT]\n  --last\n  --all\n"
+    "  -c, --config <key=value>\n  -m, --model <MODEL>\n  --json\n  -o, --output-last-message <FILE>\n"
+    "  --output-schema <FILE>\n  --skip-git-repo-check\n",
 }
 ERROR_TEXT = {
     "auth": "Not logged in · Please run /login",
@@ -242,10 +245,15 @@ def _wrapper() -> int:
 
 
 def _help(args: list[str]) -> int:
+    """`--help` or `--version`; `PALLIUM_FAKE_HELP_DROP=--flag,resume:--flag` rehearses drift (every page,
+    or `codex exec resume --help` only)."""
     name = os.environ.get("PALLIUM_FAKE_AS", "claude")
-    text = HELP.get(name, HELP["claude"])
+    page = "resume" if name == "codex" and "resume" in args else ""
+    text = HELP.get(f"{name} {page}".strip(), HELP["claude"])
     for dropped in filter(None, os.environ.get("PALLIUM_FAKE_HELP_DROP", "").split(",")):
-        text = "\n".join(line for line in text.splitlines() if dropped not in line) + "\n"
+        scope, _, flag = dropped.rpartition(":")
+        if scope in ("", page):
+            text = "\n".join(line for line in text.splitlines() if flag not in line) + "\n"
     print(f"{name} 0.0.0-fake" if "--version" in args else text)
     return 0
 
