@@ -286,9 +286,7 @@ def _act(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], str, str | N
         time.sleep(float(rule["delay"]))
     if rule.get("hang"):
         if rule.get("spawn_child"):
-            import subprocess
-
-            subprocess.Popen([sys.executable, "-S", "-c", f"import time; time.sleep({float(rule['hang']) * 4})"])
+            _leave_grandchild(float(rule["hang"]) * 4)
         time.sleep(float(rule["hang"]))
     for rel, content in (rule.get("write") or {}).items():
         path = Path(rel)
@@ -309,6 +307,13 @@ def _act(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], str, str | N
     failure = ERROR_TEXT.get(rule.get("error_class", ""))
     reply = rule.get("reply", "ok")
     return rule, reply if isinstance(reply, str) else json.dumps(reply), failure
+
+
+def _leave_grandchild(seconds: float) -> None:
+    """Start a sleeper in this worker's process group, as a CLI that shells out would (for kill tests)."""
+    import subprocess
+
+    subprocess.Popen([sys.executable, "-S", "-c", f"import time; time.sleep({seconds})"])
 
 
 def _choose(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
