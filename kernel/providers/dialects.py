@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -303,8 +302,10 @@ class CommandDialect:
 
 
 def fake_command() -> list[str]:
-    """The argv of the fake provider shipped with Pallium (stdlib only, so `-S` keeps it fast)."""
-    return [sys.executable, "-S", str(Path(__file__).with_name("fake.py"))]
+    """The argv of the fake provider shipped with Pallium (see `kernel.providers.fake.command`)."""
+    from kernel.providers import fake
+
+    return fake.command()
 
 
 def _binary(program: str) -> str:

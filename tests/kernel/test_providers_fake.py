@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,31 @@ async def test_a_canned_cli_failure_is_classified_by_the_dialect_that_reads_it(f
     result = await dispatch(request(tmp_path, provider=provider))
     assert not result.ok and result.failure.error_class == error_class
     assert [c["dialect"] for c in fake.calls()] == ["wrapper" if provider == "fake" else provider]
+
+
+def test_the_fake_starts_from_cached_bytecode_without_the_costly_modules(fake, tmp_path):
+    """What its start costs is what it imports and compiles: neither `re`, `json`, `typing`, `pathlib`
+    nor `uuid` for a plain-text rule, and its own module from the cache, not from source."""
+    import subprocess
+
+    from kernel.providers.fake import command
+
+    (tmp_path / "prompt.txt").write_text("say hi", encoding="utf-8")
+    fake.scenario({"match": "say hi", "reply": {"greeting": "hi"}, "usage": {"input_tokens": 1}})
+    env = {
+        **os.environ,
+        "PALLIUM_WORKFLOW_PROMPT_FILE": str(tmp_path / "prompt.txt"),
+        "PALLIUM_WORKFLOW_OUTPUT_FILE": str(tmp_path / "out.txt"),
+        "PALLIUM_WORKFLOW_USAGE_FILE": str(tmp_path / "usage.json"),
+    }
+    argv = command()
+    subprocess.run(argv, env=env, cwd=tmp_path, check=True, capture_output=True)  # warms the cache
+    verbose = [argv[0], "-v", "-X", "importtime", *argv[1:]]
+    done = subprocess.run(verbose, env=env, cwd=tmp_path, check=True, capture_output=True, text=True)
+    imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert {"fake", "_json"} <= imported
+    assert imported & {"re", "json", "typing", "pathlib", "uuid", "subprocess"} == set()
+    [loaded] = [line for line in done.stderr.splitlines() if "code object from" in line and "fake" in line]
+    assert loaded.rstrip("'").endswith(".pyc"), f"fake.py was compiled, not read from its cache: {loaded}"
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == '{"greeting": "hi"}'
+    assert (tmp_path / "usage.json").read_text(encoding="utf-8") == '{"input_tokens": 1}'
