@@ -209,13 +209,15 @@ class CodexDialect:
         return Invocation(argv, req.cwd, worker_env(req, self.name), stdin=req.prompt.encode("utf-8"))
 
     def parse(self, req: ProviderRequest, done: Completed, workdir: Path) -> ProviderResult:
-        session, usage, message, failed, errors = None, Usage(), "", None, []
-        for line in done.stdout.decode("utf-8", "replace").splitlines():
+        session, usage, message, failed, errors, events = None, Usage(), "", None, [], 0
+        out = done.stdout.decode("utf-8", "replace")
+        for line in out.splitlines():
             try:
                 event = json.loads(line)
             except ValueError:
                 continue
             kind = event.get("type") if isinstance(event, dict) else None
+            events += kind is not None
             if kind == "thread.started":
                 session = event.get("thread_id")
             elif kind == "turn.completed":
@@ -238,6 +240,11 @@ class CodexDialect:
                 failure = Failure("unknown", _clip(words), "session_not_found")
             else:
                 failure = _from_exit(done, words)
+        elif not events:  # `--json` was asked: a codex that printed no event at all did not run a turn
+            words = (out + "\n" + stderr).strip()
+            failure = Failure(
+                classify_text(words) or "crash", _clip(f"codex printed no JSON events. {words}".strip()), "not_json"
+            )
         else:
             failure = None
         return ProviderResult(
@@ -285,6 +292,8 @@ class CommandDialect:
         stderr = done.stderr.decode("utf-8", "replace")
         if done.exit_code != 0:
             failure = _from_exit(done, stderr or text)
+            if done.exit_code in (126, 127) and isinstance(self.command, str):  # the shell could not run it
+                failure = Failure("not_configured", failure.message, "missing_binary")
             if "No conversation found" in (stderr + text) or "no rollout found" in (stderr + text):
                 failure = Failure("unknown", failure.message, "session_not_found")
             return ProviderResult(

@@ -207,6 +207,9 @@ def _codex(args: list[str]) -> int:
     if rule.get("error_class") == "session":
         print(f"Error: thread/resume failed: no rollout found for thread id {thread}", file=sys.stderr)
         return 1
+    if "raw" in rule:  # what a broken or drifted CLI prints instead of its events
+        print(rule["raw"])
+        return int(rule.get("exit", 0))
     _remember_session(thread)
     usage = rule.get("usage", {})
     if failure:
