@@ -91,7 +91,7 @@ async def _fan_out(repo: Path, args: argparse.Namespace) -> None:
     await run.close()
     print(
         row(
-            "  same calls, `sh` sleep wrapper (cheap start)",
+            "  same, `sh` sleep wrapper (cheap start)",
             light * 1000,
             f"ideal {waves} x {args.delay * 1000:.0f} ms",
             ideal * 1000,

@@ -1,14 +1,16 @@
 """`python -m benchmarks workflow`: the script engine's start-up and host-call overhead, a 200-agent
 pipeline beside its ideal, and the replay of that run from the journal.
 
-Agents are a `sh` wrapper that sleeps (the command provider), so the figure measures Pallium's
-orchestration rather than the start-up of a model CLI or of the Python fake.
+Agents are the fake provider replying after `--delay` (as issue 6 asks), and then, on a second row,
+a `sh` wrapper that sleeps as long: the difference is the fake's own start-up, the rest is Pallium's
+orchestration.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import subprocess
 import tempfile
@@ -34,13 +36,16 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks workflow")
     parser.add_argument("--items", type=int, default=200, help="items through the 3-stage pipeline (default 200)")
     parser.add_argument("--concurrency", type=int, default=16, help="agents at once (default 16)")
-    parser.add_argument("--delay", type=float, default=0.1, help="seconds each agent takes (default 0.1)")
+    parser.add_argument("--delay", type=float, default=0.1, help="seconds the fake takes per reply (default 0.1)")
     parser.add_argument("--runs", type=int, default=20, help="engine start-ups to time (default 20)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pallium-bench-wf-") as scratch:
         root = Path(scratch)
         os.environ["PALLIUM_HOME"] = str(root / "home")
-        os.environ["PALLIUM_WORKFLOW_PROVIDER"] = "sleeper"
+        scenario = root / "scenario.json"
+        scenario.write_text(json.dumps({"rules": [{"match": "stage", "delay": args.delay, "reply": "ok"}]}))
+        os.environ["PALLIUM_FAKE_SCENARIO"] = str(scenario)
+        os.environ["PALLIUM_FAKE_LOG"] = ""
         os.environ["PALLIUM_WORKFLOW_PROVIDER_SLEEPER_COMMAND"] = f"sleep {args.delay}; echo ok"
         repo = _demo_repo(root / "repo")
         print(
@@ -49,7 +54,7 @@ def main(argv: list[str]) -> int:
         )
         asyncio.run(_engine(args.runs))
         asyncio.run(_host_calls())
-        asyncio.run(_pipeline(repo, args))
+        asyncio.run(_pipelines(repo, args))
     return 0
 
 
@@ -100,35 +105,18 @@ async def _host_calls(count: int = 2000) -> None:
     print(row("one awaited host call, round trip", value, "a promise", base) + _goal(value <= GOALS["host_call_ms"]))
 
 
-async def _pipeline(repo: Path, args: argparse.Namespace) -> None:
+async def _pipelines(repo: Path, args: argparse.Namespace) -> None:
     from kernel.context import ToolContext
-    from kernel.execution import Limits
     from services.workflows import runner
 
     ctx = ToolContext(cwd=repo)
     store = runner.open_store(ctx)
-    limits = Limits(concurrency=args.concurrency, max_agents=100_000)
-    runner.create_run(
-        ctx,
-        store,
-        run_id="bench-pipeline",
-        repo=repo,
-        source=PIPELINE,
-        args={"items": args.items, "stop_before_end": True},
-        limits=limits,
-        task="bench",
-        script_path=None,
-        allow_commands=[],
-    )
-    start = time.perf_counter()
-    first = await runner.run_attempt(ctx, store, "bench-pipeline")
-    elapsed = time.perf_counter() - start
     agents = args.items * 3
     ideal = agents * args.delay / args.concurrency
-    assert first.live_calls == agents, first.run.error
     print(row(f"ideal: {agents} agents x {args.delay:g}s / {args.concurrency}", ideal * 1000))
+    elapsed = await _pipeline(ctx, store, repo, args, provider="fake", run_id="bench-pipeline")
     print(
-        row(f"{args.items}-item, 3-stage pipeline", elapsed * 1000, "ideal", ideal * 1000)
+        row(f"{args.items}-item, 3-stage pipeline (fake provider)", elapsed * 1000, "ideal", ideal * 1000)
         + _goal(elapsed / ideal <= GOALS["pipeline"])
     )
     finished = PIPELINE.replace('if (args.stop_before_end) throw new Error("stopped before the end, to resume");', "")
@@ -140,7 +128,34 @@ async def _pipeline(repo: Path, args: argparse.Namespace) -> None:
         row(f"resume replaying all {agents} calls", replay_ms, "the live run", elapsed * 1000)
         + _goal(replay_ms <= GOALS["replay_ms"])
     )
+    light = await _pipeline(ctx, store, repo, args, provider="sleeper", run_id="bench-pipeline-sh")
+    print(row("  same, `sh` sleep wrapper (cheap start)", light * 1000, "ideal", ideal * 1000))
     ctx.close()
+
+
+async def _pipeline(ctx, store, repo: Path, args: argparse.Namespace, *, provider: str, run_id: str) -> float:
+    """Run the pipeline once on `provider` (it stops just before returning, to be resumed); its seconds."""
+    from kernel.execution import Limits
+    from services.workflows import runner
+
+    os.environ["PALLIUM_WORKFLOW_PROVIDER"] = provider
+    runner.create_run(
+        ctx,
+        store,
+        run_id=run_id,
+        repo=repo,
+        source=PIPELINE,
+        args={"items": args.items, "stop_before_end": True},
+        limits=Limits(concurrency=args.concurrency, max_agents=100_000),
+        task="bench",
+        script_path=None,
+        allow_commands=[],
+    )
+    start = time.perf_counter()
+    first = await runner.run_attempt(ctx, store, run_id)
+    elapsed = time.perf_counter() - start
+    assert first.live_calls == args.items * 3, first.run.error
+    return elapsed
 
 
 def _goal(met: bool) -> str:

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,7 +18,7 @@ from kernel.providers.contract import ErrorClass, Failure, ProviderRequest, Prov
 from kernel.providers.process import Completed, Invocation
 from kernel.providers.schema import normalize_for_provider
 
-__all__ = ["ClaudeDialect", "CodexDialect", "CommandDialect", "Dialect", "classify_text", "schema_suffix"]
+__all__ = ["ClaudeDialect", "CodexDialect", "CommandDialect", "Dialect", "Refused", "classify_text", "schema_suffix"]
 
 _READ_TOOLS = "Read,Grep,Glob,LS,Bash(ls:*),Bash(cat:*),Bash(grep:*),Bash(wc:*),Bash(git log:*),Bash(git diff:*)"
 _EDIT_TOOLS = (
@@ -41,6 +40,14 @@ _PATTERNS: tuple[tuple[ErrorClass, re.Pattern[str]], ...] = (
 )
 MAX_MESSAGE = 4096
 _SHELL_SIGNAL_CODES = {128 + 6, 128 + 9, 128 + 11, 128 + 15}
+
+
+class Refused(Exception):
+    """A dialect cannot run this request safely; the dispatcher returns `failure` without spawning."""
+
+    def __init__(self, failure: Failure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
 
 
 class Dialect(Protocol):
@@ -113,13 +120,18 @@ class ClaudeDialect:
     def parse(self, req: ProviderRequest, done: Completed, workdir: Path) -> ProviderResult:
         out = done.stdout.decode("utf-8", "replace")
         envelope = _claude_envelope(out)
-        if envelope is None:
+        if envelope is None:  # `--output-format json` was asked: no envelope is never an answer
             text = (out + "\n" + done.stderr.decode("utf-8", "replace")).strip()
-            if done.exit_code == 0 and out.strip():
-                return ProviderResult(self.name, text=out.strip(), exit_code=0)  # a plain-text answer
             if "No conversation found" in text:
                 return _failed(self.name, done, Failure("unknown", _clip(text), "session_not_found"))
-            return _failed(self.name, done, _from_exit(done, text))
+            if done.exit_code != 0:
+                return _failed(self.name, done, _from_exit(done, text))
+            failure = Failure(
+                classify_text(text) or "crash",
+                _clip(f"claude printed no JSON result envelope. {text}".strip()),
+                "not_json",
+            )
+            return _failed(self.name, done, failure)
         usage_block = envelope.get("usage") or {}
         usage = Usage(
             usage_block.get("input_tokens"), usage_block.get("output_tokens"), _number(envelope.get("total_cost_usd"))
@@ -144,11 +156,27 @@ class ClaudeDialect:
 
 
 class CodexDialect:
-    """`codex exec` with the sandbox pinned per mode; flags go before `resume`, which rejects them after."""
+    """`codex exec` with the sandbox pinned per mode; flags go before `resume`, which rejects them after.
+
+    Read-only work runs in the user's own tree, so it is always `--sandbox read-only`. That sandbox has
+    no network switch (`sandbox_workspace_write.network_access` applies to workspace-write only), and
+    opening workspace-write to get the network would let the worker write to the user's tree, so a
+    read-only call with a network grant is refused rather than silently run without the network.
+    """
 
     name = "codex"
 
     def prepare(self, req: ProviderRequest, workdir: Path) -> Invocation:
+        if req.mode == "read-only" and req.network:
+            raise Refused(
+                Failure(
+                    "not_configured",
+                    "codex cannot give a read-only worker network access: its read-only sandbox has no network "
+                    "switch, and workspace-write would let the worker write to the tree it reads. Drop the "
+                    "network grant, run the call as edit/check (in its own worktree), or use claude",
+                    "network_read_only",
+                )
+            )
         last = workdir / "last-message.txt"
         argv = [
             _binary("codex"),
@@ -160,7 +188,7 @@ class CodexDialect:
             "--output-last-message",
             str(last),
         ]
-        if req.mode == "read-only" and not req.network:
+        if req.mode == "read-only":
             argv += ["--sandbox", "read-only"]
         else:
             argv += [
@@ -181,13 +209,15 @@ class CodexDialect:
         return Invocation(argv, req.cwd, worker_env(req, self.name), stdin=req.prompt.encode("utf-8"))
 
     def parse(self, req: ProviderRequest, done: Completed, workdir: Path) -> ProviderResult:
-        session, usage, message, failed, errors = None, Usage(), "", None, []
-        for line in done.stdout.decode("utf-8", "replace").splitlines():
+        session, usage, message, failed, errors, events = None, Usage(), "", None, [], 0
+        out = done.stdout.decode("utf-8", "replace")
+        for line in out.splitlines():
             try:
                 event = json.loads(line)
             except ValueError:
                 continue
             kind = event.get("type") if isinstance(event, dict) else None
+            events += kind is not None
             if kind == "thread.started":
                 session = event.get("thread_id")
             elif kind == "turn.completed":
@@ -210,6 +240,11 @@ class CodexDialect:
                 failure = Failure("unknown", _clip(words), "session_not_found")
             else:
                 failure = _from_exit(done, words)
+        elif not events:  # `--json` was asked: a codex that printed no event at all did not run a turn
+            words = (out + "\n" + stderr).strip()
+            failure = Failure(
+                classify_text(words) or "crash", _clip(f"codex printed no JSON events. {words}".strip()), "not_json"
+            )
         else:
             failure = None
         return ProviderResult(
@@ -257,6 +292,8 @@ class CommandDialect:
         stderr = done.stderr.decode("utf-8", "replace")
         if done.exit_code != 0:
             failure = _from_exit(done, stderr or text)
+            if done.exit_code in (126, 127) and isinstance(self.command, str):  # the shell could not run it
+                failure = Failure("not_configured", failure.message, "missing_binary")
             if "No conversation found" in (stderr + text) or "no rollout found" in (stderr + text):
                 failure = Failure("unknown", failure.message, "session_not_found")
             return ProviderResult(
@@ -274,8 +311,10 @@ class CommandDialect:
 
 
 def fake_command() -> list[str]:
-    """The argv of the fake provider shipped with Pallium (stdlib only, so `-S` keeps it fast)."""
-    return [sys.executable, "-S", str(Path(__file__).with_name("fake.py"))]
+    """The argv of the fake provider shipped with Pallium (see `kernel.providers.fake.command`)."""
+    from kernel.providers import fake
+
+    return fake.command()
 
 
 def _binary(program: str) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 from kernel.errors import PalliumError
 from kernel.providers import process
 from kernel.providers.contract import MODES, Failure, ProviderRequest, ProviderResult
-from kernel.providers.dialects import ClaudeDialect, CodexDialect, CommandDialect, Dialect, fake_command
+from kernel.providers.dialects import ClaudeDialect, CodexDialect, CommandDialect, Dialect, Refused, fake_command
 from kernel.providers.schema import check_schema, extract_json, schema_errors
 
 __all__ = ["BUILT_IN", "dispatch", "resolve_provider", "wrapper_variable"]
@@ -72,7 +72,10 @@ async def dispatch(
         )
     workdir = Path(tempfile.mkdtemp(prefix="pallium-call-"))
     try:
-        invocation = dialect.prepare(req, workdir)
+        try:
+            invocation = dialect.prepare(req, workdir)
+        except Refused as refused:
+            return ProviderResult(provider, failure=refused.failure)
         done = await process.run_worker(invocation, timeout=req.timeout, on_spawn=on_spawn)
         if done.missing:
             result = ProviderResult(

@@ -4,20 +4,29 @@ Run as `python -m kernel.providers.fake`, or through shims named `claude` and `c
 in which case it speaks that CLI's dialect: argv, stdin prompt, JSON envelope or JSONL events, and
 the real CLIs' quirks. Otherwise it follows the wrapper contract (`PALLIUM_WORKFLOW_PROMPT_FILE`...).
 Behaviour comes from the scenario in `PALLIUM_FAKE_SCENARIO`: `{"rules": [...]}`, first match wins.
-This file imports only the standard library so the shims start fast (`python -S`).
+It starts hundreds of times per test run and benchmark, so it starts cheaply: run by `command()` it
+is imported from its folder (its bytecode is cached, where running it as a script would compile it
+every time) under `python -S`, and it imports only a few built-in modules up front; `re`, `fcntl`,
+`subprocess` and the `json` package are imported only on the paths that need them.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import sys
 import time
-from pathlib import Path
-from typing import Any
 
-__all__ = ["install", "main"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+__all__ = ["command", "install", "main"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_BOOTSTRAP = (
+    f"import sys; sys.path[0] = {_HERE!r}; sys.dont_write_bytecode = False; from fake import main; sys.exit(main())"
+)
 
 HELP = {
     "claude": "Usage: claude [options] [prompt]\n  -p, --print\n  --output-format <format>\n  --model <model>\n"
@@ -25,6 +34,9 @@ HELP = {
     "  --disallowedTools, --disallowed-tools <tools...>\n  --permission-mode <mode>\n  --safe-mode\n"
     "  --strict-mcp-config\n  --verbose\n",
     "codex": "Usage: codex exec [OPTIONS] [PROMPT]\n  -C, --cd <DIR>\n  -s, --sandbox <SANDBOX_MODE>\n"
+    "  -c, --config <key=value>\n  -m, --model <MODEL>\n  --json\n  -o, --output-last-message <FILE>\n"
+    "  --output-schema <FILE>\n  --skip-git-repo-check\n",
+    "codex resume": "Usage: codex exec resume [OPTIONS] [SESSION_ID] [PROMPT]\n  --last\n  --all\n"
     "  -c, --config <key=value>\n  -m, --model <MODEL>\n  --json\n  -o, --output-last-message <FILE>\n"
     "  --output-schema <FILE>\n  --skip-git-repo-check\n",
 }
@@ -73,16 +85,27 @@ _CODEX_VALUE_FLAGS = {
 }
 
 
+def command() -> list[str]:
+    """The argv that runs the fake: `python -S -c <import it from its folder>`, so its .pyc is reused.
+
+    The bootstrap replaces `sys.path[0]` (the worker's folder under `-c`) with the fake's own folder,
+    so a `json.py` in the repository under work is never imported in place of the standard library,
+    and it writes the fake's bytecode cache even under PYTHONDONTWRITEBYTECODE: compiling this file
+    costs more than the rest of its start.
+    """
+    return [sys.executable, "-S", "-c", _BOOTSTRAP]
+
+
 def install(bin_dir: Path, names: tuple[str, ...] = ("claude", "codex")) -> dict[str, Path]:
     """Write executable shims for the fake under `bin_dir` (put it first on PATH); return their paths."""
+    import shlex
+
     bin_dir.mkdir(parents=True, exist_ok=True)
+    argv = " ".join(shlex.quote(part) for part in command())
     shims = {}
     for name in names:
         shim = bin_dir / name
-        shim.write_text(
-            f'#!/bin/sh\nPALLIUM_FAKE_AS={name} exec "{sys.executable}" -S "{Path(__file__).resolve()}" "$@"\n',
-            encoding="utf-8",
-        )
+        shim.write_text(f'#!/bin/sh\nPALLIUM_FAKE_AS={name} exec {argv} "$@"\n', encoding="utf-8")
         shim.chmod(0o755)
         shims[name] = shim
     return shims
@@ -138,7 +161,7 @@ def _claude(args: list[str]) -> int:
     }
     if failure and rule.get("error_class") == "rate_limit":
         envelope["api_error_status"] = 429
-    print(json.dumps(envelope))
+    print(_dumps(envelope))
     return _finish(rule, failed=failure is not None)
 
 
@@ -163,7 +186,7 @@ def _codex(args: list[str]) -> int:
         os.chdir(opts.get("-C") or opts["--cd"])
     out_file = opts.get("-o") or opts.get("--output-last-message")
     if out_file:
-        Path(out_file).write_text("", encoding="utf-8")  # the real CLI creates it empty at start
+        _write(out_file, "")  # the real CLI creates it empty at start
     prompt = positional[0] if positional and positional[0] != "-" else sys.stdin.read()
     thread = resume_id or _uuid()
     events: list[dict[str, Any]] = []
@@ -184,6 +207,9 @@ def _codex(args: list[str]) -> int:
     if rule.get("error_class") == "session":
         print(f"Error: thread/resume failed: no rollout found for thread id {thread}", file=sys.stderr)
         return 1
+    if "raw" in rule:  # what a broken or drifted CLI prints instead of its events
+        print(rule["raw"])
+        return int(rule.get("exit", 0))
     _remember_session(thread)
     usage = rule.get("usage", {})
     if failure:
@@ -201,22 +227,20 @@ def _codex(args: list[str]) -> int:
             }
         )
         if out_file:
-            Path(out_file).write_text(text, encoding="utf-8")
+            _write(out_file, text)
     if "--json" in opts:
         for event in events:
-            print(json.dumps(event))
+            print(_dumps(event))
     return _finish(rule, failed=failure is not None)
 
 
 def _wrapper() -> int:
     env = os.environ
     prompt_file = env.get("PALLIUM_WORKFLOW_PROMPT_FILE")
-    prompt = Path(prompt_file).read_text(encoding="utf-8") if prompt_file else sys.stdin.read()
+    prompt = _read(prompt_file) if prompt_file else sys.stdin.read()
     session_file = env.get("PALLIUM_WORKFLOW_SESSION_FILE")
-    previous = (
-        Path(session_file).read_text(encoding="utf-8").strip() if session_file and Path(session_file).exists() else ""
-    )
-    session = previous or f"fake-{_uuid().replace('-', '')[:12]}"
+    previous = _read(session_file).strip() if session_file and os.path.exists(session_file) else ""
+    session = previous or f"fake-{os.urandom(6).hex()}"
     ctx = {
         "dialect": "wrapper",
         "mode": env.get("PALLIUM_WORKFLOW_MODE", "read-only"),
@@ -231,21 +255,26 @@ def _wrapper() -> int:
         return _finish(rule, failed=True)
     out = env.get("PALLIUM_WORKFLOW_OUTPUT_FILE")
     if out:
-        Path(out).write_text(text, encoding="utf-8")
+        _write(out, text)
     else:
         print(text)
     if env.get("PALLIUM_WORKFLOW_USAGE_FILE") and "usage" in rule:
-        Path(env["PALLIUM_WORKFLOW_USAGE_FILE"]).write_text(json.dumps(rule["usage"]), encoding="utf-8")
+        _write(env["PALLIUM_WORKFLOW_USAGE_FILE"], _dumps(rule["usage"]))
     if session_file:
-        Path(session_file).write_text(rule.get("session", session), encoding="utf-8")
+        _write(session_file, rule.get("session", session))
     return _finish(rule, failed=False)
 
 
 def _help(args: list[str]) -> int:
+    """`--help` or `--version`; `PALLIUM_FAKE_HELP_DROP=--flag,resume:--flag` rehearses drift (every page,
+    or `codex exec resume --help` only)."""
     name = os.environ.get("PALLIUM_FAKE_AS", "claude")
-    text = HELP.get(name, HELP["claude"])
+    page = "resume" if name == "codex" and "resume" in args else ""
+    text = HELP.get(f"{name} {page}".strip(), HELP["claude"])
     for dropped in filter(None, os.environ.get("PALLIUM_FAKE_HELP_DROP", "").split(",")):
-        text = "\n".join(line for line in text.splitlines() if dropped not in line) + "\n"
+        scope, _, flag = dropped.rpartition(":")
+        if scope in ("", page):
+            text = "\n".join(line for line in text.splitlines() if flag not in line) + "\n"
     print(f"{name} 0.0.0-fake" if "--version" in args else text)
     return 0
 
@@ -278,64 +307,82 @@ def _act(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], str, str | N
         time.sleep(float(rule["delay"]))
     if rule.get("hang"):
         if rule.get("spawn_child"):
-            import subprocess
-
-            subprocess.Popen([sys.executable, "-S", "-c", f"import time; time.sleep({float(rule['hang']) * 4})"])
+            _leave_grandchild(float(rule["hang"]) * 4)
         time.sleep(float(rule["hang"]))
     for rel, content in (rule.get("write") or {}).items():
-        path = Path(rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        if os.path.dirname(rel):
+            os.makedirs(os.path.dirname(rel), exist_ok=True)
+        _write(rel, content)
     for rel, content in (rule.get("append") or {}).items():
         with open(rel, "a", encoding="utf-8") as handle:
             handle.write(content)
     for rel, (old, new) in (rule.get("replace") or {}).items():
-        path = Path(rel)
-        path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+        _write(rel, _read(rel).replace(old, new))
     for rel in rule.get("delete") or []:
-        Path(rel).unlink(missing_ok=True)
+        if os.path.lexists(rel):
+            os.unlink(rel)
     if rule.get("crash_after_write"):
         os.kill(os.getpid(), 9)  # SIGKILL, as an OOM kill or a crash would
     if rule.get("stderr"):
         print(rule["stderr"], file=sys.stderr)
     failure = ERROR_TEXT.get(rule.get("error_class", ""))
     reply = rule.get("reply", "ok")
-    return rule, reply if isinstance(reply, str) else json.dumps(reply), failure
+    return rule, reply if isinstance(reply, str) else _dumps(reply), failure
+
+
+def _leave_grandchild(seconds: float) -> None:
+    """Start a sleeper in this worker's process group, as a CLI that shells out would (for kill tests)."""
+    import subprocess
+
+    subprocess.Popen([sys.executable, "-S", "-c", f"import time; time.sleep({seconds})"])
 
 
 def _choose(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], int | None]:
     scenario_path = os.environ.get("PALLIUM_FAKE_SCENARIO")
     if not scenario_path:
         return {}, None
-    rules = json.loads(Path(scenario_path).read_text(encoding="utf-8")).get("rules", [])
-    state_path = Path(os.environ.get("PALLIUM_FAKE_STATE") or scenario_path + ".state")
+    rules = _loads(_read(scenario_path)).get("rules", [])
+    candidates = [
+        (i, rule)
+        for i, rule in enumerate(rules)
+        if _found(rule.get("match", ""), prompt)
+        and all(ctx.get(key) == want for key, want in (rule.get("when") or {}).items())
+    ]
+    if not any("times" in rule for _, rule in candidates):  # no counter to consult: no state file to lock
+        return (candidates[0][1], candidates[0][0]) if candidates else ({}, None)
     import fcntl
 
+    state_path = os.environ.get("PALLIUM_FAKE_STATE") or scenario_path + ".state"
     with open(state_path, "a+", encoding="utf-8") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)  # counters are shared by concurrent workers and later processes
         handle.seek(0)
-        state = json.loads(handle.read() or "{}")
+        state = _loads(handle.read() or "{}")
         hits = state.setdefault("hits", {})
-        for i, rule in enumerate(rules):
-            if not re.search(rule.get("match", ""), prompt):
-                continue
-            if any(ctx.get(key) != want for key, want in (rule.get("when") or {}).items()):
-                continue
+        for i, rule in candidates:
             if "times" in rule and hits.get(str(i), 0) >= int(rule["times"]):
                 continue
             hits[str(i)] = hits.get(str(i), 0) + 1
             handle.seek(0)
             handle.truncate()
-            handle.write(json.dumps(state))
+            handle.write(_dumps(state))
             return rule, i
     return {}, None
 
 
+def _found(pattern: str, prompt: str) -> bool:
+    """`re.search(pattern, prompt)`, without importing `re` for a pattern that is plain text."""
+    if not any(char in pattern for char in ".^$*+?{}[]\\|()"):
+        return pattern in prompt
+    import re
+
+    return re.search(pattern, prompt) is not None
+
+
 def _session_known(session: str) -> bool:
     path = os.environ.get("PALLIUM_FAKE_SESSIONS")
-    if not path or not Path(path).exists():
+    if not path or not os.path.exists(path):
         return path is None  # without a registry, every session "exists"
-    return session in Path(path).read_text(encoding="utf-8").split()
+    return session in _read(path).split()
 
 
 def _remember_session(session: str) -> None:
@@ -352,7 +399,7 @@ def _log(entry: dict[str, Any]) -> None:
 
         with open(path, "a", encoding="utf-8") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
-            handle.write(json.dumps(entry) + "\n")
+            handle.write(_dumps(entry) + "\n")
 
 
 def _finish(rule: dict[str, Any], *, failed: bool) -> int:
@@ -361,9 +408,80 @@ def _finish(rule: dict[str, Any], *, failed: bool) -> int:
 
 
 def _uuid() -> str:
-    import uuid
+    """A random version-4 UUID, as `uuid.uuid4()` gives, without importing `uuid`."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
-    return str(uuid.uuid4())
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+# JSON through CPython's `_json` accelerator directly: the `json` package imports `re`, which costs
+# more than the rest of the fake's start. Anything these do not handle falls back to `json` itself.
+
+
+class _Decoding:
+    """The settings `_json.make_scanner` reads, as `json.JSONDecoder()` has them by default."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}[name]
+
+
+def _loads(text: str) -> Any:
+    text = text.strip(" \t\n\r")
+    try:
+        import _json
+
+        value, end = _json.make_scanner(_Decoding)(text, 0)
+        if end == len(text):
+            return value
+    except (ImportError, StopIteration, ValueError):
+        pass
+    import json
+
+    return json.loads(text)  # the slow path, also the one that says what is wrong with bad JSON
+
+
+def _dumps(value: Any) -> str:
+    """`json.dumps(value)` for the plain values the fake writes (str keys, str, int, float, bool, None)."""
+    try:
+        from _json import encode_basestring_ascii as quote
+    except ImportError:
+        import json
+
+        return json.dumps(value)
+    if isinstance(value, str):
+        return quote(value)
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return int.__repr__(value)
+    if isinstance(value, float) and value == value and value not in (float("inf"), float("-inf")):
+        return float.__repr__(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_dumps(item) for item in value) + "]"
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return "{" + ", ".join(f"{quote(key)}: {_dumps(item)}" for key, item in value.items()) + "}"
+    import json
+
+    return json.dumps(value)
 
 
 def _parse(args: list[str], value_flags: set[str]) -> tuple[dict[str, Any], list[str]]:

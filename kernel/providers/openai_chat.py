@@ -33,7 +33,9 @@ async def call_openai(req: ProviderRequest) -> ProviderResult:
             started,
         )
     if not model:
-        return _fail(Failure("not_configured", "no model: pass model or set PALLIUM_OPENAI_MODEL"), started)
+        return _fail(
+            Failure("not_configured", "no model: pass model or set PALLIUM_OPENAI_MODEL", "missing_model"), started
+        )
     credential = get_credential(env_vars=KEY_ENV, keyring_service=KEYRING_SERVICE)
     if credential is None and not base_url:
         return _fail(
@@ -53,9 +55,14 @@ async def call_openai(req: ProviderRequest) -> ProviderResult:
         reply = await client.chat.completions.create(model=model, messages=[{"role": "user", "content": prompt}])
     except openai.AuthenticationError as exc:
         return _fail(Failure("auth", _words(exc)), started)
-    except openai.RateLimitError as exc:
-        quota = "insufficient_quota" in _words(exc) or "quota" in _words(exc).lower()
+    except openai.RateLimitError as exc:  # a 429 is also how OpenAI says the account is out of credit
+        quota = "insufficient_quota" in (exc.code, exc.type) or "quota" in _words(exc).lower()
         return _fail(Failure("quota" if quota else "rate_limit", _words(exc)), started)
+    except openai.NotFoundError as exc:
+        reason = "model_not_found" if exc.code == "model_not_found" or "model" in _words(exc).lower() else "not_found"
+        return _fail(
+            Failure("not_configured", f"{model!r} at {base_url or 'the OpenAI API'}: {_words(exc)}", reason), started
+        )
     except openai.APITimeoutError as exc:
         return _fail(Failure("timeout", _words(exc)), started)
     except openai.APIConnectionError as exc:

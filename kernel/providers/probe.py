@@ -15,33 +15,44 @@ from kernel.providers.process import probe
 
 __all__ = ["FLAGS_USED", "CliCheck", "check_cli"]
 
-FLAGS_USED: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+# For each CLI, the help pages to read and the flags each must list. `codex exec resume` is read on
+# its own: it is where drift has already happened (0.171.0 rejects `--cd`/`--sandbox` after
+# `resume`), and a resumed turn relies on the flags below applying to the subcommand.
+FLAGS_USED: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {
     "claude": (
-        ("--help",),
         (
-            "--print",
-            "--output-format",
-            "--model",
-            "--session-id",
-            "--resume",
-            "--allowedTools",
-            "--disallowedTools",
-            "--permission-mode",
-            "--safe-mode",
-            "--strict-mcp-config",
+            ("--help",),
+            (
+                "--print",
+                "--output-format",
+                "--model",
+                "--session-id",
+                "--resume",
+                "--allowedTools",
+                "--disallowedTools",
+                "--permission-mode",
+                "--safe-mode",
+                "--strict-mcp-config",
+            ),
         ),
     ),
     "codex": (
-        ("exec", "--help"),
         (
-            "--cd",
-            "--sandbox",
-            "--config",
-            "--model",
-            "--json",
-            "--output-last-message",
-            "--output-schema",
-            "--skip-git-repo-check",
+            ("exec", "--help"),
+            (
+                "--cd",
+                "--sandbox",
+                "--config",
+                "--model",
+                "--json",
+                "--output-last-message",
+                "--output-schema",
+                "--skip-git-repo-check",
+            ),
+        ),
+        (
+            ("exec", "resume", "--help"),
+            ("--config", "--model", "--json", "--output-last-message", "--output-schema", "--skip-git-repo-check"),
         ),
     ),
 }
@@ -52,7 +63,7 @@ class CliCheck:
     program: str
     path: str | None  # None when the CLI is not installed
     version: str | None = None
-    missing_flags: list[str] = field(default_factory=list)
+    missing_flags: list[str] = field(default_factory=list)  # each named with its help page: `--json (exec resume)`
 
 
 def check_cli(program: str) -> CliCheck:
@@ -62,7 +73,10 @@ def check_cli(program: str) -> CliCheck:
         return CliCheck(program, None)
     _, version_text = probe([path, "--version"])
     version = version_text.strip().splitlines()[0] if version_text.strip() else None
-    help_args, flags = FLAGS_USED[program]
-    code, help_text = probe([path, *help_args])
-    missing = [flag for flag in flags if flag not in help_text] if code == 0 else list(flags)
+    missing: list[str] = []
+    for help_args, flags in FLAGS_USED[program]:
+        code, help_text = probe([path, *help_args])
+        where = " ".join(a for a in help_args if a != "--help")
+        lost = [flag for flag in flags if flag not in help_text] if code == 0 else list(flags)
+        missing += [f"{flag} ({where})" if where else flag for flag in lost]
     return CliCheck(program, path, version, missing)

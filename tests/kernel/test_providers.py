@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import uuid
@@ -109,14 +110,29 @@ async def test_codex_read_only_and_resume_put_flags_before_resume(fake, tmp_path
     assert argv.index("--sandbox") < argv.index("resume") and argv[argv.index("resume") + 1] == "thread-1"
 
 
-async def test_codex_network_grant_opens_the_sandbox_network_and_claude_network_tools(fake, tmp_path):
-    await dispatch(request(tmp_path, provider="codex", network=True))
+async def test_codex_network_grant_opens_the_network_of_an_edit_sandbox_and_claude_network_tools(fake, tmp_path):
+    await dispatch(request(tmp_path, provider="codex", mode="edit", network=True))
     await dispatch(request(tmp_path, provider="claude", network=True))
     codex_argv, claude_argv = (c["argv"] for c in fake.calls())
     assert "sandbox_workspace_write.network_access=true" in codex_argv
     assert codex_argv[codex_argv.index("--sandbox") + 1] == "workspace-write"
     assert "WebFetch" in claude_argv[claude_argv.index("--allowedTools") + 1]
     assert fake.calls()[1]["env"]["PALLIUM_WORKFLOW_NETWORK"] == "1"
+
+
+async def test_codex_read_only_call_with_a_network_grant_is_refused_before_anything_runs(fake, tmp_path):
+    result = await dispatch(request(tmp_path, provider="codex", network=True))
+    assert (result.failure.error_class, result.failure.reason) == ("not_configured", "network_read_only")
+    assert fake.calls() == [], "no codex process may start with a writable sandbox in the user's tree"
+
+
+@pytest.mark.parametrize("resume", [None, "thread-1"])
+async def test_codex_read_only_calls_are_always_pinned_to_the_read_only_sandbox(fake, tmp_path, resume):
+    result = await dispatch(request(tmp_path, provider="codex", resume_session=resume))
+    assert result.ok
+    argv = fake.calls()[0]["argv"]
+    assert argv[argv.index("--sandbox") + 1] == "read-only"
+    assert "workspace-write" not in argv and not any("network_access" in a for a in argv)
 
 
 async def test_codex_quota_failure_is_classified_from_turn_failed(fake, tmp_path):
@@ -233,7 +249,7 @@ async def test_an_unknown_session_is_classified_in_every_dialect(fake, tmp_path,
     assert result.failure.reason == "session_not_found"
 
 
-async def test_claude_printing_plain_text_passes_it_through_and_an_error_exit_is_classified(fake, tmp_path):
+async def test_claude_printing_no_json_envelope_is_a_failure_and_an_error_exit_is_classified(fake, tmp_path):
     fake.scenario(
         {"match": "plain", "raw": "just text"},
         {"match": "broken", "raw": "error: unknown option '--safe-mode'", "exit": 1},
@@ -242,6 +258,15 @@ async def test_claude_printing_plain_text_passes_it_through_and_an_error_exit_is
     plain = await dispatch(request(tmp_path, "plain", provider="claude"))
     broken = await dispatch(request(tmp_path, "broken", provider="claude"))
     quota = await dispatch(request(tmp_path, "quota", provider="claude"))
-    assert plain.ok and plain.text == "just text" and plain.output is None
+    assert (plain.failure.error_class, plain.failure.reason) == ("crash", "not_json")
+    assert "just text" in plain.failure.message and plain.exit_code == 0
     assert broken.failure.error_class == "unknown" and "--safe-mode" in broken.failure.message
     assert quota.failure.error_class == "quota"
+
+
+async def test_claude_envelope_without_is_error_succeeds_even_with_a_nonzero_exit(fake, tmp_path):
+    envelope = {"type": "result", "subtype": "success", "is_error": False, "result": "fine", "session_id": "s-1"}
+    fake.scenario({"match": "", "raw": json.dumps(envelope), "exit": 1})
+    result = await dispatch(request(tmp_path, provider="claude"))
+    assert result.ok and result.text == "fine" and result.session_id == "s-1"
+    assert result.exit_code == 1
