@@ -59,6 +59,18 @@ def test_invalid_argument_names_the_field_as_json(git_repo, capsys, monkeypatch)
     assert error["details"]["field"] == "limit"
 
 
+@pytest.mark.parametrize(
+    ("argv", "command", "exit_code"),
+    [(["changed-now", "--limit", "x"], "changed-now", 2), (["loop", "tick"], "loop tick", 2)],
+)
+def test_usage_error_hint_names_the_command_that_was_typed(argv, command, exit_code, git_repo, capsys, monkeypatch):
+    code, out, err = run_cli([*argv, "--json"], git_repo, capsys, monkeypatch)
+    error = json.loads(err)["error"]
+    assert code == exit_code and out == "" and error["code"] == "invalid_input"
+    assert error["hint"] == f"see `pallium {command} --help`"
+    assert error["message"].startswith(f"pallium {command}: ")
+
+
 def test_not_a_repository_is_a_clear_error(tmp_path, capsys, monkeypatch):
     code, _, err = run_cli(["changed-now"], tmp_path, capsys, monkeypatch)
     assert code == 2
