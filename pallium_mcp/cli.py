@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from kernel.errors import PalliumError
+from kernel.errors import EX_USAGE, PalliumError
 
 __all__ = ["main"]
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         entry = getattr(args, "_entry", None)
         if entry is None:
             parser.print_help()
-            return 0 if not argv else 2
+            return 0 if not argv else EX_USAGE
         return _run(entry, args)
     except _UsageError as exc:
         suggestion = _suggest(argv, entries) if "entries" in locals() else None

@@ -219,7 +219,8 @@ TOOLS = (
         description=(
             "Use from a scheduler or an agent to advance a loop by one observe-act-verify cycle; branch on the "
             "state (exit code: success 0, error 1, no_op 2, blocked 3, exhausted 4, stagnated 5, "
-            "already_running 6). Not for a one-off run (pallium_workflow_run) or a look (pallium_loop_status). "
+            "already_running 6; a bad command line exits 64). Not for a one-off run (pallium_workflow_run) or a "
+            "look (pallium_loop_status). "
             "Spawns the script's agents and spends up to the loop's cycle budget; waits for the cycle to end."
         ),
         authority="consult",

@@ -5,13 +5,14 @@ import json
 import pytest
 
 from kernel.context import ToolContext
-from kernel.errors import PalliumError
+from kernel.errors import EX_USAGE, PalliumError
 from kernel.store import open_global
 from pallium_mcp.cli import main
 from services.loops.lifecycle import pallium_identity
 from services.loops.models import ListInput, StartInput
 from services.loops.store import SCHEMA, LoopStore
 from services.loops.tools import list_loops, start
+from services.loops.verdict import EXIT_CODES
 from tests.conftest import write
 from tests.services.loops.conftest import replies, start_loop
 
@@ -138,6 +139,29 @@ def test_each_tick_state_is_its_own_cli_exit_code(git_repo, loop_env, capsys, mo
     assert main(["loop", "stop", "work"]) == 0
     assert main(["loop", "tick", "work"]) == 1
     assert "is stopped" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["loop", "tick"],
+        ["loop", "tick", "work", "--agent-timout", "5"],
+        ["loop", "tick", "work", "--agent-timeout", "-1"],
+        ["loop", "tikc", "work"],
+        ["lop", "tick", "work"],
+    ],
+    ids=["no name", "misspelt flag", "bad value", "misspelt command", "misspelt group"],
+)
+def test_a_misspelt_tick_line_exits_apart_from_every_tick_state(argv, git_repo, loop_env, capsys, monkeypatch):
+    monkeypatch.chdir(git_repo)
+    write(git_repo, "loops/work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "no_op"};\n')
+    assert main(["loop", "start", "work", "--script", "loops/work.loop.js"]) == 0
+    code = main(argv)
+    _, err = capsys.readouterr()
+    assert code == EX_USAGE == 64 and code not in EXIT_CODES.values()
+    assert err.startswith("error: ")
+    assert main(["loop", "status", "work", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["loop"]["cycle"] == 0
 
 
 def test_a_cycle_over_budget_exits_four(git_repo, loop_env, capsys, monkeypatch):
