@@ -33,7 +33,7 @@ def _store(ctx: ToolContext) -> LoopStore:
 
 async def start(inp: StartInput, ctx: ToolContext) -> Loop:
     cwd = _cwd(ctx, inp.cwd)
-    repo = paths.find_repo_root(cwd)
+    repo = paths.find_repo_root(cwd, field="cwd")
     location = lifecycle.script_location(ctx, inp.script, repo)
     source = lifecycle.read_script(location)
     args = lifecycle.args_text(inp.args)

@@ -14,7 +14,7 @@ from services.loops.store import SCHEMA, LoopStore
 from services.loops.tools import list_loops, start
 from services.loops.verdict import EXIT_CODES
 from tests.conftest import write
-from tests.services.loops.conftest import replies, start_loop
+from tests.services.loops.conftest import replies, start_loop, tick_loop
 
 pytestmark = pytest.mark.anyio
 
@@ -86,6 +86,39 @@ async def test_bad_start_input_is_refused_and_a_duplicate_name_too(git_repo, tmp
     with pytest.raises(PalliumError) as taken:
         await _start(git_repo, good)
     assert taken.value.code == "conflict" and taken.value.details["field"] == "name"
+
+
+async def test_cwd_chooses_the_folder_the_loop_works_in_and_the_script_stays_relative_to_the_caller(git_repo, loop_env):
+    write(git_repo, "loops/work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"};\n')
+    (git_repo / "src").mkdir(exist_ok=True)
+    ctx = ToolContext(cwd=git_repo)
+    try:
+        loop = await start(StartInput(name="work", script="loops/work.loop.js", cwd="src"), ctx)
+    finally:
+        ctx.close()
+    assert loop.cwd == str((git_repo / "src").resolve())
+    assert loop.script_path == str(git_repo / "loops" / "work.loop.js")
+    ticked = await tick_loop(git_repo)
+    assert (ticked.state, ticked.cycle) == ("success", 1)
+
+
+async def test_a_cwd_outside_any_repository_or_not_a_folder_is_refused_naming_cwd(git_repo, tmp_path):
+    script = write(git_repo, "loops/work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"};\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    a_file = write(tmp_path, "a-file", "x")
+    ctx = ToolContext(cwd=git_repo)
+    try:
+        with pytest.raises(PalliumError) as outside:
+            await start(StartInput(name="work", script=str(script), cwd=str(elsewhere)), ctx)
+        with pytest.raises(PalliumError) as not_folder:
+            await start(StartInput(name="work", script=str(script), cwd=str(a_file)), ctx)
+    finally:
+        ctx.close()
+    assert outside.value.code == "invalid_input"
+    assert outside.value.details == {"path": str(elsewhere.resolve()), "field": "cwd"}
+    assert outside.value.hint == "run the command from inside a repository, or pass --cwd PATH"
+    assert (not_folder.value.code, not_folder.value.details["field"]) == ("invalid_input", "cwd")
 
 
 async def test_list_pages_by_name(git_repo):
