@@ -2,12 +2,16 @@
 //
 //   pallium loop start review --script examples/review-until-clean.loop.js --args '{"path": "src", "fix": true}'
 //   pallium loop tick review     # exit 0 clean, 2 findings remain, 3 blocked, 4 budget spent, 5 stuck
+//                                # (64: the command line itself is wrong)
 //
 // One tick is one cycle. Observe: a read-only reviewer lists findings. Act (only with args.fix): an
 // edit agent fixes them in an isolated worktree; its patch waits for `pallium workflow apply <run>`.
-// Record: the object returned at the end. Until the patch is applied the next review sees the same
-// findings, so the same signature comes back and, after three ticks, the loop says `stagnated`: that
-// is the loop asking a person to look, not a failure of the loop.
+// Record: the object returned at the end. It gives the findings as `failing` and no `signature`, so
+// Pallium builds the signature itself: each line normalized (no directories, line numbers, addresses,
+// times), the set of them hashed, plus the git tree of the working tree after the cycle. The script
+// needs no hashing code of its own. Until the patch is applied the next review sees the same findings
+// in the same tree, so the same signature comes back and, after three ticks, the loop says
+// `stagnated`: that is the loop asking a person to look, not a failure of the loop.
 export const meta = {
   name: "review-until-clean",
   description: "Review until clean; stop when the same findings keep coming back.",
@@ -31,42 +35,6 @@ const FINDINGS = {
   },
   required: ["findings"],
 };
-
-// ---- loop signature helper: copy these three functions into your own loop scripts --------------
-// A signature is where the work stands, as a short string. Two ticks with the same signature made
-// no progress. normalizeFailure strips what changes between runs without meaning anything (paths,
-// line numbers, addresses, times, durations) so that the same problem always reads the same.
-function normalizeFailure(line) {
-  return String(line)
-    .trim()
-    .replace(/0x[0-9a-fA-F]+/g, "0x?")
-    .replace(/\d{4}-\d\d-\d\d[T ]\d\d:\d\d:[0-9][0-9](?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?/g, "<time>")
-    .replace(/\b\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds)\b/g, "<duration>")
-    .replace(/(?:\/tmp|\/var\/folders|\/private\/var)\/[^\s:'"]*/g, "<tmp>")
-    .replace(/(?:[A-Za-z]:)?(?:[\/\\][\w.@~+-]+)+[\/\\]([\w.@+-]+)/g, "$1")
-    .replace(/(:|line )\d+(?::\d+)?/g, "$1N")
-    .replace(/\s+/g, " ")
-    .trim();
-}
-
-function fnv1a(text) {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, "0");
-}
-
-// The normalized set of failures (order and repeats ignored), plus a tree hash when you have one.
-function loopSignature(failures, tree) {
-  const set = [...new Set((failures || []).map(normalizeFailure).filter(Boolean))].sort();
-  const parts = [];
-  if (set.length) parts.push(`f${set.length}:${fnv1a(set.join("\n"))}`);
-  if (tree) parts.push(`t:${String(tree).slice(0, 12)}`);
-  return parts.join("+");
-}
-// --------------------------------------------------------------------------------------------------
 
 const target = (args && args.path) || ".";
 
@@ -97,6 +65,6 @@ if (args && args.fix) {
 }
 return {
   state: "no_op",
-  signature: loopSignature(lines),
+  failing: lines,
   summary: `${findings.length} finding(s) in ${target}${fixed}`,
 };

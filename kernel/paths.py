@@ -49,11 +49,13 @@ def repo_db_path(repo_root: Path) -> Path:
     return repo_state_dir(repo_root) / DB_NAME
 
 
-def find_repo_root(start: Path | str | None = None) -> Path:
+def find_repo_root(start: Path | str | None = None, *, field: str = "repo") -> Path:
     """Return the top of the git working tree holding `start` (default: the current folder).
 
     Walks up looking for `.git` (a folder, or a file in linked worktrees and submodules) so no
-    process is started; raises `invalid_input` when `start` is in no repository.
+    process is started; raises `invalid_input` when `start` is in no repository. `field` is the
+    caller's input field that chooses the folder, named in the error's hint and details (`repo`
+    for most tools, `cwd` for `loop start`).
     """
     origin = Path(start) if start is not None else Path.cwd()
     try:
@@ -73,8 +75,8 @@ def find_repo_root(start: Path | str | None = None) -> Path:
     raise PalliumError(
         "invalid_input",
         f"{str(here)!r} is not inside a git repository",
-        hint="run the command from inside a repository, or pass --repo PATH",
-        details={"path": str(here)},
+        hint=f"run the command from inside a repository, or pass --{field.replace('_', '-')} PATH",
+        details={"path": str(here), "field": field},
     )
 
 

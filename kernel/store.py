@@ -23,7 +23,7 @@ import apsw
 from kernel import paths
 from kernel.errors import PalliumError
 
-__all__ = ["Database", "Schema", "open_database", "open_global", "open_repo", "read_versions"]
+__all__ = ["Database", "Schema", "check_database", "open_database", "open_global", "open_repo", "read_versions"]
 
 BUSY_TIMEOUT_MS = 10_000
 # Databases and run state stay local; configuration and saved workflows are meant to be committed.
@@ -158,9 +158,8 @@ def read_versions(path: Path) -> dict[str, dict[str, Any]]:
     if not path.exists():
         return {}
     with _translated(path):
-        conn = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+        conn = _connect_read_only(path)
         try:
-            conn.set_busy_timeout(BUSY_TIMEOUT_MS)
             has_table = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='kernel_schema'").get
             if not has_table:
                 return {}
@@ -168,6 +167,46 @@ def read_versions(path: Path) -> dict[str, dict[str, Any]]:
             return {service: {"version": v, "written_by": by} for service, v, by in rows}
         finally:
             conn.close()
+
+
+def check_database(path: Path, schemas: Sequence[Schema]) -> dict[str, int]:
+    """Run the checks `open_database` runs on open, read only: nothing is migrated or created.
+
+    Of `schemas`, those the file records are checked: a version newer than this Pallium knows is
+    refused, and every table and column its stored version should have must be there. Returns
+    each recorded service's version (services this Pallium does not know included); `{}` when
+    the file does not exist. Raises the PalliumError opening the file would raise.
+    """
+    if not path.exists():
+        return {}
+    with _translated(path):
+        try:
+            conn = _connect_read_only(path)
+        except apsw.CantOpenError as exc:
+            raise PalliumError(
+                "unavailable", f"cannot open database {str(path)!r}", details={"path": str(path)}
+            ) from exc
+        db = Database(conn, path)
+        try:
+            has_table = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='kernel_schema'").get
+            stored = _stored_versions(db) if has_table else {}
+            recorded = [s for s in schemas if s.service in stored]
+            _refuse_newer(path, recorded, stored)
+            if any(s.needs_vec for s in recorded):
+                _load_vec(conn)
+            for schema in recorded:
+                # An older file is migrated on its next open: check it against the version it holds.
+                at_stored = Schema(schema.service, schema.migrations[: stored[schema.service]], schema.needs_vec)
+                _verify(db, at_stored)
+            return stored
+        finally:
+            conn.close()
+
+
+def _connect_read_only(path: Path) -> apsw.Connection:
+    conn = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+    return conn
 
 
 def _migrate(db: Database, schemas: Sequence[Schema]) -> None:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from kernel.errors import PalliumError
+from kernel.errors import EX_USAGE, PalliumError
 
 __all__ = ["main"]
 
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         entry = getattr(args, "_entry", None)
         if entry is None:
             parser.print_help()
-            return 0 if not argv else 2
+            return 0 if not argv else EX_USAGE
         return _run(entry, args)
     except _UsageError as exc:
         suggestion = _suggest(argv, entries) if "entries" in locals() else None
@@ -131,21 +131,30 @@ def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
         for depth in range(1, len(words)):
             prefix = words[:depth]
             if prefix not in parsers:
-                sub = groups[prefix[:-1]].add_parser(prefix[-1], help=f"{' '.join(prefix)} commands")
+                sub = groups[prefix[:-1]].add_parser(
+                    prefix[-1], prog=_prog(prefix), help=f"{' '.join(prefix)} commands"
+                )
                 parsers[prefix] = sub
                 groups[prefix] = sub.add_subparsers(title="commands", metavar="<command>")
         command = groups[words[:-1]].add_parser(
             words[-1],
+            prog=_prog(words),
             help=entry["summary"],
             description=_command_description(entry),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         _add_fields(command, entry)
         command.set_defaults(_entry=entry)
-    mcp_group = groups[()].add_parser("mcp", help="MCP server commands")
+    mcp_group = groups[()].add_parser("mcp", prog=_prog(("mcp",)), help="MCP server commands")
     mcp_sub = mcp_group.add_subparsers(title="commands", metavar="<command>")
-    mcp_sub.add_parser("serve", help=BUILTIN_COMMANDS["mcp serve"], add_help=False)
+    mcp_sub.add_parser("serve", prog=_prog(("mcp", "serve")), help=BUILTIN_COMMANDS["mcp serve"], add_help=False)
     return root
+
+
+def _prog(words: tuple[str, ...]) -> str:
+    # argparse derives a subcommand's prog from the root's usage line ("pallium <command> [options]
+    # changed-now"), which names no real command in error hints and --help; spell it out.
+    return " ".join(("pallium", *words))
 
 
 def _command_description(entry: dict[str, Any]) -> str:
@@ -188,6 +197,7 @@ def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None
     command.add_argument(
         "--authority",
         dest="_authority",
+        metavar="LEVEL",
         default=os.environ.get("PALLIUM_AUTHORITY", "edit"),
         help="ceiling for this call: observe, consult, edit (default) or admin",
     )

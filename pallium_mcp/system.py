@@ -10,7 +10,7 @@ from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as dist_version
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
@@ -20,6 +20,9 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.models import ToolInput, ToolOutput
 from kernel.tool import Annotations, Tool
+
+if TYPE_CHECKING:
+    from kernel.store import Schema
 
 KEY_DEPENDENCIES = (
     "mcp",
@@ -214,16 +217,34 @@ def _check_home() -> Check:
 
 
 def _check_database(name: str, path: Path) -> Check:
-    from kernel.store import read_versions
+    from kernel.store import check_database
 
     if not path.exists():
         return Check(name=name, status="ok", detail=f"{path} not created yet")
     try:
-        versions = read_versions(path)
+        versions = check_database(path, _known_schemas())
     except PalliumError as exc:
         return Check(name=name, status="fail", detail=exc.message, hint=exc.hint)
-    shown = ", ".join(f"{s} v{v['version']}" for s, v in versions.items()) or "no schemas yet"
+    shown = ", ".join(f"{s} v{v}" for s, v in versions.items()) or "no schemas yet"
     return Check(name=name, status="ok", detail=f"{path}: {shown}")
+
+
+def _known_schemas() -> list[Schema]:
+    """Every schema this Pallium opens: the kernel's run tables and each service's store."""
+    import importlib
+    import importlib.util
+    import pkgutil
+
+    import services
+    from kernel import runstore
+    from kernel.store import Schema
+
+    modules = [runstore]
+    for found in pkgutil.iter_modules(services.__path__):
+        if found.ispkg and importlib.util.find_spec(f"services.{found.name}.store") is not None:
+            modules.append(importlib.import_module(f"services.{found.name}.store"))
+    found = {value.service: value for module in modules for value in vars(module).values() if isinstance(value, Schema)}
+    return list(found.values())
 
 
 def _check_tree_sitter() -> Check:

@@ -22,7 +22,11 @@ class StartInput(ToolInput):
         description="path of the loop script (.js), inside the repository or $PALLIUM_HOME/workflows; it must "
         "declare `export const meta = {kind: 'loop', loop: {...}}`"
     )
-    args: str | None = Field(None, description="JSON value every tick's script reads as `args` (default null)")
+    args: str | None = Field(
+        None,
+        description="JSON value (object, array, string or number) every tick's script reads as `args`, exactly as "
+        "given; nothing is added to it (default null)",
+    )
     cwd: str | None = Field(
         None, description="folder inside the repository the loop works on; default: the current folder"
     )

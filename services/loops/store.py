@@ -291,14 +291,23 @@ class LoopStore:
         with self.db.transaction():
             self.db.execute("UPDATE loops_loop SET status = ?, updated_at = ? WHERE name = ?", (status, now, name))
 
-    def reset(self, name: str, *, now: str) -> None:
-        """Forget the stagnation counter, last signature and signature history; keep cycles and spend."""
+    def reset(self, name: str, *, seen_token: str | None, now: str) -> bool:
+        """Forget the stagnation counter, last signature and signature history; keep cycles and spend.
+
+        Fenced on `seen_token`, the lease as the caller saw it when it judged that no live tick holds
+        it: False, and nothing written, when a tick took the lease since (its `finish` would write
+        back the counters it read before the reset).
+        """
         with self.db.transaction():
+            current = self.loop(name)
+            if current is None or current.lease_token != seen_token:
+                return False
             self.db.execute(
                 "UPDATE loops_loop SET stagnation_count = 0, last_signature = NULL, signature_history_json = '[]', "
                 "updated_at = ? WHERE name = ?",
                 (now, name),
             )
+        return True
 
 
 def _loop(row: Any) -> LoopRow:

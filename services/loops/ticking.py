@@ -98,9 +98,11 @@ async def _run_cycle(ctx: ToolContext, row: LoopRow, *, run_id: str, agent_timeo
     warnings = lifecycle.change_warnings(
         row, current_hash=lifecycle.script_hash(source), identity=lifecycle.pallium_identity()
     )
+    # The file by path, not its text as `source`: the workflows service passes a script file's args
+    # through exactly as given, which is what docs/loops.md promises a loop script.
     arguments: dict[str, Any] = {
         "task": f"tick {row.cycle} of loop {row.name}",
-        "source": source,
+        "script": row.script_path,
         "id": run_id,
         "repo": row.cwd,
         "agent_timeout": agent_timeout,

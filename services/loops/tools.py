@@ -9,7 +9,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.tool import Annotations, Tool
-from services.loops import lifecycle, ticking
+from services.loops import lease, lifecycle, ticking
 from services.loops.models import (
     ChangeOutput,
     ListInput,
@@ -33,7 +33,7 @@ def _store(ctx: ToolContext) -> LoopStore:
 
 async def start(inp: StartInput, ctx: ToolContext) -> Loop:
     cwd = _cwd(ctx, inp.cwd)
-    repo = paths.find_repo_root(cwd)
+    repo = paths.find_repo_root(cwd, field="cwd")
     location = lifecycle.script_location(ctx, inp.script, repo)
     source = lifecycle.read_script(location)
     args = lifecycle.args_text(inp.args)
@@ -108,9 +108,26 @@ async def stop(inp: NameInput, ctx: ToolContext) -> ChangeOutput:
 async def reset(inp: NameInput, ctx: ToolContext) -> ChangeOutput:
     store = _store(ctx)
     row = lifecycle.require(store, inp.name)
+    now = ctx.clock.now()
+    # A live tick ends by writing the counters it read when it began, which would undo the reset
+    # without a word; a dead tick's cycle is closed without touching them, so that one may go ahead.
+    if row.lease_token is not None:
+        holder = lease.holder_of(row.lease_owner, row.tick_started_at, row.stale_after_minutes)
+        if holder.alive(now):
+            raise _tick_in_flight(row.name, row.cycle, holder.owner_pid)
     changed = row.stagnation_count != 0 or row.last_signature is not None or bool(row.signature_history)
-    store.reset(inp.name, now=iso_utc(ctx.clock.now()))
+    if not store.reset(inp.name, seen_token=row.lease_token, now=iso_utc(now)):
+        raise _tick_in_flight(row.name, row.cycle + 1, None)
     return ChangeOutput(loop=lifecycle.to_loop(lifecycle.require(store, inp.name)), changed=changed)
+
+
+def _tick_in_flight(name: str, cycle: int, pid: int | None) -> PalliumError:
+    return PalliumError(
+        "conflict",
+        f"loop {name!r}: cycle {cycle} is being ticked" + (f" in pid {pid}" if pid else "") + "; nothing was reset",
+        hint=f"reset once the tick has ended (`pallium loop status {name}` shows it), before the next one",
+        details={"name": name, "cycle": cycle, "pid": pid},
+    )
 
 
 def _cwd(ctx: ToolContext, given: str | None) -> Path:
@@ -219,7 +236,8 @@ TOOLS = (
         description=(
             "Use from a scheduler or an agent to advance a loop by one observe-act-verify cycle; branch on the "
             "state (exit code: success 0, error 1, no_op 2, blocked 3, exhausted 4, stagnated 5, "
-            "already_running 6). Not for a one-off run (pallium_workflow_run) or a look (pallium_loop_status). "
+            "already_running 6; a bad command line exits 64). Not for a one-off run (pallium_workflow_run) or a "
+            "look (pallium_loop_status). "
             "Spawns the script's agents and spends up to the loop's cycle budget; waits for the cycle to end."
         ),
         authority="consult",
@@ -279,7 +297,8 @@ TOOLS = (
         summary="Clear a loop's stagnation counter and signatures so it ticks again; the cycle count stays.",
         description=(
             "Use after a loop stagnated and you changed something (the script, the task, the code) that should "
-            "let it move. Not for stopping a loop (pallium_loop_stop); spend is not reset. Writes state only."
+            "let it move. Not for stopping a loop (pallium_loop_stop); spend is not reset. Refused with conflict "
+            "while a tick is in flight (that tick would write its counters back). Writes state only."
         ),
         authority="consult",
         toolset="loops",

@@ -48,7 +48,9 @@ def read_result(status: str, result: Any, error: str | None) -> Reading:
     """Read `{state, signature, summary}` (or `{state, failing, tree}`) from a finished child run.
 
     Anything but a completed run that returned an object with a known state is an `error` cycle,
-    with the reason said; an empty or missing state is `no_op`, as in the original Pallium.
+    with the reason said: an object without `state` (or with `state: null`) included, since a
+    script that forgot to say how the cycle went has not said "nothing to do". An explicitly empty
+    state (`state: ""`) is `no_op`, as in the original Pallium.
     """
     if status == "refused":
         return Reading("error", None, None, f"the workflow run was refused: {error}")
@@ -57,9 +59,14 @@ def read_result(status: str, result: Any, error: str | None) -> Reading:
     if not isinstance(result, dict):
         shown = repr(result)[:80]
         return Reading("error", None, None, f"the script returned {shown}, not an object {{state, signature, summary}}")
-    state = result.get("state") or "no_op"
     summary = result.get("summary")
     summary = str(summary)[:_SUMMARY_LIMIT] if summary is not None else None
+    if result.get("state") is None:
+        keys = ", ".join(sorted(map(str, result))) or "none"
+        return Reading(
+            "error", None, summary, f"the script returned an object without a state (keys: {keys}), not {{state, ...}}"
+        )
+    state = result["state"] or "no_op"
     if not isinstance(state, str) or state not in SCRIPT_STATES:
         return Reading(
             "error", None, summary, f"the script returned unknown state {state!r} (known: {', '.join(SCRIPT_STATES)})"

@@ -18,10 +18,14 @@ def test_repo_root_of_a_linked_worktree_is_the_worktree(git_repo: Path, tmp_path
     assert paths.find_repo_root(linked) == linked.resolve()
 
 
-def test_folder_outside_any_repository_is_invalid_input(tmp_path: Path):
+def test_folder_outside_any_repository_is_invalid_input_naming_the_callers_flag(tmp_path: Path):
     with pytest.raises(PalliumError) as raised:
         paths.find_repo_root(tmp_path)
-    assert raised.value.code == "invalid_input"
+    with pytest.raises(PalliumError) as from_cwd:
+        paths.find_repo_root(tmp_path, field="cwd")
+    assert raised.value.code == from_cwd.value.code == "invalid_input"
+    assert (raised.value.details["field"], from_cwd.value.details["field"]) == ("repo", "cwd")
+    assert raised.value.hint.endswith("or pass --repo PATH") and from_cwd.value.hint.endswith("or pass --cwd PATH")
 
 
 def test_missing_folder_is_not_found(tmp_path: Path):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kernel.errors import PalliumError
 from pallium_mcp.cli import main
 from tests.conftest import script, write
 
@@ -45,22 +46,34 @@ def test_repo_flag_and_positional_paths_are_taken_from_the_caller(git_repo, tmp_
 
 def test_unknown_command_suggests_the_closest(git_repo, capsys, monkeypatch):
     code, _, err = run_cli(["chnaged-now"], git_repo, capsys, monkeypatch)
-    assert code == 2
+    assert code == 64
     assert "did you mean `pallium changed-now`?" in err
     assert "Traceback" not in err
 
 
 def test_invalid_argument_names_the_field_as_json(git_repo, capsys, monkeypatch):
     code, out, err = run_cli(["changed-now", "--limit", "0", "--json"], git_repo, capsys, monkeypatch)
-    assert code == 2 and out == ""
+    assert code == 64 and out == ""
     error = json.loads(err)["error"]
     assert error["code"] == "invalid_input"
     assert error["details"]["field"] == "limit"
 
 
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [(["changed-now", "--limit", "x"], "changed-now"), (["loop", "tick"], "loop tick")],
+)
+def test_usage_error_hint_names_the_command_that_was_typed(argv, command, git_repo, capsys, monkeypatch):
+    code, out, err = run_cli([*argv, "--json"], git_repo, capsys, monkeypatch)
+    error = json.loads(err)["error"]
+    assert code == 64 and out == "" and error["code"] == "invalid_input"
+    assert error["hint"] == f"see `pallium {command} --help`"
+    assert error["message"].startswith(f"pallium {command}: ")
+
+
 def test_not_a_repository_is_a_clear_error(tmp_path, capsys, monkeypatch):
     code, _, err = run_cli(["changed-now"], tmp_path, capsys, monkeypatch)
-    assert code == 2
+    assert code == 64
     assert "is not inside a git repository" in err
 
 
@@ -93,15 +106,88 @@ def test_db_reset_previews_then_moves_a_corrupt_database_aside(git_repo, capsys,
 def test_corrupt_database_is_reported_by_doctor_and_version_still_answers(git_repo, capsys, monkeypatch):
     db = git_repo / ".pallium" / "pallium.sqlite"
     db.parent.mkdir()
-    db.write_bytes(b"not sqlite at all" * 200)
+    garbage = b"not sqlite at all" * 200
+    db.write_bytes(garbage)
     code, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
     checks = {c["name"]: c for c in json.loads(out)["checks"]}
     assert code == 1
     assert checks["repo database"]["status"] == "fail"
     assert "corrupt" in checks["repo database"]["detail"]
+    assert "pallium db reset" in checks["repo database"]["hint"]
+    assert db.read_bytes() == garbage
     code, out, _ = run_cli(["version", "--json"], git_repo, capsys, monkeypatch)
     assert code == 0
     assert json.loads(out)["databases"][1] == {"scope": "repo", "path": str(db), "exists": True, "schemas": {}}
+
+
+def _damage_repo_database(repo: Path, sql: str) -> None:
+    """Create the repo database as the repo service does, then change it behind Pallium's back."""
+    from kernel.store import open_database, open_repo
+    from services.repo.store import SCHEMA
+
+    open_repo(repo, [SCHEMA]).close()
+    with open_database(repo / ".pallium" / "pallium.sqlite") as db:
+        db.execute(sql)
+
+
+def _refusal_on_open(repo: Path):
+    from kernel.store import open_repo
+    from services.repo.store import SCHEMA
+
+    with pytest.raises(PalliumError) as raised:
+        open_repo(repo, [SCHEMA])
+    return raised.value
+
+
+@pytest.mark.parametrize(
+    ("damage", "code"),
+    [
+        ("UPDATE kernel_schema SET version = 99 WHERE service = 'repo'", "conflict"),
+        ("DROP TABLE repo_content", "unavailable"),
+        ("ALTER TABLE repo_files DROP COLUMN skip_reason", "unavailable"),
+    ],
+    ids=["newer version", "missing table", "missing column"],
+)
+def test_doctor_fails_on_a_repo_database_every_command_would_refuse(damage, code, git_repo, capsys, monkeypatch):
+    _damage_repo_database(git_repo, damage)
+    refusal = _refusal_on_open(git_repo)
+    assert refusal.code == code
+    exit_code, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
+    data = json.loads(out)
+    checks = {c["name"]: c for c in data["checks"]}
+    assert exit_code == 1 and data["ok"] is False
+    assert checks["repo database"] == {
+        "name": "repo database",
+        "status": "fail",
+        "detail": refusal.message,
+        "hint": refusal.hint,
+    }
+
+
+def test_doctor_passes_a_database_an_older_pallium_wrote(git_repo, capsys, monkeypatch):
+    """A file at an older schema version is migrated on its next open, so it is not a failure."""
+    from kernel.store import Schema, open_global
+    from services.workflows.store import SCHEMA
+
+    assert SCHEMA.version > 1
+    open_global([Schema(SCHEMA.service, SCHEMA.migrations[:1])]).close()
+    code, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    assert code == 0
+    assert checks["global database"]["status"] == "ok"
+    assert f"{SCHEMA.service} v1" in checks["global database"]["detail"]
+
+
+def test_doctor_checks_every_service_table_a_used_global_database_holds(git_repo, capsys, monkeypatch):
+    from kernel.store import open_global
+    from pallium_mcp.system import _known_schemas
+
+    schemas = _known_schemas()
+    open_global(schemas).close()
+    code, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    assert code == 0 and checks["global database"]["status"] == "ok"
+    assert {"loops", "workflows", "sessions", "kernel_runs"} <= {s.service for s in schemas}
 
 
 def test_doctor_reports_each_check_and_passes_here(git_repo, capsys, monkeypatch):

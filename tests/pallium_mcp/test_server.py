@@ -98,12 +98,17 @@ async def test_every_tool_is_listed_with_schemas_and_annotations_and_answers(git
             assert published.input_schema["type"] == "object"
             assert set(published.input_schema.get("properties", {})) == set(tool.input.model_fields)
             assert published.output_schema["type"] == "object"
-            assert published.annotations.read_only_hint is tool.annotations.read_only
-            assert published.annotations.destructive_hint is tool.annotations.destructive
+            declared = tool.annotations
+            assert (
+                published.annotations.read_only_hint,
+                published.annotations.destructive_hint,
+                published.annotations.idempotent_hint,
+                published.annotations.open_world_hint,
+            ) == (declared.read_only, declared.destructive, declared.idempotent, declared.open_world), tool.name
             if SAMPLE_CALLS[tool.name] is None:
                 continue  # called over MCP by the test named beside it in SAMPLE_CALLS
             result = await client.call_tool(tool.name, SAMPLE_CALLS[tool.name])
-            assert result.is_error is False, result.content[0].text
+            assert result.is_error is False, (tool.name, result.content[0].text)
             assert tool.output.model_validate(result.structured_content)
             assert json.loads(result.content[0].text) == result.structured_content
 

@@ -10,10 +10,11 @@ import pytest
 
 from kernel.clock import FixedClock, iso_utc
 from kernel.context import ToolContext
+from kernel.errors import PalliumError
 from kernel.store import open_global
-from services.loops.models import StatusInput
+from services.loops.models import NameInput, StatusInput
 from services.loops.store import SCHEMA, LoopStore
-from services.loops.tools import status
+from services.loops.tools import reset, status
 from tests.conftest import script
 from tests.services.loops.conftest import start_loop, tick_loop
 
@@ -34,6 +35,14 @@ async def _wait_for_calls(fake, count):
     with anyio.fail_after(30):
         while len(fake.calls()) < count:
             await anyio.sleep(0.05)
+
+
+async def _reset(repo):
+    ctx = ToolContext(cwd=repo)
+    try:
+        return await reset(NameInput(name="work"), ctx)
+    finally:
+        ctx.close()
 
 
 async def _verdict(repo):
@@ -74,6 +83,33 @@ async def test_a_tick_while_another_process_ticks_is_already_running_and_changes
     final = await _verdict(git_repo)
     assert [(c.cycle, c.state) for c in final.cycles] == [(2, "success"), (1, "error")]
     assert final.loop.tick_in_flight is False
+
+
+async def test_reset_is_refused_while_another_process_ticks_and_holds_once_that_tick_is_gone(git_repo, loop_env):
+    await start_loop(git_repo, settings={"stagnationThreshold": 5})
+    loop_env.scenario(
+        {"match": "cycle", "times": 2, "reply": {"state": "no_op", "signature": "A"}},
+        {"match": "cycle", "times": 1, "hang": 60},
+        {"match": "cycle", "reply": {"state": "no_op", "signature": "A"}},
+    )
+    assert [(await tick_loop(git_repo)).stagnation_count for _ in range(2)] == [1, 2]
+    other = _tick_in_another_process(git_repo)
+    try:
+        await _wait_for_calls(loop_env, 3)
+        before = await _verdict(git_repo)
+        with pytest.raises(PalliumError) as refused:
+            await _reset(git_repo)
+        after = await _verdict(git_repo)
+    finally:
+        os.killpg(other.pid, signal.SIGKILL)
+        other.communicate()
+    assert refused.value.code == "conflict"
+    assert refused.value.details == {"name": "work", "cycle": 3, "pid": other.pid}
+    assert after.model_dump() == before.model_dump() and after.loop.stagnation_count == 2
+    cleared = await _reset(git_repo)  # the ticking process is dead: its cycle cannot write counters back
+    assert cleared.changed and cleared.loop.stagnation_count == 0
+    good = await tick_loop(git_repo)
+    assert (good.cycle, good.reconciled.cycle, good.signature, good.stagnation_count) == (4, 3, "A", 1)
 
 
 async def test_a_tick_killed_mid_cycle_is_closed_by_the_next_tick_which_goes_on(git_repo, loop_env):

@@ -5,15 +5,16 @@ import json
 import pytest
 
 from kernel.context import ToolContext
-from kernel.errors import PalliumError
+from kernel.errors import EX_USAGE, PalliumError
 from kernel.store import open_global
 from pallium_mcp.cli import main
 from services.loops.lifecycle import pallium_identity
 from services.loops.models import ListInput, StartInput
 from services.loops.store import SCHEMA, LoopStore
 from services.loops.tools import list_loops, start
+from services.loops.verdict import EXIT_CODES
 from tests.conftest import write
-from tests.services.loops.conftest import replies, start_loop
+from tests.services.loops.conftest import replies, start_loop, tick_loop
 
 pytestmark = pytest.mark.anyio
 
@@ -87,6 +88,39 @@ async def test_bad_start_input_is_refused_and_a_duplicate_name_too(git_repo, tmp
     assert taken.value.code == "conflict" and taken.value.details["field"] == "name"
 
 
+async def test_cwd_chooses_the_folder_the_loop_works_in_and_the_script_stays_relative_to_the_caller(git_repo, loop_env):
+    write(git_repo, "loops/work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"};\n')
+    (git_repo / "src").mkdir(exist_ok=True)
+    ctx = ToolContext(cwd=git_repo)
+    try:
+        loop = await start(StartInput(name="work", script="loops/work.loop.js", cwd="src"), ctx)
+    finally:
+        ctx.close()
+    assert loop.cwd == str((git_repo / "src").resolve())
+    assert loop.script_path == str(git_repo / "loops" / "work.loop.js")
+    ticked = await tick_loop(git_repo)
+    assert (ticked.state, ticked.cycle) == ("success", 1)
+
+
+async def test_a_cwd_outside_any_repository_or_not_a_folder_is_refused_naming_cwd(git_repo, tmp_path):
+    script = write(git_repo, "loops/work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"};\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    a_file = write(tmp_path, "a-file", "x")
+    ctx = ToolContext(cwd=git_repo)
+    try:
+        with pytest.raises(PalliumError) as outside:
+            await start(StartInput(name="work", script=str(script), cwd=str(elsewhere)), ctx)
+        with pytest.raises(PalliumError) as not_folder:
+            await start(StartInput(name="work", script=str(script), cwd=str(a_file)), ctx)
+    finally:
+        ctx.close()
+    assert outside.value.code == "invalid_input"
+    assert outside.value.details == {"path": str(elsewhere.resolve()), "field": "cwd"}
+    assert outside.value.hint == "run the command from inside a repository, or pass --cwd PATH"
+    assert (not_folder.value.code, not_folder.value.details["field"]) == ("invalid_input", "cwd")
+
+
 async def test_list_pages_by_name(git_repo):
     for name in ("c", "a", "b"):
         await start_loop(git_repo, name=name)
@@ -138,6 +172,29 @@ def test_each_tick_state_is_its_own_cli_exit_code(git_repo, loop_env, capsys, mo
     assert main(["loop", "stop", "work"]) == 0
     assert main(["loop", "tick", "work"]) == 1
     assert "is stopped" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["loop", "tick"],
+        ["loop", "tick", "work", "--agent-timout", "5"],
+        ["loop", "tick", "work", "--agent-timeout", "-1"],
+        ["loop", "tikc", "work"],
+        ["lop", "tick", "work"],
+    ],
+    ids=["no name", "misspelt flag", "bad value", "misspelt command", "misspelt group"],
+)
+def test_a_misspelt_tick_line_exits_apart_from_every_tick_state(argv, git_repo, loop_env, capsys, monkeypatch):
+    monkeypatch.chdir(git_repo)
+    write(git_repo, "loops/work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "no_op"};\n')
+    assert main(["loop", "start", "work", "--script", "loops/work.loop.js"]) == 0
+    code = main(argv)
+    _, err = capsys.readouterr()
+    assert code == EX_USAGE == 64 and code not in EXIT_CODES.values()
+    assert err.startswith("error: ")
+    assert main(["loop", "status", "work", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["loop"]["cycle"] == 0
 
 
 def test_a_cycle_over_budget_exits_four(git_repo, loop_env, capsys, monkeypatch):

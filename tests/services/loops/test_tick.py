@@ -37,10 +37,40 @@ async def test_each_tick_is_a_fresh_child_run_recorded_as_a_cycle(git_repo, loop
     assert seen.verdict == "ACTIVE: loop work, cycle 2; last state blocked; the next tick runs"
 
 
-async def test_an_empty_state_is_no_op(git_repo, loop_env):
+ECHO_ARGS = 'export const meta = {kind: "loop"};\nreturn {state: "success", summary: JSON.stringify(args)};\n'
+
+
+@pytest.mark.parametrize(
+    ("given", "seen"),
+    [
+        (None, "null"),
+        ('{"path": "src"}', '{"path":"src"}'),
+        ('["a", 2]', '["a",2]'),
+        ('"just text"', '"just text"'),
+        ("7", "7"),
+    ],
+)
+async def test_the_script_sees_args_exactly_as_given_on_every_tick(given, seen, git_repo, loop_env):
+    script = write(git_repo, "loops/echo.loop.js", ECHO_ARGS)
+    ctx = ToolContext(cwd=git_repo)
+    try:
+        await start(StartInput(name="echo", script=str(script), args=given), ctx)
+    finally:
+        ctx.close()
+    ticks = [await tick_loop(git_repo, "echo") for _ in range(2)]
+    assert [(t.state, t.summary) for t in ticks] == [("success", seen), ("success", seen)]
+
+
+async def test_a_result_without_a_state_is_an_error_and_an_empty_state_is_no_op(git_repo, loop_env):
     await start_loop(git_repo)
-    replies(loop_env, {"signature": "x"})
-    assert (await tick_loop(git_repo)).state == "no_op"
+    replies(loop_env, {"signature": "x", "summary": "forgot"}, {"state": None}, {"state": "", "signature": "y"})
+    missing, null, empty = [await tick_loop(git_repo) for _ in range(3)]
+    assert (missing.state, missing.summary, missing.signature) == ("error", "forgot", None)
+    assert missing.reason == (
+        "the script returned an object without a state (keys: signature, summary), not {state, ...}"
+    )
+    assert null.state == "error" and null.reason.startswith("the script returned an object without a state")
+    assert (empty.state, empty.signature, empty.stagnation_count) == ("no_op", "y", 1)
 
 
 async def test_the_same_signature_stagnates_at_the_threshold_and_later_ticks_refuse_until_reset(git_repo, loop_env):
