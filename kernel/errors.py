@@ -24,12 +24,13 @@ ErrorCode = Literal[
 ]
 CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]  # Literal keeps its members here
 
-# Bad arguments exit 64 (sysexits' EX_USAGE), not argparse's and click's 2: `loop tick` answers
-# its states with 0 to 6 (no_op is 2), and a misspelt cron or CI line must not read as one of them.
-# Everything else a caller could not get (a missing file, run or loop included) exits 1; a bug
-# exits 70 (EX_SOFTWARE) so scripts can tell it apart.
+# Bad arguments exit 2, like click's UsageError; everything else a caller could not get (a missing
+# file, run or loop included) exits 1; a bug exits 70 (EX_SOFTWARE) so scripts can tell it apart.
+# Under `pallium loop`, whose `tick` answers its states with 0 to 6 (no_op is 2), bad input exits 64
+# (sysexits' EX_USAGE) instead, so a misspelt cron or CI line never reads as a tick state (the CLI
+# applies it).
 EX_USAGE = 64
-_EXIT_CODES = {"invalid_input": EX_USAGE, "internal": 70}
+_EXIT_CODES = {"invalid_input": 2, "internal": 70}
 
 
 class PalliumError(Exception):

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         entry = getattr(args, "_entry", None)
         if entry is None:
             parser.print_help()
-            return 0 if not argv else EX_USAGE
+            return 0 if not argv else _usage_exit(argv)
         return _run(entry, args)
     except _UsageError as exc:
         suggestion = _suggest(argv, entries) if "entries" in locals() else None
@@ -71,9 +71,9 @@ def main(argv: list[str] | None = None) -> int:
             hint=f"did you mean `pallium {suggestion}`?" if suggestion else f"see `{exc.prog} --help`",
             details={"suggestion": suggestion} if suggestion else {},
         )
-        return _fail(error, wants_json)
+        return _fail(error, wants_json, argv)
     except PalliumError as exc:
-        return _fail(exc, wants_json)
+        return _fail(exc, wants_json, argv)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -103,14 +103,19 @@ def _run(entry: dict[str, Any], args: argparse.Namespace) -> int:
     return tool.exit_code(out) if tool.exit_code is not None else 0
 
 
-def _fail(error: PalliumError, as_json: bool) -> int:
+def _usage_exit(argv: list[str]) -> int:
+    """2 for bad input, as everywhere; 64 under `pallium loop`, where 2 is the `no_op` tick state."""
+    return EX_USAGE if argv[:1] == ["loop"] else 2
+
+
+def _fail(error: PalliumError, as_json: bool, argv: list[str]) -> int:
     if as_json:
         print(error.to_json(), file=sys.stderr)
     else:
         print(f"error: {error.message}", file=sys.stderr)
         if error.hint:
             print(f"  hint: {error.hint}", file=sys.stderr)
-    return error.exit_code
+    return _usage_exit(argv) if error.code == "invalid_input" else error.exit_code
 
 
 def _build_parser(entries: list[dict[str, Any]]) -> _Parser:

@@ -15,12 +15,12 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from kernel import authority, dispatch
 from kernel.authority import Authority
 from kernel.context import ToolContext
-from kernel.errors import EX_USAGE, PalliumError
+from kernel.errors import PalliumError
 from kernel.progress import Progress
 from kernel.tool import Tool
 
@@ -143,16 +143,8 @@ class _McpProgress(Progress):
 # ---------------------------------------------------------------- serving
 
 
-class _ServeParser(argparse.ArgumentParser):
-    """argparse whose usage errors exit like every other Pallium usage error (kernel.errors.EX_USAGE)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(EX_USAGE, f"{self.prog}: error: {message}\n")
-
-
 def serve_parser(prog: str) -> argparse.ArgumentParser:
-    parser = _ServeParser(
+    parser = argparse.ArgumentParser(
         prog=prog,
         description="Serve Pallium's tools over MCP: stdio by default, streamable HTTP with --http.",
     )

@@ -46,34 +46,34 @@ def test_repo_flag_and_positional_paths_are_taken_from_the_caller(git_repo, tmp_
 
 def test_unknown_command_suggests_the_closest(git_repo, capsys, monkeypatch):
     code, _, err = run_cli(["chnaged-now"], git_repo, capsys, monkeypatch)
-    assert code == 64
+    assert code == 2
     assert "did you mean `pallium changed-now`?" in err
     assert "Traceback" not in err
 
 
 def test_invalid_argument_names_the_field_as_json(git_repo, capsys, monkeypatch):
     code, out, err = run_cli(["changed-now", "--limit", "0", "--json"], git_repo, capsys, monkeypatch)
-    assert code == 64 and out == ""
+    assert code == 2 and out == ""
     error = json.loads(err)["error"]
     assert error["code"] == "invalid_input"
     assert error["details"]["field"] == "limit"
 
 
 @pytest.mark.parametrize(
-    ("argv", "command"),
-    [(["changed-now", "--limit", "x"], "changed-now"), (["loop", "tick"], "loop tick")],
+    ("argv", "command", "exit_code"),
+    [(["changed-now", "--limit", "x"], "changed-now", 2), (["loop", "tick"], "loop tick", 64)],
 )
-def test_usage_error_hint_names_the_command_that_was_typed(argv, command, git_repo, capsys, monkeypatch):
+def test_usage_error_hint_names_the_command_that_was_typed(argv, command, exit_code, git_repo, capsys, monkeypatch):
     code, out, err = run_cli([*argv, "--json"], git_repo, capsys, monkeypatch)
     error = json.loads(err)["error"]
-    assert code == 64 and out == "" and error["code"] == "invalid_input"
+    assert code == exit_code and out == "" and error["code"] == "invalid_input"
     assert error["hint"] == f"see `pallium {command} --help`"
     assert error["message"].startswith(f"pallium {command}: ")
 
 
 def test_not_a_repository_is_a_clear_error(tmp_path, capsys, monkeypatch):
     code, _, err = run_cli(["changed-now"], tmp_path, capsys, monkeypatch)
-    assert code == 64
+    assert code == 2
     assert "is not inside a git repository" in err
 
 

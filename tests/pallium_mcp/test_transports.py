@@ -160,5 +160,5 @@ def test_non_loopback_bind_without_a_token_is_refused(git_repo: Path):
         text=True,
         timeout=30,
     )
-    assert done.returncode == 64
+    assert done.returncode == 2
     assert "without a bearer token" in done.stderr

@@ -181,9 +181,8 @@ def test_each_tick_state_is_its_own_cli_exit_code(git_repo, loop_env, capsys, mo
         ["loop", "tick", "work", "--agent-timout", "5"],
         ["loop", "tick", "work", "--agent-timeout", "-1"],
         ["loop", "tikc", "work"],
-        ["lop", "tick", "work"],
     ],
-    ids=["no name", "misspelt flag", "bad value", "misspelt command", "misspelt group"],
+    ids=["no name", "misspelt flag", "bad value", "misspelt command"],
 )
 def test_a_misspelt_tick_line_exits_apart_from_every_tick_state(argv, git_repo, loop_env, capsys, monkeypatch):
     monkeypatch.chdir(git_repo)
@@ -195,6 +194,12 @@ def test_a_misspelt_tick_line_exits_apart_from_every_tick_state(argv, git_repo, 
     assert err.startswith("error: ")
     assert main(["loop", "status", "work", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["loop"]["cycle"] == 0
+
+
+def test_bad_input_outside_the_loop_group_still_exits_two(git_repo, capsys, monkeypatch):
+    monkeypatch.chdir(git_repo)
+    assert main(["changed-now", "--limit", "0"]) == 2
+    assert main(["lop", "tick", "work"]) == 2  # not recognisably a loop line: the house's usage code
 
 
 def test_a_cycle_over_budget_exits_four(git_repo, loop_env, capsys, monkeypatch):

@@ -43,7 +43,7 @@ def test_json_output_is_the_model_and_errors_exit_nonzero(git_repo: Path, capsys
     assert data["definitions"][0]["path"] == "src/app.py"
     assert data["freshness"]["status"] == "fresh"
     code, _, err = _run(["explain", "../elsewhere.py", "--json"], git_repo, capsys, monkeypatch)
-    assert code == 64
+    assert code == 2
     assert json.loads(err)["error"]["details"]["field"] == "path"
 
 

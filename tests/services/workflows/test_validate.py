@@ -78,7 +78,7 @@ def test_cli_validate_exits_non_zero_for_an_invalid_script_with_json(git_repo: P
 def test_cli_validate_refuses_a_script_outside_the_repository(git_repo: Path, tmp_path: Path, capsys, monkeypatch):
     write(tmp_path, "elsewhere.js", "return 1;")
     monkeypatch.chdir(git_repo)
-    assert main(["workflow", "validate", "--script", str(tmp_path / "elsewhere.js")]) == 64
+    assert main(["workflow", "validate", "--script", str(tmp_path / "elsewhere.js")]) == 2
     assert "outside the repository" in capsys.readouterr().err
 
 
