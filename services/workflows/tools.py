@@ -342,6 +342,7 @@ TOOLS = (
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=report.render,
+        exit_code=lambda out: 0 if out.status == "stopped" else 1,
     ),
     Tool(
         cli="workflow pause",
@@ -359,6 +360,7 @@ TOOLS = (
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=report.render,
+        exit_code=lambda out: 0 if out.status == "paused" else 1,
     ),
     Tool(
         cli="workflow gate list",
