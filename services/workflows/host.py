@@ -211,10 +211,11 @@ class WorkflowHost:
         known = self.store.gate(self.run.run_id, name)
         if opts.get("human"):
             return self._human_gate(name, str(payload["prompt"]), known, fail_on_deny=opts.get("fail_on_deny", True))
-        if known is not None:
-            if not known.approved:
+        if known is not None:  # decided in an earlier attempt: the verdict stands
+            if not known.approved and opts.get("fail_on_deny", True):
                 raise PalliumError("conflict", f"gate {name!r} was rejected earlier in this run: {known.reason}")
-            return {"approved": True, "reason": known.reason, "gate": name, "cached": True}
+            verdict = {"approved": known.approved, "reason": known.reason, "evidence": known.evidence}
+            return {**verdict, "gate": name, "verdict": verdict, "cached": True}
         prompt = str(payload["prompt"])
         if opts.get("criteria"):
             prompt += "\n\nApprove only if all of these hold:\n" + "\n".join(f"- {c}" for c in opts["criteria"])
