@@ -132,9 +132,13 @@ async def _cancellable(call: Any) -> Any:
             received.append(signum)
             task.cancel()
 
-    handled = (signal.SIGTERM, signal.SIGINT)
-    for signum in handled:
-        loop.add_signal_handler(signum, on_signal, signum)
+    handled: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(signum, on_signal, signum)
+        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread, or no signals here
+            continue
+        handled.append(signum)
     try:
         return await call
     except asyncio.CancelledError:
