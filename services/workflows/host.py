@@ -182,7 +182,7 @@ class WorkflowHost:
     async def _workflow(self, payload: dict[str, Any]) -> Any:
         """Run a saved workflow or template inside this run: same journal, budget and staging."""
         from services.workflows import library
-        from services.workflows.engine import ScriptFailed, run_script
+        from services.workflows.engine import ScriptFailed, run_script, unawaited_message
 
         if self.depth >= 1:
             raise PalliumError("invalid_input", "workflow() nests one level at most")
@@ -204,6 +204,9 @@ class WorkflowHost:
             self.awaiting_gate = nested.awaiting_gate
             code = "conflict" if nested.awaiting_gate else "unavailable"
             raise PalliumError(code, f"workflow {found.label} failed ({exc.kind}): {exc.message}") from None
+        if outcome.abandoned:
+            nested.record_abandoned(outcome.abandoned)
+            raise PalliumError("unavailable", f"workflow {found.label} failed: {unawaited_message(outcome.abandoned)}")
         return outcome.value
 
     async def _gate(self, payload: dict[str, Any]) -> Any:
@@ -256,6 +259,14 @@ class WorkflowHost:
         if not known.approved and fail_on_deny:
             raise PalliumError("conflict", f"gate {name!r} was rejected: {known.reason}")
         return {"approved": known.approved, "reason": known.reason, "gate": name, "decided_by": "person"}
+
+    def record_abandoned(self, abandoned: tuple[dict[str, str], ...]) -> None:
+        """One failure per call the script started, never awaited, and left running when it returned."""
+        for call in abandoned:
+            error = (
+                f"{call['what']} was started but never awaited; the script returned while it ran, and it was cancelled"
+            )
+            self._event("failure", None, {"primitive": call["op"], "index": None, "stage": None, "error": error})
 
     async def _log(self, payload: dict[str, Any]) -> None:
         message = str(payload.get("message", ""))[:4000]

@@ -23,7 +23,7 @@ from kernel.hashing import stable_hash
 from kernel.progress import Progress
 from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from services.workflows.checks import CommandPolicy, allowed_commands
-from services.workflows.engine import ScriptFailed, run_script
+from services.workflows.engine import ScriptFailed, run_script, unawaited_message
 from services.workflows.host import WorkflowHost
 from services.workflows.preflight import inferred_commands
 from services.workflows.store import SCHEMA, RunRow, WorkflowStore
@@ -144,6 +144,9 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
         outcome = await run_script(source, host=host, args=row.args, budget=host.budget)
         result = outcome.value
         status = "completed"
+        if outcome.abandoned:  # a bug in the script: work it started was thrown away, so the run did not finish
+            host.record_abandoned(outcome.abandoned)
+            status, error = "failed", f"unawaited: {unawaited_message(outcome.abandoned)}"
     except ScriptFailed as exc:
         error = f"{exc.kind}: {exc.message}"
         if host.awaiting_gate is not None:
@@ -157,11 +160,30 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
         error = f"{status} on request"
         raise
     finally:
+        _close_cancelled_calls(execution, reason=error or "the attempt ended while the call ran")
         store.finish(run_id, status=status, result=result, error=error, now=iso_utc(ctx.clock.now()))
         await execution.close(status)
     finished = store.run(run_id)
     assert finished is not None
     return Attempt(run=finished, live_calls=execution.stats["live"], cached_calls=execution.stats["cached"])
+
+
+def _close_cancelled_calls(execution: Run, *, reason: str) -> None:
+    """Close the journal rows of calls the attempt cancelled (their processes are gone by now) as
+    `cancelled`: they rerun on a resume, and nothing reads them as still running."""
+    for call in execution.store.calls(execution.run_id, status="started"):
+        try:
+            execution.store.record_completion(
+                execution.run_id,
+                execution.lease.epoch,
+                call_key=call.call_key,
+                status="cancelled",
+                result={"cancelled": reason[:500]},
+                cost_usd=None,
+                spent=False,
+            )
+        except PalliumError:  # fenced: another process took the run over and owns its rows now
+            return
 
 
 def start_worker(store: WorkflowStore, run_id: str, *, ceiling: str, script_path: Path | None = None) -> int:

@@ -53,3 +53,46 @@ async def test_a_run_with_a_soft_gate_denial_resumes_past_the_gate(git_repo, fak
     assert resumed.result == {"approved": False, "next": "cleaned"}
     prompts = [c["prompt"] for c in fake.calls()]
     assert len([p for p in prompts if "is the change clean" in p]) == 1  # the verdict was kept, not asked again
+
+
+def _running(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+async def test_a_call_never_awaited_fails_the_run_and_its_agent_is_killed(git_repo, fake):
+    from kernel.runstore import RunStore
+    from services.workflows import runner
+
+    # the quick agent takes a moment, so the forgotten one is surely running when the script returns
+    fake.scenario({"match": "forgotten", "hang": 120}, {"match": "quick", "delay": 1, "reply": "ok"})
+    source = 'agent("forgotten work", {label: "forgotten"}); await agent("quick"); log("done"); return 1;'
+    out = await _run(git_repo, source, id="unawaited")
+    assert out.status == "failed" and out.error.startswith("unawaited:")
+    assert out.verdict.startswith("VERDICT: NOT FINISHED (failed)")
+    assert [(f.primitive, "agent forgotten was started but never awaited" in f.error) for f in out.failures] == [
+        ("agent", True)
+    ]
+    forgotten = [c for c in fake.calls() if c["prompt"] == "forgotten work"]
+    assert len(forgotten) == 1 and not _running(forgotten[0]["pid"])
+    ctx = ToolContext(cwd=git_repo)
+    calls = RunStore(runner.open_store(ctx).db).calls("unawaited")
+    ctx.close()
+    assert sorted(c.status for c in calls) == ["cancelled", "completed"]
+
+
+async def test_a_log_not_awaited_before_return_is_written_and_the_run_completes(git_repo, fake):
+    fake.scenario({"match": "", "reply": "ok"})
+    out = await _run(git_repo, 'const a = await agent("one"); log("finished with", a); return a;', id="log-tail")
+    assert out.status == "completed" and out.failures == []
+    from services.workflows.inspect_models import ShowInput
+    from services.workflows.inspect_tools import show_run
+
+    ctx = ToolContext(cwd=git_repo)
+    events = await show_run(ShowInput(run_id="log-tail", kind="log"), ctx)
+    ctx.close()
+    assert len(events.events) == 1
