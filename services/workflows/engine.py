@@ -34,11 +34,15 @@ Host = Callable[[str, Any], Awaitable[Any]]
 @dataclass(frozen=True)
 class Limits:
     """Bounds on a script. `idle_seconds`: how long the script may run JavaScript (or wait on a
-    promise nothing will settle) while no host call is in flight, before it counts as a runaway."""
+    promise nothing will settle) while no host call is in flight, before it counts as a runaway.
+    `max_host_calls` and `max_log_events` bound one attempt: a loop that keeps calling the host
+    resets the idle clock each time, so it is stopped by count instead."""
 
     memory_bytes: int = 256 * 2**20
     idle_seconds: float = 20.0
     wall_seconds: float | None = None
+    max_host_calls: int = 100_000
+    max_log_events: int = 10_000
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,10 @@ async def run_script(
             request = json.loads(request_json)
             op = request["op"]
             tracker.describe(number, op, request.get("payload"))
-            reply: dict[str, Any] = {"ok": True, "value": await host(op, request["payload"])}
+            if tracker.over_limit(op, limits) is not None:
+                reply: dict[str, Any] = {"ok": False, "error": tracker.runaway, "fatal": True}
+            else:
+                reply = {"ok": True, "value": await host(op, request["payload"])}
         except PalliumError as exc:
             reply = {"ok": False, "error": exc.message, "fatal": exc.code in FATAL_CODES}
         except Exception as exc:  # a host bug must not leak a traceback with paths into the script
@@ -158,6 +165,8 @@ class _Activity:
         self.calls = 0
         self.last_change = time.monotonic()
         self.pending: dict[int, tuple[str, str, asyncio.Task | None]] = {}
+        self.logs = 0
+        self.runaway: str | None = None  # why the script was cut off, once it passed a cap
 
     def enter(self) -> int:
         self.in_flight += 1
@@ -168,6 +177,21 @@ class _Activity:
 
     def describe(self, number: int, op: str, payload: Any) -> None:
         self.pending[number] = (op, _what(op, payload), self.pending[number][2])
+
+    def over_limit(self, op: str, limits: Limits) -> str | None:
+        """Count a call against the attempt's caps; the reason it is refused, once one is passed."""
+        self.logs += op == "log"
+        if self.runaway is None and self.calls > limits.max_host_calls:
+            self.runaway = (
+                f"the script made more than {limits.max_host_calls} host calls in this attempt, the limit: "
+                "an endless loop around agent(), log() or another call? Split very large work across runs"
+            )
+        elif self.runaway is None and self.logs > limits.max_log_events:
+            self.runaway = (
+                f"the script wrote more than {limits.max_log_events} log() lines in this attempt, the limit: "
+                "an endless loop? Log per batch rather than per item"
+            )
+        return self.runaway
 
     def leave(self, number: int) -> None:
         self.in_flight -= 1
@@ -214,6 +238,8 @@ async def _supervise(task: asyncio.Future, tracker: _Activity, limits: Limits, m
         now = time.monotonic()
         if limits.wall_seconds is not None and now - started > limits.wall_seconds:
             raise ScriptFailed("timeout", f"the script did not finish within {limits.wall_seconds:g}s")
+        if tracker.runaway is not None:
+            raise ScriptFailed("runaway", tracker.runaway)
         if tracker.in_flight == 0 and now - tracker.last_change > limits.idle_seconds:
             raise ScriptFailed(
                 "runaway",
