@@ -162,6 +162,11 @@ class GcInput(ToolInput):
     )
     confirm: bool = Field(False, description="actually delete (needs admin); without it, only say what would go")
     dry_run: bool = Field(False, description="only say what would go, even with confirm")
+    include_resumable: bool = Field(
+        False,
+        description="also delete the folders of failed, stopped, interrupted and paused runs (they can no longer "
+        "be resumed); by default only completed runs' folders go",
+    )
     limit: int = Field(50, ge=1, le=5000, description="paths listed per kind in the answer (default 50); all go")
 
 

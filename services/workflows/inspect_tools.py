@@ -50,7 +50,9 @@ ARGS_CAP = 4_000
 OUTPUT_CAP = 8_000
 _TREES_CAP = 50
 _ITEM_CAP = 600  # characters of one finding, risk or step, unless full
-_ENDED = ("completed", "failed", "stopped", "interrupted")
+# Statuses whose run folder gc may delete; all but `completed` can still be resumed, which needs the folder.
+_ENDED = ("completed", "failed", "stopped", "interrupted", "paused")
+_RESUMABLE = ("failed", "stopped", "interrupted", "paused")
 
 
 # ---------------------------------------------------------------- report
@@ -471,7 +473,10 @@ async def gc(inp: GcInput, ctx: ToolContext) -> GcOutput:
         if kernel_row is not None and kernel_row.status == "running" and leases.is_owner_alive(kernel_row):
             kept.append(f"{folder.name}: running")
             continue
-        status = row.status if row else (kernel_row.status if kernel_row else None)
+        status = report.shown_status(row, kernel_row) if row else (kernel_row.status if kernel_row else None)
+        if status in _RESUMABLE and not inp.include_resumable:
+            kept.append(f"{folder.name}: {status}, resumable (--include-resumable deletes it)")
+            continue
         if status is not None and status not in _ENDED:
             kept.append(f"{folder.name}: {status}")
             continue
@@ -620,8 +625,10 @@ TOOLS = (
         description=(
             "Use when $PALLIUM_HOME/workflow-runs grows large. Not for undoing a run's edits "
             "(pallium_workflow_revert). Previews by default; with confirm (admin authority) it deletes the "
-            "worktrees of runs whose process is gone and, for runs ended more than older_than days ago, their "
-            "folder (patch files, logs): their patches can no longer be applied. A running run is never touched."
+            "worktrees of runs whose process is gone and, for completed runs ended more than older_than days ago, "
+            "their folder (patch files, logs): their patches can no longer be applied. Folders of runs that can "
+            "still be resumed (failed, stopped, interrupted, paused) go only with include_resumable. A running "
+            "run, or one awaiting approval, is never touched."
         ),
         authority="observe",
         escalation=("confirm", "admin"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kernel.runstore import RunRow as KernelRunRow
 from kernel.runstore import RunStore
 from services.workflows.models import AgentCounts, FailureEntry, GateEntry, PatchEntry, RunOutput
 from services.workflows.store import RunRow, WorkflowStore
@@ -27,9 +28,7 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
     ]
     kernel = RunStore(store.db)
     kernel_row = kernel.run(row.id)
-    status = row.status
-    if status == "running" and kernel_row is not None and kernel_row.status == "interrupted":
-        status = "interrupted"
+    status = shown_status(row, kernel_row)
     cost = {
         "spent_usd": kernel_row.spent_usd if kernel_row else 0.0,
         "unknown_cost_calls": kernel_row.unknown_cost_calls if kernel_row else 0,
@@ -62,6 +61,13 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
         live_calls=live,
         replayed_calls=replayed,
     )
+
+
+def shown_status(row: RunRow, kernel_row: KernelRunRow | None) -> str:
+    """The run's status as told: `interrupted` when it says running but the kernel found its process dead."""
+    if row.status == "running" and kernel_row is not None and kernel_row.status == "interrupted":
+        return "interrupted"
+    return row.status
 
 
 def gate_entries(store: WorkflowStore, run_id: str) -> list[GateEntry]:

@@ -28,7 +28,7 @@ from services.workflows.host import WorkflowHost
 from services.workflows.preflight import inferred_commands
 from services.workflows.store import SCHEMA, RunRow, WorkflowStore
 
-__all__ = ["Attempt", "create_run", "new_run_id", "open_store", "resolve_run", "run_attempt"]
+__all__ = ["Attempt", "create_run", "new_run_id", "open_store", "reconcile", "resolve_run", "run_attempt"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,18 @@ def new_run_id(ctx: ToolContext) -> str:
     return f"wf-{stamp}-{secrets.token_hex(3)}"
 
 
+def reconcile(store: WorkflowStore) -> None:
+    """Mark runs whose owning process died `interrupted` in the kernel (killing their leftover agents),
+    so what is shown of them (`report.shown_status`) is not `running`."""
+    from kernel import leases
+    from kernel.runstore import RunStore
+
+    leases.reconcile(RunStore(store.db))
+
+
 def resolve_run(store: WorkflowStore, given: str) -> RunRow:
-    """The run whose id is `given`, or the one run whose id starts with it."""
+    """The run whose id is `given`, or the one run whose id starts with it (after a `reconcile`)."""
+    reconcile(store)
     row = store.run(given)
     if row is not None:
         return row

@@ -211,12 +211,19 @@ async def status(inp: RunRefInput, ctx: ToolContext) -> RunOutput:
 
 
 async def list_runs(inp: ListInput, ctx: ToolContext) -> ListOutput:
+    from kernel.runstore import RunStore
+
     store = runner.open_store(ctx)
+    runner.reconcile(store)
+    kernel = RunStore(store.db)
     rows = store.runs(limit=inp.limit + 1, before=inp.cursor)
     page = rows[: inp.limit]
     more = len(rows) > inp.limit
     return ListOutput(
-        runs=[RunSummary(id=r.id, task=r.task, status=r.status, updated_at=r.updated_at) for r in page],
+        runs=[
+            RunSummary(id=r.id, task=r.task, status=report.shown_status(r, kernel.run(r.id)), updated_at=r.updated_at)
+            for r in page
+        ],
         truncated=more,
         next_cursor=f"{page[-1].updated_at}|{page[-1].id}" if more else None,
     )
