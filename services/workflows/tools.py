@@ -54,7 +54,8 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
     repo = ctx.repo_root(inp.repo)
     chosen = sources.choose(ctx, repo, script=inp.script, source=inp.source, workflow=inp.workflow)
     args = sources.parse_args(inp.args)
-    if chosen.origin != "script":  # templates and saved plans read the task from args
+    # Saved workflows and templates read the task from args; a script given by path or inline sees args as given.
+    if chosen.origin in ("repo", "user", "template"):
         args = sources.with_task(args, inp.task)
     await sources.require_valid(chosen.text)
     limits = Limits(

@@ -96,3 +96,22 @@ async def test_a_log_not_awaited_before_return_is_written_and_the_run_completes(
     events = await show_run(ShowInput(run_id="log-tail", kind="log"), ctx)
     ctx.close()
     assert len(events.events) == 1
+
+
+async def test_an_inline_or_file_script_sees_args_exactly_as_given(git_repo, fake):
+    from tests.conftest import write
+
+    listed = await _run(git_repo, "return args;", id="args-list", args="[1, 2]")
+    assert listed.status == "completed" and listed.result == [1, 2]
+    inline = await _run(git_repo, "return args;", id="args-inline", args='{"a": 1}')
+    assert inline.result == {"a": 1}  # no task merged in
+    path = write(git_repo, "flows/echo.js", "return args;")
+    write(git_repo, ".pallium/workflows/echo.js", "return args;")
+    ctx = ToolContext(ceiling="edit", cwd=git_repo)
+    try:
+        from_file = await run(RunInput(task="t", script=str(path), id="args-file", args='{"b": 2}'), ctx)
+        saved = await run(RunInput(task="the task", workflow="echo", id="args-saved", args='{"files": []}'), ctx)
+    finally:
+        ctx.close()
+    assert from_file.result == {"b": 2}
+    assert saved.result == {"task": "the task", "files": []}  # a saved workflow still gets the task in args
