@@ -36,7 +36,10 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
     }
     patches = [PatchEntry(call_key=p.call_key, state=p.state, detail=p.detail) for p in kernel.patches(row.id)]
     gates = gate_entries(store, row.id)
-    finished = status == "completed" and (counts.total == 0 or counts.succeeded > 0)
+    # Finished: the script completed, and some agent succeeded or none was needed; a run where nothing
+    # succeeded and something failed (every item of a fan-out refused before its agent started) is not.
+    nothing_needed = counts.total == 0 and not failures
+    finished = status == "completed" and (counts.succeeded > 0 or nothing_needed)
     verdict = (
         f"VERDICT: {'FINISHED' if finished else 'NOT FINISHED'} ({status}) — "
         f"{counts.succeeded}/{counts.total} agents complete"

@@ -115,3 +115,24 @@ async def test_an_inline_or_file_script_sees_args_exactly_as_given(git_repo, fak
         ctx.close()
     assert from_file.result == {"b": 2}
     assert saved.result == {"task": "the task", "files": []}  # a saved workflow still gets the task in args
+
+
+async def test_a_fan_out_whose_every_item_fails_before_any_agent_starts_is_not_finished(git_repo, fake):
+    import subprocess
+
+    from tests.conftest import script
+
+    fake.scenario({"match": "", "reply": "ok"})
+    source = 'return await parallel(["a", "b", "c"], (f) => agent("review " + f, {schema: {type: "nonsense"}}));'
+    out = await _run(git_repo, source, id="bad-schema")
+    assert out.result == [None, None, None] and len(out.failures) == 3
+    assert out.verdict == "VERDICT: NOT FINISHED (completed) — 0/0 agents complete"
+    assert fake.calls() == []
+    done = subprocess.run(
+        [script("pallium"), "workflow", "run", "t", "--source", source, "--id", "bad-schema-cli"],
+        cwd=git_repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1 and done.stdout.startswith("VERDICT: NOT FINISHED")
