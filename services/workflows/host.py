@@ -7,6 +7,7 @@ because the script is untrusted; agents go through the kernel's `Run` (journal, 
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -43,6 +44,7 @@ HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "handoff": ("pallium_handoff", ("base",)),
     "decisions.search": ("pallium_decisions", ("query", "limit")),
 }
+EXCERPT_CHARS = 500  # of each agent's answer kept in its event; the report shows less unless full
 _AGENT_OPTIONS = {"label", "mode", "isolation", "provider", "model", "repo", "schema", "timeout_seconds", "network"}
 
 
@@ -113,6 +115,8 @@ class WorkflowHost:
                 "patch_state": outcome.patch_state,
                 "patch_files": outcome.patch_files,
                 "error": outcome.result.failure.to_dict() if outcome.result.failure else None,
+                "call_key": outcome.call_key,
+                "excerpt": _excerpt(outcome.result),
             },
         )
         if not outcome.ok:
@@ -349,6 +353,18 @@ class WorkflowHost:
 
     def _now(self) -> str:
         return iso_utc(self.ctx.clock.now())
+
+
+def _excerpt(result: Any) -> str:
+    """The head of what an agent said (or why it failed), on one line, for the run's report."""
+    if result.failure is not None:
+        said = result.failure.message
+    elif result.output is not None:
+        said = result.output if isinstance(result.output, str) else json.dumps(result.output, ensure_ascii=False)
+    else:
+        said = result.text or ""
+    text = " ".join(str(said).split())
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
 
 
 def _fix_prompt(command: str, check: dict[str, Any]) -> str:

@@ -25,6 +25,12 @@ class AgentLine(ToolOutput):
     cost_usd: float | None = Field(description="what the call cost; null when the provider reported no cost")
     error_class: str | None = Field(description="why it failed (timeout, schema, provider_error, ...), or null")
     patch_state: str | None
+    excerpt: str | None = Field(
+        None,
+        description="the head of its answer (or of why it failed) on one line, 160 characters unless full "
+        "(500); the whole answer: pallium_workflow_read with call_key; null for runs recorded before excerpts",
+    )
+    call_key: str | None = Field(None, description="its journal key, for pallium_workflow_read")
 
 
 class CostLine(ToolOutput):

@@ -48,6 +48,7 @@ NEXT_STEP_FIELDS = ("next_steps", "nextSteps")
 REPORT_CAP = 12_000  # bytes of JSON, unless full
 ARGS_CAP = 4_000
 OUTPUT_CAP = 8_000
+EXCERPT_CAP = 160  # characters of each agent's excerpt in the report, unless full
 _TREES_CAP = 50
 _ITEM_CAP = 600  # characters of one finding, risk or step, unless full
 # Statuses whose run folder gc may delete; all but `completed` can still be resumed, which needs the folder.
@@ -74,6 +75,8 @@ async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
             cost_usd=e.detail.get("cost_usd"),
             error_class=(e.detail.get("error") or {}).get("error_class"),
             patch_state=e.detail.get("patch_state"),
+            excerpt=_short(e.detail.get("excerpt"), None if inp.full else EXCERPT_CAP),
+            call_key=e.detail.get("call_key"),
         )
         for e in store.events(row.id, kind="agent", attempt=row.attempts)
     ]
@@ -95,6 +98,12 @@ async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
         truncated=False,
     )
     return out if inp.full else _within_cap(out)
+
+
+def _short(text: str | None, cap: int | None) -> str | None:
+    if text is None or cap is None or len(text) <= cap:
+        return text
+    return text[: cap - 1] + "…"
 
 
 def _first_list(fields: dict[str, Any], names: tuple[str, ...]) -> list[Any]:
@@ -174,6 +183,8 @@ def _render_report(out: ReportOutput) -> str:
             f"  {state:<10} {a.label or '(no label)'}  phase={a.phase or '-'}  cost={cost}"
             f"{'  cached' if a.cached else ''}{'  patch=' + a.patch_state if a.patch_state else ''}"
         )
+        if a.excerpt:
+            lines.append(f"             {a.excerpt}")
     if len(out.agents) < out.agents_total:
         lines.append(f"  ... {out.agents_total - len(out.agents)} more (--full)")
     lines.append(f"cost: {out.cost.text}")
