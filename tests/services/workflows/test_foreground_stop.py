@@ -1,6 +1,7 @@
 """Stop and pause of a run held by a foreground `pallium workflow run` process, in the middle of a fan-out."""
 
 import json
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -57,9 +58,21 @@ def test_stop_during_a_fan_out_kills_every_agent_and_records_the_run_as_stopped(
     child.communicate(timeout=60)
     assert stopped.returncode == 0, stopped.stderr
     assert json.loads(stopped.stdout)["status"] == "stopped"
-    assert child.returncode != 0
+    assert child.returncode == 128 + signal.SIGTERM  # it handled the signal, cleaned up, then said so
     assert [pid for pid in agents if _running(pid)] == []
     assert _status(git_repo, "fg-stop")["status"] == "stopped"
+    inspected = json.loads(_pallium(git_repo, "workflow", "inspect", "fg-stop", "--json").stdout)
+    assert inspected["kernel"]["calls"] == {"cancelled": 3}  # no journal row left saying started
+
+
+def test_ctrl_c_on_a_foreground_run_kills_its_agents_and_records_it_as_stopped(git_repo: Path, fake):
+    fake.scenario({"match": "hold", "hang": 120})
+    child, agents = _start_fan_out(git_repo, fake, "fg-int")
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 128 + signal.SIGINT and "interrupted by SIGINT" in err
+    assert [pid for pid in agents if _running(pid)] == []
+    assert _status(git_repo, "fg-int")["status"] == "stopped"
 
 
 def test_pause_during_a_fan_out_kills_the_agents_and_a_resume_completes_the_run(git_repo: Path, fake):

@@ -136,3 +136,17 @@ async def test_a_fan_out_whose_every_item_fails_before_any_agent_starts_is_not_f
         timeout=120,
     )
     assert done.returncode == 1 and done.stdout.startswith("VERDICT: NOT FINISHED")
+
+
+async def test_a_saved_workflow_that_leaves_a_call_unawaited_fails_the_workflow_call(git_repo, fake):
+    from tests.conftest import write
+
+    fake.scenario({"match": "forgotten", "hang": 120}, {"match": "quick", "delay": 1, "reply": "ok"})
+    write(git_repo, ".pallium/workflows/inner.js", 'agent("forgotten inner"); await agent("quick"); return 1;')
+    source = 'try { return await workflow("inner"); } catch (e) { return "caught: " + e.message; }'
+    out = await _run(git_repo, source, id="nested-unawaited")
+    assert out.status == "completed"
+    assert out.result.startswith("caught: workflow repo:inner failed: the script returned")
+    assert [f.primitive for f in out.failures] == ["agent"]
+    forgotten = [c for c in fake.calls() if c["prompt"] == "forgotten inner"]
+    assert len(forgotten) == 1 and not _running(forgotten[0]["pid"])
