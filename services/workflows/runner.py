@@ -178,24 +178,6 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
     return Attempt(run=finished, live_calls=execution.stats["live"], cached_calls=execution.stats["cached"])
 
 
-def _close_cancelled_calls(execution: Run, *, reason: str) -> None:
-    """Close the journal rows of calls the attempt cancelled (their processes are gone by now) as
-    `cancelled`: they rerun on a resume, and nothing reads them as still running."""
-    for call in execution.store.calls(execution.run_id, status="started"):
-        try:
-            execution.store.record_completion(
-                execution.run_id,
-                execution.lease.epoch,
-                call_key=call.call_key,
-                status="cancelled",
-                result={"cancelled": reason[:500]},
-                cost_usd=None,
-                spent=False,
-            )
-        except PalliumError:  # fenced: another process took the run over and owns its rows now
-            return
-
-
 def start_worker(store: WorkflowStore, run_id: str, *, ceiling: str, script_path: Path | None = None) -> int:
     """Start the next attempt of `run_id` in a detached worker process; return its pid."""
     from kernel.background import start_detached
@@ -273,3 +255,21 @@ def _lease_held(store: WorkflowStore, run_id: str) -> bool:
     leases.reconcile(runs)
     row = runs.run(run_id)
     return row is not None and row.status == "running"
+
+
+def _close_cancelled_calls(execution: Run, *, reason: str) -> None:
+    """Close the journal rows of calls the attempt cancelled (their processes are gone by now) as
+    `cancelled`: they rerun on a resume, and nothing reads them as still running."""
+    for call in execution.store.calls(execution.run_id, status="started"):
+        try:
+            execution.store.record_completion(
+                execution.run_id,
+                execution.lease.epoch,
+                call_key=call.call_key,
+                status="cancelled",
+                result={"cancelled": reason[:500]},
+                cost_usd=None,
+                spent=False,
+            )
+        except PalliumError:  # fenced: another process took the run over and owns its rows now
+            return
