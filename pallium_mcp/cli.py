@@ -11,6 +11,7 @@ import argparse
 import difflib
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -91,7 +92,10 @@ def _run(entry: dict[str, Any], args: argparse.Namespace) -> int:
     tool = dispatch.find(entry["name"])
     ctx = ToolContext(ceiling=ceiling, cwd=Path.cwd(), progress=for_stderr())
     try:
-        out = asyncio.run(dispatch.call(tool.name, arguments, ctx))
+        out = asyncio.run(_cancellable(dispatch.call(tool.name, arguments, ctx)))
+    except _Interrupted as exc:
+        print(f"interrupted by {signal.Signals(exc.signum).name}: `{entry['cli']}` was cancelled", file=sys.stderr)
+        return 128 + exc.signum
     finally:
         ctx.close()
     if args._json:
@@ -106,6 +110,49 @@ def _run(entry: dict[str, Any], args: argparse.Namespace) -> int:
 def _usage_exit(argv: list[str]) -> int:
     """2 for bad input, as everywhere; 64 under `pallium loop`, where 2 is the `no_op` tick state."""
     return EX_USAGE if argv[:1] == ["loop"] else 2
+
+
+class _Interrupted(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+async def _cancellable(call: Any) -> Any:
+    """Await `call`, cancelling it on SIGTERM or SIGINT so it cleans up as a cancelled task does.
+
+    `pallium workflow stop|pause` signal the process that holds a run; cancelling the tool (rather
+    than dying) lets the run kill its agents' process groups and record `stopped` or `paused`, as
+    the background worker does. A second signal during that clean-up is ignored.
+    """
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    received: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        if not received:
+            received.append(signum)
+            task.cancel()
+
+    handled: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(signum, on_signal, signum)
+        except (ValueError, RuntimeError, NotImplementedError):  # not the main thread, or no signals here
+            continue
+        handled.append(signum)
+    try:
+        return await call
+    except asyncio.CancelledError:
+        if received:
+            raise _Interrupted(received[0]) from None
+        raise
+    finally:
+        for signum in handled:
+            loop.remove_signal_handler(signum)
 
 
 def _fail(error: PalliumError, as_json: bool, argv: list[str]) -> int:

@@ -18,11 +18,15 @@ from typing import Any
 from kernel.errors import PalliumError
 from services.workflows.script import parse_script, wrap_body
 
-__all__ = ["FATAL_CODES", "Limits", "ScriptFailed", "ScriptResult", "evaluate_meta", "run_script"]
+__all__ = ["FATAL_CODES", "Limits", "ScriptFailed", "ScriptResult", "evaluate_meta", "run_script", "unawaited_message"]
 
 PRELUDE = (Path(__file__).with_name("prelude.js")).read_text(encoding="utf-8")
 # Host errors with these codes end the whole run, even inside parallel() or pipeline().
 FATAL_CODES = frozenset({"budget_exhausted", "authority_exceeded", "conflict"})
+# Host calls that only record or ask (no agent, no command): a script that returns without awaiting
+# them is the common `log("done"); return x;`, so they are let finish instead of being abandoned.
+_QUICK_OPS = frozenset({"log", "failure", "pallium"})
+QUICK_GRACE_SECONDS = 10.0
 
 Host = Callable[[str, Any], Awaitable[Any]]
 
@@ -30,18 +34,26 @@ Host = Callable[[str, Any], Awaitable[Any]]
 @dataclass(frozen=True)
 class Limits:
     """Bounds on a script. `idle_seconds`: how long the script may run JavaScript (or wait on a
-    promise nothing will settle) while no host call is in flight, before it counts as a runaway."""
+    promise nothing will settle) while no host call is in flight, before it counts as a runaway.
+    `max_host_calls` and `max_log_events` bound one attempt: a loop that keeps calling the host
+    resets the idle clock each time, so it is stopped by count instead."""
 
     memory_bytes: int = 256 * 2**20
     idle_seconds: float = 20.0
     wall_seconds: float | None = None
+    max_host_calls: int = 100_000
+    max_log_events: int = 10_000
 
 
 @dataclass(frozen=True)
 class ScriptResult:
+    """What a script returned. `abandoned`: host calls it started and never awaited, still running when it
+    returned; they were cancelled (their processes killed), one `{op, what}` each."""
+
     value: Any
     meta: dict[str, Any] | None
     host_calls: int
+    abandoned: tuple[dict[str, str], ...] = ()
 
 
 class ScriptFailed(Exception):
@@ -71,18 +83,22 @@ async def run_script(
 
     async def bridge(request_json: str) -> str:
         # One string argument: every JS value crossing into Python costs a round trip to V8's thread.
-        tracker.enter()
+        number = tracker.enter()
         op = "?"
         try:
             request = json.loads(request_json)
             op = request["op"]
-            reply: dict[str, Any] = {"ok": True, "value": await host(op, request["payload"])}
+            tracker.describe(number, op, request.get("payload"))
+            if tracker.over_limit(op, limits) is not None:
+                reply: dict[str, Any] = {"ok": False, "error": tracker.runaway, "fatal": True}
+            else:
+                reply = {"ok": True, "value": await host(op, request["payload"])}
         except PalliumError as exc:
             reply = {"ok": False, "error": exc.message, "fatal": exc.code in FATAL_CODES}
         except Exception as exc:  # a host bug must not leak a traceback with paths into the script
             reply = {"ok": False, "error": f"internal error in {op}: {type(exc).__name__}", "fatal": True}
         finally:
-            tracker.leave()
+            tracker.leave(number)
         if budget is not None:
             reply["budget"] = budget()
         return json.dumps(reply, default=str)
@@ -111,7 +127,9 @@ async def run_script(
             finally:
                 if not task.done():
                     task.cancel()
-    return ScriptResult(value=json.loads(text)["value"], meta=meta, host_calls=tracker.calls)
+            abandoned = await tracker.settle_quick()
+            # Leaving this block cancels every host call still in flight: their agents' groups are killed.
+    return ScriptResult(value=json.loads(text)["value"], meta=meta, host_calls=tracker.calls, abandoned=abandoned)
 
 
 async def evaluate_meta(literal: str) -> dict[str, Any]:
@@ -128,22 +146,81 @@ async def evaluate_meta(literal: str) -> dict[str, Any]:
     return value
 
 
+def unawaited_message(abandoned: tuple[dict[str, str], ...]) -> str:
+    """What a run says when its script returned with calls still running (`ScriptResult.abandoned`)."""
+    names = ", ".join(a["what"] for a in abandoned[:5])
+    if len(abandoned) > 5:
+        names += f" and {len(abandoned) - 5} more"
+    return (
+        f"the script returned while {len(abandoned)} call(s) it started were still running ({names}); "
+        "they were cancelled. Await every agent() (collect several with parallel() or Promise.all)"
+    )
+
+
 class _Activity:
-    """Counts host calls in flight, and when the script last made progress."""
+    """Counts host calls in flight (and which they are), and when the script last made progress."""
 
     def __init__(self) -> None:
         self.in_flight = 0
         self.calls = 0
         self.last_change = time.monotonic()
+        self.pending: dict[int, tuple[str, str, asyncio.Task | None]] = {}
+        self.logs = 0
+        self.runaway: str | None = None  # why the script was cut off, once it passed a cap
 
-    def enter(self) -> None:
+    def enter(self) -> int:
         self.in_flight += 1
         self.calls += 1
         self.last_change = time.monotonic()
+        self.pending[self.calls] = ("?", "a host call", asyncio.current_task())
+        return self.calls
 
-    def leave(self) -> None:
+    def describe(self, number: int, op: str, payload: Any) -> None:
+        self.pending[number] = (op, _what(op, payload), self.pending[number][2])
+
+    def over_limit(self, op: str, limits: Limits) -> str | None:
+        """Count a call against the attempt's caps; the reason it is refused, once one is passed."""
+        self.logs += op == "log"
+        if self.runaway is None and self.calls > limits.max_host_calls:
+            self.runaway = (
+                f"the script made more than {limits.max_host_calls} host calls in this attempt, the limit: "
+                "an endless loop around agent(), log() or another call? Split very large work across runs"
+            )
+        elif self.runaway is None and self.logs > limits.max_log_events:
+            self.runaway = (
+                f"the script wrote more than {limits.max_log_events} log() lines in this attempt, the limit: "
+                "an endless loop? Log per batch rather than per item"
+            )
+        return self.runaway
+
+    def leave(self, number: int) -> None:
         self.in_flight -= 1
+        self.pending.pop(number, None)
         self.last_change = time.monotonic()
+
+    async def settle_quick(self) -> tuple[dict[str, str], ...]:
+        """After the script returned: let quick calls (logs) finish; return the others still running."""
+        for _ in range(3):  # a call the script made just before returning may not have entered yet
+            await asyncio.sleep(0)
+        quick = [t for op, _, t in self.pending.values() if op in _QUICK_OPS and t is not None]
+        if quick:
+            await asyncio.wait(quick, timeout=QUICK_GRACE_SECONDS)
+        return tuple({"op": op, "what": what} for op, what, _ in self.pending.values())
+
+
+def _what(op: str, payload: Any) -> str:
+    """A short name for a host call, for the failure that says it was never awaited."""
+    payload = payload if isinstance(payload, dict) else {}
+    opts = payload.get("opts") if isinstance(payload.get("opts"), dict) else {}
+    if op == "agent":
+        return f"agent {opts.get('label') or repr(str(payload.get('prompt', ''))[:60])}"
+    if op in ("gate", "workflow"):
+        return f"{op} {payload.get('name')!r}"
+    if op in ("check", "verify.untilGreen"):
+        return f"{op} {str(payload.get('command', ''))[:60]!r}"
+    if op == "pallium":
+        return f"pallium.{payload.get('helper')}()"
+    return f"{op}()"
 
 
 async def _drive(runner: Any, script: Any) -> str:
@@ -161,6 +238,8 @@ async def _supervise(task: asyncio.Future, tracker: _Activity, limits: Limits, m
         now = time.monotonic()
         if limits.wall_seconds is not None and now - started > limits.wall_seconds:
             raise ScriptFailed("timeout", f"the script did not finish within {limits.wall_seconds:g}s")
+        if tracker.runaway is not None:
+            raise ScriptFailed("runaway", tracker.runaway)
         if tracker.in_flight == 0 and now - tracker.last_change > limits.idle_seconds:
             raise ScriptFailed(
                 "runaway",

@@ -7,6 +7,7 @@ because the script is untrusted; agents go through the kernel's `Run` (journal, 
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -43,6 +44,7 @@ HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "handoff": ("pallium_handoff", ("base",)),
     "decisions.search": ("pallium_decisions", ("query", "limit")),
 }
+EXCERPT_CHARS = 500  # of each agent's answer kept in its event; the report shows less unless full
 _AGENT_OPTIONS = {"label", "mode", "isolation", "provider", "model", "repo", "schema", "timeout_seconds", "network"}
 
 
@@ -113,6 +115,8 @@ class WorkflowHost:
                 "patch_state": outcome.patch_state,
                 "patch_files": outcome.patch_files,
                 "error": outcome.result.failure.to_dict() if outcome.result.failure else None,
+                "call_key": outcome.call_key,
+                "excerpt": _excerpt(outcome.result),
             },
         )
         if not outcome.ok:
@@ -182,7 +186,7 @@ class WorkflowHost:
     async def _workflow(self, payload: dict[str, Any]) -> Any:
         """Run a saved workflow or template inside this run: same journal, budget and staging."""
         from services.workflows import library
-        from services.workflows.engine import ScriptFailed, run_script
+        from services.workflows.engine import ScriptFailed, run_script, unawaited_message
 
         if self.depth >= 1:
             raise PalliumError("invalid_input", "workflow() nests one level at most")
@@ -204,6 +208,9 @@ class WorkflowHost:
             self.awaiting_gate = nested.awaiting_gate
             code = "conflict" if nested.awaiting_gate else "unavailable"
             raise PalliumError(code, f"workflow {found.label} failed ({exc.kind}): {exc.message}") from None
+        if outcome.abandoned:
+            nested.record_abandoned(outcome.abandoned)
+            raise PalliumError("unavailable", f"workflow {found.label} failed: {unawaited_message(outcome.abandoned)}")
         return outcome.value
 
     async def _gate(self, payload: dict[str, Any]) -> Any:
@@ -211,10 +218,11 @@ class WorkflowHost:
         known = self.store.gate(self.run.run_id, name)
         if opts.get("human"):
             return self._human_gate(name, str(payload["prompt"]), known, fail_on_deny=opts.get("fail_on_deny", True))
-        if known is not None:
-            if not known.approved:
+        if known is not None:  # decided in an earlier attempt: the verdict stands
+            if not known.approved and opts.get("fail_on_deny", True):
                 raise PalliumError("conflict", f"gate {name!r} was rejected earlier in this run: {known.reason}")
-            return {"approved": True, "reason": known.reason, "gate": name, "cached": True}
+            verdict = {"approved": known.approved, "reason": known.reason, "evidence": known.evidence}
+            return {**verdict, "gate": name, "verdict": verdict, "cached": True}
         prompt = str(payload["prompt"])
         if opts.get("criteria"):
             prompt += "\n\nApprove only if all of these hold:\n" + "\n".join(f"- {c}" for c in opts["criteria"])
@@ -255,6 +263,14 @@ class WorkflowHost:
         if not known.approved and fail_on_deny:
             raise PalliumError("conflict", f"gate {name!r} was rejected: {known.reason}")
         return {"approved": known.approved, "reason": known.reason, "gate": name, "decided_by": "person"}
+
+    def record_abandoned(self, abandoned: tuple[dict[str, str], ...]) -> None:
+        """One failure per call the script started, never awaited, and left running when it returned."""
+        for call in abandoned:
+            error = (
+                f"{call['what']} was started but never awaited; the script returned while it ran, and it was cancelled"
+            )
+            self._event("failure", None, {"primitive": call["op"], "index": None, "stage": None, "error": error})
 
     async def _log(self, payload: dict[str, Any]) -> None:
         message = str(payload.get("message", ""))[:4000]
@@ -337,6 +353,18 @@ class WorkflowHost:
 
     def _now(self) -> str:
         return iso_utc(self.ctx.clock.now())
+
+
+def _excerpt(result: Any) -> str:
+    """The head of what an agent said (or why it failed), on one line, for the run's report."""
+    if result.failure is not None:
+        said = result.failure.message
+    elif result.output is not None:
+        said = result.output if isinstance(result.output, str) else json.dumps(result.output, ensure_ascii=False)
+    else:
+        said = result.text or ""
+    text = " ".join(str(said).split())
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
 
 
 def _fix_prompt(command: str, check: dict[str, Any]) -> str:

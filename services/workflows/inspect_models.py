@@ -25,6 +25,12 @@ class AgentLine(ToolOutput):
     cost_usd: float | None = Field(description="what the call cost; null when the provider reported no cost")
     error_class: str | None = Field(description="why it failed (timeout, schema, provider_error, ...), or null")
     patch_state: str | None
+    excerpt: str | None = Field(
+        None,
+        description="the head of its answer (or of why it failed) on one line, 160 characters unless full "
+        "(500); the whole answer: pallium_workflow_read with call_key; null for runs recorded before excerpts",
+    )
+    call_key: str | None = Field(None, description="its journal key, for pallium_workflow_read")
 
 
 class CostLine(ToolOutput):
@@ -162,6 +168,11 @@ class GcInput(ToolInput):
     )
     confirm: bool = Field(False, description="actually delete (needs admin); without it, only say what would go")
     dry_run: bool = Field(False, description="only say what would go, even with confirm")
+    include_resumable: bool = Field(
+        False,
+        description="also delete the folders of failed, stopped, interrupted and paused runs (they can no longer "
+        "be resumed); by default only completed runs' folders go",
+    )
     limit: int = Field(50, ge=1, le=5000, description="paths listed per kind in the answer (default 50); all go")
 
 

@@ -48,9 +48,12 @@ NEXT_STEP_FIELDS = ("next_steps", "nextSteps")
 REPORT_CAP = 12_000  # bytes of JSON, unless full
 ARGS_CAP = 4_000
 OUTPUT_CAP = 8_000
+EXCERPT_CAP = 160  # characters of each agent's excerpt in the report, unless full
 _TREES_CAP = 50
 _ITEM_CAP = 600  # characters of one finding, risk or step, unless full
-_ENDED = ("completed", "failed", "stopped", "interrupted")
+# Statuses whose run folder gc may delete; all but `completed` can still be resumed, which needs the folder.
+_ENDED = ("completed", "failed", "stopped", "interrupted", "paused")
+_RESUMABLE = ("failed", "stopped", "interrupted", "paused")
 
 
 # ---------------------------------------------------------------- report
@@ -72,6 +75,8 @@ async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
             cost_usd=e.detail.get("cost_usd"),
             error_class=(e.detail.get("error") or {}).get("error_class"),
             patch_state=e.detail.get("patch_state"),
+            excerpt=_short(e.detail.get("excerpt"), None if inp.full else EXCERPT_CAP),
+            call_key=e.detail.get("call_key"),
         )
         for e in store.events(row.id, kind="agent", attempt=row.attempts)
     ]
@@ -93,6 +98,12 @@ async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
         truncated=False,
     )
     return out if inp.full else _within_cap(out)
+
+
+def _short(text: str | None, cap: int | None) -> str | None:
+    if text is None or cap is None or len(text) <= cap:
+        return text
+    return text[: cap - 1] + "…"
 
 
 def _first_list(fields: dict[str, Any], names: tuple[str, ...]) -> list[Any]:
@@ -172,6 +183,8 @@ def _render_report(out: ReportOutput) -> str:
             f"  {state:<10} {a.label or '(no label)'}  phase={a.phase or '-'}  cost={cost}"
             f"{'  cached' if a.cached else ''}{'  patch=' + a.patch_state if a.patch_state else ''}"
         )
+        if a.excerpt:
+            lines.append(f"             {a.excerpt}")
     if len(out.agents) < out.agents_total:
         lines.append(f"  ... {out.agents_total - len(out.agents)} more (--full)")
     lines.append(f"cost: {out.cost.text}")
@@ -471,7 +484,10 @@ async def gc(inp: GcInput, ctx: ToolContext) -> GcOutput:
         if kernel_row is not None and kernel_row.status == "running" and leases.is_owner_alive(kernel_row):
             kept.append(f"{folder.name}: running")
             continue
-        status = row.status if row else (kernel_row.status if kernel_row else None)
+        status = report.shown_status(row, kernel_row) if row else (kernel_row.status if kernel_row else None)
+        if status in _RESUMABLE and not inp.include_resumable:
+            kept.append(f"{folder.name}: {status}, resumable (--include-resumable deletes it)")
+            continue
         if status is not None and status not in _ENDED:
             kept.append(f"{folder.name}: {status}")
             continue
@@ -620,8 +636,10 @@ TOOLS = (
         description=(
             "Use when $PALLIUM_HOME/workflow-runs grows large. Not for undoing a run's edits "
             "(pallium_workflow_revert). Previews by default; with confirm (admin authority) it deletes the "
-            "worktrees of runs whose process is gone and, for runs ended more than older_than days ago, their "
-            "folder (patch files, logs): their patches can no longer be applied. A running run is never touched."
+            "worktrees of runs whose process is gone and, for completed runs ended more than older_than days ago, "
+            "their folder (patch files, logs): their patches can no longer be applied. Folders of runs that can "
+            "still be resumed (failed, stopped, interrupted, paused) go only with include_resumable. A running "
+            "run, or one awaiting approval, is never touched."
         ),
         authority="observe",
         escalation=("confirm", "admin"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kernel.runstore import RunRow as KernelRunRow
 from kernel.runstore import RunStore
 from services.workflows.models import AgentCounts, FailureEntry, GateEntry, PatchEntry, RunOutput
 from services.workflows.store import RunRow, WorkflowStore
@@ -27,9 +28,7 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
     ]
     kernel = RunStore(store.db)
     kernel_row = kernel.run(row.id)
-    status = row.status
-    if status == "running" and kernel_row is not None and kernel_row.status == "interrupted":
-        status = "interrupted"
+    status = shown_status(row, kernel_row)
     cost = {
         "spent_usd": kernel_row.spent_usd if kernel_row else 0.0,
         "unknown_cost_calls": kernel_row.unknown_cost_calls if kernel_row else 0,
@@ -37,7 +36,10 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
     }
     patches = [PatchEntry(call_key=p.call_key, state=p.state, detail=p.detail) for p in kernel.patches(row.id)]
     gates = gate_entries(store, row.id)
-    finished = status == "completed" and (counts.total == 0 or counts.succeeded > 0)
+    # Finished: the script completed, and some agent succeeded or none was needed; a run where nothing
+    # succeeded and something failed (every item of a fan-out refused before its agent started) is not.
+    nothing_needed = counts.total == 0 and not failures
+    finished = status == "completed" and (counts.succeeded > 0 or nothing_needed)
     verdict = (
         f"VERDICT: {'FINISHED' if finished else 'NOT FINISHED'} ({status}) — "
         f"{counts.succeeded}/{counts.total} agents complete"
@@ -62,6 +64,13 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
         live_calls=live,
         replayed_calls=replayed,
     )
+
+
+def shown_status(row: RunRow, kernel_row: KernelRunRow | None) -> str:
+    """The run's status as told: `interrupted` when it says running but the kernel found its process dead."""
+    if row.status == "running" and kernel_row is not None and kernel_row.status == "interrupted":
+        return "interrupted"
+    return row.status
 
 
 def gate_entries(store: WorkflowStore, run_id: str) -> list[GateEntry]:

@@ -23,12 +23,12 @@ from kernel.hashing import stable_hash
 from kernel.progress import Progress
 from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from services.workflows.checks import CommandPolicy, allowed_commands
-from services.workflows.engine import ScriptFailed, run_script
+from services.workflows.engine import ScriptFailed, run_script, unawaited_message
 from services.workflows.host import WorkflowHost
 from services.workflows.preflight import inferred_commands
 from services.workflows.store import SCHEMA, RunRow, WorkflowStore
 
-__all__ = ["Attempt", "create_run", "new_run_id", "open_store", "resolve_run", "run_attempt"]
+__all__ = ["Attempt", "create_run", "new_run_id", "open_store", "reconcile", "resolve_run", "run_attempt"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,18 @@ def new_run_id(ctx: ToolContext) -> str:
     return f"wf-{stamp}-{secrets.token_hex(3)}"
 
 
+def reconcile(store: WorkflowStore) -> None:
+    """Mark runs whose owning process died `interrupted` in the kernel (killing their leftover agents),
+    so what is shown of them (`report.shown_status`) is not `running`."""
+    from kernel import leases
+    from kernel.runstore import RunStore
+
+    leases.reconcile(RunStore(store.db))
+
+
 def resolve_run(store: WorkflowStore, given: str) -> RunRow:
-    """The run whose id is `given`, or the one run whose id starts with it."""
+    """The run whose id is `given`, or the one run whose id starts with it (after a `reconcile`)."""
+    reconcile(store)
     row = store.run(given)
     if row is not None:
         return row
@@ -144,6 +154,9 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
         outcome = await run_script(source, host=host, args=row.args, budget=host.budget)
         result = outcome.value
         status = "completed"
+        if outcome.abandoned:  # a bug in the script: work it started was thrown away, so the run did not finish
+            host.record_abandoned(outcome.abandoned)
+            status, error = "failed", f"unawaited: {unawaited_message(outcome.abandoned)}"
     except ScriptFailed as exc:
         error = f"{exc.kind}: {exc.message}"
         if host.awaiting_gate is not None:
@@ -157,6 +170,7 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
         error = f"{status} on request"
         raise
     finally:
+        _close_cancelled_calls(execution, reason=error or "the attempt ended while the call ran")
         store.finish(run_id, status=status, result=result, error=error, now=iso_utc(ctx.clock.now()))
         await execution.close(status)
     finished = store.run(run_id)
@@ -241,3 +255,21 @@ def _lease_held(store: WorkflowStore, run_id: str) -> bool:
     leases.reconcile(runs)
     row = runs.run(run_id)
     return row is not None and row.status == "running"
+
+
+def _close_cancelled_calls(execution: Run, *, reason: str) -> None:
+    """Close the journal rows of calls the attempt cancelled (their processes are gone by now) as
+    `cancelled`: they rerun on a resume, and nothing reads them as still running."""
+    for call in execution.store.calls(execution.run_id, status="started"):
+        try:
+            execution.store.record_completion(
+                execution.run_id,
+                execution.lease.epoch,
+                call_key=call.call_key,
+                status="cancelled",
+                result={"cancelled": reason[:500]},
+                cost_usd=None,
+                spent=False,
+            )
+        except PalliumError:  # fenced: another process took the run over and owns its rows now
+            return

@@ -54,7 +54,8 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
     repo = ctx.repo_root(inp.repo)
     chosen = sources.choose(ctx, repo, script=inp.script, source=inp.source, workflow=inp.workflow)
     args = sources.parse_args(inp.args)
-    if chosen.origin != "script":  # templates and saved plans read the task from args
+    # Saved workflows and templates read the task from args; a script given by path or inline sees args as given.
+    if chosen.origin in ("repo", "user", "template"):
         args = sources.with_task(args, inp.task)
     await sources.require_valid(chosen.text)
     limits = Limits(
@@ -211,12 +212,19 @@ async def status(inp: RunRefInput, ctx: ToolContext) -> RunOutput:
 
 
 async def list_runs(inp: ListInput, ctx: ToolContext) -> ListOutput:
+    from kernel.runstore import RunStore
+
     store = runner.open_store(ctx)
+    runner.reconcile(store)
+    kernel = RunStore(store.db)
     rows = store.runs(limit=inp.limit + 1, before=inp.cursor)
     page = rows[: inp.limit]
     more = len(rows) > inp.limit
     return ListOutput(
-        runs=[RunSummary(id=r.id, task=r.task, status=r.status, updated_at=r.updated_at) for r in page],
+        runs=[
+            RunSummary(id=r.id, task=r.task, status=report.shown_status(r, kernel.run(r.id)), updated_at=r.updated_at)
+            for r in page
+        ],
         truncated=more,
         next_cursor=f"{page[-1].updated_at}|{page[-1].id}" if more else None,
     )
@@ -342,6 +350,7 @@ TOOLS = (
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=report.render,
+        exit_code=lambda out: 0 if out.status == "stopped" else 1,
     ),
     Tool(
         cli="workflow pause",
@@ -359,6 +368,7 @@ TOOLS = (
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=report.render,
+        exit_code=lambda out: 0 if out.status == "paused" else 1,
     ),
     Tool(
         cli="workflow gate list",

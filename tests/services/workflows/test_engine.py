@@ -169,3 +169,21 @@ async def test_a_host_bug_reaches_the_script_without_a_traceback():
         await run_script('await agent("x");', host=host, limits=QUICK)
     assert "KeyError" in raised.value.message and "/secret" not in raised.value.message
     assert (await run_script(source, host=host, limits=QUICK)).value == "internal error in agent: KeyError"
+
+
+async def test_a_script_that_keeps_calling_the_host_is_stopped_at_the_host_call_cap():
+    host = RecordingHost()
+    source = 'while (true) { try { await agent("again"); } catch (e) {} }'
+    with pytest.raises(ScriptFailed) as failed:
+        await run_script(source, host=host, limits=Limits(idle_seconds=1, max_host_calls=200))
+    assert failed.value.kind == "runaway" and "200 host calls" in failed.value.message
+    assert len(host.calls) == 200  # calls past the cap never reach the host
+
+
+async def test_a_script_that_logs_forever_is_stopped_at_the_log_cap_even_when_it_catches_errors():
+    host = RecordingHost()
+    source = 'while (true) { try { await log("x"); } catch (e) {} }'
+    with pytest.raises(ScriptFailed) as failed:
+        await run_script(source, host=host, limits=Limits(idle_seconds=1, max_log_events=100))
+    assert failed.value.kind == "runaway" and "100 log()" in failed.value.message
+    assert len([op for op, _ in host.calls if op == "log"]) == 100

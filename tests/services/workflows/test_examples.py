@@ -103,3 +103,27 @@ async def test_review_until_clean_ends_on_the_gate(repo_with_examples, fake):
     out = await _run_example(repo_with_examples, "review-until-clean.js", {"path": "src/app.py", "rounds": 3})
     assert out.result == {"clean": True, "rounds": 2}
     assert [p.state for p in out.patches] == ["staged"]
+
+
+async def test_review_until_clean_resumes_past_a_gate_that_denied(repo_with_examples, fake):
+    from services.workflows.models import ResumeInput
+    from services.workflows.tools import resume
+
+    fake.scenario(
+        {"match": "^Review", "reply": {"problems": []}},
+        {"match": "ready to merge", "times": 1, "reply": {"approved": False, "reason": "untested", "evidence": []}},
+        {"match": "ready to merge", "reply": {"approved": True, "reason": "clean", "evidence": []}},
+        {"match": "^Fix", "times": 1, "exit": 1, "stderr": "provider hiccup"},
+        {"match": "^Fix", "write": {"tests/test_more.py": "def test_more():\n    assert True\n"}},
+    )
+    args = {"path": "src/app.py", "rounds": 3}
+    failed = await _run_example(repo_with_examples, "review-until-clean.js", args, id="until-clean")
+    assert failed.status == "failed" and "fix-1" in failed.error
+    ctx = ToolContext(ceiling="edit", cwd=repo_with_examples)
+    try:
+        resumed = await resume(ResumeInput(run_id="until-clean"), ctx)
+    finally:
+        ctx.close()
+    assert resumed.status == "completed" and resumed.result == {"clean": True, "rounds": 2}
+    gates = {g.name: g.approved for g in resumed.gates}
+    assert gates == {"clean-1": False, "clean-2": True}
