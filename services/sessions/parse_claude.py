@@ -126,7 +126,7 @@ def _user_text(state: dict[str, Any], line: int, ts: str | None, record: dict[st
         return []
     if stripped.startswith(_INTERRUPTED):
         t.set_end(state, "interrupted", line, ts)
-        return [Parsed(line, ts, "user", "interrupt", stripped[:200])]
+        return [Parsed(line, ts, "user", "interrupt", t.clean(state, stripped, 200))]
     cleaned = t.clean(state, text)
     t.note_prompt(state, line, cleaned)
     t.set_end(state, "prompt_pending", line, ts)
@@ -218,7 +218,7 @@ def _system(state: dict[str, Any], line: int, ts: str | None, record: dict[str, 
     if subtype == "compact_boundary":
         meta = record.get("compactMetadata") or {}
         text = f"conversation compacted ({meta.get('trigger', 'unknown')}, {meta.get('preTokens', '?')} tokens before)"
-        return [Parsed(line, ts, "system", "compact_boundary", text)]
+        return [Parsed(line, ts, "system", "compact_boundary", t.clean(state, text, 300))]
     if subtype == "turn_duration" and state["end"]["state"] == "turn_complete":
         t.set_end(state, "turn_complete", line, ts)
     elif subtype == "api_error":

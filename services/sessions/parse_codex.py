@@ -224,8 +224,9 @@ def _event(state: dict[str, Any], line: int, ts: str | None, event: dict[str, An
             state["last_assistant"] = [line, t.clean(state, last)[:800]]
     elif kind == "turn_aborted":
         t.set_end(state, "turn_aborted", line, ts)
-        state["end"]["reason"] = event.get("reason")
-        return [Parsed(line, ts, "system", "interrupt", f"turn aborted ({event.get('reason') or 'unknown'})")]
+        reason = t.clean(state, str(event.get("reason") or "unknown"), 200)
+        state["end"]["reason"] = reason
+        return [Parsed(line, ts, "system", "interrupt", f"turn aborted ({reason})")]
     elif kind == "token_count":
         info = event.get("info")
         if isinstance(info, dict) and isinstance(info.get("total_token_usage"), dict):
@@ -248,9 +249,9 @@ def _paginated_item(state: dict[str, Any], line: int, ts: str | None, item: dict
         return [Parsed(line, ts, "assistant", "text", cleaned)]
     if kind == "CommandExecution" and isinstance(item.get("command"), str):
         t.note_command(state, line, t.clean(state, item["command"], 300))
-        body = t.tool_text(state, str(item.get("aggregated_output") or ""))
+        text = t.tool_text(state, f"{item['command']}\n{item.get('aggregated_output') or ''}")
         failed = isinstance(item.get("exit_code"), int) and item["exit_code"] != 0
-        return [Parsed(line, ts, "tool", "tool_result", f"{item['command']}\n{body}", "exec_command", None, failed)]
+        return [Parsed(line, ts, "tool", "tool_result", text, "exec_command", None, failed)]
     return []
 
 

@@ -3,7 +3,9 @@
 A parser turns one decoded JSONL record into message rows and updates a plain-dict `state` that is
 stored with the session, so a transcript that grew is parsed from its last offset with the state
 the previous sync left. Everything text-like passes through `clean` (redaction, then a length cap)
-before it reaches a row, the state, or the capsule.
+before it reaches a row, the state, or the capsule; the session's own fields (a subagent's title
+from its `.meta.json`, the working folder, the branch), which parsers set from paths and metadata,
+are redacted by `clean_session` before the state is stored.
 """
 
 from __future__ import annotations
@@ -12,7 +14,17 @@ from typing import Any
 
 from kernel.secrets import redact
 
-__all__ = ["MAX_TEXT", "MAX_TOOL_TEXT", "Parsed", "add_error", "clean", "close_call", "new_state", "note_file"]
+__all__ = [
+    "MAX_TEXT",
+    "MAX_TOOL_TEXT",
+    "Parsed",
+    "add_error",
+    "clean",
+    "clean_session",
+    "close_call",
+    "new_state",
+    "note_file",
+]
 
 MAX_TEXT = 20_000  # characters of a prompt or an assistant message kept for search
 MAX_TOOL_TEXT = 4_000  # characters of a tool result kept: its head and tail, with a marker between
@@ -21,6 +33,8 @@ _KEEP_COMMANDS = 10
 _KEEP_ERRORS = 5
 _KEEP_PROMPTS = 3
 _CUT = "\n[… {n} characters cut …]\n"
+# Session fields that are ids or times, never free text: left as they are so links between sessions hold.
+_ID_FIELDS = frozenset(("native_id", "agent_id", "parent_id", "parent_tool_use_id", "created_at", "updated_at"))
 
 
 class Parsed:
@@ -82,7 +96,16 @@ def note_prompt(state: dict[str, Any], line: int, text: str) -> None:
     state["last_prompt"] = [line, short]
 
 
+def clean_session(state: dict[str, Any]) -> None:
+    """Redact the session's text fields in place (cheap: a handful of short strings per file read)."""
+    session = state["session"]
+    for key, value in session.items():
+        if isinstance(value, str) and key not in _ID_FIELDS:
+            session[key] = clean(state, value, 1000)
+
+
 def note_file(state: dict[str, Any], path: str) -> None:
+    path = clean(state, path, 500)
     files = state["files"]
     if path in files:
         files.remove(path)

@@ -16,7 +16,6 @@ from kernel.context import ToolContext
 from tests.conftest import FIXTURES
 
 
-
 def _transcripts() -> Path:
     """The shared fixtures: beside the main checkout, or beside the folder holding a worktree."""
     for parent in Path(__file__).resolve().parents:
