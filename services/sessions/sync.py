@@ -10,6 +10,7 @@ session either as it was or fully updated; a process-wide lock keeps two syncs f
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -25,6 +26,7 @@ from kernel.secrets import redact
 from services.sessions import capsule as capsules
 from services.sessions import parse_claude, parse_codex, transcript
 from services.sessions.store import FileRow, MessageRow, SessionsStore
+from services.sessions.transcript import path_text, text_safe
 
 __all__ = ["MAX_LINE_BYTES", "SyncReport", "default_homes", "lock_path", "sync"]
 
@@ -35,6 +37,7 @@ _RAW_EVENT_CHARS = 20_000
 _GROUP_FILES = 100
 _GROUP_BYTES = 16 * 1024 * 1024
 _PARSERS = {"claude": parse_claude, "codex": parse_codex}
+_PATH_FIELDS = ("id", "native_id", "agent_id", "parent_id")
 
 
 @dataclass
@@ -87,7 +90,7 @@ def sync(
     for source, home in homes.items():
         exists = home.is_dir()
         files = _PARSERS[source].discover(home) if exists else []
-        report.homes.append({"source": source, "path": str(home), "exists": exists, "files": len(files)})
+        report.homes.append({"source": source, "path": path_text(home), "exists": exists, "files": len(files)})
         found += [(source, f) for f in files]
     report.files_seen = len(found)
     forgotten = store.forgotten_ids()
@@ -97,19 +100,19 @@ def sync(
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessions-parse") as pool, group:
         pending: Future[_Parsed] | None = None
         for done, (source, path) in enumerate(found, 1):
-            job = _plan(store, source, path, known[source].get(str(path)), forgotten, report)
+            job = _plan(store, source, path, known[source].get(path_text(path)), forgotten, report)
             if job is not None:
                 future = pool.submit(_parse, job, raw_events)
                 if pending is not None:
                     group.write(pending.result(), repos, now, report)
                 pending = future
             if on_progress is not None:
-                on_progress(done, len(found), path.name)
+                on_progress(done, len(found), path_text(path.name))
         if pending is not None:
             group.write(pending.result(), repos, now, report)
     for source, home in homes.items():
-        present = {str(p) for s, p in found if s == source}
-        prefix = str(home).rstrip("/") + "/"
+        present = {path_text(p) for s, p in found if s == source}
+        prefix = path_text(home).rstrip("/") + "/"
         gone = [p for p, row in known[source].items() if p.startswith(prefix) and p not in present and not row.missing]
         if gone:
             with store.db.transaction():
@@ -189,7 +192,7 @@ def _plan(
     try:
         st = path.stat()
     except OSError as exc:
-        report.files_unreadable.append({"path": str(path), "reason": exc.strerror or type(exc).__name__})
+        report.files_unreadable.append({"path": path_text(path), "reason": exc.strerror or type(exc).__name__})
         return None
     unchanged = previous is not None and (previous.size, previous.mtime_ns, previous.inode) == (
         st.st_size,
@@ -200,6 +203,9 @@ def _plan(
         report.files_unchanged += 1
         return None
     identity = _PARSERS[source].identify(path)
+    for key in _PATH_FIELDS:  # taken from the file's name: text even when the name is not UTF-8
+        if isinstance(identity.get(key), str):
+            identity[key] = path_text(identity[key])
     session_id = previous.session_id if previous is not None else identity["id"]
     if session_id in forgotten:
         report.files_skipped_forgotten += 1
@@ -223,7 +229,7 @@ def _parse(job: _Job, raw_events: bool) -> _Parsed:
                 job.kind = "appended" if resume is not None else "reparsed"
             offset, lines = _read(handle, job, resume, raw_events, out)
             out.file = FileRow(
-                path=str(job.path),
+                path=path_text(job.path),
                 session_id=job.session_id,
                 source=job.source,
                 size=st.st_size,
@@ -309,16 +315,19 @@ def _write(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], 
     """Store one parsed file in one transaction: its messages, its session and its file row, or nothing."""
     job = parsed.job
     if parsed.error is not None or parsed.file is None:
-        report.files_unreadable.append({"path": str(job.path), "reason": parsed.error or "unreadable"})
+        report.files_unreadable.append({"path": path_text(job.path), "reason": parsed.error or "unreadable"})
         return
-    with store.db.transaction():
-        if job.resume_from is None:
-            store.clear_messages(job.session_id)
-        store.add_messages(parsed.rows)
-        if parsed.raws:
-            store.add_raw_events(job.session_id, parsed.raws)
-        _save_session(store, job.source, job.session_id, parsed.state, repos, now)
-        store.put_file(parsed.file, now)
+    try:
+        _store_file(store, parsed, repos, now)
+    except UnicodeEncodeError:  # a lone surrogate escaped in a record (`\udcff`): store it as U+FFFD
+        parsed.rows = [dataclasses.replace(m, text=text_safe(m.text)) for m in parsed.rows]
+        parsed.raws = [(line, text_safe(text)) for line, text in parsed.raws]
+        parsed.state = text_safe(parsed.state)
+        try:
+            _store_file(store, parsed, repos, now)
+        except UnicodeEncodeError as exc:
+            report.files_unreadable.append({"path": path_text(job.path), "reason": f"text not storable: {exc.reason}"})
+            return
     report.bytes_read += parsed.bytes_read
     report.malformed_lines += parsed.malformed - (job.resume_from.malformed if job.resume_from else 0)
     report.oversized_lines += parsed.oversized
@@ -327,6 +336,18 @@ def _write(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], 
     report.messages_added += len(parsed.rows)
     setattr(report, f"files_{job.kind}", getattr(report, f"files_{job.kind}") + 1)
     report.sessions_updated.append(job.session_id)
+
+
+def _store_file(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], now: str) -> None:
+    job = parsed.job
+    with store.db.transaction():  # a savepoint inside the group: a failure rolls back this file alone
+        if job.resume_from is None:
+            store.clear_messages(job.session_id)
+        store.add_messages(parsed.rows)
+        if parsed.raws:
+            store.add_raw_events(job.session_id, parsed.raws)
+        _save_session(store, job.source, job.session_id, parsed.state, repos, now)
+        store.put_file(parsed.file, now)
 
 
 def _save_session(

@@ -10,6 +10,7 @@ are redacted by `clean_session` before the state is stored.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from kernel.secrets import redact
@@ -24,6 +25,8 @@ __all__ = [
     "close_call",
     "new_state",
     "note_file",
+    "path_text",
+    "text_safe",
 ]
 
 MAX_TEXT = 20_000  # characters of a prompt or an assistant message kept for search
@@ -87,6 +90,30 @@ def clean(state: dict[str, Any], text: str, cap: int = MAX_TEXT) -> str:
         half = cap // 2
         text = text[:half] + _CUT.format(n=len(text) - 2 * half) + text[-half:]
     return text
+
+
+def path_text(raw: str | bytes | os.PathLike[str]) -> str:
+    """A file path as text SQLite and JSON accept: a name that is not UTF-8 (Python holds its bytes as
+    lone surrogates) has each undecodable byte written as `\\xNN`; a UTF-8 name is returned unchanged.
+    The same bytes always give the same text, so it serves as the key of a transcript file."""
+    text = os.fsdecode(raw)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    return text
+
+
+def text_safe(value: Any) -> Any:
+    """`value` with every string made UTF-8-encodable: a lone surrogate (from a `\\udcff` escape in a
+    record) becomes U+FFFD. Used only after a write refused a text, so the common path costs nothing."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {text_safe(k): text_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [text_safe(v) for v in value]
+    return value
 
 
 def note_prompt(state: dict[str, Any], line: int, text: str) -> None:

@@ -1,6 +1,8 @@
 """Incremental, safe indexing: what a second sync costs, and what bad input gets."""
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -164,3 +166,41 @@ async def test_a_transcript_that_cannot_be_read_is_reported_and_the_rest_indexed
     assert [u["path"] for u in out.files_unreadable] == [str(odd)]
     assert out.files_new == 6
     assert (await call("doctor")).counts["sessions"] == 6
+
+
+async def test_a_transcript_home_whose_path_is_not_utf8_is_indexed_and_resyncs_cleanly(call, homes, tmp_path):
+    odd = Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9-\xff"))  # Latin-1 bytes, as an old system writes them
+    odd.mkdir()
+    moved = {source: Path(shutil.move(home, odd / source)) for source, home in homes.items()}
+    out = await call.sync(claude_home=str(moved["claude"]), codex_home=str(moved["codex"]))
+    assert out.files_new == 6 and out.files_unreadable == []
+    assert out.homes[0].path.endswith("/caf\\xe9-\\xff/claude")  # shown with the undecodable bytes escaped
+    again = await call.sync(claude_home=str(moved["claude"]), codex_home=str(moved["codex"]))
+    assert again.files_unchanged == 6
+    (moved["claude"] / B["path"].split("/", 1)[1]).unlink()
+    gone = await call.sync(claude_home=str(moved["claude"]), codex_home=str(moved["codex"]))
+    assert gone.sessions_marked_missing == [B["session_id"]]
+
+
+async def test_a_transcript_file_whose_name_is_not_utf8_does_not_stop_the_sync(call, homes):
+    folder = os.fsencode(homes["codex"] / "sessions" / "2026" / "11" / "21")
+    thread = "01a20000-aaaa-7bbb-8ccc-dddddddddddd"
+    name = f"rollout-2026-11-21T16-00-00-{thread}_".encode() + b"\xff\xfe.jsonl"  # a renamed copy
+    with open(folder + b"/" + name, "wb") as handle:
+        meta = {"timestamp": "2026-11-21T16:00:00Z", "type": "session_meta", "payload": {"id": thread}}
+        handle.write(json.dumps(meta).encode() + b"\n")
+    out = await call.sync()
+    assert out.files_seen == 7 and out.files_new == 7 and out.files_unreadable == []
+    shown = await call("show", id=thread)
+    assert (shown.id, shown.native_id) == (f"{thread}_\\xff\\xfe", thread)
+    assert (await call.sync()).files_unchanged == 7
+
+
+async def test_a_lone_surrogate_escaped_in_a_record_does_not_stop_the_sync(call, homes):
+    with _path(homes, B).open("ab") as handle:
+        line = _line(B["session_id"], "broken \\udcff surrogate near the wombats")
+        handle.write(line.replace(b"\\\\udcff", b"\\udcff"))  # json.dumps doubled the backslash
+    out = await call.sync()
+    assert out.files_new == 6 and out.files_unreadable == []
+    hits = (await call("search", query="wombats")).hits
+    assert [h.line for h in hits] == [B["lines"] + 1]
