@@ -9,11 +9,14 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import keyring
 import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends.fail import Keyring as FailKeyring
 
-from kernel.credentials import keyring_status
 from kernel.errors import PalliumError
 from kernel.paths import global_db_path, pallium_home
+from services.sessions.embedding import KEYRING_SERVICE
 from tests.services.sessions.conftest import EXPECTED
 
 pytestmark = pytest.mark.anyio
@@ -205,8 +208,58 @@ async def test_check_without_a_key_says_so(call, endpoint, monkeypatch):
     assert endpoint.requests == []
 
 
-@pytest.mark.skipif(keyring_status()[0], reason="this machine has a usable keyring")
-async def test_keyring_store_without_a_keyring_backend_is_a_clear_error(call, endpoint):
+class MemoryKeyring(KeyringBackend):
+    """A keyring backend holding passwords in a dict: keyring's own extension point, set for one test."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.entries.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FailKeyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+async def test_keyring_store_without_a_keyring_backend_is_a_clear_error(call, endpoint, no_keyring):
     with pytest.raises(PalliumError) as refused:
         await _configure(call, endpoint, credential_store="keyring")
     assert refused.value.code == "unavailable" and "keyring" in refused.value.message
+
+
+async def test_a_key_in_the_keyring_is_found_there_and_used_by_check(
+    call, endpoint, memory_keyring, monkeypatch
+):
+    out = await _configure(call, endpoint, credential_store="keyring")
+    assert memory_keyring.entries == {(KEYRING_SERVICE, "default"): KEY}
+    assert out.credential_store == "keyring"
+    monkeypatch.delenv("PALLIUM_EMBED_API_KEY")  # from now on only the keyring holds it
+    status = await call("embedding_status")
+    assert status.key_found and status.key_source == "keyring:app.pallium.embedding"
+    checked = await call("embedding_check")
+    assert checked.check["ok"] is True
+    assert [r["auth"] for r in endpoint.requests] == [f"Bearer {KEY}"]
+    assert KEY not in (pallium_home() / "embedding.json").read_text()
