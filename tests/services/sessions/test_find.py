@@ -21,7 +21,11 @@ UNKNOWN = "01a20000-3333-7444-8555-666677778888"
         ("what is unfinished in this repo?", {"completion": "not_finished", "repo": "."}),
         ("which sessions were updated most recently?", {}),
         ("codex sessions inactive for 3 hours", {"source": "codex", "inactive_for": "3h"}),
-        ("which sessions finished in the last 2 days?", {"completion": "finished", "finished_within": "4d"}),
+        ("which sessions finished in the last 2 days?", {"completion": "finished", "finished_within": "2d"}),
+        ("what finished 10 minutes ago?", {"completion": "finished", "finished_within": "10m"}),
+        ("sessions completed within the past hour", {"completion": "finished", "finished_within": "1h"}),
+        ("which sessions finished in the last 3 hours?", {"completion": "finished", "finished_within": "3h"}),
+        ("what was done a few hours ago?", {"completion": "finished", "finished_within": "6h"}),
     ],
 )
 def test_questions_read_into_filters(question, expected):
