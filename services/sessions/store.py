@@ -125,6 +125,8 @@ SCHEMA = Schema(
         )
         """,
         "CREATE VIRTUAL TABLE sessions_message_vocab USING fts5vocab(sessions_message_fts, 'row')",
+        # The order spaces were made active in: the last one checked or started wins, even within one second.
+        "ALTER TABLE sessions_space ADD COLUMN active_seq INTEGER NOT NULL DEFAULT 0",
     ),
     needs_vec=True,
 )
@@ -490,16 +492,23 @@ class SessionsStore:
         ).get
 
     def find_space(self, provider: str, model: str, dim: int | None = None) -> tuple[int, int] | None:
-        """The most recently checked space for a provider and model (and size, when given): (id, dim)."""
+        """The space last made active for a provider and model (and size, when given): (id, dim)."""
         row = self.db.execute(
             "SELECT id, dim FROM sessions_space WHERE provider = ? AND model = ? AND (? IS NULL OR dim = ?) "
-            "ORDER BY coalesce(checked_at, created_at) DESC, id DESC LIMIT 1",
+            "ORDER BY active_seq DESC, coalesce(checked_at, created_at) DESC, id DESC LIMIT 1",
             (provider, model, dim, dim),
         ).fetchone()
         return (row[0], row[1]) if row else None
 
+    def space_has_vectors(self, space_id: int) -> bool:
+        return self.db.execute("SELECT 1 FROM sessions_vector WHERE space_id = ? LIMIT 1", (space_id,)).get is not None
+
     def mark_space_checked(self, space_id: int, now: str) -> None:
-        self.db.execute("UPDATE sessions_space SET checked_at = ? WHERE id = ?", (now, space_id))
+        self.db.execute(
+            "UPDATE sessions_space SET checked_at = ?, active_seq = (SELECT max(active_seq) + 1 FROM sessions_space) "
+            "WHERE id = ?",
+            (now, space_id),
+        )
 
     def spaces(self) -> list[dict[str, Any]]:
         rows = self.db.execute(

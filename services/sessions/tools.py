@@ -113,7 +113,7 @@ async def sync(inp: SyncInput, ctx: ToolContext) -> SyncOutput:
 async def recall_(inp: RecallInput, ctx: ToolContext) -> RecallOutput:
     store = _store(ctx)
     filters = views.filters_of(inp, ctx.clock.now(), _repo_filter(ctx, inp.repo))
-    ranker, reason = embedding.ranker(store, allowed=_may_spend(ctx))
+    ranker, reason = embedding.ranker(store, allowed=_may_spend(ctx), now=iso_utc(ctx.clock.now()))
     return await asyncio.to_thread(
         recall.recall,
         store,
@@ -131,7 +131,11 @@ async def search(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
     store = _store(ctx)
     filters = views.filters_of(inp, ctx.clock.now(), _repo_filter(ctx, inp.repo))
     offset = _cursor(inp.cursor)
-    ranker, reason = embedding.ranker(store, allowed=_may_spend(ctx)) if inp.hybrid else (None, "not asked for")
+    ranker, reason = (
+        embedding.ranker(store, allowed=_may_spend(ctx), now=iso_utc(ctx.clock.now()))
+        if inp.hybrid
+        else (None, "not asked for")
+    )
     return await asyncio.to_thread(
         searcher.search,
         store,
