@@ -127,6 +127,10 @@ SCHEMA = Schema(
         "CREATE VIRTUAL TABLE sessions_message_vocab USING fts5vocab(sessions_message_fts, 'row')",
         # The order spaces were made active in: the last one checked or started wins, even within one second.
         "ALTER TABLE sessions_space ADD COLUMN active_seq INTEGER NOT NULL DEFAULT 0",
+        # Messages are added to the full-text index in bulk by `add_messages`/`index_messages_after`, not
+        # row by row: FTS5 flushes its pending terms at the end of every statement that writes it, so a
+        # per-row trigger wrote one tiny segment per message and then merged them (about 4x the cost).
+        "DROP TRIGGER sessions_message_ai",
     ),
     needs_vec=True,
 )
@@ -364,7 +368,10 @@ class SessionsStore:
         self.db.execute("DELETE FROM sessions_message WHERE session_id = ?", (session_id,))
         self.db.execute("DELETE FROM sessions_raw_event WHERE session_id = ?", (session_id,))
 
-    def add_messages(self, rows: Sequence[MessageRow]) -> None:
+    def add_messages(self, rows: Sequence[MessageRow], *, index: bool = True) -> None:
+        """Insert messages and (unless the caller indexes them later with `index_messages_after`) add them
+        to the full-text index in one statement."""
+        before = self.message_id_span() if index else 0
         self.db.executemany(
             "INSERT INTO sessions_message(session_id, line, ts, role, kind, text, tool_name, call_id, is_error) "
             "VALUES (?,?,?,?,?,?,?,?,?)",
@@ -372,6 +379,21 @@ class SessionsStore:
                 (m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, int(m.is_error))
                 for m in rows
             ],
+        )
+        if index and rows:
+            self.index_messages_after(before)
+
+    def index_messages_after(self, after_id: int) -> None:
+        """Add every message with an id above `after_id` to the full-text index (they must not be in it yet)."""
+        self.db.execute(
+            "INSERT INTO sessions_message_fts(rowid, text) SELECT id, text FROM sessions_message WHERE id > ?",
+            (after_id,),
+        )
+
+    def has_messages(self, session_id: str) -> bool:
+        return (
+            self.db.execute("SELECT 1 FROM sessions_message WHERE session_id = ? LIMIT 1", (session_id,)).get
+            is not None
         )
 
     def add_raw_events(self, session_id: str, events: Sequence[tuple[int, str]]) -> None:

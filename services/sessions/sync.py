@@ -124,32 +124,56 @@ class _Group:
     """Commit written files in groups: each file in its own savepoint (so a failure rolls back that file
     alone), the group in one transaction, because each commit flushes a new FTS5 segment and a commit
     per small file cost more than the file's parse. A group is kept short (files and bytes) so that
-    other writers wait at most about a second."""
+    other writers wait at most about a second.
+
+    The group's new messages enter the full-text index in one statement just before it commits: FTS5
+    writes a segment at the end of every statement that changes it, and one per file (or per row)
+    cost about four times the indexing itself in merges. Every message up to `indexed_to` is indexed;
+    a file that replaces a session's indexed messages first indexes what is pending, so the delete
+    never meets a message the index does not hold, and is then indexed at once."""
 
     def __init__(self, store: SessionsStore) -> None:
         self.store = store
         self.stack = contextlib.ExitStack()
         self.files = 0
         self.bytes = 0
+        self.indexed_to = 0
 
     def write(self, parsed: _Parsed, repos: dict[str, str | None], now: str, report: SyncReport) -> None:
         if self.files == 0:
             self.stack.enter_context(self.store.db.transaction())
-        _write(self.store, parsed, repos, now, report)
+            self.indexed_to = self.store.message_id_span()
+        replaces = parsed.job.resume_from is None and self.store.has_messages(parsed.job.session_id)
+        if replaces:
+            self.flush()
+        _write(self.store, parsed, repos, now, report, index_now=replaces)
+        if replaces:
+            self.indexed_to = self.store.message_id_span()  # the delete may have lowered the highest id
         self.files += 1
         self.bytes += parsed.bytes_read
         if self.files >= _GROUP_FILES or self.bytes >= _GROUP_BYTES:
             self.close()
 
+    def flush(self) -> None:
+        """Index the messages written since `indexed_to`."""
+        if self.store.message_id_span() > self.indexed_to:
+            self.store.index_messages_after(self.indexed_to)
+        self.indexed_to = self.store.message_id_span()
+
     def close(self) -> None:
-        self.stack.close()
+        with self.stack:  # commits; rolls the whole group back if indexing it fails
+            if self.files:
+                self.flush()
         self.files = self.bytes = 0
 
     def __enter__(self) -> _Group:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.stack.__exit__(*exc)
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is None:
+            self.close()
+        else:  # the group's transaction rolls back, messages and index alike
+            self.stack.__exit__(kind, *exc)
 
 
 @dataclass
@@ -311,20 +335,28 @@ def _redacted(value: Any) -> Any:
     return value
 
 
-def _write(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], now: str, report: SyncReport) -> None:
-    """Store one parsed file in one transaction: its messages, its session and its file row, or nothing."""
+def _write(
+    store: SessionsStore,
+    parsed: _Parsed,
+    repos: dict[str, str | None],
+    now: str,
+    report: SyncReport,
+    *,
+    index_now: bool,
+) -> None:
+    """Store one parsed file in one savepoint: its messages, its session and its file row, or nothing."""
     job = parsed.job
     if parsed.error is not None or parsed.file is None:
         report.files_unreadable.append({"path": path_text(job.path), "reason": parsed.error or "unreadable"})
         return
     try:
-        _store_file(store, parsed, repos, now)
+        _store_file(store, parsed, repos, now, index_now)
     except UnicodeEncodeError:  # a lone surrogate escaped in a record (`\udcff`): store it as U+FFFD
         parsed.rows = [dataclasses.replace(m, text=text_safe(m.text)) for m in parsed.rows]
         parsed.raws = [(line, text_safe(text)) for line, text in parsed.raws]
         parsed.state = text_safe(parsed.state)
         try:
-            _store_file(store, parsed, repos, now)
+            _store_file(store, parsed, repos, now, index_now)
         except UnicodeEncodeError as exc:
             report.files_unreadable.append({"path": path_text(job.path), "reason": f"text not storable: {exc.reason}"})
             return
@@ -338,12 +370,12 @@ def _write(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], 
     report.sessions_updated.append(job.session_id)
 
 
-def _store_file(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], now: str) -> None:
+def _store_file(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], now: str, index_now: bool) -> None:
     job = parsed.job
     with store.db.transaction():  # a savepoint inside the group: a failure rolls back this file alone
         if job.resume_from is None:
             store.clear_messages(job.session_id)
-        store.add_messages(parsed.rows)
+        store.add_messages(parsed.rows, index=index_now)
         if parsed.raws:
             store.add_raw_events(job.session_id, parsed.raws)
         _save_session(store, job.source, job.session_id, parsed.state, repos, now)

@@ -204,3 +204,19 @@ async def test_a_lone_surrogate_escaped_in_a_record_does_not_stop_the_sync(call,
     assert out.files_new == 6 and out.files_unreadable == []
     hits = (await call("search", query="wombats")).hits
     assert [h.line for h in hits] == [B["lines"] + 1]
+
+
+async def test_a_file_replacing_indexed_messages_among_new_ones_leaves_the_search_index_whole(call, homes):
+    await call.sync()
+    path = _path(homes, B)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:5]) + _line(B["session_id"], "rewritten with flamingos"))
+    new = path.with_name("11111111-2222-4333-8444-555555555555.jsonl")  # read, and written, just before B
+    new.write_bytes(_line(new.stem, "a new session about ibises"))
+    out = await call.sync()
+    assert (out.files_new, out.files_reparsed) == (1, 1)
+    assert (await call("doctor")).healthy  # FTS5's integrity check agrees with the messages table
+    assert [h.session_id for h in (await call("search", query="flamingos")).hits] == [B["session_id"]]
+    assert [h.session_id for h in (await call("search", query="ibises")).hits] == [new.stem]
+    old = (await call("search", query="idempotent", limit=100)).hits  # B's line 21 said it
+    assert old and B["session_id"] not in {h.session_id for h in old}
