@@ -210,7 +210,7 @@ def _describe_call(state: dict[str, Any], line: int, name: str, args: dict[str, 
     if isinstance(path, str):
         extra = f" {args['pattern']}" if isinstance(args.get("pattern"), str) else ""
         return f"{name} {_relative(state, path)}{extra}", ""
-    return f"{name} {json.dumps(args, ensure_ascii=False)[:300]}", ""
+    return f"{name} {t.json_text(state, args, 300)}", ""
 
 
 def _system(state: dict[str, Any], line: int, ts: str | None, record: dict[str, Any]) -> list[Parsed]:

@@ -181,7 +181,7 @@ def _describe(state: dict[str, Any], line: int, name: str, item: dict[str, Any])
     if isinstance(command, str) and command:
         t.note_command(state, line, t.clean(state, command, 300))
         return f"{name}: {command}", ""
-    return f"{name} {json.dumps(args, ensure_ascii=False)[:300]}", ""
+    return f"{name} {t.json_text(state, args, 300)}", ""
 
 
 def _output(state: dict[str, Any], line: int, ts: str | None, item: dict[str, Any]) -> Parsed:
@@ -191,7 +191,7 @@ def _output(state: dict[str, Any], line: int, ts: str | None, item: dict[str, An
     if isinstance(output, list):
         output = "\n".join(o.get("text", "") for o in output if isinstance(o, dict))
     elif isinstance(output, dict):
-        output = output.get("content") or json.dumps(output)
+        output = output.get("content") or t.json_text(state, output, t.MAX_TOOL_TEXT * 4)
     text = output if isinstance(output, str) else ""
     exit_code = None
     if text.startswith("{"):

@@ -22,7 +22,6 @@ from typing import Any
 
 from kernel import paths
 from kernel.errors import PalliumError
-from kernel.secrets import redact
 from services.sessions import capsule as capsules
 from services.sessions import parse_claude, parse_codex, transcript
 from services.sessions.store import FileRow, MessageRow, SessionsStore
@@ -314,25 +313,13 @@ def _read(handle: Any, job: _Job, resume: FileRow | None, raw_events: bool, out:
                 MessageRow(job.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error)
             )
         if raw_events:
-            text = json.dumps(_redacted(record), ensure_ascii=False, separators=(",", ":"))
+            text = json.dumps(transcript.redacted(record)[0], ensure_ascii=False, separators=(",", ":"))
             out.raws.append((line_no, text[:_RAW_EVENT_CHARS]))
     transcript.clean_session(state)
     state["messages"] += len(out.rows)
     out.redactions = state["redactions"] - redactions_before
     out.state = state
     return offset, line_no
-
-
-def _redacted(value: Any) -> Any:
-    """A decoded record with every string redacted: the raw line itself escapes newlines and quotes
-    (`\\nAKIA…`), which hides a secret's word boundary from the patterns."""
-    if isinstance(value, str):
-        return redact(value)[0]
-    if isinstance(value, dict):
-        return {redact(k)[0]: _redacted(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redacted(v) for v in value]
-    return value
 
 
 def _write(

@@ -10,6 +10,7 @@ are redacted by `clean_session` before the state is stored.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -23,9 +24,11 @@ __all__ = [
     "clean",
     "clean_session",
     "close_call",
+    "json_text",
     "new_state",
     "note_file",
     "path_text",
+    "redacted",
     "text_safe",
 ]
 
@@ -121,6 +124,34 @@ def note_prompt(state: dict[str, Any], line: int, text: str) -> None:
     if len(state["prompts"]) < _KEEP_PROMPTS:
         state["prompts"].append([line, short])
     state["last_prompt"] = [line, short]
+
+
+def redacted(value: Any) -> tuple[Any, int]:
+    """A decoded JSON value with every string (keys too) redacted, and how many secrets were replaced.
+
+    Redact before encoding: JSON writes a newline as `\\n`, so `\\nAKIA…` hides a key's word boundary.
+    """
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        out, found = {}, 0
+        for k, v in value.items():
+            (key, n), (item, m) = redact(k), redacted(v)
+            out[key] = item
+            found += n + m
+        return out, found
+    if isinstance(value, list):
+        items = [redacted(v) for v in value]
+        return [i for i, _ in items], sum(n for _, n in items)
+    return value, 0
+
+
+def json_text(state: dict[str, Any], value: Any, cap: int) -> str:
+    """`value` as compact JSON for display, redacted before encoding and then cut to `cap` characters."""
+    value, found = redacted(value)
+    state["redactions"] += found
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= cap else text[: cap - 1] + "…"
 
 
 def clean_session(state: dict[str, Any]) -> None:

@@ -132,3 +132,32 @@ async def test_secrets_in_a_subagent_title_and_an_interrupt_never_reach_the_data
     assert child.title.startswith("retry with [REDACTED:")
     read = await call("read", id=B["session_id"], from_line=B["lines"] + 1)
     assert [(m.kind, m.text.startswith("[Request interrupted")) for m in read.messages] == [("interrupt", True)]
+
+
+async def test_secrets_in_tool_arguments_shown_as_json_are_redacted(call, homes):
+    # Arguments of tools without a command are shown as JSON, which escapes a newline as `\n` and hides
+    # the word boundary a key's pattern needs, so they are redacted before they are encoded.
+    records = [
+        build.codex_meta(THREAD),
+        build.codex(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "mcp__db__query",
+                "arguments": json.dumps({"sql": f"select 1;\n{AWS}"}),
+                "call_id": "call_9",
+            },
+        ),
+        build.codex(
+            "response_item",
+            {"type": "function_call_output", "call_id": "call_9", "output": {"rows": f"\n{GITHUB}"}},
+        ),
+    ]
+    build.write_jsonl(build.codex_path(homes["codex"], THREAD), records)
+    blocks = [{"type": "tool_use", "id": "toolu_9", "name": "WebFetch", "input": {"note": f"see\n{OPENAI}"}}]
+    build.write_jsonl(
+        homes["claude"] / B["path"].split("/", 1)[1],
+        [build.claude_assistant(B["session_id"], blocks, "u-9", "2026-11-19T16:32:00.000Z", message_id="msg_9")],
+    )
+    await call.sync()
+    _assert_absent([AWS, GITHUB, OPENAI])
