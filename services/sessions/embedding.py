@@ -3,7 +3,10 @@
 The configuration (`$PALLIUM_HOME/embedding.json`, mode 0600) names the provider, model and endpoint,
 never the key: that comes from `PALLIUM_EMBED_API_KEY` or the OS keyring. Each (provider, model,
 dimension) is its own vector space; a new model or size starts a new space and never mixes with the
-old one. Every failure here degrades to lexical recall with a reason, reported once.
+old one. Without configured `dimensions` the endpoint's own size is the space's: when it answers with
+another size (the same model name, re-deployed), that is a new space, started by whichever call
+notices first (sync, check or a recall), and filled by the next sync. With `dimensions` configured,
+any other size is an error. Every failure here degrades to lexical recall with a reason, reported once.
 """
 
 from __future__ import annotations
@@ -139,9 +142,10 @@ def check(store: SessionsStore, now: str) -> EmbeddingOutput:
     except EmbeddingError as exc:
         result = {"ok": False, "error": str(exc)}
         return status(store, message=f"check failed: {exc}", check_result=result)
-    with store.db.transaction():
-        space_id = store.space(config["provider"], config["model"], len(vector), now)
-        store.mark_space_checked(space_id, now)
+    if config.get("dimensions") and len(vector) != config["dimensions"]:
+        why = f"the endpoint returned vectors of size {len(vector)}, not the configured {config['dimensions']}"
+        return status(store, message=f"check failed: {why}", check_result={"ok": False, "error": why})
+    space_id, _ = _start_space(store, config, len(vector), now)
     result = {"ok": True, "dim": len(vector), "space_id": space_id, "ms": int((time.perf_counter() - started) * 1000)}
     return status(store, message=f"ok: {config['model']} gives {len(vector)} dimensions", check_result=result)
 
@@ -157,35 +161,70 @@ def embed_pending(store: SessionsStore, *, now: str, allowed: bool) -> Embedding
     if key is None:
         return EmbeddingReport(configured=True, error=f"skipped: no key ({ENV_KEY} or the OS keyring)")
     space = _space(store, config)
-    embedded = 0
+    embedded = [0]
     try:
         if space is None:
             probe = _embed(config, key, ["pallium embedding check"], timeout=config.get("timeout_seconds") or 10)[0]
-            with store.db.transaction():
-                space = (store.space(config["provider"], config["model"], len(probe), now), len(probe))
-        space_id, dim = space
-        pending = []
-        for session_id, capsule, fields, existing in store.embed_candidates(space_id, _MAX_PER_SYNC):
-            text = capsules.continuity_text(capsule, fields)
-            digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-            if digest != existing:
-                pending.append((session_id, text, digest))
-        for start in range(0, len(pending), _BATCH):
-            batch = pending[start : start + _BATCH]
-            vectors = _embed(config, key, [text for _, text, _ in batch], timeout=config.get("timeout_seconds") or 10)
-            bad = next((len(v) for v in vectors if len(v) != dim), None)
-            if bad is not None:
-                raise EmbeddingError(f"the endpoint returned vectors of size {bad}, the space holds size {dim}")
-            with store.db.transaction():
-                for (session_id, _, digest), vector in zip(batch, vectors, strict=True):
-                    store.put_vector(space_id, session_id, digest, _blob(vector))
-            embedded += len(batch)
+            space = _start_space(store, config, len(probe), now)
+        try:
+            _embed_changed(store, config, key, space, embedded)
+        except _SizeChanged as changed:  # the endpoint's size changed: a new space, filled from scratch
+            space = _start_space(store, config, changed.dim, now)
+            _embed_changed(store, config, key, space, embedded)
     except EmbeddingError as exc:
-        return EmbeddingReport(configured=True, embedded=embedded, space=_space_name(config, space), error=str(exc))
-    return EmbeddingReport(configured=True, embedded=embedded, space=_space_name(config, space))
+        return EmbeddingReport(configured=True, embedded=embedded[0], space=_space_name(config, space), error=str(exc))
+    return EmbeddingReport(configured=True, embedded=embedded[0], space=_space_name(config, space))
 
 
-def ranker(store: SessionsStore, *, allowed: bool) -> tuple[Any, str | None]:
+class _SizeChanged(Exception):
+    def __init__(self, dim: int) -> None:
+        super().__init__(dim)
+        self.dim = dim
+
+
+def _embed_changed(
+    store: SessionsStore, config: dict[str, Any], key: Credential, space: tuple[int, int], embedded: list[int]
+) -> None:
+    """Embed into `space` every session whose continuity text changed, counting into `embedded`."""
+    space_id, dim = space
+    pending = []
+    for session_id, capsule, fields, existing in store.embed_candidates(space_id, _MAX_PER_SYNC):
+        text = capsules.continuity_text(capsule, fields)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if digest != existing:
+            pending.append((session_id, text, digest))
+    for start in range(0, len(pending), _BATCH):
+        batch = pending[start : start + _BATCH]
+        vectors = _embed(config, key, [text for _, text, _ in batch], timeout=config.get("timeout_seconds") or 10)
+        _check_size(config, {len(v) for v in vectors}, dim)
+        with store.db.transaction():
+            for (session_id, _, digest), vector in zip(batch, vectors, strict=True):
+                store.put_vector(space_id, session_id, digest, _blob(vector))
+        embedded[0] += len(batch)
+
+
+def _check_size(config: dict[str, Any], sizes: set[int], dim: int) -> None:
+    """Raise unless every vector has the space's size; a uniform new size without configured
+    dimensions means the endpoint changed (`_SizeChanged`), anything else is an error."""
+    if sizes <= {dim}:
+        return
+    if len(sizes) > 1:
+        raise EmbeddingError(f"the endpoint returned vectors of mixed sizes {sorted(sizes)}")
+    (size,) = sizes
+    if config.get("dimensions"):
+        raise EmbeddingError(f"the endpoint returned vectors of size {size}, not the configured {config['dimensions']}")
+    raise _SizeChanged(size)
+
+
+def _start_space(store: SessionsStore, config: dict[str, Any], dim: int, now: str) -> tuple[int, int]:
+    """The space of (provider, model, dim), created if new, and made the active one."""
+    with store.db.transaction():
+        space_id = store.space(config["provider"], config["model"], dim, now)
+        store.mark_space_checked(space_id, now)
+    return space_id, dim
+
+
+def ranker(store: SessionsStore, *, allowed: bool, now: str) -> tuple[Any, str | None]:
     """A semantic ranker for recall and search, or None and the reason there is none."""
     try:
         config = load_config()
@@ -205,8 +244,16 @@ def ranker(store: SessionsStore, *, allowed: bool) -> tuple[Any, str | None]:
 
     def rank(query: str, filters: Filters, k: int) -> list[tuple[str, float]]:
         vector = _embed(config, key, [query], timeout=min(config.get("timeout_seconds") or 10, _QUERY_TIMEOUT))[0]
-        if len(vector) != dim:
-            raise EmbeddingError(f"the endpoint returned a vector of size {len(vector)}, the space holds size {dim}")
+        try:
+            _check_size(config, {len(vector)}, dim)
+        except _SizeChanged as changed:
+            new_id, _ = _start_space(store, config, changed.dim, now)
+            if not store.space_has_vectors(new_id):
+                raise EmbeddingError(
+                    f"the endpoint now returns vectors of size {changed.dim}, not {dim}: a new vector space "
+                    "was started; run `pallium sessions sync` to fill it"
+                ) from None
+            return store.nearest(new_id, _blob(vector), filters, k)
         return store.nearest(space_id, _blob(vector), filters, k)
 
     return rank, None

@@ -19,9 +19,12 @@ from services.sessions.views import freshness, parse_duration, summary
 
 __all__ = ["find", "interpret"]
 
-_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10, "few": 15}
-_AMOUNT = r"(\d+|a|an|one|two|three|four|five|ten|few|a few)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)"
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
+_UNITS = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)"
+_AMOUNT = r"(\d+|a|an|one|two|three|four|five|ten|few|a few|several)\s*" + _UNITS
 _UNIT = {"s": "s", "m": "m", "h": "h", "d": "d", "w": "w"}
+# A vague amount ("a few minutes") is read as a generous window of that unit; a stated one is exact.
+_VAGUE = {"s": "1m", "m": "30m", "h": "6h", "d": "7d", "w": "4w"}
 _NOT_FINISHED = re.compile(
     r"(?i)\b(unfinished|not finished|incomplete|still open|half[- ]done|stopped mid|open work)\b"
 )
@@ -31,6 +34,7 @@ _THIS_REPO = re.compile(r"(?i)\b(this|the current|current) (repo|repository|proj
 _CREATED = re.compile(r"(?i)\b(created|started|newest sessions?|began)\b")
 _AGO = re.compile(r"(?i)\b" + _AMOUNT + r"\s+ago\b")
 _WITHIN = re.compile(r"(?i)\b(?:in|within|during) the (?:last|past)\s+" + _AMOUNT)
+_WITHIN_ONE = re.compile(r"(?i)\b(?:in|within|during) the (?:last|past)\s+()" + _UNITS)  # "the past hour"
 _INACTIVE = re.compile(
     r"(?i)\b(?:inactive|idle|quiet|untouched|no activity)\s+(?:for|since)\s+(?:over\s+|more than\s+)?" + _AMOUNT
 )
@@ -47,9 +51,9 @@ def interpret(question: str) -> dict[str, Any]:
         found["completion"] = "unknown"
     elif _FINISHED.search(question):
         found["completion"] = "finished"
-        window = _AGO.search(question) or _WITHIN.search(question)
+        window = _AGO.search(question) or _WITHIN.search(question) or _WITHIN_ONE.search(question)
         if window:
-            found["finished_within"] = _as_duration(window, slack=2)
+            found["finished_within"] = _as_duration(window)
         elif re.search(r"(?i)\b(just|recently|a moment ago)\b", question):
             found["finished_within"] = "1h"
     inactive = _INACTIVE.search(question)
@@ -108,13 +112,14 @@ def find(store: SessionsStore, inp: FindInput, now: datetime, repo_root: str | N
     )
 
 
-def _as_duration(match: re.Match[str], slack: int = 1) -> str:
-    """`10 minutes` -> `10m`; vague amounts (`a few`) become a generous window."""
+def _as_duration(match: re.Match[str]) -> str:
+    """`10 minutes` -> `10m`, `the past hour` -> `1h`; vague amounts (`a few minutes`) a generous window (`30m`)."""
     amount_text, unit_text = match.group(1).lower(), match.group(2).lower()
-    amount = int(amount_text) if amount_text.isdigit() else _NUMBER_WORDS.get(amount_text.split()[-1], 1)
     unit = _UNIT[unit_text[0]]
-    seconds = parse_duration(f"{amount}{unit}", "question").total_seconds() * slack
-    return _compact(timedelta(seconds=seconds))
+    if amount_text.split()[-1:] in (["few"], ["several"]):
+        return _VAGUE[unit]
+    amount = int(amount_text) if amount_text.isdigit() else _NUMBER_WORDS.get(amount_text, 1)
+    return _compact(parse_duration(f"{amount}{unit}", "question"))
 
 
 def _compact(delta: timedelta) -> str:

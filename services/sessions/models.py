@@ -140,10 +140,16 @@ class RecallOutput(ToolOutput):
 
 
 class SearchInput(FilterInput):
-    query: str = Field(min_length=1, max_length=2000, description="words to find in any indexed message")
+    query: str = Field(
+        min_length=1,
+        max_length=2000,
+        description='words a message must all hold, exactly (not their stems); "quoted words" as a phrase',
+    )
+    any: bool = Field(False, description="match messages holding any of the words instead of all of them")
     hybrid: bool = Field(False, description="also rank by embedding similarity when embeddings are configured")
-    limit: int = Field(20, ge=1, le=200, description="most hits to return (1-200, default 20)")
+    limit: int = Field(20, ge=1, le=200, description="most hits to return (1-200, default 20; fewer to stay in 8 KB)")
     cursor: str | None = Field(None, description="next_cursor of a previous call, to page on")
+    full: bool = Field(False, description="return whole snippets and skip the 8 KB budget (limit still applies)")
 
 
 class SearchHit(ToolOutput):
@@ -161,8 +167,8 @@ class SearchOutput(ToolOutput):
     query: str
     hits: list[SearchHit]
     semantic: SemanticStatus
-    truncated: bool
-    next_cursor: str | None
+    truncated: bool = Field(description="more hits follow: pass next_cursor to page on")
+    next_cursor: str | None = None
     freshness: Freshness
 
 

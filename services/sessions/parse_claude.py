@@ -126,7 +126,7 @@ def _user_text(state: dict[str, Any], line: int, ts: str | None, record: dict[st
         return []
     if stripped.startswith(_INTERRUPTED):
         t.set_end(state, "interrupted", line, ts)
-        return [Parsed(line, ts, "user", "interrupt", stripped[:200])]
+        return [Parsed(line, ts, "user", "interrupt", t.clean(state, stripped, 200))]
     cleaned = t.clean(state, text)
     t.note_prompt(state, line, cleaned)
     t.set_end(state, "prompt_pending", line, ts)
@@ -210,7 +210,7 @@ def _describe_call(state: dict[str, Any], line: int, name: str, args: dict[str, 
     if isinstance(path, str):
         extra = f" {args['pattern']}" if isinstance(args.get("pattern"), str) else ""
         return f"{name} {_relative(state, path)}{extra}", ""
-    return f"{name} {json.dumps(args, ensure_ascii=False)[:300]}", ""
+    return f"{name} {t.json_text(state, args, 300)}", ""
 
 
 def _system(state: dict[str, Any], line: int, ts: str | None, record: dict[str, Any]) -> list[Parsed]:
@@ -218,7 +218,7 @@ def _system(state: dict[str, Any], line: int, ts: str | None, record: dict[str, 
     if subtype == "compact_boundary":
         meta = record.get("compactMetadata") or {}
         text = f"conversation compacted ({meta.get('trigger', 'unknown')}, {meta.get('preTokens', '?')} tokens before)"
-        return [Parsed(line, ts, "system", "compact_boundary", text)]
+        return [Parsed(line, ts, "system", "compact_boundary", t.clean(state, text, 300))]
     if subtype == "turn_duration" and state["end"]["state"] == "turn_complete":
         t.set_end(state, "turn_complete", line, ts)
     elif subtype == "api_error":

@@ -181,7 +181,7 @@ def _describe(state: dict[str, Any], line: int, name: str, item: dict[str, Any])
     if isinstance(command, str) and command:
         t.note_command(state, line, t.clean(state, command, 300))
         return f"{name}: {command}", ""
-    return f"{name} {json.dumps(args, ensure_ascii=False)[:300]}", ""
+    return f"{name} {t.json_text(state, args, 300)}", ""
 
 
 def _output(state: dict[str, Any], line: int, ts: str | None, item: dict[str, Any]) -> Parsed:
@@ -191,7 +191,7 @@ def _output(state: dict[str, Any], line: int, ts: str | None, item: dict[str, An
     if isinstance(output, list):
         output = "\n".join(o.get("text", "") for o in output if isinstance(o, dict))
     elif isinstance(output, dict):
-        output = output.get("content") or json.dumps(output)
+        output = output.get("content") or t.json_text(state, output, t.MAX_TOOL_TEXT * 4)
     text = output if isinstance(output, str) else ""
     exit_code = None
     if text.startswith("{"):
@@ -224,8 +224,9 @@ def _event(state: dict[str, Any], line: int, ts: str | None, event: dict[str, An
             state["last_assistant"] = [line, t.clean(state, last)[:800]]
     elif kind == "turn_aborted":
         t.set_end(state, "turn_aborted", line, ts)
-        state["end"]["reason"] = event.get("reason")
-        return [Parsed(line, ts, "system", "interrupt", f"turn aborted ({event.get('reason') or 'unknown'})")]
+        reason = t.clean(state, str(event.get("reason") or "unknown"), 200)
+        state["end"]["reason"] = reason
+        return [Parsed(line, ts, "system", "interrupt", f"turn aborted ({reason})")]
     elif kind == "token_count":
         info = event.get("info")
         if isinstance(info, dict) and isinstance(info.get("total_token_usage"), dict):
@@ -248,9 +249,9 @@ def _paginated_item(state: dict[str, Any], line: int, ts: str | None, item: dict
         return [Parsed(line, ts, "assistant", "text", cleaned)]
     if kind == "CommandExecution" and isinstance(item.get("command"), str):
         t.note_command(state, line, t.clean(state, item["command"], 300))
-        body = t.tool_text(state, str(item.get("aggregated_output") or ""))
+        text = t.tool_text(state, f"{item['command']}\n{item.get('aggregated_output') or ''}")
         failed = isinstance(item.get("exit_code"), int) and item["exit_code"] != 0
-        return [Parsed(line, ts, "tool", "tool_result", f"{item['command']}\n{body}", "exec_command", None, failed)]
+        return [Parsed(line, ts, "tool", "tool_result", text, "exec_command", None, failed)]
     return []
 
 

@@ -1,4 +1,4 @@
-"""Recall (best evidence per session for a question) and search (every matching message).
+"""Recall: the best evidence per session for a question, matched leniently (search.py is the exact one).
 
 Lexical ranking is FTS5 BM25 over the indexed messages; when a semantic ranker is available its
 session ranking is merged by reciprocal rank fusion, and when it fails the lexical answer stands
@@ -17,14 +17,12 @@ from services.sessions.models import (
     Freshness,
     RecallOutput,
     RecallResult,
-    SearchHit,
-    SearchOutput,
     SemanticStatus,
 )
 from services.sessions.store import Filters, MessageRow, SessionRow, SessionsStore
 from services.sessions.views import summary
 
-__all__ = ["SemanticRanker", "fts_queries", "fts_query", "recall", "search"]
+__all__ = ["SemanticRanker", "fts_queries", "recall"]
 
 # (query, filters, k) -> [(session id, distance)], nearest first; raises to report why it failed.
 SemanticRanker = Callable[[str, Filters, int], list[tuple[str, float]]]
@@ -102,12 +100,6 @@ _STOP_INTENT = re.compile(
     r"(?i)\b(stop|stopped|stops|left off|where (?:was|were|did)|unfinished|remaining|pending|progress|"
     r"status|continue|resume|next|half[- ]?done|interrupted)\b"
 )
-
-
-def fts_query(text: str) -> str | None:
-    """An FTS5 expression matching any meaningful word of `text`, or None when there is none."""
-    terms = _terms(text)
-    return " OR ".join(_quoted(w) for w in terms) if terms else None
 
 
 def fts_queries(text: str, common: frozenset[str] = frozenset()) -> list[str]:
@@ -199,62 +191,6 @@ def recall(
     ]
     out = RecallOutput(query=query, results=results, semantic=status, truncated=False, freshness=freshness)
     return out if full else _fit(out)
-
-
-def search(
-    store: SessionsStore,
-    query: str,
-    filters: Filters,
-    *,
-    limit: int,
-    offset: int,
-    semantic: SemanticRanker | None,
-    semantic_reason: str | None,
-    freshness: Freshness,
-) -> SearchOutput:
-    match = fts_query(query)
-    hits = store.search(match, filters, limit=limit + 1, offset=offset) if match else []
-    status = SemanticStatus(used=False, reason=semantic_reason)
-    if semantic is not None and hits:
-        try:
-            nearest = semantic(query, filters, 200)
-        except Exception as exc:  # report once; the lexical hits stand
-            status = SemanticStatus(used=False, reason=f"semantic search failed: {_short(exc)}")
-        else:
-            status = SemanticStatus(used=True)
-            near_rank = {sid: rank for rank, (sid, _) in enumerate(nearest, 1)}
-            page = hits[:limit]
-            fused = {
-                id(h): 1 / (_RRF_K + i)
-                + (1 / (_RRF_K + near_rank[h[0].session_id]) if h[0].session_id in near_rank else 0)
-                for i, h in enumerate(page, 1)
-            }
-            hits = sorted(page, key=lambda h: -fused[id(h)]) + hits[limit:]
-    more = len(hits) > limit
-    hits = hits[:limit]
-    rows = store.sessions_by_ids(h[0].session_id for h in hits)
-    found = [
-        SearchHit(
-            session_id=m.session_id,
-            source=rows[m.session_id].source,  # type: ignore[arg-type]
-            title=summary(rows[m.session_id]).title,
-            line=m.line,
-            role=m.role,
-            kind=m.kind,
-            ts=m.ts,
-            snippet=snippet[:400],
-        )
-        for m, _, snippet in hits
-        if m.session_id in rows
-    ]
-    return SearchOutput(
-        query=query,
-        hits=found,
-        semantic=status,
-        truncated=more,
-        next_cursor=str(offset + limit) if more else None,
-        freshness=freshness,
-    )
 
 
 def _boost_where_work_stopped(scores: dict[str, float], store: SessionsStore, filters: Filters) -> None:

@@ -125,6 +125,12 @@ SCHEMA = Schema(
         )
         """,
         "CREATE VIRTUAL TABLE sessions_message_vocab USING fts5vocab(sessions_message_fts, 'row')",
+        # The order spaces were made active in: the last one checked or started wins, even within one second.
+        "ALTER TABLE sessions_space ADD COLUMN active_seq INTEGER NOT NULL DEFAULT 0",
+        # Messages are added to the full-text index in bulk by `add_messages`/`index_messages_after`, not
+        # row by row: FTS5 flushes its pending terms at the end of every statement that writes it, so a
+        # per-row trigger wrote one tiny segment per message and then merged them (about 4x the cost).
+        "DROP TRIGGER sessions_message_ai",
     ),
     needs_vec=True,
 )
@@ -362,7 +368,10 @@ class SessionsStore:
         self.db.execute("DELETE FROM sessions_message WHERE session_id = ?", (session_id,))
         self.db.execute("DELETE FROM sessions_raw_event WHERE session_id = ?", (session_id,))
 
-    def add_messages(self, rows: Sequence[MessageRow]) -> None:
+    def add_messages(self, rows: Sequence[MessageRow], *, index: bool = True) -> None:
+        """Insert messages and (unless the caller indexes them later with `index_messages_after`) add them
+        to the full-text index in one statement."""
+        before = self.message_id_span() if index else 0
         self.db.executemany(
             "INSERT INTO sessions_message(session_id, line, ts, role, kind, text, tool_name, call_id, is_error) "
             "VALUES (?,?,?,?,?,?,?,?,?)",
@@ -370,6 +379,21 @@ class SessionsStore:
                 (m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, int(m.is_error))
                 for m in rows
             ],
+        )
+        if index and rows:
+            self.index_messages_after(before)
+
+    def index_messages_after(self, after_id: int) -> None:
+        """Add every message with an id above `after_id` to the full-text index (they must not be in it yet)."""
+        self.db.execute(
+            "INSERT INTO sessions_message_fts(rowid, text) SELECT id, text FROM sessions_message WHERE id > ?",
+            (after_id,),
+        )
+
+    def has_messages(self, session_id: str) -> bool:
+        return (
+            self.db.execute("SELECT 1 FROM sessions_message WHERE session_id = ? LIMIT 1", (session_id,)).get
+            is not None
         )
 
     def add_raw_events(self, session_id: str, events: Sequence[tuple[int, str]]) -> None:
@@ -490,16 +514,23 @@ class SessionsStore:
         ).get
 
     def find_space(self, provider: str, model: str, dim: int | None = None) -> tuple[int, int] | None:
-        """The most recently checked space for a provider and model (and size, when given): (id, dim)."""
+        """The space last made active for a provider and model (and size, when given): (id, dim)."""
         row = self.db.execute(
             "SELECT id, dim FROM sessions_space WHERE provider = ? AND model = ? AND (? IS NULL OR dim = ?) "
-            "ORDER BY coalesce(checked_at, created_at) DESC, id DESC LIMIT 1",
+            "ORDER BY active_seq DESC, coalesce(checked_at, created_at) DESC, id DESC LIMIT 1",
             (provider, model, dim, dim),
         ).fetchone()
         return (row[0], row[1]) if row else None
 
+    def space_has_vectors(self, space_id: int) -> bool:
+        return self.db.execute("SELECT 1 FROM sessions_vector WHERE space_id = ? LIMIT 1", (space_id,)).get is not None
+
     def mark_space_checked(self, space_id: int, now: str) -> None:
-        self.db.execute("UPDATE sessions_space SET checked_at = ? WHERE id = ?", (now, space_id))
+        self.db.execute(
+            "UPDATE sessions_space SET checked_at = ?, active_seq = (SELECT max(active_seq) + 1 FROM sessions_space) "
+            "WHERE id = ?",
+            (now, space_id),
+        )
 
     def spaces(self) -> list[dict[str, Any]]:
         rows = self.db.execute(

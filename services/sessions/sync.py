@@ -10,6 +10,7 @@ session either as it was or fully updated; a process-wide lock keeps two syncs f
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -21,10 +22,10 @@ from typing import Any
 
 from kernel import paths
 from kernel.errors import PalliumError
-from kernel.secrets import redact
 from services.sessions import capsule as capsules
 from services.sessions import parse_claude, parse_codex, transcript
 from services.sessions.store import FileRow, MessageRow, SessionsStore
+from services.sessions.transcript import path_text, text_safe
 
 __all__ = ["MAX_LINE_BYTES", "SyncReport", "default_homes", "lock_path", "sync"]
 
@@ -35,6 +36,7 @@ _RAW_EVENT_CHARS = 20_000
 _GROUP_FILES = 100
 _GROUP_BYTES = 16 * 1024 * 1024
 _PARSERS = {"claude": parse_claude, "codex": parse_codex}
+_PATH_FIELDS = ("id", "native_id", "agent_id", "parent_id")
 
 
 @dataclass
@@ -87,7 +89,7 @@ def sync(
     for source, home in homes.items():
         exists = home.is_dir()
         files = _PARSERS[source].discover(home) if exists else []
-        report.homes.append({"source": source, "path": str(home), "exists": exists, "files": len(files)})
+        report.homes.append({"source": source, "path": path_text(home), "exists": exists, "files": len(files)})
         found += [(source, f) for f in files]
     report.files_seen = len(found)
     forgotten = store.forgotten_ids()
@@ -97,19 +99,19 @@ def sync(
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sessions-parse") as pool, group:
         pending: Future[_Parsed] | None = None
         for done, (source, path) in enumerate(found, 1):
-            job = _plan(store, source, path, known[source].get(str(path)), forgotten, report)
+            job = _plan(store, source, path, known[source].get(path_text(path)), forgotten, report)
             if job is not None:
                 future = pool.submit(_parse, job, raw_events)
                 if pending is not None:
                     group.write(pending.result(), repos, now, report)
                 pending = future
             if on_progress is not None:
-                on_progress(done, len(found), path.name)
+                on_progress(done, len(found), path_text(path.name))
         if pending is not None:
             group.write(pending.result(), repos, now, report)
     for source, home in homes.items():
-        present = {str(p) for s, p in found if s == source}
-        prefix = str(home).rstrip("/") + "/"
+        present = {path_text(p) for s, p in found if s == source}
+        prefix = path_text(home).rstrip("/") + "/"
         gone = [p for p, row in known[source].items() if p.startswith(prefix) and p not in present and not row.missing]
         if gone:
             with store.db.transaction():
@@ -121,32 +123,56 @@ class _Group:
     """Commit written files in groups: each file in its own savepoint (so a failure rolls back that file
     alone), the group in one transaction, because each commit flushes a new FTS5 segment and a commit
     per small file cost more than the file's parse. A group is kept short (files and bytes) so that
-    other writers wait at most about a second."""
+    other writers wait at most about a second.
+
+    The group's new messages enter the full-text index in one statement just before it commits: FTS5
+    writes a segment at the end of every statement that changes it, and one per file (or per row)
+    cost about four times the indexing itself in merges. Every message up to `indexed_to` is indexed;
+    a file that replaces a session's indexed messages first indexes what is pending, so the delete
+    never meets a message the index does not hold, and is then indexed at once."""
 
     def __init__(self, store: SessionsStore) -> None:
         self.store = store
         self.stack = contextlib.ExitStack()
         self.files = 0
         self.bytes = 0
+        self.indexed_to = 0
 
     def write(self, parsed: _Parsed, repos: dict[str, str | None], now: str, report: SyncReport) -> None:
         if self.files == 0:
             self.stack.enter_context(self.store.db.transaction())
-        _write(self.store, parsed, repos, now, report)
+            self.indexed_to = self.store.message_id_span()
+        replaces = parsed.job.resume_from is None and self.store.has_messages(parsed.job.session_id)
+        if replaces:
+            self.flush()
+        _write(self.store, parsed, repos, now, report, index_now=replaces)
+        if replaces:
+            self.indexed_to = self.store.message_id_span()  # the delete may have lowered the highest id
         self.files += 1
         self.bytes += parsed.bytes_read
         if self.files >= _GROUP_FILES or self.bytes >= _GROUP_BYTES:
             self.close()
 
+    def flush(self) -> None:
+        """Index the messages written since `indexed_to`."""
+        if self.store.message_id_span() > self.indexed_to:
+            self.store.index_messages_after(self.indexed_to)
+        self.indexed_to = self.store.message_id_span()
+
     def close(self) -> None:
-        self.stack.close()
+        with self.stack:  # commits; rolls the whole group back if indexing it fails
+            if self.files:
+                self.flush()
         self.files = self.bytes = 0
 
     def __enter__(self) -> _Group:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.stack.__exit__(*exc)
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is None:
+            self.close()
+        else:  # the group's transaction rolls back, messages and index alike
+            self.stack.__exit__(kind, *exc)
 
 
 @dataclass
@@ -189,7 +215,7 @@ def _plan(
     try:
         st = path.stat()
     except OSError as exc:
-        report.files_unreadable.append({"path": str(path), "reason": exc.strerror or type(exc).__name__})
+        report.files_unreadable.append({"path": path_text(path), "reason": exc.strerror or type(exc).__name__})
         return None
     unchanged = previous is not None and (previous.size, previous.mtime_ns, previous.inode) == (
         st.st_size,
@@ -200,6 +226,9 @@ def _plan(
         report.files_unchanged += 1
         return None
     identity = _PARSERS[source].identify(path)
+    for key in _PATH_FIELDS:  # taken from the file's name: text even when the name is not UTF-8
+        if isinstance(identity.get(key), str):
+            identity[key] = path_text(identity[key])
     session_id = previous.session_id if previous is not None else identity["id"]
     if session_id in forgotten:
         report.files_skipped_forgotten += 1
@@ -223,7 +252,7 @@ def _parse(job: _Job, raw_events: bool) -> _Parsed:
                 job.kind = "appended" if resume is not None else "reparsed"
             offset, lines = _read(handle, job, resume, raw_events, out)
             out.file = FileRow(
-                path=str(job.path),
+                path=path_text(job.path),
                 session_id=job.session_id,
                 source=job.source,
                 size=st.st_size,
@@ -284,28 +313,40 @@ def _read(handle: Any, job: _Job, resume: FileRow | None, raw_events: bool, out:
                 MessageRow(job.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error)
             )
         if raw_events:
-            text, _ = redact(raw.decode("utf-8", errors="replace").rstrip("\n"))
+            text = json.dumps(transcript.redacted(record)[0], ensure_ascii=False, separators=(",", ":"))
             out.raws.append((line_no, text[:_RAW_EVENT_CHARS]))
+    transcript.clean_session(state)
     state["messages"] += len(out.rows)
     out.redactions = state["redactions"] - redactions_before
     out.state = state
     return offset, line_no
 
 
-def _write(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], now: str, report: SyncReport) -> None:
-    """Store one parsed file in one transaction: its messages, its session and its file row, or nothing."""
+def _write(
+    store: SessionsStore,
+    parsed: _Parsed,
+    repos: dict[str, str | None],
+    now: str,
+    report: SyncReport,
+    *,
+    index_now: bool,
+) -> None:
+    """Store one parsed file in one savepoint: its messages, its session and its file row, or nothing."""
     job = parsed.job
     if parsed.error is not None or parsed.file is None:
-        report.files_unreadable.append({"path": str(job.path), "reason": parsed.error or "unreadable"})
+        report.files_unreadable.append({"path": path_text(job.path), "reason": parsed.error or "unreadable"})
         return
-    with store.db.transaction():
-        if job.resume_from is None:
-            store.clear_messages(job.session_id)
-        store.add_messages(parsed.rows)
-        if parsed.raws:
-            store.add_raw_events(job.session_id, parsed.raws)
-        _save_session(store, job.source, job.session_id, parsed.state, repos, now)
-        store.put_file(parsed.file, now)
+    try:
+        _store_file(store, parsed, repos, now, index_now)
+    except UnicodeEncodeError:  # a lone surrogate escaped in a record (`\udcff`): store it as U+FFFD
+        parsed.rows = [dataclasses.replace(m, text=text_safe(m.text)) for m in parsed.rows]
+        parsed.raws = [(line, text_safe(text)) for line, text in parsed.raws]
+        parsed.state = text_safe(parsed.state)
+        try:
+            _store_file(store, parsed, repos, now, index_now)
+        except UnicodeEncodeError as exc:
+            report.files_unreadable.append({"path": path_text(job.path), "reason": f"text not storable: {exc.reason}"})
+            return
     report.bytes_read += parsed.bytes_read
     report.malformed_lines += parsed.malformed - (job.resume_from.malformed if job.resume_from else 0)
     report.oversized_lines += parsed.oversized
@@ -314,6 +355,18 @@ def _write(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], 
     report.messages_added += len(parsed.rows)
     setattr(report, f"files_{job.kind}", getattr(report, f"files_{job.kind}") + 1)
     report.sessions_updated.append(job.session_id)
+
+
+def _store_file(store: SessionsStore, parsed: _Parsed, repos: dict[str, str | None], now: str, index_now: bool) -> None:
+    job = parsed.job
+    with store.db.transaction():  # a savepoint inside the group: a failure rolls back this file alone
+        if job.resume_from is None:
+            store.clear_messages(job.session_id)
+        store.add_messages(parsed.rows, index=index_now)
+        if parsed.raws:
+            store.add_raw_events(job.session_id, parsed.raws)
+        _save_session(store, job.source, job.session_id, parsed.state, repos, now)
+        store.put_file(parsed.file, now)
 
 
 def _save_session(

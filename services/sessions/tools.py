@@ -14,6 +14,7 @@ from kernel.errors import PalliumError
 from kernel.tool import Annotations, Tool
 from services.sessions import embedding, live, recall, render, upkeep, views
 from services.sessions import find as finder
+from services.sessions import search as searcher
 from services.sessions import sync as syncer
 from services.sessions.models import (
     DoctorInput,
@@ -112,7 +113,7 @@ async def sync(inp: SyncInput, ctx: ToolContext) -> SyncOutput:
 async def recall_(inp: RecallInput, ctx: ToolContext) -> RecallOutput:
     store = _store(ctx)
     filters = views.filters_of(inp, ctx.clock.now(), _repo_filter(ctx, inp.repo))
-    ranker, reason = embedding.ranker(store, allowed=_may_spend(ctx))
+    ranker, reason = embedding.ranker(store, allowed=_may_spend(ctx), now=iso_utc(ctx.clock.now()))
     return await asyncio.to_thread(
         recall.recall,
         store,
@@ -130,14 +131,20 @@ async def search(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
     store = _store(ctx)
     filters = views.filters_of(inp, ctx.clock.now(), _repo_filter(ctx, inp.repo))
     offset = _cursor(inp.cursor)
-    ranker, reason = embedding.ranker(store, allowed=_may_spend(ctx)) if inp.hybrid else (None, "not asked for")
+    ranker, reason = (
+        embedding.ranker(store, allowed=_may_spend(ctx), now=iso_utc(ctx.clock.now()))
+        if inp.hybrid
+        else (None, "not asked for")
+    )
     return await asyncio.to_thread(
-        recall.search,
+        searcher.search,
         store,
         inp.query,
         filters,
         limit=inp.limit,
         offset=offset,
+        any_word=inp.any,
+        full=inp.full,
         semantic=ranker,
         semantic_reason=reason,
         freshness=views.freshness(store),
@@ -307,11 +314,13 @@ TOOLS = (
         handler=search,
         input=SearchInput,
         output=SearchOutput,
-        summary="Exact search over every indexed transcript message, newest index first by relevance.",
+        summary="Exact search over every indexed transcript message: all the words, best match first.",
         description=(
-            "Use to find every place a word, error, command or file name came up in past sessions. Not for "
-            "'where did we stop' questions (use pallium_sessions_recall, which ranks whole sessions). Reads "
-            "Pallium's index only; paged with limit/cursor; hybrid adds one embedding request."
+            "Use to find every place a word, error, command or file name came up in past sessions: a message "
+            'matches when it holds all the words exactly (any=true: one of them; "quoted words": a phrase). '
+            "Not for 'where did we stop' questions (use pallium_sessions_recall, which ranks whole sessions and "
+            "matches loosely). Reads Pallium's index only; pages within 8 KB with limit/cursor; hybrid adds one "
+            "embedding request."
         ),
         authority="observe",
         toolset="sessions",

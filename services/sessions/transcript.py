@@ -3,16 +3,34 @@
 A parser turns one decoded JSONL record into message rows and updates a plain-dict `state` that is
 stored with the session, so a transcript that grew is parsed from its last offset with the state
 the previous sync left. Everything text-like passes through `clean` (redaction, then a length cap)
-before it reaches a row, the state, or the capsule.
+before it reaches a row, the state, or the capsule; the session's own fields (a subagent's title
+from its `.meta.json`, the working folder, the branch), which parsers set from paths and metadata,
+are redacted by `clean_session` before the state is stored.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
 from kernel.secrets import redact
 
-__all__ = ["MAX_TEXT", "MAX_TOOL_TEXT", "Parsed", "add_error", "clean", "close_call", "new_state", "note_file"]
+__all__ = [
+    "MAX_TEXT",
+    "MAX_TOOL_TEXT",
+    "Parsed",
+    "add_error",
+    "clean",
+    "clean_session",
+    "close_call",
+    "json_text",
+    "new_state",
+    "note_file",
+    "path_text",
+    "redacted",
+    "text_safe",
+]
 
 MAX_TEXT = 20_000  # characters of a prompt or an assistant message kept for search
 MAX_TOOL_TEXT = 4_000  # characters of a tool result kept: its head and tail, with a marker between
@@ -21,6 +39,8 @@ _KEEP_COMMANDS = 10
 _KEEP_ERRORS = 5
 _KEEP_PROMPTS = 3
 _CUT = "\n[… {n} characters cut …]\n"
+# Session fields that are ids or times, never free text: left as they are so links between sessions hold.
+_ID_FIELDS = frozenset(("native_id", "agent_id", "parent_id", "parent_tool_use_id", "created_at", "updated_at"))
 
 
 class Parsed:
@@ -75,6 +95,30 @@ def clean(state: dict[str, Any], text: str, cap: int = MAX_TEXT) -> str:
     return text
 
 
+def path_text(raw: str | bytes | os.PathLike[str]) -> str:
+    """A file path as text SQLite and JSON accept: a name that is not UTF-8 (Python holds its bytes as
+    lone surrogates) has each undecodable byte written as `\\xNN`; a UTF-8 name is returned unchanged.
+    The same bytes always give the same text, so it serves as the key of a transcript file."""
+    text = os.fsdecode(raw)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    return text
+
+
+def text_safe(value: Any) -> Any:
+    """`value` with every string made UTF-8-encodable: a lone surrogate (from a `\\udcff` escape in a
+    record) becomes U+FFFD. Used only after a write refused a text, so the common path costs nothing."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {text_safe(k): text_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [text_safe(v) for v in value]
+    return value
+
+
 def note_prompt(state: dict[str, Any], line: int, text: str) -> None:
     short = text[:500]
     if len(state["prompts"]) < _KEEP_PROMPTS:
@@ -82,7 +126,44 @@ def note_prompt(state: dict[str, Any], line: int, text: str) -> None:
     state["last_prompt"] = [line, short]
 
 
+def redacted(value: Any) -> tuple[Any, int]:
+    """A decoded JSON value with every string (keys too) redacted, and how many secrets were replaced.
+
+    Redact before encoding: JSON writes a newline as `\\n`, so `\\nAKIA…` hides a key's word boundary.
+    """
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        out, found = {}, 0
+        for k, v in value.items():
+            (key, n), (item, m) = redact(k), redacted(v)
+            out[key] = item
+            found += n + m
+        return out, found
+    if isinstance(value, list):
+        items = [redacted(v) for v in value]
+        return [i for i, _ in items], sum(n for _, n in items)
+    return value, 0
+
+
+def json_text(state: dict[str, Any], value: Any, cap: int) -> str:
+    """`value` as compact JSON for display, redacted before encoding and then cut to `cap` characters."""
+    value, found = redacted(value)
+    state["redactions"] += found
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
+def clean_session(state: dict[str, Any]) -> None:
+    """Redact the session's text fields in place (cheap: a handful of short strings per file read)."""
+    session = state["session"]
+    for key, value in session.items():
+        if isinstance(value, str) and key not in _ID_FIELDS:
+            session[key] = clean(state, value, 1000)
+
+
 def note_file(state: dict[str, Any], path: str) -> None:
+    path = clean(state, path, 500)
     files = state["files"]
     if path in files:
         files.remove(path)

@@ -46,6 +46,8 @@ def test_recall_and_search_take_the_query_as_a_positional_argument(cli):
     assert "line    46 tool_call" in out and "lexical only" in out
     code, out, _ = cli("sessions", "search", "NotNullViolation", "--json")
     assert [(h["session_id"], h["line"]) for h in json.loads(out)["hits"]] == [(X2, 20)]
+    code, out, _ = cli("sessions", "search", "NotNullViolation zzzunseen", "--any", "--json")
+    assert [(h["session_id"], h["line"]) for h in json.loads(out)["hits"]] == [(X2, 20)]
 
 
 def test_show_read_and_find(cli):

@@ -9,11 +9,16 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import keyring
 import pytest
+from keyring.backend import KeyringBackend
+from keyring.backends.fail import Keyring as FailKeyring
 
-from kernel.credentials import keyring_status
 from kernel.errors import PalliumError
 from kernel.paths import global_db_path, pallium_home
+from kernel.store import open_global
+from services.sessions.embedding import KEYRING_SERVICE
+from services.sessions.store import SCHEMA
 from tests.services.sessions.conftest import EXPECTED
 
 pytestmark = pytest.mark.anyio
@@ -163,7 +168,7 @@ async def test_a_slow_endpoint_times_out_and_recall_stays_lexical(call, endpoint
 
 
 async def test_vectors_of_the_wrong_size_are_refused_and_reported_once(call, endpoint):
-    await _configure(call, endpoint)
+    await _configure(call, endpoint, dimensions=16)
     await call("embedding_check")
     endpoint.mode = "wrong_size"
     out = await call.sync()
@@ -183,6 +188,34 @@ async def test_a_new_model_is_a_new_space_and_never_mixes_with_the_old(call, end
     spaces = {(s["model"], s["dim"]): s["vectors"] for s in (await call("embedding_status")).spaces}
     assert spaces == {("fake-embed", 16): 6, ("fake-embed-2", 12): 6}
     assert (await call("recall", query="backfill")).semantic.used is True
+
+
+async def test_an_endpoint_that_changes_its_vector_size_gets_a_new_space_never_mixed(call, endpoint):
+    await _configure(call, endpoint)  # no dimensions configured: the endpoint's own size is the space's
+    first = await call.sync()
+    assert first.embedding.space == "openai/fake-embed/16" and first.embedding.embedded == 6
+    endpoint.dim = 24  # the same model name now answers with 24 dimensions
+    before = await call("recall", query="where did the checkout migration stop?")
+    assert before.semantic.used is False and "24" in before.semantic.reason and before.results
+    out = await call.sync()
+    assert out.embedding.error is None
+    assert out.embedding.space == "openai/fake-embed/24" and out.embedding.embedded == 6
+    spaces = {(s["model"], s["dim"]): s["vectors"] for s in (await call("embedding_status")).spaces}
+    assert spaces == {("fake-embed", 16): 6, ("fake-embed", 24): 6}
+    with open_global([SCHEMA]) as db:
+        sizes = set(
+            db.execute(
+                "SELECT sp.dim, length(v.embedding) FROM sessions_vector v JOIN sessions_space sp ON sp.id = v.space_id"
+            )
+        )
+    assert sizes == {(16, 16 * 4), (24, 24 * 4)}  # float32 blobs, each in the space of its own size
+    after = await call("recall", query="where did the checkout migration stop?")
+    assert after.semantic.used is True and [r.id for r in after.results[:2]] == [X2, B]
+    assert (await call.sync()).embedding.embedded == 0
+    endpoint.dim = 16  # and back: the old space is active again, its vectors still valid
+    back = await call("recall", query="where did the checkout migration stop?")
+    assert back.semantic.used is True
+    assert (await call.sync()).embedding.space == "openai/fake-embed/16"
 
 
 async def test_observe_ceiling_makes_no_provider_calls(call, endpoint):
@@ -205,8 +238,56 @@ async def test_check_without_a_key_says_so(call, endpoint, monkeypatch):
     assert endpoint.requests == []
 
 
-@pytest.mark.skipif(keyring_status()[0], reason="this machine has a usable keyring")
-async def test_keyring_store_without_a_keyring_backend_is_a_clear_error(call, endpoint):
+class MemoryKeyring(KeyringBackend):
+    """A keyring backend holding passwords in a dict: keyring's own extension point, set for one test."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.entries.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.entries[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.entries.pop((service, username), None)
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def no_keyring() -> Iterator[None]:
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FailKeyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+async def test_keyring_store_without_a_keyring_backend_is_a_clear_error(call, endpoint, no_keyring):
     with pytest.raises(PalliumError) as refused:
         await _configure(call, endpoint, credential_store="keyring")
     assert refused.value.code == "unavailable" and "keyring" in refused.value.message
+
+
+async def test_a_key_in_the_keyring_is_found_there_and_used_by_check(call, endpoint, memory_keyring, monkeypatch):
+    out = await _configure(call, endpoint, credential_store="keyring")
+    assert memory_keyring.entries == {(KEYRING_SERVICE, "default"): KEY}
+    assert out.credential_store == "keyring"
+    monkeypatch.delenv("PALLIUM_EMBED_API_KEY")  # from now on only the keyring holds it
+    status = await call("embedding_status")
+    assert status.key_found and status.key_source == "keyring:app.pallium.embedding"
+    checked = await call("embedding_check")
+    assert checked.check["ok"] is True
+    assert [r["auth"] for r in endpoint.requests] == [f"Bearer {KEY}"]
+    assert KEY not in (pallium_home() / "embedding.json").read_text()

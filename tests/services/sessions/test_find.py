@@ -1,13 +1,17 @@
 """`sessions find`: questions read into explicit filters, and the same filters given directly."""
 
+from pathlib import Path
+
 import pytest
 
 from services.sessions.find import interpret
+from tests.services.sessions import build
 from tests.services.sessions.conftest import EXPECTED
 
 pytestmark = pytest.mark.anyio
 
 IDS = [s["session_id"] for s in EXPECTED["sessions"]]  # A, C, B, X1, X2
+UNKNOWN = "01a20000-3333-7444-8555-666677778888"
 
 
 @pytest.mark.parametrize(
@@ -17,7 +21,11 @@ IDS = [s["session_id"] for s in EXPECTED["sessions"]]  # A, C, B, X1, X2
         ("what is unfinished in this repo?", {"completion": "not_finished", "repo": "."}),
         ("which sessions were updated most recently?", {}),
         ("codex sessions inactive for 3 hours", {"source": "codex", "inactive_for": "3h"}),
-        ("which sessions finished in the last 2 days?", {"completion": "finished", "finished_within": "4d"}),
+        ("which sessions finished in the last 2 days?", {"completion": "finished", "finished_within": "2d"}),
+        ("what finished 10 minutes ago?", {"completion": "finished", "finished_within": "10m"}),
+        ("sessions completed within the past hour", {"completion": "finished", "finished_within": "1h"}),
+        ("which sessions finished in the last 3 hours?", {"completion": "finished", "finished_within": "3h"}),
+        ("what was done a few hours ago?", {"completion": "finished", "finished_within": "6h"}),
     ],
 )
 def test_questions_read_into_filters(question, expected):
@@ -33,12 +41,34 @@ async def test_finished_within_uses_the_time_of_the_end_of_turn(call):
     assert "finished within the last 30m" in out.interpretation
 
 
-async def test_unfinished_sessions_newest_first_and_unknown_is_never_unfinished(call):
+def _write_unknown_session(home: Path) -> str:
+    """A Codex rollout from a build that wrote no turn events: a prompt and an answer, no end-of-turn record."""
+    records = [
+        build.codex_meta(UNKNOWN, timestamp="2026-11-21T15:00:00.000Z"),
+        build.codex("turn_context", {"cwd": "/home/dev/shop", "model": "gpt-5.1-codex"}, "2026-11-21T15:00:00.500Z"),
+        build.codex_user("summarise the payments module", "2026-11-21T15:00:01.000Z"),
+        build.codex_assistant("payments/ holds the gateway client and its retries.", "2026-11-21T15:20:09.000Z"),
+    ]
+    build.write_jsonl(build.codex_path(home, UNKNOWN, "2026-11-21T15-00-00"), records)
+    return UNKNOWN
+
+
+async def test_a_session_without_end_of_turn_evidence_is_unknown_and_never_unfinished(call, homes):
+    _write_unknown_session(homes["codex"])
     await call.sync()
-    out = await call("find", completion="not_finished")
-    assert [s.id for s in out.sessions] == [IDS[4], IDS[2]]
+    shown = await call("show", id=UNKNOWN)
+    assert shown.completion == "unknown" and "no end-of-turn record" in shown.evidence
     unknown = await call("find", completion="unknown")
-    assert unknown.sessions == []
+    assert [s.id for s in unknown.sessions] == [UNKNOWN]
+    assert unknown.sessions[0].completion == "unknown"
+    out = await call("find", completion="not_finished")
+    assert [s.id for s in out.sessions] == [IDS[4], IDS[2]]  # newest first, and not the unknown one
+    asked = await call("find", question="what is unfinished?")
+    assert UNKNOWN not in {s.id for s in asked.sessions} and asked.sessions
+    finished = await call("find", completion="finished")
+    assert UNKNOWN not in {s.id for s in finished.sessions}
+    recent = await call("find", question="which sessions were updated most recently?", limit=1)
+    assert [s.id for s in recent.sessions] == [UNKNOWN]  # listed, with its completion left unknown
 
 
 async def test_explicit_arguments_win_over_the_question(call):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.services.sessions import build
 from tests.services.sessions.conftest import EXPECTED
 
 pytestmark = pytest.mark.anyio
@@ -83,3 +84,29 @@ async def test_capsules_stay_within_about_two_kilobytes(call):
     for expected in EXPECTED["sessions"]:
         shown = await call("show", id=expected["session_id"])
         assert len(json.dumps(shown.capsule).encode()) <= 2200
+
+
+async def test_a_codex_subagent_thread_is_linked_to_its_parent_thread(call, homes):
+    parent = EXPECTED["sessions"][4]
+    child = "01a20000-6666-7777-8888-999900001111"
+    spawn = {"parent_thread_id": parent["session_id"], "depth": 1, "agent_nickname": "Ada", "agent_role": "explorer"}
+    records = [
+        build.codex_meta(
+            child,
+            session_id=parent["session_id"],
+            parent_thread_id=parent["session_id"],
+            source={"subagent": {"thread_spawn": spawn}},
+            agent_nickname="Ada",
+            agent_role="explorer",
+        ),
+        build.codex_event("task_started", "2026-11-21T14:10:00.000Z"),
+        build.codex_user("list every caller of backfill_payments", "2026-11-21T14:10:00.500Z"),
+        build.codex_assistant("Two callers: the CLI and the nightly job.", "2026-11-21T14:10:30.000Z"),
+        build.codex_event("task_complete", "2026-11-21T14:10:31.000Z", last_agent_message="Two callers."),
+    ]
+    build.write_jsonl(build.codex_path(homes["codex"], child, "2026-11-21T14-10-00"), records)
+    await call.sync()
+    shown = await call("show", id=child)
+    assert (shown.parent_id, shown.agent_type, shown.completion) == (parent["session_id"], "subagent", "finished")
+    assert [s.id for s in (await call("show", id=parent["session_id"])).subagents] == [child]
+    assert child not in {s.id for s in (await call("find", limit=100)).sessions}  # listed under its parent

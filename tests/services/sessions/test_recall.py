@@ -5,6 +5,7 @@ import json
 import pytest
 
 from kernel.errors import PalliumError
+from tests.services.sessions import build
 from tests.services.sessions.conftest import EXPECTED
 
 pytestmark = pytest.mark.anyio
@@ -61,6 +62,23 @@ async def test_recall_filters_by_source_time_file_and_repo(call):
     assert elsewhere.results == []
     here = await call("recall", query="payments", repo="/home/dev/shop", limit=10, full=True)
     assert len(here.results) == 6
+
+
+async def test_recall_filters_by_the_exact_working_folder(call, homes):
+    thread = "01a20000-5555-7666-8777-888899990000"
+    records = [
+        build.codex_meta(thread, cwd="/home/dev/shop/tools"),
+        build.codex_user("why does the payments backfill skip refunds?"),
+        build.codex_assistant("The backfill reads only captured payments; refunds are a later step."),
+    ]
+    build.write_jsonl(build.codex_path(homes["codex"], thread), records)
+    await call.sync()
+    inside = await call("recall", query="payments backfill", cwd="/home/dev/shop/tools")
+    assert [r.id for r in inside.results] == [thread]
+    shop = await call("recall", query="payments backfill", cwd="/home/dev/shop", limit=10)
+    assert shop.results and thread not in {r.id for r in shop.results}  # exact folder, not a prefix
+    repo = await call("recall", query="payments backfill", repo="/home/dev/shop", limit=10)
+    assert thread in {r.id for r in repo.results}  # --repo takes the folders inside it too
 
 
 async def test_a_bad_time_filter_names_the_field(call):

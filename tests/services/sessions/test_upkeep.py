@@ -71,3 +71,41 @@ async def test_doctor_finds_orphans_and_repairs_them_only_when_confirmed(call):
         "vacuumed the database",
     ]
     assert (await call("doctor")).healthy
+
+
+async def test_pruned_sessions_stay_gone_after_a_resync_even_when_their_transcript_grows(call, homes):
+    await call.sync()
+    done = await call("prune", older_than="3d", confirm=True)
+    pruned = {s.id for s in done.sessions}
+    assert A in pruned and C in pruned
+    again = await call.sync()
+    assert again.files_unchanged == 6 and again.sessions_updated == 0
+    path = homes["claude"] / EXPECTED["sessions"][0]["path"].split("/", 1)[1]
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write('{"type":"user","message":{"role":"user","content":"one more thing about gateway retries"}}\n')
+    grown = await call.sync()
+    assert grown.files_skipped_forgotten == 1 and A not in grown.session_ids
+    assert {s.id for s in (await call("find", limit=100)).sessions}.isdisjoint(pruned)
+    assert (await call("search", query="gateway retries")).hits == []
+    with pytest.raises(PalliumError) as gone:
+        await call("show", id=A)
+    assert gone.value.code == "not_found"
+
+
+@pytest.mark.parametrize("ceiling", ["observe", "consult", "edit"])
+async def test_confirmed_prune_doctor_repair_and_forget_need_admin_and_change_nothing_below_it(call, ceiling):
+    await call.sync(raw_events=True)
+    before = (await call("doctor")).counts
+    refused = []
+    for name, arguments in (
+        ("prune", {"older_than": "1d"}),
+        ("doctor", {"repair": True, "prune_raw_events": True, "vacuum": True}),
+        ("forget", {"id": B}),
+    ):
+        preview = await call(name, ceiling=ceiling, **arguments)  # the preview is allowed at any level
+        assert preview.confirmed is False
+        with pytest.raises(PalliumError) as error:
+            await call(name, ceiling=ceiling, confirm=True, **arguments)
+        refused.append((error.value.code, error.value.details["needed"]))
+    assert refused == [("authority_exceeded", "admin")] * 3
+    assert (await call("doctor")).counts == before
