@@ -36,8 +36,16 @@ HOST_API: tuple[HostCall, ...] = (
     HostCall("pallium.risk", "await pallium.risk(path)", "how risky changing a file is"),
     HostCall("pallium.neighbors", "await pallium.neighbors(path)", "files that change together with a file"),
     HostCall("pallium.handoff", "await pallium.handoff(base)", "a summary of the work since base"),
-    HostCall("pallium.decisions.record", "await pallium.decisions.record(text)", "records a decision"),
-    HostCall("pallium.decisions.search", "await pallium.decisions.search(query, limit)", "searches decisions"),
+    HostCall(
+        "pallium.decisions.record",
+        "await pallium.decisions.record(title, body, ...tags)",
+        "records a decision with the run, once (a resume does not repeat it)",
+    ),
+    HostCall(
+        "pallium.decisions.search",
+        "await pallium.decisions.search(query, limit = 10)",
+        "recorded decisions, then the repository's commit-note decisions",
+    ),
 )
 
 # Top-level names a script may use without declaring them, and the helpers under `pallium.`.

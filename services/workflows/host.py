@@ -21,7 +21,7 @@ from kernel.testfailures import TestFailure, signature_of
 from services.workflows.checks import DEFAULT_CHECK_TIMEOUT, CommandPolicy, run_check
 from services.workflows.store import WorkflowStore
 
-__all__ = ["GATE_SCHEMA", "WorkflowHost"]
+__all__ = ["AVAILABLE_HELPERS", "GATE_SCHEMA", "WorkflowHost"]
 
 GATE_SCHEMA = {
     "type": "object",
@@ -41,8 +41,10 @@ HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "risk": ("pallium_risk", ("path",)),
     "neighbors": ("pallium_neighbors", ("path",)),
     "handoff": ("pallium_handoff", ("base",)),
-    "decisions.search": ("pallium_decisions", ("query", "limit")),
 }
+# Helpers answered by this service itself (decisions.search also asks pallium_decisions).
+LOCAL_HELPERS = frozenset({"decisions.record", "decisions.search"})
+AVAILABLE_HELPERS = frozenset(HELPERS) | LOCAL_HELPERS
 _AGENT_OPTIONS = {"label", "mode", "isolation", "provider", "model", "repo", "schema", "timeout_seconds", "network"}
 
 
@@ -267,6 +269,14 @@ class WorkflowHost:
 
     async def _pallium(self, payload: dict[str, Any]) -> Any:
         helper, given = str(payload.get("helper")), list(payload.get("args") or [])
+        if helper in LOCAL_HELPERS:
+            from services.workflows import decisions
+
+            if helper == "decisions.search":
+                return await decisions.search(self.store, self.ctx, str(self.run.repo), given)
+            recorded = decisions.record(self.store, self.run.run_id, given, now=self._now())
+            self._event("decision", payload.get("phase"), {"message": recorded["title"], "id": recorded["id"]})
+            return recorded
         if helper not in HELPERS:
             raise PalliumError("unavailable", f"pallium.{helper}() is not available in this version")
         tool, names = HELPERS[helper]

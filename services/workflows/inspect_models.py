@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from kernel.models import ToolInput, ToolOutput
+from services.workflows.decisions import DecisionEntry
 from services.workflows.models import FailureEntry, PatchEntry
 
 
@@ -49,6 +50,10 @@ class ReportOutput(ToolOutput):
     agents_total: int
     cost: CostLine
     failures: list[FailureEntry]
+    decisions: list[DecisionEntry] = Field(
+        default_factory=list,
+        description="what the script recorded with pallium.decisions.record, in order (20 at most)",
+    )
     truncated: bool = Field(description="lists or items were cut to keep the answer within 12 KB; rerun with full")
 
 

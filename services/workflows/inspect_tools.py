@@ -15,7 +15,7 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.runstore import CallRow, RunStore
 from kernel.tool import Annotations, Tool
-from services.workflows import report, runner
+from services.workflows import decisions, report, runner
 from services.workflows.api import HOST_API
 from services.workflows.inspect_models import (
     AgentLine,
@@ -90,6 +90,7 @@ async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
         agents_total=len(agents),
         cost=_cost_line(described.cost),
         failures=described.failures,
+        decisions=decisions.entries_of_run(store, row.id),
         truncated=False,
     )
     return out if inp.full else _within_cap(out)
@@ -161,6 +162,9 @@ def _render_report(out: ReportOutput) -> str:
         if items:
             lines.append(f"{title}:")
             lines += [f"  - {_one_line(i)}" for i in items]
+    if out.decisions:
+        lines.append("decisions:")
+        lines += [f"  - {d.title}{' - ' + _one_line(d.body) if d.body else ''}" for d in out.decisions]
     if out.patches:
         lines.append("patches:")
         lines += [f"  {p.state:<10} {p.call_key}{' - ' + p.detail if p.detail else ''}" for p in out.patches]
@@ -526,14 +530,14 @@ def _render_gc(out: GcOutput) -> str:
 
 
 async def tools_list(inp: ToolsListInput, ctx: ToolContext) -> ToolsListOutput:
-    from services.workflows.host import HELPERS
+    from services.workflows.host import AVAILABLE_HELPERS
 
     calls = [
         HostCallLine(
             name=c.name,
             usage=c.usage,
             summary=c.summary,
-            available=c.name.removeprefix("pallium.") in HELPERS if c.name.startswith("pallium.") else True,
+            available=c.name.removeprefix("pallium.") in AVAILABLE_HELPERS if c.name.startswith("pallium.") else True,
         )
         for c in HOST_API
     ]

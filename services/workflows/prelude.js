@@ -155,7 +155,13 @@
       return value;
     }));
   });
-  const helper = (name) => (...helperArgs) => call("pallium", { helper: name, args: helperArgs });
+  const helper = (name) => (...helperArgs) => call("pallium", { helper: name, args: helperArgs, phase: currentPhase });
+  // decisions.search answers {query, decisions, ...}; the original answered a bare array. The script
+  // gets the array, carrying the object's fields too, so `found.length` and `found.decisions` both work.
+  const searchDecisions = async (...helperArgs) => {
+    const found = await helper("decisions.search")(...helperArgs);
+    return Object.assign(found.decisions.slice(), found);
+  };
   lock("pallium", Object.freeze({
     changedNow: helper("changedNow"),
     preflight: helper("preflight"),
@@ -163,6 +169,6 @@
     risk: helper("risk"),
     neighbors: helper("neighbors"),
     handoff: helper("handoff"),
-    decisions: Object.freeze({ record: helper("decisions.record"), search: helper("decisions.search") }),
+    decisions: Object.freeze({ record: helper("decisions.record"), search: searchDecisions }),
   }));
 })();
