@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["API_GLOBALS", "HOST_API", "PALLIUM_HELPERS", "HostCall"]
+__all__ = ["API_GLOBALS", "API_MEMBERS", "HOST_API", "PALLIUM_HELPERS", "PALLIUM_NAMESPACES", "HostCall"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,10 @@ HOST_API: tuple[HostCall, ...] = (
     ),
 )
 
-# Top-level names a script may use without declaring them, and the helpers under `pallium.`.
+# Top-level names a script may use without declaring them; the helpers under `pallium.` as written
+# after it (`changedNow`, `decisions.record`) and the namespaces among them (`decisions`); the members
+# of the other objects (`verify.untilGreen`, `budget.spent`).
 API_GLOBALS = frozenset({c.name.split(".")[0] for c in HOST_API})
-PALLIUM_HELPERS = frozenset({c.name.split(".")[1] for c in HOST_API if c.name.startswith("pallium.")})
+PALLIUM_HELPERS = frozenset({c.name.removeprefix("pallium.") for c in HOST_API if c.name.startswith("pallium.")})
+PALLIUM_NAMESPACES = frozenset({h.rsplit(".", 1)[0] for h in PALLIUM_HELPERS if "." in h})
+API_MEMBERS = {"verify": frozenset({"untilGreen"}), "budget": frozenset({"total", "spent", "remaining"})}

@@ -238,7 +238,7 @@ async def test_tools_list_comes_from_the_table_the_validator_uses(git_repo, caps
     calls = {c["name"]: c for c in json.loads(out)["calls"]}
     assert code == 0
     assert {name.split(".")[0] for name in calls} == API_GLOBALS
-    assert {name.split(".")[1] for name in calls if name.startswith("pallium.")} == PALLIUM_HELPERS
+    assert {name.removeprefix("pallium.") for name in calls if name.startswith("pallium.")} == PALLIUM_HELPERS
     assert calls["verify.untilGreen"]["available"] and calls["pallium.changedNow"]["available"]
     assert calls["pallium.preflight"]["available"]
     assert all(c["available"] for c in calls.values())  # every listed call has a host behind it
