@@ -174,6 +174,9 @@ def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None
             if field not in required:
                 options["nargs"] = "?"
             command.add_argument(field, metavar=field.upper(), **options)
+            if field not in required:  # an optional positional may also be given as its flag
+                flag_options = {k: v for k, v in options.items() if k != "nargs"}
+                command.add_argument("--" + field.replace("_", "-"), dest=field, **flag_options)
             continue
         flag = "--" + field.replace("_", "-")
         if kind == "boolean":

@@ -284,6 +284,7 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        positional=("script",),
         render=_render_validate,
         exit_code=lambda out: 0 if out.valid else 1,
     ),

@@ -123,3 +123,14 @@ def test_cli_validate_reads_saved_workflows_in_pallium_home(pallium_home: Path, 
     saved = write(pallium_home, "workflows/review.js", GOOD)
     monkeypatch.chdir(git_repo)
     assert main(["workflow", "validate", "--script", str(saved)]) == 0
+
+
+def test_cli_validate_takes_the_file_positionally_as_the_original_did(git_repo: Path, capsys, monkeypatch):
+    write(git_repo, "flows/good.js", GOOD)
+    write(git_repo, "flows/bad.js", "await pallium.review();\n")
+    monkeypatch.chdir(git_repo / "flows")
+    assert main(["workflow", "validate", "good.js"]) == 0
+    assert capsys.readouterr().out.startswith("valid: review")
+    assert main(["workflow", "validate", "bad.js", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["valid"] is False
+    assert main(["workflow", "validate", "--script", "good.js"]) == 0  # the flag still works
