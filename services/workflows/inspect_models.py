@@ -137,28 +137,35 @@ class ShowOutput(ToolOutput):
 
 class ReadInput(ToolInput):
     run_id: str = Field(description="the run: its id or a unique prefix of it")
-    call: str | None = Field(None, description="the call's journal key (or a unique prefix); give this or `label`")
+    call: str | None = Field(
+        None, description="the call's journal key (or a unique prefix); with neither this nor `label`: the run's result"
+    )
     label: str | None = Field(None, description="the agent's label as the script gave it; give this or `call`")
     full: bool = Field(False, description="the output uncut (default: cut at 8000 characters with a marker)")
 
 
 class ReadOutput(ToolOutput):
     run_id: str
-    call_key: str
+    call_key: str | None = Field(description="the call read; null when the run itself was read (no call or label)")
     label: str | None
-    op: str
-    status: str = Field(description="started | completed | failed | interrupted")
+    op: str | None
+    status: str = Field(description="the call's: started | completed | failed | interrupted; or the run's status")
     mode: str | None
     provider: str | None
     model: str | None
-    attempts: int = Field(description="how many times the call was started (resumes included)")
-    prompt: str
+    attempts: int = Field(description="how many times the call was started (resumes included); the run's attempts")
+    prompt: str | None = Field(description="the call's full prompt; null for the run")
     output: Any = Field(description="the parsed JSON answer, or the text; null when the call has no result")
-    output_truncated: bool
+    output_truncated: bool = Field(description="output (or result) was cut; rerun with full")
     error: dict[str, Any] | None = Field(description="error_class, message and reason when the call failed")
     cost_usd: float | None
     patch_state: str | None
     patch_files: list[str]
+    result: Any = Field(None, description="reading the run: what the script returned (null until it completes)")
+    run_error: str | None = Field(None, description="reading the run: why it failed, when it did")
+    failures: list[FailureEntry] = Field(
+        default_factory=list, description="reading the run: parallel/pipeline items that failed and became null"
+    )
 
 
 class GcInput(ToolInput):

@@ -181,9 +181,22 @@ async def test_read_says_which_labels_exist_and_refuses_an_ambiguous_or_missing_
     with pytest.raises(PalliumError) as twins:
         await _call(read_call, ReadInput(run_id="read-2", label="twin"), git_repo)
     assert twins.value.code == "invalid_input" and len(twins.value.details["matches"]) == 2
-    with pytest.raises(PalliumError) as neither:
-        await _call(read_call, ReadInput(run_id="read-2"), git_repo)
-    assert neither.value.details["field"] == "call"
+    with pytest.raises(PalliumError) as both:
+        await _call(read_call, ReadInput(run_id="read-2", label="twin", call="x"), git_repo)
+    assert both.value.details["field"] == "call"
+
+
+async def test_read_without_a_call_gives_the_runs_result_error_and_failures(git_repo, capsys, monkeypatch):
+    await _review(git_repo)
+    out = await _call(read_call, ReadInput(run_id="rev"), git_repo)
+    assert (out.call_key, out.status, out.run_error) == (None, "completed", None)
+    assert out.result["summary"] == "two files reviewed"
+    assert [(f.primitive, f.index) for f in out.failures] == [("parallel", 1)]
+    await _review(git_repo, "read-3", 'throw new Error("gave up");')
+    code, text, _ = await _cli(["workflow", "read", "read-3"], git_repo, capsys, monkeypatch)
+    lines = text.splitlines()
+    assert code == 0 and lines[0] == "run read-3: failed" and lines[2] == "no result recorded"
+    assert lines[1].startswith("error: ") and "gave up" in lines[1]
 
 
 async def test_read_over_mcp_and_from_the_cli(git_repo, capsys, monkeypatch):
