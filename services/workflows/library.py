@@ -14,7 +14,15 @@ __all__ = ["DEFAULT_TEMPLATE", "STYLES", "Found", "find", "list_templates", "sav
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 DEFAULT_TEMPLATE = "plan-and-verify"
-STYLES = {"review": "review", "test-fix": "test-fix", "research": "research", "plan": "plan-and-verify"}
+# Style names and the template each picks; `fix-until-green` is the original's alias of test-fix.
+# `auto` is no template: generate and start choose one (see resolve_style and start.choose_style).
+STYLES = {
+    "review": "review",
+    "test-fix": "test-fix",
+    "fix-until-green": "test-fix",
+    "research": "research",
+    "plan": "plan-and-verify",
+}
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 

@@ -207,9 +207,22 @@ _TAILOR_PROVIDER = "provider that tailors the template (claude, codex, fake...);
 _TAILOR_TIMEOUT = "seconds the tailoring provider may take before the template is used instead (default 120)"
 
 
+Style = Literal["auto", "review", "test-fix", "fix-until-green", "research", "plan"]
+_STYLE = (
+    "review, test-fix (alias fix-until-green), research or plan (plan-and-verify); auto picks test-fix "
+    "with a test command, else "
+)
+
+
 class GenerateInput(ToolInput):
     task: str = Field(description="what the workflow should do")
-    style: Literal["review", "test-fix", "research", "plan"] = Field("plan", description="which plan to start from")
+    style: Style = Field("plan", description="which plan to start from: " + _STYLE + "review (default plan)")
+    test_command: str | None = Field(
+        None, description="the repository's test command, passed to the script as args.test_command"
+    )
+    max_rounds: int | None = Field(
+        None, ge=1, le=20, description="fix rounds for test-fix, passed as args.max_rounds (default: the script's, 3)"
+    )
     output: str | None = Field(
         None, description="write the script to this path inside the repository (needs edit authority)"
     )
@@ -227,7 +240,7 @@ class Tailoring(ToolOutput):
 
 
 class GenerateOutput(ToolOutput):
-    style: str
+    style: str = Field(description="the style used, `auto` resolved and aliases kept as given")
     template: str
     source: str
     args: dict[str, Any] = Field(description="the args the script expects for this task")
@@ -277,8 +290,10 @@ class PreflightOutput(ToolOutput):
 class StartInput(ToolInput):
     task: str = Field(description="the task, in words")
     workflow: str | None = Field(None, description="a saved workflow or template to use instead of choosing one")
-    style: Literal["review", "test-fix", "research", "plan"] | None = Field(
-        None, description="the kind of plan; default: chosen from the task's words"
+    style: Style | None = Field(
+        None,
+        description="the kind of plan: review, test-fix (alias fix-until-green), research or plan; default "
+        "(or auto): chosen from the task's words and whether a test command is given",
     )
     test_command: str | None = Field(None, description="the repository's test command; checks may run it")
     scope: list[str] = Field(
