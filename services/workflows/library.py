@@ -1,5 +1,6 @@
 """Where workflow scripts come from: built-in templates, and workflows saved in the repository
-(`.pallium/workflows/`) or for the user (`$PALLIUM_HOME/workflows/`)."""
+(`.pallium/workflows/`, or `.claude/workflows/` as the original also searched) or for the user
+(`$PALLIUM_HOME/workflows/`)."""
 
 from __future__ import annotations
 
@@ -51,7 +52,13 @@ def check_name(name: str) -> str:
 
 
 def saved_dirs(repo: Path) -> list[tuple[str, Path]]:
-    return [("repo", paths.repo_state_dir(repo) / "workflows"), ("user", paths.pallium_home() / "workflows")]
+    """The folders searched for a saved workflow, first match wins. The user's `~/.claude/workflows`,
+    which the original searched last, is left out: Pallium keeps out of other tools' homes."""
+    return [
+        ("repo", paths.repo_state_dir(repo) / "workflows"),
+        ("repo", repo / ".claude" / "workflows"),
+        ("user", paths.pallium_home() / "workflows"),
+    ]
 
 
 def list_templates() -> list[str]:
@@ -90,7 +97,7 @@ def find(repo: Path, name: str) -> Found:
 
 
 def save(repo: Path, name: str, source: str, *, scope: str) -> Path:
-    folder = dict(saved_dirs(repo))[scope]
+    folder = paths.repo_state_dir(repo) / "workflows" if scope == "repo" else paths.pallium_home() / "workflows"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{check_name(name)}.js"
     target.write_text(source, encoding="utf-8")

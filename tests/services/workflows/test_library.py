@@ -135,3 +135,15 @@ def test_cli_accepts_the_original_style_names(git_repo: Path, capsys, monkeypatc
     assert json.loads(capsys.readouterr().out)["chosen"] == "template:test-fix"
     assert main([*start_cmd, "--style", "fix-until-green"]) == 0
     assert json.loads(capsys.readouterr().out)["chosen"] == "template:test-fix"
+
+
+async def test_workflow_finds_scripts_saved_under_dot_claude_as_the_original_did(git_repo: Path, fake):
+    write(git_repo, ".claude/workflows/triage.js", 'return "triaged " + args.task;')
+    write(git_repo, ".claude/workflows/review.js", 'return "shadowed";')
+    write(git_repo, ".pallium/workflows/review.js", 'return "pallium first";')
+    ctx = ToolContext(cwd=git_repo)
+    named = await run(RunInput(task="t", workflow="triage", id="claude-1"), ctx)
+    nested = await run(RunInput(task="t", source='return await workflow("review");', id="claude-2"), ctx)
+    ctx.close()
+    assert named.result == "triaged t"
+    assert nested.result == "pallium first"
