@@ -280,6 +280,9 @@ class PreflightOutput(ToolOutput):
         description="where the files came from: the scope, the changed files, search hits for the task, or nothing"
     )
     files: list[PreflightFile] = Field(description="files to inspect, riskiest first")
+    files_to_inspect: list[str] = Field(
+        default_factory=list, description="the same files' paths, in order (the original's field, which scripts read)"
+    )
     changed_files: list[str] = Field(description="the working tree's changed files (at most 50)")
     changed_count: int
     verification: PreflightVerification = Field(description="commands to run, unioned over the files")

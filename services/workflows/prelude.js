@@ -93,8 +93,11 @@
   };
 
   lock("args", Object.freeze(config.args));
-  lock("agent", (prompt, opts) =>
-    call("agent", { prompt: String(prompt), opts: options(opts, "agent"), phase: currentPhase }));
+  lock("agent", (prompt, opts) => {
+    // `phase` as an option (the original's scripts pass it) labels this one call.
+    const { phase: own, ...rest } = options(opts, "agent");
+    return call("agent", { prompt: String(prompt), opts: rest, phase: own === undefined ? currentPhase : String(own) });
+  });
   lock("check", (command, opts) =>
     call("check", { command: String(command), opts: options(opts, "check"), phase: currentPhase }));
   lock("gate", (name, prompt, opts) =>

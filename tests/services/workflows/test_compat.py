@@ -1,0 +1,66 @@
+"""Scripts and commands written for the original Pallium work unchanged on ours."""
+
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+
+from kernel.context import ToolContext
+from pallium_mcp.cli import main
+from services.workflows.models import RunInput
+from services.workflows.tools import run
+from tests.conftest import write
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def fake_provider(fake, monkeypatch):
+    monkeypatch.setenv("PALLIUM_WORKFLOW_PROVIDER", "fake")
+    return fake
+
+
+async def _cli(args: list[str], repo: Path, capsys, monkeypatch) -> tuple[int, str]:
+    """The CLI in-process, in a thread: it runs its own event loop."""
+    monkeypatch.chdir(repo)
+    code = await anyio.to_thread.run_sync(main, args)
+    return code, capsys.readouterr().out
+
+
+# In the original's style: preflight's files_to_inspect, `phase` given as an agent option, args?.task.
+ORIGINAL_STYLE_REVIEW = """export const meta = {name: "skeptic-review", phases: ["scope", "find", "verify"]};
+const task = args?.task ?? "Review this change";
+phase("scope");
+const preflight = await pallium.preflight(task);
+const files = (preflight.files_to_inspect ?? []).slice(0, 20);
+const results = await pipeline(
+  files,
+  (file) => agent(`Find issues in ${file}. Task: ${task}`, {label: "find-" + file, phase: "find", mode: "read-only"}),
+  (found, file) => agent(`Refute: ${JSON.stringify(found)}`, {label: "skeptic-" + file, phase: "verify"}),
+);
+return {files, results};
+"""
+
+
+async def test_an_original_style_script_with_phase_options_and_files_to_inspect_runs(git_repo, fake):
+    write(git_repo, "src/app.py", "def main():\n    return 3\n")
+    fake.scenario({"match": "^Find issues", "reply": {"findings": ["3?"]}}, {"match": "^Refute", "reply": "holds"})
+    ctx = ToolContext(ceiling="edit", cwd=git_repo)
+    out = await run(RunInput(task="t", source=ORIGINAL_STYLE_REVIEW, args='{"task": "review it"}', id="orig-1"), ctx)
+    ctx.close()
+    assert out.status == "completed", out.error
+    assert out.result == {"files": ["src/app.py"], "results": ["holds"]}
+    ctx = ToolContext(ceiling="observe", cwd=git_repo)
+    from services.workflows import runner
+
+    phases = [e.phase for e in runner.open_store(ctx).events("orig-1", kind="agent")]
+    ctx.close()
+    assert phases == ["find", "verify"]
+
+
+async def test_the_preflight_names_its_files_to_inspect_as_the_original_did(git_repo, capsys, monkeypatch):
+    write(git_repo, "src/app.py", "def main():\n    return 3\n")
+    code, out = await _cli(["workflow", "preflight", "make main return 3", "--json"], git_repo, capsys, monkeypatch)
+    answer = json.loads(out)
+    assert code == 0 and answer["files_to_inspect"] == [f["path"] for f in answer["files"]] == ["src/app.py"]
