@@ -119,6 +119,12 @@ async def preflight(inp: PreflightInput, ctx: ToolContext) -> PreflightOutput:
 
 
 async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
+    if not inp.task.strip():  # the original's `start --workflow NAME` needs no task
+        if inp.workflow is None:
+            raise PalliumError(
+                "invalid_input", "say what to do: give a task, or a workflow to run", details={"field": "task"}
+            )
+        inp = inp.model_copy(update={"task": f"Run saved workflow {inp.workflow}"})
     repo = ctx.repo_root(inp.repo)
     scoped = await _preflight(ctx, repo, inp.task, scopes=inp.scope, limit=START_FILES)
     changed_files = scoped.changed_files

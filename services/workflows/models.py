@@ -30,7 +30,11 @@ class ValidateOutput(ToolOutput):
 
 
 class RunInput(ToolInput):
-    task: str = Field(description="what the run is for, in words; recorded with the run")
+    task: str = Field(
+        "",
+        description="what the run is for, in words; recorded with the run. May be left out with a script or "
+        "workflow; `/NAME rest of task` names the saved workflow NAME, as in the original",
+    )
     script: str | None = Field(
         None,
         description="path of the workflow script (.js), inside the repository or $PALLIUM_HOME/workflows; or "
@@ -291,7 +295,7 @@ class PreflightOutput(ToolOutput):
 
 
 class StartInput(ToolInput):
-    task: str = Field(description="the task, in words")
+    task: str = Field("", description="the task, in words; may be left out when workflow is given")
     workflow: str | None = Field(None, description="a saved workflow or template to use instead of choosing one")
     style: Style | None = Field(
         None,

@@ -64,3 +64,32 @@ async def test_the_preflight_names_its_files_to_inspect_as_the_original_did(git_
     code, out = await _cli(["workflow", "preflight", "make main return 3", "--json"], git_repo, capsys, monkeypatch)
     answer = json.loads(out)
     assert code == 0 and answer["files_to_inspect"] == [f["path"] for f in answer["files"]] == ["src/app.py"]
+
+
+async def test_workflow_run_takes_a_slash_name_and_needs_no_task_with_a_workflow(git_repo, capsys, monkeypatch):
+    write(git_repo, ".pallium/workflows/echo.js", "return args.task;")
+    code, out = await _cli(["workflow", "run", "/echo fix the parser", "--json"], git_repo, capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["result"] == "fix the parser"
+    code, out = await _cli(["workflow", "run", "--workflow", "echo", "--json"], git_repo, capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["task"] == json.loads(out)["result"] == "Run saved workflow echo"
+    write(git_repo, "flows/one.js", "return 1;")
+    code, out = await _cli(["workflow", "run", "--script", "flows/one.js", "--json"], git_repo, capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["task"] == "Run workflow script flows/one.js"
+    path_like = ["workflow", "run", "/usr/bin is slow", "--source", "return 2;", "--json"]
+    code, out = await _cli(path_like, git_repo, capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["task"] == "/usr/bin is slow"  # it only looks like a name
+
+
+async def test_a_run_or_start_with_nothing_to_do_is_refused_naming_the_task(git_repo, capsys, monkeypatch):
+    monkeypatch.chdir(git_repo)
+    assert await anyio.to_thread.run_sync(main, ["workflow", "run", "--json"]) == 2
+    assert json.loads(capsys.readouterr().err)["error"]["details"]["field"] == "task"
+    assert await anyio.to_thread.run_sync(main, ["start", "--dry-run", "--json"]) == 2
+    assert json.loads(capsys.readouterr().err)["error"]["details"]["field"] == "task"
+
+
+async def test_start_with_only_a_workflow_runs_it(git_repo, capsys, monkeypatch):
+    write(git_repo, ".pallium/workflows/echo.js", "return args.task;")
+    code, out = await _cli(["start", "--workflow", "echo", "--json"], git_repo, capsys, monkeypatch)
+    answer = json.loads(out)
+    assert code == 0 and answer["chosen"] == "repo:echo" and answer["run"]["result"] == "Run saved workflow echo"
