@@ -3,7 +3,7 @@ show, read), clean up after runs (gc), and list the host API (tools list)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -198,12 +198,16 @@ class GcOutput(ToolOutput):
 
 class ToolsListInput(ToolInput):
     available_only: bool = Field(False, description="only what a script can call in this version (default false)")
+    kind: Literal["control", "agent", "verification", "pallium"] | None = Field(
+        None, description="only calls of this kind (the original's groups); default: all"
+    )
 
 
 class HostCallLine(ToolOutput):
     name: str
     usage: str
     summary: str
+    kind: str = Field(description="control, agent, verification or pallium")
     available: bool = Field(description="false when a call exists in the API but this version refuses it")
 
 

@@ -584,8 +584,10 @@ async def tools_list(inp: ToolsListInput, ctx: ToolContext) -> ToolsListOutput:
             usage=c.usage,
             summary=c.summary,
             available=c.name.removeprefix("pallium.") in AVAILABLE_HELPERS if c.name.startswith("pallium.") else True,
+            kind=c.kind,
         )
         for c in HOST_API
+        if inp.kind is None or c.kind == inp.kind
     ]
     return ToolsListOutput(calls=[c for c in calls if c.available or not inp.available_only])
 

@@ -257,3 +257,7 @@ async def test_tools_list_comes_from_the_table_the_validator_uses(git_repo, caps
     assert all(c["available"] for c in calls.values())  # every listed call has a host behind it
     code, out, _ = await _cli(["workflow", "tools", "list", "--available-only"], git_repo, capsys, monkeypatch)
     assert "pallium.decisions.record" in out and out.startswith("agent")
+    code, out, _ = await _cli(
+        ["workflow", "tools", "list", "--kind", "verification", "--json"], git_repo, capsys, monkeypatch
+    )
+    assert code == 0 and [c["name"] for c in json.loads(out)["calls"]] == ["check", "verify.untilGreen", "gate"]
