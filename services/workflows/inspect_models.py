@@ -111,7 +111,9 @@ class InspectOutput(ToolOutput):
 
 class ShowInput(ToolInput):
     run_id: str = Field(description="the run: its id or a unique prefix of it")
-    kind: str | None = Field(None, description="only events of this kind: agent, failure, log, check or workflow")
+    kind: str | None = Field(
+        None, description="only events of this kind: agent, failure, log, check, workflow or decision"
+    )
     limit: int = Field(50, ge=1, le=500, description="events per page, oldest first (default 50)")
     cursor: str | None = Field(None, description="`next_cursor` from the previous page")
 

@@ -115,3 +115,13 @@ async def test_decisions_of_unknown_runs_are_not_found(git_repo):
     with pytest.raises(PalliumError) as missing:
         await _call(list_decisions, DecisionsInput(run_id="nope"), git_repo, ceiling="observe")
     assert missing.value.code == "not_found"
+
+
+async def test_a_recorded_decision_is_an_event_of_the_run(git_repo):
+    from services.workflows.inspect_models import ShowInput
+    from services.workflows.inspect_tools import show_run
+
+    source = 'phase("plan"); await pallium.decisions.record("Split the module", "it grew past 600 lines");'
+    await _call(run, RunInput(task="t", source=source, id="dec-5"), git_repo)
+    shown = await _call(show_run, ShowInput(run_id="dec-5", kind="decision"), git_repo, ceiling="observe")
+    assert [(e.phase, e.text) for e in shown.events] == [("plan", "Split the module")]
