@@ -23,6 +23,8 @@ __all__ = ["TOOLS", "DecisionEntry", "entries_of_run", "record", "search"]
 SEARCH_LIMIT = 10  # the original's default for decisions.search
 MAX_LIMIT = 100
 REPORT_LIMIT = 20  # decisions a run's report carries
+REPORT_BODY = 600  # characters of a body in the report, unless full
+MAX_TITLE, MAX_BODY, MAX_TAGS = 500, 20_000, 20
 
 
 class DecisionEntry(ToolOutput):
@@ -61,6 +63,12 @@ def record(store: WorkflowStore, run_id: str, given: list[Any], *, now: str) -> 
             text = str(one).strip()
             if text and text not in tags:
                 tags.append(text)
+    if len(title) > MAX_TITLE or len(body) > MAX_BODY or len(tags) > MAX_TAGS:
+        raise PalliumError(
+            "invalid_input",
+            f"pallium.decisions.record(): at most {MAX_TITLE} characters of title, {MAX_BODY} of body and "
+            f"{MAX_TAGS} tags; record the gist and keep the rest in the run's result",
+        )
     decision_id = "dec-" + stable_hash({"run": run_id, "title": title, "body": body, "tags": tags})[:20]
     row = store.record_decision(decision_id, run_id=run_id, title=title, body=body, tags=tags, now=now)
     return {**_entry(row).model_dump(), "source": "workflow"}
@@ -99,9 +107,15 @@ async def search(store: WorkflowStore, ctx: ToolContext, repo: str, given: list[
     return out
 
 
-def entries_of_run(store: WorkflowStore, run_id: str) -> list[DecisionEntry]:
-    """The run's decisions in the order it recorded them (at most REPORT_LIMIT)."""
-    return [_entry(r) for r in reversed(store.decisions(run_id=run_id, limit=REPORT_LIMIT))]
+def entries_of_run(store: WorkflowStore, run_id: str, *, full: bool = False) -> list[DecisionEntry]:
+    """The run's decisions in the order it recorded them (at most REPORT_LIMIT), long bodies cut unless full."""
+    entries = [_entry(r) for r in reversed(store.decisions(run_id=run_id, limit=REPORT_LIMIT))]
+    if full:
+        return entries
+    return [
+        e if len(e.body) <= REPORT_BODY else e.model_copy(update={"body": e.body[:REPORT_BODY] + "… [cut; --full]"})
+        for e in entries
+    ]
 
 
 def _entry(row: DecisionRow) -> DecisionEntry:

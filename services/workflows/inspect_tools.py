@@ -90,7 +90,7 @@ async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
         agents_total=len(agents),
         cost=_cost_line(described.cost),
         failures=described.failures,
-        decisions=decisions.entries_of_run(store, row.id),
+        decisions=decisions.entries_of_run(store, row.id, full=inp.full),
         truncated=False,
     )
     return out if inp.full else _within_cap(out)

@@ -125,3 +125,16 @@ async def test_a_recorded_decision_is_an_event_of_the_run(git_repo):
     await _call(run, RunInput(task="t", source=source, id="dec-5"), git_repo)
     shown = await _call(show_run, ShowInput(run_id="dec-5", kind="decision"), git_repo, ceiling="observe")
     assert [(e.phase, e.text) for e in shown.events] == [("plan", "Split the module")]
+
+
+async def test_a_long_body_is_cut_in_the_report_and_an_oversized_one_refused(git_repo):
+    source = 'await pallium.decisions.record("Long", "x".repeat(5000)); return 1;'
+    await _call(run, RunInput(task="t", source=source, id="dec-6"), git_repo)
+    short = await _call(report_run, ReportInput(run_id="dec-6"), git_repo, ceiling="observe")
+    full = await _call(report_run, ReportInput(run_id="dec-6", full=True), git_repo, ceiling="observe")
+    assert len(short.decisions[0].body) < 700 and "--full" in short.decisions[0].body
+    assert full.decisions[0].body == "x" * 5000
+    huge = await _call(
+        run, RunInput(task="t", source='await pallium.decisions.record("t", "x".repeat(30000));'), git_repo
+    )
+    assert huge.status == "failed" and "at most" in huge.error
