@@ -62,6 +62,17 @@ HOST_API: tuple[HostCall, ...] = (
     HostCall("pallium.risk", "await pallium.risk(path)", "how risky changing a file is", "pallium"),
     HostCall("pallium.neighbors", "await pallium.neighbors(path)", "files that change together with a file", "pallium"),
     HostCall("pallium.handoff", "await pallium.handoff(base)", "a summary of the work since base", "pallium"),
+    HostCall("pallium.review", "await pallium.review(base)", "the original's review: answered by handoff", "pallium"),
+    HostCall("pallium.safe", "await pallium.safe(path)", "the original's safe: answered by risk", "pallium"),
+    HostCall("pallium.plan", "await pallium.plan(path)", "the original's plan: answered by explain", "pallium"),
+    HostCall(
+        "pallium.task.start",
+        "await pallium.task.start(goal, ...scopes)",
+        "declares the run's task (kept with the run)",
+        "pallium",
+    ),
+    HostCall("pallium.task.show", "await pallium.task.show()", "the run's declared task, or null", "pallium"),
+    HostCall("pallium.task.clear", "await pallium.task.clear()", "forgets the run's declared task", "pallium"),
     HostCall(
         "pallium.decisions.record",
         "await pallium.decisions.record(title, body, ...tags)",

@@ -41,9 +41,13 @@ HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "risk": ("pallium_risk", ("path",)),
     "neighbors": ("pallium_neighbors", ("path",)),
     "handoff": ("pallium_handoff", ("base",)),
+    # the original's names, answered by the nearest tool (in that tool's shape)
+    "review": ("pallium_handoff", ("base",)),
+    "safe": ("pallium_risk", ("path",)),
+    "plan": ("pallium_explain", ("path",)),
 }
 # Helpers answered by this service itself (decisions.search also asks pallium_decisions).
-LOCAL_HELPERS = frozenset({"decisions.record", "decisions.search"})
+LOCAL_HELPERS = frozenset({"decisions.record", "decisions.search", "task.start", "task.show", "task.clear"})
 AVAILABLE_HELPERS = frozenset(HELPERS) | LOCAL_HELPERS
 _AGENT_OPTIONS = {"label", "mode", "isolation", "provider", "model", "repo", "schema", "timeout_seconds", "network"}
 
@@ -270,8 +274,13 @@ class WorkflowHost:
     async def _pallium(self, payload: dict[str, Any]) -> Any:
         helper, given = str(payload.get("helper")), list(payload.get("args") or [])
         if helper in LOCAL_HELPERS:
-            from services.workflows import decisions
+            from services.workflows import decisions, run_task
 
+            if helper in run_task.HELPERS:
+                value, event = run_task.answer(self.store, self.run.run_id, helper, given)
+                if event is not None:
+                    self._event("task", payload.get("phase"), event)
+                return value
             if helper == "decisions.search":
                 return await decisions.search(self.store, self.ctx, str(self.run.repo), given)
             recorded = decisions.record(self.store, self.run.run_id, given, now=self._now())

@@ -172,6 +172,10 @@
     risk: helper("risk"),
     neighbors: helper("neighbors"),
     handoff: helper("handoff"),
+    review: helper("review"),
+    safe: helper("safe"),
+    plan: helper("plan"),
+    task: Object.freeze({ start: helper("task.start"), show: helper("task.show"), clear: helper("task.clear") }),
     decisions: Object.freeze({ record: helper("decisions.record"), search: searchDecisions }),
   }));
 })();

@@ -206,7 +206,7 @@ def lint(body: str) -> tuple[list[str], list[str]]:
 
 
 # Helpers of the original Pallium that this version does not have: a script calling them would fail.
-_ORIGINAL_ONLY_HELPERS = frozenset({"review", "verify", "safe", "plan", "task"})
+_ORIGINAL_ONLY_HELPERS = frozenset({"verify"})
 
 
 def _pallium_errors(code: str) -> list[str]:

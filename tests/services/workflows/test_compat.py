@@ -10,7 +10,7 @@ from kernel.context import ToolContext
 from pallium_mcp.cli import main
 from services.workflows.models import RunInput
 from services.workflows.tools import run
-from tests.conftest import write
+from tests.conftest import git, write
 
 pytestmark = pytest.mark.anyio
 
@@ -93,3 +93,38 @@ async def test_start_with_only_a_workflow_runs_it(git_repo, capsys, monkeypatch)
     code, out = await _cli(["start", "--workflow", "echo", "--json"], git_repo, capsys, monkeypatch)
     answer = json.loads(out)
     assert code == 0 and answer["chosen"] == "repo:echo" and answer["run"]["result"] == "Run saved workflow echo"
+
+
+# In the shape of the original's generated test-fix and review scripts.
+ORIGINAL_GENERATED = """export const meta = {name: "pallium-fix-until-green", phases: ["scope", "finalize"]};
+const task = "make main return 2";
+phase("scope");
+const started = await pallium.task.start(task, "src");
+const shown = await pallium.task.show();
+phase("finalize");
+const drift = await pallium.review();
+const handoff = await pallium.handoff("HEAD~1");
+const safe = await pallium.safe("src/app.py");
+const plan = await pallium.plan("src/app.py");
+await pallium.task.clear();
+return {started: started.goal, scopes: shown.scope_paths, after: await pallium.task.show(),
+        drift: drift.files.some((f) => f.path === "src/app.py"), handoff: handoff.base, safe: safe.path,
+        plan: plan.path};
+"""
+
+
+async def test_an_original_generated_script_using_task_review_safe_and_plan_runs(git_repo):
+    write(git_repo, "src/app.py", "def main():\n    return 2\n")
+    ctx = ToolContext(ceiling="observe", cwd=git_repo)
+    out = await run(RunInput(task="t", source=ORIGINAL_GENERATED, id="orig-gen"), ctx)
+    ctx.close()
+    assert out.status == "completed", out.error
+    assert out.result == {
+        "started": "make main return 2",
+        "scopes": ["src"],
+        "after": None,
+        "drift": True,
+        "handoff": git(git_repo, "rev-parse", "HEAD~1").strip(),
+        "safe": "src/app.py",
+        "plan": "src/app.py",
+    }
