@@ -222,8 +222,10 @@ class WorkflowHost:
                 raise PalliumError("conflict", f"gate {name!r} was rejected earlier in this run: {known.reason}")
             return {"approved": True, "reason": known.reason, "gate": name, "cached": True}
         prompt = str(payload["prompt"])
-        if opts.get("criteria"):
-            prompt += "\n\nApprove only if all of these hold:\n" + "\n".join(f"- {c}" for c in opts["criteria"])
+        criteria = opts.get("criteria")
+        if criteria:  # a list, or one string as the original's own recipes pass it
+            items = [criteria] if isinstance(criteria, str) else list(criteria)
+            prompt += "\n\nApprove only if all of these hold:\n" + "\n".join(f"- {c}" for c in items)
         verifier = {k: v for k, v in opts.items() if k in ("label", "provider", "model", "mode")}
         verifier.setdefault("label", f"gate:{name}")
         verifier["schema"] = GATE_SCHEMA

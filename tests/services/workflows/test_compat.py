@@ -128,3 +128,13 @@ async def test_an_original_generated_script_using_task_review_safe_and_plan_runs
         "safe": "src/app.py",
         "plan": "src/app.py",
     }
+
+
+async def test_gate_criteria_given_as_one_string_reach_the_verifier_whole(git_repo, fake):
+    fake.scenario({"match": "", "reply": {"approved": True, "reason": "ok", "evidence": []}})
+    source = 'return await gate("patch-safety", "Verify the patches", {criteria: "tests pass, no secrets"});'
+    ctx = ToolContext(ceiling="edit", cwd=git_repo)
+    out = await run(RunInput(task="t", source=source, id="crit"), ctx)
+    ctx.close()
+    assert out.result["approved"] is True
+    assert "Approve only if all of these hold:\n- tests pass, no secrets\n\n" in fake.calls()[0]["prompt"]
