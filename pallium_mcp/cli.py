@@ -19,6 +19,8 @@ from kernel.errors import PalliumError
 
 __all__ = ["main"]
 
+# Free-text fields that, as a command's last positional, take the rest of the words (joined by spaces).
+_WORDS = frozenset({"task", "query", "question"})
 BUILTIN_COMMANDS = {"mcp serve": "Serve the tools over MCP (stdio, or streamable HTTP with --http)."}
 DESCRIPTION = (
     "Pallium: a local-first control plane for coding agents.\n"
@@ -88,6 +90,9 @@ def _run(entry: dict[str, Any], args: argparse.Namespace) -> int:
 
     ceiling = authority.parse(args._authority)
     arguments = {k: v for k, v in vars(args).items() if not k.startswith("_")}
+    for field in _WORDS & arguments.keys():
+        if isinstance(arguments[field], list):
+            arguments[field] = " ".join(arguments[field])
     tool = dispatch.find(entry["name"])
     ctx = ToolContext(ceiling=ceiling, cwd=Path.cwd(), progress=for_stderr())
     try:
@@ -173,6 +178,8 @@ def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None
         if field in entry["positional"]:
             if field not in required:
                 options["nargs"] = "?"
+            if field in _WORDS and field == entry["positional"][-1]:  # `pallium start fix the bug`, unquoted
+                options["nargs"] = "+" if field in required else "*"
             command.add_argument(field, metavar=field.upper(), **options)
             if field not in required:  # an optional positional may also be given as its flag
                 flag_options = {k: v for k, v in options.items() if k != "nargs"}

@@ -138,3 +138,11 @@ async def test_gate_criteria_given_as_one_string_reach_the_verifier_whole(git_re
     ctx.close()
     assert out.result["approved"] is True
     assert "Approve only if all of these hold:\n- tests pass, no secrets\n\n" in fake.calls()[0]["prompt"]
+
+
+async def test_a_task_of_several_unquoted_words_is_one_task(git_repo, capsys, monkeypatch):
+    argv = ["workflow", "run", "count", "the", "files", "--source", "return 1;", "--json"]
+    code, out = await _cli(argv, git_repo, capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["task"] == "count the files"
+    code, out = await _cli(["workflow", "preflight", "make", "main", "faster", "--json"], git_repo, capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["task"] == "make main faster"
