@@ -194,6 +194,9 @@ def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None
             options["action"] = "append"
         options["required"] = field in required
         command.add_argument(flag, dest=field, **options)
+    properties = schema.get("properties", {})
+    if "repo" in properties and "cwd" not in properties:  # the original's name for the repository to work in
+        command.add_argument("--cwd", dest="repo", default=argparse.SUPPRESS, help="the same as --repo")
     command.add_argument("--json", dest="_json", action="store_true", help="print the full answer as JSON")
     command.add_argument(
         "--authority",

@@ -146,3 +146,11 @@ async def test_a_task_of_several_unquoted_words_is_one_task(git_repo, capsys, mo
     assert code == 0 and json.loads(out)["task"] == "count the files"
     code, out = await _cli(["workflow", "preflight", "make", "main", "faster", "--json"], git_repo, capsys, monkeypatch)
     assert code == 0 and json.loads(out)["task"] == "make main faster"
+
+
+async def test_cwd_names_the_repository_as_the_original_flag_did(git_repo, tmp_path, capsys, monkeypatch):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    argv = ["workflow", "run", "t", "--cwd", str(git_repo), "--source", "return 1;", "--json"]
+    code, out = await _cli(argv, elsewhere, capsys, monkeypatch)
+    assert code == 0 and json.loads(out)["repo"] == str(git_repo.resolve())
