@@ -78,15 +78,16 @@ def template_source(name: str) -> str:
 
 
 def find(repo: Path, name: str) -> Found:
-    """A saved workflow of the repository, then the user's, then a built-in template."""
+    """A saved workflow of the repository, then the user's, then a built-in template (by name or style)."""
     check_name(name)
     for origin, folder in saved_dirs(repo):
         candidate = folder / f"{name}.js"
         if candidate.is_file():
             return Found(name, origin, candidate)
-    template = TEMPLATE_DIR / f"{name}.js"
+    actual = STYLES.get(name, name)  # a style name or alias (fix-until-green) names its template
+    template = TEMPLATE_DIR / f"{actual}.js"
     if template.is_file():
-        return Found(name, "template", template)
+        return Found(actual, "template", template)
     known = sorted({p.stem for _, d in saved_dirs(repo) if d.is_dir() for p in d.glob("*.js")} | set(list_templates()))
     raise PalliumError(
         "not_found",

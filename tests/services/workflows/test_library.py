@@ -147,3 +147,11 @@ async def test_workflow_finds_scripts_saved_under_dot_claude_as_the_original_did
     ctx.close()
     assert named.result == "triaged t"
     assert nested.result == "pallium first"
+
+
+def test_template_show_and_run_take_the_original_alias_of_a_template(git_repo: Path, capsys, monkeypatch):
+    monkeypatch.chdir(git_repo)
+    assert main(["workflow", "template", "show", "fix-until-green", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["name"], shown["origin"]) == ("test-fix", "template")
+    assert shown["source"] == template_source("test-fix")
