@@ -154,3 +154,45 @@ async def test_cwd_names_the_repository_as_the_original_flag_did(git_repo, tmp_p
     argv = ["workflow", "run", "t", "--cwd", str(git_repo), "--source", "return 1;", "--json"]
     code, out = await _cli(argv, elsewhere, capsys, monkeypatch)
     assert code == 0 and json.loads(out)["repo"] == str(git_repo.resolve())
+
+
+# The original's fix-until-green recipe, in outline: scope, untilGreen with a label, a gate whose
+# criteria are one string, then return.
+ORIGINAL_FIX_UNTIL_GREEN = """export const meta = {name: "fix-until-green", phases: ["scope", "verify", "gate"]};
+const task = args?.task ?? "Fix the reported defect";
+const testCommand = args?.test_command;
+phase("scope");
+const preflight = await pallium.preflight(task);
+log("scoped files:", (preflight.files_to_inspect ?? []).length);
+phase("verify");
+const green = await verify.untilGreen(testCommand, { maxRounds: 3, label: "tests" });
+if (!green.ok) throw new Error("verification did not converge: " + JSON.stringify(green));
+phase("gate");
+await gate("patch-safety", "Verify the produced patches before they apply", {
+  criteria: "tests pass, no secrets introduced, change scope matches the task",
+});
+return { green: green.ok, rounds: green.rounds.length };
+"""
+
+
+async def test_the_original_fix_until_green_recipe_fixes_a_really_failing_test(git_repo, fake):
+    import sys
+
+    write(git_repo, "calc.py", "def add(a, b):\n    return a - b\n")
+    write(git_repo, "test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "calc with a bug")
+    fake.scenario(
+        {"match": "fails", "write": {"calc.py": "def add(a, b):\n    return a + b\n"}, "reply": "fixed"},
+        {"match": "^Verify the produced patches", "reply": {"approved": True, "reason": "green", "evidence": []}},
+    )
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider test_calc.py"
+    args = json.dumps({"task": "fix the adder", "test_command": command})
+    ctx = ToolContext(ceiling="edit", cwd=git_repo)
+    out = await run(
+        RunInput(task="fix", source=ORIGINAL_FIX_UNTIL_GREEN, args=args, allow_command=[command], id="orig-fix"), ctx
+    )
+    ctx.close()
+    assert out.status == "completed", out.error
+    assert out.result == {"green": True, "rounds": 2}
+    assert [p.state for p in out.patches] == ["staged"]
