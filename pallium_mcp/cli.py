@@ -20,6 +20,8 @@ from kernel.errors import EX_USAGE, PalliumError
 
 __all__ = ["main"]
 
+# Free-text fields that, as a command's last positional, take the rest of the words (joined by spaces).
+_WORDS = frozenset({"task", "query", "question"})
 BUILTIN_COMMANDS = {"mcp serve": "Serve the tools over MCP (stdio, or streamable HTTP with --http)."}
 DESCRIPTION = (
     "Pallium: a local-first control plane for coding agents.\n"
@@ -89,6 +91,9 @@ def _run(entry: dict[str, Any], args: argparse.Namespace) -> int:
 
     ceiling = authority.parse(args._authority)
     arguments = {k: v for k, v in vars(args).items() if not k.startswith("_")}
+    for field in _WORDS & arguments.keys():
+        if isinstance(arguments[field], list):
+            arguments[field] = " ".join(arguments[field])
     tool = dispatch.find(entry["name"])
     ctx = ToolContext(ceiling=ceiling, cwd=Path.cwd(), progress=for_stderr())
     try:
@@ -234,7 +239,12 @@ def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None
         if field in entry["positional"]:
             if field not in required:
                 options["nargs"] = "?"
+            if field in _WORDS and field == entry["positional"][-1]:  # `pallium start fix the bug`, unquoted
+                options["nargs"] = "+" if field in required else "*"
             command.add_argument(field, metavar=field.upper(), **options)
+            if field not in required:  # an optional positional may also be given as its flag
+                flag_options = {k: v for k, v in options.items() if k != "nargs"}
+                command.add_argument("--" + field.replace("_", "-"), dest=field, **flag_options)
             continue
         flag = "--" + field.replace("_", "-")
         if kind == "boolean":
@@ -245,6 +255,9 @@ def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None
             options["action"] = "append"
         options["required"] = field in required
         command.add_argument(flag, dest=field, **options)
+    properties = schema.get("properties", {})
+    if "repo" in properties and "cwd" not in properties:  # the original's name for the repository to work in
+        command.add_argument("--cwd", dest="repo", default=argparse.SUPPRESS, help="the same as --repo")
     command.add_argument("--json", dest="_json", action="store_true", help="print the full answer as JSON")
     command.add_argument(
         "--authority",

@@ -22,7 +22,7 @@ from kernel.testfailures import TestFailure, signature_of
 from services.workflows.checks import DEFAULT_CHECK_TIMEOUT, CommandPolicy, run_check
 from services.workflows.store import WorkflowStore
 
-__all__ = ["GATE_SCHEMA", "WorkflowHost"]
+__all__ = ["AVAILABLE_HELPERS", "GATE_SCHEMA", "WorkflowHost"]
 
 GATE_SCHEMA = {
     "type": "object",
@@ -42,9 +42,15 @@ HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "risk": ("pallium_risk", ("path",)),
     "neighbors": ("pallium_neighbors", ("path",)),
     "handoff": ("pallium_handoff", ("base",)),
-    "decisions.search": ("pallium_decisions", ("query", "limit")),
+    # the original's names, answered by the nearest tool (in that tool's shape)
+    "review": ("pallium_handoff", ("base",)),
+    "safe": ("pallium_risk", ("path",)),
+    "plan": ("pallium_explain", ("path",)),
 }
 EXCERPT_CHARS = 500  # of each agent's answer kept in its event; the report shows less unless full
+# Helpers answered by this service itself (decisions.search also asks pallium_decisions).
+LOCAL_HELPERS = frozenset({"decisions.record", "decisions.search", "task.start", "task.show", "task.clear"})
+AVAILABLE_HELPERS = frozenset(HELPERS) | LOCAL_HELPERS
 _AGENT_OPTIONS = {"label", "mode", "isolation", "provider", "model", "repo", "schema", "timeout_seconds", "network"}
 
 
@@ -224,8 +230,10 @@ class WorkflowHost:
             verdict = {"approved": known.approved, "reason": known.reason, "evidence": known.evidence}
             return {**verdict, "gate": name, "verdict": verdict, "cached": True}
         prompt = str(payload["prompt"])
-        if opts.get("criteria"):
-            prompt += "\n\nApprove only if all of these hold:\n" + "\n".join(f"- {c}" for c in opts["criteria"])
+        criteria = opts.get("criteria")
+        if criteria:  # a list, or one string as the original's own recipes pass it
+            items = [criteria] if isinstance(criteria, str) else list(criteria)
+            prompt += "\n\nApprove only if all of these hold:\n" + "\n".join(f"- {c}" for c in items)
         verifier = {k: v for k, v in opts.items() if k in ("label", "provider", "model", "mode")}
         verifier.setdefault("label", f"gate:{name}")
         verifier["schema"] = GATE_SCHEMA
@@ -283,6 +291,19 @@ class WorkflowHost:
 
     async def _pallium(self, payload: dict[str, Any]) -> Any:
         helper, given = str(payload.get("helper")), list(payload.get("args") or [])
+        if helper in LOCAL_HELPERS:
+            from services.workflows import decisions, run_task
+
+            if helper in run_task.HELPERS:
+                value, event = run_task.answer(self.store, self.run.run_id, helper, given)
+                if event is not None:
+                    self._event("task", payload.get("phase"), event)
+                return value
+            if helper == "decisions.search":
+                return await decisions.search(self.store, self.ctx, str(self.run.repo), given)
+            recorded = decisions.record(self.store, self.run.run_id, given, now=self._now())
+            self._event("decision", payload.get("phase"), {"message": recorded["title"], "id": recorded["id"]})
+            return recorded
         if helper not in HELPERS:
             raise PalliumError("unavailable", f"pallium.{helper}() is not available in this version")
         tool, names = HELPERS[helper]

@@ -3,11 +3,12 @@ show, read), clean up after runs (gc), and list the host API (tools list)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from kernel.models import ToolInput, ToolOutput
+from services.workflows.decisions import DecisionEntry
 from services.workflows.models import FailureEntry, PatchEntry
 
 
@@ -55,6 +56,10 @@ class ReportOutput(ToolOutput):
     agents_total: int
     cost: CostLine
     failures: list[FailureEntry]
+    decisions: list[DecisionEntry] = Field(
+        default_factory=list,
+        description="what the script recorded with pallium.decisions.record, in order (20 at most)",
+    )
     truncated: bool = Field(description="lists or items were cut to keep the answer within 12 KB; rerun with full")
 
 
@@ -112,7 +117,9 @@ class InspectOutput(ToolOutput):
 
 class ShowInput(ToolInput):
     run_id: str = Field(description="the run: its id or a unique prefix of it")
-    kind: str | None = Field(None, description="only events of this kind: agent, failure, log, check or workflow")
+    kind: str | None = Field(
+        None, description="only events of this kind: agent, failure, log, check, workflow or decision"
+    )
     limit: int = Field(50, ge=1, le=500, description="events per page, oldest first (default 50)")
     cursor: str | None = Field(None, description="`next_cursor` from the previous page")
 
@@ -138,28 +145,35 @@ class ShowOutput(ToolOutput):
 
 class ReadInput(ToolInput):
     run_id: str = Field(description="the run: its id or a unique prefix of it")
-    call: str | None = Field(None, description="the call's journal key (or a unique prefix); give this or `label`")
+    call: str | None = Field(
+        None, description="the call's journal key (or a unique prefix); with neither this nor `label`: the run's result"
+    )
     label: str | None = Field(None, description="the agent's label as the script gave it; give this or `call`")
     full: bool = Field(False, description="the output uncut (default: cut at 8000 characters with a marker)")
 
 
 class ReadOutput(ToolOutput):
     run_id: str
-    call_key: str
+    call_key: str | None = Field(description="the call read; null when the run itself was read (no call or label)")
     label: str | None
-    op: str
-    status: str = Field(description="started | completed | failed | interrupted")
+    op: str | None
+    status: str = Field(description="the call's: started | completed | failed | interrupted; or the run's status")
     mode: str | None
     provider: str | None
     model: str | None
-    attempts: int = Field(description="how many times the call was started (resumes included)")
-    prompt: str
+    attempts: int = Field(description="how many times the call was started (resumes included); the run's attempts")
+    prompt: str | None = Field(description="the call's full prompt; null for the run")
     output: Any = Field(description="the parsed JSON answer, or the text; null when the call has no result")
-    output_truncated: bool
+    output_truncated: bool = Field(description="output (or result) was cut; rerun with full")
     error: dict[str, Any] | None = Field(description="error_class, message and reason when the call failed")
     cost_usd: float | None
     patch_state: str | None
     patch_files: list[str]
+    result: Any = Field(None, description="reading the run: what the script returned (null until it completes)")
+    run_error: str | None = Field(None, description="reading the run: why it failed, when it did")
+    failures: list[FailureEntry] = Field(
+        default_factory=list, description="reading the run: parallel/pipeline items that failed and became null"
+    )
 
 
 class GcInput(ToolInput):
@@ -197,12 +211,16 @@ class GcOutput(ToolOutput):
 
 class ToolsListInput(ToolInput):
     available_only: bool = Field(False, description="only what a script can call in this version (default false)")
+    kind: Literal["control", "agent", "verification", "pallium"] | None = Field(
+        None, description="only calls of this kind (the original's groups); default: all"
+    )
 
 
 class HostCallLine(ToolOutput):
     name: str
     usage: str
     summary: str
+    kind: str = Field(description="control, agent, verification or pallium")
     available: bool = Field(description="false when a call exists in the API but this version refuses it")
 
 

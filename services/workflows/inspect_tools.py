@@ -15,7 +15,7 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.runstore import CallRow, RunStore
 from kernel.tool import Annotations, Tool
-from services.workflows import report, runner
+from services.workflows import decisions, report, runner
 from services.workflows.api import HOST_API
 from services.workflows.inspect_models import (
     AgentLine,
@@ -95,6 +95,7 @@ async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
         agents_total=len(agents),
         cost=_cost_line(described.cost),
         failures=described.failures,
+        decisions=decisions.entries_of_run(store, row.id, full=inp.full),
         truncated=False,
     )
     return out if inp.full else _within_cap(out)
@@ -172,6 +173,9 @@ def _render_report(out: ReportOutput) -> str:
         if items:
             lines.append(f"{title}:")
             lines += [f"  - {_one_line(i)}" for i in items]
+    if out.decisions:
+        lines.append("decisions:")
+        lines += [f"  - {d.title}{' - ' + _one_line(d.body) if d.body else ''}" for d in out.decisions]
     if out.patches:
         lines.append("patches:")
         lines += [f"  {p.state:<10} {p.call_key}{' - ' + p.detail if p.detail else ''}" for p in out.patches]
@@ -378,24 +382,21 @@ def _render_show(out: ShowOutput) -> str:
 
 
 async def read_call(inp: ReadInput, ctx: ToolContext) -> ReadOutput:
-    if (inp.call is None) == (inp.label is None):
+    if inp.call is not None and inp.label is not None:
         raise PalliumError(
-            "invalid_input", "give exactly one of `call` (a journal key) or `label`", details={"field": "call"}
+            "invalid_input", "give one of `call` (a journal key) or `label`, not both", details={"field": "call"}
         )
     store = runner.open_store(ctx)
     row = runner.resolve_run(store, inp.run_id)
+    if inp.call is None and inp.label is None:
+        return _read_run(store, row, full=inp.full)
     call = _find_call(RunStore(store.db).calls(row.id), inp)
     record = call.result or {}
     result = record.get("result") or {}
     output = result.get("output")
     if output is None and result:
         output = result.get("text")
-    truncated = False
-    if not inp.full and output is not None:
-        text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False, indent=1)
-        if len(text) > OUTPUT_CAP:
-            output = text[:OUTPUT_CAP] + f"\n… [cut {len(text) - OUTPUT_CAP} chars; --full for all]"
-            truncated = True
+    output, truncated = _capped(output, full=inp.full)
     request = call.request
     return ReadOutput(
         run_id=row.id,
@@ -415,6 +416,41 @@ async def read_call(inp: ReadInput, ctx: ToolContext) -> ReadOutput:
         patch_state=record.get("patch_state"),
         patch_files=list(record.get("patch_files") or []),
     )
+
+
+def _read_run(store: Any, row: Any, *, full: bool) -> ReadOutput:
+    """`workflow read <run-id>` alone, as in the original: the run's result, error and failures."""
+    result, truncated = _capped(row.result, full=full)
+    return ReadOutput(
+        run_id=row.id,
+        call_key=None,
+        label=None,
+        op=None,
+        status=row.status,
+        mode=None,
+        provider=None,
+        model=None,
+        attempts=row.attempts,
+        prompt=None,
+        output=None,
+        output_truncated=truncated,
+        error=None,
+        cost_usd=None,
+        patch_state=None,
+        patch_files=[],
+        result=result,
+        run_error=row.error,
+        failures=report.describe(store, row).failures,
+    )
+
+
+def _capped(value: Any, *, full: bool) -> tuple[Any, bool]:
+    if full or value is None:
+        return value, False
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+    if len(text) <= OUTPUT_CAP:
+        return value, False
+    return text[:OUTPUT_CAP] + f"\n… [cut {len(text) - OUTPUT_CAP} chars; --full for all]", True
 
 
 def _find_call(calls: list[CallRow], inp: ReadInput) -> CallRow:
@@ -443,6 +479,20 @@ def _find_call(calls: list[CallRow], inp: ReadInput) -> CallRow:
 
 
 def _render_read(out: ReadOutput) -> str:
+    if out.call_key is None:
+        lines = [f"run {out.run_id}: {out.status}"]
+        if out.run_error:
+            lines.append(f"error: {out.run_error}")
+        if out.result is None:
+            lines.append("no result recorded")
+        elif isinstance(out.result, str):
+            lines.append(out.result)
+        else:
+            lines.append(json.dumps(out.result, ensure_ascii=False, indent=1))
+        if out.failures:
+            lines.append("failures:")
+            lines += [f"  {f.primitive}[{f.index}] phase={f.phase or '-'}: {f.error}" for f in out.failures]
+        return "\n".join(lines)
     cost = "unknown" if out.cost_usd is None else f"${out.cost_usd:.4f}"
     lines = [
         f"call {out.call_key} ({out.label or 'no label'}): {out.status}, {out.mode or out.op}, "
@@ -542,16 +592,18 @@ def _render_gc(out: GcOutput) -> str:
 
 
 async def tools_list(inp: ToolsListInput, ctx: ToolContext) -> ToolsListOutput:
-    from services.workflows.host import HELPERS
+    from services.workflows.host import AVAILABLE_HELPERS
 
     calls = [
         HostCallLine(
             name=c.name,
             usage=c.usage,
             summary=c.summary,
-            available=c.name.removeprefix("pallium.") in HELPERS if c.name.startswith("pallium.") else True,
+            available=c.name.removeprefix("pallium.") in AVAILABLE_HELPERS if c.name.startswith("pallium.") else True,
+            kind=c.kind,
         )
         for c in HOST_API
+        if inp.kind is None or c.kind == inp.kind
     ]
     return ToolsListOutput(calls=[c for c in calls if c.available or not inp.available_only])
 
@@ -616,11 +668,11 @@ TOOLS = (
         handler=read_call,
         input=ReadInput,
         output=ReadOutput,
-        summary="One agent call of a workflow run: its full prompt and its output, from the journal.",
+        summary="One agent call of a workflow run (full prompt and output), or the run's result and failures.",
         description=(
-            "Use to see exactly what an agent was asked and answered (find labels with pallium_workflow_show). "
-            "Not for the run's outcome (pallium_workflow_report). Reads the journal only; the output is cut at "
-            "8000 characters unless full."
+            "Use to see exactly what an agent was asked and answered (find labels with pallium_workflow_show); "
+            "with neither call nor label, the run's own result, error and failures. Not for the run's full "
+            "outcome (pallium_workflow_report). Reads the journal only; output is cut at 8000 characters unless full."
         ),
         authority="observe",
         toolset="workflows",

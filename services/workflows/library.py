@@ -1,5 +1,6 @@
 """Where workflow scripts come from: built-in templates, and workflows saved in the repository
-(`.pallium/workflows/`) or for the user (`$PALLIUM_HOME/workflows/`)."""
+(`.pallium/workflows/`, or `.claude/workflows/` as the original also searched) or for the user
+(`$PALLIUM_HOME/workflows/`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,15 @@ __all__ = ["DEFAULT_TEMPLATE", "STYLES", "Found", "find", "list_templates", "sav
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 DEFAULT_TEMPLATE = "plan-and-verify"
-STYLES = {"review": "review", "test-fix": "test-fix", "research": "research", "plan": "plan-and-verify"}
+# Style names and the template each picks; `fix-until-green` is the original's alias of test-fix.
+# `auto` is no template: generate and start choose one (see resolve_style and start.choose_style).
+STYLES = {
+    "review": "review",
+    "test-fix": "test-fix",
+    "fix-until-green": "test-fix",
+    "research": "research",
+    "plan": "plan-and-verify",
+}
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
@@ -43,7 +52,13 @@ def check_name(name: str) -> str:
 
 
 def saved_dirs(repo: Path) -> list[tuple[str, Path]]:
-    return [("repo", paths.repo_state_dir(repo) / "workflows"), ("user", paths.pallium_home() / "workflows")]
+    """The folders searched for a saved workflow, first match wins. The user's `~/.claude/workflows`,
+    which the original searched last, is left out: Pallium keeps out of other tools' homes."""
+    return [
+        ("repo", paths.repo_state_dir(repo) / "workflows"),
+        ("repo", repo / ".claude" / "workflows"),
+        ("user", paths.pallium_home() / "workflows"),
+    ]
 
 
 def list_templates() -> list[str]:
@@ -63,15 +78,16 @@ def template_source(name: str) -> str:
 
 
 def find(repo: Path, name: str) -> Found:
-    """A saved workflow of the repository, then the user's, then a built-in template."""
+    """A saved workflow of the repository, then the user's, then a built-in template (by name or style)."""
     check_name(name)
     for origin, folder in saved_dirs(repo):
         candidate = folder / f"{name}.js"
         if candidate.is_file():
             return Found(name, origin, candidate)
-    template = TEMPLATE_DIR / f"{name}.js"
+    actual = STYLES.get(name, name)  # a style name or alias (fix-until-green) names its template
+    template = TEMPLATE_DIR / f"{actual}.js"
     if template.is_file():
-        return Found(name, "template", template)
+        return Found(actual, "template", template)
     known = sorted({p.stem for _, d in saved_dirs(repo) if d.is_dir() for p in d.glob("*.js")} | set(list_templates()))
     raise PalliumError(
         "not_found",
@@ -82,7 +98,7 @@ def find(repo: Path, name: str) -> Found:
 
 
 def save(repo: Path, name: str, source: str, *, scope: str) -> Path:
-    folder = dict(saved_dirs(repo))[scope]
+    folder = paths.repo_state_dir(repo) / "workflows" if scope == "repo" else paths.pallium_home() / "workflows"
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{check_name(name)}.js"
     target.write_text(source, encoding="utf-8")

@@ -65,7 +65,10 @@ async def save(inp: SaveInput, ctx: ToolContext) -> SaveOutput:
 
 
 async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
-    template = library.STYLES[inp.style]
+    style = inp.style
+    if style == "auto":  # the original's rule: test-fix when there is a test command to fix against
+        style = "test-fix" if inp.test_command else "review"
+    template = library.STYLES[style]
     source = library.template_source(template)
     target = None
     if inp.output is not None:
@@ -80,7 +83,7 @@ async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
         source, tailoring = await tailor(
             source,
             task=inp.task,
-            style=inp.style,
+            style=style,
             cwd=_workdir(ctx),
             provider=inp.provider,
             model=inp.model,
@@ -89,11 +92,16 @@ async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
     if target is not None:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(source, encoding="utf-8")
+    args: dict[str, object] = {"task": inp.task}
+    if inp.test_command:
+        args["test_command"] = inp.test_command
+    if inp.max_rounds is not None:
+        args["max_rounds"] = inp.max_rounds
     return GenerateOutput(
-        style=inp.style,
+        style=style,
         template=template,
         source=source,
-        args={"task": inp.task},
+        args=args,
         path=str(target) if target else None,
         tailoring=tailoring,
     )
@@ -111,6 +119,12 @@ async def preflight(inp: PreflightInput, ctx: ToolContext) -> PreflightOutput:
 
 
 async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
+    if not inp.task.strip():  # the original's `start --workflow NAME` needs no task
+        if inp.workflow is None:
+            raise PalliumError(
+                "invalid_input", "say what to do: give a task, or a workflow to run", details={"field": "task"}
+            )
+        inp = inp.model_copy(update={"task": f"Run saved workflow {inp.workflow}"})
     repo = ctx.repo_root(inp.repo)
     scoped = await _preflight(ctx, repo, inp.task, scopes=inp.scope, limit=START_FILES)
     changed_files = scoped.changed_files
@@ -120,7 +134,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
     else:
         name, reason = (
             (library.STYLES[inp.style], "named with --style")
-            if inp.style
+            if inp.style and inp.style != "auto"
             else choose_style(inp.task, test_command=inp.test_command)
         )
         found = library.find(repo, name)
@@ -133,7 +147,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         source, tailoring = await tailor(
             source,
             task=inp.task,
-            style=inp.style or found.name,
+            style=found.name if inp.style in (None, "auto") else inp.style,
             cwd=repo,
             provider=inp.provider,
             model=None,

@@ -30,7 +30,11 @@ class ValidateOutput(ToolOutput):
 
 
 class RunInput(ToolInput):
-    task: str = Field(description="what the run is for, in words; recorded with the run")
+    task: str = Field(
+        "",
+        description="what the run is for, in words; recorded with the run. May be left out with a script or "
+        "workflow; `/NAME rest of task` names the saved workflow NAME, as in the original",
+    )
     script: str | None = Field(
         None,
         description="path of the workflow script (.js), inside the repository or $PALLIUM_HOME/workflows; or "
@@ -207,9 +211,22 @@ _TAILOR_PROVIDER = "provider that tailors the template (claude, codex, fake...);
 _TAILOR_TIMEOUT = "seconds the tailoring provider may take before the template is used instead (default 120)"
 
 
+Style = Literal["auto", "review", "test-fix", "fix-until-green", "research", "plan"]
+_STYLE = (
+    "review, test-fix (alias fix-until-green), research or plan (plan-and-verify); auto picks test-fix "
+    "with a test command, else "
+)
+
+
 class GenerateInput(ToolInput):
     task: str = Field(description="what the workflow should do")
-    style: Literal["review", "test-fix", "research", "plan"] = Field("plan", description="which plan to start from")
+    style: Style = Field("plan", description="which plan to start from: " + _STYLE + "review (default plan)")
+    test_command: str | None = Field(
+        None, description="the repository's test command, passed to the script as args.test_command"
+    )
+    max_rounds: int | None = Field(
+        None, ge=1, le=20, description="fix rounds for test-fix, passed as args.max_rounds (default: the script's, 3)"
+    )
     output: str | None = Field(
         None, description="write the script to this path inside the repository (needs edit authority)"
     )
@@ -227,7 +244,7 @@ class Tailoring(ToolOutput):
 
 
 class GenerateOutput(ToolOutput):
-    style: str
+    style: str = Field(description="the style used, `auto` resolved and aliases kept as given")
     template: str
     source: str
     args: dict[str, Any] = Field(description="the args the script expects for this task")
@@ -267,6 +284,9 @@ class PreflightOutput(ToolOutput):
         description="where the files came from: the scope, the changed files, search hits for the task, or nothing"
     )
     files: list[PreflightFile] = Field(description="files to inspect, riskiest first")
+    files_to_inspect: list[str] = Field(
+        default_factory=list, description="the same files' paths, in order (the original's field, which scripts read)"
+    )
     changed_files: list[str] = Field(description="the working tree's changed files (at most 50)")
     changed_count: int
     verification: PreflightVerification = Field(description="commands to run, unioned over the files")
@@ -275,10 +295,12 @@ class PreflightOutput(ToolOutput):
 
 
 class StartInput(ToolInput):
-    task: str = Field(description="the task, in words")
+    task: str = Field("", description="the task, in words; may be left out when workflow is given")
     workflow: str | None = Field(None, description="a saved workflow or template to use instead of choosing one")
-    style: Literal["review", "test-fix", "research", "plan"] | None = Field(
-        None, description="the kind of plan; default: chosen from the task's words"
+    style: Style | None = Field(
+        None,
+        description="the kind of plan: review, test-fix (alias fix-until-green), research or plan; default "
+        "(or auto): chosen from the task's words and whether a test command is given",
     )
     test_command: str | None = Field(None, description="the repository's test command; checks may run it")
     scope: list[str] = Field(

@@ -150,8 +150,10 @@ async def _search(ctx: ToolContext, repo: Path, task: str, limit: int, notes: li
 
 def _compact(out: PreflightOutput) -> PreflightOutput:
     """Drop the least risky files (saying so) until the answer fits in MAX_BYTES."""
+    out.files_to_inspect = [f.path for f in out.files]
     while len(out.model_dump_json()) > MAX_BYTES and len(out.files) > 1:
         out.files.pop()
+        out.files_to_inspect.pop()
         out.truncated = True
     if len(out.model_dump_json()) > MAX_BYTES:
         out.changed_files = out.changed_files[:10]

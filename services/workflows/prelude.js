@@ -93,8 +93,11 @@
   };
 
   lock("args", Object.freeze(config.args));
-  lock("agent", (prompt, opts) =>
-    call("agent", { prompt: String(prompt), opts: options(opts, "agent"), phase: currentPhase }));
+  lock("agent", (prompt, opts) => {
+    // `phase` as an option (the original's scripts pass it) labels this one call.
+    const { phase: own, ...rest } = options(opts, "agent");
+    return call("agent", { prompt: String(prompt), opts: rest, phase: own === undefined ? currentPhase : String(own) });
+  });
   lock("check", (command, opts) =>
     call("check", { command: String(command), opts: options(opts, "check"), phase: currentPhase }));
   lock("gate", (name, prompt, opts) =>
@@ -155,7 +158,13 @@
       return value;
     }));
   });
-  const helper = (name) => (...helperArgs) => call("pallium", { helper: name, args: helperArgs });
+  const helper = (name) => (...helperArgs) => call("pallium", { helper: name, args: helperArgs, phase: currentPhase });
+  // decisions.search answers {query, decisions, ...}; the original answered a bare array. The script
+  // gets the array, carrying the object's fields too, so `found.length` and `found.decisions` both work.
+  const searchDecisions = async (...helperArgs) => {
+    const found = await helper("decisions.search")(...helperArgs);
+    return Object.assign(found.decisions.slice(), found);
+  };
   lock("pallium", Object.freeze({
     changedNow: helper("changedNow"),
     preflight: helper("preflight"),
@@ -163,6 +172,10 @@
     risk: helper("risk"),
     neighbors: helper("neighbors"),
     handoff: helper("handoff"),
-    decisions: Object.freeze({ record: helper("decisions.record"), search: helper("decisions.search") }),
+    review: helper("review"),
+    safe: helper("safe"),
+    plan: helper("plan"),
+    task: Object.freeze({ start: helper("task.start"), show: helper("task.show"), clear: helper("task.clear") }),
+    decisions: Object.freeze({ record: helper("decisions.record"), search: searchDecisions }),
   }));
 })();

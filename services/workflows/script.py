@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from services.workflows.api import API_GLOBALS, PALLIUM_HELPERS
+from services.workflows.api import API_GLOBALS, API_MEMBERS, PALLIUM_HELPERS, PALLIUM_NAMESPACES
 
 __all__ = ["ParsedScript", "lint", "parse_script", "wrap_body"]
 
@@ -161,40 +161,84 @@ def wrap_body(body: str) -> str:
 
 
 def lint(body: str) -> tuple[list[str], list[str]]:
-    """Static errors (guard violations, unavailable APIs) and warnings (unknown helpers and functions)."""
+    """Static errors (guard violations, unavailable APIs, unknown `pallium.*` helpers) and warnings
+    (unknown primitives, functions and objects the script calls but never defines)."""
     code = _strip_strings_and_comments(body)
     errors: list[str] = []
     for pattern, why in _FORBIDDEN:
         for m in pattern.finditer(code):
-            errors.append(f"line {code.count(chr(10), 0, m.start()) + 1}: {why}")
+            errors.append(f"line {_line(code, m.start())}: {why}")
+    errors += _pallium_errors(code)
     warnings: list[str] = []
-    for m in re.finditer(r"(?<![.\w$])pallium\.(\w+)", code):
-        if m.group(1) not in PALLIUM_HELPERS:
-            warnings.append(f"line {code.count(chr(10), 0, m.start()) + 1}: unknown helper pallium.{m.group(1)}")
-    for m in re.finditer(r"(?<![.\w$])verify\.(\w+)", code):
-        if m.group(1) != "untilGreen":
-            warnings.append(f"line {code.count(chr(10), 0, m.start()) + 1}: unknown primitive verify.{m.group(1)}")
-    if re.search(r"(?<![.\w$])team\.", code):
+    for m in re.finditer(rf"(?<![.\w$])(verify|budget)\s*\.\s*({_NAME})", code):
+        if m.group(2) not in API_MEMBERS[m.group(1)]:
+            known = ", ".join(sorted(API_MEMBERS[m.group(1)]))
+            warnings.append(f"line {_line(code, m.start())}: unknown primitive {m.group(1)}.{m.group(2)} ({known})")
+    if re.search(r"(?<![.\w$])team\s*\.", code):
         warnings.append("team.* primitives are not available yet; those calls will fail")
     declared = _declared_names(code)
+    known = declared | API_GLOBALS | _JS_GLOBALS | _KEYWORDS
     seen: set[str] = set()
-    for m in re.finditer(r"(?<![.\w$])([A-Za-z_$][\w$]*)\s*\(", code):
+    for m in re.finditer(rf"(?<![.\w$])({_NAME})\s*\(", code):
         name = m.group(1)
-        if name in seen or name in declared or name in API_GLOBALS or name in _JS_GLOBALS or name in _KEYWORDS:
+        if name in seen or name in known:
             continue
         seen.add(name)
         warnings.append(
-            f"line {code.count(chr(10), 0, m.start()) + 1}: {name}() is neither a Pallium primitive nor defined "
-            "in the script"
+            f"line {_line(code, m.start())}: {name}() is neither a Pallium primitive nor defined in the script"
+        )
+    for m in re.finditer(rf"(?<![.\w$])({_NAME})\s*\??\.\s*({_NAME})\s*\(", code):
+        name, member = m.groups()
+        if name in seen or name in known or name == "team":
+            continue
+        seen.add(name)
+        if name == "coordinator":
+            warnings.append(
+                f"line {_line(code, m.start())}: coordinator.{member}() is not available in this version; "
+                "those calls will fail"
+            )
+            continue
+        warnings.append(
+            f"line {_line(code, m.start())}: {name}.{member}() calls {name}, which is neither a Pallium primitive "
+            "nor defined in the script"
         )
     return errors, warnings
+
+
+# Helpers of the original Pallium that this version does not have: a script calling them would fail.
+_ORIGINAL_ONLY_HELPERS = frozenset({"verify"})
+
+
+def _pallium_errors(code: str) -> list[str]:
+    errors = []
+    for m in re.finditer(rf"(?<![.\w$])pallium\s*\.\s*({_NAME}(?:\s*\.\s*{_NAME})*)", code):
+        path = re.sub(r"\s+", "", m.group(1))
+        parts = path.split(".")
+        # a known helper, maybe followed by a property (`pallium.changedNow.name`), or a namespace alone
+        prefixes = {".".join(parts[:n]) for n in range(1, len(parts) + 1)}
+        if prefixes & PALLIUM_HELPERS or path in PALLIUM_NAMESPACES:
+            continue
+        line = _line(code, m.start())
+        if parts[0] in PALLIUM_NAMESPACES:
+            members = ", ".join(sorted(h for h in PALLIUM_HELPERS if h.startswith(parts[0] + ".")))
+            errors.append(f"line {line}: unknown helper pallium.{path} (pallium.{parts[0]} has {members})")
+        elif parts[0] in _ORIGINAL_ONLY_HELPERS:
+            errors.append(f"line {line}: pallium.{path} is a helper of the original Pallium that this version lacks")
+        else:
+            errors.append(f"line {line}: unknown helper pallium.{path} (known: {', '.join(sorted(PALLIUM_HELPERS))})")
+    return errors
+
+
+def _line(code: str, offset: int) -> int:
+    return code.count("\n", 0, offset) + 1
 
 
 _NAME = r"[A-Za-z_$][\w$]*"
 _BINDING_LISTS = (
     r"\(([^()]*)\)\s*=>",  # (a, b) => ...
     r"\bfunction\*?\s*[\w$]*\s*\(([^()]*)\)",  # function f(a, b)
-    r"\b(?:const|let|var)\s*[{\[]([^=]*)[}\]]\s*=",  # const {a, b} = ...
+    r"\b(?:const|let|var)\s*[{\[]([^=;]*?)[}\]]\s*(?:=|of\b|in\b)",  # const {a, b} = ..., for (const [k, f] of ...)
+    r"\bcatch\s*\(([^()]*)\)",  # catch (e)
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,19 @@ from kernel.errors import PalliumError
 from services.workflows import library
 from services.workflows.validate import validate_source
 
-__all__ = ["Chosen", "choose", "parse_args", "read_script", "require_valid", "script_path", "with_task"]
+__all__ = [
+    "Chosen",
+    "choose",
+    "default_task",
+    "parse_args",
+    "read_script",
+    "require_valid",
+    "script_path",
+    "with_task",
+]
 
 MAX_SCRIPT_BYTES = 1_000_000
+_SAVED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 @dataclass(frozen=True)
@@ -103,3 +114,27 @@ def parse_args(text: str | None) -> object:
         raise PalliumError(
             "invalid_input", f"args is not JSON: {exc.msg} at character {exc.pos}", details={"field": "args"}
         ) from None
+
+
+def default_task(inp: Any) -> Any:
+    """The original's forms of `workflow run`: `/NAME rest` as the task names the saved workflow NAME,
+    and the task may be left out when a script or workflow says what to run."""
+    task, workflow = inp.task.strip(), inp.workflow
+    first, _, rest = task.partition(" ")
+    if first.startswith("/") and _SAVED_NAME.fullmatch(first[1:]) and not (inp.script or inp.source or workflow):
+        task, workflow = rest.strip(), first[1:]
+    if not task:
+        if workflow:
+            task = f"Run saved workflow {workflow}"
+        elif getattr(inp, "script", None):
+            task = f"Run workflow script {inp.script}"
+        elif getattr(inp, "source", None):
+            task = "Run an inline workflow script"
+        else:
+            raise PalliumError(
+                "invalid_input",
+                "say what to do: give a task, or a script or workflow to run",
+                hint='pallium workflow run "<task>" [--script F | --workflow NAME]',
+                details={"field": "task"},
+            )
+    return inp.model_copy(update={"task": task, "workflow": workflow})

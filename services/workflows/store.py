@@ -1,4 +1,5 @@
-"""The workflows service's tables: runs as the user asked for them, their events and gate verdicts.
+"""The workflows service's tables: runs as the user asked for them, their events, gate verdicts and
+the decisions their scripts recorded.
 
 The kernel keeps what every run needs (lease, journal, patches, budget) in its own tables; this
 store keeps what only a workflow has: the task, the script and its hash, args, the result.
@@ -12,7 +13,7 @@ from typing import Any
 
 from kernel.store import Database, Schema
 
-__all__ = ["SCHEMA", "EventRow", "GateRow", "RunRow", "WorkflowStore"]
+__all__ = ["SCHEMA", "DecisionRow", "EventRow", "GateRow", "RunRow", "WorkflowStore"]
 
 SCHEMA = Schema(
     "workflows",
@@ -62,6 +63,19 @@ SCHEMA = Schema(
         ALTER TABLE workflows_gate ADD COLUMN prompt TEXT;
         ALTER TABLE workflows_gate ADD COLUMN decided_by TEXT NOT NULL DEFAULT 'verifier';
         """,
+        # Decisions a script records with pallium.decisions.record. The id is a hash of (run, title,
+        # body, tags), so the same call replayed by a resume finds its row instead of adding one.
+        """
+        CREATE TABLE workflows_decision (
+            id TEXT PRIMARY KEY,
+            run_id TEXT NOT NULL REFERENCES workflows_run(id) ON DELETE CASCADE,
+            title TEXT NOT NULL,
+            body TEXT NOT NULL,
+            tags_json TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX workflows_decision_by_run ON workflows_decision(run_id, created_at);
+        """,
     ),
 )
 
@@ -108,6 +122,16 @@ class GateRow:
     state: str = "decided"  # decided | pending
     prompt: str | None = None
     decided_by: str = "verifier"  # verifier | person
+
+
+@dataclass(frozen=True)
+class DecisionRow:
+    id: str
+    run_id: str
+    title: str
+    body: str
+    tags: list[str]
+    created_at: str
 
 
 class WorkflowStore:
@@ -232,8 +256,50 @@ class WorkflowStore:
             (run_id, name, int(approved), reason, json.dumps(evidence), now, state, prompt, decided_by),
         )
 
+    def record_decision(
+        self, decision_id: str, *, run_id: str, title: str, body: str, tags: list[str], now: str
+    ) -> DecisionRow:
+        """Insert a decision unless its id (the hash of its content) is there already; return the stored row."""
+        self.db.execute(
+            "INSERT INTO workflows_decision (id, run_id, title, body, tags_json, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
+            (decision_id, run_id, title, body, json.dumps(tags, ensure_ascii=False), now),
+        )
+        row = self.db.execute(
+            f"SELECT {_DECISION_COLUMNS} FROM workflows_decision WHERE id = ?", (decision_id,)
+        ).fetchone()
+        return _decision_row(row)
+
+    def decisions(
+        self, *, query: str = "", run_id: str | None = None, repo: str | None = None, limit: int
+    ) -> list[DecisionRow]:
+        """Newest first; `query` is a case-insensitive substring of the title, body or tags."""
+        sql = (
+            f"SELECT {', '.join('d.' + c.strip() for c in _DECISION_COLUMNS.split(','))} "
+            "FROM workflows_decision d JOIN workflows_run r ON r.id = d.run_id WHERE 1 = 1"
+        )
+        params: list[Any] = []
+        if query.strip():
+            like = "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            sql += " AND (d.title LIKE ? ESCAPE '\\' OR d.body LIKE ? ESCAPE '\\' OR d.tags_json LIKE ? ESCAPE '\\')"
+            params += [like, like, like]
+        if run_id is not None:
+            sql += " AND d.run_id = ?"
+            params.append(run_id)
+        if repo is not None:
+            sql += " AND r.repo = ?"
+            params.append(repo)
+        rows = self.db.execute(sql + " ORDER BY d.created_at DESC, d.rowid DESC LIMIT ?", [*params, limit])
+        return [_decision_row(r) for r in rows]
+
 
 _GATE_COLUMNS = "name, approved, reason, evidence_json, state, prompt, decided_by"
+_DECISION_COLUMNS = "id, run_id, title, body, tags_json, created_at"
+
+
+def _decision_row(row: tuple[Any, ...]) -> DecisionRow:
+    decision_id, run_id, title, body, tags_json, created_at = row
+    return DecisionRow(decision_id, run_id, title, body, json.loads(tags_json), created_at)
 
 
 def _gate_row(row: tuple[Any, ...]) -> GateRow:

@@ -51,6 +51,7 @@ async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
 
 
 async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
+    inp = sources.default_task(inp)
     repo = ctx.repo_root(inp.repo)
     chosen = sources.choose(ctx, repo, script=inp.script, source=inp.source, workflow=inp.workflow)
     args = sources.parse_args(inp.args)
@@ -292,6 +293,7 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        positional=("script",),
         render=_render_validate,
         exit_code=lambda out: 0 if out.valid else 1,
     ),

@@ -181,9 +181,22 @@ async def test_read_says_which_labels_exist_and_refuses_an_ambiguous_or_missing_
     with pytest.raises(PalliumError) as twins:
         await _call(read_call, ReadInput(run_id="read-2", label="twin"), git_repo)
     assert twins.value.code == "invalid_input" and len(twins.value.details["matches"]) == 2
-    with pytest.raises(PalliumError) as neither:
-        await _call(read_call, ReadInput(run_id="read-2"), git_repo)
-    assert neither.value.details["field"] == "call"
+    with pytest.raises(PalliumError) as both:
+        await _call(read_call, ReadInput(run_id="read-2", label="twin", call="x"), git_repo)
+    assert both.value.details["field"] == "call"
+
+
+async def test_read_without_a_call_gives_the_runs_result_error_and_failures(git_repo, capsys, monkeypatch):
+    await _review(git_repo)
+    out = await _call(read_call, ReadInput(run_id="rev"), git_repo)
+    assert (out.call_key, out.status, out.run_error) == (None, "completed", None)
+    assert out.result["summary"] == "two files reviewed"
+    assert [(f.primitive, f.index) for f in out.failures] == [("parallel", 1)]
+    await _review(git_repo, "read-3", 'throw new Error("gave up");')
+    code, text, _ = await _cli(["workflow", "read", "read-3"], git_repo, capsys, monkeypatch)
+    lines = text.splitlines()
+    assert code == 0 and lines[0] == "run read-3: failed" and lines[2] == "no result recorded"
+    assert lines[1].startswith("error: ") and "gave up" in lines[1]
 
 
 async def test_read_over_mcp_and_from_the_cli(git_repo, capsys, monkeypatch):
@@ -238,9 +251,13 @@ async def test_tools_list_comes_from_the_table_the_validator_uses(git_repo, caps
     calls = {c["name"]: c for c in json.loads(out)["calls"]}
     assert code == 0
     assert {name.split(".")[0] for name in calls} == API_GLOBALS
-    assert {name.split(".")[1] for name in calls if name.startswith("pallium.")} == PALLIUM_HELPERS
+    assert {name.removeprefix("pallium.") for name in calls if name.startswith("pallium.")} == PALLIUM_HELPERS
     assert calls["verify.untilGreen"]["available"] and calls["pallium.changedNow"]["available"]
     assert calls["pallium.preflight"]["available"]
-    assert calls["pallium.decisions.record"]["available"] is False  # the host has no helper for it yet
+    assert all(c["available"] for c in calls.values())  # every listed call has a host behind it
     code, out, _ = await _cli(["workflow", "tools", "list", "--available-only"], git_repo, capsys, monkeypatch)
-    assert "pallium.decisions.record" not in out and out.startswith("agent")
+    assert "pallium.decisions.record" in out and out.startswith("agent")
+    code, out, _ = await _cli(
+        ["workflow", "tools", "list", "--kind", "verification", "--json"], git_repo, capsys, monkeypatch
+    )
+    assert code == 0 and [c["name"] for c in json.loads(out)["calls"]] == ["check", "verify.untilGreen", "gate"]

@@ -115,3 +115,43 @@ def test_cli_start_dry_run_and_generate_need_edit_to_write(git_repo: Path, capsy
     assert json.loads(capsys.readouterr().out)["chosen"] == "template:research"
     assert main(["workflow", "generate", "x", "--output", "a.js", "--authority", "observe"]) == 1
     assert "needs authority 'edit'" in capsys.readouterr().err
+
+
+def test_cli_accepts_the_original_style_names(git_repo: Path, capsys, monkeypatch):
+    monkeypatch.chdir(git_repo)
+    generate_cmd = ["workflow", "generate", "fix the parser", "--json"]
+    assert main([*generate_cmd, "--style", "fix-until-green", "--test-command", "pytest", "--max-rounds", "5"]) == 0
+    aliased = json.loads(capsys.readouterr().out)
+    assert (aliased["template"], aliased["args"]) == (
+        "test-fix",
+        {"task": "fix the parser", "test_command": "pytest", "max_rounds": 5},
+    )
+    assert main([*generate_cmd, "--style", "auto", "--test-command", "pytest"]) == 0
+    assert json.loads(capsys.readouterr().out)["template"] == "test-fix"
+    assert main([*generate_cmd, "--style", "auto"]) == 0
+    assert json.loads(capsys.readouterr().out)["template"] == "review"
+    start_cmd = ["start", "fix the failing test", "--dry-run", "--json", "--test-command", "pytest"]
+    assert main([*start_cmd, "--style", "auto"]) == 0
+    assert json.loads(capsys.readouterr().out)["chosen"] == "template:test-fix"
+    assert main([*start_cmd, "--style", "fix-until-green"]) == 0
+    assert json.loads(capsys.readouterr().out)["chosen"] == "template:test-fix"
+
+
+async def test_workflow_finds_scripts_saved_under_dot_claude_as_the_original_did(git_repo: Path, fake):
+    write(git_repo, ".claude/workflows/triage.js", 'return "triaged " + args.task;')
+    write(git_repo, ".claude/workflows/review.js", 'return "shadowed";')
+    write(git_repo, ".pallium/workflows/review.js", 'return "pallium first";')
+    ctx = ToolContext(cwd=git_repo)
+    named = await run(RunInput(task="t", workflow="triage", id="claude-1"), ctx)
+    nested = await run(RunInput(task="t", source='return await workflow("review");', id="claude-2"), ctx)
+    ctx.close()
+    assert named.result == "triaged t"
+    assert nested.result == "pallium first"
+
+
+def test_template_show_and_run_take_the_original_alias_of_a_template(git_repo: Path, capsys, monkeypatch):
+    monkeypatch.chdir(git_repo)
+    assert main(["workflow", "template", "show", "fix-until-green", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["name"], shown["origin"]) == ("test-fix", "template")
+    assert shown["source"] == template_source("test-fix")

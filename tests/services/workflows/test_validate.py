@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from pallium_mcp.cli import main
+from services.workflows.script import lint
 from services.workflows.validate import validate_source
 from tests.conftest import write
 
@@ -45,13 +46,46 @@ async def test_strings_and_comments_do_not_trigger_the_guards():
     assert result.errors == []
 
 
-async def test_unknown_primitives_and_helpers_are_warned_about():
+async def test_unknown_primitives_are_warned_about_and_unknown_helpers_are_errors():
     result = await validate_source('export const meta = {name: "x"};\nawait agnet("x");\nawait pallium.explian("a");')
-    assert result.valid is True
-    assert result.warnings == [
-        "line 3: unknown helper pallium.explian",
-        "line 2: agnet() is neither a Pallium primitive nor defined in the script",
+    assert result.valid is False
+    assert result.errors[0].startswith("line 3: unknown helper pallium.explian (known: changedNow, decisions.record")
+    assert result.warnings == ["line 2: agnet() is neither a Pallium primitive nor defined in the script"]
+
+
+async def test_an_unknown_member_of_a_pallium_namespace_is_an_error():
+    source = 'await pallium.decisions.record("t", "b");\nawait pallium.decisions.serch("t");\nreturn pallium.decisions;'
+    result = await validate_source(source)
+    assert result.errors == [
+        "line 2: unknown helper pallium.decisions.serch (pallium.decisions has decisions.record, decisions.search)"
     ]
+
+
+async def test_helpers_only_the_original_pallium_had_are_errors_that_say_so():
+    result = await validate_source('await pallium.review();\nawait pallium.verify("fast");')
+    assert result.errors == ["line 2: pallium.verify is a helper of the original Pallium that this version lacks"]
+
+
+def test_calls_on_objects_the_script_never_defines_are_warned_about():
+    source = 'const plan = await coordinator.replan("goal");\nhelpers.tidy(plan);\nbudget.left();\nreturn plan;'
+    errors, warnings = lint(source)
+    assert errors == []
+    assert warnings == [
+        "line 3: unknown primitive budget.left (remaining, spent, total)",
+        "line 1: coordinator.replan() is not available in this version; those calls will fail",
+        "line 2: helpers.tidy() calls helpers, which is neither a Pallium primitive nor defined in the script",
+    ]
+
+
+def test_names_bound_by_destructuring_loops_and_catch_are_defined():
+    source = """const checks = {lint: () => agent("lint"), test: () => agent("test")};
+for (const [name, run] of Object.entries(checks)) { await run(); log(name); }
+for (const {label, go} of [{label: "x", go: () => 1}]) { go(); }
+try { await agent("x"); } catch (err) { log(err.toString()); }
+const [first, second] = [() => 1, () => 2];
+return [first(), second()];
+"""
+    assert lint(source) == ([], [])
 
 
 async def test_meta_must_be_a_pure_literal_of_known_shape():
@@ -86,3 +120,14 @@ def test_cli_validate_reads_saved_workflows_in_pallium_home(pallium_home: Path, 
     saved = write(pallium_home, "workflows/review.js", GOOD)
     monkeypatch.chdir(git_repo)
     assert main(["workflow", "validate", "--script", str(saved)]) == 0
+
+
+def test_cli_validate_takes_the_file_positionally_as_the_original_did(git_repo: Path, capsys, monkeypatch):
+    write(git_repo, "flows/good.js", GOOD)
+    write(git_repo, "flows/bad.js", "await pallium.reveiw();\n")
+    monkeypatch.chdir(git_repo / "flows")
+    assert main(["workflow", "validate", "good.js"]) == 0
+    assert capsys.readouterr().out.startswith("valid: review")
+    assert main(["workflow", "validate", "bad.js", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["valid"] is False
+    assert main(["workflow", "validate", "--script", "good.js"]) == 0  # the flag still works
