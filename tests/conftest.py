@@ -13,7 +13,18 @@ import pytest
 from tests import home_guard
 
 REAL_PALLIUM_HOME = Path(os.path.expanduser("~")) / ".pallium"
-FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
+
+
+def _shared_fixtures() -> Path:
+    """The project's shared fixtures: beside the checkout, or beside a folder of worktrees above it."""
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "fixtures"
+        if candidate.is_dir():
+            return candidate
+    return Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
+
+
+FIXTURES = _shared_fixtures()
 
 
 @pytest.fixture(autouse=True)

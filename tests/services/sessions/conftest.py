@@ -15,17 +15,7 @@ from kernel.clock import FixedClock
 from kernel.context import ToolContext
 from tests.conftest import FIXTURES
 
-
-def _transcripts() -> Path:
-    """The shared fixtures: beside the main checkout, or beside the folder holding a worktree."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "fixtures" / "transcripts"
-        if candidate.is_dir():
-            return candidate
-    return FIXTURES / "transcripts"
-
-
-TRANSCRIPTS = _transcripts()
+TRANSCRIPTS = FIXTURES / "transcripts"
 EXPECTED = json.loads((TRANSCRIPTS / "expected.json").read_text(encoding="utf-8"))
 NOW = datetime(2026, 11, 21, 15, 30, tzinfo=UTC)
 
