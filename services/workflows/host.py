@@ -332,17 +332,17 @@ class WorkflowHost:
             raise PalliumError("invalid_input", f"agent(): mode must be one of {', '.join(MODES)}, not {mode!r}")
         if mode != "read-only":
             authority.check(f"agent(mode={mode!r})", "edit", self.ctx.ceiling)
-        network = opts.get("network", self.allow_network)  # the run's grant is the default
-        if not isinstance(network, bool):
+        # As in the original: an agent gets the network only when it asks (network: true) and the run
+        # was granted it; asking without the grant runs it without the network, said in an event.
+        asked = opts.get("network", False)
+        if not isinstance(asked, bool):
             raise PalliumError("invalid_input", "agent(): network must be true or false")
-        if network and not self.allow_network:
-            raise PalliumError(
-                "authority_exceeded",
-                f"agent {opts.get('label') or repr(prompt[:60])} asks for network: true, "
-                "but this run was not granted network access",
-                hint="rerun with --allow-network (allow_network: true over MCP) if its agents may use the network",
-                details={"option": "network"},
-            )
+        network = asked and self.allow_network
+        if asked and not self.allow_network:
+            who = opts.get("label") or repr(prompt[:60])
+            message = f"agent {who} asked for network: true, but this run has no --allow-network: it runs offline"
+            self._event("network_denied", opts.get("phase"), {"label": opts.get("label"), "message": message})
+            print(f"[workflow:{self.run.run_id}] {message}", file=sys.stderr)
         if opts.get("provider") == "internal":
             raise PalliumError("invalid_input", "agent(): the provider name 'internal' is reserved")
         if opts.get("repo") not in (None, str(self.run.repo)):

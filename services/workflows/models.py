@@ -71,8 +71,8 @@ class RunInput(ToolInput):
     )
     allow_network: bool = Field(
         False,
-        description="grant agents network access: they get it by default and may ask for it with network: true "
-        "(default false: an agent asking for the network is refused)",
+        description="let agents that ask for it (network: true) use the network (default false: such agents "
+        "run offline, and an event says so)",
     )
 
 
