@@ -173,6 +173,16 @@ class Run:
             budget=budget,
             owns_db=owns_db,
         )
+        try:
+            recorded = {p.call_key for p in store.patches(run_id)}
+            dropped = run.staging.drop_unrecorded(recorded)
+            if dropped:
+                store.log_event(run_id, "staging_dropped", {"call_keys": dropped})
+        except BaseException:
+            store.finish_run(run_id, lease.epoch, "interrupted")
+            if owns_db:
+                db.close()
+            raise
         lease.start_heartbeat()
         return run
 
@@ -348,6 +358,7 @@ class Run:
             )
             return _with(outcome, patch_state="blocked", patch_files=gates.files, gate_violations=violations)
         staged = self.staging.stage(key, raw)
+        crash_point("after_stage")
         state = "staged" if staged.ok else "conflicted"
         if staged.ok and staged.composed is None:
             state = "empty"

@@ -84,6 +84,27 @@ class Staging:
         commit = self.head()
         return StageResult(True, commit, self._composed(call_key, commit))
 
+    def drop_unrecorded(self, recorded: set[str]) -> list[str]:
+        """Undo the newest staging commits whose call has no patch row, and return their call keys.
+
+        Staging a patch and recording its row are two writes (git, then SQLite); a crash between them
+        leaves a commit nobody recorded. Its call reruns on resume, and must start from the tree it
+        started from before, or its patch comes out empty and the edit is lost. Stage and record run
+        with no await between them, so such a commit can only be the newest one.
+        """
+        if not self.exists:
+            return []
+        dropped: list[str] = []
+        while (head := self.head()) != self.base_commit:
+            subject = git.run(["log", "-1", "--format=%s", head], self.path).decode().strip()
+            key = subject.removeprefix("pallium: ")
+            if key in recorded:
+                break
+            self._reset(f"{head}^")
+            self._composed_path(key).unlink(missing_ok=True)  # diffed against a parent the rerun may not share
+            dropped.append(key)
+        return dropped
+
     def remove(self) -> None:
         if self.store.worktree(str(self.path)) is not None:
             tree.remove(self.store, self.path)
@@ -96,8 +117,11 @@ class Staging:
                 return commit
         return None
 
+    def _composed_path(self, call_key: str) -> Path:
+        return tree.run_dir(self.run_id) / "patches" / f"{_safe(call_key)}.staged.patch"
+
     def _composed(self, call_key: str, commit: str) -> Path:
-        out = tree.run_dir(self.run_id) / "patches" / f"{_safe(call_key)}.staged.patch"
+        out = self._composed_path(call_key)
         if not out.exists():
             out.parent.mkdir(parents=True, exist_ok=True)
             diff = git.run(["diff", "--binary", "--no-color", "--no-ext-diff", f"{commit}^", commit, "--"], self.path)

@@ -70,6 +70,8 @@ def scenario(fake):
     [
         "after_intent:1",
         "after_provider_exit:2",
+        "after_stage:1",
+        "after_stage:2",
         "after_completion:1",
         "after_completion:3",
         "mid_apply:1",
