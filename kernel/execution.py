@@ -35,6 +35,7 @@ from kernel.worktrees.staging import Staging
 __all__ = ["AgentCall", "AgentOutcome", "Limits", "Run", "collect_garbage"]
 
 ISOLATIONS = ("", "worktree")
+UNSTAGED = ("blocked", "conflicted", "empty")  # patch states that never reached staging
 CORRECTION = (
     "\n\nCORRECTION REQUIRED: your previous reply was not valid JSON for the schema above. Reply again with the "
     "bare JSON value only: no prose, no code fence."
@@ -223,6 +224,7 @@ class Run:
         cached = self._from_journal(key, call)
         if cached is not None:
             self.stats["cached"] += 1
+            self._restage(key)
             return cached
         async with self._slots:
             return await self._run_live(call, key, seq, request)
@@ -372,6 +374,20 @@ class Run:
             epoch=self.lease.epoch,
         )
         return _with(outcome, patch_state=state, patch_files=gates.files)
+
+    def _restage(self, key: str) -> None:
+        """Put a replayed call's staged patch back into staging (a no-op when it is still there).
+
+        Staging is a worktree: closing the run or garbage collection removes it, while the journal
+        remembers the call. Without this, checks and agents later in a resumed attempt would see
+        a tree without the edits the replayed calls made.
+        """
+        row = self.store.patch(self.run_id, key)
+        if row is None or row.state in UNSTAGED or not Path(row.path).is_file():
+            return
+        staged = self.staging.stage(key, Path(row.path))
+        if not staged.ok:
+            self.store.log_event(self.run_id, "restage_conflict", {"call_key": key, "error": staged.message})
 
     def _should_retry(self, call: AgentCall, result: ProviderResult) -> bool:
         """Read-only calls get one corrective retry for a schema failure, unless the first try spent the budget."""

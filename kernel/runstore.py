@@ -416,6 +416,12 @@ class RunStore:
         with self.fenced(run_id, epoch):
             yield
 
+    def patch(self, run_id: str, call_key: str) -> PatchRow | None:
+        found = self.db.execute(
+            f"SELECT {_PATCH_COLUMNS} FROM kernel_patch WHERE run_id=? AND call_key=?", (run_id, call_key)
+        ).fetchone()
+        return PatchRow(*found) if found else None
+
     def patches(self, run_id: str) -> list[PatchRow]:
         rows = self.db.execute(f"SELECT {_PATCH_COLUMNS} FROM kernel_patch WHERE run_id=? ORDER BY ordinal", (run_id,))
         return [PatchRow(*r) for r in rows]

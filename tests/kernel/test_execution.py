@@ -6,6 +6,7 @@ import pytest
 
 from kernel.errors import PalliumError
 from kernel.execution import AgentCall, Limits, Run
+from tests.conftest import git
 
 pytestmark = pytest.mark.anyio
 
@@ -227,3 +228,22 @@ async def test_the_heartbeat_keeps_extending_the_lease_while_the_run_is_open(fak
     row = run.store.run(run.run_id)
     await run.close()
     assert row.lease_expires_at > row.heartbeat_at
+
+
+async def test_a_replayed_edit_is_staged_again_so_later_calls_see_it(fake, git_repo):
+    fake.scenario(
+        {"match": "rewrite", "write": {"src/app.py": "def main():\n    return 2\n"}},
+        {"match": "look", "reply": "looked"},
+    )
+    run = await Run.open("restage-run", git_repo)
+    await run.agent(AgentCall("rewrite app", mode="edit", provider="fake"))
+    await run.agent(AgentCall("look at app", provider="fake"))
+    await run.close()  # removes the staging worktree, as a finished or garbage-collected run has none
+    spawned = len(fake.calls())
+    resumed = await Run.open("restage-run", git_repo)
+    edit = await resumed.agent(AgentCall("rewrite app", mode="edit", provider="fake"))
+    look = await resumed.agent(AgentCall("look at app", provider="fake"))
+    staged = git(resumed.staging.path, "show", f"{resumed.staging.head()}:src/app.py")
+    await resumed.close()
+    assert edit.cached and look.cached and len(fake.calls()) == spawned
+    assert staged == "def main():\n    return 2\n"
