@@ -78,7 +78,8 @@ class AgentOutcome:
     call_key: str
     result: ProviderResult
     cached: bool
-    patch_state: str | None = None  # staged | conflicted | blocked | empty | capture_failed; None: no edit
+    # staged | conflicted | blocked | empty | capture_failed | discarded (the worker did not finish); None: no edit
+    patch_state: str | None = None
     patch_files: list[str] = field(default_factory=list)
     gate_violations: list[dict[str, str]] = field(default_factory=list)
     # files of the user's tree that changed while this edit worker ran: a worker escaping its worktree,
@@ -312,8 +313,17 @@ class Run:
             )
         crash_point("after_provider_exit")
         outcome = AgentOutcome(key, result, cached=False, outside_writes=self._changed_since(user_tree, key))
-        if worktree is not None and call.is_edit:
+        if worktree is not None and call.is_edit and _finished(result):
             outcome = self._capture(key, worktree, base or self.base_commit, outcome)
+        elif worktree is not None and call.is_edit:
+            # a worker that crashed, timed out or was refused may have stopped half way: its edit is not kept
+            tree.remove(self.store, worktree)
+            self.store.log_event(
+                self.run_id,
+                "patch_discarded",
+                {"call_key": key, "error_class": result.failure.error_class if result.failure else None},
+            )
+            outcome = _with(outcome, patch_state="discarded")
         elif worktree is not None:
             tree.remove(self.store, worktree)
         self.budget.settle(reservation, result.usage.cost_usd)
@@ -438,6 +448,11 @@ def collect_garbage(store: RunStore, *, include_kept: bool = False, dry_run: boo
         return row is not None and row.status == "running" and leases.is_owner_alive(row)
 
     return tree.gc(store, is_run_live=is_run_live, include_kept=include_kept, dry_run=dry_run)
+
+
+def _finished(result: ProviderResult) -> bool:
+    """Whether a worker ran to its end: it succeeded, or only its report failed the schema."""
+    return result.failure is None or result.failure.error_class == "schema"
 
 
 def _outcome_record(outcome: AgentOutcome) -> dict[str, Any]:

@@ -247,3 +247,27 @@ async def test_a_replayed_edit_is_staged_again_so_later_calls_see_it(fake, git_r
     await resumed.close()
     assert edit.cached and look.cached and len(fake.calls()) == spawned
     assert staged == "def main():\n    return 2\n"
+
+
+async def test_an_edit_worker_that_crashes_after_writing_leaves_no_patch_to_apply(fake, git_repo):
+    fake.scenario({"match": "", "write": {"half.txt": "half done\n"}, "crash_after_write": True})
+    run = await Run.open("crash-edit-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
+    report = run.apply()
+    patches = run.store.patches(run.run_id)
+    live = run.store.worktrees(run_id=run.run_id, states=("creating", "active", "captured", "kept"))
+    await run.close()
+    assert outcome.result.failure.error_class == "crash" and outcome.patch_state == "discarded"
+    assert patches == [] and report.applied == [] and not (git_repo / "half.txt").exists()
+    assert live == []
+
+
+async def test_an_edit_worker_that_times_out_after_writing_leaves_no_patch_to_apply(fake, git_repo, monkeypatch):
+    monkeypatch.setenv("PALLIUM_WORKFLOW_PROVIDER_HALFWAY_COMMAND", "echo half > half.txt; sleep 30")
+    run = await Run.open("timeout-edit-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="halfway", timeout=1))
+    report = run.apply()
+    patches = run.store.patches(run.run_id)
+    await run.close()
+    assert outcome.result.failure.error_class == "timeout" and outcome.patch_state == "discarded"
+    assert patches == [] and report.applied == [] and not (git_repo / "half.txt").exists()
