@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kernel.crashpoints import CRASH_EXIT_CODE
+from kernel.execution import collect_garbage
 from kernel.runstore import SCHEMA, RunStore
 from kernel.store import open_global
 from tests.conftest import git, write
@@ -30,13 +31,13 @@ def make_repo(path: Path) -> Path:
     return path
 
 
-def drive(repo: Path, run_id: str, crash: str | None = None) -> subprocess.CompletedProcess:
+def drive(repo: Path, run_id: str, crash: str | None = None, plan: str = "parallel") -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("PALLIUM_CRASHPOINT", None)
     if crash:
         env["PALLIUM_CRASHPOINT"] = crash
     return subprocess.run(
-        [sys.executable, "-m", "tests.kernel.crash_driver", str(repo), run_id],
+        [sys.executable, "-m", "tests.kernel.crash_driver", str(repo), run_id, plan],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -117,3 +118,24 @@ def test_resume_of_a_finished_run_replays_every_call_without_spawning(scenario, 
     summary = json.loads(again.stdout)
     assert summary["stats"] == {"live": 0, "cached": 3} and summary["applied"] == []
     assert len(summary["already"]) == 2 and summary["patch_states"] == ["staged", "staged"]
+
+
+def test_a_resumed_run_whose_staging_was_garbage_collected_still_composes_its_edits(fake, tmp_path):
+    fake.scenario(
+        {"match": "line five", "replace": {"lines.txt": ["line 5\n", "FIVE\n"]}},
+        {"match": "line six", "replace": {"lines.txt": ["line 6\n", "SIX\n"]}},
+    )
+    repo = make_repo(tmp_path / "repo")
+    killed = drive(repo, "gc-run", "after_intent:2", plan="sequential")
+    assert killed.returncode == CRASH_EXIT_CODE, killed.stderr
+    db = open_global([SCHEMA])
+    try:
+        swept = collect_garbage(RunStore(db))
+    finally:
+        db.close()
+    assert any(path.endswith("staging") for path in swept.removed)
+
+    resumed = drive(repo, "gc-run", plan="sequential")
+    assert resumed.returncode == 0, resumed.stderr
+    assert (repo / "lines.txt").read_text() == LINES.replace("line 5\n", "FIVE\n").replace("line 6\n", "SIX\n")
+    assert json.loads(resumed.stdout)["patch_states"] == ["staged", "staged"]
