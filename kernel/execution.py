@@ -10,6 +10,7 @@ and teams build on this; nothing here knows which service calls it.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,14 +22,14 @@ from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
 from kernel.journal import Journal
-from kernel.providers.contract import DEFAULT_TIMEOUT_SECONDS, Mode, ProviderRequest, ProviderResult, Usage
+from kernel.providers.contract import DEFAULT_TIMEOUT_SECONDS, Failure, Mode, ProviderRequest, ProviderResult, Usage
 from kernel.providers.dispatcher import dispatch, resolve_provider
 from kernel.providers.schema import check_schema, schema_errors
 from kernel.runstore import SCHEMA, RunStore
 from kernel.store import Database, open_global
 from kernel.worktrees import tree
 from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
-from kernel.worktrees.gates import check_patch
+from kernel.worktrees.gates import Violation, check_patch
 from kernel.worktrees.snapshot import snapshot
 from kernel.worktrees.staging import Staging
 
@@ -82,8 +83,9 @@ class AgentOutcome:
     patch_state: str | None = None
     patch_files: list[str] = field(default_factory=list)
     gate_violations: list[dict[str, str]] = field(default_factory=list)
-    # files of the user's tree that changed while this edit worker ran: a worker escaping its worktree,
-    # or the user editing meanwhile; the kernel cannot tell which, so it reports them (event `outside_write`)
+    # files of the user's tree that changed while this edit worker ran (a worker escaping its worktree,
+    # or the user editing meanwhile: the kernel cannot tell which) and entries it left beside its
+    # worktree (`../name`); any makes the call fail with reason `outside_write` and blocks its patch
     outside_writes: list[str] = field(default_factory=list)
 
     @property
@@ -267,7 +269,7 @@ class Run:
             self.store.log_event(
                 self.run_id, "network_grant", {"call_key": key, "label": call.label, "provider": request["provider"]}
             )
-        worktree, base = None, None
+        worktree, base, beside = None, None, set()
         user_tree = snapshot(self.repo).tree if call.is_edit else None
         if call.is_edit or self.staging.head() != self.base_commit:
             base = self.staging.head()  # later workers see the edits already composed in staging
@@ -280,6 +282,7 @@ class Run:
                 purpose="edit" if call.is_edit else "seeded",
                 call_key=key,
             )
+            beside = _entries(worktree.parent)
         timeout = self.limits.agent_timeout if call.timeout is None else call.timeout
         provider_request = ProviderRequest(
             prompt=call.prompt,
@@ -312,8 +315,14 @@ class Run:
                 retry, usage=_add(result.usage, retry.usage), duration_ms=result.duration_ms + retry.duration_ms
             )
         crash_point("after_provider_exit")
-        outcome = AgentOutcome(key, result, cached=False, outside_writes=self._changed_since(user_tree, key))
-        if worktree is not None and call.is_edit and _finished(result):
+        finished = _finished(result)
+        outside = self._outside_writes(key, user_tree, worktree, beside) if call.is_edit else []
+        if outside and finished:
+            shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
+            failure = Failure("unknown", f"the worker wrote outside its worktree: {shown}", "outside_write")
+            result = replace(result, failure=failure)
+        outcome = AgentOutcome(key, result, cached=False, outside_writes=outside)
+        if worktree is not None and call.is_edit and finished:
             outcome = self._capture(key, worktree, base or self.base_commit, outcome)
         elif worktree is not None and call.is_edit:
             # a worker that crashed, timed out or was refused may have stopped half way: its edit is not kept
@@ -350,6 +359,10 @@ class Run:
         if not patch.strip():
             return _with(outcome, patch_state="empty")
         gates = check_patch(patch, allow_secrets=self.limits.allow_secrets)
+        # a worker that wrote outside its worktree is not trusted with what it wrote inside either
+        gates.violations += [
+            Violation("outside_write", p, "written outside the worker's worktree") for p in outcome.outside_writes
+        ]
         raw = tree.run_dir(self.run_id) / "patches" / f"{_safe(key)}.patch"
         raw.parent.mkdir(parents=True, exist_ok=True)
         raw.write_bytes(patch)
@@ -408,15 +421,22 @@ class Run:
         limit = self.limits.budget_usd
         return limit is None or self.budget.committed_usd + (result.usage.cost_usd or 0.0) <= limit
 
-    def _changed_since(self, user_tree: str | None, key: str) -> list[str]:
-        if user_tree is None:
-            return []
-        now = snapshot(self.repo).tree
-        if now == user_tree:
-            return []
-        changed = git.run(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
-        paths = [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]
-        self.store.log_event(self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]})
+    def _outside_writes(self, key: str, user_tree: str | None, worktree: Path | None, beside: set[str]) -> list[str]:
+        """What an edit worker wrote outside its worktree: files of the user's tree, and new entries beside it.
+
+        The user may have edited their tree meanwhile; the kernel cannot tell who did, so either way
+        the call fails and its patch is blocked rather than trusted.
+        """
+        paths: list[str] = []
+        now = snapshot(self.repo).tree if user_tree is not None else None
+        if user_tree is not None and now != user_tree:
+            changed = git.run(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
+            paths += [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]
+        if worktree is not None:
+            recorded = {Path(row.path).name for row in self.store.worktrees(run_id=self.run_id)}
+            paths += sorted(f"../{name}" for name in _entries(worktree.parent) - beside - recorded)
+        if paths:
+            self.store.log_event(self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]})
         return paths
 
     def _from_journal(self, key: str, call: AgentCall) -> AgentOutcome | None:
@@ -448,6 +468,13 @@ def collect_garbage(store: RunStore, *, include_kept: bool = False, dry_run: boo
         return row is not None and row.status == "running" and leases.is_owner_alive(row)
 
     return tree.gc(store, is_run_live=is_run_live, include_kept=include_kept, dry_run=dry_run)
+
+
+def _entries(folder: Path) -> set[str]:
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return set()
 
 
 def _finished(result: ProviderResult) -> bool:

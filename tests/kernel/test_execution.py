@@ -163,14 +163,30 @@ async def test_garbage_collection_removes_what_a_dead_run_left_and_keeps_a_live_
     await run.close()
 
 
-async def test_an_edit_worker_that_writes_into_the_users_tree_is_reported(fake, git_repo):
+async def test_an_edit_worker_that_writes_into_the_users_tree_fails_and_its_patch_is_blocked(fake, git_repo):
     fake.scenario({"match": "", "write": {str(git_repo / "README.md"): "escaped\n", "inside.txt": "ok\n"}})
     run = await Run.open("escape-run", git_repo)
     outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
     events = run.store.events(run.run_id, "outside_write")
+    report = run.apply()
+    [patch] = run.store.patches(run.run_id)
     await run.close()
+    assert not outcome.ok and outcome.result.failure.reason == "outside_write"
+    assert "README.md" in outcome.result.failure.message
     assert outcome.outside_writes == ["README.md"] and events[0]["paths"] == ["README.md"]
-    assert outcome.patch_files == ["inside.txt"]
+    assert outcome.patch_state == "blocked" and patch.state == "blocked" and report.applied == []
+    assert [v["kind"] for v in outcome.gate_violations] == ["outside_write"]
+    assert not (git_repo / "inside.txt").exists()
+
+
+async def test_an_edit_worker_that_writes_beside_its_worktree_fails_and_its_patch_is_blocked(fake, git_repo):
+    fake.scenario({"match": "", "write": {"../beside.txt": "escaped\n", "inside.txt": "ok\n"}})
+    run = await Run.open("beside-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
+    report = run.apply()
+    await run.close()
+    assert outcome.result.failure.reason == "outside_write" and outcome.outside_writes == ["../beside.txt"]
+    assert outcome.patch_state == "blocked" and report.applied == [] and not (git_repo / "inside.txt").exists()
 
 
 async def test_a_heartbeat_extends_the_lease_and_a_fenced_run_refuses_new_calls(fake, git_repo):
