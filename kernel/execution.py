@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from kernel import git, leases, paths
-from kernel.budget import DEFAULT_ESTIMATE_USD, Budget
+from kernel.budget import DEFAULT_ESTIMATE_USD, Budget, Reservation
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
@@ -142,6 +143,9 @@ class Run:
             leases.reconcile(store)
             store.ensure_run(run_id, repo=str(repo), budget_usd=limits.budget_usd, max_agents=limits.max_agents)
             lease = leases.acquire(store, run_id, ttl=limits.lease_ttl)
+            lost = store.abandon_started_calls(run_id, lease.epoch)
+            if lost:
+                store.log_event(run_id, "lost_attempts_charged", {"calls": lost})
             row = store.run(run_id)
             assert row is not None
             if row.base_commit is None:
@@ -308,12 +312,16 @@ class Run:
             if worktree is not None:
                 tree.remove(self.store, worktree)
             raise
+        charges: list[float | None] = [result.usage.cost_usd]
+        pending: Reservation | None = reservation  # settled with the last try's cost
         if self._should_retry(call, result):
-            self.store.log_event(self.run_id, "schema_retry", {"call_key": key, "error": result.failure.message})
-            retry = await dispatch(replace(provider_request, prompt=call.prompt + CORRECTION), on_spawn=on_spawn)
-            result = replace(
-                retry, usage=_add(result.usage, retry.usage), duration_ms=result.duration_ms + retry.duration_ms
-            )
+            self.budget.settle(reservation, result.usage.cost_usd)  # the retry is another agent, reserved on its own
+            try:
+                result, pending = await self._correct(key, provider_request, result, on_spawn, charges)
+            except BaseException:
+                if worktree is not None:
+                    tree.remove(self.store, worktree)
+                raise
         crash_point("after_provider_exit")
         finished = _finished(result)
         outside = self._outside_writes(key, user_tree, worktree, beside) if call.is_edit else []
@@ -335,7 +343,8 @@ class Run:
             outcome = _with(outcome, patch_state="discarded")
         elif worktree is not None:
             tree.remove(self.store, worktree)
-        self.budget.settle(reservation, result.usage.cost_usd)
+        if pending is not None:
+            self.budget.settle(pending, charges[-1])
         self.store.record_completion(
             self.run_id,
             self.lease.epoch,
@@ -344,6 +353,7 @@ class Run:
             result=_outcome_record(outcome),
             cost_usd=result.usage.cost_usd,
             spent=True,
+            charges=charges,
         )
         crash_point("after_completion")
         return outcome
@@ -412,14 +422,39 @@ class Run:
         if not staged.ok:
             self.store.log_event(self.run_id, "restage_conflict", {"call_key": key, "error": staged.message})
 
+    async def _correct(
+        self,
+        key: str,
+        request: ProviderRequest,
+        first: ProviderResult,
+        on_spawn: Callable[[int, int | None], None],
+        charges: list[float | None],
+    ) -> tuple[ProviderResult, Reservation | None]:
+        """The one corrective retry of a read-only reply that failed its schema, reserved and counted as an agent.
+
+        Past the budget or the agent cap the retry is skipped and the schema failure stands.
+        """
+        try:
+            reservation = self.budget.reserve(run_id=self.run_id)
+        except PalliumError as exc:
+            self.store.log_event(self.run_id, "schema_retry_skipped", {"call_key": key, "cap": exc.details.get("cap")})
+            return first, None
+        try:
+            self.store.count_agent(self.run_id, self.lease.epoch)
+            self.store.log_event(self.run_id, "schema_retry", {"call_key": key, "error": first.failure.message})
+            retry = await dispatch(replace(request, prompt=request.prompt + CORRECTION), on_spawn=on_spawn)
+        except BaseException:
+            self.budget.settle(reservation, None)
+            raise
+        charges.append(retry.usage.cost_usd)
+        usage = _add(first.usage, retry.usage)
+        return replace(retry, usage=usage, duration_ms=first.duration_ms + retry.duration_ms), reservation
+
     def _should_retry(self, call: AgentCall, result: ProviderResult) -> bool:
-        """Read-only calls get one corrective retry for a schema failure, unless the first try spent the budget."""
+        """Read-only calls get one corrective retry for a schema failure (if the budget and cap allow one more)."""
         if result.failure is None or result.failure.error_class != "schema":
             return False
-        if call.mode != "read-only" or call.is_edit or not call.schema_retry:
-            return False
-        limit = self.limits.budget_usd
-        return limit is None or self.budget.committed_usd + (result.usage.cost_usd or 0.0) <= limit
+        return call.mode == "read-only" and not call.is_edit and call.schema_retry
 
     def _outside_writes(self, key: str, user_tree: str | None, worktree: Path | None, beside: set[str]) -> list[str]:
         """What an edit worker wrote outside its worktree: files of the user's tree, and new entries beside it.

@@ -287,3 +287,44 @@ async def test_an_edit_worker_that_times_out_after_writing_leaves_no_patch_to_ap
     await run.close()
     assert outcome.result.failure.error_class == "timeout" and outcome.patch_state == "discarded"
     assert patches == [] and report.applied == [] and not (git_repo / "half.txt").exists()
+
+
+async def test_a_call_whose_attempt_never_completed_is_charged_its_estimate_on_resume(fake, git_repo):
+    fake.scenario({"match": "", "reply": "ok", "usage": {"cost_usd": 0.01}})
+    limits = Limits(budget_usd=0.025, estimate_usd=0.01)
+    run = await Run.open("lost-run", git_repo, limits)
+    # an orchestrator that died after spawning this worker left only its intent row
+    request = run.request_of(AgentCall("lost", provider="fake"))
+    key, seq = run.journal.key_for("agent", request)
+    run.store.record_intent(
+        run.run_id, run.lease.epoch, call_key=key, op="agent", request=request, seq=seq, counts_as_agent=True
+    )
+    await run.close("interrupted")
+    resumed = await Run.open("lost-run", git_repo, limits)
+    charged = resumed.budget.status()
+    await resumed.agent(AgentCall("one", provider="fake"))
+    with pytest.raises(PalliumError) as raised:
+        await resumed.agent(AgentCall("two", provider="fake"))
+    await resumed.close("failed")
+    again = await Run.open("lost-run", git_repo, limits)  # charged once, not on every resume
+    unknown = again.budget.unknown_cost_calls
+    await again.close("failed")
+    assert charged["unknown_cost_calls"] == 1 and charged["enforceable"] is False
+    assert raised.value.code == "budget_exhausted" and [c["prompt"] for c in fake.calls()] == ["one"]
+    assert unknown == 1
+
+
+async def test_the_corrective_retry_counts_as_an_agent_and_is_skipped_past_the_cap(fake, git_repo):
+    fake.scenario(
+        {"match": "CORRECTION REQUIRED", "reply": {"done": True}},
+        {"match": "", "reply": "not json"},
+    )
+    run = await Run.open("retry-cap-run", git_repo, Limits(max_agents=1))
+    capped = await run.agent(AgentCall("judge", provider="fake", schema=DONE))
+    await run.close()
+    counted = await Run.open("retry-count-run", git_repo)
+    retried = await counted.agent(AgentCall("judge", provider="fake", schema=DONE))
+    started = counted.store.run(counted.run_id).agents_started
+    await counted.close()
+    assert capped.result.failure.error_class == "schema" and len(fake.calls()) == 3
+    assert retried.ok and started == 2 and counted.budget.agents_started == 2
