@@ -25,6 +25,7 @@ from kernel.hashing import stable_hash
 from kernel.journal import Journal
 from kernel.providers.contract import DEFAULT_TIMEOUT_SECONDS, Failure, Mode, ProviderRequest, ProviderResult, Usage
 from kernel.providers.dispatcher import dispatch, resolve_provider
+from kernel.providers.process import kill_group
 from kernel.providers.schema import check_schema, schema_errors
 from kernel.runstore import SCHEMA, RunStore
 from kernel.store import Database, open_global
@@ -123,6 +124,10 @@ class Run:
         self.stats = {"live": 0, "cached": 0}
         self._slots = asyncio.Semaphore(limits.concurrency)
         self._owns_db = owns_db
+        self._live: dict[asyncio.Task[Any], str] = {}  # the tasks running a live call, and their call keys
+        self._groups: dict[str, tuple[int, int | None]] = {}  # call key -> the worker's process group
+        self._stopped: set[asyncio.Task[Any]] = set()  # tasks cancelled because the run was taken over
+        lease.on_fenced = self._stop_workers
 
     @classmethod
     async def open(cls, run_id: str, repo: Path, limits: Limits | None = None, *, db: Database | None = None) -> Run:
@@ -145,7 +150,7 @@ class Run:
             lease = leases.acquire(store, run_id, ttl=limits.lease_ttl)
             lost = store.abandon_started_calls(run_id, lease.epoch)
             if lost:
-                store.log_event(run_id, "lost_attempts_charged", {"calls": lost})
+                store.log_event(run_id, "lost_attempts_charged", {"calls": lost}, epoch=lease.epoch)
             row = store.run(run_id)
             assert row is not None
             if row.base_commit is None:
@@ -185,7 +190,7 @@ class Run:
             recorded = {p.call_key for p in store.patches(run_id)}
             dropped = run.staging.drop_unrecorded(recorded)
             if dropped:
-                store.log_event(run_id, "staging_dropped", {"call_keys": dropped})
+                store.log_event(run_id, "staging_dropped", {"call_keys": dropped}, epoch=lease.epoch)
         except BaseException:
             store.finish_run(run_id, lease.epoch, "interrupted")
             if owns_db:
@@ -221,11 +226,7 @@ class Run:
         if call.schema is not None:
             check_schema(call.schema)
         if self.lease.fenced:
-            raise PalliumError(
-                "stale",
-                f"run {self.run_id} was taken over by another process; this one must stop",
-                details={"run_id": self.run_id},
-            )
+            raise self._stale()
         request = self.request_of(call)
         key, seq = self.journal.key_for(call.op, request)
         cached = self._from_journal(key, call)
@@ -233,8 +234,36 @@ class Run:
             self.stats["cached"] += 1
             self._restage(key)
             return cached
-        async with self._slots:
-            return await self._run_live(call, key, seq, request)
+        task = asyncio.current_task()
+        assert task is not None
+        try:
+            async with self._slots:
+                self._live[task] = key
+                return await self._run_live(call, key, seq, request)
+        except asyncio.CancelledError:
+            if task not in self._stopped:
+                raise
+            self._stopped.discard(task)
+            task.uncancel()
+            raise self._stale() from None
+        finally:
+            self._live.pop(task, None)
+            self._groups.pop(key, None)
+
+    def _stale(self) -> PalliumError:
+        return PalliumError(
+            "stale",
+            f"run {self.run_id} was taken over by another process; this one must stop",
+            details={"run_id": self.run_id},
+        )
+
+    def _stop_workers(self) -> None:
+        """Kill the process groups of the calls still running and cancel them: the run has a new owner."""
+        for pgid, start in list(self._groups.values()):
+            kill_group(pgid, start)
+        for task in list(self._live):
+            self._stopped.add(task)
+            task.cancel()
 
     def apply(self) -> ApplyReport:
         """Bring the staged patches to the user's tree (idempotent; journaled step by step)."""
@@ -271,7 +300,10 @@ class Run:
         self.stats["live"] += 1
         if call.network:
             self.store.log_event(
-                self.run_id, "network_grant", {"call_key": key, "label": call.label, "provider": request["provider"]}
+                self.run_id,
+                "network_grant",
+                {"call_key": key, "label": call.label, "provider": request["provider"]},
+                epoch=self.lease.epoch,
             )
         worktree, base, beside = None, None, set()
         user_tree = snapshot(self.repo).tree if call.is_edit else None
@@ -303,13 +335,14 @@ class Run:
         )
 
         def on_spawn(pgid: int, start: int | None) -> None:
+            self._groups[key] = (pgid, start)
             self.store.record_spawn(self.run_id, self.lease.epoch, call_key=key, pgid=pgid, start=start)
 
         try:
             result = await dispatch(provider_request, on_spawn=on_spawn)
         except BaseException:
             self.budget.settle(reservation, None)
-            if worktree is not None:
+            if worktree is not None and not self.lease.fenced:  # after a takeover the new owner cleans up
                 tree.remove(self.store, worktree)
             raise
         charges: list[float | None] = [result.usage.cost_usd]
@@ -319,7 +352,7 @@ class Run:
             try:
                 result, pending = await self._correct(key, provider_request, result, on_spawn, charges)
             except BaseException:
-                if worktree is not None:
+                if worktree is not None and not self.lease.fenced:
                     tree.remove(self.store, worktree)
                 raise
         crash_point("after_provider_exit")
@@ -339,6 +372,7 @@ class Run:
                 self.run_id,
                 "patch_discarded",
                 {"call_key": key, "error_class": result.failure.error_class if result.failure else None},
+                epoch=self.lease.epoch,
             )
             outcome = _with(outcome, patch_state="discarded")
         elif worktree is not None:
@@ -363,7 +397,9 @@ class Run:
             patch = tree.capture(worktree, base)
         except PalliumError as exc:
             tree.remove(self.store, worktree, keep=True)
-            self.store.log_event(self.run_id, "capture_failed", {"call_key": key, "error": exc.message})
+            self.store.log_event(
+                self.run_id, "capture_failed", {"call_key": key, "error": exc.message}, epoch=self.lease.epoch
+            )
             return _with(outcome, patch_state="capture_failed")
         tree.remove(self.store, worktree)
         if not patch.strip():
@@ -378,7 +414,10 @@ class Run:
         raw.write_bytes(patch)
         if gates.overridden:
             self.store.log_event(
-                self.run_id, "gate_override", {"call_key": key, "overridden": [v.__dict__ for v in gates.overridden]}
+                self.run_id,
+                "gate_override",
+                {"call_key": key, "overridden": [v.__dict__ for v in gates.overridden]},
+                epoch=self.lease.epoch,
             )
         violations = [v.__dict__ for v in gates.violations]
         if not gates.ok:
@@ -420,7 +459,9 @@ class Run:
             return
         staged = self.staging.stage(key, Path(row.path))
         if not staged.ok:
-            self.store.log_event(self.run_id, "restage_conflict", {"call_key": key, "error": staged.message})
+            self.store.log_event(
+                self.run_id, "restage_conflict", {"call_key": key, "error": staged.message}, epoch=self.lease.epoch
+            )
 
     async def _correct(
         self,
@@ -437,11 +478,18 @@ class Run:
         try:
             reservation = self.budget.reserve(run_id=self.run_id)
         except PalliumError as exc:
-            self.store.log_event(self.run_id, "schema_retry_skipped", {"call_key": key, "cap": exc.details.get("cap")})
+            self.store.log_event(
+                self.run_id,
+                "schema_retry_skipped",
+                {"call_key": key, "cap": exc.details.get("cap")},
+                epoch=self.lease.epoch,
+            )
             return first, None
         try:
             self.store.count_agent(self.run_id, self.lease.epoch)
-            self.store.log_event(self.run_id, "schema_retry", {"call_key": key, "error": first.failure.message})
+            self.store.log_event(
+                self.run_id, "schema_retry", {"call_key": key, "error": first.failure.message}, epoch=self.lease.epoch
+            )
             retry = await dispatch(replace(request, prompt=request.prompt + CORRECTION), on_spawn=on_spawn)
         except BaseException:
             self.budget.settle(reservation, None)
@@ -471,7 +519,9 @@ class Run:
             recorded = {Path(row.path).name for row in self.store.worktrees(run_id=self.run_id)}
             paths += sorted(f"../{name}" for name in _entries(worktree.parent) - beside - recorded)
         if paths:
-            self.store.log_event(self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]})
+            self.store.log_event(
+                self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]}, epoch=self.lease.epoch
+            )
         return paths
 
     def _from_journal(self, key: str, call: AgentCall) -> AgentOutcome | None:

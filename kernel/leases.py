@@ -14,6 +14,7 @@ import contextlib
 import os
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -76,6 +77,7 @@ class Lease:
         self.epoch = epoch
         self.ttl = ttl
         self.fenced = False
+        self.on_fenced: Callable[[], None] | None = None  # what the holder stops when the heartbeat finds it fenced
         self._task: asyncio.Task[None] | None = None
 
     def beat(self) -> bool:
@@ -97,6 +99,8 @@ class Lease:
         while not self.fenced:
             await asyncio.sleep(self.ttl / 3)
             self.beat()
+        if self.on_fenced is not None:
+            self.on_fenced()  # another process owns the run now: whatever this one still runs must stop
 
 
 def acquire(store: RunStore, run_id: str, *, ttl: float = DEFAULT_TTL_SECONDS) -> Lease:

@@ -361,11 +361,13 @@ class RunStore:
         with self.fenced(run_id, epoch):
             self.db.execute("UPDATE kernel_run SET agents_started=agents_started+1 WHERE id=?", (run_id,))
 
-    def log_event(self, run_id: str, kind: str, detail: dict[str, Any]) -> None:
-        self.db.execute(
-            "INSERT INTO kernel_event(run_id, kind, detail_json, at) VALUES (?, ?, ?, ?)",
-            (run_id, kind, json.dumps(detail, sort_keys=True, default=str), time.time()),
-        )
+    def log_event(self, run_id: str, kind: str, detail: dict[str, Any], *, epoch: int | None = None) -> None:
+        """Append to the run's event log; fenced when the writer holds a lease `epoch` (a run's owner always does)."""
+        with self._maybe_fenced(run_id, epoch):
+            self.db.execute(
+                "INSERT INTO kernel_event(run_id, kind, detail_json, at) VALUES (?, ?, ?, ?)",
+                (run_id, kind, json.dumps(detail, sort_keys=True, default=str), time.time()),
+            )
 
     def events(self, run_id: str, kind: str | None = None) -> list[dict[str, Any]]:
         rows = self.db.execute(
