@@ -70,6 +70,8 @@ class AgentCall:
     args_hash: str = ""  # the caller's script arguments, so a rerun with other arguments does not replay
     op: str = "agent"
     schema_retry: bool = True  # a read-only call whose reply fails the schema is asked once more to correct it
+    new_session: str | None = None  # start the provider's native session under this id (claude `--session-id`)
+    resume_session: str | None = None  # continue this native session (claude `--resume`, codex `resume`, wrappers)
 
     @property
     def is_edit(self) -> bool:
@@ -201,7 +203,7 @@ class Run:
 
     def request_of(self, call: AgentCall) -> dict[str, Any]:
         """What identifies a call in the journal (see `kernel.journal`)."""
-        return {
+        request = {
             "op": call.op,
             "prompt": call.prompt,
             "provider": resolve_provider(call.provider),
@@ -214,6 +216,11 @@ class Run:
             "label": call.label,
             "tree": self.base_tree,
         }
+        # only when set, so the keys of calls without a native session stay what they were
+        for name in ("new_session", "resume_session"):
+            if getattr(call, name):
+                request[name] = getattr(call, name)
+        return request
 
     async def agent(self, call: AgentCall) -> AgentOutcome:
         """Run one worker call, or return it from the journal; caps and budget raise `budget_exhausted`."""
@@ -329,6 +336,8 @@ class Run:
             schema=call.schema,
             timeout=timeout,
             network=call.network,
+            new_session=call.new_session,
+            resume_session=call.resume_session,
             run_id=self.run_id,
             agent_id=key,
             label=call.label,

@@ -2,8 +2,9 @@
 
 Position would break under real concurrency (which call starts first depends on which finished
 first); content does not. The request holds everything that decides the answer: op, prompt, the
-resolved provider, model, mode, isolation, schema hash, network grant, args hash and the tree the
-input was read from. Two identical requests in one attempt are two calls (`#0`, `#1`).
+resolved provider, model, mode, isolation, schema hash, network grant, args hash, the native session
+to start or resume (when set) and the tree the input was read from. Two identical requests in one
+attempt are two calls (`#0`, `#1`).
 """
 
 from __future__ import annotations

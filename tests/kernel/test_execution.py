@@ -328,3 +328,22 @@ async def test_the_corrective_retry_counts_as_an_agent_and_is_skipped_past_the_c
     await counted.close()
     assert capped.result.failure.error_class == "schema" and len(fake.calls()) == 3
     assert retried.ok and started == 2 and counted.budget.agents_started == 2
+
+
+async def test_a_call_can_start_a_native_session_and_a_later_one_resume_it(fake, git_repo):
+    session, other = "6f1c2a9e-3b4d-4e5f-8a7b-1c2d3e4f5a6b", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+    fake.scenario({"match": "", "reply": "ok"})
+    run = await Run.open("session-run", git_repo)
+    first = await run.agent(AgentCall("start", provider="claude", new_session=session))
+    later = await run.agent(AgentCall("go on", provider="claude", resume_session=session))
+    await run.close()
+    resumed = await Run.open("session-run", git_repo)
+    replayed = await resumed.agent(AgentCall("start", provider="claude", new_session=session))
+    elsewhere = await resumed.agent(AgentCall("go on", provider="claude", resume_session=other))
+    await resumed.close()
+    argv = [c["argv"] for c in fake.calls()]
+    assert argv[0][argv[0].index("--session-id") + 1] == session and "--resume" not in argv[0]
+    assert argv[1][argv[1].index("--resume") + 1] == session and "--session-id" not in argv[1]
+    assert first.result.session_id == session and later.ok
+    assert replayed.cached and not elsewhere.cached  # the session is part of what names a call
+    assert argv[2][argv[2].index("--resume") + 1] == other and len(argv) == 3
