@@ -190,7 +190,7 @@ class Run:
         )
         try:
             recorded = {p.call_key for p in store.patches(run_id)}
-            dropped = run.staging.drop_unrecorded(recorded)
+            dropped = run.staging.restart(recorded)
             if dropped:
                 store.log_event(run_id, "staging_dropped", {"call_keys": dropped}, epoch=lease.epoch)
         except BaseException:
@@ -201,8 +201,9 @@ class Run:
         lease.start_heartbeat()
         return run
 
-    def request_of(self, call: AgentCall) -> dict[str, Any]:
-        """What identifies a call in the journal (see `kernel.journal`)."""
+    def request_of(self, call: AgentCall, seed: str | None = None) -> dict[str, Any]:
+        """What identifies a call in the journal (see `kernel.journal`); `seed` is the staging commit it reads."""
+        tree_read = self.base_tree if seed is None or seed == self.base_commit else self.staging.tree_of(seed)
         request = {
             "op": call.op,
             "prompt": call.prompt,
@@ -214,7 +215,7 @@ class Run:
             "network": call.network,
             "args": call.args_hash,
             "label": call.label,
-            "tree": self.base_tree,
+            "tree": tree_read,
         }
         # only when set, so the keys of calls without a native session stay what they were
         for name in ("new_session", "resume_session"):
@@ -234,19 +235,23 @@ class Run:
             check_schema(call.schema)
         if self.lease.fenced:
             raise self._stale()
-        request = self.request_of(call)
+        # the staging head when the call is made is what it reads and what names it; an edit worker
+        # always starts there, a read-only one only once staging holds something
+        head = self.staging.head()
+        seed = head if call.is_edit or head != self.base_commit else None
+        request = self.request_of(call, seed)
         key, seq = self.journal.key_for(call.op, request)
         cached = self._from_journal(key, call)
         if cached is not None:
             self.stats["cached"] += 1
-            self._restage(key)
+            await self._restage(key)
             return cached
         task = asyncio.current_task()
         assert task is not None
         try:
             async with self._slots:
                 self._live[task] = key
-                return await self._run_live(call, key, seq, request)
+                return await self._run_live(call, key, seq, request, seed)
         except asyncio.CancelledError:
             if task not in self._stopped:
                 raise
@@ -291,7 +296,9 @@ class Run:
 
     # ------------------------------------------------------------ one live call
 
-    async def _run_live(self, call: AgentCall, key: str, seq: int, request: dict[str, Any]) -> AgentOutcome:
+    async def _run_live(
+        self, call: AgentCall, key: str, seq: int, request: dict[str, Any], seed: str | None
+    ) -> AgentOutcome:
         for leftover in self.store.worktrees(run_id=self.run_id, states=("creating", "active", "captured")):
             if leftover.call_key == key:
                 tree.remove(self.store, Path(leftover.path))
@@ -314,8 +321,8 @@ class Run:
             )
         worktree, base, beside = None, None, set()
         user_tree = snapshot(self.repo).tree if call.is_edit else None
-        if call.is_edit or self.staging.head() != self.base_commit:
-            base = self.staging.head()  # later workers see the edits already composed in staging
+        if seed is not None:
+            base = seed  # later workers see the edits already composed in staging
             worktree = tree.create(
                 self.store,
                 repo=self.repo,
@@ -456,16 +463,20 @@ class Run:
         )
         return _with(outcome, patch_state=state, patch_files=gates.files)
 
-    def _restage(self, key: str) -> None:
+    async def _restage(self, key: str) -> None:
         """Put a replayed call's staged patch back into staging (a no-op when it is still there).
 
-        Staging is a worktree: closing the run or garbage collection removes it, while the journal
-        remembers the call. Without this, checks and agents later in a resumed attempt would see
-        a tree without the edits the replayed calls made.
+        A resumed attempt starts with staging at the base (see `Staging.restart`), and closing the
+        run or garbage collection may have removed it, while the journal remembers the call. Without
+        this, checks and agents later in a resumed attempt would see a tree without the edits the
+        replayed calls made.
         """
         row = self.store.patch(self.run_id, key)
         if row is None or row.state in UNSTAGED or not Path(row.path).is_file():
             return
+        # let sibling calls started with this one (a gather) take their key first: in the first
+        # attempt they read staging before this call's edit arrived, so they must now too
+        await asyncio.sleep(0)
         staged = self.staging.stage(key, Path(row.path))
         if not staged.ok:
             self.store.log_event(

@@ -40,6 +40,8 @@ class Staging:
         self.run_id = run_id
         self.base_commit = base_commit
         self.path = tree.run_dir(run_id) / "worktrees" / "staging"
+        self._head: str | None = None  # cached: journal keys read it for every call
+        self._trees: dict[str, str] = {}
 
     @property
     def exists(self) -> bool:
@@ -48,6 +50,7 @@ class Staging:
 
     def ensure(self) -> Path:
         if not self.exists:
+            self._head = None
             tree.create(
                 self.store,
                 repo=self.repo,
@@ -60,9 +63,16 @@ class Staging:
 
     def head(self) -> str:
         """The last good staging commit, or the base when nothing was staged yet."""
-        if not self.exists:
-            return self.base_commit
-        return git.run(["rev-parse", "HEAD"], self.path).decode().strip()
+        if self._head is None:
+            exists = self.exists
+            self._head = git.run(["rev-parse", "HEAD"], self.path).decode().strip() if exists else self.base_commit
+        return self._head
+
+    def tree_of(self, commit: str) -> str:
+        """The tree id of a staging commit: what a call seeded from it reads, whatever order built it."""
+        if commit not in self._trees:
+            self._trees[commit] = git.run(["rev-parse", f"{commit}^{{tree}}"], self.repo).decode().strip()
+        return self._trees[commit]
 
     def stage(self, call_key: str, patch_file: Path) -> StageResult:
         """Compose one captured patch into staging; a conflict leaves staging at its last good commit."""
@@ -81,31 +91,32 @@ class Staging:
         if not git.run(["diff", "--cached", "--name-only"], self.path).strip():
             return StageResult(True, None, None, message="the patch changed nothing")
         git.run(["commit", "-q", "--no-verify", "-m", f"pallium: {call_key}"], self.path, env=IDENTITY)
+        self._head = None
         commit = self.head()
         return StageResult(True, commit, self._composed(call_key, commit))
 
-    def drop_unrecorded(self, recorded: set[str]) -> list[str]:
-        """Undo the newest staging commits whose call has no patch row, and return their call keys.
+    def restart(self, recorded: set[str]) -> list[str]:
+        """Reset staging to the base for a new attempt of the run; return the staged calls nobody recorded.
 
-        Staging a patch and recording its row are two writes (git, then SQLite); a crash between them
-        leaves a commit nobody recorded. Its call reruns on resume, and must start from the tree it
-        started from before, or its patch comes out empty and the edit is lost. Stage and record run
-        with no await between them, so such a commit can only be the newest one.
+        A resumed attempt stages each replayed call's patch again as the journal returns it, so at
+        every point staging holds what it held at that point of the first attempt, and a call seeded
+        from it reads (and is keyed on) the same tree. Staging a patch and recording its row are two
+        writes (git, then SQLite); a commit left by a crash between them has no row: its call reruns
+        and must not find its own edit already there, nor reuse a diff made against another parent.
         """
         if not self.exists:
             return []
-        dropped: list[str] = []
-        while (head := self.head()) != self.base_commit:
-            subject = git.run(["log", "-1", "--format=%s", head], self.path).decode().strip()
-            key = subject.removeprefix("pallium: ")
-            if key in recorded:
-                break
-            self._reset(f"{head}^")
-            self._composed_path(key).unlink(missing_ok=True)  # diffed against a parent the rerun may not share
-            dropped.append(key)
-        return dropped
+        log = git.run(["log", "--format=%s", f"{self.base_commit}..HEAD"], self.path).decode()
+        keys = [line.removeprefix("pallium: ") for line in log.splitlines() if line.startswith("pallium: ")]
+        unrecorded = [key for key in keys if key not in recorded]
+        for key in unrecorded:
+            self._composed_path(key).unlink(missing_ok=True)
+        if keys:
+            self._reset(self.base_commit)
+        return unrecorded
 
     def remove(self) -> None:
+        self._head = None
         if self.store.worktree(str(self.path)) is not None:
             tree.remove(self.store, self.path)
 
@@ -129,6 +140,7 @@ class Staging:
         return out
 
     def _reset(self, commit: str) -> None:
+        self._head = None
         try:
             git.run(["reset", "-q", "--hard", commit], self.path)
             git.run(["clean", "-q", "-fd"], self.path)

@@ -347,3 +347,25 @@ async def test_a_call_can_start_a_native_session_and_a_later_one_resume_it(fake,
     assert first.result.session_id == session and later.ok
     assert replayed.cached and not elsewhere.cached  # the session is part of what names a call
     assert argv[2][argv[2].index("--resume") + 1] == other and len(argv) == 3
+
+
+async def test_a_call_after_a_staged_edit_is_keyed_on_the_tree_it_reads(fake, git_repo):
+    fake.scenario(
+        {"match": "rewrite", "write": {"src/app.py": "def main():\n    return 2\n"}},
+        {"match": "look", "reply": "looked"},
+    )
+    look = AgentCall("look at app", provider="fake")
+    run = await Run.open("tree-key-run", git_repo)
+    before = await run.agent(look)
+    await run.close()
+    second = await Run.open("tree-key-run", git_repo)
+    await second.agent(AgentCall("rewrite app", mode="edit", provider="fake"))
+    after = await second.agent(look)  # the same request, but it now reads the edited tree
+    await second.close()
+    spawned = len(fake.calls())
+    third = await Run.open("tree-key-run", git_repo)
+    edit = await third.agent(AgentCall("rewrite app", mode="edit", provider="fake"))
+    again = await third.agent(look)
+    await third.close()
+    assert not after.cached and after.call_key != before.call_key and fake.calls()[2]["cwd"] != str(git_repo)
+    assert edit.cached and again.cached and again.call_key == after.call_key and len(fake.calls()) == spawned == 3
