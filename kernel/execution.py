@@ -1,9 +1,10 @@
 """One run of agents: the lease, the journal, budgets and caps, isolation, dispatch, staging and apply.
 
 `Run.agent(call)` is the whole life of one worker call: compute its key; return a completed call from
-the journal without spawning; otherwise reserve budget, write the intent row, give an edit worker a
-fresh worktree seeded from staging, dispatch, capture and gate its patch, compose it in staging, and
-write the completion row. Patches reach the user's tree only through `Run.apply`. Workflows, loops
+the journal without spawning (staging its patch again); otherwise reserve budget, write the intent
+row, give an edit worker a fresh worktree seeded from staging, dispatch, capture and gate its patch
+if the worker finished and stayed in its worktree, compose it in staging, and write the completion
+row. Patches reach the user's tree only through `Run.apply`. Workflows, loops
 and teams build on this; nothing here knows which service calls it.
 """
 
