@@ -14,17 +14,18 @@ import asyncio
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from kernel import git, leases, paths
-from kernel.budget import DEFAULT_ESTIMATE_USD, Budget, Reservation
+from kernel.budget import Budget, Reservation
+from kernel.calls import AgentCall, AgentOutcome, Limits, finished, outcome_record, sum_usage
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
 from kernel.journal import Journal
-from kernel.providers.contract import DEFAULT_TIMEOUT_SECONDS, Failure, Mode, ProviderRequest, ProviderResult, Usage
+from kernel.providers.contract import Failure, ProviderRequest, ProviderResult
 from kernel.providers.dispatcher import dispatch, resolve_provider
 from kernel.providers.process import kill_group
 from kernel.providers.schema import check_schema, schema_errors
@@ -44,58 +45,6 @@ CORRECTION = (
     "\n\nCORRECTION REQUIRED: your previous reply was not valid JSON for the schema above. Reply again with the "
     "bare JSON value only: no prose, no code fence."
 )
-
-
-@dataclass(frozen=True)
-class Limits:
-    budget_usd: float | None = None
-    max_agents: int = 1000  # lifetime, across resumes
-    concurrency: int = 16
-    agent_timeout: float = DEFAULT_TIMEOUT_SECONDS
-    estimate_usd: float = DEFAULT_ESTIMATE_USD
-    lease_ttl: float = leases.DEFAULT_TTL_SECONDS
-    allow_secrets: bool = False  # the logged override of the secret and sensitive-path gates
-
-
-@dataclass(frozen=True)
-class AgentCall:
-    prompt: str
-    mode: Mode = "read-only"
-    isolation: str = ""  # "worktree" isolates a non-edit worker too
-    provider: str | None = None
-    model: str | None = None
-    schema: dict[str, Any] | None = None
-    timeout: float | None = None  # seconds; None takes the run's per-agent default, 0 waits forever
-    network: bool = False
-    label: str = ""
-    args_hash: str = ""  # the caller's script arguments, so a rerun with other arguments does not replay
-    op: str = "agent"
-    schema_retry: bool = True  # a read-only call whose reply fails the schema is asked once more to correct it
-    new_session: str | None = None  # start the provider's native session under this id (claude `--session-id`)
-    resume_session: str | None = None  # continue this native session (claude `--resume`, codex `resume`, wrappers)
-
-    @property
-    def is_edit(self) -> bool:
-        return self.mode == "edit" or self.isolation == "worktree"
-
-
-@dataclass(frozen=True)
-class AgentOutcome:
-    call_key: str
-    result: ProviderResult
-    cached: bool
-    # staged | conflicted | blocked | empty | capture_failed | discarded (the worker did not finish); None: no edit
-    patch_state: str | None = None
-    patch_files: list[str] = field(default_factory=list)
-    gate_violations: list[dict[str, str]] = field(default_factory=list)
-    # files of the user's tree that changed while this edit worker ran (a worker escaping its worktree,
-    # or the user editing meanwhile: the kernel cannot tell which) and entries it left beside its
-    # worktree (`../name`); any makes the call fail with reason `outside_write` and blocks its patch
-    outside_writes: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.result.ok
 
 
 class Run:
@@ -373,14 +322,14 @@ class Run:
                     tree.remove(self.store, worktree)
                 raise
         crash_point("after_provider_exit")
-        finished = _finished(result)
+        done = finished(result)
         outside = self._outside_writes(key, user_tree, worktree, beside) if call.is_edit else []
-        if outside and finished:
+        if outside and done:
             shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
             failure = Failure("unknown", f"the worker wrote outside its worktree: {shown}", "outside_write")
             result = replace(result, failure=failure)
         outcome = AgentOutcome(key, result, cached=False, outside_writes=outside)
-        if worktree is not None and call.is_edit and finished:
+        if worktree is not None and call.is_edit and done:
             outcome = self._capture(key, worktree, base or self.base_commit, outcome)
         elif worktree is not None and call.is_edit:
             # a worker that crashed, timed out or was refused may have stopped half way: its edit is not kept
@@ -401,7 +350,7 @@ class Run:
             self.lease.epoch,
             call_key=key,
             status="completed" if result.ok else "failed",
-            result=_outcome_record(outcome),
+            result=outcome_record(outcome),
             cost_usd=result.usage.cost_usd,
             spent=True,
             charges=charges,
@@ -516,7 +465,7 @@ class Run:
             self.budget.settle(reservation, None)
             raise
         charges.append(retry.usage.cost_usd)
-        usage = _add(first.usage, retry.usage)
+        usage = sum_usage(first.usage, retry.usage)
         return replace(retry, usage=usage, duration_ms=first.duration_ms + retry.duration_ms), reservation
 
     def _should_retry(self, call: AgentCall, result: ProviderResult) -> bool:
@@ -581,33 +530,6 @@ def _entries(folder: Path) -> set[str]:
         return set(os.listdir(folder))
     except OSError:
         return set()
-
-
-def _finished(result: ProviderResult) -> bool:
-    """Whether a worker ran to its end: it succeeded, or only its report failed the schema."""
-    return result.failure is None or result.failure.error_class == "schema"
-
-
-def _outcome_record(outcome: AgentOutcome) -> dict[str, Any]:
-    return {
-        "result": outcome.result.to_dict(),
-        "patch_state": outcome.patch_state,
-        "patch_files": outcome.patch_files,
-        "gate_violations": outcome.gate_violations,
-        "outside_writes": outcome.outside_writes,
-    }
-
-
-def _add(first: Usage, second: Usage) -> Usage:
-    """Usage of two tries of one call; a part either try did not report stays unknown."""
-
-    def tokens(a: int | None, b: int | None) -> int | None:
-        return None if a is None or b is None else a + b
-
-    cost = None if first.cost_usd is None or second.cost_usd is None else first.cost_usd + second.cost_usd
-    return Usage(
-        tokens(first.input_tokens, second.input_tokens), tokens(first.output_tokens, second.output_tokens), cost
-    )
 
 
 def _with(outcome: AgentOutcome, **changes: Any) -> AgentOutcome:
