@@ -76,9 +76,9 @@ class Run:
         self.stats = {"live": 0, "cached": 0}
         self._slots = asyncio.Semaphore(limits.concurrency)
         self._owns_db = owns_db
-        self._live: dict[asyncio.Task[Any], str] = {}  # the tasks running a live call, and their call keys
+        self._live: dict[asyncio.Future[ProviderResult], str] = {}  # dispatches running, and their call keys
         self._groups: dict[str, tuple[int, int | None]] = {}  # call key -> the worker's process group
-        self._stopped: set[asyncio.Task[Any]] = set()  # tasks cancelled because the run was taken over
+        self._stopped: set[asyncio.Future[ProviderResult]] = set()  # cancelled because the run was taken over
         lease.on_fenced = self._stop_workers
 
     @classmethod
@@ -196,21 +196,8 @@ class Run:
             self.stats["cached"] += 1
             await self._restage(key)
             return cached
-        task = asyncio.current_task()
-        assert task is not None
-        try:
-            async with self._slots:
-                self._live[task] = key
-                return await self._run_live(call, key, seq, request, seed)
-        except asyncio.CancelledError:
-            if task not in self._stopped:
-                raise
-            self._stopped.discard(task)
-            task.uncancel()
-            raise self._stale() from None
-        finally:
-            self._live.pop(task, None)
-            self._groups.pop(key, None)
+        async with self._slots:
+            return await self._run_live(call, key, seq, request, seed)
 
     def _stale(self) -> PalliumError:
         return PalliumError(
@@ -226,6 +213,23 @@ class Run:
         for task in list(self._live):
             self._stopped.add(task)
             task.cancel()
+
+    async def _dispatch(
+        self, key: str, request: ProviderRequest, on_spawn: Callable[[int, int | None], None]
+    ) -> ProviderResult:
+        """Dispatch in a task of its own, so a takeover can cancel the worker without cancelling the caller."""
+        worker = asyncio.ensure_future(dispatch(request, on_spawn=on_spawn))
+        self._live[worker] = key
+        try:
+            return await worker
+        except asyncio.CancelledError:
+            if worker not in self._stopped:
+                raise
+            raise self._stale() from None
+        finally:
+            self._live.pop(worker, None)
+            self._stopped.discard(worker)
+            self._groups.pop(key, None)
 
     def apply(self) -> ApplyReport:
         """Bring the staged patches to the user's tree (idempotent; journaled step by step)."""
@@ -305,7 +309,7 @@ class Run:
             self.store.record_spawn(self.run_id, self.lease.epoch, call_key=key, pgid=pgid, start=start)
 
         try:
-            result = await dispatch(provider_request, on_spawn=on_spawn)
+            result = await self._dispatch(key, provider_request, on_spawn)
         except BaseException:
             self.budget.settle(reservation, None)
             if worktree is not None and not self.lease.fenced:  # after a takeover the new owner cleans up
@@ -460,7 +464,7 @@ class Run:
             self.store.log_event(
                 self.run_id, "schema_retry", {"call_key": key, "error": first.failure.message}, epoch=self.lease.epoch
             )
-            retry = await dispatch(replace(request, prompt=request.prompt + CORRECTION), on_spawn=on_spawn)
+            retry = await self._dispatch(key, replace(request, prompt=request.prompt + CORRECTION), on_spawn)
         except BaseException:
             self.budget.settle(reservation, None)
             raise
