@@ -80,6 +80,7 @@ class Run:
         self._groups: dict[str, tuple[int, int | None]] = {}  # call key -> the worker's process group
         self._stopped: set[asyncio.Future[ProviderResult]] = set()  # cancelled because the run was taken over
         lease.on_fenced = self._stop_workers
+        self.staging.on_deferred_conflict = self._restage_conflict
 
     @classmethod
     async def open(cls, run_id: str, repo: Path, limits: Limits | None = None, *, db: Database | None = None) -> Run:
@@ -187,14 +188,21 @@ class Run:
             raise self._stale()
         # the staging head when the call is made is what it reads and what names it; an edit worker
         # always starts there, a read-only one only once staging holds something
-        head = self.staging.head()
-        seed = head if call.is_edit or head != self.base_commit else None
+        before = self.staging.head(flush=False)
+        seed = self._seed(call, self.staging.head())  # the replayed calls' edits staged first
         request = self.request_of(call, seed)
+        cached = self._from_journal(self.journal.peek(call.op, request), call)
+        if cached is None and before != self.staging.head():
+            # made together with calls just replayed (a gather), this call may have read staging
+            # before their edits arrived in the first attempt: then that is the tree that names it
+            earlier = self.request_of(call, self._seed(call, before))
+            cached = self._from_journal(self.journal.peek(call.op, earlier), call)
+            if cached is not None:
+                request = earlier
         key, seq = self.journal.key_for(call.op, request)
-        cached = self._from_journal(key, call)
         if cached is not None:
             self.stats["cached"] += 1
-            await self._restage(key)
+            self._restage(key)
             return cached
         async with self._slots:
             return await self._run_live(call, key, seq, request, seed)
@@ -417,25 +425,26 @@ class Run:
         )
         return _with(outcome, patch_state=state, patch_files=gates.files)
 
-    async def _restage(self, key: str) -> None:
+    def _seed(self, call: AgentCall, head: str) -> str | None:
+        return head if call.is_edit or head != self.base_commit else None
+
+    def _restage(self, key: str) -> None:
         """Put a replayed call's staged patch back into staging (a no-op when it is still there).
 
         A resumed attempt starts with staging at the base (see `Staging.restart`), and closing the
         run or garbage collection may have removed it, while the journal remembers the call. Without
         this, checks and agents later in a resumed attempt would see a tree without the edits the
-        replayed calls made.
+        replayed calls made. The patch is deferred to the next read of staging, so a call made
+        together with this one can still be matched against the tree from before it.
         """
         row = self.store.patch(self.run_id, key)
-        if row is None or row.state in UNSTAGED or not Path(row.path).is_file():
-            return
-        # let sibling calls started with this one (a gather) take their key first: in the first
-        # attempt they read staging before this call's edit arrived, so they must now too
-        await asyncio.sleep(0)
-        staged = self.staging.stage(key, Path(row.path))
-        if not staged.ok:
-            self.store.log_event(
-                self.run_id, "restage_conflict", {"call_key": key, "error": staged.message}, epoch=self.lease.epoch
-            )
+        if row is not None and row.state not in UNSTAGED and Path(row.path).is_file():
+            self.staging.defer(key, Path(row.path))
+
+    def _restage_conflict(self, key: str, message: str) -> None:
+        self.store.log_event(
+            self.run_id, "restage_conflict", {"call_key": key, "error": message}, epoch=self.lease.epoch
+        )
 
     async def _correct(
         self,

@@ -28,6 +28,11 @@ class Journal:
         self._occurrences: Counter[str] = Counter()
         self.seq = 0
 
+    def peek(self, op: str, request: dict[str, Any]) -> str:
+        """The call key `key_for` would hand out for this request now, without counting an occurrence."""
+        base = request_key(op, request)
+        return f"{base}#{self._occurrences[base]}"
+
     def key_for(self, op: str, request: dict[str, Any]) -> tuple[str, int]:
         """The call key of this request's next occurrence, and its initiation position (display only)."""
         base = request_key(op, request)

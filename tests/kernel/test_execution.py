@@ -369,3 +369,29 @@ async def test_a_call_after_a_staged_edit_is_keyed_on_the_tree_it_reads(fake, gi
     await third.close()
     assert not after.cached and after.call_key != before.call_key and fake.calls()[2]["cwd"] != str(git_repo)
     assert edit.cached and again.cached and again.call_key == after.call_key and len(fake.calls()) == spawned == 3
+
+
+async def test_edits_made_together_replay_from_the_journal_even_when_resumed_one_after_the_other(fake, git_repo):
+    import asyncio
+
+    fake.scenario(
+        {"match": "top", "write": {"top.txt": "top\n"}},
+        {"match": "bottom", "write": {"bottom.txt": "bottom\n"}},
+        {"match": "review", "reply": "fine"},
+    )
+    top, bottom = (
+        AgentCall("edit top", mode="edit", provider="fake"),
+        AgentCall("edit bottom", mode="edit", provider="fake"),
+    )
+    review = AgentCall("review", provider="fake")
+    run = await Run.open("together-run", git_repo)
+    await asyncio.gather(run.agent(top), run.agent(bottom))  # both read the base tree
+    await run.agent(review)
+    await run.close()
+    spawned = len(fake.calls())
+    resumed = await Run.open("together-run", git_repo)
+    replayed = [await resumed.agent(top), await resumed.agent(bottom), await resumed.agent(review)]
+    staged = git(resumed.staging.path, "ls-tree", "--name-only", resumed.staging.head())
+    await resumed.close()
+    assert all(o.cached for o in replayed) and len(fake.calls()) == spawned == 3
+    assert "top.txt" in staged and "bottom.txt" in staged
