@@ -12,7 +12,14 @@ from collections import Counter
 __all__ = ["CRASH_EXIT_CODE", "POINTS", "crash_point"]
 
 CRASH_EXIT_CODE = 86
-POINTS = ("after_intent", "after_provider_exit", "after_completion", "mid_apply", "between_applies")
+POINTS = (
+    "after_intent",
+    "after_provider_exit",
+    "after_stage",
+    "after_completion",
+    "mid_apply",
+    "between_applies",
+)
 _hits: Counter[str] = Counter()
 
 

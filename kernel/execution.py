@@ -1,92 +1,50 @@
 """One run of agents: the lease, the journal, budgets and caps, isolation, dispatch, staging and apply.
 
 `Run.agent(call)` is the whole life of one worker call: compute its key; return a completed call from
-the journal without spawning; otherwise reserve budget, write the intent row, give an edit worker a
-fresh worktree seeded from staging, dispatch, capture and gate its patch, compose it in staging, and
-write the completion row. Patches reach the user's tree only through `Run.apply`. Workflows, loops
+the journal without spawning (staging its patch again); otherwise reserve budget, write the intent
+row, give an edit worker a fresh worktree seeded from staging, dispatch, capture and gate its patch
+if the worker finished and stayed in its worktree, compose it in staging, and write the completion
+row. Patches reach the user's tree only through `Run.apply`. Workflows, loops
 and teams build on this; nothing here knows which service calls it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from kernel import git, leases, paths
-from kernel.budget import DEFAULT_ESTIMATE_USD, Budget
+from kernel.budget import Budget, Reservation
+from kernel.calls import AgentCall, AgentOutcome, Limits, finished, outcome_record, sum_usage
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
 from kernel.journal import Journal
-from kernel.providers.contract import DEFAULT_TIMEOUT_SECONDS, Mode, ProviderRequest, ProviderResult, Usage
+from kernel.providers.contract import Failure, ProviderRequest, ProviderResult
 from kernel.providers.dispatcher import dispatch, resolve_provider
+from kernel.providers.process import kill_group
 from kernel.providers.schema import check_schema, schema_errors
 from kernel.runstore import SCHEMA, RunStore
 from kernel.store import Database, open_global
 from kernel.worktrees import tree
 from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
-from kernel.worktrees.gates import check_patch
+from kernel.worktrees.gates import Violation, check_patch
 from kernel.worktrees.snapshot import snapshot
 from kernel.worktrees.staging import Staging
 
 __all__ = ["AgentCall", "AgentOutcome", "Limits", "Run", "collect_garbage"]
 
 ISOLATIONS = ("", "worktree")
+UNSTAGED = ("blocked", "conflicted", "empty")  # patch states that never reached staging
 CORRECTION = (
     "\n\nCORRECTION REQUIRED: your previous reply was not valid JSON for the schema above. Reply again with the "
     "bare JSON value only: no prose, no code fence."
 )
-
-
-@dataclass(frozen=True)
-class Limits:
-    budget_usd: float | None = None
-    max_agents: int = 1000  # lifetime, across resumes
-    concurrency: int = 16
-    agent_timeout: float = DEFAULT_TIMEOUT_SECONDS
-    estimate_usd: float = DEFAULT_ESTIMATE_USD
-    lease_ttl: float = leases.DEFAULT_TTL_SECONDS
-    allow_secrets: bool = False  # the logged override of the secret and sensitive-path gates
-
-
-@dataclass(frozen=True)
-class AgentCall:
-    prompt: str
-    mode: Mode = "read-only"
-    isolation: str = ""  # "worktree" isolates a non-edit worker too
-    provider: str | None = None
-    model: str | None = None
-    schema: dict[str, Any] | None = None
-    timeout: float | None = None  # seconds; None takes the run's per-agent default, 0 waits forever
-    network: bool = False
-    label: str = ""
-    args_hash: str = ""  # the caller's script arguments, so a rerun with other arguments does not replay
-    op: str = "agent"
-    schema_retry: bool = True  # a read-only call whose reply fails the schema is asked once more to correct it
-
-    @property
-    def is_edit(self) -> bool:
-        return self.mode == "edit" or self.isolation == "worktree"
-
-
-@dataclass(frozen=True)
-class AgentOutcome:
-    call_key: str
-    result: ProviderResult
-    cached: bool
-    patch_state: str | None = None  # staged | conflicted | blocked | empty | capture_failed; None: no edit
-    patch_files: list[str] = field(default_factory=list)
-    gate_violations: list[dict[str, str]] = field(default_factory=list)
-    # files of the user's tree that changed while this edit worker ran: a worker escaping its worktree,
-    # or the user editing meanwhile; the kernel cannot tell which, so it reports them (event `outside_write`)
-    outside_writes: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.result.ok
 
 
 class Run:
@@ -118,6 +76,11 @@ class Run:
         self.stats = {"live": 0, "cached": 0}
         self._slots = asyncio.Semaphore(limits.concurrency)
         self._owns_db = owns_db
+        self._live: dict[asyncio.Future[ProviderResult], str] = {}  # dispatches running, and their call keys
+        self._groups: dict[str, tuple[int, int | None]] = {}  # call key -> the worker's process group
+        self._stopped: set[asyncio.Future[ProviderResult]] = set()  # cancelled because the run was taken over
+        lease.on_fenced = self._stop_workers
+        self.staging.on_deferred_conflict = self._restage_conflict
 
     @classmethod
     async def open(cls, run_id: str, repo: Path, limits: Limits | None = None, *, db: Database | None = None) -> Run:
@@ -138,6 +101,9 @@ class Run:
             leases.reconcile(store)
             store.ensure_run(run_id, repo=str(repo), budget_usd=limits.budget_usd, max_agents=limits.max_agents)
             lease = leases.acquire(store, run_id, ttl=limits.lease_ttl)
+            lost = store.abandon_started_calls(run_id, lease.epoch)
+            if lost:
+                store.log_event(run_id, "lost_attempts_charged", {"calls": lost}, epoch=lease.epoch)
             row = store.run(run_id)
             assert row is not None
             if row.base_commit is None:
@@ -173,12 +139,23 @@ class Run:
             budget=budget,
             owns_db=owns_db,
         )
+        try:
+            recorded = {p.call_key for p in store.patches(run_id)}
+            dropped = run.staging.restart(recorded)
+            if dropped:
+                store.log_event(run_id, "staging_dropped", {"call_keys": dropped}, epoch=lease.epoch)
+        except BaseException:
+            store.finish_run(run_id, lease.epoch, "interrupted")
+            if owns_db:
+                db.close()
+            raise
         lease.start_heartbeat()
         return run
 
-    def request_of(self, call: AgentCall) -> dict[str, Any]:
-        """What identifies a call in the journal (see `kernel.journal`)."""
-        return {
+    def request_of(self, call: AgentCall, seed: str | None = None) -> dict[str, Any]:
+        """What identifies a call in the journal (see `kernel.journal`); `seed` is the staging commit it reads."""
+        tree_read = self.base_tree if seed is None or seed == self.base_commit else self.staging.tree_of(seed)
+        request = {
             "op": call.op,
             "prompt": call.prompt,
             "provider": resolve_provider(call.provider),
@@ -189,8 +166,13 @@ class Run:
             "network": call.network,
             "args": call.args_hash,
             "label": call.label,
-            "tree": self.base_tree,
+            "tree": tree_read,
         }
+        # only when set, so the keys of calls without a native session stay what they were
+        for name in ("new_session", "resume_session"):
+            if getattr(call, name):
+                request[name] = getattr(call, name)
+        return request
 
     async def agent(self, call: AgentCall) -> AgentOutcome:
         """Run one worker call, or return it from the journal; caps and budget raise `budget_exhausted`."""
@@ -203,19 +185,59 @@ class Run:
         if call.schema is not None:
             check_schema(call.schema)
         if self.lease.fenced:
-            raise PalliumError(
-                "stale",
-                f"run {self.run_id} was taken over by another process; this one must stop",
-                details={"run_id": self.run_id},
-            )
-        request = self.request_of(call)
+            raise self._stale()
+        # the staging head when the call is made is what it reads and what names it; an edit worker
+        # always starts there, a read-only one only once staging holds something
+        before = self.staging.head(flush=False)
+        seed = self._seed(call, self.staging.head())  # the replayed calls' edits staged first
+        request = self.request_of(call, seed)
+        cached = self._from_journal(self.journal.peek(call.op, request), call)
+        if cached is None and before != self.staging.head():
+            # made together with calls just replayed (a gather), this call may have read staging
+            # before their edits arrived in the first attempt: then that is the tree that names it
+            earlier = self.request_of(call, self._seed(call, before))
+            cached = self._from_journal(self.journal.peek(call.op, earlier), call)
+            if cached is not None:
+                request = earlier
         key, seq = self.journal.key_for(call.op, request)
-        cached = self._from_journal(key, call)
         if cached is not None:
             self.stats["cached"] += 1
+            self._restage(key)
             return cached
         async with self._slots:
-            return await self._run_live(call, key, seq, request)
+            return await self._run_live(call, key, seq, request, seed)
+
+    def _stale(self) -> PalliumError:
+        return PalliumError(
+            "stale",
+            f"run {self.run_id} was taken over by another process; this one must stop",
+            details={"run_id": self.run_id},
+        )
+
+    def _stop_workers(self) -> None:
+        """Kill the process groups of the calls still running and cancel them: the run has a new owner."""
+        for pgid, start in list(self._groups.values()):
+            kill_group(pgid, start)
+        for task in list(self._live):
+            self._stopped.add(task)
+            task.cancel()
+
+    async def _dispatch(
+        self, key: str, request: ProviderRequest, on_spawn: Callable[[int, int | None], None]
+    ) -> ProviderResult:
+        """Dispatch in a task of its own, so a takeover can cancel the worker without cancelling the caller."""
+        worker = asyncio.ensure_future(dispatch(request, on_spawn=on_spawn))
+        self._live[worker] = key
+        try:
+            return await worker
+        except asyncio.CancelledError:
+            if worker not in self._stopped:
+                raise
+            raise self._stale() from None
+        finally:
+            self._live.pop(worker, None)
+            self._stopped.discard(worker)
+            self._groups.pop(key, None)
 
     def apply(self) -> ApplyReport:
         """Bring the staged patches to the user's tree (idempotent; journaled step by step)."""
@@ -236,7 +258,9 @@ class Run:
 
     # ------------------------------------------------------------ one live call
 
-    async def _run_live(self, call: AgentCall, key: str, seq: int, request: dict[str, Any]) -> AgentOutcome:
+    async def _run_live(
+        self, call: AgentCall, key: str, seq: int, request: dict[str, Any], seed: str | None
+    ) -> AgentOutcome:
         for leftover in self.store.worktrees(run_id=self.run_id, states=("creating", "active", "captured")):
             if leftover.call_key == key:
                 tree.remove(self.store, Path(leftover.path))
@@ -252,12 +276,15 @@ class Run:
         self.stats["live"] += 1
         if call.network:
             self.store.log_event(
-                self.run_id, "network_grant", {"call_key": key, "label": call.label, "provider": request["provider"]}
+                self.run_id,
+                "network_grant",
+                {"call_key": key, "label": call.label, "provider": request["provider"]},
+                epoch=self.lease.epoch,
             )
-        worktree, base = None, None
+        worktree, base, beside = None, None, set()
         user_tree = snapshot(self.repo).tree if call.is_edit else None
-        if call.is_edit or self.staging.head() != self.base_commit:
-            base = self.staging.head()  # later workers see the edits already composed in staging
+        if seed is not None:
+            base = seed  # later workers see the edits already composed in staging
             worktree = tree.create(
                 self.store,
                 repo=self.repo,
@@ -267,6 +294,7 @@ class Run:
                 purpose="edit" if call.is_edit else "seeded",
                 call_key=key,
             )
+            beside = _entries(worktree.parent)
         timeout = self.limits.agent_timeout if call.timeout is None else call.timeout
         provider_request = ProviderRequest(
             prompt=call.prompt,
@@ -277,42 +305,67 @@ class Run:
             schema=call.schema,
             timeout=timeout,
             network=call.network,
+            new_session=call.new_session,
+            resume_session=call.resume_session,
             run_id=self.run_id,
             agent_id=key,
             label=call.label,
         )
 
         def on_spawn(pgid: int, start: int | None) -> None:
+            self._groups[key] = (pgid, start)
             self.store.record_spawn(self.run_id, self.lease.epoch, call_key=key, pgid=pgid, start=start)
 
         try:
-            result = await dispatch(provider_request, on_spawn=on_spawn)
+            result = await self._dispatch(key, provider_request, on_spawn)
         except BaseException:
             self.budget.settle(reservation, None)
-            if worktree is not None:
+            if worktree is not None and not self.lease.fenced:  # after a takeover the new owner cleans up
                 tree.remove(self.store, worktree)
             raise
+        charges: list[float | None] = [result.usage.cost_usd]
+        pending: Reservation | None = reservation  # settled with the last try's cost
         if self._should_retry(call, result):
-            self.store.log_event(self.run_id, "schema_retry", {"call_key": key, "error": result.failure.message})
-            retry = await dispatch(replace(provider_request, prompt=call.prompt + CORRECTION), on_spawn=on_spawn)
-            result = replace(
-                retry, usage=_add(result.usage, retry.usage), duration_ms=result.duration_ms + retry.duration_ms
-            )
+            self.budget.settle(reservation, result.usage.cost_usd)  # the retry is another agent, reserved on its own
+            try:
+                result, pending = await self._correct(key, provider_request, result, on_spawn, charges)
+            except BaseException:
+                if worktree is not None and not self.lease.fenced:
+                    tree.remove(self.store, worktree)
+                raise
         crash_point("after_provider_exit")
-        outcome = AgentOutcome(key, result, cached=False, outside_writes=self._changed_since(user_tree, key))
-        if worktree is not None and call.is_edit:
+        done = finished(result)
+        outside = self._outside_writes(key, user_tree, worktree, beside) if call.is_edit else []
+        if outside and done:
+            shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
+            failure = Failure("unknown", f"the worker wrote outside its worktree: {shown}", "outside_write")
+            result = replace(result, failure=failure)
+        outcome = AgentOutcome(key, result, cached=False, outside_writes=outside)
+        if worktree is not None and call.is_edit and done:
             outcome = self._capture(key, worktree, base or self.base_commit, outcome)
+        elif worktree is not None and call.is_edit:
+            # a worker that crashed, timed out or was refused may have stopped half way: its edit is not kept
+            tree.remove(self.store, worktree)
+            self.store.log_event(
+                self.run_id,
+                "patch_discarded",
+                {"call_key": key, "error_class": result.failure.error_class if result.failure else None},
+                epoch=self.lease.epoch,
+            )
+            outcome = _with(outcome, patch_state="discarded")
         elif worktree is not None:
             tree.remove(self.store, worktree)
-        self.budget.settle(reservation, result.usage.cost_usd)
+        if pending is not None:
+            self.budget.settle(pending, charges[-1])
         self.store.record_completion(
             self.run_id,
             self.lease.epoch,
             call_key=key,
             status="completed" if result.ok else "failed",
-            result=_outcome_record(outcome),
+            result=outcome_record(outcome),
             cost_usd=result.usage.cost_usd,
             spent=True,
+            charges=charges,
         )
         crash_point("after_completion")
         return outcome
@@ -322,18 +375,27 @@ class Run:
             patch = tree.capture(worktree, base)
         except PalliumError as exc:
             tree.remove(self.store, worktree, keep=True)
-            self.store.log_event(self.run_id, "capture_failed", {"call_key": key, "error": exc.message})
+            self.store.log_event(
+                self.run_id, "capture_failed", {"call_key": key, "error": exc.message}, epoch=self.lease.epoch
+            )
             return _with(outcome, patch_state="capture_failed")
         tree.remove(self.store, worktree)
         if not patch.strip():
             return _with(outcome, patch_state="empty")
         gates = check_patch(patch, allow_secrets=self.limits.allow_secrets)
+        # a worker that wrote outside its worktree is not trusted with what it wrote inside either
+        gates.violations += [
+            Violation("outside_write", p, "written outside the worker's worktree") for p in outcome.outside_writes
+        ]
         raw = tree.run_dir(self.run_id) / "patches" / f"{_safe(key)}.patch"
         raw.parent.mkdir(parents=True, exist_ok=True)
         raw.write_bytes(patch)
         if gates.overridden:
             self.store.log_event(
-                self.run_id, "gate_override", {"call_key": key, "overridden": [v.__dict__ for v in gates.overridden]}
+                self.run_id,
+                "gate_override",
+                {"call_key": key, "overridden": [v.__dict__ for v in gates.overridden]},
+                epoch=self.lease.epoch,
             )
         violations = [v.__dict__ for v in gates.violations]
         if not gates.ok:
@@ -348,6 +410,7 @@ class Run:
             )
             return _with(outcome, patch_state="blocked", patch_files=gates.files, gate_violations=violations)
         staged = self.staging.stage(key, raw)
+        crash_point("after_stage")
         state = "staged" if staged.ok else "conflicted"
         if staged.ok and staged.composed is None:
             state = "empty"
@@ -362,24 +425,86 @@ class Run:
         )
         return _with(outcome, patch_state=state, patch_files=gates.files)
 
+    def _seed(self, call: AgentCall, head: str) -> str | None:
+        return head if call.is_edit or head != self.base_commit else None
+
+    def _restage(self, key: str) -> None:
+        """Put a replayed call's staged patch back into staging (a no-op when it is still there).
+
+        A resumed attempt starts with staging at the base (see `Staging.restart`), and closing the
+        run or garbage collection may have removed it, while the journal remembers the call. Without
+        this, checks and agents later in a resumed attempt would see a tree without the edits the
+        replayed calls made. The patch is deferred to the next read of staging, so a call made
+        together with this one can still be matched against the tree from before it.
+        """
+        row = self.store.patch(self.run_id, key)
+        if row is not None and row.state not in UNSTAGED and Path(row.path).is_file():
+            self.staging.defer(key, Path(row.path))
+
+    def _restage_conflict(self, key: str, message: str) -> None:
+        self.store.log_event(
+            self.run_id, "restage_conflict", {"call_key": key, "error": message}, epoch=self.lease.epoch
+        )
+
+    async def _correct(
+        self,
+        key: str,
+        request: ProviderRequest,
+        first: ProviderResult,
+        on_spawn: Callable[[int, int | None], None],
+        charges: list[float | None],
+    ) -> tuple[ProviderResult, Reservation | None]:
+        """The one corrective retry of a read-only reply that failed its schema, reserved and counted as an agent.
+
+        Past the budget or the agent cap the retry is skipped and the schema failure stands.
+        """
+        try:
+            reservation = self.budget.reserve(run_id=self.run_id)
+        except PalliumError as exc:
+            self.store.log_event(
+                self.run_id,
+                "schema_retry_skipped",
+                {"call_key": key, "cap": exc.details.get("cap")},
+                epoch=self.lease.epoch,
+            )
+            return first, None
+        try:
+            self.store.count_agent(self.run_id, self.lease.epoch)
+            self.store.log_event(
+                self.run_id, "schema_retry", {"call_key": key, "error": first.failure.message}, epoch=self.lease.epoch
+            )
+            retry = await self._dispatch(key, replace(request, prompt=request.prompt + CORRECTION), on_spawn)
+        except BaseException:
+            self.budget.settle(reservation, None)
+            raise
+        charges.append(retry.usage.cost_usd)
+        usage = sum_usage(first.usage, retry.usage)
+        return replace(retry, usage=usage, duration_ms=first.duration_ms + retry.duration_ms), reservation
+
     def _should_retry(self, call: AgentCall, result: ProviderResult) -> bool:
-        """Read-only calls get one corrective retry for a schema failure, unless the first try spent the budget."""
+        """Read-only calls get one corrective retry for a schema failure (if the budget and cap allow one more)."""
         if result.failure is None or result.failure.error_class != "schema":
             return False
-        if call.mode != "read-only" or call.is_edit or not call.schema_retry:
-            return False
-        limit = self.limits.budget_usd
-        return limit is None or self.budget.committed_usd + (result.usage.cost_usd or 0.0) <= limit
+        return call.mode == "read-only" and not call.is_edit and call.schema_retry
 
-    def _changed_since(self, user_tree: str | None, key: str) -> list[str]:
-        if user_tree is None:
-            return []
-        now = snapshot(self.repo).tree
-        if now == user_tree:
-            return []
-        changed = git.run(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
-        paths = [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]
-        self.store.log_event(self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]})
+    def _outside_writes(self, key: str, user_tree: str | None, worktree: Path | None, beside: set[str]) -> list[str]:
+        """What an edit worker wrote outside its worktree: files of the user's tree, and new entries beside it.
+
+        The user may have edited their tree meanwhile; the kernel cannot tell who did, so either way
+        the call fails and its patch is blocked rather than trusted.
+        """
+        paths: list[str] = []
+        now = snapshot(self.repo).tree if user_tree is not None else None
+        if user_tree is not None and now != user_tree:
+            changed = git.run(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
+            paths += [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]
+        if worktree is not None:
+            recorded = {Path(row.path).name for row in self.store.worktrees(run_id=self.run_id)}
+            paths += sorted(f"../{name}" for name in _entries(worktree.parent) - beside - recorded)
+        if paths:
+            self.store.log_event(
+                self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]}, epoch=self.lease.epoch
+            )
         return paths
 
     def _from_journal(self, key: str, call: AgentCall) -> AgentOutcome | None:
@@ -413,26 +538,11 @@ def collect_garbage(store: RunStore, *, include_kept: bool = False, dry_run: boo
     return tree.gc(store, is_run_live=is_run_live, include_kept=include_kept, dry_run=dry_run)
 
 
-def _outcome_record(outcome: AgentOutcome) -> dict[str, Any]:
-    return {
-        "result": outcome.result.to_dict(),
-        "patch_state": outcome.patch_state,
-        "patch_files": outcome.patch_files,
-        "gate_violations": outcome.gate_violations,
-        "outside_writes": outcome.outside_writes,
-    }
-
-
-def _add(first: Usage, second: Usage) -> Usage:
-    """Usage of two tries of one call; a part either try did not report stays unknown."""
-
-    def tokens(a: int | None, b: int | None) -> int | None:
-        return None if a is None or b is None else a + b
-
-    cost = None if first.cost_usd is None or second.cost_usd is None else first.cost_usd + second.cost_usd
-    return Usage(
-        tokens(first.input_tokens, second.input_tokens), tokens(first.output_tokens, second.output_tokens), cost
-    )
+def _entries(folder: Path) -> set[str]:
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return set()
 
 
 def _with(outcome: AgentOutcome, **changes: Any) -> AgentOutcome:

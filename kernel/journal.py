@@ -2,8 +2,9 @@
 
 Position would break under real concurrency (which call starts first depends on which finished
 first); content does not. The request holds everything that decides the answer: op, prompt, the
-resolved provider, model, mode, isolation, schema hash, network grant, args hash and the tree the
-input was read from. Two identical requests in one attempt are two calls (`#0`, `#1`).
+resolved provider, model, mode, isolation, schema hash, network grant, args hash, the native session
+to start or resume (when set) and the tree the input was read from. Two identical requests in one
+attempt are two calls (`#0`, `#1`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ class Journal:
     def __init__(self) -> None:
         self._occurrences: Counter[str] = Counter()
         self.seq = 0
+
+    def peek(self, op: str, request: dict[str, Any]) -> str:
+        """The call key `key_for` would hand out for this request now, without counting an occurrence."""
+        base = request_key(op, request)
+        return f"{base}#{self._occurrences[base]}"
 
     def key_for(self, op: str, request: dict[str, Any]) -> tuple[str, int]:
         """The call key of this request's next occurrence, and its initiation position (display only)."""

@@ -14,14 +14,16 @@ import contextlib
 import os
 import socket
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from kernel.providers.process import kill_group, process_start_ticks
 from kernel.runstore import RunRow, RunStore
 
-__all__ = ["DEFAULT_TTL_SECONDS", "Lease", "Owner", "acquire", "is_owner_alive", "reconcile"]
+__all__ = ["DEFAULT_TTL_SECONDS", "Lease", "Owner", "acquire", "is_owner_alive", "leftover_groups", "reconcile"]
 
 DEFAULT_TTL_SECONDS = 60.0
 
@@ -76,6 +78,7 @@ class Lease:
         self.epoch = epoch
         self.ttl = ttl
         self.fenced = False
+        self.on_fenced: Callable[[], None] | None = None  # what the holder stops when the heartbeat finds it fenced
         self._task: asyncio.Task[None] | None = None
 
     def beat(self) -> bool:
@@ -97,12 +100,54 @@ class Lease:
         while not self.fenced:
             await asyncio.sleep(self.ttl / 3)
             self.beat()
+        if self.on_fenced is not None:
+            self.on_fenced()  # another process owns the run now: whatever this one still runs must stop
 
 
 def acquire(store: RunStore, run_id: str, *, ttl: float = DEFAULT_TTL_SECONDS) -> Lease:
     """Take the run for this process; `conflict` when a live owner holds it."""
     epoch = store.take_lease(run_id, Owner.current().to_dict(), ttl=ttl, holder_alive=is_owner_alive)
     return Lease(store, run_id, epoch, ttl)
+
+
+def leftover_groups(run_id: str, owner_pid: int) -> set[int]:
+    """Process groups of workers that the dead orchestrator `owner_pid` started for `run_id`.
+
+    Found by the environment every worker (and every child it starts) inherits, so a worker is
+    found even when its orchestrator died before recording its process group (the spawn and the
+    journal write are not one step). This process's own group is never in the answer.
+    """
+    wanted = {
+        f"PALLIUM_WORKFLOW_RUN_ID={run_id}".encode(),
+        f"PALLIUM_WORKFLOW_ORCHESTRATOR_PID={owner_pid}".encode(),
+    }
+    groups: set[int] = set()
+    for pid, environ in _environments():
+        if wanted <= environ:
+            with contextlib.suppress(OSError):
+                groups.add(os.getpgid(pid))
+    return groups - {os.getpgrp()}
+
+
+def _environments() -> Iterator[tuple[int, set[bytes]]]:
+    proc = Path("/proc")
+    if proc.is_dir():
+        for entry in proc.iterdir():
+            if entry.name.isdigit():
+                try:
+                    yield int(entry.name), set((entry / "environ").read_bytes().split(b"\0"))
+                except OSError:  # gone meanwhile, or another user's
+                    continue
+        return
+    try:
+        import psutil
+    except ImportError:
+        return
+    for process in psutil.process_iter():
+        try:
+            yield process.pid, {f"{k}={v}".encode() for k, v in process.environ().items()}
+        except psutil.Error:
+            continue
 
 
 def reconcile(store: RunStore) -> list[str]:
@@ -117,6 +162,10 @@ def reconcile(store: RunStore) -> list[str]:
                 store.log_event(
                     row.id, "reconcile_kill", {"call_key": call.call_key, "pgid": call.pgid, "killed": killed}
                 )
+        if row.owner_pid is not None:
+            for pgid in leftover_groups(row.id, row.owner_pid):
+                killed = kill_group(pgid, None)
+                store.log_event(row.id, "reconcile_kill", {"call_key": None, "pgid": pgid, "killed": killed})
         if store.mark_interrupted(row.id, row.lease_epoch):
             store.log_event(row.id, "interrupted", {"owner_pid": row.owner_pid, "epoch": row.lease_epoch})
             interrupted.append(row.id)

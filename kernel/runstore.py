@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -246,10 +246,26 @@ class RunStore:
             )
             if self.db.conn.changes() != 1:
                 return False
+            self._abandon_started_txn(run_id)
+            return True
+
+    def abandon_started_calls(self, run_id: str, epoch: int) -> int:
+        """Close the calls an earlier attempt left with an intent and no completion; return how many."""
+        with self.fenced(run_id, epoch):
+            return self._abandon_started_txn(run_id)
+
+    def _abandon_started_txn(self, run_id: str) -> int:
+        # the worker may have spent before its orchestrator died: each such attempt counts as an
+        # unknown-cost call, which the budget charges at the estimate (once: the status moves on)
+        found = self.db.execute(
+            "SELECT COUNT(*) FROM kernel_call WHERE run_id=? AND status='started'", (run_id,)
+        ).fetchone()[0]
+        if found:
+            self.db.execute("UPDATE kernel_run SET unknown_cost_calls=unknown_cost_calls+? WHERE id=?", (found, run_id))
             self.db.execute(
                 "UPDATE kernel_call SET status='interrupted' WHERE run_id=? AND status='started'", (run_id,)
             )
-            return True
+        return int(found)
 
     @contextmanager
     def fenced(self, run_id: str, epoch: int) -> Iterator[None]:
@@ -319,24 +335,39 @@ class RunStore:
         result: dict[str, Any],
         cost_usd: float | None,
         spent: bool,
+        charges: Sequence[float | None] | None = None,
     ) -> None:
-        """Close a call; when `spent`, add its cost to the run (or count it as unknown)."""
+        """Close a call; when `spent`, add its cost to the run (or count it as unknown).
+
+        `charges` lists the cost of each try when a call took more than one (a corrective retry), so
+        the run is charged per try exactly as the budget was; the call row keeps the total.
+        """
         with self.fenced(run_id, epoch):
             self.db.execute(
                 "UPDATE kernel_call SET status=?, result_json=?, cost_usd=?, completed_at=?, pgid=NULL "
                 "WHERE run_id=? AND call_key=?",
                 (status, json.dumps(result, sort_keys=True), cost_usd, time.time(), run_id, call_key),
             )
-            if spent and cost_usd is None:
-                self.db.execute("UPDATE kernel_run SET unknown_cost_calls=unknown_cost_calls+1 WHERE id=?", (run_id,))
-            elif spent:
-                self.db.execute("UPDATE kernel_run SET spent_usd=spent_usd+? WHERE id=?", (cost_usd, run_id))
+            for charge in (charges if charges is not None else [cost_usd]) if spent else []:
+                if charge is None:
+                    self.db.execute(
+                        "UPDATE kernel_run SET unknown_cost_calls=unknown_cost_calls+1 WHERE id=?", (run_id,)
+                    )
+                else:
+                    self.db.execute("UPDATE kernel_run SET spent_usd=spent_usd+? WHERE id=?", (charge, run_id))
 
-    def log_event(self, run_id: str, kind: str, detail: dict[str, Any]) -> None:
-        self.db.execute(
-            "INSERT INTO kernel_event(run_id, kind, detail_json, at) VALUES (?, ?, ?, ?)",
-            (run_id, kind, json.dumps(detail, sort_keys=True, default=str), time.time()),
-        )
+    def count_agent(self, run_id: str, epoch: int) -> None:
+        """Count one more spawned agent against the run's lifetime cap (a retry within one call)."""
+        with self.fenced(run_id, epoch):
+            self.db.execute("UPDATE kernel_run SET agents_started=agents_started+1 WHERE id=?", (run_id,))
+
+    def log_event(self, run_id: str, kind: str, detail: dict[str, Any], *, epoch: int | None = None) -> None:
+        """Append to the run's event log; fenced when the writer holds a lease `epoch` (a run's owner always does)."""
+        with self._maybe_fenced(run_id, epoch):
+            self.db.execute(
+                "INSERT INTO kernel_event(run_id, kind, detail_json, at) VALUES (?, ?, ?, ?)",
+                (run_id, kind, json.dumps(detail, sort_keys=True, default=str), time.time()),
+            )
 
     def events(self, run_id: str, kind: str | None = None) -> list[dict[str, Any]]:
         rows = self.db.execute(
@@ -415,6 +446,12 @@ class RunStore:
             return
         with self.fenced(run_id, epoch):
             yield
+
+    def patch(self, run_id: str, call_key: str) -> PatchRow | None:
+        found = self.db.execute(
+            f"SELECT {_PATCH_COLUMNS} FROM kernel_patch WHERE run_id=? AND call_key=?", (run_id, call_key)
+        ).fetchone()
+        return PatchRow(*found) if found else None
 
     def patches(self, run_id: str) -> list[PatchRow]:
         rows = self.db.execute(f"SELECT {_PATCH_COLUMNS} FROM kernel_patch WHERE run_id=? ORDER BY ordinal", (run_id,))

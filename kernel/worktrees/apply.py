@@ -60,7 +60,7 @@ def apply_patches(
                 report.already.append(row.call_key)
                 continue
             store.set_patch_state(run_id, row.call_key, "applying", epoch=epoch)
-            store.log_event(run_id, "apply_step", {"call_key": row.call_key, "step": "applying"})
+            store.log_event(run_id, "apply_step", {"call_key": row.call_key, "step": "applying"}, epoch=epoch)
             step("mid_apply")
             if _fits(repo, row.path, reverse=False):
                 git.run(["apply", "--whitespace=nowarn", row.path], repo)
@@ -76,7 +76,7 @@ def apply_patches(
                     details={"run_id": run_id, "call_key": row.call_key, "applied": report.applied},
                 )
             store.set_patch_state(run_id, row.call_key, "applied", epoch=epoch)
-            store.log_event(run_id, "apply_step", {"call_key": row.call_key, "step": "applied"})
+            store.log_event(run_id, "apply_step", {"call_key": row.call_key, "step": "applied"}, epoch=epoch)
             step("between_applies")
     return report
 
@@ -102,7 +102,7 @@ def revert_patches(store: RunStore, run_id: str, repo: Path, *, epoch: int | Non
                     details={"run_id": run_id, "call_key": row.call_key, "reverted": report.applied},
                 )
             store.set_patch_state(run_id, row.call_key, "reverted", epoch=epoch)
-            store.log_event(run_id, "revert_step", {"call_key": row.call_key})
+            store.log_event(run_id, "revert_step", {"call_key": row.call_key}, epoch=epoch)
     return report
 
 

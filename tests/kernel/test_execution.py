@@ -6,6 +6,7 @@ import pytest
 
 from kernel.errors import PalliumError
 from kernel.execution import AgentCall, Limits, Run
+from tests.conftest import git
 
 pytestmark = pytest.mark.anyio
 
@@ -162,14 +163,30 @@ async def test_garbage_collection_removes_what_a_dead_run_left_and_keeps_a_live_
     await run.close()
 
 
-async def test_an_edit_worker_that_writes_into_the_users_tree_is_reported(fake, git_repo):
+async def test_an_edit_worker_that_writes_into_the_users_tree_fails_and_its_patch_is_blocked(fake, git_repo):
     fake.scenario({"match": "", "write": {str(git_repo / "README.md"): "escaped\n", "inside.txt": "ok\n"}})
     run = await Run.open("escape-run", git_repo)
     outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
     events = run.store.events(run.run_id, "outside_write")
+    report = run.apply()
+    [patch] = run.store.patches(run.run_id)
     await run.close()
+    assert not outcome.ok and outcome.result.failure.reason == "outside_write"
+    assert "README.md" in outcome.result.failure.message
     assert outcome.outside_writes == ["README.md"] and events[0]["paths"] == ["README.md"]
-    assert outcome.patch_files == ["inside.txt"]
+    assert outcome.patch_state == "blocked" and patch.state == "blocked" and report.applied == []
+    assert [v["kind"] for v in outcome.gate_violations] == ["outside_write"]
+    assert not (git_repo / "inside.txt").exists()
+
+
+async def test_an_edit_worker_that_writes_beside_its_worktree_fails_and_its_patch_is_blocked(fake, git_repo):
+    fake.scenario({"match": "", "write": {"../beside.txt": "escaped\n", "inside.txt": "ok\n"}})
+    run = await Run.open("beside-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
+    report = run.apply()
+    await run.close()
+    assert outcome.result.failure.reason == "outside_write" and outcome.outside_writes == ["../beside.txt"]
+    assert outcome.patch_state == "blocked" and report.applied == [] and not (git_repo / "inside.txt").exists()
 
 
 async def test_a_heartbeat_extends_the_lease_and_a_fenced_run_refuses_new_calls(fake, git_repo):
@@ -227,3 +244,154 @@ async def test_the_heartbeat_keeps_extending_the_lease_while_the_run_is_open(fak
     row = run.store.run(run.run_id)
     await run.close()
     assert row.lease_expires_at > row.heartbeat_at
+
+
+async def test_a_replayed_edit_is_staged_again_so_later_calls_see_it(fake, git_repo):
+    fake.scenario(
+        {"match": "rewrite", "write": {"src/app.py": "def main():\n    return 2\n"}},
+        {"match": "look", "reply": "looked"},
+    )
+    run = await Run.open("restage-run", git_repo)
+    await run.agent(AgentCall("rewrite app", mode="edit", provider="fake"))
+    await run.agent(AgentCall("look at app", provider="fake"))
+    await run.close()  # removes the staging worktree, as a finished or garbage-collected run has none
+    spawned = len(fake.calls())
+    resumed = await Run.open("restage-run", git_repo)
+    edit = await resumed.agent(AgentCall("rewrite app", mode="edit", provider="fake"))
+    look = await resumed.agent(AgentCall("look at app", provider="fake"))
+    staged = git(resumed.staging.path, "show", f"{resumed.staging.head()}:src/app.py")
+    await resumed.close()
+    assert edit.cached and look.cached and len(fake.calls()) == spawned
+    assert staged == "def main():\n    return 2\n"
+
+
+async def test_an_edit_worker_that_crashes_after_writing_leaves_no_patch_to_apply(fake, git_repo):
+    fake.scenario({"match": "", "write": {"half.txt": "half done\n"}, "crash_after_write": True})
+    run = await Run.open("crash-edit-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
+    report = run.apply()
+    patches = run.store.patches(run.run_id)
+    live = run.store.worktrees(run_id=run.run_id, states=("creating", "active", "captured", "kept"))
+    await run.close()
+    assert outcome.result.failure.error_class == "crash" and outcome.patch_state == "discarded"
+    assert patches == [] and report.applied == [] and not (git_repo / "half.txt").exists()
+    assert live == []
+
+
+async def test_an_edit_worker_that_times_out_after_writing_leaves_no_patch_to_apply(fake, git_repo, monkeypatch):
+    monkeypatch.setenv("PALLIUM_WORKFLOW_PROVIDER_HALFWAY_COMMAND", "echo half > half.txt; sleep 30")
+    run = await Run.open("timeout-edit-run", git_repo)
+    outcome = await run.agent(AgentCall("edit", mode="edit", provider="halfway", timeout=1))
+    report = run.apply()
+    patches = run.store.patches(run.run_id)
+    await run.close()
+    assert outcome.result.failure.error_class == "timeout" and outcome.patch_state == "discarded"
+    assert patches == [] and report.applied == [] and not (git_repo / "half.txt").exists()
+
+
+async def test_a_call_whose_attempt_never_completed_is_charged_its_estimate_on_resume(fake, git_repo):
+    fake.scenario({"match": "", "reply": "ok", "usage": {"cost_usd": 0.01}})
+    limits = Limits(budget_usd=0.025, estimate_usd=0.01)
+    run = await Run.open("lost-run", git_repo, limits)
+    # an orchestrator that died after spawning this worker left only its intent row
+    request = run.request_of(AgentCall("lost", provider="fake"))
+    key, seq = run.journal.key_for("agent", request)
+    run.store.record_intent(
+        run.run_id, run.lease.epoch, call_key=key, op="agent", request=request, seq=seq, counts_as_agent=True
+    )
+    await run.close("interrupted")
+    resumed = await Run.open("lost-run", git_repo, limits)
+    charged = resumed.budget.status()
+    await resumed.agent(AgentCall("one", provider="fake"))
+    with pytest.raises(PalliumError) as raised:
+        await resumed.agent(AgentCall("two", provider="fake"))
+    await resumed.close("failed")
+    again = await Run.open("lost-run", git_repo, limits)  # charged once, not on every resume
+    unknown = again.budget.unknown_cost_calls
+    await again.close("failed")
+    assert charged["unknown_cost_calls"] == 1 and charged["enforceable"] is False
+    assert raised.value.code == "budget_exhausted" and [c["prompt"] for c in fake.calls()] == ["one"]
+    assert unknown == 1
+
+
+async def test_the_corrective_retry_counts_as_an_agent_and_is_skipped_past_the_cap(fake, git_repo):
+    fake.scenario(
+        {"match": "CORRECTION REQUIRED", "reply": {"done": True}},
+        {"match": "", "reply": "not json"},
+    )
+    run = await Run.open("retry-cap-run", git_repo, Limits(max_agents=1))
+    capped = await run.agent(AgentCall("judge", provider="fake", schema=DONE))
+    await run.close()
+    counted = await Run.open("retry-count-run", git_repo)
+    retried = await counted.agent(AgentCall("judge", provider="fake", schema=DONE))
+    started = counted.store.run(counted.run_id).agents_started
+    await counted.close()
+    assert capped.result.failure.error_class == "schema" and len(fake.calls()) == 3
+    assert retried.ok and started == 2 and counted.budget.agents_started == 2
+
+
+async def test_a_call_can_start_a_native_session_and_a_later_one_resume_it(fake, git_repo):
+    session, other = "6f1c2a9e-3b4d-4e5f-8a7b-1c2d3e4f5a6b", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+    fake.scenario({"match": "", "reply": "ok"})
+    run = await Run.open("session-run", git_repo)
+    first = await run.agent(AgentCall("start", provider="claude", new_session=session))
+    later = await run.agent(AgentCall("go on", provider="claude", resume_session=session))
+    await run.close()
+    resumed = await Run.open("session-run", git_repo)
+    replayed = await resumed.agent(AgentCall("start", provider="claude", new_session=session))
+    elsewhere = await resumed.agent(AgentCall("go on", provider="claude", resume_session=other))
+    await resumed.close()
+    argv = [c["argv"] for c in fake.calls()]
+    assert argv[0][argv[0].index("--session-id") + 1] == session and "--resume" not in argv[0]
+    assert argv[1][argv[1].index("--resume") + 1] == session and "--session-id" not in argv[1]
+    assert first.result.session_id == session and later.ok
+    assert replayed.cached and not elsewhere.cached  # the session is part of what names a call
+    assert argv[2][argv[2].index("--resume") + 1] == other and len(argv) == 3
+
+
+async def test_a_call_after_a_staged_edit_is_keyed_on_the_tree_it_reads(fake, git_repo):
+    fake.scenario(
+        {"match": "rewrite", "write": {"src/app.py": "def main():\n    return 2\n"}},
+        {"match": "look", "reply": "looked"},
+    )
+    look = AgentCall("look at app", provider="fake")
+    run = await Run.open("tree-key-run", git_repo)
+    before = await run.agent(look)
+    await run.close()
+    second = await Run.open("tree-key-run", git_repo)
+    await second.agent(AgentCall("rewrite app", mode="edit", provider="fake"))
+    after = await second.agent(look)  # the same request, but it now reads the edited tree
+    await second.close()
+    spawned = len(fake.calls())
+    third = await Run.open("tree-key-run", git_repo)
+    edit = await third.agent(AgentCall("rewrite app", mode="edit", provider="fake"))
+    again = await third.agent(look)
+    await third.close()
+    assert not after.cached and after.call_key != before.call_key and fake.calls()[2]["cwd"] != str(git_repo)
+    assert edit.cached and again.cached and again.call_key == after.call_key and len(fake.calls()) == spawned == 3
+
+
+async def test_edits_made_together_replay_from_the_journal_even_when_resumed_one_after_the_other(fake, git_repo):
+    import asyncio
+
+    fake.scenario(
+        {"match": "top", "write": {"top.txt": "top\n"}},
+        {"match": "bottom", "write": {"bottom.txt": "bottom\n"}},
+        {"match": "review", "reply": "fine"},
+    )
+    top, bottom = (
+        AgentCall("edit top", mode="edit", provider="fake"),
+        AgentCall("edit bottom", mode="edit", provider="fake"),
+    )
+    review = AgentCall("review", provider="fake")
+    run = await Run.open("together-run", git_repo)
+    await asyncio.gather(run.agent(top), run.agent(bottom))  # both read the base tree
+    await run.agent(review)
+    await run.close()
+    spawned = len(fake.calls())
+    resumed = await Run.open("together-run", git_repo)
+    replayed = [await resumed.agent(top), await resumed.agent(bottom), await resumed.agent(review)]
+    staged = git(resumed.staging.path, "ls-tree", "--name-only", resumed.staging.head())
+    await resumed.close()
+    assert all(o.cached for o in replayed) and len(fake.calls()) == spawned == 3
+    assert "top.txt" in staged and "bottom.txt" in staged

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -9,10 +10,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import anyio
 import pytest
 
 from kernel import leases
 from kernel.errors import PalliumError
+from kernel.execution import AgentCall, Limits, Run
 from kernel.providers.process import process_start_ticks
 from kernel.runstore import SCHEMA, RunStore
 from kernel.store import open_global
@@ -99,9 +102,11 @@ def test_a_fenced_zombie_cannot_write_after_a_takeover(store):
         store.record_intent(
             "r1", zombie.epoch, call_key="agent:x#0", op="agent", request={}, seq=1, counts_as_agent=True
         )
-    assert raised.value.code == "stale"
+    with pytest.raises(PalliumError) as event:
+        store.log_event("r1", "late", {}, epoch=zombie.epoch)
+    assert raised.value.code == event.value.code == "stale"
     assert zombie.beat() is False and zombie.fenced
-    assert store.calls("r1") == [] and store.run("r1").agents_started == 0
+    assert store.calls("r1") == [] and store.run("r1").agents_started == 0 and store.events("r1") == []
 
 
 RACE = """
@@ -157,3 +162,43 @@ def test_reconcile_kills_the_workers_a_dead_orchestrator_left_running(fake, git_
     assert living_members(call.pgid) == []
     assert store.calls("orphan-run")[0].status == "interrupted"
     assert store.events("orphan-run", "reconcile_kill")[0]["killed"] is True
+
+
+SUCCESSOR = {"pid": 1, "start": 1, "boot": "b", "host": "h"}
+
+
+async def wait_for(predicate) -> None:
+    with anyio.fail_after(10):
+        while not predicate():
+            await anyio.sleep(0.02)  # a poll under a deadline: the worker runs in another process
+
+
+@pytest.mark.anyio
+async def test_a_zombie_run_writes_no_event_after_a_takeover(fake, git_repo):
+    fake.scenario({"match": "", "delay": 1, "write": {str(git_repo / "README.md"): "escaped\n"}})
+    run = await Run.open("zombie-events", git_repo)
+    task = asyncio.create_task(run.agent(AgentCall("edit", mode="edit", provider="fake")))
+    await wait_for(lambda: fake.calls() != [])
+    run.store.take_lease(run.run_id, SUCCESSOR, ttl=60, holder_alive=lambda _row: False)
+    with pytest.raises(PalliumError) as raised:
+        await task
+    events = run.store.events(run.run_id, "outside_write")
+    await run.lease.stop_heartbeat()
+    run.store.db.close()
+    assert raised.value.code == "stale" and events == []
+
+
+@pytest.mark.anyio
+async def test_a_run_that_finds_itself_taken_over_kills_the_workers_it_still_runs(fake, git_repo):
+    fake.scenario({"match": "", "hang": 30, "spawn_child": True})
+    run = await Run.open("zombie-workers", git_repo, Limits(lease_ttl=0.3))
+    task = asyncio.create_task(run.agent(AgentCall("hang", provider="fake")))
+    await wait_for(lambda: fake.calls() != [] and run.store.calls(run.run_id)[0].pgid is not None)
+    pgid = run.store.calls(run.run_id)[0].pgid
+    run.store.take_lease(run.run_id, SUCCESSOR, ttl=60, holder_alive=lambda _row: False)
+    with anyio.fail_after(10), pytest.raises(PalliumError) as raised:
+        await task
+    await run.lease.stop_heartbeat()
+    run.store.db.close()
+    assert raised.value.code == "stale" and run.lease.fenced
+    assert living_members(pgid) == []

@@ -138,9 +138,8 @@ def test_apply_then_apply_again_is_a_no_op_and_revert_restores_the_tree(git_repo
     assert again.applied == [] and again.already == ["a", "b"]
     back = revert_patches(store, run_id, git_repo)
     assert back.applied == ["b", "a"]
-    assert (git_repo / "src/app.py").read_text() == "def main():\n    return 1\n" and not (
-        git_repo / "new.txt"
-    ).exists()
+    assert (git_repo / "src/app.py").read_text() == "def main():\n    return 1\n"
+    assert not (git_repo / "día nuevo.txt").exists()
     assert git(git_repo, "status", "--porcelain") == ""
     assert revert_patches(store, run_id, git_repo).applied == []
 

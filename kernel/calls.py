@@ -1,0 +1,95 @@
+"""What a run is asked and answers per call: the limits, one agent call, and its outcome.
+
+`kernel.execution.Run` runs them; these are the plain values it takes and gives, and how an outcome
+is written to (and read back from) the journal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kernel import leases
+from kernel.budget import DEFAULT_ESTIMATE_USD
+from kernel.providers.contract import DEFAULT_TIMEOUT_SECONDS, Mode, ProviderResult, Usage
+
+__all__ = ["AgentCall", "AgentOutcome", "Limits", "finished", "outcome_record", "sum_usage"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    budget_usd: float | None = None
+    max_agents: int = 1000  # lifetime, across resumes
+    concurrency: int = 16
+    agent_timeout: float = DEFAULT_TIMEOUT_SECONDS
+    estimate_usd: float = DEFAULT_ESTIMATE_USD
+    lease_ttl: float = leases.DEFAULT_TTL_SECONDS
+    allow_secrets: bool = False  # the logged override of the secret and sensitive-path gates
+
+
+@dataclass(frozen=True)
+class AgentCall:
+    prompt: str
+    mode: Mode = "read-only"
+    isolation: str = ""  # "worktree" isolates a non-edit worker too
+    provider: str | None = None
+    model: str | None = None
+    schema: dict[str, Any] | None = None
+    timeout: float | None = None  # seconds; None takes the run's per-agent default, 0 waits forever
+    network: bool = False
+    label: str = ""
+    args_hash: str = ""  # the caller's script arguments, so a rerun with other arguments does not replay
+    op: str = "agent"
+    schema_retry: bool = True  # a read-only call whose reply fails the schema is asked once more to correct it
+    new_session: str | None = None  # start the provider's native session under this id (claude `--session-id`)
+    resume_session: str | None = None  # continue this native session (claude `--resume`, codex `resume`, wrappers)
+
+    @property
+    def is_edit(self) -> bool:
+        return self.mode == "edit" or self.isolation == "worktree"
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    call_key: str
+    result: ProviderResult
+    cached: bool
+    # staged | conflicted | blocked | empty | capture_failed | discarded (the worker did not finish); None: no edit
+    patch_state: str | None = None
+    patch_files: list[str] = field(default_factory=list)
+    gate_violations: list[dict[str, str]] = field(default_factory=list)
+    # files of the user's tree that changed while this edit worker ran (a worker escaping its worktree,
+    # or the user editing meanwhile: the kernel cannot tell which) and entries it left beside its
+    # worktree (`../name`); any makes the call fail with reason `outside_write` and blocks its patch
+    outside_writes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok
+
+
+def finished(result: ProviderResult) -> bool:
+    """Whether a worker ran to its end: it succeeded, or only its report failed the schema."""
+    return result.failure is None or result.failure.error_class == "schema"
+
+
+def outcome_record(outcome: AgentOutcome) -> dict[str, Any]:
+    return {
+        "result": outcome.result.to_dict(),
+        "patch_state": outcome.patch_state,
+        "patch_files": outcome.patch_files,
+        "gate_violations": outcome.gate_violations,
+        "outside_writes": outcome.outside_writes,
+    }
+
+
+def sum_usage(first: Usage, second: Usage) -> Usage:
+    """Usage of two tries of one call; a part either try did not report stays unknown."""
+
+    def tokens(a: int | None, b: int | None) -> int | None:
+        return None if a is None or b is None else a + b
+
+    cost = None if first.cost_usd is None or second.cost_usd is None else first.cost_usd + second.cost_usd
+    return Usage(
+        tokens(first.input_tokens, second.input_tokens), tokens(first.output_tokens, second.output_tokens), cost
+    )
