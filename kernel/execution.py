@@ -488,16 +488,22 @@ class Run:
         return call.mode == "read-only" and not call.is_edit and call.schema_retry
 
     def _outside_writes(self, key: str, user_tree: str | None, worktree: Path | None, beside: set[str]) -> list[str]:
-        """What an edit worker wrote outside its worktree: files of the user's tree, and new entries beside it.
+        """What an edit worker provably wrote outside its worktree: new entries beside it (`../name`).
 
-        The user may have edited their tree meanwhile; the kernel cannot tell who did, so either way
-        the call fails and its patch is blocked rather than trusted.
+        Files of the user's tree that changed while it ran are recorded (event `user_tree_changed`)
+        but do not fail the call: the user editing meanwhile looks the same, and failing every
+        agent whenever the user types would make isolation useless. Pallium's own worktree folder is
+        written by nobody else, so an entry there that no worktree record explains is the worker's.
         """
+        if user_tree is not None:
+            now = snapshot(self.repo).tree
+            if now != user_tree:
+                changed = git.run(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
+                touched = [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]
+                if touched:
+                    detail = {"call_key": key, "paths": touched[:100]}
+                    self.store.log_event(self.run_id, "user_tree_changed", detail, epoch=self.lease.epoch)
         paths: list[str] = []
-        now = snapshot(self.repo).tree if user_tree is not None else None
-        if user_tree is not None and now != user_tree:
-            changed = git.run(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
-            paths += [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]
         if worktree is not None:
             recorded = {Path(row.path).name for row in self.store.worktrees(run_id=self.run_id)}
             paths += sorted(f"../{name}" for name in _entries(worktree.parent) - beside - recorded)

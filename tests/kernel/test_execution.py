@@ -163,20 +163,15 @@ async def test_garbage_collection_removes_what_a_dead_run_left_and_keeps_a_live_
     await run.close()
 
 
-async def test_an_edit_worker_that_writes_into_the_users_tree_fails_and_its_patch_is_blocked(fake, git_repo):
+async def test_a_change_to_the_users_tree_during_an_edit_is_recorded_but_does_not_fail_it(fake, git_repo):
+    """The user editing meanwhile looks the same as a worker writing there: say so, keep the work."""
     fake.scenario({"match": "", "write": {str(git_repo / "README.md"): "escaped\n", "inside.txt": "ok\n"}})
     run = await Run.open("escape-run", git_repo)
     outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
-    events = run.store.events(run.run_id, "outside_write")
-    report = run.apply()
-    [patch] = run.store.patches(run.run_id)
+    changed = run.store.events(run.run_id, "user_tree_changed")
     await run.close()
-    assert not outcome.ok and outcome.result.failure.reason == "outside_write"
-    assert "README.md" in outcome.result.failure.message
-    assert outcome.outside_writes == ["README.md"] and events[0]["paths"] == ["README.md"]
-    assert outcome.patch_state == "blocked" and patch.state == "blocked" and report.applied == []
-    assert [v["kind"] for v in outcome.gate_violations] == ["outside_write"]
-    assert not (git_repo / "inside.txt").exists()
+    assert outcome.ok and outcome.outside_writes == [] and outcome.patch_state == "staged"
+    assert [e["paths"] for e in changed] == [["README.md"]] and changed[0]["call_key"] == outcome.call_key
 
 
 async def test_an_edit_worker_that_writes_beside_its_worktree_fails_and_its_patch_is_blocked(fake, git_repo):
