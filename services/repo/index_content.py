@@ -3,7 +3,8 @@
 Tracked, unmodified files take their id from `git ls-files -s` without being read; modified and
 untracked files are hashed the way git hashes blobs, so the same content always has the same key.
 Skipped files (generated, vendored, lockfiles, minified, binary, over 1 MB, symbolic links,
-submodules) are recorded with their reason and never parsed.
+submodules) are recorded with their reason and never parsed. A name that is not valid UTF-8 is
+stored as `kernel.paths.path_text` shows it (`caf\\xe9.py`) and read through its real bytes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel import git
+from kernel.paths import path_text
 from services.repo import parsing
 from services.repo.resolve import resolve_imports
 from services.repo.store import ContentFacts, FileRow, RepoStore
@@ -58,10 +60,11 @@ class ContentHalfResult:
 
 @dataclass
 class _Entry:
-    path: str
+    path: str  # as stored and shown: `path_text` of the name
     mode: str
     blob: str | None  # the index's blob id; None when the working tree differs or the file is untracked
     tracked: bool
+    fs: str  # the name as the filesystem takes it (surrogate-escaped); equal to `path` for UTF-8 names
 
 
 def blob_hash(data: bytes) -> str:
@@ -87,7 +90,7 @@ def index_content(
 ) -> ContentHalfResult:
     """Parse what is new, then rewrite the content half and `state` in one transaction."""
     entries = _list_entries(root, untracked=untracked)
-    attributes = _linguist_attributes(root, [e.path for e in entries])
+    attributes = _linguist_attributes(root, [e.fs for e in entries])
     before = store.files()
     previous = {} if full else before
     known = set() if full else store.known_hashes()
@@ -100,7 +103,7 @@ def index_content(
         if row is None:
             pending.append(i)
     fresh: dict[str, parsing.Facts] = {}
-    loaded = _load_all(root, [entries[i].path for i in pending], known, progress, total=len(entries))
+    loaded = _load_all(root, [(entries[i].fs, entries[i].path) for i in pending], known, progress, total=len(entries))
     for i, (hash_, reason, facts) in zip(pending, loaded, strict=True):
         entry = entries[i]
         language = parsing.language_of(entry.path)
@@ -124,7 +127,8 @@ def index_content(
     total = len(entries)
     progress(total, total, "writing the index")
     # Freshness re-hashes these later: content indexed from the working tree may be reverted silently.
-    state = {**state, "dirty_paths": json.dumps(sorted(e.path for e in entries if e.blob is None))}
+    # JSON escapes the surrogates of an odd name, so the real name survives the round trip.
+    state = {**state, "dirty_paths": json.dumps(sorted(e.fs for e in entries if e.blob is None))}
     with store.db.transaction():
         _write(store, root, final, fresh, before, result, full=full)
         store.set_state(state)
@@ -189,9 +193,9 @@ def _without_reading(entry: _Entry, attribute: str | None, before: FileRow | Non
 
 
 def _load_all(
-    root: Path, paths: list[str], known: set[str], progress: Progress, *, total: int
+    root: Path, paths: list[tuple[str, str]], known: set[str], progress: Progress, *, total: int
 ) -> list[tuple[str | None, str | None, parsing.Facts | None]]:
-    """Read, hash and parse `paths`, in order, reporting progress every chunk.
+    """Read, hash and parse `paths` (`(filesystem name, shown name)`), in order, reporting progress every chunk.
 
     One process on purpose: a spawned worker pool was measured slower on a busy 2-core machine
     (start-up and pickling cost more than the parse it shares) and breaks callers whose main
@@ -205,16 +209,16 @@ def _load_all(
 
 
 def _load_chunk(
-    root: Path, paths: list[str], known: set[str]
+    root: Path, paths: list[tuple[str, str]], known: set[str]
 ) -> list[tuple[str | None, str | None, parsing.Facts | None]]:
-    return [_load(root, path, known) for path in paths]
+    return [_load(root, fs, path, known) for fs, path in paths]
 
 
 def _load(
-    root: Path, path: str, known: set[str] | frozenset[str]
+    root: Path, fs: str, path: str, known: set[str] | frozenset[str]
 ) -> tuple[str | None, str | None, parsing.Facts | None]:
     """`(hash, skip reason, facts)` of one file; facts are None for content already indexed."""
-    full_path = root / path
+    full_path = root / fs
     try:
         info = os.lstat(full_path)
     except OSError:
@@ -258,24 +262,24 @@ def _list_entries(root: Path, *, untracked: bool) -> list[_Entry]:
             continue
         meta, _, path_bytes = record.partition(b"\t")
         mode, blob, _stage = meta.decode().split(" ")
-        path = path_bytes.decode("utf-8", "surrogateescape")
-        entries[path] = _Entry(path, mode, blob, True)
+        path = path_text(path_bytes)
+        entries[path] = _Entry(path, mode, blob, True, path_bytes.decode("utf-8", "surrogateescape"))
     for raw in git.run(["diff-files", "--name-only", "-z"], root).split(b"\0"):
-        path = raw.decode("utf-8", "surrogateescape")
+        path = path_text(raw)
         if path in entries:
             entry = entries[path]
-            entries[path] = _Entry(path, entry.mode, None, True)
+            entries[path] = _Entry(path, entry.mode, None, True, entry.fs)
     if untracked:
         for raw in git.run(["ls-files", "-o", "--exclude-standard", "-z"], root).split(b"\0"):
-            path = raw.decode("utf-8", "surrogateescape")
+            path, fs = path_text(raw), raw.decode("utf-8", "surrogateescape")
             if path and not path.startswith(".pallium/"):
-                is_link = os.path.islink(root / path)
-                entries[path] = _Entry(path, "120000" if is_link else "100644", None, False)
+                is_link = os.path.islink(root / fs)
+                entries[path] = _Entry(path, "120000" if is_link else "100644", None, False, fs)
     return sorted(entries.values(), key=lambda e: e.path)
 
 
 def _linguist_attributes(root: Path, paths: list[str]) -> dict[str, str]:
-    """`generated` or `vendored` for paths marked so by `.gitattributes`; one `git check-attr` call."""
+    """`generated` or `vendored` for (filesystem-named) paths marked so by `.gitattributes`, keyed by shown name."""
     if not any(posixpath.basename(p) == ".gitattributes" for p in paths) or not paths:
         return {}
     listed = b"\0".join(p.encode("utf-8", "surrogateescape") for p in paths) + b"\0"
@@ -285,7 +289,7 @@ def _linguist_attributes(root: Path, paths: list[str]) -> dict[str, str]:
     fields = out_bytes.split(b"\0")
     out: dict[str, str] = {}
     for i in range(0, len(fields) - 2, 3):
-        path, attribute, value = fields[i].decode("utf-8", "surrogateescape"), fields[i + 1], fields[i + 2]
+        path, attribute, value = path_text(fields[i]), fields[i + 1], fields[i + 2]
         if value in (b"set", b"true"):
             out.setdefault(path, "generated" if attribute == b"linguist-generated" else "vendored")
     return out

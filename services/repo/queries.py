@@ -39,7 +39,7 @@ _REEXPORT_HOPS = 3
 def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tuple[str, FileRow]:
     """Confine `user_path` to the repository and find it in the index, or say precisely why not."""
     resolved = paths.confine(root, user_path, base=cwd)
-    relative = paths.relative_to_repo(root, resolved)
+    relative = paths.path_text(paths.relative_to_repo(root, resolved))  # real bytes of an odd name find it too
     row = store.file(relative)
     if row is not None:
         return relative, row

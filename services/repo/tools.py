@@ -165,7 +165,7 @@ async def handoff(inp: HandoffInput, ctx: ToolContext) -> HandoffOutput:
 
 async def changed_now(inp: ChangedNowInput, ctx: ToolContext) -> ChangedNowOutput:
     root = ctx.repo_root(inp.repo)
-    out = _changed_now(root, limit=inp.limit)
+    out, on_disk = _changed_now(root, limit=inp.limit)
     if not paths.repo_db_path(root).exists():
         return out  # works before any index exists, and never creates one
     store = RepoStore(ctx.repo_db(root, [SCHEMA]))
@@ -176,7 +176,7 @@ async def changed_now(inp: ChangedNowInput, ctx: ToolContext) -> ChangedNowOutpu
     now = ctx.clock.now()
     riskiest: tuple[float, str] | None = None
     for f in out.files:
-        if f.kind == "deleted" or not (root / f.path).exists():
+        if f.kind == "deleted" or not (root / on_disk.get(f.path, f.path)).exists():
             continue
         result = _explain.risk_output(store, f.path, store.file(f.path), now=now, freshness=fresh)
         f.risk_level = result.level
