@@ -67,17 +67,22 @@ def check(store: RepoStore, root: Path, *, repo_arg: str | None = None) -> Fresh
     worktree = {path_text(p) for p in candidates if _differs(store, root, p)}
     changed |= worktree
     head_moved = indexed != current
+    # Both halves are written in one transaction now; an index left half-written by an older run
+    # (content at HEAD, history behind) must still not pass for fresh.
+    behind = (state.get("git_watermark") or None) != indexed
+    stale = head_moved or behind or bool(changed)
     ordered = sorted(changed)
     return Freshness(
-        status="stale" if head_moved or changed else "fresh",
+        status="stale" if stale else "fresh",
         indexed_commit=indexed,
         indexed_at=state.get("indexed_at"),
         current_commit=current,
         head_moved=head_moved,
+        history_behind=behind,
         working_tree_changed=bool(worktree),
         changed_files=ordered[:_SHOWN],
         changed_count=len(ordered),
-        refresh_command=refresh if head_moved or changed else None,
+        refresh_command=refresh if stale else None,
     )
 
 

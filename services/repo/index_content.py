@@ -24,7 +24,7 @@ from services.repo.resolve import resolve_imports
 from services.repo.store import ContentFacts, FileRow, RepoStore
 from services.repo.text import split_terms
 
-__all__ = ["MAX_BYTES", "ContentHalfResult", "blob_hash", "index_content", "path_skip_reason"]
+__all__ = ["MAX_BYTES", "ContentHalf", "ContentHalfResult", "blob_hash", "path_skip_reason", "read_content"]
 
 MAX_BYTES = 1_000_000
 _CHUNK = 100  # files parsed between progress reports
@@ -59,6 +59,24 @@ class ContentHalfResult:
 
 
 @dataclass
+class ContentHalf:
+    """What a content-half update found, ready to write: `write` adds it to the caller's transaction."""
+
+    root: Path
+    rows: list[FileRow]
+    fresh: dict[str, parsing.Facts]
+    before: dict[str, FileRow]
+    full: bool
+    dirty_paths: str  # JSON list of the filesystem names indexed from the working tree
+    result: ContentHalfResult
+
+    def write(self, store: RepoStore) -> ContentHalfResult:
+        _write(store, self.root, self.rows, self.fresh, self.before, self.result, full=self.full)
+        store.set_state({"dirty_paths": self.dirty_paths})
+        return self.result
+
+
+@dataclass
 class _Entry:
     path: str  # as stored and shown: `path_text` of the name
     mode: str
@@ -85,10 +103,8 @@ def path_skip_reason(path: str) -> str | None:
     return None
 
 
-def index_content(
-    store: RepoStore, root: Path, *, untracked: bool, full: bool, progress: Progress, state: dict[str, str | None]
-) -> ContentHalfResult:
-    """Parse what is new, then rewrite the content half and `state` in one transaction."""
+def read_content(store: RepoStore, root: Path, *, untracked: bool, full: bool, progress: Progress) -> ContentHalf:
+    """Read and parse what is new; nothing is written until the caller calls `write` in its transaction."""
     entries = _list_entries(root, untracked=untracked)
     attributes = _linguist_attributes(root, [e.fs for e in entries])
     before = store.files()
@@ -124,15 +140,10 @@ def index_content(
             result.files_parsed += 1
         else:
             result.files_reused += 1
-    total = len(entries)
-    progress(total, total, "writing the index")
     # Freshness re-hashes these later: content indexed from the working tree may be reverted silently.
     # JSON escapes the surrogates of an odd name, so the real name survives the round trip.
-    state = {**state, "dirty_paths": json.dumps(sorted(e.fs for e in entries if e.blob is None))}
-    with store.db.transaction():
-        _write(store, root, final, fresh, before, result, full=full)
-        store.set_state(state)
-    return result
+    dirty = json.dumps(sorted(e.fs for e in entries if e.blob is None))
+    return ContentHalf(root, final, fresh, before, full, dirty, result)
 
 
 def _write(

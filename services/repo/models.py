@@ -91,6 +91,9 @@ class Freshness(ToolOutput):
     indexed_at: str | None
     current_commit: str | None
     head_moved: bool
+    history_behind: bool = Field(
+        False, description="the git half has not read up to the indexed commit (a run failed midway); reindex"
+    )
     working_tree_changed: bool = Field(description="files differ from what the index holds")
     changed_files: list[str] = Field(description="paths that differ from the index (at most 20)")
     changed_count: int
