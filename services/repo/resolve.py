@@ -48,7 +48,7 @@ class _Resolver:
             elif p.endswith(".java"):
                 self.java_by_suffix.setdefault(p.rsplit("/", 1)[-1][:-5], p)
         self.java_paths = [p for p in paths if p.endswith(".java")]
-        self.ts_base, self.ts_paths = _tsconfig(root)
+        self.ts_base, self.ts_base_url, self.ts_paths = _tsconfig(root)
 
     def resolve(self, src: str, language: str, raw: str, names: str) -> list[str]:
         if language == "python":
@@ -114,8 +114,8 @@ class _Resolver:
                     hit = self._js_file(posixpath.normpath(posixpath.join(self.ts_base, target)))
                     if hit:
                         return hit
-        if self.ts_base is not None and self.ts_base != ".":
-            return self._js_file(posixpath.normpath(posixpath.join(self.ts_base, raw)))
+        if self.ts_base_url is not None:  # only an explicit baseUrl makes bare paths files (`src/lib/b`)
+            return self._js_file(posixpath.normpath(posixpath.join(self.ts_base_url, raw)))
         return []
 
     def _js_file(self, base: str) -> list[str]:
@@ -188,17 +188,22 @@ def _go_module(root: Path) -> str | None:
     return match.group(1) if match else None
 
 
-def _tsconfig(root: Path) -> tuple[str | None, list[tuple[str, list[str]]]]:
-    """`baseUrl` (repo-relative) and `paths` of the root tsconfig.json or jsconfig.json, following `extends`."""
+def _tsconfig(root: Path) -> tuple[str, str | None, list[tuple[str, list[str]]]]:
+    """The root tsconfig.json or jsconfig.json (following `extends`): where `paths` targets start,
+    `baseUrl` when set (both repo-relative), and `paths`.
+
+    `paths` targets are relative to `baseUrl` when it is set, else to the config's own folder (the
+    root); bare imports resolve against `baseUrl` only when it is set, `"."` included.
+    """
     for name in ("tsconfig.json", "jsconfig.json"):
         options = _compiler_options(root, root / name, depth=0)
         if options is not None:
             base = options.get("baseUrl")
             paths = options.get("paths") or {}
-            base_rel = posixpath.normpath(base) if isinstance(base, str) else ("." if paths else None)
+            base_url = posixpath.normpath(base) if isinstance(base, str) else None
             mapped = [(k, [t for t in v if isinstance(t, str)]) for k, v in paths.items() if isinstance(v, list)]
-            return base_rel, mapped
-    return None, []
+            return base_url or ".", base_url, mapped
+    return ".", None, []
 
 
 def _compiler_options(root: Path, path: Path, *, depth: int) -> dict | None:
