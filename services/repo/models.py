@@ -14,6 +14,11 @@ ChangeKind = Literal["added", "modified", "deleted", "renamed", "copied", "type_
 class ChangedNowInput(ToolInput):
     repo: str | None = Field(None, description="repository path; default: the one holding the current folder")
     limit: int = Field(100, ge=1, le=5000, description="most files to list (1-5000, default 100); counts cover all")
+    refresh: bool = Field(
+        False,
+        description="update the index incrementally first when it is stale, or build it when there is none "
+        "(without it, changed-now never writes)",
+    )
 
 
 class ChangedFile(ToolOutput):
@@ -51,6 +56,9 @@ class ChangedNowOutput(ToolOutput):
     truncated: bool = Field(description="true when more files changed than `limit` listed")
     index_status: Literal["missing", "indexed", "stale"] = Field(description="state of Pallium's repository index")
     recommended_next_command: str | None
+    freshness: Freshness | None = Field(
+        None, description="how fresh the index behind risk_level and blast_radius is; null when no index exists"
+    )
 
 
 # index ------------------------------------------------------------------------------------------

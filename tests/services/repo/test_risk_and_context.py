@@ -74,6 +74,34 @@ async def test_changed_now_adds_risk_blast_radius_and_next_command_with_an_index
     assert out.recommended_next_command == "pallium explain core.py"
 
 
+async def test_changed_now_reports_freshness_only_when_an_index_exists(history_repo: Path):
+    before = await ask(history_repo, "pallium_changed_now")
+    assert before.freshness is None
+    assert not (history_repo / ".pallium").exists(), "without refresh, changed-now never builds an index"
+    await ask(history_repo, "pallium_index")
+    commit(history_repo, "Touch util", {"util.py": "def util():\n    return 7\n"}, when="2026-02-28T00:00:00Z")
+    stale = await ask(history_repo, "pallium_changed_now")
+    assert (stale.index_status, stale.freshness.status, stale.freshness.head_moved) == ("stale", "stale", True)
+    assert stale.recommended_next_command == "pallium index"
+
+
+async def test_changed_now_refresh_reindexes_before_scoring(history_repo: Path):
+    await ask(history_repo, "pallium_index")
+    commit(history_repo, "Touch util", {"util.py": "def util():\n    return 7\n"}, when="2026-02-28T00:00:00Z")
+    write(history_repo, "util.py", "def util():\n    return 8\n")
+    out = await ask(history_repo, "pallium_changed_now", refresh=True)
+    assert (out.index_status, out.freshness.status) == ("indexed", "fresh")
+    assert out.freshness.indexed_commit == git(history_repo, "rev-parse", "HEAD").strip()
+    risk = await ask(history_repo, "pallium_risk", path="util.py")
+    assert [f.path for f in out.files] == ["util.py"]
+    assert out.files[0].risk_level == risk.level
+
+
+async def test_changed_now_refresh_builds_a_missing_index(history_repo: Path):
+    out = await ask(history_repo, "pallium_changed_now", refresh=True)
+    assert (out.index_status, out.freshness.status) == ("indexed", "fresh")
+
+
 async def test_handoff_lists_changes_tests_and_missing_neighbours(history_repo: Path):
     commit(history_repo, "Change core without util", {"core.py": "def core():\n    return 13\n"})
     write(history_repo, "test_core.py", "from core import core\n\ndef test_core():\n    assert core()\n")
