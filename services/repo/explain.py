@@ -188,8 +188,10 @@ def _base(root: Path, base: str | None, head: str | None) -> str | None:
             raise PalliumError(
                 "not_found", f"base {base!r} names no commit", details={"field": "base", "base": base}
             ) from exc
+    # With an upstream, what is already pushed is not handed off: the merge base even when it is
+    # HEAD itself (a fresh clone: an empty range, plus the working tree).
     upstream = git.run(["merge-base", "HEAD", "@{upstream}"], root, check=False).decode().strip()
-    if upstream and upstream != head:
+    if upstream:
         return upstream
     parent = git.run(["rev-parse", "--verify", "--quiet", "HEAD~1^{commit}"], root, check=False).decode().strip()
     return parent or None

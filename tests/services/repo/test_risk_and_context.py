@@ -116,6 +116,31 @@ async def test_handoff_lists_changes_tests_and_missing_neighbours(history_repo: 
     assert out.open_questions == ["core.py changed without util.py, which usually change with it"]
 
 
+async def test_handoff_in_a_fresh_clone_hands_off_nothing_already_pushed(history_repo: Path, tmp_path: Path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", f"file://{history_repo}", str(clone))
+    pushed = git(clone, "rev-parse", "HEAD").strip()
+    out = await ask(clone, "pallium_handoff")
+    assert (out.base, out.head, out.files, out.commits) == (pushed, pushed, [], [])
+    write(clone, "util.py", "def util():\n    return 99\n")
+    edited = await ask(clone, "pallium_handoff")
+    assert [(f.path, f.source) for f in edited.files] == [("util.py", "working-tree")]
+
+
+async def test_handoff_in_a_clone_starts_at_the_merge_base_with_the_upstream(history_repo: Path, tmp_path: Path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", f"file://{history_repo}", str(clone))
+    pushed = git(clone, "rev-parse", "HEAD").strip()
+    commit(clone, "Local one", {"a.py": "a = 1\n"})
+    commit(clone, "Local two", {"b.py": "b = 1\n"})
+    commit(history_repo, "Upstream moves on", {"core.py": "def core():\n    return 50\n"})
+    git(clone, "fetch", "-q")
+    out = await ask(clone, "pallium_handoff")
+    assert out.base == pushed, "the merge base, not the upstream's new tip and not HEAD~1"
+    assert [c.subject for c in out.commits] == ["Local two", "Local one"]
+    assert [(f.path, f.source) for f in out.files] == [("a.py", "committed"), ("b.py", "committed")]
+
+
 async def test_handoff_takes_an_explicit_base_and_refuses_an_unknown_one(history_repo: Path):
     from kernel.errors import PalliumError
 
