@@ -173,11 +173,14 @@ class Reference(ToolOutput):
 
 class CallersOutput(ToolOutput):
     name: str
-    definitions: list[Definition] = Field(description="where the name is defined (at most 50)")
+    definitions: list[Definition] = Field(
+        description="where the name is defined: at most 50, fewer when they would fill half of 8 KB "
+        "(definition_count counts all)"
+    )
     definition_count: int
     references: list[Reference]
     total: int = Field(description="references in all pages")
-    truncated: bool
+    truncated: bool = Field(description="more references follow: the page ends at `limit` or at 8 KB")
     next_cursor: str | None
     freshness: Freshness
 

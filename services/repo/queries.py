@@ -31,6 +31,8 @@ from services.repo.text import fts_query, query_words, split_terms
 __all__ = ["callers", "decisions", "indexed_file", "search", "symbols", "to_symbol"]
 
 SEARCH_BUDGET = 8 * 1024
+CALLERS_BUDGET = 8 * 1024
+_ENVELOPE = 1024  # room kept for the name, counts, cursor and freshness around the lists
 _MAX_DEFINITIONS = 50
 _RERANK_WINDOW = 200
 _REEXPORT_HOPS = 3
@@ -117,20 +119,43 @@ def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, fres
     else:  # only the page is read and resolved, so a name used 100,000 times stays cheap
         total = store.reference_count(member)
         page = [reference(*r) for r in store.references(member, limit=limit, offset=offset)]
+    definitions, page = _fit_callers(defs, page)
     more = offset + len(page) < total
     return CallersOutput(
         name=name,
-        definitions=[
-            Definition(path=d.path, line=d.start_line, kind=d.kind, qualified=d.qualified, signature=d.signature)
-            for d in defs[:_MAX_DEFINITIONS]
-        ],
+        definitions=definitions,
         definition_count=len(defs),
         references=page,
         total=total,
         truncated=more,
-        next_cursor=_encode_cursor(offset + limit) if more else None,
+        next_cursor=_encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
+
+
+def _fit_callers(defs: list[SymbolRow], page: list[Reference]) -> tuple[list[Definition], list[Reference]]:
+    """Cut definitions to half the byte budget and the page to the rest, keeping at least one of each.
+
+    The page then ends early and the cursor continues after its last reference, so nothing is lost.
+    """
+    budget = CALLERS_BUDGET - _ENVELOPE
+    definitions: list[Definition] = []
+    size = 0
+    for d in defs[:_MAX_DEFINITIONS]:
+        item = Definition(path=d.path, line=d.start_line, kind=d.kind, qualified=d.qualified, signature=d.signature)
+        cost = len(item.model_dump_json()) + 1
+        if definitions and size + cost > budget // 2:
+            break
+        definitions.append(item)
+        size += cost
+    kept: list[Reference] = []
+    for ref in page:
+        cost = len(ref.model_dump_json()) + 1
+        if kept and size + cost > budget:
+            break
+        kept.append(ref)
+        size += cost
+    return definitions, kept
 
 
 def _resolve(

@@ -267,8 +267,8 @@ TOOLS = (
         description=(
             "Use before renaming or changing a function, class or method's contract. `Class.method` narrows; "
             "each reference says how it was resolved (same-file, import, unique, ambiguous). Not for text search "
-            "in comments or strings (use grep) or fuzzy lookup (pallium_search). Reads the local index; paged "
-            "with limit/cursor. " + _FRESH
+            "in comments or strings (use grep) or fuzzy lookup (pallium_search). Reads the local index; within "
+            "8 KB, paged with limit/cursor. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
