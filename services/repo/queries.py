@@ -1,8 +1,8 @@
 """Lookups over the content half: a file's symbols, the callers of a name, symbol search, decision notes.
 
 Callers are resolved per referencing file: a definition in the same file wins, then one the file
-imports (through the resolved import edges), then the only definition there is; otherwise the
-reference is `ambiguous` and says so rather than guessing.
+imports (through the resolved import edges; among several, the one an import names), then the
+only definition there is; otherwise the reference is `ambiguous` and says so rather than guessing.
 """
 
 from __future__ import annotations
@@ -165,8 +165,12 @@ def _resolve(
         return "unresolved", None
     if path in defining:
         return "same-file", path
-    direct = {dst for dst, _names in _edges(store, path, cache)}
+    edges = _edges(store, path, cache)
+    direct = {dst for dst, _names in edges}
     imported = [d for d in defining if d in direct]
+    if len(imported) > 1:  # Rust `mod a; mod b; use crate::a::run;`: the import that names it decides
+        named = {dst for dst, names in edges if name in names.split()}
+        imported = [d for d in imported if d in named] or imported
     if not imported:  # `from pkg import run` where pkg/__init__.py re-exports run from pkg/impl.py
         reexported = _reexports(store, direct, name, cache)
         imported = [d for d in defining if d in reexported]
