@@ -47,7 +47,17 @@ _BY_EXTENSION = {
     ".cfg": "config",
     ".env": "config",
 }
-_BY_NAME = {"makefile": "shell", "dockerfile": "shell", "justfile": "shell"}
+_BY_NAME = {
+    "makefile": "shell",
+    "dockerfile": "shell",
+    "justfile": "shell",
+    ".bashrc": "shell",
+    ".bash_profile": "shell",
+    ".profile": "shell",
+    ".zshrc": "shell",
+    ".zprofile": "shell",
+    ".envrc": "shell",
+}
 CODE_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"})
 TEXT_LANGUAGES = frozenset({"markdown", "text", "sql", "shell", "config"})
 
@@ -99,11 +109,15 @@ class Facts:
 
 
 def language_of(path: str) -> str | None:
-    name = path.rsplit("/", 1)[-1]
-    if name.lower() in _BY_NAME:
-        return _BY_NAME[name.lower()]
+    name = path.rsplit("/", 1)[-1].lower()
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    if name.startswith("."):  # dotfiles: `.env`, `.env.local`, `.gitignore`, `.editorconfig`
+        rest = name[1:]
+        if rest == "env" or rest.startswith("env.") or (rest and "." not in rest):
+            return "config"
     dot = name.rfind(".")
-    return _BY_EXTENSION.get(name[dot:].lower()) if dot > 0 else None
+    return _BY_EXTENSION.get(name[dot:]) if dot > 0 else None
 
 
 def extract(path: str, data: bytes) -> Facts:

@@ -3,7 +3,8 @@
 Resolution reads only the cached per-file facts and the list of paths, so it is cheap to redo on
 every index run; an edge can never go stale because an unchanged importer was not reparsed.
 Python (relative imports, `src/` layouts), JavaScript/TypeScript (relative paths, index files,
-tsconfig `paths`/`baseUrl`), Go (module path from go.mod), Rust (`mod`, `use crate::`), Java.
+tsconfig `paths`/`baseUrl`), Go (module paths from every go.mod, nested modules included), Rust
+(`mod`, `use crate::`), Java.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class _Resolver:
         self.root = root
         self.paths = paths
         self.python_roots = ["", *sorted({p.split("/", 1)[0] + "/" for p in paths if p.startswith("src/")})[:1]]
-        self.go_module = _go_module(root)
+        self.go_modules = _go_modules(root, paths)
         self.go_dirs: dict[str, list[str]] = defaultdict(list)
         self.java_by_suffix: dict[str, str] = {}
         for p in paths:
@@ -131,10 +132,11 @@ class _Resolver:
     # go, rust, java ------------------------------------------------------------------------------
 
     def _go(self, raw: str) -> list[str]:
-        if not self.go_module or not (raw == self.go_module or raw.startswith(self.go_module + "/")):
-            return []
-        folder = raw[len(self.go_module) :].strip("/")
-        return sorted(self.go_dirs.get(folder, []))
+        for module, folder in self.go_modules:  # longest module path first: a nested module wins
+            if raw == module or raw.startswith(module + "/"):
+                package = posixpath.join(folder, raw[len(module) :].strip("/")).strip("/")
+                return sorted(self.go_dirs.get(posixpath.normpath(package) if package else "", []))
+        return []
 
     def _rust(self, src: str, raw: str) -> list[str]:
         folder = posixpath.dirname(src)
@@ -179,13 +181,20 @@ def _crate_src(src: str) -> str:
     return posixpath.dirname(src)
 
 
-def _go_module(root: Path) -> str | None:
-    try:
-        text = (root / "go.mod").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    match = re.search(r"^module\s+(\S+)", text, re.M)
-    return match.group(1) if match else None
+def _go_modules(root: Path, paths: set[str]) -> list[tuple[str, str]]:
+    """`(module path, folder)` of every go.mod in the repository (nested modules too), longest path first."""
+    modules = []
+    for path in paths:
+        if path != "go.mod" and not path.endswith("/go.mod"):
+            continue
+        try:
+            text = (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        match = re.search(r"^module\s+(\S+)", text, re.M)
+        if match:
+            modules.append((match.group(1).strip('"'), posixpath.dirname(path)))
+    return sorted(modules, key=lambda m: (-len(m[0]), m[0]))
 
 
 def _tsconfig(root: Path) -> tuple[str, str | None, list[tuple[str, list[str]]]]:

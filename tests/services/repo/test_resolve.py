@@ -112,6 +112,34 @@ async def test_go_packages_resolve_by_module_path(tmp_path: Path):
     assert await _imports(repo, "main.go") == ["store/extra.go", "store/store.go"]
 
 
+async def test_go_imports_resolve_inside_nested_modules(tmp_path: Path):
+    repo = _repo(
+        tmp_path,
+        {
+            "go.mod": "module example.com/app\n",
+            "main.go": 'package main\n\nimport "example.com/app/store"\n\nfunc main() { store.Open() }\n',
+            "store/store.go": "package store\n\nfunc Open() {}\n",
+            "tools/go.mod": "module example.com/tools\n\ngo 1.22\n",
+            "tools/main.go": 'package main\n\nimport (\n\t"example.com/tools/lint"\n\t"example.com/app/store"\n)\n',
+            "tools/lint/lint.go": "package lint\n",
+        },
+    )
+    assert await _imports(repo, "main.go") == ["store/store.go"]
+    assert await _imports(repo, "tools/main.go") == ["store/store.go", "tools/lint/lint.go"]
+
+
+async def test_go_without_a_root_module_still_resolves_a_nested_one(tmp_path: Path):
+    repo = _repo(
+        tmp_path,
+        {
+            "svc/go.mod": "module example.com/svc\n",
+            "svc/main.go": 'package main\n\nimport "example.com/svc/api"\n',
+            "svc/api/api.go": "package api\n",
+        },
+    )
+    assert await _imports(repo, "svc/main.go") == ["svc/api/api.go"]
+
+
 async def test_rust_mod_and_use_crate(tmp_path: Path):
     repo = _repo(
         tmp_path,

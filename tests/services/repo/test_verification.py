@@ -19,6 +19,16 @@ def test_go_tests_and_vets_the_packages_of_the_changed_files(tmp_path: Path):
     }
 
 
+def test_go_packages_of_a_nested_module_run_in_that_modules_folder(tmp_path: Path):
+    write(tmp_path, "go.mod", "module example.com/x\n")
+    write(tmp_path, "tools/go.mod", "module example.com/tools\n")
+    assert _tiers(tmp_path, ["api/a.go", "tools/lint/lint.go", "tools/main.go"], []) == {
+        "fast": ["go test ./api", "go -C tools test . ./lint"],
+        "safe": ["go vet ./api", "go -C tools vet . ./lint"],
+        "full": ["go test ./...", "go -C tools test ./..."],
+    }
+
+
 def test_go_files_without_a_go_mod_get_no_go_commands(tmp_path: Path):
     assert _tiers(tmp_path, ["main.go"], []) == {"fast": [], "safe": [], "full": []}
 
