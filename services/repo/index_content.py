@@ -190,7 +190,7 @@ def _write(
         return  # nothing a search row or an import edge depends on has moved
     store.drop_orphan_content()
     if full:  # every symbol row was rewritten, so every search row must be too
-        store.reindex_symbol_search(sorted(p for p, r in current.items() if r.hash), [], split_terms, everything=True)
+        store.reindex_symbol_search([], [], split_terms, everything=True)
     else:
         store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
     store.update_edges(resolve_imports(root, set(current), store.all_imports()))
