@@ -50,6 +50,7 @@ class _Resolver:
                 self.java_by_suffix.setdefault(p.rsplit("/", 1)[-1][:-5], p)
         self.java_paths = [p for p in paths if p.endswith(".java")]
         self.ts_base, self.ts_base_url, self.ts_paths = _tsconfig(root)
+        self.python_absolute: dict[tuple[str, str], list[str]] = {}
 
     def resolve(self, src: str, language: str, raw: str, names: str) -> list[str]:
         if language == "python":
@@ -67,6 +68,14 @@ class _Resolver:
     # python --------------------------------------------------------------------------------------
 
     def _python(self, src: str, raw: str, names: str) -> list[str]:
+        if not raw.startswith("."):  # an absolute import means the same from every file
+            key = (raw, names)
+            if key not in self.python_absolute:
+                self.python_absolute[key] = self._python_uncached(src, raw, names)
+            return self.python_absolute[key]
+        return self._python_uncached(src, raw, names)
+
+    def _python_uncached(self, src: str, raw: str, names: str) -> list[str]:
         if raw.startswith("."):
             dots = len(raw) - len(raw.lstrip("."))
             base = posixpath.dirname(src)

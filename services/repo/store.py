@@ -357,12 +357,13 @@ class RepoStore:
             self.db.execute("DELETE FROM repo_symbol_fts")
             self.db.execute("DELETE FROM repo_symbol_fts_rows")
         else:
-            for path in (*changed_paths, *removed_paths):
-                rows = [
-                    (r,) for (r,) in self.db.execute("SELECT row FROM repo_symbol_fts_rows WHERE path = ?", (path,))
-                ]
-                self.db.executemany("DELETE FROM repo_symbol_fts WHERE rowid = ?", rows)
-                self.db.execute("DELETE FROM repo_symbol_fts_rows WHERE path = ?", (path,))
+            dropped = [*changed_paths, *removed_paths]
+            for start in range(0, len(dropped), _CHUNK):  # chunks, not three statements per path
+                chunk = dropped[start : start + _CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                rows = self.db.execute(f"SELECT row FROM repo_symbol_fts_rows WHERE path IN ({marks})", chunk)
+                self.db.executemany("DELETE FROM repo_symbol_fts WHERE rowid = ?", [(r,) for (r,) in rows])
+                self.db.execute(f"DELETE FROM repo_symbol_fts_rows WHERE path IN ({marks})", chunk)
         next_row = (self.db.execute("SELECT max(rowid) FROM repo_symbol_fts").get or 0) + 1
         rows, mapping = [], []
         select = (
