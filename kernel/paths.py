@@ -12,6 +12,7 @@ __all__ = [
     "find_repo_root",
     "global_db_path",
     "pallium_home",
+    "path_text",
     "repo_db_path",
     "repo_state_dir",
 ]
@@ -110,6 +111,23 @@ def confine(repo_root: Path, user_path: str, *, base: Path | None = None) -> Pat
 def relative_to_repo(repo_root: Path, path: Path) -> str:
     """The repository-relative POSIX form of an already confined path."""
     return path.relative_to(repo_root.resolve()).as_posix() or "."
+
+
+def path_text(raw: bytes | str) -> str:
+    """A file name as text that can always be stored and shown: valid UTF-8 is unchanged.
+
+    Git and the filesystem hand out names as bytes; one that is not valid UTF-8 (a Latin-1
+    `caf\xe9.py`) decoded with `surrogateescape` holds lone surrogates, which SQLite, JSON and
+    pydantic refuse. Here the undecodable bytes become `\\xNN` escapes instead, so the name stays
+    readable and distinct. `raw` may be the bytes, or a str decoded with `surrogateescape` (what
+    `os.listdir`, `sys.argv` and `git` output decoded that way give).
+    """
+    if isinstance(raw, bytes):
+        return raw.decode("utf-8", "backslashreplace")
+    try:
+        return raw.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no decoder made (from JSON, say): escape it as it is
+        return raw.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _is_within(path: Path, root: Path) -> bool:

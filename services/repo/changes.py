@@ -5,17 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from kernel import git
+from kernel.paths import path_text
 from services.repo.models import ChangeCounts, ChangedFile, ChangedNowOutput
 
 
-def changed_now(repo_root: Path, *, limit: int) -> ChangedNowOutput:
+def changed_now(repo_root: Path, *, limit: int) -> tuple[ChangedNowOutput, dict[str, str]]:
+    """The working tree's changes, and each listed path's filesystem name (they differ for non-UTF-8 names)."""
     state = git.status(repo_root)
     # Conflicts first, then staged work, then the rest, each by path, so the top of a cut list matters most.
     entries = sorted(state.entries, key=lambda e: (e.kind != "conflicted", not e.staged, e.path))
     files = [
         ChangedFile(
-            path=e.path,
-            orig_path=e.orig_path,
+            path=path_text(e.path),
+            orig_path=path_text(e.orig_path) if e.orig_path else None,
             kind=e.kind,
             staged=e.staged,
             unstaged=e.unstaged,  # type: ignore[arg-type]
@@ -32,7 +34,7 @@ def changed_now(repo_root: Path, *, limit: int) -> ChangedNowOutput:
         deleted=sum(f.kind == "deleted" for f in files),
         conflicted=sum(f.kind == "conflicted" for f in files),
     )
-    return ChangedNowOutput(
+    out = ChangedNowOutput(
         repo=str(repo_root),
         branch=state.branch,
         head=state.head,
@@ -47,6 +49,7 @@ def changed_now(repo_root: Path, *, limit: int) -> ChangedNowOutput:
         index_status="missing",  # the repository index arrives with `pallium index`
         recommended_next_command=None,
     )
+    return out, {path_text(e.path): e.path for e in entries}
 
 
 def _summary(state: git.WorkingTreeStatus, counts: ChangeCounts) -> str:

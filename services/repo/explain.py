@@ -11,6 +11,7 @@ from pathlib import Path
 
 from kernel import clock, git
 from kernel.errors import PalliumError
+from kernel.paths import path_text
 from services.repo import queries, risk
 from services.repo.models import (
     ExplainOutput,
@@ -119,29 +120,37 @@ def handoff(
     base_commit = _base(root, base, head)
     committed: set[str] = set()
     commits: list[RecentCommit] = []
+    on_disk: dict[str, str] = {}  # shown path -> filesystem name; they differ for non-UTF-8 names
     if head:
         out = git.run(["diff", "--name-only", "--no-renames", "-z", base_commit or _EMPTY_TREE, head], root)
-        committed = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+        on_disk.update((path_text(p), p.decode("utf-8", "surrogateescape")) for p in out.split(b"\0") if p)
+        committed = set(on_disk)
         span = f"{base_commit}..{head}" if base_commit else head
         log = git.run(["log", "--no-merges", "-n", "30", "--format=%H%x1f%ct%x1f%aN%x1f%s", span], root)
         for line in log.decode("utf-8", "replace").splitlines():
             sha, when, author, subject = line.split("\x1f", 3)
             commits.append(RecentCommit(sha=sha, committed_at=_iso(int(when)), author=author, subject=subject))
-    working = {e.path for e in git.status(root).entries}
+    status = git.status(root).entries
+    on_disk.update((path_text(e.path), e.path) for e in status)
+    working = {path_text(e.path) for e in status}
     changed = sorted(committed | working)
+
+    def exists(path: str) -> bool:
+        return (root / on_disk.get(path, path)).exists()
+
     files: list[HandoffFile] = []
     tests: set[str] = set()
     questions: list[str] = []
     for path in changed:
         row = store.file(path)
-        level = risk_output(store, path, row, now=now, freshness=freshness).level if (root / path).exists() else None
+        level = risk_output(store, path, row, now=now, freshness=freshness).level if exists(path) else None
         _revs, pairs = risk.cochange(store, path)
         usual = [p.path for p in pairs if p.shared >= 2 and p.confidence >= 0.5 and (root / p.path).exists()]
         missing = [p for p in usual if p not in changed][:5]
         if missing:
             questions.append(f"{path} changed without {', '.join(missing)}, which usually change with it")
         tests.update(risk.tests_for(store, path))
-        if risk.is_test_path(path) and (root / path).exists():
+        if risk.is_test_path(path) and exists(path):
             tests.add(path)
         source = (
             "both" if path in committed and path in working else "committed" if path in committed else "working-tree"
@@ -179,8 +188,10 @@ def _base(root: Path, base: str | None, head: str | None) -> str | None:
             raise PalliumError(
                 "not_found", f"base {base!r} names no commit", details={"field": "base", "base": base}
             ) from exc
+    # With an upstream, what is already pushed is not handed off: the merge base even when it is
+    # HEAD itself (a fresh clone: an empty range, plus the working tree).
     upstream = git.run(["merge-base", "HEAD", "@{upstream}"], root, check=False).decode().strip()
-    if upstream and upstream != head:
+    if upstream:
         return upstream
     parent = git.run(["rev-parse", "--verify", "--quiet", "HEAD~1^{commit}"], root, check=False).decode().strip()
     return parent or None

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kernel import git
 from kernel.errors import PalliumError
+from kernel.paths import path_text
 from services.repo.index_content import MAX_BYTES, blob_hash
 from services.repo.index_git import head_commit
 from services.repo.models import Freshness
@@ -55,33 +56,39 @@ def check(store: RepoStore, root: Path, *, repo_arg: str | None = None) -> Fresh
     if indexed != current and indexed and current:
         try:
             out = git.run(["diff", "--name-only", "--no-renames", "-z", indexed, current], root)
-            changed.update(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
+            changed.update(path_text(p) for p in out.split(b"\0") if p)
         except PalliumError:
             pass  # the indexed commit is gone (rewritten history): HEAD moved says enough
     candidates = set(json.loads(state.get("dirty_paths", "[]")))
     status = git.status(root, untracked=state.get("untracked") == "1")
     candidates.update(e.path for e in status.entries)
     candidates.update(e.orig_path for e in status.entries if e.orig_path)
-    worktree = {p for p in candidates if _differs(store, root, p)}
+    # Candidates carry their filesystem names (surrogate-escaped); answers show `path_text`.
+    worktree = {path_text(p) for p in candidates if _differs(store, root, p)}
     changed |= worktree
     head_moved = indexed != current
+    # Both halves are written in one transaction now; an index left half-written by an older run
+    # (content at HEAD, history behind) must still not pass for fresh.
+    behind = (state.get("git_watermark") or None) != indexed
+    stale = head_moved or behind or bool(changed)
     ordered = sorted(changed)
     return Freshness(
-        status="stale" if head_moved or changed else "fresh",
+        status="stale" if stale else "fresh",
         indexed_commit=indexed,
         indexed_at=state.get("indexed_at"),
         current_commit=current,
         head_moved=head_moved,
+        history_behind=behind,
         working_tree_changed=bool(worktree),
         changed_files=ordered[:_SHOWN],
         changed_count=len(ordered),
-        refresh_command=refresh if head_moved or changed else None,
+        refresh_command=refresh if stale else None,
     )
 
 
-def _differs(store: RepoStore, root: Path, path: str) -> bool:
-    row = store.file(path)
-    full = root / path
+def _differs(store: RepoStore, root: Path, fs: str) -> bool:
+    row = store.file(path_text(fs))
+    full = root / fs
     try:
         info = os.lstat(full)
     except OSError:

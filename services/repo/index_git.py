@@ -13,6 +13,7 @@ from pathlib import Path
 
 from kernel import git
 from kernel.errors import PalliumError
+from kernel.paths import path_text
 from services.repo.store import RepoStore
 
 __all__ = [
@@ -125,7 +126,7 @@ def parse_log(raw: bytes) -> list[tuple[str, str, int, str, str, list[str]]]:
             continue
         sha, author, when, subject = (f.decode("utf-8", "replace") for f in fields[:4])
         body = b"\x1f".join(fields[4:]).decode("utf-8", "replace").strip()
-        paths = [p.decode("utf-8", "surrogateescape") for p in names.split(b"\0") if p.strip(b"\n")]
+        paths = [path_text(p) for p in names.split(b"\0") if p.strip(b"\n")]
         paths = [p.lstrip("\n") for p in paths]
         commits.append((sha, author, int(when or 0), subject, body, sorted(set(paths))))
     commits.reverse()

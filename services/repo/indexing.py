@@ -1,7 +1,9 @@
-"""`pallium index`: both halves under one cross-process lock, each written in its own transaction.
+"""`pallium index`: both halves under one cross-process lock, written together in one transaction.
 
-The lock makes a second run wait (or say one is running); the transactions mean a crash or an
-error leaves each half as it was before the run, never half-written.
+The lock makes a second run wait (or say one is running). Both halves are read first (the `git
+log` in its own process while files are parsed) and written at the end in a single transaction
+with the watermarks, so a crash or a failure in either half leaves the whole index as it was
+before the run: freshness can never call an index fresh whose git half did not catch up.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TypeVar
 
 from kernel import clock, locks, paths
 from kernel.store import Database
-from services.repo.index_content import index_content
+from services.repo.index_content import read_content
 from services.repo.index_git import apply_history, plan_history, read_history
 from services.repo.models import IndexOutput
 from services.repo.store import RepoStore
@@ -43,17 +45,21 @@ def run_index(
         # `git log` runs in its own process while this one parses files: the two halves overlap.
         with ThreadPoolExecutor(max_workers=1) as pool:
             reading = pool.submit(_timed, read_history, root, plan)
-            state: dict[str, str | None] = {
-                "content_head": plan.head or "",
-                "indexed_at": clock.iso_utc(now.now()),
-                "untracked": "1" if untracked else "0",
-            }
-            content = index_content(store, root, untracked=untracked, full=full, progress=progress, state=state)
-            commits, read_seconds = reading.result()
-        git_started = time.perf_counter()
+            half = read_content(store, root, untracked=untracked, full=full, progress=progress)
+            commits, read_seconds = reading.result()  # a failed `git log` raises here, before any write
+        progress(1, 1, "writing the index")
         with db.transaction():
+            content = half.write(store)
+            git_started = time.perf_counter()
             history = apply_history(store, plan, commits)
-        git_seconds = read_seconds + time.perf_counter() - git_started
+            git_seconds = read_seconds + time.perf_counter() - git_started
+            store.set_state(
+                {
+                    "content_head": plan.head or "",
+                    "indexed_at": clock.iso_utc(now.now()),
+                    "untracked": "1" if untracked else "0",
+                }
+            )
     return IndexOutput(
         repo=str(root),
         watermark=history.watermark,

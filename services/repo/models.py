@@ -14,6 +14,11 @@ ChangeKind = Literal["added", "modified", "deleted", "renamed", "copied", "type_
 class ChangedNowInput(ToolInput):
     repo: str | None = Field(None, description="repository path; default: the one holding the current folder")
     limit: int = Field(100, ge=1, le=5000, description="most files to list (1-5000, default 100); counts cover all")
+    refresh: bool = Field(
+        False,
+        description="update the index incrementally first when it is stale, or build it when there is none "
+        "(without it, changed-now never writes)",
+    )
 
 
 class ChangedFile(ToolOutput):
@@ -51,6 +56,9 @@ class ChangedNowOutput(ToolOutput):
     truncated: bool = Field(description="true when more files changed than `limit` listed")
     index_status: Literal["missing", "indexed", "stale"] = Field(description="state of Pallium's repository index")
     recommended_next_command: str | None
+    freshness: Freshness | None = Field(
+        None, description="how fresh the index behind risk_level and blast_radius is; null when no index exists"
+    )
 
 
 # index ------------------------------------------------------------------------------------------
@@ -91,6 +99,9 @@ class Freshness(ToolOutput):
     indexed_at: str | None
     current_commit: str | None
     head_moved: bool
+    history_behind: bool = Field(
+        False, description="the git half has not read up to the indexed commit (a run failed midway); reindex"
+    )
     working_tree_changed: bool = Field(description="files differ from what the index holds")
     changed_files: list[str] = Field(description="paths that differ from the index (at most 20)")
     changed_count: int
@@ -162,11 +173,14 @@ class Reference(ToolOutput):
 
 class CallersOutput(ToolOutput):
     name: str
-    definitions: list[Definition] = Field(description="where the name is defined (at most 50)")
+    definitions: list[Definition] = Field(
+        description="where the name is defined: at most 50, fewer when they would fill half of 8 KB "
+        "(definition_count counts all)"
+    )
     definition_count: int
     references: list[Reference]
     total: int = Field(description="references in all pages")
-    truncated: bool
+    truncated: bool = Field(description="more references follow: the page ends at `limit` or at 8 KB")
     next_cursor: str | None
     freshness: Freshness
 

@@ -1,8 +1,8 @@
 """Lookups over the content half: a file's symbols, the callers of a name, symbol search, decision notes.
 
 Callers are resolved per referencing file: a definition in the same file wins, then one the file
-imports (through the resolved import edges), then the only definition there is; otherwise the
-reference is `ambiguous` and says so rather than guessing.
+imports (through the resolved import edges; among several, the one an import names), then the
+only definition there is; otherwise the reference is `ambiguous` and says so rather than guessing.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from services.repo.text import fts_query, query_words, split_terms
 __all__ = ["callers", "decisions", "indexed_file", "search", "symbols", "to_symbol"]
 
 SEARCH_BUDGET = 8 * 1024
+CALLERS_BUDGET = 8 * 1024
+_ENVELOPE = 1024  # room kept for the name, counts, cursor and freshness around the lists
 _MAX_DEFINITIONS = 50
 _RERANK_WINDOW = 200
 _REEXPORT_HOPS = 3
@@ -39,7 +41,7 @@ _REEXPORT_HOPS = 3
 def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tuple[str, FileRow]:
     """Confine `user_path` to the repository and find it in the index, or say precisely why not."""
     resolved = paths.confine(root, user_path, base=cwd)
-    relative = paths.relative_to_repo(root, resolved)
+    relative = paths.path_text(paths.relative_to_repo(root, resolved))  # real bytes of an odd name find it too
     row = store.file(relative)
     if row is not None:
         return relative, row
@@ -117,20 +119,43 @@ def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, fres
     else:  # only the page is read and resolved, so a name used 100,000 times stays cheap
         total = store.reference_count(member)
         page = [reference(*r) for r in store.references(member, limit=limit, offset=offset)]
+    definitions, page = _fit_callers(defs, page)
     more = offset + len(page) < total
     return CallersOutput(
         name=name,
-        definitions=[
-            Definition(path=d.path, line=d.start_line, kind=d.kind, qualified=d.qualified, signature=d.signature)
-            for d in defs[:_MAX_DEFINITIONS]
-        ],
+        definitions=definitions,
         definition_count=len(defs),
         references=page,
         total=total,
         truncated=more,
-        next_cursor=_encode_cursor(offset + limit) if more else None,
+        next_cursor=_encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
+
+
+def _fit_callers(defs: list[SymbolRow], page: list[Reference]) -> tuple[list[Definition], list[Reference]]:
+    """Cut definitions to half the byte budget and the page to the rest, keeping at least one of each.
+
+    The page then ends early and the cursor continues after its last reference, so nothing is lost.
+    """
+    budget = CALLERS_BUDGET - _ENVELOPE
+    definitions: list[Definition] = []
+    size = 0
+    for d in defs[:_MAX_DEFINITIONS]:
+        item = Definition(path=d.path, line=d.start_line, kind=d.kind, qualified=d.qualified, signature=d.signature)
+        cost = len(item.model_dump_json()) + 1
+        if definitions and size + cost > budget // 2:
+            break
+        definitions.append(item)
+        size += cost
+    kept: list[Reference] = []
+    for ref in page:
+        cost = len(ref.model_dump_json()) + 1
+        if kept and size + cost > budget:
+            break
+        kept.append(ref)
+        size += cost
+    return definitions, kept
 
 
 def _resolve(
@@ -140,8 +165,12 @@ def _resolve(
         return "unresolved", None
     if path in defining:
         return "same-file", path
-    direct = {dst for dst, _names in _edges(store, path, cache)}
+    edges = _edges(store, path, cache)
+    direct = {dst for dst, _names in edges}
     imported = [d for d in defining if d in direct]
+    if len(imported) > 1:  # Rust `mod a; mod b; use crate::a::run;`: the import that names it decides
+        named = {dst for dst, names in edges if name in names.split()}
+        imported = [d for d in imported if d in named] or imported
     if not imported:  # `from pkg import run` where pkg/__init__.py re-exports run from pkg/impl.py
         reexported = _reexports(store, direct, name, cache)
         imported = [d for d in defining if d in reexported]

@@ -3,7 +3,8 @@
 Resolution reads only the cached per-file facts and the list of paths, so it is cheap to redo on
 every index run; an edge can never go stale because an unchanged importer was not reparsed.
 Python (relative imports, `src/` layouts), JavaScript/TypeScript (relative paths, index files,
-tsconfig `paths`/`baseUrl`), Go (module path from go.mod), Rust (`mod`, `use crate::`), Java.
+tsconfig `paths`/`baseUrl`), Go (module paths from every go.mod, nested modules included), Rust
+(`mod`, `use crate::`), Java.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ class _Resolver:
         self.root = root
         self.paths = paths
         self.python_roots = ["", *sorted({p.split("/", 1)[0] + "/" for p in paths if p.startswith("src/")})[:1]]
-        self.go_module = _go_module(root)
+        self.go_modules = _go_modules(root, paths)
         self.go_dirs: dict[str, list[str]] = defaultdict(list)
         self.java_by_suffix: dict[str, str] = {}
         for p in paths:
@@ -48,7 +49,8 @@ class _Resolver:
             elif p.endswith(".java"):
                 self.java_by_suffix.setdefault(p.rsplit("/", 1)[-1][:-5], p)
         self.java_paths = [p for p in paths if p.endswith(".java")]
-        self.ts_base, self.ts_paths = _tsconfig(root)
+        self.ts_base, self.ts_base_url, self.ts_paths = _tsconfig(root)
+        self.python_absolute: dict[tuple[str, str], list[str]] = {}
 
     def resolve(self, src: str, language: str, raw: str, names: str) -> list[str]:
         if language == "python":
@@ -66,6 +68,14 @@ class _Resolver:
     # python --------------------------------------------------------------------------------------
 
     def _python(self, src: str, raw: str, names: str) -> list[str]:
+        if not raw.startswith("."):  # an absolute import means the same from every file
+            key = (raw, names)
+            if key not in self.python_absolute:
+                self.python_absolute[key] = self._python_uncached(src, raw, names)
+            return self.python_absolute[key]
+        return self._python_uncached(src, raw, names)
+
+    def _python_uncached(self, src: str, raw: str, names: str) -> list[str]:
         if raw.startswith("."):
             dots = len(raw) - len(raw.lstrip("."))
             base = posixpath.dirname(src)
@@ -114,8 +124,8 @@ class _Resolver:
                     hit = self._js_file(posixpath.normpath(posixpath.join(self.ts_base, target)))
                     if hit:
                         return hit
-        if self.ts_base is not None and self.ts_base != ".":
-            return self._js_file(posixpath.normpath(posixpath.join(self.ts_base, raw)))
+        if self.ts_base_url is not None:  # only an explicit baseUrl makes bare paths files (`src/lib/b`)
+            return self._js_file(posixpath.normpath(posixpath.join(self.ts_base_url, raw)))
         return []
 
     def _js_file(self, base: str) -> list[str]:
@@ -131,10 +141,11 @@ class _Resolver:
     # go, rust, java ------------------------------------------------------------------------------
 
     def _go(self, raw: str) -> list[str]:
-        if not self.go_module or not (raw == self.go_module or raw.startswith(self.go_module + "/")):
-            return []
-        folder = raw[len(self.go_module) :].strip("/")
-        return sorted(self.go_dirs.get(folder, []))
+        for module, folder in self.go_modules:  # longest module path first: a nested module wins
+            if raw == module or raw.startswith(module + "/"):
+                package = posixpath.join(folder, raw[len(module) :].strip("/")).strip("/")
+                return sorted(self.go_dirs.get(posixpath.normpath(package) if package else "", []))
+        return []
 
     def _rust(self, src: str, raw: str) -> list[str]:
         folder = posixpath.dirname(src)
@@ -179,26 +190,38 @@ def _crate_src(src: str) -> str:
     return posixpath.dirname(src)
 
 
-def _go_module(root: Path) -> str | None:
-    try:
-        text = (root / "go.mod").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    match = re.search(r"^module\s+(\S+)", text, re.M)
-    return match.group(1) if match else None
+def _go_modules(root: Path, paths: set[str]) -> list[tuple[str, str]]:
+    """`(module path, folder)` of every go.mod in the repository (nested modules too), longest path first."""
+    modules = []
+    for path in paths:
+        if path != "go.mod" and not path.endswith("/go.mod"):
+            continue
+        try:
+            text = (root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        match = re.search(r"^module\s+(\S+)", text, re.M)
+        if match:
+            modules.append((match.group(1).strip('"'), posixpath.dirname(path)))
+    return sorted(modules, key=lambda m: (-len(m[0]), m[0]))
 
 
-def _tsconfig(root: Path) -> tuple[str | None, list[tuple[str, list[str]]]]:
-    """`baseUrl` (repo-relative) and `paths` of the root tsconfig.json or jsconfig.json, following `extends`."""
+def _tsconfig(root: Path) -> tuple[str, str | None, list[tuple[str, list[str]]]]:
+    """The root tsconfig.json or jsconfig.json (following `extends`): where `paths` targets start,
+    `baseUrl` when set (both repo-relative), and `paths`.
+
+    `paths` targets are relative to `baseUrl` when it is set, else to the config's own folder (the
+    root); bare imports resolve against `baseUrl` only when it is set, `"."` included.
+    """
     for name in ("tsconfig.json", "jsconfig.json"):
         options = _compiler_options(root, root / name, depth=0)
         if options is not None:
             base = options.get("baseUrl")
             paths = options.get("paths") or {}
-            base_rel = posixpath.normpath(base) if isinstance(base, str) else ("." if paths else None)
+            base_url = posixpath.normpath(base) if isinstance(base, str) else None
             mapped = [(k, [t for t in v if isinstance(t, str)]) for k, v in paths.items() if isinstance(v, list)]
-            return base_rel, mapped
-    return None, []
+            return base_url or ".", base_url, mapped
+    return ".", None, []
 
 
 def _compiler_options(root: Path, path: Path, *, depth: int) -> dict | None:

@@ -66,6 +66,7 @@ CREATE TABLE repo_symbol_fts_rows (path TEXT NOT NULL, row INTEGER NOT NULL, PRI
 """
 
 SCHEMA = Schema("repo", (_V1,))
+_CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
 
 
 @dataclass(frozen=True)
@@ -266,9 +267,11 @@ class RepoStore:
             "INSERT INTO repo_imports(hash, raw, names, line) VALUES (?, ?, ?, ?)",
             [(c.hash, *i) for c in contents for i in c.imports],
         )
+        # In primary-key order: inserting into the WITHOUT ROWID b-tree in order was measured faster
+        # than in the files' order, and the sort costs less than it saves.
         self.db.executemany(
             "INSERT OR IGNORE INTO repo_refs(name, hash, line) VALUES (?, ?, ?)",
-            [(name, c.hash, line) for c in contents for name, line in c.refs],
+            sorted((name, c.hash, line) for c in contents for name, line in c.refs),
         )
 
     def set_files(self, rows: Sequence[FileRow]) -> None:
@@ -345,30 +348,45 @@ class RepoStore:
         *,
         everything: bool = False,
     ) -> None:
-        """Rebuild the search rows of `changed_paths` and drop those of `removed_paths` (or all, `everything`)."""
+        """Rebuild the search rows of `changed_paths` and drop those of `removed_paths`.
+
+        With `everything`, every search row is dropped and rebuilt for every indexed path, and the
+        two lists are not read.
+        """
         if everything:
             self.db.execute("DELETE FROM repo_symbol_fts")
             self.db.execute("DELETE FROM repo_symbol_fts_rows")
         else:
-            for path in (*changed_paths, *removed_paths):
-                rows = [
-                    (r,) for (r,) in self.db.execute("SELECT row FROM repo_symbol_fts_rows WHERE path = ?", (path,))
-                ]
-                self.db.executemany("DELETE FROM repo_symbol_fts WHERE rowid = ?", rows)
-                self.db.execute("DELETE FROM repo_symbol_fts_rows WHERE path = ?", (path,))
+            dropped = [*changed_paths, *removed_paths]
+            for start in range(0, len(dropped), _CHUNK):  # chunks, not three statements per path
+                chunk = dropped[start : start + _CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                rows = self.db.execute(f"SELECT row FROM repo_symbol_fts_rows WHERE path IN ({marks})", chunk)
+                self.db.executemany("DELETE FROM repo_symbol_fts WHERE rowid = ?", [(r,) for (r,) in rows])
+                self.db.execute(f"DELETE FROM repo_symbol_fts_rows WHERE path IN ({marks})", chunk)
         next_row = (self.db.execute("SELECT max(rowid) FROM repo_symbol_fts").get or 0) + 1
         rows, mapping = [], []
-        for path in changed_paths:
-            path_terms = split_terms(path)
-            for sid, name, qualified, signature, doc in self.db.execute(
-                "SELECT s.id, s.name, s.qualified, s.signature, s.doc FROM repo_files f "
-                "JOIN repo_symbols s ON s.hash = f.hash WHERE f.path = ?",
-                (path,),
-            ).fetchall():
-                terms = f"{name} {qualified} {split_terms(qualified)}"
-                rows.append((next_row, terms, signature, doc or "", path_terms, path, sid))
-                mapping.append((path, next_row))
-                next_row += 1
+        select = (
+            "SELECT f.path, s.id, s.name, s.qualified, s.signature, s.doc FROM repo_files f "
+            "JOIN repo_symbols s ON s.hash = f.hash"
+        )
+        if everything:  # one query for the whole repository instead of one per path
+            found: list[Sequence[Any]] = self.db.execute(select + " ORDER BY f.path, s.id").fetchall()
+        else:  # a first index lists every path: ask in chunks, not one query per path
+            found = []
+            for start in range(0, len(changed_paths), _CHUNK):
+                chunk = changed_paths[start : start + _CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                found += self.db.execute(select + f" WHERE f.path IN ({marks}) ORDER BY f.path, s.id", chunk).fetchall()
+        path_terms = ""
+        last_path = None
+        for path, sid, name, qualified, signature, doc in found:
+            if path != last_path:
+                path_terms, last_path = split_terms(path), path
+            terms = f"{name} {qualified} {split_terms(qualified)}"
+            rows.append((next_row, terms, signature, doc or "", path_terms, path, sid))
+            mapping.append((path, next_row))
+            next_row += 1
         self.db.executemany(
             "INSERT INTO repo_symbol_fts(rowid, terms, signature, doc, path_terms, path, symbol_id) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",

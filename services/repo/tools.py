@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -165,18 +166,28 @@ async def handoff(inp: HandoffInput, ctx: ToolContext) -> HandoffOutput:
 
 async def changed_now(inp: ChangedNowInput, ctx: ToolContext) -> ChangedNowOutput:
     root = ctx.repo_root(inp.repo)
-    out = _changed_now(root, limit=inp.limit)
-    if not paths.repo_db_path(root).exists():
-        return out  # works before any index exists, and never creates one
-    store = RepoStore(ctx.repo_db(root, [SCHEMA]))
-    fresh = freshness.check(store, root, repo_arg=inp.repo)
+    if inp.refresh:
+        _root, store, fresh = await _ready(ctx, inp.repo, refresh=True)
+    elif not paths.repo_db_path(root).exists():
+        out, _on_disk = await asyncio.to_thread(_changed_now, root, limit=inp.limit)
+        return out  # works before any index exists, and never creates one unless asked to refresh
+    else:
+        store = RepoStore(ctx.repo_db(root, [SCHEMA]))
+        fresh = await asyncio.to_thread(freshness.check, store, root, repo_arg=inp.repo)
+    out, on_disk = await asyncio.to_thread(_changed_now, root, limit=inp.limit)
     if fresh.status == "missing":
         return out
+    return await asyncio.to_thread(_with_risk, out, on_disk, store, root, fresh, ctx.clock.now())
+
+
+def _with_risk(
+    out: ChangedNowOutput, on_disk: dict[str, str], store: RepoStore, root: Path, fresh: Freshness, now: datetime
+) -> ChangedNowOutput:
+    out.freshness = fresh
     out.index_status = "indexed" if fresh.status == "fresh" else "stale"
-    now = ctx.clock.now()
     riskiest: tuple[float, str] | None = None
     for f in out.files:
-        if f.kind == "deleted" or not (root / f.path).exists():
+        if f.kind == "deleted" or not (root / on_disk.get(f.path, f.path)).exists():
             continue
         result = _explain.risk_output(store, f.path, store.file(f.path), now=now, freshness=fresh)
         f.risk_level = result.level
@@ -256,8 +267,8 @@ TOOLS = (
         description=(
             "Use before renaming or changing a function, class or method's contract. `Class.method` narrows; "
             "each reference says how it was resolved (same-file, import, unique, ambiguous). Not for text search "
-            "in comments or strings (use grep) or fuzzy lookup (pallium_search). Reads the local index; paged "
-            "with limit/cursor. " + _FRESH
+            "in comments or strings (use grep) or fuzzy lookup (pallium_search). Reads the local index; within "
+            "8 KB, paged with limit/cursor. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
@@ -357,12 +368,14 @@ TOOLS = (
         description=(
             "Use at the start or end of a turn to see what is modified before editing, reviewing or "
             "handing off. Not for history (commits) or file contents. Runs one `git status`; ignored "
-            "files are left out; no writes. Lists up to `limit` files (default 100) with counts for "
-            "all; conflicts and staged files first. With an index, adds each file's risk and blast radius "
-            "and the next command worth running."
+            "files are left out; no writes unless `refresh`. Lists up to `limit` files (default 100) with counts for "
+            "all; conflicts and staged files first. With an index, adds each file's risk and blast radius, "
+            "the next command worth running, and the index's `freshness`; `refresh` updates (or builds) the "
+            "index first, which costs an incremental index run."
         ),
         authority="observe",
         toolset="repo",
+        annotations=_WRITES_INDEX,  # only with `refresh`
         render=render.changed_now,
     ),
 )

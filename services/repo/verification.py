@@ -34,12 +34,12 @@ def verification_for(root: Path, paths: list[str], tests: list[str]) -> Verifica
         if _uses_ruff(root):
             safe.append("ruff check " + " ".join(shlex.quote(p) for p in paths[:5]))
         full.append("python -m pytest -q")
-    if "go" in languages and (root / "go.mod").exists():
-        packages = sorted({"./" + (posixpath.dirname(p) or ".") for p in paths if p.endswith(".go")})
-        packages = [p.rstrip("/.") or "." for p in packages]
-        fast.append("go test " + " ".join(packages[:5]))
-        safe.append("go vet " + " ".join(packages[:5]))
-        full.append("go test ./...")
+    if "go" in languages:
+        for module, packages in sorted(_go_packages(root, paths).items()):
+            flag = f"-C {shlex.quote(module)} " if module else ""  # a nested module runs in its own folder
+            fast.append(f"go {flag}test " + " ".join(packages[:5]))
+            safe.append(f"go {flag}vet " + " ".join(packages[:5]))
+            full.append(f"go {flag}test ./...")
     if "js" in languages and (root / "package.json").exists():
         manager, scripts, deps = _node(root)
         js_tests = [t for t in tests if _family(t) == "js"]
@@ -83,6 +83,29 @@ def _family(path: str) -> str | None:
     if ext in (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"):
         return "js"
     return {".go": "go", ".rs": "rust", ".java": "java"}.get(ext)
+
+
+def _go_packages(root: Path, paths: list[str]) -> dict[str, list[str]]:
+    """The changed Go packages (`./pkg`) grouped by the folder of the go.mod that holds them."""
+    out: dict[str, set[str]] = {}
+    for path in paths:
+        if not path.endswith(".go"):
+            continue
+        folder = posixpath.dirname(path)
+        module = _module_folder(root, folder)
+        if module is not None:
+            package = posixpath.relpath(folder or ".", module or ".")
+            out.setdefault(module, set()).add("." if package == "." else "./" + package)
+    return {m: sorted(p) for m, p in out.items()}
+
+
+def _module_folder(root: Path, folder: str) -> str | None:
+    """The nearest folder at or above `folder` holding a go.mod ("" for the root), or None."""
+    while not (root / folder / "go.mod").exists():
+        if not folder:
+            return None
+        folder = posixpath.dirname(folder)
+    return folder
 
 
 def _python_test_dir(root: Path) -> str:

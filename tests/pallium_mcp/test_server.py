@@ -119,7 +119,7 @@ async def test_arguments_are_flat_top_level_fields(git_repo: Path):
     async with Client(server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     props = tools["pallium_changed_now"].input_schema["properties"]
-    assert set(props) == {"repo", "limit"}
+    assert set(props) == {"repo", "limit", "refresh"}
     assert props["limit"]["maximum"] == 5000
     assert props["limit"]["description"]
 

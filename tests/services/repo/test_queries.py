@@ -89,6 +89,28 @@ async def test_callers_page_with_a_cursor(mixed_repo: Path):
     assert bad.value.details["field"] == "cursor"
 
 
+async def test_callers_stay_within_8_kb_and_page_through_every_reference(empty_repo: Path):
+    params = ", ".join(f"argument_with_a_long_descriptive_name_{i}: int" for i in range(4))
+    files = {f"pkg/mod{i:02}.py": f"def fetch({params}):\n    return 1\n" for i in range(60)}
+    files["pkg/use.py"] = "".join(f"def use{i}():\n    return fetch()\n" for i in range(120))
+    commit(empty_repo, "Start", files)
+    seen: list[tuple[str, int]] = []
+    cursor = None
+    pages = 0
+    while True:
+        out = await ask(empty_repo, "pallium_callers", name="fetch", limit=100, cursor=cursor)
+        pages += 1
+        assert len(out.model_dump_json()) <= 8 * 1024
+        assert out.definition_count == 60 and 0 < len(out.definitions) < 60
+        seen.extend((r.path, r.line) for r in out.references)
+        if not out.truncated:
+            assert out.next_cursor is None
+            break
+        cursor = out.next_cursor
+    assert pages > 2, "100 references with 60 long definitions do not fit in one 8 KB page"
+    assert len(seen) == len(set(seen)) == out.total == 120
+
+
 async def test_search_splits_camel_and_snake_case_and_says_why(mixed_repo: Path):
     out = await ask(mixed_repo, "pallium_search", query="parse config")
     assert out.results[0].qualified == "parseConfigFile"

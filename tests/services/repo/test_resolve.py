@@ -63,6 +63,32 @@ async def test_javascript_and_typescript_paths_index_files_and_tsconfig(tmp_path
     assert await _imports(repo, "src/reexport.ts") == ["src/parts/index.ts"]
 
 
+async def test_tsconfig_base_url_dot_resolves_bare_imports_from_the_root(tmp_path: Path):
+    repo = _repo(
+        tmp_path,
+        {
+            "tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"~/*": ["src/*"]}}}\n',
+            "src/app.ts": 'import { b } from "src/lib/b";\nimport { u } from "~/util";\nimport x from "react";\n',
+            "src/lib/b.ts": "export const b = 2;\n",
+            "src/util/index.ts": "export const u = 1;\n",
+        },
+    )
+    assert await _imports(repo, "src/app.ts") == ["src/lib/b.ts", "src/util/index.ts"]
+
+
+async def test_tsconfig_paths_without_base_url_do_not_resolve_bare_imports(tmp_path: Path):
+    repo = _repo(
+        tmp_path,
+        {
+            "tsconfig.json": '{"compilerOptions": {"paths": {"@lib/*": ["./src/lib/*"]}}}\n',
+            "src/app.ts": 'import { b } from "@lib/b";\nimport { c } from "src/lib/c";\n',
+            "src/lib/b.ts": "export const b = 2;\n",
+            "src/lib/c.ts": "export const c = 3;\n",
+        },
+    )
+    assert await _imports(repo, "src/app.ts") == ["src/lib/b.ts"], "without baseUrl a bare path is a package"
+
+
 async def test_go_packages_resolve_by_module_path(tmp_path: Path):
     repo = _repo(
         tmp_path,
@@ -84,6 +110,34 @@ async def test_go_packages_resolve_by_module_path(tmp_path: Path):
         },
     )
     assert await _imports(repo, "main.go") == ["store/extra.go", "store/store.go"]
+
+
+async def test_go_imports_resolve_inside_nested_modules(tmp_path: Path):
+    repo = _repo(
+        tmp_path,
+        {
+            "go.mod": "module example.com/app\n",
+            "main.go": 'package main\n\nimport "example.com/app/store"\n\nfunc main() { store.Open() }\n',
+            "store/store.go": "package store\n\nfunc Open() {}\n",
+            "tools/go.mod": "module example.com/tools\n\ngo 1.22\n",
+            "tools/main.go": 'package main\n\nimport (\n\t"example.com/tools/lint"\n\t"example.com/app/store"\n)\n',
+            "tools/lint/lint.go": "package lint\n",
+        },
+    )
+    assert await _imports(repo, "main.go") == ["store/store.go"]
+    assert await _imports(repo, "tools/main.go") == ["store/store.go", "tools/lint/lint.go"]
+
+
+async def test_go_without_a_root_module_still_resolves_a_nested_one(tmp_path: Path):
+    repo = _repo(
+        tmp_path,
+        {
+            "svc/go.mod": "module example.com/svc\n",
+            "svc/main.go": 'package main\n\nimport "example.com/svc/api"\n',
+            "svc/api/api.go": "package api\n",
+        },
+    )
+    assert await _imports(repo, "svc/main.go") == ["svc/api/api.go"]
 
 
 async def test_rust_mod_and_use_crate(tmp_path: Path):

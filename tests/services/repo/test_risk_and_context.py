@@ -74,6 +74,34 @@ async def test_changed_now_adds_risk_blast_radius_and_next_command_with_an_index
     assert out.recommended_next_command == "pallium explain core.py"
 
 
+async def test_changed_now_reports_freshness_only_when_an_index_exists(history_repo: Path):
+    before = await ask(history_repo, "pallium_changed_now")
+    assert before.freshness is None
+    assert not (history_repo / ".pallium").exists(), "without refresh, changed-now never builds an index"
+    await ask(history_repo, "pallium_index")
+    commit(history_repo, "Touch util", {"util.py": "def util():\n    return 7\n"}, when="2026-02-28T00:00:00Z")
+    stale = await ask(history_repo, "pallium_changed_now")
+    assert (stale.index_status, stale.freshness.status, stale.freshness.head_moved) == ("stale", "stale", True)
+    assert stale.recommended_next_command == "pallium index"
+
+
+async def test_changed_now_refresh_reindexes_before_scoring(history_repo: Path):
+    await ask(history_repo, "pallium_index")
+    commit(history_repo, "Touch util", {"util.py": "def util():\n    return 7\n"}, when="2026-02-28T00:00:00Z")
+    write(history_repo, "util.py", "def util():\n    return 8\n")
+    out = await ask(history_repo, "pallium_changed_now", refresh=True)
+    assert (out.index_status, out.freshness.status) == ("indexed", "fresh")
+    assert out.freshness.indexed_commit == git(history_repo, "rev-parse", "HEAD").strip()
+    risk = await ask(history_repo, "pallium_risk", path="util.py")
+    assert [f.path for f in out.files] == ["util.py"]
+    assert out.files[0].risk_level == risk.level
+
+
+async def test_changed_now_refresh_builds_a_missing_index(history_repo: Path):
+    out = await ask(history_repo, "pallium_changed_now", refresh=True)
+    assert (out.index_status, out.freshness.status) == ("indexed", "fresh")
+
+
 async def test_handoff_lists_changes_tests_and_missing_neighbours(history_repo: Path):
     commit(history_repo, "Change core without util", {"core.py": "def core():\n    return 13\n"})
     write(history_repo, "test_core.py", "from core import core\n\ndef test_core():\n    assert core()\n")
@@ -86,6 +114,31 @@ async def test_handoff_lists_changes_tests_and_missing_neighbours(history_repo: 
     assert [c.subject for c in out.commits] == ["Change core without util"]
     assert out.tests_to_run == ["test_core.py"]
     assert out.open_questions == ["core.py changed without util.py, which usually change with it"]
+
+
+async def test_handoff_in_a_fresh_clone_hands_off_nothing_already_pushed(history_repo: Path, tmp_path: Path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", f"file://{history_repo}", str(clone))
+    pushed = git(clone, "rev-parse", "HEAD").strip()
+    out = await ask(clone, "pallium_handoff")
+    assert (out.base, out.head, out.files, out.commits) == (pushed, pushed, [], [])
+    write(clone, "util.py", "def util():\n    return 99\n")
+    edited = await ask(clone, "pallium_handoff")
+    assert [(f.path, f.source) for f in edited.files] == [("util.py", "working-tree")]
+
+
+async def test_handoff_in_a_clone_starts_at_the_merge_base_with_the_upstream(history_repo: Path, tmp_path: Path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", f"file://{history_repo}", str(clone))
+    pushed = git(clone, "rev-parse", "HEAD").strip()
+    commit(clone, "Local one", {"a.py": "a = 1\n"})
+    commit(clone, "Local two", {"b.py": "b = 1\n"})
+    commit(history_repo, "Upstream moves on", {"core.py": "def core():\n    return 50\n"})
+    git(clone, "fetch", "-q")
+    out = await ask(clone, "pallium_handoff")
+    assert out.base == pushed, "the merge base, not the upstream's new tip and not HEAD~1"
+    assert [c.subject for c in out.commits] == ["Local two", "Local one"]
+    assert [(f.path, f.source) for f in out.files] == [("a.py", "committed"), ("b.py", "committed")]
 
 
 async def test_handoff_takes_an_explicit_base_and_refuses_an_unknown_one(history_repo: Path):
