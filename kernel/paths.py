@@ -113,15 +113,17 @@ def relative_to_repo(repo_root: Path, path: Path) -> str:
     return path.relative_to(repo_root.resolve()).as_posix() or "."
 
 
-def path_text(raw: bytes | str) -> str:
+def path_text(raw: bytes | str | os.PathLike[str]) -> str:
     """A file name as text that can always be stored and shown: valid UTF-8 is unchanged.
 
     Git and the filesystem hand out names as bytes; one that is not valid UTF-8 (a Latin-1
     `caf\xe9.py`) decoded with `surrogateescape` holds lone surrogates, which SQLite, JSON and
     pydantic refuse. Here the undecodable bytes become `\\xNN` escapes instead, so the name stays
     readable and distinct. `raw` may be the bytes, or a str decoded with `surrogateescape` (what
-    `os.listdir`, `sys.argv` and `git` output decoded that way give).
+    `os.listdir`, `sys.argv` and `git` output decoded that way give), or a path.
     """
+    if isinstance(raw, os.PathLike):
+        raw = os.fspath(raw)
     if isinstance(raw, bytes):
         return raw.decode("utf-8", "backslashreplace")
     try:

@@ -11,7 +11,6 @@ are redacted by `clean_session` before the state is stored.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 from kernel.secrets import redact
@@ -27,7 +26,6 @@ __all__ = [
     "json_text",
     "new_state",
     "note_file",
-    "path_text",
     "redacted",
     "text_safe",
 ]
@@ -92,18 +90,6 @@ def clean(state: dict[str, Any], text: str, cap: int = MAX_TEXT) -> str:
     if len(text) > cap:
         half = cap // 2
         text = text[:half] + _CUT.format(n=len(text) - 2 * half) + text[-half:]
-    return text
-
-
-def path_text(raw: str | bytes | os.PathLike[str]) -> str:
-    """A file path as text SQLite and JSON accept: a name that is not UTF-8 (Python holds its bytes as
-    lone surrogates) has each undecodable byte written as `\\xNN`; a UTF-8 name is returned unchanged.
-    The same bytes always give the same text, so it serves as the key of a transcript file."""
-    text = os.fsdecode(raw)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return os.fsencode(text).decode("utf-8", "backslashreplace")
     return text
 
 
