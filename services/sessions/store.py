@@ -260,6 +260,10 @@ class SessionsStore:
             marked.append(row)
         return marked
 
+    def session_ids(self) -> set[str]:
+        """Every session with a row, forgotten ones included: only these can hold messages."""
+        return {r[0] for r in self.db.execute("SELECT id FROM sessions_session")}
+
     def forgotten_ids(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT id FROM sessions_session WHERE forgotten = 1")}
 
