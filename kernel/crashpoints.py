@@ -19,6 +19,7 @@ POINTS = (
     "after_completion",
     "mid_apply",
     "between_applies",
+    "offloaded_parse",
 )
 _hits: Counter[str] = Counter()
 

@@ -14,12 +14,13 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kernel import paths
+from kernel import offload, paths
+from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from kernel.paths import path_text
 from services.sessions import capsule as capsules
@@ -35,6 +36,10 @@ _TAIL_BYTES = 256
 _RAW_EVENT_CHARS = 20_000
 _GROUP_FILES = 100
 _GROUP_BYTES = 16 * 1024 * 1024
+# Below this much to read, a child process's start (about 0.1 s) costs more than it saves.
+_OFFLOAD_BYTES = 8 * 1024 * 1024
+_OFFLOAD_AHEAD = 32  # parsed files a child may have waiting, so it rarely waits on this process
+_OFFLOAD_CHILDREN = 2  # with 2 cores: two parsing children and this process writing kept both busy
 _PARSERS = {"claude": parse_claude, "codex": parse_codex}
 _PATH_FIELDS = ("id", "native_id", "agent_id", "parent_id")
 
@@ -96,14 +101,16 @@ def sync(
     forgotten = store.forgotten_ids()
     known = {source: store.files(source) for source in homes}
     repos: dict[str, str | None] = {}
-    group = _Group(store, store.session_ids())
-    with group:
-        for done, (source, path) in enumerate(found, 1):
-            job = _plan(store, source, path, known[source].get(path_text(path)), forgotten, report)
-            if job is not None:
-                group.write(_parse(job, raw_events), repos, now, report)
+    jobs = []
+    for source, path in found:
+        job = _plan(store, source, path, known[source].get(path_text(path)), forgotten, report)
+        if job is not None:
+            jobs.append(job)
+    with _Group(store, store.session_ids()) as group:
+        for done, parsed in enumerate(_parsed_in_turn(jobs, raw_events), 1):
+            group.write(parsed, repos, now, report)
             if on_progress is not None:
-                on_progress(done, len(found), path_text(path.name))
+                on_progress(done, len(jobs), path_text(parsed.job.path.name))
     for source, home in homes.items():
         present = {path_text(p) for s, p in found if s == source}
         prefix = path_text(home).rstrip("/") + "/"
@@ -185,6 +192,7 @@ class _Job:
     state: dict[str, Any] | None  # None: parse from the start
     resume_from: FileRow | None
     kind: str  # new, appended, reparsed
+    pending_bytes: int = 0  # what there is to read, at most
 
 
 @dataclass
@@ -234,8 +242,46 @@ def _plan(
         return None
     state = store.session_state(session_id) if previous is not None else None
     if previous is None:
-        return _Job(source, path, session_id, identity, None, None, "new")
-    return _Job(source, path, session_id, identity, state, previous, "grown?")
+        return _Job(source, path, session_id, identity, None, None, "new", st.st_size)
+    return _Job(source, path, session_id, identity, state, previous, "grown?", st.st_size - previous.offset)
+
+
+def _parsed_in_turn(jobs: list[_Job], raw_events: bool) -> Iterator[_Parsed]:
+    """Each job parsed, in order. On a large sync child processes parse the files (kernel.offload),
+    one share each, while this process writes: parsing is pure Python, so threads cannot share it,
+    and it is most of a cold sync's time. A child that fails leaves the rest of its share to this
+    process; nothing is lost or written twice."""
+    if sum(job.pending_bytes for job in jobs) < _OFFLOAD_BYTES or len(jobs) < 4 or not offload.worth_a_child():
+        for job in jobs:
+            yield _parse(job, raw_events)
+        return
+    count = min(_OFFLOAD_CHILDREN, os.cpu_count() or 1)
+    with contextlib.ExitStack() as stack:
+        answers: list[Iterator[_Parsed] | None] = []
+        for share in range(count):
+            try:
+                work = [(job, raw_events) for job in jobs[share::count]]
+                child = offload.Offload("services.sessions.sync:parse_job", work, ahead=_OFFLOAD_AHEAD)
+            except offload.OffloadFailed:
+                answers.append(None)
+                continue
+            answers.append(iter(stack.enter_context(child)))
+        for number, job in enumerate(jobs):
+            share = answers[number % count]
+            if share is not None:
+                try:
+                    yield next(share)
+                    continue
+                except (offload.OffloadFailed, StopIteration):
+                    answers[number % count] = None  # that child stopped: the rest of its share is parsed here
+            yield _parse(job, raw_events)
+
+
+def parse_job(work: tuple[_Job, bool]) -> _Parsed:
+    """`_parse` for a child process (kernel.offload), which passes one argument."""
+    job, raw_events = work
+    crash_point("offloaded_parse")
+    return _parse(job, raw_events)
 
 
 def _parse(job: _Job, raw_events: bool) -> _Parsed:
