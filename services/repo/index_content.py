@@ -10,6 +10,7 @@ shows it (`caf\\xe9.py`) and read through its real bytes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernel import git
+from kernel import git, offload
 from kernel.paths import path_text
 from services.repo import parsing
 from services.repo.resolve import resolve_imports
@@ -30,6 +31,8 @@ __all__ = ["MAX_BYTES", "ContentHalf", "ContentHalfResult", "blob_hash", "path_s
 
 MAX_BYTES = 1_000_000
 _CHUNK = 100  # files parsed between progress reports
+# Below this many files to parse, a child process's start (about 0.2 s) costs more than it saves.
+_OFFLOAD_FILES = 1000
 _LOCKFILES = frozenset(
     {
         "package-lock.json",
@@ -215,20 +218,40 @@ def _load_all(
 ) -> list[tuple[str | None, str | None, parsing.Facts | None]]:
     """Read, hash and parse `paths` (`(filesystem name, shown name)`), in order, reporting progress every chunk.
 
-    One process on purpose: a spawned worker pool was measured slower on a busy 2-core machine
-    (start-up and pickling cost more than the parse it shares) and breaks callers whose main
-    module is not import-safe.
+    With many files to parse, a child process (kernel.offload) parses every other chunk: tree-sitter
+    and the walk over its results run in Python, so a thread cannot share them. A child that fails
+    leaves the rest of its chunks to this process.
     """
-    out: list[tuple[str | None, str | None, parsing.Facts | None]] = []
-    for start in range(0, len(paths), _CHUNK):
-        out.extend(_load_chunk(root, paths[start : start + _CHUNK], known))
-        progress(min(start + _CHUNK, len(paths)), total, "parsing files")
+    chunks = [paths[start : start + _CHUNK] for start in range(0, len(paths), _CHUNK)]
+    out: list[_Loaded] = []
+    answers = None
+    with contextlib.ExitStack() as stack:
+        if len(paths) >= _OFFLOAD_FILES and offload.worth_a_child():
+            theirs = [(root, chunk, known) for chunk in chunks[0::2]]
+            with contextlib.suppress(offload.OffloadFailed):
+                answers = iter(stack.enter_context(offload.Offload("services.repo.index_content:load_chunk", theirs)))
+        for number, chunk in enumerate(chunks):
+            loaded = None
+            if number % 2 == 0 and answers is not None:
+                try:
+                    loaded = next(answers)
+                except (offload.OffloadFailed, StopIteration):
+                    answers = None  # the child stopped: the rest of its chunks are parsed here
+            out.extend(loaded if loaded is not None else _load_chunk(root, chunk, known))
+            progress(min((number + 1) * _CHUNK, len(paths)), total, "parsing files")
     return out
 
 
-def _load_chunk(
-    root: Path, paths: list[tuple[str, str]], known: set[str]
-) -> list[tuple[str | None, str | None, parsing.Facts | None]]:
+_Loaded = tuple[str | None, str | None, parsing.Facts | None]  # (hash, skip reason, facts) of one file
+
+
+def load_chunk(work: tuple[Path, list[tuple[str, str]], set[str]]) -> list[_Loaded]:
+    """`_load_chunk` for a child process (kernel.offload), which passes one argument."""
+    root, paths, known = work
+    return _load_chunk(root, paths, known)
+
+
+def _load_chunk(root: Path, paths: list[tuple[str, str]], known: set[str]) -> list[_Loaded]:
     return [_load(root, fs, path, known) for fs, path in paths]
 
 

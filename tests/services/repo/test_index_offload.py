@@ -1,0 +1,50 @@
+"""A large index parses every other chunk of files in a child process; the index must not change."""
+
+from pathlib import Path
+
+import apsw
+import pytest
+
+from services.repo import index_content
+from tests.services.repo.conftest import ask, commit
+
+pytestmark = pytest.mark.anyio
+
+_QUERIES = {
+    "symbols": "SELECT f.path, s.name, s.kind, s.qualified, s.signature, s.start_line, s.doc FROM repo_symbols s "
+    "JOIN repo_files f ON f.hash = s.hash ORDER BY f.path, s.start_line, s.name",
+    "refs": "SELECT f.path, r.name, r.line FROM repo_refs r JOIN repo_files f ON f.hash = r.hash ORDER BY 1, 2, 3",
+    "edges": "SELECT src, dst, raw FROM repo_edges ORDER BY 1, 2, 3",
+    "files": "SELECT path, language, skip_reason FROM repo_files ORDER BY path",
+}
+
+
+def _index_contents(repo: Path) -> dict[str, list[tuple]]:
+    db = apsw.Connection(str(repo / ".pallium" / "pallium.sqlite"))
+    try:
+        return {name: db.execute(sql).fetchall() for name, sql in _QUERIES.items()}
+    finally:
+        db.close()
+
+
+def _project(repo: Path) -> None:
+    files = {
+        f"pkg/mod_{i}.py": f'"""Module {i}."""\nfrom pkg import mod_{(i + 1) % 9}\n\n\ndef work_{i}(x):\n'
+        f"    return mod_{(i + 1) % 9}.work_{(i + 1) % 9}(x) + {i}\n"
+        for i in range(9)
+    }
+    files["pkg/__init__.py"] = ""
+    files["web/app.ts"] = "import { run } from './run';\nexport function start(): number { return run(); }\n"
+    files["web/run.ts"] = "export function run(): number { return 1; }\n"
+    commit(repo, "Add the project", files)
+
+
+async def test_an_index_shared_with_a_child_stores_what_an_index_in_process_stores(empty_repo, monkeypatch):
+    _project(empty_repo)
+    monkeypatch.setattr(index_content, "_CHUNK", 2)  # several chunks, so both processes get some
+    await ask(empty_repo, "pallium_index", full=True)
+    here = _index_contents(empty_repo)
+    monkeypatch.setattr(index_content, "_OFFLOAD_FILES", 0)
+    await ask(empty_repo, "pallium_index", full=True)
+    shared = _index_contents(empty_repo)
+    assert shared == here and len(here["symbols"]) == 11 and here["edges"]
