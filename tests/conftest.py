@@ -6,11 +6,13 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests import home_guard
+from tests.memory_keyring import MemoryKeyring
 
 REAL_PALLIUM_HOME = Path(os.path.expanduser("~")) / ".pallium"
 
@@ -95,3 +97,15 @@ def git_repo(empty_repo: Path) -> Path:
     git(empty_repo, "add", "-A")
     git(empty_repo, "commit", "-q", "-m", "Test the app")
     return empty_repo
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    """An in-memory keyring backend installed for one test, the machine's own restored after."""
+    import keyring
+
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)

@@ -156,18 +156,17 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
     elif inp.tailor:
         tailoring = Tailoring(tailored=False, provider=None, reason=f"{found.label} is used as written, not generated")
     await sources.require_valid(source)
+    answer = {
+        "task": inp.task,
+        "chosen": found.label,
+        "reason": reason,
+        "args": args,
+        "changed_files": changed_files,
+        "preflight": scoped,
+        "tailoring": tailoring,
+    }
     if inp.dry_run:
-        return StartOutput(
-            task=inp.task,
-            chosen=found.label,
-            reason=reason,
-            args=args,
-            changed_files=changed_files,
-            preflight=scoped,
-            tailoring=tailoring,
-            script=source,
-            run=None,
-        )
+        return StartOutput(**answer, script=source, run=None)
     run = await launch(
         ctx,
         repo=repo,
@@ -181,17 +180,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         background=inp.background,
         wait=inp.wait_seconds,
     )
-    return StartOutput(
-        task=inp.task,
-        chosen=found.label,
-        reason=reason,
-        args=args,
-        changed_files=changed_files,
-        preflight=scoped,
-        tailoring=tailoring,
-        script=None,
-        run=run,
-    )
+    return StartOutput(**answer, script=None, run=run)
 
 
 async def _description(path: Path) -> str | None:

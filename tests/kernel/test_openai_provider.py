@@ -9,7 +9,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from kernel.providers.contract import ProviderRequest
 from kernel.providers.dispatcher import dispatch
@@ -75,32 +74,6 @@ def endpoint(monkeypatch):
         server.server_close()
 
 
-class MemoryKeyring(KeyringBackend):
-    """A real keyring backend that keeps its entries in a dict, for this process only."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.entries.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.entries.pop((service, username), None)
-
-
-@pytest.fixture
-def memory_keyring():
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 COMPLETION = {

@@ -11,7 +11,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from keyring.backends.fail import Keyring as FailKeyring
 
 from kernel.errors import PalliumError
@@ -238,32 +237,6 @@ async def test_check_without_a_key_says_so(call, endpoint, monkeypatch):
     assert endpoint.requests == []
 
 
-class MemoryKeyring(KeyringBackend):
-    """A keyring backend holding passwords in a dict: keyring's own extension point, set for one test."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.entries: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service: str, username: str) -> str | None:
-        return self.entries.get((service, username))
-
-    def set_password(self, service: str, username: str, password: str) -> None:
-        self.entries[(service, username)] = password
-
-    def delete_password(self, service: str, username: str) -> None:
-        self.entries.pop((service, username), None)
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture
