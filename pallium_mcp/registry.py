@@ -22,6 +22,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.workflows.tools",
     "services.workflows.library_tools",
     "services.workflows.inspect_tools",
+    "services.workflows.upkeep_tools",
     "services.workflows.decisions",
     "services.sessions.tools",
     "services.loops.tools",

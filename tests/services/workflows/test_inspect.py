@@ -15,10 +15,11 @@ from pallium_mcp.cli import main
 from pallium_mcp.server import build_server
 from services.workflows import runner
 from services.workflows.inspect_models import GcInput, InspectInput, ReadInput, ReportInput, ShowInput
-from services.workflows.inspect_tools import gc, inspect_run, read_call, report_run, show_run
+from services.workflows.inspect_tools import inspect_run, read_call, report_run, show_run
 from services.workflows.models import ResumeInput, RunInput
 from services.workflows.script import API_GLOBALS, PALLIUM_HELPERS
 from services.workflows.tools import resume, run
+from services.workflows.upkeep_tools import gc
 from tests.conftest import git
 
 pytestmark = pytest.mark.anyio

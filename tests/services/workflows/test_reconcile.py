@@ -12,9 +12,9 @@ import pytest
 from kernel.context import ToolContext
 from kernel.worktrees.tree import run_dir
 from services.workflows.inspect_models import GcInput
-from services.workflows.inspect_tools import gc
 from services.workflows.models import ListInput
 from services.workflows.tools import list_runs
+from services.workflows.upkeep_tools import gc
 from tests.conftest import script
 
 pytestmark = pytest.mark.anyio
