@@ -16,11 +16,12 @@ import json
 import os
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernel import git, offload
+from kernel.crashpoints import crash_point
 from kernel.paths import path_text
 from services.repo import parsing
 from services.repo.resolve import resolve_imports
@@ -33,6 +34,7 @@ MAX_BYTES = 1_000_000
 _CHUNK = 100  # files parsed between progress reports
 # Below this many files to parse, a child process's start (about 0.2 s) costs more than it saves.
 _OFFLOAD_FILES = 1000
+_OFFLOAD_CHILDREN = 2  # with 2 cores: two parsing children, this process storing what they parsed
 _LOCKFILES = frozenset(
     {
         "package-lock.json",
@@ -79,9 +81,11 @@ class ContentHalf:
     full: bool
     dirty_paths: str  # JSON list of the filesystem names indexed from the working tree
     result: ContentHalfResult
+    facts_written: bool = False  # the new contents' facts went in while files were read
 
     def write(self, store: RepoStore) -> ContentHalfResult:
-        _write(store, self.root, self.rows, self.fresh, self.before, self.result, full=self.full)
+        facts = not self.facts_written
+        _write(store, self.root, self.rows, self.fresh, self.before, self.result, full=self.full, facts=facts)
         store.set_state({"dirty_paths": self.dirty_paths})
         return self.result
 
@@ -113,8 +117,15 @@ def path_skip_reason(path: str) -> str | None:
     return None
 
 
-def read_content(store: RepoStore, root: Path, *, untracked: bool, full: bool, progress: Progress) -> ContentHalf:
-    """Read and parse what is new; nothing is written until the caller calls `write` in its transaction."""
+def read_content(
+    store: RepoStore, root: Path, *, untracked: bool, full: bool, progress: Progress, write_facts: bool = False
+) -> ContentHalf:
+    """Read and parse what is new; the rest is written when the caller calls `write` in its transaction.
+
+    With `write_facts` (the caller holds a transaction already) each chunk's new contents are stored
+    as soon as it is parsed, so the inserts overlap with the parsing of later chunks in the child
+    processes; a failure later in the run rolls them back with the rest.
+    """
     entries = _list_entries(root, untracked=untracked)
     attributes = _linguist_attributes(root, [e.fs for e in entries])
     before = store.files()
@@ -129,7 +140,14 @@ def read_content(store: RepoStore, root: Path, *, untracked: bool, full: bool, p
         if row is None:
             pending.append(i)
     fresh: dict[str, parsing.Facts] = {}
-    loaded = _load_all(root, [(entries[i].fs, entries[i].path) for i in pending], known, progress, total=len(entries))
+    on_chunk = None
+    if write_facts:
+        if full:  # every content is written anew below
+            store.set_files([])
+            store.drop_orphan_content()
+        on_chunk = _FactsWriter(store, known).add
+    to_read = [(entries[i].fs, entries[i].path) for i in pending]
+    loaded = _load_all(root, to_read, known, progress, total=len(entries), on_chunk=on_chunk)
     for i, (hash_, reason, facts) in zip(pending, loaded, strict=True):
         entry = entries[i]
         language = parsing.language_of(entry.path)
@@ -153,7 +171,29 @@ def read_content(store: RepoStore, root: Path, *, untracked: bool, full: bool, p
     # Freshness re-hashes these later: content indexed from the working tree may be reverted silently.
     # JSON escapes the surrogates of an odd name, so the real name survives the round trip.
     dirty = json.dumps(sorted(e.fs for e in entries if e.blob is None))
-    return ContentHalf(root, final, fresh, before, full, dirty, result)
+    return ContentHalf(root, final, fresh, before, full, dirty, result, facts_written=write_facts)
+
+
+class _FactsWriter:
+    """Stores the facts of each parsed chunk's new contents, each content once."""
+
+    def __init__(self, store: RepoStore, known: set[str]) -> None:
+        self.store = store
+        self.skip = set(known)
+
+    def add(self, chunk: list[_Loaded]) -> None:
+        batch = []
+        for hash_, _reason, facts in chunk:
+            if facts is None or hash_ is None or hash_ in self.skip:
+                continue
+            self.skip.add(hash_)
+            batch.append(_content_facts(hash_, facts))
+        if batch:
+            self.store.add_contents(batch)
+
+
+def _content_facts(hash_: str, f: parsing.Facts) -> ContentFacts:
+    return ContentFacts(hash_, f.language, f.status, f.lines, f.size, f.symbols, f.imports, sorted(f.refs))
 
 
 def _write(
@@ -165,22 +205,22 @@ def _write(
     result: ContentHalfResult,
     *,
     full: bool,
+    facts: bool = True,
 ) -> None:
-    """Write only what differs from the previous run; a no-op reindex writes no file row at all."""
+    """Write only what differs from the previous run; a no-op reindex writes no file row at all.
+
+    `facts` false: the new contents' facts are stored already (`read_content(write_facts=True)`).
+    """
     current = {r.path: r for r in rows}
     result.changed_paths = sorted(
         p for p, r in current.items() if r.hash and (p not in previous or previous[p].hash != r.hash)
     )
     result.removed_paths = sorted(p for p, r in previous.items() if r.hash and not (p in current and current[p].hash))
-    if full:
-        store.set_files([])
-        store.drop_orphan_content()
-    store.add_contents(
-        [
-            ContentFacts(hash_, f.language, f.status, f.lines, f.size, f.symbols, f.imports, sorted(f.refs))
-            for hash_, f in fresh.items()
-        ]
-    )
+    if facts:
+        if full:
+            store.set_files([])
+            store.drop_orphan_content()
+        store.add_contents([_content_facts(hash_, f) for hash_, f in fresh.items()])
     if full:
         store.set_files(rows)
     else:
@@ -214,30 +254,44 @@ def _without_reading(entry: _Entry, attribute: str | None, before: FileRow | Non
 
 
 def _load_all(
-    root: Path, paths: list[tuple[str, str]], known: set[str], progress: Progress, *, total: int
-) -> list[tuple[str | None, str | None, parsing.Facts | None]]:
+    root: Path,
+    paths: list[tuple[str, str]],
+    known: set[str],
+    progress: Progress,
+    *,
+    total: int,
+    on_chunk: Callable[[list[_Loaded]], None] | None = None,
+) -> list[_Loaded]:
     """Read, hash and parse `paths` (`(filesystem name, shown name)`), in order, reporting progress every chunk.
 
-    With many files to parse, a child process (kernel.offload) parses every other chunk: tree-sitter
-    and the walk over its results run in Python, so a thread cannot share them. A child that fails
-    leaves the rest of its chunks to this process.
+    With many files to parse, child processes (kernel.offload) parse the chunks, a share each, while
+    this process stores each chunk as it comes (`on_chunk`): tree-sitter and the walk over its
+    results run in Python, so a thread cannot share them. A child that fails leaves the rest of its
+    chunks to this process.
     """
     chunks = [paths[start : start + _CHUNK] for start in range(0, len(paths), _CHUNK)]
     out: list[_Loaded] = []
-    answers = None
+    count = min(_OFFLOAD_CHILDREN, os.cpu_count() or 1)
     with contextlib.ExitStack() as stack:
+        answers: list[Iterator[list[_Loaded]] | None] = [None] * count
         if len(paths) >= _OFFLOAD_FILES and offload.worth_a_child():
-            theirs = [(root, chunk, known) for chunk in chunks[0::2]]
-            with contextlib.suppress(offload.OffloadFailed):
-                answers = iter(stack.enter_context(offload.Offload("services.repo.index_content:load_chunk", theirs)))
+            for share in range(count):
+                work = [(root, chunk, known) for chunk in chunks[share::count]]
+                with contextlib.suppress(offload.OffloadFailed):
+                    child = offload.Offload("services.repo.index_content:load_chunk", work, ahead=8)
+                    answers[share] = iter(stack.enter_context(child))
         for number, chunk in enumerate(chunks):
             loaded = None
-            if number % 2 == 0 and answers is not None:
+            if (share := answers[number % count]) is not None:
                 try:
-                    loaded = next(answers)
+                    loaded = next(share)
                 except (offload.OffloadFailed, StopIteration):
-                    answers = None  # the child stopped: the rest of its chunks are parsed here
-            out.extend(loaded if loaded is not None else _load_chunk(root, chunk, known))
+                    answers[number % count] = None  # that child stopped: the rest of its chunks are parsed here
+            if loaded is None:
+                loaded = _load_chunk(root, chunk, known)
+            if on_chunk is not None:
+                on_chunk(loaded)
+            out.extend(loaded)
             progress(min((number + 1) * _CHUNK, len(paths)), total, "parsing files")
     return out
 
@@ -248,6 +302,7 @@ _Loaded = tuple[str | None, str | None, parsing.Facts | None]  # (hash, skip rea
 def load_chunk(work: tuple[Path, list[tuple[str, str]], set[str]]) -> list[_Loaded]:
     """`_load_chunk` for a child process (kernel.offload), which passes one argument."""
     root, paths, known = work
+    crash_point("offloaded_parse")
     return _load_chunk(root, paths, known)
 
 

@@ -1,9 +1,10 @@
 """`pallium index`: both halves under one cross-process lock, written together in one transaction.
 
-The lock makes a second run wait (or say one is running). Both halves are read first (the `git
-log` in its own process while files are parsed) and written at the end in a single transaction
-with the watermarks, so a crash or a failure in either half leaves the whole index as it was
-before the run: freshness can never call an index fresh whose git half did not catch up.
+The lock makes a second run wait (or say one is running). The run is one transaction: parsed
+contents are stored as they come while `git log` runs in its own process, and the rest of both
+halves and the watermarks are written once both are read, so a crash or a failure in either half
+leaves the whole index as it was before the run: freshness can never call an index fresh whose
+git half did not catch up.
 """
 
 from __future__ import annotations
@@ -42,13 +43,13 @@ def run_index(
     lock = paths.repo_state_dir(root) / "index.lock"
     with locks.exclusive(lock, what="pallium index", wait_seconds=wait_seconds):
         plan = plan_history(store, root, full=full)
-        # `git log` runs in its own process while this one parses files: the two halves overlap.
-        with ThreadPoolExecutor(max_workers=1) as pool:
+        # `git log` runs in its own process while files are parsed, and the parsed contents are stored
+        # as they come, inside the run's one transaction: a failure anywhere rolls all of it back.
+        with ThreadPoolExecutor(max_workers=1) as pool, db.transaction():
             reading = pool.submit(_timed, read_history, root, plan)
-            half = read_content(store, root, untracked=untracked, full=full, progress=progress)
-            commits, read_seconds = reading.result()  # a failed `git log` raises here, before any write
-        progress(1, 1, "writing the index")
-        with db.transaction():
+            half = read_content(store, root, untracked=untracked, full=full, progress=progress, write_facts=True)
+            commits, read_seconds = reading.result()  # a failed `git log` raises here, undoing every write
+            progress(1, 1, "writing the index")
             content = half.write(store)
             git_started = time.perf_counter()
             history = apply_history(store, plan, commits)

@@ -1,4 +1,4 @@
-"""A large index parses every other chunk of files in a child process; the index must not change."""
+"""A large index parses its files in child processes; the index must not change."""
 
 from pathlib import Path
 
@@ -48,3 +48,14 @@ async def test_an_index_shared_with_a_child_stores_what_an_index_in_process_stor
     await ask(empty_repo, "pallium_index", full=True)
     shared = _index_contents(empty_repo)
     assert shared == here and len(here["symbols"]) == 11 and here["edges"]
+
+
+async def test_when_a_child_dies_this_process_parses_the_rest_of_its_chunks(empty_repo, monkeypatch):
+    _project(empty_repo)
+    monkeypatch.setattr(index_content, "_CHUNK", 2)
+    await ask(empty_repo, "pallium_index", full=True)
+    here = _index_contents(empty_repo)
+    monkeypatch.setattr(index_content, "_OFFLOAD_FILES", 0)
+    monkeypatch.setenv("PALLIUM_CRASHPOINT", "offloaded_parse:2")  # only the children pass this point
+    await ask(empty_repo, "pallium_index", full=True)
+    assert _index_contents(empty_repo) == here
