@@ -36,3 +36,17 @@ def test_every_manifest_entry_imports_its_handler():
     for entry in load_manifest()["tools"]:
         module = importlib.import_module(entry["module"])
         assert entry["name"] in {t.name for t in module.TOOLS}
+
+
+def test_check_without_the_dependencies_says_what_to_install_instead_of_a_traceback():
+    # -S leaves site-packages out: the registry's dependencies (pydantic, apsw...) cannot be imported
+    done = subprocess.run(
+        [sys.executable, "-S", "-m", "tools_manifest", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "is not installed" in done.stderr and "pip install" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -16,9 +16,17 @@ def main(argv: list[str] | None = None, *, manifest_path: Path = MANIFEST_PATH, 
     parser.add_argument("--check", action="store_true", help="exit 1 and show the difference if stale")
     args = parser.parse_args(argv)
 
-    from pallium_mcp.registry import all_tools, module_of
+    try:
+        from pallium_mcp.registry import all_tools, module_of
 
-    tools = all_tools()
+        tools = all_tools()
+    except ModuleNotFoundError as exc:  # the registry imports every tool module and their dependencies
+        print(
+            f"error: cannot read the tool registry: Python module {exc.name!r} is not installed\n"
+            '  hint: install Pallium first: python3 -m pip install -e ".[test]" (in a virtual environment)',
+            file=sys.stderr,
+        )
+        return 2
     manifest = manifest_of(tools, module_of(tools))
     wanted = {manifest_path: render_manifest(manifest), docs_path: markdown_of(manifest)}
     if not args.check:
