@@ -58,9 +58,9 @@ class AgentOutcome:
     patch_state: str | None = None
     patch_files: list[str] = field(default_factory=list)
     gate_violations: list[dict[str, str]] = field(default_factory=list)
-    # files of the user's tree that changed while this edit worker ran (a worker escaping its worktree,
-    # or the user editing meanwhile: the kernel cannot tell which) and entries it left beside its
-    # worktree (`../name`); any makes the call fail with reason `outside_write` and blocks its patch
+    # entries this edit worker left beside its worktree (`../name`), in a folder only Pallium writes to;
+    # any makes the call fail with reason `outside_write` and blocks its patch. (Changes to the user's
+    # tree meanwhile are only recorded, as event `user_tree_changed`: they may be the user's own.)
     outside_writes: list[str] = field(default_factory=list)
 
     @property

@@ -307,15 +307,16 @@ class WorkflowHost:
         if helper not in HELPERS:
             raise PalliumError("unavailable", f"pallium.{helper}() is not available in this version")
         tool, names = HELPERS[helper]
-        rest: list[Any] | None = None
-        if names and names[-1].startswith("*"):
-            names, rest = names[:-1], given[len(names) - 1 :]
-            given = given[: len(names)]
+        rest: list[Any] = []
+        collect = names[-1][1:] if names and names[-1].startswith("*") else None  # `*scope` takes the rest
+        if collect is not None:
+            names = names[:-1]
+            given, rest = given[: len(names)], given[len(names) :]
         if len(given) > len(names):
             raise PalliumError("invalid_input", f"pallium.{helper}() takes at most {len(names)} argument(s)")
         arguments = {name: value for name, value in zip(names, given, strict=False) if value is not None}
-        if rest:
-            arguments[HELPERS[helper][1][-1][1:]] = [str(value) for value in rest]
+        if collect is not None and rest:
+            arguments[collect] = [str(value) for value in rest]
         if "repo" not in arguments:
             arguments["repo"] = str(self.run.repo)
         out = await self.ctx.call(tool, arguments)
