@@ -1,9 +1,11 @@
 """Recall: the best evidence per session for a question, matched leniently (search.py is the exact one).
 
-Lexical ranking is FTS5 BM25 over the indexed messages; when a semantic ranker is available its
-session ranking is merged by reciprocal rank fusion, and when it fails the lexical answer stands
-with the reason reported. Questions about where work stopped also rank unfinished and recent
-sessions up and cite the record the session stopped on (an unanswered tool call, an aborted turn).
+Lexical ranking (lexical.py) puts the messages holding most of the question's words first, BM25
+among equals, and a session ranks by its best message, then by its five best together; when a
+semantic ranker is available its session ranking is merged by reciprocal rank fusion, and when it
+fails the lexical answer stands with the reason reported. Questions about where work stopped also
+rank unfinished and recent sessions up and cite the record the session stopped on (an unanswered
+tool call, an aborted turn).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import re
 from collections.abc import Callable
 
+from services.sessions.lexical import STOPWORDS, Hit, rank_messages
 from services.sessions.models import (
     Citation,
     Freshness,
@@ -19,10 +22,10 @@ from services.sessions.models import (
     RecallResult,
     SemanticStatus,
 )
-from services.sessions.store import Filters, MessageRow, SessionRow, SessionsStore
+from services.sessions.store import Filters, SessionRow, SessionsStore
 from services.sessions.views import summary
 
-__all__ = ["SemanticRanker", "fts_queries", "recall"]
+__all__ = ["SemanticRanker", "recall"]
 
 # (query, filters, k) -> [(session id, distance)], nearest first; raises to report why it failed.
 SemanticRanker = Callable[[str, Filters, int], list[tuple[str, float]]]
@@ -30,122 +33,14 @@ SemanticRanker = Callable[[str, Filters, int], list[tuple[str, float]]]
 RECALL_BUDGET = 8 * 1024
 _RRF_K = 60
 _CANDIDATE_HITS = 300
-_PAIR_TERMS = 8  # at most 28 pairs
-_LARGE_INDEX = 20_000  # messages; below this every query word is used
-_COMMON_SHARE = 0.2
+_SESSION_EVIDENCE = 5  # messages a session is ranked by
 _CITE_CHARS = 240
 _CITES = 6
 _COMPACT_CAPSULE = ("completion", "evidence", "last_assistant", "open_calls", "files", "errors")
-_STOPWORDS = frozenset(
-    (
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-        "our",
-        "us",
-        "can",
-        "could",
-        "should",
-        "would",
-    )
-)
 _STOP_INTENT = re.compile(
     r"(?i)\b(stop|stopped|stops|left off|where (?:was|were|did)|unfinished|remaining|pending|progress|"
     r"status|continue|resume|next|half[- ]?done|interrupted)\b"
 )
-
-
-def fts_queries(text: str, common: frozenset[str] = frozenset()) -> list[str]:
-    """Expressions to try in turn: messages holding at least two of the words, then any of them.
-
-    On a large index a common word matches a good part of all messages and ranking every one of
-    them dominates a recall; messages with two or more of the words rank first under BM25 anyway,
-    so when there are enough of them the single-word matches are not scored at all. Words in
-    `common` (found in a large share of a large index, so worth little to BM25) are left out
-    unless nothing else is left.
-    """
-    every = _terms(text)
-    every = [w for w in every if w not in common] or every
-    terms = every[:_PAIR_TERMS]
-    if not terms:
-        return []
-    anyone = " OR ".join(_quoted(w) for w in every)
-    if len(terms) < 2:
-        return [anyone]
-    pairs = [f"({_quoted(a)} AND {_quoted(b)})" for i, a in enumerate(terms) for b in terms[i + 1 :]]
-    return [" OR ".join(pairs), anyone]
-
-
-def _common_words(store: SessionsStore, query: str) -> frozenset[str]:
-    """Query words found in more than a fifth of the messages of a large index (small ones: none)."""
-    total = store.message_id_span()
-    words = _terms(query)
-    if total < _LARGE_INDEX or len(words) < 2:
-        return frozenset()
-    counts = store.term_doc_counts(words)  # stems that differ from the word are not found: kept
-    return frozenset(w for w, n in counts.items() if n > total * _COMMON_SHARE)
-
-
-def _terms(text: str) -> list[str]:
-    words = [w.lower() for w in re.findall(r"\w+", text)]
-    terms = [w for w in words if w not in _STOPWORDS and len(w) > 1] or words
-    expanded: list[str] = []
-    for word in terms:  # an identifier also matches by its parts: test_checkout_total -> checkout, total
-        expanded.append(word)
-        if "_" in word:
-            expanded += [p for p in word.split("_") if p not in _STOPWORDS and len(p) > 2]
-    return list(dict.fromkeys(expanded))[:32]
-
-
-def _quoted(word: str) -> str:
-    return '"' + word.replace('"', '""') + '"'
 
 
 def recall(
@@ -159,15 +54,10 @@ def recall(
     semantic_reason: str | None,
     freshness: Freshness,
 ) -> RecallOutput:
-    hits: list[tuple[MessageRow, float, str]] = []
-    for expression in fts_queries(query, _common_words(store, query)):
-        hits = store.search(expression, filters, limit=_CANDIDATE_HITS, snippets=False)
-        if len(hits) >= _CANDIDATE_HITS:
-            break
-    by_session: dict[str, list[tuple[MessageRow, float, str]]] = {}
-    for hit in hits:
-        by_session.setdefault(hit[0].session_id, []).append(hit)
-    lexical = sorted(by_session, key=lambda sid: sum(score for _, score, _ in by_session[sid][:5]))
+    by_session: dict[str, list[Hit]] = {}
+    for hit in rank_messages(store, query, filters, limit=_CANDIDATE_HITS):
+        by_session.setdefault(hit.message.session_id, []).append(hit)
+    lexical = sorted(by_session, key=lambda sid: _session_key(by_session[sid]))
     scores = {sid: 1 / (_RRF_K + rank) for rank, sid in enumerate(lexical, 1)}
     status = SemanticStatus(used=False, reason=semantic_reason)
     if semantic is not None:
@@ -193,6 +83,14 @@ def recall(
     return out if full else _fit(out)
 
 
+def _session_key(hits: list[Hit]) -> tuple[tuple[int, ...], float]:
+    """Sessions whose five best messages hold more of the words first (compared best to fifth, so a
+    second message with all the words beats a second with fewer), then by those messages' BM25."""
+    best = hits[:_SESSION_EVIDENCE]
+    held = tuple(-hit.words for hit in best) + (0,) * (_SESSION_EVIDENCE - len(best))
+    return held, -sum(hit.bm25 for hit in best)
+
+
 def _boost_where_work_stopped(scores: dict[str, float], store: SessionsStore, filters: Filters) -> None:
     """Rank recent and unfinished sessions up: the question is about where work stood, not about words."""
     recent = store.list_sessions(filters, sort="updated", limit=20)
@@ -208,7 +106,7 @@ def _result(
     store: SessionsStore,
     row: SessionRow,
     score: float,
-    hits: list[tuple[MessageRow, float, str]],
+    hits: list[Hit],
     wants_stop: bool,
     full: bool,
     words: list[str],
@@ -262,7 +160,7 @@ def _result(
 
 def _words(query: str) -> list[str]:
     found = [w.lower() for w in re.findall(r"\w+", query)]
-    return [w for w in found if w not in _STOPWORDS and len(w) > 2]
+    return [w for w in found if w not in STOPWORDS and len(w) > 2]
 
 
 def _around(text: str, words: list[str], cap: int = _CITE_CHARS) -> str:

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import apsw
+
 from kernel.store import Database, Schema
 
 __all__ = ["SCHEMA", "FileRow", "MessageRow", "SessionRow", "SessionsStore"]
@@ -214,6 +216,8 @@ class SessionsStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._tokenizer: apsw.FTS5Tokenizer | None = None
+        self._ranker_registered = False
 
     # ------------------------------------------------------------ files
 
@@ -443,14 +447,79 @@ class SessionsStore:
         """The highest message id: about the number of messages, read without counting them."""
         return self.db.execute("SELECT coalesce(max(id), 0) FROM sessions_message").get
 
-    def term_doc_counts(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many messages hold each indexed term (a term as the tokenizer stored it)."""
-        found = {}
-        for term in terms:
-            count = self.db.execute("SELECT doc FROM sessions_message_vocab WHERE term = ?", (term,)).get
-            if count is not None:
-                found[term] = count
+    def word_doc_counts(self, words: Sequence[str]) -> dict[str, int]:
+        """How many messages hold each word as the index stores it (stemmed); a word the tokenizer splits
+        into several tokens (`test_checkout`) counts the messages holding them as a phrase."""
+        if self._tokenizer is None:
+            self._tokenizer = self.db.conn.fts5_tokenizer("porter", ["unicode61"])
+        found: dict[str, int] = {}
+        for word in words:
+            tokens = self._tokenizer(word.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)
+            if len(tokens) == 1:
+                count = self.db.execute("SELECT doc FROM sessions_message_vocab WHERE term = ?", (tokens[0][2],)).get
+            elif tokens:
+                count = self.count_matches('"' + word.replace('"', '""') + '"', Filters())
+            else:
+                count = 0
+            found[word] = count or 0
         return found
+
+    def count_matches(self, match: str, filters: Filters, *, cap: int | None = None) -> int:
+        """How many messages match an FTS5 expression, counting no further than `cap`."""
+        where, args = _where(filters)
+        if filters == Filters():
+            inner, bindings = "SELECT rowid FROM sessions_message_fts WHERE sessions_message_fts MATCH ?", [match]
+        else:
+            inner = (
+                "SELECT m.id FROM sessions_message_fts JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
+                f"JOIN sessions_session s ON s.id = m.session_id WHERE sessions_message_fts MATCH ? AND {where}"
+            )
+            bindings = [match, *args]
+        if cap is not None:
+            inner += " LIMIT ?"
+            bindings.append(cap)
+        return self.db.execute(f"SELECT count(*) FROM ({inner})", bindings).get
+
+    def rank_matches(
+        self, match: str, filters: Filters, *, limit: int, plan: str | None = None
+    ) -> list[tuple[int, MessageRow, float]]:
+        """The best `limit` messages matching an FTS5 expression, lowest score first, with their ids: scored
+        by `recall_rank` with `plan` when given (see lexical.py), else by FTS5's bm25()."""
+        where, args = _where(filters)
+        columns = "m.id, m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error"
+        if plan is not None:
+            self._register_ranker()
+            score, score_args = "recall_rank(sessions_message_fts, ?)", [plan]
+        else:
+            score, score_args = "bm25(sessions_message_fts)", []
+        if filters == Filters():
+            if plan is None:  # FTS5 sorts by its own rank without a separate sort step
+                score = "rank"
+            inner = (
+                f"SELECT rowid, {score} AS score FROM sessions_message_fts WHERE sessions_message_fts MATCH ? "
+                f"ORDER BY {'rank' if plan is None else 'score'} LIMIT ?"
+            )
+            rows = self.db.execute(
+                f"SELECT {columns}, f.score FROM ({inner}) f JOIN sessions_message m ON m.id = f.rowid "
+                "ORDER BY f.score",
+                (*score_args, match, limit),
+            )
+        else:
+            rows = self.db.execute(
+                f"SELECT {columns}, {score} AS score FROM sessions_message_fts "
+                "JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
+                f"JOIN sessions_session s ON s.id = m.session_id WHERE sessions_message_fts MATCH ? AND {where} "
+                "ORDER BY score LIMIT ?",
+                (*score_args, match, *args, limit),
+            )
+        return [(r[0], MessageRow(*r[1:9], bool(r[9])), r[10]) for r in rows]
+
+    def _register_ranker(self) -> None:
+        if not self._ranker_registered:
+            from services.sessions.lexical import recall_rank
+
+            self.db.conn.register_fts5_function("recall_rank", recall_rank)
+            self._ranker_registered = True
 
     def message_at(self, session_id: str, line: int) -> MessageRow | None:
         r = self.db.execute(

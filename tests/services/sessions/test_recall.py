@@ -81,6 +81,27 @@ async def test_recall_filters_by_the_exact_working_folder(call, homes):
     assert thread in {r.id for r in repo.results}  # --repo takes the folders inside it too
 
 
+async def test_sessions_rank_by_how_many_words_their_best_messages_hold(call, homes):
+    twice, focused, scattered = (f"01a20000-5555-7666-8777-00000000000{i}" for i in (1, 2, 3))
+    sessions = {
+        twice: [
+            build.codex_user("zeppelin ledger rollover failed"),
+            build.codex_assistant("the zeppelin ledger rollover is fixed"),
+            build.codex_user("ledger again"),
+        ],
+        focused: [build.codex_user("the zeppelin ledger rollover failed")]
+        + [build.codex_assistant(f"ledger rollover step {i}, at length: ledger rollover ledger") for i in range(4)],
+        scattered: [build.codex_user(f"zeppelin note {i}: zeppelin zeppelin") for i in range(8)]
+        + [build.codex_user(f"ledger note {i}") for i in range(8)],
+    }
+    for sid, records in sessions.items():
+        build.write_jsonl(build.codex_path(homes["codex"], sid), [build.codex_meta(sid, cwd="/w/" + sid), *records])
+    await call.sync()
+    out = await call("recall", query="zeppelin ledger rollover", limit=3)
+    # two messages with every word beat one, however many with two follow it; any with all beat none
+    assert [r.id for r in out.results] == [twice, focused, scattered]
+
+
 async def test_a_bad_time_filter_names_the_field(call):
     with pytest.raises(PalliumError) as bad:
         await call("recall", query="x", since="last tuesday")
@@ -141,33 +162,3 @@ async def test_recall_full_returns_whole_capsules(call):
     out = await call("recall", query="backfill", full=True, limit=1)
     assert "usage" in out.results[0].capsule
     assert json.loads(out.model_dump_json())["truncated"] is False
-
-
-def test_recall_tries_messages_with_two_of_the_words_before_any_of_them():
-    from services.sessions.recall import fts_queries
-
-    assert fts_queries("where did the backfill stop?") == [
-        '("backfill" AND "stop")',
-        '"backfill" OR "stop"',
-    ]
-    assert fts_queries("backfill") == ['"backfill"']
-    assert fts_queries("the a of")[-1] == '"the" OR "a" OR "of"'  # only common words: search them anyway
-    assert fts_queries("?!") == []
-
-
-def test_on_a_large_index_words_in_most_messages_are_left_out_of_the_query():
-    from kernel.store import open_global
-    from services.sessions.recall import _common_words, fts_queries
-    from services.sessions.store import SCHEMA, MessageRow, SessionsStore
-
-    with open_global([SCHEMA]) as db:
-        store = SessionsStore(db)
-        rows = [
-            MessageRow("s1", i, None, "tool", "tool_result", "test run " + ("zebra" if i % 50 == 0 else "ok"))
-            for i in range(1, 20_002)
-        ]
-        with db.transaction():
-            store.add_messages(rows)
-        assert _common_words(store, "zebra test") == frozenset({"test"})
-        assert fts_queries("zebra test", frozenset({"test"})) == ['"zebra"']
-        assert fts_queries("test", frozenset({"test"})) == ['"test"']  # nothing else left: keep it

@@ -1,0 +1,170 @@
+"""Recall's lexical ranking: messages holding more of the question's words first, BM25 among equals.
+
+A recall question is a handful of words, and the message that holds most of them is the best
+evidence, however often another repeats two. So messages are ranked by how many distinct query
+words they hold, then by BM25 (FTS5's formula and defaults, so both rankers agree). Only the top
+`limit` are wanted, and on a large index every word is in thousands of messages, so the ranker
+does not score all of them: it counts, from "all the words" down, the messages holding at least m
+of them and scores only the first set that can fill the page. That is exact, not a heuristic: a
+message with fewer words can only rank below every message of that set.
+
+FTS5's own `bm25()` counts a word once per place it appears in the MATCH expression, and an
+"at least m of n" expression names each word several times; it also reads each word's whole
+doclist once per place to find its IDF. `recall_rank`, registered on the connection, counts each
+word once, takes document frequencies from the vocabulary table, and is used for those sets; the
+plain "all of them" and "any of them" expressions name each word once, so FTS5's `bm25()` in C is
+exact there and faster.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from services.sessions.store import MessageRow
+
+if TYPE_CHECKING:
+    import apsw
+
+    from services.sessions.store import Filters, SessionsStore
+
+__all__ = ["COORDINATION", "STOPWORDS", "at_least", "query_words", "rank_messages", "recall_rank"]
+
+COORDINATION = 1000.0  # one more matched word outranks any BM25 difference
+_K1, _B = 1.2, 0.75  # FTS5's bm25() defaults
+_MAX_TERMS = 8  # an "at least m of 8" expression stays small; more words add little to a recall
+_LARGE_INDEX = 20_000  # messages; below this no word is too common to keep
+_COMMON_SHARE = 0.2  # a word in more than this share of a large index's messages is left out
+_STOPWORD_TEXT = """
+a an and are as at be by can could did do does for from had has have how i in is it its me my of on or our
+should so that the their them then there these this to us was we were what when where which who why will
+with would you your
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+class Hit(NamedTuple):
+    message: MessageRow
+    words: int  # distinct query words the message holds
+    bm25: float  # higher is better
+
+
+def query_words(text: str) -> list[str]:
+    """The words recall matches on: stopwords out (unless nothing else is left), identifiers also by parts."""
+    words = [w.lower() for w in re.findall(r"\w+", text)]
+    terms = [w for w in words if w not in STOPWORDS and len(w) > 1] or words
+    expanded: list[str] = []
+    for word in terms:  # test_checkout_total also matches by its parts: checkout, total
+        expanded.append(word)
+        if "_" in word:
+            expanded += [p for p in word.split("_") if p not in STOPWORDS and len(p) > 2]
+    return list(dict.fromkeys(expanded))[:32]
+
+
+def _quoted(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def at_least(words: Sequence[str], m: int) -> tuple[str, list[int]]:
+    """An FTS5 expression matching messages that hold at least `m` of `words`, and for each phrase in
+    it (in the order FTS5 numbers them) the index of its word.
+
+    Built by halves, at_least(L + R, m) = OR over i of at_least(L, i) AND at_least(R, m - i), so it
+    names each word about log2(n) times rather than the n - 1 times of listing every pair.
+    """
+    indexed = list(enumerate(words))
+
+    def build(part: list[tuple[int, str]], k: int) -> tuple[str, list[int]] | None:
+        if k <= 0:
+            return "", []
+        if k > len(part):
+            return None
+        if k == 1 or k == len(part):
+            glue = " OR " if k == 1 else " AND "
+            return glue.join(_quoted(w) for _, w in part), [i for i, _ in part]
+        half = len(part) // 2
+        branches: list[tuple[str, list[int]]] = []
+        for i in range(k + 1):
+            left, right = build(part[:half], i), build(part[half:], k - i)
+            if left is None or right is None:
+                continue
+            sides = [s for s in (left, right) if s[0]]
+            branches.append((" AND ".join(f"({s[0]})" for s in sides), [x for s in sides for x in s[1]]))
+        return " OR ".join(f"({b[0]})" for b in branches), [x for b in branches for x in b[1]]
+
+    built = build(indexed, m)
+    if built is None:
+        raise ValueError(f"at least {m} of {len(words)} words")
+    return built
+
+
+def recall_rank(api: apsw.FTS5ExtensionApi, plan: str) -> float:
+    """FTS5 auxiliary function: -(distinct query words held x COORDINATION + BM25) of the current row.
+
+    `plan` is "word index of each phrase;document frequency of each word", read once per query.
+    """
+    state = api.aux_data
+    if state is None:
+        slots_text, dfs_text = plan.split(";")
+        rows = max(api.row_count, 1)
+        idf = []
+        for df in map(int, dfs_text.split(",")):
+            value = math.log((rows - df + 0.5) / (df + 0.5))
+            idf.append(value if value > 0 else 1e-6)  # as FTS5: a word in most rows still counts a little
+        average = api.column_total_size(0) / rows or 1.0
+        state = api.aux_data = ([int(s) for s in slots_text.split(",")], idf, average)
+    slots, idf, average = state
+    freq = [0] * len(idf)
+    for phrase, word in enumerate(slots):
+        hits = len(api.phrase_locations(phrase)[0])
+        if hits > freq[word]:  # a word named twice in the expression is still counted once
+            freq[word] = hits
+    norm = _K1 * (1 - _B + _B * api.column_size(0) / average)
+    held, score = 0, 0.0
+    for word, f in enumerate(freq):
+        if f:
+            held += 1
+            score += idf[word] * f * (_K1 + 1) / (f + norm)
+    return -(held * COORDINATION + score)
+
+
+def rank_messages(store: SessionsStore, query: str, filters: Filters, *, limit: int) -> list[Hit]:
+    """The `limit` best messages for a recall question: most distinct words held first, BM25 within."""
+    frequencies = store.word_doc_counts(query_words(query))
+    words = [w for w, df in frequencies.items() if df > 0]  # a word in no message cannot change the order
+    total = store.message_id_span()
+    if total >= _LARGE_INDEX and len(words) > 1:
+        words = [w for w in words if frequencies[w] <= total * _COMMON_SHARE] or words
+    words = words[:_MAX_TERMS]
+    if not words:
+        return []
+    n = len(words)
+    m = n
+    while m > 1 and store.count_matches(at_least(words, m)[0], filters, cap=limit) < limit:
+        m -= 1
+    if m == n:  # every message holds all the words: bm25() alone orders them
+        return [
+            Hit(row, n, -score) for _, row, score in store.rank_matches(at_least(words, n)[0], filters, limit=limit)
+        ]
+    if m > 1:
+        expression, slots = at_least(words, m)
+        ranked = store.rank_matches(expression, filters, limit=limit, plan=_plan(slots, words, frequencies))
+        return [_decoded(row, score) for _, row, score in ranked]
+    # Fewer than `limit` messages hold two of the words: all of those, then the best holding one.
+    expression, slots = at_least(words, 2)
+    several = store.rank_matches(expression, filters, limit=limit, plan=_plan(slots, words, frequencies))
+    seen = {message_id for message_id, _, _ in several}
+    single = store.rank_matches(at_least(words, 1)[0], filters, limit=limit + len(several))
+    rest = [Hit(row, 1, -score) for message_id, row, score in single if message_id not in seen]
+    return [_decoded(row, score) for _, row, score in several] + rest[: limit - len(several)]
+
+
+def _decoded(row: MessageRow, score: float) -> Hit:
+    words, bm25 = divmod(-score, COORDINATION)
+    return Hit(row, int(words), bm25)
+
+
+def _plan(slots: list[int], words: list[str], frequencies: dict[str, int]) -> str:
+    return ",".join(map(str, slots)) + ";" + ",".join(str(frequencies[w]) for w in words)
