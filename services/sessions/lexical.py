@@ -3,17 +3,17 @@
 A recall question is a handful of words, and the message that holds most of them is the best
 evidence, however often another repeats two. So messages are ranked by how many distinct query
 words they hold, then by BM25 (FTS5's formula and defaults, so both rankers agree). Only the top
-`limit` are wanted, and on a large index every word is in thousands of messages, so the ranker
-does not score all of them: it counts, from "all the words" down, the messages holding at least m
-of them and scores only the first set that can fill the page. That is exact, not a heuristic: a
-message with fewer words can only rank below every message of that set.
+`limit` are wanted, and on a large index every word is in thousands of messages, so the ranker does
+not score all of them: from "all the words" down, it ranks the messages holding at least m of them
+and stops at the first such set that fills the page. That is exact, not a heuristic: a message
+with fewer words can only rank below every message of that set.
 
 FTS5's own `bm25()` counts a word once per place it appears in the MATCH expression, and an
 "at least m of n" expression names each word several times; it also reads each word's whole
 doclist once per place to find its IDF. `recall_rank`, registered on the connection, counts each
 word once, takes document frequencies from the vocabulary table, and is used for those sets; the
-plain "all of them" and "any of them" expressions name each word once, so FTS5's `bm25()` in C is
-exact there and faster.
+plain "all of them" and "any of them" expressions name each word once, so on a large set FTS5's
+`bm25()` in C is exact there and faster.
 """
 
 from __future__ import annotations
@@ -141,30 +141,35 @@ def rank_messages(store: SessionsStore, query: str, filters: Filters, *, limit: 
     if not words:
         return []
     n = len(words)
-    m = n
-    while m > 1 and store.count_matches(at_least(words, m)[0], filters, cap=limit) < limit:
-        m -= 1
-    if m == n:  # every message holds all the words: bm25() alone orders them
-        return [
-            Hit(row, n, -score) for _, row, score in store.rank_matches(at_least(words, n)[0], filters, limit=limit)
-        ]
-    if m > 1:
-        expression, slots = at_least(words, m)
-        ranked = store.rank_matches(expression, filters, limit=limit, plan=_plan(slots, words, frequencies))
-        return [_decoded(row, score) for _, row, score in ranked]
+    fewer: list[tuple[int, int, float]] = []  # every message holding more words than m: too few to fill the page
+    for m in range(n, 1, -1):
+        ranked = _ranked(store, words, frequencies, m, filters, limit)
+        if len(ranked) >= limit:
+            return _hits(store, ranked)
+        fewer = ranked
     # Fewer than `limit` messages hold two of the words: all of those, then the best holding one.
-    expression, slots = at_least(words, 2)
-    several = store.rank_matches(expression, filters, limit=limit, plan=_plan(slots, words, frequencies))
-    seen = {message_id for message_id, _, _ in several}
-    single = store.rank_matches(at_least(words, 1)[0], filters, limit=limit + len(several))
-    rest = [Hit(row, 1, -score) for message_id, row, score in single if message_id not in seen]
-    return [_decoded(row, score) for _, row, score in several] + rest[: limit - len(several)]
+    seen = {message_id for message_id, _, _ in fewer}
+    single = store.rank_matches(at_least(words, 1)[0], filters, limit=limit + len(fewer))
+    rest = [(message_id, 1, -score) for message_id, score in single if message_id not in seen]
+    return _hits(store, fewer + rest[: limit - len(fewer)])
 
 
-def _decoded(row: MessageRow, score: float) -> Hit:
-    words, bm25 = divmod(-score, COORDINATION)
-    return Hit(row, int(words), bm25)
+def _ranked(
+    store: SessionsStore, words: list[str], frequencies: dict[str, int], m: int, filters: Filters, limit: int
+) -> list[tuple[int, int, float]]:
+    """(id, words held, BM25) of the best `limit` messages holding at least `m` of `words`."""
+    expression, slots = at_least(words, m)
+    if m == len(words) and store.count_matches(expression, filters, cap=limit) >= limit:
+        # Every one holds all the words, so FTS5's bm25() alone orders them, in C: faster on a large set.
+        return [(i, m, -score) for i, score in store.rank_matches(expression, filters, limit=limit)]
+    plan = ",".join(map(str, slots)) + ";" + ",".join(str(frequencies[w]) for w in words)
+    ranked = []
+    for message_id, score in store.rank_matches(expression, filters, limit=limit, plan=plan):
+        held, bm25 = divmod(-score, COORDINATION)
+        ranked.append((message_id, int(held), bm25))
+    return ranked
 
 
-def _plan(slots: list[int], words: list[str], frequencies: dict[str, int]) -> str:
-    return ",".join(map(str, slots)) + ";" + ",".join(str(frequencies[w]) for w in words)
+def _hits(store: SessionsStore, ranked: list[tuple[int, int, float]]) -> list[Hit]:
+    rows = store.messages_by_ids([i for i, _, _ in ranked])
+    return [Hit(rows[i], held, bm25) for i, held, bm25 in ranked if i in rows]

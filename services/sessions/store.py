@@ -133,8 +133,18 @@ SCHEMA = Schema(
         # row by row: FTS5 flushes its pending terms at the end of every statement that writes it, so a
         # per-row trigger wrote one tiny segment per message and then merged them (about 4x the cost).
         "DROP TRIGGER sessions_message_ai",
+        # A filtered recall maps every matched message id to its session: from this small index, not from
+        # the message rows themselves, which are large and scattered (half the time of a filtered recall).
+        "CREATE INDEX sessions_message_id_session ON sessions_message(id, session_id)",
     ),
     needs_vec=True,
+)
+
+# Matched messages joined to their sessions for a filter, the session of each read from the covering index.
+_FILTERED_MATCHES = (
+    "FROM sessions_message_fts JOIN sessions_message m INDEXED BY sessions_message_id_session "
+    "ON m.id = sessions_message_fts.rowid JOIN sessions_session s ON s.id = m.session_id "
+    "WHERE sessions_message_fts MATCH ?"
 )
 
 _SESSION_COLUMNS = (
@@ -470,10 +480,7 @@ class SessionsStore:
         if filters == Filters():
             inner, bindings = "SELECT rowid FROM sessions_message_fts WHERE sessions_message_fts MATCH ?", [match]
         else:
-            inner = (
-                "SELECT m.id FROM sessions_message_fts JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
-                f"JOIN sessions_session s ON s.id = m.session_id WHERE sessions_message_fts MATCH ? AND {where}"
-            )
+            inner = f"SELECT m.id {_FILTERED_MATCHES} AND {where}"
             bindings = [match, *args]
         if cap is not None:
             inner += " LIMIT ?"
@@ -482,37 +489,34 @@ class SessionsStore:
 
     def rank_matches(
         self, match: str, filters: Filters, *, limit: int, plan: str | None = None
-    ) -> list[tuple[int, MessageRow, float]]:
-        """The best `limit` messages matching an FTS5 expression, lowest score first, with their ids: scored
-        by `recall_rank` with `plan` when given (see lexical.py), else by FTS5's bm25()."""
-        where, args = _where(filters)
-        columns = "m.id, m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error"
+    ) -> list[tuple[int, float]]:
+        """The ids of the best `limit` messages matching an FTS5 expression with their scores, lowest first:
+        scored by `recall_rank` with `plan` when given (see lexical.py), else by FTS5's bm25()."""
         if plan is not None:
             self._register_ranker()
             score, score_args = "recall_rank(sessions_message_fts, ?)", [plan]
         else:
             score, score_args = "bm25(sessions_message_fts)", []
         if filters == Filters():
-            if plan is None:  # FTS5 sorts by its own rank without a separate sort step
-                score = "rank"
-            inner = (
+            order = "rank" if plan is None else "score"  # rank: FTS5 sorts by bm25() itself, no sort step
+            return self.db.execute(
                 f"SELECT rowid, {score} AS score FROM sessions_message_fts WHERE sessions_message_fts MATCH ? "
-                f"ORDER BY {'rank' if plan is None else 'score'} LIMIT ?"
-            )
-            rows = self.db.execute(
-                f"SELECT {columns}, f.score FROM ({inner}) f JOIN sessions_message m ON m.id = f.rowid "
-                "ORDER BY f.score",
+                f"ORDER BY {order} LIMIT ?",
                 (*score_args, match, limit),
-            )
-        else:
-            rows = self.db.execute(
-                f"SELECT {columns}, {score} AS score FROM sessions_message_fts "
-                "JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
-                f"JOIN sessions_session s ON s.id = m.session_id WHERE sessions_message_fts MATCH ? AND {where} "
-                "ORDER BY score LIMIT ?",
-                (*score_args, match, *args, limit),
-            )
-        return [(r[0], MessageRow(*r[1:9], bool(r[9])), r[10]) for r in rows]
+            ).fetchall()
+        where, args = _where(filters)
+        return self.db.execute(
+            f"SELECT m.id, {score} AS score {_FILTERED_MATCHES} AND {where} ORDER BY score LIMIT ?",
+            (*score_args, match, *args, limit),
+        ).fetchall()
+
+    def messages_by_ids(self, ids: Sequence[int]) -> dict[int, MessageRow]:
+        rows = self.db.execute(
+            "SELECT id, session_id, line, ts, role, kind, text, tool_name, call_id, is_error FROM sessions_message "
+            "WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(ids)),),
+        )
+        return {r[0]: MessageRow(*r[1:9], bool(r[9])) for r in rows}
 
     def _register_ranker(self) -> None:
         if not self._ranker_registered:

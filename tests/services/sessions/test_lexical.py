@@ -64,16 +64,16 @@ def test_bm25_among_equals_is_fts5s_own_bm25(store):
     texts = _corpus()
     _fill(store, texts)
     expression = " AND ".join(f'"{w}"' for w in WORDS[:2])
-    fts5 = {row.line: -score for _, row, score in store.rank_matches(expression, Filters(), limit=1000)}
+    fts5 = {message_id: -score for message_id, score in store.rank_matches(expression, Filters(), limit=1000)}
     slots = lexical.at_least(WORDS[:2], 2)[1]
     counts = store.word_doc_counts(WORDS[:2])
     plan = ",".join(map(str, slots)) + ";" + ",".join(str(counts[w]) for w in WORDS[:2])
     ours = store.rank_matches(expression, Filters(), limit=1000, plan=plan)
     assert len(ours) == len(fts5) > 20
-    for _, row, score in ours:
+    for message_id, score in ours:
         words, bm25 = divmod(-score, lexical.COORDINATION)
         assert words == 2
-        assert bm25 == pytest.approx(fts5[row.line], rel=1e-9)
+        assert bm25 == pytest.approx(fts5[message_id], rel=1e-9)
 
 
 @pytest.mark.parametrize("limit", [5, 40, 150, 1000])
