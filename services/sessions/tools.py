@@ -299,9 +299,10 @@ TOOLS = (
         description=(
             "Use at the start of a task, or when asked where work stopped, what was decided or why something "
             "failed: answers from Claude Code and Codex transcripts, citing session and line. Not for code "
-            "(use the repo tools) or for listing sessions by state (use pallium_sessions_find). Reads Pallium's "
-            "index only (run pallium_sessions_sync first); with embeddings configured, one embedding request. "
-            "At most 5 sessions within 8 KB unless limit/full."
+            "(use the repo tools) or for listing sessions by state (use pallium_sessions_find). Messages holding "
+            "more of the question's words rank first, so name the distinctive ones (a file, an error, a test). "
+            "Reads Pallium's index only (run pallium_sessions_sync first); with embeddings configured, one "
+            "embedding request. At most 5 sessions within 8 KB unless limit/full."
         ),
         authority="observe",
         toolset="sessions",
