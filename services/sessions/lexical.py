@@ -67,66 +67,60 @@ def _quoted(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
 
 
-def at_least(words: Sequence[str], m: int) -> tuple[str, list[int]]:
-    """An FTS5 expression matching messages that hold at least `m` of `words`, and for each phrase in
-    it (in the order FTS5 numbers them) the index of its word.
+def at_least(words: Sequence[str], m: int) -> str:
+    """An FTS5 expression matching messages that hold at least `m` of `words`.
 
     Built by halves, at_least(L + R, m) = OR over i of at_least(L, i) AND at_least(R, m - i), so it
     names each word about log2(n) times rather than the n - 1 times of listing every pair.
     """
-    indexed = list(enumerate(words))
 
-    def build(part: list[tuple[int, str]], k: int) -> tuple[str, list[int]] | None:
+    def build(part: Sequence[str], k: int) -> str | None:
         if k <= 0:
-            return "", []
+            return ""
         if k > len(part):
             return None
         if k == 1 or k == len(part):
-            glue = " OR " if k == 1 else " AND "
-            return glue.join(_quoted(w) for _, w in part), [i for i, _ in part]
+            return (" OR " if k == 1 else " AND ").join(_quoted(w) for w in part)
         half = len(part) // 2
-        branches: list[tuple[str, list[int]]] = []
+        branches = []
         for i in range(k + 1):
             left, right = build(part[:half], i), build(part[half:], k - i)
-            if left is None or right is None:
-                continue
-            sides = [s for s in (left, right) if s[0]]
-            branches.append((" AND ".join(f"({s[0]})" for s in sides), [x for s in sides for x in s[1]]))
-        return " OR ".join(f"({b[0]})" for b in branches), [x for b in branches for x in b[1]]
+            if left is not None and right is not None:
+                branches.append(" AND ".join(f"({side})" for side in (left, right) if side))
+        return " OR ".join(f"({b})" for b in branches)
 
-    built = build(indexed, m)
+    built = build(words, m)
     if built is None:
         raise ValueError(f"at least {m} of {len(words)} words")
     return built
 
 
-def recall_rank(api: apsw.FTS5ExtensionApi, plan: str) -> float:
+def recall_rank(api: apsw.FTS5ExtensionApi, frequencies: str) -> float:
     """FTS5 auxiliary function: -(distinct query words held x COORDINATION + BM25) of the current row.
 
-    `plan` is "word index of each phrase;document frequency of each word", read once per query.
+    The MATCH expression must end with "any of the words", each named once and in order, after the
+    part that chooses the rows; `frequencies` is the document frequency of each word, comma-separated.
+    A word's hits are read from that last part alone, so each word counts once however often the
+    rest names it.
     """
     state = api.aux_data
     if state is None:
-        slots_text, dfs_text = plan.split(";")
         rows = max(api.row_count, 1)
         idf = []
-        for df in map(int, dfs_text.split(",")):
+        for df in map(int, frequencies.split(",")):
             value = math.log((rows - df + 0.5) / (df + 0.5))
             idf.append(value if value > 0 else 1e-6)  # as FTS5: a word in most rows still counts a little
         average = api.column_total_size(0) / rows or 1.0
-        state = api.aux_data = ([int(s) for s in slots_text.split(",")], idf, average)
-    slots, idf, average = state
-    freq = [0] * len(idf)
-    for phrase, word in enumerate(slots):
-        hits = len(api.phrase_locations(phrase)[0])
-        if hits > freq[word]:  # a word named twice in the expression is still counted once
-            freq[word] = hits
+        first = api.phrase_count - len(idf)
+        state = api.aux_data = (range(first, first + len(idf)), idf, average)
+    phrases, idf, average = state
     norm = _K1 * (1 - _B + _B * api.column_size(0) / average)
     held, score = 0, 0.0
-    for word, f in enumerate(freq):
+    for phrase, weight in zip(phrases, idf, strict=True):
+        f = len(api.phrase_locations(phrase)[0])
         if f:
             held += 1
-            score += idf[word] * f * (_K1 + 1) / (f + norm)
+            score += weight * f * (_K1 + 1) / (f + norm)
     return -(held * COORDINATION + score)
 
 
@@ -140,31 +134,49 @@ def rank_messages(store: SessionsStore, query: str, filters: Filters, *, limit: 
     words = words[:_MAX_TERMS]
     if not words:
         return []
-    n = len(words)
     fewer: list[tuple[int, int, float]] = []  # every message holding more words than m: too few to fill the page
-    for m in range(n, 1, -1):
+    for m in range(_first_threshold([frequencies[w] for w in words], total, limit), 1, -1):
         ranked = _ranked(store, words, frequencies, m, filters, limit)
         if len(ranked) >= limit:
             return _hits(store, ranked)
         fewer = ranked
     # Fewer than `limit` messages hold two of the words: all of those, then the best holding one.
     seen = {message_id for message_id, _, _ in fewer}
-    single = store.rank_matches(at_least(words, 1)[0], filters, limit=limit + len(fewer))
+    single = store.rank_matches(at_least(words, 1), filters, limit=limit + len(fewer))
     rest = [(message_id, 1, -score) for message_id, score in single if message_id not in seen]
     return _hits(store, fewer + rest[: limit - len(fewer)])
+
+
+def _first_threshold(frequencies: list[int], total: int, limit: int) -> int:
+    """The m to rank first: one more than the largest m at which words occurring independently would
+    fill the page. Any m whose set fills the page gives the same page, so this guess only saves the
+    many-word sets that are too small (each costs a pass over every word's doclist); words that occur
+    together, as real ones do, fill higher sets than the guess, hence the one more."""
+    exactly = [1.0]  # exactly[k]: the chance a message holds exactly k of the words
+    for df in frequencies:
+        p = min(df / max(total, 1), 1.0)
+        exactly = [a * (1 - p) + b * p for a, b in zip([*exactly, 0.0], [0.0, *exactly], strict=True)]
+    held_at_least, fits = 0.0, 1
+    for m in range(len(frequencies), 0, -1):
+        held_at_least += exactly[m]
+        if held_at_least * total >= limit:
+            fits = m
+            break
+    return min(len(frequencies), fits + 1)
 
 
 def _ranked(
     store: SessionsStore, words: list[str], frequencies: dict[str, int], m: int, filters: Filters, limit: int
 ) -> list[tuple[int, int, float]]:
     """(id, words held, BM25) of the best `limit` messages holding at least `m` of `words`."""
-    expression, slots = at_least(words, m)
+    expression = at_least(words, m)
     if m == len(words) and store.count_matches(expression, filters, cap=limit) >= limit:
         # Every one holds all the words, so FTS5's bm25() alone orders them, in C: faster on a large set.
         return [(i, m, -score) for i, score in store.rank_matches(expression, filters, limit=limit)]
-    plan = ",".join(map(str, slots)) + ";" + ",".join(str(frequencies[w]) for w in words)
+    scored = f"({expression}) AND ({at_least(words, 1)})"  # recall_rank reads the words from the last part
+    dfs = ",".join(str(frequencies[w]) for w in words)
     ranked = []
-    for message_id, score in store.rank_matches(expression, filters, limit=limit, plan=plan):
+    for message_id, score in store.rank_matches(scored, filters, limit=limit, plan=dfs):
         held, bm25 = divmod(-score, COORDINATION)
         ranked.append((message_id, int(held), bm25))
     return ranked
