@@ -134,7 +134,7 @@ def rank_messages(store: SessionsStore, query: str, filters: Filters, *, limit: 
     words = words[:_MAX_TERMS]
     if not words:
         return []
-    fewer: list[tuple[int, int, float]] = []  # every message holding more words than m: too few to fill the page
+    fewer: list[tuple[int, int, float]] = []  # the whole of the last set ranked: too few to fill the page
     for m in range(_first_threshold([frequencies[w] for w in words], total, limit), 1, -1):
         ranked = _ranked(store, words, frequencies, m, filters, limit)
         if len(ranked) >= limit:
