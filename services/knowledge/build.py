@@ -2,7 +2,7 @@
 
 The facts come through the dispatcher (`pallium_index`, then `pallium_facts`), so the repository
 index stays the repo service's. A build stores every document in one transaction (the replaced
-ones go to `knowledge_revisions`), then writes the Markdown files.
+ones kept as revisions), then writes the Markdown files.
 """
 
 from __future__ import annotations
@@ -119,17 +119,32 @@ def _store_and_write(
     incident_md = documents.incidents_markdown(facts.incidents, built_commit=commit)
     docs[documents.INCIDENTS_SLUG] = (
         DocRow(
-            documents.INCIDENTS_SLUG, "incidents", "Incident candidates", None, {"incidents": facts.incidents},
-            incident_md, commit, now, False, "candidates are unconfirmed",
+            documents.INCIDENTS_SLUG,
+            "incidents",
+            "Incident candidates",
+            None,
+            {"incidents": facts.incidents},
+            incident_md,
+            commit,
+            now,
+            False,
+            "candidates are unconfirmed",
         ),
         "incident revert rollback hotfix outage",
     )
     decision_rows = store.decisions()
     docs[documents.DECISIONS_SLUG] = (
         DocRow(
-            documents.DECISIONS_SLUG, "decisions", "Decisions", None,
-            {"decisions": [d.slug for d in decision_rows]}, documents.decisions_markdown(decision_rows),
-            commit, now, False, "authored decisions are not audited",
+            documents.DECISIONS_SLUG,
+            "decisions",
+            "Decisions",
+            None,
+            {"decisions": [d.slug for d in decision_rows]},
+            documents.decisions_markdown(decision_rows),
+            commit,
+            now,
+            False,
+            "authored decisions are not audited",
         ),
         "decision decisions why intent",
     )

@@ -68,7 +68,7 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     checks: list[str] = []
     for m in modules:
         doc = store.doc(m.slug)
-        for command in (doc.data.get("checks", []) if doc else []):
+        for command in doc.data.get("checks", []) if doc else []:
             if command not in checks:
                 checks.append(command)
     decisions = _decisions(store, match)
@@ -90,11 +90,11 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     return out
 
 
-def _named_paths(store: KnowledgeStore, task: str, add) -> None:  # noqa: ANN001  # a local closure
+def _named_paths(store: KnowledgeStore, task: str, add) -> None:
     tokens = set(_PATHLIKE.findall(task)) | {t.strip() for t in _CODE.findall(task)}
     for raw in tokens:
         token = raw.strip("`'\"()[]{}<>,;:").removeprefix("./").rstrip("/")
-        if len(token) < 3 or token.startswith(".") and "/" not in token:
+        if len(token) < 3 or (token.startswith(".") and "/" not in token):
             continue
         exact = store.file(token)
         if exact is not None:
@@ -112,7 +112,7 @@ def _named_paths(store: KnowledgeStore, task: str, add) -> None:  # noqa: ANN001
                 add(hit.path, 8.0, "its path ends as the task says")
 
 
-def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[str]]) -> None:  # noqa: ANN001
+def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[str]]) -> None:
     seen: set[str] = set()
     code_words = {w for chunk in _CODE.findall(task) for w in _IDENT.findall(chunk)}
     for ident in [*code_words, *_IDENT.findall(task)]:
@@ -125,7 +125,12 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
             or "_" in last.strip("_")
             or "." in ident
             or bool(re.search(r"[a-z][A-Z]", last))
-            or (last[:1].isupper() and any(c.islower() for c in last[1:]) and len(last) > 3 and ident != task[:len(ident)])
+            or (
+                last[:1].isupper()
+                and any(c.islower() for c in last[1:])
+                and len(last) > 3
+                and not task.startswith(ident)
+            )
         )
         if not explicit and (len(last) < 4 or last.lower() in STOPWORDS):
             continue
@@ -147,7 +152,12 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
                 named[s.path].append(label)
 
 
-def _tests(sources, direct_tests, files, score, store) -> list[str]:  # noqa: ANN001
+def _is_class_name(last: str, ident: str, task: str) -> bool:
+    """`Router` mid-sentence is a name; `Router` opening the task may just be a capitalised word."""
+    return last[:1].isupper() and any(c.islower() for c in last[1:]) and len(last) > 3 and not task.startswith(ident)
+
+
+def _tests(sources, direct_tests, files, score, store) -> list[str]:
     points: dict[str, float] = defaultdict(float)
     for rank, path in enumerate(sources):
         hit = files[path]
@@ -162,7 +172,7 @@ def _tests(sources, direct_tests, files, score, store) -> list[str]:  # noqa: AN
     return [t for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0]))][:TESTS]
 
 
-def _modules(store, sources, score, module_rank, why, claims_all, changed) -> list[ContextModule]:  # noqa: ANN001
+def _modules(store, sources, score, module_rank, why, claims_all, changed) -> list[ContextModule]:
     weight: dict[str, float] = defaultdict(float)
     reasons: dict[str, list[str]] = defaultdict(list)
     for path in sources:
@@ -171,8 +181,10 @@ def _modules(store, sources, score, module_rank, why, claims_all, changed) -> li
             continue
         weight[hit.slug] += score[path]
         for reason in why[path]:
-            label = "a named path" if "named" in reason or "name is" in reason or "path ends" in reason else (
-                "a named symbol" if reason.startswith("defines") else "search"
+            label = (
+                "a named path"
+                if "named" in reason or "name is" in reason or "path ends" in reason
+                else ("a named symbol" if reason.startswith("defines") else "search")
             )
             if label not in reasons[hit.slug]:
                 reasons[hit.slug].append(label)
@@ -231,9 +243,7 @@ def _fit(out: ContextOutput) -> None:
                 m.purpose = m.purpose[:120]
                 break
         else:
-            longest = max(
-                (out.read, out.tests, out.checks, out.modules, out.decisions), key=lambda items: len(items)
-            )
+            longest = max((out.read, out.tests, out.checks, out.modules, out.decisions), key=lambda items: len(items))
             if not longest:
                 return
             longest.pop()

@@ -44,8 +44,8 @@ def purpose_from_facts(module: dict[str, Any], readme: str | None) -> str:
 
 
 def module_markdown(module: dict[str, Any], claims: list[ClaimRow], *, purpose: str, built_commit: str | None) -> str:
+    # No build commit here: a document changes (and leaves a revision) only when its module's facts do.
     lines = [MARKER, f"# {module['path']}", ""]
-    lines += [f"Built at commit `{(built_commit or 'none')[:12]}` from the index; claims cite checked sources.", ""]
     lines += ["## Purpose", "", purpose, ""]
     for claim in claims:
         marks = "" if claim.audit in ("unaudited", "supported") else f" _({claim.audit})_"

@@ -40,7 +40,7 @@ def materialize(root: Path, documents: dict[str, str]) -> Written:
             raise PalliumError(
                 "conflict",
                 f"{candidate.name!r} is a symbolic link; Pallium does not write through links",
-                hint=f"replace the link {str(candidate)!r} with a real folder, then run `pallium knowledge build` again",
+                hint=f"replace the link {str(candidate)!r} with a real folder, then build again",
                 details={"path": str(candidate)},
             )
     folder.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ from kernel.errors import PalliumError
 
 __all__ = ["Config", "Module", "build_modules", "load_config", "slug_of"]
 
-MIN_FILES = 3  # a folder with fewer files of its own joins its parent
+MIN_FILES = 2  # a folder with fewer files of its own joins its parent
 COHESIVE_MAX = 12  # a folder up to this size joins its parent when most of its imports go there
 SURFACE = 25
 ROOT = ""
@@ -112,7 +112,7 @@ def load_config(root: Path) -> Config:
             raise PalliumError(
                 "invalid_input",
                 f".pallium/modules.json: `{key}` must be a list of repository paths",
-                hint=f"write `{key}` as a list of strings such as [\"src/core\"]",
+                hint=f'write `{key}` as a list of strings such as ["src/core"]',
                 details={"path": ".pallium/modules.json", "field": key},
             )
         out[key] = tuple(_clean(v) for v in value if _clean(v) is not None)
@@ -209,7 +209,7 @@ def _parent_module(folder: str, members: dict[str, set[str]]) -> str:
 
 def _leans_on(own: set[str], parent: set[str], edges: list[tuple[str, str]]) -> bool:
     """Most of the folder's import links go to its parent's files, and the parent is a real module."""
-    if len(parent) < MIN_FILES:
+    if len(parent) < 3:
         return False
     internal = cross = 0
     for src, dst in edges:
@@ -221,23 +221,38 @@ def _leans_on(own: set[str], parent: set[str], edges: list[tuple[str, str]]) -> 
 
 
 def _surface(modules: dict[str, Module], owner: dict[str, str], facts: dict[str, Any]) -> None:
+    """Each module's top-level names, most referenced first.
+
+    A name defined in one file only is ranked by the files referencing it; a name defined in
+    several (`run`, `search`) cannot be told apart by name, so it counts at most the files that
+    import its own file, which is what could really reach it.
+    """
     refs = facts["referencing_files"]
+    definers: Counter[str] = Counter()
+    for s in facts["symbols"]:
+        if s["parent"] is None:
+            definers[s["name"]] += 1
+    importers: Counter[str] = Counter(e["dst"] for e in facts["edges"])
     per: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for s in facts["symbols"]:
         module = owner.get(s["path"])
-        if module is None or s["parent"] is not None:
-            continue
-        per[module].append(s)
+        if module is not None and s["parent"] is None:
+            per[module].append(s)
+
+    def reach(s: dict[str, Any]) -> int:
+        count = refs.get(s["name"], 0)
+        return count if definers[s["name"]] <= 1 else min(count, importers[s["path"]])
+
     for module, symbols in per.items():
         m = modules[module]
         code = [s for s in symbols if s["kind"] not in _TEXT_SURFACE_KINDS]
         pool = code or symbols
-        ranked = sorted(pool, key=lambda s: (-refs.get(s["name"], 0), s["name"].startswith("_"), s["path"], s["name"]))
-        seen: set[tuple[str, str]] = set()
+        ranked = sorted(pool, key=lambda s: (s["name"].startswith("_"), -reach(s), s["path"], s["start_line"]))
+        seen: set[str] = set()
         for s in ranked:
-            if (s["name"], s["path"]) in seen:
+            if s["name"] in seen:
                 continue
-            seen.add((s["name"], s["path"]))
+            seen.add(s["name"])
             m.surface.append(
                 {
                     "name": s["name"],
@@ -247,7 +262,7 @@ def _surface(modules: dict[str, Module], owner: dict[str, str], facts: dict[str,
                     "end_line": s["end_line"],
                     "signature": s["signature"][:160],
                     "doc": (s["doc"] or "")[:160] or None,
-                    "referencing_files": refs.get(s["name"], 0),
+                    "referencing_files": reach(s),
                 }
             )
             if len(m.surface) >= SURFACE:
@@ -333,6 +348,4 @@ def _history(modules: dict[str, Module], owner: dict[str, str], facts: dict[str,
             m = modules[path]
             m.commit_count += 1
             if len(m.history) < 8:
-                m.history.append(
-                    {"sha": c["sha"], "committed_at": c["committed_at"], "subject": c["subject"][:160]}
-                )
+                m.history.append({"sha": c["sha"], "committed_at": c["committed_at"], "subject": c["subject"][:160]})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,11 +25,12 @@ __all__ = ["Current", "current", "evidence_of", "fts_query", "get", "search"]
 SEARCH_BUDGET = 8 * 1024
 _SHOWN = 20
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
-STOPWORDS = frozenset(
+_STOP = (
     "a an and are as at be but by can do does for from has have how i if in into is it its make me my of on "
     "or so should that the their them then there these this to was we what when where which who why will "
-    "with without you your add fix change update use make new get set all any not no".split()
+    "with without you your add fix change update use make new get set all any not no"
 )
+STOPWORDS = frozenset(_STOP.split())
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,7 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
             hint="pass `query` (CLI: the words after `knowledge search`) with at least one word of two letters",
             details={"field": "query"},
         )
-    hits = store.search_docs(match, limit=limit)
+    hits = _rerank(store, store.search_docs(match, limit=25), query)[:limit]
     claims_all = store.claims()
     here = current(store, root, claims_all)
     by_slug: dict[str, list[ClaimRow]] = {}
@@ -173,6 +175,26 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
         out.results.pop()
         out.truncated = True
     return out
+
+
+def _rerank(store: KnowledgeStore, hits: list[tuple[str, float]], query: str) -> list[tuple[str, float]]:
+    """BM25 times how much the repository leans on what matched: a module whose matching names many files
+    reference, or that many modules import, comes before a small one that merely repeats the word."""
+    words = {w.lower() for w in _TOKEN.findall(query) if len(w) > 1}
+    ranked = []
+    for slug, score in hits:
+        doc = store.doc(slug)
+        data = doc.data if doc else {}
+        named = sum(
+            s.get("referencing_files", 0)
+            for s in data.get("surface", [])
+            if any(w in s["name"].lower() for w in words)
+        )
+        used = sum(e.get("imports", 0) for e in data.get("used_by", []))
+        prior = 1.0 + math.log2(1 + named) * 0.5 + math.log2(1 + used) * 0.25
+        ranked.append((slug, score * prior))
+    ranked.sort(key=lambda h: (h[1], h[0]))
+    return ranked
 
 
 def get(store: KnowledgeStore, root: Path, slug: str, *, section: str | None, full: bool) -> GetOutput:
@@ -247,8 +269,12 @@ def _claim_out(claim: ClaimRow, changed: dict[str, str | None]) -> ClaimOut:
         audit_reason=claim.audit_reason,
         stale=is_stale(claim, changed),
         citations=[
-            {"path": c.path, "symbol": c.symbol, "lines": [c.start_line, c.end_line] if c.start_line else None,
-             "blob": c.blob}
+            {
+                "path": c.path,
+                "symbol": c.symbol,
+                "lines": [c.start_line, c.end_line] if c.start_line else None,
+                "blob": c.blob,
+            }
             for c in claim.citations
         ],
     )
@@ -268,10 +294,7 @@ def _split(token: str) -> list[str]:
 
 def _blob_of(path: Path) -> str | None:
     try:
-        if path.is_symlink():
-            data = str(path.readlink()).encode()
-        else:
-            data = path.read_bytes()
+        data = str(path.readlink()).encode() if path.is_symlink() else path.read_bytes()
     except OSError:
         return None
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()

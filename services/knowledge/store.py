@@ -17,8 +17,8 @@ from kernel.store import Database, Schema
 
 __all__ = [
     "SCHEMA",
-    "ClaimRow",
     "CitationRow",
+    "ClaimRow",
     "DecisionRow",
     "DocRow",
     "DroppedRow",
@@ -184,7 +184,8 @@ class KnowledgeStore:
 
     def set_state(self, values: dict[str, str]) -> None:
         self.db.executemany(
-            "INSERT INTO knowledge_state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            "INSERT INTO knowledge_state(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             list(values.items()),
         )
 
@@ -216,7 +217,8 @@ class KnowledgeStore:
             return False
         if old is not None:
             self.db.execute(
-                "INSERT INTO knowledge_revisions(slug, markdown, data, built_commit, replaced_at) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO knowledge_revisions(slug, markdown, data, built_commit, replaced_at) "
+                "VALUES (?, ?, ?, ?, ?)",
                 (old.slug, old.markdown, json.dumps(old.data, sort_keys=True), old.built_commit, now),
             )
         self.db.execute(
@@ -251,7 +253,8 @@ class KnowledgeStore:
             if old is None:
                 continue
             self.db.execute(
-                "INSERT INTO knowledge_revisions(slug, markdown, data, built_commit, replaced_at) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO knowledge_revisions(slug, markdown, data, built_commit, replaced_at) "
+                "VALUES (?, ?, ?, ?, ?)",
                 (old.slug, old.markdown, json.dumps(old.data, sort_keys=True), old.built_commit, now),
             )
             self.db.execute("DELETE FROM knowledge_docs WHERE slug = ?", (slug,))
@@ -318,7 +321,9 @@ class KnowledgeStore:
         return [ClaimRow(*r, citations=tuple(cites.get(r[0], ()))) for r in rows]
 
     def set_audit(self, claim_id: int, audit: str, reason: str | None) -> None:
-        self.db.execute("UPDATE knowledge_claims SET audit = ?, audit_reason = ? WHERE id = ?", (audit, reason, claim_id))
+        self.db.execute(
+            "UPDATE knowledge_claims SET audit = ?, audit_reason = ? WHERE id = ?", (audit, reason, claim_id)
+        )
 
     def remove_claim(self, claim_id: int) -> None:
         self.db.execute("DELETE FROM knowledge_claims WHERE id = ?", (claim_id,))
@@ -360,8 +365,9 @@ class KnowledgeStore:
 
     def search_files(self, match: str, *, limit: int) -> list[FileHit]:
         rows = self.db.execute(
-            "SELECT f.path, f.slug, x.score, f.test, f.tests FROM (SELECT path, bm25(knowledge_file_fts, 3.0, 2.0, 0.5) "
-            "AS score FROM knowledge_file_fts WHERE knowledge_file_fts MATCH ? ORDER BY score LIMIT ?) x "
+            "SELECT f.path, f.slug, x.score, f.test, f.tests FROM "
+            "(SELECT path, bm25(knowledge_file_fts, 3.0, 2.0, 0.5) AS score FROM knowledge_file_fts "
+            "WHERE knowledge_file_fts MATCH ? ORDER BY score LIMIT ?) x "
             "JOIN knowledge_files f ON f.path = x.path ORDER BY x.score, f.path",
             (match, limit),
         )

@@ -160,10 +160,17 @@ def _collect(store: RepoStore, root: Path, inp: FactsInput) -> FactsOutput:
     )
     if "checks" in wanted:
         tests = out.tests or _tests(files, edges or store.all_edges())
-        out.checks = [
-            verification_for(root, group, sorted({t for p in group for t in tests.get(p, [])})) for group in inp.checks
-        ]
+        out.checks = [verification_for(root, group, _covering(group, tests)) for group in inp.checks]
     return out
+
+
+def _covering(group: list[str], tests: dict[str, list[str]]) -> list[str]:
+    """The tests of a group of paths, those pairing with the most of them first."""
+    counts: dict[str, int] = defaultdict(int)
+    for path in group:
+        for test in tests.get(path, []):
+            counts[test] += 1
+    return sorted(counts, key=lambda t: (-counts[t], t))
 
 
 def iso_utc_epoch(seconds: int) -> str:
