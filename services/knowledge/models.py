@@ -199,3 +199,21 @@ class ContextOutput(ToolOutput):
     truncated: bool
     evidence: Evidence
     freshness: KnowledgeFreshness
+
+
+class AuditInput(ToolInput):
+    repo: str | None = Field(None, description=_REPO)
+    slug: str | None = Field(None, description="audit only this document's claims (default: all, stale ones first)")
+    limit: int = Field(20, ge=1, le=200, description="most claims audited, one model call each (default 20)")
+    provider: str | None = Field(None, description="provider for the skeptic (`claude`, `codex`, `openai`, `fake`)")
+
+
+class AuditOutput(ToolOutput):
+    repo: str
+    audited: int
+    supported: int
+    refuted: int = Field(description="claims removed from their documents, with the reason recorded")
+    unclear: int = Field(description="claims kept, marked uncertain")
+    attempts: int = Field(description="model attempts made (each counts against the daily ledger)")
+    removed: list[dict[str, str]]
+    stopped: str | None = Field(None, description="why the audit stopped early (budget, pause, failure)")
