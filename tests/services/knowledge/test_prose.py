@@ -11,15 +11,21 @@ from tests.services.knowledge.conftest import ask
 
 pytestmark = pytest.mark.anyio
 
-GOOD = {"text": "parse_config turns key=value lines into settings.",
-        "citations": [{"path": "app/core/engine.py", "symbol": "parse_config", "lines": [3, 5]}]}
+GOOD = {
+    "text": "parse_config turns key=value lines into settings.",
+    "citations": [{"path": "app/core/engine.py", "symbol": "parse_config", "lines": [3, 5]}],
+}
 MISSING_FILE = {"text": "Settings live in config.py.", "citations": [{"path": "app/core/config.py"}]}
 OTHER_FILE = {"text": "Engine queues jobs.", "citations": [{"path": "app/core/jobs.py", "symbol": "parse_config"}]}
-OUTSIDE = {"text": "Engine runs jobs.",
-           "citations": [{"path": "app/core/engine.py", "symbol": "Engine", "lines": [3, 4]}]}
+OUTSIDE = {
+    "text": "Engine runs jobs.",
+    "citations": [{"path": "app/core/engine.py", "symbol": "Engine", "lines": [3, 4]}],
+}
 PAST_END = {"text": "The engine ends late.", "citations": [{"path": "app/core/engine.py", "lines": [10, 400]}]}
-SECOND = {"text": "Engine.run hands the job back.",
-          "citations": [{"path": "app/core/engine.py", "symbol": "Engine.run", "lines": [11, 12]}]}
+SECOND = {
+    "text": "Engine.run hands the job back.",
+    "citations": [{"path": "app/core/engine.py", "symbol": "Engine.run", "lines": [11, 12]}],
+}
 
 
 def _build(repo: Path, **extra):
@@ -27,8 +33,9 @@ def _build(repo: Path, **extra):
 
 
 async def test_claims_keep_only_citations_that_resolve_and_the_document_says_unverified(app_repo: Path, fake):
-    fake.scenario({"match": "Module: app/core", "reply": {"claims": [GOOD, MISSING_FILE, OTHER_FILE, OUTSIDE,
-                                                                     PAST_END, SECOND]}})
+    fake.scenario(
+        {"match": "Module: app/core", "reply": {"claims": [GOOD, MISSING_FILE, OTHER_FILE, OUTSIDE, PAST_END, SECOND]}}
+    )
     out = await _build(app_repo)
     assert (out.model_modules, out.claims_kept, out.claims_dropped, out.model_attempts) == (1, 2, 4, 1)
     got = await ask(app_repo, "pallium_knowledge_get", slug="app%2Fcore")
@@ -47,8 +54,9 @@ async def test_claims_keep_only_citations_that_resolve_and_the_document_says_unv
 
 
 async def test_a_tree_changed_while_the_model_worked_rejects_the_candidate(app_repo: Path, fake):
-    fake.scenario({"match": "Module: app/core", "write": {"app/core/engine.py": "x = 1\n"},
-                   "reply": {"claims": [GOOD]}})
+    fake.scenario(
+        {"match": "Module: app/core", "write": {"app/core/engine.py": "x = 1\n"}, "reply": {"claims": [GOOD]}}
+    )
     out = await _build(app_repo)
     assert out.claims_kept == 0 and out.rejected == ["app%2Fcore: the tree changed while the model worked"]
     with open_repo(app_repo, [SCHEMA]) as db:
