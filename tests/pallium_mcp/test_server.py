@@ -82,6 +82,9 @@ SAMPLE_CALLS = {
     "pallium_knowledge_search": {"query": "app"},
     "pallium_knowledge_get": {"slug": "@root"},
     "pallium_knowledge_context": {"task": "change main in src/app.py"},
+    "pallium_knowledge_audit": {"limit": 1},
+    "pallium_knowledge_decisions_link": {"title": "Keep a README", "file": "README.md", "source": "sample"},
+    "pallium_knowledge_decisions_search": {"query": "readme"},
 }
 # Files some sample calls need in the repository before they run.
 SAMPLE_FILES = {
