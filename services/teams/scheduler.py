@@ -112,6 +112,9 @@ async def _rounds(store: TeamStore, team_id: str, turns: Turns, options: RunOpti
                 store.update_member(
                     team_id, m.name, status="stopped", stop_requested=False, status_reason="stopped by the lead"
                 )
+        if team.status == "parked":
+            result.parked, result.reason = True, "the team is parked: its budget is spent"
+            return
         if team.status != "active":
             result.stopped, result.reason = True, f"the team is {team.status}"
             return

@@ -141,7 +141,6 @@ SCHEMA = Schema(
 )
 
 
-
 @dataclass(frozen=True)
 class TeamRow:
     id: str

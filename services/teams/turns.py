@@ -247,6 +247,12 @@ class Turns:
             )
         return TurnReport(member.name, turn.id, "malformed", why)
 
+    def _latest_patch(self, name: str) -> str | None:
+        for t in self.store.turns(self.team_id, member=name, states=("completed",), limit=50):
+            if t.patch_state == "staged" and t.call_key:
+                return t.call_key
+        return None
+
     def _consecutive_failures(self, name: str) -> int:
         count = 0
         for t in self.store.turns(
@@ -275,8 +281,9 @@ class Turns:
         notes: list[str] = []
         if decision.complete_task_id is not None:
             evidence = dict(decision.evidence)
-            if staged_patch and "patch_id" not in evidence:
-                evidence["patch_id"] = staged_patch
+            own = staged_patch or self._latest_patch(member.name)  # the member's own latest staged patch
+            if own and "patch_id" not in evidence:
+                evidence["patch_id"] = own
             done = await complete_task(
                 self.store,
                 team,
