@@ -44,7 +44,7 @@ async def ask_gate(
     if hook not in team.gate_hooks or not team.gate_prompt:
         return Verdict("skipped", "")
     prompt = (
-        f"You are the gate of agent team {team.id} (goal: {team.goal[:1000]}).\n"
+        f"Acting as the gate of agent team {team.id} (goal: {team.goal[:1000]}), judge one event.\n"
         f"Hook: {hook}.\nThe team's rule:\n{team.gate_prompt}\n\nWhat to judge:\n{subject}\n\n"
         'Answer with a bare JSON object {"approved": true|false, "reason": "..."}.'
     )

@@ -115,13 +115,13 @@ class TaskListInput(ToolInput):
 
 class TaskClaimInput(ToolInput):
     team: str = TEAM
-    task: int = Field(description="the task id")
+    task_id: int = Field(description="the task id, from `team tasks list`")
     as_: str = Field(alias="as", description="the member claiming it")
 
 
 class TaskCompleteInput(ToolInput):
     team: str = TEAM
-    task: int = Field(description="the task id")
+    task_id: int = Field(description="the task id, from `team tasks list`")
     as_: str = Field(alias="as", description="the member completing it (must own it)")
     result: str | None = Field(None, max_length=20000, description="what came of it")
     check_result_id: str | None = Field(None, description="evidence: a check's result id")

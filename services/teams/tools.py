@@ -307,19 +307,19 @@ async def tasks_claim(inp: models.TaskClaimInput, ctx: ToolContext) -> models.Ta
     store = _store(ctx)
     _active(store, inp.team)
     require_member(store, inp.team, inp.as_, field="as")
-    state = store.claim(inp.team, inp.task, inp.as_, now=_now(ctx))
-    task = store.task(inp.team, inp.task)
+    state = store.claim(inp.team, inp.task_id, inp.as_, now=_now(ctx))
+    task = store.task(inp.team, inp.task_id)
     if task is None:
         raise PalliumError(
             "not_found",
-            f"task {inp.task} is not on team {inp.team}'s board",
+            f"task {inp.task_id} is not on team {inp.team}'s board",
             hint=f"list the board with `pallium team tasks list {inp.team}`",
             details={"field": "task"},
         )
     if state not in ("claimed", "already_owned"):
         raise PalliumError(
             "conflict",
-            f"task {inp.task} cannot be claimed by {inp.as_}: {state.replace('_', ' ')}",
+            f"task {inp.task_id} cannot be claimed by {inp.as_}: {state.replace('_', ' ')}",
             hint="claim a pending task whose dependencies are completed (`pallium team tasks list`)",
             details={"field": "task", "reason": state, "owner": task.owner, "status": task.status},
         )
@@ -331,7 +331,7 @@ async def tasks_complete(inp: models.TaskCompleteInput, ctx: ToolContext) -> mod
     team = _active(store, inp.team)
     require_member(store, inp.team, inp.as_, field="as")
     evidence = {k: v for k, v in (("check_result_id", inp.check_result_id), ("patch_id", inp.patch_id)) if v}
-    done = await complete_task(store, team, inp.task, inp.as_, result=inp.result, evidence=evidence, now=_now(ctx))
+    done = await complete_task(store, team, inp.task_id, inp.as_, result=inp.result, evidence=evidence, now=_now(ctx))
     if done.state == "refused" or done.task is None:
         raise PalliumError(
             "conflict",
@@ -741,7 +741,7 @@ TOOLS = (
         "Use for an external member (or to assign work by hand). Not needed for scheduled members: their turn "
         "decisions claim. Refused with conflict when taken or blocked. Writes state only.",
         "consult",
-        positional=("team", "task"),
+        positional=("team", "task_id"),
         annotations=_WRITE,
         render=_r_task,
     ),
@@ -755,7 +755,7 @@ TOOLS = (
         "rejection reopens the task with feedback; a broken gate leaves it with its owner. One gate model call "
         "when the gate covers task_completed.",
         "consult",
-        positional=("team", "task"),
+        positional=("team", "task_id"),
         annotations=_WRITE,
         render=_r_task,
     ),

@@ -51,26 +51,26 @@ async def test_a_claim_waits_for_its_dependencies_and_only_the_owner_completes(c
     first = (await call("tasks_add", team=team, title="first")).task.id
     second = (await call("tasks_add", team=team, title="second", depends_on=[first])).task.id
     with pytest.raises(PalliumError) as blocked:
-        await call("tasks_claim", team=team, task=second, **{"as": "ext"})
+        await call("tasks_claim", team=team, task_id=second, **{"as": "ext"})
     assert blocked.value.details["reason"] == "blocked_by_dependency"
-    await call("tasks_claim", team=team, task=first, **{"as": "ext"})
+    await call("tasks_claim", team=team, task_id=first, **{"as": "ext"})
     with pytest.raises(PalliumError) as not_owner:
-        await call("tasks_complete", team=team, task=first, **{"as": "lead"})
+        await call("tasks_complete", team=team, task_id=first, **{"as": "lead"})
     assert not_owner.value.code == "conflict"
-    done = await call("tasks_complete", team=team, task=first, result="ok", **{"as": "ext"})
+    done = await call("tasks_complete", team=team, task_id=first, result="ok", **{"as": "ext"})
     assert (done.outcome, done.task.status) == ("completed", "completed")
-    assert (await call("tasks_claim", team=team, task=second, **{"as": "ext"})).task.owner == "ext"
+    assert (await call("tasks_claim", team=team, task_id=second, **{"as": "ext"})).task.owner == "ext"
 
 
 async def test_a_task_requiring_evidence_completes_only_with_it(call):
     team = (await call("start", goal="g")).team.id
     await call("join", team=team, **{"as": "ext"})
     task = (await call("tasks_add", team=team, title="fix", requires=["check"])).task.id
-    await call("tasks_claim", team=team, task=task, **{"as": "ext"})
+    await call("tasks_claim", team=team, task_id=task, **{"as": "ext"})
     with pytest.raises(PalliumError) as missing:
-        await call("tasks_complete", team=team, task=task, **{"as": "ext"})
+        await call("tasks_complete", team=team, task_id=task, **{"as": "ext"})
     assert missing.value.details["field"] == "evidence"
-    done = await call("tasks_complete", team=team, task=task, check_result_id="chk-1", **{"as": "ext"})
+    done = await call("tasks_complete", team=team, task_id=task, check_result_id="chk-1", **{"as": "ext"})
     assert done.task.evidence == {"check_result_id": "chk-1"}
 
 
@@ -106,8 +106,8 @@ async def test_task_completed_gate_completes_reopens_or_requeues_to_the_owner(te
     await call("join", team=team, **{"as": "ext"})
     await call("gate_set", team=team, hooks="task_completed", prompt="needs a test", provider="claude")
     task = (await call("tasks_add", team=team, title="fix")).task.id
-    await call("tasks_claim", team=team, task=task, **{"as": "ext"})
-    done = await call("tasks_complete", team=team, task=task, result="fixed", **{"as": "ext"})
+    await call("tasks_claim", team=team, task_id=task, **{"as": "ext"})
+    done = await call("tasks_complete", team=team, task_id=task, result="fixed", **{"as": "ext"})
     expected = {
         "approved": ("completed", "completed", "ext"),
         "rejected": ("rejected", "pending", None),
