@@ -76,6 +76,12 @@ SAMPLE_CALLS = {
     "pallium_loop_list": {},
     "pallium_loop_stop": {"name": "sample-loop"},
     "pallium_loop_reset": {"name": "sample-loop"},
+    "pallium_facts": {"sections": ["files", "checks"], "checks": [["src/app.py"]]},
+    "pallium_knowledge_map": {},
+    "pallium_knowledge_build": {"model": False},
+    "pallium_knowledge_search": {"query": "app"},
+    "pallium_knowledge_get": {"slug": "@root"},
+    "pallium_knowledge_context": {"task": "change main in src/app.py"},
 }
 # Files some sample calls need in the repository before they run.
 SAMPLE_FILES = {
