@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from services.repo import grammars
+
 __all__ = ["CODE_LANGUAGES", "Facts", "extract", "language_of"]
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
@@ -61,11 +63,6 @@ _BY_NAME = {
 CODE_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"})
 TEXT_LANGUAGES = frozenset({"markdown", "text", "sql", "shell", "config"})
 
-_EXTRA_DEFINITIONS = {
-    "python": (
-        "(type_alias_statement left: (type [(identifier) @name (generic_type (identifier) @name)])) @definition.type"
-    ),
-}
 _IDENTIFIERS = {
     "python": ("identifier",),
     "javascript": ("identifier", "property_identifier", "shorthand_property_identifier"),
@@ -107,7 +104,7 @@ class Facts:
     size: int = 0
     symbols: list[tuple[str, str, str, str | None, str, int, int, str | None]] = field(default_factory=list)
     imports: list[tuple[str, str, int]] = field(default_factory=list)
-    refs: set[tuple[str, int]] = field(default_factory=set)
+    refs: set[tuple[str, int, str, str]] = field(default_factory=set)  # (name, line, kind, receiver)
 
 
 def language_of(path: str) -> str | None:
@@ -148,8 +145,9 @@ def extract(path: str, data: bytes) -> Facts:
 def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     """Symbols, imports and references of one tree, from a single pass of one combined query.
 
-    One `matches` walk over the tree serves definitions, imports and identifiers alike: walking
-    it once per query cost about twice as much (measured on the synthetic benchmark repository).
+    One `matches` walk over the tree serves definitions, imports, identifiers and the context
+    that gives each reference its kind: walking it once per query cost about twice as much
+    (measured on the synthetic benchmark repository).
     """
     from tree_sitter import QueryCursor
 
@@ -158,13 +156,36 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     name_starts: set[int] = set()
     found: list[tuple[Any, Any, str]] = []
     refs: list[Any] = []
+    contexts: list[tuple[int, int, str]] = []  # (start, end, kind): every identifier inside has that kind
+    direct: dict[int, tuple[str, Any, int]] = {}  # identifier start -> (call | attribute, receiver node, rank)
+    bindings: list[tuple[int, str, str]] = []  # (position, variable, class name)
     for pattern, captures in QueryCursor(query).matches(root):
         role = roles[pattern]
         if role == "ref":
             refs.append(captures["ref"][0])
             continue
         if role == "import":
-            facts.imports.extend(_import_rows(language, captures))
+            rows = _import_rows(language, captures)
+            facts.imports.extend(rows)
+            if rows:
+                node = captures["import"][0]
+                contexts.append((node.start_byte, node.end_byte, "import"))
+            continue
+        if role.startswith("ctx."):
+            node = captures[role][0]
+            contexts.append((node.start_byte, node.end_byte, role[4:]))
+            continue
+        if role == "call" or role == "attr":
+            node = captures[role][0]
+            receiver = captures["recv"][0] if "recv" in captures else None
+            rank = (2 if role == "call" else 0) + (receiver is not None)
+            previous = direct.get(node.start_byte)
+            if previous is None or rank > previous[2]:  # a call beats a member read; a known receiver, none
+                direct[node.start_byte] = ("call" if role == "call" else "attribute", receiver, rank)
+            continue
+        if role == "bind":
+            var, type_ = captures["bind.var"][0], captures["bind.type"][0]
+            bindings.append((var.start_byte, _text(var), _text(type_).rsplit(".", 1)[-1]))
             continue
         if "name" not in captures:
             continue
@@ -199,12 +220,84 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
                 _doc(language, node),
             )
         )
-    for node in refs:
+    scopes = sorted((n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS)
+    kinds = _context_kinds([n.start_byte for n in refs], contexts)
+    for node, kind in zip(refs, kinds, strict=True):
         if node.start_byte in name_starts:
             continue
         text = node.text.decode("utf-8", "replace")
-        if text not in _IGNORED_NAMES:
-            facts.refs.add((text, node.start_point.row + 1))
+        if text in _IGNORED_NAMES:
+            continue
+        receiver = ""
+        if kind is None:
+            hit = direct.get(node.start_byte)
+            if hit is not None:
+                kind = hit[0]
+                receiver = _receiver(hit[1], scopes, bindings, node.start_byte)
+            else:
+                kind = "type" if node.type in grammars.TYPE_NODES else "other"
+        facts.refs.add((text, node.start_point.row + 1, kind, receiver))
+
+
+_SCOPE_KINDS = frozenset({"function", "method"})
+_KIND_ORDER = {"import": 0, "decorator": 1, "inherits": 2, "type": 3}
+
+
+def _context_kinds(starts: list[int], contexts: list[tuple[int, int, str]]) -> list[str | None]:
+    """For each identifier start (in any order), the strongest context kind enclosing it, or None."""
+    if not contexts:
+        return [None] * len(starts)
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    spans = sorted(contexts)
+    out: list[str | None] = [None] * len(starts)
+    open_: list[tuple[int, int, str]] = []
+    nxt = 0
+    for i in order:
+        at = starts[i]
+        while nxt < len(spans) and spans[nxt][0] <= at:
+            open_.append(spans[nxt])
+            nxt += 1
+        open_ = [c for c in open_ if c[1] > at]
+        if open_:
+            out[i] = min(open_, key=lambda c: _KIND_ORDER.get(c[2], 9))[2]
+    return out
+
+
+def _receiver(node: Any, scopes: list[tuple[int, int]], bindings: list[tuple[int, str, str]], at: int) -> str:
+    """What a call's or member's receiver is known to be.
+
+    `""` no receiver (a bare name); `"self"` the enclosing class (`self`, `cls`, `this`); a class
+    name when the receiver is a variable built by its constructor or annotated as it in the same
+    scope; `"?name"` for any other plain name (a class, a module or package, or a variable of
+    unknown type: the resolver decides with the file's imports); `"?"` for anything else.
+    """
+    if node is None:
+        return ""
+    text = _text(node)
+    if text in grammars.RECEIVER_SELF:
+        return "self"
+    if not text.replace("_", "a").replace("$", "a").isalnum():
+        return "?"
+    scope = _innermost(scopes, at)
+    best = None
+    for position, var, type_ in bindings:
+        if var == text and position < at and _innermost(scopes, position) == scope:
+            best = type_
+    return best if best is not None else "?" + text
+
+
+def _innermost(scopes: list[tuple[int, int]], at: int) -> tuple[int, int] | None:
+    best = None
+    for start, end in scopes:
+        if start > at:
+            break
+        if end > at:
+            best = (start, end)
+    return best
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")
 
 
 def _scope(node: Any, by_node: dict[tuple[int, int], tuple[str, str]]) -> list[tuple[str, str]]:
@@ -372,7 +465,7 @@ def _query(language: str) -> tuple[Any, list[str]]:
     source = "\n".join(
         (
             _tags_source(language),
-            _EXTRA_DEFINITIONS.get(language, ""),
+            grammars.EXTRA.get(language, ""),
             _IMPORT_QUERIES.get(language, _IMPORT_QUERIES["javascript"]),
             "[" + " ".join(f"({t})" for t in _IDENTIFIERS[language]) + "] @ref",
         )
@@ -384,8 +477,10 @@ def _query(language: str) -> tuple[Any, list[str]]:
         # The pattern's own text names its captures (py-tree-sitter cannot report a zero quantifier).
         text = data[query.start_byte_for_pattern(pattern) : query.end_byte_for_pattern(pattern)].decode()
         used = _CAPTURE.findall(text)
-        role = next((n for n in used if n.startswith("definition.")), None)
-        role = role or ("import" if "import" in used else "ref" if "ref" in used else "skip")
+        role = next((n for n in used if n.startswith(("definition.", "ctx."))), None)
+        if role is None:
+            role = next((r for r in ("import", "bind.var", "call", "attr", "ref") if r in used), "skip")
+            role = "bind" if role == "bind.var" else role
         if role == "skip":
             query.disable_pattern(pattern)
         roles.append(role)

@@ -61,7 +61,7 @@ def test_javascript_functions_classes_requires_and_doc_comments():
         "arrow": ("function", None),
     }
     assert facts.imports == [("./lib", "", 5)]
-    assert ("helper", 2) in facts.refs
+    assert ("helper", 2, "call", "") in facts.refs
 
 
 def test_typescript_and_tsx_need_the_javascript_tags_too():
