@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from services.repo import grammars
+from services.repo import grammars, languages
 
 __all__ = ["CODE_LANGUAGES", "Facts", "extract", "language_of"]
 
@@ -38,8 +38,6 @@ _BY_EXTENSION = {
     ".rst": "text",
     ".txt": "text",
     ".sql": "sql",
-    ".sh": "shell",
-    ".bash": "shell",
     ".zsh": "shell",
     ".toml": "config",
     ".yaml": "config",
@@ -60,7 +58,10 @@ _BY_NAME = {
     ".zprofile": "shell",
     ".envrc": "shell",
 }
-CODE_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"})
+_BY_EXTENSION.update(languages.EXTENSIONS)
+CODE_LANGUAGES = (
+    frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"}) | languages.PACK_LANGUAGES
+)
 TEXT_LANGUAGES = frozenset({"markdown", "text", "sql", "shell", "config"})
 
 _IDENTIFIERS = {
@@ -71,11 +72,19 @@ _IDENTIFIERS = {
     "go": ("identifier", "field_identifier", "type_identifier", "package_identifier"),
     "rust": ("identifier", "field_identifier", "type_identifier"),
     "java": ("identifier", "type_identifier"),
+    **languages.IDENTIFIERS,
 }
 _IGNORED_NAMES = frozenset({"self", "cls", "this", "super", "_", "None", "True", "False", "nil", "null"})
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
 _WRAPPERS = frozenset(
-    {"export_statement", "decorated_definition", "lexical_declaration", "variable_declaration", "type_declaration"}
+    {
+        "export_statement",
+        "decorated_definition",
+        "lexical_declaration",
+        "variable_declaration",
+        "type_declaration",
+        "type_definition",
+    }
 )
 _DOC_WRAPPERS = _WRAPPERS | {"variable_declarator"}
 _QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|'''|\"|')|(?:\"\"\"|'''|\"|')$")
@@ -193,19 +202,28 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
         node = captures[role][0]
         name_node = captures["name"][0]
         key = (node.start_byte, node.end_byte)
-        if key in seen:  # one node matched by two patterns (a Rust method is also a function)
-            if kind == "method":
+        if key in seen:  # one node matched by two patterns: keep the more specific kind
+            # (a Rust method is also a function; a Kotlin interface is also a class declaration)
+            earlier = found[seen[key]][2]
+            if kind == "method" or (earlier in ("class", "function") and kind not in ("class", "function")):
                 found[seen[key]] = (node, name_node, kind)
             continue
         seen[key] = len(found)
         found.append((node, name_node, kind))
         name_starts.add(name_node.start_byte)
-    by_node = {(n.start_byte, n.end_byte): (nm.text.decode("utf-8", "replace"), k) for n, nm, k in found}
+    by_node = {(n.start_byte, n.end_byte, n.type): (nm.text.decode("utf-8", "replace"), k) for n, nm, k in found}
     for node, name_node, kind in sorted(found, key=lambda f: (f[0].start_byte, -f[0].end_byte)):
         name = name_node.text.decode("utf-8", "replace")
         scope = _scope(node, by_node)
+        owner = name_node.parent
+        if owner is not None and owner.type in languages.NAME_OWNERS:  # `Store::save`, `function M.add`
+            target = owner.child_by_field_name(languages.NAME_OWNERS[owner.type])
+            if target is not None:
+                scope = [*scope, (_text(target).replace("::", "."), "class")]
         if kind == "function" and scope and _is_class_like(scope[-1][1]):
-            kind = "method"
+            kind = "function" if owner is not None and owner.type == "dot_index_expression" else "method"
+        elif kind == "method" and not scope:  # a Ruby `def` at the top level
+            kind = "function"
         parent = ".".join(n for n, _ in scope) or None
         qualified = f"{parent}.{name}" if parent else name
         facts.symbols.append(
@@ -226,7 +244,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
         if node.start_byte in name_starts:
             continue
         text = node.text.decode("utf-8", "replace")
-        if text in _IGNORED_NAMES:
+        if text in _IGNORED_NAMES or kind == "skip":
             continue
         receiver = ""
         if kind is None:
@@ -240,7 +258,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
 
 
 _SCOPE_KINDS = frozenset({"function", "method"})
-_KIND_ORDER = {"import": 0, "decorator": 1, "inherits": 2, "type": 3}
+_KIND_ORDER = {"skip": -1, "import": 0, "decorator": 1, "inherits": 2, "type": 3}
 
 
 def _context_kinds(starts: list[int], contexts: list[tuple[int, int, str]]) -> list[str | None]:
@@ -276,6 +294,9 @@ def _receiver(node: Any, scopes: list[tuple[int, int]], bindings: list[tuple[int
     text = _text(node)
     if text in grammars.RECEIVER_SELF:
         return "self"
+    if "::" in text or "\\" in text:  # `Shop::Store.open`, `App\\Store::make()`: the last segment names it
+        last = re.split(r"::|\\", text)[-1]
+        return "?" + last if last[:1].isupper() else "?"
     if not text.replace("_", "a").replace("$", "a").isalnum():
         return "?"
     scope = _innermost(scopes, at)
@@ -300,12 +321,12 @@ def _text(node: Any) -> str:
     return node.text.decode("utf-8", "replace")
 
 
-def _scope(node: Any, by_node: dict[tuple[int, int], tuple[str, str]]) -> list[tuple[str, str]]:
+def _scope(node: Any, by_node: dict[tuple[int, int, str], tuple[str, str]]) -> list[tuple[str, str]]:
     """The names (and kinds) of the definitions enclosing `node`, outermost first; Rust impls count."""
     chain = []
     current = node.parent
     while current is not None:
-        hit = by_node.get((current.start_byte, current.end_byte))
+        hit = by_node.get((current.start_byte, current.end_byte, current.type))
         same_span = current.start_byte == node.start_byte and current.end_byte == node.end_byte
         if hit is not None and not same_span and current.type not in _WRAPPERS:
             chain.append(hit)
@@ -322,8 +343,13 @@ def _scope(node: Any, by_node: dict[tuple[int, int], tuple[str, str]]) -> list[t
     return list(reversed(chain))
 
 
+_CLASS_LIKE = frozenset(
+    {"class", "interface", "module", "type", "struct", "enum", "object", "trait", "protocol", "extension", "record"}
+)
+
+
 def _is_class_like(kind: str) -> bool:
-    return kind in {"class", "interface", "module", "type"}
+    return kind in _CLASS_LIKE
 
 
 def _signature(node: Any, data: bytes) -> str:
@@ -354,6 +380,11 @@ def _doc(language: str, node: Any) -> str | None:
     while anchor.parent is not None and anchor.parent.type in _DOC_WRAPPERS:
         anchor = anchor.parent
     comment = anchor.prev_named_sibling
+    if comment is None and anchor.parent is not None:  # Ruby: a comment before a body's first statement
+        comment = anchor.parent.prev_named_sibling
+    if comment is not None and comment.type not in _COMMENTS and comment.named_child_count:
+        last = comment.named_child(comment.named_child_count - 1)  # Kotlin: the package header holds it
+        comment = last if last.type in _COMMENTS else comment
     if comment is None or comment.type not in _COMMENTS or comment.end_point[0] < anchor.start_point[0] - 1:
         return None
     while True:  # climb to the first line of a run of `//` comments
@@ -366,7 +397,7 @@ def _doc(language: str, node: Any) -> str | None:
 
 def _first_line(text: str) -> str | None:
     for line in text.splitlines():
-        cleaned = line.strip().lstrip("/*!#").strip().rstrip("*/").strip()
+        cleaned = line.strip().lstrip("/*!#").removeprefix("--").strip().rstrip("*/").strip()
         if cleaned:
             return cleaned[:200]
     return None
@@ -378,6 +409,8 @@ def _import_rows(language: str, captures: dict[str, list[Any]]) -> list[tuple[st
 
     if "import" not in captures:
         return []
+    if language in languages.PACK_LANGUAGES:
+        return languages.import_rows(language, captures)
     node = captures["import"][0]
     line = node.start_point[0] + 1
     if language == "python":
@@ -462,11 +495,14 @@ def _query(language: str) -> tuple[Any, list[str]]:
     """
     from tree_sitter import Query
 
+    parts = (languages.QUERIES[language],) if language in languages.PACK_LANGUAGES else (_tags_source(language),)
     source = "\n".join(
         (
-            _tags_source(language),
+            *parts,
             grammars.EXTRA.get(language, ""),
-            _IMPORT_QUERIES.get(language, _IMPORT_QUERIES["javascript"]),
+            ""
+            if language in languages.PACK_LANGUAGES
+            else _IMPORT_QUERIES.get(language, _IMPORT_QUERIES["javascript"]),
             "[" + " ".join(f"({t})" for t in _IDENTIFIERS[language]) + "] @ref",
         )
     )
@@ -503,6 +539,10 @@ def _read_tags(package: str) -> str:
 def _language(language: str) -> Any:
     from tree_sitter import Language
 
+    if language in languages.PACK_LANGUAGES:  # compiled grammars bundled in the wheel, no download
+        from tree_sitter_language_pack import get_language
+
+        return get_language(language)  # type: ignore[arg-type]  # a name the pack lists
     if language in ("typescript", "tsx"):
         module = importlib.import_module("tree_sitter_typescript")
         return Language(module.language_typescript() if language == "typescript" else module.language_tsx())

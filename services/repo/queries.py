@@ -109,6 +109,7 @@ _FAMILIES = {
 }
 
 
+_MEMBER_KINDS = frozenset({"method", "field", "property"})
 # Languages where a bare call inside a class calls the class's own method.
 _IMPLICIT_SELF = frozenset({"java", "csharp", "cpp", "kotlin", "scala", "swift", "ruby"})
 
@@ -289,9 +290,9 @@ class _Resolver:
         """Same file, then an import, then the only one; several candidates in one file stay ambiguous."""
         if members_only:
             defs = [d for d in defs if d.parent] or defs
+        else:  # a bare name reaches a function, not another class's method (Swift `open()` beside `Cache.open`)
+            defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or defs
         local = [d for d in defs if d.path == row.path]
-        if not members_only and len(local) > 1:  # a bare name is not a method (`load()` beside `Store.load`)
-            local = [d for d in local if d.kind not in ("method", "field", "property")] or local
         if local:
             if len(local) == 1 or len({d.qualified for d in local}) == 1:
                 return "same-file", local[0]

@@ -367,6 +367,16 @@ class RepoStore:
             )
         )
 
+    def namespace_files(self) -> dict[str, list[str]]:
+        """C# namespaces and the files that declare them (`using` resolves through these)."""
+        out: dict[str, list[str]] = {}
+        for path, name in self.db.execute(
+            "SELECT f.path, s.qualified FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash "
+            "WHERE s.kind = 'namespace' AND f.language = 'csharp' ORDER BY s.qualified, f.path"
+        ):
+            out.setdefault(name, []).append(path)
+        return out
+
     def update_edges(self, edges: Iterable[tuple[str, str, str, str]]) -> None:
         """Make the import edges exactly `edges`, touching only the rows that differ."""
         wanted = set(edges)

@@ -143,8 +143,8 @@ def test_text_files_are_indexed_as_text_and_unknown_code_as_unparsed():
     assert markdown.status == "text"
     assert [(s[0], s[3]) for s in markdown.symbols] == [("Guide", None), ("Install", "Guide")]
     assert extract("schema.sql", b"CREATE TABLE t (x);\n").status == "text"
-    ruby = extract("app.rb", b"def hello; end\n")
-    assert (ruby.status, ruby.symbols) == ("unparsed", [])
+    fortran = extract("app.f90", b"program hello\nend program hello\n")
+    assert (fortran.status, fortran.symbols) == ("unparsed", [])
 
 
 def test_broken_source_still_yields_what_parses():
