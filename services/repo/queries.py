@@ -30,7 +30,7 @@ from services.repo.models import (
 from services.repo.store import DefinitionRow, FileRow, ReferenceRow, RepoStore, SymbolRow
 from services.repo.text import fts_query, query_words, split_terms
 
-__all__ = ["callers", "decisions", "indexed_file", "search", "symbols", "to_symbol"]
+__all__ = ["callers", "decisions", "decode_cursor", "encode_cursor", "indexed_file", "search", "symbols", "to_symbol"]
 
 SEARCH_BUDGET = 8 * 1024
 CALLERS_BUDGET = 8 * 1024
@@ -150,7 +150,7 @@ def callers(
     else:
         defs = every
     resolver = _Resolver(store, member, every, defs if owner else None)
-    offset = _decode_cursor(cursor)
+    offset = decode_cursor(cursor)
     kinds = store.reference_kinds(member)
     if owner:  # narrowing needs every reference resolved
         refs = [r for r in (resolver.reference(row) for row in store.references(member, kind=kind)) if r is not None]
@@ -169,7 +169,7 @@ def callers(
         references=page,
         total=total,
         truncated=more,
-        next_cursor=_encode_cursor(offset + len(page)) if more else None,
+        next_cursor=encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
 
@@ -378,7 +378,7 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
     match = fts_query(query)
     if match is None:
         raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
-    offset = _decode_cursor(cursor)
+    offset = decode_cursor(cursor)
     words = query_words(query)
     # BM25 alone lets one frequent word outrank a symbol that has every word; rerank the best
     # candidates by how many query words their name and path hold, then by BM25.
@@ -409,7 +409,7 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
         query=query,
         results=hits,
         truncated=more,
-        next_cursor=_encode_cursor(offset + len(hits)) if more else None,
+        next_cursor=encode_cursor(offset + len(hits)) if more else None,
         freshness=freshness,
     )
 
@@ -439,7 +439,7 @@ def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, f
     match = fts_query(query)
     if match is None:
         raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
-    offset = _decode_cursor(cursor)
+    offset = decode_cursor(cursor)
     rows = store.search_decisions(match, limit=limit + 1, offset=offset)
     notes = [
         Decision(sha=sha, committed_at=_iso(when), subject=subject, body=body[:600])
@@ -450,7 +450,7 @@ def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, f
         query=query,
         decisions=notes,
         truncated=more,
-        next_cursor=_encode_cursor(offset + limit) if more else None,
+        next_cursor=encode_cursor(offset + limit) if more else None,
         freshness=freshness,
     )
 
@@ -461,11 +461,11 @@ def _iso(epoch: int) -> str:
     return clock.iso_utc(datetime.fromtimestamp(epoch, UTC))
 
 
-def _encode_cursor(offset: int) -> str:
+def encode_cursor(offset: int) -> str:
     return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: str | None) -> int:
+def decode_cursor(cursor: str | None) -> int:
     if not cursor:
         return 0
     try:
