@@ -106,7 +106,9 @@ async def symbols(inp: SymbolsInput, ctx: ToolContext) -> SymbolsOutput:
 
 async def callers(inp: CallersInput, ctx: ToolContext) -> CallersOutput:
     def work(_root: Path, store: RepoStore) -> CallersOutput:
-        return queries.callers(store, inp.name, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
+        return queries.callers(
+            store, inp.name, kind=inp.kind, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING
+        )
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 
