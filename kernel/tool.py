@@ -27,7 +27,12 @@ CONTEXT_BUDGET = 12 * 1024
 
 @dataclass(frozen=True)
 class Annotations:
-    """MCP tool annotations, in Pallium's words. Defaults describe a read-only, repeatable lookup."""
+    """MCP tool annotations, in Pallium's words. Defaults describe a read-only, repeatable lookup.
+
+    `read_only` means the tool changes nothing of the user's environment: writing only Pallium's
+    own caches and indexes (the repository index, the sessions index) still counts as read-only,
+    so clients that run read-only tools in parallel run these too.
+    """
 
     read_only: bool = True
     destructive: bool = False

@@ -102,15 +102,17 @@ def build_server(
 
 
 def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any) -> Any:
+    """The listing of one tool. The summary is its title once (not again in the annotations)."""
+    from pallium_mcp import schema
+
     a = tool.annotations
     return mcp_tool(
         name=tool.name,
         title=tool.summary,
         description=tool.description,
-        input_schema=tool.input.model_json_schema(),
-        output_schema=tool.output.model_json_schema(),
+        input_schema=schema.input_schema(tool.input.model_json_schema()),
+        output_schema=schema.output_schema(tool.output.model_json_schema()),
         annotations=tool_annotations(
-            title=tool.summary,
             read_only_hint=a.read_only,
             destructive_hint=a.destructive,
             idempotent_hint=a.idempotent,

@@ -269,7 +269,7 @@ def _cursor(cursor: str | None) -> int:
 
 
 _READS = Annotations(read_only=True, idempotent=True)
-_INDEXES = Annotations(read_only=False, idempotent=True)
+_INDEXES = Annotations(read_only=True, idempotent=True)  # writes only Pallium's sessions index
 _DELETES = Annotations(read_only=False, destructive=True, idempotent=True)
 
 

@@ -57,7 +57,7 @@ def test_stdio_answers_initialize_at_2025_06_18_then_lists_and_calls(git_repo: P
         proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
         listed = _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
         names = {t["name"] for t in listed["result"]["tools"]}
-        assert {"pallium_changed_now", "pallium_version", "pallium_doctor"} <= names
+        assert {"pallium_changed_now", "pallium_explain", "pallium_doctor"} <= names
         called = _rpc(
             proc,
             {
