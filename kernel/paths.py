@@ -96,7 +96,11 @@ def confine(repo_root: Path, user_path: str, *, base: Path | None = None) -> Pat
         start = root
     candidate = Path(user_path).expanduser()
     if not candidate.is_absolute():
+        # From a subfolder, a path may be relative to it or to the root (as `git diff` prints it).
+        from_root = root / candidate
         candidate = start / candidate
+        if start != root and not os.path.lexists(candidate) and os.path.lexists(from_root):
+            candidate = from_root
     resolved = candidate.resolve()
     if not _is_within(resolved, root):
         raise PalliumError(

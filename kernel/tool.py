@@ -51,6 +51,9 @@ class Tool:
     preview and `level` is needed to act. `render` gives the short human form; `exit_code` lets a tool whose
     answer is a verdict (doctor) fail the CLI process without raising.
 
+    `usage_exit` is the CLI's exit status for bad input: 2 as everywhere, except where the tool's own
+    statuses already use 2 (`loop tick`'s no_op), so a misspelt command line never reads as a state.
+
     `budget` is the most bytes the answer's JSON may take (None: unbounded, which the description
     must say); the dispatcher enforces it on the finished answer, freshness included, by calling
     `trim(out, inp, budget)`, the tool's own way of cutting its answer (a page ends earlier and its
@@ -71,6 +74,7 @@ class Tool:
     escalation: tuple[str, Authority] | None = None
     render: Callable[[Any], str] | None = None
     exit_code: Callable[[Any], int] | None = None
+    usage_exit: int = 2
     budget: int | None = SEARCH_BUDGET
     trim: Callable[[Any, Any, int], Any] | None = None
     unbounded_by: str | None = None

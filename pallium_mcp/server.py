@@ -67,14 +67,16 @@ def build_server(
             self._listed = [
                 _describe(t, MCPTool, ToolAnnotations) for t in served if authority.allows(ceiling, t.authority)
             ]
-            self._lowlevel_server.get_tool_input_schema = self._input_schema
+            _install_input_schema_lookup(self, self._input_schema)
 
         async def list_tools(self) -> list[MCPTool]:
             return list(self._listed)
 
         def _input_schema(self, name: str) -> dict[str, Any] | None:
+            from pallium_mcp import schema
+
             tool = self.served.get(name)
-            return None if tool is None else tool.input.model_json_schema()
+            return None if tool is None else schema.input_schema(tool.input.model_json_schema())
 
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
             progress = _McpProgress(context) if context is not None else Progress()
@@ -99,6 +101,21 @@ def build_server(
             )
 
     return PalliumServer()
+
+
+# The SDK (mcp 2.3) has no public way to tell MCPServer where a tool's input schema is: its
+# lowlevel Server takes `get_tool_input_schema` (used to check Mcp-Param-* headers on streamable
+# HTTP before dispatch) and MCPServer fills it from its own tool manager, which does not hold
+# Pallium's tools. pyproject.toml pins the range this was checked against, and
+# tests/pallium_mcp/test_sdk_contract.py fails, naming this, when an upgrade moves it.
+def _install_input_schema_lookup(server: Any, lookup: Any) -> None:
+    lowlevel = getattr(server, "_lowlevel_server", None)
+    if lowlevel is None or not hasattr(lowlevel, "get_tool_input_schema"):
+        raise RuntimeError(
+            "this mcp SDK has no MCPServer._lowlevel_server.get_tool_input_schema; Pallium supports the range "
+            "pinned in pyproject.toml (see pallium_mcp/server.py::_install_input_schema_lookup)"
+        )
+    lowlevel.get_tool_input_schema = lookup
 
 
 def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any) -> Any:
