@@ -19,6 +19,7 @@ __all__ = ["DEFAULT_TOOLS", "DEFAULT_TOOLSETS", "TOOL_MODULES", "all_tools", "mo
 TOOL_MODULES: tuple[str, ...] = (
     "pallium_mcp.system",
     "services.repo.tools",
+    "services.repo.facts",
     "services.workflows.tools",
     "services.workflows.library_tools",
     "services.workflows.inspect_tools",
@@ -26,6 +27,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.workflows.decisions",
     "services.sessions.tools",
     "services.loops.tools",
+    "services.knowledge.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns call, not every tool, since a
