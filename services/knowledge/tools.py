@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from kernel.context import ToolContext
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.knowledge import build as _build
 from services.knowledge import context as _context
 from services.knowledge import reading, render
@@ -122,6 +122,8 @@ TOOLS = (
         toolset="knowledge",
         annotations=_WRITES_CACHE,
         render=render.map_text,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
     ),
     Tool(
         cli="knowledge build",
@@ -160,6 +162,7 @@ TOOLS = (
         annotations=_READS,
         positional=("query",),
         render=render.search_text,
+        unbounded_by="full",
     ),
     Tool(
         cli="knowledge get",
@@ -177,6 +180,7 @@ TOOLS = (
         annotations=_READS,
         positional=("slug",),
         render=render.get_text,
+        unbounded_by="full",
     ),
     Tool(
         cli="knowledge context",
@@ -196,5 +200,7 @@ TOOLS = (
         annotations=_WRITES_CACHE,
         positional=("task",),
         render=render.context_text,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
     ),
 )

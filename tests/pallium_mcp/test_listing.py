@@ -30,6 +30,7 @@ CACHE_WRITERS = {
     "pallium_changed_now",
     "pallium_index",
     "pallium_sessions_sync",
+    "pallium_facts",
 }
 
 
