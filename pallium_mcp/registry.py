@@ -37,13 +37,10 @@ TOOL_MODULES: tuple[str, ...] = (
 DEFAULT_TOOLSETS: tuple[str, ...] = ("route",)
 DEFAULT_TOOLS: frozenset[str] = frozenset(
     {
-        "pallium_doctor",
         "pallium_changed_now",
         "pallium_explain",
         "pallium_search",
         "pallium_callers",
-        "pallium_symbols",
-        "pallium_decisions",
         "pallium_handoff",
         "pallium_start",
         "pallium_workflow_status",
@@ -53,6 +50,9 @@ DEFAULT_TOOLS: frozenset[str] = frozenset(
         "pallium_sessions_search",
         "pallium_sessions_read",
         "pallium_sessions_show",
+        "pallium_knowledge_context",
+        "pallium_knowledge_search",
+        "pallium_knowledge_get",
     }
 )
 

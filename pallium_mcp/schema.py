@@ -19,8 +19,24 @@ _NAMED = frozenset({"properties", "$defs", "patternProperties"})  # their keys a
 
 
 def input_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema` without generated titles, with `type: [T, "null"]` for optional simple fields."""
-    return _compact(schema, keep_descriptions=True)
+    """`schema` without generated titles; an optional field whose default is null is published as its type.
+
+    Leaving such a field out is how an agent says "the default"; the dispatcher still accepts an
+    explicit null, but the model is not shown a second way to say nothing.
+    """
+    compact = _compact(schema, keep_descriptions=True)
+    required = set(compact.get("required", []))
+    original = schema.get("properties", {})
+    for name, spec in compact.get("properties", {}).items():
+        if name in required or original.get(name, {}).get("default", "unset") is not None:
+            continue
+        kinds = spec.get("type")
+        if isinstance(kinds, list) and "null" in kinds:
+            rest = [k for k in kinds if k != "null"]
+            spec["type"] = rest[0] if len(rest) == 1 else rest
+        elif isinstance(spec.get("enum"), list) and None in spec["enum"]:
+            spec["enum"] = [v for v in spec["enum"] if v is not None]
+    return compact
 
 
 def output_schema(schema: dict[str, Any]) -> dict[str, Any]:

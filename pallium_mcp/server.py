@@ -51,7 +51,8 @@ def build_server(
 
     from pallium_mcp.registry import all_tools, select_toolsets
 
-    served = select_toolsets(all_tools() if tools is None else tools, toolsets)
+    known = all_tools() if tools is None else tools
+    served = select_toolsets(known, toolsets)
     dispatch.register(served)
 
     class PalliumServer(MCPServer):
@@ -64,9 +65,10 @@ def build_server(
             self.ceiling = ceiling
             self.cwd = cwd or Path.cwd()
             self.served: dict[str, Tool] = {t.name: t for t in served}
-            self._listed = [
-                _describe(t, MCPTool, ToolAnnotations) for t in served if authority.allows(ceiling, t.authority)
-            ]
+            listed = [t for t in served if authority.allows(ceiling, t.authority)]
+            toolset_of = {t.name: t.toolset for t in known}
+            shown = {t.name for t in listed}
+            self._listed = [_describe(t, MCPTool, ToolAnnotations, toolset_of, shown) for t in listed]
             _install_input_schema_lookup(self, self._input_schema)
 
         async def list_tools(self) -> list[MCPTool]:
@@ -118,7 +120,7 @@ def _install_input_schema_lookup(server: Any, lookup: Any) -> None:
     lowlevel.get_tool_input_schema = lookup
 
 
-def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any) -> Any:
+def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any, toolset_of: dict[str, str], shown: set[str]) -> Any:
     """The listing of one tool. The summary is its title once (not again in the annotations)."""
     from pallium_mcp import schema
 
@@ -126,7 +128,7 @@ def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any) -> Any:
     return mcp_tool(
         name=tool.name,
         title=tool.summary,
-        description=tool.description,
+        description=with_toolsets(tool.description, toolset_of, shown),
         input_schema=schema.input_schema(tool.input.model_json_schema()),
         output_schema=schema.output_schema(tool.output.model_json_schema()),
         annotations=tool_annotations(
@@ -136,6 +138,23 @@ def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any) -> Any:
             open_world_hint=a.open_world,
         ),
     )
+
+
+def with_toolsets(description: str, toolset_of: dict[str, str], shown: set[str]) -> str:
+    """`description` with each tool it names that this server does not list followed by its toolset.
+
+    An agent told to use `pallium_workflow_run` on a server serving the default toolset learns
+    where that tool lives (`--toolsets workflows`) instead of looking for a tool it does not have.
+    """
+    import re
+
+    def name(match: re.Match[str]) -> str:
+        tool = match.group(0)
+        if tool in shown or tool not in toolset_of:
+            return tool
+        return f"{tool} (toolset {toolset_of[tool]})"
+
+    return re.sub(r"\bpallium_[a-z_]+[a-z]", name, description)
 
 
 class _McpProgress(Progress):
