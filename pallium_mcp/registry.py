@@ -26,6 +26,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.workflows.decisions",
     "services.sessions.tools",
     "services.loops.tools",
+    "services.route.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.

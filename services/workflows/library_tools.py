@@ -309,6 +309,7 @@ TOOLS = (
                 "implement pagination for the users endpoint",
                 "fix the failing tests",
                 "review my changes for bugs",
+                "review the diff for bugs and report what you find",
                 "refactor the payment module",
                 "add a retry to the http client",
                 "research how authentication works and report back",
