@@ -75,6 +75,8 @@ SAMPLE_CALLS = {
     "pallium_loop_list": {},
     "pallium_loop_stop": {"name": "sample-loop"},
     "pallium_loop_reset": {"name": "sample-loop"},
+    "pallium_route": {"task": "who calls main"},
+    "pallium_route_capabilities": {},
 }
 # Files some sample calls need in the repository before they run.
 SAMPLE_FILES = {
