@@ -41,6 +41,7 @@ ArgumentSource = Literal[
     "run_id",  # a workflow run id, or "the last run", checked against the store
     "loop_name",  # an existing loop's name
     "name",  # a name: quoted, or the word after "called", "named", "gate", "template"
+    "gate",  # a gate's name as for "name", else the one gate the chosen run waits on
     "session_id",  # a session id, checked against session memory
     "age",  # "3h", "2 days", "a few minutes" as a duration like `3h`
     "test_command",  # a command in backticks, or a known test runner's line (`pytest -q`)

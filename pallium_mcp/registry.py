@@ -27,6 +27,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.sessions.tools",
     "services.loops.tools",
     "services.route.tools",
+    "services.adoption.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.

@@ -12,6 +12,7 @@ from kernel.tool import Tool
 __all__ = ["manifest_of", "markdown_of", "render_manifest"]
 
 DOCS_PATH = Path(__file__).resolve().parent.parent / "docs" / "tools.md"
+GUIDE_PATH = Path(__file__).resolve().parent.parent / "services" / "adoption" / "PALLIUM.md"
 
 
 def manifest_of(tools: list[Tool], module_of: dict[str, str]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ _GENERIC_FACTOR = 0.35
 _LEAD_BONUS = 0.08
 _EXAMPLE_WEIGHT = 0.6
 _NO_OBJECT_PENALTY = 0.1
-_OBJECT_CUES = {
+OBJECT_CUES = {
     "run": frozenset({"run", "workflow", "<run>", "gate", "approv", "reject", "apply", "revert", "resum"}),
     "loop": frozenset({"loop", "tick"}),
 }
@@ -115,7 +115,7 @@ class Catalog:
             named = cap.name_terms & task
             name = sum(self.weight(t) for t in named) / (sum(self.weight(t) for t in cap.name_terms) or 1.0)
             score = 0.5 * best + 0.3 * bag + 0.2 * name + (_LEAD_BONUS if lead in cap.name_terms else 0.0)
-            for need, cues in _OBJECT_CUES.items():  # a run's or a loop's tool, for a task naming neither
+            for need, cues in OBJECT_CUES.items():  # a run's or a loop's tool, for a task naming neither
                 if need in cap.needs and not task & cues:
                     score -= _NO_OBJECT_PENALTY
             scored.append(Scored(cap, score, tuple(sorted(matched)), best_text))

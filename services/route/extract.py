@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from services.route.lexicon import STOPWORDS
 
-__all__ = ["Found", "find"]
+__all__ = ["Found", "find", "is_identifier"]
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|`([^`]+)`|(?<![A-Za-z0-9])'([^']+)'(?![A-Za-z0-9])")
 _RUN_ID = re.compile(r"\bwf-\d{8}-\d{6}-[0-9a-f]{6}\b|\bwf-[0-9][0-9a-f-]{3,}\b", re.IGNORECASE)
@@ -57,6 +57,50 @@ _BARE_REF = re.compile(r"\b((?:origin|upstream)/[\w./-]+|HEAD~\d+)\b")
 _NAME_AFTER = re.compile(  # a lookahead, so "loop called x" yields "called" and then "x"
     r"(?=\b(?:called|named|name it|as|gate|template|workflow|loop)\s+[\"'`“]?([A-Za-z0-9][\w.-]*))", re.IGNORECASE
 )
+_GATE = re.compile(r"(?=\b([A-Za-z0-9][\w.-]*)\s+gates?\b|\bgate\s+[\"'`“]?([A-Za-z0-9][\w.-]*))", re.IGNORECASE)
+_NOT_GATES = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "its",
+        "his",
+        "her",
+        "our",
+        "my",
+        "human",
+        "waiting",
+        "pending",
+        "open",
+        "of",
+        "for",
+        "on",
+        "is",
+        "to",
+        "so",
+        "and",
+        "it",
+        "in",
+        "reject",
+        "approve",
+        "deny",
+        "list",
+        "show",
+        "which",
+        "what",
+    }
+)
+# A plain word is a symbol only where the sentence says so: "who calls main", "callers of run", "is x used".
+_SYMBOL_AFTER = re.compile(
+    r"\b(?:cal+s?|call(?:ed|ing)?|invokes?|invoking|uses?|using|references?|referencing|callers of|usages? of|"
+    r"users of|references to|rename|renaming|depends on|definition of|defined)\s+(?:the\s+)?"
+    r"(?:(?:function|method|class|symbol|variable|constant|type)\s+)?[`'\"]?([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)",
+    re.IGNORECASE,
+)
+_SYMBOL_USED = re.compile(r"\b(?:is|are)\s+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\s+(?:used|called|defined|referenced)\b")
+_NOT_SYMBOLS = frozenset({"it", "this", "that", "function", "method", "class", "symbol", "them", "me", "every", "all"})
 _LAST_RUN = re.compile(r"\b(?:last|latest|newest|previous|recent|most recent|that|the) (?:workflow )?run\b", re.I)
 _SOURCES = re.compile(r"\b(claude|codex)\b", re.IGNORECASE)
 _FILE_EXT = re.compile(
@@ -99,6 +143,7 @@ class Found:
     refs: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)  # bare words a loop or gate name could be
+    gates: list[str] = field(default_factory=list)  # "the deploy gate", "gate ship"
     source: str | None = None
 
     @property
@@ -107,7 +152,7 @@ class Found:
         out = []
         if self.paths:
             out.append("<path>")
-        if self.symbols:
+        if any(is_identifier(s) for s in self.symbols):
             out.append("<symbol>")
         if self.run_ids or self.last_run:
             out.append("<run>")
@@ -116,6 +161,11 @@ class Found:
         if self.ages:
             out.append("<age>")
         return out
+
+
+def is_identifier(token: str) -> bool:
+    """Whether `token` reads as code (`parse_config`, `Store.open`, `loadSettings`) rather than as a word."""
+    return not re.fullmatch(r"[A-Za-z][a-z]*", token)
 
 
 def find(task: str) -> Found:
@@ -147,6 +197,10 @@ def find(task: str) -> Found:
         + [m.group(1) for m in _NAME_AFTER.finditer(task) if m.group(1).lower() not in _NOT_NAMES]
     )
     found.words = _unique(w for w in re.findall(r"[A-Za-z0-9][\w.-]*", task) if w.lower() not in STOPWORDS)
+    found.gates = _unique(
+        [q for q in found.quoted if re.fullmatch(r"[\w.-]+", q)]
+        + [g for m in _GATE.finditer(task) for g in m.groups() if g and g.lower() not in _NOT_GATES]
+    )
     source = _SOURCES.search(task)
     found.source = source.group(1).lower() if source else None
     return found
@@ -207,6 +261,11 @@ def _symbols(task: str, found: Found) -> list[str]:
         call = bool(re.search(re.escape(token) + r"\(\)", task))
         if snake or camel or dotted or call:
             out.append(token)
+    for pattern in (_SYMBOL_AFTER, _SYMBOL_USED):
+        for match in pattern.finditer(task):
+            token = match.group(1)
+            if token.lower() not in STOPWORDS and token.lower() not in _NOT_SYMBOLS and token not in taken:
+                out.append(token)
     return _unique(out)
 
 

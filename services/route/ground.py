@@ -156,6 +156,8 @@ async def _value(
         return await _session(cap, name, found, state, out)
     if source == "name":
         return found.names[0] if found.names else None
+    if source == "gate":
+        return found.gates[0] if found.gates else await _pending_gate(out, state)
     if source == "age":
         return found.ages[0] if found.ages else None
     if source == "test_command":
@@ -252,6 +254,21 @@ async def _run(cap: Capability, name: str, found: Found, state: State, out: Grou
     out.needs_input.append(
         _needs(cap, name, f"{len(fitting)} runs could be meant; name one (newest: {fitting[0]['id']})")
     )
+    return None
+
+
+async def _pending_gate(out: Grounded, state: State) -> str | None:
+    run_id = out.arguments.get("run_id")
+    if not run_id:
+        return None
+    try:
+        listed = await state.ctx.call("pallium_workflow_gate_list", {"run_id": run_id})
+    except PalliumError:
+        return None
+    pending = [g.name for g in listed.gates if g.state == "pending"]
+    if len(pending) == 1:
+        out.notes.append(f"gate {pending[0]!r} is the one run {run_id} waits on")
+        return pending[0]
     return None
 
 

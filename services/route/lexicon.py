@@ -32,7 +32,7 @@ def _bag(text: str) -> frozenset[str]:
 STOPWORDS = _bag(
     """
     a an the and or but if then so of to in on at by for from with without into onto about as is are was
-    were be been being am do does did doing done have has had having i me my mine we us our you your it its
+    were be been being am do does did have has had having i me my mine we us our you your it its
     this that these those there here what which who whom whose when how can could would should will shall
     may might must please pls plz hey hi hello thanks thank ok okay just quickly quick really actually maybe
     kind sort some any all every each one ones thing things stuff something anything get got let lets like
@@ -374,10 +374,10 @@ class Speller:
                 self._deletes.setdefault(variant, []).append(word)
 
     def correct(self, word: str) -> str | None:
-        if len(word) < 4 or word.isdigit():
+        if len(word) < 3 or word.isdigit():
             return None
         limit = 2 if len(word) >= 8 else 1
-        best: tuple[int, int, str] | None = None
+        best: tuple[int, bool, int, str] | None = None
         short = len(word) <= 4  # "tall" must not become "call": short words take no substitutions
         for variant in _deletes(word, limit):
             for candidate in self._deletes.get(variant, ()):
@@ -386,10 +386,13 @@ class Speller:
                     continue
                 if short and len(candidate) == len(word) and sorted(candidate) != sorted(word):
                     continue
-                key = (distance, abs(len(candidate) - len(word)), candidate)
+                if len(word) == 3 and (len(candidate) != 3 or sorted(candidate) != sorted(word)):
+                    continue  # three letters: only a swap ("fxi" -> "fix")
+                # Routing words first ("faling" -> "failing", not "facing"), then fewer edits.
+                key = (distance, candidate not in _SYNONYMS, abs(len(candidate) - len(word)), candidate)
                 if best is None or key < best:
                     best = key
-        return self.surface_terms[best[2]] if best is not None else None
+        return self.surface_terms[best[3]] if best is not None else None
 
 
 def _deletes(word: str, depth: int) -> set[str]:

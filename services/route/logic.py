@@ -25,6 +25,7 @@ __all__ = ["argv_of", "decide", "route"]
 
 MIN_SCORE = 0.3  # below this, the best candidate shares too little with the task to be offered
 SIGNAL_BONUS = 0.06
+ABSENT_PENALTY = 0.15
 _CONTENDERS = 6
 _CLOSE = 0.15  # contenders this close to the best may be reordered by state
 
@@ -62,7 +63,7 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     found = extract.find(task)
     terms = lexicon.terms(_masked(task, found), cat.speller) + found.markers
     state = State(ctx, repo)
-    ranked = await _adjust(cat.rank(terms), state)
+    ranked = await _adjust(cat.rank(terms), state, set(terms))
     best = ranked[0]
     runner = ranked[1] if len(ranked) > 1 else None
     margin = round(best.score - (runner.score if runner else 0.0), 3)
@@ -117,7 +118,7 @@ def argv_of(cap: Capability, arguments: dict[str, Any], level: str) -> list[str]
     return [*argv, *flags, "--authority", level]
 
 
-async def _adjust(ranked: list[Scored], state: State) -> list[Scored]:
+async def _adjust(ranked: list[Scored], state: State, terms: set[str]) -> list[Scored]:
     """Raise contenders whose signals hold in the repository's state, probing only when it can change the order."""
     top = ranked[0].score
     close = [i for i, s in enumerate(ranked[:_CONTENDERS]) if s.score > 0 and top - s.score <= _CLOSE]
@@ -132,10 +133,20 @@ async def _adjust(ranked: list[Scored], state: State) -> list[Scored]:
                 continue  # listing processes is the costliest probe: only for a near tie
             if await state.signal(signal):
                 bonus += SIGNAL_BONUS
+        for need, cues in catalog.OBJECT_CUES.items():
+            # "stop it" with no run in the store cannot mean a run; only when the task names neither
+            if need in scored.capability.needs and not terms & cues and not await _exists(state, need):
+                bonus -= ABSENT_PENALTY
         if bonus:
             out[i] = dataclasses.replace(scored, score=scored.score + bonus)
     out.sort(key=lambda s: (-s.score, s.capability.capability))
     return out
+
+
+async def _exists(state: State, need: str) -> bool:
+    if need == "run":
+        return bool(await state.workflow_runs())
+    return bool(await state.loop_names())
 
 
 def _unfit(task: str, terms: list[str], best: Scored) -> str | None:
@@ -263,7 +274,8 @@ def _preparation(
 def _masked(task: str, found: extract.Found) -> str:
     """The task with recognised arguments blanked out, so ids and paths do not count as words."""
     out = task
-    spans = [*found.paths, *found.run_ids, *found.session_ids, *found.refs, *found.symbols]
+    code = [s for s in found.symbols if extract.is_identifier(s)]  # plain words ("main") stay words
+    spans = [*found.paths, *found.run_ids, *found.session_ids, *found.refs, *code]
     if found.test_command:
         spans.append(found.test_command)
     for span in sorted(spans, key=len, reverse=True):

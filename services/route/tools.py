@@ -110,7 +110,8 @@ TOOLS = (
         output=RouteOutput,
         summary="Pick the Pallium capability for a task within an authority ceiling, with arguments and why.",
         description=(
-            "Call this first when unsure which Pallium tool fits a task: give the task in the user's words and get "
+            "Use this first when unsure which Pallium tool fits a task (call it first): give the task in the "
+            "user's words and get "
             "the capability, the tool and its grounded arguments, why it beats the alternatives, the level it "
             "needs and whether the ceiling blocks it (never a weaker substitute), and preconditions with the "
             "command for each. With execute it runs the recommendation through the same dispatcher and ceiling "

@@ -314,7 +314,7 @@ TOOLS = (
                 "add a retry to the http client",
                 "research how authentication works and report back",
                 "review my workflow changes and fix what's broken",
-                "do this task end to end",
+                "do the whole task for me, from plan to verified result",
                 "audit the auth module for security problems",
             ),
             arguments={"task": "task", "test_command": "test_command", "scope": "paths"},
