@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
         entries = load_manifest()["tools"]
         parser = _build_parser(entries)
-        args = _parse(parser, argv)
+        args = _parse(parser, _join_under_commands(argv, entries))
         entry = getattr(args, "_entry", None)
         if entry is None:
             parser.print_help()
@@ -111,7 +111,7 @@ def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace:
             parser.parse_args(argv)  # raises the usage error that names the stray words
         return args
     rest = list(argv)
-    for word in entry["cli"].split():
+    for word in args._words:  # the command's words as the parser tree holds them (`route capabilities` is one)
         rest.remove(word)
     leaf = args._parser.parse_intermixed_args(rest)
     leaf._entry = entry
@@ -232,8 +232,9 @@ def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
     # listing would repeat the top level only.
     groups: dict[tuple[str, ...], Any] = {(): root.add_subparsers(metavar="<command>", help=argparse.SUPPRESS)}
     parsers: dict[tuple[str, ...], _Parser] = {(): root}
+    commands = {tuple(e["cli"].split()) for e in entries}
     for entry in entries:
-        words = tuple(entry["cli"].split())
+        words = _parser_words(tuple(entry["cli"].split()), commands)
         for depth in range(1, len(words)):
             prefix = words[:depth]
             if prefix not in parsers:
@@ -250,11 +251,36 @@ def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         _add_fields(command, entry)
-        command.set_defaults(_entry=entry, _parser=command)
-    mcp_group = groups[()].add_parser("mcp", prog=_prog(("mcp",)), help="MCP server commands")
-    mcp_sub = mcp_group.add_subparsers(title="commands", metavar="<command>")
+        command.set_defaults(_entry=entry, _parser=command, _words=words)
+    if ("mcp",) in groups:  # tools declared under `mcp` (mcp install) share the group with `mcp serve`
+        mcp_sub = groups[("mcp",)]
+    else:
+        mcp_group = groups[()].add_parser("mcp", prog=_prog(("mcp",)), help="MCP server commands")
+        mcp_sub = mcp_group.add_subparsers(title="commands", metavar="<command>")
     mcp_sub.add_parser("serve", prog=_prog(("mcp", "serve")), help=BUILTIN_COMMANDS["mcp serve"], add_help=False)
     return root
+
+
+def _parser_words(words: tuple[str, ...], commands: set[tuple[str, ...]]) -> tuple[str, ...]:
+    """Where a command sits in the parser tree: under a command that is also a word of it, as one word.
+
+    `route` takes a task and `route capabilities` is a command too; argparse cannot give one parser
+    both a positional and subcommands, so the longer one is registered as `route capabilities`
+    beside `route`, and `_join_under_commands` joins those words in the argv before parsing.
+    """
+    for depth in range(len(words) - 1, 0, -1):
+        if words[:depth] in commands:
+            return (*words[: depth - 1], " ".join(words[depth - 1 :]))
+    return words
+
+
+def _join_under_commands(argv: list[str], entries: list[dict[str, Any]]) -> list[str]:
+    commands = {tuple(e["cli"].split()) for e in entries}
+    for words in sorted(commands, key=len, reverse=True):
+        nested = _parser_words(words, commands)
+        if nested != words and tuple(argv[: len(words)]) == words:
+            return [*nested, *argv[len(words) :]]
+    return argv
 
 
 def _prog(words: tuple[str, ...]) -> str:

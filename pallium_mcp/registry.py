@@ -30,15 +30,18 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.knowledge.tools",
     "services.knowledge.decisions",
     "services.teams.tools",
+    "services.route.tools",
+    "services.adoption.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns call, not every tool, since a
 # client sends every listed tool's description and schema to the model on every turn. Whole
-# toolsets (route leads to the rest), then single tools; `--toolsets all` (or a toolset's name)
+# toolsets, then single tools (pallium_route leads to the rest); `--toolsets all` (or a toolset's name)
 # serves the others. `python -m benchmarks mcp` measures what this costs.
-DEFAULT_TOOLSETS: tuple[str, ...] = ("route",)
+DEFAULT_TOOLSETS: tuple[str, ...] = ()
 DEFAULT_TOOLS: frozenset[str] = frozenset(
     {
+        "pallium_route",
         "pallium_changed_now",
         "pallium_explain",
         "pallium_search",
@@ -53,7 +56,6 @@ DEFAULT_TOOLS: frozenset[str] = frozenset(
         "pallium_sessions_read",
         "pallium_sessions_show",
         "pallium_knowledge_context",
-        "pallium_knowledge_search",
         "pallium_knowledge_get",
     }
 )

@@ -258,6 +258,7 @@ async def _serve_http(server: Any, host: str, port: int, token: str | None) -> N
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(128)  # before the line below announces the address, so a client that reads it can connect
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     print(f"pallium-mcp: serving streamable HTTP on http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)

@@ -12,6 +12,7 @@ from kernel.tool import Tool
 __all__ = ["manifest_of", "markdown_of", "render_manifest"]
 
 DOCS_PATH = Path(__file__).resolve().parent.parent / "docs" / "tools.md"
+GUIDE_PATH = Path(__file__).resolve().parent.parent / "services" / "adoption" / "PALLIUM.md"
 
 
 def manifest_of(tools: list[Tool], module_of: dict[str, str]) -> dict[str, Any]:
@@ -32,6 +33,7 @@ def manifest_of(tools: list[Tool], module_of: dict[str, str]) -> dict[str, Any]:
                 "usage_exit": tool.usage_exit,
                 "budget": tool.budget,
                 "unbounded_by": tool.unbounded_by,
+                "route": tool.route.to_dict(tool.cli) if tool.route else None,
                 "input_schema": tool.input.model_json_schema(),
                 "output_schema": tool.output.model_json_schema(),
             }

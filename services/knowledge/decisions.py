@@ -13,7 +13,7 @@ from kernel import paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.tool import Annotations, Tool
+from kernel.tool import Annotations, Route, Tool
 from services.knowledge import documents
 from services.knowledge.materialize import materialize_one
 from services.knowledge.models import (
@@ -182,6 +182,15 @@ TOOLS = (
         ),
         authority="edit",
         toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "record a design decision",
+                "link this decision document to the knowledge base",
+                "note that we decided to keep sqlite, written in docs/adr.md",
+                "record an architecture decision record",
+            ),
+            arguments={"file": "path", "title": "quoted"},
+        ),
         annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=False),
         render=_render_link,
     ),
@@ -198,6 +207,14 @@ TOOLS = (
         ),
         authority="observe",
         toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "search recorded design decisions",
+                "which authored decisions mention caching",
+                "find the architecture decision records about storage",
+            ),
+            arguments={"query": "text"},
+        ),
         annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=False),
         positional=("query",),
         render=_render_search,
