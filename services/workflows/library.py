@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel import paths
+from kernel import paths, writes
 from kernel.errors import PalliumError
 
 __all__ = ["DEFAULT_TEMPLATE", "STYLES", "Found", "find", "list_templates", "save", "saved_dirs", "template_source"]
@@ -99,7 +99,6 @@ def find(repo: Path, name: str) -> Found:
 
 def save(repo: Path, name: str, source: str, *, scope: str) -> Path:
     folder = paths.repo_state_dir(repo) / "workflows" if scope == "repo" else paths.pallium_home() / "workflows"
-    folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{check_name(name)}.js"
-    target.write_text(source, encoding="utf-8")
+    writes.write_text(target, source, mode=0o644, root=repo if scope == "repo" else None)
     return target
