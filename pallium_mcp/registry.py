@@ -18,6 +18,7 @@ __all__ = ["DEFAULT_TOOLSETS", "TOOL_MODULES", "all_tools", "module_of", "select
 
 TOOL_MODULES: tuple[str, ...] = (
     "pallium_mcp.system",
+    "pallium_mcp.trust",
     "services.repo.tools",
     "services.workflows.tools",
     "services.workflows.library_tools",

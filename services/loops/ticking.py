@@ -12,6 +12,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from kernel import authority
+from kernel.authority import Authority
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
@@ -85,9 +87,24 @@ async def tick(ctx: ToolContext, store: LoopStore, name: str, *, agent_timeout: 
         lifetime_spend_usd=round(final.lifetime_spend_usd, 6),
         reason=end.reason,
         summary=end.summary,
-        warnings=end.warnings,
+        warnings=end.warnings + ceiling_warning(final, ctx.ceiling),
         reconciled=reconciled,
     )
+
+
+def loop_ceiling(row: LoopRow, caller: Authority) -> Authority:
+    """The lower of the ticking caller's ceiling and the one the loop started with."""
+    started = row.ceiling
+    if started not in authority.LEVELS or authority.allows(started, caller):
+        return caller
+    return started  # type: ignore[return-value]  # one of LEVELS, checked above
+
+
+def ceiling_warning(row: LoopRow, caller: Authority) -> list[str]:
+    kept = loop_ceiling(row, caller)
+    if kept == caller:
+        return []
+    return [f"loop {row.name} keeps the authority it started with ({kept}); this tick's {caller} does not raise it"]
 
 
 async def _run_cycle(ctx: ToolContext, row: LoopRow, *, run_id: str, agent_timeout: float) -> CycleEnd:
@@ -112,7 +129,7 @@ async def _run_cycle(ctx: ToolContext, row: LoopRow, *, run_id: str, agent_timeo
     limit = _run_budget(row)
     if limit is not None:
         arguments["max_budget_usd"] = limit
-    child = ToolContext(ceiling=ctx.ceiling, cwd=Path(row.cwd), clock=ctx.clock)
+    child = ToolContext(ceiling=loop_ceiling(row, ctx.ceiling), cwd=Path(row.cwd), clock=ctx.clock)
     try:
         out = await child.call("pallium_workflow_run", arguments)
         status, result, error, cost = out.status, out.result, out.error, out.cost  # type: ignore[attr-defined]

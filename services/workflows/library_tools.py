@@ -183,6 +183,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         allow_commands=[inp.test_command] if inp.test_command else [],
         background=inp.background,
         wait=inp.wait_seconds,
+        source_label=found.label,
     )
     return StartOutput(**answer, script=None, run=run)
 
