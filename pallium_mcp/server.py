@@ -91,15 +91,34 @@ def build_server(
                     )
                 out = await dispatch.call(name, arguments, ctx)
             except PalliumError as exc:
+                _close(ctx)
                 return CallToolResult(content=[TextContent(type="text", text=exc.to_json())], is_error=True)
-            finally:
-                ctx.close()
+            except BaseException:
+                _close(ctx)
+                raise
+            closing = _close(ctx)
+            if closing is not None:
+                return CallToolResult(content=[TextContent(type="text", text=closing.to_json())], is_error=True)
             return CallToolResult(
                 content=[TextContent(type="text", text=out.model_dump_json())],
                 structured_content=out.model_dump(mode="json"),
             )
 
     return PalliumServer()
+
+
+def _close(ctx: ToolContext) -> PalliumError | None:
+    """Close the call's databases; a failure there is still answered as the JSON error, never as text."""
+    try:
+        ctx.close()
+    except Exception as exc:  # the top of a call: whatever it is, the client gets the error shape
+        return PalliumError(
+            "internal",
+            f"closing the call's databases failed: {type(exc).__name__}: {exc}",
+            hint="this is a bug in Pallium; rerun with PALLIUM_DEBUG=1 and report it",
+            details={"exception": type(exc).__name__},
+        )
+    return None
 
 
 def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any) -> Any:

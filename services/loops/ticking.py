@@ -7,12 +7,11 @@ in the one transaction that ends its cycle (store.finish), fenced on the lease t
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from pathlib import Path
 from typing import Any
 
-from kernel import authority
+from kernel import authority, threads
 from kernel.authority import Authority
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
@@ -150,7 +149,7 @@ async def _judge(
     unknown = int(cost.get("unknown_cost_calls") or 0)
     state, reason, signature = reading.state, reading.reason, reading.signature
     if reading.failures is not None:
-        tree = reading.tree or await asyncio.to_thread(progress.working_tree_hash, Path(row.cwd))
+        tree = reading.tree or await threads.in_thread(progress.working_tree_hash, Path(row.cwd))
         signature = progress.signature_from_failures(reading.failures, tree)
     counted = state != "error"
     count, history = row.stagnation_count, row.signature_history
@@ -206,7 +205,7 @@ async def _close_dead_tick(ctx: ToolContext, store: LoopStore, row: LoopRow, hol
     from kernel.runstore import SCHEMA as RUNS_SCHEMA
     from kernel.runstore import RunStore
 
-    await asyncio.to_thread(leases.reconcile, RunStore(ctx.global_db([RUNS_SCHEMA])))
+    await threads.in_thread(leases.reconcile, RunStore(ctx.global_db([RUNS_SCHEMA])))
     dead: CycleRow | None = store.cycle(row.name, row.cycle)
     cost = await _run_cost(ctx, row.cwd, dead.run_id) if dead and dead.run_id else {}
     reason = f"interrupted: the tick in pid {holder.owner_pid} died before recording this cycle"
