@@ -301,6 +301,7 @@ async def _serve_http(server: Any, host: str, port: int, token: str | None) -> N
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen(128)  # before saying so: a client told the address must not be refused while uvicorn starts
     bound = sock.getsockname()[1]
     # The SDK's own Host check allows any port and only three names; ours below is exact.
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
