@@ -13,6 +13,7 @@ BENCHMARKS = {
     "sessions": "benchmarks.sessions",
     "loops": "benchmarks.loops",
     "route": "benchmarks.route",
+    "mcp": "benchmarks.mcp",
 }
 
 

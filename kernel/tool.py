@@ -17,7 +17,22 @@ if TYPE_CHECKING:
 
     from kernel.context import ToolContext
 
-__all__ = ["ARGUMENT_SOURCES", "NEEDS", "SIGNALS", "Annotations", "Route", "Tool", "mcp_name"]
+__all__ = [
+    "ARGUMENT_SOURCES",
+    "CONTEXT_BUDGET",
+    "NEEDS",
+    "SEARCH_BUDGET",
+    "SIGNALS",
+    "Annotations",
+    "Route",
+    "Tool",
+    "mcp_name",
+]
+
+# Bytes of an answer's JSON. Search-like tools (a page of hits) stay within the first, context-like
+# tools (a file's or a change's whole picture) within the second; the dispatcher enforces them.
+SEARCH_BUDGET = 8 * 1024
+CONTEXT_BUDGET = 12 * 1024
 
 
 @dataclass(frozen=True)
@@ -43,6 +58,7 @@ ArgumentSource = Literal[
     "name",  # a name: quoted, or the word after "called", "named", "gate", "template"
     "gate",  # a gate's name as for "name", else the one gate the chosen run waits on
     "session_id",  # a session id, checked against session memory
+    "team",  # an agent team's id (`team-...`), checked against the teams store
     "age",  # "3h", "2 days", "a few minutes" as a duration like `3h`
     "test_command",  # a command in backticks, or a known test runner's line (`pytest -q`)
     "ref",  # a git ref or commit (`origin/main`, a sha)
@@ -51,7 +67,7 @@ ArgumentSource = Literal[
 ]
 ARGUMENT_SOURCES: tuple[str, ...] = ArgumentSource.__args__  # type: ignore[attr-defined]  # Literal keeps its members
 # Repository state a capability needs before it can answer well; each becomes a precondition.
-Need = Literal["git", "index", "sessions", "run", "loop"]
+Need = Literal["git", "index", "sessions", "run", "loop", "team"]
 NEEDS: tuple[str, ...] = Need.__args__  # type: ignore[attr-defined]
 # Repository states under which a capability is the likelier reading of a task.
 Signal = Literal[
@@ -137,6 +153,12 @@ class Tool:
     `("confirm", "admin")` means `authority` suffices for the preview and `level` is needed to
     act. `render` gives the short human form; `exit_code` lets a tool whose answer is a verdict
     (doctor) fail the CLI process without raising.
+
+    `budget` is the most bytes the answer's JSON may take (None: unbounded, which the description
+    must say); the dispatcher enforces it on the finished answer, freshness included, by calling
+    `trim(out, inp, budget)`, the tool's own way of cutting its answer (a page ends earlier and its
+    cursor says so), then the kernel's generic cut of the longest lists and texts. `unbounded_by`
+    names a boolean input field (`full`) that lifts the budget for one call.
     """
 
     cli: str
@@ -153,6 +175,9 @@ class Tool:
     render: Callable[[Any], str] | None = None
     exit_code: Callable[[Any], int] | None = None
     route: Route | None = None
+    budget: int | None = SEARCH_BUDGET
+    trim: Callable[[Any, Any, int], Any] | None = None
+    unbounded_by: str | None = None
 
     def __post_init__(self) -> None:
         if self.authority not in LEVELS:
@@ -161,10 +186,18 @@ class Tool:
             raise ValueError(f"{self.cli}: a tool needs a summary and a description")
         if self.route is not None:
             self.route.check(self.cli)
+        if self.budget is not None and self.budget < 1024:
+            raise ValueError(f"{self.cli}: a budget under 1 KB leaves no room for an answer")
 
     @property
     def name(self) -> str:
         return mcp_name(self.cli)
+
+    def budget_for(self, inp: Any) -> int | None:
+        """The byte budget of this particular call: None when unbounded or lifted by `unbounded_by`."""
+        if self.unbounded_by is not None and getattr(inp, self.unbounded_by, False) is True:
+            return None
+        return self.budget
 
     def needed_authority(self, inp: Any) -> Authority:
         """The level this particular call needs, given its validated input."""

@@ -19,6 +19,7 @@ __all__ = ["DEFAULT_TOOLSETS", "TOOL_MODULES", "all_tools", "module_of", "select
 TOOL_MODULES: tuple[str, ...] = (
     "pallium_mcp.system",
     "services.repo.tools",
+    "services.repo.facts",
     "services.workflows.tools",
     "services.workflows.library_tools",
     "services.workflows.inspect_tools",
@@ -28,6 +29,9 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.loops.tools",
     "services.route.tools",
     "services.adoption.tools",
+    "services.knowledge.tools",
+    "services.knowledge.decisions",
+    "services.teams.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.

@@ -168,10 +168,11 @@ TOOLS = (
         description=(
             "Use when you (an agent) start working with Pallium and need to know how to drive it; `workflow` "
             "gives the script-authoring guide instead. Not for one tool's arguments (its own description has "
-            "them). Reads a packaged file; about 8 KB."
+            "them). Reads a packaged file; the whole guide, unbounded (about 18 KB)."
         ),
         authority="observe",
         toolset="adoption",
+        budget=None,
         route=Route(
             phrasings=(
                 "show the pallium agent guide",

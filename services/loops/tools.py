@@ -8,7 +8,7 @@ from kernel import paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.tool import Annotations, Route, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.loops import lease, lifecycle, ticking
 from services.loops.models import (
     ChangeOutput,
@@ -268,6 +268,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=_render_tick,
         exit_code=lambda out: exit_code(out.state),
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="loop status",
@@ -295,6 +296,7 @@ TOOLS = (
         ),
         positional=("name",),
         render=_render_status,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="loop list",

@@ -122,6 +122,7 @@ class _PathInput(_ReadInput):
 
 class SymbolsInput(_PathInput):
     limit: int = Field(200, ge=1, le=5000, description="most symbols to list (1-5000, default 200)")
+    full: bool = Field(False, description="list up to `limit` symbols past the 8 KB budget")
 
 
 class Symbol(ToolOutput):
@@ -282,12 +283,26 @@ class Decision(ToolOutput):
     body: str = Field(description="the commit body, cut at 600 characters")
 
 
+class RankedDecision(ToolOutput):
+    kind: Literal["commit", "workflow", "authored"] = Field(
+        description="commit: a commit note; workflow: recorded by a workflow run; authored: knowledge decisions link"
+    )
+    ref: str = Field(description="the commit sha, the workflow decision id, or the authored decision's slug")
+    title: str
+    text: str = Field(description="the body, cut at 300 characters")
+    when: str
+    status: str | None = Field(None, description="authored only: active, conflicting or superseded")
+
+
 class DecisionsOutput(ToolOutput):
     query: str
     decisions: list[Decision]
     truncated: bool
     next_cursor: str | None
     freshness: Freshness
+    ranked: list[RankedDecision] = Field(
+        [], description="commit notes, workflow decisions and authored decisions in one ranking, labelled by kind"
+    )
 
 
 # explain ----------------------------------------------------------------------------------------

@@ -10,9 +10,9 @@ from typing import TypeVar
 
 from kernel import paths
 from kernel.context import ToolContext
-from kernel.tool import Annotations, Route, Tool
+from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Route, Tool
 from services.repo import explain as _explain
-from services.repo import freshness, queries, render, risk
+from services.repo import freshness, queries, render, risk, trim
 from services.repo.changes import changed_now as _changed_now
 from services.repo.indexing import run_index
 from services.repo.models import (
@@ -31,6 +31,7 @@ from services.repo.models import (
     IndexOutput,
     NeighborsInput,
     NeighborsOutput,
+    RankedDecision,
     RiskInput,
     RiskOutput,
     SearchInput,
@@ -121,7 +122,50 @@ async def decisions(inp: DecisionsInput, ctx: ToolContext) -> DecisionsOutput:
     def work(_root: Path, store: RepoStore) -> DecisionsOutput:
         return queries.decisions(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
 
-    return await _answer(ctx, inp.repo, inp.refresh, work)
+    out = await _answer(ctx, inp.repo, inp.refresh, work)
+    if inp.cursor is None:  # the other kinds are ranked in with the first page only
+        out.ranked = await _ranked(ctx, inp, out)
+    return out
+
+
+async def _ranked(ctx: ToolContext, inp: DecisionsInput, out: DecisionsOutput) -> list[RankedDecision]:
+    """Fuse the three kinds by rank (an authored decision first among equals: it is stated intent)."""
+    from kernel.errors import PalliumError
+
+    lists: list[tuple[float, list[RankedDecision]]] = [
+        (
+            1.0,
+            [
+                RankedDecision(kind="commit", ref=d.sha, title=d.subject, text=d.body[:300], when=d.committed_at)
+                for d in out.decisions
+            ],
+        )
+    ]
+    for weight, tool, args in (
+        (1.2, "pallium_knowledge_decisions_search", {"query": inp.query, "limit": inp.limit, "repo": inp.repo}),
+        (1.1, "pallium_workflow_decisions", {"query": inp.query, "limit": inp.limit, "repo": inp.repo}),
+    ):
+        try:
+            found = (await ctx.call(tool, args)).model_dump(mode="json")["decisions"]
+        except PalliumError:
+            continue  # that kind has nothing for this repository (no base, no runs): the others still answer
+        lists.append((weight, [_as_ranked(tool, d) for d in found]))
+    scored = [(weight / (3 + rank), entry) for weight, entries in lists for rank, entry in enumerate(entries)]
+    scored.sort(key=lambda pair: (-pair[0], pair[1].kind, pair[1].ref))
+    return [entry for _score, entry in scored[: inp.limit]]
+
+
+def _as_ranked(tool: str, d: dict) -> RankedDecision:
+    if tool == "pallium_knowledge_decisions_search":
+        return RankedDecision(
+            kind="authored",
+            ref=d["slug"],
+            title=d["title"],
+            text=d["text"][:300],
+            when=d["created_at"],
+            status=d["status"],
+        )
+    return RankedDecision(kind="workflow", ref=d["id"], title=d["title"], text=d["body"][:300], when=d["created_at"])
 
 
 async def risk_tool(inp: RiskInput, ctx: ToolContext) -> RiskOutput:
@@ -152,7 +196,7 @@ async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
     def work(root: Path, store: RepoStore) -> ExplainOutput:
         relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
         now = ctx.clock.now()
-        return _explain.explain(store, root, relative, row, now=now, full=inp.full, freshness=freshness.PENDING)
+        return _explain.explain(store, root, relative, row, now=now, freshness=freshness.PENDING)
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 
@@ -237,6 +281,7 @@ TOOLS = (
         ),
         annotations=_WRITES_INDEX,
         render=render.index,
+        budget=SEARCH_BUDGET,
     ),
     Tool(
         cli="explain",
@@ -269,6 +314,9 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.explain,
+        budget=SEARCH_BUDGET,
+        trim=trim.explain,
+        unbounded_by="full",
     ),
     Tool(
         cli="symbols",
@@ -278,7 +326,8 @@ TOOLS = (
         summary="A file's symbols with kind, qualified name, signature, lines and the first doc line.",
         description=(
             "Use to see what a file declares without reading it. Not for finding a name across the repository "
-            "(use pallium_search or pallium_callers). Reads the local index only; up to `limit` symbols. " + _FRESH
+            "(use pallium_search or pallium_callers). Reads the local index only; up to `limit` symbols within 8 KB "
+            "(`truncated` says more exist) unless `full`. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
@@ -297,6 +346,9 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.symbols,
+        budget=SEARCH_BUDGET,
+        trim=trim.context,
+        unbounded_by="full",
     ),
     Tool(
         cli="callers",
@@ -328,6 +380,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("name",),
         render=render.callers,
+        budget=SEARCH_BUDGET,
+        trim=trim.callers,
     ),
     Tool(
         cli="search",
@@ -358,6 +412,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("query",),
         render=render.search,
+        budget=SEARCH_BUDGET,
+        trim=trim.search,
     ),
     Tool(
         cli="risk",
@@ -386,6 +442,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.risk,
+        budget=SEARCH_BUDGET,
+        trim=trim.context,
     ),
     Tool(
         cli="neighbors",
@@ -415,6 +473,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.neighbors,
+        budget=SEARCH_BUDGET,
+        trim=trim.context,
     ),
     Tool(
         cli="decisions",
@@ -443,6 +503,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("query",),
         render=render.decisions,
+        budget=SEARCH_BUDGET,
+        trim=trim.decisions,
     ),
     Tool(
         cli="handoff",
@@ -473,6 +535,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("base",),
         render=render.handoff,
+        budget=CONTEXT_BUDGET,
+        trim=trim.handoff,
     ),
     Tool(
         cli="changed-now",
@@ -505,5 +569,7 @@ TOOLS = (
         ),
         annotations=_WRITES_INDEX,  # only with `refresh`
         render=render.changed_now,
+        budget=CONTEXT_BUDGET,
+        trim=trim.context,
     ),
 )

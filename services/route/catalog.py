@@ -20,9 +20,12 @@ _GENERIC_FACTOR = 0.35
 _LEAD_BONUS = 0.08
 _EXAMPLE_WEIGHT = 0.6
 _NO_OBJECT_PENALTY = 0.1
+# Teams are experimental and no tool lists them: a team's tool needs the task to speak of a team.
+_NO_TEAM_PENALTY = 0.2
 OBJECT_CUES = {
     "run": frozenset({"run", "workflow", "<run>", "gate", "approv", "reject", "apply", "revert", "resum"}),
     "loop": frozenset({"loop", "tick"}),
+    "team": frozenset({"team", "teammat", "member", "lead", "roster", "mailbox", "board"}),
 }
 _NAME_STOP = frozenset({"workflow", "session"})  # words too many command names share to name one
 
@@ -117,7 +120,7 @@ class Catalog:
             score = 0.5 * best + 0.3 * bag + 0.2 * name + (_LEAD_BONUS if lead in cap.name_terms else 0.0)
             for need, cues in OBJECT_CUES.items():  # a run's or a loop's tool, for a task naming neither
                 if need in cap.needs and not task & cues:
-                    score -= _NO_OBJECT_PENALTY
+                    score -= _NO_TEAM_PENALTY if need == "team" else _NO_OBJECT_PENALTY
             scored.append(Scored(cap, score, tuple(sorted(matched)), best_text))
         scored.sort(key=lambda s: (-s.score, s.capability.capability))
         return scored

@@ -154,6 +154,8 @@ async def _value(
         return await _loop(cap, name, found, state, out)
     if source == "session_id":
         return await _session(cap, name, found, state, out)
+    if source == "team":
+        return await _team(cap, name, found, state, out)
     if source == "name":
         return found.names[0] if found.names else None
     if source == "gate":
@@ -300,6 +302,18 @@ async def _session(cap: Capability, name: str, found: Found, state: State, out: 
         out.needs_input.append(_needs(cap, name, f"no session {wanted!r} in session memory", value=wanted))
         return None
     return getattr(shown, "id", None) or wanted
+
+
+async def _team(cap: Capability, name: str, found: Found, state: State, out: Grounded) -> str | None:
+    if not found.team_ids:
+        return None
+    wanted = found.team_ids[0]
+    try:
+        await state.ctx.call("pallium_team_status", {"team": wanted, "limit": 1})
+    except PalliumError:
+        out.needs_input.append(_needs(cap, name, f"no team {wanted!r}", value=wanted))
+        return None
+    return wanted
 
 
 def _content_words(task: str, found: Found, cap: Capability) -> str:

@@ -144,6 +144,8 @@ async def _adjust(ranked: list[Scored], state: State, terms: set[str]) -> list[S
 
 
 async def _exists(state: State, need: str) -> bool:
+    if need == "team":
+        return True  # no tool lists teams; the missing cue alone counts against a team's tool
     if need == "run":
         return bool(await state.workflow_runs())
     return bool(await state.loop_names())
@@ -275,7 +277,7 @@ def _masked(task: str, found: extract.Found) -> str:
     """The task with recognised arguments blanked out, so ids and paths do not count as words."""
     out = task
     code = [s for s in found.symbols if extract.is_identifier(s)]  # plain words ("main") stay words
-    spans = [*found.paths, *found.run_ids, *found.session_ids, *found.refs, *code]
+    spans = [*found.paths, *found.run_ids, *found.session_ids, *found.team_ids, *found.refs, *code]
     if found.test_command:
         spans.append(found.test_command)
     for span in sorted(spans, key=len, reverse=True):

@@ -121,6 +121,10 @@ class CapabilityDetail(CapabilityRow):
 
 class CapabilitiesOutput(ToolOutput):
     levels: list[str] = Field(description="authority levels, lowest first; each includes the ones before")
-    capabilities: list[CapabilityRow | CapabilityDetail]
+    by_level: dict[str, list[str]] = Field(description="capabilities by the level they need at the least")
+    raised: dict[str, str] = Field(
+        description="capabilities whose level rises with the call: `admin with confirm`, `edit for fix, ...`"
+    )
+    capabilities: list[CapabilityDetail] | None = Field(None, description="with full: every capability in detail")
     count: int
     full: bool

@@ -9,7 +9,6 @@ from services.route.models import (
     CapabilitiesInput,
     CapabilitiesOutput,
     CapabilityDetail,
-    CapabilityRow,
     RouteInput,
     RouteOutput,
 )
@@ -24,13 +23,21 @@ async def route(inp: RouteInput, ctx: ToolContext) -> RouteOutput:
 async def capabilities(inp: CapabilitiesInput, ctx: ToolContext) -> CapabilitiesOutput:
     from services.route import catalog
 
-    rows: list[CapabilityRow | CapabilityDetail] = []
-    for cap in sorted(catalog.load().capabilities, key=lambda c: c.capability):
-        level = cap.authority + (f"/{cap.escalation[1]}" if cap.escalation else "")
-        for wanted in cap.levels:
-            level += f"/{wanted}"
+    caps = sorted(catalog.load().capabilities, key=lambda c: c.capability)
+    by_level: dict[str, list[str]] = {level: [] for level in LEVELS}
+    raised: dict[str, str] = {}
+    details = []
+    for cap in caps:
+        by_level[cap.authority].append(cap.capability)
+        rises = []
+        if cap.escalation:
+            rises.append(f"{cap.escalation[1]} with {cap.escalation[0]}")
+        rises += [f"{level} for {', '.join(words[:3])}, ..." for level, words in cap.levels.items()]
+        if rises:
+            raised[cap.capability] = "; ".join(rises)
         if inp.full:
-            rows.append(
+            level = "/".join([cap.authority, *([cap.escalation[1]] if cap.escalation else []), *cap.levels])
+            details.append(
                 CapabilityDetail(
                     capability=cap.capability,
                     level=level,
@@ -41,9 +48,14 @@ async def capabilities(inp: CapabilitiesInput, ctx: ToolContext) -> Capabilities
                     needs=list(cap.needs),
                 )
             )
-        else:
-            rows.append(CapabilityRow(capability=cap.capability, level=level))
-    return CapabilitiesOutput(levels=list(LEVELS), capabilities=rows, count=len(rows), full=inp.full)
+    return CapabilitiesOutput(
+        levels=list(LEVELS),
+        by_level=by_level,
+        raised=raised,
+        capabilities=details if inp.full else None,
+        count=len(caps),
+        full=inp.full,
+    )
 
 
 def _render_route(out: RouteOutput) -> str:
@@ -80,8 +92,11 @@ def _render_route(out: RouteOutput) -> str:
 
 
 def _render_capabilities(out: CapabilitiesOutput) -> str:
-    width = max((len(r.capability) for r in out.capabilities), default=10) + 2
-    return "\n".join(f"{r.capability.ljust(width)}{r.level}" for r in out.capabilities)
+    lines = []
+    for level, names in out.by_level.items():
+        lines.append(f"{level}:")
+        lines += [f"  {name}" + (f"  ({out.raised[name]})" if name in out.raised else "") for name in names]
+    return "\n".join(lines)
 
 
 def _exit_code(out: RouteOutput) -> int:
@@ -97,6 +112,8 @@ def _quote(arg: str) -> str:
     return shlex.quote(arg)
 
 
+# An executed answer carries the tool's own answer (at most 12 KB) beside route's fields.
+_ROUTE_BUDGET = 16 * 1024
 _ROUTE_META = Route(
     phrasings=("which pallium tool should I use", "route this task", "pick the right capability"),
     routable=False,
@@ -123,6 +140,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=False),
         positional=("task",),
         route=_ROUTE_META,
+        budget=_ROUTE_BUDGET,
         render=_render_route,
         exit_code=_exit_code,
     ),
@@ -143,6 +161,7 @@ TOOLS = (
             phrasings=("what can pallium do", "list the capabilities", "which capabilities need admin"),
             routable=False,
         ),
+        unbounded_by="full",
         render=_render_capabilities,
     ),
 )

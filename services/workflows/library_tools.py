@@ -8,7 +8,7 @@ from kernel import authority, paths
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
-from kernel.tool import Annotations, Route, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.workflows import library, report, runner, sources
 from services.workflows.engine import evaluate_meta
 from services.workflows.models import (
@@ -288,6 +288,7 @@ TOOLS = (
         ),
         positional=("task",),
         render=_render_preflight,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="start",
@@ -327,6 +328,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=_render_start,
         exit_code=lambda out: 0 if out.run is None or out.run.verdict.startswith("VERDICT: FINISHED") else 1,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow template list",
@@ -369,6 +371,7 @@ TOOLS = (
         ),
         positional=("name",),
         render=lambda out: out.source,
+        budget=None,
     ),
     Tool(
         cli="workflow save",
@@ -424,5 +427,6 @@ TOOLS = (
         ),
         positional=("task",),
         render=_render_generate,
+        budget=None,
     ),
 )

@@ -9,7 +9,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
-from kernel.tool import Annotations, Route, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.workflows import report, runner, sources
 from services.workflows.models import (
     ApplyOutput,
@@ -339,6 +339,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow resume",
@@ -369,6 +370,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow stop",
@@ -489,6 +491,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow gate reject",
@@ -519,6 +522,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow status",
@@ -546,6 +550,7 @@ TOOLS = (
         ),
         positional=("run_id",),
         render=report.render,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow list",
