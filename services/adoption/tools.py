@@ -229,6 +229,7 @@ TOOLS = (
                 "set up this repo so agents use pallium",
                 "update the pallium section of AGENTS.md",
                 "write the adoption block into the agents files",
+                "add the pallium instructions to AGENTS.md",
             ),
             flags={"dry_run": ("dry", "preview")},
         ),

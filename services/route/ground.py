@@ -52,7 +52,7 @@ async def ground(cap: Capability, task: str, found: Found, state: State, root: P
         if value is not None and value != []:
             out.arguments[name] = value
     for name, words in cap.flags.items():
-        if name in cap.properties and _mentions(task, words):
+        if name in cap.properties and _mentions(task, words) and not _negated(task, words):
             if cap.escalation and name == cap.escalation[0] and _PREVIEW.search(task):
                 out.notes.append(f"the task asks for a preview, so `{name}` stays off")
                 continue
@@ -320,6 +320,15 @@ def _content_words(task: str, found: Found, cap: Capability) -> str:
     skip = cap.name_terms | _COMMAND_TERMS
     kept = [w for w in lexicon.words(task) if w not in lexicon.STOPWORDS and lexicon.canonical(w) not in skip]
     return " ".join(kept) or task
+
+
+def _negated(task: str, words: tuple[str, ...]) -> bool:
+    """Whether the task says not to ("without a model", "no prose", "don't confirm") for each word it uses."""
+    lowered = task.lower()
+    used = [w for w in words if re.search(rf"\b{re.escape(w)}", lowered)]
+    return bool(used) and all(
+        re.search(rf"\b(without|no|not|never|don'?t|do not)\s+(\w+\s+){{0,2}}{re.escape(w)}", lowered) for w in used
+    )
 
 
 def _mentions(task: str, words: tuple[str, ...]) -> str | None:

@@ -162,7 +162,7 @@ def _unfit(task: str, terms: list[str], best: Scored) -> str | None:
     strong = [t for t in best.matched if t not in lexicon.GENERIC_TERMS]
     if not strong and best.score < 0.5:
         return f"the task shares only general words ({', '.join(best.matched)}) with any capability"
-    if off and not software and len(off) >= len(strong):
+    if off and not software and (len(off) >= len(strong) or best.score < 0.75):
         return f"the task is about {', '.join(sorted(off))}, which no Pallium capability covers"
     if best.score < MIN_SCORE:
         return f"the closest capability covers too little of the task ({best.score:.2f} < {MIN_SCORE})"
