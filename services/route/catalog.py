@@ -93,8 +93,11 @@ class Catalog:
         w = self.idf.get(term, _UNKNOWN_WEIGHT)
         return w * _GENERIC_FACTOR if term in lexicon.GENERIC_TERMS else w
 
-    def rank(self, task_terms: list[str]) -> list[Scored]:
+    def rank(self, task_terms: list[str], hints: frozenset[str] = frozenset()) -> list[Scored]:
+        """Score every capability; `hints` are words inside named paths (AGENTS.md: agents), which count
+        as naming an object but not as words of the task."""
         task = set(task_terms)
+        mentioned = task | hints
         # The first content word of an imperative task is usually its action ("approve the gate ...").
         lead = next((t for t in task_terms if not t.startswith("<")), None)
         if lead in lexicon.GENERIC_TERMS:
@@ -121,12 +124,12 @@ class Catalog:
             named = cap.name_terms & task
             name = sum(self.weight(t) for t in named) / (sum(self.weight(t) for t in cap.name_terms) or 1.0)
             score = 0.5 * best + 0.3 * bag + 0.2 * name + (_LEAD_BONUS if lead in cap.lead_terms else 0.0)
-            if cap.object_terms and not task & cap.object_terms:
+            if cap.object_terms and not mentioned & cap.object_terms:
                 score -= _NO_OBJECT_PENALTY
-            if "script" in cap.arguments.values() and not task & _SCRIPT_CUES:
+            if "script" in cap.arguments.values() and not mentioned & _SCRIPT_CUES:
                 score -= _NO_OBJECT_PENALTY  # a script's tool, for a task naming no script
             for need, cues in OBJECT_CUES.items():  # a run's or a loop's tool, for a task naming neither
-                if need in cap.needs and not task & cues:
+                if need in cap.needs and not mentioned & cues:
                     score -= _NO_TEAM_PENALTY if need == "team" else _NO_OBJECT_PENALTY
             scored.append(Scored(cap, score, tuple(sorted(matched)), best_text))
         scored.sort(key=lambda s: (-s.score, s.capability.capability))

@@ -63,7 +63,8 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     found = extract.find(task)
     terms = lexicon.terms(_masked(task, found), cat.speller) + found.markers
     state = State(ctx, repo)
-    ranked = await _adjust(cat.rank(terms), state, set(terms))
+    hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
+    ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
     best = ranked[0]
     runner = ranked[1] if len(ranked) > 1 else None
     margin = round(best.score - (runner.score if runner else 0.0), 3)
