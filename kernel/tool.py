@@ -37,7 +37,12 @@ CONTEXT_BUDGET = 12 * 1024
 
 @dataclass(frozen=True)
 class Annotations:
-    """MCP tool annotations, in Pallium's words. Defaults describe a read-only, repeatable lookup."""
+    """MCP tool annotations, in Pallium's words. Defaults describe a read-only, repeatable lookup.
+
+    `read_only` means the tool changes nothing of the user's environment: writing only Pallium's
+    own caches and indexes (the repository index, the sessions index) still counts as read-only,
+    so clients that run read-only tools in parallel run these too.
+    """
 
     read_only: bool = True
     destructive: bool = False
@@ -154,6 +159,9 @@ class Tool:
     act. `render` gives the short human form; `exit_code` lets a tool whose answer is a verdict
     (doctor) fail the CLI process without raising.
 
+    `usage_exit` is the CLI's exit status for bad input: 2 as everywhere, except where the tool's own
+    statuses already use 2 (`loop tick`'s no_op), so a misspelt command line never reads as a state.
+
     `budget` is the most bytes the answer's JSON may take (None: unbounded, which the description
     must say); the dispatcher enforces it on the finished answer, freshness included, by calling
     `trim(out, inp, budget)`, the tool's own way of cutting its answer (a page ends earlier and its
@@ -175,6 +183,7 @@ class Tool:
     render: Callable[[Any], str] | None = None
     exit_code: Callable[[Any], int] | None = None
     route: Route | None = None
+    usage_exit: int = 2
     budget: int | None = SEARCH_BUDGET
     trim: Callable[[Any, Any, int], Any] | None = None
     unbounded_by: str | None = None

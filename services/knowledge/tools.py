@@ -140,6 +140,7 @@ TOOLS = (
         ),
         annotations=_WRITES_CACHE,
         render=render.map_text,
+        budget=CONTEXT_BUDGET,
         unbounded_by="full",
     ),
     Tool(

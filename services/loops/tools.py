@@ -7,7 +7,7 @@ from pathlib import Path
 from kernel import paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
-from kernel.errors import PalliumError
+from kernel.errors import EX_USAGE, PalliumError
 from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.loops import lease, lifecycle, ticking
 from services.loops.models import (
@@ -236,6 +236,7 @@ TOOLS = (
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=False),
         render=_render_loop,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop tick",
@@ -269,6 +270,7 @@ TOOLS = (
         render=_render_tick,
         exit_code=lambda out: exit_code(out.state),
         budget=CONTEXT_BUDGET,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop status",
@@ -297,6 +299,7 @@ TOOLS = (
         positional=("name",),
         render=_render_status,
         budget=CONTEXT_BUDGET,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop list",
@@ -318,6 +321,7 @@ TOOLS = (
             signals=("loops",),
         ),
         render=_render_list,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop stop",
@@ -346,6 +350,7 @@ TOOLS = (
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_change,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop reset",
@@ -374,5 +379,6 @@ TOOLS = (
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_change,
+        usage_exit=EX_USAGE,
     ),
 )

@@ -244,6 +244,7 @@ TOOLS = (
             ),
             needs=("git", "index"),
         ),
-        annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=False),
+        annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=False),  # index only
+        budget=None,
     ),
 )

@@ -127,13 +127,10 @@ TOOLS = (
         output=RouteOutput,
         summary="Pick the Pallium capability for a task within an authority ceiling, with arguments and why.",
         description=(
-            "Use this first when unsure which Pallium tool fits a task (call it first): give the task in the "
-            "user's words and get "
-            "the capability, the tool and its grounded arguments, why it beats the alternatives, the level it "
-            "needs and whether the ceiling blocks it (never a weaker substitute), and preconditions with the "
-            "command for each. With execute it runs the recommendation through the same dispatcher and ceiling "
-            "(preconditions first) and returns the result. Not needed when you already know the tool. "
-            "Deterministic, no model calls; without execute it reads state only (git status, run and loop lists)."
+            "Use this first when unsure which Pallium tool fits a task (call it first): pass the task in the "
+            "user's words; get the capability, tool, grounded arguments, why, alternatives, the level needed, "
+            "whether the ceiling blocks it (never a weaker substitute) and preconditions with their commands. "
+            "execute runs it through the same ceiling. Not needed when you know the tool. No model calls."
         ),
         authority="observe",
         toolset="route",
@@ -151,9 +148,8 @@ TOOLS = (
         output=CapabilitiesOutput,
         summary="Every capability route can choose, with the authority level each needs.",
         description=(
-            "Use to see what Pallium can do and at which level (`observe/admin` means it previews at observe and "
-            "acts at admin). Not for choosing one (pallium_route does that for a task). Within 4 KB; `full` adds "
-            "summaries, example phrasings, arguments and needs. Reads the tool manifest only."
+            "Use to see what Pallium can do and at which level. Not for choosing (pallium_route). Within 4 KB; "
+            "full adds phrasings and arguments."
         ),
         authority="observe",
         toolset="route",

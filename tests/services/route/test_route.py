@@ -152,7 +152,9 @@ async def test_mcp_route_is_in_the_default_toolset_and_says_to_call_it_first(git
     async with Client(server) as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}
         assert "call it first" in listed["pallium_route"].description
-        assert "pallium_route_capabilities" in listed
+    async with Client(build_server(toolsets="route", cwd=git_repo)) as client:
+        assert "pallium_route_capabilities" in {t.name for t in (await client.list_tools()).tools}
+    async with Client(server) as client:
         result = await client.call_tool("pallium_route", {"task": "forget session 1234abcd-0000", "execute": True})
     answer = result.structured_content
     assert answer["capability"] == "sessions forget" and answer["blocked"] is True
