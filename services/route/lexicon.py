@@ -157,7 +157,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "install": ("install", "installed", "installation", "register", "hook", "wire", "connect", "integrate"),
     "upgrade": ("upgrade", "update", "updated", "newer", "bump"),
     "guide": ("guide", "manual", "docs", "documentation", "instructions", "howto", "tutorial", "handbook"),
-    "version": ("version", "versions", "release", "build"),
+    "version": ("version", "versions", "release"),
     "stuck": (
         "stuck",
         "hung",
@@ -278,7 +278,8 @@ OFF_DOMAIN = _bag(
     pizza food coffee flight flights hotel hotels vacation holiday trip travel airport taxi uber capital
     country president election football soccer basketball baseball cricket tennis score scores match game
     games stock stocks crypto bitcoin price prices horoscope birthday anniversary wedding gift gifts love
-    dating girlfriend boyfriend wife husband mom dad mother father alarm dentist reminder grandma dog dogs
+    dating girlfriend boyfriend wife husband landlord podcast podcasts weekend mom dad mother father alarm
+    dentist reminder grandma dog dogs
     cat cats pet pets horse garden plant plants flower
     flowers car cars bike bicycle tire tyre oil doctor medicine headache diet workout gym exercise yoga
     meditation translate translation french spanish german italian chinese japanese poetry novel book books

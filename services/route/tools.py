@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kernel.authority import LEVELS
 from kernel.context import ToolContext
-from kernel.tool import Annotations, Route, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.route.models import (
     CapabilitiesInput,
     CapabilitiesOutput,
@@ -32,11 +32,16 @@ async def capabilities(inp: CapabilitiesInput, ctx: ToolContext) -> Capabilities
         rises = []
         if cap.escalation:
             rises.append(f"{cap.escalation[1]} with {cap.escalation[0]}")
-        rises += [f"{level} for {', '.join(words[:3])}, ..." for level, words in cap.levels.items()]
+        rises += [
+            f"{level} for {', '.join(words[:3])}, ..."
+            for level, words in cap.levels.items()
+            if LEVELS.index(level) > LEVELS.index(cap.authority)  # type: ignore[arg-type]
+        ]
         if rises:
             raised[cap.capability] = "; ".join(rises)
         if inp.full:
-            level = "/".join([cap.authority, *([cap.escalation[1]] if cap.escalation else []), *cap.levels])
+            higher = [lv for lv in cap.levels if LEVELS.index(lv) > LEVELS.index(cap.authority)]  # type: ignore[arg-type]
+            level = "/".join([cap.authority, *([cap.escalation[1]] if cap.escalation else []), *higher])
             details.append(
                 CapabilityDetail(
                     capability=cap.capability,
@@ -112,8 +117,6 @@ def _quote(arg: str) -> str:
     return shlex.quote(arg)
 
 
-# An executed answer carries the tool's own answer (at most 12 KB) beside route's fields.
-_ROUTE_BUDGET = 16 * 1024
 _ROUTE_META = Route(
     phrasings=("which pallium tool should I use", "route this task", "pick the right capability"),
     routable=False,
@@ -137,7 +140,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=False),
         positional=("task",),
         route=_ROUTE_META,
-        budget=_ROUTE_BUDGET,
+        budget=CONTEXT_BUDGET,  # an executed answer carries the tool's own answer beside route's fields
         render=_render_route,
         exit_code=_exit_code,
     ),
