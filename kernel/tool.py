@@ -63,6 +63,7 @@ ArgumentSource = Literal[
     "name",  # a name: quoted, or the word after "called", "named", "gate", "template"
     "gate",  # a gate's name as for "name", else the one gate the chosen run waits on
     "session_id",  # a session id, checked against session memory
+    "team",  # an agent team's id (`team-...`), checked against the teams store
     "age",  # "3h", "2 days", "a few minutes" as a duration like `3h`
     "test_command",  # a command in backticks, or a known test runner's line (`pytest -q`)
     "ref",  # a git ref or commit (`origin/main`, a sha)
@@ -153,10 +154,10 @@ class Tool:
     `cli` is the product's own command (`changed-now`, `sessions recall`); the MCP name is the
     same words joined by `_` behind `pallium_`. `positional` names the input fields the CLI takes
     as positional arguments; `route` is what `pallium route` needs to recommend it. `escalation`
-    is `(field, level)` for tools that preview by default
-    and act when a boolean field is set: `("confirm", "admin")` means `authority` suffices for the
-    preview and `level` is needed to act. `render` gives the short human form; `exit_code` lets a tool whose
-    answer is a verdict (doctor) fail the CLI process without raising.
+    is `(field, level)` for tools that preview by default and act when a boolean field is set:
+    `("confirm", "admin")` means `authority` suffices for the preview and `level` is needed to
+    act. `render` gives the short human form; `exit_code` lets a tool whose answer is a verdict
+    (doctor) fail the CLI process without raising.
 
     `usage_exit` is the CLI's exit status for bad input: 2 as everywhere, except where the tool's own
     statuses already use 2 (`loop tick`'s no_op), so a misspelt command line never reads as a state.
@@ -181,21 +182,21 @@ class Tool:
     escalation: tuple[str, Authority] | None = None
     render: Callable[[Any], str] | None = None
     exit_code: Callable[[Any], int] | None = None
+    route: Route | None = None
     usage_exit: int = 2
     budget: int | None = SEARCH_BUDGET
     trim: Callable[[Any, Any, int], Any] | None = None
     unbounded_by: str | None = None
-    route: Route | None = None
 
     def __post_init__(self) -> None:
         if self.authority not in LEVELS:
             raise ValueError(f"{self.cli}: unknown authority {self.authority!r}")
         if not self.summary or not self.description:
             raise ValueError(f"{self.cli}: a tool needs a summary and a description")
-        if self.budget is not None and self.budget < 1024:
-            raise ValueError(f"{self.cli}: a budget under 1 KB leaves no room for an answer")
         if self.route is not None:
             self.route.check(self.cli)
+        if self.budget is not None and self.budget < 1024:
+            raise ValueError(f"{self.cli}: a budget under 1 KB leaves no room for an answer")
 
     @property
     def name(self) -> str:

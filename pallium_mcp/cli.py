@@ -111,7 +111,7 @@ def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace:
             parser.parse_args(argv)  # raises the usage error that names the stray words
         return args
     rest = list(argv)
-    for word in args._words:  # the command's words as the parser tree holds them (`route capabilities` is one)
+    for word in args._words:  # the command's words as the parser holds them ("route capabilities" is one)
         rest.remove(word)
     leaf = args._parser.parse_intermixed_args(rest)
     leaf._entry = entry

@@ -28,17 +28,19 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.workflows.decisions",
     "services.sessions.tools",
     "services.loops.tools",
+    "services.route.tools",
+    "services.adoption.tools",
     "services.knowledge.tools",
     "services.knowledge.decisions",
     "services.teams.tools",
-    "services.route.tools",
-    "services.adoption.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns call, not every tool, since a
 # client sends every listed tool's description and schema to the model on every turn. Whole
 # toolsets, then single tools (pallium_route leads to the rest); `--toolsets all` (or a toolset's name)
 # serves the others. `python -m benchmarks mcp` measures what this costs.
+# pallium_route is the way in; route capabilities, sessions show and sessions read are reached through
+# it (`execute`) or `--toolsets route,sessions`, which keeps the listing within its 4,000-token goal.
 DEFAULT_TOOLSETS: tuple[str, ...] = ()
 DEFAULT_TOOLS: frozenset[str] = frozenset(
     {
@@ -54,9 +56,8 @@ DEFAULT_TOOLS: frozenset[str] = frozenset(
         "pallium_workflow_apply",
         "pallium_sessions_recall",
         "pallium_sessions_search",
-        "pallium_sessions_read",
-        "pallium_sessions_show",
         "pallium_knowledge_context",
+        "pallium_knowledge_search",
         "pallium_knowledge_get",
     }
 )

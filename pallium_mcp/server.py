@@ -278,7 +278,10 @@ def _read_token_file(path: Path) -> str:
         st = path.stat()
         if not stat.S_ISREG(st.st_mode):
             raise PalliumError(
-                "invalid_input", f"token file {str(path)!r} is not a regular file", details={"field": "token_file"}
+                "invalid_input",
+                f"token file {str(path)!r} is not a regular file",
+                hint="pass `--token-file` a regular file of mode 0600 holding the token",
+                details={"field": "token_file"},
             )
         if stat.S_IMODE(st.st_mode) & 0o077:
             raise PalliumError(

@@ -11,7 +11,7 @@ from kernel import trust
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.models import ToolInput, ToolOutput
-from kernel.tool import Annotations, Tool
+from kernel.tool import Annotations, Route, Tool
 
 __all__ = ["TOOLS"]
 
@@ -65,6 +65,16 @@ TOOLS = (
         ),
         authority="admin",
         toolset="core",
+        route=Route(
+            phrasings=(
+                "trust this repository's saved workflows",
+                "allow the repo's allow_commands to run",
+                "I have read .pallium/config.toml, trust it",
+                "revoke trust in this repository",
+                "honour the workflows this repository ships",
+            ),
+            flags={"revoke": ("revoke", "untrust", "distrust", "withdraw")},
+        ),
         annotations=Annotations(read_only=False, destructive=False, idempotent=True),
         render=_render,
     ),

@@ -102,7 +102,7 @@ async def test_the_same_query_over_mcp_is_a_json_error_and_writes_nothing_outsid
 ):
     commit_link(git_repo, relative, target)
     before = tree_bytes(outside)
-    async with Client(build_server(cwd=git_repo)) as client:
+    async with Client(build_server(cwd=git_repo, toolsets="all")) as client:
         result = await client.call_tool("pallium_search", {"query": "main"})
         assert result.is_error
         error = json.loads(result.content[0].text)["error"]

@@ -6,11 +6,10 @@ each write goes to a temporary file in the same folder and replaces the original
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernel import writes
 from kernel.errors import PalliumError
 
 __all__ = ["BEGIN", "BLOCK", "END", "FileAction", "upsert"]
@@ -97,14 +96,6 @@ def _plan_one(path: Path) -> FileAction:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        if path.exists():
-            os.chmod(temp, path.stat().st_mode & 0o777)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    """Replace `path` through a renamed temporary file, never through a link, keeping its mode."""
+    mode = path.stat().st_mode & 0o777 if path.is_file() and not path.is_symlink() else 0o644
+    writes.write_text(path, text, mode=mode, atomic=True, root=path.parent)

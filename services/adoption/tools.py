@@ -168,10 +168,11 @@ TOOLS = (
         description=(
             "Use when you (an agent) start working with Pallium and need to know how to drive it; `workflow` "
             "gives the script-authoring guide instead. Not for one tool's arguments (its own description has "
-            "them). Reads a packaged file; about 8 KB."
+            "them). Reads a packaged file; the whole guide, unbounded (about 18 KB)."
         ),
         authority="observe",
         toolset="adoption",
+        budget=None,
         route=Route(
             phrasings=(
                 "show the pallium agent guide",
@@ -228,8 +229,10 @@ TOOLS = (
                 "set up this repo so agents use pallium",
                 "update the pallium section of AGENTS.md",
                 "write the adoption block into the agents files",
+                "add the pallium instructions to AGENTS.md",
             ),
             flags={"dry_run": ("dry", "preview")},
+            levels={"admin": ("add", "write", "put", "insert", "install")},
         ),
         render=_render_install,
     ),
@@ -259,6 +262,7 @@ TOOLS = (
                 "set up the mcp config so claude can use pallium",
             ),
             flags={"dry_run": ("dry", "preview")},
+            levels={"admin": ("register", "add", "install", "connect")},
         ),
         render=_render_mcp,
     ),
@@ -285,6 +289,7 @@ TOOLS = (
                 "is there a newer pallium, update it",
             ),
             flags={"dry_run": ("dry", "preview")},
+            levels={"admin": ("update", "upgrade")},
         ),
         render=_render_update,
     ),

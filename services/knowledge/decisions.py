@@ -184,10 +184,10 @@ TOOLS = (
         toolset="knowledge",
         route=Route(
             phrasings=(
-                "record a design decision",
-                "link this decision document to the knowledge base",
-                "note that we decided to keep sqlite, written in docs/adr.md",
-                "record an architecture decision record",
+                "record the decision in decision.md titled why sqlite",
+                "link an architecture decision record to the knowledge base",
+                "add ADR-12 as an authored decision",
+                "save this design decision with its source",
             ),
             arguments={"file": "path", "title": "quoted"},
         ),
@@ -209,9 +209,10 @@ TOOLS = (
         toolset="knowledge",
         route=Route(
             phrasings=(
-                "search recorded design decisions",
-                "which authored decisions mention caching",
-                "find the architecture decision records about storage",
+                "search the authored decision records (ADRs)",
+                "which ADRs mention caching",
+                "find architecture decision records about worktrees",
+                "look up recorded design decisions",
             ),
             arguments={"query": "text"},
         ),

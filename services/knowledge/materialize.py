@@ -6,12 +6,10 @@ overwritten, and a document whose name would land on it is reported as a collisi
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel import paths
+from kernel import paths, writes
 from kernel.errors import PalliumError
 from services.knowledge.documents import MARKER
 
@@ -43,7 +41,7 @@ def materialize(root: Path, documents: dict[str, str]) -> Written:
                 hint=f"replace the link {str(candidate)!r} with a real folder, then build again",
                 details={"path": str(candidate)},
             )
-    folder.mkdir(parents=True, exist_ok=True)
+    writes.ensure_dir(folder)
     written, unchanged, collisions, removed = [], [], [], []
     existing = {p.name: p for p in folder.glob("*.md")}
     authored = sorted(name for name, p in existing.items() if not _is_generated(p))
@@ -71,7 +69,6 @@ def materialize_one(root: Path, slug: str, text: str) -> bool:
     target = knowledge_dir(root) / f"{slug}.md"
     if target.exists() and not _is_generated(target):
         return False
-    target.parent.mkdir(parents=True, exist_ok=True)
     _replace(target, text)
     return True
 
@@ -87,19 +84,9 @@ def _is_generated(path: Path) -> bool:
 
 
 def _replace(target: Path, text: str) -> None:
-    """Write `text` beside `target` and rename it over, so a reader sees the old file or the new one."""
-    if target.is_symlink():
-        raise PalliumError(
-            "conflict",
-            f"{target.name!r} is a symbolic link; Pallium does not write through links",
-            hint=f"remove the link {str(target)!r}, then build again",
-            details={"path": str(target)},
-        )
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".md", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write `text` beside `target` and rename it over, so a reader sees the old file or the new one.
+
+    The kernel's writer walks `.pallium/knowledge/` without following a link and refuses one at
+    `target`, so a committed link there can never send a document outside the repository.
+    """
+    writes.write_text(target, text, mode=0o644, atomic=True)

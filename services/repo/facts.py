@@ -236,12 +236,13 @@ TOOLS = (
         toolset="facts",
         route=Route(
             phrasings=(
-                "give me the raw facts about this repository",
-                "structured facts: files, commits and checks for these paths",
-                "which checks cover src/app.py as data",
+                "give me the whole content index in one answer",
+                "dump every file, symbol and import edge of the repo",
+                "all the repository facts for an offline analysis",
+                "export the index: files, symbols, packages, tests and history",
+                "machine-readable facts about the codebase",
             ),
-            arguments={"checks": "paths"},
-            needs=("index",),
+            needs=("git", "index"),
         ),
         annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=False),  # index only
         budget=None,

@@ -17,13 +17,16 @@ __all__ = ["Capability", "Catalog", "Scored", "load"]
 
 _UNKNOWN_WEIGHT = 1.2  # a word no capability uses: it dilutes the match without pointing anywhere
 _GENERIC_FACTOR = 0.35
-_LEAD_BONUS = 0.08
+_LEAD_BONUS = 0.2
 _EXAMPLE_WEIGHT = 0.6
 _NO_OBJECT_PENALTY = 0.1
+# Teams are experimental and no tool lists them: a team's tool needs the task to speak of a team.
+_NO_TEAM_PENALTY = 0.2
+_SCRIPT_CUES = frozenset({"<path>", "workflow", "fil", "loop"})
 OBJECT_CUES = {
     "run": frozenset({"run", "workflow", "<run>", "gate", "approv", "reject", "apply", "revert", "resum"}),
     "loop": frozenset({"loop", "tick"}),
-    "team": frozenset({"team", "teammat", "member", "mailbox", "inbox", "lead"}),
+    "team": frozenset({"team", "teammat", "member", "lead", "roster", "mailbox", "board"}),
 }
 _NAME_STOP = frozenset({"workflow", "session"})  # words too many command names share to name one
 
@@ -39,6 +42,8 @@ class Capability:
     phrasings: tuple[str, ...]
     phrasing_terms: tuple[frozenset[str], ...]
     name_terms: frozenset[str]
+    lead_terms: frozenset[str]  # verbs that, leading a task, ask for this capability
+    object_terms: frozenset[str]  # a noun most of its phrasings use; a task without it fits less
     summary_terms: frozenset[str]
     all_terms: frozenset[str]
     arguments: dict[str, str]
@@ -88,8 +93,11 @@ class Catalog:
         w = self.idf.get(term, _UNKNOWN_WEIGHT)
         return w * _GENERIC_FACTOR if term in lexicon.GENERIC_TERMS else w
 
-    def rank(self, task_terms: list[str]) -> list[Scored]:
+    def rank(self, task_terms: list[str], hints: frozenset[str] = frozenset()) -> list[Scored]:
+        """Score every capability; `hints` are words inside named paths (AGENTS.md: agents), which count
+        as naming an object but not as words of the task."""
         task = set(task_terms)
+        mentioned = task | hints
         # The first content word of an imperative task is usually its action ("approve the gate ...").
         lead = next((t for t in task_terms if not t.startswith("<")), None)
         if lead in lexicon.GENERIC_TERMS:
@@ -115,10 +123,14 @@ class Catalog:
             bag = sum(self.weight(t) for t in matched) / total
             named = cap.name_terms & task
             name = sum(self.weight(t) for t in named) / (sum(self.weight(t) for t in cap.name_terms) or 1.0)
-            score = 0.5 * best + 0.3 * bag + 0.2 * name + (_LEAD_BONUS if lead in cap.name_terms else 0.0)
+            score = 0.5 * best + 0.3 * bag + 0.2 * name + (_LEAD_BONUS if lead in cap.lead_terms else 0.0)
+            if cap.object_terms and not mentioned & cap.object_terms:
+                score -= _NO_OBJECT_PENALTY
+            if "script" in cap.arguments.values() and not mentioned & _SCRIPT_CUES:
+                score -= _NO_OBJECT_PENALTY  # a script's tool, for a task naming no script
             for need, cues in OBJECT_CUES.items():  # a run's or a loop's tool, for a task naming neither
-                if need in cap.needs and not task & cues:
-                    score -= _NO_OBJECT_PENALTY
+                if need in cap.needs and not mentioned & cues:
+                    score -= _NO_TEAM_PENALTY if need == "team" else _NO_OBJECT_PENALTY
             scored.append(Scored(cap, score, tuple(sorted(matched)), best_text))
         scored.sort(key=lambda s: (-s.score, s.capability.capability))
         return scored
@@ -139,6 +151,17 @@ def build(entries: list[dict[str, Any]]) -> Catalog:
             continue
         phrasing_terms = tuple(frozenset(_terms(p)) for p in route["phrasings"])
         name_terms = frozenset(t for t in lexicon.terms(entry["cli"].replace("-", " ")) if t not in _NAME_STOP)
+        escalating = [entry["escalation"][0]] if entry.get("escalation") else []
+        lead_words = [w for words in route["levels"].values() for w in words]
+        lead_words += [w for flag in escalating for w in route["flags"].get(flag, [])]
+        lead_terms = name_terms | frozenset(t for w in lead_words for t in lexicon.terms(w))
+        noun = lexicon.terms(entry["cli"].split()[0])
+        using = sum(1 for terms in phrasing_terms if noun and noun[0] in terms)
+        object_terms = (
+            frozenset(noun)
+            if noun and len(route["phrasings"]) and using / len(route["phrasings"]) >= 0.6
+            else frozenset()
+        )
         summary_terms = frozenset(lexicon.terms(entry["summary"]))
         schema = entry["input_schema"]
         capabilities.append(
@@ -152,6 +175,8 @@ def build(entries: list[dict[str, Any]]) -> Catalog:
                 phrasings=tuple(route["phrasings"]),
                 phrasing_terms=phrasing_terms,
                 name_terms=name_terms,
+                lead_terms=lead_terms,
+                object_terms=object_terms,
                 summary_terms=summary_terms,
                 all_terms=frozenset().union(*phrasing_terms, name_terms, summary_terms),
                 arguments=dict(route["arguments"]),

@@ -41,6 +41,7 @@ async def execute(answer: RouteOutput, plan: Plan, ctx: ToolContext, inp: RouteI
             ran.append({"tool": pre.tool, "status": "error", "error": exc.to_dict()["error"]})
             return _not_run(f"precondition {pre.command} failed: {exc.message}", ran)
         pre.met = True
+        pre.detail = f"satisfied just now by {pre.command} ({pre.detail})"
         ran.append({"tool": pre.tool, "status": "ok"})
     grounded = plan.grounded
     if grounded is not None and grounded.pending_symbol is not None:

@@ -15,6 +15,7 @@ __all__ = ["Found", "find", "is_identifier"]
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|`([^`]+)`|(?<![A-Za-z0-9])'([^']+)'(?![A-Za-z0-9])")
 _RUN_ID = re.compile(r"\bwf-\d{8}-\d{6}-[0-9a-f]{6}\b|\bwf-[0-9][0-9a-f-]{3,}\b", re.IGNORECASE)
+_TEAM_ID = re.compile(r"\bteam-[0-9a-f]{4,}\b", re.IGNORECASE)
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
 _SESSION_NEAR = re.compile(r"\bsessions?\s+(?:id\s+)?([0-9a-z][0-9a-z_-]{5,})\b", re.IGNORECASE)
 _PATH = re.compile(
@@ -138,6 +139,7 @@ class Found:
     run_ids: list[str] = field(default_factory=list)
     last_run: bool = False
     session_ids: list[str] = field(default_factory=list)
+    team_ids: list[str] = field(default_factory=list)
     ages: list[str] = field(default_factory=list)
     test_command: str | None = None
     refs: list[str] = field(default_factory=list)
@@ -177,11 +179,12 @@ def find(task: str) -> Found:
     found.run_ids = _unique(m.group(0) for m in _RUN_ID.finditer(task))
     found.last_run = bool(_LAST_RUN.search(task)) and not found.run_ids
     found.session_ids = _unique(m.group(0) for m in _UUID.finditer(task))
+    found.team_ids = _unique(m.group(0) for m in _TEAM_ID.finditer(task))
     for match in _SESSION_NEAR.finditer(task):
         token = match.group(1)
         if any(ch.isdigit() for ch in token) and token not in found.session_ids and not _RUN_ID.fullmatch(token):
             found.session_ids.append(token)
-    ids = set(found.run_ids) | set(found.session_ids)
+    ids = set(found.run_ids) | set(found.session_ids) | set(found.team_ids)
     found.test_command = _test_command(task, found.quoted)
     found.refs = _unique([m.group(1) for m in _REF.finditer(task)] + [m.group(1) for m in _BARE_REF.finditer(task)])
     for match in _PATH.finditer(task):
@@ -246,7 +249,7 @@ def _ages(task: str) -> list[str]:
 
 
 def _symbols(task: str, found: Found) -> list[str]:
-    taken = set(found.paths) | set(found.run_ids) | set(found.session_ids) | set(found.refs)
+    taken = set(found.paths) | set(found.run_ids) | set(found.session_ids) | set(found.team_ids) | set(found.refs)
     out = []
     for text in found.quoted:
         if re.fullmatch(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*", text) and text not in taken:

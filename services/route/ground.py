@@ -52,7 +52,7 @@ async def ground(cap: Capability, task: str, found: Found, state: State, root: P
         if value is not None and value != []:
             out.arguments[name] = value
     for name, words in cap.flags.items():
-        if name in cap.properties and _mentions(task, words):
+        if name in cap.properties and _mentions(task, words) and not _negated(task, words):
             if cap.escalation and name == cap.escalation[0] and _PREVIEW.search(task):
                 out.notes.append(f"the task asks for a preview, so `{name}` stays off")
                 continue
@@ -154,6 +154,8 @@ async def _value(
         return await _loop(cap, name, found, state, out)
     if source == "session_id":
         return await _session(cap, name, found, state, out)
+    if source == "team":
+        return await _team(cap, name, found, state, out)
     if source == "name":
         return found.names[0] if found.names else None
     if source == "gate":
@@ -302,10 +304,31 @@ async def _session(cap: Capability, name: str, found: Found, state: State, out: 
     return getattr(shown, "id", None) or wanted
 
 
+async def _team(cap: Capability, name: str, found: Found, state: State, out: Grounded) -> str | None:
+    if not found.team_ids:
+        return None
+    wanted = found.team_ids[0]
+    try:
+        await state.ctx.call("pallium_team_status", {"team": wanted, "limit": 1})
+    except PalliumError:
+        out.needs_input.append(_needs(cap, name, f"no team {wanted!r}", value=wanted))
+        return None
+    return wanted
+
+
 def _content_words(task: str, found: Found, cap: Capability) -> str:
     skip = cap.name_terms | _COMMAND_TERMS
     kept = [w for w in lexicon.words(task) if w not in lexicon.STOPWORDS and lexicon.canonical(w) not in skip]
     return " ".join(kept) or task
+
+
+def _negated(task: str, words: tuple[str, ...]) -> bool:
+    """Whether the task says not to ("without a model", "no prose", "don't confirm") for each word it uses."""
+    lowered = task.lower()
+    used = [w for w in words if re.search(rf"\b{re.escape(w)}", lowered)]
+    return bool(used) and all(
+        re.search(rf"\b(without|no|not|never|don'?t|do not)\s+(\w+\s+){{0,2}}{re.escape(w)}", lowered) for w in used
+    )
 
 
 def _mentions(task: str, words: tuple[str, ...]) -> str | None:

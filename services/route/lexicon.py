@@ -39,7 +39,8 @@ STOPWORDS = _bag(
     want wanna need needs help tell give me know also too very much more most now right currently again
     already still yet up out off over under than then them they their he she him her his hers please could
     you would mind im ive id youre gonna gotta bit little lot lots be able way ways use using whats wheres
-    hows thats lets dont cant wont far everything everyone anything something somebody anybody isnt arent
+    hows thats lets dont cant wont far against versus vs sure everything everyone anything something
+    somebody anybody isnt arent
     doesnt didnt theres heres whos ya yeah yes no nope u ur
     """
 )
@@ -156,7 +157,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "install": ("install", "installed", "installation", "register", "hook", "wire", "connect", "integrate"),
     "upgrade": ("upgrade", "update", "updated", "newer", "bump"),
     "guide": ("guide", "manual", "docs", "documentation", "instructions", "howto", "tutorial", "handbook"),
-    "version": ("version", "versions", "release", "build"),
+    "version": ("version", "versions", "release"),
     "stuck": (
         "stuck",
         "hung",
@@ -190,12 +191,15 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "problem",
         "problems",
         "flaky",
+        "mistake",
+        "mistakes",
     ),
     "implement": ("implement", "add", "introduce", "feature", "features"),
     "refactor": ("refactor", "restructure", "rename", "cleanup", "rework", "rewrite", "simplify", "extract"),
     "database": ("database", "db", "sqlite", "store"),
     "configure": ("configure", "config", "configuration", "settings", "setting", "provider"),
 }
+_SYNONYM_GROUPS["runlist"] = ("runs",)  # the plural is the noun: "what runs have I got" lists, it does not run
 _SYNONYM_GROUPS["not"] = ("not", "never", "unfinished", "incomplete", "undone")
 _SYNONYMS = {word: canon for canon, group in _SYNONYM_GROUPS.items() for word in group}
 # Later groups must not silently steal words from earlier ones: a word belongs to its first group.
@@ -220,7 +224,6 @@ GENERIC = frozenset(
         "task",
         "repo",
         "repository",
-        "code",
         "project",
         "thing",
         "make",
@@ -237,7 +240,6 @@ GENERIC = frozenset(
         "who",
         "how",
         "not",
-        "implement",
         "happen",
         "sure",
         "go",
@@ -276,7 +278,9 @@ OFF_DOMAIN = _bag(
     pizza food coffee flight flights hotel hotels vacation holiday trip travel airport taxi uber capital
     country president election football soccer basketball baseball cricket tennis score scores match game
     games stock stocks crypto bitcoin price prices horoscope birthday anniversary wedding gift gifts love
-    dating girlfriend boyfriend wife husband dog dogs cat cats pet pets horse garden plant plants flower
+    dating girlfriend boyfriend wife husband landlord podcast podcasts weekend mom dad mother father alarm
+    dentist reminder grandma dog dogs
+    cat cats pet pets horse garden plant plants flower
     flowers car cars bike bicycle tire tyre oil doctor medicine headache diet workout gym exercise yoga
     meditation translate translation french spanish german italian chinese japanese poetry novel book books
     story stories fairy tale tales homework essay paris london tokyo moon sun planet planets universe ocean

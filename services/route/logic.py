@@ -63,7 +63,8 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     found = extract.find(task)
     terms = lexicon.terms(_masked(task, found), cat.speller) + found.markers
     state = State(ctx, repo)
-    ranked = await _adjust(cat.rank(terms), state, set(terms))
+    hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
+    ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
     best = ranked[0]
     runner = ranked[1] if len(ranked) > 1 else None
     margin = round(best.score - (runner.score if runner else 0.0), 3)
@@ -145,7 +146,7 @@ async def _adjust(ranked: list[Scored], state: State, terms: set[str]) -> list[S
 
 async def _exists(state: State, need: str) -> bool:
     if need == "team":
-        return False  # team tools take a team id the task must name; a task naming no team is not for them
+        return True  # no tool lists teams; the missing cue alone counts against a team's tool
     if need == "run":
         return bool(await state.workflow_runs())
     return bool(await state.loop_names())
@@ -162,7 +163,7 @@ def _unfit(task: str, terms: list[str], best: Scored) -> str | None:
     strong = [t for t in best.matched if t not in lexicon.GENERIC_TERMS]
     if not strong and best.score < 0.5:
         return f"the task shares only general words ({', '.join(best.matched)}) with any capability"
-    if off and not software and len(off) >= len(strong):
+    if off and not software and (len(off) >= len(strong) or best.score < 0.75):
         return f"the task is about {', '.join(sorted(off))}, which no Pallium capability covers"
     if best.score < MIN_SCORE:
         return f"the closest capability covers too little of the task ({best.score:.2f} < {MIN_SCORE})"
@@ -277,7 +278,7 @@ def _masked(task: str, found: extract.Found) -> str:
     """The task with recognised arguments blanked out, so ids and paths do not count as words."""
     out = task
     code = [s for s in found.symbols if extract.is_identifier(s)]  # plain words ("main") stay words
-    spans = [*found.paths, *found.run_ids, *found.session_ids, *found.refs, *code]
+    spans = [*found.paths, *found.run_ids, *found.session_ids, *found.team_ids, *found.refs, *code]
     if found.test_command:
         spans.append(found.test_command)
     for span in sorted(spans, key=len, reverse=True):

@@ -29,18 +29,16 @@ class RouteInput(ToolInput):
     task: str = Field(
         min_length=1,
         max_length=MAX_TASK,
-        description="the task in plain words, as the user gave it (1-4000 characters)",
+        description="the task in the user's words (1-4000 characters)",
     )
     ceiling: Level | None = Field(
         None,
-        description="authority to route within; lowers the caller's ceiling, never raises it (CLI: --authority)",
+        description="a lower ceiling to route within (never raises the server's)",
     )
-    execute: bool = Field(
-        False, description="run the recommendation (and its unmet preconditions within the ceiling) and return it"
-    )
-    repo: str | None = Field(None, description="repository path; default: the one holding the current folder")
+    execute: bool = Field(False, description="run the recommendation (preconditions first) and return its result")
+    repo: str | None = Field(None, description="repository path; default: the current one")
     wait_seconds: float = Field(
-        20, ge=0, le=3600, description="under execute, how long a long run (start, workflow run) is awaited over MCP"
+        20, ge=0, le=3600, description="with execute over MCP: seconds to await a long run before returning its id"
     )
 
 
@@ -103,7 +101,7 @@ class RouteOutput(ToolOutput):
 
 
 class CapabilitiesInput(ToolInput):
-    full: bool = Field(False, description="every capability with phrasings, arguments and needs (larger than 4 KB)")
+    full: bool = Field(False, description="add phrasings, arguments and needs (over 4 KB)")
 
 
 class CapabilityRow(ToolOutput):
@@ -121,9 +119,10 @@ class CapabilityDetail(CapabilityRow):
 
 class CapabilitiesOutput(ToolOutput):
     levels: list[str] = Field(description="authority levels, lowest first; each includes the ones before")
-    by_level: dict[str, list[str]] | None = Field(
-        None, description="compact form: level -> capabilities; `observe/admin` previews at observe, acts at admin"
+    by_level: dict[str, list[str]] = Field(description="capabilities by the level they need at the least")
+    raised: dict[str, str] = Field(
+        description="capabilities whose level rises with the call: `admin with confirm`, `edit for fix, ...`"
     )
-    capabilities: list[CapabilityDetail] | None = Field(None, description="with `full`: every capability in detail")
+    capabilities: list[CapabilityDetail] | None = Field(None, description="with full: every capability in detail")
     count: int
     full: bool

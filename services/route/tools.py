@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kernel.authority import LEVELS
 from kernel.context import ToolContext
-from kernel.tool import Annotations, Route, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.route.models import (
     CapabilitiesInput,
     CapabilitiesOutput,
@@ -23,16 +23,26 @@ async def route(inp: RouteInput, ctx: ToolContext) -> RouteOutput:
 async def capabilities(inp: CapabilitiesInput, ctx: ToolContext) -> CapabilitiesOutput:
     from services.route import catalog
 
-    rows: list[CapabilityDetail] = []
-    by_level: dict[str, list[str]] = {}
     caps = sorted(catalog.load().capabilities, key=lambda c: c.capability)
+    by_level: dict[str, list[str]] = {level: [] for level in LEVELS}
+    raised: dict[str, str] = {}
+    details = []
     for cap in caps:
-        level = cap.authority + (f"/{cap.escalation[1]}" if cap.escalation else "")
-        for wanted in cap.levels:
-            level += f"/{wanted}"
-        by_level.setdefault(level, []).append(cap.capability)
+        by_level[cap.authority].append(cap.capability)
+        rises = []
+        if cap.escalation:
+            rises.append(f"{cap.escalation[1]} with {cap.escalation[0]}")
+        rises += [
+            f"{level} for {', '.join(words[:3])}, ..."
+            for level, words in cap.levels.items()
+            if LEVELS.index(level) > LEVELS.index(cap.authority)  # type: ignore[arg-type]
+        ]
+        if rises:
+            raised[cap.capability] = "; ".join(rises)
         if inp.full:
-            rows.append(
+            higher = [lv for lv in cap.levels if LEVELS.index(lv) > LEVELS.index(cap.authority)]  # type: ignore[arg-type]
+            level = "/".join([cap.authority, *([cap.escalation[1]] if cap.escalation else []), *higher])
+            details.append(
                 CapabilityDetail(
                     capability=cap.capability,
                     level=level,
@@ -45,8 +55,9 @@ async def capabilities(inp: CapabilitiesInput, ctx: ToolContext) -> Capabilities
             )
     return CapabilitiesOutput(
         levels=list(LEVELS),
-        by_level=None if inp.full else by_level,
-        capabilities=rows if inp.full else None,
+        by_level=by_level,
+        raised=raised,
+        capabilities=details if inp.full else None,
         count=len(caps),
         full=inp.full,
     )
@@ -86,10 +97,11 @@ def _render_route(out: RouteOutput) -> str:
 
 
 def _render_capabilities(out: CapabilitiesOutput) -> str:
-    if out.capabilities is not None:
-        width = max((len(r.capability) for r in out.capabilities), default=10) + 2
-        return "\n".join(f"{r.capability.ljust(width)}{r.level}  {r.summary}" for r in out.capabilities)
-    return "\n".join(f"{level}: {', '.join(names)}" for level, names in (out.by_level or {}).items())
+    lines = []
+    for level, names in out.by_level.items():
+        lines.append(f"{level}:")
+        lines += [f"  {name}" + (f"  ({out.raised[name]})" if name in out.raised else "") for name in names]
+    return "\n".join(lines)
 
 
 def _exit_code(out: RouteOutput) -> int:
@@ -118,17 +130,17 @@ TOOLS = (
         output=RouteOutput,
         summary="Pick the Pallium capability for a task within an authority ceiling, with arguments and why.",
         description=(
-            "When unsure which Pallium tool fits a task, call it first: give the task in the user's words and get "
-            "the capability, tool and grounded arguments, why, the level it needs and whether the ceiling blocks it "
-            "(never a weaker substitute), and preconditions with their commands. `execute` runs it through the "
-            "same dispatcher and ceiling. Not needed when you know the tool. Deterministic, no model calls; reads "
-            "state only unless `execute`."
+            "Use this first when unsure which Pallium tool fits a task (call it first): pass the task in the "
+            "user's words; get the capability, tool, grounded arguments, why, alternatives, the level needed, "
+            "whether the ceiling blocks it (never a weaker substitute) and preconditions with their commands. "
+            "execute runs it through the same ceiling. Not needed when you know the tool. No model calls."
         ),
         authority="observe",
         toolset="route",
         annotations=Annotations(read_only=False, idempotent=False, open_world=False),
         positional=("task",),
         route=_ROUTE_META,
+        budget=CONTEXT_BUDGET,  # an executed answer carries the tool's own answer beside route's fields
         render=_render_route,
         exit_code=_exit_code,
     ),
@@ -139,9 +151,8 @@ TOOLS = (
         output=CapabilitiesOutput,
         summary="Every capability route can choose, with the authority level each needs.",
         description=(
-            "Use to see what Pallium can do and at which level (`observe/admin` means it previews at observe and "
-            "acts at admin). Not for choosing one (pallium_route does that for a task). Within 4 KB; `full` adds "
-            "summaries, example phrasings, arguments and needs. Reads the tool manifest only."
+            "Use to see what Pallium can do and at which level. Not for choosing (pallium_route). Within 4 KB; "
+            "full adds phrasings and arguments."
         ),
         authority="observe",
         toolset="route",
@@ -149,6 +160,7 @@ TOOLS = (
             phrasings=("what can pallium do", "list the capabilities", "which capabilities need admin"),
             routable=False,
         ),
+        unbounded_by="full",
         render=_render_capabilities,
     ),
 )

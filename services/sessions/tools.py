@@ -330,6 +330,8 @@ TOOLS = (
                 "recall earlier work on auth",
                 "remind me where we were with the refactor",
                 "what's still open from yesterday's session",
+                "what did we decide in an earlier session about the api",
+                "what did my last agent session conclude",
             ),
             arguments={"query": "task", "source": "source"},
             needs=("sessions",),

@@ -76,7 +76,10 @@ async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
         target = paths.confine(ctx.repo_root(), inp.output, base=ctx.cwd)
         if target.exists():
             raise PalliumError(
-                "conflict", f"{target} exists already; choose another --output", details={"field": "output"}
+                "conflict",
+                f"{target} exists already",
+                hint="pass another `output` (CLI `--output`), or remove the file first",
+                details={"field": "output"},
             )
     tailoring = None
     if inp.tailor:
@@ -94,7 +97,10 @@ async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
             writes.write_text(target, source, mode=0o644, root=ctx.repo_root(), exclusive=True)
         except FileExistsError:
             raise PalliumError(
-                "conflict", f"{target} exists already; choose another --output", details={"field": "output"}
+                "conflict",
+                f"{target} exists already",
+                hint="pass another `output` (CLI `--output`), or remove the file first",
+                details={"field": "output"},
             ) from None
     args: dict[str, object] = {"task": inp.task}
     if inp.test_command:
@@ -126,7 +132,10 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
     if not inp.task.strip():  # the original's `start --workflow NAME` needs no task
         if inp.workflow is None:
             raise PalliumError(
-                "invalid_input", "say what to do: give a task, or a workflow to run", details={"field": "task"}
+                "invalid_input",
+                "say what to do: give a task, or a workflow to run",
+                hint="pass `task` (the CLI's positional TASK), or `workflow` (CLI `--workflow NAME`)",
+                details={"field": "task"},
             )
         inp = inp.model_copy(update={"task": f"Run saved workflow {inp.workflow}"})
     repo = ctx.repo_root(inp.repo)
@@ -258,7 +267,6 @@ _EDIT_WORDS = (
     "resolve",
     "upgrade",
     "modify",
-    "build",
     "create",
     "write",
     "update",
@@ -324,7 +332,10 @@ TOOLS = (
                 "audit the auth module for security problems",
             ),
             arguments={"task": "task", "test_command": "test_command", "scope": "paths"},
-            levels={"edit": _EDIT_WORDS},
+            levels={
+                "consult": ("investigate", "research", "analyze", "analyse", "study", "explore", "audit", "review"),
+                "edit": _EDIT_WORDS,
+            },
             needs=("git",),
             signals=("dirty",),
             prepare="workflow preflight",

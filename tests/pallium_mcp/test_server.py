@@ -77,6 +77,13 @@ SAMPLE_CALLS = {
     "pallium_loop_list": {},
     "pallium_loop_stop": {"name": "sample-loop"},
     "pallium_loop_reset": {"name": "sample-loop"},
+    "pallium_route": {"task": "who calls main"},
+    "pallium_route_capabilities": {},
+    "pallium_agents_guide": {},
+    "pallium_agents_block": {},
+    "pallium_agents_install": {"dry_run": True},
+    "pallium_mcp_install": {"client": "claude", "dry_run": True},
+    "pallium_update": {"dry_run": True},
     "pallium_facts": {"sections": ["files", "checks"], "checks": [["src/app.py"]]},
     "pallium_knowledge_map": {},
     "pallium_knowledge_build": {"model": False},
@@ -111,13 +118,6 @@ SAMPLE_CALLS = {
     "pallium_team_tasks_list": None,
     "pallium_team_template_list": None,
     "pallium_team_template_show": None,
-    "pallium_route": {"task": "who calls main"},
-    "pallium_route_capabilities": {},
-    "pallium_agents_guide": {},
-    "pallium_agents_block": {},
-    "pallium_agents_install": {"dry_run": True},
-    "pallium_mcp_install": {"client": "claude", "dry_run": True},
-    "pallium_update": {"dry_run": True},
 }
 # Files some sample calls need in the repository before they run.
 SAMPLE_FILES = {

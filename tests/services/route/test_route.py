@@ -137,7 +137,10 @@ def test_cli_route_capabilities_stays_within_4_kb_unless_full(capsys):
     assert main(["route", "capabilities", "--json"]) == 0
     compact = capsys.readouterr().out
     assert len(json.dumps(json.loads(compact), separators=(",", ":"))) <= 4096
-    assert "sessions forget" in json.loads(compact)["by_level"]["observe/admin"]
+    listed = json.loads(compact)
+    assert "sessions forget" in listed["by_level"]["observe"]
+    assert listed["raised"]["sessions forget"] == "admin with confirm"
+    assert listed["capabilities"] is None
     assert main(["route", "capabilities", "--full", "--json"]) == 0
     full = json.loads(capsys.readouterr().out)
     assert full["full"] is True and all(r["phrasings"] for r in full["capabilities"])
@@ -149,7 +152,9 @@ async def test_mcp_route_is_in_the_default_toolset_and_says_to_call_it_first(git
     async with Client(server) as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}
         assert "call it first" in listed["pallium_route"].description
-        assert "pallium_route_capabilities" not in listed  # one toolset away: the default stays small
+    async with Client(build_server(toolsets="route", cwd=git_repo)) as client:
+        assert "pallium_route_capabilities" in {t.name for t in (await client.list_tools()).tools}
+    async with Client(server) as client:
         result = await client.call_tool("pallium_route", {"task": "forget session 1234abcd-0000", "execute": True})
     answer = result.structured_content
     assert answer["capability"] == "sessions forget" and answer["blocked"] is True
