@@ -38,15 +38,15 @@ async def start(inp: StartInput, ctx: ToolContext) -> Loop:
     source = lifecycle.read_script(location)
     args = lifecycle.args_text(inp.args)
     checked = await ctx.call("pallium_workflow_validate", {"source": source})
-    if not checked.valid:  # type: ignore[attr-defined]
-        errors = checked.errors  # type: ignore[attr-defined]
+    if not checked.valid:
+        errors = checked.errors
         raise PalliumError(
             "invalid_input",
             f"the loop script is not valid: {errors[0]}",
             hint="see every problem with `pallium workflow validate`",
             details={"field": "script", "errors": errors},
         )
-    config = lifecycle.loop_config(checked.meta)  # type: ignore[attr-defined]
+    config = lifecycle.loop_config(checked.meta)
     store = _store(ctx)
     created = store.create(
         name=inp.name,
