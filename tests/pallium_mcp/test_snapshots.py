@@ -132,28 +132,43 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 }
             ],
             "definition_count": 1,
+            "kinds": {"call": 2, "import": 2},
             "references": [
-                {"path": "shop/api.py", "line": 1, "enclosing": None, "resolution": "import", "target": "shop/cart.py"},
+                {
+                    "path": "shop/api.py",
+                    "line": 1,
+                    "kind": "import",
+                    "enclosing": None,
+                    "resolution": "import",
+                    "target": "shop/cart.py",
+                    "target_qualified": "total",
+                },
                 {
                     "path": "shop/api.py",
                     "line": 5,
+                    "kind": "call",
                     "enclosing": "checkout",
                     "resolution": "import",
                     "target": "shop/cart.py",
+                    "target_qualified": "total",
                 },
                 {
                     "path": "tests/test_cart.py",
                     "line": 1,
+                    "kind": "import",
                     "enclosing": None,
                     "resolution": "import",
                     "target": "shop/cart.py",
+                    "target_qualified": "total",
                 },
                 {
                     "path": "tests/test_cart.py",
                     "line": 5,
+                    "kind": "call",
                     "enclosing": "test_total",
                     "resolution": "import",
                     "target": "shop/cart.py",
+                    "target_qualified": "total",
                 },
             ],
             "total": 4,
@@ -306,6 +321,16 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 "changed_count": 0,
                 "refresh_command": None,
             },
+            "ranked": [
+                {
+                    "kind": "commit",
+                    "ref": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                    "title": "Test the cart",
+                    "text": "Because totals broke twice.",
+                    "when": "2026-01-05T00:00:00Z",
+                    "status": None,
+                }
+            ],
         }
     )
     assert await _answer(fixed_repo, "explain", path="shop/cart.py") == snapshot(
