@@ -134,6 +134,7 @@ async def _answers(repo: Path, count: Callable[[str], int]) -> None:
         ("version", {}),
     ]
     print(f"\n  typical answers (synthetic repository, {len(files)} files; JSON as sent)")
+    compact_total = indented_total = 0
     for name, arguments in calls:
         ctx = ToolContext(cwd=repo, ceiling="edit")
         try:
@@ -141,4 +142,11 @@ async def _answers(repo: Path, count: Callable[[str], int]) -> None:
         finally:
             ctx.close()
         text = out.model_dump_json()
+        compact_total += count(text)
+        indented_total += count(out.model_dump_json(indent=2))
         print(f"    {name:<24}{len(text.encode()):>9,} bytes {count(text):>7,} tokens")
+    saved = 1 - compact_total / indented_total
+    print(
+        f"\n  `--json` piped (compact) vs on a terminal (indented), all answers above: {compact_total:,} vs "
+        f"{indented_total:,} tokens ({saved:.0%} less)"
+    )

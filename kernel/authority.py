@@ -29,7 +29,7 @@ def parse(value: str) -> Authority:
             hint=f"use one of: {', '.join(LEVELS)}",
             details={"field": "authority", "allowed": list(LEVELS)},
         )
-    return level  # type: ignore[return-value]  # checked against LEVELS just above
+    return level  # checked against LEVELS just above
 
 
 def allows(ceiling: Authority, needed: Authority) -> bool:

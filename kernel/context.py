@@ -13,8 +13,6 @@ from kernel.clock import Clock, default_clock
 from kernel.progress import Progress
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from kernel.store import Database, Schema
 
 __all__ = ["ToolContext"]
@@ -54,8 +52,14 @@ class ToolContext:
         key = f"repo:{repo_root}:" + ",".join(s.service for s in schemas)
         return self._cached(key, lambda: store.open_repo(repo_root, schemas))
 
-    async def call(self, tool_name: str, arguments: dict[str, Any] | None = None) -> BaseModel:
-        """Call another tool by name, under this call's ceiling: the one door between services."""
+    async def call(self, tool_name: str, arguments: dict[str, Any] | None = None) -> Any:
+        """Call another tool by name, under this call's ceiling: the one door between services.
+
+        The answer is the tool's output model. It is typed `Any` on purpose: a service may not
+        import another service's models (front doors only), so the caller reads the fields it
+        needs (`out.valid`, `out.cost`) without a `type: ignore`, and the dispatcher has already
+        checked the answer is an instance of the tool's declared output model.
+        """
         from kernel import dispatch
 
         return await dispatch.call(tool_name, arguments or {}, self)

@@ -573,7 +573,10 @@ class Run:
         try:
             self.store.count_agent(self.run_id, self.lease.epoch)
             self.store.log_event(
-                self.run_id, "schema_retry", {"call_key": key, "error": first.failure.message}, epoch=self.lease.epoch
+                self.run_id,
+                "schema_retry",
+                {"call_key": key, "error": first.failure.message if first.failure else None},
+                epoch=self.lease.epoch,
             )
             retry = await self._dispatch(key, replace(request, prompt=request.prompt + CORRECTION), on_spawn)
         except BaseException:

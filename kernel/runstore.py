@@ -257,9 +257,10 @@ class RunStore:
     def _abandon_started_txn(self, run_id: str) -> int:
         # the worker may have spent before its orchestrator died: each such attempt counts as an
         # unknown-cost call, which the budget charges at the estimate (once: the status moves on)
-        found = self.db.execute(
+        row = self.db.execute(
             "SELECT COUNT(*) FROM kernel_call WHERE run_id=? AND status='started'", (run_id,)
-        ).fetchone()[0]
+        ).fetchone()
+        found = row[0] if row is not None else 0
         if found:
             self.db.execute("UPDATE kernel_run SET unknown_cost_calls=unknown_cost_calls+? WHERE id=?", (found, run_id))
             self.db.execute(
@@ -373,7 +374,7 @@ class RunStore:
         rows = self.db.execute(
             "SELECT kind, detail_json FROM kernel_event WHERE run_id=? ORDER BY id", (run_id,)
         ).fetchall()
-        return [{"kind": k, **json.loads(d)} for k, d in rows if kind is None or k == kind]
+        return [{"kind": k, **json.loads(str(d))} for k, d in rows if kind is None or k == kind]
 
     # ------------------------------------------------------------ worktrees
 

@@ -192,7 +192,7 @@ async def _cancellable(call: Any) -> Any:
             task.cancel()
 
     handled: list[int] = []
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in (int(signal.SIGTERM), int(signal.SIGINT)):
         try:
             loop.add_signal_handler(signum, on_signal, signum)
         except (ValueError, RuntimeError, NotImplementedError):  # not the main thread, or no signals here

@@ -242,8 +242,10 @@ def _known_schemas() -> list[Schema]:
     for found in pkgutil.iter_modules(services.__path__):
         if found.ispkg and importlib.util.find_spec(f"services.{found.name}.store") is not None:
             modules.append(importlib.import_module(f"services.{found.name}.store"))
-    found = {value.service: value for module in modules for value in vars(module).values() if isinstance(value, Schema)}
-    return list(found.values())
+    schemas = {
+        value.service: value for module in modules for value in vars(module).values() if isinstance(value, Schema)
+    }
+    return list(schemas.values())
 
 
 def _check_tree_sitter() -> Check:

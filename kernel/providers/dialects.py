@@ -136,15 +136,13 @@ class ClaudeDialect:
         usage = Usage(
             usage_block.get("input_tokens"), usage_block.get("output_tokens"), _number(envelope.get("total_cost_usd"))
         )
-        text = envelope.get("result") if isinstance(envelope.get("result"), str) else ""
+        result = envelope.get("result")
+        text = result if isinstance(result, str) else ""
         session = envelope.get("session_id")
         if envelope.get("is_error"):
             status = envelope.get("api_error_status")
-            error_class = (
-                {401: "auth", 403: "auth", 429: "rate_limit", 402: "quota"}.get(status)
-                or classify_text(text)
-                or "unknown"
-            )
+            by_status: dict[Any, ErrorClass] = {401: "auth", 403: "auth", 429: "rate_limit", 402: "quota"}
+            error_class: ErrorClass = by_status.get(status) or classify_text(text) or "unknown"
             failure = Failure(error_class, _clip(text or "claude reported an error"))
             return ProviderResult(
                 self.name, text=text, usage=usage, session_id=session, failure=failure, exit_code=done.exit_code

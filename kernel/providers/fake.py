@@ -241,7 +241,7 @@ def _wrapper() -> int:
     session_file = env.get("PALLIUM_WORKFLOW_SESSION_FILE")
     previous = _read(session_file).strip() if session_file and os.path.exists(session_file) else ""
     session = previous or f"fake-{os.urandom(6).hex()}"
-    ctx = {
+    ctx: dict[str, Any] = {
         "dialect": "wrapper",
         "mode": env.get("PALLIUM_WORKFLOW_MODE", "read-only"),
         "label": env.get("PALLIUM_WORKFLOW_LABEL"),
@@ -449,7 +449,7 @@ def _loads(text: str) -> Any:
     try:
         import _json
 
-        value, end = _json.make_scanner(_Decoding)(text, 0)
+        value, end = _json.make_scanner(_Decoding)(text, 0)  # type: ignore[arg-type]  # a context duck-typed as the decoder
         if end == len(text):
             return value
     except (ImportError, StopIteration, ValueError):

@@ -29,8 +29,8 @@ from services.knowledge.store import SCHEMA, KnowledgeStore
 _WRITES_CACHE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
 _READS = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
 _TWO_WAYS = (
-    "Reports `freshness` (stale claims, files changed since the build) apart from `evidence` (citations "
-    "checked, audit); `verified` is never a guarantee of truth."
+    "Answers report `freshness` (is the base current) apart from `evidence` (are its claims' citations checked "
+    "and audited); `verified` means both, never proof."
 )
 
 
@@ -263,11 +263,10 @@ TOOLS = (
         output=ContextOutput,
         summary="For a task: the modules it concerns, files to read, related tests, checks and decisions (12 KB).",
         description=(
-            "Use at the start of a task in an unfamiliar repository, with the task in words (name files or symbols "
-            "when you know them): one call says which modules, source files and tests to look at, the checks to run "
-            "and the decisions that apply. Not for one file's details (use pallium_explain) or free search "
-            "(pallium_knowledge_search). Reads the local base (built without a model on first use); no model calls; "
-            "within 12 KB unless `full`. " + _TWO_WAYS
+            "Use at the start of a task in an unfamiliar repository, with the task in words: one call says which "
+            "modules, files and tests to look at, the checks to run and the decisions that apply. Not for one file "
+            "(pallium_explain). Reads the local base (built without a model on first use); within 12 KB unless "
+            "`full`. " + _TWO_WAYS
         ),
         authority="observe",
         toolset="knowledge",

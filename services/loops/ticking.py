@@ -131,7 +131,7 @@ async def _run_cycle(ctx: ToolContext, row: LoopRow, *, run_id: str, agent_timeo
     child = ToolContext(ceiling=loop_ceiling(row, ctx.ceiling), cwd=Path(row.cwd), clock=ctx.clock)
     try:
         out = await child.call("pallium_workflow_run", arguments)
-        status, result, error, cost = out.status, out.result, out.error, out.cost  # type: ignore[attr-defined]
+        status, result, error, cost = out.status, out.result, out.error, out.cost
     except PalliumError as exc:
         status, result, error = "refused", None, f"{exc.code}: {exc.message}"
         cost = await _run_cost(ctx, row.cwd, run_id)
@@ -232,7 +232,7 @@ async def _run_cost(ctx: ToolContext, cwd: str, run_id: str) -> dict[str, Any]:
     child = ToolContext(ceiling="observe", cwd=Path(cwd), clock=ctx.clock)
     try:
         out = await child.call("pallium_workflow_status", {"run_id": run_id})
-        return dict(out.cost)  # type: ignore[attr-defined]
+        return dict(out.cost)
     except PalliumError:
         return {}
     finally:

@@ -9,7 +9,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import EX_USAGE, PalliumError
 from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
-from services.loops import lease, lifecycle, ticking
+from services.loops import lease, lifecycle, render, ticking
 from services.loops.models import (
     ChangeOutput,
     ListInput,
@@ -22,7 +22,6 @@ from services.loops.models import (
     TickInput,
     TickOutput,
 )
-from services.loops.progress import short
 from services.loops.store import SCHEMA, LoopStore
 from services.loops.verdict import exit_code
 
@@ -38,15 +37,15 @@ async def start(inp: StartInput, ctx: ToolContext) -> Loop:
     source = lifecycle.read_script(location)
     args = lifecycle.args_text(inp.args)
     checked = await ctx.call("pallium_workflow_validate", {"source": source})
-    if not checked.valid:  # type: ignore[attr-defined]
-        errors = checked.errors  # type: ignore[attr-defined]
+    if not checked.valid:
+        errors = checked.errors
         raise PalliumError(
             "invalid_input",
             f"the loop script is not valid: {errors[0]}",
             hint="see every problem with `pallium workflow validate`",
             details={"field": "script", "errors": errors},
         )
-    config = lifecycle.loop_config(checked.meta)  # type: ignore[attr-defined]
+    config = lifecycle.loop_config(checked.meta)
     store = _store(ctx)
     created = store.create(
         name=inp.name,
@@ -141,75 +140,6 @@ def _cwd(ctx: ToolContext, given: str | None) -> Path:
     return folder
 
 
-# ---------------------------------------------------------------- rendering
-
-
-def _render_loop(out: Loop) -> str:
-    return (
-        f"loop {out.name}: {out.status}, cycle {out.cycle}, threshold {out.stagnation_threshold}\n"
-        f"  script {out.script_path}\n  works in {out.cwd}"
-    )
-
-
-def _render_tick(out: TickOutput) -> str:
-    head = f"{out.state}: loop {out.loop}" + (f" cycle {out.cycle}" if out.cycle is not None else " (nothing ran)")
-    lines = [head]
-    if out.reconciled is not None:
-        lines.append(f"  closed cycle {out.reconciled.cycle}: {out.reconciled.reason}")
-    if out.summary:
-        lines.append(f"  {out.summary}")
-    if out.reason:
-        lines.append(f"  why: {out.reason}")
-    if out.ran:
-        lines.append(
-            f"  run {out.run_id}, signature {short(out.signature)} (x{out.stagnation_count}), "
-            f"cost {_cost(out.cost_usd or 0.0, out.unknown_cost_calls)}"
-        )
-    lines += [f"  warning: {w}" for w in out.warnings]
-    return "\n".join(lines)
-
-
-def _render_status(out: StatusOutput) -> str:
-    lines = [out.verdict, f"  budget: {out.budget}"]
-    lines += [f"  warning: {w}" for w in out.warnings]
-    for c in out.cycles:
-        cost = _cost(c.cost_usd, c.unknown_cost_calls, short_form=True)
-        lines.append(
-            f"  #{c.cycle:<4} {c.state:<15} sig {short(c.signature):<24} {cost:<10} {c.run_id or '-'}"
-            + (f"  ({c.reason})" if c.reason else "")
-        )
-    return "\n".join(lines)
-
-
-def _cost(known: float, unknown_calls: int, *, short_form: bool = False) -> str:
-    """Known spend, and unknown cost said as unknown: never $0 for calls that reported nothing."""
-    if not unknown_calls:
-        return f"${known:.4f}"
-    if short_form:
-        return "unknown" if known == 0 else f"${known:.4f}+?"
-    if known == 0:
-        return f"unknown ({unknown_calls} call(s) reported no cost)"
-    return f"${known:.4f} + {unknown_calls} call(s) of unknown cost"
-
-
-def _render_list(out: ListOutput) -> str:
-    if not out.loops:
-        return "no loops yet: start one with `pallium loop start NAME --script F`"
-    lines = [
-        f"{lp.name:<24} {lp.status:<8} cycle {lp.cycle:<5} last {lp.last_state or '-':<15} "
-        f"x{lp.stagnation_count}/{lp.stagnation_threshold}"
-        for lp in out.loops
-    ]
-    if out.next_cursor:
-        lines.append(f"more: --cursor '{out.next_cursor}'")
-    return "\n".join(lines)
-
-
-def _render_change(out: ChangeOutput) -> str:
-    what = "changed" if out.changed else "unchanged"
-    return f"loop {out.loop.name}: {out.loop.status}, stagnation {out.loop.stagnation_count} ({what})"
-
-
 TOOLS = (
     Tool(
         cli="loop start",
@@ -236,7 +166,7 @@ TOOLS = (
         ),
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=False),
-        render=_render_loop,
+        render=render.loop,
         usage_exit=EX_USAGE,
     ),
     Tool(
@@ -268,7 +198,7 @@ TOOLS = (
         ),
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
-        render=_render_tick,
+        render=render.tick,
         exit_code=lambda out: exit_code(out.state),
         budget=CONTEXT_BUDGET,
         usage_exit=EX_USAGE,
@@ -298,7 +228,7 @@ TOOLS = (
             signals=("loops",),
         ),
         positional=("name",),
-        render=_render_status,
+        render=render.status,
         budget=CONTEXT_BUDGET,
         usage_exit=EX_USAGE,
     ),
@@ -321,7 +251,7 @@ TOOLS = (
             ),
             signals=("loops",),
         ),
-        render=_render_list,
+        render=render.list_,
         usage_exit=EX_USAGE,
     ),
     Tool(
@@ -350,7 +280,7 @@ TOOLS = (
         ),
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
-        render=_render_change,
+        render=render.change,
         usage_exit=EX_USAGE,
     ),
     Tool(
@@ -379,7 +309,7 @@ TOOLS = (
         ),
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
-        render=_render_change,
+        render=render.change,
         usage_exit=EX_USAGE,
     ),
 )

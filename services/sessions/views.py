@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from kernel.clock import iso_utc, parse_iso
 from kernel.errors import PalliumError
+from kernel.ids import resolve_prefix
 from services.sessions.models import FilterInput, Freshness, SessionSummary
 from services.sessions.store import Filters, SessionRow, SessionsStore
 
@@ -80,26 +81,18 @@ def filters_of(inp: FilterInput, now: datetime, repo: str | None) -> Filters:
 
 def resolve_id(store: SessionsStore, given: str) -> SessionRow:
     """The session named by an id or a unique prefix; a prefix shared by a session and its subagents means it."""
-    row = store.get(given)
-    if row is not None:
-        return row
-    matches = store.resolve_prefix(given, limit=20)
-    roots = {m.split(":", 1)[0] for m in matches}
-    if len(matches) == 1 or (len(roots) == 1 and next(iter(roots)) in matches):
-        chosen = matches[0] if len(matches) == 1 else next(iter(roots))
-        found = store.get(chosen)
-        if found is not None:
-            return found
-    if not matches:
-        raise PalliumError(
-            "not_found",
-            f"no indexed session has an id starting with {given!r}",
-            hint="run `pallium sessions sync`, or list sessions with `pallium sessions find`",
-            details={"field": "id", "id": given},
-        )
-    raise PalliumError(
-        "invalid_input",
-        f"{given!r} matches {len(matches)} sessions",
-        hint="give more characters of the id",
-        details={"field": "id", "matches": matches[:10]},
+
+    def the_session(matches: list[str]) -> str | None:
+        roots = {m.split(":", 1)[0] for m in matches}
+        root = next(iter(roots)) if len(roots) == 1 else None
+        return root if root in matches else None
+
+    return resolve_prefix(
+        given,
+        get=store.get,
+        starting_with=lambda prefix, limit: store.resolve_prefix(prefix, limit=limit),
+        what="indexed session",
+        field="id",
+        list_hint="run `pallium sessions sync`, or list sessions with `pallium sessions find`",
+        choose=the_session,
     )

@@ -21,6 +21,7 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits, Run
 from kernel.hashing import stable_hash
+from kernel.ids import resolve_prefix
 from kernel.progress import Progress
 from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from services.workflows.checks import CommandPolicy, allowed_commands, ignored_entries
@@ -60,23 +61,13 @@ def reconcile(store: WorkflowStore) -> None:
 def resolve_run(store: WorkflowStore, given: str) -> RunRow:
     """The run whose id is `given`, or the one run whose id starts with it (after a `reconcile`)."""
     reconcile(store)
-    row = store.run(given)
-    if row is not None:
-        return row
-    matches = store.ids_starting_with(given)
-    if len(matches) == 1:
-        return store.run(matches[0])  # type: ignore[return-value]  # it was just listed
-    if not matches:
-        raise PalliumError(
-            "not_found",
-            f"no workflow run {given!r}",
-            hint="list runs with `pallium workflow list`",
-            details={"field": "run_id", "run_id": given},
-        )
-    raise PalliumError(
-        "invalid_input",
-        f"{given!r} matches several runs ({', '.join(matches)}); give more of the id",
-        details={"field": "run_id", "matches": matches},
+    return resolve_prefix(
+        given,
+        get=store.run,
+        starting_with=lambda prefix, limit: store.ids_starting_with(prefix, limit=limit),
+        what="workflow run",
+        field="run_id",
+        list_hint="list runs with `pallium workflow list`",
     )
 
 

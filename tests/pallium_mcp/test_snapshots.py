@@ -1,0 +1,583 @@
+"""The shape of each tool's answer, pinned with inline-snapshot on a fixed repository.
+
+A change of shape (a field added, renamed or dropped, a list ordered differently) shows up in
+review as a change of the snapshot below: update it with `pytest --inline-snapshot=fix` once the
+change is meant. The repository has fixed dates and authors, so commits have fixed ids; the
+values that still vary from run to run (its folder, timings) are replaced by placeholders.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inline_snapshot import snapshot
+
+from kernel.clock import FixedClock, parse_iso
+from kernel.context import ToolContext
+from kernel.dispatch import call
+from tests.conftest import git
+from tests.services.repo.conftest import NOW, commit
+
+pytestmark = pytest.mark.anyio
+
+
+def _stable(value: Any, repo: str) -> Any:
+    if isinstance(value, dict):
+        return {k: ("<seconds>" if k.endswith("_seconds") else _stable(v, repo)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_stable(v, repo) for v in value]
+    if isinstance(value, str):
+        return value.replace(repo, "<repo>").replace(os.environ["PALLIUM_HOME"], "<home>")
+    return value
+
+
+@pytest.fixture
+def fixed_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(
+        repo,
+        "Start the shop",
+        {
+            "shop/cart.py": 'def total(items):\n    """Sum the prices."""\n    return sum(i.price for i in items)\n',
+            "shop/api.py": "from shop.cart import total\n\n\ndef checkout(items):\n    return total(items)\n",
+        },
+        when="2026-01-02T00:00:00Z",
+    )
+    commit(
+        repo,
+        "Test the cart\n\nBecause totals broke twice.",
+        {
+            "tests/test_cart.py": "from shop.cart import total\n\n\ndef test_total():\n    assert total([]) == 0\n",
+            "shop/cart.py": 'def total(items):\n    """Sum the prices."""\n    return sum(i.price for i in items) or 0\n',  # noqa: E501
+        },
+        when="2026-01-05T00:00:00Z",
+    )
+    return repo
+
+
+async def _answer(where: Path, tool: str, **arguments: Any) -> Any:
+    ctx = ToolContext(cwd=where, clock=FixedClock(parse_iso(NOW)))
+    try:
+        out = await call(tool, arguments, ctx)
+    finally:
+        ctx.close()
+    return _stable(out.model_dump(mode="json"), str(where.resolve()))
+
+
+async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
+    assert await _answer(fixed_repo, "index") == snapshot(
+        {
+            "repo": "<repo>",
+            "watermark": "b883f7242cc14422a13f4722a36eafbe78d62975",
+            "commits_read": 2,
+            "commits_total": 2,
+            "history_rebuilt": True,
+            "shallow": False,
+            "files_parsed": 3,
+            "files_reused": 0,
+            "files_skipped": {},
+            "files_changed": 3,
+            "files_removed": 0,
+            "git_seconds": "<seconds>",
+            "duration_seconds": "<seconds>",
+        }
+    )
+    assert await _answer(fixed_repo, "symbols", path="shop/cart.py") == snapshot(
+        {
+            "path": "shop/cart.py",
+            "language": "python",
+            "status": "parsed",
+            "symbols": [
+                {
+                    "name": "total",
+                    "kind": "function",
+                    "qualified": "total",
+                    "signature": "def total(items)",
+                    "start_line": 1,
+                    "end_line": 3,
+                    "doc": "Sum the prices.",
+                    "parent": None,
+                }
+            ],
+            "truncated": False,
+            "freshness": {
+                "status": "fresh",
+                "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "indexed_at": "2026-03-01T00:00:00Z",
+                "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "head_moved": False,
+                "history_behind": False,
+                "working_tree_changed": False,
+                "changed_files": [],
+                "changed_count": 0,
+                "refresh_command": None,
+            },
+        }
+    )
+    assert await _answer(fixed_repo, "callers", name="total") == snapshot(
+        {
+            "name": "total",
+            "definitions": [
+                {
+                    "path": "shop/cart.py",
+                    "line": 1,
+                    "kind": "function",
+                    "qualified": "total",
+                    "signature": "def total(items)",
+                }
+            ],
+            "definition_count": 1,
+            "kinds": {"call": 2, "import": 2},
+            "references": [
+                {
+                    "path": "shop/api.py",
+                    "line": 1,
+                    "kind": "import",
+                    "enclosing": None,
+                    "resolution": "import",
+                    "target": "shop/cart.py",
+                    "target_qualified": "total",
+                },
+                {
+                    "path": "shop/api.py",
+                    "line": 5,
+                    "kind": "call",
+                    "enclosing": "checkout",
+                    "resolution": "import",
+                    "target": "shop/cart.py",
+                    "target_qualified": "total",
+                },
+                {
+                    "path": "tests/test_cart.py",
+                    "line": 1,
+                    "kind": "import",
+                    "enclosing": None,
+                    "resolution": "import",
+                    "target": "shop/cart.py",
+                    "target_qualified": "total",
+                },
+                {
+                    "path": "tests/test_cart.py",
+                    "line": 5,
+                    "kind": "call",
+                    "enclosing": "test_total",
+                    "resolution": "import",
+                    "target": "shop/cart.py",
+                    "target_qualified": "total",
+                },
+            ],
+            "total": 4,
+            "truncated": False,
+            "next_cursor": None,
+            "freshness": {
+                "status": "fresh",
+                "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "indexed_at": "2026-03-01T00:00:00Z",
+                "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "head_moved": False,
+                "history_behind": False,
+                "working_tree_changed": False,
+                "changed_files": [],
+                "changed_count": 0,
+                "refresh_command": None,
+            },
+        }
+    )
+    assert await _answer(fixed_repo, "search", query="total") == snapshot(
+        {
+            "query": "total",
+            "results": [
+                {
+                    "path": "shop/cart.py",
+                    "line": 1,
+                    "kind": "function",
+                    "qualified": "total",
+                    "signature": "def total(items)",
+                    "doc": "Sum the prices.",
+                    "matched": "name: total; signature: total",
+                    "score": 0.0,
+                },
+                {
+                    "path": "tests/test_cart.py",
+                    "line": 4,
+                    "kind": "function",
+                    "qualified": "test_total",
+                    "signature": "def test_total()",
+                    "doc": None,
+                    "matched": "name: total; signature: total",
+                    "score": 0.0,
+                },
+            ],
+            "truncated": False,
+            "next_cursor": None,
+            "freshness": {
+                "status": "fresh",
+                "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "indexed_at": "2026-03-01T00:00:00Z",
+                "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "head_moved": False,
+                "history_behind": False,
+                "working_tree_changed": False,
+                "changed_files": [],
+                "changed_count": 0,
+                "refresh_command": None,
+            },
+        }
+    )
+    assert await _answer(fixed_repo, "risk", path="shop/cart.py") == snapshot(
+        {
+            "path": "shop/cart.py",
+            "score": 4.0,
+            "level": "low",
+            "inferred": False,
+            "reasons": [
+                {"factor": "churn", "points": 2.0, "detail": "2 commits touched it"},
+                {"factor": "authors", "points": 1.0, "detail": "1 distinct authors"},
+                {"factor": "fan-in", "points": 1.0, "detail": "imported by 2 files"},
+            ],
+            "freshness": {
+                "status": "fresh",
+                "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "indexed_at": "2026-03-01T00:00:00Z",
+                "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "head_moved": False,
+                "history_behind": False,
+                "working_tree_changed": False,
+                "changed_files": [],
+                "changed_count": 0,
+                "refresh_command": None,
+            },
+        }
+    )
+    assert await _answer(fixed_repo, "neighbors", path="shop/cart.py") == snapshot(
+        {
+            "path": "shop/cart.py",
+            "revisions": 2,
+            "cochange": [
+                {
+                    "path": "shop/api.py",
+                    "shared": 1,
+                    "degree": 0.667,
+                    "confidence": 0.5,
+                    "last_shared_at": "2026-01-02T00:00:00Z",
+                    "strength": "weak",
+                },
+                {
+                    "path": "tests/test_cart.py",
+                    "shared": 1,
+                    "degree": 0.667,
+                    "confidence": 0.5,
+                    "last_shared_at": "2026-01-05T00:00:00Z",
+                    "strength": "weak",
+                },
+            ],
+            "structural": [
+                {"path": "shop/api.py", "kind": "imported-by"},
+                {"path": "tests/test_cart.py", "kind": "imported-by"},
+                {"path": "tests/test_cart.py", "kind": "test-pair"},
+            ],
+            "truncated": False,
+            "freshness": {
+                "status": "fresh",
+                "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "indexed_at": "2026-03-01T00:00:00Z",
+                "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "head_moved": False,
+                "history_behind": False,
+                "working_tree_changed": False,
+                "changed_files": [],
+                "changed_count": 0,
+                "refresh_command": None,
+            },
+        }
+    )
+    assert await _answer(fixed_repo, "decisions", query="totals") == snapshot(
+        {
+            "query": "totals",
+            "decisions": [
+                {
+                    "sha": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                    "committed_at": "2026-01-05T00:00:00Z",
+                    "subject": "Test the cart",
+                    "body": "Because totals broke twice.",
+                }
+            ],
+            "truncated": False,
+            "next_cursor": None,
+            "freshness": {
+                "status": "fresh",
+                "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "indexed_at": "2026-03-01T00:00:00Z",
+                "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "head_moved": False,
+                "history_behind": False,
+                "working_tree_changed": False,
+                "changed_files": [],
+                "changed_count": 0,
+                "refresh_command": None,
+            },
+            "ranked": [
+                {
+                    "kind": "commit",
+                    "ref": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                    "title": "Test the cart",
+                    "text": "Because totals broke twice.",
+                    "when": "2026-01-05T00:00:00Z",
+                    "status": None,
+                }
+            ],
+        }
+    )
+    assert await _answer(fixed_repo, "explain", path="shop/cart.py") == snapshot(
+        {
+            "path": "shop/cart.py",
+            "language": "python",
+            "status": "parsed",
+            "lines": 3,
+            "summary": "shop/cart.py: python, 3 lines; declares 1 function; risk low (4); 1 test file(s)",
+            "symbols": [
+                {
+                    "name": "total",
+                    "kind": "function",
+                    "qualified": "total",
+                    "signature": "def total(items)",
+                    "start_line": 1,
+                    "end_line": 3,
+                    "doc": "Sum the prices.",
+                    "parent": None,
+                }
+            ],
+            "imports": [],
+            "structural": [
+                {"path": "shop/api.py", "kind": "imported-by"},
+                {"path": "tests/test_cart.py", "kind": "imported-by"},
+                {"path": "tests/test_cart.py", "kind": "test-pair"},
+            ],
+            "cochange": [],
+            "tests": ["tests/test_cart.py"],
+            "recent_commits": [
+                {
+                    "sha": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                    "committed_at": "2026-01-05T00:00:00Z",
+                    "author": "Ada",
+                    "subject": "Test the cart",
+                },
+                {
+                    "sha": "b804cf50937858721283dce9f452be7374581e6e",
+                    "committed_at": "2026-01-02T00:00:00Z",
+                    "author": "Ada",
+                    "subject": "Start the shop",
+                },
+            ],
+            "decisions": [
+                {
+                    "sha": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                    "committed_at": "2026-01-05T00:00:00Z",
+                    "author": "Ada",
+                    "subject": "Test the cart",
+                }
+            ],
+            "risk": {
+                "path": "shop/cart.py",
+                "score": 4.0,
+                "level": "low",
+                "inferred": False,
+                "reasons": [
+                    {"factor": "churn", "points": 2.0, "detail": "2 commits touched it"},
+                    {"factor": "authors", "points": 1.0, "detail": "1 distinct authors"},
+                    {"factor": "fan-in", "points": 1.0, "detail": "imported by 2 files"},
+                ],
+                "freshness": {
+                    "status": "fresh",
+                    "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                    "indexed_at": "2026-03-01T00:00:00Z",
+                    "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                    "head_moved": False,
+                    "history_behind": False,
+                    "working_tree_changed": False,
+                    "changed_files": [],
+                    "changed_count": 0,
+                    "refresh_command": None,
+                },
+            },
+            "verification": {
+                "fast": ["python -m pytest -q tests/test_cart.py"],
+                "safe": ["python -m pytest -q tests"],
+                "full": ["python -m pytest -q"],
+            },
+            "evidence": ["git-history", "repo-structure", "test-inference", "repo-config"],
+            "truncated": False,
+            "freshness": {
+                "status": "fresh",
+                "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "indexed_at": "2026-03-01T00:00:00Z",
+                "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "head_moved": False,
+                "history_behind": False,
+                "working_tree_changed": False,
+                "changed_files": [],
+                "changed_count": 0,
+                "refresh_command": None,
+            },
+        }
+    )
+    (fixed_repo / "shop" / "api.py").write_text("from shop.cart import total\n\n\ndef checkout(items):\n    return 0\n")
+    assert await _answer(fixed_repo, "changed-now") == snapshot(
+        {
+            "repo": "<repo>",
+            "branch": "main",
+            "head": "b883f7242cc14422a13f4722a36eafbe78d62975",
+            "detached": False,
+            "upstream": None,
+            "ahead": None,
+            "behind": None,
+            "summary": "main: 1 changed file (1 unstaged)",
+            "counts": {
+                "total": 1,
+                "staged": 0,
+                "unstaged": 1,
+                "untracked": 0,
+                "renamed": 0,
+                "deleted": 0,
+                "conflicted": 0,
+            },
+            "files": [
+                {
+                    "path": "shop/api.py",
+                    "orig_path": None,
+                    "kind": "modified",
+                    "staged": False,
+                    "unstaged": True,
+                    "git_status": ".M",
+                    "risk_level": "low",
+                    "blast_radius": 0,
+                }
+            ],
+            "truncated": False,
+            "index_status": "stale",
+            "recommended_next_command": "pallium handoff",
+            "freshness": {
+                "status": "stale",
+                "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "indexed_at": "2026-03-01T00:00:00Z",
+                "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "head_moved": False,
+                "history_behind": False,
+                "working_tree_changed": True,
+                "changed_files": ["shop/api.py"],
+                "changed_count": 1,
+                "refresh_command": "pallium index",
+            },
+        }
+    )
+    assert await _answer(fixed_repo, "handoff") == snapshot(
+        {
+            "base": "b804cf50937858721283dce9f452be7374581e6e",
+            "head": "b883f7242cc14422a13f4722a36eafbe78d62975",
+            "summary": "3 changed file(s) since b804cf509378 (1 commit(s), 1 in the working tree)",
+            "commits": [
+                {
+                    "sha": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                    "committed_at": "2026-01-05T00:00:00Z",
+                    "author": "Ada",
+                    "subject": "Test the cart",
+                }
+            ],
+            "files": [
+                {"path": "shop/api.py", "source": "working-tree", "risk_level": "low", "missing_neighbors": []},
+                {"path": "shop/cart.py", "source": "committed", "risk_level": "low", "missing_neighbors": []},
+                {"path": "tests/test_cart.py", "source": "committed", "risk_level": "low", "missing_neighbors": []},
+            ],
+            "tests_to_run": ["tests/test_cart.py"],
+            "verification": {
+                "fast": ["python -m pytest -q tests/test_cart.py"],
+                "safe": ["python -m pytest -q tests"],
+                "full": ["python -m pytest -q"],
+            },
+            "open_questions": [],
+            "truncated": False,
+            "freshness": {
+                "status": "stale",
+                "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "indexed_at": "2026-03-01T00:00:00Z",
+                "current_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
+                "head_moved": False,
+                "history_behind": False,
+                "working_tree_changed": True,
+                "changed_files": ["shop/api.py"],
+                "changed_count": 1,
+                "refresh_command": "pallium index",
+            },
+        }
+    )
+
+
+async def test_workflow_and_session_tools_answer_in_a_fixed_shape(fixed_repo: Path):
+    assert await _answer(fixed_repo, "workflow template list") == snapshot(
+        {
+            "workflows": [
+                {
+                    "name": "plan-and-verify",
+                    "origin": "template",
+                    "description": "Plan the task, implement it in an isolated worktree, verify, and review",
+                },
+                {
+                    "name": "research",
+                    "origin": "template",
+                    "description": "Answer a question about the repository with cited evidence from several angles",
+                },
+                {
+                    "name": "review",
+                    "origin": "template",
+                    "description": "Review changed files and keep only findings a skeptic confirms",
+                },
+                {
+                    "name": "test-fix",
+                    "origin": "template",
+                    "description": "Make a test command pass, fixing the code in an isolated worktree",
+                },
+            ]
+        }
+    )
+    assert await _answer(fixed_repo, "workflow validate", source="return await agent('hi');") == snapshot(
+        {
+            "valid": True,
+            "errors": [],
+            "warnings": ["no meta: add `export const meta = {name, description, phases}` so runs are labelled"],
+            "meta": None,
+            "script": None,
+            "script_hash": "d234cce842754ddbdb75cedf7382caa503ed0b633b1d7d3871ceebf0780f239f",
+        }
+    )
+    assert await _answer(fixed_repo, "workflow list") == snapshot({"runs": [], "truncated": False, "next_cursor": None})
+    assert await _answer(fixed_repo, "loop list") == snapshot({"loops": [], "truncated": False, "next_cursor": None})
+    assert await _answer(fixed_repo, "sessions find", repo=str(fixed_repo)) == snapshot(
+        {
+            "interpretation": "sessions in <repo>, most recently updated first",
+            "filters": {"repo": "<repo>", "sort": "updated"},
+            "sessions": [],
+            "truncated": False,
+            "freshness": {"last_sync_at": None, "sessions": 0},
+        }
+    )
+    assert await _answer(fixed_repo, "sessions embedding status") == snapshot(
+        {
+            "configured": False,
+            "config_path": "<home>/embedding.json",
+            "provider": None,
+            "model": None,
+            "base_url": None,
+            "credential_store": None,
+            "key_found": False,
+            "key_source": None,
+            "spaces": [],
+            "sessions_without_vector": None,
+            "check": None,
+            "message": "no embedding provider is configured: recall is lexical",
+        }
+    )
