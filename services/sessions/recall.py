@@ -23,6 +23,7 @@ from services.sessions.models import (
     SemanticStatus,
 )
 from services.sessions.store import Filters, SessionRow, SessionsStore
+from services.sessions.transcript import CITE_CHARS, shorten
 from services.sessions.views import summary
 
 __all__ = ["SemanticRanker", "recall"]
@@ -34,7 +35,6 @@ RECALL_BUDGET = 8 * 1024
 _RRF_K = 60
 _CANDIDATE_HITS = 300
 _SESSION_EVIDENCE = 5  # messages a session is ranked by
-_CITE_CHARS = 240
 _CITES = 6
 _COMPACT_CAPSULE = ("completion", "evidence", "last_assistant", "open_calls", "files", "errors")
 _STOP_INTENT = re.compile(
@@ -163,7 +163,7 @@ def _words(query: str) -> list[str]:
     return [w for w in found if w not in STOPWORDS and len(w) > 2]
 
 
-def _around(text: str, words: list[str], cap: int = _CITE_CHARS) -> str:
+def _around(text: str, words: list[str], cap: int = CITE_CHARS) -> str:
     """The part of `text` around the first query word it contains (stems: the first 5 letters)."""
     flat = " ".join(text.split())
     if len(flat) <= cap:
@@ -181,8 +181,11 @@ def _fit(out: RecallOutput) -> RecallOutput:
         return out
     for result in out.results:
         result.capsule = {k: v for k, v in result.capsule.items() if k in ("completion", "evidence", "open_calls")}
-        for cite in result.citations:
-            cite.text = _trim(cite.text, 140)
+    for keep in (4, 3, 2, 1):  # citations keep their one length (CITE_CHARS): fewer of them are shown
+        if _size(out) <= RECALL_BUDGET:
+            return out
+        for result in out.results:
+            del result.citations[keep:]
     while _size(out) > RECALL_BUDGET and len(out.results) > 1:
         out.results.pop()
         out.truncated = True
@@ -193,9 +196,8 @@ def _size(out: RecallOutput) -> int:
     return len(json.dumps(out.model_dump(mode="json"), ensure_ascii=False).encode("utf-8"))
 
 
-def _trim(text: str, cap: int = _CITE_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= cap else text[: cap - 1] + "…"
+def _trim(text: str, cap: int = CITE_CHARS) -> str:
+    return shorten(" ".join(text.split()), cap)
 
 
 def _short(exc: BaseException) -> str:

@@ -474,10 +474,39 @@ def _fingerprint(handle: Any, offset: int) -> str:
 
 
 def _repo_of(cwd: str | None) -> str | None:
-    """The git root holding `cwd` when it still exists on this machine, else `cwd` itself."""
+    """The repository a session belongs to: the git root holding `cwd`, or for a linked worktree the
+    main checkout its common git dir belongs to; when `cwd` is gone, what the path itself records (a
+    worktree folder convention such as `<repo>/.claude/worktrees/<name>`), else `cwd`."""
     if not cwd:
         return None
     try:
-        return str(paths.find_repo_root(cwd))
+        root = paths.find_repo_root(cwd)
     except PalliumError:
-        return cwd
+        return _recorded_repo(cwd)
+    return str(_main_checkout(root))
+
+
+_WORKTREE_FOLDERS = ("/.claude/worktrees/", "/.worktrees/", "/.git/worktrees/")
+
+
+def _recorded_repo(cwd: str) -> str:
+    for marker in _WORKTREE_FOLDERS:
+        head, found, _ = cwd.partition(marker)
+        if found and head:
+            return head
+    return cwd
+
+
+def _main_checkout(root: Path) -> Path:
+    """`root` itself, or the main working tree when `root` is a linked worktree (`.git` is a file whose
+    git dir has a `commondir`; a submodule's has none and stays its own repository)."""
+    marker = root / ".git"
+    if not marker.is_file():
+        return root
+    try:
+        line = marker.read_text(encoding="utf-8", errors="replace").strip()
+        gitdir = (root / line.removeprefix("gitdir:").strip()).resolve()
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return root
+    return common.parent if common.name == ".git" else root
