@@ -454,6 +454,23 @@ class SessionsStore:
             )
         return [(MessageRow(*r[:8], bool(r[8])), r[9], r[10]) for r in rows]
 
+    def best_in_sessions(self, match: str, session_ids: Sequence[str], *, scan: int = 400) -> dict[str, MessageRow]:
+        """For each of `session_ids`, its best message (BM25) matching an FTS5 expression, if any."""
+        if not session_ids:
+            return {}
+        marks = ", ".join("?" for _ in session_ids)
+        rows = self.db.execute(
+            "SELECT m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error "
+            "FROM sessions_message_fts JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
+            f"WHERE sessions_message_fts MATCH ? AND m.session_id IN ({marks}) "
+            "ORDER BY bm25(sessions_message_fts) LIMIT ?",
+            (match, *session_ids, scan),
+        )
+        best: dict[str, MessageRow] = {}
+        for r in rows:
+            best.setdefault(r[0], MessageRow(*r[:8], bool(r[8])))
+        return best
+
     def message_id_span(self) -> int:
         """The highest message id: about the number of messages, read without counting them."""
         return self.db.execute("SELECT coalesce(max(id), 0) FROM sessions_message").get
