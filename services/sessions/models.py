@@ -226,12 +226,14 @@ class FindInput(ToolInput):
     finished_within: str | None = Field(None, description="only sessions that finished within this long ago (10m)")
     sort: Literal["updated", "created"] | None = Field(None, description="order, newest first (default updated)")
     limit: int = Field(10, ge=1, le=100, description="most sessions to return (1-100, default 10)")
+    details: bool = Field(False, description="add each session's capsule: what was asked, where it stopped, open calls")
 
 
 class FindOutput(ToolOutput):
     interpretation: str = Field(description="how the question was read, in words")
     filters: dict[str, Any] = Field(description="the filters applied, as explicit arguments would give them")
     sessions: list[SessionSummary]
+    capsules: dict[str, Any] | None = Field(None, description="with details: each listed session's capsule, by id")
     truncated: bool
     freshness: Freshness
 

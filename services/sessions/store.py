@@ -331,6 +331,14 @@ class SessionsStore:
         )
         return [_session(r) for r in rows]
 
+    def repositories(self) -> list[str]:
+        """Every repository the indexed top-level sessions belong to, most recently active first."""
+        rows = self.db.execute(
+            "SELECT repo FROM sessions_session WHERE repo IS NOT NULL AND forgotten = 0 AND parent_id IS NULL "
+            "GROUP BY repo ORDER BY max(coalesce(updated_at, '')) DESC"
+        )
+        return [r[0] for r in rows]
+
     def sessions_by_ids(self, ids: Iterable[str]) -> dict[str, SessionRow]:
         wanted = list(dict.fromkeys(ids))
         if not wanted:

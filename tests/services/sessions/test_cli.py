@@ -91,3 +91,13 @@ def test_embedding_commands(cli, tmp_path: Path, monkeypatch):
     assert code == 0 and "configured openai m" in out
     code, out, _ = cli("sessions", "embedding", "check")
     assert code == 1 and "no embedding key" in out
+
+
+def test_find_takes_details_and_subagents_are_marked_in_text(cli):
+    cli("sessions", "sync")
+    code, out, _ = cli("sessions", "find", "what is unfinished?", "--details")
+    assert code == 0 and "open call (line 21)" in out and "asked (line 2)" in out
+    child = EXPECTED["sessions"][1]["subagents"][0]["agent_id"]
+    code, out, _ = cli("sessions", "recall", "where is payment_provider_ref read?")
+    assert f"subagent of {EXPECTED['sessions'][1]['session_id'][:13]}" in out
+    assert child[:4] in out
