@@ -56,7 +56,8 @@ def load_config() -> dict[str, Any] | None:
 
 
 def configure(store: SessionsStore, inp: EmbeddingConfigureInput) -> EmbeddingOutput:
-    if inp.credential_store == "keyring":
+    credential_store = "keyring" if inp.credential_store == "keychain" else inp.credential_store  # same OS keyring
+    if credential_store == "keyring":
         usable, why = keyring_status()
         if not usable:
             raise PalliumError(
@@ -77,7 +78,7 @@ def configure(store: SessionsStore, inp: EmbeddingConfigureInput) -> EmbeddingOu
         "provider": inp.provider,
         "model": inp.model,
         "base_url": inp.base_url,
-        "credential_store": inp.credential_store,
+        "credential_store": credential_store,
         "dimensions": inp.dimensions,
         "timeout_seconds": inp.timeout_seconds,
     }

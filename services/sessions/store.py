@@ -137,6 +137,9 @@ SCHEMA = Schema(
         # A filtered recall maps every matched message id to its session: from this small index, not from
         # the message rows themselves, which are large and scattered (half the time of a filtered recall).
         "CREATE INDEX sessions_message_id_session ON sessions_message(id, session_id)",
+        # One row per sync run, so "last sync" is when a sync last ran, not when a file last changed.
+        "CREATE TABLE sessions_run (id INTEGER PRIMARY KEY, finished_at TEXT NOT NULL, files_seen INTEGER NOT NULL, "
+        "files_read INTEGER NOT NULL)",
     ),
     needs_vec=True,
 )
@@ -366,7 +369,17 @@ class SessionsStore:
         return self.db.execute("SELECT count(*) FROM sessions_session WHERE forgotten = 0").get
 
     def last_sync_at(self) -> str | None:
-        return self.db.execute("SELECT max(synced_at) FROM sessions_file").get
+        """When a sync last ran (a run that changed nothing counts), else when a file was last indexed."""
+        ran = self.db.execute("SELECT max(finished_at) FROM sessions_run").get
+        return ran or self.db.execute("SELECT max(synced_at) FROM sessions_file").get
+
+    def record_run(self, finished_at: str, files_seen: int, files_read: int) -> None:
+        with self.db.transaction():
+            self.db.execute(
+                "INSERT INTO sessions_run (finished_at, files_seen, files_read) VALUES (?, ?, ?)",
+                (finished_at, files_seen, files_read),
+            )
+            self.db.execute("DELETE FROM sessions_run WHERE id <= (SELECT max(id) FROM sessions_run) - 100")
 
     def sessions_older_than(self, cutoff: str) -> list[SessionRow]:
         rows = self.db.execute(
@@ -422,6 +435,10 @@ class SessionsStore:
             self.db.execute("SELECT 1 FROM sessions_message WHERE session_id = ? LIMIT 1", (session_id,)).get
             is not None
         )
+
+    def has_raw_events(self, session_id: str) -> bool:
+        found = self.db.execute("SELECT 1 FROM sessions_raw_event WHERE session_id = ? LIMIT 1", (session_id,)).get
+        return found is not None
 
     def add_raw_events(self, session_id: str, events: Sequence[tuple[int, str]]) -> None:
         self.db.executemany(
