@@ -18,7 +18,7 @@ import apsw
 
 from kernel.store import Database, Schema
 
-__all__ = ["SCHEMA", "FileRow", "MessageRow", "SessionRow", "SessionsStore"]
+__all__ = ["SCHEMA", "EmbedCandidate", "FileRow", "MessageRow", "SessionRow", "SessionsStore", "SpaceRow"]
 
 SCHEMA = Schema(
     "sessions",
@@ -207,6 +207,24 @@ class MessageRow:
     tool_name: str | None = None
     call_id: str | None = None
     is_error: bool = False
+
+
+@dataclass(frozen=True)
+class SpaceRow:
+    """One vector space: an embedding model at one size."""
+
+    id: int
+    dim: int
+
+
+@dataclass(frozen=True)
+class EmbedCandidate:
+    """A session to embed: its capsule and metadata, and the hash of the text its vector has ('' if none)."""
+
+    session_id: str
+    capsule: dict[str, Any]
+    fields: dict[str, Any]
+    text_hash: str
 
 
 @dataclass(frozen=True)
@@ -647,14 +665,14 @@ class SessionsStore:
             "SELECT id FROM sessions_space WHERE provider = ? AND model = ? AND dim = ?", (provider, model, dim)
         ).get
 
-    def find_space(self, provider: str, model: str, dim: int | None = None) -> tuple[int, int] | None:
-        """The space last made active for a provider and model (and size, when given): (id, dim)."""
+    def find_space(self, provider: str, model: str, dim: int | None = None) -> SpaceRow | None:
+        """The space last made active for a provider and model (and size, when given)."""
         row = self.db.execute(
             "SELECT id, dim FROM sessions_space WHERE provider = ? AND model = ? AND (? IS NULL OR dim = ?) "
             "ORDER BY active_seq DESC, coalesce(checked_at, created_at) DESC, id DESC LIMIT 1",
             (provider, model, dim, dim),
         ).fetchone()
-        return (row[0], row[1]) if row else None
+        return SpaceRow(row[0], row[1]) if row else None
 
     def space_has_vectors(self, space_id: int) -> bool:
         return self.db.execute("SELECT 1 FROM sessions_vector WHERE space_id = ? LIMIT 1", (space_id,)).get is not None
@@ -674,8 +692,8 @@ class SessionsStore:
         keys = ("id", "provider", "model", "dim", "checked_at", "vectors")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
-    def embed_candidates(self, space_id: int, limit: int) -> list[tuple[str, dict[str, Any], dict[str, Any], str]]:
-        """(session id, capsule, metadata, stored text hash or '') of the most recent sessions."""
+    def embed_candidates(self, space_id: int, limit: int) -> list[EmbedCandidate]:
+        """The most recent sessions with what their vector in `space_id` was computed from."""
         rows = self.db.execute(
             "SELECT s.id, s.capsule, s.title, s.repo, s.cwd, s.git_branch, coalesce(v.text_hash, '') "
             "FROM sessions_session s LEFT JOIN sessions_vector v ON v.session_id = s.id AND v.space_id = ? "
@@ -683,7 +701,9 @@ class SessionsStore:
             (space_id, limit),
         )
         return [
-            (r[0], json.loads(r[1] or "{}"), {"title": r[2], "repo": r[3], "cwd": r[4], "git_branch": r[5]}, r[6])
+            EmbedCandidate(
+                r[0], json.loads(r[1] or "{}"), {"title": r[2], "repo": r[3], "cwd": r[4], "git_branch": r[5]}, r[6]
+            )
             for r in rows
         ]
 
