@@ -11,9 +11,9 @@ from kernel.models import ToolInput, ToolOutput
 Source = Literal["claude", "codex"]
 Completion = Literal["finished", "not_finished", "unknown"]
 
-_REPO = "only sessions whose repository or working folder is this path (or inside it); default: all"
-_NOW = "ages count back from now: $PALLIUM_NOW (an ISO time) when set"
-_WHEN = "ISO date/time (2026-11-20, 2026-11-20T09:00Z) or an age like 30m, 3h, 7d; " + _NOW
+_REPO = "only sessions in this repository or folder (or inside it); default: all"
+_NOW = "ages count from $PALLIUM_NOW when set"
+_WHEN = "ISO time (2026-11-20T09:00Z) or age (30m, 3h, 7d); " + _NOW
 
 
 class HomesInput(ToolInput):
@@ -37,9 +37,7 @@ class FilterInput(ToolInput):
 
 class SyncInput(HomesInput):
     source: Literal["claude", "codex", "all"] = Field("all", description="which transcripts to index (default all)")
-    raw_events: bool = Field(
-        False, description="also keep each raw transcript record (redacted), reading again indexed files without them"
-    )
+    raw_events: bool = Field(False, description="also keep raw records (redacted); rereads indexed files lacking them")
     wait_seconds: float = Field(
         30.0, ge=0, le=600, description="how long to wait for another running sync, in seconds (0-600, default 30)"
     )
@@ -233,7 +231,7 @@ class FindInput(ToolInput):
     )
     sort: Literal["updated", "created"] | None = Field(None, description="order, newest first (default updated)")
     limit: int = Field(10, ge=1, le=100, description="most sessions to return (1-100, default 10)")
-    details: bool = Field(False, description="add each session's capsule: what was asked, where it stopped, open calls")
+    details: bool = Field(False, description="add each session's capsule")
 
 
 class FindOutput(ToolOutput):
@@ -338,8 +336,7 @@ class EmbeddingConfigureInput(ToolInput):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint; default the provider's own")
     credential_store: Literal["env", "keyring", "keychain"] = Field(
         "env",
-        description="where the key lives: env (PALLIUM_EMBED_API_KEY), or keyring / keychain (both the OS keyring, "
-        "service app.pallium.embedding; the key is copied there from that variable once)",
+        description="env (PALLIUM_EMBED_API_KEY) or keyring/keychain (OS keyring, service app.pallium.embedding)",
     )
     dimensions: int | None = Field(None, ge=1, le=8192, description="ask the model for this many dimensions")
     timeout_seconds: float = Field(10.0, gt=0, le=120, description="per-request timeout in seconds (default 10)")
