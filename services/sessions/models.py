@@ -13,7 +13,7 @@ Completion = Literal["finished", "not_finished", "unknown"]
 
 _REPO = "only sessions in this repository or folder (or inside it); default: all"
 _NOW = "ages count from $PALLIUM_NOW when set"
-_WHEN = "ISO time (2026-11-20T09:00Z) or age (30m, 3h, 7d); " + _NOW
+_WHEN = "ISO time (2026-11-20T09:00Z) or age (30m, 3h, 7d)"
 
 
 class HomesInput(ToolInput):

@@ -115,3 +115,10 @@ def test_the_described_embedding_command_line_works_with_keychain(cli, memory_ke
     monkeypatch.delenv("PALLIUM_EMBED_API_KEY")
     code, out, _ = cli("sessions", "embedding", "status", "--json")
     assert json.loads(out)["key_source"] == "keyring:app.pallium.embedding"
+
+
+@pytest.mark.parametrize("command", [["recall"], ["search"], ["find"], ["prune"], ["live"]])
+def test_the_help_of_commands_with_relative_times_names_pallium_now(cli, capsys, command):
+    with pytest.raises(SystemExit):
+        cli("sessions", *command, "--help")
+    assert "PALLIUM_NOW" in capsys.readouterr().out
