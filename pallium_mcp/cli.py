@@ -248,6 +248,7 @@ def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
             prog=_prog(words),
             help=entry["summary"],
             description=_command_description(entry),
+            epilog=_TIME_NOTE if _TIME_FIELDS & set(entry["input_schema"].get("properties", {})) else None,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         _add_fields(command, entry)
@@ -295,6 +296,15 @@ def _command_description(entry: dict[str, Any]) -> str:
         field, needed = entry["escalation"]
         level += f" ({needed} with --{field.replace('_', '-')})"
     return f"{entry['summary']}\n\n{entry['description']}\n\n{level}"
+
+
+# Commands taking relative times say in their help where "now" comes from (CLI help only: the
+# model-facing schema stays as short as its budget wants).
+_TIME_FIELDS = {"since", "before", "older_than", "inactive_for", "finished_within", "stuck_after"}
+_TIME_NOTE = (
+    "Relative times (3h, 7d, 'a few minutes ago') count back from now: the system clock, or PALLIUM_NOW\n"
+    "when it holds an ISO time (PALLIUM_NOW=2026-11-21T15:30:00Z) for a reproducible run."
+)
 
 
 def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from services.sessions.transcript import shorten
+
 __all__ = ["CAPSULE_BUDGET", "build", "completion", "continuity_text"]
 
 CAPSULE_BUDGET = 2048  # bytes of JSON
@@ -52,15 +54,15 @@ def build(state: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
     session = state["session"]
     capsule: dict[str, Any] = {
         "title": session.get("title"),
-        "asked": [{"line": line, "text": text[:300]} for line, text in state["prompts"]],
-        "last_prompt": _cite(state["last_prompt"], 300),
+        "asked": [{"line": line, "text": shorten(text)} for line, text in state["prompts"]],
+        "last_prompt": _cite(state["last_prompt"]),
         "last_assistant": _cite(state["last_assistant"], 400),
         "compaction": _cite(state["compaction"], 500),
         "files": list(reversed(state["files"]))[:10],
-        "commands": [{"line": line, "text": text[:160]} for line, text in state["commands"][-5:]],
-        "errors": [{"line": line, "text": text[:160]} for line, text in state["errors"][-3:]],
+        "commands": [{"line": line, "text": shorten(text)} for line, text in state["commands"][-5:]],
+        "errors": [{"line": line, "text": shorten(text)} for line, text in state["errors"][-3:]],
         "open_calls": [
-            {"line": line, "tool": name, "text": text[:200]}
+            {"line": line, "tool": name, "text": shorten(text)}
             for line, name, text in sorted(state["open_calls"].values(), key=lambda c: c[0] or 0)[-3:]
         ],
         "completion": status,
@@ -91,31 +93,31 @@ def continuity_text(capsule: dict[str, Any], session: dict[str, Any]) -> str:
     return "\n".join(p for p in parts if p)[:6000]
 
 
-def _cite(entry: list[Any] | None, cap: int) -> dict[str, Any] | None:
+def _cite(entry: list[Any] | None, cap: int | None = None) -> dict[str, Any] | None:
     if not entry:
         return None
     line, text = entry
-    return {"line": line, "text": text if len(text) <= cap else text[: cap - 1] + "…"}
+    return {"line": line, "text": shorten(text, cap) if cap else shorten(text)}
 
 
 def _fit(capsule: dict[str, Any]) -> dict[str, Any]:
-    """Shorten the longest texts first until the capsule is within budget."""
-    for cap in (200, 120, 60):
+    """Within budget: shorten the summaries (compaction, last answer) first, then drop the oldest
+    commands and errors and the later asks; asks and citations themselves stay at `CITE_CHARS`."""
+    for cap in (300, 200, 120):
         if _size(capsule) <= CAPSULE_BUDGET:
             break
-        for key in ("compaction", "last_assistant", "last_prompt"):
-            if capsule.get(key) and len(capsule[key]["text"]) > cap * 2:
-                capsule[key]["text"] = capsule[key]["text"][: cap * 2 - 1] + "…"
-        for key in ("asked", "commands", "errors", "open_calls"):
-            for item in capsule[key]:
-                if len(item["text"]) > cap:
-                    item["text"] = item["text"][: cap - 1] + "…"
+        for key in ("compaction", "last_assistant"):
+            if capsule.get(key):
+                capsule[key]["text"] = shorten(capsule[key]["text"], cap)
         capsule["files"] = capsule["files"][: max(3, len(capsule["files"]) // 2)]
-    while _size(capsule) > CAPSULE_BUDGET and (capsule["commands"] or capsule["asked"][1:]):
-        if capsule["commands"]:
-            capsule["commands"].pop(0)
+    while _size(capsule) > CAPSULE_BUDGET:
+        for key in ("commands", "errors", "asked", "open_calls"):
+            keep = 0 if key in ("commands", "errors") else 1
+            if len(capsule[key]) > keep:
+                capsule[key].pop(0 if key != "asked" else -1)
+                break
         else:
-            capsule["asked"].pop()
+            break
     return capsule
 
 

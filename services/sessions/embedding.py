@@ -23,7 +23,7 @@ from kernel.credentials import Credential, get_credential, keyring_status, store
 from kernel.errors import PalliumError
 from services.sessions import capsule as capsules
 from services.sessions.models import EmbeddingConfigureInput, EmbeddingOutput, EmbeddingReport
-from services.sessions.store import Filters, SessionsStore
+from services.sessions.store import Filters, SessionsStore, SpaceRow
 
 __all__ = ["ENV_KEY", "KEYRING_SERVICE", "check", "configure", "embed_pending", "ranker", "status"]
 
@@ -56,7 +56,8 @@ def load_config() -> dict[str, Any] | None:
 
 
 def configure(store: SessionsStore, inp: EmbeddingConfigureInput) -> EmbeddingOutput:
-    if inp.credential_store == "keyring":
+    credential_store = "keyring" if inp.credential_store == "keychain" else inp.credential_store  # same OS keyring
+    if credential_store == "keyring":
         usable, why = keyring_status()
         if not usable:
             raise PalliumError(
@@ -77,7 +78,7 @@ def configure(store: SessionsStore, inp: EmbeddingConfigureInput) -> EmbeddingOu
         "provider": inp.provider,
         "model": inp.model,
         "base_url": inp.base_url,
-        "credential_store": inp.credential_store,
+        "credential_store": credential_store,
         "dimensions": inp.dimensions,
         "timeout_seconds": inp.timeout_seconds,
     }
@@ -93,7 +94,7 @@ def status(
     space = _space(store, config) if config else None
     missing = None
     if space is not None:
-        missing = sum(1 for *_, existing in store.embed_candidates(space[0], _MAX_PER_SYNC) if not existing)
+        missing = sum(1 for c in store.embed_candidates(space.id, _MAX_PER_SYNC) if not c.text_hash)
     if message is None:
         message = (
             "no embedding provider is configured: recall is lexical"
@@ -139,7 +140,7 @@ def check(store: SessionsStore, now: str) -> EmbeddingOutput:
     if config.get("dimensions") and len(vector) != config["dimensions"]:
         why = f"the endpoint returned vectors of size {len(vector)}, not the configured {config['dimensions']}"
         return status(store, message=f"check failed: {why}", check_result={"ok": False, "error": why})
-    space_id, _ = _start_space(store, config, len(vector), now)
+    space_id = _start_space(store, config, len(vector), now).id
     result = {"ok": True, "dim": len(vector), "space_id": space_id, "ms": int((time.perf_counter() - started) * 1000)}
     return status(store, message=f"ok: {config['model']} gives {len(vector)} dimensions", check_result=result)
 
@@ -177,16 +178,16 @@ class _SizeChanged(Exception):
 
 
 def _embed_changed(
-    store: SessionsStore, config: dict[str, Any], key: Credential, space: tuple[int, int], embedded: list[int]
+    store: SessionsStore, config: dict[str, Any], key: Credential, space: SpaceRow, embedded: list[int]
 ) -> None:
     """Embed into `space` every session whose continuity text changed, counting into `embedded`."""
-    space_id, dim = space
+    space_id, dim = space.id, space.dim
     pending = []
-    for session_id, capsule, fields, existing in store.embed_candidates(space_id, _MAX_PER_SYNC):
-        text = capsules.continuity_text(capsule, fields)
+    for candidate in store.embed_candidates(space_id, _MAX_PER_SYNC):
+        text = capsules.continuity_text(candidate.capsule, candidate.fields)
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        if digest != existing:
-            pending.append((session_id, text, digest))
+        if digest != candidate.text_hash:
+            pending.append((candidate.session_id, text, digest))
     for start in range(0, len(pending), _BATCH):
         batch = pending[start : start + _BATCH]
         vectors = _embed(config, key, [text for _, text, _ in batch], timeout=config.get("timeout_seconds") or 10)
@@ -210,12 +211,12 @@ def _check_size(config: dict[str, Any], sizes: set[int], dim: int) -> None:
     raise _SizeChanged(size)
 
 
-def _start_space(store: SessionsStore, config: dict[str, Any], dim: int, now: str) -> tuple[int, int]:
+def _start_space(store: SessionsStore, config: dict[str, Any], dim: int, now: str) -> SpaceRow:
     """The space of (provider, model, dim), created if new, and made the active one."""
     with store.db.transaction():
         space_id = store.space(config["provider"], config["model"], dim, now)
         store.mark_space_checked(space_id, now)
-    return space_id, dim
+    return SpaceRow(space_id, dim)
 
 
 def ranker(store: SessionsStore, *, allowed: bool, now: str) -> tuple[Any, str | None]:
@@ -234,14 +235,14 @@ def ranker(store: SessionsStore, *, allowed: bool, now: str) -> tuple[Any, str |
     space = _space(store, config)
     if space is None:
         return None, "no vectors yet: run `pallium sessions embedding check`, then `pallium sessions sync`"
-    space_id, dim = space
+    space_id, dim = space.id, space.dim
 
     def rank(query: str, filters: Filters, k: int) -> list[tuple[str, float]]:
         vector = _embed(config, key, [query], timeout=min(config.get("timeout_seconds") or 10, _QUERY_TIMEOUT))[0]
         try:
             _check_size(config, {len(vector)}, dim)
         except _SizeChanged as changed:
-            new_id, _ = _start_space(store, config, changed.dim, now)
+            new_id = _start_space(store, config, changed.dim, now).id
             if not store.space_has_vectors(new_id):
                 raise EmbeddingError(
                     f"the endpoint now returns vectors of size {changed.dim}, not {dim}: a new vector space "
@@ -281,12 +282,12 @@ def _key(config: dict[str, Any] | None) -> Credential | None:
     return get_credential(env_vars=[ENV_KEY], keyring_service=service)
 
 
-def _space(store: SessionsStore, config: dict[str, Any]) -> tuple[int, int] | None:
+def _space(store: SessionsStore, config: dict[str, Any]) -> SpaceRow | None:
     return store.find_space(config["provider"], config["model"], config.get("dimensions"))
 
 
-def _space_name(config: dict[str, Any], space: tuple[int, int] | None) -> str | None:
-    return f"{config['provider']}/{config['model']}/{space[1]}" if space else None
+def _space_name(config: dict[str, Any], space: SpaceRow | None) -> str | None:
+    return f"{config['provider']}/{config['model']}/{space.dim}" if space else None
 
 
 def _blob(vector: list[float]) -> bytes:

@@ -84,10 +84,15 @@ def find(store: SessionsStore, inp: FindInput, now: datetime, repo_root: str | N
         if v is not None
     }
     applied = {**asked, **explicit}
+    named = None
+    if inp.question and "repo" not in applied:
+        named = _named_repository(inp.question, store.repositories())
+        if named is not None:
+            applied["repo"] = named
     if applied.get("finished_within") and "completion" not in explicit:
         applied["completion"] = "finished"
     applied.setdefault("sort", "updated")
-    repo = repo_root if applied.get("repo") is not None else None
+    repo = named or (repo_root if applied.get("repo") is not None else None)
     if repo is not None:
         applied["repo"] = repo
     filters = Filters(
@@ -104,12 +109,29 @@ def find(store: SessionsStore, inp: FindInput, now: datetime, repo_root: str | N
     )
     rows = store.list_sessions(filters, sort=applied["sort"], limit=inp.limit + 1)
     return FindOutput(
-        interpretation=_describe(applied, bool(inp.question)),
+        interpretation=_describe(applied, bool(inp.question), named),
         filters=applied,
         sessions=[summary(r) for r in rows[: inp.limit]],
+        capsules={r.id: r.capsule for r in rows[: inp.limit]} if inp.details else None,
         truncated=len(rows) > inp.limit,
         freshness=freshness(store),
     )
+
+
+def _named_repository(question: str, repositories: list[str]) -> str | None:
+    """The indexed repository the question names by its folder name ("what is unfinished in web-app?"),
+    the most recently active one when several share the name."""
+    lowered = question.lower()
+    for repo in repositories:
+        name = repo.rstrip("/").rsplit("/", 1)[-1].lower()
+        if len(name) < 2 or name in _COMMON_WORDS:
+            continue
+        if re.search(r"(?<![\w./-])" + re.escape(name) + r"(?![\w/-])", lowered):
+            return repo
+    return None
+
+
+_COMMON_WORDS = frozenset({"repo", "repository", "project", "code", "src", "app", "work", "home", "this", "the"})
 
 
 def _as_duration(match: re.Match[str]) -> str:
@@ -130,7 +152,7 @@ def _compact(delta: timedelta) -> str:
     return f"{seconds}s"
 
 
-def _describe(applied: dict[str, Any], from_question: bool) -> str:
+def _describe(applied: dict[str, Any], from_question: bool, named: str | None = None) -> str:
     parts = []
     if applied.get("completion"):
         parts.append(
@@ -142,7 +164,10 @@ def _describe(applied: dict[str, Any], from_question: bool) -> str:
         parts.append(f"finished within the last {applied['finished_within']}")
     if applied.get("inactive_for"):
         parts.append(f"with no activity for {applied['inactive_for']}")
-    if applied.get("repo"):
+    if named:
+        folder = named.rstrip("/").rsplit("/", 1)[-1]
+        parts.append(f"in {named} (the repository named {folder!r} in the question)")
+    elif applied.get("repo"):
         parts.append(f"in {applied['repo']}")
     if applied.get("source"):
         parts.append(f"from {applied['source']}")

@@ -98,7 +98,8 @@ def classify(
     if row.completion == "not_finished" and end not in ("turn_aborted", "interrupted"):
         if silent is not None and silent < ACTIVE_SECONDS:
             return "active", "a turn is in progress"
-        return "active", f"a turn is open but silent for {int(silent or 0)}s (silence alone is not stuck)"
+        silent_for = int(silent or 0)
+        return "idle", f"a turn is open but silent for {silent_for}s: nothing shows it working (silence alone is idle)"
     if silent is not None and silent < WAITING_SECONDS:
         return "waiting", f"turn ended ({evidence}); waiting for the next prompt"
     return "idle", f"turn ended ({evidence}); nothing for {int(silent or 0)}s"

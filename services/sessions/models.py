@@ -12,6 +12,7 @@ Source = Literal["claude", "codex"]
 Completion = Literal["finished", "not_finished", "unknown"]
 
 _REPO = "only sessions in this repository or folder (or inside it); default: all"
+_NOW = "ages count from $PALLIUM_NOW when set"
 _WHEN = "ISO time (2026-11-20T09:00Z) or age (30m, 3h, 7d)"
 
 
@@ -36,7 +37,7 @@ class FilterInput(ToolInput):
 
 class SyncInput(HomesInput):
     source: Literal["claude", "codex", "all"] = Field("all", description="which transcripts to index (default all)")
-    raw_events: bool = Field(False, description="also keep each raw transcript record (redacted); default off")
+    raw_events: bool = Field(False, description="also keep raw records (redacted); rereads indexed files lacking them")
     wait_seconds: float = Field(
         30.0, ge=0, le=600, description="how long to wait for another running sync, in seconds (0-600, default 30)"
     )
@@ -222,16 +223,22 @@ class FindInput(ToolInput):
     repo: str | None = Field(None, description=_REPO + "; 'this repo' in the question means the current one")
     source: Source | None = Field(None, description="only sessions of this agent: claude or codex")
     completion: Completion | None = Field(None, description="only sessions with this completion")
-    inactive_for: str | None = Field(None, description="only sessions with no activity for at least this long (3h)")
-    finished_within: str | None = Field(None, description="only sessions that finished within this long ago (10m)")
+    inactive_for: str | None = Field(
+        None, description="only sessions with no activity for at least this long (3h); " + _NOW
+    )
+    finished_within: str | None = Field(
+        None, description="only sessions that finished within this long ago (10m); " + _NOW
+    )
     sort: Literal["updated", "created"] | None = Field(None, description="order, newest first (default updated)")
     limit: int = Field(10, ge=1, le=100, description="most sessions to return (1-100, default 10)")
+    details: bool = Field(False, description="add each session's capsule")
 
 
 class FindOutput(ToolOutput):
     interpretation: str = Field(description="how the question was read, in words")
     filters: dict[str, Any] = Field(description="the filters applied, as explicit arguments would give them")
     sessions: list[SessionSummary]
+    capsules: dict[str, Any] | None = Field(None, description="with details: each listed session's capsule, by id")
     truncated: bool
     freshness: Freshness
 
@@ -303,7 +310,7 @@ class ForgetOutput(ToolOutput):
 
 
 class PruneInput(ToolInput):
-    older_than: str = Field(description="age of the last activity, like 180d, 12w or 6h")
+    older_than: str = Field(description="age of the last activity, like 180d, 12w or 6h; " + _NOW)
     confirm: bool = Field(False, description="really delete; without it, only preview")
 
 
@@ -327,8 +334,9 @@ class EmbeddingConfigureInput(ToolInput):
     provider: Literal["openai"] = Field("openai", description="embedding API family; openai covers compatible ones")
     model: str = Field(min_length=1, description="embedding model name, e.g. text-embedding-3-small")
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint; default the provider's own")
-    credential_store: Literal["env", "keyring"] = Field(
-        "env", description="where the key lives: env (PALLIUM_EMBED_API_KEY) or keyring (copied from that variable)"
+    credential_store: Literal["env", "keyring", "keychain"] = Field(
+        "env",
+        description="env (PALLIUM_EMBED_API_KEY) or keyring/keychain (OS keyring, service app.pallium.embedding)",
     )
     dimensions: int | None = Field(None, ge=1, le=8192, description="ask the model for this many dimensions")
     timeout_seconds: float = Field(10.0, gt=0, le=120, description="per-request timeout in seconds (default 10)")

@@ -20,6 +20,7 @@ __all__ = ["discover", "feed", "identify"]
 _USAGE_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
 _INJECTED = ("<command-name>", "<command-message>", "<local-command-stdout>", "<system-reminder>", "Caveat: ")
 _INTERRUPTED = "[Request interrupted"
+_SHELL = ("<bash-input>", "<bash-stdout>", "<bash-stderr>")
 _EDIT_TOOLS = {"Edit", "Write", "MultiEdit", "NotebookEdit"}
 _RECENT_IDS = 64
 
@@ -122,7 +123,14 @@ def _user_text(state: dict[str, Any], line: int, ts: str | None, record: dict[st
         state["compaction"] = [line, summary[:1200]]
         return [Parsed(line, ts, "system", "compaction", summary)]
     stripped = text.lstrip()
-    if record.get("isMeta") or stripped.startswith(_INJECTED):
+    if record.get("isMeta"):
+        return []
+    if stripped.startswith(_SHELL):
+        return _shell(state, line, ts, stripped)
+    command = _slash_command(stripped)
+    if command is not None:
+        text = stripped = command
+    elif stripped.startswith(_INJECTED):
         return []
     if stripped.startswith(_INTERRUPTED):
         t.set_end(state, "interrupted", line, ts)
@@ -131,6 +139,45 @@ def _user_text(state: dict[str, Any], line: int, ts: str | None, record: dict[st
     t.note_prompt(state, line, cleaned)
     t.set_end(state, "prompt_pending", line, ts)
     return [Parsed(line, ts, "user", "prompt", cleaned)]
+
+
+def _slash_command(text: str) -> str | None:
+    """`/name args` from the record Claude Code writes for a slash command (`<command-name>/name</command-name>`
+    with `<command-message>` and `<command-args>`), else None."""
+    if "<command-name>" not in text[:400]:
+        return None
+    name = _tag(text, "command-name")
+    if not name:
+        return None
+    name = name if name.startswith("/") else f"/{name}"
+    args = _tag(text, "command-args")
+    return f"{name} {args}".strip()
+
+
+def _tag(text: str, tag: str) -> str:
+    start = text.find(f"<{tag}>")
+    if start == -1:
+        return ""
+    start += len(tag) + 2
+    end = text.find(f"</{tag}>", start)
+    return text[start : end if end != -1 else len(text)].strip()
+
+
+def _shell(state: dict[str, Any], line: int, ts: str | None, text: str) -> list[Parsed]:
+    """Claude Code's `!` shell mode: `<bash-input>` is a command the user ran, `<bash-stdout>` /
+    `<bash-stderr>` its output; stored as a call and its result, not as a typed prompt."""
+    call_id = f"shell-{line}"
+    if text.startswith("<bash-input>"):
+        command = t.clean(state, _tag(text, "bash-input"))
+        t.note_command(state, line, command)
+        state["shell_call"] = call_id
+        return [Parsed(line, ts, "user", "tool_call", command, "Bash", call_id)]
+    out, err = _tag(text, "bash-stdout"), _tag(text, "bash-stderr")
+    cleaned = t.tool_text(state, "\n".join(part for part in (out, err) if part))
+    previous = state.pop("shell_call", None) or call_id
+    if err and not out:
+        t.add_error(state, line, cleaned)
+    return [Parsed(line, ts, "tool", "tool_result", cleaned, "Bash", previous, bool(err and not out))]
 
 
 def _tool_result(state: dict[str, Any], line: int, ts: str | None, record: dict[str, Any], block: dict) -> Parsed:

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable
 
-from services.sessions.lexical import STOPWORDS, Hit, rank_messages
+from services.sessions.lexical import STOPWORDS, Hit, query_words, rank_messages
 from services.sessions.models import (
     Citation,
     Freshness,
@@ -23,6 +23,7 @@ from services.sessions.models import (
     SemanticStatus,
 )
 from services.sessions.store import Filters, SessionRow, SessionsStore
+from services.sessions.transcript import CITE_CHARS, shorten
 from services.sessions.views import summary
 
 __all__ = ["SemanticRanker", "recall"]
@@ -34,8 +35,9 @@ RECALL_BUDGET = 8 * 1024
 _RRF_K = 60
 _CANDIDATE_HITS = 300
 _SESSION_EVIDENCE = 5  # messages a session is ranked by
-_CITE_CHARS = 240
 _CITES = 6
+_DISTINCT_DF = 2000  # a word in at most this many messages is distinctive enough to be cited on its own
+_DISTINCT_WORDS = 3
 _COMPACT_CAPSULE = ("completion", "evidence", "last_assistant", "open_calls", "files", "errors")
 _STOP_INTENT = re.compile(
     r"(?i)\b(stop|stopped|stops|left off|where (?:was|were|did)|unfinished|remaining|pending|progress|"
@@ -79,8 +81,50 @@ def recall(
     results = [
         _result(store, rows[sid], scores[sid], by_session.get(sid, []), wants_stop, full, words) for sid in ranked
     ]
+    _cite_distinctive_words(store, query, results, by_session, full, words)
     out = RecallOutput(query=query, results=results, semantic=status, truncated=False, freshness=freshness)
     return out if full else _fit(out)
+
+
+def _cite_distinctive_words(
+    store: SessionsStore,
+    query: str,
+    results: list[RecallResult],
+    by_session: dict[str, list[Hit]],
+    full: bool,
+    words: list[str],
+) -> None:
+    """Make each result cite a line holding each of the question's rarer words: the line that states
+    a file's encoding, not only the many lines naming the file. One query per such word, for all the
+    results whose citations lack it; only words rare enough that the query costs little."""
+    counts = store.word_doc_counts(query_words(query))
+    rare = sorted((df, w) for w, df in counts.items() if 0 < df <= _DISTINCT_DF)[:_DISTINCT_WORDS]
+    cap = 12 if full else _CITES
+    for _, word in rare:
+        stem = word.lower()[:5]
+        lacking = []
+        for result in results:
+            texts = {h.message.line: h.message.text for h in by_session.get(result.id, [])}
+            if not any(stem in texts.get(c.line, c.text).lower() for c in result.citations):
+                lacking.append(result)
+        best = store.best_in_sessions(_phrase(word), [r.id for r in lacking]) if lacking else {}
+        for result in lacking:
+            message = best.get(result.id)
+            if message is None or any(c.line == message.line for c in result.citations):
+                continue
+            if len(result.citations) >= cap:
+                drop = max((i for i, c in enumerate(result.citations) if c.why == "match"), default=None)
+                if drop is None:
+                    continue
+                del result.citations[drop]
+            text = message.text if full else _around(message.text, words)
+            result.citations.append(
+                Citation(line=message.line, role=message.role, kind=message.kind, text=text, why="match")
+            )
+
+
+def _phrase(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
 
 
 def _session_key(hits: list[Hit]) -> tuple[tuple[int, ...], float]:
@@ -163,7 +207,7 @@ def _words(query: str) -> list[str]:
     return [w for w in found if w not in STOPWORDS and len(w) > 2]
 
 
-def _around(text: str, words: list[str], cap: int = _CITE_CHARS) -> str:
+def _around(text: str, words: list[str], cap: int = CITE_CHARS) -> str:
     """The part of `text` around the first query word it contains (stems: the first 5 letters)."""
     flat = " ".join(text.split())
     if len(flat) <= cap:
@@ -181,8 +225,11 @@ def _fit(out: RecallOutput) -> RecallOutput:
         return out
     for result in out.results:
         result.capsule = {k: v for k, v in result.capsule.items() if k in ("completion", "evidence", "open_calls")}
-        for cite in result.citations:
-            cite.text = _trim(cite.text, 140)
+    for keep in (4, 3, 2, 1):  # citations keep their one length (CITE_CHARS): fewer of them are shown
+        if _size(out) <= RECALL_BUDGET:
+            return out
+        for result in out.results:
+            del result.citations[keep:]
     while _size(out) > RECALL_BUDGET and len(out.results) > 1:
         out.results.pop()
         out.truncated = True
@@ -193,9 +240,8 @@ def _size(out: RecallOutput) -> int:
     return len(json.dumps(out.model_dump(mode="json"), ensure_ascii=False).encode("utf-8"))
 
 
-def _trim(text: str, cap: int = _CITE_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= cap else text[: cap - 1] + "…"
+def _trim(text: str, cap: int = CITE_CHARS) -> str:
+    return shorten(" ".join(text.split()), cap)
 
 
 def _short(exc: BaseException) -> str:

@@ -45,7 +45,9 @@ def sync(out: Any) -> str:
 
 def _session_line(s: Any) -> str:
     missing = " (transcript deleted)" if s.source_missing else ""
-    return f"{s.id[:13]}  {s.source:<6} {s.completion:<12} {s.updated_at or '?':<24} {_one(s.title, 60)}{missing}"
+    sub = f" (subagent of {s.parent_id[:13]})" if getattr(s, "parent_id", None) else ""
+    head = f"  ↳ {s.id}" if sub else s.id[:13]  # a subagent's id starts with its parent's: shown whole
+    return f"{head}  {s.source:<6} {s.completion:<12} {s.updated_at or '?':<24} {_one(s.title, 60)}{sub}{missing}"
 
 
 def recall(out: Any) -> str:
@@ -97,7 +99,16 @@ def read(out: Any) -> str:
 
 
 def find(out: Any) -> str:
-    lines = [out.interpretation] + [_session_line(s) for s in out.sessions]
+    lines = [out.interpretation]
+    for s in out.sessions:
+        lines.append(_session_line(s))
+        capsule = (out.capsules or {}).get(s.id)
+        if capsule:
+            lines += [f"    asked (line {a['line']}): {_one(a['text'], 100)}" for a in capsule.get("asked", [])[:2]]
+            calls = capsule.get("open_calls", [])
+            lines += [f"    open call (line {c['line']}): {_one(c['text'], 100)}" for c in calls]
+            if capsule.get("evidence"):
+                lines.append(f"    {capsule['completion']}: {_one(capsule['evidence'], 100)}")
     return "\n".join(lines)
 
 

@@ -42,13 +42,28 @@ def search_terms(query: str) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(t for t in terms if t))[:_MAX_TERMS]
 
 
+def _literal_phrases(query: str) -> dict[tuple[str, ...], re.Pattern[str]]:
+    """Quoted phrases that hold punctuation (`"ana-ledger-reports"`, `"x.y.z"`, `"a/b"`), each as a
+    pattern of those very characters: the full-text index matches their words across any separator,
+    so `ana/ledger/reports` would match too; these patterns keep only the characters asked for."""
+    literals = {}
+    for chunk in _QUOTED.findall(query):
+        tokens = tuple(_TOKEN.findall(chunk.lower()))
+        if not tokens or not re.search(r"[^\w\s]|_", chunk.strip()):
+            continue
+        pieces = [r"\s+" if part.isspace() else re.escape(part) for part in re.split(r"(\s+)", chunk.strip())]
+        literals[tokens] = re.compile(r"(?<![^\W_])" + "".join(pieces) + r"(?![^\W_])", re.IGNORECASE)
+    return literals
+
+
 def _expression(terms: list[tuple[str, ...]], any_word: bool) -> str:
     return (" OR " if any_word else " AND ").join('"' + " ".join(t) + '"' for t in terms)
 
 
-def _matcher(terms: list[tuple[str, ...]], any_word: bool):
+def _matcher(terms: list[tuple[str, ...]], any_word: bool, literals: dict[tuple[str, ...], re.Pattern[str]]):
     patterns = [
-        re.compile(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(tok) for tok in t) + r"(?![^\W_])", re.IGNORECASE)
+        literals.get(t)
+        or re.compile(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(tok) for tok in t) + r"(?![^\W_])", re.IGNORECASE)
         for t in terms
     ]
     test = any if any_word else all
@@ -72,7 +87,7 @@ def search(
     found: list[tuple[int, Hit]] = []  # (position in the candidate list, hit)
     resume: int | None = None
     if terms:
-        found, resume = _exact_hits(store, terms, any_word, filters, limit + 1, offset)
+        found, resume = _exact_hits(store, terms, _literal_phrases(query), any_word, filters, limit + 1, offset)
     page = found[:limit]
     rows = store.sessions_by_ids(h[0].session_id for _, h in page)
     hits = [(pos, _hit(m, snippet, rows[m.session_id])) for pos, (m, _, snippet) in page if m.session_id in rows]
@@ -103,6 +118,7 @@ def search(
 def _exact_hits(
     store: SessionsStore,
     terms: list[tuple[str, ...]],
+    literals: dict[tuple[str, ...], re.Pattern[str]],
     any_word: bool,
     filters: Filters,
     wanted: int,
@@ -110,7 +126,7 @@ def _exact_hits(
 ) -> tuple[list[tuple[int, Hit]], int | None]:
     """Up to `wanted` exact matches from candidate position `offset` on, and where to resume when the
     scan stopped at its cap before finding them all (else None)."""
-    expression, exact = _expression(terms, any_word), _matcher(terms, any_word)
+    expression, exact = _expression(terms, any_word), _matcher(terms, any_word, literals)
     found: list[tuple[int, Hit]] = []
     position = offset
     batch = max(wanted * 2, 50)

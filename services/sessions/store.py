@@ -18,7 +18,7 @@ import apsw
 
 from kernel.store import Database, Schema
 
-__all__ = ["SCHEMA", "FileRow", "MessageRow", "SessionRow", "SessionsStore"]
+__all__ = ["SCHEMA", "EmbedCandidate", "FileRow", "MessageRow", "SessionRow", "SessionsStore", "SpaceRow"]
 
 SCHEMA = Schema(
     "sessions",
@@ -137,6 +137,9 @@ SCHEMA = Schema(
         # A filtered recall maps every matched message id to its session: from this small index, not from
         # the message rows themselves, which are large and scattered (half the time of a filtered recall).
         "CREATE INDEX sessions_message_id_session ON sessions_message(id, session_id)",
+        # One row per sync run, so "last sync" is when a sync last ran, not when a file last changed.
+        "CREATE TABLE sessions_run (id INTEGER PRIMARY KEY, finished_at TEXT NOT NULL, files_seen INTEGER NOT NULL, "
+        "files_read INTEGER NOT NULL)",
     ),
     needs_vec=True,
 )
@@ -204,6 +207,24 @@ class MessageRow:
     tool_name: str | None = None
     call_id: str | None = None
     is_error: bool = False
+
+
+@dataclass(frozen=True)
+class SpaceRow:
+    """One vector space: an embedding model at one size."""
+
+    id: int
+    dim: int
+
+
+@dataclass(frozen=True)
+class EmbedCandidate:
+    """A session to embed: its capsule and metadata, and the hash of the text its vector has ('' if none)."""
+
+    session_id: str
+    capsule: dict[str, Any]
+    fields: dict[str, Any]
+    text_hash: str
 
 
 @dataclass(frozen=True)
@@ -331,6 +352,14 @@ class SessionsStore:
         )
         return [_session(r) for r in rows]
 
+    def repositories(self) -> list[str]:
+        """Every repository the indexed top-level sessions belong to, most recently active first."""
+        rows = self.db.execute(
+            "SELECT repo FROM sessions_session WHERE repo IS NOT NULL AND forgotten = 0 AND parent_id IS NULL "
+            "GROUP BY repo ORDER BY max(coalesce(updated_at, '')) DESC"
+        )
+        return [r[0] for r in rows]
+
     def sessions_by_ids(self, ids: Iterable[str]) -> dict[str, SessionRow]:
         wanted = list(dict.fromkeys(ids))
         if not wanted:
@@ -358,7 +387,17 @@ class SessionsStore:
         return self.db.execute("SELECT count(*) FROM sessions_session WHERE forgotten = 0").get
 
     def last_sync_at(self) -> str | None:
-        return self.db.execute("SELECT max(synced_at) FROM sessions_file").get
+        """When a sync last ran (a run that changed nothing counts), else when a file was last indexed."""
+        ran = self.db.execute("SELECT max(finished_at) FROM sessions_run").get
+        return ran or self.db.execute("SELECT max(synced_at) FROM sessions_file").get
+
+    def record_run(self, finished_at: str, files_seen: int, files_read: int) -> None:
+        with self.db.transaction():
+            self.db.execute(
+                "INSERT INTO sessions_run (finished_at, files_seen, files_read) VALUES (?, ?, ?)",
+                (finished_at, files_seen, files_read),
+            )
+            self.db.execute("DELETE FROM sessions_run WHERE id <= (SELECT max(id) FROM sessions_run) - 100")
 
     def sessions_older_than(self, cutoff: str) -> list[SessionRow]:
         rows = self.db.execute(
@@ -415,6 +454,10 @@ class SessionsStore:
             is not None
         )
 
+    def has_raw_events(self, session_id: str) -> bool:
+        found = self.db.execute("SELECT 1 FROM sessions_raw_event WHERE session_id = ? LIMIT 1", (session_id,)).get
+        return found is not None
+
     def add_raw_events(self, session_id: str, events: Sequence[tuple[int, str]]) -> None:
         self.db.executemany(
             "INSERT OR REPLACE INTO sessions_raw_event(session_id, line, json) VALUES (?,?,?)",
@@ -453,6 +496,23 @@ class SessionsStore:
                 (match, *args, limit, offset),
             )
         return [(MessageRow(*r[:8], bool(r[8])), r[9], r[10]) for r in rows]
+
+    def best_in_sessions(self, match: str, session_ids: Sequence[str], *, scan: int = 400) -> dict[str, MessageRow]:
+        """For each of `session_ids`, its best message (BM25) matching an FTS5 expression, if any."""
+        if not session_ids:
+            return {}
+        marks = ", ".join("?" for _ in session_ids)
+        rows = self.db.execute(
+            "SELECT m.session_id, m.line, m.ts, m.role, m.kind, m.text, m.tool_name, m.call_id, m.is_error "
+            "FROM sessions_message_fts JOIN sessions_message m ON m.id = sessions_message_fts.rowid "
+            f"WHERE sessions_message_fts MATCH ? AND m.session_id IN ({marks}) "
+            "ORDER BY bm25(sessions_message_fts) LIMIT ?",
+            (match, *session_ids, scan),
+        )
+        best: dict[str, MessageRow] = {}
+        for r in rows:
+            best.setdefault(r[0], MessageRow(*r[:8], bool(r[8])))
+        return best
 
     def message_id_span(self) -> int:
         """The highest message id: about the number of messages, read without counting them."""
@@ -605,14 +665,14 @@ class SessionsStore:
             "SELECT id FROM sessions_space WHERE provider = ? AND model = ? AND dim = ?", (provider, model, dim)
         ).get
 
-    def find_space(self, provider: str, model: str, dim: int | None = None) -> tuple[int, int] | None:
-        """The space last made active for a provider and model (and size, when given): (id, dim)."""
+    def find_space(self, provider: str, model: str, dim: int | None = None) -> SpaceRow | None:
+        """The space last made active for a provider and model (and size, when given)."""
         row = self.db.execute(
             "SELECT id, dim FROM sessions_space WHERE provider = ? AND model = ? AND (? IS NULL OR dim = ?) "
             "ORDER BY active_seq DESC, coalesce(checked_at, created_at) DESC, id DESC LIMIT 1",
             (provider, model, dim, dim),
         ).fetchone()
-        return (row[0], row[1]) if row else None
+        return SpaceRow(row[0], row[1]) if row else None
 
     def space_has_vectors(self, space_id: int) -> bool:
         return self.db.execute("SELECT 1 FROM sessions_vector WHERE space_id = ? LIMIT 1", (space_id,)).get is not None
@@ -632,8 +692,8 @@ class SessionsStore:
         keys = ("id", "provider", "model", "dim", "checked_at", "vectors")
         return [dict(zip(keys, r, strict=True)) for r in rows]
 
-    def embed_candidates(self, space_id: int, limit: int) -> list[tuple[str, dict[str, Any], dict[str, Any], str]]:
-        """(session id, capsule, metadata, stored text hash or '') of the most recent sessions."""
+    def embed_candidates(self, space_id: int, limit: int) -> list[EmbedCandidate]:
+        """The most recent sessions with what their vector in `space_id` was computed from."""
         rows = self.db.execute(
             "SELECT s.id, s.capsule, s.title, s.repo, s.cwd, s.git_branch, coalesce(v.text_hash, '') "
             "FROM sessions_session s LEFT JOIN sessions_vector v ON v.session_id = s.id AND v.space_id = ? "
@@ -641,7 +701,9 @@ class SessionsStore:
             (space_id, limit),
         )
         return [
-            (r[0], json.loads(r[1] or "{}"), {"title": r[2], "repo": r[3], "cwd": r[4], "git_branch": r[5]}, r[6])
+            EmbedCandidate(
+                r[0], json.loads(r[1] or "{}"), {"title": r[2], "repo": r[3], "cwd": r[4], "git_branch": r[5]}, r[6]
+            )
             for r in rows
         ]
 

@@ -103,7 +103,7 @@ def sync(
     repos: dict[str, str | None] = {}
     jobs = []
     for source, path in found:
-        job = _plan(store, source, path, known[source].get(path_text(path)), forgotten, report)
+        job = _plan(store, source, path, known[source].get(path_text(path)), forgotten, report, raw_events)
         if job is not None:
             jobs.append(job)
     with _Group(store, store.session_ids()) as group:
@@ -118,6 +118,8 @@ def sync(
         if gone:
             with store.db.transaction():
                 report.sessions_marked_missing += store.mark_files_missing(gone)
+    read = report.files_new + report.files_appended + report.files_reparsed
+    store.record_run(now, report.files_seen, read)
     return report
 
 
@@ -217,8 +219,10 @@ def _plan(
     previous: FileRow | None,
     forgotten: set[str],
     report: SyncReport,
+    raw_events: bool = False,
 ) -> _Job | None:
-    """Decide with one stat whether a file needs reading, and from where."""
+    """Decide with one stat whether a file needs reading, and from where. With `raw_events`, an
+    unchanged file whose session has no raw events yet is read again, so the flag keeps its word."""
     try:
         st = path.stat()
     except OSError as exc:
@@ -229,9 +233,12 @@ def _plan(
         st.st_mtime_ns,
         st.st_ino,
     )
+    reread = False
     if unchanged and not previous.missing:
-        report.files_unchanged += 1
-        return None
+        reread = raw_events and previous.session_id not in forgotten and not store.has_raw_events(previous.session_id)
+        if not reread:
+            report.files_unchanged += 1
+            return None
     identity = _PARSERS[source].identify(path)
     for key in _PATH_FIELDS:  # taken from the file's name: text even when the name is not UTF-8
         if isinstance(identity.get(key), str):
@@ -243,6 +250,8 @@ def _plan(
     state = store.session_state(session_id) if previous is not None else None
     if previous is None:
         return _Job(source, path, session_id, identity, None, None, "new", st.st_size)
+    if reread:
+        return _Job(source, path, session_id, identity, None, None, "reparsed", st.st_size)
     return _Job(source, path, session_id, identity, state, previous, "grown?", st.st_size - previous.offset)
 
 
@@ -474,10 +483,39 @@ def _fingerprint(handle: Any, offset: int) -> str:
 
 
 def _repo_of(cwd: str | None) -> str | None:
-    """The git root holding `cwd` when it still exists on this machine, else `cwd` itself."""
+    """The repository a session belongs to: the git root holding `cwd`, or for a linked worktree the
+    main checkout its common git dir belongs to; when `cwd` is gone, what the path itself records (a
+    worktree folder convention such as `<repo>/.claude/worktrees/<name>`), else `cwd`."""
     if not cwd:
         return None
     try:
-        return str(paths.find_repo_root(cwd))
+        root = paths.find_repo_root(cwd)
     except PalliumError:
-        return cwd
+        return _recorded_repo(cwd)
+    return str(_main_checkout(root))
+
+
+_WORKTREE_FOLDERS = ("/.claude/worktrees/", "/.worktrees/", "/.git/worktrees/")
+
+
+def _recorded_repo(cwd: str) -> str:
+    for marker in _WORKTREE_FOLDERS:
+        head, found, _ = cwd.partition(marker)
+        if found and head:
+            return head
+    return cwd
+
+
+def _main_checkout(root: Path) -> Path:
+    """`root` itself, or the main working tree when `root` is a linked worktree (`.git` is a file whose
+    git dir has a `commondir`; a submodule's has none and stays its own repository)."""
+    marker = root / ".git"
+    if not marker.is_file():
+        return root
+    try:
+        line = marker.read_text(encoding="utf-8", errors="replace").strip()
+        gitdir = (root / line.removeprefix("gitdir:").strip()).resolve()
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return root
+    return common.parent if common.name == ".git" else root

@@ -16,6 +16,8 @@ from typing import Any
 from kernel.secrets import redact
 
 __all__ = [
+    "CITE_CHARS",
+    "CUT_MARK",
     "MAX_TEXT",
     "MAX_TOOL_TEXT",
     "Parsed",
@@ -27,10 +29,13 @@ __all__ = [
     "new_state",
     "note_file",
     "redacted",
+    "shorten",
     "text_safe",
 ]
 
 MAX_TEXT = 20_000  # characters of a prompt or an assistant message kept for search
+CITE_CHARS = 240  # every ask and citation a capsule or an answer shows is cut here, ending with CUT_MARK
+CUT_MARK = "…"
 MAX_TOOL_TEXT = 4_000  # characters of a tool result kept: its head and tail, with a marker between
 _KEEP_FILES = 20
 _KEEP_COMMANDS = 10
@@ -78,6 +83,11 @@ def new_state(session: dict[str, Any]) -> dict[str, Any]:
         "messages": 0,
         "redactions": 0,
     }
+
+
+def shorten(text: str, cap: int = CITE_CHARS) -> str:
+    """`text` within `cap` characters; a cut one ends with `CUT_MARK`, so a reader can tell."""
+    return text if len(text) <= cap else text[: cap - 1] + CUT_MARK
 
 
 def clean(state: dict[str, Any], text: str, cap: int = MAX_TEXT) -> str:

@@ -91,3 +91,34 @@ def test_embedding_commands(cli, tmp_path: Path, monkeypatch):
     assert code == 0 and "configured openai m" in out
     code, out, _ = cli("sessions", "embedding", "check")
     assert code == 1 and "no embedding key" in out
+
+
+def test_find_takes_details_and_subagents_are_marked_in_text(cli):
+    cli("sessions", "sync")
+    code, out, _ = cli("sessions", "find", "what is unfinished?", "--details")
+    assert code == 0 and "open call (line 21)" in out and "asked (line 2)" in out
+    child = EXPECTED["sessions"][1]["subagents"][0]["agent_id"]
+    code, out, _ = cli("sessions", "recall", "where is payment_provider_ref read?")
+    assert f"subagent of {EXPECTED['sessions'][1]['session_id'][:13]}" in out
+    assert child[:4] in out
+
+
+def test_the_described_embedding_command_line_works_with_keychain(cli, memory_keyring, monkeypatch):
+    key = "sk-test-" + "q" * 24
+    monkeypatch.setenv("PALLIUM_EMBED_API_KEY", key)
+    line = ["sessions", "embedding", "configure", "--provider", "openai", "--model", "text-embedding-3-small"]
+    code, _, err = cli(*line, "--credential-store", "keychain")
+    assert code == 1 and "--authority admin" in err  # the refusal names the flag to add
+    code, out, _ = cli(*line, "--credential-store", "keychain", "--authority", "admin")
+    assert code == 0 and "configured openai text-embedding-3-small" in out
+    assert memory_keyring.entries == {("app.pallium.embedding", "default"): key}
+    monkeypatch.delenv("PALLIUM_EMBED_API_KEY")
+    code, out, _ = cli("sessions", "embedding", "status", "--json")
+    assert json.loads(out)["key_source"] == "keyring:app.pallium.embedding"
+
+
+@pytest.mark.parametrize("command", [["recall"], ["search"], ["find"], ["prune"], ["live"]])
+def test_the_help_of_commands_with_relative_times_names_pallium_now(cli, capsys, command):
+    with pytest.raises(SystemExit):
+        cli("sessions", *command, "--help")
+    assert "PALLIUM_NOW" in capsys.readouterr().out

@@ -92,3 +92,22 @@ async def test_this_repo_means_the_repository_the_call_is_made_from(call, git_re
     out = await call("find", question="what is unfinished in this repo?")
     assert out.filters["repo"] == str(git_repo.resolve())
     assert out.sessions == []  # the fixture sessions ran in /home/dev/shop
+
+
+async def test_a_repository_named_in_the_question_filters_by_its_folder_name(call, homes):
+    web, api = "01a20000-3333-7444-8555-000000000001", "01a20000-3333-7444-8555-000000000002"
+    for thread, cwd in ((web, "/home/dev/web-app"), (api, "/home/dev/api")):
+        records = [
+            build.codex_meta(thread, cwd=cwd, timestamp="2026-11-21T15:00:00.000Z"),
+            build.codex_event("task_started", "2026-11-21T15:00:01.000Z"),
+            build.codex_user("wire the login form", "2026-11-21T15:00:02.000Z"),
+            build.codex_event("turn_aborted", "2026-11-21T15:01:00.000Z", reason="interrupted"),
+        ]
+        build.write_jsonl(build.codex_path(homes["codex"], thread, "2026-11-21T15-00-00"), records)
+    await call.sync()
+    out = await call("find", question="what is unfinished in web-app?", details=True)
+    assert [s.id for s in out.sessions] == [web]
+    assert out.filters["repo"] == "/home/dev/web-app" and "'web-app'" in out.interpretation
+    assert out.capsules[web]["asked"][0]["text"] == "wire the login form"
+    plain = await call("find", question="what is unfinished?")
+    assert {web, api} <= {s.id for s in plain.sessions} and plain.capsules is None

@@ -184,3 +184,17 @@ async def test_node_and_bun_running_the_agent_clis_are_agents_and_other_scripts_
     )
     assert by_pid[claude.pid].source == "claude" and by_pid[claude.pid].session_id is None
     assert other.pid not in by_pid
+
+
+async def test_an_open_turn_silent_past_the_active_window_is_idle_not_active(call, agent, homes, tmp_path):
+    work = _folder(tmp_path, "quiet")
+    session_id = "7c0e0000-1111-4222-8333-444455557777"
+    prompt = build.claude_user(session_id, "port the parser", "u-1", "2026-11-21T15:25:00.000Z", cwd=str(work))
+    build.write_jsonl(build.claude_path(homes["claude"], session_id, "-tmp-quiet"), [prompt])
+    proc = agent("claude", "sleep", "300", cwd=work)
+    out = await call("live", claude_home=str(homes["claude"]), codex_home=str(homes["codex"]), running_only=True)
+    mine = _mine(out, proc.pid)
+    assert mine.session_id == session_id and mine.lifecycle == "idle" and "silence alone is idle" in mine.why
+    call.clock.current = call.clock.current.replace(minute=25, second=30)  # 30 s after the prompt
+    out = await call("live", claude_home=str(homes["claude"]), codex_home=str(homes["codex"]), running_only=True)
+    assert _mine(out, proc.pid).lifecycle == "active"

@@ -162,3 +162,16 @@ async def test_recall_full_returns_whole_capsules(call):
     out = await call("recall", query="backfill", full=True, limit=1)
     assert "usage" in out.results[0].capsule
     assert json.loads(out.model_dump_json())["truncated"] is False
+
+
+async def test_recall_cites_the_line_that_holds_the_rarest_word_of_the_question(call, homes):
+    thread = "01a20000-7777-7888-8999-aaaabbbbcccc"
+    records = [build.codex_meta(thread, cwd="/home/dev/ledger"), build.codex_user("import legacy.csv into the ledger")]
+    records += [build.codex_assistant(f"legacy.csv row {i}: parsed legacy.csv columns again") for i in range(12)]
+    records += [build.codex_assistant("Detected the file encoding: cp1252, not UTF-8.")]
+    records += [build.codex_assistant(f"legacy.csv import step {i} done") for i in range(6)]
+    build.write_jsonl(build.codex_path(homes["codex"], thread), records)
+    await call.sync()
+    out = await call("recall", query="which encoding does legacy.csv use?")
+    mine = next(r for r in out.results if r.id == thread)
+    assert any("cp1252" in c.text for c in mine.citations), [c.text for c in mine.citations]

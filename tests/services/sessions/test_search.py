@@ -82,3 +82,21 @@ async def test_search_pages_stay_within_8_kb_and_together_hold_every_hit_once(ca
         assert out.truncated is True and out.hits
         cursor = out.next_cursor
     assert sorted(seen) == list(range(3, 63))
+
+
+async def test_a_quoted_phrase_with_punctuation_matches_those_characters(call, homes):
+    _lab_session(
+        homes["codex"],
+        {
+            3: "deployed ana-ledger-reports to staging",
+            4: "moved ana/ledger/reports into the archive",
+            5: "bumped to 1.2.3 from 1 2 3",
+            6: "the a/b switch and the a-b test",
+        },
+    )
+    await call.sync()
+    assert await _lines(call, '"ana-ledger-reports"') == [3]
+    assert await _lines(call, '"ana/ledger/reports"') == [4]
+    assert await _lines(call, '"1.2.3"') == [5]
+    assert await _lines(call, '"a/b"') == [6]
+    assert await _lines(call, "ana ledger reports") == [3, 4]  # words without quotes match across separators

@@ -143,13 +143,24 @@ async def test_a_second_sync_while_one_runs_says_so_and_writes_nothing(call):
     assert out.files_new == 6
 
 
-async def test_raw_events_are_kept_only_when_asked(call):
+async def test_raw_events_are_kept_only_when_asked_and_the_flag_rereads_indexed_files(call):
     await call.sync()
     assert (await call("doctor")).counts["raw_events"] == 0
     await call("forget", id=B["session_id"], confirm=True)
-    await call.sync(raw_events=True)
-    counts = (await call("doctor")).counts
-    assert counts["raw_events"] == 0  # nothing new was read: unchanged files cost a stat
+    again = await call.sync(raw_events=True)
+    assert again.files_reparsed == 5 and again.files_unchanged == 1  # the forgotten one is not read again
+    total_lines = sum(s["lines"] for s in EXPECTED["sessions"]) + EXPECTED["sessions"][1]["subagents"][0]["lines"]
+    assert (await call("doctor")).counts["raw_events"] == total_lines - B["lines"] - 1  # X2's cut line has none
+    third = await call.sync(raw_events=True)
+    assert third.files_unchanged == 6 and third.bytes_read == 0  # once stored, unchanged files cost a stat
+
+
+async def test_last_sync_is_the_last_sync_run_even_when_nothing_changed(call):
+    await call.sync()
+    call.clock.advance(hours=2)
+    assert (await call.sync()).files_unchanged == 6
+    out = await call("recall", query="backfill")
+    assert out.freshness.last_sync_at == "2026-11-21T17:30:00Z"
 
 
 async def test_raw_events_are_stored_for_newly_read_lines_with_the_flag(call):
