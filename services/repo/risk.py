@@ -6,6 +6,7 @@ reason, so an agent can see why a file is risky, not only that it is.
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 from dataclasses import dataclass
@@ -106,6 +107,13 @@ def structural_links(store: RepoStore, path: str) -> list[StructuralLink]:
     return out
 
 
+def churn_points(revisions: int) -> float:
+    """One point a commit up to 20, then 10 more for each doubling: busier files keep ranking higher."""
+    if revisions <= 20:
+        return float(revisions)
+    return 20 + 10 * math.log2(revisions / 20)
+
+
 def score_risk(store: RepoStore, path: str, *, now: datetime, language: str | None, lines: int | None) -> RiskResult:
     now_epoch = int(now.timestamp())
     history = store.history_of(path, since=now_epoch - 30 * DAY, max_files=MAX_CHANGESET)
@@ -117,7 +125,7 @@ def score_risk(store: RepoStore, path: str, *, now: datetime, language: str | No
 
     inferred = history["revisions"] == 0
     if not inferred:
-        add("churn", min(history["revisions"], 20), f"{history['revisions']} commits touched it")
+        add("churn", churn_points(history["revisions"]), f"{history['revisions']} commits touched it")
         add("recent", 3 * min(history["recent"], 5), f"{history['recent']} touches in the last 30 days")
         partners = blast_radius(store, path)
         add("coupling", 2 * min(partners, 10), f"{partners} files usually change with it")
