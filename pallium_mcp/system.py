@@ -31,7 +31,6 @@ KEY_DEPENDENCIES = (
     "apsw",
     "sqlite-vec",
     "tree-sitter",
-    "dulwich",
     "openai",
     "keyring",
     "psutil",
