@@ -136,8 +136,12 @@ class Symbol(ToolOutput):
     signature: str
     start_line: int
     end_line: int
-    doc: str | None = Field(description="first line of its docstring or doc comment")
+    doc: str | None = Field(description="first paragraph of its docstring or doc comment")
     parent: str | None
+    decorators: list[str] = Field(
+        default_factory=list, description="decorators and annotations as written: `@property`, `@dataclass(...)`"
+    )
+    overload: bool = Field(False, description="an `@overload` declaration, not the implementation")
 
 
 class SymbolsOutput(ToolOutput):

@@ -68,8 +68,10 @@ def index(out: IndexOutput) -> str:
 def symbols(out: SymbolsOutput) -> str:
     lines = [f"{out.path} ({out.language or 'unknown'}, {out.status}): {len(out.symbols)} symbols"]
     for s in out.symbols:
-        doc = f"  # {s.doc}" if s.doc else ""
-        lines.append(f"  {s.start_line:>5}-{s.end_line:<5} {s.kind:<10} {s.signature}{doc}")
+        doc = f"  # {s.doc[:120]}" if s.doc else ""
+        marks = " ".join(s.decorators) + " " if s.decorators else ""
+        kind = s.kind + (" (overload)" if s.overload else "")
+        lines.append(f"  {s.start_line:>5}-{s.end_line:<5} {kind:<10} {marks}{s.signature}{doc}")
     return "\n".join(lines) + _stale_note(out.freshness)
 
 

@@ -121,7 +121,7 @@ class ContentFacts:
     status: str
     lines: int
     size: int
-    symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None]]
+    symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None, str]]
     imports: Sequence[tuple[str, str, int]]
     refs: Iterable[tuple[str, int, str, str]]  # (name, line, kind, receiver)
 
@@ -138,6 +138,7 @@ class SymbolRow:
     start_line: int
     end_line: int
     doc: str | None
+    decorators: str = ""  # one per line
 
 
 @dataclass(frozen=True)
@@ -446,8 +447,8 @@ class RepoStore:
             [(c.hash, c.language, c.status, c.lines, c.size) for c in contents],
         )
         self.db.executemany(
-            "INSERT INTO repo_symbols(hash, name, kind, qualified, parent, signature, start_line, end_line, doc) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO repo_symbols(hash, name, kind, qualified, parent, signature, start_line, end_line, doc, "
+            "decorators) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(c.hash, *s) for c in contents for s in c.symbols],
         )
         self.db.executemany(
@@ -625,16 +626,17 @@ class RepoStore:
 
     def symbol(self, symbol_id: int, path: str) -> SymbolRow | None:
         r = self.db.execute(
-            "SELECT id, name, kind, qualified, parent, signature, start_line, end_line, doc FROM repo_symbols "
-            "WHERE id = ?",
+            "SELECT id, name, kind, qualified, parent, signature, start_line, end_line, doc, decorators "
+            "FROM repo_symbols WHERE id = ?",
             (symbol_id,),
         ).fetchone()
         return SymbolRow(r[0], path, *r[1:]) if r else None
 
     def symbols_in(self, path: str) -> list[SymbolRow]:
         rows = self.db.execute(
-            "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
-            "FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash WHERE f.path = ? ORDER BY s.start_line, s.id",
+            "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc, "
+            "s.decorators FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash WHERE f.path = ? "
+            "ORDER BY s.start_line, s.id",
             (path,),
         )
         return [SymbolRow(*r) for r in rows]
