@@ -28,6 +28,8 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.sessions.tools",
     "services.loops.tools",
     "services.knowledge.tools",
+    "services.knowledge.decisions",
+    "services.teams.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.

@@ -10,6 +10,8 @@ from services.knowledge import build as _build
 from services.knowledge import context as _context
 from services.knowledge import reading, render
 from services.knowledge.models import (
+    AuditInput,
+    AuditOutput,
     BuildInput,
     BuildOutput,
     ContextInput,
@@ -84,6 +86,12 @@ async def build_tool(inp: BuildInput, ctx: ToolContext) -> BuildOutput:
     return out
 
 
+async def audit_tool(inp: AuditInput, ctx: ToolContext) -> AuditOutput:
+    from services.knowledge import audit
+
+    return await audit.audit(inp, ctx)
+
+
 async def search_tool(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
     root = ctx.repo_root(inp.repo)
     store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
@@ -143,6 +151,23 @@ TOOLS = (
         escalation=("model", "consult"),
         render=render.build_text,
         exit_code=lambda out: 1 if out.collisions else 0,
+    ),
+    Tool(
+        cli="knowledge audit",
+        handler=audit_tool,
+        input=AuditInput,
+        output=AuditOutput,
+        summary="A skeptic re-reads each claim beside its cited source: supported, refuted (removed) or unclear.",
+        description=(
+            "Use after `knowledge build` with a model, or when claims went stale, to test stored claims against "
+            "the source they cite. Not a proof of truth: it judges what the cited source shows. One model call per "
+            "claim (at most `limit`, stale claims first), counted in the daily ledger of 40 attempts; refuted claims "
+            "are removed from the document and its Markdown with the reason kept; unclear ones stay, uncertain."
+        ),
+        authority="consult",
+        toolset="knowledge",
+        annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
+        render=render.audit_text,
     ),
     Tool(
         cli="knowledge search",

@@ -306,12 +306,26 @@ class Decision(ToolOutput):
     body: str = Field(description="the commit body, cut at 600 characters")
 
 
+class RankedDecision(ToolOutput):
+    kind: Literal["commit", "workflow", "authored"] = Field(
+        description="commit: a commit note; workflow: recorded by a workflow run; authored: knowledge decisions link"
+    )
+    ref: str = Field(description="the commit sha, the workflow decision id, or the authored decision's slug")
+    title: str
+    text: str = Field(description="the body, cut at 300 characters")
+    when: str
+    status: str | None = Field(None, description="authored only: active, conflicting or superseded")
+
+
 class DecisionsOutput(ToolOutput):
     query: str
     decisions: list[Decision]
     truncated: bool
     next_cursor: str | None
     freshness: Freshness
+    ranked: list[RankedDecision] = Field(
+        [], description="commit notes, workflow decisions and authored decisions in one ranking, labelled by kind"
+    )
 
 
 # explain ----------------------------------------------------------------------------------------

@@ -119,6 +119,11 @@ def neighbors(out: NeighborsOutput) -> str:
 
 def decisions(out: DecisionsOutput) -> str:
     lines = [f"{len(out.decisions)} note(s) for {out.query!r}"]
+    if any(r.kind != "commit" for r in out.ranked):  # other kinds matched: show the one ranking, labelled
+        for r in out.ranked:
+            status = f", {r.status}" if r.status else ""
+            lines.append(f"  [{r.kind}{status}] {r.ref[:10] if r.kind == 'commit' else r.ref} {r.when[:10]} {r.title}")
+        return "\n".join(lines) + _stale_note(out.freshness)
     lines += [f"  {d.sha[:10]} {d.committed_at[:10]} {d.subject}" for d in out.decisions]
     return "\n".join(lines) + _stale_note(out.freshness)
 

@@ -34,6 +34,7 @@ from services.repo.models import (
     IndexOutput,
     NeighborsInput,
     NeighborsOutput,
+    RankedDecision,
     RiskInput,
     RiskOutput,
     SearchInput,
@@ -126,7 +127,50 @@ async def decisions(inp: DecisionsInput, ctx: ToolContext) -> DecisionsOutput:
     def work(_root: Path, store: RepoStore) -> DecisionsOutput:
         return queries.decisions(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
 
-    return await _answer(ctx, inp.repo, inp.refresh, work)
+    out = await _answer(ctx, inp.repo, inp.refresh, work)
+    if inp.cursor is None:  # the other kinds are ranked in with the first page only
+        out.ranked = await _ranked(ctx, inp, out)
+    return out
+
+
+async def _ranked(ctx: ToolContext, inp: DecisionsInput, out: DecisionsOutput) -> list[RankedDecision]:
+    """Fuse the three kinds by rank (an authored decision first among equals: it is stated intent)."""
+    from kernel.errors import PalliumError
+
+    lists: list[tuple[float, list[RankedDecision]]] = [
+        (
+            1.0,
+            [
+                RankedDecision(kind="commit", ref=d.sha, title=d.subject, text=d.body[:300], when=d.committed_at)
+                for d in out.decisions
+            ],
+        )
+    ]
+    for weight, tool, args in (
+        (1.2, "pallium_knowledge_decisions_search", {"query": inp.query, "limit": inp.limit, "repo": inp.repo}),
+        (1.1, "pallium_workflow_decisions", {"query": inp.query, "limit": inp.limit, "repo": inp.repo}),
+    ):
+        try:
+            found = (await ctx.call(tool, args)).model_dump(mode="json")["decisions"]
+        except PalliumError:
+            continue  # that kind has nothing for this repository (no base, no runs): the others still answer
+        lists.append((weight, [_as_ranked(tool, d) for d in found]))
+    scored = [(weight / (3 + rank), entry) for weight, entries in lists for rank, entry in enumerate(entries)]
+    scored.sort(key=lambda pair: (-pair[0], pair[1].kind, pair[1].ref))
+    return [entry for _score, entry in scored[: inp.limit]]
+
+
+def _as_ranked(tool: str, d: dict) -> RankedDecision:
+    if tool == "pallium_knowledge_decisions_search":
+        return RankedDecision(
+            kind="authored",
+            ref=d["slug"],
+            title=d["title"],
+            text=d["text"][:300],
+            when=d["created_at"],
+            status=d["status"],
+        )
+    return RankedDecision(kind="workflow", ref=d["id"], title=d["title"], text=d["body"][:300], when=d["created_at"])
 
 
 async def risk_tool(inp: RiskInput, ctx: ToolContext) -> RiskOutput:
