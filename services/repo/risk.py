@@ -39,8 +39,10 @@ _SENSITIVE = re.compile(
     r"schema|config|settings|database|\bdb\b)",
     re.I,
 )
-_TEST_NAME = re.compile(r"(^test_.*|.*_test\.\w+$|.*\.(test|spec)\.\w+$|.*Tests?\.java$|^conftest\.py$)")
+_TEST_NAME = re.compile(r"(^test_.*|.*_test\.\w+$|.*\.(test|spec)\.\w+$|.*Tests?\.(java|kt|cs)$)")
 _TEST_DIR = re.compile(r"(^|/)(tests?|__tests__|spec)/")
+# Support code that lives beside tests but is not one: shared fixtures, test data, pytest's conftest.
+_NOT_TESTS = re.compile(r"(^|/)(fixtures?|__fixtures__|testdata|test_data|__snapshots__)/|(^|/)conftest\.py$")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,10 @@ def level_of(score: float) -> Level:
 
 
 def is_test_path(path: str) -> bool:
+    """A test file: by name (`test_x.py`, `x_test.go`, `x.spec.ts`, `XTest.java`) or under a tests
+    folder, but never conftest.py, fixtures or test data."""
+    if _NOT_TESTS.search(path):
+        return False
     return bool(_TEST_NAME.match(posixpath.basename(path)) or _TEST_DIR.search(path))
 
 
