@@ -127,15 +127,11 @@ def _cli(repo: Path, target: str, status_ms: float) -> None:
 def _sample_names(repo: Path) -> tuple[list[str], list[str]]:
     """Names the repository defines most, and search words from them, so any repository has real queries."""
     from kernel.store import open_repo
-    from services.repo.store import SCHEMA
+    from services.repo.store import SCHEMA, RepoStore
     from services.repo.text import split_terms
 
     with open_repo(repo, [SCHEMA]) as db:
-        rows = db.execute(
-            "SELECT name FROM repo_symbols WHERE kind IN ('function', 'method', 'class') AND length(name) > 3 "
-            "GROUP BY name ORDER BY count(*) DESC, name LIMIT 6"
-        ).fetchall()
-    names = [n for (n,) in rows] or ["main"]
+        names = RepoStore(db).common_names(limit=6) or ["main"]
     words = [" ".join(split_terms(n).split()[-2:]) for n in names]
     return names, words
 

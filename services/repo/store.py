@@ -702,9 +702,21 @@ class RepoStore:
     def all_symbols(self) -> list[SymbolRow]:
         rows = self.db.execute(
             "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
-            "FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash ORDER BY f.path, s.start_line, s.id"
+            "FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash WHERE s.kind != 'module' "
+            "ORDER BY f.path, s.start_line, s.id"
         )
         return [SymbolRow(*r) for r in rows]
+
+    def common_names(self, *, limit: int) -> list[str]:
+        """The function, method and class names defined most often (for benchmarks' sample queries)."""
+        return [
+            n
+            for (n,) in self.db.execute(
+                "SELECT name FROM repo_symbols WHERE kind IN ('function', 'method', 'class') AND length(name) > 3 "
+                "GROUP BY name ORDER BY count(*) DESC, name LIMIT ?",
+                (limit,),
+            )
+        ]
 
     def all_edges(self) -> list[tuple[str, str]]:
         """`(importer, imported)` for every resolved import edge, once per pair."""
