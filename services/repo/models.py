@@ -12,7 +12,7 @@ ChangeKind = Literal["added", "modified", "deleted", "renamed", "copied", "type_
 
 
 class ChangedNowInput(ToolInput):
-    repo: str | None = Field(None, description="repository path; default: the one holding the current folder")
+    repo: str | None = Field(None, description="repository path; default: the current one")
     limit: int = Field(100, ge=1, le=5000, description="most files to list (1-5000, default 100); counts cover all")
     refresh: bool = Field(
         False,
@@ -67,7 +67,7 @@ class ChangedNowOutput(ToolOutput):
 
 # index ------------------------------------------------------------------------------------------
 
-_REPO = "repository path; default: the one holding the current folder"
+_REPO = "repository path; default: the current one"
 
 
 class IndexInput(ToolInput):
@@ -114,7 +114,7 @@ class Freshness(ToolOutput):
 
 class _ReadInput(ToolInput):
     repo: str | None = Field(None, description=_REPO)
-    refresh: bool = Field(False, description="reindex incrementally before answering when the index is stale")
+    refresh: bool = Field(False, description="reindex first if the index is stale")
 
 
 class _PathInput(_ReadInput):

@@ -49,11 +49,17 @@ def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tup
         return relative, row
     if resolved.is_dir():
         raise PalliumError(
-            "invalid_input", f"{relative!r} is a folder, not a file", details={"field": "path", "path": relative}
+            "invalid_input",
+            f"{relative!r} is a folder, not a file",
+            hint="pass one file as `path` (the CLI's positional PATH); list a folder's files with `git ls-files`",
+            details={"field": "path", "path": relative},
         )
     if not resolved.exists():
         raise PalliumError(
-            "not_found", f"file {relative!r} does not exist", details={"field": "path", "path": relative}
+            "not_found",
+            f"file {relative!r} does not exist",
+            hint="pass `path` relative to the current folder or the repository root; list files with `git ls-files`",
+            details={"field": "path", "path": relative},
         )
     raise PalliumError(
         "not_found",
@@ -143,7 +149,10 @@ def callers(
     name = name.strip().replace("::", ".").replace("#", ".")
     if not name or name.startswith(".") or name.endswith("."):
         raise PalliumError(
-            "invalid_input", f"name {name!r} is not an identifier or a dotted name", details={"field": "name"}
+            "invalid_input",
+            f"name {name!r} is not an identifier or a dotted name",
+            hint="pass `name` (the CLI's positional NAME), e.g. `parse` or `Store.load`",
+            details={"field": "name"},
         )
     owner, _, member = name.rpartition(".")
     every = store.definitions(member)
@@ -381,7 +390,12 @@ def _reexports(store: RepoStore, start: set[str], name: str, cache: dict[str, li
 def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness) -> SearchOutput:
     match = fts_query(query)
     if match is None:
-        raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
+        raise PalliumError(
+            "invalid_input",
+            "the query holds no word to search for",
+            hint="pass `query` with at least one letter or digit (the CLI's positional QUERY)",
+            details={"field": "query"},
+        )
     offset = decode_cursor(cursor)
     words = query_words(query)
     # BM25 alone lets one frequent word outrank a symbol that has every word; rerank the best
@@ -460,7 +474,12 @@ def _why(words: list[str], name: str, signature: str, doc: str, path: str) -> st
 def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness) -> DecisionsOutput:
     match = fts_query(query)
     if match is None:
-        raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
+        raise PalliumError(
+            "invalid_input",
+            "the query holds no word to search for",
+            hint="pass `query` with at least one letter or digit (the CLI's positional QUERY)",
+            details={"field": "query"},
+        )
     offset = decode_cursor(cursor)
     rows = store.search_decisions(match, limit=limit + 1, offset=offset)
     notes = [
@@ -497,4 +516,9 @@ def decode_cursor(cursor: str | None) -> int:
             return offset
     except (ValueError, KeyError, TypeError):
         pass
-    raise PalliumError("invalid_input", "cursor is not one this tool returned", details={"field": "cursor"})
+    raise PalliumError(
+        "invalid_input",
+        "cursor is not one this tool returned",
+        hint="pass the `next_cursor` of the previous page as `cursor` (CLI `--cursor`), or leave it out to start over",
+        details={"field": "cursor"},
+    )
