@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -22,7 +23,10 @@ from pathlib import Path
 
 from benchmarks.harness import percentile_ms, row
 
-GOALS = {"cold": 10_000.0, "noop": 500.0, "one": 500.0, "query_p50": 30.0}
+# The issue's goals: cold at most 2x (git log + ctags); the rest in milliseconds.
+GOALS = {"cold_ratio": 2.0, "noop": 100.0, "one": 200.0, "query_p50": 30.0, "cli_wall": 150.0}
+_COMMENT = {".py": "#", ".rb": "#", ".sh": "#", ".lua": "--"}  # others: `//`
+_CODE = (".py", ".ts", ".tsx", ".js", ".go", ".rs", ".java", ".c", ".cpp", ".cs", ".rb", ".php", ".kt", ".lua")
 
 
 def main(argv: list[str]) -> int:
@@ -54,15 +58,16 @@ def main(argv: list[str]) -> int:
 def _run(repo: Path, queries: int) -> None:
     tracked = len(subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, check=True).stdout.splitlines())
     count = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True).stdout
-    print(f"repository: {tracked} tracked files, {count.strip()} commits; goals (ms): {json.dumps(GOALS)}")
-    git_log = _time(["git", "log", "--no-renames", "--name-only", "--format=%H"], repo)
+    print(f"repository: {tracked} tracked files, {count.strip()} commits; goals: {json.dumps(GOALS)}")
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    git_log = _time(["git", "log", "--name-only", "--format=%H"], repo)
     ctags = (
         _time(["ctags", "-R", "-f", os.devnull, "--exclude=.git", "--exclude=.pallium", "."], repo)
         if shutil.which("ctags")
         else None
     )
     baseline = git_log + (ctags or 0)
-    print(row("baseline: git log --no-renames --name-only", git_log))
+    print(row("baseline: git log --name-only", git_log))
     if ctags is not None:
         print(row("baseline: ctags -R", ctags))
     else:
@@ -74,7 +79,9 @@ def _run(repo: Path, queries: int) -> None:
         check=True,
     )
     child = json.loads(cold.stdout.strip().splitlines()[-1])
-    print(row("cold full index", child["ms"], "git log + ctags", baseline) + _goal("cold", child["ms"]))
+    ratio = child["ms"] / baseline if baseline else float("inf")
+    verdict = "met" if ratio <= GOALS["cold_ratio"] else "MISSED"
+    print(row("cold full index", child["ms"], "git log + ctags", baseline) + f"  goal <= 2x: {verdict}")
     print(f"    {child['summary']}")
     print(f"  {'peak memory of the cold index process':<44} {child['max_rss_mb']:8.1f} MB")
 
@@ -93,23 +100,51 @@ def _run(repo: Path, queries: int) -> None:
         status = _time(["git", "status", "--porcelain"], repo)
         noop = min(index() for _ in range(3))
         print(row("no-op reindex (best of 3)", noop, "git status", status) + _goal("noop", noop))
-        target = next(p for p in _tracked(repo) if p.endswith(".py"))
+        target = next(p for p in _tracked(repo) if p.endswith(_CODE))
         with open(repo / target, "a", encoding="utf-8") as handle:
-            handle.write("\n\ndef added_for_the_benchmark():\n    return 1\n")
+            handle.write(f"\n{_COMMENT.get(Path(target).suffix, '//')} changed for the benchmark\n")
         one = index()
         print(row("reindex after one file changed", one, "git status", status) + _goal("one", one))
     _queries(repo, queries, status)
+    _cli(repo, target, status)
+
+
+def _cli(repo: Path, target: str, status_ms: float) -> None:
+    """`pallium symbols FILE --json` as an agent's shell runs it, on the warm index: wall time."""
+    script = Path(sys.executable).with_name("pallium")
+    argv = [str(script) if script.exists() else "pallium", "symbols", target, "--json"]
+    env = {**os.environ}
+    subprocess.run(argv, cwd=repo, capture_output=True, env=env, check=False)  # warm the file cache
+    samples = []
+    for _ in range(7):
+        start = time.perf_counter()
+        subprocess.run(argv, cwd=repo, capture_output=True, env=env, check=False)
+        samples.append(time.perf_counter() - start)
+    p50 = percentile_ms(samples, 50)
+    print(row("CLI `pallium symbols FILE --json`: p50 wall", p50, "git status", status_ms) + _goal("cli_wall", p50))
+
+
+def _sample_names(repo: Path) -> tuple[list[str], list[str]]:
+    """Names the repository defines most, and search words from them, so any repository has real queries."""
+    from kernel.store import open_repo
+    from services.repo.store import SCHEMA, RepoStore
+    from services.repo.text import split_terms
+
+    with open_repo(repo, [SCHEMA]) as db:
+        names = RepoStore(db).common_names(limit=6) or ["main"]
+    words = [" ".join(split_terms(n).split()[-2:]) for n in names]
+    return names, words
 
 
 def _queries(repo: Path, runs: int, status_ms: float) -> None:
     from kernel.clock import SystemClock
     from kernel.context import ToolContext
     from kernel.dispatch import call
+    from kernel.errors import PalliumError
 
     rng = random.Random(3)
-    code_files = [p for p in _tracked(repo) if p.endswith((".py", ".ts", ".go"))]
-    names = ["handle", "Service", "helper", "Handle", "value", "Println"]
-    words = ["serve requests", "compute step", "handle value", "helper", "service"]
+    code_files = [p for p in _tracked(repo) if p.endswith(_CODE)]
+    names, words = _sample_names(repo)
     kinds = {
         "symbols": lambda: ("pallium_symbols", {"path": rng.choice(code_files)}),
         "callers": lambda: ("pallium_callers", {"name": rng.choice(names)}),
@@ -124,7 +159,8 @@ def _queries(repo: Path, runs: int, status_ms: float) -> None:
             for i in range(runs + 3):
                 name, arguments = make()
                 start = time.perf_counter()
-                await call(name, arguments, ctx)
+                with contextlib.suppress(PalliumError):  # a skipped file answers not_found; still timed
+                    await call(name, arguments, ctx)
                 if i >= 3:  # the first calls warm caches and compile queries
                     samples.append(time.perf_counter() - start)
             p50, p95 = percentile_ms(samples, 50), percentile_ms(samples, 95)

@@ -30,7 +30,6 @@ KEY_DEPENDENCIES = (
     "apsw",
     "sqlite-vec",
     "tree-sitter",
-    "dulwich",
     "openai",
     "keyring",
     "psutil",

@@ -12,19 +12,22 @@ from pathlib import Path
 from kernel import clock, git
 from kernel.errors import PalliumError
 from kernel.paths import path_text
-from services.repo import queries, risk
+from services.repo import history, queries, risk
 from services.repo.models import (
     ExplainOutput,
+    FileHistory,
     Freshness,
     HandoffFile,
     HandoffOutput,
     RecentCommit,
     RiskOutput,
+    StructuralLink,
+    Verification,
 )
 from services.repo.store import CommitRow, FileRow, RepoStore
 from services.repo.verification import verification_for
 
-__all__ = ["explain", "handoff", "risk_output"]
+__all__ = ["explain", "explain_gone", "handoff", "risk_output"]
 
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree: a root commit's base
 
@@ -88,6 +91,7 @@ def explain(
         cochange=cochange[:20],
         tests=tests,
         recent_commits=recent,
+        history=history.file_history(store, relative, present=True),
         decisions=decisions,
         risk=risk_out,
         verification=verification_for(root, [relative], tests),
@@ -96,6 +100,43 @@ def explain(
         freshness=freshness,
     )
     return out  # the dispatcher cuts it to the tool's budget (services/repo/trim.py) unless `full`
+
+
+def explain_gone(store: RepoStore, root: Path, relative: str, *, freshness: Freshness) -> ExplainOutput | None:
+    """The answer for a path no longer in the tree that history knows: its commits, the commit that
+    deleted or renamed it and its new name, and the files still importing it. None when no commit
+    ever touched it."""
+    if not store.touches_of(relative):
+        return None
+    gone: FileHistory = history.file_history(store, relative, present=False)
+    recent = [_commit(c) for c in store.recent_commits(relative, limit=10)]
+    where = f"renamed to {gone.renamed_to}" if gone.state == "renamed" else "deleted"
+    when = f" in {gone.removed_in.sha[:12]} ({gone.removed_in.subject})" if gone.removed_in else ""
+    importers = history.old_path_importers(store, root, relative)
+    summary = f"{relative}: no longer in the tree, {where}{when}; {gone.commits} commit(s) touched it" + (
+        f"; {len(importers)} file(s) still import it" if importers else ""
+    )
+    risk_out = RiskOutput(path=relative, score=0, level="low", inferred=True, reasons=[], freshness=freshness)
+    return ExplainOutput(
+        path=relative,
+        language=None,
+        status=gone.state,
+        lines=None,
+        summary=summary,
+        symbols=[],
+        imports=[],
+        structural=[StructuralLink(path=p, kind="imported-by") for p in importers],
+        cochange=[],
+        tests=[],
+        recent_commits=recent,
+        history=gone,
+        decisions=[_commit(c) for c in store.decisions_touching(relative, limit=5)],
+        risk=risk_out,
+        verification=Verification(fast=[], safe=[], full=[]),
+        evidence=["git-history"],
+        truncated=False,
+        freshness=freshness,
+    )
 
 
 def handoff(
@@ -118,7 +159,20 @@ def handoff(
     status = git.status(root).entries
     on_disk.update((path_text(e.path), e.path) for e in status)
     working = {path_text(e.path) for e in status}
-    changed = sorted(committed | working)
+    renamed_from = {path_text(e.path): path_text(e.orig_path) for e in status if e.orig_path}
+    if head:  # renames committed since the base
+        moved = git.run(["diff", "--name-status", "-M", "-z", base_commit or _EMPTY_TREE, head], root, check=False)
+        tokens = [t for t in moved.split(b"\0") if t]
+        i = 0
+        while i < len(tokens):
+            letter = tokens[i][:1]
+            if letter in (b"R", b"C") and i + 2 < len(tokens):
+                renamed_from.setdefault(path_text(tokens[i + 2]), path_text(tokens[i + 1]))
+                i += 3
+            else:
+                i += 2
+    olds = set(renamed_from.values())
+    changed = sorted((committed | working) - olds)
 
     def exists(path: str) -> bool:
         return (root / on_disk.get(path, path)).exists()
@@ -127,9 +181,10 @@ def handoff(
     tests: set[str] = set()
     questions: list[str] = []
     for path in changed:
-        row = store.file(path)
-        level = risk_output(store, path, row, now=now, freshness=freshness).level if exists(path) else None
-        _revs, pairs = risk.cochange(store, path)
+        scored = path if store.file(path) is not None else renamed_from.get(path, path)  # a rename: its old history
+        row = store.file(scored)
+        level = risk_output(store, scored, row, now=now, freshness=freshness).level if exists(path) else None
+        _revs, pairs = risk.cochange(store, scored)
         usual = [p.path for p in pairs if p.shared >= 2 and p.confidence >= 0.5 and (root / p.path).exists()]
         missing = [p for p in usual if p not in changed][:5]
         if missing:
@@ -140,7 +195,22 @@ def handoff(
         source = (
             "both" if path in committed and path in working else "committed" if path in committed else "working-tree"
         )
-        files.append(HandoffFile(path=path, source=source, risk_level=level, missing_neighbors=missing))
+        old = renamed_from.get(path)
+        gone = old if old is not None else (path if not exists(path) else None)
+        stale = [p for p in history.old_path_importers(store, root, gone) if p not in changed] if gone else []
+        if stale:
+            what = f"renamed from {old}" if old else "deleted"
+            questions.append(f"{path} was {what}, but {', '.join(stale[:5])} still import(s) the old path")
+        files.append(
+            HandoffFile(
+                path=path,
+                source=source,
+                risk_level=level,
+                missing_neighbors=missing,
+                renamed_from=old,
+                old_path_importers=stale[:20],
+            )
+        )
     files.sort(key=lambda f: ({"high": 0, "medium": 1, "low": 2, None: 3}[f.risk_level], f.path))
     high = sum(f.risk_level == "high" for f in files)
     summary = (

@@ -32,6 +32,8 @@ __all__ = [
 MAX_CHANGESET = 30
 
 _FORMAT = "%x1e%H%x1f%aN%x1f%ct%x1f%s%x1f%b%x1f"
+# (sha, author, time, subject, body, paths, changes): see `parse_log`
+Commit = tuple[str, str, int, str, str, list[str], list[tuple[str, str, str | None]]]
 
 
 @dataclass(frozen=True)
@@ -74,17 +76,21 @@ def plan_history(store: RepoStore, root: Path, *, full: bool = False) -> History
     return HistoryPlan(head, head if rebuilt else f"{watermark}..{head}", rebuilt, shallow)
 
 
-def read_history(root: Path, plan: HistoryPlan) -> list[tuple[str, str, int, str, str, list[str]]]:
+def read_history(root: Path, plan: HistoryPlan) -> list[Commit]:
     """Run the one `git log` the plan needs; safe to run in a thread while files are parsed."""
     if plan.revision is None:
         return []
-    args = ["log", "--no-merges", "--no-renames", "--name-only", "-z", f"--format={_FORMAT}", plan.revision]
+    renames = "--no-renames" if _partial_clone(root) else "-M"
+    args = ["log", "--no-merges", renames, "--name-status", "-z", f"--format={_FORMAT}", plan.revision]
     return parse_log(git.run(args, root, timeout=600))
 
 
-def apply_history(
-    store: RepoStore, plan: HistoryPlan, commits: list[tuple[str, str, int, str, str, list[str]]]
-) -> GitHalfResult:
+def _partial_clone(root: Path) -> bool:
+    """A blob-less clone would fetch blobs to detect renames: those walks skip rename detection."""
+    return bool(git.run(["config", "--get", "extensions.partialclone"], root, check=False).strip())
+
+
+def apply_history(store: RepoStore, plan: HistoryPlan, commits: list[Commit]) -> GitHalfResult:
     """Write what `read_history` found; the caller holds the transaction."""
     if plan.rebuilt:
         store.clear_history()
@@ -94,8 +100,13 @@ def apply_history(
     return GitHalfResult(len(commits), plan.rebuilt, plan.head, plan.shallow)
 
 
-def parse_log(raw: bytes) -> list[tuple[str, str, int, str, str, list[str]]]:
-    """Split the `-z` log into `(sha, author, time, subject, body, paths)`, oldest first."""
+def parse_log(raw: bytes) -> list[Commit]:
+    """Split the `-z --name-status` log into `(sha, author, time, subject, body, paths, changes)`, oldest first.
+
+    `changes` holds `(letter, path, old path)` per file: A added, M modified, D deleted, R renamed
+    (with the old path), T type changed, C copied. `paths` are the paths the commit leaves behind
+    (the new name of a rename) plus the deleted ones.
+    """
     commits = []
     for chunk in raw.split(b"\x1e"):
         if not chunk:
@@ -106,16 +117,33 @@ def parse_log(raw: bytes) -> list[tuple[str, str, int, str, str, list[str]]]:
             continue
         sha, author, when, subject = (f.decode("utf-8", "replace") for f in fields[:4])
         body = b"\x1f".join(fields[4:]).decode("utf-8", "replace").strip()
-        paths = [path_text(p) for p in names.split(b"\0") if p.strip(b"\n")]
-        paths = [p.lstrip("\n") for p in paths]
-        commits.append((sha, author, int(when or 0), subject, body, sorted(set(paths))))
+        tokens = [t.lstrip(b"\n") for t in names.split(b"\0")]
+        tokens = [t for t in tokens if t]
+        changes: list[tuple[str, str, str | None]] = []
+        i = 0
+        while i < len(tokens):
+            status = tokens[i].decode("ascii", "replace")
+            letter = status[:1]
+            if letter in ("R", "C"):  # a score, then the old and the new path
+                if i + 2 < len(tokens):
+                    changes.append((letter, path_text(tokens[i + 2]), path_text(tokens[i + 1])))
+                i += 3
+            else:
+                if i + 1 < len(tokens):
+                    changes.append((letter or "M", path_text(tokens[i + 1]), None))
+                i += 2
+        latest = {}
+        for letter, path, old in changes:
+            latest[path] = (letter, path, old)
+        kept = sorted(latest.values(), key=lambda c: c[1])
+        commits.append((sha, author, int(when or 0), subject, body, [c[1] for c in kept], kept))
     commits.reverse()
     return commits
 
 
-def _pairs(commits: list[tuple[str, str, int, str, str, list[str]]]) -> dict[tuple[str, str], list[int]]:
+def _pairs(commits: list[Commit]) -> dict[tuple[str, str], list[int]]:
     pairs: dict[tuple[str, str], list[int]] = {}
-    for _sha, _author, when, _subject, _body, paths in commits:
+    for _sha, _author, when, _subject, _body, paths, _changes in commits:
         if len(paths) > MAX_CHANGESET:
             continue
         kept = [p for p in paths if not is_noise(p)]

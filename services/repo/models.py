@@ -30,6 +30,10 @@ class ChangedFile(ToolOutput):
     git_status: str = Field(description="git's two status letters, index then working tree ('.' = unchanged)")
     risk_level: Literal["low", "medium", "high"] | None = Field(None, description="from the index; null without one")
     blast_radius: int | None = Field(None, description="files that usually change with this one; null without an index")
+    old_path_importers: list[str] = Field(
+        default_factory=list,
+        description="for a rename or deletion: files whose imports still name the old path (needs an index)",
+    )
 
 
 class ChangeCounts(ToolOutput):
@@ -132,8 +136,12 @@ class Symbol(ToolOutput):
     signature: str
     start_line: int
     end_line: int
-    doc: str | None = Field(description="first line of its docstring or doc comment")
+    doc: str | None = Field(description="first paragraph of its docstring or doc comment")
     parent: str | None
+    decorators: list[str] = Field(
+        default_factory=list, description="decorators and annotations as written: `@property`, `@dataclass(...)`"
+    )
+    overload: bool = Field(False, description="an `@overload` declaration, not the implementation")
 
 
 class SymbolsOutput(ToolOutput):
@@ -340,6 +348,17 @@ class RecentCommit(ToolOutput):
     subject: str
 
 
+class FileHistory(ToolOutput):
+    state: Literal["present", "deleted", "renamed"] = Field(
+        description="present in the index, deleted from the tree, or renamed away (see renamed_to)"
+    )
+    added_in: RecentCommit | None = Field(description="the commit that added the file (under any earlier name)")
+    removed_in: RecentCommit | None = Field(None, description="the commit that deleted or renamed it away")
+    renamed_to: str | None = Field(None, description="its new path, when a commit renamed it")
+    former_names: list[str] = Field(default_factory=list, description="paths it had before renames, newest first")
+    commits: int = Field(description="commits that touched it, under every name it had")
+
+
 class ExplainOutput(ToolOutput):
     path: str
     language: str | None
@@ -354,6 +373,7 @@ class ExplainOutput(ToolOutput):
     )
     tests: list[str] = Field(description="test files that cover this file, by name or by importing it")
     recent_commits: list[RecentCommit]
+    history: FileHistory
     decisions: list[RecentCommit] = Field(description="commits touching this file whose message explains a choice")
     risk: RiskOutput
     verification: Verification
@@ -375,6 +395,10 @@ class HandoffFile(ToolOutput):
     source: Literal["committed", "working-tree", "both"]
     risk_level: Level | None
     missing_neighbors: list[str] = Field(description="files that usually change with this one but did not")
+    renamed_from: str | None = Field(None, description="its old path, when this change renamed it")
+    old_path_importers: list[str] = Field(
+        default_factory=list, description="files whose imports still name the old path of a rename or a deleted file"
+    )
 
 
 class HandoffOutput(ToolOutput):
@@ -386,5 +410,38 @@ class HandoffOutput(ToolOutput):
     tests_to_run: list[str]
     verification: Verification
     open_questions: list[str]
+    truncated: bool
+    freshness: Freshness
+
+
+# hotspots ---------------------------------------------------------------------------------------
+
+
+class HotspotsInput(_ReadInput):
+    since: str = Field(
+        "365d",
+        description="how far back to count: a number of days (`90d`), weeks (`12w`), or a date (`2026-01-01`); "
+        "default 365d",
+    )
+    limit: int = Field(20, ge=1, le=500, description="most files to list (1-500, default 20)")
+
+
+class Hotspot(ToolOutput):
+    path: str
+    score: float = Field(description="commits x (1 + log2(1 + fan_in)): how often it changes, weighted by reach")
+    commits: int = Field(description="commits that touched it in the window (mass edits of 30+ files excluded)")
+    lines_added: int
+    lines_deleted: int
+    authors: int
+    fan_in: int = Field(description="files that import it")
+    lines: int | None = Field(description="its current size in lines")
+    last_changed_at: str
+
+
+class HotspotsOutput(ToolOutput):
+    since: str = Field(description="the start of the window, UTC")
+    metric: str = Field(description="how files are ranked")
+    files: list[Hotspot]
+    total: int = Field(description="files changed in the window")
     truncated: bool
     freshness: Freshness

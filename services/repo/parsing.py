@@ -111,7 +111,8 @@ class Facts:
     status: str  # parsed | text | unparsed
     lines: int
     size: int = 0
-    symbols: list[tuple[str, str, str, str | None, str, int, int, str | None]] = field(default_factory=list)
+    # (name, kind, qualified, parent, signature, start, end, doc, decorators joined by newlines)
+    symbols: list[tuple[str, str, str, str | None, str, int, int, str | None, str]] = field(default_factory=list)
     imports: list[tuple[str, str, int]] = field(default_factory=list)
     refs: set[tuple[str, int, str, str]] = field(default_factory=set)  # (name, line, kind, receiver)
 
@@ -138,7 +139,10 @@ def extract(path: str, data: bytes) -> Facts:
         except (ImportError, OSError, ValueError):
             return Facts(language, "unparsed", lines)
         facts = Facts(language, "parsed", lines)
-        _extract_code(language, parser.parse(data).root_node, data, facts)
+        tree = parser.parse(data)
+        _extract_code(language, tree.root_node, data, facts)
+        if language == "python":
+            _module_docstring(path, tree.root_node, facts)
         return facts
     facts = Facts(language, "text" if language in TEXT_LANGUAGES else "unparsed", lines)
     if language == "markdown":
@@ -167,7 +171,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     refs: list[Any] = []
     contexts: list[tuple[int, int, str]] = []  # (start, end, kind): every identifier inside has that kind
     direct: dict[int, tuple[str, Any, int]] = {}  # identifier start -> (call | attribute, receiver node, rank)
-    bindings: list[tuple[int, str, str]] = []  # (position, variable, class name)
+    bind_nodes: list[tuple[Any, str]] = []  # (variable node, class name)
     for pattern, captures in QueryCursor(query).matches(root):
         role = roles[pattern]
         if role == "ref":
@@ -194,7 +198,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
             continue
         if role == "bind":
             var, type_ = captures["bind.var"][0], captures["bind.type"][0]
-            bindings.append((var.start_byte, _text(var), _text(type_).rsplit(".", 1)[-1]))
+            bind_nodes.append((var, _text(type_).rsplit(".", 1)[-1]))
             continue
         if "name" not in captures:
             continue
@@ -232,13 +236,17 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
                 kind,
                 qualified,
                 parent,
-                _signature(node, data),
+                _signature(node, data, language),
                 node.start_point[0] + 1,
                 node.end_point[0] + 1,
                 _doc(language, node),
+                "\n".join(_decorators(node)),
             )
         )
-    scopes = sorted((n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS)
+    scopes = {(n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS}
+    bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]] = {}
+    for var, type_ in bind_nodes:
+        bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), type_))
     kinds = _context_kinds([n.start_byte for n in refs], contexts)
     for node, kind in zip(refs, kinds, strict=True):
         if node.start_byte in name_starts:
@@ -251,7 +259,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
             hit = direct.get(node.start_byte)
             if hit is not None:
                 kind = hit[0]
-                receiver = _receiver(hit[1], scopes, bindings, node.start_byte)
+                receiver = _receiver(hit[1], scopes, bindings, node)
             else:
                 kind = "type" if node.type in grammars.TYPE_NODES else "other"
         facts.refs.add((text, node.start_point.row + 1, kind, receiver))
@@ -281,7 +289,12 @@ def _context_kinds(starts: list[int], contexts: list[tuple[int, int, str]]) -> l
     return out
 
 
-def _receiver(node: Any, scopes: list[tuple[int, int]], bindings: list[tuple[int, str, str]], at: int) -> str:
+def _receiver(
+    node: Any,
+    scopes: set[tuple[int, int]],
+    bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]],
+    at: Any,
+) -> str:
     """What a call's or member's receiver is known to be.
 
     `""` no receiver (a bare name); `"self"` the enclosing class (`self`, `cls`, `this`); a class
@@ -299,22 +312,28 @@ def _receiver(node: Any, scopes: list[tuple[int, int]], bindings: list[tuple[int
         return "?" + last if last[:1].isupper() else "?"
     if not text.replace("_", "a").replace("$", "a").isalnum():
         return "?"
-    scope = _innermost(scopes, at)
-    best = None
-    for position, var, type_ in bindings:
-        if var == text and position < at and _innermost(scopes, position) == scope:
-            best = type_
-    return best if best is not None else "?" + text
+    candidates = bindings.get(text)
+    if candidates:
+        scope = _scope_span(at, scopes)
+        position = at.start_byte
+        best = None
+        for where, bound_scope, type_ in candidates:  # the latest binding before the use, in its scope
+            if where < position and bound_scope == scope:
+                best = type_
+        if best is not None:
+            return best
+    return "?" + text
 
 
-def _innermost(scopes: list[tuple[int, int]], at: int) -> tuple[int, int] | None:
-    best = None
-    for start, end in scopes:
-        if start > at:
-            break
-        if end > at:
-            best = (start, end)
-    return best
+def _scope_span(node: Any, scopes: set[tuple[int, int]]) -> tuple[int, int] | None:
+    """The span of the innermost function or method holding `node` (None at module level)."""
+    current = node.parent
+    while current is not None:
+        span = (current.start_byte, current.end_byte)
+        if span in scopes:
+            return span
+        current = current.parent
+    return None
 
 
 def _text(node: Any) -> str:
@@ -352,8 +371,11 @@ def _is_class_like(kind: str) -> bool:
     return kind in _CLASS_LIKE
 
 
-def _signature(node: Any, data: bytes) -> str:
-    """The definition up to its body, or its first line; sliced from the file, never copying the body."""
+_LINE_COMMENT = {"python": "#", "ruby": "#", "bash": "#", "lua": "--"}
+
+
+def _signature(node: Any, data: bytes, language: str = "") -> str:
+    """The definition up to its body, or its first line, without comments; sliced from the file."""
     start = node.start_byte
     body = node.child_by_field_name("body")
     if body is not None and body.start_byte > start:
@@ -362,8 +384,34 @@ def _signature(node: Any, data: bytes) -> str:
         newline = data.find(b"\n", start, node.end_byte)
         end = node.end_byte if newline < 0 else newline
     text = data[start:end].decode("utf-8", "replace")
+    marker = _LINE_COMMENT.get(language, "//")
+    if marker in text or "/*" in text:  # `def f(x):  # why` keeps `def f(x)`
+        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S) if marker == "//" else text
+        text = "\n".join(re.sub(r"(^|\s)" + re.escape(marker) + r".*$", "", line) for line in text.split("\n"))
     text = " ".join(text.split()).rstrip(":{ ").strip()
     return text if len(text) <= 200 else text[:199] + "…"
+
+
+_DECORATOR_NODES = frozenset({"decorator", "marker_annotation", "annotation", "attribute_list"})
+
+
+def _decorators(node: Any) -> list[str]:
+    """`@property`, `@overload`, `@dataclass(frozen=True)`, Java annotations, TypeScript decorators."""
+    found = []
+    parent = node.parent
+    if parent is not None and parent.type == "decorated_definition":  # Python
+        found = [c for c in parent.named_children if c.type == "decorator"]
+    else:
+        for child in node.named_children:
+            if child.type in _DECORATOR_NODES:  # a TypeScript class's own decorators
+                found.append(child)
+            elif child.type == "modifiers":  # Java annotations
+                found += [c for c in child.named_children if c.type in _DECORATOR_NODES]
+        before = node.prev_named_sibling  # a TypeScript method's decorators sit before it in the class body
+        while before is not None and before.type == "decorator":
+            found.insert(0, before)
+            before = before.prev_named_sibling
+    return [" ".join(_text(d).split())[:120] for d in found]
 
 
 def _doc(language: str, node: Any) -> str | None:
@@ -396,11 +444,21 @@ def _doc(language: str, node: Any) -> str | None:
 
 
 def _first_line(text: str) -> str | None:
+    """The first paragraph of a docstring or doc comment, on one line (at most 300 characters)."""
+    kept: list[str] = []
     for line in text.splitlines():
         cleaned = line.strip().lstrip("/*!#").removeprefix("--").strip().rstrip("*/").strip()
-        if cleaned:
-            return cleaned[:200]
-    return None
+        if not cleaned:
+            if kept:
+                break
+            continue
+        if kept and cleaned.startswith(("@", ":param", ":return", "Args:", "Returns:")):
+            break
+        kept.append(cleaned)
+    if not kept:
+        return None
+    joined = " ".join(kept)
+    return joined if len(joined) <= 300 else joined[:299] + "…"
 
 
 def _import_rows(language: str, captures: dict[str, list[Any]]) -> list[tuple[str, str, int]]:
@@ -557,6 +615,25 @@ def _parser(language: str) -> Any:
     return Parser(_language(language))
 
 
+def _module_docstring(path: str, root: Any, facts: Facts) -> None:
+    """A Python module's docstring becomes a `module` symbol, so it is listed and searchable."""
+    if not root.named_child_count:
+        return
+    first = root.named_child(0)
+    if first.type == "expression_statement" and first.named_child_count:
+        first = first.named_child(0)
+    if first.type != "string":
+        return
+    doc = _first_line(_QUOTES.sub("", _text(first)))
+    if not doc:
+        return
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    if stem == "__init__":
+        folders = path.split("/")[:-1]
+        stem = folders[-1] if folders else stem
+    facts.symbols.insert(0, (stem, "module", stem, None, f"module {stem}", 1, first.end_point[0] + 1, doc, ""))
+
+
 def _markdown_headings(data: bytes, facts: Facts) -> None:
     stack: list[tuple[int, str]] = []
     for match in _HEADING.finditer(data):
@@ -567,7 +644,7 @@ def _markdown_headings(data: bytes, facts: Facts) -> None:
             stack.pop()
         parent = stack[-1][1] if stack else None
         facts.symbols.append(
-            (title, "heading", title, parent, match.group(0).decode("utf-8", "replace"), line, line, None)
+            (title, "heading", title, parent, match.group(0).decode("utf-8", "replace"), line, line, None, "")
         )
         stack.append((level, title))
 
@@ -583,4 +660,4 @@ def _text_definitions(pattern: re.Pattern[bytes], data: bytes, facts: Facts) -> 
             kind, name = ("target" if match.group(3) else "function"), groups[0].decode("utf-8", "replace")
         line = data.count(b"\n", 0, match.start()) + 1
         text = match.group(0).decode("utf-8", "replace").strip()
-        facts.symbols.append((name, kind, name, None, text, line, line, None))
+        facts.symbols.append((name, kind, name, None, text, line, line, None, ""))

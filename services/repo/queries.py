@@ -80,6 +80,10 @@ def to_symbol(row: SymbolRow) -> Symbol:
         end_line=row.end_line,
         doc=row.doc,
         parent=row.parent,
+        decorators=row.decorators.split("\n") if row.decorators else [],
+        overload=any(
+            d.lstrip("@").split("(", 1)[0].rsplit(".", 1)[-1] == "overload" for d in row.decorators.split("\n")
+        ),
     )
 
 
@@ -398,12 +402,30 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
     # candidates by how many query words their name and path hold, then by BM25.
     window = max(_RERANK_WINDOW, offset + limit + 1)
     candidates = store.search_candidates(match, limit=window)
-    candidates.sort(key=lambda c: (-_coverage(words, c[3] + " " + c[4]), c[2], c[1]))
+    # A definition named exactly as asked comes first (same case before any case), then coverage, then BM25.
+    asked = query.strip()
+    if asked.isidentifier():  # an exact definition beyond BM25's window still comes first
+        have = {c[0] for c in candidates}
+        best = min((c[2] for c in candidates), default=0.0)
+        for d in store.definitions(asked):
+            if d.id not in have:
+                candidates.append((d.id, d.path, best, f"{d.name} {d.qualified}", split_terms(d.path)))
+    exact = {sid for sid, _path, _score, terms, _pt in candidates if terms.split(" ", 1)[0].lower() == asked.lower()}
+    names = {sid: store.symbol(sid, path) for sid, path, *_rest in candidates if sid in exact}
+
+    def rank(c: tuple[int, str, float, str, str]) -> tuple[int, int, float, str]:
+        symbol = names.get(c[0])
+        closeness = 0 if symbol is not None and symbol.name == asked else 1 if symbol is not None else 2
+        return (closeness, -_coverage(words, c[3] + " " + c[4]), c[2], c[1])
+
+    candidates.sort(key=rank)
     hits, size = [], 0
+    shown = float("inf")
     for sid, path, score, terms, path_terms in candidates[offset : offset + limit]:
         symbol = store.symbol(sid, path)
         if symbol is None:
             continue
+        shown = min(shown, round(-score, 3))  # the score never rises down the list: it follows the rank
         hit = SearchHit(
             path=symbol.path,
             line=symbol.start_line,
@@ -412,7 +434,7 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
             signature=symbol.signature,
             doc=symbol.doc,
             matched=_why(words, terms, symbol.signature, symbol.doc or "", path_terms),
-            score=round(-score, 3),
+            score=shown,
         )
         size += len(hit.model_dump_json())
         if hits and size > SEARCH_BUDGET - 1024:

@@ -10,6 +10,7 @@ from services.repo.models import (
     ExplainOutput,
     Freshness,
     HandoffOutput,
+    HotspotsOutput,
     IndexOutput,
     NeighborsOutput,
     RiskOutput,
@@ -23,6 +24,7 @@ __all__ = [
     "decisions",
     "explain",
     "handoff",
+    "hotspots",
     "index",
     "neighbors",
     "risk",
@@ -66,8 +68,10 @@ def index(out: IndexOutput) -> str:
 def symbols(out: SymbolsOutput) -> str:
     lines = [f"{out.path} ({out.language or 'unknown'}, {out.status}): {len(out.symbols)} symbols"]
     for s in out.symbols:
-        doc = f"  # {s.doc}" if s.doc else ""
-        lines.append(f"  {s.start_line:>5}-{s.end_line:<5} {s.kind:<10} {s.signature}{doc}")
+        doc = f"  # {s.doc[:120]}" if s.doc else ""
+        marks = " ".join(s.decorators) + " " if s.decorators else ""
+        kind = s.kind + (" (overload)" if s.overload else "")
+        lines.append(f"  {s.start_line:>5}-{s.end_line:<5} {kind:<10} {marks}{s.signature}{doc}")
     return "\n".join(lines) + _stale_note(out.freshness)
 
 
@@ -124,8 +128,22 @@ def decisions(out: DecisionsOutput) -> str:
     return "\n".join(lines) + _stale_note(out.freshness)
 
 
+def hotspots(out: HotspotsOutput) -> str:
+    lines = [f"{out.total} file(s) changed since {out.since[:10]}; ranked by {out.metric}"]
+    lines += [
+        f"  {h.score:>7g}  {h.commits:>4} commits  +{h.lines_added}/-{h.lines_deleted}  fan-in {h.fan_in}  {h.path}"
+        for h in out.files
+    ]
+    return "\n".join(lines) + _stale_note(out.freshness)
+
+
 def explain(out: ExplainOutput) -> str:
     lines = [out.summary]
+    h = out.history
+    if h.added_in is not None:
+        lines.append(f"added in {h.added_in.sha[:10]} {h.added_in.subject}")
+    if h.former_names:
+        lines.append("formerly: " + ", ".join(h.former_names))
     if out.symbols:
         lines.append("declares: " + ", ".join(s.qualified for s in out.symbols[:15]))
     for kind in ("imports", "imported-by", "test-pair"):
@@ -145,7 +163,10 @@ def explain(out: ExplainOutput) -> str:
 
 def handoff(out: HandoffOutput) -> str:
     lines = [out.summary]
-    lines += [f"  {f.risk_level or '-':<6} {f.source:<12} {f.path}" for f in out.files]
+    lines += [
+        f"  {f.risk_level or '-':<6} {f.source:<12} {f.path}" + (f" (from {f.renamed_from})" if f.renamed_from else "")
+        for f in out.files
+    ]
     if out.tests_to_run:
         lines.append("tests: " + " ".join(out.tests_to_run))
     lines += [f"question: {q}" for q in out.open_questions]

@@ -6,6 +6,7 @@ reason, so an agent can see why a file is risky, not only that it is.
 
 from __future__ import annotations
 
+import math
 import posixpath
 import re
 from dataclasses import dataclass
@@ -38,8 +39,10 @@ _SENSITIVE = re.compile(
     r"schema|config|settings|database|\bdb\b)",
     re.I,
 )
-_TEST_NAME = re.compile(r"(^test_.*|.*_test\.\w+$|.*\.(test|spec)\.\w+$|.*Tests?\.java$|^conftest\.py$)")
+_TEST_NAME = re.compile(r"(^test_.*|.*_test\.\w+$|.*\.(test|spec)\.\w+$|.*Tests?\.(java|kt|cs)$)")
 _TEST_DIR = re.compile(r"(^|/)(tests?|__tests__|spec)/")
+# Support code that lives beside tests but is not one: shared fixtures, test data, pytest's conftest.
+_NOT_TESTS = re.compile(r"(^|/)(fixtures?|__fixtures__|testdata|test_data|__snapshots__)/|(^|/)conftest\.py$")
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,10 @@ def level_of(score: float) -> Level:
 
 
 def is_test_path(path: str) -> bool:
+    """A test file: by name (`test_x.py`, `x_test.go`, `x.spec.ts`, `XTest.java`) or under a tests
+    folder, but never conftest.py, fixtures or test data."""
+    if _NOT_TESTS.search(path):
+        return False
     return bool(_TEST_NAME.match(posixpath.basename(path)) or _TEST_DIR.search(path))
 
 
@@ -106,6 +113,13 @@ def structural_links(store: RepoStore, path: str) -> list[StructuralLink]:
     return out
 
 
+def churn_points(revisions: int) -> float:
+    """One point a commit up to 20, then 10 more for each doubling: busier files keep ranking higher."""
+    if revisions <= 20:
+        return float(revisions)
+    return 20 + 10 * math.log2(revisions / 20)
+
+
 def score_risk(store: RepoStore, path: str, *, now: datetime, language: str | None, lines: int | None) -> RiskResult:
     now_epoch = int(now.timestamp())
     history = store.history_of(path, since=now_epoch - 30 * DAY, max_files=MAX_CHANGESET)
@@ -117,7 +131,7 @@ def score_risk(store: RepoStore, path: str, *, now: datetime, language: str | No
 
     inferred = history["revisions"] == 0
     if not inferred:
-        add("churn", min(history["revisions"], 20), f"{history['revisions']} commits touched it")
+        add("churn", churn_points(history["revisions"]), f"{history['revisions']} commits touched it")
         add("recent", 3 * min(history["recent"], 5), f"{history['recent']} touches in the last 30 days")
         partners = blast_radius(store, path)
         add("coupling", 2 * min(partners, 10), f"{partners} files usually change with it")

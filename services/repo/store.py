@@ -121,7 +121,7 @@ class ContentFacts:
     status: str
     lines: int
     size: int
-    symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None]]
+    symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None, str]]
     imports: Sequence[tuple[str, str, int]]
     refs: Iterable[tuple[str, int, str, str]]  # (name, line, kind, receiver)
 
@@ -138,6 +138,7 @@ class SymbolRow:
     start_line: int
     end_line: int
     doc: str | None
+    decorators: str = ""  # one per line
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,23 @@ class CommitRow:
 
 
 @dataclass(frozen=True)
+class TouchRow:
+    commit: CommitRow
+    change: str  # A added, M modified, D deleted, R renamed (to this path), T type changed
+
+
+@dataclass(frozen=True)
+class HotspotRow:
+    path: str
+    commits: int
+    added: int
+    deleted: int
+    authors: int
+    last_at: int
+    fan_in: int
+
+
+@dataclass(frozen=True)
 class PairRow:
     path: str
     shared: int
@@ -206,18 +224,32 @@ class RepoStore:
     # git half ------------------------------------------------------------------------------------
 
     def clear_history(self) -> None:
-        for table in ("repo_commits", "repo_touches", "repo_cochange", "repo_decisions"):
+        for table in (
+            "repo_commits",
+            "repo_touches",
+            "repo_cochange",
+            "repo_decisions",
+            "repo_renames",
+            "repo_churn",
+            "repo_churn_read",
+        ):
             self.db.execute(f"DELETE FROM {table}")
 
-    def add_commits(self, commits: Sequence[tuple[str, str, int, str, str, list[str]]]) -> None:
-        """Insert commits `(sha, author, time, subject, body, paths)`, their touches and decision notes."""
+    def add_commits(self, commits: Sequence[tuple[str, str, int, str, str, list[str], list]]) -> None:
+        """Insert commits `(sha, author, time, subject, body, paths, changes)`, their touches, renames
+        and decision notes; `changes` holds `(letter, path, old path)` per path."""
         self.db.executemany(
             "INSERT OR IGNORE INTO repo_commits(sha, author, committed_at, subject, body, file_count) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             [(c[0], c[1], c[2], c[3], c[4], len(c[5])) for c in commits],
         )
         self.db.executemany(
-            "INSERT OR IGNORE INTO repo_touches(sha, path) VALUES (?, ?)", [(c[0], p) for c in commits for p in c[5]]
+            "INSERT OR IGNORE INTO repo_touches(sha, path, change) VALUES (?, ?, ?)",
+            [(c[0], path, letter) for c in commits for letter, path, _old in c[6]],
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO repo_renames(sha, old, new) VALUES (?, ?, ?)",
+            [(c[0], old, path) for c in commits for letter, path, old in c[6] if letter == "R" and old],
         )
         self.db.executemany(
             "INSERT INTO repo_decisions(subject, body, sha, committed_at) VALUES (?, ?, ?, ?)",
@@ -236,13 +268,48 @@ class RepoStore:
     def commit_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM repo_commits").get or 0
 
+    def lineage(self, path: str) -> list[tuple[str, int | None]]:
+        """`path` and the names it had before, newest first, each with the time its name ended
+        (None for `path` itself): a rename's old path counts only up to the rename."""
+        out: list[tuple[str, int | None]] = [(path, None)]
+        seen, current, until = {path}, path, None
+        for _hop in range(20):
+            row = self.db.execute(
+                "SELECT r.old, c.committed_at FROM repo_renames r JOIN repo_commits c ON c.sha = r.sha "
+                "WHERE r.new = ? AND (? IS NULL OR c.committed_at <= ?) ORDER BY c.committed_at DESC, c.rowid DESC "
+                "LIMIT 1",
+                (current, until, until),
+            ).fetchone()
+            if row is None or row[0] in seen:
+                break
+            current, until = row[0], row[1]
+            seen.add(current)
+            out.append((current, until))
+        return out
+
+    @staticmethod
+    def _lineage_clause(lineage: Sequence[tuple[str, int | None]]) -> tuple[str, list[Any]]:
+        parts: list[str] = []
+        params: list[Any] = []
+        for name, until in lineage:
+            if until is None:
+                parts.append("t.path = ?")
+                params.append(name)
+            else:
+                parts.append("(t.path = ? AND c.committed_at <= ?)")
+                params += [name, until]
+        return "(" + " OR ".join(parts) + ")", params
+
     def history_of(self, path: str, *, since: int, max_files: int) -> dict[str, Any]:
-        """Revisions (all, and in commits of at most `max_files` files), recent touches, authors, last touch."""
+        """Revisions (all, and in commits of at most `max_files` files), recent touches, authors, first
+        and last touch; the history before a rename counts."""
+        clause, params = self._lineage_clause(self.lineage(path))
         row = self.db.execute(
-            "SELECT count(*), sum(c.file_count <= ?), sum(c.committed_at >= ?), count(DISTINCT c.author), "
+            "SELECT count(DISTINCT c.sha), count(DISTINCT CASE WHEN c.file_count <= ? THEN c.sha END), "
+            "count(DISTINCT CASE WHEN c.committed_at >= ? THEN c.sha END), count(DISTINCT c.author), "
             "max(c.committed_at), min(c.committed_at) "
-            "FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha WHERE t.path = ?",
-            (max_files, since, path),
+            f"FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha WHERE {clause}",
+            (max_files, since, *params),
         ).fetchone()
         return {
             "revisions": row[0],
@@ -254,13 +321,75 @@ class RepoStore:
         }
 
     def recent_commits(self, path: str, *, limit: int) -> list[CommitRow]:
+        clause, params = self._lineage_clause(self.lineage(path))
         rows = self.db.execute(
-            "SELECT c.sha, c.author, c.committed_at, c.subject FROM repo_touches t "
-            "JOIN repo_commits c ON c.sha = t.sha WHERE t.path = ? ORDER BY c.committed_at DESC, c.rowid DESC "
+            "SELECT DISTINCT c.sha, c.author, c.committed_at, c.subject, c.rowid FROM repo_touches t "
+            f"JOIN repo_commits c ON c.sha = t.sha WHERE {clause} ORDER BY c.committed_at DESC, c.rowid DESC "
             "LIMIT ?",
-            (path, limit),
+            (*params, limit),
         )
-        return [CommitRow(*r) for r in rows]
+        return [CommitRow(*r[:4]) for r in rows]
+
+    def added_in(self, path: str) -> CommitRow | None:
+        """The commit that added the file, under this name or an earlier one."""
+        lineage = self.lineage(path)
+        clause, params = self._lineage_clause(lineage[-1:])
+        row = self.db.execute(
+            "SELECT c.sha, c.author, c.committed_at, c.subject FROM repo_touches t JOIN repo_commits c "
+            f"ON c.sha = t.sha WHERE {clause} ORDER BY t.change != 'A', c.committed_at, c.rowid LIMIT 1",
+            params,
+        ).fetchone()
+        return CommitRow(*row) if row else None
+
+    def touches_of(self, path: str) -> list[TouchRow]:
+        """Every commit that touched exactly `path`, oldest first, with the kind of change."""
+        rows = self.db.execute(
+            "SELECT c.sha, c.author, c.committed_at, c.subject, t.change FROM repo_touches t "
+            "JOIN repo_commits c ON c.sha = t.sha WHERE t.path = ? ORDER BY c.committed_at, c.rowid",
+            (path,),
+        )
+        return [TouchRow(CommitRow(*r[:4]), r[4]) for r in rows]
+
+    def renamed_to(self, path: str) -> tuple[CommitRow, str] | None:
+        """The latest commit that renamed `path` away, and the new name."""
+        row = self.db.execute(
+            "SELECT c.sha, c.author, c.committed_at, c.subject, r.new FROM repo_renames r "
+            "JOIN repo_commits c ON c.sha = r.sha WHERE r.old = ? ORDER BY c.committed_at DESC, c.rowid DESC LIMIT 1",
+            (path,),
+        ).fetchone()
+        return (CommitRow(*row[:4]), row[4]) if row else None
+
+    def churn_missing(self, since: int) -> list[str]:
+        """Commits since `since` whose line counts are not read yet, oldest first."""
+        return [
+            sha
+            for (sha,) in self.db.execute(
+                "SELECT sha FROM repo_commits WHERE committed_at >= ? AND sha NOT IN (SELECT sha FROM repo_churn_read) "
+                "ORDER BY committed_at, rowid",
+                (since,),
+            )
+        ]
+
+    def add_churn(self, read: Sequence[str], rows: Sequence[tuple[str, str, int, int]]) -> None:
+        """Store `(sha, path, added, deleted)` line counts and mark `read` as read."""
+        self.db.executemany("INSERT OR IGNORE INTO repo_churn_read(sha) VALUES (?)", [(s,) for s in read])
+        self.db.executemany(
+            "INSERT OR REPLACE INTO repo_churn(sha, path, added, deleted) VALUES (?, ?, ?, ?)", list(rows)
+        )
+
+    def hotspots(self, *, since: int, max_files: int) -> list[HotspotRow]:
+        """Every indexed file touched since `since` (in commits of at most `max_files` files), with its counts."""
+        rows = self.db.execute(
+            "SELECT t.path, count(DISTINCT c.sha), coalesce(sum(h.added), 0), coalesce(sum(h.deleted), 0), "
+            "count(DISTINCT c.author), max(c.committed_at), "
+            "(SELECT count(DISTINCT e.src) FROM repo_edges e WHERE e.dst = t.path) "
+            "FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+            "JOIN repo_files f ON f.path = t.path AND f.skip_reason IS NULL "
+            "LEFT JOIN repo_churn h ON h.sha = t.sha AND h.path = t.path "
+            "WHERE c.committed_at >= ? AND c.file_count <= ? GROUP BY t.path ORDER BY t.path",
+            (since, max_files),
+        ).fetchall()
+        return [HotspotRow(*r) for r in rows]
 
     def partners(self, path: str, *, max_files: int) -> list[PairRow]:
         """Every file that changed together with `path`, with its own revision count (coupled commits)."""
@@ -318,8 +447,8 @@ class RepoStore:
             [(c.hash, c.language, c.status, c.lines, c.size) for c in contents],
         )
         self.db.executemany(
-            "INSERT INTO repo_symbols(hash, name, kind, qualified, parent, signature, start_line, end_line, doc) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO repo_symbols(hash, name, kind, qualified, parent, signature, start_line, end_line, doc, "
+            "decorators) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(c.hash, *s) for c in contents for s in c.symbols],
         )
         self.db.executemany(
@@ -497,16 +626,17 @@ class RepoStore:
 
     def symbol(self, symbol_id: int, path: str) -> SymbolRow | None:
         r = self.db.execute(
-            "SELECT id, name, kind, qualified, parent, signature, start_line, end_line, doc FROM repo_symbols "
-            "WHERE id = ?",
+            "SELECT id, name, kind, qualified, parent, signature, start_line, end_line, doc, decorators "
+            "FROM repo_symbols WHERE id = ?",
             (symbol_id,),
         ).fetchone()
         return SymbolRow(r[0], path, *r[1:]) if r else None
 
     def symbols_in(self, path: str) -> list[SymbolRow]:
         rows = self.db.execute(
-            "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
-            "FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash WHERE f.path = ? ORDER BY s.start_line, s.id",
+            "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc, "
+            "s.decorators FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash WHERE f.path = ? "
+            "ORDER BY s.start_line, s.id",
             (path,),
         )
         return [SymbolRow(*r) for r in rows]
@@ -572,9 +702,21 @@ class RepoStore:
     def all_symbols(self) -> list[SymbolRow]:
         rows = self.db.execute(
             "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
-            "FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash ORDER BY f.path, s.start_line, s.id"
+            "FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash WHERE s.kind != 'module' "
+            "ORDER BY f.path, s.start_line, s.id"
         )
         return [SymbolRow(*r) for r in rows]
+
+    def common_names(self, *, limit: int) -> list[str]:
+        """The function, method and class names defined most often (for benchmarks' sample queries)."""
+        return [
+            n
+            for (n,) in self.db.execute(
+                "SELECT name FROM repo_symbols WHERE kind IN ('function', 'method', 'class') AND length(name) > 3 "
+                "GROUP BY name ORDER BY count(*) DESC, name LIMIT ?",
+                (limit,),
+            )
+        ]
 
     def all_edges(self) -> list[tuple[str, str]]:
         """`(importer, imported)` for every resolved import edge, once per pair."""

@@ -10,9 +10,10 @@ from typing import TypeVar
 
 from kernel import paths, threads
 from kernel.context import ToolContext
+from kernel.errors import PalliumError
 from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Route, Tool
 from services.repo import explain as _explain
-from services.repo import freshness, queries, render, risk, trim
+from services.repo import freshness, history, queries, render, risk, trim
 from services.repo.changes import changed_now as _changed_now
 from services.repo.indexing import run_index
 from services.repo.models import (
@@ -27,6 +28,8 @@ from services.repo.models import (
     Freshness,
     HandoffInput,
     HandoffOutput,
+    HotspotsInput,
+    HotspotsOutput,
     IndexInput,
     IndexOutput,
     NeighborsInput,
@@ -198,9 +201,23 @@ async def neighbors(inp: NeighborsInput, ctx: ToolContext) -> NeighborsOutput:
 
 async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
     def work(root: Path, store: RepoStore) -> ExplainOutput:
-        relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+        try:
+            relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+        except PalliumError as exc:  # a deleted or renamed path: answer from its history
+            gone = exc.details.get("path") if exc.code == "not_found" else None
+            answer = _explain.explain_gone(store, root, gone, freshness=freshness.PENDING) if gone else None
+            if answer is None:
+                raise
+            return answer
         now = ctx.clock.now()
         return _explain.explain(store, root, relative, row, now=now, freshness=freshness.PENDING)
+
+    return await _answer(ctx, inp.repo, inp.refresh, work)
+
+
+async def hotspots_tool(inp: HotspotsInput, ctx: ToolContext) -> HotspotsOutput:
+    def work(root: Path, store: RepoStore) -> HotspotsOutput:
+        return history.hotspots(store, root, since=inp.since, limit=inp.limit, now=ctx.clock.now())
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 
@@ -235,11 +252,18 @@ def _with_risk(
     out.index_status = "indexed" if fresh.status == "fresh" else "stale"
     riskiest: tuple[float, str] | None = None
     for f in out.files:
-        if f.kind == "deleted" or not (root / on_disk.get(f.path, f.path)).exists():
+        if f.kind == "deleted":
+            f.old_path_importers = history.old_path_importers(store, root, f.path)
             continue
-        result = _explain.risk_output(store, f.path, store.file(f.path), now=now, freshness=fresh)
+        if not (root / on_disk.get(f.path, f.path)).exists():
+            continue
+        # A file renamed in the working tree is scored on its old path's history and links.
+        scored = f.orig_path if f.orig_path and store.file(f.path) is None else f.path
+        result = _explain.risk_output(store, scored, store.file(scored), now=now, freshness=fresh)
         f.risk_level = result.level
-        f.blast_radius = risk.blast_radius(store, f.path)
+        f.blast_radius = risk.blast_radius(store, scored)
+        if f.orig_path:
+            f.old_path_importers = [p for p in history.old_path_importers(store, root, f.orig_path) if p != f.path]
         if riskiest is None or result.score > riskiest[0]:
             riskiest = (result.score, f.path)
     out.recommended_next_command = _next_command(out, fresh, riskiest)
@@ -477,6 +501,37 @@ TOOLS = (
         render=render.neighbors,
         budget=SEARCH_BUDGET,
         trim=trim.context,
+    ),
+    Tool(
+        cli="hotspots",
+        handler=hotspots_tool,
+        input=HotspotsInput,
+        output=HotspotsOutput,
+        summary="Files ranked by how often they changed in a window, weighted by how many files import them.",
+        description=(
+            "Use to find where a codebase churns before a refactor, a review or choosing what to test: each file "
+            "shows its score, commits, lines added and deleted, authors and fan-in. Not for one file's history "
+            "(use pallium_explain) or co-change (pallium_neighbors). Reads the local index; the first ask of a "
+            "window runs one `git log --numstat` over its commits and stores the counts (later asks read only "
+            "newer commits). " + _FRESH
+        ),
+        authority="observe",
+        toolset="repo",
+        route=Route(
+            phrasings=(
+                "which files churn the most",
+                "hotspots of this repository",
+                "where does the code change most often",
+                "the most frequently changed files in the last month",
+                "rank files by churn and fan-in before a refactor",
+            ),
+            arguments={"since": "age"},
+            needs=("git",),
+            signals=("index_missing",),
+        ),
+        annotations=_WRITES_INDEX,
+        render=render.hotspots,
+        budget=SEARCH_BUDGET,
     ),
     Tool(
         cli="decisions",

@@ -25,14 +25,19 @@ def verification_for(root: Path, paths: list[str], tests: list[str]) -> Verifica
     languages = {_family(p) for p in paths} - {None}
     make_targets = _make_targets(root)
     if "python" in languages:
-        py_tests = [t for t in tests if t.endswith(".py")]
+        stems = {posixpath.basename(p).rsplit(".", 1)[0] for p in paths}
+        py_tests = sorted(  # the file's own test (test_x.py, x_test.py) first, then the importing ones
+            (t for t in tests if t.endswith(".py") and (root / t).exists()),
+            key=lambda t: (_own_test_stem(t) not in stems, t),
+        )
         if py_tests:
             fast.append("python -m pytest -q " + " ".join(shlex.quote(t) for t in py_tests[:5]))
         folders = [f for f in sorted({posixpath.dirname(t) for t in py_tests} or {_python_test_dir(root)}) if f]
         if folders:
             safe.append("python -m pytest -q " + " ".join(shlex.quote(f) for f in folders[:5]))
-        if _uses_ruff(root):
-            safe.append("ruff check " + " ".join(shlex.quote(p) for p in paths[:5]))
+        lintable = [p for p in paths if p.endswith((".py", ".pyi")) and (root / p).is_file()]
+        if lintable and _uses_ruff(root):  # only existing Python files: ruff fails on a lockfile or a deleted path
+            safe.append("ruff check " + " ".join(shlex.quote(p) for p in lintable[:5]))
         full.append("python -m pytest -q")
     if "go" in languages:
         for module, packages in sorted(_go_packages(root, paths).items()):
@@ -74,6 +79,12 @@ def verification_for(root: Path, paths: list[str], tests: list[str]) -> Verifica
     if "check" in make_targets:
         full.append("make check")
     return Verification(fast=_unique(fast), safe=_unique(safe), full=_unique(full))
+
+
+def _own_test_stem(test: str) -> str:
+    """`tests/test_io.py` and `io_test.py` -> `io`."""
+    stem = posixpath.basename(test).rsplit(".", 1)[0]
+    return stem.removeprefix("test_").removesuffix("_test")
 
 
 def _family(path: str) -> str | None:

@@ -12,9 +12,7 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.mark.parametrize("isolation", ["", "worktree"])
-async def test_a_read_only_fake_worker_that_writes_fails_and_its_writes_never_reach_the_tree(
-    fake, git_repo, isolation
-):
+async def test_a_read_only_fake_worker_that_writes_fails_and_its_writes_never_reach_the_tree(fake, git_repo, isolation):
     fake.scenario({"match": "sneaky", "write": {"src/app.py": "hacked\n", "new.txt": "x\n"}, "reply": "done"})
     run = await Run.open("ro-run", git_repo)
     outcome = await run.agent(AgentCall("sneaky review", provider="fake", isolation=isolation))

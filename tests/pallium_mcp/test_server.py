@@ -28,6 +28,7 @@ SAMPLE_CALLS = {
     "pallium_search": {"query": "main"},
     "pallium_risk": {"path": "src/app.py"},
     "pallium_neighbors": {"path": "src/app.py"},
+    "pallium_hotspots": {},
     "pallium_decisions": {"query": "demo"},
     "pallium_handoff": {},
     "pallium_db_reset": {"scope": "repo"},

@@ -28,6 +28,7 @@ class Box[T]:
 '''
     symbols = _symbols("box.py", source)
     assert symbols == {
+        "box": ("module", 1, 1, "Module."),
         "Pair": ("type", 2, 2, None),
         "LIMIT": ("constant", 3, 3, None),
         "Box": ("class", 5, 15, "A box."),

@@ -97,6 +97,8 @@ def test_make_targets_lint_test_and_check_join_any_language(tmp_path: Path):
 
 def test_python_uses_the_covering_tests_their_folder_and_ruff_when_configured(tmp_path: Path):
     write(tmp_path, "pyproject.toml", "[tool.ruff]\nline-length = 100\n")
+    write(tmp_path, "pkg/a.py", "x = 1\n")  # commands name only files that exist
+    write(tmp_path, "tests/test_a.py", "def test_a():\n    pass\n")
     assert _tiers(tmp_path, ["pkg/a.py"], ["tests/test_a.py"]) == {
         "fast": ["python -m pytest -q tests/test_a.py"],
         "safe": ["python -m pytest -q tests", "ruff check pkg/a.py"],

@@ -1,0 +1,120 @@
+"""History beyond the tree: renamed and deleted paths, the commit that added a file, hotspots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernel.errors import PalliumError
+from services.repo.risk import churn_points
+from tests.conftest import git
+from tests.services.repo.conftest import ask, commit
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def moved_repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    body = "def load():\n    return {}\n\n\ndef save(data):\n    return data\n"
+    commit(repo, "Add the loader", {"app/loader.py": body, "app/__init__.py": ""}, when="2026-01-01T00:00:00Z")
+    for i in range(3):
+        commit(repo, f"Tune the loader {i}", {"app/loader.py": body + f"# {i}\n"}, when=f"2026-01-0{i + 2}T00:00:00Z")
+    commit(repo, "Add old helpers", {"app/legacy.py": "def old():\n    pass\n"}, when="2026-01-06T00:00:00Z")
+    commit(
+        repo,
+        "Use them",
+        {"app/main.py": "from app.store import load\nfrom app.legacy import old\n"},
+        when="2026-01-07T00:00:00Z",
+    )
+    git(repo, "mv", "app/loader.py", "app/store.py")
+    commit(repo, "Rename the loader to store", {}, when="2026-01-08T00:00:00Z")
+    commit(repo, "Drop the legacy helpers", {"app/legacy.py": None}, when="2026-01-09T00:00:00Z")
+    return repo
+
+
+async def test_explain_on_a_renamed_path_gives_its_history_and_new_name(moved_repo: Path) -> None:
+    out = await ask(moved_repo, "pallium_explain", path="app/loader.py")
+    assert out.status == "renamed"
+    assert out.history.renamed_to == "app/store.py"
+    assert out.history.removed_in is not None and out.history.removed_in.subject == "Rename the loader to store"
+    assert out.history.added_in is not None and out.history.added_in.subject == "Add the loader"
+    assert [c.subject for c in out.recent_commits][-1] == "Add the loader"
+    assert out.history.commits == 4
+
+
+async def test_explain_on_a_deleted_path_names_the_deleting_commit_and_its_importers(moved_repo: Path) -> None:
+    out = await ask(moved_repo, "pallium_explain", path="app/legacy.py")
+    assert (out.status, out.history.state) == ("deleted", "deleted")
+    assert out.history.removed_in is not None and out.history.removed_in.subject == "Drop the legacy helpers"
+    assert [(s.path, s.kind) for s in out.structural] == [("app/main.py", "imported-by")]
+
+
+async def test_a_path_no_commit_touched_is_still_not_found(moved_repo: Path) -> None:
+    with pytest.raises(PalliumError) as raised:
+        await ask(moved_repo, "pallium_explain", path="app/never.py")
+    assert raised.value.code == "not_found"
+
+
+async def test_a_renamed_file_keeps_the_old_paths_history(moved_repo: Path) -> None:
+    out = await ask(moved_repo, "pallium_explain", path="app/store.py")
+    assert out.history.state == "present"
+    assert out.history.added_in is not None and out.history.added_in.subject == "Add the loader"
+    assert out.history.former_names == ["app/loader.py"]
+    assert out.history.commits == 5
+    churn = next(r for r in out.risk.reasons if r.factor == "churn")
+    assert churn.detail == "5 commits touched it"
+
+
+async def test_handoff_scores_a_rename_on_old_history_and_flags_old_importers(moved_repo: Path) -> None:
+    await ask(moved_repo, "pallium_index")
+    git(moved_repo, "mv", "app/store.py", "app/storage.py")
+    out = await ask(moved_repo, "pallium_handoff", base="HEAD")
+    moved = next(f for f in out.files if f.path == "app/storage.py")
+    assert moved.renamed_from == "app/store.py"
+    assert moved.old_path_importers == ["app/main.py"]
+    assert "app/store.py" not in {f.path for f in out.files}
+    assert any("app/main.py" in q and "app/store.py" in q for q in out.open_questions)
+    risk = await ask(moved_repo, "pallium_risk", path="app/store.py")
+    assert not risk.inferred
+
+
+async def test_hotspots_rank_by_commits_weighted_by_fan_in_with_raw_counts(moved_repo: Path) -> None:
+    out = await ask(moved_repo, "pallium_hotspots", since="2026-01-01")
+    first = out.files[0]
+    assert first.path == "app/store.py"
+    assert (first.commits, first.fan_in) == (1, 1)  # under this name; the loader's commits were before
+    paths = [h.path for h in out.files]
+    assert "app/legacy.py" not in paths  # deleted: not in the tree
+    assert out.total == len(paths)
+    main = next(h for h in out.files if h.path == "app/main.py")
+    assert (main.lines_added, main.lines_deleted) == (2, 0)
+    again = await ask(moved_repo, "pallium_hotspots", since="30d", limit=1)
+    assert len(again.files) <= 1
+
+
+async def test_hotspots_refuse_an_unreadable_window(moved_repo: Path) -> None:
+    with pytest.raises(PalliumError) as raised:
+        await ask(moved_repo, "pallium_hotspots", since="last tuesday")
+    assert raised.value.code == "invalid_input" and "since" in raised.value.hint
+
+
+def test_churn_keeps_growing_past_twenty_commits() -> None:
+    assert churn_points(7) == 7
+    assert churn_points(20) == 20
+    assert churn_points(40) > churn_points(21) > churn_points(20)
+    assert churn_points(400) > churn_points(40)
+
+
+async def test_changed_now_scores_a_working_tree_rename_on_the_old_path(moved_repo: Path) -> None:
+    await ask(moved_repo, "pallium_index")
+    git(moved_repo, "mv", "app/store.py", "app/storage.py")
+    out = await ask(moved_repo, "pallium_changed_now")
+    moved = next(f for f in out.files if f.path == "app/storage.py")
+    assert moved.orig_path == "app/store.py"
+    scored = await ask(moved_repo, "pallium_risk", path="app/store.py")
+    assert moved.risk_level == scored.level
+    assert moved.old_path_importers == ["app/main.py"]
