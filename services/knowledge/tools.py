@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from kernel.context import ToolContext
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.knowledge import build as _build
 from services.knowledge import context as _context
 from services.knowledge import reading, render
@@ -130,6 +130,7 @@ TOOLS = (
         toolset="knowledge",
         annotations=_WRITES_CACHE,
         render=render.map_text,
+        unbounded_by="full",
     ),
     Tool(
         cli="knowledge build",
@@ -185,6 +186,7 @@ TOOLS = (
         annotations=_READS,
         positional=("query",),
         render=render.search_text,
+        unbounded_by="full",
     ),
     Tool(
         cli="knowledge get",
@@ -202,6 +204,7 @@ TOOLS = (
         annotations=_READS,
         positional=("slug",),
         render=render.get_text,
+        unbounded_by="full",
     ),
     Tool(
         cli="knowledge context",
@@ -221,5 +224,7 @@ TOOLS = (
         annotations=_WRITES_CACHE,
         positional=("task",),
         render=render.context_text,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
     ),
 )

@@ -320,11 +320,11 @@ class RepoStore:
         )
 
     def imports_of(self, path: str) -> list[tuple[str, str]]:
-        return list(self.db.execute("SELECT dst, raw FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
+        return list(self.db.execute("SELECT dst, raw FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,)))
 
     def import_names_of(self, path: str) -> list[tuple[str, str]]:
         """`(imported file, names brought in)` for each resolved import of `path`."""
-        return list(self.db.execute("SELECT dst, names FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
+        return list(self.db.execute("SELECT dst, names FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,)))
 
     def raw_imports_of(self, path: str) -> list[tuple[str, int]]:
         return list(
@@ -441,7 +441,8 @@ class RepoStore:
     def definitions(self, name: str) -> list[SymbolRow]:
         rows = self.db.execute(
             "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
-            "FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash WHERE s.name = ? ORDER BY f.path, s.start_line",
+            "FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash WHERE s.name = ? "
+            "ORDER BY f.path, s.start_line, s.qualified, s.id",
             (name,),
         )
         return [SymbolRow(*r) for r in rows]
