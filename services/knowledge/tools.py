@@ -143,7 +143,8 @@ TOOLS = (
             "(model: false) builds from the index alone at observe, in seconds; with a model (consult) each module "
             "also gets purpose claims whose every citation is checked, at most `max_modules` model calls. Writes "
             "<repo>/.pallium/pallium.sqlite and generated files in .pallium/knowledge/ (authored files there are "
-            "never overwritten; a name collision is reported). Not for reading: use pallium_knowledge_search."
+            "never overwritten; a name collision is reported). Not for reading: use pallium_knowledge_search. "
+            "Unbounded answer: it names every file written (one line per module)."
         ),
         authority="observe",
         toolset="knowledge",
@@ -151,6 +152,7 @@ TOOLS = (
         escalation=("model", "consult"),
         render=render.build_text,
         exit_code=lambda out: 1 if out.collisions else 0,
+        budget=None,
     ),
     Tool(
         cli="knowledge audit",

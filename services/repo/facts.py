@@ -235,5 +235,6 @@ TOOLS = (
         authority="observe",
         toolset="facts",
         annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=False),
+        budget=None,
     ),
 )
