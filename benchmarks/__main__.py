@@ -13,6 +13,7 @@ BENCHMARKS = {
     "sessions": "benchmarks.sessions",
     "loops": "benchmarks.loops",
     "mcp": "benchmarks.mcp",
+    "knowledge": "benchmarks.knowledge",
 }
 
 
