@@ -29,6 +29,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.loops.tools",
     "services.knowledge.tools",
     "services.knowledge.decisions",
+    "services.knowledge.maintain_tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.

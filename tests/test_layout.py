@@ -143,6 +143,7 @@ SPAWN_ALLOWED = {
     ("kernel/git.py", "git_version"): "runs `git --version` only",
     ("kernel/background.py", "start_detached"): "Pallium's own detached runs (python -m ...), never provider workers",
     ("kernel/offload.py", "Offload.__init__"): "a child Python running a Pallium function (python -m kernel.offload)",
+    ("services/knowledge/maintain_tools.py", "_activate"): "systemctl --user or launchctl, only when install is asked",
 }
 
 

@@ -64,7 +64,7 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     sources = [p for p in ranked if not files[p].test][:READ]  # type: ignore[union-attr]  # filtered above
     direct_tests = [p for p in ranked if files[p].test]  # type: ignore[union-attr]
     tests = _tests(sources, direct_tests, files, score, store)
-    modules = _modules(store, sources, score, module_rank, why, claims_all, here.changed)
+    modules = _modules(store, sources, score, module_rank, why, claims_all, here.now)
     checks: list[str] = []
     for m in modules:
         doc = store.doc(m.slug)
@@ -82,7 +82,7 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
         checks=checks[:8],
         decisions=decisions,
         truncated=False,
-        evidence=evidence_of(None, claims, dropped, here.changed),
+        evidence=evidence_of(None, claims, dropped, here.now),
         freshness=here.freshness,
     )
     if not full:
@@ -172,7 +172,7 @@ def _tests(sources, direct_tests, files, score, store) -> list[str]:
     return [t for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0]))][:TESTS]
 
 
-def _modules(store, sources, score, module_rank, why, claims_all, changed) -> list[ContextModule]:
+def _modules(store, sources, score, module_rank, why, claims_all, now) -> list[ContextModule]:
     weight: dict[str, float] = defaultdict(float)
     reasons: dict[str, list[str]] = defaultdict(list)
     for path in sources:
@@ -201,7 +201,7 @@ def _modules(store, sources, score, module_rank, why, claims_all, changed) -> li
         if doc is None or doc.kind != "module":
             continue
         claims = [
-            c.text + (" (stale)" if is_stale(c, changed) else "") + (" (uncertain)" if c.audit == "uncertain" else "")
+            c.text + (" (stale)" if is_stale(c, now) else "") + (" (uncertain)" if c.audit == "uncertain" else "")
             for c in by_slug.get(slug, [])
             if c.section == "Purpose"
         ]

@@ -85,6 +85,14 @@ SAMPLE_CALLS = {
     "pallium_knowledge_audit": {"limit": 1},
     "pallium_knowledge_decisions_link": {"title": "Keep a README", "file": "README.md", "source": "sample"},
     "pallium_knowledge_decisions_search": {"query": "readme"},
+    "pallium_knowledge_maintain_status": {},
+    "pallium_knowledge_maintain_enable": {},
+    "pallium_knowledge_maintain_disable": {},
+    "pallium_knowledge_maintain_pause": {},
+    "pallium_knowledge_maintain_resume": {},
+    "pallium_knowledge_maintain_retry": {"max_modules": 0},
+    "pallium_knowledge_maintain_run": {"once": True, "max_modules": 0},
+    "pallium_knowledge_maintain_install": None,  # writes under HOME: called over MCP by test_maintain.py
 }
 # Files some sample calls need in the repository before they run.
 SAMPLE_FILES = {
