@@ -317,3 +317,16 @@ class MaintainInstallOutput(ToolOutput):
     command: list[str] = Field(description="what the scheduler runs")
     activated: bool
     note: str | None
+
+
+class ServeInput(ToolInput):
+    repo: str | None = Field(None, description=_REPO)
+    host: str = Field("127.0.0.1", description="bind address (default 127.0.0.1; any other needs `token`)")
+    port: int = Field(8766, ge=0, le=65535, description="TCP port (default 8766; 0 picks a free one)")
+    token: str | None = Field(
+        None, description="bearer token every request must carry (header, or a `pallium_token` cookie)"
+    )
+
+
+class ServeOutput(ToolOutput):
+    url: str = Field(description="where the site was served, once it stopped")

@@ -23,6 +23,8 @@ from services.knowledge.models import (
     MapOutput,
     SearchInput,
     SearchOutput,
+    ServeInput,
+    ServeOutput,
 )
 from services.knowledge.store import SCHEMA, KnowledgeStore
 
@@ -110,6 +112,24 @@ async def context_tool(inp: ContextInput, ctx: ToolContext) -> ContextOutput:
     if "built_at" not in store.state():
         await _build.build_base(ctx, inp.repo)  # a first question builds the base, without a model
     return await asyncio.to_thread(_context.context, store, root, inp.task, full=inp.full)
+
+
+async def serve_tool(inp: ServeInput, ctx: ToolContext) -> ServeOutput:
+    import os
+
+    import uvicorn
+
+    from services.knowledge import serve
+
+    token = inp.token or os.environ.get("PALLIUM_MCP_TOKEN") or None
+    serve.check_bind(inp.host, token)
+    root = ctx.repo_root(inp.repo)
+    app = serve.build_app(root, token=token)
+    config = uvicorn.Config(app, host=inp.host, port=inp.port, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    await ctx.progress.update(0, None, f"serving http://{inp.host}:{inp.port}/ (Ctrl-C stops)")
+    await server.serve()
+    return ServeOutput(url=f"http://{inp.host}:{inp.port}/")
 
 
 TOOLS = (
@@ -228,5 +248,21 @@ TOOLS = (
         render=render.context_text,
         budget=CONTEXT_BUDGET,
         unbounded_by="full",
+    ),
+    Tool(
+        cli="knowledge serve",
+        handler=serve_tool,
+        input=ServeInput,
+        output=ServeOutput,
+        summary="Serve the knowledge base as a read-only site on loopback (module pages, citations, search).",
+        description=(
+            "Use for a person to browse the base: module list, each module's claims with citations linked to the "
+            "cited source lines, freshness and evidence badges, search. Not for agents (use pallium_knowledge_get "
+            "or pallium_knowledge_context). Runs until interrupted; binds 127.0.0.1:8766 by default, any other "
+            "address only with a bearer token; reads the local base only."
+        ),
+        authority="observe",
+        toolset="knowledge-serve",
+        annotations=_READS,
     ),
 )

@@ -92,6 +92,7 @@ SAMPLE_CALLS = {
     "pallium_knowledge_maintain_resume": {},
     "pallium_knowledge_maintain_retry": {"max_modules": 0},
     "pallium_knowledge_maintain_run": {"once": True, "max_modules": 0},
+    "pallium_knowledge_serve": None,  # runs until stopped: served and browsed in tests/services/knowledge/test_serve.py
     "pallium_knowledge_maintain_install": None,  # writes under HOME: called over MCP by test_maintain.py
 }
 # Files some sample calls need in the repository before they run.
