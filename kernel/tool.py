@@ -27,7 +27,12 @@ CONTEXT_BUDGET = 12 * 1024
 
 @dataclass(frozen=True)
 class Annotations:
-    """MCP tool annotations, in Pallium's words. Defaults describe a read-only, repeatable lookup."""
+    """MCP tool annotations, in Pallium's words. Defaults describe a read-only, repeatable lookup.
+
+    `read_only` means the tool changes nothing of the user's environment: writing only Pallium's
+    own caches and indexes (the repository index, the sessions index) still counts as read-only,
+    so clients that run read-only tools in parallel run these too.
+    """
 
     read_only: bool = True
     destructive: bool = False
@@ -45,6 +50,9 @@ class Tool:
     and act when a boolean field is set: `("confirm", "admin")` means `authority` suffices for the
     preview and `level` is needed to act. `render` gives the short human form; `exit_code` lets a tool whose
     answer is a verdict (doctor) fail the CLI process without raising.
+
+    `usage_exit` is the CLI's exit status for bad input: 2 as everywhere, except where the tool's own
+    statuses already use 2 (`loop tick`'s no_op), so a misspelt command line never reads as a state.
 
     `budget` is the most bytes the answer's JSON may take (None: unbounded, which the description
     must say); the dispatcher enforces it on the finished answer, freshness included, by calling
@@ -66,6 +74,7 @@ class Tool:
     escalation: tuple[str, Authority] | None = None
     render: Callable[[Any], str] | None = None
     exit_code: Callable[[Any], int] | None = None
+    usage_exit: int = 2
     budget: int | None = SEARCH_BUDGET
     trim: Callable[[Any, Any, int], Any] | None = None
     unbounded_by: str | None = None

@@ -29,6 +29,7 @@ def manifest_of(tools: list[Tool], module_of: dict[str, str]) -> dict[str, Any]:
                 "annotations": dataclasses.asdict(tool.annotations),
                 "positional": list(tool.positional),
                 "escalation": list(tool.escalation) if tool.escalation else None,
+                "usage_exit": tool.usage_exit,
                 "budget": tool.budget,
                 "unbounded_by": tool.unbounded_by,
                 "input_schema": tool.input.model_json_schema(),

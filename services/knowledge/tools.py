@@ -150,6 +150,7 @@ TOOLS = (
         toolset="knowledge",
         annotations=_WRITES_CACHE,
         render=render.map_text,
+        budget=CONTEXT_BUDGET,
         unbounded_by="full",
     ),
     Tool(

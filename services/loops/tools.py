@@ -7,7 +7,7 @@ from pathlib import Path
 from kernel import paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
-from kernel.errors import PalliumError
+from kernel.errors import EX_USAGE, PalliumError
 from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.loops import lease, lifecycle, ticking
 from services.loops.models import (
@@ -226,6 +226,7 @@ TOOLS = (
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=False),
         render=_render_loop,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop tick",
@@ -247,6 +248,7 @@ TOOLS = (
         render=_render_tick,
         exit_code=lambda out: exit_code(out.state),
         budget=CONTEXT_BUDGET,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop status",
@@ -263,6 +265,7 @@ TOOLS = (
         positional=("name",),
         render=_render_status,
         budget=CONTEXT_BUDGET,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop list",
@@ -274,6 +277,7 @@ TOOLS = (
         authority="observe",
         toolset="loops",
         render=_render_list,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop stop",
@@ -290,6 +294,7 @@ TOOLS = (
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_change,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop reset",
@@ -307,5 +312,6 @@ TOOLS = (
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_change,
+        usage_exit=EX_USAGE,
     ),
 )

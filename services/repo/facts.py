@@ -234,7 +234,7 @@ TOOLS = (
         ),
         authority="observe",
         toolset="facts",
-        annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=False),
+        annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=False),  # index only
         budget=None,
     ),
 )

@@ -42,8 +42,10 @@ from services.repo.models import (
 from services.repo.store import SCHEMA, RepoStore
 
 Out = TypeVar("Out")
-_WRITES_INDEX = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
-_FRESH = "Every answer carries `freshness` (indexed commit, HEAD, files changed since); `refresh` reindexes first."
+# They write only Pallium's own index (<repo>/.pallium), never the user's files: read-only to a
+# client, so clients that run read-only tools in parallel run these too.
+_WRITES_INDEX = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
+_FRESH = "The answer's `freshness` says if the index is stale; `refresh` reindexes first."
 
 
 async def _index(ctx: ToolContext, root: Path, *, full: bool = False, untracked: bool | None = None) -> IndexOutput:
@@ -106,7 +108,9 @@ async def symbols(inp: SymbolsInput, ctx: ToolContext) -> SymbolsOutput:
 
 async def callers(inp: CallersInput, ctx: ToolContext) -> CallersOutput:
     def work(_root: Path, store: RepoStore) -> CallersOutput:
-        return queries.callers(store, inp.name, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
+        return queries.callers(
+            store, inp.name, kind=inp.kind, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING
+        )
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 
@@ -258,10 +262,9 @@ TOOLS = (
         output=IndexOutput,
         summary="Build or update the repository index: git history and every file's symbols, imports and references.",
         description=(
-            "Use once before the first repo question, or after large changes (every read tool also builds a "
-            "missing index and takes `refresh`). Not for reading results: use pallium_explain, pallium_symbols, "
-            "pallium_search. Incremental: reads only new commits and reparses only files whose content changed; "
-            "a first index of a few thousand files takes seconds. Writes only <repo>/.pallium/pallium.sqlite."
+            "Use after large changes or to index untracked files; every read tool builds a missing index itself. "
+            "Not for answers (pallium_explain, pallium_search). Incremental: new commits and changed files only, "
+            "seconds for a few thousand files; writes only <repo>/.pallium."
         ),
         authority="observe",
         toolset="repo",
@@ -276,10 +279,9 @@ TOOLS = (
         output=ExplainOutput,
         summary="What a file declares, imports and is imported by, what changes with it, its risk, tests and checks.",
         description=(
-            "Use before editing an unfamiliar file: one call gives its symbols, import links both ways, "
-            "co-change neighbours, recent commits, decision notes, risk, covering tests and the fast/safe/full "
-            "verification commands. Not for the working tree's changes (use pallium_changed_now) or a name's uses "
-            "(pallium_callers). Reads the local index only; within 8 KB unless `full`. " + _FRESH
+            "Use before editing an unfamiliar file: its symbols, imports both ways, co-change neighbours, "
+            "commits, risk, tests and verification commands in one call. Not for a name's uses (pallium_callers). "
+            "Reads the local index; within 8 KB unless `full`. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
@@ -298,8 +300,7 @@ TOOLS = (
         summary="A file's symbols with kind, qualified name, signature, lines and the first doc line.",
         description=(
             "Use to see what a file declares without reading it. Not for finding a name across the repository "
-            "(use pallium_search or pallium_callers). Reads the local index only; up to `limit` symbols within 8 KB "
-            "(`truncated` says more exist) unless `full`. " + _FRESH
+            "(pallium_search). Reads the local index; within 8 KB unless `full`. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
@@ -317,10 +318,9 @@ TOOLS = (
         output=CallersOutput,
         summary="Every place that references a name, with file, line and enclosing symbol; definitions first.",
         description=(
-            "Use before renaming or changing a function, class or method's contract. `Class.method` narrows; "
-            "each reference says how it was resolved (same-file, import, unique, ambiguous). Not for text search "
-            "in comments or strings (use grep) or fuzzy lookup (pallium_search). Reads the local index; within "
-            "8 KB, paged with limit/cursor. " + _FRESH
+            "Use before renaming or changing a function's or class's contract (`Class.method` narrows); each "
+            "reference says how it was resolved. Not for text in comments or strings (grep) or fuzzy lookup "
+            "(pallium_search). Reads the local index; pages within 8 KB. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
@@ -338,8 +338,8 @@ TOOLS = (
         summary="BM25 search over symbol names, signatures, doc comments and paths; best 5 by default.",
         description=(
             "Use to find where something is defined when you know roughly what it is called or does "
-            "('verification plan', 'parseConfig'). Not for exact references (use pallium_callers) or commit "
-            "history (pallium_decisions). Reads the local index; within 8 KB, paged with limit/cursor. " + _FRESH
+            "('verification plan', 'parseConfig'). Not for exact references (pallium_callers). Reads the local "
+            "index; pages within 8 KB. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
@@ -393,8 +393,8 @@ TOOLS = (
         output=DecisionsOutput,
         summary="Search decision notes (commit subjects and bodies), most relevant first.",
         description=(
-            "Use to find why something is the way it is before changing it. Not for code search (use "
-            "pallium_search). Reads the local index's FTS5 table; paged with limit/cursor. " + _FRESH
+            "Use to find why something is the way it is before changing it. Not for code search "
+            "(pallium_search). Reads the local index; pages within 8 KB. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
@@ -411,9 +411,8 @@ TOOLS = (
         output=HandoffOutput,
         summary="Everything since a base commit plus the working tree: files with risk, tests, checks, open questions.",
         description=(
-            "Use at the end of a task to brief the next agent or a reviewer. Not for the working tree alone (use "
-            "pallium_changed_now). Runs a few git commands and reads the index; within 12 KB, files paged by "
-            "`limit`. " + _FRESH
+            "Use at the end of a task to brief the next agent or a reviewer. Not for the working tree alone "
+            "(pallium_changed_now). Runs a few git commands and reads the index; within 12 KB. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
@@ -430,16 +429,13 @@ TOOLS = (
         output=ChangedNowOutput,
         summary="The working tree's changes right now: staged, unstaged, untracked, renamed, deleted, conflicted.",
         description=(
-            "Use at the start or end of a turn to see what is modified before editing, reviewing or "
-            "handing off. Not for history (commits) or file contents. Runs one `git status`; ignored "
-            "files are left out; no writes unless `refresh`. Lists up to `limit` files (default 100) with counts for "
-            "all; conflicts and staged files first. With an index, adds each file's risk and blast radius, "
-            "the next command worth running, and the index's `freshness`; `refresh` updates (or builds) the "
-            "index first, which costs an incremental index run."
+            "Use at the start or end of a turn to see what is modified (staged, unstaged, untracked, conflicts "
+            "first), with each file's risk and the next command worth running when an index exists. Not for "
+            "history or file contents. One `git status`; within 12 KB; writes nothing unless `refresh`."
         ),
         authority="observe",
         toolset="repo",
-        annotations=_WRITES_INDEX,  # only with `refresh`
+        annotations=_WRITES_INDEX,
         render=render.changed_now,
         budget=CONTEXT_BUDGET,
         trim=trim.context,

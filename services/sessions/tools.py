@@ -269,7 +269,7 @@ def _cursor(cursor: str | None) -> int:
 
 
 _READS = Annotations(read_only=True, idempotent=True)
-_INDEXES = Annotations(read_only=False, idempotent=True)
+_INDEXES = Annotations(read_only=True, idempotent=True)  # writes only Pallium's sessions index
 _DELETES = Annotations(read_only=False, destructive=True, idempotent=True)
 
 
@@ -305,11 +305,9 @@ TOOLS = (
         summary="Where earlier agent sessions stood on a question, with the transcript lines that show it.",
         description=(
             "Use at the start of a task, or when asked where work stopped, what was decided or why something "
-            "failed: answers from Claude Code and Codex transcripts, citing session and line. Not for code "
-            "(use the repo tools) or for listing sessions by state (use pallium_sessions_find). Messages holding "
-            "more of the question's words rank first, so name the distinctive ones (a file, an error, a test). "
-            "Reads Pallium's index only (run pallium_sessions_sync first); with embeddings configured, one "
-            "embedding request. At most 5 sessions within 8 KB unless limit/full."
+            "failed: answers from Claude Code and Codex transcripts, citing session and line; name distinctive "
+            "words (a file, an error, a test). Not for code (the repo tools) or listing sessions by state "
+            "(pallium_sessions_find). Reads Pallium's index (pallium_sessions_sync fills it); within 8 KB."
         ),
         authority="observe",
         toolset="sessions",
@@ -327,9 +325,8 @@ TOOLS = (
         description=(
             "Use to find every place a word, error, command or file name came up in past sessions: a message "
             'matches when it holds all the words exactly (any=true: one of them; "quoted words": a phrase). '
-            "Not for 'where did we stop' questions (use pallium_sessions_recall, which ranks whole sessions and "
-            "matches loosely). Reads Pallium's index only; pages within 8 KB with limit/cursor; hybrid adds one "
-            "embedding request."
+            "Not for 'where did we stop' questions (pallium_sessions_recall ranks whole sessions). Reads "
+            "Pallium's index; pages within 8 KB; hybrid adds one embedding request."
         ),
         authority="observe",
         toolset="sessions",

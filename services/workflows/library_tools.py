@@ -261,10 +261,10 @@ TOOLS = (
         output=StartOutput,
         summary="Do a task the Pallium way: scope the repository, choose a plan, run it and report.",
         description=(
-            "Use to hand Pallium a whole task (implement, fix failing tests, review, research). Not for one "
-            "question about code (pallium_explain, pallium_search) or a script you wrote (pallium_workflow_run). "
-            "Reads the working tree, picks a saved workflow or template from the task's words, then runs agents "
-            "and spends; edits stay staged until pallium_workflow_apply. dry_run shows the plan without running."
+            "Use to hand Pallium a whole task (implement, fix failing tests, review, research): it picks a "
+            "workflow from the task's words and runs agents, which spends; edits stay staged until "
+            "pallium_workflow_apply, and dry_run shows the plan. Not for one question about code (pallium_explain) "
+            "or a script you wrote (pallium_workflow_run)."
         ),
         authority="consult",
         toolset="start",

@@ -94,6 +94,31 @@ SAMPLE_CALLS = {
     "pallium_knowledge_maintain_run": {"once": True, "max_modules": 0},
     "pallium_knowledge_serve": None,  # runs until stopped: served and browsed in tests/services/knowledge/test_serve.py
     "pallium_knowledge_maintain_install": None,  # writes under HOME: called over MCP by test_maintain.py
+    # Team tools need a team, members and the fake provider: tests/services/teams/test_tools.py calls each over MCP.
+    "pallium_team_apply": None,
+    "pallium_team_approve": None,
+    "pallium_team_attach": None,
+    "pallium_team_gate_set": None,
+    "pallium_team_inbox": None,
+    "pallium_team_join": None,
+    "pallium_team_member_restart": None,
+    "pallium_team_member_steer": None,
+    "pallium_team_member_stop": None,
+    "pallium_team_nudge": None,
+    "pallium_team_reject": None,
+    "pallium_team_revert": None,
+    "pallium_team_run": None,
+    "pallium_team_send": None,
+    "pallium_team_spawn": None,
+    "pallium_team_start": None,
+    "pallium_team_status": None,
+    "pallium_team_stop": None,
+    "pallium_team_tasks_add": None,
+    "pallium_team_tasks_claim": None,
+    "pallium_team_tasks_complete": None,
+    "pallium_team_tasks_list": None,
+    "pallium_team_template_list": None,
+    "pallium_team_template_show": None,
 }
 # Files some sample calls need in the repository before they run.
 SAMPLE_FILES = {
@@ -116,7 +141,9 @@ async def test_every_tool_is_listed_with_schemas_and_annotations_and_answers(git
             published = listed[tool.name]
             assert published.description == tool.description
             assert published.input_schema["type"] == "object"
-            assert set(published.input_schema.get("properties", {})) == set(tool.input.model_fields)
+            # a field named for a Python keyword (`as_`, `from_`) is published under its alias (`as`, `from`)
+            fields = {field.alias or name for name, field in tool.input.model_fields.items()}
+            assert set(published.input_schema.get("properties", {})) == fields
             assert published.output_schema["type"] == "object"
             declared = tool.annotations
             assert (
