@@ -14,6 +14,7 @@ BENCHMARKS = {
     "loops": "benchmarks.loops",
     "route": "benchmarks.route",
     "mcp": "benchmarks.mcp",
+    "knowledge": "benchmarks.knowledge",
 }
 
 

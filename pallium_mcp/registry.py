@@ -32,6 +32,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.adoption.tools",
     "services.knowledge.tools",
     "services.knowledge.decisions",
+    "services.knowledge.maintain_tools",
     "services.teams.tools",
 )
 

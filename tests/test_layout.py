@@ -146,6 +146,7 @@ SPAWN_ALLOWED = {
     ("services/adoption/mcp_install.py", "install_claude"): "runs `claude mcp add --scope user` only, at admin",
     ("services/adoption/update.py", "upgrade"): "the install's own upgrade (pipx, uv tool, pip), at admin",
     ("services/adoption/update.py", "installed_version"): "asks the upgraded environment's Python its version",
+    ("services/knowledge/maintain_tools.py", "_activate"): "systemctl --user or launchctl, only when install is asked",
 }
 
 

@@ -62,9 +62,7 @@ async def audit(inp: AuditInput, ctx: ToolContext) -> AuditOutput:
         claims = [c for c in claims if c.slug == inp.slug]
     here = current(store, root, claims)
     order = {"unaudited": 1, "uncertain": 2, "supported": 3}
-    queue = sorted(
-        claims, key=lambda c: (0 if is_stale(c, here.changed) else order.get(c.audit, 4), c.checked_at, c.id)
-    )
+    queue = sorted(claims, key=lambda c: (0 if is_stale(c, here.now) else order.get(c.audit, 4), c.checked_at, c.id))
     out = AuditOutput(repo=str(root), audited=0, supported=0, refuted=0, unclear=0, attempts=0, removed=[])
     ledger = Ledger(ctx, str(root))
     touched: dict[str, str] = {}

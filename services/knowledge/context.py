@@ -26,6 +26,8 @@ MODULES = 4
 _PATHLIKE = re.compile(r"[\w.@%+-]*[/.][\w./@%+-]*\w")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CODE = re.compile(r"`([^`]+)`")
+_ASSETS = {"other", None}  # images, icons, marker files: read only when the task names them
+_COMMON = 0.4  # a word in more than this share of the files (the project's own name) does not rank them
 
 
 def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> ContextOutput:
@@ -43,9 +45,10 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     _named_paths(store, task, add)
     _named_symbols(store, task, add, named_symbols)
     match = fts_query(task)
+    file_match = _distinctive(store, match)
     module_rank: dict[str, float] = {}
-    if match:
-        hits = store.search_files(match, limit=60)
+    if match and file_match:
+        hits = store.search_files(file_match, limit=60)
         best = hits[0].score if hits and hits[0].score < 0 else -1.0
         for hit in hits:
             add(hit.path, 5.0 * (hit.score / best if best else 0.0), "matches the task's words")
@@ -60,11 +63,17 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
             if hit is not None and hit.slug in boost:
                 score[path] += 1.5 * boost[hit.slug]
     files = {p: store.file(p) for p in score}
-    ranked = sorted((p for p in score if files[p] is not None), key=lambda p: (-score[p], p))
+    named = {
+        p for p, reasons in why.items() if any("named" in r or "name is" in r or "path ends" in r for r in reasons)
+    }
+    ranked = sorted(
+        (p for p in score if files[p] is not None and (p in named or store.file_language(p) not in _ASSETS)),
+        key=lambda p: (-score[p], p),
+    )
     sources = [p for p in ranked if not files[p].test][:READ]  # type: ignore[union-attr]  # filtered above
     direct_tests = [p for p in ranked if files[p].test]  # type: ignore[union-attr]
     tests = _tests(sources, direct_tests, files, score, store)
-    modules = _modules(store, sources, score, module_rank, why, claims_all, here.changed)
+    modules = _modules(store, sources, score, module_rank, why, claims_all, here.now)
     checks: list[str] = []
     for m in modules:
         doc = store.doc(m.slug)
@@ -82,12 +91,24 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
         checks=checks[:8],
         decisions=decisions,
         truncated=False,
-        evidence=evidence_of(None, claims, dropped, here.changed),
+        evidence=evidence_of(None, claims, dropped, here.now),
         freshness=here.freshness,
     )
     if not full:
         _fit(out)
     return out
+
+
+def _distinctive(store: KnowledgeStore, match: str | None) -> str | None:
+    """The query without the words most files share, unless nothing else is left."""
+    if not match:
+        return None
+    words = match.split(" OR ")
+    total = store.file_count()
+    if len(words) < 2 or total < 20:
+        return match
+    kept = [w for w in words if store.files_matching(w) <= _COMMON * total]
+    return " OR ".join(kept) if kept else match
 
 
 def _named_paths(store: KnowledgeStore, task: str, add) -> None:
@@ -172,7 +193,7 @@ def _tests(sources, direct_tests, files, score, store) -> list[str]:
     return [t for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0]))][:TESTS]
 
 
-def _modules(store, sources, score, module_rank, why, claims_all, changed) -> list[ContextModule]:
+def _modules(store, sources, score, module_rank, why, claims_all, now) -> list[ContextModule]:
     weight: dict[str, float] = defaultdict(float)
     reasons: dict[str, list[str]] = defaultdict(list)
     for path in sources:
@@ -201,7 +222,7 @@ def _modules(store, sources, score, module_rank, why, claims_all, changed) -> li
         if doc is None or doc.kind != "module":
             continue
         claims = [
-            c.text + (" (stale)" if is_stale(c, changed) else "") + (" (uncertain)" if c.audit == "uncertain" else "")
+            c.text + (" (stale)" if is_stale(c, now) else "") + (" (uncertain)" if c.audit == "uncertain" else "")
             for c in by_slug.get(slug, [])
             if c.section == "Purpose"
         ]

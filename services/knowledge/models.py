@@ -79,6 +79,9 @@ class BuildInput(ToolInput):
     )
     max_modules: int = Field(20, ge=0, le=500, description="most modules given model prose in one build (default 20)")
     provider: str | None = Field(None, description="provider for model prose (`claude`, `codex`, `openai`, `fake`)")
+    modules: list[str] = Field(
+        [], description="give model prose only to these module slugs (default: the most depended-on ones)"
+    )
 
 
 class BuildOutput(ToolOutput):
@@ -257,3 +260,73 @@ class DecisionSearchInput(ToolInput):
 class DecisionSearchOutput(ToolOutput):
     query: str
     decisions: list[AuthoredDecision]
+
+
+class MaintainInput(ToolInput):
+    repo: str | None = Field(None, description=_REPO)
+
+
+class MaintainRunInput(ToolInput):
+    repo: str | None = Field(None, description=_REPO + "; `run` without it supervises every enabled repository")
+    once: bool = Field(False, description="take one supervision step and return (schedulers and tests)")
+    poll_seconds: float = Field(2.0, ge=0.1, le=600, description="seconds between steps when running (default 2)")
+    max_modules: int = Field(2, ge=0, le=50, description="most modules given new prose per generation (default 2)")
+    provider: str | None = Field(None, description="provider for model work (`claude`, `codex`, `openai`, `fake`)")
+
+
+class MaintainInstallInput(ToolInput):
+    platform: Literal["auto", "linux", "macos"] = Field(
+        "auto", description="which scheduler file to write: a systemd user unit (linux) or a launch agent (macos)"
+    )
+    activate: bool = Field(
+        False, description="also run `systemctl --user enable --now` or `launchctl load` when that program exists"
+    )
+
+
+class MaintainStatus(ToolOutput):
+    repo: str
+    enabled: bool
+    paused: bool
+    pause_reason: str | None
+    attempts_24h: int = Field(description="real model attempts in the last 24 hours, all repositories")
+    attempt_limit: int
+    active_attempts: int
+    failed_24h: int = Field(description="attempts in the window that failed (they count)")
+    next_free_at: str | None = Field(description="when the oldest attempt leaves the window, when the limit is reached")
+    changed_at: str | None = Field(description="when the supervisor last saw the tree change")
+    structure_at: str | None = Field(description="when structure was last refreshed")
+    generation_at: str | None = Field(description="when generation and audits last ran")
+    stale_claims: int
+
+
+class MaintainStep(ToolOutput):
+    repo: str
+    actions: list[str] = Field(description="what this step did: structure, generation, audit, or nothing")
+    quiet_seconds: float = Field(description="seconds since the tree last changed")
+    waiting: str | None = Field(description="what the next action waits for")
+    notes: list[str]
+
+
+class MaintainRunOutput(ToolOutput):
+    steps: list[MaintainStep]
+
+
+class MaintainInstallOutput(ToolOutput):
+    platform: str
+    path: str = Field(description="the unit or launch agent file written")
+    command: list[str] = Field(description="what the scheduler runs")
+    activated: bool
+    note: str | None
+
+
+class ServeInput(ToolInput):
+    repo: str | None = Field(None, description=_REPO)
+    host: str = Field("127.0.0.1", description="bind address (default 127.0.0.1; any other needs `token`)")
+    port: int = Field(8766, ge=0, le=65535, description="TCP port (default 8766; 0 picks a free one)")
+    token: str | None = Field(
+        None, description="bearer token every request must carry (header, or a `pallium_token` cookie)"
+    )
+
+
+class ServeOutput(ToolOutput):
+    url: str = Field(description="where the site was served, once it stopped")

@@ -116,7 +116,7 @@ async def add_prose(ctx: ToolContext, built: Built, inp: BuildInput, out: BuildO
         out.rejected.append(exc.message)
         return
     chosen = sorted(
-        (m for m in built.facts.modules if not m.is_tests),
+        (m for m in built.facts.modules if not m.is_tests and (not inp.modules or m.slug in inp.modules)),
         key=lambda m: (-sum(e["imports"] for e in m.used_by) - len(m.files), m.path),
     )[: inp.max_modules]
     for module in chosen:

@@ -37,7 +37,8 @@ STOPWORDS = frozenset(_STOP.split())
 class Current:
     """The tree now against the build: changed blobs by path, and the answer's freshness."""
 
-    changed: dict[str, str | None]  # path -> current blob (None: deleted)
+    changed: dict[str, str | None]  # path -> current blob (None: deleted), for files changed since the build
+    now: dict[str, str | None]  # every described path -> its blob now: what a citation's blob is compared with
     freshness: KnowledgeFreshness
 
 
@@ -46,6 +47,7 @@ def current(store: KnowledgeStore, root: Path, claims: list[ClaimRow] | None = N
     built = state.get("built_commit") or None
     if "built_at" not in state:
         return Current(
+            {},
             {},
             KnowledgeFreshness(
                 status="missing",
@@ -71,10 +73,12 @@ def current(store: KnowledgeStore, root: Path, claims: list[ClaimRow] | None = N
         now_blob = _blob_of(root / path)
         if now_blob != blobs[path]:
             changed[path] = now_blob
-    stale = sum(1 for c in claims or [] if is_stale(c, changed))
+    now = {**blobs, **changed}
+    stale = sum(1 for c in claims or [] if is_stale(c, now))
     shown = sorted(changed)[:_SHOWN]
     return Current(
         changed,
+        now,
         KnowledgeFreshness(
             status="stale" if changed else "fresh",
             built_commit=built,
@@ -88,14 +92,19 @@ def current(store: KnowledgeStore, root: Path, claims: list[ClaimRow] | None = N
     )
 
 
-def is_stale(claim: ClaimRow, changed: dict[str, str | None]) -> bool:
-    return any(c.path in changed and changed[c.path] != c.blob for c in claim.citations)
+def is_stale(claim: ClaimRow, now: dict[str, str | None]) -> bool:
+    """A cited file's blob now differs from the one the citation was checked against (or it is gone).
+
+    Compared with the blob now, not with the last build's: a rebuild refreshes the base's own
+    view of the tree, but a claim stays stale until it is checked again.
+    """
+    return any(now.get(c.path) != c.blob for c in claim.citations)
 
 
-def evidence_of(doc: DocRow | None, claims: list[ClaimRow], dropped: int, changed: dict[str, str | None]) -> Evidence:
+def evidence_of(doc: DocRow | None, claims: list[ClaimRow], dropped: int, now: dict[str, str | None]) -> Evidence:
     supported = sum(c.audit == "supported" for c in claims)
     uncertain = sum(c.audit == "uncertain" for c in claims)
-    stale = any(is_stale(c, changed) for c in claims)
+    stale = any(is_stale(c, now) for c in claims)
     verified = bool(
         doc is not None
         and doc.kind == "module"
@@ -157,7 +166,7 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
                 snippet=(store.snippet(slug, match) or "")[:300] or None,
                 purpose=(doc.data.get("purpose") or None) and doc.data["purpose"][:300],
                 surface=[s["name"] for s in doc.data.get("surface", [])[:8]],
-                evidence=evidence_of(doc, claims, len(store.dropped(slug)), here.changed),
+                evidence=evidence_of(doc, claims, len(store.dropped(slug)), here.now),
             )
         )
         if full:
@@ -226,11 +235,11 @@ def get(store: KnowledgeStore, root: Path, slug: str, *, section: str | None, fu
         title=doc.title,
         kind=doc.kind,
         sections=sections,
-        claims=[_claim_out(c, here.changed) for c in claims],
+        claims=[_claim_out(c, here.now) for c in claims],
         dropped_claims=[{"text": d.text, "outcome": d.outcome, "reason": d.reason, "at": d.at} for d in dropped],
         unverified_reason=doc.unverified_reason,
         truncated=False,
-        evidence=evidence_of(doc, claims, len(dropped), here.changed),
+        evidence=evidence_of(doc, claims, len(dropped), here.now),
         freshness=here.freshness,
         data=doc.data if full else None,
     )
@@ -259,13 +268,13 @@ def _fit_get(out: GetOutput) -> None:
         out.truncated = True
 
 
-def _claim_out(claim: ClaimRow, changed: dict[str, str | None]) -> ClaimOut:
+def _claim_out(claim: ClaimRow, now: dict[str, str | None]) -> ClaimOut:
     return ClaimOut(
         text=claim.text,
         section=claim.section,
         audit=claim.audit,
         audit_reason=claim.audit_reason,
-        stale=is_stale(claim, changed),
+        stale=is_stale(claim, now),
         citations=[
             {
                 "path": c.path,

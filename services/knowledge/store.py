@@ -478,6 +478,19 @@ class KnowledgeStore:
         )
         return [FileHit(p, s, score, bool(t), tuple(json.loads(tests))) for p, s, score, t, tests in rows]
 
+    def file_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM knowledge_files").get or 0
+
+    def files_matching(self, match: str) -> int:
+        """How many files an FTS query matches: a word in most files tells them apart poorly."""
+        return (
+            self.db.execute("SELECT count(*) FROM knowledge_file_fts WHERE knowledge_file_fts MATCH ?", (match,)).get
+            or 0
+        )
+
+    def file_language(self, path: str) -> str | None:
+        return self.db.execute("SELECT language FROM knowledge_files WHERE path = ?", (path,)).get
+
     def file(self, path: str) -> FileHit | None:
         r = self.db.execute("SELECT path, slug, test, tests FROM knowledge_files WHERE path = ?", (path,)).fetchone()
         return FileHit(r[0], r[1], 0.0, bool(r[2]), tuple(json.loads(r[3]))) if r else None

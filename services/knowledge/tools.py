@@ -23,6 +23,8 @@ from services.knowledge.models import (
     MapOutput,
     SearchInput,
     SearchOutput,
+    ServeInput,
+    ServeOutput,
 )
 from services.knowledge.store import SCHEMA, KnowledgeStore
 
@@ -111,6 +113,24 @@ async def context_tool(inp: ContextInput, ctx: ToolContext) -> ContextOutput:
     return await asyncio.to_thread(_context.context, store, root, inp.task, full=inp.full)
 
 
+async def serve_tool(inp: ServeInput, ctx: ToolContext) -> ServeOutput:
+    import os
+
+    import uvicorn
+
+    from services.knowledge import serve
+
+    token = inp.token or os.environ.get("PALLIUM_MCP_TOKEN") or None
+    serve.check_bind(inp.host, token)
+    root = ctx.repo_root(inp.repo)
+    app = serve.build_app(root, token=token)
+    config = uvicorn.Config(app, host=inp.host, port=inp.port, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    await ctx.progress.update(0, None, f"serving http://{inp.host}:{inp.port}/ (Ctrl-C stops)")
+    await server.serve()
+    return ServeOutput(url=f"http://{inp.host}:{inp.port}/")
+
+
 TOOLS = (
     Tool(
         cli="knowledge map",
@@ -153,7 +173,8 @@ TOOLS = (
             "(model: false) builds from the index alone at observe, in seconds; with a model (consult) each module "
             "also gets purpose claims whose every citation is checked, at most `max_modules` model calls. Writes "
             "<repo>/.pallium/pallium.sqlite and generated files in .pallium/knowledge/ (authored files there are "
-            "never overwritten; a name collision is reported). Not for reading: use pallium_knowledge_search."
+            "never overwritten; a name collision is reported). Not for reading: use pallium_knowledge_search. "
+            "Unbounded answer: it names every file written (one line per module)."
         ),
         authority="observe",
         toolset="knowledge",
@@ -172,6 +193,7 @@ TOOLS = (
         escalation=("model", "consult"),
         render=render.build_text,
         exit_code=lambda out: 1 if out.collisions else 0,
+        budget=None,
     ),
     Tool(
         cli="knowledge audit",
@@ -285,5 +307,21 @@ TOOLS = (
         render=render.context_text,
         budget=CONTEXT_BUDGET,
         unbounded_by="full",
+    ),
+    Tool(
+        cli="knowledge serve",
+        handler=serve_tool,
+        input=ServeInput,
+        output=ServeOutput,
+        summary="Serve the knowledge base as a read-only site on loopback (module pages, citations, search).",
+        description=(
+            "Use for a person to browse the base: module list, each module's claims with citations linked to the "
+            "cited source lines, freshness and evidence badges, search. Not for agents (use pallium_knowledge_get "
+            "or pallium_knowledge_context). Runs until interrupted; binds 127.0.0.1:8766 by default, any other "
+            "address only with a bearer token; reads the local base only."
+        ),
+        authority="observe",
+        toolset="knowledge-serve",
+        annotations=_READS,
     ),
 )

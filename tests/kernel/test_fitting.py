@@ -133,11 +133,13 @@ def test_every_tool_declares_a_search_or_context_budget_or_none_on_purpose():
         if tool.unbounded_by is not None:
             field = tool.input.model_fields.get(tool.unbounded_by)
             assert field is not None and field.annotation is bool, f"{tool.name}: {tool.unbounded_by} is no flag"
-    # Tools whose answer is a script or a template, which a cut would make useless, and the whole
-    # index for building on it, and the agent guide, a manual read whole (their descriptions say so).
+    # Tools whose answer is a script or a template, which a cut would make useless; the whole index's
+    # facts, which the knowledge build reads whole; the build's list of every file it wrote; and the
+    # agent guide, a manual read whole (their descriptions say so).
     assert unbounded == {
         "pallium_workflow_generate",
         "pallium_workflow_template_show",
         "pallium_facts",
         "pallium_agents_guide",
+        "pallium_knowledge_build",
     }

@@ -94,6 +94,15 @@ SAMPLE_CALLS = {
     "pallium_knowledge_audit": {"limit": 1},
     "pallium_knowledge_decisions_link": {"title": "Keep a README", "file": "README.md", "source": "sample"},
     "pallium_knowledge_decisions_search": {"query": "readme"},
+    "pallium_knowledge_maintain_status": {},
+    "pallium_knowledge_maintain_enable": {},
+    "pallium_knowledge_maintain_disable": {},
+    "pallium_knowledge_maintain_pause": {},
+    "pallium_knowledge_maintain_resume": {},
+    "pallium_knowledge_maintain_retry": {"max_modules": 0},
+    "pallium_knowledge_maintain_run": {"once": True, "max_modules": 0},
+    "pallium_knowledge_serve": None,  # runs until stopped: served and browsed in tests/services/knowledge/test_serve.py
+    "pallium_knowledge_maintain_install": None,  # writes under HOME: called over MCP by test_maintain.py
     # Team tools need a team, members and the fake provider: tests/services/teams/test_tools.py calls each over MCP.
     "pallium_team_apply": None,
     "pallium_team_approve": None,

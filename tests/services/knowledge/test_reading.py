@@ -80,3 +80,12 @@ async def test_get_of_an_unknown_section_names_the_sections(app_repo: Path):
     with pytest.raises(PalliumError) as caught:
         await ask(app_repo, "pallium_knowledge_get", slug="app%2Fcore", section="Nope")
     assert caught.value.code == "not_found" and "Surface" in caught.value.details["sections"]
+
+
+async def test_context_leaves_out_assets_unless_the_task_names_them(app_repo: Path):
+    commit(app_repo, "Add a logo", {"app/web/engine-logo.svg": "<svg><title>engine</title></svg>\n"})
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    out = await ask(app_repo, "pallium_knowledge_context", task="the engine logo in the web app")
+    assert "app/web/engine-logo.svg" not in [f.path for f in out.read]
+    named = await ask(app_repo, "pallium_knowledge_context", task="fix app/web/engine-logo.svg colours")
+    assert named.read[0].path == "app/web/engine-logo.svg"
