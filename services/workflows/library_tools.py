@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from kernel import authority, paths
@@ -10,7 +11,7 @@ from kernel.errors import PalliumError
 from kernel.execution import Limits
 from kernel.tool import Annotations, Tool
 from services.workflows import library, report, runner, sources
-from services.workflows.engine import evaluate_meta
+from services.workflows.engine import ScriptFailed, evaluate_meta
 from services.workflows.models import (
     GenerateInput,
     GenerateOutput,
@@ -32,6 +33,7 @@ from services.workflows.script import parse_script
 from services.workflows.start import choose_style
 from services.workflows.tailor import tailor
 from services.workflows.tools import launch
+from services.workflows.validate import declared_args
 
 START_FILES = 20  # files a started plan receives as args.files
 
@@ -97,11 +99,16 @@ async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
         args["test_command"] = inp.test_command
     if inp.max_rounds is not None:
         args["max_rounds"] = inp.max_rounds
+    parsed, meta = parse_script(source), None
+    if parsed.meta_source and not parsed.errors:
+        with contextlib.suppress(ScriptFailed):  # a tailored script with a broken meta: validate says why
+            meta = await evaluate_meta(parsed.meta_source)
     return GenerateOutput(
         style=style,
         template=template,
         source=source,
         args=args,
+        reads_args=declared_args(meta),
         path=str(target) if target else None,
         tailoring=tailoring,
     )
@@ -199,6 +206,10 @@ def _render_templates(out: TemplateListOutput) -> str:
 
 def _render_generate(out: GenerateOutput) -> str:
     lines = [out.source if out.path is None else f"wrote {out.path}"]
+    if out.path is not None and out.reads_args:
+        lines.append("it reads args:")
+        lines += [f"  {name}: {what}" for name, what in out.reads_args.items()]
+        lines.append(f'run it with: pallium workflow run --script {out.path} "<task>"')
     if out.tailoring is not None:
         lines.insert(0 if out.path is None else 1, f"// tailoring: {out.tailoring.reason}")
     return "\n".join(lines)

@@ -248,6 +248,11 @@ class GenerateOutput(ToolOutput):
     template: str
     source: str
     args: dict[str, Any] = Field(description="the args the script expects for this task")
+    reads_args: dict[str, str] = Field(
+        default_factory=dict,
+        description="each args field the script reads (its meta.args) and what it is; a plain `workflow run "
+        "--script FILE TASK` gives it `task`, the rest come from --args",
+    )
     path: str | None
     tailoring: Tailoring | None = Field(None, description="how tailoring went; null when it was not asked for")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from services.workflows.api import API_GLOBALS, API_MEMBERS, PALLIUM_HELPERS, PALLIUM_NAMESPACES
 
-__all__ = ["ParsedScript", "lint", "parse_script", "wrap_body"]
+__all__ = ["ParsedScript", "lint", "parse_script", "read_args_fields", "strip_code", "wrap_body"]
 
 _META_START = re.compile(r"^[ \t]*export\s+const\s+meta\s*=\s*", re.M)
 
@@ -205,6 +205,22 @@ def lint(body: str) -> tuple[list[str], list[str]]:
             "nor defined in the script"
         )
     return errors, warnings
+
+
+def strip_code(body: str) -> str:
+    """The script with its strings and comments blanked out (what the static checks read)."""
+    return _strip_strings_and_comments(body)
+
+
+def read_args_fields(body: str) -> list[tuple[int, str, bool]]:
+    """Each `args.x` / `args?.x` / `args["x"]` the script reads: (line, field, guarded by `?.`)."""
+    code = body  # not blanked: template literals read args too (`${args.task}`)
+    found = []
+    for m in re.finditer(rf"(?<![.\w$])args\s*(\?\.|\.)\s*({_NAME})", code):
+        found.append((_line(code, m.start()), m.group(2), m.group(1) == "?."))
+    for m in re.finditer(r"""(?<![.\w$])args\s*(\?\.)?\[\s*["']([\w$]+)["']\s*\]""", body):
+        found.append((_line(body, m.start()), m.group(2), m.group(1) is not None))
+    return sorted(found)
 
 
 _HOST_CALL = r"(?<![.\w$])(agent|gate|check|workflow|verify\s*\.\s*untilGreen)\s*\("
