@@ -60,8 +60,10 @@ def main(argv: list[str] | None = None) -> int:
 
         entries = load_manifest()["tools"]
         parser = _build_parser(entries)
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
         entry = getattr(args, "_entry", None)
+        if extra:
+            _take_trailing_words(parser, entry, args, extra)
         if entry is None:
             parser.print_help()
             return 0 if not argv else _usage_exit(argv)
@@ -168,6 +170,19 @@ def _fail(error: PalliumError, as_json: bool, argv: list[str]) -> int:
         if error.hint:
             print(f"  hint: {error.hint}", file=sys.stderr)
     return _usage_exit(argv) if error.code == "invalid_input" else error.exit_code
+
+
+def _take_trailing_words(parser: argparse.ArgumentParser, entry: Any, args: Any, extra: list[str]) -> None:
+    """Give words left after the options to a free-text last positional that got none.
+
+    argparse fills every positional of a command at its first run of positionals, so in
+    `pallium loop start NAME --script F "<task>"` the task would otherwise be left over.
+    """
+    last = entry["positional"][-1] if entry and entry.get("positional") else None
+    if last in _WORDS and not getattr(args, last, None) and not any(word.startswith("-") for word in extra):
+        setattr(args, last, extra)
+        return
+    parser.error(f"unrecognized arguments: {' '.join(extra)}")
 
 
 def _build_parser(entries: list[dict[str, Any]]) -> _Parser:

@@ -61,6 +61,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> Loop:
         version=lifecycle.pallium_identity(),
         script_hash=lifecycle.script_hash(source),
         now=iso_utc(ctx.clock.now()),
+        task=inp.task.strip() if inp.task and inp.task.strip() else None,
     )
     if not created:
         raise PalliumError(
@@ -223,7 +224,7 @@ TOOLS = (
         ),
         authority="consult",
         toolset="loops",
-        positional=("name",),
+        positional=("name", "task"),
         annotations=Annotations(read_only=False, idempotent=False),
         render=_render_loop,
     ),
