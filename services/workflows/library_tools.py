@@ -9,6 +9,7 @@ from kernel import authority, paths
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
+from kernel.providers.dispatcher import resolve_provider
 from kernel.tool import Annotations, Tool
 from services.workflows import library, report, runner, sources
 from services.workflows.engine import ScriptFailed, evaluate_meta
@@ -168,6 +169,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         "chosen": found.label,
         "reason": reason,
         "args": args,
+        "provider": resolve_provider(None),
         "changed_files": changed_files,
         "preflight": scoped,
         "tailoring": tailoring,
@@ -230,7 +232,7 @@ def _render_preflight(out: PreflightOutput) -> str:
 
 
 def _render_start(out: StartOutput) -> str:
-    lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})"]
+    lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})", f"provider: {out.provider}"]
     if out.changed_files:
         lines.append(f"changed files: {len(out.changed_files)}")
     if out.tailoring is not None:
@@ -241,7 +243,7 @@ def _render_start(out: StartOutput) -> str:
     if plan.fast or plan.safe or plan.full:
         lines.append("verification: " + "; ".join(plan.fast[:1] + plan.safe[:1] + plan.full[:1]))
     if out.script is not None:
-        lines += ["dry run: nothing ran. The script:", out.script]
+        lines += [f"dry run: nothing ran (a run would spend on {out.provider}). The script:", out.script]
     elif out.run is not None:
         lines.append(report.render(out.run))
     return "\n".join(lines)
