@@ -7,8 +7,8 @@ from pathlib import Path
 from kernel import paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
-from kernel.errors import PalliumError
-from kernel.tool import Annotations, Tool
+from kernel.errors import EX_USAGE, PalliumError
+from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.loops import lease, lifecycle, ticking
 from services.loops.models import (
     ChangeOutput,
@@ -227,6 +227,7 @@ TOOLS = (
         positional=("name", "task"),
         annotations=Annotations(read_only=False, idempotent=False),
         render=_render_loop,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop tick",
@@ -247,6 +248,8 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=_render_tick,
         exit_code=lambda out: exit_code(out.state),
+        budget=CONTEXT_BUDGET,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop status",
@@ -262,6 +265,8 @@ TOOLS = (
         toolset="loops",
         positional=("name",),
         render=_render_status,
+        budget=CONTEXT_BUDGET,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop list",
@@ -273,6 +278,7 @@ TOOLS = (
         authority="observe",
         toolset="loops",
         render=_render_list,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop stop",
@@ -289,6 +295,7 @@ TOOLS = (
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_change,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop reset",
@@ -306,5 +313,6 @@ TOOLS = (
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_change,
+        usage_exit=EX_USAGE,
     ),
 )

@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kernel import authority, locks
+from kernel import authority, fitting, locks
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.sessions import embedding, live, recall, render, upkeep, views
 from services.sessions import find as finder
 from services.sessions import search as searcher
@@ -269,8 +269,15 @@ def _cursor(cursor: str | None) -> int:
 
 
 _READS = Annotations(read_only=True, idempotent=True)
-_INDEXES = Annotations(read_only=False, idempotent=True)
+_INDEXES = Annotations(read_only=True, idempotent=True)  # writes only Pallium's sessions index
 _DELETES = Annotations(read_only=False, destructive=True, idempotent=True)
+
+
+def _trim_read(out: ReadOutput, _inp: ReadInput, budget: int) -> ReadOutput:
+    """Over budget, the page ends early and `next_from_line` continues at the first message left out."""
+    out, dropped = fitting.drop_tail(out, budget, "messages")
+    return out.model_copy(update={"next_from_line": dropped[0].line}) if dropped else out
+
 
 TOOLS = (
     Tool(
@@ -298,17 +305,16 @@ TOOLS = (
         summary="Where earlier agent sessions stood on a question, with the transcript lines that show it.",
         description=(
             "Use at the start of a task, or when asked where work stopped, what was decided or why something "
-            "failed: answers from Claude Code and Codex transcripts, citing session and line. Not for code "
-            "(use the repo tools) or for listing sessions by state (use pallium_sessions_find). Messages holding "
-            "more of the question's words rank first, so name the distinctive ones (a file, an error, a test). "
-            "Reads Pallium's index only (run pallium_sessions_sync first); with embeddings configured, one "
-            "embedding request. At most 5 sessions within 8 KB unless limit/full."
+            "failed: answers from Claude Code and Codex transcripts, citing session and line; name distinctive "
+            "words (a file, an error, a test). Not for code (the repo tools) or listing sessions by state "
+            "(pallium_sessions_find). Reads Pallium's index (pallium_sessions_sync fills it); within 8 KB."
         ),
         authority="observe",
         toolset="sessions",
         annotations=_READS,
         positional=("query",),
         render=render.recall,
+        unbounded_by="full",
     ),
     Tool(
         cli="sessions search",
@@ -319,15 +325,15 @@ TOOLS = (
         description=(
             "Use to find every place a word, error, command or file name came up in past sessions: a message "
             'matches when it holds all the words exactly (any=true: one of them; "quoted words": a phrase). '
-            "Not for 'where did we stop' questions (use pallium_sessions_recall, which ranks whole sessions and "
-            "matches loosely). Reads Pallium's index only; pages within 8 KB with limit/cursor; hybrid adds one "
-            "embedding request."
+            "Not for 'where did we stop' questions (pallium_sessions_recall ranks whole sessions). Reads "
+            "Pallium's index; pages within 8 KB; hybrid adds one embedding request."
         ),
         authority="observe",
         toolset="sessions",
         annotations=_READS,
         positional=("query",),
         render=render.search,
+        unbounded_by="full",
     ),
     Tool(
         cli="sessions show",
@@ -345,6 +351,7 @@ TOOLS = (
         annotations=_READS,
         positional=("id",),
         render=render.show,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="sessions read",
@@ -362,6 +369,8 @@ TOOLS = (
         annotations=_READS,
         positional=("id",),
         render=render.read,
+        budget=CONTEXT_BUDGET,
+        trim=_trim_read,
     ),
     Tool(
         cli="sessions find",
@@ -395,6 +404,7 @@ TOOLS = (
         toolset="sessions",
         annotations=_INDEXES,
         render=render.live,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="sessions doctor",

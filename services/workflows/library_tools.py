@@ -10,7 +10,7 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
 from kernel.providers.dispatcher import resolve_provider
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.workflows import library, report, runner, sources
 from services.workflows.engine import ScriptFailed, evaluate_meta
 from services.workflows.models import (
@@ -265,6 +265,7 @@ TOOLS = (
         toolset="start",
         positional=("task",),
         render=_render_preflight,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="start",
@@ -273,10 +274,10 @@ TOOLS = (
         output=StartOutput,
         summary="Do a task the Pallium way: scope the repository, choose a plan, run it and report.",
         description=(
-            "Use to hand Pallium a whole task (implement, fix failing tests, review, research). Not for one "
-            "question about code (pallium_explain, pallium_search) or a script you wrote (pallium_workflow_run). "
-            "Reads the working tree, picks a saved workflow or template from the task's words, then runs agents "
-            "and spends; edits stay staged until pallium_workflow_apply. dry_run shows the plan without running."
+            "Use to hand Pallium a whole task (implement, fix failing tests, review, research): it picks a "
+            "workflow from the task's words and runs agents, which spends; edits stay staged until "
+            "pallium_workflow_apply, and dry_run shows the plan. Not for one question about code (pallium_explain) "
+            "or a script you wrote (pallium_workflow_run)."
         ),
         authority="consult",
         toolset="start",
@@ -284,6 +285,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=_render_start,
         exit_code=lambda out: 0 if out.run is None or out.run.verdict.startswith("VERDICT: FINISHED") else 1,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow template list",
@@ -309,6 +311,7 @@ TOOLS = (
         toolset="workflows",
         positional=("name",),
         render=lambda out: out.source,
+        budget=None,
     ),
     Tool(
         cli="workflow save",
@@ -343,5 +346,6 @@ TOOLS = (
         toolset="workflows",
         positional=("task",),
         render=_render_generate,
+        budget=None,
     ),
 )
