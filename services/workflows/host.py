@@ -217,7 +217,11 @@ class WorkflowHost:
         if outcome.unawaited_failures:
             nested.record_unawaited_failures(outcome.unawaited_failures)
             message = unawaited_failure_message(outcome.unawaited_failures)
-            raise PalliumError("unavailable", f"workflow {found.label} failed: {message}")
+            raise PalliumError(
+                "unavailable",
+                f"workflow {found.label} failed: {message}",
+                hint=f"await every call in workflow {found.label}; see its failures with `pallium workflow status`",
+            )
         if outcome.abandoned:
             nested.record_abandoned(outcome.abandoned)
             raise PalliumError("unavailable", f"workflow {found.label} failed: {unawaited_message(outcome.abandoned)}")
