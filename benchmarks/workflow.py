@@ -1,5 +1,6 @@
 """`python -m benchmarks workflow`: the script engine's start-up and host-call overhead, a 200-agent
-pipeline beside its ideal, and the replay of that run from the journal.
+pipeline beside its ideal, the replay of that run from the journal, and a mixed fan-out killed at
+several moments and resumed (calls replayed and re-run, resume time beside the uncrashed run).
 
 Agents are the fake provider replying after `--delay` (as issue 6 asks), and then, on a second row,
 a `sh` wrapper that sleeps as long: the difference is the fake's own start-up, the rest is Pallium's
@@ -38,6 +39,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--concurrency", type=int, default=16, help="agents at once (default 16)")
     parser.add_argument("--delay", type=float, default=0.1, help="seconds the fake takes per reply (default 0.1)")
     parser.add_argument("--runs", type=int, default=20, help="engine start-ups to time (default 20)")
+    parser.add_argument(
+        "--crash-agents", type=int, default=40, help="agents in the crash-and-resume fan-out (default 40; 0 skips it)"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pallium-bench-wf-") as scratch:
         root = Path(scratch)
@@ -55,6 +59,8 @@ def main(argv: list[str]) -> int:
         asyncio.run(_engine(args.runs))
         asyncio.run(_host_calls())
         asyncio.run(_pipelines(repo, args))
+        if args.crash_agents:
+            _crash_resume(repo, args)
     return 0
 
 
@@ -129,8 +135,70 @@ async def _pipelines(repo: Path, args: argparse.Namespace) -> None:
         + _goal(replay_ms <= GOALS["replay_ms"])
     )
     light = await _pipeline(ctx, store, repo, args, provider="sleeper", run_id="bench-pipeline-sh")
-    print(row("  same, `sh` sleep wrapper (cheap start)", light * 1000, "ideal", ideal * 1000))
+    # the goal row: on two cores the fake's own interpreter starts alone exceed the budget
+    print(
+        row("  same, `sh` sleep wrapper (cheap start)", light * 1000, "ideal", ideal * 1000)
+        + _goal(light / ideal <= GOALS["pipeline"])
+    )
     ctx.close()
+
+
+FAN_OUT = """
+const names = Array.from({length: args.agents}, (_, i) => i);
+const out = await parallel(names, (i) =>
+  agent(`task ${i}`, {label: `t${i}`, mode: i % 5 === 0 ? "edit" : "read-only"}));
+return out.filter((x) => x !== null).length;
+"""
+# a wrapper as cheap as `sleep`: edit agents write a file of their own, read-only ones nothing
+EDITING_SLEEPER = (
+    'sleep {delay}; [ "$PALLIUM_WORKFLOW_MODE" = edit ] && echo "$PALLIUM_WORKFLOW_LABEL" '
+    '> "out-$PALLIUM_WORKFLOW_LABEL.txt"; echo ok'
+)
+
+
+def _crash_resume(repo: Path, args: argparse.Namespace) -> None:
+    """Kill a mixed fan-out (every fifth agent an edit) at several moments, resume it in a new process,
+    and report the calls replayed and re-run beside the resume's time and an uncrashed run's."""
+    agents = args.crash_agents
+    os.environ["PALLIUM_WORKFLOW_PROVIDER"] = "editor"
+    os.environ["PALLIUM_WORKFLOW_PROVIDER_EDITOR_COMMAND"] = EDITING_SLEEPER.format(delay=args.delay)
+    base = ["--source", FAN_OUT, "--args", json.dumps({"agents": agents}), "--json"]
+    start = time.perf_counter()
+    clean = _cli(repo, ["workflow", "run", "fan out", "--id", "bench-crash-clean", *base])
+    clean_s = time.perf_counter() - start
+    assert clean.returncode == 0, clean.stderr
+    print(row(f"{agents}-agent mixed fan-out, uncrashed", clean_s * 1000))
+    for moment in (max(1, agents // 10), agents // 2, agents - 2):
+        run_id = f"bench-crash-{moment}"
+        killed = _cli(repo, ["workflow", "run", "fan out", "--id", run_id, *base], crash=f"after_completion:{moment}")
+        assert killed.returncode == 86, killed.stderr
+        start = time.perf_counter()
+        resumed = _cli(repo, ["workflow", "resume", run_id, "--json"])
+        resume_s = time.perf_counter() - start
+        out = json.loads(resumed.stdout)
+        assert out["status"] == "completed" and out["result"] == agents, resumed.stderr
+        print(
+            row(
+                f"  killed after {moment} completions: {out['replayed_calls']} replayed, "
+                f"{out['live_calls']} re-run; resume",
+                resume_s * 1000,
+                "uncrashed run",
+                clean_s * 1000,
+            )
+            + ("" if out["replayed_calls"] >= moment else "  REPLAY MISSED")
+        )
+
+
+def _cli(repo: Path, argv: list[str], crash: str | None = None) -> subprocess.CompletedProcess:
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "PALLIUM_CRASHPOINT"}
+    if crash:
+        env["PALLIUM_CRASHPOINT"] = crash
+    code = "import sys; from pallium_mcp.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv], cwd=repo, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 async def _pipeline(ctx, store, repo: Path, args: argparse.Namespace, *, provider: str, run_id: str) -> float:

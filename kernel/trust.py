@@ -109,7 +109,7 @@ def state(repo: Path) -> TrustState:
         changed=entry is not None and not trusted,
         fingerprint=now,
         files=tuple(files),
-        trusted_at=entry.get("trusted_at") if entry else None,
+        trusted_at=str(entry["trusted_at"]) if entry and entry.get("trusted_at") else None,
     )
 
 

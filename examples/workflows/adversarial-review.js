@@ -6,6 +6,7 @@ export const meta = {
   name: "adversarial-review",
   description: "Reviewers propose findings; skeptics must confirm each one",
   phases: ["review", "challenge"],
+  args: { files: "the files to review (required: pass --args '{\"files\": [...]}')" },
 };
 
 const FINDINGS = {

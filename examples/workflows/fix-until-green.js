@@ -6,6 +6,7 @@ export const meta = {
   name: "fix-until-green",
   description: "Check, fix, check again until the tests pass or no progress is made",
   phases: ["fix"],
+  args: { command: "the test command to make pass (required)", maxRounds: "optional: fix rounds (default 3)" },
 };
 
 phase("fix");

@@ -6,6 +6,7 @@ export const meta = {
   name: "research-panel",
   description: "Independent researchers, then an editor who reconciles their answers",
   phases: ["research", "reconcile"],
+  args: { question: "the question to answer (required)", panel: "optional: how many researchers (default 3)" },
 };
 
 const ANSWER = {

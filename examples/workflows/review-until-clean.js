@@ -6,6 +6,7 @@ export const meta = {
   name: "review-until-clean",
   description: "Alternate review and fix until a verifier gate approves",
   phases: ["review", "fix", "gate"],
+  args: { path: "the file to review (required)", rounds: "optional: review rounds (default 3)" },
 };
 
 const REVIEW = {

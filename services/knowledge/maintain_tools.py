@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kernel import writes
 from kernel.context import ToolContext
 from kernel.tool import Annotations, Tool
 from services.knowledge import maintain
@@ -107,8 +108,10 @@ async def install(inp: MaintainInstallInput, ctx: ToolContext) -> MaintainInstal
             f"  </array>\n{env}  <key>RunAtLoad</key><true/>\n  <key>KeepAlive</key><true/>\n</dict>\n</plist>\n"
         )
         activate = ["launchctl", "load", "-w", str(path)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    # The user's own home is the anchor; a link below it (a planted unit folder) is refused.
+    if not home.exists():
+        writes.ensure_dir(home, root=home.parent, mode=0o755)
+    writes.write_text(path, text, mode=0o644, root=home, atomic=True)
     activated, note = False, None
     if inp.activate:
         if shutil.which(activate[0]) is None:

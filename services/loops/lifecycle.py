@@ -46,7 +46,8 @@ def loop_config(meta: dict[str, Any] | None) -> LoopConfig:
     if meta is None:
         raise _meta_error(f"the script has no meta; a loop script declares `{example}`")
     if meta.get("kind") != "loop":
-        raise _meta_error(f"meta.kind is {meta.get('kind')!r}, not 'loop'; a loop script declares `{example}`")
+        kind = "missing" if "kind" not in meta else f'{_shown(meta["kind"])}, not "loop"'
+        raise _meta_error(f"meta.kind is {kind}; a loop script declares `{example}`")
     settings = meta.get("loop", {})
     if not isinstance(settings, dict):
         raise _meta_error("meta.loop must be an object")
@@ -55,14 +56,16 @@ def loop_config(meta: dict[str, Any] | None) -> LoopConfig:
         raise _meta_error(f"meta.loop has unknown field(s) {', '.join(unknown)}; known: {', '.join(_LOOP_KEYS)}")
     threshold = settings.get("stagnationThreshold", DEFAULT_THRESHOLD)
     if isinstance(threshold, bool) or not isinstance(threshold, int) or not 1 <= threshold <= 1000:
-        raise _meta_error(f"meta.loop.stagnationThreshold must be a whole number from 1 to 1000, not {threshold!r}")
+        raise _meta_error(
+            f"meta.loop.stagnationThreshold must be a whole number from 1 to 1000, not {_shown(threshold)}"
+        )
     max_cycles = settings.get("maxCycles")
     if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1):
-        raise _meta_error(f"meta.loop.maxCycles must be a whole number of at least 1, not {max_cycles!r}")
+        raise _meta_error(f"meta.loop.maxCycles must be a whole number of at least 1, not {_shown(max_cycles)}")
     return LoopConfig(
         threshold=threshold,
-        cycle_budget_usd=_positive(settings, "cycleBudgetUsd", None),
-        lifetime_budget_usd=_positive(settings, "lifetimeBudgetUsd", None),
+        cycle_budget_usd=_positive(settings, "cycleBudgetUsd", None, zero_is_none=True),
+        lifetime_budget_usd=_positive(settings, "lifetimeBudgetUsd", None, zero_is_none=True),
         stale_after_minutes=_positive(settings, "staleAfterMinutes", DEFAULT_STALE_MINUTES),  # type: ignore[arg-type]
         max_cycles=max_cycles,
     )
@@ -162,6 +165,7 @@ def to_loop(row: LoopRow) -> Loop:
         name=row.name,
         script_path=row.script_path,
         cwd=row.cwd,
+        task=row.task,
         args=row.args_json,
         status=row.status,  # type: ignore[arg-type]  # the store writes only active or stopped
         cycle=row.cycle,
@@ -259,13 +263,20 @@ def args_text(args: str | None) -> str | None:
     return args
 
 
-def _positive(settings: dict[str, Any], key: str, default: float | None) -> float | None:
+def _positive(settings: dict[str, Any], key: str, default: float | None, *, zero_is_none: bool = False) -> float | None:
+    """A positive number from the loop meta; for a budget, 0 means no limit, as in the original."""
     value = settings.get(key, default)
-    if value is None:
+    if value is None or (zero_is_none and value == 0 and not isinstance(value, bool)):
         return None
     if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise _meta_error(f"meta.loop.{key} must be a positive number, not {value!r}")
+        wanted = "a positive number, or 0 for no limit" if zero_is_none else "a positive number"
+        raise _meta_error(f"meta.loop.{key} must be {wanted}, not {_shown(value)}")
     return float(value)
+
+
+def _shown(value: Any) -> str:
+    """A value from a script's meta as the script wrote it (JSON: null, true, "text"), never Python's repr."""
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _meta_error(message: str) -> PalliumError:

@@ -22,6 +22,11 @@ class StartInput(ToolInput):
         description="path of the loop script (.js), inside the repository or $PALLIUM_HOME/workflows; it must "
         "declare `export const meta = {kind: 'loop', loop: {...}}`"
     )
+    task: str | None = Field(
+        None,
+        description='what the loop works toward, in words (`pallium loop start NAME --script F "<task>"`); each '
+        "tick's run takes it as its task, and a script whose meta.args lists task reads it as args.task",
+    )
     args: str | None = Field(
         None,
         description="JSON value (object, array, string or number) every tick's script reads as `args`, exactly as "
@@ -55,6 +60,7 @@ class Loop(ToolOutput):
     name: str
     script_path: str
     cwd: str
+    task: str | None = Field(None, description="what the loop works toward, as given to `loop start`")
     args: str | None = Field(description="the JSON text each tick passes as `args`")
     status: Literal["active", "stopped"]
     cycle: int = Field(description="cycles begun so far, interrupted ones included; reset keeps it")

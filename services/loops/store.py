@@ -64,6 +64,8 @@ SCHEMA = Schema(
         """,
         # The authority the loop started with: a tick never runs above it, whoever ticks.
         "ALTER TABLE loops_loop ADD COLUMN ceiling TEXT",
+        # the task the loop works toward, given positionally to `loop start`; each tick's run gets it
+        "ALTER TABLE loops_loop ADD COLUMN task TEXT",
     ),
 )
 
@@ -71,7 +73,7 @@ _LOOP_COLUMNS = (
     "name, script_path, cwd, args_json, status, cycle, last_state, last_signature, stagnation_count, "
     "stagnation_threshold, signature_history_json, cycle_budget_usd, lifetime_budget_usd, lifetime_spend_usd, "
     "unknown_cost_calls, stale_after_minutes, max_cycles, started_version, started_script_hash, lease_token, "
-    "lease_owner_json, tick_started_at, created_at, updated_at, ceiling"
+    "lease_owner_json, tick_started_at, created_at, updated_at, ceiling, task"
 )
 _CYCLE_COLUMNS = (
     "loop_name, cycle, state, run_id, signature, stagnation_count, cost_usd, unknown_cost_calls, reason, summary, "
@@ -106,6 +108,7 @@ class LoopRow:
     created_at: str
     updated_at: str
     ceiling: str | None = None  # null for loops started before loops kept one
+    task: str | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,7 @@ class LoopStore:
         script_hash: str,
         now: str,
         ceiling: str | None = None,
+        task: str | None = None,
     ) -> bool:
         """Insert a new active loop; False when the name is taken."""
         with self.db.transaction():
@@ -169,8 +173,8 @@ class LoopStore:
             self.db.execute(
                 "INSERT INTO loops_loop(name, script_path, cwd, args_json, status, stagnation_threshold, "
                 "cycle_budget_usd, lifetime_budget_usd, stale_after_minutes, max_cycles, started_version, "
-                "started_script_hash, created_at, updated_at, ceiling) "
-                "VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "started_script_hash, created_at, updated_at, ceiling, task) "
+                "VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     name,
                     script_path,
@@ -186,6 +190,7 @@ class LoopStore:
                     now,
                     now,
                     ceiling,
+                    task,
                 ),
             )
         return True

@@ -117,7 +117,7 @@ async def _run_cycle(ctx: ToolContext, row: LoopRow, *, run_id: str, agent_timeo
     # The file by path, not its text as `source`: the workflows service passes a script file's args
     # through exactly as given, which is what docs/loops.md promises a loop script.
     arguments: dict[str, Any] = {
-        "task": f"tick {row.cycle} of loop {row.name}",
+        "task": row.task or f"tick {row.cycle} of loop {row.name}",
         "script": row.script_path,
         "id": run_id,
         "repo": row.cwd,

@@ -61,6 +61,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> Loop:
         script_hash=lifecycle.script_hash(source),
         now=iso_utc(ctx.clock.now()),
         ceiling=ctx.ceiling,
+        task=inp.task.strip() if inp.task and inp.task.strip() else None,
     )
     if not created:
         raise PalliumError(
@@ -164,7 +165,7 @@ TOOLS = (
             ),
             arguments={"name": "name", "script": "script"},
         ),
-        positional=("name",),
+        positional=("name", "task"),
         annotations=Annotations(read_only=False, idempotent=False),
         render=render.loop,
         usage_exit=EX_USAGE,

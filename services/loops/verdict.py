@@ -93,12 +93,12 @@ def budget_verdict(
     run_error: str | None,
 ) -> str | None:
     """Why this cycle exhausted a budget, or None. `lifetime_spend` is the spend before this cycle."""
-    if run_error and run_error.startswith("budget_exhausted"):
-        return f"the run stopped at its budget: {run_error}"
     if cycle_budget is not None and cost > cycle_budget:
         return f"the cycle cost ${cost:.4f}, over the cycle budget of ${cycle_budget:.2f}"
     if lifetime_budget is not None and lifetime_spend + cost > lifetime_budget:
         return f"lifetime spend ${lifetime_spend + cost:.4f} is over the lifetime budget of ${lifetime_budget:.2f}"
+    if run_error and run_error.startswith("budget_exhausted"):
+        return f"the run stopped at its budget: {run_error}"
     return None
 
 

@@ -18,7 +18,16 @@ from typing import Any
 from kernel.errors import PalliumError
 from services.workflows.script import parse_script, wrap_body
 
-__all__ = ["FATAL_CODES", "Limits", "ScriptFailed", "ScriptResult", "evaluate_meta", "run_script", "unawaited_message"]
+__all__ = [
+    "FATAL_CODES",
+    "Limits",
+    "ScriptFailed",
+    "ScriptResult",
+    "evaluate_meta",
+    "run_script",
+    "unawaited_failure_message",
+    "unawaited_message",
+]
 
 PRELUDE = (Path(__file__).with_name("prelude.js")).read_text(encoding="utf-8")
 # Host errors with these codes end the whole run, even inside parallel() or pipeline().
@@ -48,12 +57,15 @@ class Limits:
 @dataclass(frozen=True)
 class ScriptResult:
     """What a script returned. `abandoned`: host calls it started and never awaited, still running when it
-    returned; they were cancelled (their processes killed), one `{op, what}` each."""
+    returned; they were cancelled (their processes killed), one `{op, what}` each. `unawaited_failures`:
+    calls that failed while nothing awaited them (the script never saw the error)."""
 
     value: Any
     meta: dict[str, Any] | None
     host_calls: int
     abandoned: tuple[dict[str, str], ...] = ()
+    # host calls that failed before the script ever looked at their promise: `{op, what, error}` each
+    unawaited_failures: tuple[dict[str, str], ...] = ()
 
 
 class ScriptFailed(Exception):
@@ -113,15 +125,16 @@ async def run_script(
             global_object = mr.eval("globalThis")
             global_object["__pallium_host"] = js_bridge
             global_object["__pallium_config"] = config
-            mr.eval(PRELUDE)
+            unobserved = mr.eval(PRELUDE)
             try:
                 script = mr.eval(wrap_body(parsed.body))
             except mini_racer.JSParseException as exc:
                 raise ScriptFailed("syntax", _first_line(exc)) from None
             runner = mr.eval(
-                "(fn) => fn().then((value) => JSON.stringify({value: value === undefined ? null : value}))"
+                "(fn, unobserved) => fn().then((value) => JSON.stringify("
+                "{value: value === undefined ? null : value, unobserved: JSON.parse(unobserved())}))"
             )
-            task = asyncio.ensure_future(_drive(runner, script))
+            task = asyncio.ensure_future(_drive(runner, script, unobserved))
             try:
                 text = await _supervise(task, tracker, limits, mini_racer, mr)
             finally:
@@ -129,7 +142,14 @@ async def run_script(
                     task.cancel()
             abandoned = await tracker.settle_quick()
             # Leaving this block cancels every host call still in flight: their agents' groups are killed.
-    return ScriptResult(value=json.loads(text)["value"], meta=meta, host_calls=tracker.calls, abandoned=abandoned)
+    ended = json.loads(text)
+    return ScriptResult(
+        value=ended["value"],
+        meta=meta,
+        host_calls=tracker.calls,
+        abandoned=abandoned,
+        unawaited_failures=tuple(ended.get("unobserved") or ()),
+    )
 
 
 async def evaluate_meta(literal: str) -> dict[str, Any]:
@@ -144,6 +164,16 @@ async def evaluate_meta(literal: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ScriptFailed("meta", "meta must be an object")
     return value
+
+
+def unawaited_failure_message(failed: tuple[dict[str, str], ...]) -> str:
+    """What a run says when calls its script never awaited failed (`ScriptResult.unawaited_failures`)."""
+    shown = "; ".join(f"{f['what']}: {f['error'][:200]}" for f in failed[:3])
+    more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+    return (
+        f"{len(failed)} call(s) the script never awaited failed ({shown}{more}); await every call "
+        "(collect several with parallel() or Promise.all) so its failure is seen"
+    )
 
 
 def unawaited_message(abandoned: tuple[dict[str, str], ...]) -> str:
@@ -223,9 +253,9 @@ def _what(op: str, payload: Any) -> str:
     return f"{op}()"
 
 
-async def _drive(runner: Any, script: Any) -> str:
+async def _drive(runner: Any, script: Any, unobserved: Any) -> str:
     # Cancelable, so the synchronous start of the script (an endless loop before any await) can be stopped.
-    promise = await runner.cancelable()(script)
+    promise = await runner.cancelable()(script, unobserved)
     return await promise
 
 

@@ -192,7 +192,7 @@ class WorkflowHost:
     async def _workflow(self, payload: dict[str, Any]) -> Any:
         """Run a saved workflow or template inside this run: same journal, budget and staging."""
         from services.workflows import library
-        from services.workflows.engine import ScriptFailed, run_script, unawaited_message
+        from services.workflows.engine import ScriptFailed, run_script, unawaited_failure_message, unawaited_message
 
         if self.depth >= 1:
             raise PalliumError("invalid_input", "workflow() nests one level at most")
@@ -214,6 +214,14 @@ class WorkflowHost:
             self.awaiting_gate = nested.awaiting_gate
             code = "conflict" if nested.awaiting_gate else "unavailable"
             raise PalliumError(code, f"workflow {found.label} failed ({exc.kind}): {exc.message}") from None
+        if outcome.unawaited_failures:
+            nested.record_unawaited_failures(outcome.unawaited_failures)
+            message = unawaited_failure_message(outcome.unawaited_failures)
+            raise PalliumError(
+                "unavailable",
+                f"workflow {found.label} failed: {message}",
+                hint=f"await every call in workflow {found.label}; see its failures with `pallium workflow status`",
+            )
         if outcome.abandoned:
             nested.record_abandoned(outcome.abandoned)
             raise PalliumError("unavailable", f"workflow {found.label} failed: {unawaited_message(outcome.abandoned)}")
@@ -279,6 +287,12 @@ class WorkflowHost:
                 f"{call['what']} was started but never awaited; the script returned while it ran, and it was cancelled"
             )
             self._event("failure", None, {"primitive": call["op"], "index": None, "stage": None, "error": error})
+
+    def record_unawaited_failures(self, failed: tuple[dict[str, str], ...]) -> None:
+        """One failure per call the script started, never awaited, and that failed while it ran."""
+        for call in failed:
+            error = f"{call.get('what') or call.get('op')} failed and the script never awaited it: {call.get('error')}"
+            self._event("failure", None, {"primitive": call.get("op"), "index": None, "stage": None, "error": error})
 
     async def _log(self, payload: dict[str, Any]) -> None:
         message = str(payload.get("message", ""))[:4000]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from kernel import authority, paths, writes
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
+from kernel.providers.dispatcher import resolve_provider
 from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.workflows import library, report, runner, sources
-from services.workflows.engine import evaluate_meta
+from services.workflows.engine import ScriptFailed, evaluate_meta
 from services.workflows.models import (
     GenerateInput,
     GenerateOutput,
@@ -32,6 +34,7 @@ from services.workflows.script import parse_script
 from services.workflows.start import choose_style
 from services.workflows.tailor import tailor
 from services.workflows.tools import launch
+from services.workflows.validate import declared_args
 
 START_FILES = 20  # files a started plan receives as args.files
 
@@ -107,11 +110,16 @@ async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
         args["test_command"] = inp.test_command
     if inp.max_rounds is not None:
         args["max_rounds"] = inp.max_rounds
+    parsed, meta = parse_script(source), None
+    if parsed.meta_source and not parsed.errors:
+        with contextlib.suppress(ScriptFailed):  # a tailored script with a broken meta: validate says why
+            meta = await evaluate_meta(parsed.meta_source)
     return GenerateOutput(
         style=style,
         template=template,
         source=source,
         args=args,
+        reads_args=declared_args(meta),
         path=str(target) if target else None,
         tailoring=tailoring,
     )
@@ -174,6 +182,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         "chosen": found.label,
         "reason": reason,
         "args": args,
+        "provider": resolve_provider(None),
         "changed_files": changed_files,
         "preflight": scoped,
         "tailoring": tailoring,
@@ -213,6 +222,10 @@ def _render_templates(out: TemplateListOutput) -> str:
 
 def _render_generate(out: GenerateOutput) -> str:
     lines = [out.source if out.path is None else f"wrote {out.path}"]
+    if out.path is not None and out.reads_args:
+        lines.append("it reads args:")
+        lines += [f"  {name}: {what}" for name, what in out.reads_args.items()]
+        lines.append(f'run it with: pallium workflow run --script {out.path} "<task>"')
     if out.tailoring is not None:
         lines.insert(0 if out.path is None else 1, f"// tailoring: {out.tailoring.reason}")
     return "\n".join(lines)
@@ -233,7 +246,7 @@ def _render_preflight(out: PreflightOutput) -> str:
 
 
 def _render_start(out: StartOutput) -> str:
-    lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})"]
+    lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})", f"provider: {out.provider}"]
     if out.changed_files:
         lines.append(f"changed files: {len(out.changed_files)}")
     if out.tailoring is not None:
@@ -244,7 +257,7 @@ def _render_start(out: StartOutput) -> str:
     if plan.fast or plan.safe or plan.full:
         lines.append("verification: " + "; ".join(plan.fast[:1] + plan.safe[:1] + plan.full[:1]))
     if out.script is not None:
-        lines += ["dry run: nothing ran. The script:", out.script]
+        lines += [f"dry run: nothing ran (a run would spend on {out.provider}). The script:", out.script]
     elif out.run is not None:
         lines.append(report.render(out.run))
     return "\n".join(lines)

@@ -257,6 +257,11 @@ class GenerateOutput(ToolOutput):
     template: str
     source: str
     args: dict[str, Any] = Field(description="the args the script expects for this task")
+    reads_args: dict[str, str] = Field(
+        default_factory=dict,
+        description="each args field the script reads (its meta.args) and what it is; a plain `workflow run "
+        "--script FILE TASK` gives it `task`, the rest come from --args",
+    )
     path: str | None
     tailoring: Tailoring | None = Field(None, description="how tailoring went; null when it was not asked for")
 
@@ -289,8 +294,9 @@ class PreflightVerification(ToolOutput):
 class PreflightOutput(ToolOutput):
     task: str
     repo: str
-    source: Literal["scope", "changed", "search", "none"] = Field(
-        description="where the files came from: the scope, the changed files, search hits for the task, or nothing"
+    source: Literal["scope", "named", "changed", "search", "none"] = Field(
+        description="where the files came from: the scope, the area the task names (paths, folders, files or "
+        "symbols it mentions), the changed files, search hits for the task, or nothing"
     )
     files: list[PreflightFile] = Field(description="files to inspect, riskiest first")
     files_to_inspect: list[str] = Field(
@@ -330,6 +336,10 @@ class StartOutput(ToolOutput):
     chosen: str = Field(description="where the script came from: template:<name>, repo:<name> or user:<name>")
     reason: str = Field(description="why this plan was chosen")
     args: dict[str, Any]
+    provider: str = Field(
+        description="the provider the run's agents spend on, resolved as the run resolves it (an agent that names "
+        "its own provider overrides it)"
+    )
     changed_files: list[str] = Field(description="the working tree's changed files found by the preflight")
     preflight: PreflightOutput = Field(description="files to inspect, their risk and the verification commands")
     tailoring: Tailoring | None = Field(None, description="how tailoring went; null when it was not asked for")

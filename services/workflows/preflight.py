@@ -20,6 +20,49 @@ __all__ = ["MAX_BYTES", "inferred_commands", "preflight"]
 
 MAX_BYTES = 12_000
 _RISK_ORDER = {"high": 0, "medium": 1, "low": 2, None: 3}
+# Words that describe the work or the code in general, never an area of this repository.
+_GENERIC = frozenset(
+    [
+        "audit",
+        "review",
+        "check",
+        "module",
+        "modules",
+        "package",
+        "code",
+        "file",
+        "files",
+        "folder",
+        "function",
+        "functions",
+        "class",
+        "method",
+        "bug",
+        "bugs",
+        "issue",
+        "issues",
+        "test",
+        "tests",
+        "change",
+        "changes",
+        "diff",
+        "repo",
+        "repository",
+        "project",
+        "refactor",
+        "clean",
+        "improve",
+        "update",
+        "implement",
+        "write",
+        "read",
+        "look",
+        "find",
+        "explain",
+        "security",
+        "performance",
+    ]
+)
 _STOPWORDS = re.compile(
     r"(?i)(the|and|for|with|that|this|from|into|make|does|what|when|where|which|why|how|all|any|are|"
     r"was|its|our|your|add|fix|use|get|set|not|but|can|should|would|could|have|has|had|about)"
@@ -31,8 +74,13 @@ async def preflight(ctx: ToolContext, repo: Path, task: str, *, scopes: list[str
     notes: list[str] = []
     changed = await ctx.call("pallium_changed_now", {"repo": str(repo), "limit": 50})
     changed_files = [f.path for f in changed.files if f.kind != "deleted"]
+    named = [] if scopes else await named_area(ctx, repo, task, notes)
     if scopes:
         source, candidates = "scope", _scoped(ctx, repo, scopes)
+    elif named:
+        # the area the task names comes first; its own changed files lead within it
+        source = "named"
+        candidates = [f for f in changed_files if f in named] + [f for f in named if f not in changed_files]
     elif changed_files:
         source, candidates = "changed", changed_files
     else:
@@ -92,10 +140,72 @@ async def preflight(ctx: ToolContext, repo: Path, task: str, *, scopes: list[str
     return _compact(out)
 
 
+async def named_area(ctx: ToolContext, repo: Path, task: str, notes: list[str]) -> list[str]:
+    """The tracked files of the area the task names: paths it mentions, then folders or files named like
+    its words (`the auth module` -> `src/auth/...`), then files defining a symbol named like one of them
+    (asked of `pallium_search`). Empty when the task names nothing the repository has."""
+    tracked = [p for p in git.run(["ls-files", "-z"], repo).decode("utf-8", "replace").split("\0") if p]
+    found: list[str] = []
+    said: list[str] = []
+    for token in re.findall(r"[\w./-]+", task):
+        token = token.strip("./")
+        if "/" in token or re.search(r"\.[A-Za-z0-9]{1,8}$", token):
+            inside = [p for p in tracked if p == token or p.startswith(token + "/")]
+            if inside:
+                found += inside
+                said.append(token)
+    words = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", task) if _is_naming_word(w)]
+    for word in words:
+        if any(word.lower() in part.lower() for part in said):
+            continue
+        inside = [p for p in tracked if _names(p, word)]
+        if inside:
+            found += inside
+            said.append(word)
+            continue
+        if not _looks_like_code(task, word):
+            continue  # a plain word names a folder or file, not a symbol: `main` alone is too common
+        try:
+            hits = await ctx.call("pallium_search", {"repo": str(repo), "query": word, "limit": 20})
+        except PalliumError:
+            continue
+        defining = [h.path for h in hits.results if h.qualified.rsplit(".", 1)[-1].lower() == word.lower()]
+        if defining:
+            found += defining
+            said.append(word)
+    if said:
+        notes.append(f"scoped to what the task names: {', '.join(dict.fromkeys(said))}")
+    return list(dict.fromkeys(found))
+
+
 async def inferred_commands(ctx: ToolContext, repo: Path, task: str) -> list[str]:
     """Every verification command the repository service names for the task's files, fast tiers first."""
     plan = (await preflight(ctx, repo, task, scopes=[])).verification
     return _unique(plan.fast + plan.safe + plan.full)
+
+
+def _looks_like_code(task: str, word: str) -> bool:
+    """Whether the task writes `word` as code: snake_case, camelCase, `quoted`, or called `word()`."""
+    if "_" in word.strip("_") or re.search(r"[a-z][A-Z]", word):
+        return True
+    return re.search(rf"`{re.escape(word)}`|\b{re.escape(word)}\(\)", task) is not None
+
+
+def _is_naming_word(word: str) -> bool:
+    return not _STOPWORDS.fullmatch(word) and word.lower() not in _GENERIC
+
+
+def _names(path: str, word: str) -> bool:
+    """Whether a folder on the path, or the file's own name without its suffix, is `word` (any case,
+    `_`/`-` ignored, and a plain plural: `tests` names `test`)."""
+
+    def norm(text: str) -> str:
+        return re.sub(r"[_-]", "", text.lower())
+
+    wanted = norm(word)
+    parts = path.split("/")
+    stems = [*parts[:-1], parts[-1].split(".", 1)[0]]
+    return any(norm(part) in (wanted, wanted + "s") or norm(part) + "s" == wanted for part in stems)
 
 
 def _scoped(ctx: ToolContext, repo: Path, scopes: list[str]) -> list[str]:

@@ -61,7 +61,11 @@
 
   // ---- the host API
   const budgetState = { total: config.budget_total, spent: config.budget_spent };
-  let currentPhase = "default";
+  // phase(name, fn) scopes: the innermost one still running names the phase; concurrent scopes
+  // (phase inside parallel) each leave only their own entry, so none outlives its fn.
+  let basePhase = "default";
+  const scopes = [];
+  const phaseNow = () => (scopes.length ? scopes[scopes.length - 1].name : basePhase);
   const message = (err) => String(err && err.message !== undefined ? err.message : err);
 
   const call = async (op, payload) => {
@@ -77,6 +81,32 @@
     }
     return reply.value;
   };
+  // A host call's promise notes when the script first looks at it (await, then, catch, Promise.all
+  // all call `then`). A call that failed while nobody had looked is reported when the script ends,
+  // so a failure the script never awaited is not lost.
+  const unobserved = new Map();
+  let calls = 0;
+  class HostCall extends Promise {
+    then(onFulfilled, onRejected) {
+      if (this.__call !== undefined) {
+        this.__observed = true;
+        unobserved.delete(this.__call);
+      }
+      return super.then(onFulfilled, onRejected);
+    }
+  }
+  const tracked = (op, payload, what) => {
+    const id = ++calls;
+    let promise;
+    promise = new HostCall((resolve, reject) => {
+      call(op, payload).then(resolve, (err) => {
+        if (!promise.__observed) unobserved.set(id, { op, what, error: message(err) });
+        reject(err);
+      });
+    });
+    Object.defineProperty(promise, "__call", { value: id });
+    return promise;
+  };
   const options = (opts, what) => {
     if (opts === undefined || opts === null) return {};
     if (typeof opts !== "object" || Array.isArray(opts)) throw new TypeError(`${what}: options must be an object`);
@@ -84,7 +114,7 @@
   };
   const recordFailure = async (primitive, index, stage, err) => {
     if (err && err.fatal) throw err;
-    await call("failure", { primitive, index, stage, phase: currentPhase, error: message(err) });
+    await call("failure", { primitive, index, stage, phase: phaseNow(), error: message(err) });
     return null;
   };
   const checkItems = (items, what) => {
@@ -96,34 +126,51 @@
   lock("agent", (prompt, opts) => {
     // `phase` as an option (the original's scripts pass it) labels this one call.
     const { phase: own, ...rest } = options(opts, "agent");
-    return call("agent", { prompt: String(prompt), opts: rest, phase: own === undefined ? currentPhase : String(own) });
+    const label = rest.label ? String(rest.label) : JSON.stringify(String(prompt).slice(0, 60));
+    return tracked("agent", { prompt: String(prompt), opts: rest, phase: own === undefined ? phaseNow() : String(own) },
+      `agent ${label}`);
   });
   lock("check", (command, opts) =>
-    call("check", { command: String(command), opts: options(opts, "check"), phase: currentPhase }));
+    tracked("check", { command: String(command), opts: options(opts, "check"), phase: phaseNow() },
+      `check ${JSON.stringify(String(command).slice(0, 60))}`));
   lock("gate", (name, prompt, opts) =>
-    call("gate", { name: String(name), prompt: String(prompt), opts: options(opts, "gate"), phase: currentPhase }));
-  lock("workflow", (name, workflowArgs) => call("workflow", { name: String(name), args: workflowArgs ?? null }));
+    tracked("gate", { name: String(name), prompt: String(prompt), opts: options(opts, "gate"), phase: phaseNow() },
+      `gate ${JSON.stringify(String(name))}`));
+  lock("workflow", (name, workflowArgs) =>
+    tracked("workflow", { name: String(name), args: workflowArgs ?? null }, `workflow ${JSON.stringify(String(name))}`));
   lock("verify", Object.freeze({
     untilGreen: (command, opts) =>
-      call("verify.untilGreen", { command: String(command), opts: options(opts, "verify.untilGreen"), phase: currentPhase }),
+      tracked("verify.untilGreen",
+        { command: String(command), opts: options(opts, "verify.untilGreen"), phase: phaseNow() },
+        `verify.untilGreen ${JSON.stringify(String(command).slice(0, 60))}`),
   }));
   lock("log", (...parts) => {
     const text = parts.map((p) => (typeof p === "string" ? p : JSON.stringify(p))).join(" ");
-    return call("log", { message: text, phase: currentPhase });
+    return call("log", { message: text, phase: phaseNow() });
   });
   lock("phase", (name, fn) => {
-    const previous = currentPhase;
-    currentPhase = name === undefined ? "default" : String(name);
-    if (fn === undefined) return undefined;
+    const named = name === undefined ? "default" : String(name);
+    if (fn === undefined) {
+      // phase(name) alone names what follows: in the innermost running scope, or the script itself
+      if (scopes.length) scopes[scopes.length - 1].name = named;
+      else basePhase = named;
+      return undefined;
+    }
+    const scope = { name: named };
+    scopes.push(scope);
+    const leave = () => {
+      const at = scopes.lastIndexOf(scope);
+      if (at >= 0) scopes.splice(at, 1);
+    };
     let result;
     try {
       result = fn();
     } catch (err) {
-      currentPhase = previous;
+      leave();
       throw err;
     }
-    if (result && typeof result.then === "function") return result.finally(() => { currentPhase = previous; });
-    currentPhase = previous;
+    if (result && typeof result.then === "function") return Promise.resolve(result).finally(leave);
+    leave();
     return result;
   });
   lock("budget", Object.freeze({
@@ -158,7 +205,8 @@
       return value;
     }));
   });
-  const helper = (name) => (...helperArgs) => call("pallium", { helper: name, args: helperArgs, phase: currentPhase });
+  const helper = (name) => (...helperArgs) =>
+    tracked("pallium", { helper: name, args: helperArgs, phase: phaseNow() }, `pallium.${name}()`);
   // decisions.search answers {query, decisions, ...}; the original answered a bare array. The script
   // gets the array, carrying the object's fields too, so `found.length` and `found.decisions` both work.
   const searchDecisions = async (...helperArgs) => {
@@ -178,4 +226,6 @@
     task: Object.freeze({ start: helper("task.start"), show: helper("task.show"), clear: helper("task.clear") }),
     decisions: Object.freeze({ record: helper("decisions.record"), search: searchDecisions }),
   }));
+  // what the engine asks once the script returned: the failed host calls it never looked at
+  return () => JSON.stringify([...unobserved.values()]);
 })();

@@ -25,7 +25,7 @@ from kernel.ids import resolve_prefix
 from kernel.progress import Progress
 from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from services.workflows.checks import CommandPolicy, allowed_commands, ignored_entries
-from services.workflows.engine import ScriptFailed, run_script, unawaited_message
+from services.workflows.engine import ScriptFailed, run_script, unawaited_failure_message, unawaited_message
 from services.workflows.host import WorkflowHost
 from services.workflows.preflight import inferred_commands
 from services.workflows.store import SCHEMA, RunRow, WorkflowStore
@@ -176,7 +176,11 @@ async def _run_attempt(ctx: ToolContext, store: WorkflowStore, row: RunRow, sour
     try:
         outcome = await run_script(source, host=host, args=row.args, budget=host.budget)
         result = outcome.value
+        execution.check_budget()  # one call may have reported more than the whole budget
         status = "completed"
+        if outcome.unawaited_failures:  # failures the script never saw still mean the run did not finish
+            host.record_unawaited_failures(outcome.unawaited_failures)
+            status, error = "failed", f"unawaited: {unawaited_failure_message(outcome.unawaited_failures)}"
         if outcome.abandoned:  # a bug in the script: work it started was thrown away, so the run did not finish
             host.record_abandoned(outcome.abandoned)
             status, error = "failed", f"unawaited: {unawaited_message(outcome.abandoned)}"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from services.workflows.api import API_GLOBALS, API_MEMBERS, PALLIUM_HELPERS, PALLIUM_NAMESPACES
 
-__all__ = ["ParsedScript", "lint", "parse_script", "wrap_body"]
+__all__ = ["ParsedScript", "lint", "parse_script", "read_args_fields", "strip_code", "wrap_body"]
 
 _META_START = re.compile(r"^[ \t]*export\s+const\s+meta\s*=\s*", re.M)
 
@@ -170,12 +170,14 @@ def lint(body: str) -> tuple[list[str], list[str]]:
             errors.append(f"line {_line(code, m.start())}: {why}")
     errors += _pallium_errors(code)
     warnings: list[str] = []
+    own = _declared_names(code)  # a script's own `const verify = ...` is not the primitive
     for m in re.finditer(rf"(?<![.\w$])(verify|budget)\s*\.\s*({_NAME})", code):
-        if m.group(2) not in API_MEMBERS[m.group(1)]:
+        if m.group(1) not in own and m.group(2) not in API_MEMBERS[m.group(1)]:
             known = ", ".join(sorted(API_MEMBERS[m.group(1)]))
             warnings.append(f"line {_line(code, m.start())}: unknown primitive {m.group(1)}.{m.group(2)} ({known})")
     if re.search(r"(?<![.\w$])team\s*\.", code):
         warnings.append("team.* primitives are not available yet; those calls will fail")
+    warnings += _unawaited_warnings(code)
     declared = _declared_names(code)
     known = declared | API_GLOBALS | _JS_GLOBALS | _KEYWORDS
     seen: set[str] = set()
@@ -203,6 +205,49 @@ def lint(body: str) -> tuple[list[str], list[str]]:
             "nor defined in the script"
         )
     return errors, warnings
+
+
+def strip_code(body: str) -> str:
+    """The script with its strings and comments blanked out (what the static checks read)."""
+    return _strip_strings_and_comments(body)
+
+
+def read_args_fields(body: str) -> list[tuple[int, str, bool]]:
+    """Each `args.x` / `args?.x` / `args["x"]` the script reads: (line, field, guarded by `?.`)."""
+    code = body  # not blanked: template literals read args too (`${args.task}`)
+    found = []
+    for m in re.finditer(rf"(?<![.\w$])args\s*(\?\.|\.)\s*({_NAME})", code):
+        found.append((_line(code, m.start()), m.group(2), m.group(1) == "?."))
+    for m in re.finditer(r"""(?<![.\w$])args\s*(\?\.)?\[\s*["']([\w$]+)["']\s*\]""", body):
+        found.append((_line(body, m.start()), m.group(2), m.group(1) is not None))
+    return sorted(found)
+
+
+_HOST_CALL = r"(?<![.\w$])(agent|gate|check|workflow|verify\s*\.\s*untilGreen)\s*\("
+
+
+def _unawaited_warnings(code: str) -> list[str]:
+    """Host calls whose promise the script drops: a call standing as a statement of its own, or one
+    kept in a variable the script never mentions again. A failure of such a call would go unseen."""
+    warnings = []
+    for m in re.finditer(_HOST_CALL, code):
+        before = code[: m.start()].rstrip()
+        name = re.sub(r"\s+", "", m.group(1))
+        held = re.search(rf"\b(?:const|let|var)\s+({_NAME})\s*=\s*$", before)
+        if held is not None:
+            rest = code[m.end() :]
+            if re.search(rf"(?<![.\w$]){re.escape(held.group(1))}(?![\w$])", rest):
+                continue
+            what = f"{name}() kept in {held.group(1)}, which is never used again"
+        elif before == "" or before[-1] in ";{}":
+            what = f"{name}() stands alone"
+        else:
+            continue
+        warnings.append(
+            f"line {_line(code, m.start())}: {what}: its promise is never awaited, so a failure would go "
+            "unseen (the run then ends NOT FINISHED); `await` it or collect it with parallel() or Promise.all"
+        )
+    return warnings
 
 
 # Helpers of the original Pallium that this version does not have: a script calling them would fail.

@@ -12,7 +12,7 @@ from kernel import paths
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from services.workflows import library
-from services.workflows.validate import validate_source
+from services.workflows.validate import Validation, validate_source
 
 __all__ = [
     "Chosen",
@@ -55,7 +55,8 @@ def choose(ctx: ToolContext, repo: Path, *, script: str | None, source: str | No
     return Chosen(found.source(), found.origin, found.label, found.path if found.origin != "template" else None)
 
 
-async def require_valid(text: str) -> None:
+async def require_valid(text: str) -> Validation:
+    """The script's validation; `invalid_input` (field `script`) when it has errors."""
     checked = await validate_source(text)
     if not checked.valid:
         raise PalliumError(
@@ -64,6 +65,7 @@ async def require_valid(text: str) -> None:
             hint="see all problems with `pallium workflow validate`",
             details={"field": "script", "errors": checked.errors},
         )
+    return checked
 
 
 def with_task(args: Any, task: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from services.workflows.models import (
     ValidateOutput,
 )
 from services.workflows.store import WorkflowStore
-from services.workflows.validate import validate_source
+from services.workflows.validate import declared_args, validate_source
 
 
 async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
@@ -38,7 +38,9 @@ async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
     location = None
     source = inp.source
     if inp.script is not None:
-        location = sources.script_path(inp.script, ctx)
+        # validating changes nothing, so any file may be checked; running one follows the confinement rules
+        candidate = Path(inp.script).expanduser()
+        location = (candidate if candidate.is_absolute() else ctx.cwd / candidate).resolve()
         source = sources.read_script(location)
     checked = await validate_source(source or "")
     return ValidateOutput(
@@ -56,10 +58,11 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
     repo = ctx.repo_root(inp.repo)
     chosen = sources.choose(ctx, repo, script=inp.script, source=inp.source, workflow=inp.workflow)
     args = sources.parse_args(inp.args)
-    # Saved workflows and templates read the task from args; a script given by path or inline sees args as given.
-    if chosen.origin in ("repo", "user", "template"):
+    checked = await sources.require_valid(chosen.text)
+    # Saved workflows and templates read the task from args, as does a script whose meta.args lists
+    # `task` (a generated one); any other script given by path or inline sees args exactly as given.
+    if chosen.origin in ("repo", "user", "template") or "task" in declared_args(checked.meta):
         args = sources.with_task(args, inp.task)
-    await sources.require_valid(chosen.text)
     limits = Limits(
         budget_usd=inp.max_budget_usd,
         max_agents=inp.max_agents,

@@ -8,9 +8,9 @@ from typing import Any
 from kernel import threads
 from kernel.hashing import stable_hash
 from services.workflows.engine import ScriptFailed, evaluate_meta
-from services.workflows.script import lint, parse_script, wrap_body
+from services.workflows.script import lint, parse_script, read_args_fields, strip_code, wrap_body
 
-META_KEYS = {"name": str, "description": str, "phases": list, "kind": str, "loop": dict}
+META_KEYS = {"name": str, "description": str, "phases": list, "kind": str, "loop": dict, "args": dict}
 KINDS = ("workflow", "loop")
 
 
@@ -29,6 +29,8 @@ class Validation:
 async def validate_source(source: str) -> Validation:
     result = Validation(script_hash=stable_hash(source))
     parsed = parse_script(source)
+    if not strip_code(parsed.body).strip():
+        result.errors.append("the script is empty: a workflow script awaits at least one primitive and returns a value")
     result.errors += [f"line {parsed.meta_line}: {e}" for e in parsed.errors]
     if parsed.meta_source is not None and not parsed.errors:
         try:
@@ -45,7 +47,40 @@ async def validate_source(source: str) -> Validation:
     errors, warnings = lint(parsed.body)
     result.errors += errors
     result.warnings += warnings
+    result.warnings += args_warnings(parsed.body, result.meta)
     return result
+
+
+def declared_args(meta: dict[str, Any] | None) -> dict[str, str]:
+    """The args a script says it reads (`meta.args`: field -> what it is); a plain run gives it `task`."""
+    declared = (meta or {}).get("args")
+    return {str(k): str(v) for k, v in declared.items()} if isinstance(declared, dict) else {}
+
+
+def args_warnings(body: str, meta: dict[str, Any] | None) -> list[str]:
+    """Fields the script reads from `args` that a plain `workflow run` (no `--args`) does not give it.
+
+    A plain run gives `args` as null, or `{task}` to a script whose `meta.args` lists what it reads;
+    reading another field then depends on `--args`, and reading any field of null throws.
+    """
+    declared = declared_args(meta)
+    warnings, seen = [], set()
+    for line, name, guarded in read_args_fields(body):
+        if name in seen or name in declared:
+            continue
+        seen.add(name)
+        if not declared and not guarded:
+            warnings.append(
+                f"line {line}: reads args.{name}, but a plain `workflow run` gives args as null, so this throws: "
+                f"pass it with --args '{{\"{name}\": ...}}', read args?.{name}, or list it in meta.args "
+                "(a script whose meta.args lists task is given the run's task)"
+            )
+        elif declared:
+            warnings.append(
+                f"line {line}: reads args.{name}, which meta.args does not list; a plain `workflow run` gives only "
+                f"task: pass it with --args, or list it in meta.args"
+            )
+    return warnings
 
 
 def _check_meta(meta: dict[str, Any], result: Validation) -> None:

@@ -5,6 +5,11 @@ export const meta = {
   name: "plan-and-verify",
   description: "Plan the task, implement it in an isolated worktree, verify, and review",
   phases: ["plan", "implement", "verify", "review"],
+  args: {
+    task: "the task, in words (a plain `workflow run` passes the run's task)",
+    files: "optional: files changed so far, shown to the planner",
+    test_command: "optional: the command that must pass (then it is made green)",
+  },
 };
 
 const PLAN = {

@@ -3,6 +3,9 @@ export const meta = {
   name: "research",
   description: "Answer a question about the repository with cited evidence from several angles",
   phases: ["research", "reconcile"],
+  args: {
+    task: "the question, in words (a plain `workflow run` passes the run's task)",
+  },
 };
 
 const ANSWER = {

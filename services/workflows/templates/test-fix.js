@@ -3,6 +3,11 @@ export const meta = {
   name: "test-fix",
   description: "Make a test command pass, fixing the code in an isolated worktree",
   phases: ["fix"],
+  args: {
+    task: "the task, in words (a plain `workflow run` passes the run's task)",
+    test_command: "the command that must pass (required)",
+    max_rounds: "optional: fix rounds before giving up (default 3)",
+  },
 };
 
 if (!args.test_command) throw new Error("test-fix needs args.test_command (pallium start --test-command CMD)");

@@ -53,8 +53,10 @@ async def test_start_records_the_meta_the_script_hash_and_pallium_version(git_re
     ("source", "says"),
     [
         ("return {state: 'success'};", "the script has no meta"),
-        ("export const meta = {name: 'x'};\nreturn 1;", "meta.kind is None, not 'loop'"),
-        ("export const meta = {kind: 'workflow'};\nreturn 1;", "meta.kind is 'workflow', not 'loop'"),
+        ("export const meta = {name: 'x'};\nreturn 1;", "meta.kind is missing;"),
+        ("export const meta = {kind: 'workflow'};\nreturn 1;", 'meta.kind is "workflow", not "loop"'),
+        ("export const meta = {kind: 'loop', loop: {lifetimeBudgetUsd: true}};\nreturn 1;", "no limit, not true"),
+        ("export const meta = {kind: 'loop', loop: {stagnationThreshold: true}};\nreturn 1;", "1000, not true"),
         ("export const meta = {kind: 'loop', loop: {cycleBudget: 1}};\nreturn 1;", "unknown field(s) cycleBudget"),
         ("export const meta = {kind: 'loop', loop: {stagnationThreshold: 0}};\nreturn 1;", "from 1 to 1000"),
         ("export const meta = {kind: 'loop', loop: {cycleBudgetUsd: -1}};\nreturn 1;", "positive number"),
@@ -67,6 +69,7 @@ async def test_a_missing_or_wrong_meta_is_a_clear_error(git_repo, source, says):
         await _start(git_repo, source)
     assert refused.value.code == "invalid_input" and refused.value.details["field"] == "script"
     assert says in refused.value.message
+    assert "None" not in refused.value.message and "True" not in refused.value.message  # never a Python value
 
 
 async def test_bad_start_input_is_refused_and_a_duplicate_name_too(git_repo, tmp_path):

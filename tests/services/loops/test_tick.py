@@ -1,5 +1,7 @@
 """Ticks end to end with the fake provider: states, stagnation, oscillation, errors, budgets, warnings."""
 
+import json
+
 import pytest
 
 from kernel.context import ToolContext
@@ -264,3 +266,43 @@ async def test_max_cycles_caps_a_loop_even_when_cost_is_unknown(git_repo, loop_e
     assert ticks[-1].reason == "the loop has begun all 2 of its cycles (maxCycles)"
     assert len(loop_env.calls()) == 2
     assert (await _status(git_repo)).verdict.startswith("EXHAUSTED: loop work, cycle 2: all 2 cycles (maxCycles)")
+
+
+async def test_zero_budgets_mean_no_limit_as_in_the_original(git_repo, loop_env):
+    started = await start_loop(git_repo, settings={"cycleBudgetUsd": 0, "lifetimeBudgetUsd": 0})
+    assert (started.cycle_budget_usd, started.lifetime_budget_usd) == (None, None)
+    replies(loop_env, {"state": "success"}, cost=3.0)
+    out = await tick_loop(git_repo)
+    assert (out.state, out.ran) == ("success", True)
+
+
+async def test_one_call_past_the_lifetime_cap_ends_the_cycle_exhausted_and_starts_nothing_after(git_repo, loop_env):
+    two_calls = 'await agent("cycle 1"); await agent("cycle 2"); return {state: "success"};'
+    write(git_repo, "c.loop.js", 'export const meta = {kind: "loop", loop: {lifetimeBudgetUsd: 1}};\n' + two_calls)
+    ctx = ToolContext(cwd=git_repo)
+    await start(StartInput(name="c", script="c.loop.js"), ctx)
+    ctx.close()
+    loop_env.scenario({"match": "cycle", "reply": "ok", "usage": {"cost_usd": 5}})
+    first = await tick_loop(git_repo, "c")
+    again = await tick_loop(git_repo, "c")
+    assert (first.state, first.cost_usd) == ("exhausted", 5)
+    assert "budget" in first.reason
+    assert (again.state, again.ran) == ("exhausted", False)
+    assert [c["prompt"] for c in loop_env.calls()] == ["cycle 1"]
+
+
+def test_loop_start_takes_the_task_as_a_positional_and_each_tick_runs_with_it(git_repo, loop_env, capsys, monkeypatch):
+    from pallium_mcp.cli import main
+
+    write(
+        git_repo,
+        "t.loop.js",
+        'export const meta = {kind: "loop", args: {task: "the goal"}};\n'
+        'return {state: "success", summary: await agent("work on: " + args.task)};\n',
+    )
+    loop_env.scenario({"match": "work on", "reply": "done"})
+    monkeypatch.chdir(git_repo)
+    assert main(["loop", "start", "t", "--script", "t.loop.js", "tidy the parser", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["task"] == "tidy the parser"
+    assert main(["loop", "tick", "t", "--json"]) == 0
+    assert [c["prompt"] for c in loop_env.calls()] == ["work on: tidy the parser"]

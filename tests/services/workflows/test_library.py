@@ -57,14 +57,24 @@ async def test_start_dry_run_shows_the_plan_and_runs_nothing(git_repo: Path, fak
 async def test_start_runs_the_review_template_on_the_changed_files(git_repo: Path, fake):
     write(git_repo, "src/app.py", "def main():\n    return 3\n")
     fake.scenario(
-        {"match": "^review my change\\nReview src/app.py", "reply": {"findings": [{"problem": "3?"}]}},
-        {"match": "prove this finding", "reply": {"holds": True, "why": "magic number"}},
+        {
+            "match": "^review my change\\nReview these files for correctness only: src/app.py",
+            "reply": {"findings": [{"file": "src/app.py", "problem": "3?", "severity": "medium"}]},
+        },
+        {"match": "Review these files", "reply": {"findings": []}},
+        {"match": "prove this correctness finding wrong", "reply": {"holds": True, "why": "magic number"}},
     )
     ctx = ToolContext(cwd=git_repo)
     out = await start(StartInput(task="review my change"), ctx)
     ctx.close()
     assert out.run.status == "completed", out.run.error
-    assert out.run.result == {"confirmed": [{"file": "src/app.py", "problem": "3?", "why": "magic number"}], "files": 1}
+    found = {"file": "src/app.py", "problem": "3?", "severity": "medium", "dimension": "correctness"}
+    assert out.run.result == {
+        "findings": [{"rank": 1, **found, "why": "magic number", "confidence": 0.5}],
+        "dimensions": ["correctness", "security"],
+        "files": 1,
+        "refuted": 0,
+    }
 
 
 async def test_a_template_name_is_reserved_and_a_trusted_saved_workflow_nests_once(git_repo: Path, fake):

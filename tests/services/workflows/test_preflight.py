@@ -110,3 +110,30 @@ def test_cli_preflight_prints_files_and_commands(git_repo: Path, capsys, monkeyp
     assert "src/app.py  risk" in text and "verify fast: python -m pytest -q tests/test_app.py" in text
     assert main(["workflow", "preflight", "fix main", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["source"] == "changed"
+
+
+async def test_start_scopes_to_the_module_the_task_names_before_the_changed_files(git_repo: Path, fake):
+    write(git_repo, "src/auth/login.py", "def check_password(user, given):\n    return user.password == given\n")
+    write(git_repo, "src/auth/tokens.py", "def issue_token(user):\n    return 'token'\n")
+    write(git_repo, "src/billing.py", "def charge_card(amount):\n    return amount\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "Add auth and billing")
+    write(git_repo, "README.md", "# demo, edited\n")  # an unrelated change
+    ctx = ToolContext(cwd=git_repo)
+    try:
+        dry = await start(StartInput(task="audit the auth module", dry_run=True), ctx)
+        symbol = await preflight(PreflightInput(task="why does `charge_card` round?"), ctx)
+    finally:
+        ctx.close()
+    assert dry.preflight.source == "named" and dry.run is None
+    assert sorted(f.path for f in dry.preflight.files) == ["src/auth/login.py", "src/auth/tokens.py"]
+    assert dry.args["files"] == [f.path for f in dry.preflight.files] and "README.md" in dry.changed_files
+    assert dry.provider == "fake" and fake.calls() == []
+    assert symbol.source == "named" and [f.path for f in symbol.files] == ["src/billing.py"]
+
+
+def test_cli_start_dry_run_names_the_provider_it_would_spend_on(git_repo: Path, capsys, monkeypatch):
+    monkeypatch.chdir(git_repo)
+    assert main(["start", "audit the app", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "provider: fake" in out and "would spend on fake" in out

@@ -14,6 +14,7 @@ GOOD = """export const meta = {
   name: "review", // a comment with { braces }
   description: "Review the change",
   phases: ["scan", "judge"],
+  args: {files: "the files to review"},
 };
 
 phase("scan");
@@ -26,7 +27,12 @@ return {found: summarise(found)};
 async def test_a_good_script_is_valid_with_its_meta():
     result = await validate_source(GOOD)
     assert result.errors == [] and result.warnings == []
-    assert result.meta == {"name": "review", "description": "Review the change", "phases": ["scan", "judge"]}
+    assert result.meta == {
+        "name": "review",
+        "description": "Review the change",
+        "phases": ["scan", "judge"],
+        "args": {"files": "the files to review"},
+    }
 
 
 async def test_syntax_errors_carry_the_line_of_the_script():
@@ -95,7 +101,7 @@ async def test_meta_must_be_a_pure_literal_of_known_shape():
     ]
     wrong = await validate_source('export const meta = {name: 3, kind: "daemon", extra: 1};\nreturn 1;')
     assert wrong.errors == ["meta.name must be a str", "meta.kind must be one of workflow, loop"]
-    assert wrong.warnings == ["meta.extra is not a known meta field (name, description, phases, kind, loop)"]
+    assert wrong.warnings == ["meta.extra is not a known meta field (name, description, phases, kind, loop, args)"]
 
 
 def test_cli_validate_exits_non_zero_for_an_invalid_script_with_json(git_repo: Path, capsys, monkeypatch):
@@ -109,10 +115,14 @@ def test_cli_validate_exits_non_zero_for_an_invalid_script_with_json(git_repo: P
     assert capsys.readouterr().out.startswith("valid: review")
 
 
-def test_cli_validate_refuses_a_script_outside_the_repository(git_repo: Path, tmp_path: Path, capsys, monkeypatch):
+def test_cli_validate_checks_a_script_outside_the_repository_but_run_refuses_it(
+    git_repo: Path, tmp_path: Path, capsys, monkeypatch
+):
     write(tmp_path, "elsewhere.js", "return 1;")
     monkeypatch.chdir(git_repo)
-    assert main(["workflow", "validate", "--script", str(tmp_path / "elsewhere.js")]) == 2
+    assert main(["workflow", "validate", "--script", str(tmp_path / "elsewhere.js")]) == 0  # it changes nothing
+    assert capsys.readouterr().out.startswith("valid: ")
+    assert main(["workflow", "run", "t", "--script", str(tmp_path / "elsewhere.js")]) == 2
     assert "outside the repository" in capsys.readouterr().err
 
 
