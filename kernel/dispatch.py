@@ -96,7 +96,8 @@ def validate_input(tool: Tool, arguments: Mapping[str, Any] | BaseModel) -> Base
 async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolContext) -> BaseModel:
     """Run tool `name` with `arguments` under `ctx.ceiling` and return its output model.
 
-    The authority check comes first, so a refused call runs nothing. Any exception that is not a
+    The authority check comes first, so a refused call runs nothing. The answer leaves through
+    `_finish`: the last word on every answer, whatever the door. Any exception that is not a
     `PalliumError` is a bug in a handler; it becomes an `internal` error (with the traceback on
     stderr when `PALLIUM_DEBUG` is set) so no caller ever receives a raw traceback.
     """
@@ -118,5 +119,21 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
             details={"tool": tool.name, "exception": type(exc).__name__},
         ) from exc
     if not isinstance(out, tool.output):
-        raise PalliumError("internal", f"{tool.name} returned {type(out).__name__}, not {tool.output.__name__}")
-    return out
+        raise PalliumError(
+            "internal",
+            f"{tool.name} returned {type(out).__name__}, not {tool.output.__name__}",
+            hint="this is a bug in Pallium; report it",
+            details={"tool": tool.name},
+        )
+    return _finish(tool, inp, out)
+
+
+def _finish(tool: Tool, inp: BaseModel, out: BaseModel) -> BaseModel:
+    """Steps every finished answer takes, in order; the byte budget is measured last, on what is sent.
+
+    Anything that changes what the answer says (redaction) goes before the budget, so the
+    measured answer is the one that leaves.
+    """
+    from kernel import fitting
+
+    return fitting.enforce(tool, inp, out)

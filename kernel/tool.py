@@ -17,7 +17,12 @@ if TYPE_CHECKING:
 
     from kernel.context import ToolContext
 
-__all__ = ["Annotations", "Tool", "mcp_name"]
+__all__ = ["CONTEXT_BUDGET", "SEARCH_BUDGET", "Annotations", "Tool", "mcp_name"]
+
+# Bytes of an answer's JSON. Search-like tools (a page of hits) stay within the first, context-like
+# tools (a file's or a change's whole picture) within the second; the dispatcher enforces them.
+SEARCH_BUDGET = 8 * 1024
+CONTEXT_BUDGET = 12 * 1024
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,12 @@ class Tool:
     and act when a boolean field is set: `("confirm", "admin")` means `authority` suffices for the
     preview and `level` is needed to act. `render` gives the short human form; `exit_code` lets a tool whose
     answer is a verdict (doctor) fail the CLI process without raising.
+
+    `budget` is the most bytes the answer's JSON may take (None: unbounded, which the description
+    must say); the dispatcher enforces it on the finished answer, freshness included, by calling
+    `trim(out, inp, budget)`, the tool's own way of cutting its answer (a page ends earlier and its
+    cursor says so), then the kernel's generic cut of the longest lists and texts. `unbounded_by`
+    names a boolean input field (`full`) that lifts the budget for one call.
     """
 
     cli: str
@@ -55,16 +66,27 @@ class Tool:
     escalation: tuple[str, Authority] | None = None
     render: Callable[[Any], str] | None = None
     exit_code: Callable[[Any], int] | None = None
+    budget: int | None = SEARCH_BUDGET
+    trim: Callable[[Any, Any, int], Any] | None = None
+    unbounded_by: str | None = None
 
     def __post_init__(self) -> None:
         if self.authority not in LEVELS:
             raise ValueError(f"{self.cli}: unknown authority {self.authority!r}")
         if not self.summary or not self.description:
             raise ValueError(f"{self.cli}: a tool needs a summary and a description")
+        if self.budget is not None and self.budget < 1024:
+            raise ValueError(f"{self.cli}: a budget under 1 KB leaves no room for an answer")
 
     @property
     def name(self) -> str:
         return mcp_name(self.cli)
+
+    def budget_for(self, inp: Any) -> int | None:
+        """The byte budget of this particular call: None when unbounded or lifted by `unbounded_by`."""
+        if self.unbounded_by is not None and getattr(inp, self.unbounded_by, False) is True:
+            return None
+        return self.budget
 
     def needed_authority(self, inp: Any) -> Authority:
         """The level this particular call needs, given its validated input."""

@@ -19,6 +19,7 @@ __all__ = ["DEFAULT_TOOLSETS", "TOOL_MODULES", "all_tools", "module_of", "select
 TOOL_MODULES: tuple[str, ...] = (
     "pallium_mcp.system",
     "services.repo.tools",
+    "services.repo.facts",
     "services.workflows.tools",
     "services.workflows.library_tools",
     "services.workflows.inspect_tools",
@@ -27,6 +28,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.sessions.tools",
     "services.loops.tools",
     "services.teams.tools",
+    "services.knowledge.tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns need, not every tool.

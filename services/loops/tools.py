@@ -8,7 +8,7 @@ from kernel import paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.loops import lease, lifecycle, ticking
 from services.loops.models import (
     ChangeOutput,
@@ -246,6 +246,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=_render_tick,
         exit_code=lambda out: exit_code(out.state),
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="loop status",
@@ -261,6 +262,7 @@ TOOLS = (
         toolset="loops",
         positional=("name",),
         render=_render_status,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="loop list",

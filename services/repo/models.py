@@ -122,6 +122,7 @@ class _PathInput(_ReadInput):
 
 class SymbolsInput(_PathInput):
     limit: int = Field(200, ge=1, le=5000, description="most symbols to list (1-5000, default 200)")
+    full: bool = Field(False, description="list up to `limit` symbols past the 8 KB budget")
 
 
 class Symbol(ToolOutput):

@@ -28,7 +28,7 @@ from services.repo.models import (
 from services.repo.store import FileRow, RepoStore, SymbolRow
 from services.repo.text import fts_query, query_words, split_terms
 
-__all__ = ["callers", "decisions", "indexed_file", "search", "symbols", "to_symbol"]
+__all__ = ["callers", "decisions", "decode_cursor", "encode_cursor", "indexed_file", "search", "symbols", "to_symbol"]
 
 SEARCH_BUDGET = 8 * 1024
 CALLERS_BUDGET = 8 * 1024
@@ -106,7 +106,7 @@ def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, fres
     all_paths = sorted({d.path for d in every})
     wanted = {d.path for d in defs}
     imports_cache: dict[str, list[tuple[str, str]]] = {}
-    offset = _decode_cursor(cursor)
+    offset = decode_cursor(cursor)
 
     def reference(path: str, line: int, enclosing: str | None) -> Reference:
         resolution, target = _resolve(store, path, member, all_paths, imports_cache)
@@ -128,7 +128,7 @@ def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, fres
         references=page,
         total=total,
         truncated=more,
-        next_cursor=_encode_cursor(offset + len(page)) if more else None,
+        next_cursor=encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
 
@@ -206,7 +206,7 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
     match = fts_query(query)
     if match is None:
         raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
-    offset = _decode_cursor(cursor)
+    offset = decode_cursor(cursor)
     words = query_words(query)
     # BM25 alone lets one frequent word outrank a symbol that has every word; rerank the best
     # candidates by how many query words their name and path hold, then by BM25.
@@ -237,7 +237,7 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
         query=query,
         results=hits,
         truncated=more,
-        next_cursor=_encode_cursor(offset + len(hits)) if more else None,
+        next_cursor=encode_cursor(offset + len(hits)) if more else None,
         freshness=freshness,
     )
 
@@ -267,7 +267,7 @@ def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, f
     match = fts_query(query)
     if match is None:
         raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
-    offset = _decode_cursor(cursor)
+    offset = decode_cursor(cursor)
     rows = store.search_decisions(match, limit=limit + 1, offset=offset)
     notes = [
         Decision(sha=sha, committed_at=_iso(when), subject=subject, body=body[:600])
@@ -278,7 +278,7 @@ def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, f
         query=query,
         decisions=notes,
         truncated=more,
-        next_cursor=_encode_cursor(offset + limit) if more else None,
+        next_cursor=encode_cursor(offset + limit) if more else None,
         freshness=freshness,
     )
 
@@ -289,11 +289,11 @@ def _iso(epoch: int) -> str:
     return clock.iso_utc(datetime.fromtimestamp(epoch, UTC))
 
 
-def _encode_cursor(offset: int) -> str:
+def encode_cursor(offset: int) -> str:
     return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: str | None) -> int:
+def decode_cursor(cursor: str | None) -> int:
     if not cursor:
         return 0
     try:

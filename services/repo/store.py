@@ -320,11 +320,11 @@ class RepoStore:
         )
 
     def imports_of(self, path: str) -> list[tuple[str, str]]:
-        return list(self.db.execute("SELECT dst, raw FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
+        return list(self.db.execute("SELECT dst, raw FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,)))
 
     def import_names_of(self, path: str) -> list[tuple[str, str]]:
         """`(imported file, names brought in)` for each resolved import of `path`."""
-        return list(self.db.execute("SELECT dst, names FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
+        return list(self.db.execute("SELECT dst, names FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,)))
 
     def raw_imports_of(self, path: str) -> list[tuple[str, int]]:
         return list(
@@ -441,7 +441,8 @@ class RepoStore:
     def definitions(self, name: str) -> list[SymbolRow]:
         rows = self.db.execute(
             "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
-            "FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash WHERE s.name = ? ORDER BY f.path, s.start_line",
+            "FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash WHERE s.name = ? "
+            "ORDER BY f.path, s.start_line, s.qualified, s.id",
             (name,),
         )
         return [SymbolRow(*r) for r in rows]
@@ -472,3 +473,60 @@ class RepoStore:
         for pattern in stem_patterns:
             out.extend(p for (p,) in self.db.execute("SELECT path FROM repo_files WHERE path GLOB ?", (pattern,)))
         return out
+
+    # whole-index reads, for `pallium facts` ----------------------------------------------------------
+
+    def file_facts(self) -> list[tuple[str, str | None, str | None, str | None, bool, int]]:
+        """`(path, hash, language, skip_reason, tracked, lines)` of every indexed path, by path."""
+        rows = self.db.execute(
+            "SELECT f.path, f.hash, f.language, f.skip_reason, f.tracked, coalesce(c.lines, 0) FROM repo_files f "
+            "LEFT JOIN repo_content c ON c.hash = f.hash ORDER BY f.path"
+        )
+        return [(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+
+    def all_symbols(self) -> list[SymbolRow]:
+        rows = self.db.execute(
+            "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
+            "FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash ORDER BY f.path, s.start_line, s.id"
+        )
+        return [SymbolRow(*r) for r in rows]
+
+    def all_edges(self) -> list[tuple[str, str]]:
+        """`(importer, imported)` for every resolved import edge, once per pair."""
+        return list(self.db.execute("SELECT DISTINCT src, dst FROM repo_edges ORDER BY src, dst"))
+
+    def referencing_file_counts(self) -> dict[str, int]:
+        """For each name defined somewhere in the index, how many distinct files reference it."""
+        rows = self.db.execute(
+            "SELECT r.name, count(DISTINCT f.path) FROM repo_refs r JOIN repo_files f ON f.hash = r.hash "
+            "WHERE r.name IN (SELECT name FROM repo_symbols) GROUP BY r.name"
+        )
+        return dict(rows)
+
+    def commits_with_files(self, *, limit: int, subject_words: Sequence[str]) -> list[tuple[CommitRow, list[str]]]:
+        """The newest `limit` commits, plus any whose subject holds one of `subject_words`, with their paths."""
+        found: dict[str, CommitRow] = {}
+        for r in self.db.execute(
+            "SELECT sha, author, committed_at, subject FROM repo_commits ORDER BY committed_at DESC, rowid DESC "
+            "LIMIT ?",
+            (limit,),
+        ):
+            found[r[0]] = CommitRow(*r)
+        for word in subject_words:
+            for r in self.db.execute(
+                "SELECT sha, author, committed_at, subject FROM repo_commits WHERE subject LIKE ? "
+                "ORDER BY committed_at DESC LIMIT 500",
+                (f"%{word}%",),
+            ):
+                found.setdefault(r[0], CommitRow(*r))
+        out = []
+        for row in sorted(found.values(), key=lambda c: (-c.committed_at, c.sha)):
+            paths = [
+                p for (p,) in self.db.execute("SELECT path FROM repo_touches WHERE sha = ? ORDER BY path", (row.sha,))
+            ]
+            out.append((row, paths))
+        return out
+
+    def resolved_imports(self) -> set[tuple[str, str]]:
+        """`(importer, import as written)` of every import that resolved to a file."""
+        return set(self.db.execute("SELECT DISTINCT src, raw FROM repo_edges"))

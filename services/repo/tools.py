@@ -10,9 +10,9 @@ from typing import TypeVar
 
 from kernel import paths
 from kernel.context import ToolContext
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Tool
 from services.repo import explain as _explain
-from services.repo import freshness, queries, render, risk
+from services.repo import freshness, queries, render, risk, trim
 from services.repo.changes import changed_now as _changed_now
 from services.repo.indexing import run_index
 from services.repo.models import (
@@ -152,7 +152,7 @@ async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
     def work(root: Path, store: RepoStore) -> ExplainOutput:
         relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
         now = ctx.clock.now()
-        return _explain.explain(store, root, relative, row, now=now, full=inp.full, freshness=freshness.PENDING)
+        return _explain.explain(store, root, relative, row, now=now, freshness=freshness.PENDING)
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 
@@ -223,6 +223,7 @@ TOOLS = (
         toolset="repo",
         annotations=_WRITES_INDEX,
         render=render.index,
+        budget=SEARCH_BUDGET,
     ),
     Tool(
         cli="explain",
@@ -241,6 +242,9 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.explain,
+        budget=SEARCH_BUDGET,
+        trim=trim.explain,
+        unbounded_by="full",
     ),
     Tool(
         cli="symbols",
@@ -250,13 +254,17 @@ TOOLS = (
         summary="A file's symbols with kind, qualified name, signature, lines and the first doc line.",
         description=(
             "Use to see what a file declares without reading it. Not for finding a name across the repository "
-            "(use pallium_search or pallium_callers). Reads the local index only; up to `limit` symbols. " + _FRESH
+            "(use pallium_search or pallium_callers). Reads the local index only; up to `limit` symbols within 8 KB "
+            "(`truncated` says more exist) unless `full`. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.symbols,
+        budget=SEARCH_BUDGET,
+        trim=trim.context,
+        unbounded_by="full",
     ),
     Tool(
         cli="callers",
@@ -275,6 +283,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("name",),
         render=render.callers,
+        budget=SEARCH_BUDGET,
+        trim=trim.callers,
     ),
     Tool(
         cli="search",
@@ -292,6 +302,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("query",),
         render=render.search,
+        budget=SEARCH_BUDGET,
+        trim=trim.search,
     ),
     Tool(
         cli="risk",
@@ -308,6 +320,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.risk,
+        budget=SEARCH_BUDGET,
+        trim=trim.context,
     ),
     Tool(
         cli="neighbors",
@@ -325,6 +339,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.neighbors,
+        budget=SEARCH_BUDGET,
+        trim=trim.context,
     ),
     Tool(
         cli="decisions",
@@ -341,6 +357,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("query",),
         render=render.decisions,
+        budget=SEARCH_BUDGET,
+        trim=trim.decisions,
     ),
     Tool(
         cli="handoff",
@@ -358,6 +376,8 @@ TOOLS = (
         annotations=_WRITES_INDEX,
         positional=("base",),
         render=render.handoff,
+        budget=CONTEXT_BUDGET,
+        trim=trim.handoff,
     ),
     Tool(
         cli="changed-now",
@@ -377,5 +397,7 @@ TOOLS = (
         toolset="repo",
         annotations=_WRITES_INDEX,  # only with `refresh`
         render=render.changed_now,
+        budget=CONTEXT_BUDGET,
+        trim=trim.context,
     ),
 )

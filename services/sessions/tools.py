@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kernel import authority, locks
+from kernel import authority, fitting, locks
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.sessions import embedding, live, recall, render, upkeep, views
 from services.sessions import find as finder
 from services.sessions import search as searcher
@@ -272,6 +272,13 @@ _READS = Annotations(read_only=True, idempotent=True)
 _INDEXES = Annotations(read_only=False, idempotent=True)
 _DELETES = Annotations(read_only=False, destructive=True, idempotent=True)
 
+
+def _trim_read(out: ReadOutput, _inp: ReadInput, budget: int) -> ReadOutput:
+    """Over budget, the page ends early and `next_from_line` continues at the first message left out."""
+    out, dropped = fitting.drop_tail(out, budget, "messages")
+    return out.model_copy(update={"next_from_line": dropped[0].line}) if dropped else out
+
+
 TOOLS = (
     Tool(
         cli="sessions sync",
@@ -309,6 +316,7 @@ TOOLS = (
         annotations=_READS,
         positional=("query",),
         render=render.recall,
+        unbounded_by="full",
     ),
     Tool(
         cli="sessions search",
@@ -328,6 +336,7 @@ TOOLS = (
         annotations=_READS,
         positional=("query",),
         render=render.search,
+        unbounded_by="full",
     ),
     Tool(
         cli="sessions show",
@@ -345,6 +354,7 @@ TOOLS = (
         annotations=_READS,
         positional=("id",),
         render=render.show,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="sessions read",
@@ -362,6 +372,8 @@ TOOLS = (
         annotations=_READS,
         positional=("id",),
         render=render.read,
+        budget=CONTEXT_BUDGET,
+        trim=_trim_read,
     ),
     Tool(
         cli="sessions find",
@@ -395,6 +407,7 @@ TOOLS = (
         toolset="sessions",
         annotations=_INDEXES,
         render=render.live,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="sessions doctor",

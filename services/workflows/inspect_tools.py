@@ -9,11 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kernel import fitting
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.runstore import CallRow, RunStore
-from kernel.tool import Tool
+from kernel.tool import CONTEXT_BUDGET, Tool
 from services.workflows import decisions, report, runner
 from services.workflows.inspect_models import (
     AgentLine,
@@ -316,6 +317,14 @@ async def show_run(inp: ShowInput, ctx: ToolContext) -> ShowOutput:
     )
 
 
+def _trim_show(out: ShowOutput, inp: ShowInput, budget: int) -> ShowOutput:
+    """Over budget, the page ends early and its cursor continues at the first event left out."""
+    out, dropped = fitting.drop_tail(out, budget, "events")
+    if dropped:
+        out = out.model_copy(update={"truncated": True, "next_cursor": str(_offset(inp.cursor) + len(out.events))})
+    return out
+
+
 def _offset(cursor: str | None) -> int:
     if cursor is None:
         return 0
@@ -515,6 +524,8 @@ TOOLS = (
         positional=("run_id",),
         render=_render_report,
         exit_code=lambda out: 0 if out.verdict.startswith("VERDICT: FINISHED") else 1,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
     ),
     Tool(
         cli="workflow inspect",
@@ -530,6 +541,8 @@ TOOLS = (
         toolset="workflows",
         positional=("run_id",),
         render=_render_inspect,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
     ),
     Tool(
         cli="workflow show",
@@ -545,6 +558,8 @@ TOOLS = (
         toolset="workflows",
         positional=("run_id",),
         render=_render_show,
+        budget=CONTEXT_BUDGET,
+        trim=_trim_show,
     ),
     Tool(
         cli="workflow read",
@@ -561,5 +576,7 @@ TOOLS = (
         toolset="workflows",
         positional=("run_id",),
         render=_render_read,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
     ),
 )

@@ -8,7 +8,7 @@ from kernel import authority, paths
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.workflows import library, report, runner, sources
 from services.workflows.engine import evaluate_meta
 from services.workflows.models import (
@@ -252,6 +252,7 @@ TOOLS = (
         toolset="start",
         positional=("task",),
         render=_render_preflight,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="start",
@@ -271,6 +272,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=_render_start,
         exit_code=lambda out: 0 if out.run is None or out.run.verdict.startswith("VERDICT: FINISHED") else 1,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow template list",
@@ -296,6 +298,7 @@ TOOLS = (
         toolset="workflows",
         positional=("name",),
         render=lambda out: out.source,
+        budget=None,
     ),
     Tool(
         cli="workflow save",
@@ -330,5 +333,6 @@ TOOLS = (
         toolset="workflows",
         positional=("task",),
         render=_render_generate,
+        budget=None,
     ),
 )

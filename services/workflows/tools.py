@@ -9,7 +9,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
 from services.workflows import report, runner, sources
 from services.workflows.models import (
     ApplyOutput,
@@ -317,6 +317,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow resume",
@@ -335,6 +336,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow stop",
@@ -408,6 +410,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow gate reject",
@@ -426,6 +429,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow status",
@@ -441,6 +445,7 @@ TOOLS = (
         toolset="start",
         positional=("run_id",),
         render=report.render,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow list",

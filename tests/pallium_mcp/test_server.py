@@ -8,11 +8,12 @@ from mcp import Client
 
 from pallium_mcp.registry import all_tools
 from pallium_mcp.server import build_server
-from tests.conftest import FIXTURES, write
+from tests.conftest import write
+from tests.services.sessions.transcripts import shared_homes
 
 pytestmark = pytest.mark.anyio
 
-_HOMES = FIXTURES / "transcripts"
+_HOMES = shared_homes()
 
 # One call per tool, with arguments valid in a fresh repository: every tool must be exercised.
 SAMPLE_CALLS = {
@@ -55,13 +56,13 @@ SAMPLE_CALLS = {
     "pallium_workflow_gc": {"older_than": 0},
     "pallium_workflow_tools_list": {},
     "pallium_workflow_decisions": {"query": "sample"},
-    "pallium_sessions_sync": {"claude_home": str(_HOMES / "claude"), "codex_home": str(_HOMES / "codex")},
+    "pallium_sessions_sync": {"claude_home": str(_HOMES["claude"]), "codex_home": str(_HOMES["codex"])},
     "pallium_sessions_recall": {"query": "where did the checkout migration stop?"},
     "pallium_sessions_search": {"query": "backfill", "limit": 3},
     "pallium_sessions_show": {"id": "4ba71ab7"},
     "pallium_sessions_read": {"id": "4ba71ab7", "from_line": 3, "limit": 5},
     "pallium_sessions_find": {"question": "which sessions were updated most recently?"},
-    "pallium_sessions_live": {"claude_home": str(_HOMES / "claude"), "codex_home": str(_HOMES / "codex")},
+    "pallium_sessions_live": {"claude_home": str(_HOMES["claude"]), "codex_home": str(_HOMES["codex"])},
     "pallium_sessions_doctor": {},
     "pallium_sessions_forget": {"id": "4ba71ab7"},
     "pallium_sessions_prune": {"older_than": "180d"},
@@ -100,6 +101,12 @@ SAMPLE_CALLS = {
     "pallium_team_tasks_list": None,
     "pallium_team_template_list": None,
     "pallium_team_template_show": None,
+    "pallium_facts": {"sections": ["files", "checks"], "checks": [["src/app.py"]]},
+    "pallium_knowledge_map": {},
+    "pallium_knowledge_build": {"model": False},
+    "pallium_knowledge_search": {"query": "app"},
+    "pallium_knowledge_get": {"slug": "@root"},
+    "pallium_knowledge_context": {"task": "change main in src/app.py"},
 }
 # Files some sample calls need in the repository before they run.
 SAMPLE_FILES = {
