@@ -111,6 +111,7 @@ class TaskListInput(ToolInput):
         None, description="only tasks in this status (default: all)"
     )
     limit: int = Field(100, ge=1, le=1000, description="tasks to list, by id (1-1000, default 100)")
+    cursor: int = Field(0, ge=0, description="`next_cursor` from the previous page (default 0: from the first task)")
 
 
 class TaskClaimInput(ToolInput):
@@ -325,6 +326,7 @@ class TaskOutput(ToolOutput):
 class TaskList(ToolOutput):
     tasks: list[Task]
     truncated: bool
+    next_cursor: int | None = Field(None, description="pass as `cursor` for the next page")
 
 
 class SendOutput(ToolOutput):

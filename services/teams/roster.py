@@ -33,7 +33,7 @@ __all__ = [
 
 LEAD = "lead"
 EXTERNAL_STALE_MINUTES = 15.0
-MAX_BODY = 20_000
+MAX_BODY = 8_000  # characters; a longer decision message is split into parts
 
 
 def this_owner() -> dict[str, Any]:

@@ -454,8 +454,10 @@ class TeamStore:
         ).fetchone()
         return _build(TaskRow, row) if row else None
 
-    def tasks(self, team_id: str, *, statuses: tuple[str, ...] = (), limit: int = 10_000) -> list[TaskRow]:
-        where, args = "team_id = ?", [team_id]
+    def tasks(
+        self, team_id: str, *, statuses: tuple[str, ...] = (), limit: int = 10_000, after: int = 0
+    ) -> list[TaskRow]:
+        where, args = "team_id = ? AND id > ?", [team_id, after]
         if statuses:
             where += f" AND status IN ({', '.join('?' for _ in statuses)})"
             args += list(statuses)

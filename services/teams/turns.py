@@ -21,7 +21,7 @@ from kernel.errors import PalliumError
 from services.teams import prompt as contract
 from services.teams.board import complete_task
 from services.teams.gates import ask_gate
-from services.teams.roster import notify_lead
+from services.teams.roster import MAX_BODY, notify_lead
 from services.teams.store import MemberRow, TeamStore, TurnRow
 
 if TYPE_CHECKING:
@@ -405,7 +405,10 @@ class Turns:
     ) -> None:
         for to, body in decision.messages:
             if to in roster and to != sender and body.strip():
-                self.store.send(team_id=team_id, sender=sender, recipient=to, body=body, kind="mail", now=now)
+                parts = [body[i : i + MAX_BODY] for i in range(0, len(body), MAX_BODY)]
+                for n, part in enumerate(parts, 1):  # split, never cut: a long report arrives whole
+                    text = part if len(parts) == 1 else f"[part {n}/{len(parts)}] {part}"
+                    self.store.send(team_id=team_id, sender=sender, recipient=to, body=text, kind="mail", now=now)
                 continue
             why = "is yourself" if to == sender else ("was empty" if not body.strip() else "is not on the roster")
             notes.append(f"your message to {to!r} was not sent: the name {why}; roster: {', '.join(sorted(roster))}")

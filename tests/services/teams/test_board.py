@@ -41,7 +41,7 @@ async def test_claims_racing_from_two_processes_give_each_task_to_exactly_one(ca
     ]
     won = [set(filter(None, p.communicate(timeout=60)[0].strip().split(","))) for p in racers]
     assert won[0].isdisjoint(won[1]) and len(won[0] | won[1]) == 40
-    owners = {t.id: t.owner for t in (await call("tasks_list", team=team)).tasks}
+    owners = {t.id: t.owner for t in store().tasks(team)}
     assert {str(i) for i, o in owners.items() if o == "a"} == won[0]
 
 
