@@ -25,7 +25,7 @@ from services.teams.roster import LEAD, reconcile, require_member, require_team,
 from services.teams.store import SCHEMA, TeamStore
 from services.teams.templates import TEMPLATES
 
-INBOX_BUDGET = 40 * 1024  # whole messages (up to 8,000 characters each) per page
+INBOX_BUDGET = CONTEXT_BUDGET  # whole messages (up to 2,000 characters each) per page
 
 
 def _store(ctx: ToolContext) -> TeamStore:
