@@ -41,6 +41,12 @@ class StartInput(ToolInput):
         "name); default: resolved as for workflows",
     )
     cwd: str | None = Field(None, description="folder inside the git repository the team works on; default: here")
+    id: str | None = Field(
+        None,
+        pattern=r"^team-[A-Za-z0-9][A-Za-z0-9._-]{0,100}$",
+        description="the team's id (`team-...`); starting an id that exists answers that team (scripts use it "
+        "to stay idempotent across resume); default: a new random id",
+    )
 
 
 class TemplateShowInput(ToolInput):

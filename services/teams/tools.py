@@ -57,7 +57,7 @@ async def start(inp: models.StartInput, ctx: ToolContext) -> models.StartOutput:
     paths.find_repo_root(folder, field="cwd")
     store = _store(ctx)
     now = _now(ctx)
-    team_id = f"team-{secrets.token_hex(5)}"
+    team_id = inp.id or f"team-{secrets.token_hex(5)}"
     return _create(store, ctx, team_id, inp.goal, str(folder), inp.budget_usd, inp.template, inp.provider, now)
 
 

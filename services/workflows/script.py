@@ -170,12 +170,10 @@ def lint(body: str) -> tuple[list[str], list[str]]:
             errors.append(f"line {_line(code, m.start())}: {why}")
     errors += _pallium_errors(code)
     warnings: list[str] = []
-    for m in re.finditer(rf"(?<![.\w$])(verify|budget)\s*\.\s*({_NAME})", code):
+    for m in re.finditer(rf"(?<![.\w$])(verify|budget|team)\s*\.\s*({_NAME})", code):
         if m.group(2) not in API_MEMBERS[m.group(1)]:
             known = ", ".join(sorted(API_MEMBERS[m.group(1)]))
             warnings.append(f"line {_line(code, m.start())}: unknown primitive {m.group(1)}.{m.group(2)} ({known})")
-    if re.search(r"(?<![.\w$])team\s*\.", code):
-        warnings.append("team.* primitives are not available yet; those calls will fail")
     declared = _declared_names(code)
     known = declared | API_GLOBALS | _JS_GLOBALS | _KEYWORDS
     seen: set[str] = set()
