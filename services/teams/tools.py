@@ -363,6 +363,9 @@ async def send(inp: models.SendInput, ctx: ToolContext) -> models.SendOutput:
     store = _store(ctx)
     _active(store, inp.team)
     message_id = send_message(store, inp.team, sender=inp.from_, recipient=inp.to, body=inp.body, now=_now(ctx))
+    sender = store.member(inp.team, inp.from_)
+    if sender is not None and sender.external:  # an external member that writes is alive
+        store.update_member(inp.team, sender.name, heartbeat_at=time.time())
     row = store.messages(inp.team, recipient=None, after=message_id - 1, limit=1)[0]
     return models.SendOutput(message=views.to_message(row))
 
