@@ -51,10 +51,14 @@ def main(argv: list[str]) -> int:
 
 def tokenizer() -> tuple[Callable[[str], int], str]:
     """An offline token counter and how it counts: o200k_base through bpe-openai, else bytes / 4."""
-    try:
-        import bpe_openai
+    import warnings
 
-        encoding = bpe_openai.get_encoding("o200k_base")
+    try:
+        with warnings.catch_warnings():  # it loads its data with a deprecated importlib.resources call
+            warnings.simplefilter("ignore")
+            import bpe_openai
+
+            encoding = bpe_openai.get_encoding("o200k_base")
         return (lambda text: len(encoding.encode(text))), "o200k_base (bpe-openai, offline)"
     except Exception:  # not installed, or its data could not load: say so and estimate
         return (lambda text: -(-len(text.encode()) // 4)), "estimated as UTF-8 bytes / 4 (bpe-openai not installed)"

@@ -107,7 +107,9 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
     authority.check(tool.name, tool.needed_authority(inp), ctx.ceiling)
     try:
         out = await tool.handler(inp, ctx)
-    except PalliumError:
+    except PalliumError as exc:
+        if not exc.hint:  # every error says what to do next, through either door
+            exc.hint = _hint_for(tool, exc)
         raise
     except Exception as exc:
         if os.environ.get("PALLIUM_DEBUG"):
@@ -126,6 +128,23 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
             details={"tool": tool.name},
         )
     return _finish(tool, inp, out)
+
+
+def _hint_for(tool: Tool, error: PalliumError) -> str:
+    """A hint for an error raised without one: the argument it names, both spellings, and where to look."""
+    field = error.details.get("field")
+    help_line = f"see `pallium {tool.cli} --help`"
+    if isinstance(field, str) and field in tool.input.model_fields:
+        flag = "--" + field.replace("_", "-")
+        spelled = f"the CLI's positional {field.upper()}" if field in tool.positional else f"CLI {flag}"
+        return f"check `{field}` ({spelled}); {help_line}"
+    if error.code == "not_found" and " " in tool.cli:
+        from tools_manifest import load_manifest
+
+        lister = tool.cli.rsplit(" ", 1)[0] + " list"
+        if any(e["cli"] == lister for e in load_manifest()["tools"]):
+            return f"list what exists with `pallium {lister}`; {help_line}"
+    return help_line
 
 
 def _finish(tool: Tool, inp: BaseModel, out: BaseModel) -> BaseModel:

@@ -12,6 +12,7 @@ from kernel.tool import Tool
 __all__ = ["manifest_of", "markdown_of", "render_manifest"]
 
 DOCS_PATH = Path(__file__).resolve().parent.parent / "docs" / "tools.md"
+GUIDE_PATH = Path(__file__).resolve().parent.parent / "services" / "adoption" / "PALLIUM.md"
 
 
 def manifest_of(tools: list[Tool], module_of: dict[str, str]) -> dict[str, Any]:
@@ -29,8 +30,10 @@ def manifest_of(tools: list[Tool], module_of: dict[str, str]) -> dict[str, Any]:
                 "annotations": dataclasses.asdict(tool.annotations),
                 "positional": list(tool.positional),
                 "escalation": list(tool.escalation) if tool.escalation else None,
+                "usage_exit": tool.usage_exit,
                 "budget": tool.budget,
                 "unbounded_by": tool.unbounded_by,
+                "route": tool.route.to_dict(tool.cli) if tool.route else None,
                 "input_schema": tool.input.model_json_schema(),
                 "output_schema": tool.output.model_json_schema(),
             }

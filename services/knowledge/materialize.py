@@ -15,7 +15,7 @@ from kernel import paths
 from kernel.errors import PalliumError
 from services.knowledge.documents import MARKER
 
-__all__ = ["Written", "knowledge_dir", "materialize"]
+__all__ = ["Written", "knowledge_dir", "materialize", "materialize_one"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,16 @@ def materialize(root: Path, documents: dict[str, str]) -> Written:
             path.unlink()
             removed.append(name)
     return Written(written, unchanged, removed, collisions, authored)
+
+
+def materialize_one(root: Path, slug: str, text: str) -> bool:
+    """Replace one generated document's file; False (nothing written) when an authored file holds the name."""
+    target = knowledge_dir(root) / f"{slug}.md"
+    if target.exists() and not _is_generated(target):
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _replace(target, text)
+    return True
 
 
 def _is_generated(path: Path) -> bool:

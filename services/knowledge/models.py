@@ -199,3 +199,61 @@ class ContextOutput(ToolOutput):
     truncated: bool
     evidence: Evidence
     freshness: KnowledgeFreshness
+
+
+class AuditInput(ToolInput):
+    repo: str | None = Field(None, description=_REPO)
+    slug: str | None = Field(None, description="audit only this document's claims (default: all, stale ones first)")
+    limit: int = Field(20, ge=1, le=200, description="most claims audited, one model call each (default 20)")
+    provider: str | None = Field(None, description="provider for the skeptic (`claude`, `codex`, `openai`, `fake`)")
+
+
+class AuditOutput(ToolOutput):
+    repo: str
+    audited: int
+    supported: int
+    refuted: int = Field(description="claims removed from their documents, with the reason recorded")
+    unclear: int = Field(description="claims kept, marked uncertain")
+    attempts: int = Field(description="model attempts made (each counts against the daily ledger)")
+    removed: list[dict[str, str]]
+    stopped: str | None = Field(None, description="why the audit stopped early (budget, pause, failure)")
+
+
+class LinkInput(ToolInput):
+    title: str = Field(min_length=1, max_length=200, description="the decision's title ('Why SQLite')")
+    file: str = Field(description="the file holding the decision's text (an ADR, a note), inside the repository")
+    source: str = Field(min_length=1, max_length=200, description="where it was decided ('ADR-12', a ticket, a URL)")
+    supersedes: str | None = Field(None, description="slug of an earlier decision this one retires")
+    repo: str | None = Field(None, description=_REPO)
+
+
+class AuthoredDecision(ToolOutput):
+    slug: str
+    title: str
+    status: Literal["active", "superseded", "conflicting"] = Field(
+        description="conflicting: another active decision has the same title and neither supersedes the other"
+    )
+    source: str
+    file: str
+    supersedes: str | None
+    superseded_by: str | None
+    created_at: str
+    text: str = Field(description="the decision's text, cut at 600 characters")
+    score: float | None = Field(None, description="BM25 rank in a search (lower is better)")
+
+
+class LinkOutput(ToolOutput):
+    decision: AuthoredDecision
+    conflicts: list[str] = Field(description="slugs of other active decisions with the same title")
+
+
+class DecisionSearchInput(ToolInput):
+    query: str = Field(min_length=1, max_length=500, description="words to find in authored decisions")
+    repo: str | None = Field(None, description=_REPO)
+    limit: int = Field(5, ge=1, le=50, description="most decisions (default 5)")
+    superseded: bool = Field(False, description="include decisions a later one superseded")
+
+
+class DecisionSearchOutput(ToolOutput):
+    query: str
+    decisions: list[AuthoredDecision]

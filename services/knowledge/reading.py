@@ -186,9 +186,7 @@ def _rerank(store: KnowledgeStore, hits: list[tuple[str, float]], query: str) ->
         doc = store.doc(slug)
         data = doc.data if doc else {}
         named = sum(
-            s.get("referencing_files", 0)
-            for s in data.get("surface", [])
-            if any(w in s["name"].lower() for w in words)
+            s.get("referencing_files", 0) for s in data.get("surface", []) if any(w in s["name"].lower() for w in words)
         )
         used = sum(e.get("imports", 0) for e in data.get("used_by", []))
         prior = 1.0 + math.log2(1 + named) * 0.5 + math.log2(1 + used) * 0.25

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from services.knowledge.models import (
+    AuditOutput,
     BuildOutput,
     ContextOutput,
     Evidence,
@@ -12,7 +13,7 @@ from services.knowledge.models import (
     SearchOutput,
 )
 
-__all__ = ["build_text", "context_text", "get_text", "map_text", "search_text"]
+__all__ = ["audit_text", "build_text", "context_text", "get_text", "map_text", "search_text"]
 
 
 def _fresh(f: KnowledgeFreshness) -> str:
@@ -102,4 +103,15 @@ def context_text(out: ContextOutput) -> str:
         lines.append("decisions:")
         lines += [f"  {d.title} ({d.status}, {d.source})" for d in out.decisions]
     lines += [_evidence(out.evidence), _fresh(out.freshness)]
+    return "\n".join(lines)
+
+
+def audit_text(out: AuditOutput) -> str:
+    lines = [
+        f"audited {out.audited} claim(s): {out.supported} supported, {out.refuted} refuted (removed), "
+        f"{out.unclear} unclear; {out.attempts} model attempt(s)"
+    ]
+    lines += [f"  removed from {r['slug']}: {r['text']} ({r['reason']})" for r in out.removed]
+    if out.stopped:
+        lines.append(f"stopped: {out.stopped}")
     return "\n".join(lines)

@@ -16,7 +16,9 @@ from typing import Any
 from kernel.store import Database, Schema
 
 __all__ = [
+    "GLOBAL_SCHEMA",
     "SCHEMA",
+    "AttemptRow",
     "CitationRow",
     "ClaimRow",
     "DecisionRow",
@@ -24,6 +26,8 @@ __all__ = [
     "DroppedRow",
     "FileHit",
     "KnowledgeStore",
+    "LedgerStore",
+    "UpkeepRow",
 ]
 
 _V1 = """
@@ -73,6 +77,21 @@ CREATE VIRTUAL TABLE knowledge_decision_fts USING fts5(title, text, source, slug
 """
 
 SCHEMA = Schema("knowledge", (_V1,))
+
+# In $PALLIUM_HOME/pallium.sqlite: one ledger of model attempts for every repository, and each
+# repository's upkeep settings, so the limits hold across repositories and processes.
+_GLOBAL_V1 = """
+CREATE TABLE knowledge_attempts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, repo TEXT NOT NULL, purpose TEXT NOT NULL, started_at REAL NOT NULL,
+    ended_at REAL, outcome TEXT, error_class TEXT, cost_usd REAL
+);
+CREATE INDEX knowledge_attempts_started ON knowledge_attempts(started_at);
+CREATE TABLE knowledge_upkeep (
+    repo TEXT PRIMARY KEY, enabled INTEGER NOT NULL, paused INTEGER NOT NULL, pause_reason TEXT,
+    updated_at TEXT NOT NULL
+);
+"""
+GLOBAL_SCHEMA = Schema("knowledge_global", (_GLOBAL_V1,))
 
 
 @dataclass(frozen=True)
@@ -169,6 +188,92 @@ class SymbolEntry:
     start_line: int
     end_line: int
     refs: int
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    id: int
+    repo: str
+    purpose: str
+    started_at: float
+    ended_at: float | None
+    outcome: str | None
+    error_class: str | None
+
+
+@dataclass(frozen=True)
+class UpkeepRow:
+    repo: str
+    enabled: bool
+    paused: bool
+    pause_reason: str | None
+    updated_at: str
+
+
+class LedgerStore:
+    """The global ledger of real model attempts, and per-repository upkeep state."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def reserve(
+        self, *, repo: str, purpose: str, now: float, window: float, limit: int, active_limit: int, stale_after: float
+    ) -> tuple[int | None, str | None]:
+        """Record an attempt about to start, or say why not (`limit` or `busy`), in one locked transaction."""
+        with self.db.transaction():
+            used = (
+                self.db.execute("SELECT count(*) FROM knowledge_attempts WHERE started_at > ?", (now - window,)).get
+                or 0
+            )
+            if used >= limit:
+                return None, "limit"
+            active = (
+                self.db.execute(
+                    "SELECT count(*) FROM knowledge_attempts WHERE ended_at IS NULL AND started_at > ?",
+                    (now - stale_after,),
+                ).get
+                or 0
+            )
+            if active >= active_limit:
+                return None, "busy"
+            self.db.execute(
+                "INSERT INTO knowledge_attempts(repo, purpose, started_at) VALUES (?, ?, ?)", (repo, purpose, now)
+            )
+            return self.db.conn.last_insert_rowid(), None
+
+    def finish(
+        self, attempt_id: int, *, now: float, outcome: str, error_class: str | None, cost_usd: float | None
+    ) -> None:
+        self.db.execute(
+            "UPDATE knowledge_attempts SET ended_at = ?, outcome = ?, error_class = ?, cost_usd = ? WHERE id = ?",
+            (now, outcome, error_class, cost_usd, attempt_id),
+        )
+
+    def attempts_since(self, since: float) -> list[AttemptRow]:
+        rows = self.db.execute(
+            "SELECT id, repo, purpose, started_at, ended_at, outcome, error_class FROM knowledge_attempts "
+            "WHERE started_at > ? ORDER BY started_at, id",
+            (since,),
+        )
+        return [AttemptRow(*r) for r in rows]
+
+    def upkeep(self, repo: str) -> UpkeepRow | None:
+        r = self.db.execute(
+            "SELECT repo, enabled, paused, pause_reason, updated_at FROM knowledge_upkeep WHERE repo = ?", (repo,)
+        ).fetchone()
+        return UpkeepRow(r[0], bool(r[1]), bool(r[2]), r[3], r[4]) if r else None
+
+    def upkeeps(self) -> list[UpkeepRow]:
+        rows = self.db.execute("SELECT repo, enabled, paused, pause_reason, updated_at FROM knowledge_upkeep")
+        return [UpkeepRow(r[0], bool(r[1]), bool(r[2]), r[3], r[4]) for r in rows]
+
+    def set_upkeep(self, repo: str, *, enabled: bool, paused: bool, reason: str | None, now: str) -> None:
+        self.db.execute(
+            "INSERT INTO knowledge_upkeep(repo, enabled, paused, pause_reason, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(repo) DO UPDATE SET enabled = excluded.enabled, paused = excluded.paused, "
+            "pause_reason = excluded.pause_reason, updated_at = excluded.updated_at",
+            (repo, int(enabled), int(paused), reason, now),
+        )
 
 
 class KnowledgeStore:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 
 from kernel.context import ToolContext
-from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.knowledge import build as _build
 from services.knowledge import context as _context
 from services.knowledge import reading, render
 from services.knowledge.models import (
+    AuditInput,
+    AuditOutput,
     BuildInput,
     BuildOutput,
     ContextInput,
@@ -27,9 +29,8 @@ from services.knowledge.store import SCHEMA, KnowledgeStore
 _WRITES_CACHE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
 _READS = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
 _TWO_WAYS = (
-    "Every answer reports `freshness` (built-at commit, files changed since, stale claims) apart from `evidence` "
-    "(citations checked, audit supported/uncertain, removed claims); `verified` means current and audit-supported, "
-    "never a guarantee of truth."
+    "Reports `freshness` (stale claims, files changed since the build) apart from `evidence` (citations "
+    "checked, audit); `verified` is never a guarantee of truth."
 )
 
 
@@ -84,6 +85,12 @@ async def build_tool(inp: BuildInput, ctx: ToolContext) -> BuildOutput:
     return out
 
 
+async def audit_tool(inp: AuditInput, ctx: ToolContext) -> AuditOutput:
+    from services.knowledge import audit
+
+    return await audit.audit(inp, ctx)
+
+
 async def search_tool(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
     root = ctx.repo_root(inp.repo)
     store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
@@ -120,8 +127,20 @@ TOOLS = (
         ),
         authority="observe",
         toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "map the modules of this repository",
+                "what are the parts of this codebase",
+                "give me the lay of the land of an unfamiliar repo",
+                "which modules exist and what depends on what",
+                "architecture overview of the project",
+            ),
+            needs=("git",),
+            signals=("index_missing",),
+        ),
         annotations=_WRITES_CACHE,
         render=render.map_text,
+        budget=CONTEXT_BUDGET,
         unbounded_by="full",
     ),
     Tool(
@@ -139,10 +158,47 @@ TOOLS = (
         ),
         authority="observe",
         toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "build the knowledge base",
+                "write documentation of what each module is for",
+                "generate the knowledge docs for this repo",
+                "refresh the module documentation",
+                "build the wiki of this codebase without a model",
+            ),
+            flags={"model": ("prose", "with a model", "claims", "explain in words")},
+            needs=("git",),
+        ),
         annotations=_WRITES_CACHE,
         escalation=("model", "consult"),
         render=render.build_text,
         exit_code=lambda out: 1 if out.collisions else 0,
+    ),
+    Tool(
+        cli="knowledge audit",
+        handler=audit_tool,
+        input=AuditInput,
+        output=AuditOutput,
+        summary="A skeptic re-reads each claim beside its cited source: supported, refuted (removed) or unclear.",
+        description=(
+            "Use after `knowledge build` with a model, or when claims went stale, to test stored claims against "
+            "the source they cite. Not a proof of truth: it judges what the cited source shows. One model call per "
+            "claim (at most `limit`, stale claims first), counted in the daily ledger of 40 attempts; refuted claims "
+            "are removed from the document and its Markdown with the reason kept; unclear ones stay, uncertain."
+        ),
+        authority="consult",
+        toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "audit the knowledge base claims",
+                "check the documentation's claims against the code",
+                "have a skeptic refute the module docs",
+                "verify the knowledge claims are still true",
+            ),
+            needs=("git",),
+        ),
+        annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
+        render=render.audit_text,
     ),
     Tool(
         cli="knowledge search",
@@ -158,6 +214,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "search the knowledge base",
+                "which module handles session recall",
+                "find the documentation about worktree cleanup",
+                "what part of the repo is responsible for billing",
+                "look up the module docs for retries",
+            ),
+            arguments={"query": "text"},
+        ),
         annotations=_READS,
         positional=("query",),
         render=render.search_text,
@@ -176,6 +242,14 @@ TOOLS = (
         ),
         authority="observe",
         toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "show the knowledge document for a module",
+                "read the module doc's purpose section",
+                "open the knowledge page of the core module",
+            ),
+            arguments={"slug": "name"},
+        ),
         annotations=_READS,
         positional=("slug",),
         render=render.get_text,
@@ -196,6 +270,17 @@ TOOLS = (
         ),
         authority="observe",
         toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "where should I start for this task in an unfamiliar repo",
+                "which modules, files and tests does this task concern",
+                "what do I need to read before implementing this feature",
+                "point me to the code and tests for adding a new endpoint",
+                "orient me: files to read, tests and checks for this change",
+            ),
+            arguments={"task": "task"},
+            needs=("git",),
+        ),
         annotations=_WRITES_CACHE,
         positional=("task",),
         render=render.context_text,

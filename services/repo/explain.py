@@ -171,7 +171,10 @@ def _base(root: Path, base: str | None, head: str | None) -> str | None:
             return git.run(["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], root).decode().strip()
         except PalliumError as exc:
             raise PalliumError(
-                "not_found", f"base {base!r} names no commit", details={"field": "base", "base": base}
+                "not_found",
+                f"base {base!r} names no commit",
+                hint="pass `base` as a commit or ref (CLI positional BASE); list them with `git log --oneline`",
+                details={"field": "base", "base": base},
             ) from exc
     # With an upstream, what is already pushed is not handed off: the merge base even when it is
     # HEAD itself (a fresh clone: an empty range, plus the working tree).

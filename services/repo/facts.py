@@ -20,7 +20,7 @@ from pydantic import Field
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.models import ToolInput, ToolOutput
-from kernel.tool import Annotations, Tool
+from kernel.tool import Annotations, Route, Tool
 from services.repo import freshness
 from services.repo.models import Freshness, Verification
 from services.repo.risk import is_test_path
@@ -234,6 +234,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="facts",
-        annotations=Annotations(read_only=False, destructive=False, idempotent=True, open_world=False),
+        route=Route(
+            phrasings=(
+                "give me the raw facts about this repository",
+                "structured facts: files, commits and checks for these paths",
+                "which checks cover src/app.py as data",
+            ),
+            arguments={"checks": "paths"},
+            needs=("index",),
+        ),
+        annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=False),  # index only
+        budget=None,
     ),
 )

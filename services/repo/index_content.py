@@ -205,7 +205,7 @@ def _write(
         store.reindex_symbol_search([], [], split_terms, everything=True)
     else:
         store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
-    store.update_edges(resolve_imports(root, set(current), store.all_imports()))
+    store.update_edges(resolve_imports(root, set(current), store.all_imports(), store.namespace_files()))
 
 
 def _without_reading(entry: _Entry, attribute: str | None, before: FileRow | None, known: set[str]) -> FileRow | None:

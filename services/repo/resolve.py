@@ -16,6 +16,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
+from services.repo.resolve_pack import PackResolver
+
 __all__ = ["resolve_imports"]
 
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json")
@@ -23,7 +25,10 @@ _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 
 
 def resolve_imports(
-    root: Path, paths: set[str], imports: Iterable[tuple[str, str, str, str]]
+    root: Path,
+    paths: set[str],
+    imports: Iterable[tuple[str, str, str, str]],
+    namespaces: dict[str, list[str]] | None = None,
 ) -> list[tuple[str, str, str, str]]:
     """Edges `(importer, imported, raw, names)` for every import that names a file in `paths`, sorted.
 
@@ -32,7 +37,7 @@ def resolve_imports(
     depends on the order the imports were read in. A whole-module import (no names) of the
     same raw keeps the edge open to every name: its names are empty.
     """
-    resolver = _Resolver(root, paths)
+    resolver = _Resolver(root, paths, namespaces or {})
     merged: dict[tuple[str, str, str], set[str] | None] = {}
     for src, language, raw, names in sorted(imports):
         for dst in resolver.resolve(src, language, raw, names):
@@ -48,7 +53,8 @@ def resolve_imports(
 
 
 class _Resolver:
-    def __init__(self, root: Path, paths: set[str]) -> None:
+    def __init__(self, root: Path, paths: set[str], namespaces: dict[str, list[str]]) -> None:
+        self.pack = PackResolver(root, paths, namespaces)
         self.root = root
         self.paths = paths
         self.python_roots = ["", *sorted({p.split("/", 1)[0] + "/" for p in paths if p.startswith("src/")})[:1]]
@@ -72,7 +78,7 @@ class _Resolver:
             return self._rust(src, raw)
         if language == "java":
             return self._java(raw)
-        return []
+        return self.pack.resolve(src, language, raw)
 
     # python --------------------------------------------------------------------------------------
 

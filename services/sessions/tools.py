@@ -11,7 +11,7 @@ from kernel import authority, fitting, locks
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.tool import CONTEXT_BUDGET, Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.sessions import embedding, live, recall, render, upkeep, views
 from services.sessions import find as finder
 from services.sessions import search as searcher
@@ -269,7 +269,7 @@ def _cursor(cursor: str | None) -> int:
 
 
 _READS = Annotations(read_only=True, idempotent=True)
-_INDEXES = Annotations(read_only=False, idempotent=True)
+_INDEXES = Annotations(read_only=True, idempotent=True)  # writes only Pallium's sessions index
 _DELETES = Annotations(read_only=False, destructive=True, idempotent=True)
 
 
@@ -294,6 +294,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "sync my sessions",
+                "index new claude and codex transcripts",
+                "update session memory",
+                "import recent agent conversations",
+                "refresh the session index",
+            ),
+            arguments={"source": "source"},
+        ),
         annotations=_INDEXES,
         render=render.sync,
     ),
@@ -305,14 +315,25 @@ TOOLS = (
         summary="Where earlier agent sessions stood on a question, with the transcript lines that show it.",
         description=(
             "Use at the start of a task, or when asked where work stopped, what was decided or why something "
-            "failed: answers from Claude Code and Codex transcripts, citing session and line. Not for code "
-            "(use the repo tools) or for listing sessions by state (use pallium_sessions_find). Messages holding "
-            "more of the question's words rank first, so name the distinctive ones (a file, an error, a test). "
-            "Reads Pallium's index only (run pallium_sessions_sync first); with embeddings configured, one "
-            "embedding request. At most 5 sessions within 8 KB unless limit/full."
+            "failed: answers from Claude Code and Codex transcripts, citing session and line; name distinctive "
+            "words (a file, an error, a test). Not for code (the repo tools) or listing sessions by state "
+            "(pallium_sessions_find). Reads Pallium's index (pallium_sessions_sync fills it); within 8 KB."
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "where did the checkout migration stop",
+                "what was I working on last time",
+                "pick up where the last session left off",
+                "what did the previous agent conclude about the flaky test",
+                "recall earlier work on auth",
+                "remind me where we were with the refactor",
+                "what's still open from yesterday's session",
+            ),
+            arguments={"query": "task", "source": "source"},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("query",),
         render=render.recall,
@@ -327,12 +348,23 @@ TOOLS = (
         description=(
             "Use to find every place a word, error, command or file name came up in past sessions: a message "
             'matches when it holds all the words exactly (any=true: one of them; "quoted words": a phrase). '
-            "Not for 'where did we stop' questions (use pallium_sessions_recall, which ranks whole sessions and "
-            "matches loosely). Reads Pallium's index only; pages within 8 KB with limit/cursor; hybrid adds one "
-            "embedding request."
+            "Not for 'where did we stop' questions (pallium_sessions_recall ranks whole sessions). Reads "
+            "Pallium's index; pages within 8 KB; hybrid adds one embedding request."
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "search my past sessions for production smoke test",
+                "find the conversation where we discussed caching",
+                "grep agent transcripts for an error message",
+                "which session mentioned the migration script",
+                "look through agent chat history for a phrase",
+            ),
+            arguments={"query": "text", "source": "source"},
+            flags={"hybrid": ("semantic", "hybrid", "meaning")},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("query",),
         render=render.search,
@@ -351,6 +383,17 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "show session 3f2a9c1e",
+                "details of a session",
+                "what did that session ask and where did it stop",
+                "the continuity capsule of a session",
+                "metadata of one agent session",
+            ),
+            arguments={"id": "session_id"},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("id",),
         render=render.show,
@@ -369,6 +412,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "read the transcript of a session from line 120",
+                "show the messages of a session",
+                "read that conversation",
+                "print the transcript lines of a session",
+            ),
+            arguments={"id": "session_id"},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("id",),
         render=render.read,
@@ -388,6 +441,19 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "which sessions finished a few minutes ago",
+                "which sessions were updated most recently",
+                "unfinished sessions in this repo",
+                "which agent sessions have been inactive for 3 hours",
+                "list sessions that did not finish",
+                "show the most recent agent sessions",
+                "sessions completed today",
+            ),
+            arguments={"question": "task", "source": "source"},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("question",),
         render=render.find,
@@ -405,6 +471,19 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "find all running agent sessions",
+                "what are my agents doing right now",
+                "is any claude session stuck",
+                "which codex sessions are active",
+                "list live agent processes",
+                "are any agents waiting for input",
+                "which agents are working at the moment",
+            ),
+            flags={"running_only": ("running", "active"), "details": ("details", "detail", "detailed")},
+            signals=("sessions_running",),
+        ),
         annotations=_INDEXES,
         render=render.live,
         budget=CONTEXT_BUDGET,
@@ -422,6 +501,21 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "check the session index health",
+                "repair the session database",
+                "vacuum session memory",
+                "is my session index consistent",
+                "drop stored raw events from session memory",
+            ),
+            flags={
+                "repair": ("repair", "fix"),
+                "vacuum": ("vacuum", "compact", "shrink"),
+                "prune_raw_events": ("raw",),
+                "confirm": ("repair", "fix", "vacuum", "compact", "shrink", "drop"),
+            },
+        ),
         annotations=_DELETES,
         escalation=("confirm", "admin"),
         render=render.doctor,
@@ -440,6 +534,18 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "forget session 3f2a9c1e",
+                "remove a session from memory for good",
+                "delete that private conversation from the index",
+                "never recall that session again",
+                "erase one session's transcript from pallium",
+            ),
+            arguments={"id": "session_id"},
+            flags={"confirm": ("forget", "remove", "delete", "erase", "purge", "drop")},
+            needs=("sessions",),
+        ),
         annotations=_DELETES,
         positional=("id",),
         escalation=("confirm", "admin"),
@@ -458,6 +564,18 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "prune sessions older than 180 days",
+                "delete old sessions from the index",
+                "clean up sessions not touched in months",
+                "remove sessions older than 90d",
+                "drop stale session history",
+            ),
+            arguments={"older_than": "age"},
+            flags={"confirm": ("prune", "delete", "remove", "clean", "drop", "purge")},
+            needs=("sessions",),
+        ),
         annotations=_DELETES,
         escalation=("confirm", "admin"),
         render=render.prune,
@@ -475,6 +593,15 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "is semantic search configured",
+                "embedding configuration status",
+                "which embedding model does recall use",
+                "do I have an embedding key set",
+                "show the vector spaces in the session index",
+            ),
+        ),
         annotations=_READS,
         render=render.embedding,
     ),
@@ -491,6 +618,15 @@ TOOLS = (
         ),
         authority="admin",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "configure embeddings with openai text-embedding-3-small",
+                "set up the embedding provider",
+                "change the embedding model for recall",
+                "use a local embedding endpoint",
+                "store the embedding key in the keychain",
+            ),
+        ),
         annotations=Annotations(read_only=False, idempotent=True),
         render=render.embedding,
     ),
@@ -506,6 +642,14 @@ TOOLS = (
         ),
         authority="consult",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "verify the embedding endpoint works",
+                "test the embedding configuration",
+                "check embeddings before a large embed",
+                "does the embedding provider answer",
+            ),
+        ),
         annotations=Annotations(read_only=False, idempotent=True, open_world=True),
         render=render.embedding,
         exit_code=lambda out: 0 if (out.check or {}).get("ok") else 1,

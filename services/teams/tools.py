@@ -18,7 +18,7 @@ from kernel.errors import PalliumError
 from kernel.fitting import size
 from kernel.runstore import SCHEMA as RUN_SCHEMA
 from kernel.runstore import RunStore
-from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Route, Tool
 from services.teams import models, views
 from services.teams.board import add_task, complete_task
 from services.teams.roster import LEAD, reconcile, require_member, require_team, send_message
@@ -659,6 +659,7 @@ def _tool(
     render=None,
     budget: int | None = SEARCH_BUDGET,
     trim=None,
+    route: Route | None = None,
 ) -> Tool:
     return Tool(
         cli=cli,
@@ -674,6 +675,7 @@ def _tool(
         render=render,
         budget=budget,
         trim=trim,
+        route=route,
     )
 
 
@@ -689,6 +691,16 @@ TOOLS = (
         "pallium_workflow_run) or a recurring job (pallium_loop_start). Writes state only; no model calls until "
         "pallium_team_run.",
         "consult",
+        route=Route(
+            phrasings=(
+                "start an agent team on this bug",
+                "convene a team of agents to work on the goal",
+                "set up a team with a lead and teammates",
+                "create a parallel review team",
+                "start an adversarial debate between two agents",
+            ),
+            arguments={"goal": "task", "template": "name"},
+        ),
         positional=("goal",),
         annotations=_WRITE,
         render=_r_start,
@@ -702,6 +714,13 @@ TOOLS = (
         "Use to pick `template` for pallium_team_start. Not for a team's own roster (pallium_team_status). "
         "Reads built-in data only.",
         "observe",
+        route=Route(
+            phrasings=(
+                "list the team templates",
+                "which team templates are there",
+                "what kinds of agent teams can I start",
+            ),
+        ),
         render=_r_templates,
     ),
     _tool(
@@ -713,6 +732,14 @@ TOOLS = (
         "Use before starting a team from a template. Not for listing them all (pallium_team_template_list). "
         "Reads built-in data only.",
         "observe",
+        route=Route(
+            phrasings=(
+                "show the parallel-review team template",
+                "what members does the adversarial-debate template have",
+                "describe a team template",
+            ),
+            arguments={"name": "name"},
+        ),
         positional=("name",),
         render=_r_template,
     ),
@@ -726,6 +753,16 @@ TOOLS = (
         "external, never scheduled). A claude member's session id is minted now; an edit member needs authority "
         "edit and works in its own worktree. Writes state only; its turns spend at pallium_team_run.",
         "consult",
+        route=Route(
+            phrasings=(
+                "spawn a teammate on the team",
+                "add a reviewer agent to the team",
+                "add a new member to my agent team",
+                "spawn an edit teammate that fixes the bug",
+            ),
+            needs=("team",),
+            arguments={"name": "name"},
+        ),
         positional=("team", "name"),
         annotations=_WRITE,
         render=_r_member,
@@ -740,6 +777,14 @@ TOOLS = (
         "your heartbeat (external members show stale after 15 minutes). Not for adding an agent Pallium runs "
         "(pallium_team_spawn). Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "join the team as an external member",
+                "let me join the agent team myself",
+                "register this agent as a teammate",
+            ),
+            needs=("team",),
+        ),
         positional=("team",),
         annotations=_SET,
         render=_r_member,
@@ -754,6 +799,15 @@ TOOLS = (
         "gate on task_created, one gate model call decides (a rejected or broken gate creates nothing); "
         "otherwise writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "add a task to the team's board",
+                "put a new task on the team task board",
+                "create a team task that depends on another",
+            ),
+            needs=("team",),
+            arguments={"title": "quoted"},
+        ),
         positional=("team", "title"),
         annotations=_WRITE,
         render=_r_task,
@@ -766,6 +820,14 @@ TOOLS = (
         "A team's task board: each task's status, owner, dependencies, result and evidence.",
         "Use to see what is open, claimed and done. Not for members and spend (pallium_team_status). Reads state only.",
         "observe",
+        route=Route(
+            phrasings=(
+                "list the team's tasks",
+                "show the team task board",
+                "which team tasks are still pending",
+            ),
+            needs=("team",),
+        ),
         positional=("team",),
         render=_r_tasks,
         trim=_trim_tasks,
@@ -780,6 +842,14 @@ TOOLS = (
         "Use for an external member (or to assign work by hand). Not needed for scheduled members: their turn "
         "decisions claim. Refused with conflict when taken or blocked. Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "claim a task on the team board",
+                "take team task 3",
+                "assign myself the next team task",
+            ),
+            needs=("team",),
+        ),
         positional=("team", "task_id"),
         annotations=_WRITE,
         render=_r_task,
@@ -794,6 +864,14 @@ TOOLS = (
         "rejection reopens the task with feedback; a broken gate leaves it with its owner. One gate model call "
         "when the gate covers task_completed.",
         "consult",
+        route=Route(
+            phrasings=(
+                "complete a team task",
+                "mark team task 3 done with its result",
+                "finish the task I claimed on the team board",
+            ),
+            needs=("team",),
+        ),
         positional=("team", "task_id"),
         annotations=_WRITE,
         render=_r_task,
@@ -807,6 +885,15 @@ TOOLS = (
         "Use to tell a member something; it is delivered at its next turn with a receipt naming that turn. Not "
         "for directives that must come first (pallium_team_member_steer). Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "send a message to a teammate",
+                "tell the reviewer on the team to look at the parser",
+                "message the team lead",
+            ),
+            needs=("team",),
+            arguments={"body": "quoted"},
+        ),
         positional=("team", "body"),
         annotations=_WRITE,
         render=_r_send,
@@ -821,6 +908,14 @@ TOOLS = (
         "(pallium_team_tasks_list). Reading an external member's own inbox marks its mail delivered; otherwise "
         "reads state only. Paged with limit/cursor.",
         "observe",
+        route=Route(
+            phrasings=(
+                "read the team mailbox",
+                "what did the teammates tell each other",
+                "show the team inbox for the lead",
+            ),
+            needs=("team",),
+        ),
         positional=("team",),
         annotations=_SET,
         render=views.render_inbox,
@@ -836,6 +931,14 @@ TOOLS = (
         "Use to wake an idle, blocked or failed member. Not for telling it something (pallium_team_send). "
         "Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "nudge a teammate to take another turn",
+                "wake up the idle team member",
+                "poke the reviewer on the team",
+            ),
+            needs=("team",),
+        ),
         positional=("team", "member"),
         annotations=_SET,
         render=_r_member,
@@ -850,6 +953,15 @@ TOOLS = (
         "never shown as $0). Not for mail (pallium_team_inbox). Closes turns whose process is gone as "
         "interrupted; no model calls.",
         "observe",
+        route=Route(
+            phrasings=(
+                "status of the agent team",
+                "what is each teammate doing",
+                "is any team member stale or dead",
+                "how much has the team spent",
+            ),
+            needs=("team",),
+        ),
         positional=("team",),
         annotations=_SET,
         render=views.render_status,
@@ -866,6 +978,14 @@ TOOLS = (
         "sessions (no duplicate is spawned). Not for a look (pallium_team_status). Spends: one provider call per "
         "turn plus gate calls; needs edit when a member edits. Waits for the rounds to end.",
         "consult",
+        route=Route(
+            phrasings=(
+                "run the agent team",
+                "let the teammates work for a few rounds",
+                "continue the team's work until it is idle",
+            ),
+            needs=("team",),
+        ),
         positional=("team",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=views.render_run,
@@ -880,6 +1000,14 @@ TOOLS = (
         "Use after reading the plan the member sent the lead. Not for feedback on a plan "
         "(pallium_team_reject). Needs edit when the member edits. Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "approve the teammate's plan",
+                "accept the plan of the team member",
+                "approve the member so it can start editing",
+            ),
+            needs=("team",),
+        ),
         positional=("team", "member"),
         annotations=_SET,
         render=_r_member,
@@ -892,6 +1020,15 @@ TOOLS = (
         "Reject a member's plan with feedback, mailed to it; it stays read-only and revises.",
         "Use when a plan is wrong or incomplete. Not for approving (pallium_team_approve). Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "reject the teammate's plan",
+                "send the member's plan back with feedback",
+                "do not accept the team member's plan",
+            ),
+            needs=("team",),
+            arguments={"feedback": "quoted"},
+        ),
         positional=("team", "member", "feedback"),
         annotations=_WRITE,
         render=_r_member,
@@ -906,6 +1043,15 @@ TOOLS = (
         "(pallium_workflow_gate_list). Each judged event costs one gate model call, added to spend; "
         "`auto_apply` needs edit.",
         "consult",
+        route=Route(
+            phrasings=(
+                "set a gate on the team's completed tasks",
+                "review each team task before it completes",
+                "gate teammates going idle",
+            ),
+            needs=("team",),
+            arguments={"prompt": "quoted"},
+        ),
         positional=("team", "prompt"),
         annotations=_SET,
         render=_r_team,
@@ -919,6 +1065,14 @@ TOOLS = (
         "Use when the team's work is done or should not go on. Not for one member (pallium_team_member_stop). "
         "Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "stop the agent team",
+                "end the team's work",
+                "shut the team down",
+            ),
+            needs=("team",),
+        ),
         positional=("team",),
         annotations=_SET,
         render=_r_team,
@@ -933,6 +1087,14 @@ TOOLS = (
         "them. Not for a plain look (pallium_team_status). Kills process groups the dead run left; no model "
         "calls.",
         "consult",
+        route=Route(
+            phrasings=(
+                "attach to the team after a crash",
+                "reconcile the team's interrupted turns",
+                "reattach to the agent team after a reboot",
+            ),
+            needs=("team",),
+        ),
         positional=("team",),
         annotations=_SET,
         render=views.render_status,
@@ -946,6 +1108,14 @@ TOOLS = (
         "Stop one member at its next turn boundary; its record and session stay.",
         "Use to take a member out of the rounds. Not for the whole team (pallium_team_stop). Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "stop one teammate",
+                "take the zombie hunter off the team",
+                "stop a team member but keep the team",
+            ),
+            needs=("team",),
+        ),
         positional=("team", "member"),
         annotations=_SET,
         render=_r_member,
@@ -959,6 +1129,14 @@ TOOLS = (
         "Use when a member is stopped, in error, or its turn is stale. Not for a nudge to a healthy member "
         "(pallium_team_nudge). Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "restart a dead teammate",
+                "restart the stale team member",
+                "bring a team member back",
+            ),
+            needs=("team",),
+        ),
         positional=("team", "member"),
         annotations=_SET,
         render=_r_member,
@@ -971,6 +1149,15 @@ TOOLS = (
         "Send a member a steering directive from the lead, delivered before its other mail.",
         "Use to change a member's course. Not for ordinary messages (pallium_team_send). Writes state only.",
         "consult",
+        route=Route(
+            phrasings=(
+                "steer a teammate with a new directive",
+                "tell a team member to change focus",
+                "redirect the reviewer on the team to the tests",
+            ),
+            needs=("team",),
+            arguments={"directive": "quoted"},
+        ),
         positional=("team", "member", "directive"),
         annotations=_WRITE,
         render=_r_send,
@@ -984,6 +1171,14 @@ TOOLS = (
         "Use after reviewing the patches listed by pallium_team_status. Not for undoing (pallium_team_revert). "
         "Changes your tree; an already applied patch is skipped; blocked ones never apply.",
         "edit",
+        route=Route(
+            phrasings=(
+                "apply the team's patches",
+                "land the teammates' edits in my tree",
+                "apply what the edit members changed",
+            ),
+            needs=("team",),
+        ),
         positional=("team",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_r_apply,
@@ -997,6 +1192,14 @@ TOOLS = (
         "Use to undo pallium_team_apply. Not for discarding unapplied patches (they stay staged harmlessly). "
         "Changes your tree.",
         "admin",
+        route=Route(
+            phrasings=(
+                "revert the team's applied patches",
+                "undo what the agent team applied",
+                "roll back the teammates' edits",
+            ),
+            needs=("team",),
+        ),
         positional=("team",),
         annotations=Annotations(read_only=False, destructive=True, idempotent=True),
         render=_r_apply,

@@ -14,7 +14,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.runstore import CallRow, RunStore
-from kernel.tool import CONTEXT_BUDGET, Tool
+from kernel.tool import CONTEXT_BUDGET, Route, Tool
 from services.workflows import decisions, report, runner
 from services.workflows.inspect_models import (
     AgentLine,
@@ -521,6 +521,18 @@ TOOLS = (
         ),
         authority="observe",
         toolset="start",
+        route=Route(
+            phrasings=(
+                "report of the run",
+                "what did the run find",
+                "show the findings and verdict of the last run",
+                "summarize the workflow results",
+                "the run's next steps and risks",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+            signals=("runs_finished",),
+        ),
         positional=("run_id",),
         render=_render_report,
         exit_code=lambda out: 0 if out.verdict.startswith("VERDICT: FINISHED") else 1,
@@ -539,6 +551,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "inspect the run for debugging",
+                "show the run's record, lease and attempts",
+                "debug why the run failed",
+                "which base commit and worktrees did the run use",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+        ),
         positional=("run_id",),
         render=_render_inspect,
         budget=CONTEXT_BUDGET,
@@ -556,6 +578,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "events of the run in order",
+                "show the timeline of the run",
+                "which phases of the run succeeded",
+                "list what happened during the run",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+        ),
         positional=("run_id",),
         render=_render_show,
         budget=CONTEXT_BUDGET,
@@ -574,6 +606,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "read agent call 3 of the run",
+                "show the full prompt and output of an agent in the run",
+                "what did the reviewer agent answer in the run",
+                "read the run's result and failures",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+        ),
         positional=("run_id",),
         render=_render_read,
         budget=CONTEXT_BUDGET,

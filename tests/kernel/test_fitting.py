@@ -133,5 +133,6 @@ def test_every_tool_declares_a_search_or_context_budget_or_none_on_purpose():
         if tool.unbounded_by is not None:
             field = tool.input.model_fields.get(tool.unbounded_by)
             assert field is not None and field.annotation is bool, f"{tool.name}: {tool.unbounded_by} is no flag"
-    # Tools whose answer is a script or a template, which a cut would make useless.
-    assert unbounded == {"pallium_workflow_generate", "pallium_workflow_template_show"}
+    # Tools whose answer is a script or a template, which a cut would make useless, and the whole
+    # index for building on it (its description says it is unbounded).
+    assert unbounded == {"pallium_workflow_generate", "pallium_workflow_template_show", "pallium_facts"}

@@ -95,3 +95,6 @@ async def ask(repo: Path, tool: str, ceiling: str = "edit", **arguments: Any) ->
         return await call(tool, arguments, ctx)
     finally:
         ctx.close()
+
+
+from tests.kernel.conftest import fake  # noqa: E402, F401  (the fake provider, installed as `claude` on PATH)

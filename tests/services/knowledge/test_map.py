@@ -20,7 +20,7 @@ async def test_folders_become_modules_small_ones_fold_into_their_parent_and_nois
     every_file = {f for m in out.full for f in m["files"]}
     assert "package-lock.json" not in every_file and "vendor/lib/thing.py" not in every_file
     assert {"db/schema.sql", "db/seed.sql", "db/deploy.sh", "README.md"} <= every_file
-    assert by_slug["db"]["languages"] == {"sql": 2, "shell": 1}
+    assert by_slug["db"]["languages"] == {"sql": 2, "bash": 1}
 
 
 async def test_a_module_has_ranked_surface_edges_both_ways_packages_tests_and_history(app_repo: Path):

@@ -33,8 +33,8 @@ def dump(repo: Path) -> dict[str, list[tuple]]:
         }
         out: dict[str, list[tuple]] = {}
         for table in tables:
-            cursor = db.execute(f"SELECT * FROM {table}")
-            columns = [d[0] for d in cursor.getdescription()]
+            columns = [c[1] for c in db.execute(f"PRAGMA table_info({table})")]
+            cursor = db.execute(f"SELECT {', '.join(columns)} FROM {table}")
             rows = []
             for row in cursor:
                 record = dict(zip(columns, row, strict=True))
