@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kernel import writes
+
 __all__ = ["start_detached"]
 
 # Detached children stay referenced until they end: this process reaps them (no zombies), and a
@@ -22,8 +24,7 @@ _children: list[subprocess.Popen[bytes]] = []
 def start_detached(module: str, args: list[str], *, cwd: Path, log_path: Path) -> int:
     """Run `python -m <module> <args>` detached; return its pid. Output goes to `log_path`."""
     _children[:] = [child for child in _children if child.poll() is None]
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with log_path.open("ab") as log:
+    with writes.append_handle(log_path) as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", module, *args],
             cwd=cwd,

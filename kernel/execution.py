@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kernel import git, leases, paths
+from kernel import git, leases, paths, writes
 from kernel.budget import Budget, Reservation
 from kernel.calls import AgentCall, AgentOutcome, Limits, finished, outcome_record, sum_usage
 from kernel.crashpoints import crash_point
@@ -483,8 +483,7 @@ class Run:
             Violation("outside_write", p, "written outside the worker's worktree") for p in outcome.outside_writes
         ]
         raw = tree.run_dir(self.run_id) / "patches" / f"{_safe(key)}.patch"
-        raw.parent.mkdir(parents=True, exist_ok=True)
-        raw.write_bytes(patch)
+        writes.write_bytes(raw, patch)
         if gates.overridden:
             self.store.log_event(
                 self.run_id,

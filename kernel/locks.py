@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from kernel import writes
 from kernel.errors import PalliumError
 
 __all__ = ["exclusive"]
@@ -21,8 +22,7 @@ __all__ = ["exclusive"]
 @contextlib.contextmanager
 def exclusive(path: Path, *, what: str, wait_seconds: float = 0.0) -> Iterator[None]:
     """Hold the lock at `path` for the block; wait up to `wait_seconds`, then raise `conflict`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = writes.open_fd(path, os.O_RDWR | os.O_CREAT, 0o600)  # a committed link here is refused, not truncated
     try:
         deadline = time.monotonic() + wait_seconds
         while True:

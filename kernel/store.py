@@ -20,14 +20,15 @@ from typing import Any
 
 import apsw
 
-from kernel import paths
+from kernel import paths, writes
 from kernel.errors import PalliumError
 
 __all__ = ["Database", "Schema", "check_database", "open_database", "open_global", "open_repo", "read_versions"]
 
 BUSY_TIMEOUT_MS = 10_000
-# Databases and run state stay local; configuration and saved workflows are meant to be committed.
-REPO_GITIGNORE = "*\n!config.toml\n!workflows/\n!workflows/**\n"
+REPO_GITIGNORE = writes.REPO_GITIGNORE
+# SQLite opens the file by name: `check_file` refuses links for it and for each of its companions.
+_COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 _KERNEL_TABLE = """
 CREATE TABLE IF NOT EXISTS kernel_schema (
@@ -111,28 +112,25 @@ class Database:
 def open_global(schemas: Sequence[Schema] = ()) -> Database:
     """Open `$PALLIUM_HOME/pallium.sqlite`, creating the home folder if needed."""
     paths.ensure_home()
-    return open_database(paths.global_db_path(), schemas)
+    return open_database(paths.global_db_path(), schemas, root=paths.pallium_home())
 
 
 def open_repo(repo_root: Path, schemas: Sequence[Schema] = ()) -> Database:
     """Open `<repo>/.pallium/pallium.sqlite`; the folder's `.gitignore` keeps the databases out of git."""
-    state = paths.repo_state_dir(repo_root)
-    try:
-        state.mkdir(exist_ok=True)
-        ignore = state / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text(REPO_GITIGNORE, encoding="utf-8")
-    except OSError as exc:
-        raise PalliumError(
-            "unavailable", f"cannot write Pallium's folder {str(state)!r}: {exc.strerror}", details={"path": str(state)}
-        ) from exc
-    return open_database(paths.repo_db_path(repo_root), schemas)
+    writes.state_dir(repo_root)
+    return open_database(paths.repo_db_path(repo_root), schemas, root=repo_root)
 
 
-def open_database(path: Path, schemas: Sequence[Schema] = ()) -> Database:
-    """Open (or create) the database at `path`, migrate `schemas` forward and verify them."""
+def open_database(path: Path, schemas: Sequence[Schema] = (), *, root: Path | None = None) -> Database:
+    """Open (or create) the database at `path`, migrate `schemas` forward and verify them.
+
+    No link is followed below `root` (default: the file's own folder) to the file or its companions.
+    """
+    for suffix in _COMPANIONS:
+        writes.check_file(Path(f"{path}{suffix}"), root=root or path.parent)
+    flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_NOFOLLOW
     try:
-        conn = apsw.Connection(str(path))
+        conn = apsw.Connection(str(path), flags=flags)
     except apsw.CantOpenError as exc:
         raise PalliumError("unavailable", f"cannot open database {str(path)!r}", details={"path": str(path)}) from exc
     db = Database(conn, path)
@@ -204,7 +202,7 @@ def check_database(path: Path, schemas: Sequence[Schema]) -> dict[str, int]:
 
 
 def _connect_read_only(path: Path) -> apsw.Connection:
-    conn = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_NOFOLLOW)
     conn.set_busy_timeout(BUSY_TIMEOUT_MS)
     return conn
 
@@ -243,7 +241,7 @@ def _refuse_newer(path: Path, schemas: Sequence[Schema], stored: dict[str, int])
         if found > schema.version:
             written_by = None
             with contextlib.suppress(apsw.Error):
-                conn = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+                conn = _connect_read_only(path)
                 written_by = conn.execute(
                     "SELECT written_by FROM kernel_schema WHERE service = ?", (schema.service,)
                 ).get

@@ -18,6 +18,7 @@ __all__ = ["DEFAULT_TOOLS", "DEFAULT_TOOLSETS", "TOOL_MODULES", "all_tools", "mo
 
 TOOL_MODULES: tuple[str, ...] = (
     "pallium_mcp.system",
+    "pallium_mcp.trust",
     "services.repo.tools",
     "services.repo.facts",
     "services.workflows.tools",

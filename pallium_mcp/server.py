@@ -14,6 +14,7 @@ import ipaddress
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,9 +95,14 @@ def build_server(
                     )
                 out = await dispatch.call(name, arguments, ctx)
             except PalliumError as exc:
+                _close(ctx)
                 return CallToolResult(content=[TextContent(type="text", text=exc.to_json())], is_error=True)
-            finally:
-                ctx.close()
+            except BaseException:
+                _close(ctx)
+                raise
+            closing = _close(ctx)
+            if closing is not None:
+                return CallToolResult(content=[TextContent(type="text", text=closing.to_json())], is_error=True)
             return CallToolResult(
                 content=[TextContent(type="text", text=out.model_dump_json())],
                 structured_content=out.model_dump(mode="json"),
@@ -118,6 +124,20 @@ def _install_input_schema_lookup(server: Any, lookup: Any) -> None:
             "pinned in pyproject.toml (see pallium_mcp/server.py::_install_input_schema_lookup)"
         )
     lowlevel.get_tool_input_schema = lookup
+
+
+def _close(ctx: ToolContext) -> PalliumError | None:
+    """Close the call's databases; a failure there is still answered as the JSON error, never as text."""
+    try:
+        ctx.close()
+    except Exception as exc:  # the top of a call: whatever it is, the client gets the error shape
+        return PalliumError(
+            "internal",
+            f"closing the call's databases failed: {type(exc).__name__}: {exc}",
+            hint="this is a bug in Pallium; rerun with PALLIUM_DEBUG=1 and report it",
+            details={"exception": type(exc).__name__},
+        )
+    return None
 
 
 def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any, toolset_of: dict[str, str], shown: set[str]) -> Any:
@@ -192,7 +212,13 @@ def serve_parser(prog: str) -> argparse.ArgumentParser:
     )
     parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765; 0 picks a free one)")
     parser.add_argument(
-        "--token", default=None, help="bearer token every HTTP request must carry (default: $PALLIUM_MCP_TOKEN)"
+        "--token",
+        default=None,
+        help="bearer token every HTTP request must carry; visible in `ps`, so prefer --token-file or "
+        "$PALLIUM_MCP_TOKEN",
+    )
+    parser.add_argument(
+        "--token-file", default=None, help="file holding the bearer token (mode 0600); beside $PALLIUM_MCP_TOKEN"
     )
     parser.add_argument("--toolsets", default="default", help="default, all, or a comma-separated list")
     parser.add_argument(
@@ -207,7 +233,7 @@ def main(argv: list[str] | None = None, prog: str = "pallium-mcp") -> int:
     args = serve_parser(prog).parse_args(argv)
     try:
         ceiling = authority.parse(args.authority)
-        token = args.token or os.environ.get("PALLIUM_MCP_TOKEN") or None
+        token = _token(args)
         if args.http:
             _check_bind(args.host, token)
         server = build_server(toolsets=args.toolsets, ceiling=ceiling)
@@ -221,6 +247,67 @@ def main(argv: list[str] | None = None, prog: str = "pallium-mcp") -> int:
     else:
         server.run("stdio")
     return 0
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """The bearer token from --token-file, --token or $PALLIUM_MCP_TOKEN (in that order), checked."""
+    if args.token_file and args.token:
+        raise PalliumError(
+            "invalid_input",
+            "give --token or --token-file, not both",
+            hint="keep --token-file PATH (mode 0600): a token on the command line shows in `ps`",
+            details={"field": "token"},
+        )
+    if args.token_file:
+        return _read_token_file(Path(args.token_file))
+    if args.token is not None:
+        print(
+            "pallium-mcp: warning: --token puts the bearer token on the command line, where `ps` shows it to "
+            "every user of this machine; use --token-file PATH (mode 0600) or PALLIUM_MCP_TOKEN",
+            file=sys.stderr,
+        )
+        return _checked_token(args.token, "--token")
+    configured = os.environ.get("PALLIUM_MCP_TOKEN")
+    return _checked_token(configured, "PALLIUM_MCP_TOKEN") if configured else None
+
+
+def _read_token_file(path: Path) -> str:
+    import stat
+
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise PalliumError(
+                "invalid_input", f"token file {str(path)!r} is not a regular file", details={"field": "token_file"}
+            )
+        if stat.S_IMODE(st.st_mode) & 0o077:
+            raise PalliumError(
+                "invalid_input",
+                f"token file {str(path)!r} has mode {stat.S_IMODE(st.st_mode):04o}; others may read the token",
+                hint=f"run `chmod 600 {path}`, then start the server again",
+                details={"field": "token_file", "mode": f"{stat.S_IMODE(st.st_mode):04o}"},
+            )
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PalliumError(
+            "invalid_input",
+            f"cannot read token file {str(path)!r}: {getattr(exc, 'strerror', None) or exc}",
+            hint="pass --token-file PATH naming a readable UTF-8 file of mode 0600",
+            details={"field": "token_file"},
+        ) from exc
+    return _checked_token(text.strip(), "--token-file")
+
+
+def _checked_token(token: str, source: str) -> str:
+    token = token.strip()
+    if not token or len(token) > 4096 or any(ord(c) < 0x21 or ord(c) > 0x7E for c in token):
+        raise PalliumError(
+            "invalid_input",
+            f"the bearer token from {source} must be 1 to 4096 printable ASCII characters without spaces",
+            hint="generate one with `python -c 'import secrets; print(secrets.token_urlsafe(32))'`",
+            details={"field": "token"},
+        )
+    return token
 
 
 def _check_bind(host: str, token: str | None) -> None:
@@ -248,22 +335,74 @@ async def _serve_http(server: Any, host: str, port: int, token: str | None) -> N
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
-    # Behind a token, rebinding protection is moot (a browser cannot attach the header) and would
-    # reject the machine's own LAN address; on loopback the SDK's Host/Origin checks stay on.
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=False) if token else None
-    app = server.streamable_http_app(host=host, transport_security=security)
-    if token:
-        app = _BearerAuth(app, token)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(128)  # before the line below announces the address, so a client that reads it can connect
     bound = sock.getsockname()[1]
+    # The SDK's own Host check allows any port and only three names; ours below is exact.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    app = http_app(server.streamable_http_app(host=host, transport_security=security), host, bound, token)
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     print(f"pallium-mcp: serving streamable HTTP on http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def http_app(app: Any, host: str, port: int, token: str | None) -> Any:
+    """Wrap the MCP app: the bearer check when there is a token, the Host/Origin check on every loopback bind.
+
+    Behind a token on another address, the Host check would refuse the machine's own LAN names and
+    adds nothing (a browser page cannot attach the token); on loopback it stays on, token or not.
+    """
+    if token:
+        app = _BearerAuth(app, token)
+    if _is_loopback(host):
+        app = _LoopbackOnly(app, host, port)
+    return app
+
+
+class _LoopbackOnly:
+    """ASGI middleware against DNS rebinding: Host must be the bound address or localhost, with the port,
+    and an Origin, when sent, the same; otherwise 421 or 403 with the JSON error."""
+
+    def __init__(self, app: Any, host: str, port: int) -> None:
+        self.app = app
+        names = {f"[{host}]" if ":" in host else host, "localhost"}
+        if host == "localhost":
+            names |= {"127.0.0.1", "[::1]"}
+        self.hosts = {f"{name}:{port}".encode() for name in names}
+        self.origins = {b"http://" + h for h in self.hosts}
+        self.port = port
+        self.shown = sorted(h.decode() for h in self.hosts)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = scope.get("headers") or []
+            hosts = [v.lower() for k, v in headers if k == b"host"]
+            origins = [v.lower() for k, v in headers if k == b"origin"]
+            if len(hosts) != 1 or hosts[0] not in self.hosts:
+                given = _shown(hosts[0]) if hosts else None
+                error = PalliumError(
+                    "authority_exceeded",
+                    f"request Host {given!r} does not name this server; refused against DNS rebinding",
+                    hint=f"connect to http://{self.shown[0]}/mcp (allowed Host values: {', '.join(self.shown)})",
+                    details={"host": given, "allowed": self.shown},
+                )
+                await _send_error(send, 421, error)
+                return
+            if origins and (len(origins) != 1 or origins[0] not in self.origins):
+                given = _shown(origins[0])
+                error = PalliumError(
+                    "authority_exceeded",
+                    f"request Origin {given!r} is not this server's; refused against DNS rebinding",
+                    hint="call the server from a local MCP client, not from a web page",
+                    details={"origin": given, "allowed": sorted(o.decode() for o in self.origins)},
+                )
+                await _send_error(send, 403, error)
+                return
+        await self.app(scope, receive, send)
 
 
 class _BearerAuth:
@@ -277,17 +416,28 @@ class _BearerAuth:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
-                body = b'{"error":{"code":"authority_exceeded","message":"missing or wrong bearer token"}}'
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
-                    }
+                error = PalliumError(
+                    "authority_exceeded",
+                    "missing or wrong bearer token",
+                    hint="send `Authorization: Bearer <token>` with the token the server was started with "
+                    "(--token-file or PALLIUM_MCP_TOKEN)",
+                    details={"header": "authorization"},
                 )
-                await send({"type": "http.response.body", "body": body})
+                await _send_error(send, 401, error, [(b"www-authenticate", b"Bearer")])
                 return
         await self.app(scope, receive, send)
+
+
+async def _send_error(send: Any, status: int, error: PalliumError, extra: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    body = error.to_json().encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _shown(raw: bytes) -> str:
+    """A header value as text for an error, cut so a hostile one cannot blow up the answer."""
+    return raw[:200].decode("latin-1")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import platform
 import sys
 import tempfile
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from kernel import paths
+from kernel import paths, writes
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
@@ -344,7 +343,7 @@ async def db_reset(inp: DbResetInput, ctx: ToolContext) -> DbResetOutput:
     if inp.confirm:
         for file in files:
             target = Path(str(file) + suffix)
-            os.replace(file, target)
+            writes.move(file, target)
             moved.append(str(target))
     return DbResetOutput(
         path=str(path),

@@ -64,6 +64,14 @@ def write(repo: Path, relative: str, text: str) -> Path:
     return path
 
 
+def trusted(repo: Path) -> Path:
+    """Trust `repo`'s saved workflows and config.toml as they are now, as `pallium trust` does."""
+    from kernel import trust
+
+    trust.record(repo, now="2026-01-01T00:00:00Z")
+    return repo
+
+
 @pytest.fixture
 def empty_repo(tmp_path: Path) -> Path:
     """A freshly initialised repository with no commits."""

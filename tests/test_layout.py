@@ -358,3 +358,43 @@ def test_spawn_check_allows_a_named_function_but_not_its_neighbour(tmp_path: Pat
     problems, used = find_process_spawns([module], tmp_path)
     assert problems == ["kernel/git.py:5 subprocess.run starts a process outside the dispatcher"]
     assert used == {("kernel/git.py", "run")}
+
+
+# Where a file may be written other than through kernel/writes.py, and why.
+WRITE_ALLOWED = {
+    "kernel/writes.py": "the one writer: refuses links below its anchors",
+    "kernel/paths.py": "creates PALLIUM_HOME itself, the user's own setting",
+    "kernel/providers/dialects.py": "a provider call's private temporary folder (mkdtemp, mode 0700)",
+    "kernel/providers/fake.py": "the fake worker writes as an agent would, inside its own worktree",
+    "kernel/worktrees/snapshot.py": "copies git's index into a private temporary folder",
+}
+WRITE_CALL = re.compile(
+    r"(?<!writes)\.write_text\(|(?<!writes)\.write_bytes\(|\.mkdir\(|os\.makedirs\(|os\.replace\(|os\.rename\(|os\.open\(|"
+    r"shutil\.(?:copy\w*|move)\(|\bopen\([^)\n]*[\"'][wax]b?\+?[\"']|\.open\(\s*[\"'][wax]"
+)
+
+
+def find_unconfined_writes(files: list[Path], root: Path = ROOT) -> list[str]:
+    problems = []
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        if rel in WRITE_ALLOWED or rel.startswith("benchmarks/"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if WRITE_CALL.search(line) and not line.lstrip().startswith("#"):
+                problems.append(f"{rel}:{number}: {line.strip()}")
+    return problems
+
+
+def test_every_file_pallium_writes_goes_through_the_kernel_writer():
+    """A repository can commit links under .pallium; only kernel/writes.py refuses to follow them."""
+    assert find_unconfined_writes(_python_files("kernel", "services", "pallium_mcp")) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['Path(p).write_text("x")', "os.replace(a, b)", 'open(p, "w")', 'p.open("ab")', "p.mkdir(parents=True)"],
+)
+def test_write_check_catches_each_way_of_writing_a_file(tmp_path: Path, line: str):
+    (tmp_path / "mod.py").write_text(line + "\n", encoding="utf-8")
+    assert len(find_unconfined_writes([tmp_path / "mod.py"], tmp_path)) == 1

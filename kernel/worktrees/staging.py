@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel import git
+from kernel import git, writes
 from kernel.errors import PalliumError
 from kernel.runstore import RunStore
 from kernel.worktrees import tree
@@ -164,9 +164,8 @@ class Staging:
     def _composed(self, call_key: str, commit: str) -> Path:
         out = self._composed_path(call_key)
         if not out.exists():
-            out.parent.mkdir(parents=True, exist_ok=True)
             diff = git.run(["diff", "--binary", "--no-color", "--no-ext-diff", f"{commit}^", commit, "--"], self.path)
-            out.write_bytes(diff)
+            writes.write_bytes(out, diff)
         return out
 
     def _reset(self, commit: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernel import git, paths
+from kernel import git, paths, writes
 from kernel.errors import PalliumError
 from kernel.runstore import RunStore
 
@@ -40,7 +40,7 @@ def create(
     path = run_dir(run_id) / "worktrees" / name
     if path.exists():
         _remove_path(repo, path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    writes.ensure_dir(path.parent)
     store.add_worktree(
         path=str(path), repo=str(repo), run_id=run_id, call_key=call_key, purpose=purpose, base_commit=commit
     )

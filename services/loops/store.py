@@ -62,6 +62,8 @@ SCHEMA = Schema(
             PRIMARY KEY (loop_name, cycle)
         );
         """,
+        # The authority the loop started with: a tick never runs above it, whoever ticks.
+        "ALTER TABLE loops_loop ADD COLUMN ceiling TEXT",
     ),
 )
 
@@ -69,7 +71,7 @@ _LOOP_COLUMNS = (
     "name, script_path, cwd, args_json, status, cycle, last_state, last_signature, stagnation_count, "
     "stagnation_threshold, signature_history_json, cycle_budget_usd, lifetime_budget_usd, lifetime_spend_usd, "
     "unknown_cost_calls, stale_after_minutes, max_cycles, started_version, started_script_hash, lease_token, "
-    "lease_owner_json, tick_started_at, created_at, updated_at"
+    "lease_owner_json, tick_started_at, created_at, updated_at, ceiling"
 )
 _CYCLE_COLUMNS = (
     "loop_name, cycle, state, run_id, signature, stagnation_count, cost_usd, unknown_cost_calls, reason, summary, "
@@ -103,6 +105,7 @@ class LoopRow:
     tick_started_at: str | None
     created_at: str
     updated_at: str
+    ceiling: str | None = None  # null for loops started before loops kept one
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,7 @@ class LoopStore:
         version: str,
         script_hash: str,
         now: str,
+        ceiling: str | None = None,
     ) -> bool:
         """Insert a new active loop; False when the name is taken."""
         with self.db.transaction():
@@ -165,7 +169,8 @@ class LoopStore:
             self.db.execute(
                 "INSERT INTO loops_loop(name, script_path, cwd, args_json, status, stagnation_threshold, "
                 "cycle_budget_usd, lifetime_budget_usd, stale_after_minutes, max_cycles, started_version, "
-                "started_script_hash, created_at, updated_at) VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "started_script_hash, created_at, updated_at, ceiling) "
+                "VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     name,
                     script_path,
@@ -180,6 +185,7 @@ class LoopStore:
                     script_hash,
                     now,
                     now,
+                    ceiling,
                 ),
             )
         return True

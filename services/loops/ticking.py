@@ -7,11 +7,12 @@ in the one transaction that ends its cycle (store.finish), fenced on the lease t
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 from pathlib import Path
 from typing import Any
 
+from kernel import authority, threads
+from kernel.authority import Authority
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
@@ -85,9 +86,24 @@ async def tick(ctx: ToolContext, store: LoopStore, name: str, *, agent_timeout: 
         lifetime_spend_usd=round(final.lifetime_spend_usd, 6),
         reason=end.reason,
         summary=end.summary,
-        warnings=end.warnings,
+        warnings=end.warnings + ceiling_warning(final, ctx.ceiling),
         reconciled=reconciled,
     )
+
+
+def loop_ceiling(row: LoopRow, caller: Authority) -> Authority:
+    """The lower of the ticking caller's ceiling and the one the loop started with."""
+    started = row.ceiling
+    if started not in authority.LEVELS or authority.allows(started, caller):
+        return caller
+    return started  # type: ignore[return-value]  # one of LEVELS, checked above
+
+
+def ceiling_warning(row: LoopRow, caller: Authority) -> list[str]:
+    kept = loop_ceiling(row, caller)
+    if kept == caller:
+        return []
+    return [f"loop {row.name} keeps the authority it started with ({kept}); this tick's {caller} does not raise it"]
 
 
 async def _run_cycle(ctx: ToolContext, row: LoopRow, *, run_id: str, agent_timeout: float) -> CycleEnd:
@@ -112,7 +128,7 @@ async def _run_cycle(ctx: ToolContext, row: LoopRow, *, run_id: str, agent_timeo
     limit = _run_budget(row)
     if limit is not None:
         arguments["max_budget_usd"] = limit
-    child = ToolContext(ceiling=ctx.ceiling, cwd=Path(row.cwd), clock=ctx.clock)
+    child = ToolContext(ceiling=loop_ceiling(row, ctx.ceiling), cwd=Path(row.cwd), clock=ctx.clock)
     try:
         out = await child.call("pallium_workflow_run", arguments)
         status, result, error, cost = out.status, out.result, out.error, out.cost  # type: ignore[attr-defined]
@@ -133,7 +149,7 @@ async def _judge(
     unknown = int(cost.get("unknown_cost_calls") or 0)
     state, reason, signature = reading.state, reading.reason, reading.signature
     if reading.failures is not None:
-        tree = reading.tree or await asyncio.to_thread(progress.working_tree_hash, Path(row.cwd))
+        tree = reading.tree or await threads.in_thread(progress.working_tree_hash, Path(row.cwd))
         signature = progress.signature_from_failures(reading.failures, tree)
     counted = state != "error"
     count, history = row.stagnation_count, row.signature_history
@@ -189,7 +205,7 @@ async def _close_dead_tick(ctx: ToolContext, store: LoopStore, row: LoopRow, hol
     from kernel.runstore import SCHEMA as RUNS_SCHEMA
     from kernel.runstore import RunStore
 
-    await asyncio.to_thread(leases.reconcile, RunStore(ctx.global_db([RUNS_SCHEMA])))
+    await threads.in_thread(leases.reconcile, RunStore(ctx.global_db([RUNS_SCHEMA])))
     dead: CycleRow | None = store.cycle(row.name, row.cycle)
     cost = await _run_cost(ctx, row.cwd, dead.run_id) if dead and dead.run_id else {}
     reason = f"interrupted: the tick in pid {holder.owner_pid} died before recording this cycle"

@@ -61,6 +61,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> Loop:
         version=lifecycle.pallium_identity(),
         script_hash=lifecycle.script_hash(source),
         now=iso_utc(ctx.clock.now()),
+        ceiling=ctx.ceiling,
     )
     if not created:
         raise PalliumError(

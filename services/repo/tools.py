@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from kernel import paths
+from kernel import paths, threads
 from kernel.context import ToolContext
 from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Route, Tool
 from services.repo import explain as _explain
@@ -57,7 +57,7 @@ async def _index(ctx: ToolContext, root: Path, *, full: bool = False, untracked:
     def progress(done: int, total: int, message: str) -> None:
         loop.call_soon_threadsafe(lambda: loop.create_task(ctx.progress.update(done, total, message)))
 
-    return await asyncio.to_thread(
+    return await threads.in_thread(
         run_index, db, root, full=full, untracked=untracked, now=ctx.clock, progress=progress
     )
 
@@ -66,10 +66,10 @@ async def _ready(ctx: ToolContext, repo: str | None, refresh: bool) -> tuple[Pat
     """The repository, its index (built on first use) and how fresh it is; reindexed first on `refresh`."""
     root = ctx.repo_root(repo)
     store = RepoStore(ctx.repo_db(root, [SCHEMA]))
-    fresh = await asyncio.to_thread(freshness.check, store, root, repo_arg=repo)
+    fresh = await threads.in_thread(freshness.check, store, root, repo_arg=repo)
     if fresh.status == "missing" or (refresh and fresh.status == "stale"):
         await _index(ctx, root)
-        fresh = await asyncio.to_thread(freshness.check, store, root, repo_arg=repo)
+        fresh = await threads.in_thread(freshness.check, store, root, repo_arg=repo)
     return root, store, fresh
 
 
@@ -83,10 +83,10 @@ async def _answer(ctx: ToolContext, repo: str | None, refresh: bool, work: Calla
     store = RepoStore(ctx.repo_db(root, [SCHEMA]))
     if refresh or "indexed_at" not in store.state():
         root, store, fresh = await _ready(ctx, repo, refresh)
-        out = await asyncio.to_thread(work, root, store)
+        out = await threads.in_thread(work, root, store)
     else:
-        fresh, out = await asyncio.gather(
-            asyncio.to_thread(freshness.check, store, root, repo_arg=repo), asyncio.to_thread(work, root, store)
+        fresh, out = await threads.all_of(
+            threads.in_thread(freshness.check, store, root, repo_arg=repo), threads.in_thread(work, root, store)
         )
     out.freshness = fresh
     if isinstance(getattr(out, "risk", None), RiskOutput):
@@ -207,7 +207,7 @@ async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
 
 async def handoff(inp: HandoffInput, ctx: ToolContext) -> HandoffOutput:
     root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
-    return await asyncio.to_thread(
+    return await threads.in_thread(
         _explain.handoff, store, root, inp.base, now=ctx.clock.now(), limit=inp.limit, freshness=fresh
     )
 
@@ -217,15 +217,15 @@ async def changed_now(inp: ChangedNowInput, ctx: ToolContext) -> ChangedNowOutpu
     if inp.refresh:
         _root, store, fresh = await _ready(ctx, inp.repo, refresh=True)
     elif not paths.repo_db_path(root).exists():
-        out, _on_disk = await asyncio.to_thread(_changed_now, root, limit=inp.limit)
+        out, _on_disk = await threads.in_thread(_changed_now, root, limit=inp.limit)
         return out  # works before any index exists, and never creates one unless asked to refresh
     else:
         store = RepoStore(ctx.repo_db(root, [SCHEMA]))
-        fresh = await asyncio.to_thread(freshness.check, store, root, repo_arg=inp.repo)
-    out, on_disk = await asyncio.to_thread(_changed_now, root, limit=inp.limit)
+        fresh = await threads.in_thread(freshness.check, store, root, repo_arg=inp.repo)
+    out, on_disk = await threads.in_thread(_changed_now, root, limit=inp.limit)
     if fresh.status == "missing":
         return out
-    return await asyncio.to_thread(_with_risk, out, on_disk, store, root, fresh, ctx.clock.now())
+    return await threads.in_thread(_with_risk, out, on_disk, store, root, fresh, ctx.clock.now())
 
 
 def _with_risk(

@@ -18,7 +18,7 @@ import struct
 import time
 from typing import Any
 
-from kernel import paths
+from kernel import paths, writes
 from kernel.credentials import Credential, get_credential, keyring_status, store_in_keyring
 from kernel.errors import PalliumError
 from services.sessions import capsule as capsules
@@ -81,13 +81,7 @@ def configure(store: SessionsStore, inp: EmbeddingConfigureInput) -> EmbeddingOu
         "dimensions": inp.dimensions,
         "timeout_seconds": inp.timeout_seconds,
     }
-    path = paths.ensure_home() / CONFIG_NAME
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(config, handle, indent=2)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    writes.write_text(writes.home() / CONFIG_NAME, json.dumps(config, indent=2), mode=0o600, atomic=True)
     return status(store, message=f"configured {inp.provider} {inp.model}; run `pallium sessions embedding check`")
 
 

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kernel import authority, fitting, locks
+from kernel import authority, fitting, locks, threads
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
@@ -86,7 +86,7 @@ async def sync(inp: SyncInput, ctx: ToolContext) -> SyncOutput:
         return report, embedded
 
     started = time.perf_counter()
-    report, embedded = await asyncio.to_thread(work)
+    report, embedded = await threads.in_thread(work)
     return SyncOutput(
         homes=[HomeReport(**h) for h in report.homes],
         files_seen=report.files_seen,
@@ -114,7 +114,7 @@ async def recall_(inp: RecallInput, ctx: ToolContext) -> RecallOutput:
     store = _store(ctx)
     filters = views.filters_of(inp, ctx.clock.now(), _repo_filter(ctx, inp.repo))
     ranker, reason = embedding.ranker(store, allowed=_may_spend(ctx), now=iso_utc(ctx.clock.now()))
-    return await asyncio.to_thread(
+    return await threads.in_thread(
         recall.recall,
         store,
         inp.query,
@@ -136,7 +136,7 @@ async def search(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
         if inp.hybrid
         else (None, "not asked for")
     )
-    return await asyncio.to_thread(
+    return await threads.in_thread(
         searcher.search,
         store,
         inp.query,
@@ -218,12 +218,12 @@ async def live_(inp: LiveInput, ctx: ToolContext) -> LiveOutput:
             stuck_after=inp.stuck_after,
         )
 
-    return await asyncio.to_thread(work)
+    return await threads.in_thread(work)
 
 
 async def doctor(inp: DoctorInput, ctx: ToolContext) -> DoctorOutput:
     store = _store(ctx)
-    return await asyncio.to_thread(upkeep.doctor, store, inp)
+    return await threads.in_thread(upkeep.doctor, store, inp)
 
 
 async def forget(inp: ForgetInput, ctx: ToolContext) -> ForgetOutput:
@@ -247,7 +247,7 @@ async def embedding_configure(inp: EmbeddingConfigureInput, ctx: ToolContext) ->
 
 async def embedding_check(inp: EmbeddingCheckInput, ctx: ToolContext) -> EmbeddingOutput:
     store = _store(ctx)
-    return await asyncio.to_thread(embedding.check, store, iso_utc(ctx.clock.now()))
+    return await threads.in_thread(embedding.check, store, iso_utc(ctx.clock.now()))
 
 
 def _may_spend(ctx: ToolContext) -> bool:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from kernel import trust
 from kernel.errors import PalliumError
 from kernel.execution import Run
 from kernel.providers.process import Invocation, run_worker
@@ -30,19 +31,43 @@ _counter = itertools.count(1)
 
 
 def allowed_commands(repo: Path, explicit: list[str]) -> list[str]:
-    """The commands a run's checks may execute: its own allow-list plus the repository's configuration."""
+    """The commands a run's checks may execute: its own allow-list, plus the repository's configuration
+    when the repository is trusted (`pallium trust`) and its configuration unchanged since."""
     allowed = [c.strip() for c in explicit if c.strip()]
+    return list(dict.fromkeys(allowed + (repo_commands(repo) if trust.state(repo).trusted else [])))
+
+
+def repo_commands(repo: Path) -> list[str]:
+    """`[workflows] allow_commands` of the repository's `.pallium/config.toml`, trusted or not."""
     config = repo / ".pallium" / "config.toml"
-    if config.is_file():
-        try:
-            data = tomllib.loads(config.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise PalliumError("invalid_input", f"{config} is not valid TOML: {exc}") from None
-        listed = data.get("workflows", {}).get("allow_commands", [])
-        if not isinstance(listed, list) or not all(isinstance(c, str) for c in listed):
-            raise PalliumError("invalid_input", f"{config}: workflows.allow_commands must be a list of strings")
-        allowed += [c.strip() for c in listed]
-    return list(dict.fromkeys(allowed))
+    if not config.is_file() or config.is_symlink():
+        return []
+    try:
+        data = tomllib.loads(config.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise PalliumError(
+            "invalid_input",
+            f"{config} is not valid TOML: {exc}",
+            hint=f"fix or remove {config}",
+            details={"path": str(config)},
+        ) from None
+    listed = data.get("workflows", {}).get("allow_commands", [])
+    if not isinstance(listed, list) or not all(isinstance(c, str) for c in listed):
+        raise PalliumError(
+            "invalid_input",
+            f"{config}: workflows.allow_commands must be a list of strings",
+            hint=f"fix {config}",
+            details={"path": str(config)},
+        )
+    return [c.strip() for c in listed if c.strip()]
+
+
+def ignored_entries(repo: Path) -> list[str]:
+    """What the repository ships that this run does not honour because the repository is not trusted."""
+    state = trust.state(repo)
+    if state.trusted:
+        return []
+    return list(state.files)
 
 
 class CommandPolicy:

@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel import paths
+from kernel import paths, writes
 from kernel.errors import PalliumError
 
 __all__ = ["DEFAULT_TEMPLATE", "STYLES", "Found", "find", "list_templates", "save", "saved_dirs", "template_source"]
@@ -78,16 +79,24 @@ def template_source(name: str) -> str:
 
 
 def find(repo: Path, name: str) -> Found:
-    """A saved workflow of the repository, then the user's, then a built-in template (by name or style)."""
+    """A built-in template (its names are reserved), else a saved workflow of the repository, then the user's.
+
+    A repository's workflow is shipped with the clone, so it runs only when the repository is
+    trusted (`pallium trust`) and unchanged since, and only when named: it never replaces a template.
+    """
     check_name(name)
-    for origin, folder in saved_dirs(repo):
-        candidate = folder / f"{name}.js"
-        if candidate.is_file():
-            return Found(name, origin, candidate)
     actual = STYLES.get(name, name)  # a style name or alias (fix-until-green) names its template
     template = TEMPLATE_DIR / f"{actual}.js"
     if template.is_file():
         return Found(actual, "template", template)
+    for origin, folder in saved_dirs(repo):
+        candidate = folder / f"{name}.js"
+        if not os.path.lexists(candidate):
+            continue
+        if origin == "repo":
+            _check_shipped(repo, candidate)
+        if candidate.is_file():
+            return Found(name, origin, candidate)
     known = sorted({p.stem for _, d in saved_dirs(repo) if d.is_dir() for p in d.glob("*.js")} | set(list_templates()))
     raise PalliumError(
         "not_found",
@@ -97,9 +106,47 @@ def find(repo: Path, name: str) -> Found:
     )
 
 
+def is_reserved(name: str) -> bool:
+    """Template and style names: no saved workflow may take them."""
+    return name in STYLES or (TEMPLATE_DIR / f"{name}.js").is_file()
+
+
+def _check_shipped(repo: Path, candidate: Path) -> None:
+    """Refuse a repository workflow that is a link, lies outside the repository, or is not trusted."""
+    from kernel import trust
+
+    rel = candidate.relative_to(repo).as_posix()
+    resolved = candidate.resolve()
+    root = repo.resolve()
+    linked = any(p.is_symlink() for p in (candidate, *candidate.parents) if p == root or root in p.parents)
+    if linked or root not in resolved.parents:
+        raise PalliumError(
+            "invalid_input",
+            f"the repository's workflow {rel!r} is a symbolic link; Pallium does not run linked workflows",
+            hint=f"replace {rel} with the script itself, or pass it with --script PATH",
+            details={"field": "workflow", "path": rel},
+        )
+    state = trust.state(repo)
+    if not state.trusted:
+        why = "changed since it was trusted" if state.changed else "not trusted"
+        raise PalliumError(
+            "authority_exceeded",
+            f"{rel} ships with the repository, which is {why}, so Pallium does not run it",
+            hint=f"read it, then trust the repository with `{state.command}` (CLI) or call pallium_trust "
+            "with the repo argument at admin authority",
+            details={"field": "workflow", "path": rel, "repo": state.repo, "reason": "untrusted"},
+        )
+
+
 def save(repo: Path, name: str, source: str, *, scope: str) -> Path:
+    if is_reserved(name):
+        raise PalliumError(
+            "invalid_input",
+            f"{name!r} is the name of a built-in template; a saved workflow cannot take it",
+            hint="pass another name (for example `my-" + name + "`)",
+            details={"field": "name"},
+        )
     folder = paths.repo_state_dir(repo) / "workflows" if scope == "repo" else paths.pallium_home() / "workflows"
-    folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{check_name(name)}.js"
-    target.write_text(source, encoding="utf-8")
+    writes.write_text(target, source, mode=0o644, root=repo if scope == "repo" else None)
     return target

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kernel import authority, paths
+from kernel import authority, paths, writes
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
@@ -90,8 +90,12 @@ async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
             timeout=inp.timeout_seconds,
         )
     if target is not None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(source, encoding="utf-8")
+        try:
+            writes.write_text(target, source, mode=0o644, root=ctx.repo_root(), exclusive=True)
+        except FileExistsError:
+            raise PalliumError(
+                "conflict", f"{target} exists already; choose another --output", details={"field": "output"}
+            ) from None
     args: dict[str, object] = {"task": inp.task}
     if inp.test_command:
         args["test_command"] = inp.test_command
@@ -179,6 +183,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         allow_commands=[inp.test_command] if inp.test_command else [],
         background=inp.background,
         wait=inp.wait_seconds,
+        source_label=found.label,
     )
     return StartOutput(**answer, script=None, run=run)
 

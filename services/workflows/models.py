@@ -142,6 +142,18 @@ class RunOutput(ToolOutput):
     updated_at: str
     live_calls: int | None = Field(None, description="agent calls that ran in this attempt (run/resume only)")
     replayed_calls: int | None = Field(None, description="calls answered from the journal in this attempt")
+    source: str | None = Field(
+        None,
+        description="where the script came from: template:<name>, repo:<name>, user:<name>, script:<path> or inline",
+    )
+    ceiling: str | None = Field(None, description="the authority the run started with; no later call raises it")
+    ignored: list[str] = Field(
+        default_factory=list,
+        description="files the repository ships (saved workflows, .pallium/config.toml with allow_commands) "
+        "that this run did not honour because the repository is not trusted",
+    )
+    trust_hint: str | None = Field(None, description="the command that trusts the repository, when it ignored some")
+    notes: list[str] = Field(default_factory=list, description="what this call did not do as asked, and why")
 
 
 class RunSummary(ToolOutput):

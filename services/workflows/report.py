@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kernel.runstore import RunRow as KernelRunRow
 from kernel.runstore import RunStore
+from kernel.trust import trust_command
 from services.workflows.models import AgentCounts, FailureEntry, GateEntry, PatchEntry, RunOutput
 from services.workflows.store import RunRow, WorkflowStore
 
 
-def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, replayed: int | None = None) -> RunOutput:
+def describe(
+    store: WorkflowStore, row: RunRow, *, live: int | None = None, replayed: int | None = None, note: str | None = None
+) -> RunOutput:
     agents = [e.detail for e in store.events(row.id, kind="agent", attempt=row.attempts)]
     counts = AgentCounts(
         total=len(agents),
@@ -63,6 +68,11 @@ def describe(store: WorkflowStore, row: RunRow, *, live: int | None = None, repl
         updated_at=row.updated_at,
         live_calls=live,
         replayed_calls=replayed,
+        source=row.limits.get("source"),
+        ceiling=row.limits.get("ceiling"),
+        ignored=list(row.limits.get("ignored") or []),
+        trust_hint=trust_command(Path(row.repo)) if row.limits.get("ignored") else None,
+        notes=[note] if note else [],
     )
 
 
@@ -82,6 +92,12 @@ def gate_entries(store: WorkflowStore, run_id: str) -> list[GateEntry]:
 
 def render(out: RunOutput) -> str:
     lines = [out.verdict, f"run {out.id}: {out.task}"]
+    if out.source:
+        lines.append(f"  script: {out.source}" + (f" (authority {out.ceiling})" if out.ceiling else ""))
+    if out.ignored:
+        lines.append(f"  ignored, the repository is not trusted: {', '.join(out.ignored[:5])}")
+        lines.append(f"  trust it once you have read them: {out.trust_hint}")
+    lines += [f"  note: {n}" for n in out.notes]
     if out.error:
         lines.append(f"  error: {out.error}")
     spent = f"${out.cost['spent_usd']:.4f}"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kernel import authority
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
@@ -22,7 +23,7 @@ from kernel.execution import Limits, Run
 from kernel.hashing import stable_hash
 from kernel.progress import Progress
 from kernel.runstore import SCHEMA as RUNS_SCHEMA
-from services.workflows.checks import CommandPolicy, allowed_commands
+from services.workflows.checks import CommandPolicy, allowed_commands, ignored_entries
 from services.workflows.engine import ScriptFailed, run_script, unawaited_message
 from services.workflows.host import WorkflowHost
 from services.workflows.preflight import inferred_commands
@@ -92,8 +93,14 @@ def create_run(
     script_path: str | None,
     allow_commands: list[str],
     allow_network: bool = False,
+    source_label: str = "inline",
 ) -> RunRow:
-    """Record a new run as `queued`: `run_attempt` starts it, here or in a worker process."""
+    """Record a new run as `queued`: `run_attempt` starts it, here or in a worker process.
+
+    The run keeps the ceiling it starts with (`limits.ceiling`): no later resume, gate decision or
+    worker raises it. Where its script came from and what the untrusted repository shipped that it
+    ignores are recorded beside, so every answer about the run can say them.
+    """
     if store.run(run_id) is not None:
         raise PalliumError(
             "conflict",
@@ -109,7 +116,14 @@ def create_run(
         script=source,
         script_hash=stable_hash(source),
         args=args,
-        limits={**_limits_record(limits), "allow_commands": list(allow_commands), "allow_network": allow_network},
+        limits={
+            **_limits_record(limits),
+            "allow_commands": list(allow_commands),
+            "allow_network": allow_network,
+            "ceiling": ctx.ceiling,
+            "source": source_label,
+            "ignored": ignored_entries(repo),
+        },
         now=iso_utc(ctx.clock.now()),
     )
 
@@ -127,6 +141,24 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
         raise PalliumError(
             "conflict", f"workflow run {run_id} is still running in another process", details={"run_id": run_id}
         )
+    saved_ceiling = ctx.ceiling
+    ctx.ceiling = run_ceiling(row, ctx.ceiling)
+    try:
+        return await _run_attempt(ctx, store, row, source)
+    finally:
+        ctx.ceiling = saved_ceiling
+
+
+def run_ceiling(row: RunRow, caller: authority.Authority) -> authority.Authority:
+    """The lower of the caller's ceiling and the run's own (a run recorded before runs kept one: the caller's)."""
+    started = row.limits.get("ceiling")
+    if started not in authority.LEVELS or authority.allows(started, caller):
+        return caller
+    return started  # type: ignore[no-any-return]  # one of LEVELS, checked above
+
+
+async def _run_attempt(ctx: ToolContext, store: WorkflowStore, row: RunRow, source: str | None) -> Attempt:
+    run_id = row.id
     source = row.script if source is None else source
     script_hash = stable_hash(source)
     repo, limits = Path(row.repo), limits_from_record(row.limits)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kernel import authority
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
@@ -78,6 +79,7 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
         allow_network=inp.allow_network,
         background=inp.background,
         wait=inp.wait_seconds,
+        source_label=f"script:{chosen.label}" if chosen.origin == "script" else chosen.label,
     )
 
 
@@ -95,6 +97,7 @@ async def launch(
     background: bool,
     wait: float,
     allow_network: bool = False,
+    source_label: str = "inline",
 ) -> RunOutput:
     """Record a new run and run it here, or in a worker process when in the background or over MCP."""
     store = runner.open_store(ctx)
@@ -111,6 +114,7 @@ async def launch(
         script_path=str(script_path) if script_path else None,
         allow_commands=allow_commands,
         allow_network=allow_network,
+        source_label=source_label,
     )
     return await _attempt(ctx, store, run_id, source=None, background=background, wait=wait)
 
@@ -197,14 +201,25 @@ async def _attempt(
     wait: float,
     script_path: Path | None = None,
 ) -> RunOutput:
-    """Run here and wait, or (in the background, and always over MCP) in a worker process."""
+    """Run here and wait, or (in the background, and always over MCP) in a worker process.
+
+    Either way under the run's own ceiling: a caller's higher one is not lent to it, and the answer says so.
+    """
+    row = store.run(run_id)
+    assert row is not None
+    ceiling = runner.run_ceiling(row, ctx.ceiling)
+    note = None
+    if ceiling != ctx.ceiling:
+        note = (
+            f"run {run_id} keeps the authority it started with ({ceiling}); this call's {ctx.ceiling} does not raise it"
+        )
     if background or ctx.origin == "mcp":
         store.set_status(run_id, "queued", now=iso_utc(ctx.clock.now()))  # so the wait below sees the new attempt
-        runner.start_worker(store, run_id, ceiling=ctx.ceiling, script_path=script_path)
+        runner.start_worker(store, run_id, ceiling=ceiling, script_path=script_path)
         row = await runner.wait_for_end(store, run_id, seconds=wait, progress=ctx.progress)
-        return report.describe(store, row)
+        return report.describe(store, row, note=note)
     attempt = await runner.run_attempt(ctx, store, run_id, source=source)
-    return report.describe(store, attempt.run, live=attempt.live_calls, replayed=attempt.cached_calls)
+    return report.describe(store, attempt.run, live=attempt.live_calls, replayed=attempt.cached_calls, note=note)
 
 
 async def status(inp: RunRefInput, ctx: ToolContext) -> RunOutput:
@@ -237,6 +252,7 @@ async def apply(inp: RunRefInput, ctx: ToolContext) -> ApplyOutput:
 
     store = runner.open_store(ctx)
     row = runner.resolve_run(store, inp.run_id)
+    _require_run_edit(row, ctx, "apply")
     done = apply_patches(RunStore(store.db), row.id, Path(row.repo))
     return ApplyOutput(run_id=row.id, applied=done.applied, already=done.already, skipped=done.skipped)
 
@@ -247,8 +263,22 @@ async def revert(inp: RunRefInput, ctx: ToolContext) -> ApplyOutput:
 
     store = runner.open_store(ctx)
     row = runner.resolve_run(store, inp.run_id)
+    _require_run_edit(row, ctx, "revert")
     done = revert_patches(RunStore(store.db), row.id, Path(row.repo))
     return ApplyOutput(run_id=row.id, applied=done.applied, already=done.already, skipped=done.skipped)
+
+
+def _require_run_edit(row: Any, ctx: ToolContext, verb: str) -> None:
+    """A run that started below `edit` changes nothing in the tree, whoever asks later."""
+    kept = runner.run_ceiling(row, ctx.ceiling)
+    if not authority.allows(kept, "edit"):
+        raise PalliumError(
+            "authority_exceeded",
+            f"workflow run {row.id} started at authority {kept!r}; its patches cannot {verb} under a higher "
+            "ceiling given later",
+            hint="start a new run at --authority edit to make edits",
+            details={"run_id": row.id, "needed": "edit", "ceiling": kept},
+        )
 
 
 def _render_list(out: ListOutput) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from kernel import threads
 from kernel.hashing import stable_hash
 from services.workflows.engine import ScriptFailed, evaluate_meta
 from services.workflows.script import lint, parse_script, wrap_body
@@ -39,7 +39,7 @@ async def validate_source(source: str) -> Validation:
         result.warnings.append("no meta: add `export const meta = {name, description, phases}` so runs are labelled")
     if result.meta is not None:
         _check_meta(result.meta, result)
-    syntax = await asyncio.to_thread(_syntax_error, parsed.body)
+    syntax = await threads.in_thread(_syntax_error, parsed.body)
     if syntax:
         result.errors.append(syntax)
     errors, warnings = lint(parsed.body)

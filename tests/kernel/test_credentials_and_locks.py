@@ -38,8 +38,8 @@ def _hold_then_exit(path: str, ready) -> None:
         os._exit(0)  # die holding the lock, as a crash would
 
 
-def test_a_second_holder_is_refused_naming_the_first(tmp_path: Path):
-    lock = tmp_path / "index.lock"
+def test_a_second_holder_is_refused_naming_the_first(pallium_home: Path):
+    lock = pallium_home / "locks" / "index.lock"
     with exclusive(lock, what="pallium index"), pytest.raises(PalliumError) as raised, exclusive(lock, what="again"):
         pass
     assert raised.value.code == "conflict"
@@ -48,8 +48,8 @@ def test_a_second_holder_is_refused_naming_the_first(tmp_path: Path):
         pass
 
 
-def test_a_lock_held_by_a_dead_process_is_free(tmp_path: Path):
-    lock = tmp_path / "sync.lock"
+def test_a_lock_held_by_a_dead_process_is_free(pallium_home: Path):
+    lock = pallium_home / "locks" / "sync.lock"
     ctx = multiprocessing.get_context("fork")
     ready = ctx.Event()
     child = ctx.Process(target=_hold_then_exit, args=(str(lock), ready))

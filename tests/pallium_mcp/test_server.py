@@ -19,6 +19,7 @@ _HOMES = shared_homes()
 SAMPLE_CALLS = {
     "pallium_version": {},
     "pallium_doctor": {},
+    "pallium_trust": {},
     "pallium_changed_now": {"limit": 5},
     "pallium_index": {},
     "pallium_explain": {"path": "src/app.py"},

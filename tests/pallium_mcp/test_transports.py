@@ -102,6 +102,8 @@ def _start_http(cwd: Path, *extra: str) -> tuple[subprocess.Popen, str]:
         text=True,
     )
     line = proc.stderr.readline()
+    while line.startswith("pallium-mcp: warning:"):  # --token warns that `ps` shows it
+        line = proc.stderr.readline()
     assert "serving streamable HTTP on" in line, line
     return proc, line.strip().rsplit(" ", 1)[-1]
 

@@ -10,7 +10,7 @@ from kernel.context import ToolContext
 from pallium_mcp.cli import main
 from services.workflows.models import RunInput
 from services.workflows.tools import run
-from tests.conftest import git, write
+from tests.conftest import git, trusted, write
 
 pytestmark = pytest.mark.anyio
 
@@ -67,7 +67,7 @@ async def test_the_preflight_names_its_files_to_inspect_as_the_original_did(git_
 
 
 async def test_workflow_run_takes_a_slash_name_and_needs_no_task_with_a_workflow(git_repo, capsys, monkeypatch):
-    write(git_repo, ".pallium/workflows/echo.js", "return args.task;")
+    trusted(write(git_repo, ".pallium/workflows/echo.js", "return args.task;").parents[2])
     code, out = await _cli(["workflow", "run", "/echo fix the parser", "--json"], git_repo, capsys, monkeypatch)
     assert code == 0 and json.loads(out)["result"] == "fix the parser"
     code, out = await _cli(["workflow", "run", "--workflow", "echo", "--json"], git_repo, capsys, monkeypatch)
@@ -89,7 +89,7 @@ async def test_a_run_or_start_with_nothing_to_do_is_refused_naming_the_task(git_
 
 
 async def test_start_with_only_a_workflow_runs_it(git_repo, capsys, monkeypatch):
-    write(git_repo, ".pallium/workflows/echo.js", "return args.task;")
+    trusted(write(git_repo, ".pallium/workflows/echo.js", "return args.task;").parents[2])
     code, out = await _cli(["start", "--workflow", "echo", "--json"], git_repo, capsys, monkeypatch)
     answer = json.loads(out)
     assert code == 0 and answer["chosen"] == "repo:echo" and answer["run"]["result"] == "Run saved workflow echo"

@@ -9,11 +9,18 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from pallium_mcp.cli import main
 from services.workflows.library import template_source
-from services.workflows.library_tools import generate, save, start, template_list
-from services.workflows.models import GenerateInput, RunInput, SaveInput, StartInput, TemplateListInput
+from services.workflows.library_tools import generate, save, start, template_list, template_show
+from services.workflows.models import (
+    GenerateInput,
+    RunInput,
+    SaveInput,
+    StartInput,
+    TemplateListInput,
+    TemplateShowInput,
+)
 from services.workflows.start import choose_style
 from services.workflows.tools import run
-from tests.conftest import write
+from tests.conftest import trusted, write
 
 pytestmark = pytest.mark.anyio
 
@@ -60,20 +67,24 @@ async def test_start_runs_the_review_template_on_the_changed_files(git_repo: Pat
     assert out.run.result == {"confirmed": [{"file": "src/app.py", "problem": "3?", "why": "magic number"}], "files": 1}
 
 
-async def test_a_saved_workflow_wins_over_a_template_and_nests_once(git_repo: Path, fake):
+async def test_a_template_name_is_reserved_and_a_trusted_saved_workflow_nests_once(git_repo: Path, fake):
     fake.scenario({"match": "", "reply": "ok"})
     write(git_repo, ".pallium/workflows/review.js", 'return "our own review of " + args.task;')
-    write(git_repo, ".pallium/workflows/outer.js", 'return await workflow("review", {task: "inner"});')
+    write(git_repo, ".pallium/workflows/ours.js", 'return "our own review of " + args.task;')
+    write(git_repo, ".pallium/workflows/outer.js", 'return await workflow("ours", {task: "inner"});')
     write(git_repo, ".pallium/workflows/deep.js", 'return await workflow("outer", {});')
+    trusted(git_repo)
     ctx = ToolContext(cwd=git_repo)
     outer = await run(RunInput(task="t", workflow="outer", id="outer-run"), ctx)
     deep = await run(RunInput(task="t", workflow="deep", id="deep-run"), ctx)
+    shown = await template_show(TemplateShowInput(name="review"), ctx)
     listed = await template_list(TemplateListInput(), ctx)
     ctx.close()
     assert outer.result == "our own review of inner"
     assert deep.status == "failed" and "nests one level at most" in deep.error
+    assert (shown.origin, shown.source) == ("template", template_source("review"))
     origins = {(e.name, e.origin) for e in listed.workflows}
-    assert {("review", "repo"), ("review", "template"), ("plan-and-verify", "template")} <= origins
+    assert {("ours", "repo"), ("review", "template"), ("plan-and-verify", "template")} <= origins
 
 
 async def test_a_bare_run_uses_the_plan_and_verify_default(git_repo: Path, fake):
@@ -139,11 +150,12 @@ def test_cli_accepts_the_original_style_names(git_repo: Path, capsys, monkeypatc
 
 async def test_workflow_finds_scripts_saved_under_dot_claude_as_the_original_did(git_repo: Path, fake):
     write(git_repo, ".claude/workflows/triage.js", 'return "triaged " + args.task;')
-    write(git_repo, ".claude/workflows/review.js", 'return "shadowed";')
-    write(git_repo, ".pallium/workflows/review.js", 'return "pallium first";')
+    write(git_repo, ".claude/workflows/mine.js", 'return "shadowed";')
+    write(git_repo, ".pallium/workflows/mine.js", 'return "pallium first";')
+    trusted(git_repo)
     ctx = ToolContext(cwd=git_repo)
     named = await run(RunInput(task="t", workflow="triage", id="claude-1"), ctx)
-    nested = await run(RunInput(task="t", source='return await workflow("review");', id="claude-2"), ctx)
+    nested = await run(RunInput(task="t", source='return await workflow("mine");', id="claude-2"), ctx)
     ctx.close()
     assert named.result == "triaged t"
     assert nested.result == "pallium first"

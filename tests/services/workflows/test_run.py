@@ -10,7 +10,7 @@ from kernel.errors import PalliumError
 from pallium_mcp.cli import main
 from services.workflows.models import ResumeInput, RunInput, RunRefInput
 from services.workflows.tools import apply, resume, revert, run, status
-from tests.conftest import git, write
+from tests.conftest import git, trusted, write
 
 pytestmark = pytest.mark.anyio
 
@@ -196,6 +196,7 @@ async def test_until_green_lets_a_fix_agent_repair_a_really_failing_test(git_rep
     fake.scenario({"match": "fails", "write": {"calc.py": "def add(a, b):\n    return a + b\n"}, "reply": "fixed"})
     command = f"{sys.executable} -m pytest -q -p no:cacheprovider test_calc.py"
     write(git_repo, ".pallium/config.toml", f"[workflows]\nallow_commands = [{json.dumps(command)}]\n")
+    trusted(git_repo)
     source = f"return await verify.untilGreen({json.dumps(command)}, {{maxRounds: 2}});"
     out = await _run(git_repo, source, id="green-1")
     assert out.status == "completed"

@@ -99,7 +99,7 @@ async def test_a_log_not_awaited_before_return_is_written_and_the_run_completes(
 
 
 async def test_an_inline_or_file_script_sees_args_exactly_as_given(git_repo, fake):
-    from tests.conftest import write
+    from tests.conftest import trusted, write
 
     listed = await _run(git_repo, "return args;", id="args-list", args="[1, 2]")
     assert listed.status == "completed" and listed.result == [1, 2]
@@ -107,6 +107,7 @@ async def test_an_inline_or_file_script_sees_args_exactly_as_given(git_repo, fak
     assert inline.result == {"a": 1}  # no task merged in
     path = write(git_repo, "flows/echo.js", "return args;")
     write(git_repo, ".pallium/workflows/echo.js", "return args;")
+    trusted(git_repo)
     ctx = ToolContext(ceiling="edit", cwd=git_repo)
     try:
         from_file = await run(RunInput(task="t", script=str(path), id="args-file", args='{"b": 2}'), ctx)
@@ -139,10 +140,11 @@ async def test_a_fan_out_whose_every_item_fails_before_any_agent_starts_is_not_f
 
 
 async def test_a_saved_workflow_that_leaves_a_call_unawaited_fails_the_workflow_call(git_repo, fake):
-    from tests.conftest import write
+    from tests.conftest import trusted, write
 
     fake.scenario({"match": "forgotten", "hang": 120}, {"match": "quick", "delay": 1, "reply": "ok"})
     write(git_repo, ".pallium/workflows/inner.js", 'agent("forgotten inner"); await agent("quick"); return 1;')
+    trusted(git_repo)
     source = 'try { return await workflow("inner"); } catch (e) { return "caught: " + e.message; }'
     out = await _run(git_repo, source, id="nested-unawaited")
     assert out.status == "completed"

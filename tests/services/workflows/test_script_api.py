@@ -13,7 +13,7 @@ from pallium_mcp.cli import main
 from services.workflows.library_tools import start
 from services.workflows.models import RunInput, StartInput
 from services.workflows.tools import run
-from tests.conftest import git, write
+from tests.conftest import git, trusted, write
 
 pytestmark = pytest.mark.anyio
 
@@ -120,6 +120,7 @@ async def test_start_with_a_saved_workflow_runs_that_workflow(git_repo, fake):
     )
     git(git_repo, "add", "-A")
     git(git_repo, "commit", "-qm", "Save the summary workflow")
+    trusted(git_repo)
     write(git_repo, "src/app.py", "def main():\n    return 5\n")
     ctx = ToolContext(ceiling="edit", cwd=git_repo)
     out = await start(StartInput(task="tell me about my change", workflow="summary"), ctx)
