@@ -129,7 +129,9 @@ def _team_id(value: Any) -> str:
         value = (value.get("team") or {}).get("id") if "team" in value else value.get("id")
     if not isinstance(value, str) or not value:
         raise PalliumError(
-            "invalid_input", "team.*(): the first argument must be a team id or what team.create returned"
+            "invalid_input",
+            "team.*(): the first argument must be a team id or what team.create returned",
+            hint="pass the value `await team.create(goal)` answered, or its `team.id`",
         )
     return value
 
