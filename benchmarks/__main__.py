@@ -13,6 +13,7 @@ BENCHMARKS = {
     "sessions": "benchmarks.sessions",
     "loops": "benchmarks.loops",
     "route": "benchmarks.route",
+    "team": "benchmarks.team",
     "mcp": "benchmarks.mcp",
     "knowledge": "benchmarks.knowledge",
 }

@@ -14,6 +14,7 @@ from kernel.errors import PalliumError
 __all__ = ["check_schema", "extract_json", "normalize_for_provider", "schema_errors"]
 
 _NOT_FOUND = object()
+_VALID_SCHEMAS: set[str] = set()  # canonical texts of schemas that passed `check_schema`
 
 
 def check_schema(schema: Any, *, field: str = "schema") -> None:
@@ -23,12 +24,20 @@ def check_schema(schema: Any, *, field: str = "schema") -> None:
 
     if not isinstance(schema, dict):
         raise PalliumError("invalid_input", "schema must be a JSON object", details={"field": field})
+    # checking against the meta-schema costs milliseconds, and a team or a loop sends the same schema on
+    # every turn (twice: the run, then the dispatcher): a schema found valid once is valid again
+    text = json.dumps(schema, sort_keys=True, default=str)
+    if text in _VALID_SCHEMAS:
+        return
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         raise PalliumError(
             "invalid_input", f"schema is not valid JSON Schema: {exc.message}", details={"field": field}
         ) from exc
+    if len(_VALID_SCHEMAS) >= 256:
+        _VALID_SCHEMAS.clear()
+    _VALID_SCHEMAS.add(text)
 
 
 def schema_errors(value: Any, schema: dict[str, Any], *, limit: int = 5) -> list[str]:

@@ -41,6 +41,12 @@ class StartInput(ToolInput):
         "name); default: resolved as for workflows",
     )
     cwd: str | None = Field(None, description="folder inside the git repository the team works on; default: here")
+    id: str | None = Field(
+        None,
+        pattern=r"^team-[A-Za-z0-9][A-Za-z0-9._-]{0,100}$",
+        description="the team's id (`team-...`); starting an id that exists answers that team (scripts use it "
+        "to stay idempotent across resume); default: a new random id",
+    )
 
 
 class TemplateShowInput(ToolInput):
@@ -111,6 +117,7 @@ class TaskListInput(ToolInput):
         None, description="only tasks in this status (default: all)"
     )
     limit: int = Field(100, ge=1, le=1000, description="tasks to list, by id (1-1000, default 100)")
+    cursor: int = Field(0, ge=0, description="`next_cursor` from the previous page (default 0: from the first task)")
 
 
 class TaskClaimInput(ToolInput):
@@ -325,6 +332,7 @@ class TaskOutput(ToolOutput):
 class TaskList(ToolOutput):
     tasks: list[Task]
     truncated: bool
+    next_cursor: int | None = Field(None, description="pass as `cursor` for the next page")
 
 
 class SendOutput(ToolOutput):

@@ -28,12 +28,13 @@ __all__ = [
     "require_member",
     "require_team",
     "send_message",
+    "split_body",
     "this_owner",
 ]
 
 LEAD = "lead"
 EXTERNAL_STALE_MINUTES = 15.0
-MAX_BODY = 20_000
+MAX_BODY = 2_000  # characters, so any message fits a page of the inbox; a member's longer one is split
 
 
 def this_owner() -> dict[str, Any]:
@@ -84,7 +85,7 @@ def send_message(
         raise PalliumError(
             "invalid_input",
             f"the message is {len(body)} characters; at most {MAX_BODY}",
-            hint="send a shorter message, or put the long part in a file and send its path",
+            hint="split it into several `team send` calls, or put the long part in a file and send its path",
             details={"field": "body"},
         )
     require_member(store, team_id, recipient, field="to")
@@ -92,9 +93,20 @@ def send_message(
     return store.send(team_id=team_id, sender=sender, recipient=recipient, body=body, kind=kind, now=now)
 
 
+def split_body(body: str) -> list[str]:
+    """`body` in parts of at most `MAX_BODY` characters, each marked `[part n/m]`: split, never cut."""
+    size = MAX_BODY - 16
+    parts = [body[i : i + size] for i in range(0, len(body), size)] or [body]
+    return parts if len(parts) == 1 else [f"[part {n}/{len(parts)}] {p}" for n, p in enumerate(parts, 1)]
+
+
 def notify_lead(store: TeamStore, team_id: str, body: str, *, now: str, sender: str = "pallium") -> int:
     """A system message to the lead (always on the roster), for failures and things to decide."""
-    return store.send(team_id=team_id, sender=sender, recipient=LEAD, body=body, kind="system", now=now)
+    ids = [
+        store.send(team_id=team_id, sender=sender, recipient=LEAD, body=part, kind="system", now=now)
+        for part in split_body(body)
+    ]
+    return ids[0]
 
 
 def member_state(

@@ -8,6 +8,7 @@ delivered by exactly one completed turn or still waiting.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, fields
 from typing import Any
@@ -277,20 +278,29 @@ def _column(row_type: type, name: str) -> str:
     return name + "_json" if name in _JSON_FIELDS.get(row_type, ()) else name
 
 
+@functools.cache
 def _columns(row_type: type) -> str:
     return ", ".join(_column(row_type, f.name) for f in fields(row_type))
 
 
 def _build(row_type: type, values: tuple[Any, ...]) -> Any:
+    """A row of `row_type` from its columns in `_columns` order: JSON decoded, SQLite's 0/1 as bools."""
     data = {}
-    json_fields = _JSON_FIELDS.get(row_type, frozenset())
-    for f, value in zip(fields(row_type), values, strict=True):
-        if f.name in json_fields:
+    for (name, kind), value in zip(_decoders(row_type), values, strict=True):
+        if kind == "json":
             value = json.loads(value) if value is not None else None
-        elif f.type in ("bool",):
+        elif kind == "bool":
             value = bool(value)
-        data[f.name] = value
+        data[name] = value
     return row_type(**data)
+
+
+@functools.cache
+def _decoders(row_type: type) -> tuple[tuple[str, str], ...]:
+    json_fields = _JSON_FIELDS.get(row_type, frozenset())
+    return tuple(
+        (f.name, "json" if f.name in json_fields else "bool" if f.type == "bool" else "") for f in fields(row_type)
+    )
 
 
 class TeamStore:
@@ -454,8 +464,10 @@ class TeamStore:
         ).fetchone()
         return _build(TaskRow, row) if row else None
 
-    def tasks(self, team_id: str, *, statuses: tuple[str, ...] = (), limit: int = 10_000) -> list[TaskRow]:
-        where, args = "team_id = ?", [team_id]
+    def tasks(
+        self, team_id: str, *, statuses: tuple[str, ...] = (), limit: int = 10_000, after: int = 0
+    ) -> list[TaskRow]:
+        where, args = "team_id = ? AND id > ?", [team_id, after]
         if statuses:
             where += f" AND status IN ({', '.join('?' for _ in statuses)})"
             args += list(statuses)

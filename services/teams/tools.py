@@ -15,15 +15,18 @@ from kernel import authority, paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
+from kernel.fitting import size
 from kernel.runstore import SCHEMA as RUN_SCHEMA
 from kernel.runstore import RunStore
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Tool
 from services.teams import models, views
 from services.teams.board import add_task, complete_task
 from services.teams.roster import LEAD, reconcile, require_member, require_team, send_message
 from services.teams.routes import ROUTES
 from services.teams.store import SCHEMA, TeamStore
 from services.teams.templates import TEMPLATES
+
+INBOX_BUDGET = CONTEXT_BUDGET  # whole messages (up to 2,000 characters each) per page
 
 
 def _store(ctx: ToolContext) -> TeamStore:
@@ -55,7 +58,7 @@ async def start(inp: models.StartInput, ctx: ToolContext) -> models.StartOutput:
     paths.find_repo_root(folder, field="cwd")
     store = _store(ctx)
     now = _now(ctx)
-    team_id = f"team-{secrets.token_hex(5)}"
+    team_id = inp.id or f"team-{secrets.token_hex(5)}"
     return _create(store, ctx, team_id, inp.goal, str(folder), inp.budget_usd, inp.template, inp.provider, now)
 
 
@@ -300,8 +303,12 @@ async def tasks_add(inp: models.TaskAddInput, ctx: ToolContext) -> models.TaskOu
 async def tasks_list(inp: models.TaskListInput, ctx: ToolContext) -> models.TaskList:
     store = _store(ctx)
     require_team(store, inp.team)
-    rows = store.tasks(inp.team, statuses=(inp.status,) if inp.status else (), limit=inp.limit + 1)
-    return models.TaskList(tasks=[views.to_task(t) for t in rows[: inp.limit]], truncated=len(rows) > inp.limit)
+    rows = store.tasks(inp.team, statuses=(inp.status,) if inp.status else (), limit=inp.limit + 1, after=inp.cursor)
+    page = rows[: inp.limit]
+    more = len(rows) > inp.limit
+    return models.TaskList(
+        tasks=[views.to_task(t) for t in page], truncated=more, next_cursor=page[-1].id if more and page else None
+    )
 
 
 async def tasks_claim(inp: models.TaskClaimInput, ctx: ToolContext) -> models.TaskOutput:
@@ -357,6 +364,9 @@ async def send(inp: models.SendInput, ctx: ToolContext) -> models.SendOutput:
     store = _store(ctx)
     _active(store, inp.team)
     message_id = send_message(store, inp.team, sender=inp.from_, recipient=inp.to, body=inp.body, now=_now(ctx))
+    sender = store.member(inp.team, inp.from_)
+    if sender is not None and sender.external:  # an external member that writes is alive
+        store.update_member(inp.team, sender.name, heartbeat_at=time.time())
     row = store.messages(inp.team, recipient=None, after=message_id - 1, limit=1)[0]
     return models.SendOutput(message=views.to_message(row))
 
@@ -374,6 +384,11 @@ async def inbox(inp: models.InboxInput, ctx: ToolContext) -> models.InboxOutput:
     reader = None if inp.all else require_member(store, inp.team, inp.for_ or "", field="for")
     rows = store.messages(inp.team, recipient=reader.name if reader else None, after=inp.cursor, limit=inp.limit + 1)
     page = rows[: inp.limit]
+    more = len(rows) > inp.limit
+    draft = models.InboxOutput(messages=[views.to_message(m) for m in page], truncated=more, next_cursor=None)
+    if size(draft) > INBOX_BUDGET:  # fit whole messages first: an external reader is receipted only for what it sees
+        shown = {m.id for m in _trim_inbox(draft, inp, INBOX_BUDGET).messages}
+        more, page = True, [m for m in page if m.id in shown]
     if reader is not None and reader.external:
         now = _now(ctx)
         with store.db.transaction():
@@ -385,7 +400,6 @@ async def inbox(inp: models.InboxInput, ctx: ToolContext) -> models.InboxOutput:
         page = [
             m for m in store.messages(inp.team, recipient=reader.name, after=inp.cursor, limit=inp.limit) if m.id in ids
         ]
-    more = len(rows) > inp.limit
     return models.InboxOutput(
         messages=[views.to_message(m) for m in page], truncated=more, next_cursor=page[-1].id if more and page else None
     )
@@ -556,6 +570,26 @@ async def revert(inp: models.TeamInput, ctx: ToolContext) -> models.ApplyOutput:
 
 # ---------------------------------------------------------------- declarations
 
+
+def _trim_tasks(out: models.TaskList, inp: models.TaskListInput, budget: int) -> models.TaskList:
+    """End the page early; the cursor goes on at the first task left out, so none is skipped."""
+    from kernel.fitting import drop_tail
+
+    kept, dropped = drop_tail(out, budget, "tasks")
+    if not dropped:
+        return kept
+    return kept.model_copy(update={"truncated": True, "next_cursor": kept.tasks[-1].id})
+
+
+def _trim_inbox(out: models.InboxOutput, inp: models.InboxInput, budget: int) -> models.InboxOutput:
+    from kernel.fitting import drop_tail
+
+    kept, dropped = drop_tail(out, budget, "messages")
+    if not dropped:
+        return kept
+    return kept.model_copy(update={"truncated": True, "next_cursor": kept.messages[-1].id})
+
+
 _WRITE = Annotations(read_only=False, idempotent=False)
 _SET = Annotations(read_only=False, idempotent=True)
 _PLAIN = Annotations()
@@ -624,6 +658,8 @@ def _tool(
     positional=(),
     annotations: Annotations = _PLAIN,
     render=None,
+    budget: int | None = SEARCH_BUDGET,
+    trim=None,
 ) -> Tool:
     return Tool(
         cli=cli,
@@ -637,6 +673,8 @@ def _tool(
         positional=positional,
         annotations=annotations,  # type: ignore[arg-type]
         render=render,
+        budget=budget,
+        trim=trim,
         route=ROUTES[cli],
     )
 
@@ -732,6 +770,7 @@ TOOLS = (
         "observe",
         positional=("team",),
         render=_r_tasks,
+        trim=_trim_tasks,
     ),
     _tool(
         "team tasks claim",
@@ -787,6 +826,8 @@ TOOLS = (
         positional=("team",),
         annotations=_SET,
         render=views.render_inbox,
+        budget=INBOX_BUDGET,
+        trim=_trim_inbox,
     ),
     _tool(
         "team nudge",
@@ -814,6 +855,7 @@ TOOLS = (
         positional=("team",),
         annotations=_SET,
         render=views.render_status,
+        budget=CONTEXT_BUDGET,
     ),
     _tool(
         "team run",
@@ -829,6 +871,7 @@ TOOLS = (
         positional=("team",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=views.render_run,
+        budget=CONTEXT_BUDGET,
     ),
     _tool(
         "team approve",
@@ -895,6 +938,7 @@ TOOLS = (
         positional=("team",),
         annotations=_SET,
         render=views.render_status,
+        budget=CONTEXT_BUDGET,
     ),
     _tool(
         "team member stop",

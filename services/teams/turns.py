@@ -21,7 +21,7 @@ from kernel.errors import PalliumError
 from services.teams import prompt as contract
 from services.teams.board import complete_task
 from services.teams.gates import ask_gate
-from services.teams.roster import notify_lead
+from services.teams.roster import notify_lead, split_body
 from services.teams.store import MemberRow, TeamStore, TurnRow
 
 if TYPE_CHECKING:
@@ -376,7 +376,7 @@ class Turns:
                         f"staged ({outcome.call_key}): {outcome.gate_violations[:3]}",
                         now=now,
                     )
-                for note in notes:
+                for note in (part for n in notes for part in split_body(n)):
                     self.store.send(
                         team_id=team.id, sender="pallium", recipient=member.name, body=note, kind="system", now=now
                     )
@@ -405,7 +405,8 @@ class Turns:
     ) -> None:
         for to, body in decision.messages:
             if to in roster and to != sender and body.strip():
-                self.store.send(team_id=team_id, sender=sender, recipient=to, body=body, kind="mail", now=now)
+                for part in split_body(body):  # split, never cut: a long report arrives whole
+                    self.store.send(team_id=team_id, sender=sender, recipient=to, body=part, kind="mail", now=now)
                 continue
             why = "is yourself" if to == sender else ("was empty" if not body.strip() else "is not on the roster")
             notes.append(f"your message to {to!r} was not sent: the name {why}; roster: {', '.join(sorted(roster))}")

@@ -80,6 +80,29 @@ HOST_API: tuple[HostCall, ...] = (
         "pallium",
     ),
     HostCall(
+        "team.create", "await team.create(goal, {cwd, budgetUsd})", "an agent team, the same one on resume", "agent"
+    ),
+    HostCall(
+        "team.spawn",
+        "await team.spawn(team, name, {provider, model, role, mode, planRequired})",
+        "a member that resumes its own session",
+        "agent",
+    ),
+    HostCall("team.send", "await team.send(team, to, body, from = 'lead')", "mail; an unknown name throws", "agent"),
+    HostCall("team.status", "await team.status(team)", "members by evidence, board, patches, spend", "agent"),
+    HostCall(
+        "team.wait",
+        "await team.wait(team, {agentTimeoutSeconds, maxConcurrent, maxRounds})",
+        "runs the team's rounds until none is eligible",
+        "agent",
+    ),
+    HostCall("team.stop", "await team.stop(team)", "stops the team", "agent"),
+    HostCall("team.approve", "await team.approve(team, name)", "approves a member's plan", "agent"),
+    HostCall("team.reject", "await team.reject(team, name, feedback)", "rejects a plan with feedback", "agent"),
+    HostCall("team.gate", "await team.gate(team, prompt, hooks)", "sets the team's gate", "agent"),
+    HostCall("team.tasks", "await team.tasks.create|list|claim|complete(team, ...)", "the team's board", "agent"),
+    HostCall("team.member", "await team.member.stop|restart|steer(team, name, ...)", "one member", "agent"),
+    HostCall(
         "pallium.decisions.search",
         "await pallium.decisions.search(query, limit = 10)",
         "recorded decisions, then the repository's commit-note decisions",
@@ -93,4 +116,8 @@ HOST_API: tuple[HostCall, ...] = (
 API_GLOBALS = frozenset({c.name.split(".")[0] for c in HOST_API})
 PALLIUM_HELPERS = frozenset({c.name.removeprefix("pallium.") for c in HOST_API if c.name.startswith("pallium.")})
 PALLIUM_NAMESPACES = frozenset({h.rsplit(".", 1)[0] for h in PALLIUM_HELPERS if "." in h})
-API_MEMBERS = {"verify": frozenset({"untilGreen"}), "budget": frozenset({"total", "spent", "remaining"})}
+API_MEMBERS = {
+    "verify": frozenset({"untilGreen"}),
+    "budget": frozenset({"total", "spent", "remaining"}),
+    "team": frozenset({c.name.split(".")[1] for c in HOST_API if c.name.startswith("team.")}),
+}

@@ -79,6 +79,7 @@ class WorkflowHost:
         self.attempt = attempt
         self.args_hash = args_hash
         self.agents_done = 0
+        self.team_creates = 0  # team.create calls this attempt: the n-th names team-<run>-<n> on every resume
 
     async def __call__(self, op: str, payload: Any) -> Any:
         handler = {
@@ -90,6 +91,7 @@ class WorkflowHost:
             "log": self._log,
             "failure": self._failure,
             "pallium": self._pallium,
+            "team": self._team,
         }.get(op)
         if handler is None:
             raise PalliumError(
@@ -302,6 +304,17 @@ class WorkflowHost:
     async def _failure(self, payload: dict[str, Any]) -> None:
         detail = {k: payload.get(k) for k in ("primitive", "index", "stage", "error")}
         self._event("failure", payload.get("phase"), detail)
+
+    async def _team(self, payload: dict[str, Any]) -> Any:
+        from services.workflows.team_calls import team_call
+
+        fn = str(payload.get("fn"))
+        value = await team_call(
+            self.ctx, self.run.run_id, str(self.run.repo), self.team_creates, fn, list(payload.get("args") or [])
+        )
+        if fn == "create":
+            self.team_creates += 1
+        return value
 
     async def _pallium(self, payload: dict[str, Any]) -> Any:
         helper, given = str(payload.get("helper")), list(payload.get("args") or [])

@@ -213,6 +213,19 @@
     const found = await helper("decisions.search")(...helperArgs);
     return Object.assign(found.decisions.slice(), found);
   };
+  const teamCall = (fn) => (...teamArgs) => call("team", { fn, args: teamArgs, phase: phaseNow() });
+  lock("team", Object.freeze({
+    create: teamCall("create"), spawn: teamCall("spawn"), send: teamCall("send"), status: teamCall("status"),
+    wait: teamCall("wait"), stop: teamCall("stop"), approve: teamCall("approve"), reject: teamCall("reject"),
+    gate: teamCall("gate"),
+    tasks: Object.freeze({
+      create: teamCall("tasks.create"), list: teamCall("tasks.list"), claim: teamCall("tasks.claim"),
+      complete: teamCall("tasks.complete"),
+    }),
+    member: Object.freeze({
+      stop: teamCall("member.stop"), restart: teamCall("member.restart"), steer: teamCall("member.steer"),
+    }),
+  }));
   lock("pallium", Object.freeze({
     changedNow: helper("changedNow"),
     preflight: helper("preflight"),

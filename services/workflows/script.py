@@ -171,12 +171,10 @@ def lint(body: str) -> tuple[list[str], list[str]]:
     errors += _pallium_errors(code)
     warnings: list[str] = []
     own = _declared_names(code)  # a script's own `const verify = ...` is not the primitive
-    for m in re.finditer(rf"(?<![.\w$])(verify|budget)\s*\.\s*({_NAME})", code):
+    for m in re.finditer(rf"(?<![.\w$])(verify|budget|team)\s*\.\s*({_NAME})", code):
         if m.group(1) not in own and m.group(2) not in API_MEMBERS[m.group(1)]:
             known = ", ".join(sorted(API_MEMBERS[m.group(1)]))
             warnings.append(f"line {_line(code, m.start())}: unknown primitive {m.group(1)}.{m.group(2)} ({known})")
-    if re.search(r"(?<![.\w$])team\s*\.", code):
-        warnings.append("team.* primitives are not available yet; those calls will fail")
     warnings += _unawaited_warnings(code)
     declared = _declared_names(code)
     known = declared | API_GLOBALS | _JS_GLOBALS | _KEYWORDS
