@@ -12,6 +12,7 @@ BENCHMARKS = {
     "workflow": "benchmarks.workflow",
     "sessions": "benchmarks.sessions",
     "loops": "benchmarks.loops",
+    "validate": "benchmarks.validate",
 }
 
 

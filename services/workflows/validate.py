@@ -8,7 +8,7 @@ from typing import Any
 from kernel import threads
 from kernel.hashing import stable_hash
 from services.workflows.engine import ScriptFailed, evaluate_meta
-from services.workflows.script import lint, parse_script, wrap_body
+from services.workflows.script import ParsedScript, lint, parse_script, wrap_body
 
 META_KEYS = {"name": str, "description": str, "phases": list, "kind": str, "loop": dict}
 KINDS = ("workflow", "loop")
@@ -26,9 +26,15 @@ class Validation:
         return not self.errors
 
 
+MAX_FINDINGS = 50  # of errors and of warnings each: a hostile script must not make a megabyte answer
+
+
 async def validate_source(source: str) -> Validation:
-    result = Validation(script_hash=stable_hash(source))
-    parsed = parse_script(source)
+    """Validate `source` in time linear in its size, the CPU-bound parts on a worker thread so the
+    server's event loop keeps answering other calls meanwhile."""
+    static = await threads.in_thread(_static, source)
+    parsed = static.parsed
+    result = Validation(script_hash=static.script_hash)
     result.errors += [f"line {parsed.meta_line}: {e}" for e in parsed.errors]
     if parsed.meta_source is not None and not parsed.errors:
         try:
@@ -39,13 +45,33 @@ async def validate_source(source: str) -> Validation:
         result.warnings.append("no meta: add `export const meta = {name, description, phases}` so runs are labelled")
     if result.meta is not None:
         _check_meta(result.meta, result)
-    syntax = await threads.in_thread(_syntax_error, parsed.body)
-    if syntax:
-        result.errors.append(syntax)
-    errors, warnings = lint(parsed.body)
-    result.errors += errors
-    result.warnings += warnings
+    if static.syntax:
+        result.errors.append(static.syntax)
+    result.errors = _capped(result.errors + static.lint_errors)
+    result.warnings = _capped(result.warnings + static.lint_warnings)
     return result
+
+
+@dataclass
+class _Static:
+    script_hash: str
+    parsed: ParsedScript
+    syntax: str | None
+    lint_errors: list[str]
+    lint_warnings: list[str]
+
+
+def _static(source: str) -> _Static:
+    """Everything but evaluating the meta: hash, meta split, V8 compile and lint."""
+    parsed = parse_script(source)
+    errors, warnings = lint(parsed.body)
+    return _Static(stable_hash(source), parsed, _syntax_error(parsed.body), errors, warnings)
+
+
+def _capped(findings: list[str]) -> list[str]:
+    if len(findings) <= MAX_FINDINGS:
+        return findings
+    return [*findings[:MAX_FINDINGS], f"... and {len(findings) - MAX_FINDINGS} more of the same kind"]
 
 
 def _check_meta(meta: dict[str, Any], result: Validation) -> None:
