@@ -13,6 +13,7 @@ BENCHMARKS = {
     "sessions": "benchmarks.sessions",
     "loops": "benchmarks.loops",
     "validate": "benchmarks.validate",
+    "mcp": "benchmarks.mcp",
 }
 
 

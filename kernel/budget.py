@@ -39,6 +39,12 @@ class Budget:
         """What counts against the limit: known spend, the estimate per unknown-cost call, open reservations."""
         return self.spent_usd + self.unknown_cost_calls * self.estimate_usd + self.reserved_usd
 
+    @property
+    def overspent(self) -> bool:
+        """Whether what the calls reported (unknown costs at the estimate) already passed the limit."""
+        charged = self.spent_usd + self.unknown_cost_calls * self.estimate_usd
+        return self.limit_usd is not None and charged > self.limit_usd + 1e-12
+
     def reserve(self, *, run_id: str = "") -> Reservation:
         if self.agents_started >= self.max_agents:
             raise PalliumError(

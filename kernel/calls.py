@@ -31,7 +31,7 @@ class Limits:
 class AgentCall:
     prompt: str
     mode: Mode = "read-only"
-    isolation: str = ""  # "worktree" isolates a non-edit worker too
+    isolation: str = ""  # "worktree" runs a non-edit worker in a throwaway worktree too (its writes are discarded)
     provider: str | None = None
     model: str | None = None
     schema: dict[str, Any] | None = None
@@ -46,7 +46,8 @@ class AgentCall:
 
     @property
     def is_edit(self) -> bool:
-        return self.mode == "edit" or self.isolation == "worktree"
+        """Whether what the worker changes is captured as a patch: only an `edit` call's is."""
+        return self.mode == "edit"
 
 
 @dataclass(frozen=True)

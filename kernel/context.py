@@ -19,9 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolContext"]
 
-SEARCH_BUDGET = 8 * 1024
-CONTEXT_BUDGET = 12 * 1024
-
 
 @dataclass
 class ToolContext:
@@ -36,7 +33,6 @@ class ToolContext:
     cwd: Path = field(default_factory=Path.cwd)
     progress: Progress = field(default_factory=Progress)
     clock: Clock = field(default_factory=default_clock)
-    output_budget: int = SEARCH_BUDGET
     origin: str = "cli"  # which front door the call came through: "cli" or "mcp"
     _open: dict[str, Database] = field(default_factory=dict, repr=False)
 

@@ -148,7 +148,8 @@ def _refuse_unusable(tool: Tool, field: str, value: Any, *, depth: int) -> None:
 async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolContext) -> BaseModel:
     """Run tool `name` with `arguments` under `ctx.ceiling` and return its output model.
 
-    The authority check comes first, so a refused call runs nothing. Any exception that is not a
+    The authority check comes first, so a refused call runs nothing. The answer leaves through
+    `_finish`: the last word on every answer, whatever the door. Any exception that is not a
     `PalliumError` is a bug in a handler; it becomes an `internal` error (with the traceback on
     stderr when `PALLIUM_DEBUG` is set) so no caller ever receives a raw traceback.
     """
@@ -158,7 +159,9 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
     authority.check(tool.name, tool.needed_authority(inp), ctx.ceiling)
     try:
         out = await tool.handler(inp, ctx)
-    except PalliumError:
+    except PalliumError as exc:
+        if not exc.hint:  # every error says what to do next, through either door
+            exc.hint = _hint_for(tool, exc)
         raise
     except (OverflowError, OSError) as exc:
         if isinstance(exc, OSError) and exc.errno != errno.ENAMETOOLONG:
@@ -174,5 +177,38 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
     except Exception as exc:
         raise _internal(tool, exc) from exc
     if not isinstance(out, tool.output):
-        raise PalliumError("internal", f"{tool.name} returned {type(out).__name__}, not {tool.output.__name__}")
-    return out
+        raise PalliumError(
+            "internal",
+            f"{tool.name} returned {type(out).__name__}, not {tool.output.__name__}",
+            hint="this is a bug in Pallium; report it",
+            details={"tool": tool.name},
+        )
+    return _finish(tool, inp, out)
+
+
+def _hint_for(tool: Tool, error: PalliumError) -> str:
+    """A hint for an error raised without one: the argument it names, both spellings, and where to look."""
+    field = error.details.get("field")
+    help_line = f"see `pallium {tool.cli} --help`"
+    if isinstance(field, str) and field in tool.input.model_fields:
+        flag = "--" + field.replace("_", "-")
+        spelled = f"the CLI's positional {field.upper()}" if field in tool.positional else f"CLI {flag}"
+        return f"check `{field}` ({spelled}); {help_line}"
+    if error.code == "not_found" and " " in tool.cli:
+        from tools_manifest import load_manifest
+
+        lister = tool.cli.rsplit(" ", 1)[0] + " list"
+        if any(e["cli"] == lister for e in load_manifest()["tools"]):
+            return f"list what exists with `pallium {lister}`; {help_line}"
+    return help_line
+
+
+def _finish(tool: Tool, inp: BaseModel, out: BaseModel) -> BaseModel:
+    """Steps every finished answer takes, in order; the byte budget is measured last, on what is sent.
+
+    Anything that changes what the answer says (redaction) goes before the budget, so the
+    measured answer is the one that leaves.
+    """
+    from kernel import fitting
+
+    return fitting.enforce(tool, inp, out)

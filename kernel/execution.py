@@ -14,7 +14,7 @@ import asyncio
 import os
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
 from kernel.journal import Journal
 from kernel.providers.contract import Failure, ProviderRequest, ProviderResult
-from kernel.providers.dispatcher import dispatch, resolve_provider
+from kernel.providers.dispatcher import confines_read_only, dispatch, resolve_provider
 from kernel.providers.process import kill_group
 from kernel.providers.schema import check_schema, schema_errors
 from kernel.runstore import SCHEMA, RunStore
@@ -34,6 +34,7 @@ from kernel.store import Database, open_global
 from kernel.worktrees import tree
 from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
 from kernel.worktrees.gates import Violation, check_patch
+from kernel.worktrees.pool import Lent, ReadOnlyPool
 from kernel.worktrees.snapshot import snapshot
 from kernel.worktrees.staging import Staging
 
@@ -41,6 +42,7 @@ __all__ = ["AgentCall", "AgentOutcome", "Limits", "Run", "collect_garbage"]
 
 ISOLATIONS = ("", "worktree")
 UNSTAGED = ("blocked", "conflicted", "empty")  # patch states that never reached staging
+SUPERSEDABLE = ("staged", "conflicted", "blocked", "empty")  # states an attempt that did not make the call drops
 CORRECTION = (
     "\n\nCORRECTION REQUIRED: your previous reply was not valid JSON for the schema above. Reply again with the "
     "bare JSON value only: no prose, no code fence."
@@ -73,7 +75,10 @@ class Run:
         self.budget = budget
         self.journal = Journal()
         self.staging = Staging(store, repo=repo, run_id=run_id, base_commit=base_commit)
+        self.pool = ReadOnlyPool(store, repo=repo, run_id=run_id)
         self.stats = {"live": 0, "cached": 0}
+        self.used: set[str] = set()  # the call keys this attempt made, live or from the journal
+        self._composed: dict[str, bool] = {}  # call keys staged in this attempt, in order -> made live now
         self._slots = asyncio.Semaphore(limits.concurrency)
         self._owns_db = owns_db
         self._live: dict[asyncio.Future[ProviderResult], str] = {}  # dispatches running, and their call keys
@@ -152,9 +157,13 @@ class Run:
         lease.start_heartbeat()
         return run
 
-    def request_of(self, call: AgentCall, seed: str | None = None) -> dict[str, Any]:
-        """What identifies a call in the journal (see `kernel.journal`); `seed` is the staging commit it reads."""
-        tree_read = self.base_tree if seed is None or seed == self.base_commit else self.staging.tree_of(seed)
+    def request_of(self, call: AgentCall) -> dict[str, Any]:
+        """What identifies a call in the journal (see `kernel.journal`): its content and the run's pinned tree.
+
+        The staging tree a call reads is deliberately not part of it: which edits of a `parallel` had
+        landed when a call was made depends on completion order, which a resume does not repeat.
+        What it read is recorded beside the request instead and checked on replay (`_from_journal`).
+        """
         request = {
             "op": call.op,
             "prompt": call.prompt,
@@ -166,7 +175,7 @@ class Run:
             "network": call.network,
             "args": call.args_hash,
             "label": call.label,
-            "tree": tree_read,
+            "tree": self.base_tree,
         }
         # only when set, so the keys of calls without a native session stay what they were
         for name in ("new_session", "resume_session"):
@@ -186,26 +195,18 @@ class Run:
             check_schema(call.schema)
         if self.lease.fenced:
             raise self._stale()
-        # the staging head when the call is made is what it reads and what names it; an edit worker
-        # always starts there, a read-only one only once staging holds something
-        before = self.staging.head(flush=False)
-        seed = self._seed(call, self.staging.head())  # the replayed calls' edits staged first
-        request = self.request_of(call, seed)
-        cached = self._from_journal(self.journal.peek(call.op, request), call)
-        if cached is None and before != self.staging.head():
-            # made together with calls just replayed (a gather), this call may have read staging
-            # before their edits arrived in the first attempt: then that is the tree that names it
-            earlier = self.request_of(call, self._seed(call, before))
-            cached = self._from_journal(self.journal.peek(call.op, earlier), call)
-            if cached is not None:
-                request = earlier
+        request = self.request_of(call)
         key, seq = self.journal.key_for(call.op, request)
+        cached = self._from_journal(key, call)
         if cached is not None:
             self.stats["cached"] += 1
-            self._restage(key)
+            self.used.add(key)
+            self._restage(key, cached)
             return cached
         async with self._slots:
-            return await self._run_live(call, key, seq, request, seed)
+            # the call that passed the budget keeps its answer (it was paid for); none starts after it
+            self.check_budget()
+            return await self._run_live(call, key, seq, request)
 
     def _stale(self) -> PalliumError:
         return PalliumError(
@@ -240,34 +241,93 @@ class Run:
             self._groups.pop(key, None)
 
     def apply(self) -> ApplyReport:
-        """Bring the staged patches to the user's tree (idempotent; journaled step by step)."""
+        """Bring the staged patches of this attempt to the user's tree, all or nothing (idempotent)."""
+        self.supersede()
         return apply_patches(self.store, self.run_id, self.repo, step=crash_point, epoch=self.lease.epoch)
 
     def revert(self) -> ApplyReport:
         return revert_patches(self.store, self.run_id, self.repo, epoch=self.lease.epoch)
 
+    def supersede(self) -> list[str]:
+        """Mark the unapplied patches of calls this attempt did not make `superseded`; return their keys.
+
+        An earlier attempt's edit that this one made again under another key (the script changed, or
+        the call failed and reran) left its patch staged beside the new one; the run verified only
+        what this attempt staged, so only that may reach the user's tree. Calls made again are
+        restored by `_restage`, so superseding after an attempt that stopped early loses nothing.
+        """
+        gone = [
+            row.call_key
+            for row in self.store.patches(self.run_id)
+            if row.call_key not in self.used and row.state in SUPERSEDABLE
+        ]
+        for key in gone:
+            self.store.set_patch_state(self.run_id, key, "superseded", epoch=self.lease.epoch)
+        if gone:
+            self.store.log_event(self.run_id, "patches_superseded", {"call_keys": gone}, epoch=self.lease.epoch)
+        return gone
+
     async def close(self, status: str = "completed") -> None:
-        """Remove the staging worktree, release the lease with `status`, and close the database."""
+        """Supersede what this attempt did not make, remove staging, release the lease with `status`."""
         try:
             await self.lease.stop_heartbeat()
+            if status != "interrupted" and not self.lease.fenced:
+                self.supersede()
+            self.pool.close()
             self.staging.remove()
             self.store.finish_run(self.run_id, self.lease.epoch, status)
         finally:
             if self._owns_db:
                 self.store.db.close()
 
-    # ------------------------------------------------------------ one live call
+    def check_budget(self) -> None:
+        """Refuse to go on once the run's known spend passed its budget (one call may report more than asked)."""
+        if not self.budget.overspent:
+            return
+        status = self.budget.status()
+        raise PalliumError(
+            "budget_exhausted",
+            f"run {self.run_id} spent {status['spent']} of its ${self.budget.limit_usd:.2f} budget; "
+            "no further agent starts",
+            hint="raise the budget (`max_budget_usd`, CLI `--max-budget-usd`) and resume the run",
+            details={"run_id": self.run_id, "cap": "budget", **status},
+        )
 
-    async def _run_live(
-        self, call: AgentCall, key: str, seq: int, request: dict[str, Any], seed: str | None
-    ) -> AgentOutcome:
+    # ------------------------------------------------------------ one live call: begin, dispatch, settle, record
+
+    async def _run_live(self, call: AgentCall, key: str, seq: int, request: dict[str, Any]) -> AgentOutcome:
         for leftover in self.store.worktrees(run_id=self.run_id, states=("creating", "active", "captured")):
             if leftover.call_key == key:
                 tree.remove(self.store, Path(leftover.path))
+        seed = self._seed(call, self.staging.head())
+        read = list(self._composed)  # the edits in staging when the call is made: what it reads
+        reservation = self._begin(call, key, seq, {**request, "read": read})
+        self.used.add(key)
+        box = _Worktree()
+        try:
+            self._worktree_for(call, key, seed, box)
+            user_tree = snapshot(self.repo).tree if call.is_edit else None
+            provider_request = self._provider_request(call, key, request["provider"], box.cwd)
+            result, charges, pending = await self._dispatch_with_retry(call, key, provider_request, reservation)
+            crash_point("after_provider_exit")
+            outcome = self._settle(call, key, result, box, seed, user_tree)
+        except BaseException:
+            if box.path is not None and not self.lease.fenced:  # after a takeover the new owner cleans up
+                tree.remove(self.store, box.path)
+            elif box.lent is not None and not self.lease.fenced:
+                self.pool.discard(box.lent)
+            raise
+        if pending is not None:
+            self.budget.settle(pending, charges[-1])
+        self._record(key, outcome, charges)
+        return outcome
+
+    def _begin(self, call: AgentCall, key: str, seq: int, stored: dict[str, Any]) -> Reservation:
+        """Reserve budget and write the intent row (what the call reads rides along, outside its key)."""
         reservation = self.budget.reserve(run_id=self.run_id)
         try:
             self.store.record_intent(
-                self.run_id, self.lease.epoch, call_key=key, op=call.op, request=request, seq=seq, counts_as_agent=True
+                self.run_id, self.lease.epoch, call_key=key, op=call.op, request=stored, seq=seq, counts_as_agent=True
             )
         except BaseException:
             self.budget.release(reservation)
@@ -278,32 +338,44 @@ class Run:
             self.store.log_event(
                 self.run_id,
                 "network_grant",
-                {"call_key": key, "label": call.label, "provider": request["provider"]},
+                {"call_key": key, "label": call.label, "provider": stored["provider"]},
                 epoch=self.lease.epoch,
             )
-        worktree, base, beside = None, None, set()
-        user_tree = snapshot(self.repo).tree if call.is_edit else None
-        if seed is not None:
-            base = seed  # later workers see the edits already composed in staging
-            worktree = tree.create(
+        return reservation
+
+    def _worktree_for(self, call: AgentCall, key: str, seed: str | None, box: _Worktree) -> None:
+        """Give the call the tree it runs in (in `box`); none means the user's tree.
+
+        An edit call gets a fresh worktree seeded from staging. Every other call gets a pooled
+        throwaway one (`ReadOnlyPool`) unless it is a read-only call, at the base, whose provider
+        itself keeps it from writing: the fake and command wrappers promise nothing, and
+        `isolation: "worktree"` asks for one. What such a worker writes never reaches the user.
+        """
+        if call.is_edit:
+            box.path = tree.create(
                 self.store,
                 repo=self.repo,
                 run_id=self.run_id,
                 name=_safe(key),
-                commit=base,
-                purpose="edit" if call.is_edit else "seeded",
+                commit=seed or self.base_commit,
+                purpose="edit",
                 call_key=key,
             )
-            beside = _entries(worktree.parent)
-        timeout = self.limits.agent_timeout if call.timeout is None else call.timeout
-        provider_request = ProviderRequest(
+            box.beside = _entries(box.path.parent)
+            return
+        confined = call.mode == "read-only" and call.isolation == "" and confines_read_only(call.provider)
+        if seed is not None or not confined:
+            box.lent = self.pool.take(seed or self.base_commit)
+
+    def _provider_request(self, call: AgentCall, key: str, provider: str, worktree: Path | None) -> ProviderRequest:
+        return ProviderRequest(
             prompt=call.prompt,
             cwd=worktree or self.repo,
             mode=call.mode,
-            provider=request["provider"],
+            provider=provider,
             model=call.model,
             schema=call.schema,
-            timeout=timeout,
+            timeout=self.limits.agent_timeout if call.timeout is None else call.timeout,
             network=call.network,
             new_session=call.new_session,
             resume_session=call.resume_session,
@@ -312,51 +384,75 @@ class Run:
             label=call.label,
         )
 
+    async def _dispatch_with_retry(
+        self, call: AgentCall, key: str, request: ProviderRequest, reservation: Reservation
+    ) -> tuple[ProviderResult, list[float | None], Reservation | None]:
+        """Dispatch, plus the one corrective retry of a schema failure; return the result, each try's cost,
+        and the reservation still to settle with the last try's cost."""
+
         def on_spawn(pgid: int, start: int | None) -> None:
             self._groups[key] = (pgid, start)
             self.store.record_spawn(self.run_id, self.lease.epoch, call_key=key, pgid=pgid, start=start)
 
         try:
-            result = await self._dispatch(key, provider_request, on_spawn)
+            result = await self._dispatch(key, request, on_spawn)
         except BaseException:
             self.budget.settle(reservation, None)
-            if worktree is not None and not self.lease.fenced:  # after a takeover the new owner cleans up
-                tree.remove(self.store, worktree)
             raise
         charges: list[float | None] = [result.usage.cost_usd]
-        pending: Reservation | None = reservation  # settled with the last try's cost
-        if self._should_retry(call, result):
-            self.budget.settle(reservation, result.usage.cost_usd)  # the retry is another agent, reserved on its own
-            try:
-                result, pending = await self._correct(key, provider_request, result, on_spawn, charges)
-            except BaseException:
-                if worktree is not None and not self.lease.fenced:
-                    tree.remove(self.store, worktree)
-                raise
-        crash_point("after_provider_exit")
+        if not self._should_retry(call, result):
+            return result, charges, reservation
+        self.budget.settle(reservation, result.usage.cost_usd)  # the retry is another agent, reserved on its own
+        result, pending = await self._correct(key, request, result, on_spawn, charges)
+        return result, charges, pending
+
+    def _settle(
+        self, call: AgentCall, key: str, result: ProviderResult, box: _Worktree, seed: str | None, user_tree: str | None
+    ) -> AgentOutcome:
+        """Decide what becomes of the worker's tree: capture and stage an edit, discard anything else."""
         done = finished(result)
-        outside = self._outside_writes(key, user_tree, worktree, beside) if call.is_edit else []
+        outside = self._outside_writes(key, user_tree, box.path, box.beside) if call.is_edit else []
         if outside and done:
             shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
-            failure = Failure("unknown", f"the worker wrote outside its worktree: {shown}", "outside_write")
-            result = replace(result, failure=failure)
-        outcome = AgentOutcome(key, result, cached=False, outside_writes=outside)
-        if worktree is not None and call.is_edit and done:
-            outcome = self._capture(key, worktree, base or self.base_commit, outcome)
-        elif worktree is not None and call.is_edit:
-            # a worker that crashed, timed out or was refused may have stopped half way: its edit is not kept
-            tree.remove(self.store, worktree)
-            self.store.log_event(
-                self.run_id,
-                "patch_discarded",
-                {"call_key": key, "error_class": result.failure.error_class if result.failure else None},
-                epoch=self.lease.epoch,
+            result = replace(
+                result, failure=Failure("unknown", f"the worker wrote outside its worktree: {shown}", "outside_write")
             )
-            outcome = _with(outcome, patch_state="discarded")
-        elif worktree is not None:
-            tree.remove(self.store, worktree)
-        if pending is not None:
-            self.budget.settle(pending, charges[-1])
+        outcome = AgentOutcome(key, result, cached=False, outside_writes=outside)
+        if box.lent is not None:
+            lent, box.lent = box.lent, None
+            return self._discard_writes(call, key, lent, outcome)
+        worktree, box.path = box.path, None  # from here on this function removes it (or keeps it) itself
+        if worktree is None:
+            return outcome
+        if done:
+            return self._capture(key, worktree, seed or self.base_commit, outcome)
+        # a worker that crashed, timed out or was refused may have stopped half way: its edit is not kept
+        tree.remove(self.store, worktree)
+        self.store.log_event(
+            self.run_id,
+            "patch_discarded",
+            {"call_key": key, "error_class": result.failure.error_class if result.failure else None},
+            epoch=self.lease.epoch,
+        )
+        return _with(outcome, patch_state="discarded")
+
+    def _discard_writes(self, call: AgentCall, key: str, lent: Lent, outcome: AgentOutcome) -> AgentOutcome:
+        """Hand a non-edit worker's worktree back; a read-only worker that changed files there fails with
+        `read_only_write` (what it wrote is discarded with the worktree, never staged)."""
+        changed = self.pool.give_back(lent)
+        if not changed:
+            return outcome
+        self.store.log_event(
+            self.run_id, "read_only_write", {"call_key": key, "paths": changed[:100]}, epoch=self.lease.epoch
+        )
+        if call.mode != "read-only" or not outcome.ok:
+            return outcome
+        shown = ", ".join(changed[:10]) + (f" and {len(changed) - 10} more" if len(changed) > 10 else "")
+        failure = Failure("unknown", f"a read-only worker changed files (discarded): {shown}", "read_only_write")
+        return replace(outcome, result=replace(outcome.result, failure=failure))
+
+    def _record(self, key: str, outcome: AgentOutcome, charges: list[float | None]) -> None:
+        result = outcome.result
         self.store.record_completion(
             self.run_id,
             self.lease.epoch,
@@ -368,7 +464,6 @@ class Run:
             charges=charges,
         )
         crash_point("after_completion")
-        return outcome
 
     def _capture(self, key: str, worktree: Path, base: str, outcome: AgentOutcome) -> AgentOutcome:
         try:
@@ -413,6 +508,8 @@ class Run:
         state = "staged" if staged.ok else "conflicted"
         if staged.ok and staged.composed is None:
             state = "empty"
+        if state == "staged":
+            self._composed[key] = True
         self.store.put_patch(
             run_id=self.run_id,
             call_key=key,
@@ -427,18 +524,24 @@ class Run:
     def _seed(self, call: AgentCall, head: str) -> str | None:
         return head if call.is_edit or head != self.base_commit else None
 
-    def _restage(self, key: str) -> None:
+    def _restage(self, key: str, outcome: AgentOutcome) -> None:
         """Put a replayed call's staged patch back into staging (a no-op when it is still there).
 
         A resumed attempt starts with staging at the base (see `Staging.restart`), and closing the
         run or garbage collection may have removed it, while the journal remembers the call. Without
         this, checks and agents later in a resumed attempt would see a tree without the edits the
-        replayed calls made. The patch is deferred to the next read of staging, so a call made
-        together with this one can still be matched against the tree from before it.
+        replayed calls made. A patch an earlier close marked `superseded` (this call had not been
+        made again yet) is the call's own again.
         """
         row = self.store.patch(self.run_id, key)
-        if row is not None and row.state not in UNSTAGED and Path(row.path).is_file():
+        if row is None:
+            return
+        if row.state == "superseded" and outcome.patch_state:
+            self.store.set_patch_state(self.run_id, key, outcome.patch_state, epoch=self.lease.epoch)
+            row = replace(row, state=outcome.patch_state)
+        if row.state not in UNSTAGED and row.state != "superseded" and Path(row.path).is_file():
             self.staging.defer(key, Path(row.path))
+            self._composed.setdefault(key, False)
 
     def _restage_conflict(self, key: str, message: str) -> None:
         self.store.log_event(
@@ -516,6 +619,11 @@ class Run:
         row = self.store.call(self.run_id, key)
         if row is None or row.status != "completed" or row.result is None:
             return None
+        read = row.request.get("read")
+        live = {k for k, made_now in self._composed.items() if made_now}
+        if read is not None and live - set(read):
+            # an edit this attempt made anew is in staging, and the recorded answer never saw it
+            return None
         record = row.result
         result = ProviderResult.from_dict(record["result"])
         stale = call.schema is not None and (result.output is None or bool(schema_errors(result.output, call.schema)))
@@ -541,6 +649,20 @@ def collect_garbage(store: RunStore, *, include_kept: bool = False, dry_run: boo
         return row is not None and row.status == "running" and leases.is_owner_alive(row)
 
     return tree.gc(store, is_run_live=is_run_live, include_kept=include_kept, dry_run=dry_run)
+
+
+@dataclass
+class _Worktree:
+    """The tree of one live call while the call owns it: an edit's own worktree (`path`) or a pooled
+    throwaway one (`lent`); both None once handed on, or for a call run in the user's tree."""
+
+    path: Path | None = None
+    lent: Lent | None = None
+    beside: set[str] = field(default_factory=set)  # entries beside `path` when it was made (`_outside_writes`)
+
+    @property
+    def cwd(self) -> Path | None:
+        return self.path if self.path is not None else (self.lent.path if self.lent is not None else None)
 
 
 def _entries(folder: Path) -> set[str]:

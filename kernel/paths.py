@@ -63,7 +63,10 @@ def find_repo_root(start: Path | str | None = None, *, field: str = "repo") -> P
         here = origin.expanduser().resolve(strict=True)
     except (OSError, RuntimeError) as exc:
         raise PalliumError(
-            "not_found", f"folder {str(origin)!r} does not exist", details={"path": str(origin)}
+            "not_found",
+            f"folder {str(origin)!r} does not exist",
+            hint="pass `repo` as an existing folder (CLI `--repo PATH`), or leave it out to use the current one",
+            details={"field": "repo", "path": str(origin)},
         ) from exc
     if not here.is_dir():
         here = here.parent
@@ -90,13 +93,22 @@ def confine(repo_root: Path, user_path: str, *, base: Path | None = None) -> Pat
     """
     root = repo_root.resolve()
     if not user_path or "\x00" in user_path:
-        raise PalliumError("invalid_input", "path must be a non-empty string", details={"field": "path"})
+        raise PalliumError(
+            "invalid_input",
+            "path must be a non-empty string",
+            hint="pass `path` as a file inside the repository (the CLI's positional PATH)",
+            details={"field": "path"},
+        )
     start = base.resolve() if base is not None else root
     if not _is_within(start, root):
         start = root
     candidate = Path(user_path).expanduser()
     if not candidate.is_absolute():
+        # From a subfolder, a path may be relative to it or to the root (as `git diff` prints it).
+        from_root = root / candidate
         candidate = start / candidate
+        if start != root and not os.path.lexists(candidate) and os.path.lexists(from_root):
+            candidate = from_root
     resolved = candidate.resolve()
     if not _is_within(resolved, root):
         raise PalliumError(

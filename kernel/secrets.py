@@ -1,100 +1,39 @@
-"""Finding likely secrets in text: one set of patterns for redacting transcripts and gating patches.
+"""The one secret detector: transcripts before they are stored, answers on the way out, patches before they apply.
 
-Precision matters more than recall for the generic `password=` style rule (a false positive blocks
-a patch or hides a useful line), so it requires a value of some length that is not an obvious
-placeholder; the provider-specific patterns are exact formats.
+Public API (stable): `find_secrets(text) -> list[SecretMatch]` and `redact(text) -> (text, count)`;
+`KINDS` names every kind a match can have.
+
+Four families, each behind a cheap test so that ordinary text costs two byte translations and a few
+substring checks (indexing a gigabyte of transcripts runs every message through here):
+
+- **token formats** (`kernel/secret_formats.py`: cloud, VCS, package, model-provider and SaaS keys,
+  JWTs): tried only where a run of 16 or more token characters (letters, digits, `_`, `-`) starts;
+- **private keys**: PEM and OpenSSH blocks, whole;
+- **credentials in URLs**: `scheme://user:password@host` for any scheme (postgres, mysql, mongodb+srv,
+  redis, amqp, http(s) basic auth...), wherever the URL stands;
+- **keyword rules**, only where a secret word appears: assignments whose name ends in a secret noun
+  (`DB_PASSWORD=...`, `"client_secret": "..."`, `Password=...;` in connection strings),
+  `Authorization: Bearer|Basic|token ...` headers, `--password X` / `mysql -pX` / `sshpass -p X` /
+  `curl -u user:pass` command lines, prose (`the password is ...`, `with secret ...`), and a bare
+  40-character AWS secret anywhere in a text that holds an AWS key id.
+
+Precision: code is not a secret. A value that is an expression (`Math.min(this.burst, ...)`), a
+reference (`os.environ[...]`, `${TOKEN}`, `settings.API_KEY`), a placeholder (`<your key>`, `xxxx`,
+`changeme`) or a type (`password: string`) is left alone, and names must end in the secret noun
+(`this.tokens`, `token_count`, `max_tokens`, `secret_name` are not secrets).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-__all__ = ["SecretMatch", "find_secrets", "redact"]
+from kernel.secret_formats import FORMATS, WEAK
 
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "private_key",
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
-            r"(?: BLOCK)?-----|\Z)"
-        ),
-    ),
-    ("aws_access_key_id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b")),
-    ("anthropic_api_key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
-    ("openai_api_key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}")),
-    ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
-    ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
-    ("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{34,}\b")),
-    ("azure_storage_key", re.compile(r"AccountKey=([A-Za-z0-9+/]{80,}={0,2})")),
-    ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
-    ("bearer_token", re.compile(r"(?i)\bauthorization:\s*bearer\s+([A-Za-z0-9._~+/\-]{16,}=*)")),
-    ("aws_secret_access_key", re.compile(r"(?i)aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})\b")),
-    (
-        "assignment",
-        re.compile(
-            r"(?i)\b[\w.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
-            r"|client[_-]?secret|auth)[\w.-]*[\"']?\s*(?::=|=|:)\s*[\"']?([^\s\"',;`]{8,})"
-        ),
-    ),
-)
-
-# The keyword followed by an assignment, matched on the lowered text and without the pattern's
-# leading `[\w.-]*`, both of which make the full pattern slow (about 9 MB/s against 50 MB/s).
-_ASSIGNMENT_CUE = re.compile(
-    r"(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key"
-    r"|client[_-]?secret|auth)[\w.-]*[\"']?\s*(?::=|=|:)"
-)
-
-# Text each pattern cannot match without: a pattern whose cues are all absent is not run. Matching a
-# dozen regexes over every transcript message dominated indexing time; these substring checks cost
-# almost nothing and leave the results unchanged. Cues of case-insensitive patterns are lower case
-# and checked against the lowered text.
-_CUES: dict[str, tuple[tuple[str, ...] | re.Pattern[str], bool]] = {
-    "private_key": (("PRIVATE KEY",), False),
-    "aws_access_key_id": (("AKIA", "ASIA", "ABIA", "ACCA"), False),
-    "github_token": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), False),
-    "anthropic_api_key": (("sk-ant-",), False),
-    "openai_api_key": (("sk-",), False),
-    "slack_token": (("xox",), False),
-    "google_api_key": (("AIza",), False),
-    "stripe_key": (("_live_", "_test_"), False),
-    "jwt": (("eyJ",), False),
-    "gitlab_token": (("glpat-",), False),
-    "npm_token": (("npm_",), False),
-    "huggingface_token": (("hf_",), False),
-    "azure_storage_key": (("AccountKey=",), False),
-    "bearer_token": (("bearer",), True),
-    "aws_secret_access_key": (("aws",), True),
-    "assignment": (_ASSIGNMENT_CUE, True),
-}
-
-# Words one of which the assignment cue cannot match without: substring checks are ten times
-# cheaper than the cue's regular expression, which then runs only on texts holding one of them.
-_ASSIGNMENT_WORDS = ("pass", "pwd", "secret", "token", "key", "auth")
-
-# Patterns written as `\b<literal>...`: Python's `re` scans for a literal prefix quickly but tries
-# every position when the pattern starts with `\b`, so these run without it and the word
-# boundary is checked at each candidate (about 12x faster on long tool outputs).
-_WORD_START = frozenset(
-    kind for kind, pattern in _PATTERNS if pattern.pattern.startswith("\\b") and kind != "assignment"
-)
-_UNANCHORED = {
-    kind: re.compile(pattern.pattern[2:], pattern.flags) for kind, pattern in _PATTERNS if kind in _WORD_START
-}
-_WORD_CHAR = re.compile(r"\w")
-
-# Values in `password = ...` lines that are clearly not secrets: references, templates, placeholders.
-_PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$\{?[\w.]+\}?|\{\{.*\}\}|<[^>]*>|%\(?\w+\)?s?|(?:os\.)?(?:environ|getenv|env)\b.*"
-    r"|x{4,}|\*{4,}|\.{3,}|(?:your|my|some|example|dummy|fake|changeme|placeholder|redacted|none|null|true|false)"
-    r"[\w-]*|\w+\(.*|\[REDACTED.*)$"
-)
+__all__ = ["KINDS", "SecretMatch", "find_secrets", "redact"]
 
 
 @dataclass(frozen=True)
@@ -105,48 +44,334 @@ class SecretMatch:
     line: int  # 1-based line of the match's start
 
 
+# ---------------------------------------------------------------- token formats
+
+_FORMAT = re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(FORMATS)))
+_FORMAT_KINDS = {f"k{i}": kind for i, (kind, _) in enumerate(FORMATS)}
+_RUN = 16
+_RUN_BYTES = b"\x01" * _RUN
+_RUN_TABLE = bytes(1 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-") else 0 for b in range(256))
+_LOWER_ONLY = "abcdefghijklmnopqrstuvwxyz_-"
+_UPPER_ONLY = "ABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
+_BACK = 24  # how far before a run a format's prefix may start (`SG.`, `hvs.`, `123456789:`)
+_BASE64_BEFORE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]+$")
+
+
+def _format_matches(text: str, marks: bytes) -> list[tuple[int, int, str, int]]:
+    found: list[tuple[int, int, str, int]] = []
+    position, covered = 0, -1
+    while (start := marks.find(_RUN_BYTES, position)) != -1:
+        end = marks.find(b"\x00", start)
+        end = len(marks) if end == -1 else end
+        position = end
+        run = text[start:end]
+        if not run.strip(_LOWER_ONLY) or ("_" in run and not run.strip(_UPPER_ONLY)):
+            continue  # snake_case or CONSTANT_CASE words: identifiers, never a token
+        for candidate in _candidates(text, start):
+            if candidate < covered:
+                continue
+            match = _FORMAT.match(text, candidate)
+            if match is None:
+                continue
+            kind = _FORMAT_KINDS[match.lastgroup or ""]
+            value = match.group()
+            if kind in WEAK and not _random_looking(value):
+                continue
+            found.append((match.start(), match.end(), kind, 0))
+            covered = match.end()
+            break
+    return found
+
+
+def _candidates(text: str, run_start: int) -> list[int]:
+    """Positions where a format may start: the run itself, after an escape (`\\nAKIA...` in JSON-escaped
+    text), and, when a `.`, `:` or `~` ends a prefix (`SG.`, `hvs.`, `123456789:`), after each
+    non-alphanumeric character shortly before it."""
+    out = [run_start]
+    if run_start < 1:
+        return out
+    before = text[run_start - 1]
+    if before == "\\":
+        out.append(run_start + 1)
+    elif before in ".:~":
+        for p in range(run_start - 1, max(0, run_start - _BACK), -1):
+            if not text[p - 1].isalnum() and text[p].isalnum():
+                out.append(p)
+    elif before in "+/=":  # inside base64: the token starts where the base64 does (`ops_eyJ...`, `glc_...`)
+        head = _BASE64_BEFORE.search(text, max(0, run_start - 400), run_start)
+        if head is not None and head.start() < run_start:
+            out.append(head.start())
+    return out
+
+
+def _random_looking(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+# ---------------------------------------------------------------- private keys and URLs
+
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
+    r"(?: BLOCK)?-----|\Z)"
+)
+
+# ---------------------------------------------------------------- keyword rules
+
+_KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"credential", b"authorization")
+_SECRET_NOUN = re.compile(
+    r"(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|api[_-]?key|apikey|access[_-]?key"
+    r"|secret[_-]?key|private[_-]?key(?:[_-]?id)?|account[_-]?key|shared[_-]?access[_-]?key|master[_-]?key"
+    r"|encryption[_-]?key|signing[_-]?key|auth[_-]?key|app[_-]?key|subscription[_-]?key|client[_-]?secret"
+    r"|webhook[_-]?secret|session[_-]?key|authorization)$",
+    re.IGNORECASE,
+)
+_SHORT_NOUNS = ("pass", "pwd")  # only as a whole name or after a separator: `DB_PASS`, not `bypass`
+# At a keyword: NOUN ["'] SEP ["'`]; the name around the noun is read backwards from the separator.
+_ASSIGN_AT = re.compile(
+    r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|key|key[_-]?id|authorization)["']?"""
+    r"""[ \t]*(:=|=>|===|==|!=|=|:)[ \t]*(["'`]?)"""
+)
+_PROSE_AT = re.compile(
+    r"(?i)(password|passphrase|passwd|secret(?:[ _]access)?(?:[ _]key)?|token|key|credentials?)"
+    r"(?:\s+(?:is|was|are|of|for\s+\S+\s+is|to\s+use\s+is))?\s*[:=]?\s+[\"'`]?([^\s\"'`,;]{8,})"
+)
+_NAME_CHARS = re.compile(r"[\w.-]*$")
+_UNQUOTED_VALUE = re.compile(r"""[^\s"'`,;&|<>)\]}]+""")
+_HEADER_VALUE = re.compile(r"(?i)(bearer|basic|token|bot|digest|apikey|sso-key)\s+([A-Za-z0-9._~+/:=-]{8,})")
+_BEARER_AT = re.compile(r"(?i)bearer\s+([A-Za-z0-9._~+/-]{16,}=*)")
+_VALUE = r"([^\s\"'`]+|\"[^\"\s]+\"|'[^'\s]+')"
+_CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
+    (
+        b"--",
+        re.compile(
+            r"(?i)--(?:password|passwd|pass|db-password|token|api-key|apikey|secret|client-secret|auth-token"
+            r"|access-token)(?:=|\s+)" + _VALUE
+        ),
+    ),
+    (b"mysql", re.compile(r"mysql(?:dump|admin)?\b[^\n|;&]*?\s-p([^\s\"'`-][^\s\"'`]*)")),
+    (b"mariadb", re.compile(r"mariadb(?:-dump)?\b[^\n|;&]*?\s-p([^\s\"'`-][^\s\"'`]*)")),
+    (b"sshpass", re.compile(r"sshpass\s+-p\s*([^\s\"'`]+)")),
+    (b"redis-cli", re.compile(r"redis-cli\b[^\n|;&]*?\s-a\s+([^\s\"'`]+)")),
+    (b"curl", re.compile(r"curl\b[^\n|;&]*?\s(?:-u|--user)\s+[\"']?[^:\s\"']+:([^\s\"'`]+)")),
+)
+_SCHEME_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}$")
+_URL_AFTER = re.compile(r"//[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@[A-Za-z0-9\[._-]")
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
+    r"|(?:your|my|some|example|sample|dummy|fake|changeme|change_me|placeholder|redacted|replace|insert)[\w-]*"
+    r"|none|null|nil|true|false|undefined|required|optional|secret|password|passwd|token|string|str|int|bool"
+    r"|number|bytes|any|test|testing)$"
+)
+_CODE_VALUE = re.compile(r"[()\[\]{}]|^(?:this|self|cls|os|process|env|config|settings|ctx|args|opts|request)\.")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_PATH_VALUE = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:\\)")
+
+
+def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
+    position = lowered.find(word)
+    while position != -1:
+        yield position
+        position = lowered.find(word, position + 1)
+
+
+def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+    found: list[tuple[int, int, str, int]] = []
+    for word in _KEYWORDS:
+        for at in _occurrences(lowered, word):
+            assignment = _ASSIGN_AT.match(text, at)
+            if assignment is not None:
+                found += _assignment(text, assignment)
+            if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
+                continue
+            prose = _PROSE_AT.match(text, at)
+            if prose is not None:
+                value = prose.group(2).rstrip(".!?)")
+                strong = 8 if prose.group(1).lower().startswith("pass") else 16
+                if _strong(value, strong) and not _looks_like_code(value):
+                    found.append((prose.start(2), prose.start(2) + len(value), "secret_in_prose", 3))
+    for at in _occurrences(lowered, b"bearer"):
+        bearer = _BEARER_AT.match(text, at)
+        if bearer is not None and _strong(bearer.group(1), 16):
+            found.append((bearer.start(1), bearer.end(1), "bearer_token", 2))
+    return found
+
+
+def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, int]]:
+    separator, quote = match.group(1), match.group(2)
+    if separator in ("==", "!=", "==="):
+        return []
+    noun_end = match.start(1)
+    while noun_end > match.start() and text[noun_end - 1] in " \t\"'":
+        noun_end -= 1
+    name_match = _NAME_CHARS.search(text, max(0, noun_end - 80), noun_end)
+    name = name_match.group() if name_match else ""
+    if not _secret_name(name):
+        return []
+    value_start = match.end()
+    if name.lower().endswith("authorization"):
+        header = _HEADER_VALUE.match(text, value_start)
+        if header is None:
+            return []
+        if header.group(1).lower() == "basic" and not _basic_credentials(header.group(2)):
+            return []
+        return [(header.start(2), header.end(2), "authorization_header", 2)]
+    if quote:
+        close = text.find(quote, value_start, value_start + 400)
+        if close == -1:
+            return []
+        value = text[value_start:close]
+        if any(c.isspace() for c in value):
+            return []
+    else:
+        value_match = _UNQUOTED_VALUE.match(text, value_start)
+        if value_match is None:
+            return []
+        value = value_match.group()
+    if not _acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
+        return []
+    kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
+    return [(value_start, value_start + len(value), kind, 2)]
+
+
+def _secret_name(name: str) -> bool:
+    name = name.strip(".-")
+    noun = _SECRET_NOUN.search(name)
+    if noun is None:
+        return False
+    head = name[: noun.start()]
+    if not head:
+        return True
+    word = noun.group().lower()
+    boundary = head[-1] in "_.-" or (name[noun.start()].isupper() and head[-1].islower())
+    return boundary or (word not in _SHORT_NOUNS and not word.endswith("key"))
+
+
+def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) -> bool:
+    if len(value) < 6 or _PLACEHOLDER.match(value) or _looks_like_code(value) or _PATH_VALUE.match(value):
+        return False
+    if _ENV_NAME.match(value):  # `SECRET_KEY_SETTING = "DJANGO_SECRET_KEY"`: the name of a variable
+        return False
+    if quoted:
+        return len(value) >= 6
+    shell_style = separator == "=" and name[:1].isalpha() and name == name.upper()
+    if shell_style:
+        return len(value) >= 6
+    if value.isidentifier() and not any(c.isdigit() for c in value):
+        return False  # `token = token`, `secret: mySecret`: a variable, not a literal
+    return _strong(value, 8)
+
+
+def _looks_like_code(value: str) -> bool:
+    return bool(_CODE_VALUE.search(value) or _DOTTED.match(value))
+
+
+def _strong(value: str, length: int) -> bool:
+    """Long enough, and mixing letters with digits or symbols, as generated secrets and passwords do."""
+    if len(value) < length or _PLACEHOLDER.match(value):
+        return False
+    letters = any(c.isalpha() for c in value)
+    digits = any(c.isdigit() for c in value)
+    symbols = any(not c.isalnum() for c in value)
+    return letters and (digits or (symbols and not value.replace("-", "").replace("_", "").isalpha()))
+
+
+def _basic_credentials(value: str) -> bool:
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    return ":" in decoded and len(decoded) >= 3
+
+
+def _cli_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+    found = []
+    for cue, pattern in _CLI_AT:
+        for at in _occurrences(lowered, cue):
+            match = pattern.match(text, at)
+            if match is None:
+                continue
+            raw = match.group(1)
+            value = raw.strip("\"'")
+            if value.startswith("-") or _PLACEHOLDER.match(value) or len(value) < 4:
+                continue
+            start = match.start(1) + (1 if raw[:1] in "\"'" else 0)
+            found.append((start, start + len(value), "command_line_password", 2))
+    return found
+
+
+def _url_matches(text: str, raw: bytes) -> list[tuple[int, int, str, int]]:
+    found = []
+    for at in _occurrences(raw, b"://"):
+        if _SCHEME_BEFORE.search(text, max(0, at - 31), at) is None:
+            continue
+        match = _URL_AFTER.match(text, at + 1)
+        if match is None:
+            continue
+        password = match.group(1)
+        if _PLACEHOLDER.match(password) or password.lower() in ("pass", "pwd"):
+            continue
+        found.append((match.start(1), match.end(1), "url_credentials", 1))
+    return found
+
+
+def _aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
+    found = []
+    for match in _AWS_SECRET.finditer(text):
+        value = match.group()
+        if any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value):
+            found.append((match.start(), match.end(), "aws_secret_access_key", 1))
+    return found
+
+
+# ---------------------------------------------------------------- the detector
+
+KINDS: tuple[str, ...] = (
+    *dict.fromkeys(kind for kind, _ in FORMATS),
+    "private_key",
+    "url_credentials",
+    "aws_secret_access_key",
+    "assignment",
+    "azure_storage_key",
+    "authorization_header",
+    "bearer_token",
+    "command_line_password",
+    "secret_in_prose",
+)
+
+
 def find_secrets(text: str) -> list[SecretMatch]:
-    """Likely secrets in `text`, in order, without overlaps; the span is the secret value itself."""
+    """Likely secrets in `text`, in order, without overlaps; each span is the secret value itself."""
+    if len(text) < 8:
+        return []
+    raw = text.encode("ascii", "replace")  # one byte per character, so offsets stay those of `text`
+    spans: list[tuple[int, int, str, int]] = []
+    marks = raw.translate(_RUN_TABLE)
+    if _RUN_BYTES in marks:
+        spans += _format_matches(text, marks)
+        if any(kind == "aws_access_key_id" for _, _, kind, _ in spans):
+            spans += _aws_secrets(text)
+    if b"PRIVATE KEY" in raw:
+        spans += [(m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text)]
+    if b"://" in raw and b"@" in raw:
+        spans += _url_matches(text, raw)
+    lowered = raw.lower()
+    spans += _keyword_matches(text, lowered)
+    if b" -" in raw:
+        spans += _cli_matches(text, lowered)
+    if not spans:
+        return []
+    spans.sort(key=lambda s: (s[0], s[3], -(s[1] - s[0])))
     found: list[SecretMatch] = []
-    taken: list[tuple[int, int]] = []
-    lowered = text.lower()
-    assignment_possible = (
-        ("=" in text or ":" in text)
-        and any(word in lowered for word in _ASSIGNMENT_WORDS)
-        and _ASSIGNMENT_CUE.search(lowered) is not None
-    )
-    for kind, pattern in _PATTERNS:
-        cues, folded = _CUES[kind]
-        if isinstance(cues, re.Pattern):
-            if not assignment_possible:
-                continue
-        elif not any(cue in (lowered if folded else text) for cue in cues):
+    last_end = -1
+    for start, end, kind, _ in spans:
+        if start < last_end or end <= start:
             continue
-        for match in _matches(kind, pattern, text):
-            group = 1 if match.re.groups else 0
-            start, end = match.span(group)
-            if kind == "assignment" and _PLACEHOLDER.match(match.group(1)):
-                continue
-            if any(start < t_end and t_start < end for t_start, t_end in taken):
-                continue
-            taken.append((start, end))
-            found.append(SecretMatch(kind, start, end, text.count("\n", 0, start) + 1))
-    return sorted(found, key=lambda m: m.start)
-
-
-def _matches(kind: str, pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """The pattern's matches in `text`, as `pattern.finditer` gives them, faster for `\\b`-led ones."""
-    if kind not in _WORD_START:
-        yield from pattern.finditer(text)
-        return
-    unanchored, position = _UNANCHORED[kind], 0
-    while (match := unanchored.search(text, position)) is not None:
-        start = match.start()
-        if start > 0 and _WORD_CHAR.match(text, start - 1) is not None:  # `\\b` would not hold here
-            position = start + 1
-            continue
-        yield match
-        position = match.end() if match.end() > start else start + 1
+        found.append(SecretMatch(kind, start, end, text.count("\n", 0, start) + 1))
+        last_end = end
+    return found
 
 
 def redact(text: str) -> tuple[str, int]:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from kernel.errors import EX_USAGE, PalliumError
+from kernel.errors import PalliumError
 from kernel.paths import path_text
 
 __all__ = ["main"]
@@ -63,26 +63,62 @@ def main(argv: list[str] | None = None) -> int:
 
         entries = load_manifest()["tools"]
         parser = _build_parser(entries)
-        args = parser.parse_args(argv)
+        args = _parse(parser, _join_under_commands(argv, entries))
         entry = getattr(args, "_entry", None)
         if entry is None:
             parser.print_help()
-            return 0 if not argv else _usage_exit(argv)
+            return 0 if not argv else _usage_exit(argv, entries)
         return _run(entry, args)
     except _UsageError as exc:
-        suggestion = _suggest(argv, entries) if "entries" in locals() else None
+        suggestion, group = _suggest(argv, entries) if "entries" in locals() else (None, None)
+        prog = f"pallium {group}" if group and suggestion is None else exc.prog
         error = PalliumError(
             "invalid_input",
             f"{exc.prog}: {exc.message}",
-            hint=f"did you mean `pallium {suggestion}`?" if suggestion else f"see `{exc.prog} --help`",
+            hint=f"did you mean `pallium {suggestion}`?" if suggestion else f"see `{prog} --help`",
             details={"suggestion": suggestion} if suggestion else {},
         )
-        return _fail(error, wants_json, argv)
+        return _fail(error, wants_json, argv, entries if "entries" in locals() else [])
     except PalliumError as exc:
-        return _fail(exc, wants_json, argv)
+        return _fail(exc, wants_json, argv, entries if "entries" in locals() else [])
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """The reader went away (`pallium explain x | head -1`): stop quietly, as a killed `git log` does.
+
+    Standard output is pointed at /dev/null so the interpreter's final flush cannot fail again.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 128 + signal.SIGPIPE
+
+
+def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace:
+    """Parse `argv`, taking a command's options before, between or after its positionals.
+
+    The root parser finds the command; the command's own parser then reads the rest intermixed
+    (`pallium search main --limit 3 loop`), which argparse cannot do across subcommands.
+    """
+    args, extra = parser.parse_known_args(argv)
+    entry = getattr(args, "_entry", None)
+    if entry is None:
+        if extra:
+            parser.parse_args(argv)  # raises the usage error that names the stray words
+        return args
+    rest = list(argv)
+    for word in args._words:  # the command's words as the parser tree holds them (`route capabilities` is one)
+        rest.remove(word)
+    leaf = args._parser.parse_intermixed_args(rest)
+    leaf._entry = entry
+    return leaf
 
 
 def _run(entry: dict[str, Any], args: argparse.Namespace) -> int:
@@ -106,8 +142,8 @@ def _run(entry: dict[str, Any], args: argparse.Namespace) -> int:
         return 128 + exc.signum
     finally:
         ctx.close()
-    if args._json:
-        print(out.model_dump_json(indent=2))
+    if args._json:  # compact for a program reading the pipe, indented for a person (or --pretty)
+        print(out.model_dump_json(indent=2 if args._pretty or sys.stdout.isatty() else None))
     elif tool.render is not None:
         print(tool.render(out))
     else:
@@ -115,9 +151,22 @@ def _run(entry: dict[str, Any], args: argparse.Namespace) -> int:
     return tool.exit_code(out) if tool.exit_code is not None else 0
 
 
-def _usage_exit(argv: list[str]) -> int:
-    """2 for bad input, as everywhere; 64 under `pallium loop`, where 2 is the `no_op` tick state."""
-    return EX_USAGE if argv[:1] == ["loop"] else 2
+def _usage_exit(argv: list[str], entries: list[dict[str, Any]]) -> int:
+    """The exit status for bad input: what the command's tools declare (`usage_exit`), else 2.
+
+    A command line that names no single tool (`pallium loop tikc`) takes the value its group's
+    tools share, so a misspelt loop command still exits 64, never a tick state.
+    """
+    words = [w for w in argv if not w.startswith("-")]
+    for depth in range(len(words), 0, -1):
+        prefix = " ".join(words[:depth])
+        group = [e for e in entries if e["cli"] == prefix or e["cli"].startswith(prefix + " ")]
+        codes = {e.get("usage_exit", 2) for e in group}
+        if len(codes) == 1:
+            return codes.pop()
+        if group:
+            break
+    return 2
 
 
 class _Interrupted(Exception):
@@ -163,14 +212,14 @@ async def _cancellable(call: Any) -> Any:
             loop.remove_signal_handler(signum)
 
 
-def _fail(error: PalliumError, as_json: bool, argv: list[str]) -> int:
+def _fail(error: PalliumError, as_json: bool, argv: list[str], entries: list[dict[str, Any]]) -> int:
     if as_json:
         print(error.to_json(), file=sys.stderr)
     else:
         print(f"error: {error.message}", file=sys.stderr)
         if error.hint:
             print(f"  hint: {error.hint}", file=sys.stderr)
-    return _usage_exit(argv) if error.code == "invalid_input" else error.exit_code
+    return _usage_exit(argv, entries) if error.code == "invalid_input" else error.exit_code
 
 
 def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
@@ -186,8 +235,9 @@ def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
     # listing would repeat the top level only.
     groups: dict[tuple[str, ...], Any] = {(): root.add_subparsers(metavar="<command>", help=argparse.SUPPRESS)}
     parsers: dict[tuple[str, ...], _Parser] = {(): root}
+    commands = {tuple(e["cli"].split()) for e in entries}
     for entry in entries:
-        words = tuple(entry["cli"].split())
+        words = _parser_words(tuple(entry["cli"].split()), commands)
         for depth in range(1, len(words)):
             prefix = words[:depth]
             if prefix not in parsers:
@@ -204,11 +254,36 @@ def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         _add_fields(command, entry)
-        command.set_defaults(_entry=entry)
-    mcp_group = groups[()].add_parser("mcp", prog=_prog(("mcp",)), help="MCP server commands")
-    mcp_sub = mcp_group.add_subparsers(title="commands", metavar="<command>")
+        command.set_defaults(_entry=entry, _parser=command, _words=words)
+    if ("mcp",) in groups:  # tools declared under `mcp` (mcp install) share the group with `mcp serve`
+        mcp_sub = groups[("mcp",)]
+    else:
+        mcp_group = groups[()].add_parser("mcp", prog=_prog(("mcp",)), help="MCP server commands")
+        mcp_sub = mcp_group.add_subparsers(title="commands", metavar="<command>")
     mcp_sub.add_parser("serve", prog=_prog(("mcp", "serve")), help=BUILTIN_COMMANDS["mcp serve"], add_help=False)
     return root
+
+
+def _parser_words(words: tuple[str, ...], commands: set[tuple[str, ...]]) -> tuple[str, ...]:
+    """Where a command sits in the parser tree: under a command that is also a word of it, as one word.
+
+    `route` takes a task and `route capabilities` is a command too; argparse cannot give one parser
+    both a positional and subcommands, so the longer one is registered as `route capabilities`
+    beside `route`, and `_join_under_commands` joins those words in the argv before parsing.
+    """
+    for depth in range(len(words) - 1, 0, -1):
+        if words[:depth] in commands:
+            return (*words[: depth - 1], " ".join(words[depth - 1 :]))
+    return words
+
+
+def _join_under_commands(argv: list[str], entries: list[dict[str, Any]]) -> list[str]:
+    commands = {tuple(e["cli"].split()) for e in entries}
+    for words in sorted(commands, key=len, reverse=True):
+        nested = _parser_words(words, commands)
+        if nested != words and tuple(argv[: len(words)]) == words:
+            return [*nested, *argv[len(words) :]]
+    return argv
 
 
 def _prog(words: tuple[str, ...]) -> str:
@@ -261,7 +336,10 @@ def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None
     properties = schema.get("properties", {})
     if "repo" in properties and "cwd" not in properties:  # the original's name for the repository to work in
         command.add_argument("--cwd", dest="repo", default=argparse.SUPPRESS, help="the same as --repo")
-    command.add_argument("--json", dest="_json", action="store_true", help="print the full answer as JSON")
+    command.add_argument(
+        "--json", dest="_json", action="store_true", help="print the full answer as JSON (compact when piped)"
+    )
+    command.add_argument("--pretty", dest="_pretty", action="store_true", help="with --json: indent it even when piped")
     command.add_argument(
         "--authority",
         dest="_authority",
@@ -288,19 +366,33 @@ def _command_list(entries: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _suggest(argv: list[str], entries: list[dict[str, Any]]) -> str | None:
-    """The closest command to what was typed, when the first words name no command."""
+def _suggest(argv: list[str], entries: list[dict[str, Any]]) -> tuple[str | None, str | None]:
+    """The command closest to what was typed, looked for at the level where the words stopped matching.
+
+    Returns (suggestion, group): `pallium sessions recal` suggests `sessions recall` from the
+    sessions commands only, never a command of another service; with no close match, `group`
+    names the level whose `--help` lists what exists. (None, None) when the words name a command.
+    """
     words = [w for w in argv if not w.startswith("-")]
-    if not words:
-        return None
-    commands = [e["cli"] for e in entries] + list(BUILTIN_COMMANDS)
-    typed_one, typed_two = words[0], " ".join(words[:2])
-    if any(c in (typed_one, typed_two) or c.startswith(typed_one + " ") for c in commands):
-        return None
-    close = difflib.get_close_matches(typed_two, commands, n=1, cutoff=0.6) or difflib.get_close_matches(
-        typed_one, commands, n=1, cutoff=0.6
-    )
-    return close[0] if close else None
+    commands = [e["cli"].split() for e in entries] + [c.split() for c in BUILTIN_COMMANDS]
+    prefix: list[str] = []
+    for word in words:
+        if prefix in commands:
+            return None, None  # a whole command: the remaining words are its arguments
+        children = sorted({c[len(prefix)] for c in commands if c[: len(prefix)] == prefix and len(c) > len(prefix)})
+        if word in children:
+            prefix.append(word)
+            continue
+        close = difflib.get_close_matches(word, children, n=1, cutoff=0.6)
+        if close:
+            return " ".join([*prefix, close[0]]), " ".join(prefix) or None
+        if not prefix:  # a nested command's words typed at the top (`pallium recall`)
+            full = difflib.get_close_matches(" ".join(words[:2]), [" ".join(c) for c in commands], n=1, cutoff=0.6)
+            nested = [" ".join(c) for c in commands if c[-1] == word]
+            found = full or nested[:1] if len(nested) <= 1 else full
+            return (found[0] if found else None), None
+        return None, " ".join(prefix)
+    return None, " ".join(prefix) or None
 
 
 if __name__ == "__main__":

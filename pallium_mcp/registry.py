@@ -14,12 +14,13 @@ from kernel.errors import PalliumError
 if TYPE_CHECKING:
     from kernel.tool import Tool
 
-__all__ = ["DEFAULT_TOOLSETS", "TOOL_MODULES", "all_tools", "module_of", "select_toolsets"]
+__all__ = ["DEFAULT_TOOLS", "DEFAULT_TOOLSETS", "TOOL_MODULES", "all_tools", "module_of", "select_toolsets"]
 
 TOOL_MODULES: tuple[str, ...] = (
     "pallium_mcp.system",
     "pallium_mcp.trust",
     "services.repo.tools",
+    "services.repo.facts",
     "services.workflows.tools",
     "services.workflows.library_tools",
     "services.workflows.inspect_tools",
@@ -27,10 +28,38 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.workflows.decisions",
     "services.sessions.tools",
     "services.loops.tools",
+    "services.knowledge.tools",
+    "services.knowledge.decisions",
+    "services.teams.tools",
+    "services.route.tools",
+    "services.adoption.tools",
 )
 
-# What an MCP client gets without --toolsets: what most agent turns need, not every tool.
-DEFAULT_TOOLSETS: tuple[str, ...] = ("core", "repo", "start", "route", "sessions", "knowledge")
+# What an MCP client gets without --toolsets: what most agent turns call, not every tool, since a
+# client sends every listed tool's description and schema to the model on every turn. Whole
+# toolsets, then single tools (pallium_route leads to the rest); `--toolsets all` (or a toolset's name)
+# serves the others. `python -m benchmarks mcp` measures what this costs.
+DEFAULT_TOOLSETS: tuple[str, ...] = ()
+DEFAULT_TOOLS: frozenset[str] = frozenset(
+    {
+        "pallium_route",
+        "pallium_changed_now",
+        "pallium_explain",
+        "pallium_search",
+        "pallium_callers",
+        "pallium_handoff",
+        "pallium_start",
+        "pallium_workflow_status",
+        "pallium_workflow_report",
+        "pallium_workflow_apply",
+        "pallium_sessions_recall",
+        "pallium_sessions_search",
+        "pallium_sessions_read",
+        "pallium_sessions_show",
+        "pallium_knowledge_context",
+        "pallium_knowledge_get",
+    }
+)
 
 
 def all_tools() -> list[Tool]:
@@ -49,21 +78,27 @@ def module_of(tools: list[Tool]) -> dict[str, str]:
 
 
 def select_toolsets(tools: list[Tool], spec: str) -> list[Tool]:
-    """Filter `tools` by `--toolsets`: `default`, `all`, or a comma-separated list of toolset names."""
+    """Filter `tools` by `--toolsets`: `default`, `all`, or a comma-separated list of toolset names.
+
+    `default` is the tools named in DEFAULT_TOOLS plus the toolsets in DEFAULT_TOOLSETS; it
+    combines with toolset names (`default,workflows`).
+    """
     wanted = {part.strip() for part in spec.split(",") if part.strip()}
     if not wanted:
         wanted = {"default"}
     if "all" in wanted:
         return list(tools)
     known = {t.toolset for t in tools}
-    if "default" in wanted:
-        wanted = (wanted - {"default"}) | set(DEFAULT_TOOLSETS)
+    with_default = "default" in wanted
+    wanted.discard("default")
     unknown = sorted(wanted - known - set(DEFAULT_TOOLSETS))
     if unknown:
         raise PalliumError(
             "invalid_input",
             f"unknown toolset(s): {', '.join(unknown)}",
-            hint=f"use default, all, or some of: {', '.join(sorted(known))}",
+            hint=f"pass --toolsets default, all, or a comma-separated list of: {', '.join(sorted(known))}",
             details={"field": "toolsets", "known": sorted(known)},
         )
-    return [t for t in tools if t.toolset in wanted]
+    if with_default:
+        wanted |= set(DEFAULT_TOOLSETS)
+    return [t for t in tools if t.toolset in wanted or (with_default and t.name in DEFAULT_TOOLS)]

@@ -52,7 +52,8 @@ def build_server(
 
     from pallium_mcp.registry import all_tools, select_toolsets
 
-    served = select_toolsets(all_tools() if tools is None else tools, toolsets)
+    known = all_tools() if tools is None else tools
+    served = select_toolsets(known, toolsets)
     dispatch.register(served)
 
     class PalliumServer(MCPServer):
@@ -65,17 +66,20 @@ def build_server(
             self.ceiling = ceiling
             self.cwd = cwd or Path.cwd()
             self.served: dict[str, Tool] = {t.name: t for t in served}
-            self._listed = [
-                _describe(t, MCPTool, ToolAnnotations) for t in served if authority.allows(ceiling, t.authority)
-            ]
-            self._lowlevel_server.get_tool_input_schema = self._input_schema
+            listed = [t for t in served if authority.allows(ceiling, t.authority)]
+            toolset_of = {t.name: t.toolset for t in known}
+            shown = {t.name for t in listed}
+            self._listed = [_describe(t, MCPTool, ToolAnnotations, toolset_of, shown) for t in listed]
+            _install_input_schema_lookup(self, self._input_schema)
 
         async def list_tools(self) -> list[MCPTool]:
             return list(self._listed)
 
         def _input_schema(self, name: str) -> dict[str, Any] | None:
+            from pallium_mcp import schema
+
             tool = self.served.get(name)
-            return None if tool is None else tool.input.model_json_schema()
+            return None if tool is None else schema.input_schema(tool.input.model_json_schema())
 
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
             progress = _McpProgress(context) if context is not None else Progress()
@@ -107,6 +111,21 @@ def build_server(
     return PalliumServer()
 
 
+# The SDK (mcp 2.3) has no public way to tell MCPServer where a tool's input schema is: its
+# lowlevel Server takes `get_tool_input_schema` (used to check Mcp-Param-* headers on streamable
+# HTTP before dispatch) and MCPServer fills it from its own tool manager, which does not hold
+# Pallium's tools. pyproject.toml pins the range this was checked against, and
+# tests/pallium_mcp/test_sdk_contract.py fails, naming this, when an upgrade moves it.
+def _install_input_schema_lookup(server: Any, lookup: Any) -> None:
+    lowlevel = getattr(server, "_lowlevel_server", None)
+    if lowlevel is None or not hasattr(lowlevel, "get_tool_input_schema"):
+        raise RuntimeError(
+            "this mcp SDK has no MCPServer._lowlevel_server.get_tool_input_schema; Pallium supports the range "
+            "pinned in pyproject.toml (see pallium_mcp/server.py::_install_input_schema_lookup)"
+        )
+    lowlevel.get_tool_input_schema = lookup
+
+
 def _close(ctx: ToolContext) -> PalliumError | None:
     """Close the call's databases; a failure there is still answered as the JSON error, never as text."""
     try:
@@ -121,22 +140,41 @@ def _close(ctx: ToolContext) -> PalliumError | None:
     return None
 
 
-def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any) -> Any:
+def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any, toolset_of: dict[str, str], shown: set[str]) -> Any:
+    """The listing of one tool. The summary is its title once (not again in the annotations)."""
+    from pallium_mcp import schema
+
     a = tool.annotations
     return mcp_tool(
         name=tool.name,
         title=tool.summary,
-        description=tool.description,
-        input_schema=tool.input.model_json_schema(),
-        output_schema=tool.output.model_json_schema(),
+        description=with_toolsets(tool.description, toolset_of, shown),
+        input_schema=schema.input_schema(tool.input.model_json_schema()),
+        output_schema=schema.output_schema(tool.output.model_json_schema()),
         annotations=tool_annotations(
-            title=tool.summary,
             read_only_hint=a.read_only,
             destructive_hint=a.destructive,
             idempotent_hint=a.idempotent,
             open_world_hint=a.open_world,
         ),
     )
+
+
+def with_toolsets(description: str, toolset_of: dict[str, str], shown: set[str]) -> str:
+    """`description` with each tool it names that this server does not list followed by its toolset.
+
+    An agent told to use `pallium_workflow_run` on a server serving the default toolset learns
+    where that tool lives (`--toolsets workflows`) instead of looking for a tool it does not have.
+    """
+    import re
+
+    def name(match: re.Match[str]) -> str:
+        tool = match.group(0)
+        if tool in shown or tool not in toolset_of:
+            return tool
+        return f"{tool} (toolset {toolset_of[tool]})"
+
+    return re.sub(r"\bpallium_[a-z_]+[a-z]", name, description)
 
 
 class _McpProgress(Progress):
@@ -301,7 +339,7 @@ async def _serve_http(server: Any, host: str, port: int, token: str | None) -> N
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
-    sock.listen(128)  # before saying so: a client told the address must not be refused while uvicorn starts
+    sock.listen(128)  # before the line below announces the address, so a client that reads it can connect
     bound = sock.getsockname()[1]
     # The SDK's own Host check allows any port and only three names; ours below is exact.
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)

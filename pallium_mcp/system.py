@@ -18,7 +18,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.models import ToolInput, ToolOutput
-from kernel.tool import Annotations, Tool
+from kernel.tool import Annotations, Route, Tool
 
 if TYPE_CHECKING:
     from kernel.store import Schema
@@ -376,6 +376,15 @@ TOOLS = (
         ),
         authority="observe",
         toolset="core",
+        route=Route(
+            phrasings=(
+                "what version of pallium is installed",
+                "which pallium release am I running",
+                "show pallium's version and its dependencies",
+                "print the pallium version",
+                "which database schema versions does pallium use",
+            ),
+        ),
         render=_render_version,
     ),
     Tool(
@@ -392,6 +401,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="core",
+        route=Route(
+            phrasings=(
+                "check that pallium can run here",
+                "is pallium set up correctly on this machine",
+                "diagnose why pallium is failing",
+                "are git, sqlite and the agent clis available",
+                "run the pallium health check",
+                "troubleshoot my pallium installation",
+            ),
+        ),
         render=_render_doctor,
         exit_code=lambda out: 0 if out.ok else 1,
     ),
@@ -410,6 +429,16 @@ TOOLS = (
         authority="observe",
         escalation=("confirm", "admin"),
         toolset="core",
+        route=Route(
+            phrasings=(
+                "reset pallium's database",
+                "the pallium database is corrupt, start fresh",
+                "move the damaged database aside",
+                "wipe pallium's state and start over",
+                "clear the repository database",
+            ),
+            flags={"confirm": ("reset", "wipe", "clear", "fresh", "aside", "over")},
+        ),
         annotations=Annotations(read_only=False, destructive=True, idempotent=False),
         render=_render_db_reset,
     ),

@@ -17,18 +17,6 @@ from tests.memory_keyring import MemoryKeyring
 REAL_PALLIUM_HOME = Path(os.path.expanduser("~")) / ".pallium"
 
 
-def _shared_fixtures() -> Path:
-    """The project's shared fixtures: beside the checkout, or beside a folder of worktrees above it."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "fixtures"
-        if candidate.is_dir():
-            return candidate
-    return Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures"
-
-
-FIXTURES = _shared_fixtures()
-
-
 @pytest.fixture(autouse=True)
 def pallium_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point PALLIUM_HOME at a fresh folder and fail the test if it wrote under the real ~/.pallium."""

@@ -143,6 +143,9 @@ SPAWN_ALLOWED = {
     ("kernel/git.py", "git_version"): "runs `git --version` only",
     ("kernel/background.py", "start_detached"): "Pallium's own detached runs (python -m ...), never provider workers",
     ("kernel/offload.py", "Offload.__init__"): "a child Python running a Pallium function (python -m kernel.offload)",
+    ("services/adoption/mcp_install.py", "install_claude"): "runs `claude mcp add --scope user` only, at admin",
+    ("services/adoption/update.py", "upgrade"): "the install's own upgrade (pipx, uv tool, pip), at admin",
+    ("services/adoption/update.py", "installed_version"): "asks the upgraded environment's Python its version",
 }
 
 

@@ -8,10 +8,16 @@ import sys
 from pathlib import Path
 
 from tools_manifest import MANIFEST_PATH
-from tools_manifest.generate import DOCS_PATH, manifest_of, markdown_of, render_manifest
+from tools_manifest.generate import DOCS_PATH, GUIDE_PATH, manifest_of, markdown_of, render_manifest
 
 
-def main(argv: list[str] | None = None, *, manifest_path: Path = MANIFEST_PATH, docs_path: Path = DOCS_PATH) -> int:
+def main(
+    argv: list[str] | None = None,
+    *,
+    manifest_path: Path = MANIFEST_PATH,
+    docs_path: Path = DOCS_PATH,
+    guide_path: Path | None = GUIDE_PATH,
+) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools_manifest", description=__doc__)
     parser.add_argument("--check", action="store_true", help="exit 1 and show the difference if stale")
     args = parser.parse_args(argv)
@@ -29,6 +35,10 @@ def main(argv: list[str] | None = None, *, manifest_path: Path = MANIFEST_PATH, 
         return 2
     manifest = manifest_of(tools, module_of(tools))
     wanted = {manifest_path: render_manifest(manifest), docs_path: markdown_of(manifest)}
+    if guide_path is not None:  # the agent guide's capability table comes from the same registry
+        from services.adoption.guide import with_capability_table
+
+        wanted[guide_path] = with_capability_table(guide_path.read_text(encoding="utf-8"), manifest["tools"])
     if not args.check:
         for path, text in wanted.items():
             path.parent.mkdir(parents=True, exist_ok=True)

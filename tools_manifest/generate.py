@@ -12,6 +12,7 @@ from kernel.tool import Tool
 __all__ = ["manifest_of", "markdown_of", "render_manifest"]
 
 DOCS_PATH = Path(__file__).resolve().parent.parent / "docs" / "tools.md"
+GUIDE_PATH = Path(__file__).resolve().parent.parent / "services" / "adoption" / "PALLIUM.md"
 
 
 def manifest_of(tools: list[Tool], module_of: dict[str, str]) -> dict[str, Any]:
@@ -29,6 +30,10 @@ def manifest_of(tools: list[Tool], module_of: dict[str, str]) -> dict[str, Any]:
                 "annotations": dataclasses.asdict(tool.annotations),
                 "positional": list(tool.positional),
                 "escalation": list(tool.escalation) if tool.escalation else None,
+                "usage_exit": tool.usage_exit,
+                "budget": tool.budget,
+                "unbounded_by": tool.unbounded_by,
+                "route": tool.route.to_dict(tool.cli) if tool.route else None,
                 "input_schema": tool.input.model_json_schema(),
                 "output_schema": tool.output.model_json_schema(),
             }
@@ -62,7 +67,8 @@ def markdown_of(manifest: dict[str, Any]) -> str:
                 "",
                 entry["summary"],
                 "",
-                f"Authority: `{entry['authority']}`{_escalation(entry)}. Annotations: {', '.join(flags) or 'none'}.",
+                f"Authority: `{entry['authority']}`{_escalation(entry)}. Annotations: {', '.join(flags) or 'none'}. "
+                f"{_budget(entry)}",
                 "",
                 entry["description"],
                 "",
@@ -78,6 +84,14 @@ def markdown_of(manifest: dict[str, Any]) -> str:
                     lines.append(f"| `{shown}` | {_type_name(schema)} | {default} | {desc} |")
                 lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _budget(entry: dict[str, Any]) -> str:
+    budget = entry.get("budget")
+    if budget is None:
+        return "Answer: not cut to a budget."
+    lifted = f" unless `--{entry['unbounded_by'].replace('_', '-')}`" if entry.get("unbounded_by") else ""
+    return f"Answer: within {budget // 1024} KB{lifted}."
 
 
 def _escalation(entry: dict[str, Any]) -> str:

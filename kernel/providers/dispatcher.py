@@ -23,7 +23,7 @@ from kernel.providers.contract import MODES, Failure, ProviderRequest, ProviderR
 from kernel.providers.dialects import ClaudeDialect, CodexDialect, CommandDialect, Dialect, Refused, fake_command
 from kernel.providers.schema import check_schema, extract_json, schema_errors
 
-__all__ = ["BUILT_IN", "dispatch", "resolve_provider", "wrapper_variable"]
+__all__ = ["BUILT_IN", "confines_read_only", "dispatch", "resolve_provider", "wrapper_variable"]
 
 BUILT_IN = ("claude", "codex", "openai", "fake")
 
@@ -98,6 +98,15 @@ async def dispatch(
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return _checked(req, result)
+
+
+def confines_read_only(requested: str | None) -> bool:
+    """Whether the provider itself keeps a read-only worker from writing (claude's tool list, codex's
+    sandbox, the openai endpoint's lack of tools); the fake and command wrappers promise nothing."""
+    provider = resolve_provider(requested)
+    if provider == "openai":
+        return not os.environ.get(wrapper_variable(provider))
+    return isinstance(_dialect(provider), ClaudeDialect | CodexDialect)
 
 
 def _dialect(provider: str) -> Dialect | None:

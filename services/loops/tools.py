@@ -7,8 +7,8 @@ from pathlib import Path
 from kernel import paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
-from kernel.errors import PalliumError
-from kernel.tool import Annotations, Tool
+from kernel.errors import EX_USAGE, PalliumError
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.loops import lease, lifecycle, ticking
 from services.loops.models import (
     ChangeOutput,
@@ -224,9 +224,20 @@ TOOLS = (
         ),
         authority="consult",
         toolset="loops",
+        route=Route(
+            phrasings=(
+                "start a loop called review-until-clean from review.loop.js",
+                "set up a recurring review loop",
+                "create a loop that runs until the tests pass",
+                "begin a fix-until-green loop with a script",
+                "register a loop a scheduler will tick",
+            ),
+            arguments={"name": "name", "script": "script"},
+        ),
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=False),
         render=_render_loop,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop tick",
@@ -243,10 +254,24 @@ TOOLS = (
         ),
         authority="consult",
         toolset="loops",
+        route=Route(
+            phrasings=(
+                "tick the loop",
+                "run one cycle of review-until-clean",
+                "advance the loop by one iteration",
+                "run the next iteration of the loop",
+                "keep the loop going one more round",
+            ),
+            arguments={"name": "loop_name"},
+            needs=("loop",),
+            signals=("loops",),
+        ),
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=_render_tick,
         exit_code=lambda out: exit_code(out.state),
+        budget=CONTEXT_BUDGET,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop status",
@@ -260,8 +285,22 @@ TOOLS = (
         ),
         authority="observe",
         toolset="loops",
+        route=Route(
+            phrasings=(
+                "status of the loop",
+                "how is review-until-clean doing",
+                "show the loop's recent cycles",
+                "did the loop stagnate",
+                "the loop's verdict and remaining budget",
+            ),
+            arguments={"name": "loop_name"},
+            needs=("loop",),
+            signals=("loops",),
+        ),
         positional=("name",),
         render=_render_status,
+        budget=CONTEXT_BUDGET,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop list",
@@ -272,7 +311,18 @@ TOOLS = (
         description="Use to find a loop. Not for one loop's cycles (pallium_loop_status). Reads state only.",
         authority="observe",
         toolset="loops",
+        route=Route(
+            phrasings=(
+                "list my loops",
+                "what loops exist",
+                "show all loops with their status",
+                "which loops are set up here",
+                "find a loop by name",
+            ),
+            signals=("loops",),
+        ),
         render=_render_list,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop stop",
@@ -286,9 +336,22 @@ TOOLS = (
         ),
         authority="consult",
         toolset="loops",
+        route=Route(
+            phrasings=(
+                "stop the loop",
+                "halt review-until-clean",
+                "end the loop, its work is done",
+                "cancel the recurring loop",
+                "stop ticking the loop for good",
+            ),
+            arguments={"name": "loop_name"},
+            needs=("loop",),
+            signals=("loops",),
+        ),
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_change,
+        usage_exit=EX_USAGE,
     ),
     Tool(
         cli="loop reset",
@@ -303,8 +366,20 @@ TOOLS = (
         ),
         authority="consult",
         toolset="loops",
+        route=Route(
+            phrasings=(
+                "reset the loop's stagnation",
+                "the loop stagnated, let it tick again",
+                "clear the stagnation counter of a loop",
+                "unstick the stagnated loop",
+            ),
+            arguments={"name": "loop_name"},
+            needs=("loop",),
+            signals=("loops",),
+        ),
         positional=("name",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_change,
+        usage_exit=EX_USAGE,
     ),
 )

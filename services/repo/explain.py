@@ -1,7 +1,7 @@
 """`explain` and `handoff`: the context an agent wants before editing a file or passing work on.
 
-Both are assembled from the other lookups (symbols, neighbours, risk, tests, verification) and
-cut to a byte budget, longest lists first, unless the caller asks for everything.
+Both are assembled from the other lookups (symbols, neighbours, risk, tests, verification) in
+full; the dispatcher cuts the finished answer to the tool's byte budget (services/repo/trim.py).
 """
 
 from __future__ import annotations
@@ -26,22 +26,7 @@ from services.repo.verification import verification_for
 
 __all__ = ["explain", "handoff", "risk_output"]
 
-EXPLAIN_BUDGET = 8 * 1024
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empty tree: a root commit's base
-HANDOFF_BUDGET = 12 * 1024
-# Trimming order when an answer is over budget: (field, length it is cut to), cheapest loss first.
-_TRIMS = (
-    ("symbols", 40),
-    ("structural", 20),
-    ("cochange", 8),
-    ("recent_commits", 5),
-    ("decisions", 3),
-    ("imports", 20),
-    ("symbols", 15),
-    ("structural", 10),
-    ("tests", 5),
-    ("symbols", 5),
-)
 
 
 def risk_output(
@@ -62,7 +47,7 @@ def risk_output(
 
 
 def explain(
-    store: RepoStore, root: Path, relative: str, row: FileRow, *, now: datetime, full: bool, freshness: Freshness
+    store: RepoStore, root: Path, relative: str, row: FileRow, *, now: datetime, freshness: Freshness
 ) -> ExplainOutput:
     info = store.content_info(row.hash) if row.hash else None
     symbols = [queries.to_symbol(s) for s in store.symbols_in(relative)]
@@ -110,7 +95,7 @@ def explain(
         truncated=len(cochange) > 20,
         freshness=freshness,
     )
-    return out if full else _fit(out, EXPLAIN_BUDGET)
+    return out  # the dispatcher cuts it to the tool's budget (services/repo/trim.py) unless `full`
 
 
 def handoff(
@@ -186,7 +171,10 @@ def _base(root: Path, base: str | None, head: str | None) -> str | None:
             return git.run(["rev-parse", "--verify", "--quiet", f"{base}^{{commit}}"], root).decode().strip()
         except PalliumError as exc:
             raise PalliumError(
-                "not_found", f"base {base!r} names no commit", details={"field": "base", "base": base}
+                "not_found",
+                f"base {base!r} names no commit",
+                hint="pass `base` as a commit or ref (CLI positional BASE); list them with `git log --oneline`",
+                details={"field": "base", "base": base},
             ) from exc
     # With an upstream, what is already pushed is not handed off: the merge base even when it is
     # HEAD itself (a fresh clone: an empty range, plus the working tree).
@@ -203,15 +191,3 @@ def _commit(c: CommitRow) -> RecentCommit:
 
 def _iso(epoch: int) -> str:
     return clock.iso_utc(datetime.fromtimestamp(epoch, UTC))
-
-
-def _fit(out: ExplainOutput, budget: int) -> ExplainOutput:
-    if len(out.model_dump_json()) <= budget:
-        return out
-    for field, size in _TRIMS:
-        items = getattr(out, field)
-        if len(items) > size:
-            out = out.model_copy(update={field: items[:size], "truncated": True})
-            if len(out.model_dump_json()) <= budget:
-                return out
-    return out

@@ -15,12 +15,11 @@ import hashlib
 import json
 import os
 import posixpath
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernel import git, offload
+from kernel import generated, git, offload
 from kernel.crashpoints import crash_point
 from kernel.paths import path_text
 from services.repo import parsing
@@ -35,28 +34,6 @@ _CHUNK = 100  # files parsed between progress reports
 # Below this many files to parse, a child process's start (about 0.2 s) costs more than it saves.
 _OFFLOAD_FILES = 1000
 _OFFLOAD_CHILDREN = 2  # with 2 cores: two parsing children, this process storing what they parsed
-_LOCKFILES = frozenset(
-    {
-        "package-lock.json",
-        "yarn.lock",
-        "pnpm-lock.yaml",
-        "poetry.lock",
-        "uv.lock",
-        "cargo.lock",
-        "go.sum",
-        "gemfile.lock",
-        "composer.lock",
-        "pipfile.lock",
-        "bun.lockb",
-        "npm-shrinkwrap.json",
-    }
-)
-_VENDOR_DIRS = ("node_modules/", "vendor/", "third_party/", "bower_components/")
-# A generator's header: a comment line near the top saying `@generated` (Meta's marker) or
-# "generated ... DO NOT EDIT" (Go's `// Code generated ... DO NOT EDIT.`, protoc, and others).
-_GENERATED_LINE = re.compile(rb"^\s*(?://|#|/\*|\*|--|<!--|;).*(?:@generated\b|[Gg]enerated\b.*\bDO NOT EDIT\b)")
-_HEADER_LINES = 10
-_HEADER_BYTES = 2048
 
 Progress = Callable[[int, int, str], None]
 
@@ -105,16 +82,8 @@ def blob_hash(data: bytes) -> str:
 
 
 def path_skip_reason(path: str) -> str | None:
-    """Why a path is skipped from its name alone, or None."""
-    lowered = path.lower()
-    name = lowered.rsplit("/", 1)[-1]
-    if any(lowered.startswith(d) or f"/{d}" in lowered for d in _VENDOR_DIRS):
-        return "vendored"
-    if name in _LOCKFILES:
-        return "lockfile"
-    if ".min." in name or name.endswith((".map", "-min.js")):
-        return "minified"
-    return None
+    """Why a path is skipped from its name alone (`kernel.generated`), or None."""
+    return generated.skip_reason(path)
 
 
 def read_content(
@@ -236,7 +205,7 @@ def _write(
         store.reindex_symbol_search([], [], split_terms, everything=True)
     else:
         store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
-    store.update_edges(resolve_imports(root, set(current), store.all_imports()))
+    store.update_edges(resolve_imports(root, set(current), store.all_imports(), store.namespace_files()))
 
 
 def _without_reading(entry: _Entry, attribute: str | None, before: FileRow | None, known: set[str]) -> FileRow | None:
@@ -332,9 +301,9 @@ def _load(
         return hash_, None, None
     if b"\0" in data[:8000]:
         return None, "binary", None
-    if _looks_minified(path, data):
+    if generated.looks_minified(path, data):
         return None, "minified", None
-    if _has_generated_header(data):
+    if generated.has_generated_header(data):
         return None, "generated", None
     facts = parsing.extract(path, data)
     facts.size = len(data)
@@ -345,18 +314,6 @@ def _is_regular(mode: int) -> bool:
     import stat
 
     return stat.S_ISREG(mode)
-
-
-def _has_generated_header(data: bytes) -> bool:
-    """A generator's comment in the first lines; a marker in a docstring, a string or further down is not one."""
-    lines = data[:_HEADER_BYTES].split(b"\n", _HEADER_LINES)[:_HEADER_LINES]
-    return any(_GENERATED_LINE.match(line) for line in lines)
-
-
-def _looks_minified(path: str, data: bytes) -> bool:
-    if not path.endswith((".js", ".mjs", ".cjs", ".css")) or len(data) < 5_000:
-        return False
-    return len(data) / (data.count(b"\n") + 1) > 500
 
 
 def _list_entries(root: Path, *, untracked: bool) -> list[_Entry]:

@@ -11,7 +11,7 @@ import itertools
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel import git
+from kernel import generated, git
 from kernel.errors import PalliumError
 from kernel.paths import path_text
 from services.repo.store import RepoStore
@@ -31,26 +31,6 @@ __all__ = [
 # about which files belong together, so they count as revisions but make no co-change pairs.
 MAX_CHANGESET = 30
 
-_NOISE_NAMES = {
-    "changelog",
-    "changelog.md",
-    "changes.md",
-    "changes.rst",
-    "history.md",
-    "news.md",
-    "package-lock.json",
-    "yarn.lock",
-    "pnpm-lock.yaml",
-    "poetry.lock",
-    "uv.lock",
-    "cargo.lock",
-    "go.sum",
-    "gemfile.lock",
-    "composer.lock",
-    "pipfile.lock",
-    "version.txt",
-    "version",
-}
 _FORMAT = "%x1e%H%x1f%aN%x1f%ct%x1f%s%x1f%b%x1f"
 
 
@@ -64,7 +44,7 @@ class GitHalfResult:
 
 def is_noise(path: str) -> bool:
     """Changelogs, lockfiles and version files change with everything; they make no co-change pairs."""
-    return path.rsplit("/", 1)[-1].lower() in _NOISE_NAMES
+    return generated.is_noise(path)
 
 
 def head_commit(root: Path) -> str | None:

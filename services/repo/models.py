@@ -12,7 +12,7 @@ ChangeKind = Literal["added", "modified", "deleted", "renamed", "copied", "type_
 
 
 class ChangedNowInput(ToolInput):
-    repo: str | None = Field(None, description="repository path; default: the one holding the current folder")
+    repo: str | None = Field(None, description="repository path; default: the current one")
     limit: int = Field(100, ge=1, le=5000, description="most files to list (1-5000, default 100); counts cover all")
     refresh: bool = Field(
         False,
@@ -63,7 +63,7 @@ class ChangedNowOutput(ToolOutput):
 
 # index ------------------------------------------------------------------------------------------
 
-_REPO = "repository path; default: the one holding the current folder"
+_REPO = "repository path; default: the current one"
 
 
 class IndexInput(ToolInput):
@@ -110,7 +110,7 @@ class Freshness(ToolOutput):
 
 class _ReadInput(ToolInput):
     repo: str | None = Field(None, description=_REPO)
-    refresh: bool = Field(False, description="reindex incrementally before answering when the index is stale")
+    refresh: bool = Field(False, description="reindex first if the index is stale")
 
 
 class _PathInput(_ReadInput):
@@ -122,6 +122,7 @@ class _PathInput(_ReadInput):
 
 class SymbolsInput(_PathInput):
     limit: int = Field(200, ge=1, le=5000, description="most symbols to list (1-5000, default 200)")
+    full: bool = Field(False, description="list up to `limit` symbols past the 8 KB budget")
 
 
 class Symbol(ToolOutput):
@@ -147,8 +148,19 @@ class SymbolsOutput(ToolOutput):
 # callers ----------------------------------------------------------------------------------------
 
 
+RefKind = Literal["call", "import", "inherits", "type", "decorator", "attribute", "other"]
+
+
 class CallersInput(_ReadInput):
-    name: str = Field(description="identifier to look up; `Class.method` narrows to that class's method")
+    name: str = Field(
+        description="identifier to look up; a qualified name narrows it: `Class.method`, `module.func`, "
+        "`pkg.module.Class.method`"
+    )
+    kind: RefKind | None = Field(
+        None,
+        description="only references of this kind: call, import, inherits (base classes and implemented "
+        "interfaces), type (annotations), decorator, attribute (a member read), other; default: all",
+    )
     limit: int = Field(50, ge=1, le=1000, description="most references per page (1-1000, default 50)")
     cursor: str | None = Field(None, description="next_cursor of the previous page")
 
@@ -164,11 +176,14 @@ class Definition(ToolOutput):
 class Reference(ToolOutput):
     path: str
     line: int
+    kind: RefKind = Field(description="how the name is used here: call, import, inherits, type, decorator...")
     enclosing: str | None = Field(description="qualified name of the definition the reference sits in")
-    resolution: Literal["same-file", "import", "unique", "ambiguous", "unresolved"] = Field(
-        description="how the reference was tied to a definition: same file, an import, the only one, or not"
+    resolution: Literal["receiver", "same-file", "import", "unique", "ambiguous", "unresolved"] = Field(
+        description="how the reference was tied to a definition: its receiver's class (self, a constructed or "
+        "annotated variable), the same file, an import, the only one, or not"
     )
     target: str | None = Field(description="path of the definition it resolves to, when one was chosen")
+    target_qualified: str | None = Field(None, description="qualified name of that definition, when known")
 
 
 class CallersOutput(ToolOutput):
@@ -178,6 +193,7 @@ class CallersOutput(ToolOutput):
         "(definition_count counts all)"
     )
     definition_count: int
+    kinds: dict[str, int] = Field(description="references by kind, before any `kind` filter or narrowing")
     references: list[Reference]
     total: int = Field(description="references in all pages")
     truncated: bool = Field(description="more references follow: the page ends at `limit` or at 8 KB")
@@ -282,12 +298,26 @@ class Decision(ToolOutput):
     body: str = Field(description="the commit body, cut at 600 characters")
 
 
+class RankedDecision(ToolOutput):
+    kind: Literal["commit", "workflow", "authored"] = Field(
+        description="commit: a commit note; workflow: recorded by a workflow run; authored: knowledge decisions link"
+    )
+    ref: str = Field(description="the commit sha, the workflow decision id, or the authored decision's slug")
+    title: str
+    text: str = Field(description="the body, cut at 300 characters")
+    when: str
+    status: str | None = Field(None, description="authored only: active, conflicting or superseded")
+
+
 class DecisionsOutput(ToolOutput):
     query: str
     decisions: list[Decision]
     truncated: bool
     next_cursor: str | None
     freshness: Freshness
+    ranked: list[RankedDecision] = Field(
+        [], description="commit notes, workflow decisions and authored decisions in one ranking, labelled by kind"
+    )
 
 
 # explain ----------------------------------------------------------------------------------------

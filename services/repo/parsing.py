@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from services.repo import grammars, languages
+
 __all__ = ["CODE_LANGUAGES", "Facts", "extract", "language_of"]
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
@@ -36,8 +38,6 @@ _BY_EXTENSION = {
     ".rst": "text",
     ".txt": "text",
     ".sql": "sql",
-    ".sh": "shell",
-    ".bash": "shell",
     ".zsh": "shell",
     ".toml": "config",
     ".yaml": "config",
@@ -58,14 +58,12 @@ _BY_NAME = {
     ".zprofile": "shell",
     ".envrc": "shell",
 }
-CODE_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"})
+_BY_EXTENSION.update(languages.EXTENSIONS)
+CODE_LANGUAGES = (
+    frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"}) | languages.PACK_LANGUAGES
+)
 TEXT_LANGUAGES = frozenset({"markdown", "text", "sql", "shell", "config"})
 
-_EXTRA_DEFINITIONS = {
-    "python": (
-        "(type_alias_statement left: (type [(identifier) @name (generic_type (identifier) @name)])) @definition.type"
-    ),
-}
 _IDENTIFIERS = {
     "python": ("identifier",),
     "javascript": ("identifier", "property_identifier", "shorthand_property_identifier"),
@@ -74,11 +72,19 @@ _IDENTIFIERS = {
     "go": ("identifier", "field_identifier", "type_identifier", "package_identifier"),
     "rust": ("identifier", "field_identifier", "type_identifier"),
     "java": ("identifier", "type_identifier"),
+    **languages.IDENTIFIERS,
 }
 _IGNORED_NAMES = frozenset({"self", "cls", "this", "super", "_", "None", "True", "False", "nil", "null"})
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
 _WRAPPERS = frozenset(
-    {"export_statement", "decorated_definition", "lexical_declaration", "variable_declaration", "type_declaration"}
+    {
+        "export_statement",
+        "decorated_definition",
+        "lexical_declaration",
+        "variable_declaration",
+        "type_declaration",
+        "type_definition",
+    }
 )
 _DOC_WRAPPERS = _WRAPPERS | {"variable_declarator"}
 _QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|'''|\"|')|(?:\"\"\"|'''|\"|')$")
@@ -107,7 +113,7 @@ class Facts:
     size: int = 0
     symbols: list[tuple[str, str, str, str | None, str, int, int, str | None]] = field(default_factory=list)
     imports: list[tuple[str, str, int]] = field(default_factory=list)
-    refs: set[tuple[str, int]] = field(default_factory=set)
+    refs: set[tuple[str, int, str, str]] = field(default_factory=set)  # (name, line, kind, receiver)
 
 
 def language_of(path: str) -> str | None:
@@ -148,8 +154,9 @@ def extract(path: str, data: bytes) -> Facts:
 def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     """Symbols, imports and references of one tree, from a single pass of one combined query.
 
-    One `matches` walk over the tree serves definitions, imports and identifiers alike: walking
-    it once per query cost about twice as much (measured on the synthetic benchmark repository).
+    One `matches` walk over the tree serves definitions, imports, identifiers and the context
+    that gives each reference its kind: walking it once per query cost about twice as much
+    (measured on the synthetic benchmark repository).
     """
     from tree_sitter import QueryCursor
 
@@ -158,13 +165,36 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     name_starts: set[int] = set()
     found: list[tuple[Any, Any, str]] = []
     refs: list[Any] = []
+    contexts: list[tuple[int, int, str]] = []  # (start, end, kind): every identifier inside has that kind
+    direct: dict[int, tuple[str, Any, int]] = {}  # identifier start -> (call | attribute, receiver node, rank)
+    bindings: list[tuple[int, str, str]] = []  # (position, variable, class name)
     for pattern, captures in QueryCursor(query).matches(root):
         role = roles[pattern]
         if role == "ref":
             refs.append(captures["ref"][0])
             continue
         if role == "import":
-            facts.imports.extend(_import_rows(language, captures))
+            rows = _import_rows(language, captures)
+            facts.imports.extend(rows)
+            if rows:
+                node = captures["import"][0]
+                contexts.append((node.start_byte, node.end_byte, "import"))
+            continue
+        if role.startswith("ctx."):
+            node = captures[role][0]
+            contexts.append((node.start_byte, node.end_byte, role[4:]))
+            continue
+        if role == "call" or role == "attr":
+            node = captures[role][0]
+            receiver = captures["recv"][0] if "recv" in captures else None
+            rank = (2 if role == "call" else 0) + (receiver is not None)
+            previous = direct.get(node.start_byte)
+            if previous is None or rank > previous[2]:  # a call beats a member read; a known receiver, none
+                direct[node.start_byte] = ("call" if role == "call" else "attribute", receiver, rank)
+            continue
+        if role == "bind":
+            var, type_ = captures["bind.var"][0], captures["bind.type"][0]
+            bindings.append((var.start_byte, _text(var), _text(type_).rsplit(".", 1)[-1]))
             continue
         if "name" not in captures:
             continue
@@ -172,19 +202,28 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
         node = captures[role][0]
         name_node = captures["name"][0]
         key = (node.start_byte, node.end_byte)
-        if key in seen:  # one node matched by two patterns (a Rust method is also a function)
-            if kind == "method":
+        if key in seen:  # one node matched by two patterns: keep the more specific kind
+            # (a Rust method is also a function; a Kotlin interface is also a class declaration)
+            earlier = found[seen[key]][2]
+            if kind == "method" or (earlier in ("class", "function") and kind not in ("class", "function")):
                 found[seen[key]] = (node, name_node, kind)
             continue
         seen[key] = len(found)
         found.append((node, name_node, kind))
         name_starts.add(name_node.start_byte)
-    by_node = {(n.start_byte, n.end_byte): (nm.text.decode("utf-8", "replace"), k) for n, nm, k in found}
+    by_node = {(n.start_byte, n.end_byte, n.type): (nm.text.decode("utf-8", "replace"), k) for n, nm, k in found}
     for node, name_node, kind in sorted(found, key=lambda f: (f[0].start_byte, -f[0].end_byte)):
         name = name_node.text.decode("utf-8", "replace")
         scope = _scope(node, by_node)
+        owner = name_node.parent
+        if owner is not None and owner.type in languages.NAME_OWNERS:  # `Store::save`, `function M.add`
+            target = owner.child_by_field_name(languages.NAME_OWNERS[owner.type])
+            if target is not None:
+                scope = [*scope, (_text(target).replace("::", "."), "class")]
         if kind == "function" and scope and _is_class_like(scope[-1][1]):
-            kind = "method"
+            kind = "function" if owner is not None and owner.type == "dot_index_expression" else "method"
+        elif kind == "method" and not scope:  # a Ruby `def` at the top level
+            kind = "function"
         parent = ".".join(n for n, _ in scope) or None
         qualified = f"{parent}.{name}" if parent else name
         facts.symbols.append(
@@ -199,20 +238,95 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
                 _doc(language, node),
             )
         )
-    for node in refs:
+    scopes = sorted((n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS)
+    kinds = _context_kinds([n.start_byte for n in refs], contexts)
+    for node, kind in zip(refs, kinds, strict=True):
         if node.start_byte in name_starts:
             continue
         text = node.text.decode("utf-8", "replace")
-        if text not in _IGNORED_NAMES:
-            facts.refs.add((text, node.start_point.row + 1))
+        if text in _IGNORED_NAMES or kind == "skip":
+            continue
+        receiver = ""
+        if kind is None:
+            hit = direct.get(node.start_byte)
+            if hit is not None:
+                kind = hit[0]
+                receiver = _receiver(hit[1], scopes, bindings, node.start_byte)
+            else:
+                kind = "type" if node.type in grammars.TYPE_NODES else "other"
+        facts.refs.add((text, node.start_point.row + 1, kind, receiver))
 
 
-def _scope(node: Any, by_node: dict[tuple[int, int], tuple[str, str]]) -> list[tuple[str, str]]:
+_SCOPE_KINDS = frozenset({"function", "method"})
+_KIND_ORDER = {"skip": -1, "import": 0, "decorator": 1, "inherits": 2, "type": 3}
+
+
+def _context_kinds(starts: list[int], contexts: list[tuple[int, int, str]]) -> list[str | None]:
+    """For each identifier start (in any order), the strongest context kind enclosing it, or None."""
+    if not contexts:
+        return [None] * len(starts)
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    spans = sorted(contexts)
+    out: list[str | None] = [None] * len(starts)
+    open_: list[tuple[int, int, str]] = []
+    nxt = 0
+    for i in order:
+        at = starts[i]
+        while nxt < len(spans) and spans[nxt][0] <= at:
+            open_.append(spans[nxt])
+            nxt += 1
+        open_ = [c for c in open_ if c[1] > at]
+        if open_:
+            out[i] = min(open_, key=lambda c: _KIND_ORDER.get(c[2], 9))[2]
+    return out
+
+
+def _receiver(node: Any, scopes: list[tuple[int, int]], bindings: list[tuple[int, str, str]], at: int) -> str:
+    """What a call's or member's receiver is known to be.
+
+    `""` no receiver (a bare name); `"self"` the enclosing class (`self`, `cls`, `this`); a class
+    name when the receiver is a variable built by its constructor or annotated as it in the same
+    scope; `"?name"` for any other plain name (a class, a module or package, or a variable of
+    unknown type: the resolver decides with the file's imports); `"?"` for anything else.
+    """
+    if node is None:
+        return ""
+    text = _text(node)
+    if text in grammars.RECEIVER_SELF:
+        return "self"
+    if "::" in text or "\\" in text:  # `Shop::Store.open`, `App\\Store::make()`: the last segment names it
+        last = re.split(r"::|\\", text)[-1]
+        return "?" + last if last[:1].isupper() else "?"
+    if not text.replace("_", "a").replace("$", "a").isalnum():
+        return "?"
+    scope = _innermost(scopes, at)
+    best = None
+    for position, var, type_ in bindings:
+        if var == text and position < at and _innermost(scopes, position) == scope:
+            best = type_
+    return best if best is not None else "?" + text
+
+
+def _innermost(scopes: list[tuple[int, int]], at: int) -> tuple[int, int] | None:
+    best = None
+    for start, end in scopes:
+        if start > at:
+            break
+        if end > at:
+            best = (start, end)
+    return best
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _scope(node: Any, by_node: dict[tuple[int, int, str], tuple[str, str]]) -> list[tuple[str, str]]:
     """The names (and kinds) of the definitions enclosing `node`, outermost first; Rust impls count."""
     chain = []
     current = node.parent
     while current is not None:
-        hit = by_node.get((current.start_byte, current.end_byte))
+        hit = by_node.get((current.start_byte, current.end_byte, current.type))
         same_span = current.start_byte == node.start_byte and current.end_byte == node.end_byte
         if hit is not None and not same_span and current.type not in _WRAPPERS:
             chain.append(hit)
@@ -229,8 +343,13 @@ def _scope(node: Any, by_node: dict[tuple[int, int], tuple[str, str]]) -> list[t
     return list(reversed(chain))
 
 
+_CLASS_LIKE = frozenset(
+    {"class", "interface", "module", "type", "struct", "enum", "object", "trait", "protocol", "extension", "record"}
+)
+
+
 def _is_class_like(kind: str) -> bool:
-    return kind in {"class", "interface", "module", "type"}
+    return kind in _CLASS_LIKE
 
 
 def _signature(node: Any, data: bytes) -> str:
@@ -261,6 +380,11 @@ def _doc(language: str, node: Any) -> str | None:
     while anchor.parent is not None and anchor.parent.type in _DOC_WRAPPERS:
         anchor = anchor.parent
     comment = anchor.prev_named_sibling
+    if comment is None and anchor.parent is not None:  # Ruby: a comment before a body's first statement
+        comment = anchor.parent.prev_named_sibling
+    if comment is not None and comment.type not in _COMMENTS and comment.named_child_count:
+        last = comment.named_child(comment.named_child_count - 1)  # Kotlin: the package header holds it
+        comment = last if last.type in _COMMENTS else comment
     if comment is None or comment.type not in _COMMENTS or comment.end_point[0] < anchor.start_point[0] - 1:
         return None
     while True:  # climb to the first line of a run of `//` comments
@@ -273,7 +397,7 @@ def _doc(language: str, node: Any) -> str | None:
 
 def _first_line(text: str) -> str | None:
     for line in text.splitlines():
-        cleaned = line.strip().lstrip("/*!#").strip().rstrip("*/").strip()
+        cleaned = line.strip().lstrip("/*!#").removeprefix("--").strip().rstrip("*/").strip()
         if cleaned:
             return cleaned[:200]
     return None
@@ -285,6 +409,8 @@ def _import_rows(language: str, captures: dict[str, list[Any]]) -> list[tuple[st
 
     if "import" not in captures:
         return []
+    if language in languages.PACK_LANGUAGES:
+        return languages.import_rows(language, captures)
     node = captures["import"][0]
     line = node.start_point[0] + 1
     if language == "python":
@@ -369,11 +495,14 @@ def _query(language: str) -> tuple[Any, list[str]]:
     """
     from tree_sitter import Query
 
+    parts = (languages.QUERIES[language],) if language in languages.PACK_LANGUAGES else (_tags_source(language),)
     source = "\n".join(
         (
-            _tags_source(language),
-            _EXTRA_DEFINITIONS.get(language, ""),
-            _IMPORT_QUERIES.get(language, _IMPORT_QUERIES["javascript"]),
+            *parts,
+            grammars.EXTRA.get(language, ""),
+            ""
+            if language in languages.PACK_LANGUAGES
+            else _IMPORT_QUERIES.get(language, _IMPORT_QUERIES["javascript"]),
             "[" + " ".join(f"({t})" for t in _IDENTIFIERS[language]) + "] @ref",
         )
     )
@@ -384,8 +513,10 @@ def _query(language: str) -> tuple[Any, list[str]]:
         # The pattern's own text names its captures (py-tree-sitter cannot report a zero quantifier).
         text = data[query.start_byte_for_pattern(pattern) : query.end_byte_for_pattern(pattern)].decode()
         used = _CAPTURE.findall(text)
-        role = next((n for n in used if n.startswith("definition.")), None)
-        role = role or ("import" if "import" in used else "ref" if "ref" in used else "skip")
+        role = next((n for n in used if n.startswith(("definition.", "ctx."))), None)
+        if role is None:
+            role = next((r for r in ("import", "bind.var", "call", "attr", "ref") if r in used), "skip")
+            role = "bind" if role == "bind.var" else role
         if role == "skip":
             query.disable_pattern(pattern)
         roles.append(role)
@@ -408,6 +539,10 @@ def _read_tags(package: str) -> str:
 def _language(language: str) -> Any:
     from tree_sitter import Language
 
+    if language in languages.PACK_LANGUAGES:  # compiled grammars bundled in the wheel, no download
+        from tree_sitter_language_pack import get_language
+
+        return get_language(language)  # type: ignore[arg-type]  # a name the pack lists
     if language in ("typescript", "tsx"):
         module = importlib.import_module("tree_sitter_typescript")
         return Language(module.language_typescript() if language == "typescript" else module.language_tsx())

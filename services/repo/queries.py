@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import json
+import posixpath
+import re
 from pathlib import Path
 
 from kernel import clock, paths
@@ -25,10 +27,10 @@ from services.repo.models import (
     Symbol,
     SymbolsOutput,
 )
-from services.repo.store import FileRow, RepoStore, SymbolRow
+from services.repo.store import DefinitionRow, FileRow, ReferenceRow, RepoStore, SymbolRow
 from services.repo.text import fts_query, query_words, split_terms
 
-__all__ = ["callers", "decisions", "indexed_file", "search", "symbols", "to_symbol"]
+__all__ = ["callers", "decisions", "decode_cursor", "encode_cursor", "indexed_file", "search", "symbols", "to_symbol"]
 
 SEARCH_BUDGET = 8 * 1024
 CALLERS_BUDGET = 8 * 1024
@@ -47,11 +49,17 @@ def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tup
         return relative, row
     if resolved.is_dir():
         raise PalliumError(
-            "invalid_input", f"{relative!r} is a folder, not a file", details={"field": "path", "path": relative}
+            "invalid_input",
+            f"{relative!r} is a folder, not a file",
+            hint="pass one file as `path` (the CLI's positional PATH); list a folder's files with `git ls-files`",
+            details={"field": "path", "path": relative},
         )
     if not resolved.exists():
         raise PalliumError(
-            "not_found", f"file {relative!r} does not exist", details={"field": "path", "path": relative}
+            "not_found",
+            f"file {relative!r} does not exist",
+            hint="pass `path` relative to the current folder or the repository root; list files with `git ls-files`",
+            details={"field": "path", "path": relative},
         )
     raise PalliumError(
         "not_found",
@@ -94,46 +102,222 @@ def symbols(store: RepoStore, relative: str, row: FileRow, *, limit: int, freshn
     )
 
 
-def callers(store: RepoStore, name: str, *, limit: int, cursor: str | None, freshness: Freshness) -> CallersOutput:
-    name = name.strip()
-    if not name:
-        raise PalliumError("invalid_input", "name must not be empty", details={"field": "name"})
+_FAMILIES = {
+    "javascript": "js",
+    "typescript": "js",
+    "tsx": "js",
+    "java": "jvm",
+    "kotlin": "jvm",
+    "scala": "jvm",
+    "c": "c",
+    "cpp": "c",
+    "objc": "c",
+}
+
+
+_MEMBER_KINDS = frozenset({"method", "field", "property"})
+# Languages where a bare call inside a class calls the class's own method.
+_IMPLICIT_SELF = frozenset({"java", "csharp", "cpp", "kotlin", "scala", "swift", "ruby"})
+
+
+def family(language: str | None) -> str:
+    """Languages whose code can name each other's definitions share a family."""
+    return _FAMILIES.get(language or "", language or "")
+
+
+def module_path(path: str) -> str:
+    """The dotted module a file is (`pkg/io.py` -> `pkg.io`, `src/a/index.ts` -> `a`)."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    stem = stem.removeprefix("src/")
+    for tail in ("/__init__", "/index", "/mod", "/lib"):
+        if stem.endswith(tail):
+            stem = stem[: -len(tail)]
+    return stem.replace("/", ".")
+
+
+def full_names(d: DefinitionRow) -> tuple[str, str]:
+    return d.qualified, f"{module_path(d.path)}.{d.qualified}"
+
+
+def callers(
+    store: RepoStore, name: str, *, kind: str | None = None, limit: int, cursor: str | None, freshness: Freshness
+) -> CallersOutput:
+    name = name.strip().replace("::", ".").replace("#", ".")
+    if not name or name.startswith(".") or name.endswith("."):
+        raise PalliumError(
+            "invalid_input",
+            f"name {name!r} is not an identifier or a dotted name",
+            hint="pass `name` (the CLI's positional NAME), e.g. `parse` or `Store.load`",
+            details={"field": "name"},
+        )
     owner, _, member = name.rpartition(".")
     every = store.definitions(member)
-    defs = [d for d in every if d.qualified == name or d.qualified.endswith("." + name)] if owner else every
-    # Resolve against every same-named definition, so an import of another `load` is not taken
-    # for `Store.load`; then keep what may reach the asked one.
-    all_paths = sorted({d.path for d in every})
-    wanted = {d.path for d in defs}
-    imports_cache: dict[str, list[tuple[str, str]]] = {}
-    offset = _decode_cursor(cursor)
-
-    def reference(path: str, line: int, enclosing: str | None) -> Reference:
-        resolution, target = _resolve(store, path, member, all_paths, imports_cache)
-        return Reference(path=path, line=line, enclosing=enclosing, resolution=resolution, target=target)
-
-    if owner:  # filtering needs every reference resolved
-        refs = [reference(*r) for r in store.references(member)]
-        refs = [r for r in refs if r.target in wanted or (r.resolution == "ambiguous" and wanted)]
+    if owner:
+        defs = [d for d in every if any(f == name or f.endswith("." + name) for f in full_names(d))]
+        if not defs:
+            _no_such_qualified(store, name, member, every)
+    else:
+        defs = every
+    resolver = _Resolver(store, member, every, defs if owner else None)
+    offset = decode_cursor(cursor)
+    kinds = store.reference_kinds(member)
+    if owner:  # narrowing needs every reference resolved
+        refs = [r for r in (resolver.reference(row) for row in store.references(member, kind=kind)) if r is not None]
         total, page = len(refs), refs[offset : offset + limit]
     else:  # only the page is read and resolved, so a name used 100,000 times stays cheap
-        total = store.reference_count(member)
-        page = [reference(*r) for r in store.references(member, limit=limit, offset=offset)]
+        total = sum(kinds.values()) if kind is None else kinds.get(kind, 0)
+        rows = store.references(member, kind=kind, limit=limit, offset=offset)
+        page = [r for r in (resolver.reference(row) for row in rows) if r is not None]
     definitions, page = _fit_callers(defs, page)
     more = offset + len(page) < total
     return CallersOutput(
         name=name,
         definitions=definitions,
         definition_count=len(defs),
+        kinds=kinds,
         references=page,
         total=total,
         truncated=more,
-        next_cursor=_encode_cursor(offset + len(page)) if more else None,
+        next_cursor=encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
 
 
-def _fit_callers(defs: list[SymbolRow], page: list[Reference]) -> tuple[list[Definition], list[Reference]]:
+def _no_such_qualified(store: RepoStore, name: str, member: str, every: list[DefinitionRow]) -> None:
+    """Raise `not_found` for a qualified name that matches no definition, naming the closest ones."""
+    import difflib
+
+    candidates = sorted({f for d in every for f in full_names(d)})
+    if not candidates:
+        candidates = store.names_like(member[: max(3, len(member) // 2)], limit=200)
+    closest = difflib.get_close_matches(name, candidates, n=5, cutoff=0.3) or candidates[:5]
+    what = f"no definition of {member!r} matches {name!r}" if every else f"nothing named {member!r} is defined"
+    raise PalliumError(
+        "not_found",
+        what + (f"; closest: {', '.join(closest)}" if closest else ""),
+        hint="pass one of the closest names as `name` (CLI: the NAME argument), or find the definition with "
+        "pallium_search (CLI `pallium search WORDS`) and list a file's names with pallium_symbols",
+        details={"field": "name", "name": name, "closest": closest},
+    )
+
+
+class _Resolver:
+    """Ties each reference to the definition it can reach, in its own language family.
+
+    With `wanted` (a qualified name was asked for), a reference is kept only when it may reach
+    one of those definitions: its receiver's class is theirs, or it stays ambiguous between them
+    and others; a reference whose receiver is another class that defines the name is dropped.
+    """
+
+    def __init__(
+        self, store: RepoStore, member: str, every: list[DefinitionRow], wanted: list[DefinitionRow] | None
+    ) -> None:
+        self.store = store
+        self.member = member
+        self.by_family: dict[str, list[DefinitionRow]] = {}
+        for d in every:
+            self.by_family.setdefault(family(d.language), []).append(d)
+        self.wanted = {d.id for d in wanted} if wanted is not None else None
+        self.edges: dict[str, list[tuple[str, str]]] = {}
+        self.raw_edges: dict[str, list[tuple[str, str, str]]] = {}
+
+    def reference(self, row: ReferenceRow) -> Reference | None:
+        reachable = self.by_family.get(family(row.language), [])
+        resolution, target = self._resolve(row, reachable)
+        if self.wanted is not None:
+            if target is not None and target.id not in self.wanted:
+                return None
+            if target is None and not (resolution == "ambiguous" and any(d.id in self.wanted for d in reachable)):
+                return None
+        return Reference(
+            path=row.path,
+            line=row.line,
+            kind=row.kind,  # type: ignore[arg-type]  # stored from the parser's kinds
+            enclosing=row.enclosing,
+            resolution=resolution,  # type: ignore[arg-type]
+            target=target.path if target else None,
+            target_qualified=target.qualified if target else None,
+        )
+
+    def _resolve(self, row: ReferenceRow, defs: list[DefinitionRow]) -> tuple[str, DefinitionRow | None]:
+        if not defs:
+            return "unresolved", None
+        receiver = row.receiver
+        if receiver == "self":
+            classes = (row.enclosing or "").split(".")[:-1]  # `Store.save` -> the class `Store`
+            for depth in range(len(classes), 0, -1):
+                owner = ".".join(classes[:depth])
+                own = [d for d in defs if d.path == row.path and d.parent == owner]
+                if own:
+                    return "receiver", own[0]
+            return self._by_place(row, defs, members_only=True)
+        if receiver.startswith("?") and len(receiver) > 1:  # a plain name: a class, a module, or unknown
+            word = receiver[1:]
+            typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
+            if typed:  # `Store.create()`, `Store::new()`: that class's member
+                return self._by_place(row, typed, members_only=True)
+            through = self._modules_named(row.path, word)
+            if through:  # `store.Open()` in Go, `io.read()` after `from app import io`
+                hit = [d for d in defs if d.path in through]
+                if len({d.qualified for d in hit}) == 1:
+                    return "import", hit[0]
+            return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
+        if receiver and receiver != "?":  # a variable built or annotated as this class
+            typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == receiver]
+            if typed:
+                local = [d for d in typed if d.path == row.path]
+                if len(local) == 1 or len({d.path for d in typed}) == 1:
+                    return "receiver", (local or typed)[0]
+                return self._by_place(row, typed, members_only=True)
+            return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
+        if row.kind == "call" and row.language in _IMPLICIT_SELF:  # `save()` inside a class is `this.save()`
+            classes = (row.enclosing or "").split(".")[:-1]
+            for depth in range(len(classes), 0, -1):
+                own = [d for d in defs if d.path == row.path and d.parent == ".".join(classes[:depth])]
+                if own:
+                    return "receiver", own[0]
+        return self._by_place(row, defs, members_only=False)
+
+    def _modules_named(self, path: str, word: str) -> set[str]:
+        """Files `path` imports under the name `word` (a Go package, a Python module or alias)."""
+        out = set()
+        for dst, raw, names in self._edges_with_raw(path):
+            tail = re.split(r"[./:]", raw.rstrip("/"))[-1] if raw else ""
+            stem = posixpath.basename(dst).rsplit(".", 1)[0]
+            if word in names.split() or tail == word or stem == word:
+                out.add(dst)
+        return out
+
+    def _edges_with_raw(self, path: str) -> list[tuple[str, str, str]]:
+        if path not in self.raw_edges:
+            self.raw_edges[path] = self.store.edges_of(path)
+        return self.raw_edges[path]
+
+    def _by_place(
+        self, row: ReferenceRow, defs: list[DefinitionRow], *, members_only: bool
+    ) -> tuple[str, DefinitionRow | None]:
+        """Same file, then an import, then the only one; several candidates in one file stay ambiguous."""
+        if members_only:
+            defs = [d for d in defs if d.parent] or defs
+        else:  # a bare name reaches a function, not another class's method (Swift `open()` beside `Cache.open`)
+            defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or defs
+        local = [d for d in defs if d.path == row.path]
+        if local:
+            if len(local) == 1 or len({d.qualified for d in local}) == 1:
+                return "same-file", local[0]
+            return "ambiguous", None
+        paths = sorted({d.path for d in defs})
+        hit = _resolve_path(self.store, row.path, self.member, paths, self.edges)
+        if hit is None:
+            return "ambiguous", None
+        how, path = hit
+        chosen = [d for d in defs if d.path == path]
+        if len({d.qualified for d in chosen}) > 1:
+            return "ambiguous", None
+        return how, chosen[0]
+
+
+def _fit_callers(defs: list[DefinitionRow], page: list[Reference]) -> tuple[list[Definition], list[Reference]]:
     """Cut definitions to half the byte budget and the page to the rest, keeping at least one of each.
 
     The page then ends early and the cursor continues after its last reference, so nothing is lost.
@@ -158,13 +342,10 @@ def _fit_callers(defs: list[SymbolRow], page: list[Reference]) -> tuple[list[Def
     return definitions, kept
 
 
-def _resolve(
+def _resolve_path(
     store: RepoStore, path: str, name: str, defining: list[str], cache: dict[str, list[tuple[str, str]]]
-) -> tuple[str, str | None]:
-    if not defining:
-        return "unresolved", None
-    if path in defining:
-        return "same-file", path
+) -> tuple[str, str] | None:
+    """`("import" | "unique", path)` of the file a reference in another file reaches, or None."""
     edges = _edges(store, path, cache)
     direct = {dst for dst, _names in edges}
     imported = [d for d in defining if d in direct]
@@ -178,7 +359,7 @@ def _resolve(
         return "import", imported[0]
     if len(defining) == 1:
         return "unique", defining[0]
-    return "ambiguous", None
+    return None
 
 
 def _edges(store: RepoStore, path: str, cache: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
@@ -205,8 +386,13 @@ def _reexports(store: RepoStore, start: set[str], name: str, cache: dict[str, li
 def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness) -> SearchOutput:
     match = fts_query(query)
     if match is None:
-        raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
-    offset = _decode_cursor(cursor)
+        raise PalliumError(
+            "invalid_input",
+            "the query holds no word to search for",
+            hint="pass `query` with at least one letter or digit (the CLI's positional QUERY)",
+            details={"field": "query"},
+        )
+    offset = decode_cursor(cursor)
     words = query_words(query)
     # BM25 alone lets one frequent word outrank a symbol that has every word; rerank the best
     # candidates by how many query words their name and path hold, then by BM25.
@@ -237,7 +423,7 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
         query=query,
         results=hits,
         truncated=more,
-        next_cursor=_encode_cursor(offset + len(hits)) if more else None,
+        next_cursor=encode_cursor(offset + len(hits)) if more else None,
         freshness=freshness,
     )
 
@@ -266,8 +452,13 @@ def _why(words: list[str], name: str, signature: str, doc: str, path: str) -> st
 def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness) -> DecisionsOutput:
     match = fts_query(query)
     if match is None:
-        raise PalliumError("invalid_input", "the query holds no word to search for", details={"field": "query"})
-    offset = _decode_cursor(cursor)
+        raise PalliumError(
+            "invalid_input",
+            "the query holds no word to search for",
+            hint="pass `query` with at least one letter or digit (the CLI's positional QUERY)",
+            details={"field": "query"},
+        )
+    offset = decode_cursor(cursor)
     rows = store.search_decisions(match, limit=limit + 1, offset=offset)
     notes = [
         Decision(sha=sha, committed_at=_iso(when), subject=subject, body=body[:600])
@@ -278,7 +469,7 @@ def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, f
         query=query,
         decisions=notes,
         truncated=more,
-        next_cursor=_encode_cursor(offset + limit) if more else None,
+        next_cursor=encode_cursor(offset + limit) if more else None,
         freshness=freshness,
     )
 
@@ -289,11 +480,11 @@ def _iso(epoch: int) -> str:
     return clock.iso_utc(datetime.fromtimestamp(epoch, UTC))
 
 
-def _encode_cursor(offset: int) -> str:
+def encode_cursor(offset: int) -> str:
     return base64.urlsafe_b64encode(json.dumps({"o": offset}).encode()).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: str | None) -> int:
+def decode_cursor(cursor: str | None) -> int:
     if not cursor:
         return 0
     try:
@@ -303,4 +494,9 @@ def _decode_cursor(cursor: str | None) -> int:
             return offset
     except (ValueError, KeyError, TypeError):
         pass
-    raise PalliumError("invalid_input", "cursor is not one this tool returned", details={"field": "cursor"})
+    raise PalliumError(
+        "invalid_input",
+        "cursor is not one this tool returned",
+        hint="pass the `next_cursor` of the previous page as `cursor` (CLI `--cursor`), or leave it out to start over",
+        details={"field": "cursor"},
+    )

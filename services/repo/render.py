@@ -72,11 +72,16 @@ def symbols(out: SymbolsOutput) -> str:
 
 
 def callers(out: CallersOutput) -> str:
-    lines = [f"{out.name}: {len(out.definitions)} definition(s), {out.total} reference(s)"]
+    by_kind = ", ".join(f"{n} {k}" for k, n in out.kinds.items())
+    lines = [
+        f"{out.name}: {len(out.definitions)} definition(s), {out.total} reference(s)"
+        + (f" ({by_kind})" if by_kind else "")
+    ]
     lines += [f"  def {d.path}:{d.line}  {d.signature}" for d in out.definitions]
     for r in out.references:
         where = f" in {r.enclosing}" if r.enclosing else ""
-        lines.append(f"  {r.path}:{r.line}{where}  [{r.resolution}]")
+        target = f" -> {r.target_qualified}" if r.target_qualified and r.target != r.path else ""
+        lines.append(f"  {r.path}:{r.line}{where}  {r.kind} [{r.resolution}]{target}")
     if out.next_cursor:
         lines.append(f"  ... more: --cursor {out.next_cursor}")
     return "\n".join(lines) + _stale_note(out.freshness)
@@ -110,6 +115,11 @@ def neighbors(out: NeighborsOutput) -> str:
 
 def decisions(out: DecisionsOutput) -> str:
     lines = [f"{len(out.decisions)} note(s) for {out.query!r}"]
+    if any(r.kind != "commit" for r in out.ranked):  # other kinds matched: show the one ranking, labelled
+        for r in out.ranked:
+            status = f", {r.status}" if r.status else ""
+            lines.append(f"  [{r.kind}{status}] {r.ref[:10] if r.kind == 'commit' else r.ref} {r.when[:10]} {r.title}")
+        return "\n".join(lines) + _stale_note(out.freshness)
     lines += [f"  {d.sha[:10]} {d.committed_at[:10]} {d.subject}" for d in out.decisions]
     return "\n".join(lines) + _stale_note(out.freshness)
 

@@ -16,6 +16,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
+from services.repo.resolve_pack import PackResolver
+
 __all__ = ["resolve_imports"]
 
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json")
@@ -23,32 +25,45 @@ _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 
 
 def resolve_imports(
-    root: Path, paths: set[str], imports: Iterable[tuple[str, str, str, str]]
+    root: Path,
+    paths: set[str],
+    imports: Iterable[tuple[str, str, str, str]],
+    namespaces: dict[str, list[str]] | None = None,
 ) -> list[tuple[str, str, str, str]]:
-    """Edges `(importer, imported, raw, names)` for every import that names a file in `paths`."""
-    resolver = _Resolver(root, paths)
-    edges = []
-    for src, language, raw, names in imports:
+    """Edges `(importer, imported, raw, names)` for every import that names a file in `paths`, sorted.
+
+    One edge per (importer, imported, raw): two imports of the same module (`from .io import A`,
+    `from .io import B`) give one edge holding every name, in sorted order, so the result never
+    depends on the order the imports were read in. A whole-module import (no names) of the
+    same raw keeps the edge open to every name: its names are empty.
+    """
+    resolver = _Resolver(root, paths, namespaces or {})
+    merged: dict[tuple[str, str, str], set[str] | None] = {}
+    for src, language, raw, names in sorted(imports):
         for dst in resolver.resolve(src, language, raw, names):
-            if dst != src:
-                edges.append((src, dst, raw, names))
-    return edges
+            if dst == src:
+                continue
+            key = (src, dst, raw)
+            words = set(names.split())
+            if key not in merged:
+                merged[key] = words or None
+            elif merged[key] is not None:
+                merged[key] = (merged[key] | words) if words else None  # type: ignore[operator]
+    return [(*key, " ".join(sorted(words or ()))) for key, words in sorted(merged.items())]
 
 
 class _Resolver:
-    def __init__(self, root: Path, paths: set[str]) -> None:
+    def __init__(self, root: Path, paths: set[str], namespaces: dict[str, list[str]]) -> None:
+        self.pack = PackResolver(root, paths, namespaces)
         self.root = root
         self.paths = paths
         self.python_roots = ["", *sorted({p.split("/", 1)[0] + "/" for p in paths if p.startswith("src/")})[:1]]
         self.go_modules = _go_modules(root, paths)
         self.go_dirs: dict[str, list[str]] = defaultdict(list)
-        self.java_by_suffix: dict[str, str] = {}
-        for p in paths:
+        for p in sorted(paths):
             if p.endswith(".go") and not p.endswith("_test.go"):
                 self.go_dirs[posixpath.dirname(p)].append(p)
-            elif p.endswith(".java"):
-                self.java_by_suffix.setdefault(p.rsplit("/", 1)[-1][:-5], p)
-        self.java_paths = [p for p in paths if p.endswith(".java")]
+        self.java_paths = sorted(p for p in paths if p.endswith(".java"))
         self.ts_base, self.ts_base_url, self.ts_paths = _tsconfig(root)
         self.python_absolute: dict[tuple[str, str], list[str]] = {}
 
@@ -63,7 +78,7 @@ class _Resolver:
             return self._rust(src, raw)
         if language == "java":
             return self._java(raw)
-        return []
+        return self.pack.resolve(src, language, raw)
 
     # python --------------------------------------------------------------------------------------
 

@@ -65,7 +65,41 @@ CREATE VIRTUAL TABLE repo_symbol_fts USING fts5(
 CREATE TABLE repo_symbol_fts_rows (path TEXT NOT NULL, row INTEGER NOT NULL, PRIMARY KEY (path, row)) WITHOUT ROWID;
 """
 
-SCHEMA = Schema("repo", (_V1,))
+# Version 2: references carry their kind and receiver, symbols their decorators, touches the
+# kind of change, and renames and per-commit line counts have tables. Every fact is dropped, so
+# the next run rebuilds both halves (an index is a cache of the repository, never the only copy).
+_V2 = """
+DROP TABLE repo_refs;
+CREATE TABLE repo_refs (
+    name TEXT NOT NULL, hash TEXT NOT NULL, line INTEGER NOT NULL, kind TEXT NOT NULL, receiver TEXT NOT NULL,
+    PRIMARY KEY (name, hash, line, kind, receiver)
+) WITHOUT ROWID;
+CREATE INDEX repo_refs_hash ON repo_refs(hash);
+ALTER TABLE repo_symbols ADD COLUMN decorators TEXT NOT NULL DEFAULT '';
+ALTER TABLE repo_touches ADD COLUMN change TEXT NOT NULL DEFAULT 'M';
+CREATE TABLE repo_renames (
+    sha TEXT NOT NULL, old TEXT NOT NULL, new TEXT NOT NULL, PRIMARY KEY (old, sha)
+) WITHOUT ROWID;
+CREATE INDEX repo_renames_new ON repo_renames(new);
+CREATE TABLE repo_churn (
+    sha TEXT NOT NULL, path TEXT NOT NULL, added INTEGER NOT NULL, deleted INTEGER NOT NULL, PRIMARY KEY (path, sha)
+) WITHOUT ROWID;
+CREATE TABLE repo_churn_read (sha TEXT PRIMARY KEY) WITHOUT ROWID;
+DELETE FROM repo_state;
+DELETE FROM repo_commits;
+DELETE FROM repo_touches;
+DELETE FROM repo_cochange;
+DELETE FROM repo_decisions;
+DELETE FROM repo_content;
+DELETE FROM repo_files;
+DELETE FROM repo_symbols;
+DELETE FROM repo_imports;
+DELETE FROM repo_edges;
+DELETE FROM repo_symbol_fts;
+DELETE FROM repo_symbol_fts_rows;
+"""
+
+SCHEMA = Schema("repo", (_V1, _V2))
 _CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
 
 
@@ -89,7 +123,7 @@ class ContentFacts:
     size: int
     symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None]]
     imports: Sequence[tuple[str, str, int]]
-    refs: Iterable[tuple[str, int]]
+    refs: Iterable[tuple[str, int, str, str]]  # (name, line, kind, receiver)
 
 
 @dataclass(frozen=True)
@@ -104,6 +138,31 @@ class SymbolRow:
     start_line: int
     end_line: int
     doc: str | None
+
+
+@dataclass(frozen=True)
+class DefinitionRow:
+    """A symbol with the language of the file that declares it."""
+
+    id: int
+    path: str
+    language: str | None
+    name: str
+    kind: str
+    qualified: str
+    parent: str | None
+    signature: str
+    start_line: int
+
+
+@dataclass(frozen=True)
+class ReferenceRow:
+    path: str
+    language: str | None
+    line: int
+    kind: str
+    receiver: str  # "" none, "self" the enclosing class, "?" unknown, else a class name
+    enclosing: str | None  # qualified name of the innermost enclosing definition
 
 
 @dataclass(frozen=True)
@@ -270,8 +329,8 @@ class RepoStore:
         # In primary-key order: inserting into the WITHOUT ROWID b-tree in order was measured faster
         # than in the files' order, and the sort costs less than it saves.
         self.db.executemany(
-            "INSERT OR IGNORE INTO repo_refs(name, hash, line) VALUES (?, ?, ?)",
-            sorted((name, c.hash, line) for c in contents for name, line in c.refs),
+            "INSERT OR IGNORE INTO repo_refs(name, hash, line, kind, receiver) VALUES (?, ?, ?, ?, ?)",
+            sorted((name, c.hash, line, kind, receiver) for c in contents for name, line, kind, receiver in c.refs),
         )
 
     def set_files(self, rows: Sequence[FileRow]) -> None:
@@ -308,6 +367,16 @@ class RepoStore:
             )
         )
 
+    def namespace_files(self) -> dict[str, list[str]]:
+        """C# namespaces and the files that declare them (`using` resolves through these)."""
+        out: dict[str, list[str]] = {}
+        for path, name in self.db.execute(
+            "SELECT f.path, s.qualified FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash "
+            "WHERE s.kind = 'namespace' AND f.language = 'csharp' ORDER BY s.qualified, f.path"
+        ):
+            out.setdefault(name, []).append(path)
+        return out
+
     def update_edges(self, edges: Iterable[tuple[str, str, str, str]]) -> None:
         """Make the import edges exactly `edges`, touching only the rows that differ."""
         wanted = set(edges)
@@ -320,11 +389,15 @@ class RepoStore:
         )
 
     def imports_of(self, path: str) -> list[tuple[str, str]]:
-        return list(self.db.execute("SELECT dst, raw FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
+        return list(self.db.execute("SELECT dst, raw FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,)))
 
     def import_names_of(self, path: str) -> list[tuple[str, str]]:
         """`(imported file, names brought in)` for each resolved import of `path`."""
-        return list(self.db.execute("SELECT dst, names FROM repo_edges WHERE src = ? ORDER BY dst", (path,)))
+        return list(self.db.execute("SELECT dst, names FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,)))
+
+    def edges_of(self, path: str) -> list[tuple[str, str, str]]:
+        """`(imported file, raw import, names)` for each resolved import of `path`."""
+        return list(self.db.execute("SELECT dst, raw, names FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,)))
 
     def raw_imports_of(self, path: str) -> list[tuple[str, int]]:
         return list(
@@ -438,37 +511,107 @@ class RepoStore:
         )
         return [SymbolRow(*r) for r in rows]
 
-    def definitions(self, name: str) -> list[SymbolRow]:
+    def definitions(self, name: str) -> list[DefinitionRow]:
         rows = self.db.execute(
-            "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
-            "FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash WHERE s.name = ? ORDER BY f.path, s.start_line",
+            "SELECT s.id, f.path, f.language, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line "
+            "FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash WHERE s.name = ? "
+            "ORDER BY f.path, s.start_line, s.qualified, s.id",
             (name,),
         )
-        return [SymbolRow(*r) for r in rows]
+        return [DefinitionRow(*r) for r in rows]
 
-    def references(self, name: str, *, limit: int = -1, offset: int = 0) -> list[tuple[str, int, str | None]]:
-        """`(path, line, enclosing qualified name)` of references to `name`, by path and line; `limit` -1 = all."""
-        return list(
-            self.db.execute(
-                "SELECT f.path, r.line, (SELECT s.qualified FROM repo_symbols s WHERE s.hash = r.hash "
-                " AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
-                " ORDER BY s.start_line DESC LIMIT 1) "
-                "FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ? ORDER BY f.path, r.line "
-                "LIMIT ? OFFSET ?",
-                (name, limit, offset),
+    def names_like(self, fragment: str, *, limit: int) -> list[str]:
+        """Distinct symbol names holding `fragment` (any case), shortest first."""
+        pattern = "%" + fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        return [
+            n
+            for (n,) in self.db.execute(
+                "SELECT DISTINCT name FROM repo_symbols WHERE name LIKE ? ESCAPE '\\' ORDER BY length(name), name "
+                "LIMIT ?",
+                (pattern, limit),
             )
-        )
+        ]
 
-    def reference_count(self, name: str) -> int:
-        return (
-            self.db.execute(
-                "SELECT count(*) FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ?", (name,)
-            ).get
-            or 0
+    def references(self, name: str, *, kind: str | None = None, limit: int = -1, offset: int = 0) -> list[ReferenceRow]:
+        """References to `name` (of `kind` when given), by path and line; `limit` -1 = all."""
+        rows = self.db.execute(
+            "SELECT f.path, f.language, r.line, r.kind, r.receiver, (SELECT s.qualified FROM repo_symbols s "
+            " WHERE s.hash = r.hash AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
+            " ORDER BY s.start_line DESC, s.end_line, s.id LIMIT 1) "
+            "FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ? AND (? IS NULL OR r.kind = ?) "
+            "ORDER BY f.path, r.line, r.kind, r.receiver LIMIT ? OFFSET ?",
+            (name, kind, kind, limit, offset),
         )
+        return [ReferenceRow(*r) for r in rows]
+
+    def reference_kinds(self, name: str) -> dict[str, int]:
+        """How many references to `name` there are of each kind."""
+        rows = self.db.execute(
+            "SELECT r.kind, count(*) FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ? "
+            "GROUP BY r.kind ORDER BY r.kind",
+            (name,),
+        )
+        return dict(rows)
 
     def paths_with_names(self, stem_patterns: Sequence[str]) -> list[str]:
         out: list[str] = []
         for pattern in stem_patterns:
             out.extend(p for (p,) in self.db.execute("SELECT path FROM repo_files WHERE path GLOB ?", (pattern,)))
         return out
+
+    # whole-index reads, for `pallium facts` ----------------------------------------------------------
+
+    def file_facts(self) -> list[tuple[str, str | None, str | None, str | None, bool, int]]:
+        """`(path, hash, language, skip_reason, tracked, lines)` of every indexed path, by path."""
+        rows = self.db.execute(
+            "SELECT f.path, f.hash, f.language, f.skip_reason, f.tracked, coalesce(c.lines, 0) FROM repo_files f "
+            "LEFT JOIN repo_content c ON c.hash = f.hash ORDER BY f.path"
+        )
+        return [(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+
+    def all_symbols(self) -> list[SymbolRow]:
+        rows = self.db.execute(
+            "SELECT s.id, f.path, s.name, s.kind, s.qualified, s.parent, s.signature, s.start_line, s.end_line, s.doc "
+            "FROM repo_files f JOIN repo_symbols s ON s.hash = f.hash ORDER BY f.path, s.start_line, s.id"
+        )
+        return [SymbolRow(*r) for r in rows]
+
+    def all_edges(self) -> list[tuple[str, str]]:
+        """`(importer, imported)` for every resolved import edge, once per pair."""
+        return list(self.db.execute("SELECT DISTINCT src, dst FROM repo_edges ORDER BY src, dst"))
+
+    def referencing_file_counts(self) -> dict[str, int]:
+        """For each name defined somewhere in the index, how many distinct files reference it."""
+        rows = self.db.execute(
+            "SELECT r.name, count(DISTINCT f.path) FROM repo_refs r JOIN repo_files f ON f.hash = r.hash "
+            "WHERE r.name IN (SELECT name FROM repo_symbols) GROUP BY r.name"
+        )
+        return dict(rows)
+
+    def commits_with_files(self, *, limit: int, subject_words: Sequence[str]) -> list[tuple[CommitRow, list[str]]]:
+        """The newest `limit` commits, plus any whose subject holds one of `subject_words`, with their paths."""
+        found: dict[str, CommitRow] = {}
+        for r in self.db.execute(
+            "SELECT sha, author, committed_at, subject FROM repo_commits ORDER BY committed_at DESC, rowid DESC "
+            "LIMIT ?",
+            (limit,),
+        ):
+            found[r[0]] = CommitRow(*r)
+        for word in subject_words:
+            for r in self.db.execute(
+                "SELECT sha, author, committed_at, subject FROM repo_commits WHERE subject LIKE ? "
+                "ORDER BY committed_at DESC LIMIT 500",
+                (f"%{word}%",),
+            ):
+                found.setdefault(r[0], CommitRow(*r))
+        out = []
+        for row in sorted(found.values(), key=lambda c: (-c.committed_at, c.sha)):
+            paths = [
+                p for (p,) in self.db.execute("SELECT path FROM repo_touches WHERE sha = ? ORDER BY path", (row.sha,))
+            ]
+            out.append((row, paths))
+        return out
+
+    def resolved_imports(self) -> set[tuple[str, str]]:
+        """`(importer, import as written)` of every import that resolved to a file."""
+        return set(self.db.execute("SELECT DISTINCT src, raw FROM repo_edges"))

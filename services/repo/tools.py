@@ -10,9 +10,9 @@ from typing import TypeVar
 
 from kernel import paths, threads
 from kernel.context import ToolContext
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Route, Tool
 from services.repo import explain as _explain
-from services.repo import freshness, queries, render, risk
+from services.repo import freshness, queries, render, risk, trim
 from services.repo.changes import changed_now as _changed_now
 from services.repo.indexing import run_index
 from services.repo.models import (
@@ -31,6 +31,7 @@ from services.repo.models import (
     IndexOutput,
     NeighborsInput,
     NeighborsOutput,
+    RankedDecision,
     RiskInput,
     RiskOutput,
     SearchInput,
@@ -41,8 +42,10 @@ from services.repo.models import (
 from services.repo.store import SCHEMA, RepoStore
 
 Out = TypeVar("Out")
-_WRITES_INDEX = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
-_FRESH = "Every answer carries `freshness` (indexed commit, HEAD, files changed since); `refresh` reindexes first."
+# They write only Pallium's own index (<repo>/.pallium), never the user's files: read-only to a
+# client, so clients that run read-only tools in parallel run these too.
+_WRITES_INDEX = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
+_FRESH = "The answer's `freshness` says if the index is stale; `refresh` reindexes first."
 
 
 async def _index(ctx: ToolContext, root: Path, *, full: bool = False, untracked: bool | None = None) -> IndexOutput:
@@ -105,7 +108,9 @@ async def symbols(inp: SymbolsInput, ctx: ToolContext) -> SymbolsOutput:
 
 async def callers(inp: CallersInput, ctx: ToolContext) -> CallersOutput:
     def work(_root: Path, store: RepoStore) -> CallersOutput:
-        return queries.callers(store, inp.name, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
+        return queries.callers(
+            store, inp.name, kind=inp.kind, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING
+        )
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 
@@ -121,7 +126,50 @@ async def decisions(inp: DecisionsInput, ctx: ToolContext) -> DecisionsOutput:
     def work(_root: Path, store: RepoStore) -> DecisionsOutput:
         return queries.decisions(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
 
-    return await _answer(ctx, inp.repo, inp.refresh, work)
+    out = await _answer(ctx, inp.repo, inp.refresh, work)
+    if inp.cursor is None:  # the other kinds are ranked in with the first page only
+        out.ranked = await _ranked(ctx, inp, out)
+    return out
+
+
+async def _ranked(ctx: ToolContext, inp: DecisionsInput, out: DecisionsOutput) -> list[RankedDecision]:
+    """Fuse the three kinds by rank (an authored decision first among equals: it is stated intent)."""
+    from kernel.errors import PalliumError
+
+    lists: list[tuple[float, list[RankedDecision]]] = [
+        (
+            1.0,
+            [
+                RankedDecision(kind="commit", ref=d.sha, title=d.subject, text=d.body[:300], when=d.committed_at)
+                for d in out.decisions
+            ],
+        )
+    ]
+    for weight, tool, args in (
+        (1.2, "pallium_knowledge_decisions_search", {"query": inp.query, "limit": inp.limit, "repo": inp.repo}),
+        (1.1, "pallium_workflow_decisions", {"query": inp.query, "limit": inp.limit, "repo": inp.repo}),
+    ):
+        try:
+            found = (await ctx.call(tool, args)).model_dump(mode="json")["decisions"]
+        except PalliumError:
+            continue  # that kind has nothing for this repository (no base, no runs): the others still answer
+        lists.append((weight, [_as_ranked(tool, d) for d in found]))
+    scored = [(weight / (3 + rank), entry) for weight, entries in lists for rank, entry in enumerate(entries)]
+    scored.sort(key=lambda pair: (-pair[0], pair[1].kind, pair[1].ref))
+    return [entry for _score, entry in scored[: inp.limit]]
+
+
+def _as_ranked(tool: str, d: dict) -> RankedDecision:
+    if tool == "pallium_knowledge_decisions_search":
+        return RankedDecision(
+            kind="authored",
+            ref=d["slug"],
+            title=d["title"],
+            text=d["text"][:300],
+            when=d["created_at"],
+            status=d["status"],
+        )
+    return RankedDecision(kind="workflow", ref=d["id"], title=d["title"], text=d["body"][:300], when=d["created_at"])
 
 
 async def risk_tool(inp: RiskInput, ctx: ToolContext) -> RiskOutput:
@@ -152,7 +200,7 @@ async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
     def work(root: Path, store: RepoStore) -> ExplainOutput:
         relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
         now = ctx.clock.now()
-        return _explain.explain(store, root, relative, row, now=now, full=inp.full, freshness=freshness.PENDING)
+        return _explain.explain(store, root, relative, row, now=now, freshness=freshness.PENDING)
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 
@@ -214,15 +262,29 @@ TOOLS = (
         output=IndexOutput,
         summary="Build or update the repository index: git history and every file's symbols, imports and references.",
         description=(
-            "Use once before the first repo question, or after large changes (every read tool also builds a "
-            "missing index and takes `refresh`). Not for reading results: use pallium_explain, pallium_symbols, "
-            "pallium_search. Incremental: reads only new commits and reparses only files whose content changed; "
-            "a first index of a few thousand files takes seconds. Writes only <repo>/.pallium/pallium.sqlite."
+            "Use after large changes or to index untracked files; every read tool builds a missing index itself. "
+            "Not for answers (pallium_explain, pallium_search). Incremental: new commits and changed files only, "
+            "seconds for a few thousand files; writes only <repo>/.pallium."
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "index this repository",
+                "build the repo index",
+                "reindex after pulling new commits",
+                "update pallium's index of the code",
+                "the index is stale, refresh it",
+                "scan the codebase so search and callers work",
+                "rebuild the index from scratch",
+            ),
+            flags={"full": ("scratch", "full", "rebuild", "complete"), "untracked": ("untracked",)},
+            needs=("git",),
+            signals=("index_missing", "index_stale"),
+        ),
         annotations=_WRITES_INDEX,
         render=render.index,
+        budget=SEARCH_BUDGET,
     ),
     Tool(
         cli="explain",
@@ -231,16 +293,32 @@ TOOLS = (
         output=ExplainOutput,
         summary="What a file declares, imports and is imported by, what changes with it, its risk, tests and checks.",
         description=(
-            "Use before editing an unfamiliar file: one call gives its symbols, import links both ways, "
-            "co-change neighbours, recent commits, decision notes, risk, covering tests and the fast/safe/full "
-            "verification commands. Not for the working tree's changes (use pallium_changed_now) or a name's uses "
-            "(pallium_callers). Reads the local index only; within 8 KB unless `full`. " + _FRESH
+            "Use before editing an unfamiliar file: its symbols, imports both ways, co-change neighbours, "
+            "commits, risk, tests and verification commands in one call. Not for a name's uses (pallium_callers). "
+            "Reads the local index; within 8 KB unless `full`. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "explain what src/app.py does",
+                "tell me about this file before I edit it",
+                "what does kernel/store.py declare and import",
+                "give me the full story of a file",
+                "what should I know before changing config.py",
+                "walk me through the module in lib/auth.py",
+                "what imports this file and what does it import",
+            ),
+            arguments={"path": "path"},
+            flags={"full": ("everything", "full", "complete")},
+            needs=("git", "index"),
+        ),
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.explain,
+        budget=SEARCH_BUDGET,
+        trim=trim.explain,
+        unbounded_by="full",
     ),
     Tool(
         cli="symbols",
@@ -250,13 +328,28 @@ TOOLS = (
         summary="A file's symbols with kind, qualified name, signature, lines and the first doc line.",
         description=(
             "Use to see what a file declares without reading it. Not for finding a name across the repository "
-            "(use pallium_search or pallium_callers). Reads the local index only; up to `limit` symbols. " + _FRESH
+            "(pallium_search). Reads the local index; within 8 KB unless `full`. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "list the functions and classes in a file",
+                "what symbols does parser.go define",
+                "show the outline of src/models.py",
+                "which methods are declared in this file",
+                "signatures of everything in store.py",
+                "table of contents of a source file",
+            ),
+            arguments={"path": "path"},
+            needs=("git", "index"),
+        ),
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.symbols,
+        budget=SEARCH_BUDGET,
+        trim=trim.context,
+        unbounded_by="full",
     ),
     Tool(
         cli="callers",
@@ -265,16 +358,30 @@ TOOLS = (
         output=CallersOutput,
         summary="Every place that references a name, with file, line and enclosing symbol; definitions first.",
         description=(
-            "Use before renaming or changing a function, class or method's contract. `Class.method` narrows; "
-            "each reference says how it was resolved (same-file, import, unique, ambiguous). Not for text search "
-            "in comments or strings (use grep) or fuzzy lookup (pallium_search). Reads the local index; within "
-            "8 KB, paged with limit/cursor. " + _FRESH
+            "Use before renaming or changing a function's or class's contract (`Class.method` narrows); each "
+            "reference says how it was resolved. Not for text in comments or strings (grep) or fuzzy lookup "
+            "(pallium_search). Reads the local index; pages within 8 KB. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "who calls parse_config",
+                "find every reference to a function before renaming it",
+                "where is Store.open used",
+                "what uses this class",
+                "find usages of a method",
+                "which code depends on the function load_settings",
+                "who invokes ResolveProvider",
+            ),
+            arguments={"name": "symbol"},
+            needs=("git", "index"),
+        ),
         annotations=_WRITES_INDEX,
         positional=("name",),
         render=render.callers,
+        budget=SEARCH_BUDGET,
+        trim=trim.callers,
     ),
     Tool(
         cli="search",
@@ -284,14 +391,29 @@ TOOLS = (
         summary="BM25 search over symbol names, signatures, doc comments and paths; best 5 by default.",
         description=(
             "Use to find where something is defined when you know roughly what it is called or does "
-            "('verification plan', 'parseConfig'). Not for exact references (use pallium_callers) or commit "
-            "history (pallium_decisions). Reads the local index; within 8 KB, paged with limit/cursor. " + _FRESH
+            "('verification plan', 'parseConfig'). Not for exact references (pallium_callers). Reads the local "
+            "index; pages within 8 KB. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "search the code for the verification plan",
+                "find where we handle retries",
+                "which file implements authentication",
+                "locate the code for rate limiting",
+                "where is the configuration loaded",
+                "look up a function by what it does",
+                "find the code that parses the command line",
+            ),
+            arguments={"query": "text"},
+            needs=("git", "index"),
+        ),
         annotations=_WRITES_INDEX,
         positional=("query",),
         render=render.search,
+        budget=SEARCH_BUDGET,
+        trim=trim.search,
     ),
     Tool(
         cli="risk",
@@ -305,9 +427,23 @@ TOOLS = (
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "how risky is it to change this file",
+                "is src/db.py safe to touch",
+                "what's the edit risk of a file",
+                "risk score of kernel/store.py",
+                "should I be careful editing this file",
+                "how dangerous is modifying the scheduler file",
+            ),
+            arguments={"path": "path"},
+            needs=("git", "index"),
+        ),
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.risk,
+        budget=SEARCH_BUDGET,
+        trim=trim.context,
     ),
     Tool(
         cli="neighbors",
@@ -322,9 +458,23 @@ TOOLS = (
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "what files usually change together with app.py",
+                "which files are coupled to this one",
+                "co-change neighbors of a file",
+                "what else needs updating when I edit this file",
+                "files related to cmd/app.go",
+                "which files move together with the router",
+            ),
+            arguments={"path": "path"},
+            needs=("git", "index"),
+        ),
         annotations=_WRITES_INDEX,
         positional=("path",),
         render=render.neighbors,
+        budget=SEARCH_BUDGET,
+        trim=trim.context,
     ),
     Tool(
         cli="decisions",
@@ -333,14 +483,28 @@ TOOLS = (
         output=DecisionsOutput,
         summary="Search decision notes (commit subjects and bodies), most relevant first.",
         description=(
-            "Use to find why something is the way it is before changing it. Not for code search (use "
-            "pallium_search). Reads the local index's FTS5 table; paged with limit/cursor. " + _FRESH
+            "Use to find why something is the way it is before changing it. Not for code search "
+            "(pallium_search). Reads the local index; pages within 8 KB. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "why did we choose worktrees",
+                "find the decision behind using sqlite",
+                "what was the reasoning for switching to apsw",
+                "search decision notes in the commit history",
+                "why was this designed this way",
+                "what did we decide about caching and why",
+            ),
+            arguments={"query": "text"},
+            needs=("git", "index"),
+        ),
         annotations=_WRITES_INDEX,
         positional=("query",),
         render=render.decisions,
+        budget=SEARCH_BUDGET,
+        trim=trim.decisions,
     ),
     Tool(
         cli="handoff",
@@ -349,15 +513,29 @@ TOOLS = (
         output=HandoffOutput,
         summary="Everything since a base commit plus the working tree: files with risk, tests, checks, open questions.",
         description=(
-            "Use at the end of a task to brief the next agent or a reviewer. Not for the working tree alone (use "
-            "pallium_changed_now). Runs a few git commands and reads the index; within 12 KB, files paged by "
-            "`limit`. " + _FRESH
+            "Use at the end of a task to brief the next agent or a reviewer. Not for the working tree alone "
+            "(pallium_changed_now). Runs a few git commands and reads the index; within 12 KB. " + _FRESH
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "prepare a handoff since origin/main",
+                "summarize everything since the base branch for a reviewer",
+                "what changed on this branch compared to main",
+                "write a handoff note for the next agent",
+                "everything I did since main with risks and tests",
+                "hand this work off to someone else",
+            ),
+            arguments={"base": "ref"},
+            needs=("git",),
+            signals=("dirty",),
+        ),
         annotations=_WRITES_INDEX,
         positional=("base",),
         render=render.handoff,
+        budget=CONTEXT_BUDGET,
+        trim=trim.handoff,
     ),
     Tool(
         cli="changed-now",
@@ -366,16 +544,28 @@ TOOLS = (
         output=ChangedNowOutput,
         summary="The working tree's changes right now: staged, unstaged, untracked, renamed, deleted, conflicted.",
         description=(
-            "Use at the start or end of a turn to see what is modified before editing, reviewing or "
-            "handing off. Not for history (commits) or file contents. Runs one `git status`; ignored "
-            "files are left out; no writes unless `refresh`. Lists up to `limit` files (default 100) with counts for "
-            "all; conflicts and staged files first. With an index, adds each file's risk and blast radius, "
-            "the next command worth running, and the index's `freshness`; `refresh` updates (or builds) the "
-            "index first, which costs an incremental index run."
+            "Use at the start or end of a turn to see what is modified (staged, unstaged, untracked, conflicts "
+            "first), with each file's risk and the next command worth running when an index exists. Not for "
+            "history or file contents. One `git status`; within 12 KB; writes nothing unless `refresh`."
         ),
         authority="observe",
         toolset="repo",
+        route=Route(
+            phrasings=(
+                "what changed in the working tree",
+                "what did I modify",
+                "show my uncommitted changes",
+                "git status",
+                "which files are staged, unstaged or untracked",
+                "is the tree dirty",
+                "list my local edits right now",
+            ),
+            needs=("git",),
+            signals=("dirty",),
+        ),
         annotations=_WRITES_INDEX,  # only with `refresh`
         render=render.changed_now,
+        budget=CONTEXT_BUDGET,
+        trim=trim.context,
     ),
 )

@@ -11,8 +11,8 @@ from kernel.models import ToolInput, ToolOutput
 Source = Literal["claude", "codex"]
 Completion = Literal["finished", "not_finished", "unknown"]
 
-_REPO = "only sessions whose repository or working folder is this path (or inside it); default: all"
-_WHEN = "ISO date/time (2026-11-20, 2026-11-20T09:00Z) or an age like 30m, 3h, 7d"
+_REPO = "only sessions in this repository or folder (or inside it); default: all"
+_WHEN = "ISO time (2026-11-20T09:00Z) or age (30m, 3h, 7d)"
 
 
 class HomesInput(ToolInput):

@@ -9,7 +9,8 @@ compared with sqlite-vec's `vec_distance_cosine`; each (provider, model, dimensi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -579,6 +580,20 @@ class SessionsStore:
 
     def vacuum(self) -> None:
         self.db.execute("VACUUM")
+
+    @contextmanager
+    def erasing(self) -> Iterator[None]:
+        """Delete for good inside this block: SQLite zeroes what it frees (`secure_delete`), then the
+        full-text index is merged (FTS5 keeps deleted words in old segments until then) and the WAL is
+        checkpointed and truncated, so no forgotten text stays in the file's free pages or the WAL."""
+        self.db.execute("PRAGMA secure_delete = ON").fetchall()
+        try:
+            yield
+            with self.db.transaction():
+                self.db.execute("INSERT INTO sessions_message_fts(sessions_message_fts) VALUES ('optimize')")
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            self.db.execute("PRAGMA secure_delete = OFF").fetchall()
 
     # ------------------------------------------------------------ vectors
 

@@ -7,11 +7,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kernel import authority, locks, threads
+from kernel import authority, fitting, locks, threads
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.sessions import embedding, live, recall, render, upkeep, views
 from services.sessions import find as finder
 from services.sessions import search as searcher
@@ -269,8 +269,15 @@ def _cursor(cursor: str | None) -> int:
 
 
 _READS = Annotations(read_only=True, idempotent=True)
-_INDEXES = Annotations(read_only=False, idempotent=True)
+_INDEXES = Annotations(read_only=True, idempotent=True)  # writes only Pallium's sessions index
 _DELETES = Annotations(read_only=False, destructive=True, idempotent=True)
+
+
+def _trim_read(out: ReadOutput, _inp: ReadInput, budget: int) -> ReadOutput:
+    """Over budget, the page ends early and `next_from_line` continues at the first message left out."""
+    out, dropped = fitting.drop_tail(out, budget, "messages")
+    return out.model_copy(update={"next_from_line": dropped[0].line}) if dropped else out
+
 
 TOOLS = (
     Tool(
@@ -287,6 +294,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "sync my sessions",
+                "index new claude and codex transcripts",
+                "update session memory",
+                "import recent agent conversations",
+                "refresh the session index",
+            ),
+            arguments={"source": "source"},
+        ),
         annotations=_INDEXES,
         render=render.sync,
     ),
@@ -298,17 +315,29 @@ TOOLS = (
         summary="Where earlier agent sessions stood on a question, with the transcript lines that show it.",
         description=(
             "Use at the start of a task, or when asked where work stopped, what was decided or why something "
-            "failed: answers from Claude Code and Codex transcripts, citing session and line. Not for code "
-            "(use the repo tools) or for listing sessions by state (use pallium_sessions_find). Messages holding "
-            "more of the question's words rank first, so name the distinctive ones (a file, an error, a test). "
-            "Reads Pallium's index only (run pallium_sessions_sync first); with embeddings configured, one "
-            "embedding request. At most 5 sessions within 8 KB unless limit/full."
+            "failed: answers from Claude Code and Codex transcripts, citing session and line; name distinctive "
+            "words (a file, an error, a test). Not for code (the repo tools) or listing sessions by state "
+            "(pallium_sessions_find). Reads Pallium's index (pallium_sessions_sync fills it); within 8 KB."
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "where did the checkout migration stop",
+                "what was I working on last time",
+                "pick up where the last session left off",
+                "what did the previous agent conclude about the flaky test",
+                "recall earlier work on auth",
+                "remind me where we were with the refactor",
+                "what's still open from yesterday's session",
+            ),
+            arguments={"query": "task", "source": "source"},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("query",),
         render=render.recall,
+        unbounded_by="full",
     ),
     Tool(
         cli="sessions search",
@@ -319,15 +348,27 @@ TOOLS = (
         description=(
             "Use to find every place a word, error, command or file name came up in past sessions: a message "
             'matches when it holds all the words exactly (any=true: one of them; "quoted words": a phrase). '
-            "Not for 'where did we stop' questions (use pallium_sessions_recall, which ranks whole sessions and "
-            "matches loosely). Reads Pallium's index only; pages within 8 KB with limit/cursor; hybrid adds one "
-            "embedding request."
+            "Not for 'where did we stop' questions (pallium_sessions_recall ranks whole sessions). Reads "
+            "Pallium's index; pages within 8 KB; hybrid adds one embedding request."
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "search my past sessions for production smoke test",
+                "find the conversation where we discussed caching",
+                "grep agent transcripts for an error message",
+                "which session mentioned the migration script",
+                "look through agent chat history for a phrase",
+            ),
+            arguments={"query": "text", "source": "source"},
+            flags={"hybrid": ("semantic", "hybrid", "meaning")},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("query",),
         render=render.search,
+        unbounded_by="full",
     ),
     Tool(
         cli="sessions show",
@@ -342,9 +383,21 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "show session 3f2a9c1e",
+                "details of a session",
+                "what did that session ask and where did it stop",
+                "the continuity capsule of a session",
+                "metadata of one agent session",
+            ),
+            arguments={"id": "session_id"},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("id",),
         render=render.show,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="sessions read",
@@ -359,9 +412,21 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "read the transcript of a session from line 120",
+                "show the messages of a session",
+                "read that conversation",
+                "print the transcript lines of a session",
+            ),
+            arguments={"id": "session_id"},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("id",),
         render=render.read,
+        budget=CONTEXT_BUDGET,
+        trim=_trim_read,
     ),
     Tool(
         cli="sessions find",
@@ -376,6 +441,19 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "which sessions finished a few minutes ago",
+                "which sessions were updated most recently",
+                "unfinished sessions in this repo",
+                "which agent sessions have been inactive for 3 hours",
+                "list sessions that did not finish",
+                "show the most recent agent sessions",
+                "sessions completed today",
+            ),
+            arguments={"question": "task", "source": "source"},
+            needs=("sessions",),
+        ),
         annotations=_READS,
         positional=("question",),
         render=render.find,
@@ -393,8 +471,22 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "find all running agent sessions",
+                "what are my agents doing right now",
+                "is any claude session stuck",
+                "which codex sessions are active",
+                "list live agent processes",
+                "are any agents waiting for input",
+                "which agents are working at the moment",
+            ),
+            flags={"running_only": ("running", "active"), "details": ("details", "detail", "detailed")},
+            signals=("sessions_running",),
+        ),
         annotations=_INDEXES,
         render=render.live,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="sessions doctor",
@@ -409,6 +501,21 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "check the session index health",
+                "repair the session database",
+                "vacuum session memory",
+                "is my session index consistent",
+                "drop stored raw events from session memory",
+            ),
+            flags={
+                "repair": ("repair", "fix"),
+                "vacuum": ("vacuum", "compact", "shrink"),
+                "prune_raw_events": ("raw",),
+                "confirm": ("repair", "fix", "vacuum", "compact", "shrink", "drop"),
+            },
+        ),
         annotations=_DELETES,
         escalation=("confirm", "admin"),
         render=render.doctor,
@@ -427,6 +534,18 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "forget session 3f2a9c1e",
+                "remove a session from memory for good",
+                "delete that private conversation from the index",
+                "never recall that session again",
+                "erase one session's transcript from pallium",
+            ),
+            arguments={"id": "session_id"},
+            flags={"confirm": ("forget", "remove", "delete", "erase", "purge", "drop")},
+            needs=("sessions",),
+        ),
         annotations=_DELETES,
         positional=("id",),
         escalation=("confirm", "admin"),
@@ -445,6 +564,18 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "prune sessions older than 180 days",
+                "delete old sessions from the index",
+                "clean up sessions not touched in months",
+                "remove sessions older than 90d",
+                "drop stale session history",
+            ),
+            arguments={"older_than": "age"},
+            flags={"confirm": ("prune", "delete", "remove", "clean", "drop", "purge")},
+            needs=("sessions",),
+        ),
         annotations=_DELETES,
         escalation=("confirm", "admin"),
         render=render.prune,
@@ -462,6 +593,15 @@ TOOLS = (
         ),
         authority="observe",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "is semantic search configured",
+                "embedding configuration status",
+                "which embedding model does recall use",
+                "do I have an embedding key set",
+                "show the vector spaces in the session index",
+            ),
+        ),
         annotations=_READS,
         render=render.embedding,
     ),
@@ -478,6 +618,15 @@ TOOLS = (
         ),
         authority="admin",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "configure embeddings with openai text-embedding-3-small",
+                "set up the embedding provider",
+                "change the embedding model for recall",
+                "use a local embedding endpoint",
+                "store the embedding key in the keychain",
+            ),
+        ),
         annotations=Annotations(read_only=False, idempotent=True),
         render=render.embedding,
     ),
@@ -493,6 +642,14 @@ TOOLS = (
         ),
         authority="consult",
         toolset="sessions",
+        route=Route(
+            phrasings=(
+                "verify the embedding endpoint works",
+                "test the embedding configuration",
+                "check embeddings before a large embed",
+                "does the embedding provider answer",
+            ),
+        ),
         annotations=Annotations(read_only=False, idempotent=True, open_world=True),
         render=render.embedding,
         exit_code=lambda out: 0 if (out.check or {}).get("ok") else 1,

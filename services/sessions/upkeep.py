@@ -67,7 +67,7 @@ def forget(store: SessionsStore, row: SessionRow, *, confirm: bool) -> ForgetOut
     targets = [row, *store.children(row.id)]
     messages = sum(r.message_count for r in targets)
     if confirm:
-        with store.db.transaction():
+        with store.erasing(), store.db.transaction():
             for target in targets:
                 store.forget(target.id)
     return ForgetOutput(sessions=[t.id for t in targets], messages=messages, confirmed=confirm)
@@ -78,7 +78,7 @@ def prune(store: SessionsStore, inp: PruneInput, *, now: datetime) -> PruneOutpu
     rows = store.sessions_older_than(cutoff)
     messages = sum(r.message_count for r in rows)
     if inp.confirm:
-        with store.db.transaction():
+        with store.erasing(), store.db.transaction():
             for r in rows:
                 store.forget(r.id)
     return PruneOutput(

@@ -15,7 +15,7 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
 from kernel.models import ToolInput, ToolOutput
-from kernel.tool import Tool
+from kernel.tool import Route, Tool
 from services.workflows.store import DecisionRow, WorkflowStore
 
 __all__ = ["TOOLS", "DecisionEntry", "entries_of_run", "record", "search"]
@@ -170,6 +170,15 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "decisions recorded by workflow scripts",
+                "what did the workflow decide",
+                "show the decisions recorded during the run",
+                "list decisions made by the last run",
+            ),
+            arguments={"run_id": "run_id"},
+        ),
         positional=("query",),
         render=_render,
     ),

@@ -9,11 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from kernel import fitting
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.runstore import CallRow, RunStore
-from kernel.tool import Tool
+from kernel.tool import CONTEXT_BUDGET, Route, Tool
 from services.workflows import decisions, report, runner
 from services.workflows.inspect_models import (
     AgentLine,
@@ -316,6 +317,14 @@ async def show_run(inp: ShowInput, ctx: ToolContext) -> ShowOutput:
     )
 
 
+def _trim_show(out: ShowOutput, inp: ShowInput, budget: int) -> ShowOutput:
+    """Over budget, the page ends early and its cursor continues at the first event left out."""
+    out, dropped = fitting.drop_tail(out, budget, "events")
+    if dropped:
+        out = out.model_copy(update={"truncated": True, "next_cursor": str(_offset(inp.cursor) + len(out.events))})
+    return out
+
+
 def _offset(cursor: str | None) -> int:
     if cursor is None:
         return 0
@@ -512,9 +521,23 @@ TOOLS = (
         ),
         authority="observe",
         toolset="start",
+        route=Route(
+            phrasings=(
+                "report of the run",
+                "what did the run find",
+                "show the findings and verdict of the last run",
+                "summarize the workflow results",
+                "the run's next steps and risks",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+            signals=("runs_finished",),
+        ),
         positional=("run_id",),
         render=_render_report,
         exit_code=lambda out: 0 if out.verdict.startswith("VERDICT: FINISHED") else 1,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
     ),
     Tool(
         cli="workflow inspect",
@@ -528,8 +551,20 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "inspect the run for debugging",
+                "show the run's record, lease and attempts",
+                "debug why the run failed",
+                "which base commit and worktrees did the run use",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+        ),
         positional=("run_id",),
         render=_render_inspect,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
     ),
     Tool(
         cli="workflow show",
@@ -543,8 +578,20 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "events of the run in order",
+                "show the timeline of the run",
+                "which phases of the run succeeded",
+                "list what happened during the run",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+        ),
         positional=("run_id",),
         render=_render_show,
+        budget=CONTEXT_BUDGET,
+        trim=_trim_show,
     ),
     Tool(
         cli="workflow read",
@@ -559,7 +606,19 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "read agent call 3 of the run",
+                "show the full prompt and output of an agent in the run",
+                "what did the reviewer agent answer in the run",
+                "read the run's result and failures",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+        ),
         positional=("run_id",),
         render=_render_read,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
     ),
 )

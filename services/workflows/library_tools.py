@@ -8,7 +8,7 @@ from kernel import authority, paths, writes
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.workflows import library, report, runner, sources
 from services.workflows.engine import evaluate_meta
 from services.workflows.models import (
@@ -241,6 +241,31 @@ def _render_start(out: StartOutput) -> str:
     return "\n".join(lines)
 
 
+# Words that make a task change the tree, so a start for it needs `edit` (its agents edit).
+_EDIT_WORDS = (
+    "fix",
+    "implement",
+    "add",
+    "refactor",
+    "change",
+    "edit",
+    "rename",
+    "rewrite",
+    "migrate",
+    "port",
+    "patch",
+    "repair",
+    "resolve",
+    "upgrade",
+    "modify",
+    "build",
+    "create",
+    "write",
+    "update",
+    "remove code",
+    "make",
+)
+
 TOOLS = (
     Tool(
         cli="workflow preflight",
@@ -255,8 +280,20 @@ TOOLS = (
         ),
         authority="observe",
         toolset="start",
+        route=Route(
+            phrasings=(
+                "preflight audit the auth module",
+                "scope this task before running agents",
+                "which files matter for this change and how do I verify it",
+                "plan what to inspect before fixing the bug",
+                "what tests should I run for this task",
+            ),
+            arguments={"task": "task", "scope": "paths"},
+            needs=("git",),
+        ),
         positional=("task",),
         render=_render_preflight,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="start",
@@ -265,17 +302,38 @@ TOOLS = (
         output=StartOutput,
         summary="Do a task the Pallium way: scope the repository, choose a plan, run it and report.",
         description=(
-            "Use to hand Pallium a whole task (implement, fix failing tests, review, research). Not for one "
-            "question about code (pallium_explain, pallium_search) or a script you wrote (pallium_workflow_run). "
-            "Reads the working tree, picks a saved workflow or template from the task's words, then runs agents "
-            "and spends; edits stay staged until pallium_workflow_apply. dry_run shows the plan without running."
+            "Use to hand Pallium a whole task (implement, fix failing tests, review, research): it picks a "
+            "workflow from the task's words and runs agents, which spends; edits stay staged until "
+            "pallium_workflow_apply, and dry_run shows the plan. Not for one question about code (pallium_explain) "
+            "or a script you wrote (pallium_workflow_run)."
         ),
         authority="consult",
         toolset="start",
+        route=Route(
+            phrasings=(
+                "fix the checkout race and verify it",
+                "implement pagination for the users endpoint",
+                "fix the failing tests",
+                "review my changes for bugs",
+                "review the diff for bugs and report what you find",
+                "refactor the payment module",
+                "add a retry to the http client",
+                "research how authentication works and report back",
+                "review my workflow changes and fix what's broken",
+                "do the whole task for me, from plan to verified result",
+                "audit the auth module for security problems",
+            ),
+            arguments={"task": "task", "test_command": "test_command", "scope": "paths"},
+            levels={"edit": _EDIT_WORDS},
+            needs=("git",),
+            signals=("dirty",),
+            prepare="workflow preflight",
+        ),
         positional=("task",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=_render_start,
         exit_code=lambda out: 0 if out.run is None or out.run.verdict.startswith("VERDICT: FINISHED") else 1,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow template list",
@@ -288,6 +346,14 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "list workflow templates",
+                "which built-in templates exist",
+                "show my saved workflows",
+                "what workflow styles are available",
+            ),
+        ),
         render=_render_templates,
     ),
     Tool(
@@ -299,8 +365,18 @@ TOOLS = (
         description="Use before running or adapting a plan. Not for validating a script (pallium_workflow_validate).",
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "show the review template",
+                "print the text of a workflow template",
+                "what does the fix template look like",
+                "read a saved workflow's source",
+            ),
+            arguments={"name": "name"},
+        ),
         positional=("name",),
         render=lambda out: out.source,
+        budget=None,
     ),
     Tool(
         cli="workflow save",
@@ -314,6 +390,16 @@ TOOLS = (
         ),
         authority="edit",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "save the run's script as a named workflow",
+                "keep this workflow for reuse",
+                "save the run as my review workflow",
+                "store the script of the run in the library",
+            ),
+            arguments={"run_id": "run_id", "name": "name"},
+            needs=("run",),
+        ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=lambda out: f"saved {out.name} to {out.path}",
@@ -333,7 +419,19 @@ TOOLS = (
         authority="observe",
         escalation=("tailor", "consult"),
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "generate a review workflow script",
+                "write a workflow script that reviews and verifies findings",
+                "create a workflow from the review template",
+                "draft a fix-until-green workflow script",
+                "author a new workflow plan as javascript",
+            ),
+            arguments={"task": "task", "test_command": "test_command"},
+            flags={"tailor": ("tailor", "tailored", "custom")},
+        ),
         positional=("task",),
         render=_render_generate,
+        budget=None,
     ),
 )

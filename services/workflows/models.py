@@ -215,12 +215,9 @@ class SaveOutput(ToolOutput):
     path: str
 
 
-_TAILOR = (
-    "ask a provider (read-only) to adapt the template to the task; an invalid or missing answer falls back "
-    "to the template, saying why (needs consult authority; default false)"
-)
-_TAILOR_PROVIDER = "provider that tailors the template (claude, codex, fake...); default: the usual resolution"
-_TAILOR_TIMEOUT = "seconds the tailoring provider may take before the template is used instead (default 120)"
+_TAILOR = "ask a provider (read-only; needs consult) to adapt the template; a bad answer falls back to it, saying why"
+_TAILOR_PROVIDER = "provider that tailors (claude, codex, fake...); default: the usual resolution"
+_TAILOR_TIMEOUT = "seconds tailoring may take before the template is used as it is (default 120)"
 
 
 Style = Literal["auto", "review", "test-fix", "fix-until-green", "research", "plan"]

@@ -10,7 +10,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
-from kernel.tool import Annotations, Tool
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.workflows import report, runner, sources
 from services.workflows.models import (
     ApplyOutput,
@@ -323,6 +323,16 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "validate review.workflow.js",
+                "check my workflow script for errors",
+                "lint a workflow script without running it",
+                "is this workflow script valid",
+                "find guard violations in a script",
+            ),
+            arguments={"script": "script"},
+        ),
         positional=("script",),
         render=_render_validate,
         exit_code=lambda out: 0 if out.valid else 1,
@@ -343,10 +353,23 @@ TOOLS = (
         ),
         authority="consult",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "run the workflow script review.workflow.js",
+                "execute my workflow with this task",
+                "run a multi-agent script",
+                "fan out reviewers with a script",
+                "run the saved review workflow",
+            ),
+            arguments={"script": "script", "task": "task"},
+            needs=("git",),
+            prepare="workflow validate",
+        ),
         positional=("task",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow resume",
@@ -361,10 +384,23 @@ TOOLS = (
         ),
         authority="consult",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "resume the interrupted run",
+                "continue the workflow run that failed",
+                "pick the crashed run back up",
+                "restart the workflow from where it stopped",
+                "resume run wf-20260101-120000-abc123",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+            signals=("runs_interrupted",),
+        ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow stop",
@@ -379,6 +415,17 @@ TOOLS = (
         ),
         authority="consult",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "stop the running workflow",
+                "kill the workflow run and its agents",
+                "cancel the workflow run",
+                "abort the run that is going",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+            signals=("runs_active",),
+        ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=report.render,
@@ -397,6 +444,17 @@ TOOLS = (
         ),
         authority="consult",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "pause the run",
+                "pause the workflow so I can resume it later",
+                "suspend the running workflow",
+                "hold the run for now",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+            signals=("runs_active",),
+        ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=report.render,
@@ -411,6 +469,18 @@ TOOLS = (
         description="Use when a run is awaiting_approval. Not for deciding (pallium_workflow_gate_approve).",
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "which gates are waiting for approval",
+                "show the gates of the run",
+                "what is the run waiting for",
+                "list pending human gates",
+                "which approvals does the workflow need",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+            signals=("runs_awaiting_approval",),
+        ),
         positional=("run_id",),
         render=lambda out: (
             "\n".join(
@@ -434,10 +504,24 @@ TOOLS = (
         ),
         authority="admin",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "approve the deploy gate of the run",
+                "let the waiting run continue",
+                "sign off on the human gate",
+                "approve the pending approval",
+                "give the go-ahead to the gate",
+            ),
+            arguments={"run_id": "run_id", "name": "gate"},
+            needs=("run",),
+            signals=("runs_awaiting_approval",),
+            prepare="workflow gate list",
+        ),
         positional=("run_id", "name"),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow gate reject",
@@ -452,10 +536,23 @@ TOOLS = (
         ),
         authority="admin",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "reject the gate",
+                "deny the approval the run asks for",
+                "refuse the human gate of the run",
+                "say no to the waiting gate",
+            ),
+            arguments={"run_id": "run_id", "name": "gate"},
+            needs=("run",),
+            signals=("runs_awaiting_approval",),
+            prepare="workflow gate list",
+        ),
         positional=("run_id", "name"),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=report.render,
         exit_code=_run_exit,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow status",
@@ -469,8 +566,21 @@ TOOLS = (
         ),
         authority="observe",
         toolset="start",
+        route=Route(
+            phrasings=(
+                "status of run wf-20260101-120000-abc123",
+                "is my workflow done",
+                "how is the run going",
+                "what patches did the run stage",
+                "check on the workflow run",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+            signals=("runs_active", "runs_finished", "runs_interrupted"),
+        ),
         positional=("run_id",),
         render=report.render,
+        budget=CONTEXT_BUDGET,
     ),
     Tool(
         cli="workflow list",
@@ -481,6 +591,15 @@ TOOLS = (
         description="Use to find a run's id. Not for one run's details (pallium_workflow_status). Reads state only.",
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "list workflow runs",
+                "show recent runs",
+                "what runs exist",
+                "history of workflow runs",
+                "which runs did I start today",
+            ),
+        ),
         render=_render_list,
     ),
     Tool(
@@ -496,6 +615,19 @@ TOOLS = (
         ),
         authority="edit",
         toolset="start",
+        route=Route(
+            phrasings=(
+                "apply the patches from the run",
+                "bring the run's changes into my working tree",
+                "land the staged edits",
+                "accept the workflow's patches",
+                "merge the run's patches into the tree",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+            signals=("runs_finished",),
+            prepare="workflow status",
+        ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_render_apply,
@@ -512,6 +644,17 @@ TOOLS = (
         ),
         authority="admin",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "revert the applied patches of the run",
+                "undo what the workflow applied",
+                "take the run's changes back out",
+                "roll back the patches the run applied",
+            ),
+            arguments={"run_id": "run_id"},
+            needs=("run",),
+            prepare="workflow status",
+        ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, destructive=True, idempotent=True),
         render=_render_apply,

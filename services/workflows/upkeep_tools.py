@@ -9,7 +9,7 @@ from pathlib import Path
 from kernel.clock import iso_utc, parse_iso
 from kernel.context import ToolContext
 from kernel.runstore import RunStore
-from kernel.tool import Annotations, Tool
+from kernel.tool import Annotations, Route, Tool
 from services.workflows import report, runner
 from services.workflows.api import HOST_API
 from services.workflows.inspect_models import (
@@ -152,6 +152,16 @@ TOOLS = (
         authority="observe",
         escalation=("confirm", "admin"),
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "clean up old worktrees",
+                "garbage collect finished runs",
+                "remove stale run folders",
+                "free disk space used by workflow runs",
+                "delete leftover worktrees",
+            ),
+            flags={"confirm": ("remove", "delete", "clean", "collect", "free", "gc", "purge")},
+        ),
         annotations=Annotations(read_only=False, destructive=True, idempotent=True),
         render=_render_gc,
     ),
@@ -167,6 +177,14 @@ TOOLS = (
         ),
         authority="observe",
         toolset="workflows",
+        route=Route(
+            phrasings=(
+                "what host api can a workflow script call",
+                "list the primitives available to workflow scripts",
+                "workflow script api reference",
+                "which functions can my script use",
+            ),
+        ),
         render=_render_tools,
     ),
 )

@@ -344,7 +344,9 @@ async def test_a_call_can_start_a_native_session_and_a_later_one_resume_it(fake,
     assert argv[2][argv[2].index("--resume") + 1] == other and len(argv) == 3
 
 
-async def test_a_call_after_a_staged_edit_is_keyed_on_the_tree_it_reads(fake, git_repo):
+async def test_a_recorded_answer_that_never_saw_an_edit_made_anew_before_it_runs_again(fake, git_repo):
+    """The tree a call read is checked on replay, not put in its key: a later attempt that made an edit
+    the recorded answer never saw runs the call again; the attempt after that replays both."""
     fake.scenario(
         {"match": "rewrite", "write": {"src/app.py": "def main():\n    return 2\n"}},
         {"match": "look", "reply": "looked"},
@@ -362,7 +364,8 @@ async def test_a_call_after_a_staged_edit_is_keyed_on_the_tree_it_reads(fake, gi
     edit = await third.agent(AgentCall("rewrite app", mode="edit", provider="fake"))
     again = await third.agent(look)
     await third.close()
-    assert not after.cached and after.call_key != before.call_key and fake.calls()[2]["cwd"] != str(git_repo)
+    assert not before.cached and not after.cached and after.call_key == before.call_key
+    assert fake.calls()[2]["cwd"] != str(git_repo)
     assert edit.cached and again.cached and again.call_key == after.call_key and len(fake.calls()) == spawned == 3
 
 

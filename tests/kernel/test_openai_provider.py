@@ -74,8 +74,6 @@ def endpoint(monkeypatch):
         server.server_close()
 
 
-
-
 COMPLETION = {
     "id": "c1",
     "object": "chat.completion",

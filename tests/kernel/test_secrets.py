@@ -1,5 +1,3 @@
-import re
-
 import pytest
 
 from kernel.secrets import find_secrets, redact
@@ -59,32 +57,32 @@ def test_redact_replaces_only_the_secret_value():
     assert redact("nothing here") == ("nothing here", 0)
 
 
-def test_every_pattern_has_cues_and_cues_never_hide_a_match():
-    from kernel.secrets import _CUES, _PATTERNS
-
-    assert {kind for kind, _ in _PATTERNS} == set(_CUES)
-    samples = [
-        *PLANTED.values(),
-        "AIza" + "B" * 35,
-        "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4fw",
-        "Authorization: Bearer abcdefghijklmnop1234",
-        "AWS_SECRET_ACCESS_KEY=" + "a" * 40,
-        "client_secret: s3cr3tvalue99",
-        "my.auth-token := 'abcdefgh1234'",
-        'DB_PASSWORD="hunter2hunter2"',
-        "-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----",
-    ]
-    for sample in samples:
-        for kind, pattern in _PATTERNS:
-            if pattern.search(sample):
-                cues, folded = _CUES[kind]
-                if isinstance(cues, re.Pattern):
-                    assert cues.search(sample.lower() if folded else sample), (kind, sample)
-                else:
-                    assert any(cue in (sample.lower() if folded else sample) for cue in cues), (kind, sample)
+def test_code_that_names_tokens_is_not_a_secret():
+    for code in (
+        "this.tokens = Math.min(this.burst, this.tokens + elapsed * this.rate);",
+        "api_key = settings.OPENAI_API_KEY",
+        "password: string;",
+        "token = token",
+    ):
+        assert redact(code) == (code, 0), code
 
 
-def test_every_pattern_has_cues_for_the_quick_pre_check():
-    from kernel import secrets
+def test_credentials_inside_urls_are_redacted_in_any_scheme_and_context():
+    password = "Qz8" + "vLp2Wn4Rt6"
+    for scheme in ("postgres", "mysql", "mongodb+srv", "redis", "amqp", "https"):
+        for template in ("DATABASE_URL={u}", '{{"dsn": "{u}"}}', "psql '{u}' -c 'select 1'", "see {u} for the db"):
+            text = template.format(u=f"{scheme}://app:{password}@db.internal:5432/shop")
+            redacted, count = redact(text)
+            assert count == 1 and password not in redacted and "db.internal" in redacted, text
 
-    assert {kind for kind, _ in secrets._PATTERNS} == set(secrets._CUES)
+
+def test_a_bare_aws_secret_after_a_key_id_in_prose_is_redacted():
+    key_id, secret = "AKIA" + "Q7RSTUVWXYZ23456", "wJalrXUtnF" + "EMI/K7MDENG/bPxRfiCY" + "9x2Kq4Lm0Z"
+    redacted, count = redact(f"use {key_id} with secret {secret} for the bucket")
+    assert count == 2 and key_id not in redacted and secret not in redacted
+
+
+def test_the_detector_knows_at_least_sixty_formats():
+    from kernel.secret_formats import FORMATS
+
+    assert len({kind for kind, _ in FORMATS}) >= 60

@@ -8,11 +8,12 @@ from mcp import Client
 
 from pallium_mcp.registry import all_tools
 from pallium_mcp.server import build_server
-from tests.conftest import FIXTURES, write
+from tests.conftest import write
+from tests.services.sessions.transcripts import shared_homes
 
 pytestmark = pytest.mark.anyio
 
-_HOMES = FIXTURES / "transcripts"
+_HOMES = shared_homes()
 
 # One call per tool, with arguments valid in a fresh repository: every tool must be exercised.
 SAMPLE_CALLS = {
@@ -56,13 +57,13 @@ SAMPLE_CALLS = {
     "pallium_workflow_gc": {"older_than": 0},
     "pallium_workflow_tools_list": {},
     "pallium_workflow_decisions": {"query": "sample"},
-    "pallium_sessions_sync": {"claude_home": str(_HOMES / "claude"), "codex_home": str(_HOMES / "codex")},
+    "pallium_sessions_sync": {"claude_home": str(_HOMES["claude"]), "codex_home": str(_HOMES["codex"])},
     "pallium_sessions_recall": {"query": "where did the checkout migration stop?"},
     "pallium_sessions_search": {"query": "backfill", "limit": 3},
     "pallium_sessions_show": {"id": "4ba71ab7"},
     "pallium_sessions_read": {"id": "4ba71ab7", "from_line": 3, "limit": 5},
     "pallium_sessions_find": {"question": "which sessions were updated most recently?"},
-    "pallium_sessions_live": {"claude_home": str(_HOMES / "claude"), "codex_home": str(_HOMES / "codex")},
+    "pallium_sessions_live": {"claude_home": str(_HOMES["claude"]), "codex_home": str(_HOMES["codex"])},
     "pallium_sessions_doctor": {},
     "pallium_sessions_forget": {"id": "4ba71ab7"},
     "pallium_sessions_prune": {"older_than": "180d"},
@@ -76,6 +77,47 @@ SAMPLE_CALLS = {
     "pallium_loop_list": {},
     "pallium_loop_stop": {"name": "sample-loop"},
     "pallium_loop_reset": {"name": "sample-loop"},
+    "pallium_facts": {"sections": ["files", "checks"], "checks": [["src/app.py"]]},
+    "pallium_knowledge_map": {},
+    "pallium_knowledge_build": {"model": False},
+    "pallium_knowledge_search": {"query": "app"},
+    "pallium_knowledge_get": {"slug": "@root"},
+    "pallium_knowledge_context": {"task": "change main in src/app.py"},
+    "pallium_knowledge_audit": {"limit": 1},
+    "pallium_knowledge_decisions_link": {"title": "Keep a README", "file": "README.md", "source": "sample"},
+    "pallium_knowledge_decisions_search": {"query": "readme"},
+    # Team tools need a team, members and the fake provider: tests/services/teams/test_tools.py calls each over MCP.
+    "pallium_team_apply": None,
+    "pallium_team_approve": None,
+    "pallium_team_attach": None,
+    "pallium_team_gate_set": None,
+    "pallium_team_inbox": None,
+    "pallium_team_join": None,
+    "pallium_team_member_restart": None,
+    "pallium_team_member_steer": None,
+    "pallium_team_member_stop": None,
+    "pallium_team_nudge": None,
+    "pallium_team_reject": None,
+    "pallium_team_revert": None,
+    "pallium_team_run": None,
+    "pallium_team_send": None,
+    "pallium_team_spawn": None,
+    "pallium_team_start": None,
+    "pallium_team_status": None,
+    "pallium_team_stop": None,
+    "pallium_team_tasks_add": None,
+    "pallium_team_tasks_claim": None,
+    "pallium_team_tasks_complete": None,
+    "pallium_team_tasks_list": None,
+    "pallium_team_template_list": None,
+    "pallium_team_template_show": None,
+    "pallium_route": {"task": "who calls main"},
+    "pallium_route_capabilities": {},
+    "pallium_agents_guide": {},
+    "pallium_agents_block": {},
+    "pallium_agents_install": {"dry_run": True},
+    "pallium_mcp_install": {"client": "claude", "dry_run": True},
+    "pallium_update": {"dry_run": True},
 }
 # Files some sample calls need in the repository before they run.
 SAMPLE_FILES = {
@@ -98,7 +140,9 @@ async def test_every_tool_is_listed_with_schemas_and_annotations_and_answers(git
             published = listed[tool.name]
             assert published.description == tool.description
             assert published.input_schema["type"] == "object"
-            assert set(published.input_schema.get("properties", {})) == set(tool.input.model_fields)
+            # a field named for a Python keyword (`as_`, `from_`) is published under its alias (`as`, `from`)
+            fields = {field.alias or name for name, field in tool.input.model_fields.items()}
+            assert set(published.input_schema.get("properties", {})) == fields
             assert published.output_schema["type"] == "object"
             declared = tool.annotations
             assert (

@@ -9,6 +9,7 @@ import anyio
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import get_default_environment
 from mcp.types import LATEST_PROTOCOL_VERSION
 
 from tests.conftest import script
@@ -57,7 +58,7 @@ def test_stdio_answers_initialize_at_2025_06_18_then_lists_and_calls(git_repo: P
         proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
         listed = _rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
         names = {t["name"] for t in listed["result"]["tools"]}
-        assert {"pallium_changed_now", "pallium_version", "pallium_doctor"} <= names
+        assert {"pallium_changed_now", "pallium_explain", "pallium_search"} <= names
         called = _rpc(
             proc,
             {
@@ -78,7 +79,10 @@ def test_stdio_answers_initialize_at_2025_06_18_then_lists_and_calls(git_repo: P
 
 
 async def test_stdio_negotiates_the_newest_protocol_the_sdk_knows(git_repo: Path):
-    params = StdioServerParameters(command=PALLIUM_MCP, args=["--toolsets", "all"], cwd=str(git_repo))
+    # The SDK passes a server only a few safe variables; the test's PALLIUM_HOME must go too, or
+    # the server would read the user's real ~/.pallium.
+    env = {**get_default_environment(), "PALLIUM_HOME": os.environ["PALLIUM_HOME"]}
+    params = StdioServerParameters(command=PALLIUM_MCP, args=["--toolsets", "all"], cwd=str(git_repo), env=env)
     with anyio.fail_after(30):
         async with Client(params) as client:
             assert client.protocol_version == LATEST_PROTOCOL_VERSION

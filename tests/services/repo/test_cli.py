@@ -22,7 +22,7 @@ def test_index_then_every_question_answers_in_text(git_repo: Path, capsys, monke
     assert "files: 4 parsed, 0 reused, skipped: none" in out
     expectations = {
         ("symbols", "src/app.py"): "function   def main()",
-        ("callers", "main"): "tests/test_app.py:4 in test_main  [import]",
+        ("callers", "main"): "tests/test_app.py:4 in test_main  call [import]",
         ("search", "main"): "src/app.py:1  function main  (name: main; signature: main)",
         ("risk", "src/app.py"): "src/app.py: risk",
         ("neighbors", "tests/test_app.py"): "imports: src/app.py",

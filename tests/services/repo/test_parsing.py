@@ -61,7 +61,7 @@ def test_javascript_functions_classes_requires_and_doc_comments():
         "arrow": ("function", None),
     }
     assert facts.imports == [("./lib", "", 5)]
-    assert ("helper", 2) in facts.refs
+    assert ("helper", 2, "call", "") in facts.refs
 
 
 def test_typescript_and_tsx_need_the_javascript_tags_too():
@@ -143,8 +143,8 @@ def test_text_files_are_indexed_as_text_and_unknown_code_as_unparsed():
     assert markdown.status == "text"
     assert [(s[0], s[3]) for s in markdown.symbols] == [("Guide", None), ("Install", "Guide")]
     assert extract("schema.sql", b"CREATE TABLE t (x);\n").status == "text"
-    ruby = extract("app.rb", b"def hello; end\n")
-    assert (ruby.status, ruby.symbols) == ("unparsed", [])
+    fortran = extract("app.f90", b"program hello\nend program hello\n")
+    assert (fortran.status, fortran.symbols) == ("unparsed", [])
 
 
 def test_broken_source_still_yields_what_parses():

@@ -1,8 +1,8 @@
-"""Transcripts built inside a test, in the tools' real on-disk formats (see research/transcripts.md).
+"""Transcripts built inside a test, in the tools' real on-disk formats (see docs/sessions.md).
 
-The fixtures cover the common stories; these helpers write the odd ones a single test needs (a
+The story (transcripts.py) covers the common cases; these helpers write the odd ones a single test needs (a
 session with no end-of-turn evidence, a Codex subagent, records planted with secrets) without
-editing the shared fixtures.
+editing the story in transcripts.py.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,23 +11,16 @@ import pytest
 from kernel import dispatch
 from kernel.clock import FixedClock
 from kernel.context import ToolContext
-from tests.conftest import FIXTURES
+from tests.services.sessions.transcripts import EXPECTED, write_homes
 
-TRANSCRIPTS = FIXTURES / "transcripts"
-EXPECTED = json.loads((TRANSCRIPTS / "expected.json").read_text(encoding="utf-8"))
+__all__ = ["EXPECTED", "NOW", "Caller"]
 NOW = datetime(2026, 11, 21, 15, 30, tzinfo=UTC)
 
 
 @pytest.fixture
 def homes(tmp_path: Path) -> dict[str, Path]:
-    """Writable copies of the fixture homes (tests append to and delete transcripts)."""
-    copies = {}
-    for source in ("claude", "codex"):
-        copies[source] = tmp_path / f"{source}-home"
-        shutil.copytree(TRANSCRIPTS / source, copies[source])
-        for path in copies[source].rglob("*"):
-            path.chmod(0o755 if path.is_dir() else 0o644)
-    return copies
+    """The story's two transcript homes, written fresh for each test (tests append to and delete transcripts)."""
+    return write_homes(tmp_path / "transcripts")
 
 
 class Caller:

@@ -237,8 +237,6 @@ async def test_check_without_a_key_says_so(call, endpoint, monkeypatch):
     assert endpoint.requests == []
 
 
-
-
 @pytest.fixture
 def no_keyring() -> Iterator[None]:
     previous = keyring.get_keyring()

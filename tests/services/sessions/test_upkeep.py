@@ -3,8 +3,10 @@
 import pytest
 
 from kernel.errors import PalliumError
+from kernel.paths import global_db_path
 from kernel.store import open_global
 from services.sessions.store import SCHEMA
+from tests.services.sessions import build
 from tests.services.sessions.conftest import EXPECTED
 
 pytestmark = pytest.mark.anyio
@@ -109,3 +111,29 @@ async def test_confirmed_prune_doctor_repair_and_forget_need_admin_and_change_no
         refused.append((error.value.code, error.value.details["needed"]))
     assert refused == [("authority_exceeded", "admin")] * 3
     assert (await call("doctor")).counts == before
+
+
+def _file_bytes() -> bytes:
+    db = global_db_path()
+    return b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*")).lower()
+
+
+@pytest.mark.parametrize("how", ["forget", "prune"])
+async def test_forgotten_text_is_gone_from_the_database_file_and_its_free_pages(call, homes, how):
+    words = ["zqxjvbwplk", "mrtqzvhxa"]  # stems of themselves, as the full-text index stores them
+    thread = "01a20000-9999-7aaa-8bbb-ccccddddeeee"
+    records = [
+        {**build.codex_meta(thread, timestamp="2026-06-01T10:00:00.000Z"), "timestamp": "2026-06-01T10:00:00.000Z"},
+        build.codex_user(f"the vault phrase is {words[0]}", "2026-06-01T10:00:01.000Z"),
+        build.codex_assistant(f"noted: {words[1]} " * 400, "2026-06-01T10:00:02.000Z"),  # spills to overflow pages
+    ]
+    build.write_jsonl(build.codex_path(homes["codex"], thread, "2026-06-01T10-00-00"), records)
+    await call.sync(raw_events=True)
+    assert all(w.encode() in _file_bytes() for w in words)
+    if how == "forget":
+        await call("forget", id=thread, confirm=True)
+    else:
+        assert thread in {s.id for s in (await call("prune", older_than="90d", confirm=True)).sessions}
+    stored = _file_bytes()
+    assert [w for w in words if w.encode() in stored] == []
+    assert (await call("doctor")).healthy and (await call("search", query="backfill")).hits  # the rest is intact

@@ -129,7 +129,9 @@ async def test_inspect_shows_the_record_behind_a_resumed_run(git_repo, fake, tmp
     assert out.kernel is not None and len(out.kernel.base_commit or "") == 40 and out.kernel.base_tree
     assert out.kernel.lease_epoch == 2 and out.kernel.owner_alive is False
     assert out.kernel.calls == {"completed": 2} and out.kernel.agents_started == 3
-    assert out.run_dir.endswith("workflow-runs/insp-1") and out.worktrees == [] and out.worktrees_total == 0
+    assert out.run_dir.endswith("workflow-runs/insp-1")
+    # the fake cannot confine a read-only worker, so it ran in a pooled throwaway worktree, now removed
+    assert [(w.purpose, w.state, w.exists) for w in out.worktrees] == [("seeded", "removed", False)]
 
 
 async def test_inspect_lists_an_edit_agents_worktree_and_prints_from_the_cli(git_repo, fake, capsys, monkeypatch):

@@ -1,0 +1,114 @@
+"""The token formats `kernel.secrets` knows by shape: one `(kind, pattern)` per format, our own patterns.
+
+The formats were learned from public secret-scanner rule lists (gitleaks, detect-secrets) and the
+vendors' documented prefixes; each pattern here is written for this detector, which tries them only
+where a long run of token characters starts (see `kernel/secrets.py`), so a pattern needs no leading
+word boundary: the caller only tries it at a position whose previous character is not alphanumeric.
+`WEAK` formats (a short or common prefix) must also look random (letters and digits mixed).
+"""
+
+from __future__ import annotations
+
+__all__ = ["FORMATS", "WEAK"]
+
+_END = r"(?![A-Za-z0-9_-])"
+
+FORMATS: tuple[tuple[str, str], ...] = (
+    # cloud providers
+    ("aws_access_key_id", r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])"),
+    ("aws_mws_key", r"amzn\.mws\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ("google_api_key", r"AIza[0-9A-Za-z_-]{35}" + _END),
+    ("google_oauth_secret", r"GOCSPX-[A-Za-z0-9_-]{28}" + _END),
+    ("google_oauth_token", r"ya29\.[A-Za-z0-9_-]{30,}"),
+    ("azure_ad_client_secret", r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
+    ("alibaba_access_key_id", r"LTAI[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
+    ("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}(?![a-f0-9])"),
+    ("heroku_api_key", r"HRKU-(?:AA)?[A-Za-z0-9_-]{58,60}" + _END),
+    ("fly_io_token", r"fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
+    ("cloudflare_origin_ca_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
+    # source control and packages
+    ("github_token", r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"),
+    ("github_fine_grained_token", r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9])"),
+    ("gitlab_token", r"gl(?:pat|ptt|dt|rt|cbt|imt|agent|oas|ft|soat|ffct)-[A-Za-z0-9_-]{20,}"),
+    ("gitlab_runner_token", r"GR1348941[A-Za-z0-9_-]{20,}"),
+    ("bitbucket_app_password", r"ATBB[A-Za-z0-9_=.-]{32,}"),
+    ("atlassian_api_token", r"ATATT3[A-Za-z0-9_=\-]{150,}"),
+    ("npm_token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    ("pypi_token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+    ("rubygems_token", r"rubygems_[a-f0-9]{48}(?![a-f0-9])"),
+    ("clojars_token", r"CLOJARS_[a-z0-9]{60}(?![a-z0-9])"),
+    ("docker_hub_token", r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}"),
+    ("artifactory_token", r"(?:AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56})(?![A-Za-z0-9])"),
+    ("sonarqube_token", r"sq[pua]_[a-f0-9]{40}(?![a-f0-9])"),
+    ("terraform_cloud_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}"),
+    ("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    ("pulumi_token", r"pul-[a-f0-9]{40}(?![a-f0-9])"),
+    ("netlify_token", r"nfp_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    ("octopus_deploy_key", r"API-[A-Z0-9]{26}(?![A-Z0-9])"),
+    ("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    ("onepassword_token", r"ops_eyJ[A-Za-z0-9+/]{100,}={0,3}"),
+    ("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    ("prefect_token", r"pnu_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    ("readme_token", r"rdme_[a-z0-9]{70}(?![a-z0-9])"),
+    ("supabase_token", r"sbp_[a-f0-9]{40}(?![a-f0-9])"),
+    # model providers
+    ("anthropic_api_key", r"sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{20,}"),
+    ("openai_api_key", r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}"),
+    ("huggingface_token", r"hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])"),
+    ("groq_api_key", r"gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])"),
+    ("replicate_token", r"r8_[A-Za-z0-9]{37}(?![A-Za-z0-9])"),
+    ("perplexity_api_key", r"pplx-[A-Za-z0-9]{48}(?![A-Za-z0-9])"),
+    ("xai_api_key", r"xai-[A-Za-z0-9]{70,90}(?![A-Za-z0-9])"),
+    ("nvidia_api_key", r"nvapi-[A-Za-z0-9_-]{64}" + _END),
+    ("langsmith_api_key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![a-f0-9])"),
+    ("pinecone_api_key", r"pcsk_[A-Za-z0-9_]{50,}"),
+    # messaging, email, payments, SaaS
+    ("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,}"),
+    ("slack_app_token", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
+    ("stripe_key", r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])"),
+    ("stripe_webhook_secret", r"whsec_[A-Za-z0-9]{32,}(?![A-Za-z0-9])"),
+    ("square_token", r"(?:sq0atp-[A-Za-z0-9_-]{22}|sq0csp-[A-Za-z0-9_-]{43}|EAAA[A-Za-z0-9_-]{60})" + _END),
+    ("twilio_api_key", r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
+    ("sendgrid_api_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END),
+    ("mailgun_api_key", r"key-[0-9a-f]{32}(?![0-9a-f])"),
+    ("mailchimp_api_key", r"[0-9a-f]{32}-us\d{1,2}(?![0-9A-Za-z])"),
+    ("brevo_api_key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
+    ("postman_api_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    ("newrelic_key", r"NR(?:AK|AA|II|JS)-[A-Za-z0-9]{27}(?![A-Za-z0-9])"),
+    ("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![a-fA-F0-9])"),
+    ("databricks_token", r"dapi[a-f0-9]{32}(?:-\d)?(?![a-f0-9])"),
+    ("planetscale_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}"),
+    ("linear_api_key", r"lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])"),
+    ("notion_token", r"(?:secret_[A-Za-z0-9]{43}|ntn_[A-Za-z0-9]{46})(?![A-Za-z0-9])"),
+    ("grafana_token", r"(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})"),
+    ("figma_token", r"figd_[A-Za-z0-9_-]{40,}"),
+    ("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_]{40,}"),
+    ("contentful_token", r"CFPAT-[A-Za-z0-9_-]{43}" + _END),
+    ("typeform_token", r"tfp_[A-Za-z0-9_.=-]{59}"),
+    ("dynatrace_token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+    ("easypost_key", r"EZ[AT]K[A-Za-z0-9]{54}(?![A-Za-z0-9])"),
+    ("flutterwave_key", r"FLW(?:SEC|PUB)K_TEST-[a-h0-9]{32}-X"),
+    ("frameio_token", r"fio-u-[A-Za-z0-9_=-]{64}"),
+    ("shippo_token", r"shippo_(?:live|test)_[a-f0-9]{40}(?![a-f0-9])"),
+    ("duffel_token", r"duffel_(?:test|live)_[A-Za-z0-9_=-]{43}"),
+    ("adafruit_key", r"aio_[A-Za-z0-9]{28}(?![A-Za-z0-9])"),
+    ("airtable_token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![a-f0-9])"),
+    ("mapbox_token", r"[sp]k\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
+    ("facebook_token", r"EAA[A-Za-z0-9]{100,}"),
+    ("telegram_bot_token", r"\d{8,10}:AA[A-Za-z0-9_-]{33}" + _END),
+    ("discord_bot_token", r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _END),
+    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+)
+
+# Formats whose prefix is short or shaped like ordinary text: a match must also look random.
+WEAK = frozenset(
+    {
+        "discord_bot_token",
+        "mailchimp_api_key",
+        "terraform_cloud_token",
+        "azure_ad_client_secret",
+        "openai_api_key",
+        "octopus_deploy_key",
+        "twilio_api_key",
+    }
+)

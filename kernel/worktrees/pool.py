@@ -1,0 +1,111 @@
+"""Throwaway worktrees for workers that must not write: handed out clean, taken back only while clean.
+
+A read-only worker whose provider cannot be trusted to keep its hands off the tree (the fake, a
+command wrapper), or one that asked for `isolation: "worktree"`, runs in one of these instead of the
+user's tree. Whatever it changed there is discarded with the worktree and reported to the caller;
+a worktree it left untouched goes back to the pool, so a fan-out of hundreds of read-only agents
+creates only as many worktrees as run at once. Telling "untouched" apart is a walk of the folder
+comparing sizes and modification times with the walk made when it was handed out (no git process).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernel import git
+from kernel.runstore import RunStore
+from kernel.worktrees import tree
+
+__all__ = ["Lent", "ReadOnlyPool"]
+
+
+@dataclass
+class Lent:
+    """A pooled worktree while a worker holds it."""
+
+    path: Path
+    commit: str
+    files: dict[str, tuple[int, int]] = field(default_factory=dict)  # what it held when handed out
+
+
+class ReadOnlyPool:
+    """One run's idle read-only worktrees, by the commit they have checked out."""
+
+    def __init__(self, store: RunStore, *, repo: Path, run_id: str) -> None:
+        self.store = store
+        self.repo = repo
+        self.run_id = run_id
+        self._idle: list[Lent] = []
+        self._made = 0
+
+    def take(self, commit: str) -> Lent:
+        """A clean worktree at `commit`: an idle one at it, an idle one moved to it, or a new one."""
+        for i, lent in enumerate(self._idle):
+            if lent.commit == commit:
+                return self._idle.pop(i)
+        if self._idle:
+            lent = self._idle.pop(0)
+            git.run(["checkout", "-q", "--detach", "--force", commit], lent.path)
+            lent.commit, lent.files = commit, _walk(lent.path)
+            return lent
+        self._made += 1
+        path = tree.create(
+            self.store,
+            repo=self.repo,
+            run_id=self.run_id,
+            name=f"read-only-{self._made}",
+            commit=commit,
+            purpose="seeded",
+        )
+        return Lent(path, commit, _walk(path))
+
+    def give_back(self, lent: Lent) -> list[str]:
+        """Return what the worker changed (paths git does not ignore); only an untouched worktree is kept."""
+        now = _walk(lent.path)
+        changed = sorted(p for p in now.keys() | lent.files.keys() if now.get(p) != lent.files.get(p))
+        if not changed:
+            self._idle.append(lent)
+            return []
+        ignored = set()
+        listed = "\n".join(changed).encode("utf-8", "surrogateescape")
+        found = git.run(["check-ignore", "--no-index", "--stdin"], lent.path, check=False, input=listed)
+        ignored = set(found.decode("utf-8", "surrogateescape").splitlines())
+        self.discard(lent)
+        return [p for p in changed if p not in ignored and not any(p.startswith(i.rstrip("/") + "/") for i in ignored)]
+
+    def discard(self, lent: Lent) -> None:
+        tree.remove(self.store, lent.path)
+
+    def close(self) -> None:
+        """Remove every idle worktree (the run is ending)."""
+        while self._idle:
+            self.discard(self._idle.pop())
+
+
+def _walk(root: Path) -> dict[str, tuple[int, int]]:
+    """Every entry under `root` but the worktree's `.git` link: relative path -> (size, mtime in ns)."""
+    found: dict[str, tuple[int, int]] = {}
+    stack = [""]
+    while stack:
+        relative = stack.pop()
+        try:
+            entries = os.scandir(os.path.join(root, relative))
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                name = f"{relative}/{entry.name}" if relative else entry.name
+                if name == ".git":
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    found[name + "/"] = (0, 0)
+                    stack.append(name)
+                else:
+                    found[name] = (info.st_size, info.st_mtime_ns)
+    return found

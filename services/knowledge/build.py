@@ -1,0 +1,214 @@
+"""`knowledge map` and `knowledge build --no-model`: modules and documents from the repo service's facts.
+
+The facts come through the dispatcher (`pallium_index`, then `pallium_facts`), so the repository
+index stays the repo service's. A build stores every document in one transaction (the replaced
+ones kept as revisions), then writes the Markdown files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernel.clock import iso_utc
+from kernel.context import ToolContext
+from services.knowledge import documents, modules
+from services.knowledge.materialize import Written, materialize
+from services.knowledge.store import SCHEMA, DocRow, FileEntry, KnowledgeStore, SymbolEntry
+
+__all__ = ["Built", "build_base", "read_facts", "split_terms"]
+
+COMMIT_LIMIT = 400
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+@dataclass(frozen=True)
+class Facts:
+    root: Path
+    facts: dict[str, Any]
+    config: modules.Config
+    modules: list[modules.Module]
+    incidents: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Built:
+    facts: Facts
+    documents: int
+    changed: int
+    removed: int
+    written: Written
+    built_commit: str | None
+    built_at: str
+
+
+def split_terms(text: str) -> str:
+    """`services/repo/index_git.py` -> `services repo index git py`; camelCase splits too."""
+    words = []
+    for chunk in re.split(r"[^A-Za-z0-9]+", text):
+        if not chunk:
+            continue
+        parts = _WORD.findall(chunk)
+        words.append(chunk.lower())
+        if len(parts) > 1:
+            words.extend(p.lower() for p in parts)
+    return " ".join(words)
+
+
+async def read_facts(ctx: ToolContext, repo: str | None) -> Facts:
+    """Bring the index up to date and read everything the base is built from."""
+    root = ctx.repo_root(repo)
+    config = await asyncio.to_thread(modules.load_config, root)
+    index_args: dict[str, Any] = {"repo": str(root)}
+    if config.include_untracked:
+        index_args["untracked"] = True
+    await ctx.call("pallium_index", index_args)
+    out = await ctx.call(
+        "pallium_facts",
+        {"repo": str(root), "commit_limit": COMMIT_LIMIT, "commit_words": list(modules.INCIDENT_WORDS)},
+    )
+    facts = out.model_dump(mode="json")
+    found = await asyncio.to_thread(modules.build_modules, facts, config)
+    return Facts(root, facts, config, found, modules.incidents(facts))
+
+
+async def build_base(ctx: ToolContext, repo: str | None) -> Built:
+    facts = await read_facts(ctx, repo)
+    groups = [m.files[:300] for m in facts.modules]
+    checks_out = await ctx.call("pallium_facts", {"repo": str(facts.root), "sections": ["checks"], "checks": groups})
+    checks = checks_out.model_dump(mode="json")["checks"]
+    store = KnowledgeStore(ctx.repo_db(facts.root, [SCHEMA]))
+    now = iso_utc(ctx.clock.now())
+    commit = facts.facts["indexed_commit"]
+    return await asyncio.to_thread(_store_and_write, store, facts, checks, commit, now)
+
+
+def _store_and_write(
+    store: KnowledgeStore, facts: Facts, checks: list[dict[str, list[str]]], commit: str | None, now: str
+) -> Built:
+    docs: dict[str, tuple[DocRow, str]] = {}
+    for module, check in zip(facts.modules, checks, strict=True):
+        data = module.as_dict()
+        data["checks"] = (check["fast"] + check["safe"])[:6]
+        data["full_checks"] = check["full"][:3]
+        readme = _readme(facts.root, module)
+        data["purpose"] = documents.purpose_from_facts(data, readme)
+        claims = store.claims(module.slug)
+        markdown = documents.module_markdown(data, claims, purpose=data["purpose"], built_commit=commit)
+        doc = DocRow(
+            slug=module.slug,
+            kind="module",
+            title=module.path or "(repository root)",
+            module_path=module.path,
+            data=data,
+            markdown=markdown,
+            built_commit=commit,
+            built_at=now,
+            verified=False,
+            unverified_reason=None if claims else "no model prose yet: run `pallium knowledge build`",
+        )
+        terms = " ".join(
+            [split_terms(module.path)]
+            + [split_terms(s["name"]) for s in module.surface]
+            + [split_terms(p.rsplit("/", 1)[-1]) for p in module.files[:200]]
+        )
+        docs[module.slug] = (doc, terms)
+    incident_md = documents.incidents_markdown(facts.incidents, built_commit=commit)
+    docs[documents.INCIDENTS_SLUG] = (
+        DocRow(
+            documents.INCIDENTS_SLUG,
+            "incidents",
+            "Incident candidates",
+            None,
+            {"incidents": facts.incidents},
+            incident_md,
+            commit,
+            now,
+            False,
+            "candidates are unconfirmed",
+        ),
+        "incident revert rollback hotfix outage",
+    )
+    decision_rows = store.decisions()
+    docs[documents.DECISIONS_SLUG] = (
+        DocRow(
+            documents.DECISIONS_SLUG,
+            "decisions",
+            "Decisions",
+            None,
+            {"decisions": [d.slug for d in decision_rows]},
+            documents.decisions_markdown(decision_rows),
+            commit,
+            now,
+            False,
+            "authored decisions are not audited",
+        ),
+        "decision decisions why intent",
+    )
+    changed = 0
+    with store.db.transaction():
+        stale = [s for s in store.slugs() if s not in docs]
+        store.delete_docs(stale, now=now)
+        for doc, terms in docs.values():
+            changed += store.put_doc(doc, terms=terms, now=now)
+        store.replace_files(*_file_rows(facts))
+        store.set_state({"built_commit": commit or "", "built_at": now, "modules": str(len(facts.modules))})
+    written = materialize(facts.root, {slug: doc.markdown for slug, (doc, _t) in docs.items()})
+    return Built(facts, len(docs), changed, len(stale), written, commit, now)
+
+
+def _file_rows(facts: Facts) -> tuple[list[FileEntry], list[SymbolEntry]]:
+    owner = {p: m.slug for m in facts.modules for p in m.files}
+    by_path: dict[str, list[dict[str, Any]]] = {}
+    for s in facts.facts["symbols"]:
+        if s["path"] in owner:
+            by_path.setdefault(s["path"], []).append(s)
+    refs = facts.facts["referencing_files"]
+    tests = facts.facts["tests"]
+    files, symbols = [], []
+    for f in facts.facts["files"]:
+        path = f["path"]
+        if path not in owner:
+            continue
+        syms = by_path.get(path, [])
+        names = " ".join(f"{s['name']} {split_terms(s['name'])}" for s in syms[:400])
+        doc = " ".join((s["doc"] or "") for s in syms[:200])[:4000]
+        files.append(
+            FileEntry(
+                path=path,
+                slug=owner[path],
+                blob=f["blob"],
+                language=f["language"],
+                test=f["test"],
+                tests=[t for t in tests.get(path, []) if t in owner],
+                path_terms=split_terms(path),
+                names=names,
+                doc=doc,
+            )
+        )
+        symbols += [
+            SymbolEntry(
+                s["name"], path, s["kind"], s["qualified"], s["start_line"], s["end_line"], refs.get(s["name"], 0)
+            )
+            for s in syms
+        ]
+    return files, symbols
+
+
+def _readme(root: Path, module: modules.Module) -> str | None:
+    """The first paragraph of the module folder's README, as its own words for its purpose."""
+    prefix = f"{module.path}/" if module.path else ""
+    for name in ("README.md", "readme.md", "README.rst", "README.txt", "README"):
+        if f"{prefix}{name}" in module.files:
+            try:
+                text = (root / prefix / name).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return None
+            for block in re.split(r"\n\s*\n", text):
+                block = block.strip()
+                if block and not block.startswith(("#", "=", "-", "!", "[", "<", "```")):
+                    return " ".join(block.split())[:400]
+    return None

@@ -1,0 +1,105 @@
+"""Write the documents to `.pallium/knowledge/*.md`: generated files replaced one by one, authored ones kept.
+
+A file that does not start with the generated marker was written by a person: it is never
+overwritten, and a document whose name would land on it is reported as a collision.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernel import paths
+from kernel.errors import PalliumError
+from services.knowledge.documents import MARKER
+
+__all__ = ["Written", "knowledge_dir", "materialize", "materialize_one"]
+
+
+@dataclass(frozen=True)
+class Written:
+    written: list[str]
+    unchanged: list[str]
+    removed: list[str]
+    collisions: list[str]
+    authored: list[str]
+
+
+def knowledge_dir(root: Path) -> Path:
+    return paths.repo_state_dir(root) / "knowledge"
+
+
+def materialize(root: Path, documents: dict[str, str]) -> Written:
+    """Make `.pallium/knowledge/` hold exactly `documents` (`{slug: markdown}`) among its generated files."""
+    folder = knowledge_dir(root)
+    state = paths.repo_state_dir(root)
+    for candidate in (state, folder):
+        if candidate.is_symlink():
+            raise PalliumError(
+                "conflict",
+                f"{candidate.name!r} is a symbolic link; Pallium does not write through links",
+                hint=f"replace the link {str(candidate)!r} with a real folder, then build again",
+                details={"path": str(candidate)},
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+    written, unchanged, collisions, removed = [], [], [], []
+    existing = {p.name: p for p in folder.glob("*.md")}
+    authored = sorted(name for name, p in existing.items() if not _is_generated(p))
+    for slug, text in sorted(documents.items()):
+        name = f"{slug}.md"
+        target = folder / name
+        if name in existing and name in authored:
+            collisions.append(name)
+            continue
+        if target.is_file() and target.read_text(encoding="utf-8", errors="replace") == text:
+            unchanged.append(name)
+            continue
+        _replace(target, text)
+        written.append(name)
+    wanted = {f"{slug}.md" for slug in documents}
+    for name, path in sorted(existing.items()):
+        if name not in wanted and name not in authored:
+            path.unlink()
+            removed.append(name)
+    return Written(written, unchanged, removed, collisions, authored)
+
+
+def materialize_one(root: Path, slug: str, text: str) -> bool:
+    """Replace one generated document's file; False (nothing written) when an authored file holds the name."""
+    target = knowledge_dir(root) / f"{slug}.md"
+    if target.exists() and not _is_generated(target):
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _replace(target, text)
+    return True
+
+
+def _is_generated(path: Path) -> bool:
+    if path.is_symlink():
+        return False  # never touched: a link is not ours
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            return handle.readline().rstrip("\n") == MARKER
+    except OSError:
+        return False
+
+
+def _replace(target: Path, text: str) -> None:
+    """Write `text` beside `target` and rename it over, so a reader sees the old file or the new one."""
+    if target.is_symlink():
+        raise PalliumError(
+            "conflict",
+            f"{target.name!r} is a symbolic link; Pallium does not write through links",
+            hint=f"remove the link {str(target)!r}, then build again",
+            details={"path": str(target)},
+        )
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".md", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,290 @@
+"""The knowledge tools' handlers and declarations: map, build, search, get, context."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kernel.context import ToolContext
+from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
+from services.knowledge import build as _build
+from services.knowledge import context as _context
+from services.knowledge import reading, render
+from services.knowledge.models import (
+    AuditInput,
+    AuditOutput,
+    BuildInput,
+    BuildOutput,
+    ContextInput,
+    ContextOutput,
+    GetInput,
+    GetOutput,
+    MapInput,
+    MapModule,
+    MapOutput,
+    SearchInput,
+    SearchOutput,
+)
+from services.knowledge.store import SCHEMA, KnowledgeStore
+
+_WRITES_CACHE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
+_READS = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
+_TWO_WAYS = (
+    "Reports `freshness` (stale claims, files changed since the build) apart from `evidence` (citations "
+    "checked, audit); `verified` is never a guarantee of truth."
+)
+
+
+async def map_tool(inp: MapInput, ctx: ToolContext) -> MapOutput:
+    facts = await _build.read_facts(ctx, inp.repo)
+    modules = facts.modules
+    listed = [
+        MapModule(
+            slug=m.slug,
+            path=m.path or ".",
+            files=len(m.files),
+            languages=m.languages,
+            surface=[s["name"] for s in m.surface[:8]],
+            depends_on=[d["module"] for d in m.depends_on[:8]],
+            used_by=[d["module"] for d in m.used_by[:8]],
+            external=m.external[:8],
+            tests=len(m.tests),
+        )
+        for m in modules
+    ]
+    limit = len(listed) if inp.full else inp.limit
+    return MapOutput(
+        repo=str(facts.root),
+        module_count=len(modules),
+        file_count=sum(len(m.files) for m in modules),
+        modules=listed[:limit],
+        truncated=len(listed) > limit,
+        incidents=len(facts.incidents),
+        full=[m.as_dict() for m in modules] if inp.full else None,
+    )
+
+
+async def build_tool(inp: BuildInput, ctx: ToolContext) -> BuildOutput:
+    built = await _build.build_base(ctx, inp.repo)
+    out = BuildOutput(
+        repo=str(built.facts.root),
+        built_commit=built.built_commit,
+        built_at=built.built_at,
+        modules=len(built.facts.modules),
+        documents=built.documents,
+        changed=built.changed,
+        removed=built.removed,
+        written=built.written.written,
+        unchanged=len(built.written.unchanged),
+        authored_kept=built.written.authored,
+        collisions=built.written.collisions,
+    )
+    if inp.model:
+        from services.knowledge import prose
+
+        await prose.add_prose(ctx, built, inp, out)
+    return out
+
+
+async def audit_tool(inp: AuditInput, ctx: ToolContext) -> AuditOutput:
+    from services.knowledge import audit
+
+    return await audit.audit(inp, ctx)
+
+
+async def search_tool(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
+    root = ctx.repo_root(inp.repo)
+    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    return await asyncio.to_thread(reading.search, store, root, inp.query, limit=inp.limit, full=inp.full)
+
+
+async def get_tool(inp: GetInput, ctx: ToolContext) -> GetOutput:
+    root = ctx.repo_root(inp.repo)
+    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    return await asyncio.to_thread(reading.get, store, root, inp.slug, section=inp.section, full=inp.full)
+
+
+async def context_tool(inp: ContextInput, ctx: ToolContext) -> ContextOutput:
+    root = ctx.repo_root(inp.repo)
+    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    if "built_at" not in store.state():
+        await _build.build_base(ctx, inp.repo)  # a first question builds the base, without a model
+    return await asyncio.to_thread(_context.context, store, root, inp.task, full=inp.full)
+
+
+TOOLS = (
+    Tool(
+        cli="knowledge map",
+        handler=map_tool,
+        input=MapInput,
+        output=MapOutput,
+        summary="The repository's modules: files, languages, most referenced names, dependencies both ways, tests.",
+        description=(
+            "Use to get the lay of an unfamiliar repository: which modules exist, what each exposes, what depends on "
+            "what. Not for one file (use pallium_explain) or a task's files (pallium_knowledge_context). No model "
+            "calls: clustered from the repository index (updated first, incrementally), folders merged by size and "
+            "import cohesion, `.pallium/modules.json` boundaries/exclude/include_untracked honoured. Compact (60 "
+            "modules) unless `full`."
+        ),
+        authority="observe",
+        toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "map the modules of this repository",
+                "what are the parts of this codebase",
+                "give me the lay of the land of an unfamiliar repo",
+                "which modules exist and what depends on what",
+                "architecture overview of the project",
+            ),
+            needs=("git",),
+            signals=("index_missing",),
+        ),
+        annotations=_WRITES_CACHE,
+        render=render.map_text,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
+    ),
+    Tool(
+        cli="knowledge build",
+        handler=build_tool,
+        input=BuildInput,
+        output=BuildOutput,
+        summary="Build the knowledge base: a document per module, incidents and decisions, in SQLite and Markdown.",
+        description=(
+            "Use once per repository, and after large changes, before knowledge search/get/context. `--no-model` "
+            "(model: false) builds from the index alone at observe, in seconds; with a model (consult) each module "
+            "also gets purpose claims whose every citation is checked, at most `max_modules` model calls. Writes "
+            "<repo>/.pallium/pallium.sqlite and generated files in .pallium/knowledge/ (authored files there are "
+            "never overwritten; a name collision is reported). Not for reading: use pallium_knowledge_search."
+        ),
+        authority="observe",
+        toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "build the knowledge base",
+                "write documentation of what each module is for",
+                "generate the knowledge docs for this repo",
+                "refresh the module documentation",
+                "build the wiki of this codebase without a model",
+            ),
+            flags={"model": ("prose", "with a model", "claims", "explain in words")},
+            needs=("git",),
+        ),
+        annotations=_WRITES_CACHE,
+        escalation=("model", "consult"),
+        render=render.build_text,
+        exit_code=lambda out: 1 if out.collisions else 0,
+    ),
+    Tool(
+        cli="knowledge audit",
+        handler=audit_tool,
+        input=AuditInput,
+        output=AuditOutput,
+        summary="A skeptic re-reads each claim beside its cited source: supported, refuted (removed) or unclear.",
+        description=(
+            "Use after `knowledge build` with a model, or when claims went stale, to test stored claims against "
+            "the source they cite. Not a proof of truth: it judges what the cited source shows. One model call per "
+            "claim (at most `limit`, stale claims first), counted in the daily ledger of 40 attempts; refuted claims "
+            "are removed from the document and its Markdown with the reason kept; unclear ones stay, uncertain."
+        ),
+        authority="consult",
+        toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "audit the knowledge base claims",
+                "check the documentation's claims against the code",
+                "have a skeptic refute the module docs",
+                "verify the knowledge claims are still true",
+            ),
+            needs=("git",),
+        ),
+        annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
+        render=render.audit_text,
+    ),
+    Tool(
+        cli="knowledge search",
+        handler=search_tool,
+        input=SearchInput,
+        output=SearchOutput,
+        summary="BM25 search over the knowledge documents: at most five compact results within 8 KB.",
+        description=(
+            "Use to find which module handles something ('session recall', 'worktree cleanup') before reading "
+            "code. Not for symbol lookup (use pallium_search) or a task's files (pallium_knowledge_context). Reads "
+            "the local knowledge base only (build it with pallium_knowledge_build); compact `version: 2` answers "
+            "unless `full`. " + _TWO_WAYS
+        ),
+        authority="observe",
+        toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "search the knowledge base",
+                "which module handles session recall",
+                "find the documentation about worktree cleanup",
+                "what part of the repo is responsible for billing",
+                "look up the module docs for retries",
+            ),
+            arguments={"query": "text"},
+        ),
+        annotations=_READS,
+        positional=("query",),
+        render=render.search_text,
+        unbounded_by="full",
+    ),
+    Tool(
+        cli="knowledge get",
+        handler=get_tool,
+        input=GetInput,
+        output=GetOutput,
+        summary="One knowledge document by slug, or one of its sections, with claims, citations and dropped claims.",
+        description=(
+            "Use after map or search to read a module's Purpose, Surface, Dependencies, Tests or History; "
+            "`section` drills into one. Not for finding the document (pallium_knowledge_search). Reads the local "
+            "base only; within 8 KB unless `full`. " + _TWO_WAYS
+        ),
+        authority="observe",
+        toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "show the knowledge document for a module",
+                "read the module doc's purpose section",
+                "open the knowledge page of the core module",
+            ),
+            arguments={"slug": "name"},
+        ),
+        annotations=_READS,
+        positional=("slug",),
+        render=render.get_text,
+        unbounded_by="full",
+    ),
+    Tool(
+        cli="knowledge context",
+        handler=context_tool,
+        input=ContextInput,
+        output=ContextOutput,
+        summary="For a task: the modules it concerns, files to read, related tests, checks and decisions (12 KB).",
+        description=(
+            "Use at the start of a task in an unfamiliar repository, with the task in words (name files or symbols "
+            "when you know them): one call says which modules, source files and tests to look at, the checks to run "
+            "and the decisions that apply. Not for one file's details (use pallium_explain) or free search "
+            "(pallium_knowledge_search). Reads the local base (built without a model on first use); no model calls; "
+            "within 12 KB unless `full`. " + _TWO_WAYS
+        ),
+        authority="observe",
+        toolset="knowledge",
+        route=Route(
+            phrasings=(
+                "where should I start for this task in an unfamiliar repo",
+                "which modules, files and tests does this task concern",
+                "what do I need to read before implementing this feature",
+                "point me to the code and tests for adding a new endpoint",
+                "orient me: files to read, tests and checks for this change",
+            ),
+            arguments={"task": "task"},
+            needs=("git",),
+        ),
+        annotations=_WRITES_CACHE,
+        positional=("task",),
+        render=render.context_text,
+        budget=CONTEXT_BUDGET,
+        unbounded_by="full",
+    ),
+)

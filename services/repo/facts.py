@@ -1,0 +1,249 @@
+"""`pallium facts`: the whole content index in one answer, for services that build on all of it.
+
+The knowledge base clusters modules from these facts; it reads them through the dispatcher like
+any other caller, so the repo service's tables stay its own. Test pairing follows `risk.tests_for`
+(same name rules, importers that are tests), computed for every file at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+import re
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from kernel.clock import iso_utc
+from kernel.context import ToolContext
+from kernel.models import ToolInput, ToolOutput
+from kernel.tool import Annotations, Route, Tool
+from services.repo import freshness
+from services.repo.models import Freshness, Verification
+from services.repo.risk import is_test_path
+from services.repo.store import SCHEMA, RepoStore
+from services.repo.verification import verification_for
+
+__all__ = ["TOOLS", "FactsInput", "FactsOutput"]
+
+Section = Literal["files", "symbols", "edges", "external", "references", "tests", "commits", "checks"]
+_ALL: tuple[Section, ...] = ("files", "symbols", "edges", "external", "references", "tests", "commits")
+_TEST_MARK = re.compile(r"^test_|_test$|\.(test|spec)$|Tests?$")
+
+
+class FactsInput(ToolInput):
+    repo: str | None = Field(None, description="repository path; default: the one holding the current folder")
+    sections: list[Section] = Field(
+        list(_ALL),
+        description="which parts to return (default all but `checks`): files, symbols, edges, external, "
+        "references, tests, commits, checks",
+    )
+    commit_limit: int = Field(200, ge=0, le=5000, description="newest commits to list with their files (default 200)")
+    commit_words: list[str] = Field(
+        [], description="also list commits whose subject holds any of these words (case-insensitive), any age"
+    )
+    checks: list[list[str]] = Field(
+        [], description="groups of paths; `checks` answers each group's fast/safe/full verification commands"
+    )
+
+
+class FactFile(ToolOutput):
+    path: str
+    blob: str | None = Field(description="git blob id of the indexed content; null for skipped files")
+    language: str | None
+    lines: int
+    tracked: bool
+    skip_reason: str | None = Field(description="why the index did not parse it (generated, vendored, lockfile...)")
+    test: bool = Field(description="the path is a test by name or folder")
+
+
+class FactSymbol(ToolOutput):
+    path: str
+    name: str
+    kind: str
+    qualified: str
+    parent: str | None
+    signature: str
+    start_line: int
+    end_line: int
+    doc: str | None
+
+
+class FactEdge(ToolOutput):
+    src: str = Field(description="the importing file")
+    dst: str = Field(description="the imported file")
+
+
+class FactImport(ToolOutput):
+    path: str
+    raw: str = Field(description="the import as written, resolving to no file of the repository")
+
+
+class FactCommit(ToolOutput):
+    sha: str
+    author: str
+    committed_at: str
+    subject: str
+    files: list[str]
+
+
+class FactsOutput(ToolOutput):
+    repo: str
+    indexed_commit: str | None
+    files: list[FactFile]
+    symbols: list[FactSymbol]
+    edges: list[FactEdge]
+    external: list[FactImport]
+    referencing_files: dict[str, int] = Field(description="defined name -> distinct files referencing it")
+    tests: dict[str, list[str]] = Field(description="source path -> test files paired by name or by importing it")
+    commits: list[FactCommit]
+    checks: list[Verification] = Field(description="one per group of `checks`, in order")
+    freshness: Freshness
+
+
+async def facts(inp: FactsInput, ctx: ToolContext) -> FactsOutput:
+    root = ctx.repo_root(inp.repo)
+    store = RepoStore(ctx.repo_db(root, [SCHEMA]))
+    fresh = await asyncio.to_thread(freshness.check, store, root, repo_arg=inp.repo)
+    if fresh.status == "missing":
+        await ctx.call("pallium_index", {"repo": str(root)})
+        fresh = await asyncio.to_thread(freshness.check, store, root, repo_arg=inp.repo)
+    out = await asyncio.to_thread(_collect, store, root, inp)
+    out.freshness = fresh
+    out.indexed_commit = fresh.indexed_commit
+    return out
+
+
+def _collect(store: RepoStore, root: Path, inp: FactsInput) -> FactsOutput:
+    wanted = set(inp.sections)
+    rows = store.file_facts()
+    files = [
+        FactFile(path=p, blob=h, language=lang, lines=n, tracked=t, skip_reason=s, test=is_test_path(p))
+        for p, h, lang, s, t, n in rows
+    ]
+    edges = store.all_edges() if wanted & {"edges", "tests"} else []
+    out = FactsOutput(
+        repo=str(root),
+        indexed_commit=None,
+        files=files if "files" in wanted else [],
+        symbols=[
+            FactSymbol(
+                path=s.path,
+                name=s.name,
+                kind=s.kind,
+                qualified=s.qualified,
+                parent=s.parent,
+                signature=s.signature,
+                start_line=s.start_line,
+                end_line=s.end_line,
+                doc=s.doc,
+            )
+            for s in (store.all_symbols() if "symbols" in wanted else [])
+        ],
+        edges=[FactEdge(src=a, dst=b) for a, b in edges] if "edges" in wanted else [],
+        external=_external(store) if "external" in wanted else [],
+        referencing_files=store.referencing_file_counts() if "references" in wanted else {},
+        tests=_tests(files, edges) if "tests" in wanted else {},
+        commits=[
+            FactCommit(
+                sha=c.sha, author=c.author, committed_at=iso_utc_epoch(c.committed_at), subject=c.subject, files=f
+            )
+            for c, f in store.commits_with_files(limit=inp.commit_limit, subject_words=inp.commit_words)
+        ]
+        if "commits" in wanted
+        else [],
+        checks=[],
+        freshness=freshness.PENDING,
+    )
+    if "checks" in wanted:
+        tests = out.tests or _tests(files, edges or store.all_edges())
+        out.checks = [verification_for(root, group, _covering(group, tests)) for group in inp.checks]
+    return out
+
+
+def _covering(group: list[str], tests: dict[str, list[str]]) -> list[str]:
+    """The tests of a group of paths, those pairing with the most of them first."""
+    counts: dict[str, int] = defaultdict(int)
+    for path in group:
+        for test in tests.get(path, []):
+            counts[test] += 1
+    return sorted(counts, key=lambda t: (-counts[t], t))
+
+
+def iso_utc_epoch(seconds: int) -> str:
+    return iso_utc(datetime.fromtimestamp(seconds, UTC))
+
+
+def _external(store: RepoStore) -> list[FactImport]:
+    """Imports that resolve to no file of the repository: packages, the standard library, or broken."""
+    resolved = store.resolved_imports()
+    return [
+        FactImport(path=path, raw=raw)
+        for path, _language, raw, _names in store.all_imports()
+        if (path, raw) not in resolved
+    ]
+
+
+def _tests(files: list[FactFile], edges: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Source path -> its tests: test files named after it (`test_x.py`, `x.spec.ts`, `XTest.java`) or importing it."""
+    by_core: dict[str, list[str]] = defaultdict(list)
+    for f in files:
+        if not f.test:
+            continue
+        name = posixpath.basename(f.path)
+        stem = name.split(".", 1)[0] if "." in name else name
+        core = _TEST_MARK.sub("", stem)
+        core = re.sub(r"\.(test|spec)$", "", core)
+        dotted = re.match(r"^(.+)\.(test|spec)\.", name)
+        if dotted:
+            core = dotted.group(1)
+        if core and (core != stem or dotted):
+            by_core[core.lower()].append(f.path)
+    importers: dict[str, set[str]] = defaultdict(set)
+    test_paths = {f.path for f in files if f.test}
+    for src, dst in edges:
+        if src in test_paths:
+            importers[dst].add(src)
+    out: dict[str, list[str]] = {}
+    for f in files:
+        if f.test or f.skip_reason:
+            continue
+        stem = posixpath.basename(f.path).split(".", 1)[0]
+        found = set(by_core.get(stem.lower(), ())) if stem else set()
+        found |= importers.get(f.path, set())
+        if found:
+            out[f.path] = sorted(found)
+    return out
+
+
+TOOLS = (
+    Tool(
+        cli="facts",
+        handler=facts,
+        input=FactsInput,
+        output=FactsOutput,
+        summary="The whole content index in one answer: files, symbols, import edges, packages, tests, history.",
+        description=(
+            "Use only when building on the entire index (the knowledge base clusters modules from it). Not for "
+            "questions about one file or name: use pallium_explain, pallium_symbols, pallium_callers or "
+            "pallium_search, which stay within 8 KB. Unbounded: on a large repository the answer runs to megabytes; "
+            "pick `sections` to cut it. Reads the local index (built first when missing); no model calls."
+        ),
+        authority="observe",
+        toolset="facts",
+        route=Route(
+            phrasings=(
+                "give me the raw facts about this repository",
+                "structured facts: files, commits and checks for these paths",
+                "which checks cover src/app.py as data",
+            ),
+            arguments={"checks": "paths"},
+            needs=("index",),
+        ),
+        annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=False),  # index only
+        budget=None,
+    ),
+)

@@ -1,0 +1,319 @@
+"""Languages served by `tree-sitter-language-pack`'s bundled grammars: C, C++, C#, Ruby, PHP,
+Kotlin, Swift, Scala, Bash and Lua.
+
+The pack ships compiled grammars but no `tags.scm`, so each language's whole query is here:
+definitions (`@definition.<kind>` with `@name`), imports (`@import`, with `@source` and `@fn`
+where the import is a call), and the reference context of `services.repo.grammars`. The six
+languages with their own wheels (Python, JavaScript, TypeScript, Go, Rust, Java) keep them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["EXTENSIONS", "IDENTIFIERS", "NAME_OWNERS", "PACK_LANGUAGES", "QUERIES", "import_rows"]
+
+EXTENSIONS = {
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".hxx": "cpp",
+    ".cs": "csharp",
+    ".rb": "ruby",
+    ".rake": "ruby",
+    ".php": "php",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".swift": "swift",
+    ".scala": "scala",
+    ".sc": "scala",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".lua": "lua",
+}
+PACK_LANGUAGES = frozenset(EXTENSIONS.values())
+
+IDENTIFIERS = {
+    "c": ("identifier", "field_identifier", "type_identifier"),
+    "cpp": ("identifier", "field_identifier", "type_identifier", "namespace_identifier"),
+    "csharp": ("identifier",),
+    "ruby": ("identifier", "constant"),
+    "php": ("name",),
+    "kotlin": ("simple_identifier", "type_identifier"),
+    "swift": ("simple_identifier", "type_identifier"),
+    "scala": ("identifier", "type_identifier"),
+    "bash": ("command_name",),
+    "lua": ("identifier",),
+}
+
+# A definition whose name sits in one of these nodes belongs to the node's owner field:
+# `void Store::save()` to `Store`, `function M.add()` and `function M:run()` to `M`.
+NAME_OWNERS = {"qualified_identifier": "scope", "dot_index_expression": "table", "method_index_expression": "table"}
+
+_C_COMMON = """
+(function_definition declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
+  @definition.function
+(declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(type_definition declarator: (type_identifier) @name) @definition.type
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+(preproc_include path: (_) @source) @import
+(call_expression function: (identifier) @call)
+(call_expression function: (field_expression argument: (_) @recv field: (field_identifier) @call))
+(field_expression argument: (_) @recv field: (field_identifier) @attr)
+(declaration type: (type_identifier) @bind.type declarator: (identifier) @bind.var)
+(declaration type: (type_identifier) @bind.type declarator: (init_declarator declarator: (identifier) @bind.var))
+(parameter_declaration type: (type_identifier) @bind.type declarator: (identifier) @bind.var)
+(parameter_declaration type: (type_identifier) @bind.type
+  declarator: (pointer_declarator declarator: (identifier) @bind.var))
+"""
+
+_CPP = (
+    _C_COMMON
+    + """
+(function_definition declarator: (function_declarator declarator: (qualified_identifier name: (identifier) @name)))
+  @definition.method
+(function_definition declarator: (function_declarator declarator: (field_identifier) @name)) @definition.method
+(field_declaration declarator: (function_declarator declarator: (field_identifier) @name)) @definition.method
+(class_specifier name: (type_identifier) @name body: (_)) @definition.class
+(namespace_definition name: (namespace_identifier) @name) @definition.namespace
+(alias_declaration name: (type_identifier) @name) @definition.type
+(base_class_clause) @ctx.inherits
+(call_expression function: (qualified_identifier scope: (_) @recv name: (identifier) @call))
+(parameter_declaration type: (type_identifier) @bind.type declarator: (reference_declarator (identifier) @bind.var))
+"""
+)
+
+_CSHARP = """
+(class_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(struct_declaration name: (identifier) @name) @definition.struct
+(record_declaration name: (identifier) @name) @definition.class
+(delegate_declaration name: (identifier) @name) @definition.type
+(method_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.method
+(property_declaration name: (identifier) @name) @definition.property
+(namespace_declaration name: (_) @name) @definition.namespace
+(file_scoped_namespace_declaration name: (_) @name) @definition.namespace
+(using_directive) @import
+(attribute_list) @ctx.decorator
+(base_list) @ctx.inherits
+(parameter type: (_) @ctx.type)
+(variable_declaration type: (_) @ctx.type)
+(method_declaration returns: (_) @ctx.type)
+(property_declaration type: (_) @ctx.type)
+(type_argument_list) @ctx.type
+(invocation_expression function: (identifier) @call)
+(invocation_expression function: (member_access_expression expression: (_) @recv name: (identifier) @call))
+(object_creation_expression type: (identifier) @call)
+(member_access_expression expression: (_) @recv name: (identifier) @attr)
+(parameter type: (identifier) @bind.type name: (identifier) @bind.var)
+(variable_declaration type: (identifier) @bind.type (variable_declarator name: (identifier) @bind.var))
+(variable_declarator name: (identifier) @bind.var (object_creation_expression type: (identifier) @bind.type))
+"""
+
+_RUBY = """
+(class name: (_) @name) @definition.class
+(module name: (_) @name) @definition.module
+(method name: (_) @name) @definition.method
+(singleton_method name: (_) @name) @definition.method
+(assignment left: (constant) @name) @definition.constant
+(call method: (identifier) @fn arguments: (argument_list . (string) @source)) @import
+(superclass) @ctx.inherits
+(call method: (identifier) @_mixin arguments: (argument_list) @ctx.inherits
+  (#match? @_mixin "^(include|extend|prepend)$"))
+(call receiver: (_) @recv method: (identifier) @call)
+(call method: (identifier) @call)
+(assignment left: (identifier) @bind.var
+  right: (call receiver: (constant) @bind.type method: (identifier) @_new (#eq? @_new "new")))
+"""
+
+_PHP = """
+(class_declaration name: (name) @name) @definition.class
+(interface_declaration name: (name) @name) @definition.interface
+(trait_declaration name: (name) @name) @definition.trait
+(enum_declaration name: (name) @name) @definition.enum
+(function_definition name: (name) @name) @definition.function
+(method_declaration name: (name) @name) @definition.method
+(namespace_definition name: (namespace_name) @name) @definition.namespace
+(const_element (name) @name) @definition.constant
+(namespace_use_clause) @import
+(include_expression (string) @source) @import
+(include_once_expression (string) @source) @import
+(require_expression (string) @source) @import
+(require_once_expression (string) @source) @import
+(variable_name) @ctx.skip
+(attribute_list) @ctx.decorator
+(base_clause) @ctx.inherits
+(class_interface_clause) @ctx.inherits
+(use_declaration) @ctx.inherits
+(named_type) @ctx.type
+(function_call_expression function: (name) @call)
+(member_call_expression object: (_) @recv name: (name) @call)
+(scoped_call_expression scope: (_) @recv name: (name) @call)
+(object_creation_expression (name) @call)
+(member_access_expression object: (_) @recv name: (name) @attr)
+(simple_parameter type: (named_type (name) @bind.type) name: (variable_name) @bind.var)
+(assignment_expression left: (variable_name) @bind.var right: (object_creation_expression (name) @bind.type))
+"""
+
+_KOTLIN = """
+(class_declaration "interface" (type_identifier) @name) @definition.interface
+(class_declaration "enum" (type_identifier) @name) @definition.enum
+(class_declaration (type_identifier) @name) @definition.class
+(object_declaration (type_identifier) @name) @definition.object
+(function_declaration (simple_identifier) @name) @definition.function
+(type_alias (type_identifier) @name) @definition.type
+(import_header (identifier) @source) @import
+(delegation_specifier) @ctx.inherits
+(annotation) @ctx.decorator
+(user_type) @ctx.type
+(call_expression (simple_identifier) @call)
+(call_expression (navigation_expression . (_) @recv (navigation_suffix (simple_identifier) @call)))
+(navigation_expression . (_) @recv (navigation_suffix (simple_identifier) @attr))
+(parameter (simple_identifier) @bind.var (user_type (type_identifier) @bind.type))
+(class_parameter (simple_identifier) @bind.var (user_type (type_identifier) @bind.type))
+(property_declaration (variable_declaration (simple_identifier) @bind.var)
+  (call_expression (simple_identifier) @bind.type))
+"""
+
+_SWIFT = """
+(class_declaration declaration_kind: "struct" name: (type_identifier) @name) @definition.struct
+(class_declaration declaration_kind: "enum" name: (type_identifier) @name) @definition.enum
+(class_declaration name: (type_identifier) @name) @definition.class
+(class_declaration name: (user_type (type_identifier) @name)) @definition.extension
+(protocol_declaration name: (type_identifier) @name) @definition.protocol
+(function_declaration name: (simple_identifier) @name) @definition.function
+(protocol_function_declaration name: (simple_identifier) @name) @definition.method
+(typealias_declaration name: (type_identifier) @name) @definition.type
+(import_declaration (identifier) @source) @import
+(inheritance_specifier) @ctx.inherits
+(attribute) @ctx.decorator
+(type_annotation) @ctx.type
+(call_expression (simple_identifier) @call)
+(call_expression
+  (navigation_expression target: (_) @recv suffix: (navigation_suffix suffix: (simple_identifier) @call)))
+(navigation_expression target: (_) @recv suffix: (navigation_suffix suffix: (simple_identifier) @attr))
+(parameter name: (simple_identifier) @bind.var type: (user_type (type_identifier) @bind.type))
+(property_declaration name: (pattern bound_identifier: (simple_identifier) @bind.var)
+  value: (call_expression (simple_identifier) @bind.type))
+"""
+
+_SCALA = """
+(class_definition name: (identifier) @name) @definition.class
+(trait_definition name: (identifier) @name) @definition.trait
+(object_definition name: (identifier) @name) @definition.object
+(enum_definition name: (identifier) @name) @definition.enum
+(function_definition name: (identifier) @name) @definition.function
+(function_declaration name: (identifier) @name) @definition.function
+(type_definition name: (type_identifier) @name) @definition.type
+(import_declaration) @import
+(extends_clause) @ctx.inherits
+(annotation) @ctx.decorator
+(call_expression function: (identifier) @call)
+(call_expression function: (field_expression value: (_) @recv field: (identifier) @call))
+(instance_expression (type_identifier) @call)
+(field_expression value: (_) @recv field: (identifier) @attr)
+(parameter name: (identifier) @bind.var type: (type_identifier) @bind.type)
+(class_parameter name: (identifier) @bind.var type: (type_identifier) @bind.type)
+(val_definition pattern: (identifier) @bind.var value: (instance_expression (type_identifier) @bind.type))
+"""
+
+_BASH = """
+(function_definition name: (word) @name) @definition.function
+(command name: (command_name (word) @fn) . argument: (_) @source) @import
+(command_name) @call
+"""
+
+_LUA = """
+(function_declaration name: (identifier) @name) @definition.function
+(function_declaration name: (dot_index_expression field: (identifier) @name)) @definition.function
+(function_declaration name: (method_index_expression method: (identifier) @name)) @definition.method
+(function_call name: (identifier) @fn arguments: (arguments . (string content: (string_content) @source))) @import
+(function_call name: (identifier) @call)
+(function_call name: (dot_index_expression table: (_) @recv field: (identifier) @call))
+(function_call name: (method_index_expression table: (_) @recv method: (identifier) @call))
+(dot_index_expression table: (_) @recv field: (identifier) @attr)
+"""
+
+QUERIES = {
+    "c": _C_COMMON,
+    "cpp": _CPP,
+    "csharp": _CSHARP,
+    "ruby": _RUBY,
+    "php": _PHP,
+    "kotlin": _KOTLIN,
+    "swift": _SWIFT,
+    "scala": _SCALA,
+    "bash": _BASH,
+    "lua": _LUA,
+}
+
+_IMPORT_CALLS = {
+    "ruby": {"require", "require_relative", "load"},
+    "bash": {"source", "."},
+    "lua": {"require", "dofile"},
+}
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def import_rows(language: str, captures: dict[str, list[Any]]) -> list[tuple[str, str, int]]:
+    """`(raw, names, line)` of one import match in a pack language; [] when it is not an import."""
+    node = captures["import"][0]
+    line = node.start_point[0] + 1
+    if language in _IMPORT_CALLS:
+        if _text(captures["fn"][0]) not in _IMPORT_CALLS[language]:
+            return []
+        raw = _text(captures["source"][0]).strip("\"'")
+        if language == "ruby" and _text(captures["fn"][0]) == "require_relative" and not raw.startswith("."):
+            raw = "./" + raw
+        if not raw:
+            return []
+        stem = re.split(r"[./]", raw.rstrip("/").removesuffix(".rb").removesuffix(".lua").removesuffix(".sh"))[-1]
+        return [(raw, stem, line)]
+    if language in ("c", "cpp"):
+        raw = _text(captures["source"][0])
+        if raw.startswith("<"):
+            return [(raw, "", line)]
+        return [(raw.strip('"'), "", line)]
+    if language == "csharp":
+        named = [c for c in node.named_children if c.type in ("qualified_name", "identifier")]
+        if not named:
+            return []
+        raw = _text(named[-1])
+        return [(raw, raw.rsplit(".", 1)[-1], line)]
+    if language == "php":
+        if "source" in captures:
+            return [(_text(captures["source"][0]).strip("\"'"), "", line)]
+        names = [c for c in node.named_children if c.type in ("qualified_name", "name")]
+        if not names:
+            return []
+        raw = _text(names[0]).lstrip("\\")
+        alias = node.child_by_field_name("alias")
+        return [(raw, _text(alias) if alias is not None else raw.rsplit("\\", 1)[-1], line)]
+    if language in ("kotlin", "swift"):
+        raw = _text(captures["source"][0])
+        star = language == "kotlin" and _text(node).rstrip().endswith("*")
+        return [(raw + (".*" if star else ""), raw.rsplit(".", 1)[-1], line)]
+    if language == "scala":
+        raw = _text(node).removeprefix("import").strip()
+        raw = re.sub(r"\s+", "", raw).replace("._", ".*")
+        base, _, group = raw.partition(".{")
+        if group:
+            names = [n.split("=>")[0] for n in group.rstrip("}").split(",")]
+            return [(f"{base}.{n}", n, line) for n in names if n and n != "_"] or [(base + ".*", "", line)]
+        return [(raw, raw.rsplit(".", 1)[-1], line)]
+    return []

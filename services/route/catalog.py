@@ -1,0 +1,175 @@
+"""The catalog route ranks: every routable tool's metadata from the generated manifest, as terms.
+
+Built once per process from `tools_manifest/tools.json` (no service is imported), with the
+inverse document frequency of each term across capabilities and a speller over their words.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from services.route import lexicon
+
+__all__ = ["Capability", "Catalog", "Scored", "load"]
+
+_UNKNOWN_WEIGHT = 1.2  # a word no capability uses: it dilutes the match without pointing anywhere
+_GENERIC_FACTOR = 0.35
+_LEAD_BONUS = 0.08
+_EXAMPLE_WEIGHT = 0.6
+_NO_OBJECT_PENALTY = 0.1
+OBJECT_CUES = {
+    "run": frozenset({"run", "workflow", "<run>", "gate", "approv", "reject", "apply", "revert", "resum"}),
+    "loop": frozenset({"loop", "tick"}),
+    "team": frozenset({"team", "teammat", "member", "mailbox", "inbox", "lead"}),
+}
+_NAME_STOP = frozenset({"workflow", "session"})  # words too many command names share to name one
+
+
+@dataclass(frozen=True)
+class Capability:
+    capability: str
+    tool: str
+    cli: str
+    summary: str
+    authority: str
+    escalation: tuple[str, str] | None
+    phrasings: tuple[str, ...]
+    phrasing_terms: tuple[frozenset[str], ...]
+    name_terms: frozenset[str]
+    summary_terms: frozenset[str]
+    all_terms: frozenset[str]
+    arguments: dict[str, str]
+    flags: dict[str, tuple[str, ...]]
+    levels: dict[str, tuple[str, ...]]
+    needs: tuple[str, ...]
+    signals: tuple[str, ...]
+    prepare: str | None
+    required: tuple[str, ...]
+    properties: dict[str, Any]
+    positional: tuple[str, ...]
+    toolset: str
+
+
+@dataclass(frozen=True)
+class Scored:
+    capability: Capability
+    score: float
+    matched: tuple[str, ...]  # task terms the capability's words share
+    best_phrasing: str
+
+
+class Catalog:
+    def __init__(self, capabilities: list[Capability]) -> None:
+        self.capabilities = capabilities
+        self.by_name = {c.capability: c for c in capabilities}
+        self.by_tool = {c.tool: c for c in capabilities}
+        count = len(capabilities)
+        df: dict[str, int] = {}
+        for cap in capabilities:
+            for term in cap.all_terms:
+                df[term] = df.get(term, 0) + 1
+        self.idf = {t: math.log(1 + count / n) for t, n in df.items()}
+        # A software noun that only a phrasing's example uses ("the checkout race") says what the task
+        # is about, not which capability serves it: it may not steer the choice.
+        described = frozenset().union(*(c.name_terms | c.summary_terms for c in capabilities))
+        for term in self.idf:
+            if term in lexicon.SOFTWARE_TERMS and term not in described:
+                self.idf[term] = min(self.idf[term], _EXAMPLE_WEIGHT)
+        surfaces: set[str] = set()
+        for cap in capabilities:
+            for text in (*cap.phrasings, cap.summary, cap.cli):
+                surfaces.update(lexicon.words(text))
+        self.speller = lexicon.Speller(surfaces)
+
+    def weight(self, term: str) -> float:
+        w = self.idf.get(term, _UNKNOWN_WEIGHT)
+        return w * _GENERIC_FACTOR if term in lexicon.GENERIC_TERMS else w
+
+    def rank(self, task_terms: list[str]) -> list[Scored]:
+        task = set(task_terms)
+        # The first content word of an imperative task is usually its action ("approve the gate ...").
+        lead = next((t for t in task_terms if not t.startswith("<")), None)
+        if lead in lexicon.GENERIC_TERMS:
+            lead = None
+        total = sum(self.weight(t) for t in task) or 1.0
+        scored = []
+        for cap in self.capabilities:
+            matched = task & cap.all_terms
+            if not matched:
+                scored.append(Scored(cap, 0.0, (), cap.phrasings[0] if cap.phrasings else ""))
+                continue
+            best, best_text = 0.0, ""
+            for text, terms in zip(cap.phrasings, cap.phrasing_terms, strict=True):
+                shared = task & terms
+                if not shared:
+                    continue
+                hit = sum(self.weight(t) for t in shared)
+                precision = hit / total
+                recall = hit / (sum(self.weight(t) for t in terms) or 1.0)
+                f = 2 * precision * recall / (precision + recall)
+                if f > best:
+                    best, best_text = f, text
+            bag = sum(self.weight(t) for t in matched) / total
+            named = cap.name_terms & task
+            name = sum(self.weight(t) for t in named) / (sum(self.weight(t) for t in cap.name_terms) or 1.0)
+            score = 0.5 * best + 0.3 * bag + 0.2 * name + (_LEAD_BONUS if lead in cap.name_terms else 0.0)
+            for need, cues in OBJECT_CUES.items():  # a run's or a loop's tool, for a task naming neither
+                if need in cap.needs and not task & cues:
+                    score -= _NO_OBJECT_PENALTY
+            scored.append(Scored(cap, score, tuple(sorted(matched)), best_text))
+        scored.sort(key=lambda s: (-s.score, s.capability.capability))
+        return scored
+
+
+@functools.cache
+def load() -> Catalog:
+    from tools_manifest import load_manifest
+
+    return build(load_manifest()["tools"])
+
+
+def build(entries: list[dict[str, Any]]) -> Catalog:
+    capabilities = []
+    for entry in entries:
+        route = entry.get("route")
+        if not route or not route.get("routable", True):
+            continue
+        phrasing_terms = tuple(frozenset(_terms(p)) for p in route["phrasings"])
+        name_terms = frozenset(t for t in lexicon.terms(entry["cli"].replace("-", " ")) if t not in _NAME_STOP)
+        summary_terms = frozenset(lexicon.terms(entry["summary"]))
+        schema = entry["input_schema"]
+        capabilities.append(
+            Capability(
+                capability=route["capability"],
+                tool=entry["name"],
+                cli=entry["cli"],
+                summary=entry["summary"],
+                authority=entry["authority"],
+                escalation=tuple(entry["escalation"]) if entry.get("escalation") else None,  # type: ignore[arg-type]
+                phrasings=tuple(route["phrasings"]),
+                phrasing_terms=phrasing_terms,
+                name_terms=name_terms,
+                summary_terms=summary_terms,
+                all_terms=frozenset().union(*phrasing_terms, name_terms, summary_terms),
+                arguments=dict(route["arguments"]),
+                flags={k: tuple(v) for k, v in route["flags"].items()},
+                levels={k: tuple(v) for k, v in route["levels"].items()},
+                needs=tuple(route["needs"]),
+                signals=tuple(route["signals"]),
+                prepare=route.get("prepare"),
+                required=tuple(schema.get("required", [])),
+                properties=schema.get("properties", {}),
+                positional=tuple(entry.get("positional", [])),
+                toolset=entry["toolset"],
+            )
+        )
+    return Catalog(capabilities)
+
+
+def _terms(text: str) -> list[str]:
+    from services.route.extract import find
+
+    return lexicon.terms(text) + find(text).markers

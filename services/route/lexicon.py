@@ -1,0 +1,426 @@
+"""Words to terms: tokenizing, stemming, synonyms and typo correction for route's lexical ranking.
+
+Pure Python with no model: a task and every phrasing of the catalog pass through `terms`, so they
+meet on the same canonical stems; `Speller` maps a misspelt word to the closest known one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = [
+    "GENERIC",
+    "GENERIC_TERMS",
+    "OFF_DOMAIN",
+    "SOFTWARE",
+    "SOFTWARE_TERMS",
+    "STOPWORDS",
+    "Speller",
+    "stem",
+    "terms",
+    "words",
+]
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def _bag(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+STOPWORDS = _bag(
+    """
+    a an the and or but if then so of to in on at by for from with without into onto about as is are was
+    were be been being am do does did have has had having i me my mine we us our you your it its
+    this that these those there here what which who whom whose when how can could would should will shall
+    may might must please pls plz hey hi hello thanks thank ok okay just quickly quick really actually maybe
+    kind sort some any all every each one ones thing things stuff something anything get got let lets like
+    want wanna need needs help tell give me know also too very much more most now right currently again
+    already still yet up out off over under than then them they their he she him her his hers please could
+    you would mind im ive id youre gonna gotta bit little lot lots be able way ways use using whats wheres
+    hows thats lets dont cant wont far everything everyone anything something somebody anybody isnt arent
+    doesnt didnt theres heres whos ya yeah yes no nope u ur
+    """
+)
+# Kept out of STOPWORDS because they carry routing sense: "why" (decisions), "where" (recall, search),
+# "not" (unfinished), "last" (the last run), "new", "old".
+
+# Surface word -> canonical word, applied before stemming. Groups of words a person uses for one idea.
+_SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
+    "fix": ("fix", "fixes", "fixed", "fixing", "repair", "resolve", "solve", "mend", "correct", "debug", "broken"),
+    "delete": ("delete", "remove", "erase", "purge", "wipe", "rm", "discard", "destroy", "trash"),
+    "show": ("show", "display", "print", "view", "list", "lists", "listing", "enumerate", "see", "inventory"),
+    "find": ("find", "search", "locate", "look", "lookup", "grep", "hunt", "seek", "query"),
+    "session": ("session", "conversation", "transcript", "chat", "chats", "dialog", "dialogue", "thread"),
+    "agent": ("agent", "claude", "codex", "bot", "bots", "assistant", "assistants", "worker", "workers"),
+    "run": ("run", "execute", "launch", "kick", "trigger"),
+    "stop": ("stop", "halt", "kill", "cancel", "abort", "terminate", "end", "quit"),
+    "start": ("start", "begin", "initiate", "setup", "set", "create", "register"),
+    "change": ("change", "modify", "edit", "alter", "touch", "tweak", "modification", "diff", "delta"),
+    "file": ("file", "module", "source", "script", "files", "modules"),
+    "risk": ("risk", "risky", "danger", "dangerous", "safe", "careful", "fragile", "hazard"),
+    "call": (
+        "call",
+        "calls",
+        "caller",
+        "callers",
+        "use",
+        "uses",
+        "used",
+        "usage",
+        "usages",
+        "reference",
+        "references",
+        "referenced",
+        "invoke",
+        "invokes",
+        "invoked",
+        "depends",
+        "dependent",
+    ),
+    "approve": ("approve", "approval", "signoff", "greenlight", "allow", "okay", "permit"),
+    "reject": ("reject", "deny", "refuse", "decline", "veto"),
+    "apply": ("apply", "land", "merge", "accept", "integrate", "incorporate"),
+    "revert": ("revert", "undo", "rollback", "unapply", "backout"),
+    "resume": ("resume", "continue", "restart", "retry", "rerun", "reattempt"),
+    "recall": ("recall", "remember", "remind", "memory", "left", "leave"),
+    "status": ("status", "progress", "state", "doing", "going", "health"),
+    "test": ("test", "tests", "testing", "spec", "specs", "pytest", "unittest"),
+    "verify": ("verify", "verification", "verified", "confirm", "prove", "ensure"),
+    "index": ("index", "reindex", "indexing", "indexed", "scan", "crawl"),
+    "uncommitted": ("uncommitted", "unstaged", "staged", "untracked", "dirty", "modified", "wip", "unsaved"),
+    "tick": ("tick", "cycle", "cycles", "iteration", "iterations", "round", "rounds", "step"),
+    "old": ("old", "older", "ancient", "aged", "outdated", "stale"),
+    "recent": ("recent", "recently", "latest", "newest", "last", "lately", "today", "yesterday"),
+    "finish": ("finish", "finished", "done", "complete", "completed", "ended", "ending", "over", "closed"),
+    "live": ("running", "active", "live", "alive", "working", "busy", "ongoing", "underway", "currently"),
+    "review": ("review", "audit", "critique", "assess", "evaluate"),
+    "scope": ("scope", "preflight", "plan", "planning", "prepare", "prep", "groundwork"),
+    "generate": ("generate", "draft", "author", "scaffold", "template", "templates", "boilerplate"),
+    "explain": ("explain", "describe", "overview", "understand", "about", "walk", "story"),
+    "decide": (
+        "decide",
+        "decided",
+        "decision",
+        "decisions",
+        "choose",
+        "chose",
+        "chosen",
+        "choice",
+        "reasoning",
+        "rationale",
+        "reason",
+        "why",
+    ),
+    "symbol": (
+        "symbol",
+        "symbols",
+        "outline",
+        "function",
+        "functions",
+        "class",
+        "classes",
+        "method",
+        "methods",
+        "declaration",
+        "declarations",
+        "definition",
+        "definitions",
+        "signature",
+        "signatures",
+        "toc",
+    ),
+    "neighbor": (
+        "neighbor",
+        "neighbors",
+        "neighbour",
+        "neighbours",
+        "together",
+        "coupled",
+        "coupling",
+        "cochange",
+        "related",
+        "alongside",
+        "companion",
+    ),
+    "handoff": ("handoff", "handover", "hand", "baton"),
+    "embed": ("embed", "embedding", "embeddings", "vector", "vectors", "semantic"),
+    "clean": ("clean", "cleanup", "tidy", "gc", "garbage", "collect", "reclaim", "free"),
+    "prune": ("prune", "trim", "expire"),
+    "worktree": ("worktree", "worktrees"),
+    "gate": ("gate", "gates", "checkpoint", "checkpoints"),
+    "patch": ("patch", "patches", "edits", "changeset", "changesets", "hunks"),
+    "workflow": ("workflow", "workflows", "pipeline", "pipelines"),
+    "loop": ("loop", "loops", "recurring", "periodic", "repeatedly", "cron"),
+    "install": ("install", "installed", "installation", "register", "hook", "wire", "connect", "integrate"),
+    "upgrade": ("upgrade", "update", "updated", "newer", "bump"),
+    "guide": ("guide", "manual", "docs", "documentation", "instructions", "howto", "tutorial", "handbook"),
+    "version": ("version", "versions", "release", "build"),
+    "stuck": (
+        "stuck",
+        "hung",
+        "hang",
+        "hanging",
+        "frozen",
+        "wedged",
+        "blocked",
+        "waiting",
+        "pending",
+        "idle",
+        "inactive",
+    ),
+    "wrong": (
+        "wrong",
+        "failing",
+        "fail",
+        "fails",
+        "failed",
+        "failure",
+        "crash",
+        "crashed",
+        "crashes",
+        "error",
+        "errors",
+        "bug",
+        "bugs",
+        "buggy",
+        "issue",
+        "issues",
+        "problem",
+        "problems",
+        "flaky",
+    ),
+    "implement": ("implement", "add", "introduce", "feature", "features"),
+    "refactor": ("refactor", "restructure", "rename", "cleanup", "rework", "rewrite", "simplify", "extract"),
+    "database": ("database", "db", "sqlite", "store"),
+    "configure": ("configure", "config", "configuration", "settings", "setting", "provider"),
+}
+_SYNONYM_GROUPS["not"] = ("not", "never", "unfinished", "incomplete", "undone")
+_SYNONYMS = {word: canon for canon, group in _SYNONYM_GROUPS.items() for word in group}
+# Later groups must not silently steal words from earlier ones: a word belongs to its first group.
+for _canon, _group in _SYNONYM_GROUPS.items():
+    for _word in _group:
+        _SYNONYMS.setdefault(_word, _canon)
+
+# Words any capability might use: they count for little when deciding what fits.
+GENERIC = frozenset(
+    {
+        "show",
+        "find",
+        "run",
+        "start",
+        "change",
+        "file",
+        "status",
+        "recent",
+        "check",
+        "new",
+        "work",
+        "task",
+        "repo",
+        "repository",
+        "code",
+        "project",
+        "thing",
+        "make",
+        "do",
+        "see",
+        "look",
+        "write",
+        "time",
+        "name",
+        "what",
+        "where",
+        "when",
+        "which",
+        "who",
+        "how",
+        "not",
+        "implement",
+        "happen",
+        "sure",
+        "go",
+        "keep",
+        "tree",
+    }
+)
+
+GENERIC_TERMS: frozenset[str] = frozenset()  # filled below, once `canonical` exists
+
+# Words of software work: a task holding one is about the repository, even if no capability names it.
+SOFTWARE = _bag(
+    """
+    api endpoint endpoints bug bugs crash race deadlock leak regression test tests build deploy release
+    commit commits branch branches merge rebase pr prs pull request diff code codebase repo repository
+    function class method module package library dependency dependencies import imports compile compiler
+    lint linter type types typing schema migration migrations database query queries sql cache caching auth
+    authentication authorization login logout token tokens server client http https request response handler
+    handlers route router middleware parser parse parsing config configuration cli flag flags argument
+    arguments variable variables null exception exceptions error errors stacktrace traceback log logs
+    logging performance slow latency memory cpu thread threads async await concurrency lock locks mutex
+    timeout timeouts retry retries queue worker ui frontend backend css html javascript typescript python go
+    rust java golang node npm pip pytest jest unittest ci pipeline docker kubernetes script scripts workflow
+    agent agents session sessions index symbol symbols callers file files folder directory path paths
+    pallium git github checkout payment payments checkout users user pagination webhook webhooks refactor
+    refactoring implement feature features fix fixes patch patches review audit security vulnerability flaky
+    failing failure lockfile package json yaml toml readme docs doc documentation
+    """
+)
+
+# Words that mark a task as outside software work when nothing else ties it to the repository.
+OFF_DOMAIN = _bag(
+    """
+    weather forecast rain sunny temperature joke jokes poem poems haiku limerick song songs lyrics music
+    playlist movie movies film films recipe recipes cook cooking bake dinner lunch breakfast restaurant
+    pizza food coffee flight flights hotel hotels vacation holiday trip travel airport taxi uber capital
+    country president election football soccer basketball baseball cricket tennis score scores match game
+    games stock stocks crypto bitcoin price prices horoscope birthday anniversary wedding gift gifts love
+    dating girlfriend boyfriend wife husband dog dogs cat cats pet pets horse garden plant plants flower
+    flowers car cars bike bicycle tire tyre oil doctor medicine headache diet workout gym exercise yoga
+    meditation translate translation french spanish german italian chinese japanese poetry novel book books
+    story stories fairy tale tales homework essay paris london tokyo moon sun planet planets universe ocean
+    sea beach mountain mountains shopping groceries grocery milk
+    """
+)
+
+
+def words(text: str) -> list[str]:
+    """The lowercase words of `text`, with contractions split ("what's" -> "what"), "n't" kept as "not"."""
+    out: list[str] = []
+    for raw in _WORD.findall(text.lower().replace("’", "'")):
+        if raw.endswith("n't"):
+            out += [raw[:-3], "not"]
+        elif "'" in raw:
+            out.append(raw.split("'", 1)[0])
+        else:
+            out.append(raw)
+    return out
+
+
+def stem(word: str) -> str:
+    """A light suffix-stripping stem: `changes`, `changed`, `changing` and `change` all give `chang`."""
+    w = word
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 4 and w.endswith(("sses", "xes", "ches", "shes", "zes")):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix, shortest in (("ingly", 8), ("edly", 7), ("ing", 5), ("ed", 4), ("ly", 7)):
+        if len(w) >= shortest and w.endswith(suffix):
+            w = w[: -len(suffix)]
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            break
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
+def canonical(word: str) -> str:
+    """The term a word stands for: its synonym group's name if it has one, stemmed."""
+    direct = _SYNONYMS.get(word)
+    if direct is not None:
+        return stem(direct)
+    stemmed = stem(word)
+    for form in (stemmed, stemmed + "e", stemmed + "s"):
+        if form in _SYNONYMS:
+            return stem(_SYNONYMS[form])
+    return stemmed
+
+
+def terms(text: str, speller: Speller | None = None) -> list[str]:
+    """The content terms of `text` in order: stopwords dropped, synonyms merged, typos corrected."""
+    out: list[str] = []
+    for word in words(text):
+        if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
+            continue
+        if word.isdigit():
+            continue
+        term = canonical(word)
+        if (
+            speller is not None
+            and term not in speller.known
+            and word not in _SYNONYMS
+            and word not in OFF_DOMAIN
+            and word not in SOFTWARE
+        ):
+            corrected = speller.correct(word)
+            if corrected is not None:
+                term = corrected
+        out.append(term)
+    return out
+
+
+class Speller:
+    """Typo correction against a vocabulary: symmetric deletes (SymSpell), so a lookup is a few dict reads.
+
+    `known` holds canonical terms; `surfaces` maps every known surface word to its term. A word of
+    eight letters or more may be two edits away, a shorter one of at least four letters one edit.
+    """
+
+    def __init__(self, surfaces: Iterable[str]) -> None:
+        self.surface_terms: dict[str, str] = {}
+        for word in surfaces:
+            if len(word) >= 3 and word not in STOPWORDS:
+                self.surface_terms.setdefault(word, canonical(word))
+        for word in _SYNONYMS:
+            self.surface_terms.setdefault(word, canonical(word))
+        self.known = frozenset(self.surface_terms.values())
+        self._deletes: dict[str, list[str]] = {}
+        for word in self.surface_terms:
+            for variant in _deletes(word, 2 if len(word) >= 8 else 1):
+                self._deletes.setdefault(variant, []).append(word)
+
+    def correct(self, word: str) -> str | None:
+        if len(word) < 3 or word.isdigit():
+            return None
+        limit = 2 if len(word) >= 8 else 1
+        best: tuple[int, bool, int, str] | None = None
+        short = len(word) <= 4  # "tall" must not become "call": short words take no substitutions
+        for variant in _deletes(word, limit):
+            for candidate in self._deletes.get(variant, ()):
+                distance = _distance(word, candidate)
+                if distance > limit or (distance == 2 and candidate[0] != word[0]):
+                    continue
+                if short and len(candidate) == len(word) and sorted(candidate) != sorted(word):
+                    continue
+                if len(word) == 3 and (len(candidate) != 3 or sorted(candidate) != sorted(word)):
+                    continue  # three letters: only a swap ("fxi" -> "fix")
+                # Routing words first ("faling" -> "failing", not "facing"), then fewer edits.
+                key = (distance, candidate not in _SYNONYMS, abs(len(candidate) - len(word)), candidate)
+                if best is None or key < best:
+                    best = key
+        return self.surface_terms[best[3]] if best is not None else None
+
+
+def _deletes(word: str, depth: int) -> set[str]:
+    found = {word}
+    frontier = {word}
+    for _ in range(depth):
+        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w)) if len(w) > 2}
+        found |= frontier
+    return found
+
+
+def _distance(a: str, b: str) -> int:
+    """Damerau-Levenshtein distance (optimal string alignment): a swap of neighbours is one edit."""
+    if a == b:
+        return 0
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cost = 0 if ca == cb else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+GENERIC_TERMS = frozenset(canonical(w) for w in GENERIC)
+# Software nouns; the words a synonym group stands for are routing concepts, not nouns, and stay out.
+SOFTWARE_TERMS = frozenset(canonical(w) for w in SOFTWARE) - frozenset(canonical(g) for g in _SYNONYM_GROUPS)

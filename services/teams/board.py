@@ -1,0 +1,179 @@
+"""The task board: adding tasks through the `task_created` gate, claims, and completions with evidence.
+
+The same functions serve the CLI/MCP tools and members' decisions, so a task reaches `completed`
+by one path whoever asks: owner and `in_progress` checked, required evidence present, then the
+`task_completed` gate (a rejection reopens the task for anyone, with the gate's feedback mailed to
+the member; a broken gate leaves it with its owner and says so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kernel.errors import PalliumError
+from kernel.runstore import RunStore
+from services.teams.gates import ask_gate
+from services.teams.roster import notify_lead, require_member
+from services.teams.store import TaskRow, TeamRow, TeamStore
+
+__all__ = ["EVIDENCE_KINDS", "Completion", "add_task", "complete_task", "evidence_problem"]
+
+EVIDENCE_KINDS = ("check", "patch")
+_PATCH_LANDED = ("staged", "applied", "applying", "reverted")
+
+
+@dataclass(frozen=True)
+class Completion:
+    state: str  # completed | rejected | requeued | missing_evidence | refused
+    message: str
+    task: TaskRow | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+async def add_task(
+    store: TeamStore,
+    team: TeamRow,
+    *,
+    title: str,
+    description: str,
+    depends_on: list[int],
+    requires: list[str],
+    created_by: str,
+    now: str,
+) -> TaskRow:
+    """Create a task once the `task_created` gate approves it; a rejected or broken gate creates nothing."""
+    if not title.strip():
+        raise PalliumError(
+            "invalid_input",
+            "a task needs a title",
+            hint="pass `title` (CLI: the argument after the team)",
+            details={"field": "title"},
+        )
+    bad = [k for k in requires if k not in EVIDENCE_KINDS]
+    if bad:
+        raise PalliumError(
+            "invalid_input",
+            f"unknown evidence kind(s) {bad}",
+            hint=f"pass `requires` from {', '.join(EVIDENCE_KINDS)} (CLI --requires)",
+            details={"field": "requires"},
+        )
+    for dep in depends_on:
+        if store.task(team.id, dep) is None:
+            raise PalliumError(
+                "not_found",
+                f"task {dep} (in depends_on) is not on team {team.id}'s board",
+                hint=f"list the board with `pallium team tasks list {team.id}`",
+                details={"field": "depends_on", "task": dep},
+            )
+    require_member(store, team.id, created_by, field="as")
+    verdict = await ask_gate(
+        store,
+        team,
+        "task_created",
+        f"New task proposed by {created_by}: {title}\n{description}",
+        member=created_by,
+        now=now,
+    )
+    if verdict.outcome == "rejected":
+        raise PalliumError(
+            "conflict",
+            f"team {team.id}'s gate rejected the task: {verdict.reason}",
+            hint="change the task to meet the gate's rule, or change the rule with `pallium team gate set`",
+            details={"gate": "task_created", "outcome": "rejected", "reason": verdict.reason},
+        )
+    if verdict.outcome == "broken":
+        raise PalliumError(
+            "unavailable",
+            f"team {team.id}'s gate could not judge the task: {verdict.reason}",
+            hint="fix the gate's provider (see `pallium doctor`) and add the task again; nothing was created",
+            details={"gate": "task_created", "outcome": "broken"},
+        )
+    task_id = store.add_task(
+        team_id=team.id,
+        title=title,
+        description=description,
+        depends_on=depends_on,
+        requires=requires,
+        created_by=created_by,
+        now=now,
+    )
+    task = store.task(team.id, task_id)
+    assert task is not None
+    return task
+
+
+def evidence_problem(store: TeamStore, team_id: str, task: TaskRow, evidence: dict[str, Any]) -> str | None:
+    """What required evidence is missing or unknown, or None when the task may complete."""
+    if "check" in task.requires and not evidence.get("check_result_id"):
+        return f"task {task.id} requires a check's result id as evidence (`evidence.check_result_id`)"
+    if "patch" in task.requires:
+        patch_id = evidence.get("patch_id")
+        if not patch_id:
+            return f"task {task.id} requires a patch id as evidence (`evidence.patch_id`: the turn's staged patch)"
+        row = RunStore(store.db).patch(team_id, str(patch_id))
+        if row is None or row.state not in _PATCH_LANDED:
+            return f"patch {patch_id!r} is not a staged patch of team {team_id}"
+    return None
+
+
+async def complete_task(
+    store: TeamStore,
+    team: TeamRow,
+    task_id: int,
+    member: str,
+    *,
+    result: str | None,
+    evidence: dict[str, Any],
+    now: str,
+) -> Completion:
+    task = store.task(team.id, task_id)
+    if task is None:
+        return Completion("refused", f"task {task_id} is not on the board")
+    if task.owner != member or task.status != "in_progress":
+        who = f"owned by {task.owner}" if task.owner else "unclaimed"
+        return Completion("refused", f"task {task_id} is {task.status} and {who}; only its owner completes it", task)
+    missing = evidence_problem(store, team.id, task, evidence)
+    if missing:
+        store.send(
+            team_id=team.id,
+            sender="pallium",
+            recipient=member,
+            body=f"not completed: {missing}",
+            kind="system",
+            now=now,
+        )
+        return Completion("missing_evidence", missing, task)
+    subject = f"Task #{task.id} {task.title}\n{task.description}\nCompleted by {member} with result:\n{result or ''}"
+    if evidence:
+        subject += f"\nEvidence: {evidence}"
+    verdict = await ask_gate(store, team, "task_completed", subject, member=member, now=now)
+    with store.db.transaction():
+        if verdict.outcome == "rejected":
+            store.reopen(team.id, task.id, keep_owner=False, now=now)
+            store.send(
+                team_id=team.id,
+                sender="gate",
+                recipient=member,
+                kind="system",
+                now=now,
+                body=f"the gate rejected your completion of task #{task.id}; it is open again. {verdict.reason}",
+            )
+            return Completion("rejected", verdict.reason, store.task(team.id, task.id))
+        if verdict.outcome == "broken":
+            # fail closed: the task stays with its owner, in progress, and owner and lead are told
+            store.send(
+                team_id=team.id,
+                sender="gate",
+                recipient=member,
+                kind="system",
+                now=now,
+                body=f"the gate could not check your completion of task #{task.id}; it is still yours: "
+                f"{verdict.reason}",
+            )
+            notify_lead(store, team.id, f"gate broke on task #{task.id} ({member}): {verdict.reason}", now=now)
+            return Completion("requeued", verdict.reason, store.task(team.id, task.id))
+        state = store._complete_txn(team.id, task.id, member, result, evidence, now)
+        if state != "completed":
+            return Completion("refused", f"task {task.id}: {state}", store.task(team.id, task.id))
+    return Completion("completed", "", store.task(team.id, task.id), evidence)

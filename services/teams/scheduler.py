@@ -1,0 +1,146 @@
+"""`team run`: rounds of concurrent turns until no member is eligible, the team stops, or the budget is spent.
+
+The run holds the team's kernel lease (`kernel.execution.Run` with the team id as run id), so two
+`team run`s of one team cannot both schedule; a `kill -9` leaves a dead owner that the next `team
+run` or `attach` reconciles: the kernel kills the workers it left, the teams store closes its turns
+as `interrupted`, and those members take a turn again on their own sessions. Each turn is also a
+compare-and-set (one `started` turn per member), so nothing is spawned twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernel.clock import Clock, iso_utc
+from kernel.store import Database
+from services.teams.roster import notify_lead, reconcile, this_owner
+from services.teams.store import MemberRow, TeamRow, TeamStore
+from services.teams.turns import TurnReport, Turns
+
+__all__ = ["RunOptions", "RunResult", "eligible_members", "run_team"]
+
+HEARTBEAT_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    agent_timeout: float = 600.0
+    stale_after_minutes: float = 15.0
+    max_concurrent: int = 16
+    max_rounds: int = 50
+
+
+@dataclass
+class RunResult:
+    rounds: int = 0
+    turns: list[TurnReport] = field(default_factory=list)
+    reconciled_interrupted: list[str] = field(default_factory=list)
+    stopped: bool = False
+    parked: bool = False
+    reason: str = ""
+
+
+def eligible_members(store: TeamStore, team: TeamRow) -> list[MemberRow]:
+    """Members that should take a turn now: mail, a nudge, a retry owed, said `active`, or new claimable work."""
+    waiting = store.count_undelivered(team.id)
+    busy = {t.member for t in store.turns(team.id, states=("started",))}
+    claimable = bool(store.claimable(team.id))
+    chosen = []
+    for m in store.members(team.id):
+        if m.external or m.status in ("stopped", "error") or m.stop_requested or m.name in busy:
+            continue
+        if m.budget_usd is not None and m.spend_usd >= m.budget_usd:
+            continue
+        owed = waiting.get(m.name) or m.nudged or m.retry or m.status == "active"
+        new_work = claimable and m.last_seen_board != team.board_version and m.status != "blocked"
+        if owed or new_work:
+            chosen.append(m)
+    return chosen
+
+
+async def run_team(db: Database, team_id: str, options: RunOptions, *, clock: Clock) -> RunResult:
+    from kernel.calls import Limits
+    from kernel.execution import Run
+
+    store = TeamStore(db)
+    now = iso_utc(clock.now())
+    result = RunResult()
+    team = store.team(team_id)
+    assert team is not None
+    limits = Limits(
+        budget_usd=None, max_agents=10**9, concurrency=options.max_concurrent, agent_timeout=options.agent_timeout
+    )
+    run = await Run.open(team_id, Path(team.cwd), limits, db=db)  # reconciles the kernel's runs, kills leftovers
+    try:
+        result.reconciled_interrupted = reconcile(
+            store, team_id, now=now, stale_after_minutes=options.stale_after_minutes
+        )
+        turns = Turns(store, team_id, run, clock=clock, owner=this_owner())
+        beat = asyncio.get_running_loop().create_task(_heartbeat(store, turns))
+        try:
+            await _rounds(store, team_id, turns, options, result)
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+        team = store.team(team_id)
+        assert team is not None
+        if team.auto_apply and any(t.state == "completed" for t in result.turns):
+            run.apply()
+    finally:
+        await run.close("completed")
+    return result
+
+
+async def _rounds(store: TeamStore, team_id: str, turns: Turns, options: RunOptions, result: RunResult) -> None:
+    slots = asyncio.Semaphore(options.max_concurrent)
+
+    async def one(name: str) -> TurnReport:
+        async with slots:
+            return await turns.take(name)
+
+    while True:
+        now = turns.now()
+        team = store.team(team_id)
+        assert team is not None
+        for m in store.members(team_id):
+            if m.stop_requested:
+                store.update_member(
+                    team_id, m.name, status="stopped", stop_requested=False, status_reason="stopped by the lead"
+                )
+        if team.status == "parked":
+            result.parked, result.reason = True, "the team is parked: its budget is spent"
+            return
+        if team.status != "active":
+            result.stopped, result.reason = True, f"the team is {team.status}"
+            return
+        if team.budget_usd is not None and team.spend_usd >= team.budget_usd:
+            store.set_team_status(team_id, "parked", now=now)
+            notify_lead(
+                store,
+                team_id,
+                f"team parked: spend ${team.spend_usd:.4f} reached the budget ${team.budget_usd:.4f}",
+                now=now,
+            )
+            store.log(team_id, "parked", {"spend_usd": team.spend_usd, "budget_usd": team.budget_usd}, now=now)
+            result.parked, result.reason = True, "the budget is spent"
+            return
+        if result.rounds >= options.max_rounds:
+            result.reason = f"reached --max-rounds {options.max_rounds}"
+            return
+        chosen = eligible_members(store, team)
+        if not chosen:
+            result.reason = "no member is eligible (no mail, nudge or claimable work)"
+            return
+        result.rounds += 1
+        result.turns += await asyncio.gather(*(one(m.name) for m in chosen))
+
+
+async def _heartbeat(store: TeamStore, turns: Turns) -> None:
+    while True:
+        await asyncio.sleep(HEARTBEAT_SECONDS)
+        store.heartbeat_turns(sorted(turns.in_flight), time.time())

@@ -1,0 +1,700 @@
+"""The teams service's tables: teams, their roster, task board, mailbox, turns and events.
+
+Every change that must not be half-made is one transaction here: a claim is a compare-and-set on a
+`pending` task whose dependencies are completed, taken under `BEGIN IMMEDIATE`; a turn's decision,
+its mail receipts and the member's read cursor are written together, so a message is either
+delivered by exactly one completed turn or still waiting.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Any
+
+from kernel.store import Database, Schema
+
+__all__ = ["SCHEMA", "EventRow", "MemberRow", "MessageRow", "TaskRow", "TeamRow", "TeamStore", "TurnRow"]
+
+SCHEMA = Schema(
+    "teams",
+    (
+        """
+        CREATE TABLE teams_team (
+            id TEXT PRIMARY KEY,
+            goal TEXT NOT NULL,
+            cwd TEXT NOT NULL,
+            status TEXT NOT NULL,
+            template TEXT,
+            budget_usd REAL,
+            spend_usd REAL NOT NULL DEFAULT 0,
+            unknown_cost_calls INTEGER NOT NULL DEFAULT 0,
+            gate_prompt TEXT,
+            gate_hooks_json TEXT NOT NULL DEFAULT '[]',
+            gate_provider TEXT,
+            auto_apply INTEGER NOT NULL DEFAULT 0,
+            board_version INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE teams_member (
+            team_id TEXT NOT NULL REFERENCES teams_team(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT,
+            role TEXT NOT NULL DEFAULT '',
+            mode TEXT NOT NULL,
+            requested_mode TEXT NOT NULL,
+            external INTEGER NOT NULL DEFAULT 0,
+            status TEXT NOT NULL,
+            status_reason TEXT,
+            session_id TEXT,
+            session_established INTEGER NOT NULL DEFAULT 0,
+            session_note TEXT,
+            plan_required INTEGER NOT NULL DEFAULT 0,
+            plan_status TEXT,
+            stop_requested INTEGER NOT NULL DEFAULT 0,
+            nudged INTEGER NOT NULL DEFAULT 0,
+            retry INTEGER NOT NULL DEFAULT 0,
+            last_seen_board INTEGER NOT NULL DEFAULT -1,
+            turn_count INTEGER NOT NULL DEFAULT 0,
+            last_turn_at TEXT,
+            last_turn_status TEXT,
+            last_turn_error TEXT,
+            last_decision_hash TEXT,
+            repeat_count INTEGER NOT NULL DEFAULT 0,
+            budget_usd REAL,
+            spend_usd REAL NOT NULL DEFAULT 0,
+            unknown_cost_calls INTEGER NOT NULL DEFAULT 0,
+            read_cursor INTEGER NOT NULL DEFAULT 0,
+            heartbeat_at REAL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (team_id, name)
+        );
+        CREATE TABLE teams_task (
+            team_id TEXT NOT NULL REFERENCES teams_team(id) ON DELETE CASCADE,
+            id INTEGER NOT NULL,
+            title TEXT NOT NULL,
+            description TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL,
+            owner TEXT,
+            depends_on_json TEXT NOT NULL DEFAULT '[]',
+            requires_json TEXT NOT NULL DEFAULT '[]',
+            result TEXT,
+            evidence_json TEXT NOT NULL DEFAULT '{}',
+            created_by TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            claimed_at TEXT,
+            completed_at TEXT,
+            PRIMARY KEY (team_id, id)
+        );
+        CREATE TABLE teams_message (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            team_id TEXT NOT NULL REFERENCES teams_team(id) ON DELETE CASCADE,
+            sender TEXT NOT NULL,
+            recipient TEXT NOT NULL,
+            body TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'mail',
+            created_at TEXT NOT NULL,
+            delivered_turn TEXT,
+            delivered_at TEXT
+        );
+        CREATE INDEX teams_message_inbox ON teams_message(team_id, recipient, delivered_turn, id);
+        CREATE TABLE teams_turn (
+            id TEXT PRIMARY KEY,
+            team_id TEXT NOT NULL REFERENCES teams_team(id) ON DELETE CASCADE,
+            member TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            owner_json TEXT NOT NULL,
+            heartbeat_at REAL NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            board_version INTEGER NOT NULL,
+            prompt_bytes INTEGER NOT NULL DEFAULT 0,
+            mail_ids_json TEXT NOT NULL DEFAULT '[]',
+            provider TEXT,
+            session_mode TEXT,
+            session_id TEXT,
+            cost_usd REAL,
+            error TEXT,
+            decision_json TEXT,
+            summary TEXT,
+            call_key TEXT,
+            patch_state TEXT,
+            patch_files_json TEXT NOT NULL DEFAULT '[]'
+        );
+        CREATE INDEX teams_turn_member ON teams_turn(team_id, member, seq);
+        CREATE UNIQUE INDEX teams_turn_one_in_flight ON teams_turn(team_id, member) WHERE state = 'started';
+        CREATE TABLE teams_event (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            team_id TEXT NOT NULL REFERENCES teams_team(id) ON DELETE CASCADE,
+            member TEXT,
+            kind TEXT NOT NULL,
+            detail_json TEXT NOT NULL DEFAULT '{}',
+            cost_usd REAL,
+            at TEXT NOT NULL
+        );
+        """,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class TeamRow:
+    id: str
+    goal: str
+    cwd: str
+    status: str
+    template: str | None
+    budget_usd: float | None
+    spend_usd: float
+    unknown_cost_calls: int
+    gate_prompt: str | None
+    gate_hooks: list[str]
+    gate_provider: str | None
+    auto_apply: bool
+    board_version: int
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    team_id: str
+    name: str
+    provider: str
+    model: str | None
+    role: str
+    mode: str
+    requested_mode: str
+    external: bool
+    status: str
+    status_reason: str | None
+    session_id: str | None
+    session_established: bool
+    session_note: str | None
+    plan_required: bool
+    plan_status: str | None
+    stop_requested: bool
+    nudged: bool
+    retry: bool
+    last_seen_board: int
+    turn_count: int
+    last_turn_at: str | None
+    last_turn_status: str | None
+    last_turn_error: str | None
+    last_decision_hash: str | None
+    repeat_count: int
+    budget_usd: float | None
+    spend_usd: float
+    unknown_cost_calls: int
+    read_cursor: int
+    heartbeat_at: float | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    team_id: str
+    id: int
+    title: str
+    description: str
+    status: str
+    owner: str | None
+    depends_on: list[int]
+    requires: list[str]
+    result: str | None
+    evidence: dict[str, Any]
+    created_by: str
+    created_at: str
+    updated_at: str
+    claimed_at: str | None
+    completed_at: str | None
+
+
+@dataclass(frozen=True)
+class MessageRow:
+    id: int
+    team_id: str
+    sender: str
+    recipient: str
+    body: str
+    kind: str
+    created_at: str
+    delivered_turn: str | None
+    delivered_at: str | None
+
+
+@dataclass(frozen=True)
+class TurnRow:
+    id: str
+    team_id: str
+    member: str
+    seq: int
+    state: str
+    owner: dict[str, Any]
+    heartbeat_at: float
+    started_at: str
+    finished_at: str | None
+    board_version: int
+    prompt_bytes: int
+    mail_ids: list[int]
+    provider: str | None
+    session_mode: str | None
+    session_id: str | None
+    cost_usd: float | None
+    error: str | None
+    decision: dict[str, Any] | None
+    summary: str | None
+    call_key: str | None
+    patch_state: str | None
+    patch_files: list[str]
+
+
+@dataclass(frozen=True)
+class EventRow:
+    id: int
+    team_id: str
+    member: str | None
+    kind: str
+    detail: dict[str, Any]
+    cost_usd: float | None
+    at: str
+
+
+# fields stored as JSON text, in a column named `<field>_json`
+_JSON_FIELDS: dict[type, frozenset[str]] = {
+    TeamRow: frozenset({"gate_hooks"}),
+    TaskRow: frozenset({"depends_on", "requires", "evidence"}),
+    TurnRow: frozenset({"owner", "mail_ids", "decision", "patch_files"}),
+    EventRow: frozenset({"detail"}),
+}
+
+
+def _column(row_type: type, name: str) -> str:
+    return name + "_json" if name in _JSON_FIELDS.get(row_type, ()) else name
+
+
+def _columns(row_type: type) -> str:
+    return ", ".join(_column(row_type, f.name) for f in fields(row_type))
+
+
+def _build(row_type: type, values: tuple[Any, ...]) -> Any:
+    data = {}
+    json_fields = _JSON_FIELDS.get(row_type, frozenset())
+    for f, value in zip(fields(row_type), values, strict=True):
+        if f.name in json_fields:
+            value = json.loads(value) if value is not None else None
+        elif f.type in ("bool",):
+            value = bool(value)
+        data[f.name] = value
+    return row_type(**data)
+
+
+class TeamStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # ------------------------------------------------------------ teams
+
+    def create_team(
+        self, *, team_id: str, goal: str, cwd: str, budget_usd: float | None, template: str | None, now: str
+    ) -> bool:
+        self.db.execute(
+            "INSERT INTO teams_team(id, goal, cwd, status, template, budget_usd, created_at, updated_at) "
+            "VALUES (?, ?, ?, 'active', ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING",
+            (team_id, goal, cwd, template, budget_usd, now, now),
+        )
+        return self.db.conn.changes() == 1
+
+    def team(self, team_id: str) -> TeamRow | None:
+        row = self.db.execute(f"SELECT {_columns(TeamRow)} FROM teams_team WHERE id = ?", (team_id,)).fetchone()
+        return _build(TeamRow, row) if row else None
+
+    def teams(self, *, limit: int) -> list[TeamRow]:
+        rows = self.db.execute(f"SELECT {_columns(TeamRow)} FROM teams_team ORDER BY created_at DESC LIMIT ?", (limit,))
+        return [_build(TeamRow, r) for r in rows]
+
+    def set_team_status(self, team_id: str, status: str, *, now: str) -> None:
+        self.db.execute("UPDATE teams_team SET status = ?, updated_at = ? WHERE id = ?", (status, now, team_id))
+
+    def set_gate(
+        self, team_id: str, *, prompt: str | None, hooks: list[str], provider: str | None, auto_apply: bool, now: str
+    ) -> None:
+        self.db.execute(
+            "UPDATE teams_team SET gate_prompt = ?, gate_hooks_json = ?, gate_provider = ?, auto_apply = ?, "
+            "updated_at = ? WHERE id = ?",
+            (prompt, json.dumps(hooks), provider, int(auto_apply), now, team_id),
+        )
+
+    def add_spend(self, team_id: str, member: str | None, cost_usd: float | None) -> None:
+        """Known cost adds to spend; an unknown one is counted, never added as $0."""
+        known, unknown = (cost_usd or 0.0, 0) if cost_usd is not None else (0.0, 1)
+        self.db.execute(
+            "UPDATE teams_team SET spend_usd = spend_usd + ?, unknown_cost_calls = unknown_cost_calls + ? WHERE id = ?",
+            (known, unknown, team_id),
+        )
+        if member is not None:
+            self.db.execute(
+                "UPDATE teams_member SET spend_usd = spend_usd + ?, unknown_cost_calls = unknown_cost_calls + ? "
+                "WHERE team_id = ? AND name = ?",
+                (known, unknown, team_id, member),
+            )
+
+    def _bump_board_txn(self, team_id: str) -> None:
+        self.db.execute("UPDATE teams_team SET board_version = board_version + 1 WHERE id = ?", (team_id,))
+
+    # ------------------------------------------------------------ members
+
+    def add_member(
+        self,
+        *,
+        team_id: str,
+        name: str,
+        provider: str,
+        model: str | None,
+        role: str,
+        mode: str,
+        requested_mode: str,
+        external: bool,
+        session_id: str | None,
+        plan_required: bool,
+        budget_usd: float | None,
+        heartbeat_at: float | None,
+        now: str,
+    ) -> bool:
+        self.db.execute(
+            "INSERT INTO teams_member(team_id, name, provider, model, role, mode, requested_mode, external, status, "
+            "session_id, plan_required, plan_status, budget_usd, heartbeat_at, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'idle', ?, ?, ?, ?, ?, ?) ON CONFLICT(team_id, name) DO NOTHING",
+            (
+                team_id,
+                name,
+                provider,
+                model,
+                role,
+                mode,
+                requested_mode,
+                int(external),
+                session_id,
+                int(plan_required),
+                "pending" if plan_required else None,
+                budget_usd,
+                heartbeat_at,
+                now,
+            ),
+        )
+        return self.db.conn.changes() == 1
+
+    def member(self, team_id: str, name: str) -> MemberRow | None:
+        row = self.db.execute(
+            f"SELECT {_columns(MemberRow)} FROM teams_member WHERE team_id = ? AND name = ?", (team_id, name)
+        ).fetchone()
+        return _build(MemberRow, row) if row else None
+
+    def members(self, team_id: str) -> list[MemberRow]:
+        rows = self.db.execute(
+            f"SELECT {_columns(MemberRow)} FROM teams_member WHERE team_id = ? ORDER BY rowid", (team_id,)
+        )
+        return [_build(MemberRow, r) for r in rows]
+
+    def update_member(self, team_id: str, name: str, **changes: Any) -> None:
+        """Set the named columns of one member (column names come from this module's callers, never input)."""
+        allowed = {f.name for f in fields(MemberRow)} - {"team_id", "name"}
+        unknown = set(changes) - allowed
+        if unknown:
+            raise ValueError(f"unknown member columns {sorted(unknown)}")
+        assignments = ", ".join(f"{column} = ?" for column in changes)
+        values = [int(v) if isinstance(v, bool) else v for v in changes.values()]
+        self.db.execute(
+            f"UPDATE teams_member SET {assignments} WHERE team_id = ? AND name = ?", (*values, team_id, name)
+        )
+
+    # ------------------------------------------------------------ tasks
+
+    def add_task(
+        self,
+        *,
+        team_id: str,
+        title: str,
+        description: str,
+        depends_on: list[int],
+        requires: list[str],
+        created_by: str,
+        now: str,
+    ) -> int:
+        with self.db.transaction():
+            (last,) = self.db.execute(
+                "SELECT COALESCE(MAX(id), 0) FROM teams_task WHERE team_id = ?", (team_id,)
+            ).fetchone()
+            task_id = int(last) + 1
+            self.db.execute(
+                "INSERT INTO teams_task(team_id, id, title, description, status, depends_on_json, requires_json, "
+                "created_by, created_at, updated_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+                (
+                    team_id,
+                    task_id,
+                    title,
+                    description,
+                    json.dumps(depends_on),
+                    json.dumps(requires),
+                    created_by,
+                    now,
+                    now,
+                ),
+            )
+            self._bump_board_txn(team_id)
+        return task_id
+
+    def task(self, team_id: str, task_id: int) -> TaskRow | None:
+        row = self.db.execute(
+            f"SELECT {_columns(TaskRow)} FROM teams_task WHERE team_id = ? AND id = ?", (team_id, task_id)
+        ).fetchone()
+        return _build(TaskRow, row) if row else None
+
+    def tasks(self, team_id: str, *, statuses: tuple[str, ...] = (), limit: int = 10_000) -> list[TaskRow]:
+        where, args = "team_id = ?", [team_id]
+        if statuses:
+            where += f" AND status IN ({', '.join('?' for _ in statuses)})"
+            args += list(statuses)
+        rows = self.db.execute(
+            f"SELECT {_columns(TaskRow)} FROM teams_task WHERE {where} ORDER BY id LIMIT ?", (*args, limit)
+        )
+        return [_build(TaskRow, r) for r in rows]
+
+    def recent_completions(self, team_id: str, *, limit: int) -> list[TaskRow]:
+        rows = self.db.execute(
+            f"SELECT {_columns(TaskRow)} FROM teams_task WHERE team_id = ? AND status = 'completed' "
+            "ORDER BY completed_at DESC, id DESC LIMIT ?",
+            (team_id, limit),
+        )
+        return [_build(TaskRow, r) for r in rows]
+
+    def count_tasks(self, team_id: str) -> dict[str, int]:
+        rows = self.db.execute("SELECT status, COUNT(*) FROM teams_task WHERE team_id = ? GROUP BY status", (team_id,))
+        return {status: n for status, n in rows}
+
+    def claim(self, team_id: str, task_id: int, member: str, *, now: str) -> str:
+        """Compare-and-set a `pending` task to `in_progress` for `member`; return `claimed` or why not."""
+        with self.db.transaction():
+            return self._claim_txn(team_id, task_id, member, now)
+
+    def _claim_txn(self, team_id: str, task_id: int, member: str, now: str) -> str:
+        task = self.task(team_id, task_id)
+        if task is None:
+            return "not_found"
+        if task.status != "pending" or task.owner is not None:
+            return "already_owned" if task.owner == member else "taken"
+        for dep in task.depends_on:
+            needed = self.task(team_id, dep)
+            if needed is None or needed.status != "completed":
+                return "blocked_by_dependency"
+        self.db.execute(
+            "UPDATE teams_task SET status = 'in_progress', owner = ?, claimed_at = ?, updated_at = ? "
+            "WHERE team_id = ? AND id = ? AND status = 'pending' AND owner IS NULL",
+            (member, now, now, team_id, task_id),
+        )
+        if self.db.conn.changes() != 1:
+            return "taken"
+        self._bump_board_txn(team_id)
+        return "claimed"
+
+    def complete(
+        self, team_id: str, task_id: int, member: str, *, result: str | None, evidence: dict[str, Any], now: str
+    ) -> str:
+        """Complete an `in_progress` task its owner holds; return `completed` or why not."""
+        with self.db.transaction():
+            return self._complete_txn(team_id, task_id, member, result, evidence, now)
+
+    def _complete_txn(
+        self, team_id: str, task_id: int, member: str, result: str | None, evidence: dict[str, Any], now: str
+    ) -> str:
+        task = self.task(team_id, task_id)
+        if task is None:
+            return "not_found"
+        if task.owner != member or task.status != "in_progress":
+            return "not_owner" if task.owner != member else f"not_in_progress ({task.status})"
+        self.db.execute(
+            "UPDATE teams_task SET status = 'completed', result = ?, evidence_json = ?, completed_at = ?, "
+            "updated_at = ? WHERE team_id = ? AND id = ?",
+            (result, json.dumps(evidence), now, now, team_id, task_id),
+        )
+        self._bump_board_txn(team_id)
+        return "completed"
+
+    def reopen(self, team_id: str, task_id: int, *, keep_owner: bool, now: str) -> None:
+        """Back to work: to its owner (`in_progress`) or to anyone (`pending`)."""
+        if keep_owner:
+            self.db.execute(
+                "UPDATE teams_task SET status = 'in_progress', completed_at = NULL, updated_at = ? "
+                "WHERE team_id = ? AND id = ?",
+                (now, team_id, task_id),
+            )
+        else:
+            self.db.execute(
+                "UPDATE teams_task SET status = 'pending', owner = NULL, claimed_at = NULL, completed_at = NULL, "
+                "updated_at = ? WHERE team_id = ? AND id = ?",
+                (now, team_id, task_id),
+            )
+        self._bump_board_txn(team_id)
+
+    def claimable(self, team_id: str) -> list[TaskRow]:
+        done = {t.id for t in self.tasks(team_id, statuses=("completed",))}
+        return [t for t in self.tasks(team_id, statuses=("pending",)) if set(t.depends_on) <= done]
+
+    # ------------------------------------------------------------ mail
+
+    def send(self, *, team_id: str, sender: str, recipient: str, body: str, kind: str, now: str) -> int:
+        self.db.execute(
+            "INSERT INTO teams_message(team_id, sender, recipient, body, kind, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (team_id, sender, recipient, body, kind, now),
+        )
+        return int(self.db.conn.last_insert_rowid())
+
+    def undelivered(self, team_id: str, recipient: str, *, limit: int) -> list[MessageRow]:
+        """Mail waiting for `recipient`: steering first, then oldest first."""
+        rows = self.db.execute(
+            f"SELECT {_columns(MessageRow)} FROM teams_message WHERE team_id = ? AND recipient = ? "
+            "AND delivered_turn IS NULL ORDER BY kind = 'steer' DESC, id LIMIT ?",
+            (team_id, recipient, limit),
+        )
+        return [_build(MessageRow, r) for r in rows]
+
+    def count_undelivered(self, team_id: str) -> dict[str, int]:
+        rows = self.db.execute(
+            "SELECT recipient, COUNT(*) FROM teams_message WHERE team_id = ? AND delivered_turn IS NULL "
+            "GROUP BY recipient",
+            (team_id,),
+        )
+        return {name: n for name, n in rows}
+
+    def messages(self, team_id: str, *, recipient: str | None, after: int, limit: int) -> list[MessageRow]:
+        where, args = "team_id = ? AND id > ?", [team_id, after]
+        if recipient is not None:
+            where += " AND recipient = ?"
+            args.append(recipient)
+        rows = self.db.execute(
+            f"SELECT {_columns(MessageRow)} FROM teams_message WHERE {where} ORDER BY id LIMIT ?", (*args, limit)
+        )
+        return [_build(MessageRow, r) for r in rows]
+
+    def mark_delivered(self, team_id: str, recipient: str, ids: list[int], receipt: str, *, now: str) -> int:
+        """Give each still-undelivered message of `ids` its receipt and move the reader's cursor; return how many."""
+        marked = 0
+        for message_id in ids:
+            self.db.execute(
+                "UPDATE teams_message SET delivered_turn = ?, delivered_at = ? "
+                "WHERE id = ? AND team_id = ? AND recipient = ? AND delivered_turn IS NULL",
+                (receipt, now, message_id, team_id, recipient),
+            )
+            marked += self.db.conn.changes()
+        if ids:
+            self.db.execute(
+                "UPDATE teams_member SET read_cursor = MAX(read_cursor, ?) WHERE team_id = ? AND name = ?",
+                (max(ids), team_id, recipient),
+            )
+        return marked
+
+    # ------------------------------------------------------------ turns
+
+    def begin_turn(
+        self,
+        *,
+        turn_id: str,
+        team_id: str,
+        member: str,
+        owner: dict[str, Any],
+        heartbeat_at: float,
+        board_version: int,
+        now: str,
+    ) -> TurnRow | None:
+        """Start a turn unless the member already has one in flight (the compare-and-set behind no duplicates)."""
+        with self.db.transaction():
+            busy = self.db.execute(
+                "SELECT 1 FROM teams_turn WHERE team_id = ? AND member = ? AND state = 'started'", (team_id, member)
+            ).fetchone()
+            if busy:
+                return None
+            (seq,) = self.db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM teams_turn WHERE team_id = ? AND member = ?", (team_id, member)
+            ).fetchone()
+            self.db.execute(
+                "INSERT INTO teams_turn(id, team_id, member, seq, state, owner_json, heartbeat_at, started_at, "
+                "board_version) VALUES (?, ?, ?, ?, 'started', ?, ?, ?, ?)",
+                (turn_id, team_id, member, seq, json.dumps(owner), heartbeat_at, now, board_version),
+            )
+        return self.turn(turn_id)
+
+    def turn(self, turn_id: str) -> TurnRow | None:
+        row = self.db.execute(f"SELECT {_columns(TurnRow)} FROM teams_turn WHERE id = ?", (turn_id,)).fetchone()
+        return _build(TurnRow, row) if row else None
+
+    def turns(
+        self, team_id: str, *, member: str | None = None, states: tuple[str, ...] = (), limit: int = 1000
+    ) -> list[TurnRow]:
+        where, args = "team_id = ?", [team_id]
+        if member is not None:
+            where += " AND member = ?"
+            args.append(member)
+        if states:
+            where += f" AND state IN ({', '.join('?' for _ in states)})"
+            args += list(states)
+        rows = self.db.execute(
+            f"SELECT {_columns(TurnRow)} FROM teams_turn WHERE {where} ORDER BY started_at DESC, seq DESC LIMIT ?",
+            (*args, limit),
+        )
+        return [_build(TurnRow, r) for r in rows]
+
+    def update_turn(self, turn_id: str, **changes: Any) -> None:
+        allowed = {f.name for f in fields(TurnRow)} - {"id"}
+        unknown = set(changes) - allowed
+        if unknown:
+            raise ValueError(f"unknown turn columns {sorted(unknown)}")
+        names = [_column(TurnRow, c) for c in changes]
+        values = [json.dumps(v) if n.endswith("_json") else v for n, v in zip(names, changes.values(), strict=True)]
+        self.db.execute(
+            f"UPDATE teams_turn SET {', '.join(f'{n} = ?' for n in names)} WHERE id = ?", (*values, turn_id)
+        )
+
+    def heartbeat_turns(self, turn_ids: list[str], at: float) -> None:
+        for turn_id in turn_ids:
+            self.db.execute("UPDATE teams_turn SET heartbeat_at = ? WHERE id = ? AND state = 'started'", (at, turn_id))
+
+    def finish_turn(self, turn_id: str, *, state: str, now: str, **changes: Any) -> bool:
+        """Close a started turn (only once: a reconciled turn cannot be finished again by a zombie)."""
+        self.db.execute(
+            "UPDATE teams_turn SET state = ?, finished_at = ? WHERE id = ? AND state = 'started'", (state, now, turn_id)
+        )
+        closed = self.db.conn.changes() == 1
+        if closed and changes:
+            self.update_turn(turn_id, **changes)
+        return closed
+
+    # ------------------------------------------------------------ events
+
+    def log(
+        self,
+        team_id: str,
+        kind: str,
+        detail: dict[str, Any],
+        *,
+        member: str | None = None,
+        cost_usd: float | None = None,
+        now: str,
+    ) -> None:
+        self.db.execute(
+            "INSERT INTO teams_event(team_id, member, kind, detail_json, cost_usd, at) VALUES (?, ?, ?, ?, ?, ?)",
+            (team_id, member, kind, json.dumps(detail), cost_usd, now),
+        )
+
+    def events(self, team_id: str, *, kind: str | None = None, limit: int = 1000) -> list[EventRow]:
+        where, args = "team_id = ?", [team_id]
+        if kind is not None:
+            where += " AND kind = ?"
+            args.append(kind)
+        rows = self.db.execute(
+            f"SELECT {_columns(EventRow)} FROM teams_event WHERE {where} ORDER BY id DESC LIMIT ?", (*args, limit)
+        )
+        return [_build(EventRow, r) for r in rows]

@@ -1,0 +1,431 @@
+"""One member's turn: lease it, build the bounded prompt, call its provider session, apply its decision.
+
+The decision, the mail receipts and the member's new state are written in one transaction that
+first closes the turn (`started` -> `completed`); a turn that reconcile already closed (its
+orchestrator was presumed dead) cannot land its decision twice. A turn that fails leaves its mail
+undelivered, so the next turn reads it again: nothing is lost, and nothing is receipted twice.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kernel.calls import AgentCall
+from kernel.clock import Clock, iso_utc
+from kernel.crashpoints import crash_point
+from kernel.errors import PalliumError
+from services.teams import prompt as contract
+from services.teams.board import complete_task
+from services.teams.gates import ask_gate
+from services.teams.roster import notify_lead
+from services.teams.store import MemberRow, TeamStore, TurnRow
+
+if TYPE_CHECKING:
+    from kernel.execution import Run
+
+__all__ = ["FAILURE_LIMIT", "TurnReport", "Turns"]
+
+FAILURE_LIMIT = 3  # consecutive failed turns before a member waits for a nudge or restart
+REPEAT_LIMIT = 3  # the same decision this many turns running is escalated to the lead
+
+
+class _Fenced(Exception):
+    """The turn was closed by someone else (reconcile, a restart) while it ran: drop its decision."""
+
+
+@dataclass(frozen=True)
+class TurnReport:
+    member: str
+    turn_id: str | None
+    state: str  # completed | malformed | failed | interrupted | skipped
+    detail: str = ""
+
+
+class Turns:
+    """Runs the turns of one team inside a held kernel `Run` (the team's lease, journal and staging)."""
+
+    def __init__(self, store: TeamStore, team_id: str, run: Run, *, clock: Clock, owner: dict) -> None:
+        self.store = store
+        self.team_id = team_id
+        self.run = run
+        self.clock = clock
+        self.owner = owner
+        self.in_flight: set[str] = set()
+
+    def now(self) -> str:
+        return iso_utc(self.clock.now())
+
+    async def take(self, name: str) -> TurnReport:
+        team = self.store.team(self.team_id)
+        member = self.store.member(self.team_id, name)
+        assert team is not None and member is not None
+        turn_id = f"turn-{secrets.token_hex(6)}"
+        turn = self.store.begin_turn(
+            turn_id=turn_id,
+            team_id=team.id,
+            member=name,
+            owner=self.owner,
+            heartbeat_at=time.time(),
+            board_version=team.board_version,
+            now=self.now(),
+        )
+        if turn is None:
+            return TurnReport(name, None, "skipped", "a turn is already in flight")
+        self.in_flight.add(turn_id)
+        try:
+            return await self._run_turn(turn, member)
+        finally:
+            self.in_flight.discard(turn_id)
+
+    async def _run_turn(self, turn: TurnRow, member: MemberRow) -> TurnReport:
+        team = self.store.team(self.team_id)
+        assert team is not None
+        mail = self.store.undelivered(team.id, member.name, limit=contract.MAIL_PER_TURN)
+        waiting = self.store.count_undelivered(team.id).get(member.name, 0)
+        board = contract.Board(
+            open_tasks=self.store.tasks(
+                team.id, statuses=("in_progress", "pending", "blocked"), limit=contract.OPEN_TASKS
+            ),
+            recent=self.store.recent_completions(team.id, limit=contract.RECENT_COMPLETIONS),
+            counts=self.store.count_tasks(team.id),
+        )
+        roster = self.store.members(team.id)
+        handoff = None
+        session_mode, new_session, resume = self._session_plan(member)
+        for attempt in range(2):
+            text = contract.build_prompt(
+                turn_id=turn.id,
+                team=team,
+                member=member,
+                roster=roster,
+                mail=mail,
+                waiting=waiting,
+                board=board,
+                handoff=handoff,
+            )
+            self.store.update_turn(
+                turn.id,
+                prompt_bytes=len(text.encode("utf-8")),
+                mail_ids=[m.id for m in mail],
+                provider=member.provider,
+                session_mode=session_mode,
+                session_id=new_session or resume,
+            )
+            crash_point("team_turn_started")
+            call = AgentCall(
+                text,
+                mode="edit" if member.mode == "edit" else "read-only",
+                provider=member.provider,
+                model=member.model,
+                schema=contract.DECISION_SCHEMA,
+                label=f"{team.id}/{member.name}",
+                op="turn",
+                new_session=new_session,
+                resume_session=resume,
+            )
+            try:
+                outcome = await self.run.agent(call)
+            except PalliumError as exc:
+                return self._failed(turn, member, f"{exc.code}: {exc.message}", cost=None, counted=False)
+            result = outcome.result
+            self.store.add_spend(team.id, member.name, result.usage.cost_usd)
+            failure = result.failure
+            if attempt == 0 and failure is not None and failure.reason == "session_not_found":
+                handoff = contract.handoff_text(self._past_summaries(member.name))
+                lost = new_session or resume
+                new_session = str(uuid.uuid4()) if member.provider == "claude" else None
+                resume, session_mode = None, "fresh_handoff"
+                note = f"session {lost} was gone at turn {turn.seq}; started a fresh session with a handoff summary"
+                self.store.update_member(
+                    team.id, member.name, session_id=new_session, session_established=False, session_note=note
+                )
+                self.store.log(
+                    team.id, "session_lost", {"turn": turn.id, "session": lost}, member=member.name, now=self.now()
+                )
+                continue
+            if attempt == 0 and failure is not None and "already in use" in failure.message and new_session:
+                resume, new_session, session_mode = new_session, None, "resume"  # an interrupted first turn made it
+                continue
+            break
+        self._record_session(member, result.session_id or new_session or resume, failure)
+        crash_point("team_before_decision")
+        if failure is not None and failure.error_class != "schema":
+            return self._failed(turn, member, f"{failure.error_class}: {failure.message}", cost=result.usage.cost_usd)
+        decision = contract.parse_decision(result.output) if failure is None else failure.message
+        if isinstance(decision, str):
+            return self._malformed(turn, member, decision, outcome.call_key, outcome.patch_state)
+        return await self._apply(
+            turn, member, decision, outcome, mail_ids=[m.id for m in mail], cost=result.usage.cost_usd
+        )
+
+    # ------------------------------------------------------------ sessions
+
+    def _session_plan(self, member: MemberRow) -> tuple[str, str | None, str | None]:
+        """How this turn reaches the member's native session: (mode, new session id, session to resume)."""
+        if member.provider == "claude":
+            if member.session_id is None:
+                fresh = str(uuid.uuid4())
+                self.store.update_member(self.team_id, member.name, session_id=fresh)
+                return "new", fresh, None
+            if member.session_established:
+                return "resume", None, member.session_id
+            return "new", member.session_id, None
+        if member.session_id:
+            return "resume", None, member.session_id
+        return "new", None, None
+
+    def _record_session(self, member: MemberRow, session: str | None, failure: object) -> None:
+        reached = failure is None or getattr(failure, "error_class", None) in ("schema", "unknown", "timeout")
+        if session and reached:
+            self.store.update_member(self.team_id, member.name, session_id=session, session_established=True)
+
+    def _past_summaries(self, name: str) -> list[tuple[int, str]]:
+        turns = self.store.turns(self.team_id, member=name, states=("completed",), limit=10)
+        return [(t.seq, t.summary or "") for t in reversed(turns)]
+
+    # ------------------------------------------------------------ outcomes
+
+    def _failed(
+        self, turn: TurnRow, member: MemberRow, why: str, *, cost: float | None, counted: bool = True
+    ) -> TurnReport:
+        now = self.now()
+        with self.store.db.transaction():
+            if not self.store.finish_turn(turn.id, state="failed", now=now, error=why[:4000], cost_usd=cost):
+                return TurnReport(member.name, turn.id, "interrupted", "closed by reconcile while it ran")
+            failures = self._consecutive_failures(member.name)
+            changes: dict = {
+                "last_turn_status": "failed",
+                "last_turn_error": why[:4000],
+                "last_turn_at": now,
+                "turn_count": member.turn_count + 1,
+            }
+            if failures >= FAILURE_LIMIT:
+                changes.update(
+                    status="error", status_reason=f"{failures} failed turns running; nudge or restart it", retry=False
+                )
+            self.store.update_member(self.team_id, member.name, **changes)
+            notify_lead(self.store, self.team_id, f"turn failed: {member.name} ({turn.id}): {why[:1500]}", now=now)
+            self.store.log(
+                self.team_id,
+                "turn_failed",
+                {"turn": turn.id, "error": why[:500]},
+                member=member.name,
+                cost_usd=cost,
+                now=now,
+            )
+        return TurnReport(member.name, turn.id, "failed", why)
+
+    def _malformed(
+        self, turn: TurnRow, member: MemberRow, why: str, call_key: str, patch_state: str | None
+    ) -> TurnReport:
+        now = self.now()
+        with self.store.db.transaction():
+            if not self.store.finish_turn(
+                turn.id, state="malformed", now=now, error=why[:4000], call_key=call_key, patch_state=patch_state
+            ):
+                return TurnReport(member.name, turn.id, "interrupted", "closed by reconcile while it ran")
+            failures = self._consecutive_failures(member.name)
+            changes: dict = {
+                "retry": failures < FAILURE_LIMIT,
+                "last_turn_status": "malformed",
+                "last_turn_error": why[:4000],
+                "last_turn_at": now,
+                "turn_count": member.turn_count + 1,
+            }
+            if failures >= FAILURE_LIMIT:
+                changes.update(status="error", status_reason=f"{failures} unusable turns running; nudge or restart it")
+            self.store.update_member(self.team_id, member.name, **changes)
+            notify_lead(
+                self.store,
+                self.team_id,
+                f"malformed decision from {member.name} ({turn.id}); it will be asked again: {why[:1500]}",
+                now=now,
+            )
+        return TurnReport(member.name, turn.id, "malformed", why)
+
+    def _latest_patch(self, name: str) -> str | None:
+        for t in self.store.turns(self.team_id, member=name, states=("completed",), limit=50):
+            if t.patch_state == "staged" and t.call_key:
+                return t.call_key
+        return None
+
+    def _consecutive_failures(self, name: str) -> int:
+        count = 0
+        for t in self.store.turns(
+            self.team_id, member=name, states=("completed", "failed", "malformed"), limit=FAILURE_LIMIT
+        ):
+            if t.state == "completed":
+                break
+            count += 1
+        return count
+
+    async def _apply(
+        self,
+        turn: TurnRow,
+        member: MemberRow,
+        decision: contract.Decision,
+        outcome,
+        *,
+        mail_ids: list[int],
+        cost: float | None,
+    ) -> TurnReport:
+        team = self.store.team(self.team_id)
+        assert team is not None
+        now = self.now()
+        staged_patch = outcome.call_key if outcome.patch_state == "staged" else None
+        status, reason = decision.status, decision.status_reason
+        notes: list[str] = []
+        if decision.complete_task_id is not None:
+            evidence = dict(decision.evidence)
+            own = staged_patch or self._latest_patch(member.name)  # the member's own latest staged patch
+            if own and "patch_id" not in evidence:
+                evidence["patch_id"] = own
+            done = await complete_task(
+                self.store,
+                team,
+                decision.complete_task_id,
+                member.name,
+                result=decision.complete_result,
+                evidence=evidence,
+                now=now,
+            )
+            if done.state not in ("completed", "rejected", "requeued", "missing_evidence"):
+                notes.append(f"task #{decision.complete_task_id} was not completed: {done.message}")
+        if status == "idle":
+            verdict = await ask_gate(
+                self.store,
+                team,
+                "teammate_idle",
+                f"{member.name} wants to go idle: {decision.status_reason}\n{decision.summary}",
+                member=member.name,
+                now=now,
+            )
+            if verdict.outcome == "rejected":
+                status, reason = "active", f"the gate kept you working: {verdict.reason}"
+                notes.append(f"the gate did not let you go idle: {verdict.reason}")
+            elif verdict.outcome == "broken":
+                status, reason = "active", "the idle gate could not check; kept working (fails closed)"
+                notes.append(f"the idle gate could not check, so you stay active: {verdict.reason}")
+        roster = {m.name for m in self.store.members(team.id)}
+        try:
+            with self.store.db.transaction():
+                if not self.store.finish_turn(
+                    turn.id,
+                    state="completed",
+                    now=now,
+                    decision=_decision_record(decision),
+                    summary=decision.summary,
+                    cost_usd=cost,
+                    call_key=outcome.call_key,
+                    patch_state=outcome.patch_state,
+                    patch_files=outcome.patch_files,
+                ):
+                    raise _Fenced
+                self._deliver_outgoing(team.id, member.name, decision, roster, notes, now)
+                if decision.claim_task_id is not None:
+                    claimed = self.store._claim_txn(team.id, decision.claim_task_id, member.name, now)
+                    if claimed not in ("claimed", "already_owned"):
+                        notes.append(f"your claim of task #{decision.claim_task_id} failed: {claimed}")
+                if member.plan_required and member.plan_status != "approved":
+                    notify_lead(
+                        self.store,
+                        team.id,
+                        f"plan from {member.name} (approve with `pallium team approve "
+                        f"{team.id} {member.name}`, or reject with feedback):\n{decision.summary[:4000]}",
+                        now=now,
+                        sender=member.name,
+                    )
+                    status, reason = "blocked", "awaiting plan approval"
+                # an idle member is not scheduled again without new mail or work, so only a member that keeps
+                # asking for turns (active) or keeps saying it is blocked can loop on one decision
+                same = decision.signature() == member.last_decision_hash and decision.status != "idle"
+                repeat = member.repeat_count + 1 if same else 1
+                if repeat >= REPEAT_LIMIT:
+                    notify_lead(
+                        self.store,
+                        team.id,
+                        f"{member.name} gave the same decision {repeat} turns running "
+                        f"(status {decision.status}: {decision.status_reason}); it waits for you now",
+                        now=now,
+                    )
+                    status, reason, repeat = "blocked", f"same decision {REPEAT_LIMIT} turns running; escalated", 0
+                if staged_patch:
+                    self.store.log(
+                        team.id,
+                        "patch_staged",
+                        {"turn": turn.id, "patch_id": staged_patch, "files": outcome.patch_files[:50]},
+                        member=member.name,
+                        now=now,
+                    )
+                    notify_lead(
+                        self.store,
+                        team.id,
+                        f"{member.name} staged a patch ({staged_patch}: "
+                        f"{', '.join(outcome.patch_files[:10])}); land it with `pallium team apply {team.id}`",
+                        now=now,
+                    )
+                elif outcome.patch_state in ("blocked", "conflicted"):
+                    notify_lead(
+                        self.store,
+                        team.id,
+                        f"{member.name}'s patch is {outcome.patch_state} and was not "
+                        f"staged ({outcome.call_key}): {outcome.gate_violations[:3]}",
+                        now=now,
+                    )
+                for note in notes:
+                    self.store.send(
+                        team_id=team.id, sender="pallium", recipient=member.name, body=note, kind="system", now=now
+                    )
+                self.store.mark_delivered(team.id, member.name, mail_ids, turn.id, now=now)
+                self.store.update_member(
+                    team.id,
+                    member.name,
+                    status=status,
+                    status_reason=reason or None,
+                    last_seen_board=turn.board_version,
+                    nudged=False,
+                    retry=False,
+                    turn_count=member.turn_count + 1,
+                    last_turn_at=now,
+                    last_turn_status="completed",
+                    last_turn_error=None,
+                    last_decision_hash=decision.signature(),
+                    repeat_count=repeat,
+                )
+        except _Fenced:
+            return TurnReport(member.name, turn.id, "interrupted", "closed by reconcile while it ran")
+        return TurnReport(member.name, turn.id, "completed", decision.summary)
+
+    def _deliver_outgoing(
+        self, team_id: str, sender: str, decision: contract.Decision, roster: set[str], notes: list[str], now: str
+    ) -> None:
+        for to, body in decision.messages:
+            if to in roster and to != sender and body.strip():
+                self.store.send(team_id=team_id, sender=sender, recipient=to, body=body, kind="mail", now=now)
+                continue
+            why = "is yourself" if to == sender else ("was empty" if not body.strip() else "is not on the roster")
+            notes.append(f"your message to {to!r} was not sent: the name {why}; roster: {', '.join(sorted(roster))}")
+            if to not in roster:
+                notify_lead(
+                    self.store,
+                    team_id,
+                    f"{sender} wrote to {to!r}, who is not on the roster; kept here: {body[:2000]}",
+                    now=now,
+                )
+
+
+def _decision_record(decision: contract.Decision) -> dict:
+    return {
+        "status": decision.status,
+        "status_reason": decision.status_reason,
+        "messages": [{"to": to, "body": body} for to, body in decision.messages],
+        "claim_task_id": decision.claim_task_id,
+        "complete_task_id": decision.complete_task_id,
+        "complete_result": decision.complete_result,
+        "evidence": decision.evidence,
+        "summary": decision.summary,
+    }

@@ -1,0 +1,188 @@
+"""What the team tools answer: store rows turned into output models, the status, and short renderings."""
+
+from __future__ import annotations
+
+import time
+
+from kernel.runstore import RunStore
+from services.teams import models
+from services.teams.roster import member_state
+from services.teams.store import MemberRow, MessageRow, TaskRow, TeamRow, TeamStore
+
+__all__ = ["describe", "to_member", "to_message", "to_task", "to_team"]
+
+
+def to_team(row: TeamRow) -> models.Team:
+    return models.Team(
+        id=row.id,
+        goal=row.goal,
+        cwd=row.cwd,
+        status=row.status,
+        template=row.template,  # type: ignore[arg-type]
+        budget_usd=row.budget_usd,
+        spend_usd=round(row.spend_usd, 6),
+        unknown_cost_calls=row.unknown_cost_calls,
+        gate_hooks=row.gate_hooks,
+        gate_prompt=row.gate_prompt,
+        auto_apply=row.auto_apply,
+        board_version=row.board_version,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def to_member(
+    store: TeamStore, row: MemberRow, *, stale_after_minutes: float = 15.0, waiting: int | None = None
+) -> models.Member:
+    turns = store.turns(row.team_id, member=row.name, states=("started",), limit=1)
+    turn = turns[0] if turns else None
+    if waiting is None:
+        waiting = store.count_undelivered(row.team_id).get(row.name, 0)
+    return models.Member(
+        name=row.name,
+        provider=row.provider,
+        model=row.model,
+        role=row.role,
+        mode=row.mode,
+        external=row.external,
+        status=row.status,
+        status_reason=row.status_reason,
+        state=member_state(row, turn, waiting, stale_after_minutes=stale_after_minutes, at=time.time()),
+        session_id=row.session_id,
+        session_established=row.session_established,
+        session_note=row.session_note,
+        plan_required=row.plan_required,
+        plan_status=row.plan_status,
+        stop_requested=row.stop_requested,
+        nudged=row.nudged,
+        waiting_messages=waiting,
+        turn_count=row.turn_count,
+        last_turn_at=row.last_turn_at,
+        last_turn_status=row.last_turn_status,
+        last_turn_error=row.last_turn_error,
+        current_turn=turn.id if turn else None,
+        budget_usd=row.budget_usd,
+        spend_usd=round(row.spend_usd, 6),
+        unknown_cost_calls=row.unknown_cost_calls,
+    )
+
+
+def to_task(row: TaskRow) -> models.Task:
+    return models.Task(
+        id=row.id,
+        title=row.title,
+        description=row.description,
+        status=row.status,
+        owner=row.owner,
+        depends_on=row.depends_on,
+        requires=row.requires,
+        result=row.result,
+        evidence=row.evidence,
+        created_by=row.created_by,
+        created_at=row.created_at,
+        claimed_at=row.claimed_at,
+        completed_at=row.completed_at,
+    )
+
+
+def to_message(row: MessageRow) -> models.Message:
+    return models.Message(
+        id=row.id,
+        sender=row.sender,
+        recipient=row.recipient,
+        body=row.body,
+        kind=row.kind,
+        created_at=row.created_at,
+        delivered_turn=row.delivered_turn,
+        delivered_at=row.delivered_at,
+    )
+
+
+def describe(
+    store: TeamStore, team: TeamRow, *, stale_after_minutes: float, limit: int, reconciled: list[str] | None = None
+) -> models.StatusOutput:
+    waiting = store.count_undelivered(team.id)
+    members = [
+        to_member(store, m, stale_after_minutes=stale_after_minutes, waiting=waiting.get(m.name, 0))
+        for m in store.members(team.id)
+    ]
+    open_tasks = store.tasks(team.id, statuses=("in_progress", "pending", "blocked"), limit=limit + 1)
+    shown = open_tasks[:limit]
+    if len(shown) < limit:
+        shown += store.recent_completions(team.id, limit=limit - len(shown))
+    counts = store.count_tasks(team.id)
+    untracked = sorted({m.provider for m in members if m.unknown_cost_calls})
+    if team.unknown_cost_calls > sum(m.unknown_cost_calls for m in members):
+        untracked = sorted(set(untracked) | {"gate"})
+    patches = [
+        models.Patch(patch_id=p.call_key, state=p.state, detail=p.detail) for p in RunStore(store.db).patches(team.id)
+    ]
+    return models.StatusOutput(
+        team=to_team(team),
+        members=members,
+        tasks=[to_task(t) for t in shown],
+        tasks_truncated=len(open_tasks) > limit or sum(counts.values()) > len(shown),
+        task_counts=counts,
+        patches=patches,
+        untracked_cost_providers=untracked,
+        spend=spend_text(team),
+        reconciled_interrupted=reconciled or [],
+    )
+
+
+def spend_text(team: TeamRow) -> str:
+    known = f"${team.spend_usd:.4f}"
+    budget = f" of ${team.budget_usd:.2f}" if team.budget_usd is not None else ""
+    if not team.unknown_cost_calls:
+        return known + budget
+    if team.spend_usd == 0:
+        return f"unknown ({team.unknown_cost_calls} call(s) reported no cost){budget}"
+    return f"{known} + {team.unknown_cost_calls} call(s) of unknown cost{budget}"
+
+
+# ---------------------------------------------------------------- renderings
+
+
+def render_status(out: models.StatusOutput) -> str:
+    t = out.team
+    lines = [f"team {t.id}: {t.status}, spend {out.spend}", f"  goal: {t.goal[:200]}"]
+    if out.untracked_cost_providers:
+        lines.append(f"  cost unknown for: {', '.join(out.untracked_cost_providers)}")
+    for m in out.members:
+        extra = f" ({m.status_reason})" if m.status_reason else ""
+        lines.append(
+            f"  {m.name:<22} {m.state:<8} {m.status:<8} {m.provider:<8} {m.mode:<9} turns {m.turn_count:<4}"
+            f" mail {m.waiting_messages}{extra}"
+        )
+        if m.session_note:
+            lines.append(f"    session: {m.session_note}")
+    for task in out.tasks:
+        lines.append(f"  #{task.id:<4} {task.status:<11} {task.owner or '-':<20} {task.title[:60]}")
+    for p in out.patches:
+        lines.append(f"  patch {p.patch_id} {p.state}")
+    if out.reconciled_interrupted:
+        lines.append(f"  reconciled interrupted turns of: {', '.join(out.reconciled_interrupted)}")
+    return "\n".join(lines)
+
+
+def render_run(out: models.RunOutput) -> str:
+    lines = [f"team {out.team.id}: {out.rounds} round(s), {out.turns_taken} turn(s); {out.reason}"]
+    if out.reconciled_interrupted:
+        lines.append(f"  resumed interrupted: {', '.join(out.reconciled_interrupted)}")
+    for turn in out.turns[-20:]:
+        lines.append(f"  {turn.member:<22} {turn.state:<11} {turn.detail[:80]}")
+    return "\n".join(lines)
+
+
+def render_inbox(out: models.InboxOutput) -> str:
+    if not out.messages:
+        return "no messages"
+    lines = [
+        f"#{m.id} {m.sender} -> {m.recipient} [{m.kind}] "
+        f"{'read by ' + m.delivered_turn if m.delivered_turn else 'unread'}"
+        f"\n  {m.body[:500]}"
+        for m in out.messages
+    ]
+    if out.next_cursor:
+        lines.append(f"more: --cursor {out.next_cursor}")
+    return "\n".join(lines)

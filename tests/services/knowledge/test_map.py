@@ -1,0 +1,73 @@
+"""`knowledge map`: modules from folders merged by size and imports, with their facts."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kernel.errors import PalliumError
+from tests.conftest import write
+from tests.services.knowledge.conftest import ask
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_folders_become_modules_small_ones_fold_into_their_parent_and_noise_is_left_out(app_repo: Path):
+    out = await ask(app_repo, "pallium_knowledge_map", full=True)
+    by_slug = {m["slug"]: m for m in out.full}
+    assert set(by_slug) == {"@root", "app%2Fcore", "app%2Fweb", "db", "tests"}
+    assert "app/core/extra/helpers.py" in by_slug["app%2Fcore"]["files"]  # a one-file folder joined its parent
+    every_file = {f for m in out.full for f in m["files"]}
+    assert "package-lock.json" not in every_file and "vendor/lib/thing.py" not in every_file
+    assert {"db/schema.sql", "db/seed.sql", "db/deploy.sh", "README.md"} <= every_file
+    assert by_slug["db"]["languages"] == {"sql": 2, "bash": 1}
+
+
+async def test_a_module_has_ranked_surface_edges_both_ways_packages_tests_and_history(app_repo: Path):
+    out = await ask(app_repo, "pallium_knowledge_map", full=True)
+    core = next(m for m in out.full if m["slug"] == "app%2Fcore")
+    web = next(m for m in out.full if m["slug"] == "app%2Fweb")
+    names = [s["name"] for s in core["surface"]]
+    assert names[:2] == ["parse_config", "Engine"]  # four files reference parse_config, three Engine
+    assert core["surface"][0]["referencing_files"] > core["surface"][2]["referencing_files"]
+    assert web["depends_on"] == [{"module": "app%2Fcore", "path": "app/core", "imports": 2}]
+    assert {"module": "app%2Fweb", "path": "app/web", "imports": 2} in core["used_by"]
+    assert web["external"] == ["requests"]
+    assert core["tests"][0] == "tests/test_engine.py"
+    assert "tests/test_server.py" in web["tests"]
+    assert [h["subject"] for h in core["history"]] == ["Revert the job queue change", "Start the engine"]
+    assert out.incidents == 1
+
+
+async def test_compact_map_lists_slugs_and_counts_with_version_2(app_repo: Path):
+    out = await ask(app_repo, "pallium_knowledge_map", limit=2)
+    assert out.version == 2 and out.full is None
+    assert len(out.modules) == 2 and out.truncated and out.module_count == 5
+
+
+async def test_modules_json_sets_boundaries_excludes_and_lets_named_untracked_files_in(app_repo: Path):
+    write(app_repo, "app/core/extra/more.py", "def more():\n    return 2\n")
+    write(app_repo, "app/core/extra/ignored_untracked.py", "x = 1\n")
+    write(
+        app_repo,
+        ".pallium/modules.json",
+        json.dumps(
+            {
+                "boundaries": ["app/core/extra"],
+                "exclude": ["db/seed.sql"],
+                "include_untracked": ["app/core/extra/more.py"],
+            }
+        ),
+    )
+    out = await ask(app_repo, "pallium_knowledge_map", full=True)
+    by_slug = {m["slug"]: m for m in out.full}
+    assert by_slug["app%2Fcore%2Fextra"]["files"] == ["app/core/extra/helpers.py", "app/core/extra/more.py"]
+    every_file = {f for m in out.full for f in m["files"]}
+    assert "db/seed.sql" not in every_file and "app/core/extra/ignored_untracked.py" not in every_file
+
+
+async def test_a_broken_modules_json_is_refused_naming_the_file(app_repo: Path):
+    write(app_repo, ".pallium/modules.json", '{"boundaries": "app"}')
+    with pytest.raises(PalliumError) as caught:
+        await ask(app_repo, "pallium_knowledge_map")
+    assert caught.value.code == "invalid_input" and caught.value.details["field"] == "boundaries"

@@ -1,0 +1,82 @@
+"""Reading the base: search, get and context, with freshness apart from evidence."""
+
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from pallium_mcp.server import build_server
+from tests.conftest import write
+from tests.services.knowledge.conftest import ask, commit
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_search_returns_at_most_five_compact_results_within_8_kb(app_repo: Path):
+    for i in range(8):
+        commit(
+            app_repo,
+            f"Add engine part {i}",
+            {
+                f"part{i}/engine_{i}.py": "def engine_part():\n    return 1\n",
+                f"part{i}/more_{i}.py": "def engine_more():\n    return 2\n",
+            },
+        )
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    out = await ask(app_repo, "pallium_knowledge_search", query="engine")
+    assert out.version == 2 and len(out.results) == 5 and len(out.model_dump_json()) <= 8 * 1024
+    assert "app%2Fcore" in [r.slug for r in out.results]
+    assert out.freshness.status == "fresh" and out.results[0].evidence.claims == 0
+    full = await ask(app_repo, "pallium_knowledge_search", query="engine", full=True)
+    assert full.documents is not None and [d["slug"] for d in full.documents] == [r.slug for r in out.results]
+
+
+async def test_context_points_at_the_file_defining_a_named_symbol_and_its_tests(app_repo: Path):
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    out = await ask(app_repo, "pallium_knowledge_context", task="parse_config drops values that contain '='")
+    assert out.read[0].path == "app/core/engine.py"
+    assert "parse_config:3" in out.read[0].symbols
+    assert out.tests[0] == "tests/test_engine.py"
+    assert out.modules[0].slug == "app%2Fcore" and "a named symbol" in out.modules[0].why
+    assert out.checks and "tests/test_engine.py" in out.checks[0]
+    assert len(out.model_dump_json()) <= 12 * 1024 and out.version == 2
+
+
+async def test_context_follows_a_named_path_and_words(app_repo: Path):
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    out = await ask(app_repo, "pallium_knowledge_context", task="the route in app/web/routes.py should queue jobs")
+    assert out.read[0].path == "app/web/routes.py"
+    by_words = await ask(app_repo, "pallium_knowledge_context", task="web server serve")
+    assert by_words.read[0].path == "app/web/server.py" and by_words.tests[0] == "tests/test_server.py"
+
+
+async def test_freshness_names_files_changed_since_the_build_and_reverting_clears_it(app_repo: Path):
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    original = (app_repo / "app/core/engine.py").read_text(encoding="utf-8")
+    write(app_repo, "app/core/engine.py", original + "\nX = 1\n")
+    out = await ask(app_repo, "pallium_knowledge_get", slug="app/core")  # a path works as well as its slug
+    assert out.freshness.status == "stale" and out.freshness.changed_files == ["app/core/engine.py"]
+    assert out.freshness.refresh_command == "pallium knowledge build --no-model"
+    write(app_repo, "app/core/engine.py", original)
+    out = await ask(app_repo, "pallium_knowledge_get", slug="app%2Fcore")
+    assert out.freshness.status == "fresh" and out.freshness.changed_count == 0
+
+
+async def test_context_over_mcp_is_in_the_default_toolset_and_builds_on_first_use(app_repo: Path):
+    async with Client(build_server(cwd=app_repo)) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        answer = await client.call_tool("pallium_knowledge_context", {"task": "Engine jobs queue"})
+    assert {"pallium_knowledge_context", "pallium_knowledge_search", "pallium_knowledge_get"} <= names
+    assert answer.is_error is False
+    data = answer.structured_content
+    assert data["version"] == 2 and data["read"][0]["path"] in {"app/core/jobs.py", "app/core/engine.py"}
+    assert data["freshness"]["status"] == "fresh" and "evidence" in data
+
+
+async def test_get_of_an_unknown_section_names_the_sections(app_repo: Path):
+    from kernel.errors import PalliumError
+
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    with pytest.raises(PalliumError) as caught:
+        await ask(app_repo, "pallium_knowledge_get", slug="app%2Fcore", section="Nope")
+    assert caught.value.code == "not_found" and "Surface" in caught.value.details["sections"]
