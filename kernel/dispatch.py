@@ -211,4 +211,35 @@ def _finish(tool: Tool, inp: BaseModel, out: BaseModel) -> BaseModel:
     """
     from kernel import fitting
 
+    if tool.redact:
+        out = redacted(out)
     return fitting.enforce(tool, inp, out)
+
+
+def redacted(out: BaseModel) -> BaseModel:
+    """`out` with each likely secret in any of its texts replaced, and the count in `redactions`."""
+    from pydantic import BaseModel
+
+    from kernel.secrets import redact
+
+    count = 0
+
+    def clean(value: Any) -> Any:
+        nonlocal count
+        if isinstance(value, str):
+            text, found = redact(value)
+            count += found
+            return text
+        if isinstance(value, BaseModel):
+            changed = {name: clean(getattr(value, name)) for name in type(value).model_fields}
+            return value.model_copy(update=changed)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(clean(v) for v in value)
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    cleaned = clean(out)
+    return cleaned.model_copy(update={"redactions": count}) if count else cleaned

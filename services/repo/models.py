@@ -137,6 +137,7 @@ class Symbol(ToolOutput):
 
 
 class SymbolsOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     path: str
     language: str | None
     status: str = Field(description="parsed, text, unparsed, or skipped:<reason>")
@@ -187,6 +188,7 @@ class Reference(ToolOutput):
 
 
 class CallersOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     name: str
     definitions: list[Definition] = Field(
         description="where the name is defined: at most 50, fewer when they would fill half of 8 KB "
@@ -224,6 +226,7 @@ class SearchHit(ToolOutput):
 
 
 class SearchOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     query: str
     results: list[SearchHit]
     truncated: bool
@@ -247,6 +250,7 @@ class RiskFactor(ToolOutput):
 
 
 class RiskOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     path: str
     score: float
     level: Level
@@ -274,6 +278,7 @@ class StructuralLink(ToolOutput):
 
 
 class NeighborsOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     path: str
     revisions: int
     cochange: list[CoChange]
@@ -310,6 +315,7 @@ class RankedDecision(ToolOutput):
 
 
 class DecisionsOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     query: str
     decisions: list[Decision]
     truncated: bool
@@ -341,6 +347,7 @@ class RecentCommit(ToolOutput):
 
 
 class ExplainOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     path: str
     language: str | None
     status: str
@@ -378,6 +385,7 @@ class HandoffFile(ToolOutput):
 
 
 class HandoffOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     base: str | None
     head: str | None
     summary: str

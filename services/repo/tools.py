@@ -289,6 +289,7 @@ TOOLS = (
     Tool(
         cli="explain",
         handler=explain,
+        redact=True,
         input=ExplainInput,
         output=ExplainOutput,
         summary="What a file declares, imports and is imported by, what changes with it, its risk, tests and checks.",
@@ -323,6 +324,7 @@ TOOLS = (
     Tool(
         cli="symbols",
         handler=symbols,
+        redact=True,
         input=SymbolsInput,
         output=SymbolsOutput,
         summary="A file's symbols with kind, qualified name, signature, lines and the first doc line.",
@@ -354,6 +356,7 @@ TOOLS = (
     Tool(
         cli="callers",
         handler=callers,
+        redact=True,
         input=CallersInput,
         output=CallersOutput,
         summary="Every place that references a name, with file, line and enclosing symbol; definitions first.",
@@ -386,6 +389,7 @@ TOOLS = (
     Tool(
         cli="search",
         handler=search,
+        redact=True,
         input=SearchInput,
         output=SearchOutput,
         summary="BM25 search over symbol names, signatures, doc comments and paths; best 5 by default.",
@@ -418,6 +422,7 @@ TOOLS = (
     Tool(
         cli="risk",
         handler=risk_tool,
+        redact=True,
         input=RiskInput,
         output=RiskOutput,
         summary="A file's edit risk (low, medium, high) with the score's reasons: churn, coupling, tests, boundary.",
@@ -448,6 +453,7 @@ TOOLS = (
     Tool(
         cli="neighbors",
         handler=neighbors,
+        redact=True,
         input=NeighborsInput,
         output=NeighborsOutput,
         summary="Files that change together with a file (shared commits, degree, confidence) and its import links.",
@@ -479,6 +485,7 @@ TOOLS = (
     Tool(
         cli="decisions",
         handler=decisions,
+        redact=True,
         input=DecisionsInput,
         output=DecisionsOutput,
         summary="Search decision notes (commit subjects and bodies), most relevant first.",
@@ -509,6 +516,7 @@ TOOLS = (
     Tool(
         cli="handoff",
         handler=handoff,
+        redact=True,
         input=HandoffInput,
         output=HandoffOutput,
         summary="Everything since a base commit plus the working tree: files with risk, tests, checks, open questions.",
