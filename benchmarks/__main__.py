@@ -14,6 +14,7 @@ BENCHMARKS = {
     "loops": "benchmarks.loops",
     "route": "benchmarks.route",
     "team": "benchmarks.team",
+    "validate": "benchmarks.validate",
     "mcp": "benchmarks.mcp",
     "knowledge": "benchmarks.knowledge",
 }

@@ -8,6 +8,7 @@ CLI call imports only that one handler's module.
 from __future__ import annotations
 
 import difflib
+import errno
 import importlib
 import os
 import sys
@@ -76,6 +77,8 @@ def validate_input(tool: Tool, arguments: Mapping[str, Any] | BaseModel) -> Base
         if isinstance(arguments, tool.input):
             return arguments
         arguments = arguments.model_dump()
+    for name, value in dict(arguments).items():
+        _refuse_unusable(tool, str(name), value, depth=0)
     try:
         return tool.input.model_validate(dict(arguments))
     except ValidationError as exc:
@@ -91,6 +94,55 @@ def validate_input(tool: Tool, arguments: Mapping[str, Any] | BaseModel) -> Base
             hint=f"see `pallium {tool.cli} --help`",
             details={"tool": tool.name, "field": first["field"], "errors": problems},
         ) from None
+
+
+MAX_STRING = 2_000_000  # characters in any one argument; the largest an input field allows is 1 MB
+
+
+def _internal(tool: Tool, exc: Exception) -> PalliumError:
+    if os.environ.get("PALLIUM_DEBUG"):
+        traceback.print_exception(exc, file=sys.stderr)
+    return PalliumError(
+        "internal",
+        f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}",
+        hint="this is a bug in Pallium; rerun with PALLIUM_DEBUG=1 to see the traceback and report it",
+        details={"tool": tool.name, "exception": type(exc).__name__},
+    )
+
+
+def _refuse_unusable(tool: Tool, field: str, value: Any, *, depth: int) -> None:
+    """Refuse what no field can use and what fails deep in a handler: NUL, lone surrogates, huge text.
+
+    A NUL byte cannot be in a path, a git argument or most SQLite text, and a lone surrogate (valid in
+    JSON, not in UTF-8) cannot be written anywhere, so either would fail far from the argument that
+    carried it. The value itself is never echoed: it may be a megabyte.
+    """
+    problem = None
+    if isinstance(value, str):
+        if "\x00" in value:
+            problem = "contains a NUL character"
+        elif len(value) > MAX_STRING:
+            problem = f"is {len(value):,} characters; at most {MAX_STRING:,}"
+        else:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                problem = "is not valid UTF-8 text (it holds a lone surrogate)"
+    elif isinstance(value, dict) and depth < 20:
+        for key, item in value.items():
+            _refuse_unusable(tool, f"{field}.{key}" if isinstance(key, str) else field, key, depth=depth + 1)
+            _refuse_unusable(tool, f"{field}.{key}", item, depth=depth + 1)
+    elif isinstance(value, list | tuple) and depth < 20:
+        for index, item in enumerate(value):
+            _refuse_unusable(tool, f"{field}.{index}", item, depth=depth + 1)
+    if problem is not None:
+        field = field[:100]
+        raise PalliumError(
+            "invalid_input",
+            f"{tool.name}: argument {field!r} {problem}",
+            hint=f"pass plain UTF-8 text; see `pallium {tool.cli} --help`",
+            details={"tool": tool.name, "field": field},
+        )
 
 
 async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolContext) -> BaseModel:
@@ -111,15 +163,19 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
         if not exc.hint:  # every error says what to do next, through either door
             exc.hint = _hint_for(tool, exc)
         raise
-    except Exception as exc:
-        if os.environ.get("PALLIUM_DEBUG"):
-            traceback.print_exc(file=sys.stderr)
+    except (OverflowError, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno != errno.ENAMETOOLONG:
+            raise _internal(tool, exc) from exc
+        # Only an argument can make a number overflow or a name too long: say so, not "a bug".
         raise PalliumError(
-            "internal",
-            f"{tool.name} failed unexpectedly: {type(exc).__name__}: {exc}",
-            hint="this is a bug in Pallium; rerun with PALLIUM_DEBUG=1 to see the traceback and report it",
+            "invalid_input",
+            f"{tool.name}: an argument is out of range: "
+            + ("a file name or path is too long" if isinstance(exc, OSError) else "a number is too large"),
+            hint=f"pass smaller values; see `pallium {tool.cli} --help`",
             details={"tool": tool.name, "exception": type(exc).__name__},
         ) from exc
+    except Exception as exc:
+        raise _internal(tool, exc) from exc
     if not isinstance(out, tool.output):
         raise PalliumError(
             "internal",
@@ -155,4 +211,35 @@ def _finish(tool: Tool, inp: BaseModel, out: BaseModel) -> BaseModel:
     """
     from kernel import fitting
 
+    if tool.redact:
+        out = redacted(out)
     return fitting.enforce(tool, inp, out)
+
+
+def redacted(out: BaseModel) -> BaseModel:
+    """`out` with each likely secret in any of its texts replaced, and the count in `redactions`."""
+    from pydantic import BaseModel
+
+    from kernel.secrets import redact
+
+    count = 0
+
+    def clean(value: Any) -> Any:
+        nonlocal count
+        if isinstance(value, str):
+            text, found = redact(value)
+            count += found
+            return text
+        if isinstance(value, BaseModel):
+            changed = {name: clean(getattr(value, name)) for name in type(value).model_fields}
+            return value.model_copy(update=changed)
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(clean(v) for v in value)
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        return value
+
+    cleaned = clean(out)
+    return cleaned.model_copy(update={"redactions": count}) if count else cleaned

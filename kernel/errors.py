@@ -33,6 +33,31 @@ EX_USAGE = 64
 _EXIT_CODES = {"invalid_input": 2, "internal": 70}
 
 
+# An error echoes ids, paths and queries it was given; a hostile 100 KB one must not make a 200 KB error.
+MAX_MESSAGE = 1000
+MAX_DETAIL = 300
+MAX_DETAIL_ITEMS = 50
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+def _cut_details(value: Any, depth: int) -> Any:
+    if isinstance(value, str):
+        return _cut(value, MAX_DETAIL)
+    if depth > 6:
+        return "..."
+    if isinstance(value, dict):
+        return {_cut(str(k), MAX_DETAIL): _cut_details(v, depth + 1) for k, v in list(value.items())[:MAX_DETAIL_ITEMS]}
+    if isinstance(value, list | tuple):
+        items = [_cut_details(v, depth + 1) for v in value[:MAX_DETAIL_ITEMS]]
+        return items + ([f"... and {len(value) - MAX_DETAIL_ITEMS} more"] if len(value) > MAX_DETAIL_ITEMS else [])
+    return value
+
+
 class PalliumError(Exception):
     """A failure with a stable `code`, a message naming what went wrong, and a hint saying what to do."""
 
@@ -45,11 +70,12 @@ class PalliumError(Exception):
     ) -> None:
         if code not in CODES:
             raise ValueError(f"unknown error code {code!r}")
+        message = _cut(message, MAX_MESSAGE)
         super().__init__(message)
         self.code = code
         self.message = message
-        self.hint = hint
-        self.details = details or {}
+        self.hint = None if hint is None else _cut(hint, MAX_MESSAGE)
+        self.details = _cut_details(details or {}, 0)
 
     @property
     def exit_code(self) -> int:

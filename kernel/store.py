@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -293,9 +294,32 @@ def _schema_damaged(path: Path, schema: Schema, what: str) -> PalliumError:
     return PalliumError(
         "unavailable",
         f"database {str(path)!r} does not match {schema.service} schema version {schema.version}: {what}",
-        hint="run `pallium doctor`; `pallium db reset --confirm` moves the file aside and starts afresh",
+        hint=reset_hint(path),
         details={"path": str(path), "service": schema.service},
     )
+
+
+def reset_hint(path: Path) -> str:
+    """The commands, ready to paste, that look at a damaged database file and move it aside."""
+    if path == paths.global_db_path():
+        reset = "pallium db reset --scope global --confirm --authority admin"
+    else:
+        reset = f"pallium db reset --repo {shlex.quote(str(path.parent.parent))} --confirm --authority admin"
+    return f"run `pallium doctor`; `{reset}` moves the file aside (nothing is deleted) and starts afresh"
+
+
+def quick_check(path: Path) -> str | None:
+    """SQLite's `PRAGMA quick_check` on the file, read only: None when it is sound, else the first problem.
+
+    Opening verifies only the schema tables; a page damaged in the middle of the file shows here.
+    """
+    with _translated(path):
+        conn = _connect_read_only(path)
+        try:
+            rows = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+        finally:
+            conn.close()
+    return None if rows == ["ok"] else "; ".join(str(r) for r in rows)
 
 
 def _load_vec(conn: apsw.Connection) -> None:
@@ -333,7 +357,7 @@ def _translated(path: Path) -> Iterator[None]:
         raise PalliumError(
             "unavailable",
             f"database {str(path)!r} is corrupt or not a SQLite file ({exc}); it was left as it is",
-            hint="run `pallium doctor`; `pallium db reset --confirm` moves it aside and starts afresh",
+            hint=reset_hint(path),
             details={"path": str(path)},
         ) from exc
     except apsw.BusyError as exc:

@@ -167,6 +167,10 @@ class Tool:
     `trim(out, inp, budget)`, the tool's own way of cutting its answer (a page ends earlier and its
     cursor says so), then the kernel's generic cut of the longest lists and texts. `unbounded_by`
     names a boolean input field (`full`) that lifts the budget for one call.
+
+    `redact` passes every text of the answer through the kernel's secret detector before it leaves
+    (repo answers quote committed files and messages, which may hold keys), counting the
+    replacements in the output's `redactions` field.
     """
 
     cli: str
@@ -187,6 +191,7 @@ class Tool:
     budget: int | None = SEARCH_BUDGET
     trim: Callable[[Any, Any, int], Any] | None = None
     unbounded_by: str | None = None
+    redact: bool = False
 
     def __post_init__(self) -> None:
         if self.authority not in LEVELS:
@@ -197,6 +202,8 @@ class Tool:
             self.route.check(self.cli)
         if self.budget is not None and self.budget < 1024:
             raise ValueError(f"{self.cli}: a budget under 1 KB leaves no room for an answer")
+        if self.redact and "redactions" not in self.output.model_fields:
+            raise ValueError(f"{self.cli}: a tool that redacts must say how many times, in a `redactions` field")
 
     @property
     def name(self) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from kernel.errors import PalliumError
+from kernel.paths import path_text
 
 __all__ = ["main"]
 
@@ -44,7 +45,9 @@ class _UsageError(Exception):
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    # Bytes that are not UTF-8 reach argv as lone surrogates, which nothing can store or print: they
+    # become `\xNN` escapes, the form file names of that kind have in the index.
+    argv = [path_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
     wants_json = "--json" in argv
     if argv[:2] == ["mcp", "serve"]:
         from pallium_mcp.server import main as serve

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 import tempfile
@@ -215,14 +216,33 @@ def _check_home() -> Check:
 
 
 def _check_database(name: str, path: Path) -> Check:
-    from kernel.store import check_database
+    from kernel.store import check_database, quick_check, reset_hint
 
+    folder = path.parent
     if not path.exists():
+        if folder.exists() and not os.access(folder, os.W_OK | os.X_OK):
+            return Check(
+                name=name,
+                status="fail",
+                detail=f"{folder} is not writable, so {path.name} cannot be created",
+                hint=f"make it writable (`chmod u+w {folder}`) or run Pallium as its owner",
+            )
         return Check(name=name, status="ok", detail=f"{path} not created yet")
     try:
         versions = check_database(path, _known_schemas())
+        damage = quick_check(path)
     except PalliumError as exc:
         return Check(name=name, status="fail", detail=exc.message, hint=exc.hint)
+    if damage is not None:
+        return Check(name=name, status="fail", detail=f"{path} is damaged: {damage}", hint=reset_hint(path))
+    unwritable = [p for p in (folder, path) if not os.access(p, os.W_OK)]
+    if unwritable:
+        return Check(
+            name=name,
+            status="fail",
+            detail=f"{', '.join(map(str, unwritable))} not writable: Pallium can read but not record here",
+            hint=f"make it writable (`chmod u+w {' '.join(map(str, unwritable))}`) or run Pallium as its owner",
+        )
     shown = ", ".join(f"{s} v{v}" for s, v in versions.items()) or "no schemas yet"
     return Check(name=name, status="ok", detail=f"{path}: {shown}")
 

@@ -145,6 +145,7 @@ class Symbol(ToolOutput):
 
 
 class SymbolsOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     path: str
     language: str | None
     status: str = Field(description="parsed, text, unparsed, or skipped:<reason>")
@@ -195,6 +196,7 @@ class Reference(ToolOutput):
 
 
 class CallersOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     name: str
     definitions: list[Definition] = Field(
         description="where the name is defined: at most 50, fewer when they would fill half of 8 KB "
@@ -232,6 +234,7 @@ class SearchHit(ToolOutput):
 
 
 class SearchOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     query: str
     results: list[SearchHit]
     truncated: bool
@@ -255,6 +258,7 @@ class RiskFactor(ToolOutput):
 
 
 class RiskOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     path: str
     score: float
     level: Level
@@ -282,6 +286,7 @@ class StructuralLink(ToolOutput):
 
 
 class NeighborsOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     path: str
     revisions: int
     cochange: list[CoChange]
@@ -318,6 +323,7 @@ class RankedDecision(ToolOutput):
 
 
 class DecisionsOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     query: str
     decisions: list[Decision]
     truncated: bool
@@ -360,6 +366,7 @@ class FileHistory(ToolOutput):
 
 
 class ExplainOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     path: str
     language: str | None
     status: str
@@ -402,6 +409,7 @@ class HandoffFile(ToolOutput):
 
 
 class HandoffOutput(ToolOutput):
+    redactions: int = Field(0, description="likely secrets replaced by [REDACTED:<kind>] before the answer left")
     base: str | None
     head: str | None
     summary: str

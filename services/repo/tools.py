@@ -313,6 +313,7 @@ TOOLS = (
     Tool(
         cli="explain",
         handler=explain,
+        redact=True,
         input=ExplainInput,
         output=ExplainOutput,
         summary="What a file declares, imports and is imported by, what changes with it, its risk, tests and checks.",
@@ -347,6 +348,7 @@ TOOLS = (
     Tool(
         cli="symbols",
         handler=symbols,
+        redact=True,
         input=SymbolsInput,
         output=SymbolsOutput,
         summary="A file's symbols with kind, qualified name, signature, lines and the first doc line.",
@@ -378,6 +380,7 @@ TOOLS = (
     Tool(
         cli="callers",
         handler=callers,
+        redact=True,
         input=CallersInput,
         output=CallersOutput,
         summary="Every place that references a name, with file, line and enclosing symbol; definitions first.",
@@ -410,6 +413,7 @@ TOOLS = (
     Tool(
         cli="search",
         handler=search,
+        redact=True,
         input=SearchInput,
         output=SearchOutput,
         summary="BM25 search over symbol names, signatures, doc comments and paths; best 5 by default.",
@@ -444,6 +448,7 @@ TOOLS = (
     Tool(
         cli="risk",
         handler=risk_tool,
+        redact=True,
         input=RiskInput,
         output=RiskOutput,
         summary="A file's edit risk (low, medium, high) with the score's reasons: churn, coupling, tests, boundary.",
@@ -474,6 +479,7 @@ TOOLS = (
     Tool(
         cli="neighbors",
         handler=neighbors,
+        redact=True,
         input=NeighborsInput,
         output=NeighborsOutput,
         summary="Files that change together with a file (shared commits, degree, confidence) and its import links.",
@@ -536,6 +542,7 @@ TOOLS = (
     Tool(
         cli="decisions",
         handler=decisions,
+        redact=True,
         input=DecisionsInput,
         output=DecisionsOutput,
         summary="Search decision notes (commit subjects and bodies), most relevant first.",
@@ -566,6 +573,7 @@ TOOLS = (
     Tool(
         cli="handoff",
         handler=handoff,
+        redact=True,
         input=HandoffInput,
         output=HandoffOutput,
         summary="Everything since a base commit plus the working tree: files with risk, tests, checks, open questions.",

@@ -326,10 +326,11 @@ class SessionsStore:
         return _session(row) if row else None
 
     def resolve_prefix(self, prefix: str, limit: int = 5) -> list[str]:
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        # substr, not LIKE: a 50,000-character prefix is "a LIKE pattern too complex" for SQLite
         rows = self.db.execute(
-            "SELECT id FROM sessions_session WHERE forgotten = 0 AND id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
-            (escaped + "%", limit),
+            "SELECT id FROM sessions_session WHERE forgotten = 0 AND substr(id, 1, length(?1)) = ?1 "
+            "ORDER BY id LIMIT ?2",
+            (prefix, limit),
         )
         return [r[0] for r in rows]
 
@@ -733,8 +734,9 @@ def _session(row: Sequence[Any]) -> SessionRow:
 def _where(f: Filters) -> tuple[str, list[Any]]:
     clauses, args = ["s.forgotten = 0"], []
     if f.repo:
-        clauses.append("(s.repo = ? OR s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\')")
-        args += [f.repo, f.repo, _like_prefix(f.repo.rstrip("/") + "/")]
+        clauses.append("(s.repo = ? OR s.cwd = ? OR substr(s.cwd, 1, length(?)) = ?)")
+        folder = f.repo.rstrip("/") + "/"
+        args += [f.repo, f.repo, folder, folder]
     if f.cwd:
         clauses.append("s.cwd = ?")
         args.append(f.cwd)
@@ -742,8 +744,8 @@ def _where(f: Filters) -> tuple[str, list[Any]]:
         clauses.append("s.source = ?")
         args.append(f.source)
     if f.file:
-        clauses.append("s.capsule LIKE ? ESCAPE '\\'")
-        args.append("%" + _like_escape(f.file) + "%")
+        clauses.append("instr(lower(s.capsule), ?) > 0")
+        args.append(f.file.lower())
     if f.since:
         clauses.append("s.updated_at >= ?")
         args.append(f.since)
@@ -762,11 +764,3 @@ def _where(f: Filters) -> tuple[str, list[Any]]:
     if f.top_level:
         clauses.append("s.parent_id IS NULL")
     return " AND ".join(clauses), args
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _like_prefix(text: str) -> str:
-    return _like_escape(text) + "%"

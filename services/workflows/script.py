@@ -3,6 +3,7 @@ return work, and the static checks of `workflow validate`. No JavaScript runs he
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -123,6 +124,10 @@ _FORBIDDEN = (
 )
 
 
+# The word each of _FORBIDDEN's patterns cannot match without.
+_FORBIDDEN_WORDS = ("Date", "Math", "Date", "Date", "performance", "Temporal", "require", "import", "process", "set")
+
+
 @dataclass
 class ParsedScript:
     body: str  # the script without its meta statement, same line numbers
@@ -164,18 +169,27 @@ def lint(body: str) -> tuple[list[str], list[str]]:
     """Static errors (guard violations, unavailable APIs, unknown `pallium.*` helpers) and warnings
     (unknown primitives, functions and objects the script calls but never defines)."""
     code = _strip_strings_and_comments(body)
+    line_of = _Lines(code)
     errors: list[str] = []
-    for pattern, why in _FORBIDDEN:
+    # Each pattern needs a word that a plain substring test finds far faster than a regex scan:
+    # patterns whose word is absent are not run, so a 1 MB script is scanned a few times, not twenty.
+    for (pattern, why), word in zip(_FORBIDDEN, _FORBIDDEN_WORDS, strict=True):
+        if word not in code:
+            continue
         for m in pattern.finditer(code):
-            errors.append(f"line {_line(code, m.start())}: {why}")
-    errors += _pallium_errors(code)
+            errors.append(f"line {line_of(m.start())}: {why}")
+    if "pallium" in code:
+        errors += _pallium_errors(code, line_of)
     warnings: list[str] = []
     own = _declared_names(code)  # a script's own `const verify = ...` is not the primitive
-    for m in re.finditer(rf"(?<![.\w$])(verify|budget|team)\s*\.\s*({_NAME})", code):
+    members = ("verify" in code or "budget" in code or "team" in code) and re.finditer(
+        rf"(?<![.\w$])(verify|budget|team)\s*\.\s*({_NAME})", code
+    )
+    for m in members or ():
         if m.group(1) not in own and m.group(2) not in API_MEMBERS[m.group(1)]:
             known = ", ".join(sorted(API_MEMBERS[m.group(1)]))
-            warnings.append(f"line {_line(code, m.start())}: unknown primitive {m.group(1)}.{m.group(2)} ({known})")
-    warnings += _unawaited_warnings(code)
+            warnings.append(f"line {line_of(m.start())}: unknown primitive {m.group(1)}.{m.group(2)} ({known})")
+    warnings += _unawaited_warnings(code, line_of)
     declared = _declared_names(code)
     known = declared | API_GLOBALS | _JS_GLOBALS | _KEYWORDS
     seen: set[str] = set()
@@ -184,22 +198,20 @@ def lint(body: str) -> tuple[list[str], list[str]]:
         if name in seen or name in known:
             continue
         seen.add(name)
-        warnings.append(
-            f"line {_line(code, m.start())}: {name}() is neither a Pallium primitive nor defined in the script"
-        )
-    for m in re.finditer(rf"(?<![.\w$])({_NAME})\s*\??\.\s*({_NAME})\s*\(", code):
+        warnings.append(f"line {line_of(m.start())}: {name}() is neither a Pallium primitive nor defined in the script")
+    for m in re.finditer(rf"(?<![.\w$])({_NAME})\s*\??\.\s*({_NAME})\s*\(", code) if "." in code else ():
         name, member = m.groups()
         if name in seen or name in known or name == "team":
             continue
         seen.add(name)
         if name == "coordinator":
             warnings.append(
-                f"line {_line(code, m.start())}: coordinator.{member}() is not available in this version; "
+                f"line {line_of(m.start())}: coordinator.{member}() is not available in this version; "
                 "those calls will fail"
             )
             continue
         warnings.append(
-            f"line {_line(code, m.start())}: {name}.{member}() calls {name}, which is neither a Pallium primitive "
+            f"line {line_of(m.start())}: {name}.{member}() calls {name}, which is neither a Pallium primitive "
             "nor defined in the script"
         )
     return errors, warnings
@@ -213,28 +225,36 @@ def strip_code(body: str) -> str:
 def read_args_fields(body: str) -> list[tuple[int, str, bool]]:
     """Each `args.x` / `args?.x` / `args["x"]` the script reads: (line, field, guarded by `?.`)."""
     code = body  # not blanked: template literals read args too (`${args.task}`)
-    found = []
+    found: list[tuple[int, str, bool]] = []
+    if "args" not in code:
+        return found
+    line_of = _Lines(code)
     for m in re.finditer(rf"(?<![.\w$])args\s*(\?\.|\.)\s*({_NAME})", code):
-        found.append((_line(code, m.start()), m.group(2), m.group(1) == "?."))
+        found.append((line_of(m.start()), m.group(2), m.group(1) == "?."))
     for m in re.finditer(r"""(?<![.\w$])args\s*(\?\.)?\[\s*["']([\w$]+)["']\s*\]""", body):
-        found.append((_line(body, m.start()), m.group(2), m.group(1) is not None))
+        found.append((line_of(m.start()), m.group(2), m.group(1) is not None))
     return sorted(found)
 
 
+_LOOKBEHIND = 256  # characters before a host call that can hold `const name =`
 _HOST_CALL = r"(?<![.\w$])(agent|gate|check|workflow|verify\s*\.\s*untilGreen)\s*\("
 
 
-def _unawaited_warnings(code: str) -> list[str]:
+def _unawaited_warnings(code: str, line_of: _Lines) -> list[str]:
     """Host calls whose promise the script drops: a call standing as a statement of its own, or one
     kept in a variable the script never mentions again. A failure of such a call would go unseen."""
     warnings = []
     for m in re.finditer(_HOST_CALL, code):
-        before = code[: m.start()].rstrip()
+        # Only what just precedes the call decides (`const x =`, a statement boundary): a bounded
+        # window keeps this linear in the script's size.
+        start = max(0, m.start() - _LOOKBEHIND)
+        before = code[start : m.start()].rstrip()
+        if start > 0 and not before:
+            before = ";"  # a long run of blanks: the call starts a statement
         name = re.sub(r"\s+", "", m.group(1))
         held = re.search(rf"\b(?:const|let|var)\s+({_NAME})\s*=\s*$", before)
         if held is not None:
-            rest = code[m.end() :]
-            if re.search(rf"(?<![.\w$]){re.escape(held.group(1))}(?![\w$])", rest):
+            if re.compile(rf"(?<![.\w$]){re.escape(held.group(1))}(?![\w$])").search(code, m.end()):
                 continue
             what = f"{name}() kept in {held.group(1)}, which is never used again"
         elif before == "" or before[-1] in ";{}":
@@ -242,7 +262,7 @@ def _unawaited_warnings(code: str) -> list[str]:
         else:
             continue
         warnings.append(
-            f"line {_line(code, m.start())}: {what}: its promise is never awaited, so a failure would go "
+            f"line {line_of(m.start())}: {what}: its promise is never awaited, so a failure would go "
             "unseen (the run then ends NOT FINISHED); `await` it or collect it with parallel() or Promise.all"
         )
     return warnings
@@ -252,7 +272,7 @@ def _unawaited_warnings(code: str) -> list[str]:
 _ORIGINAL_ONLY_HELPERS = frozenset({"verify"})
 
 
-def _pallium_errors(code: str) -> list[str]:
+def _pallium_errors(code: str, line_of: _Lines) -> list[str]:
     errors = []
     for m in re.finditer(rf"(?<![.\w$])pallium\s*\.\s*({_NAME}(?:\s*\.\s*{_NAME})*)", code):
         path = re.sub(r"\s+", "", m.group(1))
@@ -261,7 +281,7 @@ def _pallium_errors(code: str) -> list[str]:
         prefixes = {".".join(parts[:n]) for n in range(1, len(parts) + 1)}
         if prefixes & PALLIUM_HELPERS or path in PALLIUM_NAMESPACES:
             continue
-        line = _line(code, m.start())
+        line = line_of(m.start())
         if parts[0] in PALLIUM_NAMESPACES:
             members = ", ".join(sorted(h for h in PALLIUM_HELPERS if h.startswith(parts[0] + ".")))
             errors.append(f"line {line}: unknown helper pallium.{path} (pallium.{parts[0]} has {members})")
@@ -272,8 +292,14 @@ def _pallium_errors(code: str) -> list[str]:
     return errors
 
 
-def _line(code: str, offset: int) -> int:
-    return code.count("\n", 0, offset) + 1
+class _Lines:
+    """Line numbers of offsets in one text, from one scan of it (counting from 0 each time is quadratic)."""
+
+    def __init__(self, code: str) -> None:
+        self._starts = [m.end() for m in re.finditer("\n", code)]
+
+    def __call__(self, offset: int) -> int:
+        return bisect.bisect_right(self._starts, offset) + 1
 
 
 _NAME = r"[A-Za-z_$][\w$]*"
@@ -285,11 +311,19 @@ _BINDING_LISTS = (
 )
 
 
+_BINDING_WORDS = (("=>",), ("function",), ("const", "let", "var"), ("catch",))
+
+
 def _declared_names(code: str) -> set[str]:
     """Names the script binds itself: declarations, parameters, destructuring (a generous guess)."""
     names = set(re.findall(rf"\b(?:function\*?|const|let|var|class)\s+({_NAME})", code))
-    names |= set(re.findall(rf"({_NAME})\s*=>", code))
-    for pattern in _BINDING_LISTS:
+    # the lookbehind anchors each try at a name's start: without it a 40,000-character name is
+    # matched from each of its characters in turn, which is quadratic
+    if "=>" in code:
+        names |= set(re.findall(rf"(?<![\w$])({_NAME})\s*=>", code))
+    for pattern, word in zip(_BINDING_LISTS, _BINDING_WORDS, strict=True):
+        if not any(w in code for w in word):
+            continue
         for group in re.findall(pattern, code):
             names |= set(re.findall(_NAME, group))
     return names
@@ -337,30 +371,28 @@ def _skip_string(source: str, i: int) -> int:
     return i
 
 
+# A string ("...", '...', `...`, unterminated ones to the end of the text) or a comment, found in
+# one pass of the regex engine: the scan of a 1 MB script must not be a loop over its characters.
+_STRING_OR_COMMENT = re.compile(
+    r'"[^"\\]*(?:\\(?:.|\Z)[^"\\]*)*"?'
+    r"|'[^'\\]*(?:\\(?:.|\Z)[^'\\]*)*'?"
+    r"|`[^`\\]*(?:\\(?:.|\Z)[^`\\]*)*`?"
+    r"|//[^\n]*"
+    r"|/\*.*?(?:\*/|\Z)",
+    re.S,
+)
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def _strip_strings_and_comments(source: str, keep_template_markers: bool = False) -> str:
     """Blank out string contents and comments (newlines kept) so regexes see only code."""
-    out: list[str] = []
-    i, n = 0, len(source)
-    while i < n:
-        ch = source[i]
-        if ch in "\"'`":
-            end = _skip_string(source, i)
-            text = source[i:end]
-            if keep_template_markers and ch == "`" and "${" in text:
-                out.append("${")
-            out.append(ch + "".join(c if c == "\n" else " " for c in text[1:-1]) + ch)
-            i = end
-        elif source.startswith("//", i):
-            end = source.find("\n", i)
-            end = n if end == -1 else end
-            out.append(" " * (end - i))
-            i = end
-        elif source.startswith("/*", i):
-            end = source.find("*/", i + 2)
-            end = n if end == -1 else end + 2
-            out.append("".join(c if c == "\n" else " " for c in source[i:end]))
-            i = end
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+
+    def blank(match: re.Match[str]) -> str:
+        text = match.group(0)
+        ch = text[0]
+        if ch == "/":
+            return _NOT_NEWLINE.sub(" ", text)
+        marker = "${" if keep_template_markers and ch == "`" and "${" in text else ""
+        return marker + ch + _NOT_NEWLINE.sub(" ", text[1:-1]) + ch
+
+    return _STRING_OR_COMMENT.sub(blank, source)

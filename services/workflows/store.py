@@ -184,9 +184,9 @@ class WorkflowStore:
         return _run_row(row) if row else None
 
     def ids_starting_with(self, prefix: str, limit: int = 2) -> list[str]:
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        # substr, not LIKE: a 50,000-character prefix is "a LIKE pattern too complex" for SQLite
         rows = self.db.execute(
-            "SELECT id FROM workflows_run WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", (escaped + "%", limit)
+            "SELECT id FROM workflows_run WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT ?2", (prefix, limit)
         )
         return [r[0] for r in rows]
 
@@ -280,9 +280,12 @@ class WorkflowStore:
         )
         params: list[Any] = []
         if query.strip():
-            like = "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            sql += " AND (d.title LIKE ? ESCAPE '\\' OR d.body LIKE ? ESCAPE '\\' OR d.tags_json LIKE ? ESCAPE '\\')"
-            params += [like, like, like]
+            # instr, not LIKE: no pattern to be "too complex" however long the query
+            needle = query.strip().lower()
+            sql += (
+                " AND (instr(lower(d.title), ?) > 0 OR instr(lower(d.body), ?) > 0 OR instr(lower(d.tags_json), ?) > 0)"
+            )
+            params += [needle, needle, needle]
         if run_id is not None:
             sql += " AND d.run_id = ?"
             params.append(run_id)

@@ -8,7 +8,7 @@ from typing import Any
 from kernel import threads
 from kernel.hashing import stable_hash
 from services.workflows.engine import ScriptFailed, evaluate_meta
-from services.workflows.script import lint, parse_script, read_args_fields, strip_code, wrap_body
+from services.workflows.script import ParsedScript, lint, parse_script, read_args_fields, strip_code, wrap_body
 
 META_KEYS = {"name": str, "description": str, "phases": list, "kind": str, "loop": dict, "args": dict}
 KINDS = ("workflow", "loop")
@@ -26,10 +26,16 @@ class Validation:
         return not self.errors
 
 
+MAX_FINDINGS = 50  # of errors and of warnings each: a hostile script must not make a megabyte answer
+
+
 async def validate_source(source: str) -> Validation:
-    result = Validation(script_hash=stable_hash(source))
-    parsed = parse_script(source)
-    if not strip_code(parsed.body).strip():
+    """Validate `source` in time linear in its size, the CPU-bound parts on a worker thread so the
+    server's event loop keeps answering other calls meanwhile."""
+    static = await threads.in_thread(_static, source)
+    parsed = static.parsed
+    result = Validation(script_hash=static.script_hash)
+    if static.empty:
         result.errors.append("the script is empty: a workflow script awaits at least one primitive and returns a value")
     result.errors += [f"line {parsed.meta_line}: {e}" for e in parsed.errors]
     if parsed.meta_source is not None and not parsed.errors:
@@ -41,13 +47,10 @@ async def validate_source(source: str) -> Validation:
         result.warnings.append("no meta: add `export const meta = {name, description, phases}` so runs are labelled")
     if result.meta is not None:
         _check_meta(result.meta, result)
-    syntax = await threads.in_thread(_syntax_error, parsed.body)
-    if syntax:
-        result.errors.append(syntax)
-    errors, warnings = lint(parsed.body)
-    result.errors += errors
-    result.warnings += warnings
-    result.warnings += args_warnings(parsed.body, result.meta)
+    if static.syntax:
+        result.errors.append(static.syntax)
+    result.errors = _capped(result.errors + static.lint_errors)
+    result.warnings = _capped(result.warnings + static.lint_warnings + args_warnings(static.args_reads, result.meta))
     return result
 
 
@@ -57,7 +60,7 @@ def declared_args(meta: dict[str, Any] | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in declared.items()} if isinstance(declared, dict) else {}
 
 
-def args_warnings(body: str, meta: dict[str, Any] | None) -> list[str]:
+def args_warnings(reads: list[tuple[int, str, bool]], meta: dict[str, Any] | None) -> list[str]:
     """Fields the script reads from `args` that a plain `workflow run` (no `--args`) does not give it.
 
     A plain run gives `args` as null, or `{task}` to a script whose `meta.args` lists what it reads;
@@ -65,7 +68,7 @@ def args_warnings(body: str, meta: dict[str, Any] | None) -> list[str]:
     """
     declared = declared_args(meta)
     warnings, seen = [], set()
-    for line, name, guarded in read_args_fields(body):
+    for line, name, guarded in reads:
         if name in seen or name in declared:
             continue
         seen.add(name)
@@ -81,6 +84,32 @@ def args_warnings(body: str, meta: dict[str, Any] | None) -> list[str]:
                 f"task: pass it with --args, or list it in meta.args"
             )
     return warnings
+
+
+@dataclass
+class _Static:
+    script_hash: str
+    parsed: ParsedScript
+    syntax: str | None
+    lint_errors: list[str]
+    lint_warnings: list[str]
+    empty: bool
+    args_reads: list[tuple[int, str, bool]]
+
+
+def _static(source: str) -> _Static:
+    """Everything but evaluating the meta: hash, meta split, V8 compile and lint."""
+    parsed = parse_script(source)
+    errors, warnings = lint(parsed.body)
+    empty = not strip_code(parsed.body).strip()
+    reads = read_args_fields(parsed.body)
+    return _Static(stable_hash(source), parsed, _syntax_error(parsed.body), errors, warnings, empty, reads)
+
+
+def _capped(findings: list[str]) -> list[str]:
+    if len(findings) <= MAX_FINDINGS:
+        return findings
+    return [*findings[:MAX_FINDINGS], f"... and {len(findings) - MAX_FINDINGS} more of the same kind"]
 
 
 def _check_meta(meta: dict[str, Any], result: Validation) -> None:

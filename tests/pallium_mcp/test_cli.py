@@ -278,3 +278,47 @@ def test_doctor_warns_when_a_provider_cli_help_lost_a_flag_the_dispatcher_uses(g
     checks = {c["name"]: c for c in json.loads(out)["checks"]}
     assert checks["claude"]["status"] == "warn" and "--safe-mode" in checks["claude"]["detail"]
     assert checks["codex"]["status"] == "ok"
+
+
+def _hint_command(hint: str) -> list[str]:
+    """The `pallium db reset ...` command a hint quotes, as argv."""
+    import shlex
+
+    quoted = next(part for part in hint.split("`") if part.startswith("pallium db reset"))
+    return shlex.split(quoted)[1:]
+
+
+def test_the_corrupt_database_hint_works_pasted(git_repo, capsys, monkeypatch):
+    db = git_repo / ".pallium" / "pallium.sqlite"
+    db.parent.mkdir()
+    db.write_bytes(b"not sqlite at all" * 200)
+    code, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
+    hint = {c["name"]: c for c in json.loads(out)["checks"]}["repo database"]["hint"]
+    assert "--authority admin" in hint
+    code, _, err = run_cli([*_hint_command(hint), "--json"], git_repo.parent, capsys, monkeypatch)
+    assert code == 0, err
+    assert not db.exists()
+
+
+def test_doctor_finds_a_database_damaged_in_the_middle_that_opening_does_not(git_repo, capsys, monkeypatch):
+    code, _, err = run_cli(["index", "--json"], git_repo, capsys, monkeypatch)
+    assert code == 0, err
+    from kernel.store import open_database
+
+    db = git_repo / ".pallium" / "pallium.sqlite"
+    with open_database(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("CREATE TABLE filler(x)")
+        conn.execute("INSERT INTO filler VALUES (randomblob(4096))")
+        conn.execute("INSERT INTO filler SELECT randomblob(4096) FROM filler")
+        conn.execute("CREATE INDEX filler_x ON filler(x)")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(db.read_bytes())
+    page = 4096
+    for offset in range(len(data) - 3 * page, len(data) - page, 997):
+        data[offset] ^= 0xFF  # damage pages near the end, well past the schema the open checks
+    db.write_bytes(bytes(data))
+    code, out, _ = run_cli(["doctor", "--json"], git_repo, capsys, monkeypatch)
+    check = {c["name"]: c for c in json.loads(out)["checks"]}["repo database"]
+    assert code == 1 and check["status"] == "fail"
+    assert "--authority admin" in check["hint"]

@@ -23,7 +23,7 @@ ERROR_CALLS = [
 async def test_800_repeated_error_calls_all_come_back_as_the_json_error(git_repo):
     """The freshness check ran on its thread after the query's error closed the database: 1 in 5 was text."""
     not_json = []
-    async with Client(build_server(cwd=git_repo, toolsets="all")) as client:
+    async with Client(build_server(toolsets="all", cwd=git_repo)) as client:
         assert not (await client.call_tool("pallium_index", {})).is_error
         for number in range(800):
             name, arguments = ERROR_CALLS[number % len(ERROR_CALLS)]
