@@ -127,7 +127,12 @@ def _refuse_unusable(tool: Tool, field: str, value: Any, *, depth: int) -> None:
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                problem = "is not valid UTF-8 text (it holds a lone surrogate)"
+                # U+DC80..U+DCFF are how Python spells a file name's non-UTF-8 bytes (surrogateescape):
+                # a real path on this machine, which the repo and sessions services look up as bytes.
+                try:
+                    value.encode("utf-8", "surrogateescape")
+                except UnicodeEncodeError:
+                    problem = "is not valid UTF-8 text (it holds a lone surrogate)"
     elif isinstance(value, dict) and depth < 20:
         for key, item in value.items():
             _refuse_unusable(tool, f"{field}.{key}" if isinstance(key, str) else field, key, depth=depth + 1)

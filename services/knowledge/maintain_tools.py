@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kernel import writes
 from kernel.context import ToolContext
-from kernel.tool import Annotations, Tool
+from kernel.tool import Annotations, Route, Tool
 from services.knowledge import maintain
 from services.knowledge.models import (
     MaintainInput,
@@ -157,7 +157,15 @@ def _run_text(out: MaintainRunOutput) -> str:
 
 
 def _admin(
-    cli: str, handler, summary: str, when: str, input_model=MaintainInput, output=MaintainStatus, render=_status_text
+    cli: str,
+    handler,
+    summary: str,
+    when: str,
+    input_model=MaintainInput,
+    output=MaintainStatus,
+    render=_status_text,
+    *,
+    phrasings: tuple[str, ...],
 ) -> Tool:
     return Tool(
         cli=cli,
@@ -170,6 +178,7 @@ def _admin(
         toolset="knowledge-upkeep",
         annotations=_ADMIN,
         render=render,
+        route=Route(phrasings=phrasings, needs=("git",)),
     )
 
 
@@ -188,6 +197,13 @@ TOOLS = (
         ),
         authority="observe",
         toolset="knowledge-upkeep",
+        route=Route(
+            phrasings=(
+                "is knowledge upkeep running here",
+                "how much of the knowledge model budget is left",
+                "status of the knowledge base maintenance",
+            ),
+        ),
         annotations=Annotations(read_only=True, destructive=False, idempotent=True, open_world=False),
         render=_status_text,
     ),
@@ -197,12 +213,22 @@ TOOLS = (
         "Register this repository for background knowledge upkeep.",
         "Use once per repository whose knowledge base should stay fresh, with model work under the global "
         "ledger. Not needed for `--no-model` builds. " + _COST,
+        phrasings=(
+            "keep the knowledge base fresh in the background",
+            "enable knowledge upkeep for this repository",
+            "turn on knowledge base maintenance",
+        ),
     ),
     _admin(
         "knowledge maintain disable",
         disable,
         "Stop background knowledge upkeep for this repository.",
         "Use to stop upkeep here; the base stays readable. Not for a temporary stop (use maintain pause). " + _COST,
+        phrasings=(
+            "stop knowledge upkeep for this repository",
+            "disable knowledge base maintenance",
+            "turn off background knowledge upkeep",
+        ),
     ),
     _admin(
         "knowledge maintain pause",
@@ -210,6 +236,11 @@ TOOLS = (
         "Pause model work for this repository until resumed.",
         "Use to stop spending on this repository for a while; structure refresh continues. Not for stopping "
         "upkeep altogether (maintain disable). " + _COST,
+        phrasings=(
+            "pause knowledge upkeep model spending",
+            "pause the knowledge base maintenance for a while",
+            "stop spending on knowledge docs for now",
+        ),
     ),
     _admin(
         "knowledge maintain resume",
@@ -217,6 +248,11 @@ TOOLS = (
         "Resume model work after a pause (by hand, or after auth/quota).",
         "Use after fixing the cause of an authentication or quota pause, or ending a manual one. Not for "
         "running a step now (maintain retry). " + _COST,
+        phrasings=(
+            "resume knowledge upkeep after the pause",
+            "resume knowledge base maintenance",
+            "the quota is fixed, resume knowledge upkeep",
+        ),
     ),
     _admin(
         "knowledge maintain retry",
@@ -227,6 +263,11 @@ TOOLS = (
         input_model=MaintainRunInput,
         output=MaintainRunOutput,
         render=_run_text,
+        phrasings=(
+            "retry the knowledge upkeep now",
+            "refresh the knowledge base right away after the failure",
+            "run one knowledge generation step now",
+        ),
     ),
     _admin(
         "knowledge maintain run",
@@ -238,6 +279,11 @@ TOOLS = (
         input_model=MaintainRunInput,
         output=MaintainRunOutput,
         render=_run_text,
+        phrasings=(
+            "run the knowledge upkeep supervisor",
+            "keep refreshing the knowledge base in the foreground",
+            "start the knowledge maintenance loop",
+        ),
     ),
     _admin(
         "knowledge maintain install",
@@ -249,5 +295,10 @@ TOOLS = (
         input_model=MaintainInstallInput,
         output=MaintainInstallOutput,
         render=lambda out: f"wrote {out.path}" + (f"\n{out.note}" if out.note else ""),
+        phrasings=(
+            "install a systemd unit for knowledge upkeep",
+            "install the launch agent for knowledge maintenance",
+            "make knowledge upkeep persist after reboot",
+        ),
     ),
 )

@@ -322,6 +322,13 @@ TOOLS = (
         ),
         authority="observe",
         toolset="knowledge-serve",
+        route=Route(
+            phrasings=(
+                "serve the knowledge base as a website",
+                "browse the module docs in a browser",
+                "open the knowledge site on localhost",
+            ),
+        ),
         annotations=_READS,
     ),
 )

@@ -89,6 +89,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
     )
     assert await _answer(fixed_repo, "symbols", path="shop/cart.py") == snapshot(
         {
+            "redactions": 0,
             "path": "shop/cart.py",
             "language": "python",
             "status": "parsed",
@@ -102,6 +103,8 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "end_line": 3,
                     "doc": "Sum the prices.",
                     "parent": None,
+                    "decorators": [],
+                    "overload": False,
                 }
             ],
             "truncated": False,
@@ -121,6 +124,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
     )
     assert await _answer(fixed_repo, "callers", name="total") == snapshot(
         {
+            "redactions": 0,
             "name": "total",
             "definitions": [
                 {
@@ -190,6 +194,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
     )
     assert await _answer(fixed_repo, "search", query="total") == snapshot(
         {
+            "redactions": 0,
             "query": "total",
             "results": [
                 {
@@ -231,6 +236,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
     )
     assert await _answer(fixed_repo, "risk", path="shop/cart.py") == snapshot(
         {
+            "redactions": 0,
             "path": "shop/cart.py",
             "score": 4.0,
             "level": "low",
@@ -256,6 +262,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
     )
     assert await _answer(fixed_repo, "neighbors", path="shop/cart.py") == snapshot(
         {
+            "redactions": 0,
             "path": "shop/cart.py",
             "revisions": 2,
             "cochange": [
@@ -298,6 +305,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
     )
     assert await _answer(fixed_repo, "decisions", query="totals") == snapshot(
         {
+            "redactions": 0,
             "query": "totals",
             "decisions": [
                 {
@@ -335,6 +343,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
     )
     assert await _answer(fixed_repo, "explain", path="shop/cart.py") == snapshot(
         {
+            "redactions": 0,
             "path": "shop/cart.py",
             "language": "python",
             "status": "parsed",
@@ -350,6 +359,8 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "end_line": 3,
                     "doc": "Sum the prices.",
                     "parent": None,
+                    "decorators": [],
+                    "overload": False,
                 }
             ],
             "imports": [],
@@ -374,6 +385,19 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "subject": "Start the shop",
                 },
             ],
+            "history": {
+                "state": "present",
+                "added_in": {
+                    "sha": "b804cf50937858721283dce9f452be7374581e6e",
+                    "committed_at": "2026-01-02T00:00:00Z",
+                    "author": "Ada",
+                    "subject": "Start the shop",
+                },
+                "removed_in": None,
+                "renamed_to": None,
+                "former_names": [],
+                "commits": 2,
+            },
             "decisions": [
                 {
                     "sha": "b883f7242cc14422a13f4722a36eafbe78d62975",
@@ -383,6 +407,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 }
             ],
             "risk": {
+                "redactions": 0,
                 "path": "shop/cart.py",
                 "score": 4.0,
                 "level": "low",
@@ -456,6 +481,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "git_status": ".M",
                     "risk_level": "low",
                     "blast_radius": 0,
+                    "old_path_importers": [],
                 }
             ],
             "truncated": False,
@@ -477,6 +503,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
     )
     assert await _answer(fixed_repo, "handoff") == snapshot(
         {
+            "redactions": 0,
             "base": "b804cf50937858721283dce9f452be7374581e6e",
             "head": "b883f7242cc14422a13f4722a36eafbe78d62975",
             "summary": "3 changed file(s) since b804cf509378 (1 commit(s), 1 in the working tree)",
@@ -489,9 +516,30 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 }
             ],
             "files": [
-                {"path": "shop/api.py", "source": "working-tree", "risk_level": "low", "missing_neighbors": []},
-                {"path": "shop/cart.py", "source": "committed", "risk_level": "low", "missing_neighbors": []},
-                {"path": "tests/test_cart.py", "source": "committed", "risk_level": "low", "missing_neighbors": []},
+                {
+                    "path": "shop/api.py",
+                    "source": "working-tree",
+                    "risk_level": "low",
+                    "missing_neighbors": [],
+                    "renamed_from": None,
+                    "old_path_importers": [],
+                },
+                {
+                    "path": "shop/cart.py",
+                    "source": "committed",
+                    "risk_level": "low",
+                    "missing_neighbors": [],
+                    "renamed_from": None,
+                    "old_path_importers": [],
+                },
+                {
+                    "path": "tests/test_cart.py",
+                    "source": "committed",
+                    "risk_level": "low",
+                    "missing_neighbors": [],
+                    "renamed_from": None,
+                    "old_path_importers": [],
+                },
             ],
             "tests_to_run": ["tests/test_cart.py"],
             "verification": {
@@ -534,7 +582,7 @@ async def test_workflow_and_session_tools_answer_in_a_fixed_shape(fixed_repo: Pa
                 {
                     "name": "review",
                     "origin": "template",
-                    "description": "Review changed files and keep only findings a skeptic confirms",
+                    "description": "Review the changes along each dimension; keep only the findings a skeptic cannot refute, ranked",
                 },
                 {
                     "name": "test-fix",
@@ -561,6 +609,7 @@ async def test_workflow_and_session_tools_answer_in_a_fixed_shape(fixed_repo: Pa
             "interpretation": "sessions in <repo>, most recently updated first",
             "filters": {"repo": "<repo>", "sort": "updated"},
             "sessions": [],
+            "capsules": None,
             "truncated": False,
             "freshness": {"last_sync_at": None, "sessions": 0},
         }
