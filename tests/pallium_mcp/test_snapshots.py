@@ -582,7 +582,10 @@ async def test_workflow_and_session_tools_answer_in_a_fixed_shape(fixed_repo: Pa
                 {
                     "name": "review",
                     "origin": "template",
-                    "description": "Review the changes along each dimension; keep only the findings a skeptic cannot refute, ranked",
+                    "description": (
+                        "Review the changes along each dimension; keep only the findings a skeptic cannot refute, "
+                        "ranked"
+                    ),
                 },
                 {
                     "name": "test-fix",
