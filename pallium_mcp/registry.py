@@ -34,6 +34,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.knowledge.decisions",
     "services.knowledge.maintain_tools",
     "services.teams.tools",
+    "services.teams.board_tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns call, not every tool, since a

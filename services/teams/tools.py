@@ -1,7 +1,6 @@
-"""The team tools' handlers: start, roster, board, mail, run, gates, plan review and patches.
+"""The team tools: start, roster, run, gates, plan review and patches (the board and mail are in `board_tools.py`).
 
-Declarations are in `declarations.py`; this module holds what each call does, over the store and
-the kernel, and nothing about MCP or argv.
+Each handler works over the store and the kernel; its declaration follows in TOOLS.
 """
 
 from __future__ import annotations
@@ -15,12 +14,10 @@ from kernel import authority, paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.fitting import size
 from kernel.runstore import SCHEMA as RUN_SCHEMA
 from kernel.runstore import RunStore
 from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Tool
 from services.teams import models, views
-from services.teams.board import add_task, complete_task
 from services.teams.roster import LEAD, reconcile, require_member, require_team, send_message
 from services.teams.routes import ROUTES
 from services.teams.store import SCHEMA, TeamStore
@@ -284,143 +281,6 @@ async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
 # ---------------------------------------------------------------- board
 
 
-async def tasks_add(inp: models.TaskAddInput, ctx: ToolContext) -> models.TaskOutput:
-    store = _store(ctx)
-    team = _active(store, inp.team)
-    task = await add_task(
-        store,
-        team,
-        title=inp.title,
-        description=inp.description,
-        depends_on=inp.depends_on,
-        requires=list(inp.requires),
-        created_by=inp.as_,
-        now=_now(ctx),
-    )
-    return models.TaskOutput(task=views.to_task(task), outcome="created")
-
-
-async def tasks_list(inp: models.TaskListInput, ctx: ToolContext) -> models.TaskList:
-    store = _store(ctx)
-    require_team(store, inp.team)
-    rows = store.tasks(inp.team, statuses=(inp.status,) if inp.status else (), limit=inp.limit + 1, after=inp.cursor)
-    page = rows[: inp.limit]
-    more = len(rows) > inp.limit
-    return models.TaskList(
-        tasks=[views.to_task(t) for t in page], truncated=more, next_cursor=page[-1].id if more and page else None
-    )
-
-
-async def tasks_claim(inp: models.TaskClaimInput, ctx: ToolContext) -> models.TaskOutput:
-    store = _store(ctx)
-    _active(store, inp.team)
-    require_member(store, inp.team, inp.as_, field="as")
-    state = store.claim(inp.team, inp.task_id, inp.as_, now=_now(ctx))
-    task = store.task(inp.team, inp.task_id)
-    if task is None:
-        raise PalliumError(
-            "not_found",
-            f"task {inp.task_id} is not on team {inp.team}'s board",
-            hint=f"list the board with `pallium team tasks list {inp.team}`",
-            details={"field": "task"},
-        )
-    if state not in ("claimed", "already_owned"):
-        raise PalliumError(
-            "conflict",
-            f"task {inp.task_id} cannot be claimed by {inp.as_}: {state.replace('_', ' ')}",
-            hint="claim a pending task whose dependencies are completed (`pallium team tasks list`)",
-            details={"field": "task", "reason": state, "owner": task.owner, "status": task.status},
-        )
-    return models.TaskOutput(task=views.to_task(task), outcome="claimed")
-
-
-async def tasks_complete(inp: models.TaskCompleteInput, ctx: ToolContext) -> models.TaskOutput:
-    store = _store(ctx)
-    team = _active(store, inp.team)
-    require_member(store, inp.team, inp.as_, field="as")
-    evidence = {k: v for k, v in (("check_result_id", inp.check_result_id), ("patch_id", inp.patch_id)) if v}
-    done = await complete_task(store, team, inp.task_id, inp.as_, result=inp.result, evidence=evidence, now=_now(ctx))
-    if done.state == "refused" or done.task is None:
-        raise PalliumError(
-            "conflict",
-            done.message,
-            hint="only the owner completes an in-progress task; claim it first with `pallium team tasks claim`",
-            details={"field": "task"},
-        )
-    if done.state == "missing_evidence":
-        raise PalliumError(
-            "invalid_input",
-            done.message,
-            hint="pass `check_result_id` or `patch_id` (CLI --check-result-id / --patch-id)",
-            details={"field": "evidence"},
-        )
-    return models.TaskOutput(task=views.to_task(done.task), outcome=done.state, message=done.message)
-
-
-# ---------------------------------------------------------------- mail
-
-
-async def send(inp: models.SendInput, ctx: ToolContext) -> models.SendOutput:
-    store = _store(ctx)
-    _active(store, inp.team)
-    message_id = send_message(store, inp.team, sender=inp.from_, recipient=inp.to, body=inp.body, now=_now(ctx))
-    sender = store.member(inp.team, inp.from_)
-    if sender is not None and sender.external:  # an external member that writes is alive
-        store.update_member(inp.team, sender.name, heartbeat_at=time.time())
-    row = store.messages(inp.team, recipient=None, after=message_id - 1, limit=1)[0]
-    return models.SendOutput(message=views.to_message(row))
-
-
-async def inbox(inp: models.InboxInput, ctx: ToolContext) -> models.InboxOutput:
-    store = _store(ctx)
-    require_team(store, inp.team)
-    if not inp.all and inp.for_ is None:
-        raise PalliumError(
-            "invalid_input",
-            "say whose mailbox to read",
-            hint="pass `for` (CLI --for NAME) or `all: true` (CLI --all)",
-            details={"field": "for"},
-        )
-    reader = None if inp.all else require_member(store, inp.team, inp.for_ or "", field="for")
-    rows = store.messages(inp.team, recipient=reader.name if reader else None, after=inp.cursor, limit=inp.limit + 1)
-    page = rows[: inp.limit]
-    more = len(rows) > inp.limit
-    draft = models.InboxOutput(messages=[views.to_message(m) for m in page], truncated=more, next_cursor=None)
-    if size(draft) > INBOX_BUDGET:  # fit whole messages first: an external reader is receipted only for what it sees
-        shown = {m.id for m in _trim_inbox(draft, inp, INBOX_BUDGET).messages}
-        more, page = True, [m for m in page if m.id in shown]
-    if reader is not None and reader.external:
-        now = _now(ctx)
-        with store.db.transaction():
-            store.mark_delivered(
-                inp.team, reader.name, [m.id for m in page if m.delivered_turn is None], f"inbox:{now}", now=now
-            )
-            store.update_member(inp.team, reader.name, heartbeat_at=time.time())
-        ids = {m.id for m in page}
-        page = [
-            m for m in store.messages(inp.team, recipient=reader.name, after=inp.cursor, limit=inp.limit) if m.id in ids
-        ]
-    return models.InboxOutput(
-        messages=[views.to_message(m) for m in page], truncated=more, next_cursor=page[-1].id if more and page else None
-    )
-
-
-# ---------------------------------------------------------------- members
-
-
-async def nudge(inp: models.MemberInput, ctx: ToolContext) -> models.MemberOutput:
-    store = _store(ctx)
-    _active(store, inp.team)
-    member = require_member(store, inp.team, inp.member)
-    store.update_member(
-        inp.team,
-        member.name,
-        nudged=True,
-        **({"status": "idle", "status_reason": None} if member.status in ("error", "blocked") else {}),
-    )
-    return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.member)))
-
-
 async def approve(inp: models.MemberInput, ctx: ToolContext) -> models.MemberOutput:
     store = _store(ctx)
     _active(store, inp.team)
@@ -571,25 +431,6 @@ async def revert(inp: models.TeamInput, ctx: ToolContext) -> models.ApplyOutput:
 # ---------------------------------------------------------------- declarations
 
 
-def _trim_tasks(out: models.TaskList, inp: models.TaskListInput, budget: int) -> models.TaskList:
-    """End the page early; the cursor goes on at the first task left out, so none is skipped."""
-    from kernel.fitting import drop_tail
-
-    kept, dropped = drop_tail(out, budget, "tasks")
-    if not dropped:
-        return kept
-    return kept.model_copy(update={"truncated": True, "next_cursor": kept.tasks[-1].id})
-
-
-def _trim_inbox(out: models.InboxOutput, inp: models.InboxInput, budget: int) -> models.InboxOutput:
-    from kernel.fitting import drop_tail
-
-    kept, dropped = drop_tail(out, budget, "messages")
-    if not dropped:
-        return kept
-    return kept.model_copy(update={"truncated": True, "next_cursor": kept.messages[-1].id})
-
-
 _WRITE = Annotations(read_only=False, idempotent=False)
 _SET = Annotations(read_only=False, idempotent=True)
 _PLAIN = Annotations()
@@ -611,19 +452,6 @@ def _r_member(out: models.MemberOutput) -> str:
     m = out.member
     plan = f", plan {m.plan_status}" if m.plan_required else ""
     return f"{m.name}: {m.state}/{m.status}, {m.provider} {m.mode}{plan}, turns {m.turn_count}"
-
-
-def _r_task(out: models.TaskOutput) -> str:
-    t = out.task
-    return f"task #{t.id} {t.status} ({out.outcome}){' by ' + t.owner if t.owner else ''}: {t.title}" + (
-        f"\n  {out.message}" if out.message else ""
-    )
-
-
-def _r_tasks(out: models.TaskList) -> str:
-    if not out.tasks:
-        return "no tasks"
-    return "\n".join(f"#{t.id:<4} {t.status:<11} {t.owner or '-':<20} {t.title[:70]}" for t in out.tasks)
 
 
 def _r_send(out: models.SendOutput) -> str:
@@ -743,102 +571,6 @@ TOOLS = (
         "(pallium_team_spawn). Writes state only.",
         "consult",
         positional=("team",),
-        annotations=_SET,
-        render=_r_member,
-    ),
-    _tool(
-        "team tasks add",
-        tasks_add,
-        models.TaskAddInput,
-        models.TaskOutput,
-        "Put a task on a team's board, with dependencies and required evidence, through the task_created gate.",
-        "Use to give the team work its members can claim. Not for messaging a member (pallium_team_send). With a "
-        "gate on task_created, one gate model call decides (a rejected or broken gate creates nothing); "
-        "otherwise writes state only.",
-        "consult",
-        positional=("team", "title"),
-        annotations=_WRITE,
-        render=_r_task,
-    ),
-    _tool(
-        "team tasks list",
-        tasks_list,
-        models.TaskListInput,
-        models.TaskList,
-        "A team's task board: each task's status, owner, dependencies, result and evidence.",
-        "Use to see what is open, claimed and done. Not for members and spend (pallium_team_status). Reads state only.",
-        "observe",
-        positional=("team",),
-        render=_r_tasks,
-        trim=_trim_tasks,
-    ),
-    _tool(
-        "team tasks claim",
-        tasks_claim,
-        models.TaskClaimInput,
-        models.TaskOutput,
-        "Claim a pending task for a member: a compare-and-set that fails if someone else holds it or its "
-        "dependencies are open.",
-        "Use for an external member (or to assign work by hand). Not needed for scheduled members: their turn "
-        "decisions claim. Refused with conflict when taken or blocked. Writes state only.",
-        "consult",
-        positional=("team", "task_id"),
-        annotations=_WRITE,
-        render=_r_task,
-    ),
-    _tool(
-        "team tasks complete",
-        tasks_complete,
-        models.TaskCompleteInput,
-        models.TaskOutput,
-        "Complete a task its owner holds, with a result and any required evidence, through the task_completed gate.",
-        "Use for an external member's task. Not for scheduled members (their decisions complete). A gate "
-        "rejection reopens the task with feedback; a broken gate leaves it with its owner. One gate model call "
-        "when the gate covers task_completed.",
-        "consult",
-        positional=("team", "task_id"),
-        annotations=_WRITE,
-        render=_r_task,
-    ),
-    _tool(
-        "team send",
-        send,
-        models.SendInput,
-        models.SendOutput,
-        "Send a message to a team member's mailbox; a name not on the roster is refused with the roster.",
-        "Use to tell a member something; it is delivered at its next turn with a receipt naming that turn. Not "
-        "for directives that must come first (pallium_team_member_steer). Writes state only.",
-        "consult",
-        positional=("team", "body"),
-        annotations=_WRITE,
-        render=_r_send,
-    ),
-    _tool(
-        "team inbox",
-        inbox,
-        models.InboxInput,
-        models.InboxOutput,
-        "Read a member's mailbox (or the whole team's mail) with each message's delivery receipt.",
-        "Use to see what members told each other and what is still unread. Not for the board "
-        "(pallium_team_tasks_list). Reading an external member's own inbox marks its mail delivered; otherwise "
-        "reads state only. Paged with limit/cursor.",
-        "observe",
-        positional=("team",),
-        annotations=_SET,
-        render=views.render_inbox,
-        budget=INBOX_BUDGET,
-        trim=_trim_inbox,
-    ),
-    _tool(
-        "team nudge",
-        nudge,
-        models.MemberInput,
-        models.MemberOutput,
-        "Ask a member to take a turn at the next round even without new mail or work.",
-        "Use to wake an idle, blocked or failed member. Not for telling it something (pallium_team_send). "
-        "Writes state only.",
-        "consult",
-        positional=("team", "member"),
         annotations=_SET,
         render=_r_member,
     ),
