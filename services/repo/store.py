@@ -652,13 +652,13 @@ class RepoStore:
 
     def names_like(self, fragment: str, *, limit: int) -> list[str]:
         """Distinct symbol names holding `fragment` (any case), shortest first."""
-        pattern = "%" + fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        # instr, not LIKE: no wildcard to escape and no pattern-length limit for a hostile fragment
         return [
             n
             for (n,) in self.db.execute(
-                "SELECT DISTINCT name FROM repo_symbols WHERE name LIKE ? ESCAPE '\\' ORDER BY length(name), name "
-                "LIMIT ?",
-                (pattern, limit),
+                "SELECT DISTINCT name FROM repo_symbols WHERE instr(lower(name), lower(?)) > 0 "
+                "ORDER BY length(name), name LIMIT ?",
+                (fragment, limit),
             )
         ]
 
@@ -741,9 +741,10 @@ class RepoStore:
             found[r[0]] = CommitRow(*r)
         for word in subject_words:
             for r in self.db.execute(
-                "SELECT sha, author, committed_at, subject FROM repo_commits WHERE subject LIKE ? "
+                # instr, not LIKE: `_` and `%` are letters here, and a long word is no "pattern too complex"
+                "SELECT sha, author, committed_at, subject FROM repo_commits WHERE instr(lower(subject), lower(?)) > 0 "
                 "ORDER BY committed_at DESC LIMIT 500",
-                (f"%{word}%",),
+                (word,),
             ):
                 found.setdefault(r[0], CommitRow(*r))
         out = []
