@@ -167,6 +167,14 @@ class ReferenceRow:
 
 
 @dataclass(frozen=True)
+class BaseRow:
+    """A base class or implemented interface as written (`name`), with the reference that names it."""
+
+    name: str
+    reference: ReferenceRow
+
+
+@dataclass(frozen=True)
 class CommitRow:
     sha: str
     author: str
@@ -673,6 +681,18 @@ class RepoStore:
             (name, kind, kind, limit, offset),
         )
         return [ReferenceRow(*r) for r in rows]
+
+    def bases_of(self, path: str, qualified: str) -> list[ReferenceRow]:
+        """The `inherits` references of class `qualified` in `path` (its bases, by line), named."""
+        rows = self.db.execute(
+            "SELECT r.name, f.language, r.line, r.kind, r.receiver, (SELECT s.qualified FROM repo_symbols s "
+            " WHERE s.hash = r.hash AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
+            " ORDER BY s.start_line DESC, s.end_line, s.id LIMIT 1) AS enclosing "
+            "FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE f.path = ? AND r.kind = 'inherits' "
+            "ORDER BY r.line, r.name",  # the order of bases within one line is not stored
+            (path,),
+        )
+        return [BaseRow(r[0], ReferenceRow(path, *r[1:])) for r in rows if r[5] == qualified]
 
     def reference_kinds(self, name: str) -> dict[str, int]:
         """How many references to `name` there are of each kind."""
