@@ -91,6 +91,7 @@ class Run(LiveCalls):
                 "invalid_input",
                 f"run id {run_id!r} must be letters, digits, '.', '_' or '-'",
                 details={"field": "run_id"},
+                hint="pass an `id` (CLI `--id`) of letters, digits, '.', '_' or '-', or leave it out to get one",
             )
         repo = paths.find_repo_root(repo)
         owns_db = db is None
@@ -185,6 +186,7 @@ class Run(LiveCalls):
                 "invalid_input",
                 f"isolation must be '' or 'worktree', not {call.isolation!r}",
                 details={"field": "isolation"},
+                hint='pass `isolation: "worktree"` in the agent\'s options, or leave it out',
             )
         if call.schema is not None:
             check_schema(call.schema)
@@ -208,6 +210,7 @@ class Run(LiveCalls):
             "stale",
             f"run {self.run_id} was taken over by another process; this one must stop",
             details={"run_id": self.run_id},
+            hint="another process now owns this run; follow it with `pallium workflow status <run-id>` instead",
         )
 
     def _stop_workers(self) -> None:

@@ -205,7 +205,12 @@ class RunStore:
         with self.db.transaction():
             row = self.run(run_id)
             if row is None:
-                raise PalliumError("not_found", f"run {run_id!r} does not exist", details={"run_id": run_id})
+                raise PalliumError(
+                    "not_found",
+                    f"run {run_id!r} does not exist",
+                    details={"run_id": run_id},
+                    hint="list the runs with `pallium workflow list` (MCP `pallium_workflow_list`)",
+                )
             if row.status == "running" and row.owner_pid is not None and holder_alive(row):
                 raise PalliumError(
                     "conflict",

@@ -133,7 +133,12 @@ def open_database(path: Path, schemas: Sequence[Schema] = (), *, root: Path | No
     try:
         conn = apsw.Connection(str(path), flags=flags)
     except apsw.CantOpenError as exc:
-        raise PalliumError("unavailable", f"cannot open database {str(path)!r}", details={"path": str(path)}) from exc
+        raise PalliumError(
+            "unavailable",
+            f"cannot open database {str(path)!r}",
+            details={"path": str(path)},
+            hint="check that the folder exists and is writable; `pallium doctor` checks the databases",
+        ) from exc
     db = Database(conn, path)
     try:
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
@@ -183,7 +188,10 @@ def check_database(path: Path, schemas: Sequence[Schema]) -> dict[str, int]:
             conn = _connect_read_only(path)
         except apsw.CantOpenError as exc:
             raise PalliumError(
-                "unavailable", f"cannot open database {str(path)!r}", details={"path": str(path)}
+                "unavailable",
+                f"cannot open database {str(path)!r}",
+                details={"path": str(path)},
+                hint="check that the file exists and is readable; `pallium doctor` checks the databases",
             ) from exc
         db = Database(conn, path)
         try:
@@ -368,4 +376,9 @@ def _translated(path: Path) -> Iterator[None]:
             details={"path": str(path)},
         ) from exc
     except apsw.ReadOnlyError as exc:
-        raise PalliumError("unavailable", f"database {str(path)!r} is read-only", details={"path": str(path)}) from exc
+        raise PalliumError(
+            "unavailable",
+            f"database {str(path)!r} is read-only",
+            details={"path": str(path)},
+            hint="make the file and its folder writable, or set PALLIUM_HOME to a writable folder",
+        ) from exc

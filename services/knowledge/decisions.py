@@ -69,7 +69,7 @@ async def link(inp: LinkInput, ctx: ToolContext) -> LinkOutput:
         raise PalliumError(
             "not_found",
             f"no decision file {inp.file!r}",
-            hint="pass `file` (CLI `--file`) as a file inside the repository holding the decision's text",
+            hint="pass `file` (CLI `--file`) as the repository file of the decision's text; `git ls-files` lists them",
             details={"field": "file", "path": inp.file},
         )
     text = target.read_text(encoding="utf-8", errors="replace")[:MAX_TEXT]

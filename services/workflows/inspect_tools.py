@@ -329,7 +329,12 @@ def _offset(cursor: str | None) -> int:
     if cursor is None:
         return 0
     if not cursor.isdigit():
-        raise PalliumError("invalid_input", f"cursor {cursor!r} is not one this tool gave", details={"field": "cursor"})
+        raise PalliumError(
+            "invalid_input",
+            f"cursor {cursor!r} is not one this tool gave",
+            details={"field": "cursor"},
+            hint="pass back the `next_cursor` of the previous answer as `cursor` (CLI `--cursor`), or leave it out",
+        )
     return int(cursor)
 
 
@@ -382,7 +387,10 @@ def _render_show(out: ShowOutput) -> str:
 async def read_call(inp: ReadInput, ctx: ToolContext) -> ReadOutput:
     if inp.call is not None and inp.label is not None:
         raise PalliumError(
-            "invalid_input", "give one of `call` (a journal key) or `label`, not both", details={"field": "call"}
+            "invalid_input",
+            "give one of `call` (a journal key) or `label`, not both",
+            details={"field": "call"},
+            hint="pass either `call` (CLI `--call`) or `label` (CLI `--label`), not both",
         )
     store = runner.open_store(ctx)
     row = runner.resolve_run(store, inp.run_id)
@@ -473,6 +481,7 @@ def _find_call(calls: list[CallRow], inp: ReadInput) -> CallRow:
         "invalid_input",
         f"{len(found)} calls match {what}; give one of their keys with `call`",
         details={"field": field, "matches": [c.call_key for c in found[:20]]},
+        hint="pass one of the matching keys as `call` (CLI `--call`)",
     )
 
 

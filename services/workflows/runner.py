@@ -127,10 +127,18 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
     """
     row = store.run(run_id)
     if row is None:
-        raise PalliumError("not_found", f"no workflow run {run_id!r}", details={"field": "run_id"})
+        raise PalliumError(
+            "not_found",
+            f"no workflow run {run_id!r}",
+            details={"field": "run_id"},
+            hint="list the runs with `pallium workflow list` (MCP `pallium_workflow_list`)",
+        )
     if row.status == "running" and _lease_held(store, run_id):
         raise PalliumError(
-            "conflict", f"workflow run {run_id} is still running in another process", details={"run_id": run_id}
+            "conflict",
+            f"workflow run {run_id} is still running in another process",
+            details={"run_id": run_id},
+            hint=f"follow it with `pallium workflow status {run_id}`, or stop it with `pallium workflow stop {run_id}`",
         )
     saved_ceiling = ctx.ceiling
     ctx.ceiling = run_ceiling(row, ctx.ceiling)
@@ -241,9 +249,19 @@ def stop_run(store: WorkflowStore, run_id: str, *, intent: str = "stop", now: st
     leases.reconcile(runs)
     row = runs.run(run_id)
     if row is None or row.status != "running" or row.owner_pid is None:
-        raise PalliumError("conflict", f"workflow run {run_id} is not running", details={"run_id": run_id})
+        raise PalliumError(
+            "conflict",
+            f"workflow run {run_id} is not running",
+            details={"run_id": run_id},
+            hint=f"only a running run can be paused or stopped; see its state with `pallium workflow status {run_id}`",
+        )
     if not leases.is_owner_alive(row):
-        raise PalliumError("conflict", f"workflow run {run_id} has no live owner", details={"run_id": run_id})
+        raise PalliumError(
+            "conflict",
+            f"workflow run {run_id} has no live owner",
+            details={"run_id": run_id},
+            hint=f"its process is gone: resume it with `pallium workflow resume {run_id}`",
+        )
     current = store.run(run_id)
     store.add_event(
         run_id,

@@ -33,7 +33,10 @@ from services.workflows.validate import declared_args, validate_source
 async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
     if (inp.script is None) == (inp.source is None):
         raise PalliumError(
-            "invalid_input", "give exactly one of `script` (a path) or `source` (the text)", details={"field": "script"}
+            "invalid_input",
+            "give exactly one of `script` (a path) or `source` (the text)",
+            details={"field": "script"},
+            hint="pass just one of `script` (CLI `--script`, a path) or `source` (CLI `--source`, the text)",
         )
     location = None
     source = inp.source
@@ -127,7 +130,10 @@ async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
     row = runner.resolve_run(store, inp.run_id)
     if row.status == "completed":
         raise PalliumError(
-            "conflict", f"workflow run {row.id} already completed; nothing to resume", details={"run_id": row.id}
+            "conflict",
+            f"workflow run {row.id} already completed; nothing to resume",
+            details={"run_id": row.id},
+            hint=f"see its result with `pallium workflow report {row.id}`; start a new run to do it again",
         )
     source, new_script = None, None
     if inp.script is not None:

@@ -268,7 +268,7 @@ async def test_workflow_run_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_
                 "error": {
                     "code": "conflict",
                     "message": "workflow run edit already completed; nothing to resume",
-                    "hint": "see `pallium workflow resume --help`",
+                    "hint": "see its result with `pallium workflow report edit`; start a new run to do it again",
                     "details": {"run_id": "edit"},
                 }
             }
@@ -286,7 +286,7 @@ async def test_workflow_run_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_
                 "error": {
                     "code": "conflict",
                     "message": "workflow run edit is not running",
-                    "hint": "see `pallium workflow pause --help`",
+                    "hint": "only a running run can be paused or stopped; see its state with `pallium workflow status edit`",
                     "details": {"run_id": "edit"},
                 }
             }
@@ -298,7 +298,7 @@ async def test_workflow_run_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_
                 "error": {
                     "code": "conflict",
                     "message": "workflow run edit is not running",
-                    "hint": "see `pallium workflow stop --help`",
+                    "hint": "only a running run can be paused or stopped; see its state with `pallium workflow status edit`",
                     "details": {"run_id": "edit"},
                 }
             }
