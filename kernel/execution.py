@@ -29,8 +29,8 @@ from kernel.providers.contract import ProviderRequest, ProviderResult
 from kernel.providers.dispatcher import dispatch, resolve_provider
 from kernel.providers.process import kill_group
 from kernel.providers.schema import check_schema, schema_errors
-from kernel.runstore import SCHEMA, RunStore
-from kernel.store import Database, open_global
+from kernel.runstore import RunStore
+from kernel.store import Database, open_store
 from kernel.worktrees import tree
 from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
 from kernel.worktrees.pool import ReadOnlyPool
@@ -95,8 +95,8 @@ class Run(LiveCalls):
             )
         repo = paths.find_repo_root(repo)
         owns_db = db is None
-        db = db or open_global([SCHEMA])
-        store = RunStore(db)
+        store = RunStore(db) if db is not None else open_store(RunStore)
+        db = store.db
         lease = None
         try:
             leases.reconcile(store)

@@ -164,6 +164,9 @@ _PATCH_COLUMNS = ", ".join(PatchRow.__dataclass_fields__)
 class RunStore:
     """Typed access to the run tables over one open `Database` (the global one)."""
 
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA,)
+
     def __init__(self, db: Database) -> None:
         self.db = db
 

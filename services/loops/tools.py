@@ -22,12 +22,12 @@ from services.loops.models import (
     TickInput,
     TickOutput,
 )
-from services.loops.store import SCHEMA, LoopStore
+from services.loops.store import LoopStore
 from services.loops.verdict import exit_code
 
 
 def _store(ctx: ToolContext) -> LoopStore:
-    return LoopStore(ctx.global_db([SCHEMA]))
+    return ctx.store(LoopStore)
 
 
 async def start(inp: StartInput, ctx: ToolContext) -> Loop:

@@ -246,6 +246,9 @@ class Filters:
 class SessionsStore:
     """Typed reads and writes over the sessions tables of one open database."""
 
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA,)
+
     def __init__(self, db: Database) -> None:
         self.db = db
         self._tokenizer: apsw.FTS5Tokenizer | None = None

@@ -23,12 +23,11 @@ from kernel.execution import Limits, Run
 from kernel.hashing import stable_hash
 from kernel.ids import resolve_prefix
 from kernel.progress import Progress
-from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from services.workflows.checks import CommandPolicy, allowed_commands, ignored_entries
 from services.workflows.engine import ScriptFailed, run_script, unawaited_failure_message, unawaited_message
 from services.workflows.host import WorkflowHost
 from services.workflows.preflight import inferred_commands
-from services.workflows.store import SCHEMA, RunRow, WorkflowStore
+from services.workflows.store import RunRow, WorkflowStore
 
 __all__ = ["Attempt", "create_run", "new_run_id", "open_store", "reconcile", "resolve_run", "run_attempt"]
 
@@ -41,7 +40,7 @@ class Attempt:
 
 
 def open_store(ctx: ToolContext) -> WorkflowStore:
-    return WorkflowStore(ctx.global_db([RUNS_SCHEMA, SCHEMA]))
+    return ctx.store(WorkflowStore)
 
 
 def new_run_id(ctx: ToolContext) -> str:
