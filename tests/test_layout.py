@@ -431,3 +431,12 @@ def test_every_file_pallium_writes_goes_through_the_kernel_writer():
 def test_write_check_catches_each_way_of_writing_a_file(tmp_path: Path, line: str):
     (tmp_path / "mod.py").write_text(line + "\n", encoding="utf-8")
     assert len(find_unconfined_writes([tmp_path / "mod.py"], tmp_path)) == 1
+
+
+@pytest.mark.parametrize("service", ["loops", "workflows"])
+def test_a_service_with_a_render_module_renders_every_tool_there(service: str):
+    """Text for the terminal lives beside the others in `render.py`, not in lambdas among declarations."""
+    tools = [t for t in all_tools() if t.handler.__module__.startswith(f"services.{service}.")]
+    home = f"services.{service}.render"
+    elsewhere = sorted(t.cli for t in tools if t.render is not None and t.render.__module__ != home)
+    assert tools and not elsewhere, f"rendered outside services/{service}/render.py: {elsewhere}"

@@ -16,6 +16,7 @@ from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
 from kernel.models import ToolInput, ToolOutput
 from kernel.tool import Route, Tool
+from services.workflows import render
 from services.workflows.store import DecisionRow, WorkflowStore
 
 __all__ = ["TOOLS", "DecisionEntry", "entries_of_run", "record", "search"]
@@ -151,20 +152,6 @@ async def list_decisions(inp: DecisionsInput, ctx: ToolContext) -> DecisionsOutp
     )
 
 
-def _render(out: DecisionsOutput) -> str:
-    if not out.decisions:
-        return f"no recorded decisions{' match ' + repr(out.query) if out.query else ''}"
-    lines = []
-    for d in out.decisions:
-        tags = f"  [{', '.join(d.tags)}]" if d.tags else ""
-        lines.append(f"{d.created_at}  {d.run_id}  {d.title}{tags}")
-        if d.body:
-            lines.append(f"    {' '.join(d.body.split())[:300]}")
-    if out.truncated:
-        lines.append("(more match; raise --limit)")
-    return "\n".join(lines)
-
-
 TOOLS = (
     Tool(
         cli="workflow decisions",
@@ -189,6 +176,6 @@ TOOLS = (
             arguments={"run_id": "run_id"},
         ),
         positional=("query",),
-        render=_render,
+        render=render.decisions,
     ),
 )
