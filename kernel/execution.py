@@ -109,7 +109,8 @@ class Run(LiveCalls):
             assert row is not None
             if row.base_commit is None:
                 snap = snapshot(repo)
-                base_commit, base_tree = store.pin_base(run_id, commit=snap.commit, tree=snap.tree)
+                pinned = store.pin_base(run_id, commit=snap.commit, tree=snap.tree)
+                base_commit, base_tree = pinned.commit, pinned.tree
             else:
                 base_commit, base_tree = row.base_commit, row.base_tree or ""
             for stale in store.worktrees(run_id=run_id, states=("creating", "active", "captured")):
