@@ -29,8 +29,8 @@ from kernel.providers.contract import ProviderRequest, ProviderResult
 from kernel.providers.dispatcher import dispatch, resolve_provider
 from kernel.providers.process import kill_group
 from kernel.providers.schema import check_schema, schema_errors
-from kernel.runstore import SCHEMA, RunStore
-from kernel.store import Database, open_global
+from kernel.runstore import RunStore
+from kernel.store import Database, open_store
 from kernel.worktrees import tree
 from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
 from kernel.worktrees.pool import ReadOnlyPool
@@ -91,11 +91,12 @@ class Run(LiveCalls):
                 "invalid_input",
                 f"run id {run_id!r} must be letters, digits, '.', '_' or '-'",
                 details={"field": "run_id"},
+                hint="pass an `id` (CLI `--id`) of letters, digits, '.', '_' or '-', or leave it out to get one",
             )
         repo = paths.find_repo_root(repo)
         owns_db = db is None
-        db = db or open_global([SCHEMA])
-        store = RunStore(db)
+        store = RunStore(db) if db is not None else open_store(RunStore)
+        db = store.db
         lease = None
         try:
             leases.reconcile(store)
@@ -108,7 +109,8 @@ class Run(LiveCalls):
             assert row is not None
             if row.base_commit is None:
                 snap = snapshot(repo)
-                base_commit, base_tree = store.pin_base(run_id, commit=snap.commit, tree=snap.tree)
+                pinned = store.pin_base(run_id, commit=snap.commit, tree=snap.tree)
+                base_commit, base_tree = pinned.commit, pinned.tree
             else:
                 base_commit, base_tree = row.base_commit, row.base_tree or ""
             for stale in store.worktrees(run_id=run_id, states=("creating", "active", "captured")):
@@ -185,6 +187,7 @@ class Run(LiveCalls):
                 "invalid_input",
                 f"isolation must be '' or 'worktree', not {call.isolation!r}",
                 details={"field": "isolation"},
+                hint='pass `isolation: "worktree"` in the agent\'s options, or leave it out',
             )
         if call.schema is not None:
             check_schema(call.schema)
@@ -208,6 +211,7 @@ class Run(LiveCalls):
             "stale",
             f"run {self.run_id} was taken over by another process; this one must stop",
             details={"run_id": self.run_id},
+            hint="another process now owns this run; follow it with `pallium workflow status <run-id>` instead",
         )
 
     def _stop_workers(self) -> None:

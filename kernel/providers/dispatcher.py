@@ -144,17 +144,26 @@ def _checked(req: ProviderRequest, result: ProviderResult) -> ProviderResult:
 def _check_request(req: ProviderRequest) -> None:
     if req.mode not in MODES:
         raise PalliumError(
-            "invalid_input", f"mode must be one of {', '.join(MODES)}, not {req.mode!r}", details={"field": "mode"}
+            "invalid_input",
+            f"mode must be one of {', '.join(MODES)}, not {req.mode!r}",
+            details={"field": "mode"},
+            hint=f"pass `mode` as one of {', '.join(MODES)} (in a script: `agent(prompt, {{mode}})`)",
         )
     if req.schema is not None:
         check_schema(req.schema)
     if req.timeout is not None and req.timeout < 0:
         raise PalliumError(
-            "invalid_input", "timeout must be 0 (none) or positive seconds", details={"field": "timeout"}
+            "invalid_input",
+            "timeout must be 0 (none) or positive seconds",
+            details={"field": "timeout"},
+            hint="pass `timeout` (CLI `--agent-timeout`) as seconds above 0, or 0 for none",
         )
     if not Path(req.cwd).is_dir():
         raise PalliumError(
-            "invalid_input", f"working directory {str(req.cwd)!r} does not exist", details={"field": "cwd"}
+            "invalid_input",
+            f"working directory {str(req.cwd)!r} does not exist",
+            details={"field": "cwd"},
+            hint="run from an existing folder, or pass one that exists as `cwd` (CLI `--cwd`)",
         )
 
 

@@ -174,7 +174,11 @@ class Staging:
             git.run(["reset", "-q", "--hard", commit], self.path)
             git.run(["clean", "-q", "-fd"], self.path)
         except PalliumError as exc:
-            raise PalliumError("internal", f"cannot reset staging for run {self.run_id}: {exc.message}") from exc
+            raise PalliumError(
+                "internal",
+                f"cannot reset staging for run {self.run_id}: {exc.message}",
+                hint="remove the run's worktrees with `pallium workflow gc --confirm`, then resume the run",
+            ) from exc
 
 
 def _safe(name: str) -> str:

@@ -123,7 +123,7 @@ def _folder(ctx: ToolContext, given: str | None) -> Path:
         raise PalliumError(
             "not_found",
             f"no folder {folder}",
-            hint="pass an existing folder as `dir` (CLI --dir)",
+            hint="pass an existing folder as `dir` (CLI `--dir`); `ls` lists them",
             details={"field": "dir", "path": str(folder)},
         )
     folder = folder.resolve()

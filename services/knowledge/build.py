@@ -17,7 +17,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from services.knowledge import documents, modules
 from services.knowledge.materialize import Written, materialize
-from services.knowledge.store import SCHEMA, DocRow, FileEntry, KnowledgeStore, SymbolEntry
+from services.knowledge.store import DocRow, FileEntry, KnowledgeStore, SymbolEntry
 
 __all__ = ["Built", "build_base", "read_facts", "split_terms"]
 
@@ -80,7 +80,7 @@ async def build_base(ctx: ToolContext, repo: str | None) -> Built:
     groups = [m.files[:300] for m in facts.modules]
     checks_out = await ctx.call("pallium_facts", {"repo": str(facts.root), "sections": ["checks"], "checks": groups})
     checks = checks_out.model_dump(mode="json")["checks"]
-    store = KnowledgeStore(ctx.repo_db(facts.root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, facts.root)
     now = iso_utc(ctx.clock.now())
     commit = facts.facts["indexed_commit"]
     return await asyncio.to_thread(_store_and_write, store, facts, checks, commit, now)

@@ -65,7 +65,7 @@ def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tup
     raise PalliumError(
         "not_found",
         f"file {relative!r} is not in the index (untracked, ignored, or added after the last index)",
-        hint="`git add` it, then ask again with --refresh (or run `pallium index`); "
+        hint="`git add` it (`git status` lists untracked files), then ask again with --refresh (or `pallium index`); "
         "untracked files need `pallium index --untracked`",
         details={"field": "path", "path": relative},
     )

@@ -210,6 +210,9 @@ class PairRow:
 class RepoStore:
     """Typed access to the repo index over one open `Database`."""
 
+    DATABASE = "repo"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA,)
+
     def __init__(self, db: Database) -> None:
         self.db = db
 

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any
 
+from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from kernel.store import Database, Schema
 
 __all__ = ["SCHEMA", "EventRow", "MemberRow", "MessageRow", "TaskRow", "TeamRow", "TeamStore", "TurnRow"]
@@ -304,6 +305,9 @@ def _decoders(row_type: type) -> tuple[tuple[str, str], ...]:
 
 
 class TeamStore:
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA, RUNS_SCHEMA)
+
     def __init__(self, db: Database) -> None:
         self.db = db
 

@@ -14,20 +14,19 @@ from kernel import authority, paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.runstore import SCHEMA as RUN_SCHEMA
 from kernel.runstore import RunStore
 from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Tool
 from services.teams import models, views
 from services.teams.roster import LEAD, reconcile, require_member, require_team, send_message
 from services.teams.routes import ROUTES
-from services.teams.store import SCHEMA, TeamStore
+from services.teams.store import TeamStore
 from services.teams.templates import TEMPLATES
 
 INBOX_BUDGET = CONTEXT_BUDGET  # whole messages (up to 2,000 characters each) per page
 
 
 def _store(ctx: ToolContext) -> TeamStore:
-    return TeamStore(ctx.global_db([SCHEMA, RUN_SCHEMA]))
+    return ctx.store(TeamStore)
 
 
 def _now(ctx: ToolContext) -> str:
