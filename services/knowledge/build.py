@@ -200,7 +200,9 @@ def _file_rows(facts: Facts) -> tuple[list[FileEntry], list[SymbolEntry]]:
 
 def _readme(root: Path, module: modules.Module) -> str | None:
     """The first paragraph of the module folder's README, as its own words for its purpose."""
-    prefix = f"{module.path}/" if module.path else ""
+    if module.group:
+        return None  # a group of a split folder: the folder's README speaks for its core
+    prefix = f"{module.folder}/" if module.folder else ""
     for name in ("README.md", "readme.md", "README.rst", "README.txt", "README"):
         if f"{prefix}{name}" in module.files:
             try:
