@@ -112,7 +112,8 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
         sections = "".join(f"<h2>{_e(name)}</h2>{_markdown(text)}" for name, text in got.sections.items())
         body = (
             f"<p><a href='/'>all modules</a></p><h1>{_e(got.title)}</h1>{_freshness(got.freshness)}"
-            f"{_evidence(got.evidence)}{_dropped_badge(got.dropped_claims)}<h2>Claims</h2><ul id='claims'>{claims or '<li>no checked claims yet</li>'}</ul>"
+            f"{_evidence(got.evidence)}{_dropped_badge(got.dropped_claims)}"
+            f"<h2>Claims</h2><ul id='claims'>{claims or '<li>no checked claims yet</li>'}</ul>"
             + (f"<h3 id='dropped'>Dropped claims</h3><ul>{dropped}</ul>" if dropped else "")
             + sections
         )
