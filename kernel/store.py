@@ -2,7 +2,9 @@
 
 Each service declares a `Schema` in its own `store.py`: a name and an append-only tuple of SQL
 migrations whose position is the version. Opening a database applies what is missing inside
-one `BEGIN IMMEDIATE` transaction, refuses a file written by a newer schema, and verifies that
+one `BEGIN IMMEDIATE` transaction, first copying the file aside when a service's existing tables
+are about to change (`pallium.sqlite.<service>-v<N>.<time>.bak`, a plain SQLite file that opens
+on its own), refuses a file written by a newer schema, and verifies that
 every table and column the migrations create is really there, so a damaged or hand-edited file
 fails loudly on open instead of half-way through a call. The kernel's own bookkeeping table
 `kernel_schema` records each service's version and the Pallium version that wrote it.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -28,6 +31,7 @@ __all__ = [
     "Database",
     "Schema",
     "ServiceStore",
+    "backup_before_migration",
     "check_database",
     "open_database",
     "open_global",
@@ -204,7 +208,7 @@ def open_database(path: Path, schemas: Sequence[Schema] = (), *, root: Path | No
             conn.execute("PRAGMA synchronous=NORMAL")
             if any(s.needs_vec for s in schemas):
                 _load_vec(conn)
-            _migrate(db, schemas)
+            _migrate(db, schemas, root=root or path.parent)
             for schema in schemas:
                 _verify(db, schema)
     except BaseException:
@@ -272,12 +276,17 @@ def _connect_read_only(path: Path) -> apsw.Connection:
     return conn
 
 
-def _migrate(db: Database, schemas: Sequence[Schema]) -> None:
+def _migrate(db: Database, schemas: Sequence[Schema], *, root: Path) -> None:
     db.execute(_KERNEL_TABLE)
     stored = _stored_versions(db)
     if all(stored.get(s.service, 0) == s.version for s in schemas):
         return
     _refuse_newer(db.path, schemas, stored)
+    upgrading = {s.service: stored[s.service] for s in schemas if 0 < stored.get(s.service, 0) < s.version}
+    if upgrading:
+        # Tables that hold data are about to change: keep the file as it was. SQLite cannot copy
+        # a database its own connection is writing, so the copy comes before the write lock.
+        backup_before_migration(db, upgrading, root=root)
     with db.transaction():
         stored = _stored_versions(db)  # another process may have migrated while we waited
         _refuse_newer(db.path, schemas, stored)
@@ -294,6 +303,38 @@ def _migrate(db: Database, schemas: Sequence[Schema]) -> None:
                 "written_by=excluded.written_by, updated_at=excluded.updated_at",
                 (schema.service, schema.version, _pallium_version(), now),
             )
+
+
+def backup_before_migration(
+    db: Database, upgrading: dict[str, int], *, root: Path, stamp: str | None = None
+) -> Path:
+    """Copy the open database, as it is now, to `<file>.<service>-v<version>.<time>.bak` beside it.
+
+    SQLite's online backup copies every page as one consistent snapshot; the copy is made a
+    standalone (rollback-journal) file, so it opens on its own. The file is created through
+    `kernel.writes`: no link is followed.
+    """
+    stamp = stamp or datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    label = "-".join(f"{service}-v{version}" for service, version in sorted(upgrading.items()))
+    for n in range(100):
+        target = db.path.with_name(f"{db.path.name}.{label}.{stamp}{f'-{n}' if n else ''}.bak")
+        try:
+            os.close(writes.open_fd(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, root=root))
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise PalliumError("conflict", f"too many backups of {str(db.path)!r} this second", hint="retry in a second")
+    flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
+    with _translated(target):
+        dest = apsw.Connection(str(target), flags=flags)
+        try:
+            with dest.backup("main", db.conn, "main") as copy:
+                copy.step()  # every page in one step
+            dest.execute("PRAGMA journal_mode=DELETE").fetchall()
+        finally:
+            dest.close()
+    return target
 
 
 def _stored_versions(db: Database) -> dict[str, int]:

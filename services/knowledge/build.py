@@ -78,16 +78,27 @@ async def read_facts(ctx: ToolContext, repo: str | None) -> Facts:
 async def build_base(ctx: ToolContext, repo: str | None) -> Built:
     facts = await read_facts(ctx, repo)
     groups = [m.files[:300] for m in facts.modules]
-    checks_out = await ctx.call("pallium_facts", {"repo": str(facts.root), "sections": ["checks"], "checks": groups})
+    # A file's own checks differ from its module's only when tests pair with it: ask for those alone.
+    paired = sorted(p for m in facts.modules for p in m.files if facts.facts["tests"].get(p))
+    checks_out = await ctx.call(
+        "pallium_facts",
+        {"repo": str(facts.root), "sections": ["checks"], "checks": groups + [[p] for p in paired]},
+    )
     checks = checks_out.model_dump(mode="json")["checks"]
+    per_file = {p: c["fast"][:3] for p, c in zip(paired, checks[len(groups) :], strict=True) if c["fast"]}
     store = ctx.store(KnowledgeStore, facts.root)
     now = iso_utc(ctx.clock.now())
     commit = facts.facts["indexed_commit"]
-    return await asyncio.to_thread(_store_and_write, store, facts, checks, commit, now)
+    return await asyncio.to_thread(_store_and_write, store, facts, checks[: len(groups)], per_file, commit, now)
 
 
 def _store_and_write(
-    store: KnowledgeStore, facts: Facts, checks: list[dict[str, list[str]]], commit: str | None, now: str
+    store: KnowledgeStore,
+    facts: Facts,
+    checks: list[dict[str, list[str]]],
+    per_file: dict[str, list[str]],
+    commit: str | None,
+    now: str,
 ) -> Built:
     docs: dict[str, tuple[DocRow, str]] = {}
     for module, check in zip(facts.modules, checks, strict=True):
@@ -154,13 +165,13 @@ def _store_and_write(
         store.delete_docs(stale, now=now)
         for doc, terms in docs.values():
             changed += store.put_doc(doc, terms=terms, now=now)
-        store.replace_files(*_file_rows(facts))
+        store.replace_files(*_file_rows(facts, per_file))
         store.set_state({"built_commit": commit or "", "built_at": now, "modules": str(len(facts.modules))})
     written = materialize(facts.root, {slug: doc.markdown for slug, (doc, _t) in docs.items()})
     return Built(facts, len(docs), changed, len(stale), written, commit, now)
 
 
-def _file_rows(facts: Facts) -> tuple[list[FileEntry], list[SymbolEntry]]:
+def _file_rows(facts: Facts, per_file: dict[str, list[str]]) -> tuple[list[FileEntry], list[SymbolEntry]]:
     owner = {p: m.slug for m in facts.modules for p in m.files}
     by_path: dict[str, list[dict[str, Any]]] = {}
     for s in facts.facts["symbols"]:
@@ -187,6 +198,7 @@ def _file_rows(facts: Facts) -> tuple[list[FileEntry], list[SymbolEntry]]:
                 path_terms=split_terms(path),
                 names=names,
                 doc=doc,
+                checks=per_file.get(path, []),
             )
         )
         symbols += [
@@ -200,7 +212,9 @@ def _file_rows(facts: Facts) -> tuple[list[FileEntry], list[SymbolEntry]]:
 
 def _readme(root: Path, module: modules.Module) -> str | None:
     """The first paragraph of the module folder's README, as its own words for its purpose."""
-    prefix = f"{module.path}/" if module.path else ""
+    if module.group:
+        return None  # a group of a split folder: the folder's README speaks for its core
+    prefix = f"{module.folder}/" if module.folder else ""
     for name in ("README.md", "readme.md", "README.rst", "README.txt", "README"):
         if f"{prefix}{name}" in module.files:
             try:

@@ -74,7 +74,12 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     direct_tests = [p for p in ranked if files[p].test]  # type: ignore[union-attr]
     tests = _tests(sources, direct_tests, files, score, store)
     modules = _modules(store, sources, score, module_rank, why, claims_all, here.now)
+    own_checks = store.file_checks(sources)
     checks: list[str] = []
+    for path in sources:  # the checks of the files the task concerns first, best file first
+        for command in own_checks.get(path, []):
+            if command not in checks:
+                checks.append(command)
     for m in modules:
         doc = store.doc(m.slug)
         for command in doc.data.get("checks", []) if doc else []:
@@ -86,7 +91,10 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     out = ContextOutput(
         task=task,
         modules=modules,
-        read=[ContextFile(path=p, why=why[p][:3], symbols=named_symbols.get(p, [])[:6]) for p in sources],
+        read=[
+            ContextFile(path=p, why=why[p][:3], symbols=named_symbols.get(p, [])[:6], checks=own_checks.get(p, []))
+            for p in sources
+        ],
         tests=tests,
         checks=checks[:8],
         decisions=decisions,

@@ -206,8 +206,10 @@ def _rerank(store: KnowledgeStore, hits: list[tuple[str, float]], query: str) ->
 
 def get(store: KnowledgeStore, root: Path, slug: str, *, section: str | None, full: bool) -> GetOutput:
     doc = store.doc(slug)
-    if doc is None:
-        doc = store.doc(_normalize_slug(slug))
+    for candidate in [] if doc else _slug_candidates(slug):
+        doc = store.doc(candidate)
+        if doc is not None:
+            break
     if doc is None:
         raise PalliumError(
             "not_found",
@@ -287,11 +289,18 @@ def _claim_out(claim: ClaimRow, now: dict[str, str | None]) -> ClaimOut:
     )
 
 
-def _normalize_slug(slug: str) -> str:
+def _slug_candidates(slug: str) -> list[str]:
+    """The slugs a plain path may mean: `src/core`, or `src/core@loading` for a group of a split folder."""
     from urllib.parse import quote, unquote
 
     path = unquote(slug).strip().strip("/")
-    return quote(path, safe="") if path and path != "." else "@root"
+    out = []
+    folder, at, group = path.rpartition("@")
+    if at and group and "/" not in group:
+        base = quote(folder, safe="") if folder and folder != "." else "@root"
+        out.append(f"{base}@{quote(group, safe='')}")
+    out.append(quote(path, safe="") if path and path != "." else "@root")
+    return out
 
 
 def _split(token: str) -> list[str]:

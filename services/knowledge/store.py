@@ -76,7 +76,10 @@ CREATE TABLE knowledge_decisions (
 CREATE VIRTUAL TABLE knowledge_decision_fts USING fts5(title, text, source, slug UNINDEXED);
 """
 
-SCHEMA = Schema("knowledge", (_V1,))
+# Version 2: each described file's own suggested checks (the repo service's fast tier for it alone).
+_V2 = "ALTER TABLE knowledge_files ADD COLUMN checks TEXT NOT NULL DEFAULT '[]'"
+
+SCHEMA = Schema("knowledge", (_V1, _V2))
 
 # In $PALLIUM_HOME/pallium.sqlite: one ledger of model attempts for every repository, and each
 # repository's upkeep settings, so the limits hold across repositories and processes.
@@ -177,6 +180,7 @@ class FileEntry:
     path_terms: str
     names: str
     doc: str
+    checks: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -461,8 +465,11 @@ class KnowledgeStore:
         self.db.execute("DELETE FROM knowledge_file_fts")
         self.db.execute("DELETE FROM knowledge_symbols")
         self.db.executemany(
-            "INSERT INTO knowledge_files(path, slug, blob, language, test, tests) VALUES (?, ?, ?, ?, ?, ?)",
-            [(f.path, f.slug, f.blob, f.language, int(f.test), json.dumps(list(f.tests))) for f in files],
+            "INSERT INTO knowledge_files(path, slug, blob, language, test, tests, checks) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (f.path, f.slug, f.blob, f.language, int(f.test), json.dumps(list(f.tests)), json.dumps(list(f.checks)))
+                for f in files
+            ],
         )
         self.db.executemany(
             "INSERT INTO knowledge_file_fts(path_terms, names, doc, path) VALUES (?, ?, ?, ?)",
@@ -500,6 +507,15 @@ class KnowledgeStore:
     def file(self, path: str) -> FileHit | None:
         r = self.db.execute("SELECT path, slug, test, tests FROM knowledge_files WHERE path = ?", (path,)).fetchone()
         return FileHit(r[0], r[1], 0.0, bool(r[2]), tuple(json.loads(r[3]))) if r else None
+
+    def file_checks(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """Each of `paths`' own suggested checks, as stored at the last build (paths without any left out)."""
+        out: dict[str, list[str]] = {}
+        for path in paths:
+            raw = self.db.execute("SELECT checks FROM knowledge_files WHERE path = ?", (path,)).get
+            if raw and raw != "[]":
+                out[path] = json.loads(raw)
+        return out
 
     def file_blobs(self) -> dict[str, str | None]:
         return dict(self.db.execute("SELECT path, blob FROM knowledge_files"))

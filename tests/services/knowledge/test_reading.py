@@ -42,6 +42,23 @@ async def test_context_points_at_the_file_defining_a_named_symbol_and_its_tests(
     assert len(out.model_dump_json()) <= 12 * 1024 and out.version == 2
 
 
+async def test_context_suggests_each_files_own_checks_before_its_modules(app_repo: Path):
+    commit(
+        app_repo,
+        "Test the jobs",
+        {"tests/test_jobs.py": "from app.core.jobs import drain\n\ndef test_drain():\n    assert drain() == []\n"},
+    )
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    out = await ask(app_repo, "pallium_knowledge_context", task="drain in app/core/jobs.py should return the queue")
+    assert out.read[0].path == "app/core/jobs.py"
+    assert out.read[0].checks == ["python -m pytest -q tests/test_jobs.py"]
+    engine = next(f for f in out.read if f.path == "app/core/engine.py")
+    assert engine.checks == ["python -m pytest -q tests/test_engine.py"]
+    # The file's own test first; the module's wider command (both tests) after.
+    assert out.checks[0] == "python -m pytest -q tests/test_jobs.py"
+    assert "python -m pytest -q tests/test_engine.py tests/test_jobs.py" in out.checks[1:]
+
+
 async def test_context_follows_a_named_path_and_words(app_repo: Path):
     await ask(app_repo, "pallium_knowledge_build", model=False)
     out = await ask(app_repo, "pallium_knowledge_context", task="the route in app/web/routes.py should queue jobs")
