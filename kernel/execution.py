@@ -178,8 +178,12 @@ class Run(LiveCalls):
                 request[name] = getattr(call, name)
         return request
 
-    async def agent(self, call: AgentCall) -> AgentOutcome:
-        """Run one worker call, or return it from the journal; caps and budget raise `budget_exhausted`."""
+    async def agent(self, call: AgentCall, *, on_session: Callable[[str], None] | None = None) -> AgentOutcome:
+        """Run one worker call, or return it from the journal; caps and budget raise `budget_exhausted`.
+
+        `on_session(id)` hears the native session id the worker streams as soon as it is seen (see
+        `dispatcher.dispatch`); a caller that resumes sessions records it there, not after the call.
+        """
         if call.isolation not in ISOLATIONS:
             raise PalliumError(
                 "invalid_input",
@@ -201,7 +205,7 @@ class Run(LiveCalls):
         async with self._slots:
             # the call that passed the budget keeps its answer (it was paid for); none starts after it
             self.check_budget()
-            return await self._run_live(call, key, seq, request)
+            return await self._run_live(call, key, seq, request, on_session)
 
     def _stale(self) -> PalliumError:
         return PalliumError(
@@ -219,10 +223,14 @@ class Run(LiveCalls):
             task.cancel()
 
     async def _dispatch(
-        self, key: str, request: ProviderRequest, on_spawn: Callable[[int, int | None], None]
+        self,
+        key: str,
+        request: ProviderRequest,
+        on_spawn: Callable[[int, int | None], None],
+        on_session: Callable[[str], None] | None = None,
     ) -> ProviderResult:
         """Dispatch in a task of its own, so a takeover can cancel the worker without cancelling the caller."""
-        worker = asyncio.ensure_future(dispatch(request, on_spawn=on_spawn))
+        worker = asyncio.ensure_future(dispatch(request, on_spawn=on_spawn, on_session=on_session))
         self._live[worker] = key
         try:
             return await worker

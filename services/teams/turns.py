@@ -128,7 +128,7 @@ class Turns:
                 resume_session=resume,
             )
             try:
-                outcome = await self.run.agent(call)
+                outcome = await self.run.agent(call, on_session=self._session_seen(member.name, resume))
             except PalliumError as exc:
                 return self._failed(turn, member, f"{exc.code}: {exc.message}", cost=None, counted=False)
             result = outcome.result
@@ -177,6 +177,21 @@ class Turns:
         if member.session_id:
             return "resume", None, member.session_id
         return "new", None, None
+
+    def _session_seen(self, name: str, resumed: str | None):
+        """Record a session id the moment the worker streams it (codex's thread id comes in its first event).
+
+        Written at once, not after the turn: a `team run` killed mid-turn would otherwise lose the id
+        of a thread that exists, and the member's next turn would start a new one instead of resuming.
+        """
+
+        def record(session: str) -> None:
+            if session != resumed:
+                with self.store.db.transaction():
+                    self.store.update_member(self.team_id, name, session_id=session, session_established=True)
+                    self.store.log(self.team_id, "session_started", {"session": session}, member=name, now=self.now())
+
+        return record
 
     def _record_session(self, member: MemberRow, session: str | None, failure: object) -> None:
         reached = failure is None or getattr(failure, "error_class", None) in ("schema", "unknown", "timeout")
