@@ -256,9 +256,11 @@ class RunStore:
 
     def _abandon_started_txn(self, run_id: str) -> int:
         # the worker may have spent before its orchestrator died: each such attempt counts as an
-        # unknown-cost call, which the budget charges at the estimate (once: the status moves on)
+        # unknown-cost call, which the budget charges at the estimate (once: the status moves on).
+        # `host.*` calls are a script host's own effects (a team's mail, its board): no worker, no spend.
         row = self.db.execute(
-            "SELECT COUNT(*) FROM kernel_call WHERE run_id=? AND status='started'", (run_id,)
+            "SELECT COUNT(*) FROM kernel_call WHERE run_id=? AND status='started' AND op NOT LIKE 'host.%'",
+            (run_id,),
         ).fetchone()
         found = row[0] if row is not None else 0
         if found:

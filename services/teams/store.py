@@ -15,7 +15,17 @@ from typing import Any
 
 from kernel.store import Database, Schema
 
-__all__ = ["SCHEMA", "EventRow", "MemberRow", "MessageRow", "TaskRow", "TeamRow", "TeamStore", "TurnRow"]
+__all__ = [
+    "SCHEMA",
+    "EventRow",
+    "MemberRow",
+    "MessageRow",
+    "RequestRow",
+    "TaskRow",
+    "TeamRow",
+    "TeamStore",
+    "TurnRow",
+]
 
 SCHEMA = Schema(
     "teams",
@@ -138,6 +148,20 @@ SCHEMA = Schema(
             at TEXT NOT NULL
         );
         """,
+        # 2: answers of retried requests, the snapshot each edit member works on, spend recorded once per turn
+        """
+        CREATE TABLE teams_request (
+            team_id TEXT NOT NULL REFERENCES teams_team(id) ON DELETE CASCADE,
+            request_id TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            ref TEXT NOT NULL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (team_id, request_id)
+        );
+        ALTER TABLE teams_member ADD COLUMN snapshot_commit TEXT;
+        ALTER TABLE teams_member ADD COLUMN snapshot_at TEXT;
+        ALTER TABLE teams_turn ADD COLUMN spend_recorded INTEGER NOT NULL DEFAULT 0;
+        """,
     ),
 )
 
@@ -194,6 +218,8 @@ class MemberRow:
     read_cursor: int
     heartbeat_at: float | None
     created_at: str
+    snapshot_commit: str | None  # the commit an edit member's last worktree was made from
+    snapshot_at: str | None  # when the user's tree under that commit was taken
 
 
 @dataclass(frozen=True)
@@ -252,6 +278,18 @@ class TurnRow:
     call_key: str | None
     patch_state: str | None
     patch_files: list[str]
+    spend_recorded: bool
+
+
+@dataclass(frozen=True)
+class RequestRow:
+    """A request that carried a `request_id`: what it made or changed (`ref`), so a retry answers it again."""
+
+    team_id: str
+    request_id: str
+    tool: str
+    ref: str
+    at: str
 
 
 @dataclass(frozen=True)
@@ -351,6 +389,26 @@ class TeamStore:
                 "UPDATE teams_member SET spend_usd = spend_usd + ?, unknown_cost_calls = unknown_cost_calls + ? "
                 "WHERE team_id = ? AND name = ?",
                 (known, unknown, team_id, member),
+            )
+
+    # ------------------------------------------------------------ retried requests
+
+    def recall(self, team_id: str, request_id: str | None) -> RequestRow | None:
+        """The earlier request with this id, if one landed (None for no id)."""
+        if not request_id:
+            return None
+        row = self.db.execute(
+            f"SELECT {_columns(RequestRow)} FROM teams_request WHERE team_id = ? AND request_id = ?",
+            (team_id, request_id),
+        ).fetchone()
+        return _build(RequestRow, row) if row else None
+
+    def remember(self, team_id: str, request_id: str | None, *, tool: str, ref: str, now: str) -> None:
+        """Record what a request did; call it inside the transaction of its effect, so both land or neither."""
+        if request_id:
+            self.db.execute(
+                "INSERT INTO teams_request(team_id, request_id, tool, ref, at) VALUES (?, ?, ?, ?, ?)",
+                (team_id, request_id, tool, ref, now),
             )
 
     def _bump_board_txn(self, team_id: str) -> None:

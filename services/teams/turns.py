@@ -19,7 +19,7 @@ from kernel.clock import Clock, iso_utc
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from services.teams import prompt as contract
-from services.teams.board import complete_task
+from services.teams.board import judge_completion, land_completion_txn
 from services.teams.gates import ask_gate
 from services.teams.roster import notify_lead, split_body
 from services.teams.store import MemberRow, TeamStore, TurnRow
@@ -294,12 +294,14 @@ class Turns:
         staged_patch = outcome.call_key if outcome.patch_state == "staged" else None
         status, reason = decision.status, decision.status_reason
         notes: list[str] = []
+        judged, evidence = None, dict(decision.evidence)
         if decision.complete_task_id is not None:
-            evidence = dict(decision.evidence)
             own = staged_patch or self._latest_patch(member.name)  # the member's own latest staged patch
             if own and "patch_id" not in evidence:
                 evidence["patch_id"] = own
-            done = await complete_task(
+            # judged now (the gate is a model call), landed in the turn's own transaction below: a turn
+            # that is fenced or killed before it closes completes nothing and mails no gate feedback
+            judged = await judge_completion(
                 self.store,
                 team,
                 decision.complete_task_id,
@@ -308,8 +310,6 @@ class Turns:
                 evidence=evidence,
                 now=now,
             )
-            if done.state not in ("completed", "rejected", "requeued", "missing_evidence"):
-                notes.append(f"task #{decision.complete_task_id} was not completed: {done.message}")
         if status == "idle":
             verdict = await ask_gate(
                 self.store,
@@ -340,6 +340,18 @@ class Turns:
                     patch_files=outcome.patch_files,
                 ):
                     raise _Fenced
+                if judged is not None:
+                    done = land_completion_txn(
+                        self.store,
+                        team,
+                        judged,
+                        member.name,
+                        result=decision.complete_result,
+                        evidence=evidence,
+                        now=now,
+                    )
+                    if done.state not in ("completed", "rejected", "requeued", "missing_evidence"):
+                        notes.append(f"task #{decision.complete_task_id} was not completed: {done.message}")
                 self._deliver_outgoing(team.id, member.name, decision, roster, notes, now)
                 if decision.claim_task_id is not None:
                     claimed = self.store._claim_txn(team.id, decision.claim_task_id, member.name, now)
