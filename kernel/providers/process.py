@@ -70,8 +70,9 @@ async def run_worker(
         return Completed(b"", str(exc).encode(), None, _ms(started), missing=True)
     if on_spawn is not None:
         on_spawn(proc.pid, process_start_ticks(proc.pid))
-    out = proc.stdout.read() if on_line is None else _read_lines(proc.stdout, on_line)  # type: ignore[arg-type]  # a pipe
-    readers = [asyncio.ensure_future(out), asyncio.ensure_future(proc.stderr.read())]  # type: ignore[union-attr]  # both are pipes
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
+    out = proc.stdout.read() if on_line is None else _read_lines(proc.stdout, on_line)
+    readers = [asyncio.ensure_future(out), asyncio.ensure_future(proc.stderr.read())]
     timed_out = False
     try:
         if inv.stdin is not None:
