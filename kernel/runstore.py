@@ -190,6 +190,11 @@ class RunStore:
         assert row is not None and row.base_commit and row.base_tree
         return row.base_commit, row.base_tree
 
+    def repin_base(self, run_id: str, epoch: int, *, commit: str, tree: str) -> None:
+        """Move a held run onto another snapshot (`Run.rebase`: a long-lived run following the user's tree)."""
+        with self.fenced(run_id, epoch):
+            self.db.execute("UPDATE kernel_run SET base_commit=?, base_tree=? WHERE id=?", (commit, tree, run_id))
+
     def run(self, run_id: str) -> RunRow | None:
         found = self.db.execute(f"SELECT {_RUN_COLUMNS} FROM kernel_run WHERE id = ?", (run_id,)).fetchone()
         return RunRow(*found) if found else None

@@ -248,6 +248,10 @@ class Team(ToolOutput):
     board_version: int
     created_at: str
     updated_at: str
+    base_commit: str | None = Field(
+        None, description="the snapshot of your tree edit members work on (refreshed between turns)"
+    )
+    base_at: str | None = Field(None, description="when that snapshot was taken")
 
 
 class Member(ToolOutput):
@@ -276,6 +280,17 @@ class Member(ToolOutput):
     budget_usd: float | None
     spend_usd: float
     unknown_cost_calls: int
+    snapshot_commit: str | None = Field(
+        None,
+        description="edit members: the snapshot of your tree its last worktree was made on (the team's staged, "
+        "unapplied patches on top)",
+    )
+    snapshot_at: str | None = Field(None, description="when that snapshot of your tree was taken")
+    snapshot_current: bool | None = Field(
+        None,
+        description="edit members: whether that is the team's current snapshot; false: its next turn works on the "
+        "newer tree",
+    )
 
 
 class Task(ToolOutput):

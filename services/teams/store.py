@@ -161,6 +161,8 @@ SCHEMA = Schema(
         ALTER TABLE teams_member ADD COLUMN snapshot_commit TEXT;
         ALTER TABLE teams_member ADD COLUMN snapshot_at TEXT;
         ALTER TABLE teams_turn ADD COLUMN spend_recorded INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE teams_team ADD COLUMN base_commit TEXT;
+        ALTER TABLE teams_team ADD COLUMN base_at TEXT;
         """,
     ),
 )
@@ -183,6 +185,8 @@ class TeamRow:
     board_version: int
     created_at: str
     updated_at: str
+    base_commit: str | None  # the snapshot of the user's tree the team's worktrees are made on
+    base_at: str | None  # when it was taken
 
 
 @dataclass(frozen=True)
@@ -367,6 +371,9 @@ class TeamStore:
 
     def set_team_status(self, team_id: str, status: str, *, now: str) -> None:
         self.db.execute("UPDATE teams_team SET status = ?, updated_at = ? WHERE id = ?", (status, now, team_id))
+
+    def set_base(self, team_id: str, *, commit: str, at: str) -> None:
+        self.db.execute("UPDATE teams_team SET base_commit = ?, base_at = ? WHERE id = ?", (commit, at, team_id))
 
     def set_gate(
         self, team_id: str, *, prompt: str | None, hooks: list[str], provider: str | None, auto_apply: bool, now: str

@@ -55,6 +55,7 @@ class Turns:
         self.clock = clock
         self.owner = owner
         self.in_flight: set[str] = set()
+        self.blocked: list[str] = []  # staged patches that kept the team from moving to the user's tree
 
     def now(self) -> str:
         return iso_utc(self.clock.now())
@@ -115,6 +116,11 @@ class Turns:
                 session_mode=session_mode,
                 session_id=new_session or resume,
             )
+            if member.mode == "edit" and member.snapshot_commit != self.run.base_commit:
+                team = self.store.team(team.id) or team
+                self.store.update_member(
+                    team.id, member.name, snapshot_commit=self.run.base_commit, snapshot_at=team.base_at
+                )
             crash_point("team_turn_started")
             call = AgentCall(
                 text,
