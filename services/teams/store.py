@@ -384,6 +384,26 @@ class TeamStore:
             (prompt, json.dumps(hooks), provider, int(auto_apply), now, team_id),
         )
 
+    def reserve_spend(self, team_id: str, member: str | None) -> None:
+        """Count a call about to run as one of unknown cost until it says what it cost (`settle_spend`).
+
+        Written before the call, so a process killed while the worker spends leaves the call counted
+        (as unknown), never forgotten; settling replaces the count with the known cost.
+        """
+        self.add_spend(team_id, member, None)
+
+    def settle_spend(self, team_id: str, member: str | None, cost_usd: float | None, *, ran: bool = True) -> None:
+        """Settle a `reserve_spend`: a known cost replaces the unknown count; a call that never ran drops it."""
+        if ran and cost_usd is None:
+            return
+        self.add_spend(team_id, member, cost_usd if ran else 0.0)
+        self.db.execute("UPDATE teams_team SET unknown_cost_calls = unknown_cost_calls - 1 WHERE id = ?", (team_id,))
+        if member is not None:
+            self.db.execute(
+                "UPDATE teams_member SET unknown_cost_calls = unknown_cost_calls - 1 WHERE team_id = ? AND name = ?",
+                (team_id, member),
+            )
+
     def add_spend(self, team_id: str, member: str | None, cost_usd: float | None) -> None:
         """Known cost adds to spend; an unknown one is counted, never added as $0."""
         known, unknown = (cost_usd or 0.0, 0) if cost_usd is not None else (0.0, 1)

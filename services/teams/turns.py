@@ -108,20 +108,6 @@ class Turns:
                 board=board,
                 handoff=handoff,
             )
-            self.store.update_turn(
-                turn.id,
-                prompt_bytes=len(text.encode("utf-8")),
-                mail_ids=[m.id for m in mail],
-                provider=member.provider,
-                session_mode=session_mode,
-                session_id=new_session or resume,
-            )
-            if member.mode == "edit" and member.snapshot_commit != self.run.base_commit:
-                team = self.store.team(team.id) or team
-                self.store.update_member(
-                    team.id, member.name, snapshot_commit=self.run.base_commit, snapshot_at=team.base_at
-                )
-            crash_point("team_turn_started")
             call = AgentCall(
                 text,
                 mode="edit" if member.mode == "edit" else "read-only",
@@ -133,12 +119,37 @@ class Turns:
                 new_session=new_session,
                 resume_session=resume,
             )
+            with self.store.db.transaction():
+                # the call's journal key and a reserved spend go first: a `team run` killed while the worker
+                # runs leaves reconcile what to settle (the kernel journal's cost, or one unknown-cost call)
+                self.store.update_turn(
+                    turn.id,
+                    prompt_bytes=len(text.encode("utf-8")),
+                    mail_ids=[m.id for m in mail],
+                    provider=member.provider,
+                    session_mode=session_mode,
+                    session_id=new_session or resume,
+                    call_key=self.run.journal.peek(call.op, self.run.request_of(call)),
+                    spend_recorded=False,
+                )
+                self.store.reserve_spend(team.id, member.name)
+            if member.mode == "edit" and member.snapshot_commit != self.run.base_commit:
+                team = self.store.team(team.id) or team
+                self.store.update_member(
+                    team.id, member.name, snapshot_commit=self.run.base_commit, snapshot_at=team.base_at
+                )
+            crash_point("team_turn_started")
             try:
                 outcome = await self.run.agent(call, on_session=self._session_seen(member.name, resume))
             except PalliumError as exc:
+                with self.store.db.transaction():
+                    self.store.settle_spend(team.id, member.name, None, ran=False)
+                    self.store.update_turn(turn.id, spend_recorded=True)
                 return self._failed(turn, member, f"{exc.code}: {exc.message}", cost=None, counted=False)
             result = outcome.result
-            self.store.add_spend(team.id, member.name, result.usage.cost_usd)
+            with self.store.db.transaction():
+                self.store.settle_spend(team.id, member.name, result.usage.cost_usd)
+                self.store.update_turn(turn.id, spend_recorded=True)
             failure = result.failure
             if attempt == 0 and failure is not None and failure.reason == "session_not_found":
                 handoff = contract.handoff_text(self._past_summaries(member.name))
@@ -146,12 +157,13 @@ class Turns:
                 new_session = str(uuid.uuid4()) if member.provider == "claude" else None
                 resume, session_mode = None, "fresh_handoff"
                 note = f"session {lost} was gone at turn {turn.seq}; started a fresh session with a handoff summary"
-                self.store.update_member(
-                    team.id, member.name, session_id=new_session, session_established=False, session_note=note
-                )
-                self.store.log(
-                    team.id, "session_lost", {"turn": turn.id, "session": lost}, member=member.name, now=self.now()
-                )
+                with self.store.db.transaction():
+                    self.store.update_member(
+                        team.id, member.name, session_id=new_session, session_established=False, session_note=note
+                    )
+                    self.store.log(
+                        team.id, "session_lost", {"turn": turn.id, "session": lost}, member=member.name, now=self.now()
+                    )
                 continue
             if attempt == 0 and failure is not None and "already in use" in failure.message and new_session:
                 resume, new_session, session_mode = new_session, None, "resume"  # an interrupted first turn made it

@@ -212,3 +212,26 @@ async def test_kill_9_of_team_run_mid_first_codex_turn_keeps_the_streamed_thread
     assert [t.state for t in reversed(store().turns(team, member="bob"))] == ["interrupted", "completed"]
     assert [m.name for m in (await call("status", team=team)).members] == ["lead", "bob"]  # nobody spawned twice
     assert_each_message_delivered_once(team)
+
+
+async def test_a_patch_staged_by_a_turn_killed_before_its_decision_stays_staged_and_the_lead_is_told(
+    team_env, call, git_repo
+):
+    team_env.scenario(
+        {"match": turn_of("ed"), "times": 1, "replace": {"src/app.py": ["return 1", "return 2"]},
+         "reply": decision("idle", summary="changed main")},
+        {"match": "You are ", "reply": decision("idle", summary="nothing more")},
+    )  # fmt: skip
+    team = (await call("start", goal="g")).team.id
+    await call("spawn", team=team, name="ed", provider="claude", mode="edit")
+    await call("nudge", team=team, member="ed")
+    died = team_run(git_repo, team, crash="after_completion:1")  # staged and journaled; the turn never closed
+    assert died.returncode == CRASH_EXIT_CODE, died.stderr
+    again = team_run(git_repo, team)
+    assert again.returncode == 0, again.stderr
+    status = await call("status", team=team)
+    assert [p.state for p in status.patches] == ["staged"]  # kept, not superseded by the next run
+    lead = [m.body for m in (await call("inbox", team=team, **{"for": "lead"})).messages]
+    assert sum("was interrupted after its patch" in b for b in lead) == 1
+    await call("apply", team=team)
+    assert (git_repo / "src/app.py").read_text() == "def main():\n    return 2\n"
