@@ -201,6 +201,11 @@ class RunStore:
         assert row is not None and row.base_commit and row.base_tree
         return PinnedBase(commit=row.base_commit, tree=row.base_tree)
 
+    def repin_base(self, run_id: str, epoch: int, *, commit: str, tree: str) -> None:
+        """Move a held run onto another snapshot (`Run.rebase`: a long-lived run following the user's tree)."""
+        with self.fenced(run_id, epoch):
+            self.db.execute("UPDATE kernel_run SET base_commit=?, base_tree=? WHERE id=?", (commit, tree, run_id))
+
     def run(self, run_id: str) -> RunRow | None:
         found = self.db.execute(f"SELECT {_RUN_COLUMNS} FROM kernel_run WHERE id = ?", (run_id,)).fetchone()
         return RunRow(*found) if found else None
@@ -272,9 +277,11 @@ class RunStore:
 
     def _abandon_started_txn(self, run_id: str) -> int:
         # the worker may have spent before its orchestrator died: each such attempt counts as an
-        # unknown-cost call, which the budget charges at the estimate (once: the status moves on)
+        # unknown-cost call, which the budget charges at the estimate (once: the status moves on).
+        # `host.*` calls are a script host's own effects (a team's mail, its board): no worker, no spend.
         row = self.db.execute(
-            "SELECT COUNT(*) FROM kernel_call WHERE run_id=? AND status='started'", (run_id,)
+            "SELECT COUNT(*) FROM kernel_call WHERE run_id=? AND status='started' AND op NOT LIKE 'host.%'",
+            (run_id,),
         ).fetchone()
         found = row[0] if row is not None else 0
         if found:

@@ -14,6 +14,7 @@ from typing import Any
 from kernel import authority
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
+from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from kernel.execution import AgentCall, Run
 from kernel.hashing import stable_hash
@@ -332,12 +333,54 @@ class WorkflowHost:
         self._event("failure", payload.get("phase"), detail)
 
     async def _team(self, payload: dict[str, Any]) -> Any:
-        from services.workflows.team_calls import team_call
+        """`team.*`: a call that changes the team is journaled like an agent and replayed on resume.
 
-        fn = str(payload.get("fn"))
-        value = await team_call(
-            self.ctx, self.run.run_id, str(self.run.repo), self.team_creates, fn, list(payload.get("args") or [])
-        )
+        Its request (the function and its arguments, the team named by id) is keyed by content and
+        occurrence, as `kernel.journal` keys agents; a completed one answers from the journal, so a
+        resumed script sends no message twice and adds no task twice. The journal key also goes to the
+        team tool as its `request_id`, which the teams store records in the effect's own transaction:
+        a crash between the effect and the journal's completion row does not repeat it either.
+        """
+        from services.workflows.team_calls import MUTATING, request_of, team_call
+
+        fn, args = str(payload.get("fn")), list(payload.get("args") or [])
+        run, where = self.run, (self.ctx, self.run.run_id, str(self.run.repo), self.team_creates)
+        if fn not in MUTATING:
+            return await team_call(*where, fn, args)
+        op = f"host.team.{fn}"
+        request = {"fn": fn, "args": request_of(fn, args), "args_hash": self.args_hash}
+        key, seq = run.journal.key_for(op, request)
+        row = run.store.call(run.run_id, key)
+        if row is not None and row.status == "completed" and row.result is not None:
+            value = row.result.get("value")
+        else:
+            run.store.record_intent(
+                run.run_id, run.lease.epoch, call_key=key, op=op, request=request, seq=seq, counts_as_agent=False
+            )
+            try:
+                value = await team_call(*where, fn, args, request_id=f"{run.run_id}/{key}")
+                crash_point("team_call_done")
+            except PalliumError as exc:
+                failed = {"error": {"code": exc.code, "message": exc.message[:2000]}}
+                run.store.record_completion(
+                    run.run_id,
+                    run.lease.epoch,
+                    call_key=key,
+                    status="failed",
+                    result=failed,
+                    cost_usd=None,
+                    spent=False,
+                )
+                raise
+            run.store.record_completion(
+                run.run_id,
+                run.lease.epoch,
+                call_key=key,
+                status="completed",
+                result={"value": value},
+                cost_usd=None,
+                spent=False,
+            )
         if fn == "create":
             self.team_creates += 1
         return value
