@@ -185,7 +185,7 @@ def _fuse(
         nearest = semantic(query, filters, 200)
     except Exception as exc:  # report once; the lexical hits stand
         return hits, SemanticStatus(used=False, reason=f"semantic search failed: {type(exc).__name__}: {exc}"[:300])
-    near_rank = {sid: rank for rank, (sid, _) in enumerate(nearest, 1)}
+    near_rank = {near.session_id: rank for rank, near in enumerate(nearest, 1)}
     fused = {
         id(h): 1 / (_RRF_K + i) + (1 / (_RRF_K + near_rank[h.session_id]) if h.session_id in near_rank else 0)
         for i, h in enumerate(hits, 1)

@@ -25,6 +25,7 @@ __all__ = [
     "MatchScore",
     "MessageMatch",
     "MessageRow",
+    "NearSession",
     "SessionRow",
     "SessionsStore",
     "SpaceRow",
@@ -226,6 +227,14 @@ class MessageMatch:
     message: MessageRow
     score: float
     snippet: str
+
+
+@dataclass(frozen=True)
+class NearSession:
+    """A session an embedding search found, and its cosine distance from the query (lower is nearer)."""
+
+    session_id: str
+    distance: float
 
 
 @dataclass(frozen=True)
@@ -744,14 +753,14 @@ class SessionsStore:
             (space_id, session_id, text_hash, blob),
         )
 
-    def nearest(self, space_id: int, query: bytes, filters: Filters, limit: int) -> list[tuple[str, float]]:
+    def nearest(self, space_id: int, query: bytes, filters: Filters, limit: int) -> list[NearSession]:
         where, args = _where(filters)
         rows = self.db.execute(
             "SELECT v.session_id, vec_distance_cosine(v.embedding, ?) AS d FROM sessions_vector v "
             f"JOIN sessions_session s ON s.id = v.session_id WHERE v.space_id = ? AND {where} ORDER BY d LIMIT ?",
             (query, space_id, *args, limit),
         )
-        return [(r[0], r[1]) for r in rows]
+        return [NearSession(session_id, distance) for session_id, distance in rows]
 
 
 def _session(row: Sequence[Any]) -> SessionRow:

@@ -2,11 +2,11 @@
 
 Only what varies is replaced, each by a placeholder naming its kind, so the rest of an answer stays
 pinned: the test's folders (`<repo>`, `<home>`, `<tmp>`), this Python's `<bin>` and `<prefix>`,
-Pallium's own folder (`<pallium>`) and the commit it was built from (`+g<commit>`), timings
-(`<seconds>`), process ids (`<pid>`), this machine's name (`<host>`), real-clock times (`<now>`),
-and random ids and commit shas made during the test, numbered by first appearance (`<run-1>`,
-`<team-1>`, `<sha-1>`) so an answer naming the run an earlier call started still says so. Commits
-of the fixture repository keep their real, fixed shas.
+Pallium's own folder (`<pallium>`), timings (`<seconds>`), process ids (`<pid>`), this machine's
+name (`<host>`), real-clock times (`<now>`), the checkout's commit in a version (`0.1.0+g1a2b...`
+reads `0.1.0`, as an installed copy says), and random ids and commit shas made during the test,
+numbered by first appearance (`<run-1>`, `<team-1>`, `<sha-1>`) so an answer naming the run an
+earlier call started still says so. Commits of the fixture repository keep their real, fixed shas.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class Answers:
         for folder, name in self._folders():
             text = text.replace(folder, name)
         text = _ISO.sub(self._time, text)
-        text = _BUILD.sub("+g<commit>", text)
+        text = _BUILD.sub("", text)
         for kind, pattern in _NUMBERED:
             text = pattern.sub(lambda m, kind=kind: self._numbered(kind, m.group(0)), text)
         return text
@@ -135,6 +135,8 @@ _MACHINE_CHECKS = frozenset(
     {"python", "git", "sqlite", "sqlite-vec", "keyring", "claude", "codex", "tree-sitter grammars"}
 )
 _MACHINE_KEYS = frozenset({"python", "sqlite", "platform", "version"})
+# How Pallium was installed (pipx, uv tool, a virtualenv) decides `update`'s command and message.
+_INSTALL_KEYS = frozenset({"install_kind", "prefix", "command", "message"})
 
 
 def environment_free(answer: Any) -> Any:
@@ -147,6 +149,8 @@ def environment_free(answer: Any) -> Any:
     for key, value in answer.items():
         if key in _MACHINE_KEYS and isinstance(value, str):
             value = f"<{key}>"
+        elif key in _INSTALL_KEYS and "install_kind" in answer:
+            value = "<install>"
         elif key == "checks" and isinstance(value, list):
             value = [
                 {**c, "status": "<machine>", "detail": "<machine>", "hint": "<machine>"}
