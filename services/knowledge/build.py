@@ -78,8 +78,10 @@ async def read_facts(ctx: ToolContext, repo: str | None) -> Facts:
 async def build_base(ctx: ToolContext, repo: str | None) -> Built:
     facts = await read_facts(ctx, repo)
     groups = [m.files[:300] for m in facts.modules]
-    # A file's own checks differ from its module's only when tests pair with it: ask for those alone.
-    paired = sorted(p for m in facts.modules for p in m.files if facts.facts["tests"].get(p))
+    # A file's own checks differ from its module's only when tests pair with it (or it is a test):
+    # ask for those alone.
+    tested = {f["path"] for f in facts.facts["files"] if f["test"]}
+    paired = sorted(p for m in facts.modules for p in m.files if p in tested or facts.facts["tests"].get(p))
     checks_out = await ctx.call(
         "pallium_facts",
         {"repo": str(facts.root), "sections": ["checks"], "checks": groups + [[p] for p in paired]},
@@ -179,6 +181,13 @@ def _file_rows(facts: Facts, per_file: dict[str, list[str]]) -> tuple[list[FileE
             by_path.setdefault(s["path"], []).append(s)
     refs = facts.facts["referencing_files"]
     tests = facts.facts["tests"]
+    importers: dict[str, set[str]] = {}
+    reach: dict[str, set[str]] = {}  # module slug -> files outside it importing it
+    for e in facts.facts["edges"]:
+        if e["src"] != e["dst"]:
+            importers.setdefault(e["dst"], set()).add(e["src"])
+            if e["src"] in owner and e["dst"] in owner and owner[e["src"]] != owner[e["dst"]]:
+                reach.setdefault(owner[e["dst"]], set()).add(e["src"])
     files, symbols = [], []
     for f in facts.facts["files"]:
         path = f["path"]
@@ -199,6 +208,8 @@ def _file_rows(facts: Facts, per_file: dict[str, list[str]]) -> tuple[list[FileE
                 names=names,
                 doc=doc,
                 checks=per_file.get(path, []),
+                importers=len(importers.get(path, ())),
+                reach=len(reach.get(owner[path], ())),
             )
         )
         symbols += [
