@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kernel.store import Database, Schema
 
@@ -25,6 +25,7 @@ __all__ = [
     "DocRow",
     "DroppedRow",
     "FileHit",
+    "FileStat",
     "KnowledgeStore",
     "LedgerStore",
     "UpkeepRow",
@@ -78,11 +79,14 @@ CREATE VIRTUAL TABLE knowledge_decision_fts USING fts5(title, text, source, slug
 
 # Version 2: each described file's own suggested checks (the repo service's fast tier for it alone),
 # how many files import it, and how many files outside its module import that module (what
-# `context` weighs a word match by: the code the repository leans on, not a fixture repeating words).
+# `context` weighs a word match by: the code the repository leans on, not a fixture repeating words),
+# and each file's time and size at the build, so a read hashes only the files whose stat moved.
 _V2 = """
 ALTER TABLE knowledge_files ADD COLUMN checks TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE knowledge_files ADD COLUMN importers INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE knowledge_files ADD COLUMN reach INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE knowledge_files ADD COLUMN mtime_ns INTEGER;
+ALTER TABLE knowledge_files ADD COLUMN size INTEGER;
 """
 
 SCHEMA = Schema("knowledge", (_V1, _V2))
@@ -191,6 +195,14 @@ class FileEntry:
     checks: Sequence[str] = ()
     importers: int = 0
     reach: int = 0
+    mtime_ns: int | None = None  # None: changed too near the build to trust its time; always hashed
+    size: int | None = None
+
+
+class FileStat(NamedTuple):
+    blob: str | None
+    mtime_ns: int | None
+    size: int | None
 
 
 @dataclass(frozen=True)
@@ -469,8 +481,8 @@ class KnowledgeStore:
         self.db.execute("DELETE FROM knowledge_file_fts")
         self.db.execute("DELETE FROM knowledge_symbols")
         self.db.executemany(
-            "INSERT INTO knowledge_files(path, slug, blob, language, test, tests, checks, importers, reach) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO knowledge_files(path, slug, blob, language, test, tests, checks, importers, reach, "
+            "mtime_ns, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     f.path,
@@ -482,6 +494,8 @@ class KnowledgeStore:
                     json.dumps(list(f.checks)),
                     f.importers,
                     f.reach,
+                    f.mtime_ns,
+                    f.size,
                 )
                 for f in files
             ],
@@ -531,6 +545,14 @@ class KnowledgeStore:
             if raw and raw != "[]":
                 out[path] = json.loads(raw)
         return out
+
+    def file_stats(self) -> dict[str, FileStat]:
+        """Each described file's blob, and its time and size when the base was built.
+
+        Read on every call's freshness check over thousands of files: named tuples, cheaper to make.
+        """
+        rows = self.db.execute("SELECT path, blob, mtime_ns, size FROM knowledge_files")
+        return {r[0]: FileStat(r[1], r[2], r[3]) for r in rows}
 
     def file_blobs(self) -> dict[str, str | None]:
         return dict(self.db.execute("SELECT path, blob FROM knowledge_files"))
