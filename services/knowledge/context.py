@@ -73,25 +73,25 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
         for slug, s in store.search_docs(match, limit=8):
             if not slug.startswith("@"):
                 module_rank[slug] = s
+    files = store.files_at(list(score))  # one query for every scored path, not one each
     if module_rank:
         best_m = min(module_rank.values()) or -1.0
         boost = {slug: s / best_m for slug, s in module_rank.items()}
         for path in list(score):
-            hit = store.file(path)
+            hit = files.get(path)
             if hit is not None and hit.slug in boost:
                 score[path] += 1.5 * boost[hit.slug]
-    files = {p: store.file(p) for p in score}
     named = {
         p for p, reasons in why.items() if any("named" in r or "name is" in r or "path ends" in r for r in reasons)
     }
     ranked = sorted(
-        (p for p in score if files[p] is not None and (p in named or store.file_language(p) not in _WORD_ONLY_SKIP)),
+        (p for p in score if p in files and (p in named or files[p].language not in _WORD_ONLY_SKIP)),
         key=lambda p: (-score[p], p),
     )
-    sources = _diverse([p for p in ranked if not files[p].test], files, named)  # type: ignore[union-attr]
-    direct_tests = [p for p in ranked if files[p].test]  # type: ignore[union-attr]
+    sources = _diverse([p for p in ranked if not files[p].test], files, named)
+    direct_tests = [p for p in ranked if files[p].test]
     tests = _tests(sources, direct_tests, files, score, store, _task_stems(task, named_symbols), words)
-    modules = _modules(store, sources, score, module_rank, why, claims_all, here.now)
+    modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
     own_checks = store.file_checks(sources)
     test_checks = store.file_checks(tests[:3])
     checks: list[str] = []
@@ -302,11 +302,11 @@ def _test_stem(test: str) -> str:
     return name
 
 
-def _modules(store, sources, score, module_rank, why, claims_all, now) -> list[ContextModule]:
+def _modules(store, sources, files, score, module_rank, why, claims_all, now) -> list[ContextModule]:
     weight: dict[str, float] = defaultdict(float)
     reasons: dict[str, list[str]] = defaultdict(list)
     for path in sources:
-        hit = store.file(path)
+        hit = files.get(path)
         if hit is None:
             continue
         weight[hit.slug] += score[path]

@@ -172,6 +172,7 @@ class FileHit:
     tests: tuple[str, ...]
     importers: int = 0
     reach: int = 0
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -544,6 +545,20 @@ class KnowledgeStore:
             raw = self.db.execute("SELECT checks FROM knowledge_files WHERE path = ?", (path,)).get
             if raw and raw != "[]":
                 out[path] = json.loads(raw)
+        return out
+
+    def files_at(self, paths: Sequence[str]) -> dict[str, FileHit]:
+        """The described files among `paths`, with their language, in one query per 500 paths."""
+        out: dict[str, FileHit] = {}
+        for start in range(0, len(paths), 500):
+            chunk = paths[start : start + 500]
+            rows = self.db.execute(
+                "SELECT path, slug, test, tests, importers, reach, language FROM knowledge_files "
+                f"WHERE path IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            for p, slug, t, tests, n, r, language in rows:
+                out[p] = FileHit(p, slug, 0.0, bool(t), tuple(json.loads(tests)), n, r, language)
         return out
 
     def file_stats(self) -> dict[str, FileStat]:
