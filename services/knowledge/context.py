@@ -34,6 +34,8 @@ _WORD_ONLY_SKIP = {"other", None, "config"}
 # A plain word naming a heading, a make target or a key is no lead to code.
 _NOT_CODE = {"other", "text", "config", "markdown", None}
 _TEXT_KINDS = {"heading", "section", "target", "key"}
+_TYPE_KINDS = {"class", "interface", "type", "struct", "enum", "trait"}
+_LITERALS = {"true", "false", "none", "null", "nil", "undefined"}
 _COMMON = 0.4  # a word in more than this share of the files (the project's own name) does not rank them
 
 
@@ -194,6 +196,8 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
             continue
         seen.add(ident)
         last = ident.rsplit(".", 1)[-1]
+        if last.lower() in _LITERALS and ident not in code_words:
+            continue  # `native_enum=False`: a value, not the `false()` some library defines
         explicit = (
             ident in code_words
             or "_" in last.strip("_")
@@ -211,6 +215,11 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
         found = store.symbols_named([last], limit=400 if "." in ident else 20)
         if "." in ident:
             found = _narrowed(found, ident.split("."))
+        if not explicit and task.startswith(ident) and last[:1].isupper() and len(last) > 3:
+            # A capitalised first word is a name when it names a class or type (`Enum type with ...`).
+            classes = [s for s in found if s.kind in _TYPE_KINDS]
+            if classes:
+                found, explicit = classes, True
         if not explicit:
             found = [s for s in found if s.kind not in _TEXT_KINDS and store.file_language(s.path) not in _NOT_CODE]
         if not found:

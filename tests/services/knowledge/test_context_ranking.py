@@ -28,6 +28,8 @@ def shaped_repo(empty_repo: Path) -> Path:
         "lib/dialects/sqlite/reflection.py": "def reflect_table(name):\n    return name\n",
         "lib/hot.py": "from lib.session import Session\n\n\ndef hot_update(module):\n"
         '    """Apply a hot update to a module, circular imports included."""\n    return Session(), module\n',
+        "lib/types.py": "class Enum:\n    def __init__(self, native=True):\n        self.native = native\n",
+        "lib/elements.py": "def false():\n    return False\n",
         "tests/__init__.py": "",
         "tests/test_merge.py": "import lib\n\n\ndef test_merge():\n    assert lib\n",
         "tests/test_scoping.py": "from lib.scoping import ScopedSession\n\n\ndef test_scoped():\n"
@@ -62,3 +64,9 @@ async def test_a_folder_the_task_mentions_and_a_fixture_folder_that_cannot_fill_
     from_fixtures = [f.path for f in hot.read if f.path.startswith("e2e/hot/")]
     assert len(from_fixtures) == 3  # six fixture files repeat the words; three may speak for their folder
     assert "lib/hot.py" in [f.path for f in hot.read]
+
+
+async def test_a_capitalised_first_word_naming_a_class_counts_and_a_literal_does_not(shaped_repo: Path):
+    out = await ask(shaped_repo, "pallium_knowledge_context", task="Enum columns with native=False lose their name")
+    assert out.read[0].path == "lib/types.py" and out.read[0].symbols == ["Enum:1"]
+    assert all("defines false" not in r for f in out.read for r in f.why)
