@@ -229,9 +229,7 @@ def _dropped_badge(dropped: list[dict[str, Any]]) -> str:
     for d in dropped:
         counts[d["outcome"]] = counts.get(d["outcome"], 0) + 1
     why = ", ".join(f"{n} {_OUTCOMES.get(outcome, outcome)}" for outcome, n in counts.items())
-    return (
-        f"<a class='badge dropped' id='dropped-badge' href='#dropped'>{len(dropped)} claim(s) dropped: {_e(why)}</a>"
-    )
+    return f"<a class='badge dropped' id='dropped-badge' href='#dropped'>{len(dropped)} claim(s) dropped: {_e(why)}</a>"
 
 
 def _cite_link(citation: dict[str, Any]) -> str:

@@ -165,9 +165,11 @@ def _collect(store: RepoStore, root: Path, inp: FactsInput) -> FactsOutput:
 
 
 def _covering(group: list[str], tests: dict[str, list[str]]) -> list[str]:
-    """The tests of a group of paths, those pairing with the most of them first."""
+    """The tests of a group of paths, those pairing with the most of them first; a test in the group covers itself."""
     counts: dict[str, int] = defaultdict(int)
     for path in group:
+        if is_test_path(path):
+            counts[path] += len(group)
         for test in tests.get(path, []):
             counts[test] += 1
     return sorted(counts, key=lambda t: (-counts[t], t))

@@ -106,3 +106,24 @@ async def test_context_leaves_out_assets_unless_the_task_names_them(app_repo: Pa
     assert "app/web/engine-logo.svg" not in [f.path for f in out.read]
     named = await ask(app_repo, "pallium_knowledge_context", task="fix app/web/engine-logo.svg colours")
     assert named.read[0].path == "app/web/engine-logo.svg"
+
+
+async def test_freshness_reads_only_files_whose_time_moved_and_still_sees_an_edit(app_repo: Path):
+    import os
+
+    from kernel.store import open_repo
+    from services.knowledge.store import SCHEMA, KnowledgeStore
+
+    hour_ago = 1_700_000_000
+    for path in app_repo.rglob("*"):
+        if ".git" not in path.parts and path.is_file():
+            os.utime(path, (hour_ago, hour_ago))
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    with open_repo(app_repo, [SCHEMA]) as db:
+        stat = KnowledgeStore(db).file_stats()["app/core/engine.py"]
+    assert stat.mtime_ns == hour_ago * 10**9 and stat.size == (app_repo / "app/core/engine.py").stat().st_size
+    write(app_repo, "app/core/engine.py", (app_repo / "app/core/engine.py").read_text(encoding="utf-8") + "# x\n")
+    (app_repo / "app/web/routes.py").unlink()
+    out = await ask(app_repo, "pallium_knowledge_get", slug="app%2Fcore")
+    assert out.freshness.status == "stale"
+    assert out.freshness.changed_files == ["app/core/engine.py", "app/web/routes.py"]
