@@ -90,6 +90,7 @@ class Run(LiveCalls):
         self._live: dict[asyncio.Future[ProviderResult], str] = {}  # dispatches running, and their call keys
         self._groups: dict[str, tuple[int, int | None]] = {}  # call key -> the worker's process group
         self._stopped: set[asyncio.Future[ProviderResult]] = set()  # cancelled because the run was taken over
+        self._blocked: tuple[str, list[str], list[str]] | None = None  # (tree, staged keys, in the way): last rebase
         lease.on_fenced = self._stop_workers
         self.staging.on_deferred_conflict = self._restage_conflict
 
@@ -278,10 +279,14 @@ class Run(LiveCalls):
         pending = [row for row in self.store.patches(self.run_id) if row.state == "staged" and Path(row.path).is_file()]
         if snap.tree == self.base_tree and not restage:
             return Rebase(False, self.base_commit, [], [])
+        keys = [row.call_key for row in pending]
+        if not restage and self._blocked is not None and self._blocked[:2] == (snap.tree, keys):
+            return Rebase(False, self.base_commit, [], self._blocked[2])  # tried on this very tree: it still fails
         diffs = {row.call_key: Path(row.path).read_bytes() for row in pending}
         old_commit, old_tree = self.base_commit, self.base_tree
         moved = snap.tree != self.base_tree
         blocked = self._compose_onto(snap.commit, snap.tree, diffs) if moved else []
+        self._blocked = (snap.tree, keys, blocked) if blocked else None
         if blocked:
             self._compose_onto(old_commit, old_tree, diffs)
             self.store.log_event(

@@ -159,7 +159,8 @@ def refresh(store: TeamStore, turns: Turns, *, restage: bool = False) -> None:
         store.set_base(turns.team_id, commit=done.base_commit, at=now)
     if done.moved:
         store.log(turns.team_id, "rebased", {"base": done.base_commit, "restaged": done.restaged}, now=now)
-    if done.blocked and done.blocked != turns.blocked:
+    if done.blocked and done.blocked != _last_blocked(store, turns.team_id):
+        store.log(turns.team_id, "rebase_blocked", {"patches": done.blocked}, now=now)
         notify_lead(
             store,
             turns.team_id,
@@ -168,7 +169,15 @@ def refresh(store: TeamStore, turns: Turns, *, restage: bool = False) -> None:
             f"{turns.team_id}` them, or revert your change, and the team moves to your tree at its next turn",
             now=now,
         )
-    turns.blocked = done.blocked
+
+
+def _last_blocked(store: TeamStore, team_id: str) -> list[str]:
+    """The patches the lead was last told are in the way, unless the team has moved since (told once per set)."""
+    blocked = store.events(team_id, kind="rebase_blocked", limit=1)
+    moved = store.events(team_id, kind="rebased", limit=1)
+    if not blocked or (moved and moved[0].id > blocked[0].id):
+        return []
+    return list(blocked[0].detail.get("patches", []))
 
 
 async def _heartbeat(store: TeamStore, turns: Turns) -> None:

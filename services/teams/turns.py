@@ -55,7 +55,6 @@ class Turns:
         self.clock = clock
         self.owner = owner
         self.in_flight: set[str] = set()
-        self.blocked: list[str] = []  # staged patches that kept the team from moving to the user's tree
 
     def now(self) -> str:
         return iso_utc(self.clock.now())

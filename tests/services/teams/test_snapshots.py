@@ -97,6 +97,7 @@ async def test_a_user_edit_where_a_pending_patch_edits_keeps_the_team_on_its_sna
         *edit_turns(
             {"replace": {"src/app.py": ["return 1", "return 2"]}},
             {"write": {"src/extra.py": "X = 1\n"}},
+            {"write": {"src/more.py": "Y = 2\n"}},
         )
     )
     team = await team_with_editor(call)
@@ -107,5 +108,9 @@ async def test_a_user_edit_where_a_pending_patch_edits_keeps_the_team_on_its_sna
     status = await call("status", team=team)
     assert status.team.base_commit == before  # it did not move onto a tree its pending patch conflicts with
     assert [p.state for p in status.patches] == ["staged", "staged"]
+    await turn(call, team)  # the same tree again: still in the way, and the lead is not told twice
+    status = await call("status", team=team)
+    assert status.team.base_commit == before
+    assert [p.state for p in status.patches] == ["staged", "staged", "staged"]
     lead = [m.body for m in (await call("inbox", team=team, **{"for": "lead"})).messages]
     assert sum("your tree changed where the team's staged patches edit" in b for b in lead) == 1
