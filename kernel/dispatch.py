@@ -177,10 +177,10 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
             raise _internal(tool, exc) from exc
         # Only an argument can make a number overflow, a name too long or a command line too big
         # (one argument of a `git` command past 128 KB): say so, not "a bug".
+        what = _TOO_LONG.get(exc.errno or 0, "") if isinstance(exc, OSError) else "a number is too large"
         raise PalliumError(
             "invalid_input",
-            f"{tool.name}: an argument is out of range: "
-            + (_TOO_LONG[exc.errno] if isinstance(exc, OSError) else "a number is too large"),
+            f"{tool.name}: an argument is out of range: {what}",
             hint=f"pass smaller values; see `pallium {tool.cli} --help`",
             details={"tool": tool.name, "exception": type(exc).__name__},
         ) from exc
