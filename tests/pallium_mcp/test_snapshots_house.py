@@ -751,7 +751,14 @@ Used by ... \
                     "claims": [],
                 }
             ],
-            "read": [{"path": "shop/cart.py", "why": ["matches the task's words"], "symbols": []}],
+            "read": [
+                {
+                    "path": "shop/cart.py",
+                    "why": ["matches the task's words"],
+                    "symbols": [],
+                    "checks": ["python -m pytest -q tests/test_cart.py"],
+                }
+            ],
             "tests": ["tests/test_cart.py"],
             "checks": ["python -m pytest -q tests/test_cart.py", "python -m pytest -q tests"],
             "decisions": [],

@@ -103,6 +103,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "board_version": 0,
                 "created_at": "2026-03-01T00:00:00Z",
                 "updated_at": "2026-03-01T00:00:00Z",
+                "base_commit": None,
+                "base_at": None,
             },
             "members": [
                 {
@@ -131,6 +133,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "snapshot_commit": None,
+                    "snapshot_at": None,
+                    "snapshot_current": None,
                 }
             ],
         }
@@ -163,6 +168,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "snapshot_commit": None,
+                "snapshot_at": None,
+                "snapshot_current": None,
             }
         }
     )
@@ -196,6 +204,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "snapshot_commit": None,
+                "snapshot_at": None,
+                "snapshot_current": None,
             }
         }
     )
@@ -227,6 +238,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "snapshot_commit": None,
+                "snapshot_at": None,
+                "snapshot_current": None,
             }
         }
     )
@@ -247,6 +261,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "board_version": 0,
                 "created_at": "2026-03-01T00:00:00Z",
                 "updated_at": "2026-03-01T00:00:00Z",
+                "base_commit": None,
+                "base_at": None,
             }
         }
     )
@@ -370,6 +386,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "snapshot_commit": None,
+                "snapshot_at": None,
+                "snapshot_current": None,
             }
         }
     )
@@ -390,6 +409,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "board_version": 5,
                 "created_at": "2026-03-01T00:00:00Z",
                 "updated_at": "2026-03-01T00:00:00Z",
+                "base_commit": None,
+                "base_at": None,
             },
             "rounds": 1,
             "turns_taken": 2,
@@ -497,6 +518,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 1,
+                "snapshot_commit": None,
+                "snapshot_at": None,
+                "snapshot_current": None,
             }
         }
     )
@@ -528,6 +552,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 1,
+                "snapshot_commit": None,
+                "snapshot_at": None,
+                "snapshot_current": None,
             }
         }
     )
@@ -559,6 +586,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "snapshot_commit": None,
+                "snapshot_at": None,
+                "snapshot_current": None,
             }
         }
     )
@@ -590,6 +620,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "snapshot_commit": None,
+                "snapshot_at": None,
+                "snapshot_current": None,
             }
         }
     )
@@ -610,6 +643,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "board_version": 5,
                 "created_at": "2026-03-01T00:00:00Z",
                 "updated_at": "2026-03-01T00:00:00Z",
+                "base_commit": None,
+                "base_at": None,
             },
             "members": [
                 {
@@ -638,6 +673,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "snapshot_commit": None,
+                    "snapshot_at": None,
+                    "snapshot_current": None,
                 },
                 {
                     "name": "rev",
@@ -665,6 +703,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "snapshot_commit": None,
+                    "snapshot_at": None,
+                    "snapshot_current": None,
                 },
                 {
                     "name": "planner",
@@ -692,6 +733,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 1,
+                    "snapshot_commit": None,
+                    "snapshot_at": None,
+                    "snapshot_current": None,
                 },
                 {
                     "name": "me",
@@ -719,6 +763,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "snapshot_commit": None,
+                    "snapshot_at": None,
+                    "snapshot_current": None,
                 },
             ],
             "tasks": [
@@ -778,6 +825,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "board_version": 5,
                 "created_at": "2026-03-01T00:00:00Z",
                 "updated_at": "2026-03-01T00:00:00Z",
+                "base_commit": None,
+                "base_at": None,
             },
             "members": [
                 {
@@ -806,6 +855,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "snapshot_commit": None,
+                    "snapshot_at": None,
+                    "snapshot_current": None,
                 },
                 {
                     "name": "rev",
@@ -833,6 +885,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "snapshot_commit": None,
+                    "snapshot_at": None,
+                    "snapshot_current": None,
                 },
                 {
                     "name": "planner",
@@ -860,6 +915,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 1,
+                    "snapshot_commit": None,
+                    "snapshot_at": None,
+                    "snapshot_current": None,
                 },
                 {
                     "name": "me",
@@ -887,6 +945,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "snapshot_commit": None,
+                    "snapshot_at": None,
+                    "snapshot_current": None,
                 },
             ],
             "tasks": [
@@ -952,6 +1013,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "board_version": 5,
                 "created_at": "2026-03-01T00:00:00Z",
                 "updated_at": "2026-03-01T00:00:00Z",
+                "base_commit": None,
+                "base_at": None,
             }
         }
     )
