@@ -23,6 +23,7 @@ __all__ = [
     "MEDIUM",
     "RiskResult",
     "blast_radius",
+    "closest",
     "cochange",
     "is_test_path",
     "level_of",
@@ -96,9 +97,28 @@ def tests_for(store: RepoStore, path: str) -> list[str]:
         f"*{stem[:1].upper()}{stem[1:]}Test.java",
         f"*{stem[:1].upper()}{stem[1:]}Tests.java",
     ]
-    by_name = {p for p in store.paths_with_names(patterns) if is_test_path(p) and _stem_matches(p, stem)}
+    by_name = closest({p for p in store.paths_with_names(patterns) if is_test_path(p) and _stem_matches(p, stem)}, path)
     by_import = {p for p in store.importers_of(path) if is_test_path(p)}
     return sorted(by_name | by_import)
+
+
+def closest(tests: set[str], path: str) -> set[str]:
+    """The tests sharing the deepest folder with `path`: `web/src/sum.mjs` pairs with
+    `web/src/sum.test.mjs`, not with another package's `ui/src/sum.test.mjs` of the same name."""
+    if len(tests) < 2:
+        return tests
+    depth = {t: _shared_depth(t, path) for t in tests}
+    best = max(depth.values())
+    return {t for t, d in depth.items() if d == best}
+
+
+def _shared_depth(a: str, b: str) -> int:
+    depth = 0
+    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if x != y:
+            break
+        depth += 1
+    return depth
 
 
 def structural_links(store: RepoStore, path: str) -> list[StructuralLink]:
