@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from kernel import clock
@@ -70,7 +70,20 @@ def cochange(store: RepoStore, path: str) -> tuple[int, list[CoChange]]:
     """The file's coupled revisions and its co-change partners, most telling first."""
     history = store.history_of(path, since=0, max_files=MAX_CHANGESET)
     revisions = history["coupled_revisions"]
-    pairs = [_pair(p, revisions) for p in store.partners(path, max_files=MAX_CHANGESET)]
+    # A renamed file's partners include those it had under its earlier names.
+    names = [name for name, _until in store.lineage(path)]
+    merged: dict[str, PairRow] = {}
+    for name in names:
+        for row in store.partners(name, max_files=MAX_CHANGESET):
+            if row.path in names:
+                continue
+            had = merged.get(row.path)
+            merged[row.path] = (
+                row
+                if had is None
+                else replace(had, shared=had.shared + row.shared, last_at=max(had.last_at, row.last_at))
+            )
+    pairs = [_pair(p, revisions) for p in merged.values()]
     pairs.sort(key=lambda c: (-c.confidence, -c.shared, c.path))
     return revisions, pairs
 
