@@ -118,6 +118,13 @@ def parse_since(text: str, now: datetime) -> datetime:
 
 def _read_churn(store: RepoStore, root: Path, since: int) -> None:
     """Read and store the line counts of every commit in the window not read before."""
+    # Counts read without rename detection (before it was used, or in a blob-less clone that has since
+    # fetched its blobs) disagree with the stored renames: read them again in the current mode.
+    renames = "--no-renames" if _partial_clone(root) else "-M"
+    if store.state().get("churn_renames") != renames:
+        with store.db.transaction():
+            store.clear_churn()
+            store.set_state({"churn_renames": renames})
     missing = store.churn_missing(since)
     if not missing:
         return
@@ -127,7 +134,6 @@ def _read_churn(store: RepoStore, root: Path, since: int) -> None:
     wanted = set(missing)
     # With rename detection, as the stored history has it: a rename counts the lines it changed under the
     # new name, not the whole file added again (and deleted under the old name).
-    renames = "--no-renames" if _partial_clone(root) else "-M"
     out = git.run(
         ["log", "--no-merges", renames, "--numstat", "-z", "--format=%x1e%H", f"--since=@{since}", head],
         root,

@@ -399,6 +399,11 @@ class RepoStore:
             )
         ]
 
+    def clear_churn(self) -> None:
+        """Forget every stored line count, so the next `hotspots` reads them again."""
+        self.db.execute("DELETE FROM repo_churn")
+        self.db.execute("DELETE FROM repo_churn_read")
+
     def add_churn(self, read: Sequence[str], rows: Sequence[tuple[str, str, int, int]]) -> None:
         """Store `(sha, path, added, deleted)` line counts and mark `read` as read."""
         self.db.executemany("INSERT OR IGNORE INTO repo_churn_read(sha) VALUES (?)", [(s,) for s in read])

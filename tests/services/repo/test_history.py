@@ -213,3 +213,24 @@ async def test_co_change_partners_of_a_renamed_file_include_those_under_its_old_
     out = await ask(chain_repo, "pallium_neighbors", path="app/c.py")
     grammar = next(p for p in out.cochange if p.path == "app/grammar.txt")
     assert grammar.shared == 2  # once as app/a.py, once as app/b.py
+
+
+async def test_line_counts_read_without_rename_detection_are_read_again(chain_repo: Path) -> None:
+    """An index whose churn was stored by an older `--no-renames` read counts each rename as the
+    whole file added; the next hotspots call notices the mode and reads the counts again."""
+    from kernel.context import ToolContext
+    from services.repo.store import SCHEMA, RepoStore
+
+    first = await ask(chain_repo, "pallium_hotspots", since="2026-01-01")
+    expected = next(h for h in first.files if h.path == "app/c.py").lines_added
+    renamed = git(chain_repo, "rev-parse", "HEAD~1").strip()  # "Rename b to c"
+    ctx = ToolContext(cwd=chain_repo)
+    try:
+        store = RepoStore(ctx.repo_db(chain_repo, [SCHEMA]))
+        with store.db.transaction():
+            store.add_churn([renamed], [(renamed, "app/c.py", 500, 0)])
+            store.set_state({"churn_renames": "--no-renames"})
+    finally:
+        ctx.close()
+    again = await ask(chain_repo, "pallium_hotspots", since="2026-01-01")
+    assert next(h for h in again.files if h.path == "app/c.py").lines_added == expected
