@@ -181,7 +181,7 @@ def handoff(
     tests: set[str] = set()
     questions: list[str] = []
     for path in changed:
-        scored = path if store.file(path) is not None else renamed_from.get(path, path)  # a rename: its old history
+        scored = history.scored_path(store, path, renamed_from.get(path))  # a rename: its old history
         row = store.file(scored)
         level = risk_output(store, scored, row, now=now, freshness=freshness).level if exists(path) else None
         _revs, pairs = risk.cochange(store, scored)
@@ -197,7 +197,8 @@ def handoff(
         )
         old = renamed_from.get(path)
         gone = old if old is not None else (path if not exists(path) else None)
-        stale = [p for p in history.old_path_importers(store, root, gone) if p not in changed] if gone else []
+        olds = [gone, *history.former_names(store, scored if old else gone)] if gone else []
+        stale = [p for p in history.old_path_importers(store, root, olds) if p not in changed] if olds else []
         if stale:
             what = f"renamed from {old}" if old else "deleted"
             questions.append(f"{path} was {what}, but {', '.join(stale[:5])} still import(s) the old path")

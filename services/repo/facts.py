@@ -23,7 +23,7 @@ from kernel.models import ToolInput, ToolOutput
 from kernel.tool import Annotations, Route, Tool
 from services.repo import freshness
 from services.repo.models import Freshness, Verification
-from services.repo.risk import is_test_path
+from services.repo.risk import closest, is_test_path
 from services.repo.store import RepoStore
 from services.repo.verification import verification_for
 
@@ -214,7 +214,7 @@ def _tests(files: list[FactFile], edges: list[tuple[str, str]]) -> dict[str, lis
         if f.test or f.skip_reason:
             continue
         stem = posixpath.basename(f.path).split(".", 1)[0]
-        found = set(by_core.get(stem.lower(), ())) if stem else set()
+        found = closest(set(by_core.get(stem.lower(), ())), f.path) if stem else set()
         found |= importers.get(f.path, set())
         if found:
             out[f.path] = sorted(found)

@@ -22,7 +22,7 @@ from services.repo.models import FileHistory, Hotspot, HotspotsOutput, RecentCom
 from services.repo.resolve import resolve_imports
 from services.repo.store import CommitRow, RepoStore
 
-__all__ = ["file_history", "hotspots", "old_path_importers", "parse_since"]
+__all__ = ["file_history", "former_names", "hotspots", "old_path_importers", "parse_since", "scored_path"]
 
 _METRIC = "commits x (1 + log2(1 + fan_in)), then lines changed: how often a file changes, weighted by its reach"
 
@@ -41,16 +41,20 @@ def file_history(store: RepoStore, path: str, *, present: bool) -> FileHistory:
     added = _commit(store.added_in(path))
     former = [name for name, _until in lineage[1:]]
     if present:
-        return FileHistory(state="present", added_in=added, former_names=former, commits=commits)
+        into = store.rename_into(path) if former else None
+        renamed = _commit(into[0]) if into is not None else None
+        return FileHistory(state="present", added_in=added, renamed_in=renamed, former_names=former, commits=commits)
     touches = store.touches_of(path)
     moved = store.renamed_to(path)
     last = touches[-1] if touches else None
     if moved is not None and (last is None or moved[0].committed_at >= last.commit.committed_at):
-        new = moved[1]
-        while (further := store.renamed_to(new)) is not None and further[0].committed_at >= moved[0].committed_at:
-            moved, new = further, further[1]
-            if new == path:
+        # The commit that renamed this path away, and the name the file has now, at the end of the chain.
+        hop, new, seen = moved, moved[1], {path}
+        while (further := store.renamed_to(new)) is not None and further[0].committed_at >= hop[0].committed_at:
+            if further[1] in seen:
                 break
+            seen.add(new)
+            hop, new = further, further[1]
         return FileHistory(
             state="renamed",
             added_in=added,
@@ -65,15 +69,32 @@ def file_history(store: RepoStore, path: str, *, present: bool) -> FileHistory:
     )
 
 
-def old_path_importers(store: RepoStore, root: Path, old: str) -> list[str]:
-    """Indexed files whose imports would resolve to `old` if it were still there: what a rename or
-    deletion leaves pointing at nothing."""
+def old_path_importers(store: RepoStore, root: Path, old: str | list[str]) -> list[str]:
+    """Indexed files whose imports would resolve to `old` (or any of several old paths) if it were
+    still there: what a rename or deletion leaves pointing at nothing. A path the index still holds
+    (a rename not indexed yet) answers from its stored edges."""
+    olds = [old] if isinstance(old, str) else list(dict.fromkeys(old))
     paths = set(store.files())
-    if old in paths:
-        return store.importers_of(old)
-    imports = store.all_imports()
-    edges = resolve_imports(root, paths | {old}, imports, store.namespace_files())
-    return sorted({src for src, dst, _raw, _names in edges if dst == old and src in paths})
+    found = {src for o in olds if o in paths for src in store.importers_of(o)}
+    gone = {o for o in olds if o not in paths}
+    if gone:
+        edges = resolve_imports(root, paths | gone, store.all_imports(), store.namespace_files())
+        found |= {src for src, dst, _raw, _names in edges if dst in gone and src in paths}
+    return sorted(found)
+
+
+def scored_path(store: RepoStore, path: str, old: str | None) -> str:
+    """The path whose history scores `path`: its old name when this change renamed it and the index
+    has no history under the new one yet."""
+    if old and (store.file(path) is None or not store.touches_of(path)):
+        return old
+    return path
+
+
+def former_names(store: RepoStore, path: str) -> list[str]:
+    """The names `path` had before renames, newest first, that no indexed file holds now."""
+    names = [name for name, _until in store.lineage(path)[1:]]
+    return [n for n in names if store.file(n) is None]
 
 
 def parse_since(text: str, now: datetime) -> datetime:
@@ -97,6 +118,13 @@ def parse_since(text: str, now: datetime) -> datetime:
 
 def _read_churn(store: RepoStore, root: Path, since: int) -> None:
     """Read and store the line counts of every commit in the window not read before."""
+    # Counts read without rename detection (before it was used, or in a blob-less clone that has since
+    # fetched its blobs) disagree with the stored renames: read them again in the current mode.
+    renames = "--no-renames" if _partial_clone(root) else "-M"
+    if store.state().get("churn_renames") != renames:
+        with store.db.transaction():
+            store.clear_churn()
+            store.set_state({"churn_renames": renames})
     missing = store.churn_missing(since)
     if not missing:
         return
@@ -104,8 +132,10 @@ def _read_churn(store: RepoStore, root: Path, since: int) -> None:
     if not head:
         return
     wanted = set(missing)
+    # With rename detection, as the stored history has it: a rename counts the lines it changed under the
+    # new name, not the whole file added again (and deleted under the old name).
     out = git.run(
-        ["log", "--no-merges", "--no-renames", "--numstat", "-z", "--format=%x1e%H", f"--since=@{since}", head],
+        ["log", "--no-merges", renames, "--numstat", "-z", "--format=%x1e%H", f"--since=@{since}", head],
         root,
         timeout=600,
     )
@@ -117,13 +147,21 @@ def _read_churn(store: RepoStore, root: Path, since: int) -> None:
         sha = sha_bytes.strip().decode()
         if sha not in wanted:
             continue
-        for token in rest.split(b"\0"):
-            parts = token.strip(b"\n").split(b"\t", 2)
-            if len(parts) != 3 or not parts[2]:
+        tokens = rest.split(b"\0")
+        i = 0
+        while i < len(tokens):
+            parts = tokens[i].strip(b"\n").split(b"\t", 2)
+            i += 1
+            if len(parts) != 3:
                 continue
+            path = parts[2]
+            if not path:  # a rename: `added<TAB>deleted<TAB>` then the old and the new path
+                if i + 1 >= len(tokens):
+                    break
+                path, i = tokens[i + 1], i + 2
             added = int(parts[0]) if parts[0].isdigit() else 0  # `-` for binary files
             deleted = int(parts[1]) if parts[1].isdigit() else 0
-            rows.append((sha, path_text(parts[2]), added, deleted))
+            rows.append((sha, path_text(path), added, deleted))
     with store.db.transaction():
         store.add_churn(missing, rows)
 
@@ -132,10 +170,20 @@ def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datet
     start = parse_since(since, now)
     epoch = int(start.timestamp())
     _read_churn(store, root, epoch)
-    found = store.hotspots(since=epoch, max_files=MAX_CHANGESET)
     files = store.files()
+    found = {h.path: h for h in store.hotspots(since=epoch, max_files=MAX_CHANGESET)}
+    formers: dict[str, list[str]] = {}
+    # A renamed file counts its commits under every earlier name too (each up to its rename).
+    for path in sorted(store.renamed_paths()):
+        row = files.get(path)
+        if row is None or row.skip_reason is not None:
+            continue
+        exact = store.hotspot_of(path, since=epoch, max_files=MAX_CHANGESET)
+        if exact is not None:
+            found[path] = exact
+            formers[path] = [name for name, _until in store.lineage(path)[1:]]
     scored = []
-    for h in found:
+    for h in found.values():
         score = round(h.commits * (1 + math.log2(1 + h.fan_in)), 2)
         row = files.get(h.path)
         info = store.content_info(row.hash) if row is not None and row.hash else None
@@ -150,6 +198,7 @@ def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datet
                 fan_in=h.fan_in,
                 lines=info[2] if info else None,
                 last_changed_at=clock.iso_utc(datetime.fromtimestamp(h.last_at, UTC)),
+                former_names=formers.get(h.path, []),
             )
         )
     scored.sort(key=lambda h: (-h.score, -(h.lines_added + h.lines_deleted), h.path))
@@ -163,3 +212,8 @@ def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datet
         truncated=len(scored) > limit,
         freshness=freshness.PENDING,
     )
+
+
+def _partial_clone(root: Path) -> bool:
+    """A blob-less clone would fetch blobs to detect renames (index_git makes the same check)."""
+    return bool(git.run(["config", "--get", "extensions.partialclone"], root, check=False).strip())

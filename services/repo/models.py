@@ -365,6 +365,9 @@ class FileHistory(ToolOutput):
     )
     added_in: RecentCommit | None = Field(description="the commit that added the file (under any earlier name)")
     removed_in: RecentCommit | None = Field(None, description="the commit that deleted or renamed it away")
+    renamed_in: RecentCommit | None = Field(
+        None, description="for a file in the tree, the commit that gave it its current name, when a rename did"
+    )
     renamed_to: str | None = Field(None, description="its new path, when a commit renamed it")
     former_names: list[str] = Field(default_factory=list, description="paths it had before renames, newest first")
     commits: int = Field(description="commits that touched it, under every name it had")
@@ -449,6 +452,9 @@ class Hotspot(ToolOutput):
     fan_in: int = Field(description="files that import it")
     lines: int | None = Field(description="its current size in lines")
     last_changed_at: str
+    former_names: list[str] = Field(
+        default_factory=list, description="earlier paths of the file, newest first, whose commits count here too"
+    )
 
 
 class HotspotsOutput(ToolOutput):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from kernel import clock
@@ -23,6 +23,7 @@ __all__ = [
     "MEDIUM",
     "RiskResult",
     "blast_radius",
+    "closest",
     "cochange",
     "is_test_path",
     "level_of",
@@ -127,7 +128,20 @@ def cochange(store: RepoStore, path: str) -> tuple[int, list[CoChange]]:
     """The file's coupled revisions and its co-change partners, most telling first."""
     history = store.history_of(path, since=0, max_files=MAX_CHANGESET)
     revisions = history["coupled_revisions"]
-    pairs = [_pair(p, revisions) for p in store.partners(path, max_files=MAX_CHANGESET)]
+    # A renamed file's partners include those it had under its earlier names.
+    names = [name for name, _until in store.lineage(path)]
+    merged: dict[str, PairRow] = {}
+    for name in names:
+        for row in store.partners(name, max_files=MAX_CHANGESET):
+            if row.path in names:
+                continue
+            had = merged.get(row.path)
+            merged[row.path] = (
+                row
+                if had is None
+                else replace(had, shared=had.shared + row.shared, last_at=max(had.last_at, row.last_at))
+            )
+    pairs = [_pair(p, revisions) for p in merged.values()]
     pairs.sort(key=lambda c: (-c.confidence, -c.shared, c.path))
     return revisions, pairs
 
@@ -154,9 +168,28 @@ def tests_for(store: RepoStore, path: str) -> list[str]:
         f"*{stem[:1].upper()}{stem[1:]}Test.java",
         f"*{stem[:1].upper()}{stem[1:]}Tests.java",
     ]
-    by_name = {p for p in store.paths_with_names(patterns) if is_test_path(p) and _stem_matches(p, stem)}
+    by_name = closest({p for p in store.paths_with_names(patterns) if is_test_path(p) and _stem_matches(p, stem)}, path)
     by_import = {p for p in store.importers_of(path) if is_test_path(p)}
     return sorted(by_name | by_import)
+
+
+def closest(tests: set[str], path: str) -> set[str]:
+    """The tests sharing the deepest folder with `path`: `web/src/sum.mjs` pairs with
+    `web/src/sum.test.mjs`, not with another package's `ui/src/sum.test.mjs` of the same name."""
+    if len(tests) < 2:
+        return tests
+    depth = {t: _shared_depth(t, path) for t in tests}
+    best = max(depth.values())
+    return {t for t, d in depth.items() if d == best}
+
+
+def _shared_depth(a: str, b: str) -> int:
+    depth = 0
+    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if x != y:
+            break
+        depth += 1
+    return depth
 
 
 def structural_links(store: RepoStore, path: str) -> list[StructuralLink]:

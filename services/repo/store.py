@@ -370,6 +370,35 @@ class RepoStore:
         ).fetchone()
         return (CommitRow(*row[:4]), row[4]) if row else None
 
+    def rename_into(self, path: str) -> tuple[CommitRow, str] | None:
+        """The latest commit that renamed a file to `path`, and the name it had before."""
+        row = self.db.execute(
+            "SELECT c.sha, c.author, c.committed_at, c.subject, r.old FROM repo_renames r "
+            "JOIN repo_commits c ON c.sha = r.sha WHERE r.new = ? ORDER BY c.committed_at DESC, c.rowid DESC LIMIT 1",
+            (path,),
+        ).fetchone()
+        return (CommitRow(*row[:4]), row[4]) if row else None
+
+    def renamed_paths(self) -> set[str]:
+        """Every path some commit renamed a file to: the files whose history spans several names."""
+        return {new for (new,) in self.db.execute("SELECT DISTINCT new FROM repo_renames")}
+
+    def hotspot_of(self, path: str, *, since: int, max_files: int) -> HotspotRow | None:
+        """One file's counts since `since` under every name it had (see `lineage`), or None."""
+        clause, params = self._lineage_clause(self.lineage(path))
+        row = self.db.execute(
+            "SELECT count(DISTINCT c.sha), coalesce(sum(h.added), 0), coalesce(sum(h.deleted), 0), "
+            "count(DISTINCT c.author), max(c.committed_at) "
+            "FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+            "LEFT JOIN repo_churn h ON h.sha = t.sha AND h.path = t.path "
+            f"WHERE c.committed_at >= ? AND c.file_count <= ? AND {clause}",
+            (since, max_files, *params),
+        ).fetchone()
+        if not row or not row[0]:
+            return None
+        fan_in = self.db.execute("SELECT count(DISTINCT src) FROM repo_edges WHERE dst = ?", (path,)).get or 0
+        return HotspotRow(path, row[0], row[1], row[2], row[3], row[4], fan_in)
+
     def churn_missing(self, since: int) -> list[str]:
         """Commits since `since` whose line counts are not read yet, oldest first."""
         return [
@@ -380,6 +409,11 @@ class RepoStore:
                 (since,),
             )
         ]
+
+    def clear_churn(self) -> None:
+        """Forget every stored line count, so the next `hotspots` reads them again."""
+        self.db.execute("DELETE FROM repo_churn")
+        self.db.execute("DELETE FROM repo_churn_read")
 
     def add_churn(self, read: Sequence[str], rows: Sequence[tuple[str, str, int, int]]) -> None:
         """Store `(sha, path, added, deleted)` line counts and mark `read` as read."""

@@ -258,12 +258,13 @@ def _with_risk(
         if not (root / on_disk.get(f.path, f.path)).exists():
             continue
         # A file renamed in the working tree is scored on its old path's history and links.
-        scored = f.orig_path if f.orig_path and store.file(f.path) is None else f.path
+        scored = history.scored_path(store, f.path, f.orig_path)
         result = _explain.risk_output(store, scored, store.file(scored), now=now, freshness=fresh)
         f.risk_level = result.level
         f.blast_radius = risk.blast_radius(store, scored)
         if f.orig_path:
-            f.old_path_importers = [p for p in history.old_path_importers(store, root, f.orig_path) if p != f.path]
+            olds = [f.orig_path, *history.former_names(store, f.orig_path)]
+            f.old_path_importers = [p for p in history.old_path_importers(store, root, olds) if p != f.path]
         if riskiest is None or result.score > riskiest[0]:
             riskiest = (result.score, f.path)
     out.recommended_next_command = _next_command(out, fresh, riskiest)

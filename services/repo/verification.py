@@ -1,90 +1,212 @@
 """Verification commands inferred from the repository's own tooling: fast, safe and full tiers.
 
-Reads only configuration files at the repository root (pyproject, pytest.ini, go.mod, package.json,
-Cargo.toml, pom.xml/build.gradle, Makefile); never runs anything.
+The nearest manifest at or above each file governs it (pyproject.toml, pytest.ini, setup.cfg,
+tox.ini, go.mod, package.json, Cargo.toml, pom.xml, build.gradle, a Makefile with the target), so a
+nested `web/package.json` or a sub-project's pyproject.toml brings its own runner, scripts and
+folder. Every command runs verbatim from the repository root: tools that take the project's folder
+or manifest get it by flag (`go -C`, `cargo --manifest-path`, `mvn -f`, `gradle -p`, `make -C`);
+Python and Node run after `cd <folder> &&`, with paths relative to that folder. Reads files only;
+never runs anything (services/repo/manifests.py).
 """
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import shlex
 from pathlib import Path
 
+from services.repo.manifests import CARGO, GRADLE, MAVEN, Manifests
 from services.repo.models import Verification
+from services.repo.risk import is_test_path
 
 __all__ = ["verification_for"]
+
+_EXEC = {"npm": "npx", "pnpm": "pnpm exec", "yarn": "yarn", "bun": "bunx"}  # runs a package's local bin
+_MOST = 5  # files or packages one command names
 
 
 def verification_for(root: Path, paths: list[str], tests: list[str]) -> Verification:
     """Commands to run before and after editing `paths`, given the tests that cover them."""
-    fast: list[str] = []
-    safe: list[str] = []
-    full: list[str] = []
-    languages = {_family(p) for p in paths} - {None}
-    make_targets = _make_targets(root)
-    if "python" in languages:
-        stems = {posixpath.basename(p).rsplit(".", 1)[0] for p in paths}
-        py_tests = sorted(  # the file's own test (test_x.py, x_test.py) first, then the importing ones
-            (t for t in tests if t.endswith(".py") and (root / t).exists()),
-            key=lambda t: (_own_test_stem(t) not in stems, t),
-        )
-        if py_tests:
-            fast.append("python -m pytest -q " + " ".join(shlex.quote(t) for t in py_tests[:5]))
-        folders = [f for f in sorted({posixpath.dirname(t) for t in py_tests} or {_python_test_dir(root)}) if f]
-        if folders:
-            safe.append("python -m pytest -q " + " ".join(shlex.quote(f) for f in folders[:5]))
-        lintable = [p for p in paths if p.endswith((".py", ".pyi")) and (root / p).is_file()]
-        if lintable and _uses_ruff(root):  # only existing Python files: ruff fails on a lockfile or a deleted path
-            safe.append("ruff check " + " ".join(shlex.quote(p) for p in lintable[:5]))
-        full.append("python -m pytest -q")
-    if "go" in languages:
-        for module, packages in sorted(_go_packages(root, paths).items()):
-            flag = f"-C {shlex.quote(module)} " if module else ""  # a nested module runs in its own folder
-            fast.append(f"go {flag}test " + " ".join(packages[:5]))
-            safe.append(f"go {flag}vet " + " ".join(packages[:5]))
-            full.append(f"go {flag}test ./...")
-    if "js" in languages and (root / "package.json").exists():
-        manager, scripts, deps = _node(root)
-        js_tests = [t for t in tests if _family(t) == "js"]
-        if js_tests and "vitest" in deps:
-            fast.append("npx vitest run " + " ".join(shlex.quote(t) for t in js_tests[:5]))
-        elif js_tests and "jest" in deps:
-            fast.append("npx jest " + " ".join(shlex.quote(t) for t in js_tests[:5]))
-        for script in ("lint", "typecheck", "type-check"):
-            if script in scripts:
-                safe.append(f"{manager} run {script}")
-        for script in ("test:unit", "test"):
-            if script in scripts:
-                (safe if script == "test:unit" else full).append(f"{manager} {'run ' if ':' in script else ''}{script}")
-    if "rust" in languages and (root / "Cargo.toml").exists():
-        stems = sorted({posixpath.basename(p)[:-3] for p in paths if p.endswith(".rs")} - {"lib", "main", "mod"})
-        fast.append("cargo test " + stems[0] if stems else "cargo test")
-        safe.append("cargo clippy --all-targets")
-        full.append("cargo test --all")
-    if "java" in languages:
-        classes = [posixpath.basename(t)[:-5] for t in tests if t.endswith(".java")]
-        if (root / "pom.xml").exists():
-            fast.extend(f"mvn -q test -Dtest={c}" for c in classes[:3])
-            full.append("mvn -q test")
-        elif (root / "build.gradle").exists() or (root / "build.gradle.kts").exists():
-            runner = "./gradlew" if (root / "gradlew").exists() else "gradle"
-            fast.extend(f"{runner} test --tests {c}" for c in classes[:3])
-            full.append(f"{runner} test")
-    if "lint" in make_targets:
-        safe.append("make lint")
-    if "test" in make_targets:
-        full.append("make test")
-    if "check" in make_targets:
-        full.append("make check")
+    found = Manifests(root)
+    # A suggested test must exist and be a test: deleted files, conftest.py and fixtures fail or run nothing.
+    tests = [t for t in tests if is_test_path(t) and found.exists(t)]
+    stems = {_stem(p) for p in paths}
+    tests.sort(key=lambda t: (_test_core(t) not in stems, t))  # the file's own test first
+    tiers: tuple[list[str], list[str], list[str]] = ([], [], [])
+    families = {p: _family(p) for p in paths}
+    if "python" in families.values():
+        _python(found, [p for p, f in families.items() if f == "python"], tests, tiers)
+    if "go" in families.values():
+        _go(found, [p for p, f in families.items() if f == "go"], tiers)
+    if "js" in families.values():
+        _js(found, [p for p, f in families.items() if f == "js"], tests, tiers)
+    if "rust" in families.values():
+        _rust(found, [p for p, f in families.items() if f == "rust"], tiers)
+    if "java" in families.values():
+        _java(found, [p for p, f in families.items() if f == "java"], tests, tiers)
+    _make(found, paths, tiers)
+    fast, safe, full = tiers
     return Verification(fast=_unique(fast), safe=_unique(safe), full=_unique(full))
 
 
-def _own_test_stem(test: str) -> str:
-    """`tests/test_io.py` and `io_test.py` -> `io`."""
-    stem = posixpath.basename(test).rsplit(".", 1)[0]
-    return stem.removeprefix("test_").removesuffix("_test")
+def _python(found: Manifests, paths: list[str], tests: list[str], tiers: tuple[list[str], ...]) -> None:
+    fast, safe, full = tiers
+    by_project = _group([t for t in tests if t.endswith(".py")], found.python_project)
+    for project, group in by_project.items():  # the project of the file's own test first
+        fast.append(_in(project, "python -m pytest -q " + _quoted(_rel(t, project) for t in group)))
+    folders: dict[str, list[str]] = {}
+    for project, group in by_project.items():
+        for test in group:
+            folder = posixpath.dirname(_rel(test, project))
+            if folder and folder not in folders.setdefault(project, []):
+                folders[project].append(folder)
+    projects = list(dict.fromkeys([found.python_project(p) for p in paths] + list(by_project)))
+    for project in projects:
+        if project not in folders:
+            default = next((d for d in ("tests", "test") if (found.root / project / d).is_dir()), None)
+            folders[project] = [default] if default else []
+    for project, group in folders.items():
+        if group:
+            safe.append(_in(project, "python -m pytest -q " + _quoted(sorted(group))))
+    # ruff finds the nearest configuration for each file itself, so one command from the root serves all;
+    # it fails on a lockfile or a deleted path, so it gets existing Python files only.
+    lintable = [p for p in paths if p.endswith((".py", ".pyi")) and found.exists(p) and found.uses_ruff(p)]
+    if lintable:
+        safe.append("ruff check " + _quoted(lintable))
+    full.extend(_in(project, "python -m pytest -q") for project in projects)
+
+
+def _go(found: Manifests, paths: list[str], tiers: tuple[list[str], ...]) -> None:
+    """`go test` and `go vet` of the changed packages, grouped by the go.mod that holds them."""
+    fast, safe, full = tiers
+    modules: dict[str, set[str]] = {}
+    for path in paths:
+        folder = posixpath.dirname(path)
+        module = found.nearest(path, ("go.mod",))
+        if module is None or not _has_go_files(found.root / folder):  # a deleted package cannot be tested
+            continue
+        package = posixpath.relpath(folder or ".", module or ".")
+        modules.setdefault(module, set()).add("." if package == "." else "./" + package)
+    for module, packages in sorted(modules.items()):
+        flag = f"-C {shlex.quote(module)} " if module else ""  # a nested module runs in its own folder
+        named = " ".join(sorted(packages)[:_MOST])
+        fast.append(f"go {flag}test {named}")
+        safe.append(f"go {flag}vet {named}")
+        full.append(f"go {flag}test ./...")
+
+
+def _js(found: Manifests, paths: list[str], tests: list[str], tiers: tuple[list[str], ...]) -> None:
+    fast, safe, full = tiers
+    packages = {}
+    for path in [*paths, *(t for t in tests if _family(t) == "js")]:
+        package = found.node_package(path)
+        if package is not None:
+            packages.setdefault(package.folder, package)
+    by_package = _group([t for t in tests if _family(t) == "js"], lambda t: found.nearest(t, ("package.json",)))
+    order = list(dict.fromkeys([*(f for f in by_package if f is not None), *packages]))
+    for folder in order:
+        package = packages[folder]
+        group = by_package.get(folder, [])
+        files = _quoted(_rel(t, folder) for t in group)
+        if group and package.runner == "vitest":
+            fast.append(_in(folder, f"{_EXEC[package.manager]} vitest run {files}"))
+        elif group and package.runner == "jest":
+            fast.append(_in(folder, f"{_EXEC[package.manager]} jest {files}"))
+        elif group and package.runner == "node":
+            fast.append(_in(folder, f"node --test {files}"))
+        for script in ("lint", "typecheck", "type-check", "test:unit"):
+            if script in package.scripts:
+                safe.append(_in(folder, f"{package.manager} run {script}"))
+        if "test" in package.scripts:
+            full.append(_in(folder, f"{package.manager} test"))
+
+
+def _rust(found: Manifests, paths: list[str], tiers: tuple[list[str], ...]) -> None:
+    """`cargo test` filtered by the changed module's name, per crate (`--manifest-path` when nested)."""
+    fast, safe, full = tiers
+    crates: dict[str, set[str]] = {}
+    for path in paths:
+        crate = found.nearest(path, CARGO)
+        if crate is not None:
+            stem = posixpath.basename(path)[:-3]
+            names = crates.setdefault(crate, set())
+            if stem not in ("lib", "main", "mod") and found.exists(path):
+                names.add(stem)
+    for crate, stems in sorted(crates.items()):
+        flag = f"--manifest-path {shlex.quote(posixpath.join(crate, 'Cargo.toml'))} " if crate else ""
+        fast.append(f"cargo test {flag}{min(stems) if stems else ''}")
+        safe.append(f"cargo clippy {flag}--all-targets")
+        full.append(f"cargo test {flag}--all")
+
+
+def _java(found: Manifests, paths: list[str], tests: list[str], tiers: tuple[list[str], ...]) -> None:
+    """Each covering test class, run by the Maven or Gradle build nearest to it."""
+    fast, _safe, full = tiers
+    java_tests = [t for t in tests if t.endswith(".java")]
+    projects = list(dict.fromkeys(f for f in (found.nearest(p, MAVEN + GRADLE) for p in paths) if f is not None))
+    by_project = _group(java_tests, lambda t: found.nearest(t, MAVEN + GRADLE))
+    for project in dict.fromkeys([*projects, *(f for f in by_project if f is not None)]):
+        classes = [posixpath.basename(t)[:-5] for t in by_project.get(project, [])][:3]
+        if any(found.exists(posixpath.join(project, m)) for m in MAVEN):
+            flag = f"-f {shlex.quote(posixpath.join(project, 'pom.xml'))} " if project else ""
+            fast.extend(f"mvn -q {flag}test -Dtest={c}" for c in classes)
+            full.append(f"mvn -q {flag}test")
+        else:
+            runner = found.gradle_runner(project)
+            flag = f"-p {shlex.quote(project)} " if project else ""
+            fast.extend(f"{runner} {flag}test --tests {c}" for c in classes)
+            full.append(f"{runner} {flag}test")
+
+
+def _make(found: Manifests, paths: list[str], tiers: tuple[list[str], ...]) -> None:
+    """`lint`, `test` and `check` of the nearest Makefile defining one (`make -C DIR` when nested)."""
+    _fast, safe, full = tiers
+    for path in paths:
+        hit = found.make_targets(path, ("lint", "test", "check"))
+        if hit is None:
+            continue
+        folder, targets = hit
+        make = f"make -C {shlex.quote(folder)}" if folder else "make"
+        if "lint" in targets:
+            safe.append(f"{make} lint")
+        full.extend(f"{make} {t}" for t in ("test", "check") if t in targets)
+
+
+def _group(items: list[str], key) -> dict:
+    """`items` grouped by `key`, groups in the order of their first item, at most `_MOST` each."""
+    out: dict = {}
+    for item in items:
+        k = key(item)
+        if k is None:
+            continue
+        group = out.setdefault(k, [])
+        if len(group) < _MOST:
+            group.append(item)
+    return out
+
+
+def _in(folder: str, command: str) -> str:
+    return f"cd {shlex.quote(folder)} && {command}" if folder else command
+
+
+def _rel(path: str, folder: str) -> str:
+    return posixpath.relpath(path, folder) if folder else path
+
+
+def _quoted(paths) -> str:
+    return " ".join(shlex.quote(p) for p in list(paths)[:_MOST])
+
+
+def _stem(path: str) -> str:
+    return posixpath.basename(path).split(".", 1)[0].lower()
+
+
+def _test_core(test: str) -> str:
+    """`tests/test_io.py`, `io_test.go`, `io.test.ts`, `IoTest.java` -> `io`."""
+    core = posixpath.basename(test).split(".", 1)[0]
+    core = re.sub(r"^test_|_test$|Tests?$", "", core)
+    return core.lower()
 
 
 def _family(path: str) -> str | None:
@@ -96,68 +218,11 @@ def _family(path: str) -> str | None:
     return {".go": "go", ".rs": "rust", ".java": "java"}.get(ext)
 
 
-def _go_packages(root: Path, paths: list[str]) -> dict[str, list[str]]:
-    """The changed Go packages (`./pkg`) grouped by the folder of the go.mod that holds them."""
-    out: dict[str, set[str]] = {}
-    for path in paths:
-        if not path.endswith(".go"):
-            continue
-        folder = posixpath.dirname(path)
-        module = _module_folder(root, folder)
-        if module is not None:
-            package = posixpath.relpath(folder or ".", module or ".")
-            out.setdefault(module, set()).add("." if package == "." else "./" + package)
-    return {m: sorted(p) for m, p in out.items()}
-
-
-def _module_folder(root: Path, folder: str) -> str | None:
-    """The nearest folder at or above `folder` holding a go.mod ("" for the root), or None."""
-    while not (root / folder / "go.mod").exists():
-        if not folder:
-            return None
-        folder = posixpath.dirname(folder)
-    return folder
-
-
-def _python_test_dir(root: Path) -> str:
-    for candidate in ("tests", "test"):
-        if (root / candidate).is_dir():
-            return candidate
-    return ""
-
-
-def _uses_ruff(root: Path) -> bool:
-    if (root / "ruff.toml").exists() or (root / ".ruff.toml").exists():
-        return True
+def _has_go_files(folder: Path) -> bool:
     try:
-        return "[tool.ruff" in (root / "pyproject.toml").read_text(encoding="utf-8", errors="replace")
+        return any(p.suffix == ".go" for p in folder.iterdir())
     except OSError:
         return False
-
-
-def _node(root: Path) -> tuple[str, dict[str, str], set[str]]:
-    try:
-        data = json.loads((root / "package.json").read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError):
-        data = {}
-    scripts = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
-    deps: set[str] = set()
-    for key in ("dependencies", "devDependencies"):
-        if isinstance(data.get(key), dict):
-            deps.update(data[key])
-    manager = "npm"
-    for lockfile, name in (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun")):
-        if (root / lockfile).exists():
-            manager = name
-    return manager, scripts, deps
-
-
-def _make_targets(root: Path) -> set[str]:
-    try:
-        text = (root / "Makefile").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return set()
-    return set(re.findall(r"^([A-Za-z][\w-]*)\s*:(?!=)", text, re.M))
 
 
 def _unique(commands: list[str]) -> list[str]:

@@ -345,6 +345,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "subject": "Start the shop",
                 },
                 "removed_in": None,
+                "renamed_in": None,
                 "renamed_to": None,
                 "former_names": [],
                 "commits": 2,

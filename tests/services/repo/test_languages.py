@@ -338,7 +338,7 @@ async def test_typescript_explain_gives_vitest_and_package_scripts(ts_repo: Path
     assert ("src/App.tsx", "imported-by") in {(s.path, s.kind) for s in out.structural}
     assert [c.subject for c in out.recent_commits] == ["Start"]
     assert out.verification.model_dump() == {
-        "fast": ["npx vitest run src/store/index.test.ts"],
+        "fast": ["pnpm exec vitest run src/store/index.test.ts"],  # the lockfile's manager runs the local bin
         "safe": ["pnpm run lint", "pnpm run typecheck"],
         "full": ["pnpm test"],
     }
@@ -408,7 +408,7 @@ async def test_javascript_explain_gives_jest_and_the_package_managers_scripts(js
     assert out.tests == ["test/store.test.js"]
     assert [c.subject for c in out.recent_commits] == ["Start"]
     assert out.verification.model_dump() == {
-        "fast": ["npx jest test/store.test.js"],
+        "fast": ["yarn jest test/store.test.js"],
         "safe": ["yarn run lint", "yarn run test:unit"],
         "full": ["yarn test"],
     }
