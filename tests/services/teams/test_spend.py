@@ -72,3 +72,28 @@ async def test_a_turn_cut_off_mid_call_counts_as_one_call_of_unknown_cost(team_e
     done = await call("status", team=team)
     assert (done.team.spend_usd, done.team.unknown_cost_calls) == (pytest.approx(0.25), 1)
     assert [t.state for t in reversed(store().turns(team, member="alice"))] == ["interrupted", "completed"]
+
+
+async def test_a_gate_call_cut_off_by_a_kill_is_counted_and_creates_nothing(team_env, call, git_repo):
+    team_env.scenario({"match": "Hook: task_created", "hang": 60})
+    team = (await call("start", goal="g")).team.id
+    await call("gate_set", team=team, hooks=["task_created"], prompt="tasks must be specific", provider="claude")
+    adding = subprocess.Popen(
+        [script("pallium"), "team", "tasks", "add", team, "fix it"],
+        cwd=git_repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for(lambda: bool(team_env.calls()), "the gate's worker started")
+        os.kill(adding.pid, signal.SIGKILL)
+        adding.wait(timeout=30)
+    finally:
+        if adding.poll() is None:
+            adding.kill()
+        for pid in workers_of(team):
+            with contextlib.suppress(OSError):
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+    status = await call("status", team=team)
+    assert (status.team.spend_usd, status.team.unknown_cost_calls) == (0.0, 1)  # the gate's model may have spent
+    assert status.tasks == []
