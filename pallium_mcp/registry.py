@@ -35,6 +35,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.knowledge.maintain_tools",
     "services.teams.tools",
     "services.teams.board_tools",
+    "services.teams.list_tools",
 )
 
 # What an MCP client gets without --toolsets: what most agent turns call, not every tool, since a

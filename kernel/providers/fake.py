@@ -200,6 +200,7 @@ def _codex(args: list[str]) -> int:
         "model": opts.get("-m") or opts.get("--model"),
         "session": thread,
         "argv": args,
+        "schema_file": opts.get("--output-schema"),
     }
     picked = _choose(prompt, _labelled(ctx))
     streamed = "raw" not in picked[0] and picked[0].get("error_class") != "session"
@@ -337,8 +338,62 @@ def _act(
     if rule.get("stderr"):
         print(rule["stderr"], file=sys.stderr)
     failure = ERROR_TEXT.get(rule.get("error_class", ""))
+    if not os.environ.get("PALLIUM_FAKE_SCENARIO") and (schema := _schema_of(prompt, ctx)) is not None:
+        # No scenario says what to answer: a rehearsal. The smallest reply the agent's schema accepts
+        # lets the plan run end to end, so its shape can be seen without a model.
+        return rule, _dumps(_minimal(schema, schema)), failure
     reply = rule.get("reply", "ok")
     return rule, reply if isinstance(reply, str) else _dumps(reply), failure
+
+
+_SCHEMA_MARK = "validates against this JSON Schema:\n"
+
+
+def _schema_of(prompt: str, ctx: dict[str, Any]) -> Any:
+    """The schema the caller asked the reply to follow, however the dialect passed it, or None."""
+    path = ctx.get("schema_file") or os.environ.get("PALLIUM_WORKFLOW_SCHEMA_FILE")
+    try:
+        if path:
+            return _loads(_read(path))
+        at = prompt.rfind(_SCHEMA_MARK)  # the claude dialect appends it to the prompt
+        return _loads(prompt[at + len(_SCHEMA_MARK) :]) if at >= 0 else None
+    except (OSError, ValueError):
+        return None
+
+
+def _minimal(schema: Any, root: Any, depth: int = 0) -> Any:
+    """The smallest value `schema` accepts: required fields only, first enum values, empty lists."""
+    if not isinstance(schema, dict) or depth > 20:
+        return None
+    if "$ref" in schema and isinstance(schema["$ref"], str) and schema["$ref"].startswith("#/"):
+        target: Any = root
+        for part in schema["$ref"][2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        return _minimal(target, root, depth + 1)
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if schema.get(key):
+            return _minimal(schema[key][0], root, depth + 1)
+    kind = schema.get("type", "object" if "properties" in schema else "string")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {name: _minimal(properties.get(name, {}), root, depth + 1) for name in schema.get("required", [])}
+    if kind == "array":
+        return [_minimal(schema.get("items", {}), root, depth + 1) for _ in range(int(schema.get("minItems", 0)))]
+    if kind in ("integer", "number"):
+        low = schema.get("minimum", schema.get("exclusiveMinimum", 0)) + (1 if "exclusiveMinimum" in schema else 0)
+        return int(low) if kind == "integer" else float(low)
+    if kind == "boolean":
+        return False
+    if kind == "null":
+        return None
+    text = "rehearsal"
+    return (text * (1 + int(schema.get("minLength", 0)) // len(text)))[: max(int(schema.get("maxLength", 64)), 1)]
 
 
 def _leave_grandchild(seconds: float) -> None:

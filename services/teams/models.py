@@ -414,3 +414,31 @@ class ApplyOutput(ToolOutput):
     applied: list[str]
     already: list[str]
     skipped: list[str]
+
+
+class ListInput(ToolInput):
+    status: Literal["active", "parked", "stopped"] | None = Field(
+        None, description="only teams in this state (default: all)"
+    )
+    repo: str | None = Field(None, description="only teams working in this repository (default: all)")
+    limit: int = Field(20, ge=1, le=200, description="most teams, newest first (1-200, default 20)")
+
+
+class TeamSummary(ToolOutput):
+    id: str
+    goal: str = Field(description="the goal, cut at 200 characters")
+    status: Literal["active", "parked", "stopped"]
+    cwd: str
+    template: str | None
+    members: int = Field(description="members on the roster, the lead included")
+    open_tasks: int = Field(description="tasks pending, in progress or blocked")
+    completed_tasks: int
+    waiting_messages: int = Field(description="mail no member has read yet")
+    spend: str = Field(description="spend in words, unknown cost said as unknown, never $0")
+    created_at: str
+    updated_at: str
+
+
+class ListOutput(ToolOutput):
+    teams: list[TeamSummary]
+    truncated: bool = Field(description="more teams match: raise `limit` (CLI --limit)")

@@ -108,6 +108,14 @@ ROUTES = {
         arguments={"team": "team", "member": "name"},
         needs=("team",),
     ),
+    "team list": Route(
+        phrasings=(
+            "list the agent teams",
+            "which teams are there",
+            "find the team I started yesterday",
+            "show all teams and their status",
+        ),
+    ),
     "team status": Route(
         phrasings=(
             "status of the team",

@@ -88,9 +88,19 @@ def _create(
             )
             for member in TEMPLATES[template].members if template else ():
                 _add_member(store, team_id, member.name, provider, None, member.role, member.mode, False, None, now)
+                # A template's members start with the goal in their mailbox, so the first `team run`
+                # has work for each of them instead of finding nobody eligible.
+                send_message(store, team_id, sender=LEAD, recipient=member.name, body=_kickoff(goal), now=now)
     team = require_team(store, team_id)
     return models.StartOutput(
         team=views.to_team(team), members=[views.to_member(store, m) for m in store.members(team_id)]
+    )
+
+
+def _kickoff(goal: str) -> str:
+    return (
+        f"The team's goal: {goal}\n\nWork on it in your role. Send your findings to lead (and to a teammate "
+        "when they concern its part), then go idle."
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 
 from kernel import authority, paths, writes
@@ -183,6 +184,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         "reason": reason,
         "args": args,
         "provider": resolve_provider(None),
+        "rehearsal": _rehearsal(resolve_provider(None)),
         "changed_files": changed_files,
         "preflight": scoped,
         "tailoring": tailoring,
@@ -204,6 +206,15 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         source_label=found.label,
     )
     return StartOutput(**answer, script=None, run=run)
+
+
+def _rehearsal(provider: str) -> str | None:
+    if provider != "fake" or os.environ.get("PALLIUM_FAKE_SCENARIO"):
+        return None
+    return (
+        "a rehearsal: the fake provider answers every agent with the smallest reply its schema accepts "
+        "(set PALLIUM_FAKE_SCENARIO to script replies, or PALLIUM_WORKFLOW_PROVIDER to a real agent)"
+    )
 
 
 async def _description(path: Path) -> str | None:

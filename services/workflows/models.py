@@ -340,6 +340,11 @@ class StartOutput(ToolOutput):
         description="the provider the run's agents spend on, resolved as the run resolves it (an agent that names "
         "its own provider overrides it)"
     )
+    rehearsal: str | None = Field(
+        None,
+        description="set when the provider is the fake with no scenario: every agent gets the smallest reply its "
+        "schema accepts, so the run shows the plan's shape, not real work",
+    )
     changed_files: list[str] = Field(description="the working tree's changed files found by the preflight")
     preflight: PreflightOutput = Field(description="files to inspect, their risk and the verification commands")
     tailoring: Tailoring | None = Field(None, description="how tailoring went; null when it was not asked for")

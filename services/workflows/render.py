@@ -256,6 +256,8 @@ def preflight(out: PreflightOutput) -> str:
 
 def start(out: StartOutput) -> str:
     lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})", f"provider: {out.provider}"]
+    if out.rehearsal:
+        lines.append(f"note: {out.rehearsal}")
     if out.changed_files:
         lines.append(f"changed files: {len(out.changed_files)}")
     if out.tailoring is not None:

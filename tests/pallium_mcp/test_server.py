@@ -110,6 +110,7 @@ SAMPLE_CALLS = {
     "pallium_team_gate_set": None,
     "pallium_team_inbox": None,
     "pallium_team_join": None,
+    "pallium_team_list": None,
     "pallium_team_member_restart": None,
     "pallium_team_member_steer": None,
     "pallium_team_member_stop": None,

@@ -385,6 +385,7 @@ async def test_workflow_planning_tools_answer_in_a_fixed_shape(fixed_repo: Path,
             "reason": "the task says 'review'",
             "args": {"task": "review my change", "files": []},
             "provider": "fake",
+            "rehearsal": None,
             "changed_files": [],
             "preflight": {
                 "task": "review my change",

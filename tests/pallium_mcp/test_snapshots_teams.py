@@ -996,6 +996,27 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
     assert await answer("team revert", team=team) == snapshot(
         {"team": "<team-1>", "applied": [], "already": [], "skipped": []}
     )
+    assert await answer("team list") == snapshot(
+        {
+            "teams": [
+                {
+                    "id": "<team-1>",
+                    "goal": "review the cart",
+                    "status": "active",
+                    "cwd": "<repo>",
+                    "template": None,
+                    "members": 4,
+                    "open_tasks": 1,
+                    "completed_tasks": 1,
+                    "waiting_messages": 3,
+                    "spend": "unknown (2 call(s) reported no cost) of $5.00",
+                    "created_at": "2026-03-01T00:00:00Z",
+                    "updated_at": "2026-03-01T00:00:00Z",
+                }
+            ],
+            "truncated": False,
+        }
+    )
     assert await answer("team stop", team=team) == snapshot(
         {
             "team": {

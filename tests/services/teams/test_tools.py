@@ -74,6 +74,7 @@ async def test_every_team_tool_answers_over_mcp(team_env, git_repo):
         assert (await use("apply", team=team))["applied"] == []
         await use("revert", team=team)
         assert (await use("stop", team=team))["team"]["status"] == "stopped"
+        assert [(t["id"], t["status"]) for t in (await use("list"))["teams"]] == [(team, "stopped")]
     assert used == set(TEAM_TOOLS)
 
 
