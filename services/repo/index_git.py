@@ -18,6 +18,7 @@ from services.repo.store import RepoStore
 
 __all__ = [
     "MAX_CHANGESET",
+    "Commit",
     "GitHalfResult",
     "HistoryPlan",
     "apply_history",
@@ -25,6 +26,7 @@ __all__ = [
     "is_noise",
     "plan_history",
     "read_history",
+    "read_history_work",
 ]
 
 # Commits touching more files than this are mass edits (formatting, vendoring); they say nothing
@@ -83,6 +85,11 @@ def read_history(root: Path, plan: HistoryPlan) -> list[Commit]:
     renames = "--no-renames" if _partial_clone(root) else "-M"
     args = ["log", "--no-merges", renames, "--name-status", "-z", f"--format={_FORMAT}", plan.revision]
     return parse_log(git.run(args, root, timeout=600))
+
+
+def read_history_work(work: tuple[Path, HistoryPlan]) -> list[Commit]:
+    """`read_history` for a child process (kernel.offload), which passes one argument."""
+    return read_history(*work)
 
 
 def _partial_clone(root: Path) -> bool:
