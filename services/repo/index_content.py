@@ -245,7 +245,7 @@ def _load_all(
     chunks = _chunks(paths, sizes)
     out: list[_Loaded] = []
     count = min(_OFFLOAD_CHILDREN, os.cpu_count() or 1)
-    worth = len(paths) >= _OFFLOAD_FILES or sum(sizes) >= _OFFLOAD_BYTES
+    worth = _worth_children(paths, sizes)
     with contextlib.ExitStack() as stack:
         answers: list[Iterator[list[_Loaded]] | None] = [None] * count
         if worth and offload.worth_a_child():
@@ -268,6 +268,21 @@ def _load_all(
             out.extend(loaded)
             progress(len(out), total, "parsing files")
     return out
+
+
+def _worth_children(paths: list[tuple[str, str]], sizes: list[int]) -> bool:
+    """Enough files, or enough source for the parsers to walk, to pay for the children's start.
+
+    Only code counts: images and other files skipped after reading are read and dropped, and
+    every reindex reads them again, so counting them would start children for a one-file change.
+    """
+    if len(paths) >= _OFFLOAD_FILES:
+        return True
+    code = parsing.CODE_LANGUAGES
+    source = sum(
+        min(n, MAX_BYTES) for (_fs, path), n in zip(paths, sizes, strict=True) if parsing.language_of(path) in code
+    )
+    return source >= _OFFLOAD_BYTES
 
 
 def _size(path: Path) -> int:

@@ -105,3 +105,11 @@ async def test_history_read_in_a_child_stores_what_a_read_in_process_stores(empt
     monkeypatch.delenv("PALLIUM_OFFLOAD")
     await ask(empty_repo, "pallium_index", full=True)
     assert history() == here and len(here["commits"]) == 2 and here["pairs"]
+
+
+def test_children_start_for_enough_source_but_not_for_images_read_again():
+    images = [(f"docs/shot{i}.webp", f"docs/shot{i}.webp") for i in range(3)]
+    code = [(f"pkg/big{i}.py", f"pkg/big{i}.py") for i in range(3)]
+    assert not index_content._worth_children(images, [900_000] * 3)
+    assert index_content._worth_children(code, [400_000] * 3)
+    assert not index_content._worth_children(code[:1], [400_000])
