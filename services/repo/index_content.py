@@ -273,15 +273,15 @@ def _load_all(
 def _worth_children(paths: list[tuple[str, str]], sizes: list[int]) -> bool:
     """Enough files, or enough source for the parsers to walk, to pay for the children's start.
 
-    Only code counts: images and other files skipped after reading are read and dropped, and
-    every reindex reads them again, so counting them would start children for a one-file change.
+    Only code the parsers will take counts: images, binaries and files over `MAX_BYTES` are
+    skipped after a look and looked at again at every reindex, so counting them would start
+    children for a one-file change.
     """
     if len(paths) >= _OFFLOAD_FILES:
         return True
     code = parsing.CODE_LANGUAGES
-    source = sum(
-        min(n, MAX_BYTES) for (_fs, path), n in zip(paths, sizes, strict=True) if parsing.language_of(path) in code
-    )
+    pairs = zip(paths, sizes, strict=True)
+    source = sum(n for (_fs, path), n in pairs if n <= MAX_BYTES and parsing.language_of(path) in code)
     return source >= _OFFLOAD_BYTES
 
 

@@ -113,3 +113,5 @@ def test_children_start_for_enough_source_but_not_for_images_read_again():
     assert not index_content._worth_children(images, [900_000] * 3)
     assert index_content._worth_children(code, [400_000] * 3)
     assert not index_content._worth_children(code[:1], [400_000])
+    bundles = [(f"web/bundle{i}.js", f"web/bundle{i}.js") for i in range(3)]
+    assert not index_content._worth_children(bundles, [index_content.MAX_BYTES + 1] * 3), "too large to parse"
