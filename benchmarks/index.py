@@ -113,7 +113,9 @@ def _cli(repo: Path, target: str, status_ms: float) -> None:
     """`pallium symbols FILE --json` as an agent's shell runs it, on the warm index: wall time."""
     script = Path(sys.executable).with_name("pallium")
     argv = [str(script) if script.exists() else "pallium", "symbols", target, "--json"]
-    env = {**os.environ}
+    # Warm means compiled too: an installed CLI starts from its bytecode, and with this variable set
+    # (as some agent shells set it) every module edited since the last compile is compiled at each start.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run(argv, cwd=repo, capture_output=True, env=env, check=False)  # warm the file cache
     samples = []
     for _ in range(7):

@@ -62,11 +62,17 @@ def main(argv: list[str] | None = None) -> int:
         from tools_manifest import load_manifest
 
         entries = load_manifest()["tools"]
-        parser = _build_parser(entries)
-        args = _parse(parser, _join_under_commands(argv, entries))
+        joined = _join_under_commands(argv, entries)
+        only = _named_command(argv, entries)
+        try:  # the named command's parser alone: building all of them costs more than running most
+            args = _parse(_build_parser(entries, only=only), joined) if only is not None else None
+        except _UsageError:
+            args = None  # the whole parser words the error (and its suggestion) as it always has
+        if args is None:
+            args = _parse(_build_parser(entries), joined)
         entry = getattr(args, "_entry", None)
         if entry is None:
-            parser.print_help()
+            _build_parser(entries).print_help()
             return 0 if not argv else _usage_exit(argv, entries)
         return _run(entry, args)
     except _UsageError as exc:
@@ -222,7 +228,18 @@ def _fail(error: PalliumError, as_json: bool, argv: list[str], entries: list[dic
     return _usage_exit(argv, entries) if error.code == "invalid_input" else error.exit_code
 
 
-def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
+def _named_command(argv: list[str], entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The entry whose command words begin `argv` (the longest such), or None."""
+    best: dict[str, Any] | None = None
+    for entry in entries:
+        words = entry["cli"].split()
+        if argv[: len(words)] == words and (best is None or len(words) > len(best["cli"].split())):
+            best = entry
+    return best
+
+
+def _build_parser(entries: list[dict[str, Any]], *, only: dict[str, Any] | None = None) -> _Parser:
+    """The parser of every command, or of `only` (with the same prog, help and fields)."""
     root = _Parser(
         prog="pallium",
         usage="pallium <command> [options]",
@@ -236,7 +253,7 @@ def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
     groups: dict[tuple[str, ...], Any] = {(): root.add_subparsers(metavar="<command>", help=argparse.SUPPRESS)}
     parsers: dict[tuple[str, ...], _Parser] = {(): root}
     commands = {tuple(e["cli"].split()) for e in entries}
-    for entry in entries:
+    for entry in entries if only is None else [only]:
         words = _parser_words(tuple(entry["cli"].split()), commands)
         for depth in range(1, len(words)):
             prefix = words[:depth]

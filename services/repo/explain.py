@@ -14,6 +14,7 @@ from kernel.errors import PalliumError
 from kernel.paths import path_text
 from services.repo import history, queries, risk
 from services.repo.models import (
+    CoChange,
     ExplainOutput,
     FileHistory,
     Freshness,
@@ -33,12 +34,18 @@ _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's id of the empt
 
 
 def risk_output(
-    store: RepoStore, relative: str, row: FileRow | None, *, now: datetime, freshness: Freshness
+    store: RepoStore,
+    relative: str,
+    row: FileRow | None,
+    *,
+    now: datetime,
+    freshness: Freshness,
+    pairs: list[CoChange] | None = None,
 ) -> RiskOutput:
+    """The file's risk answer; `pairs`, its co-change partners if the caller holds them (read once)."""
     info = store.content_info(row.hash) if row is not None and row.hash else None
-    result = risk.score_risk(
-        store, relative, now=now, language=row.language if row else None, lines=info[2] if info else None
-    )
+    language, lines = (row.language if row else None), (info[2] if info else None)
+    result = risk.score_risk(store, relative, now=now, language=language, lines=lines, pairs=pairs)
     return RiskOutput(
         path=relative,
         score=result.score,
@@ -54,11 +61,10 @@ def explain(
 ) -> ExplainOutput:
     info = store.content_info(row.hash) if row.hash else None
     symbols = [queries.to_symbol(s) for s in store.symbols_in(relative)]
-    _revisions, pairs = risk.cochange(store, relative)
     # One shared commit says little (an initial import touches everything); pallium_neighbors lists all.
-    cochange = [p for p in pairs if p.shared >= 2]
+    _revisions, cochange = risk.cochange(store, relative, min_shared=2)
     tests = risk.tests_for(store, relative)
-    risk_out = risk_output(store, relative, row, now=now, freshness=freshness)
+    risk_out = risk_output(store, relative, row, now=now, freshness=freshness, pairs=cochange)
     recent = [_commit(c) for c in store.recent_commits(relative, limit=10)]
     decisions = [_commit(c) for c in store.decisions_touching(relative, limit=5)]
     evidence = ["repo-structure"]
@@ -183,9 +189,11 @@ def handoff(
     for path in changed:
         scored = history.scored_path(store, path, renamed_from.get(path))  # a rename: its old history
         row = store.file(scored)
-        level = risk_output(store, scored, row, now=now, freshness=freshness).level if exists(path) else None
-        _revs, pairs = risk.cochange(store, scored)
-        usual = [p.path for p in pairs if p.shared >= 2 and p.confidence >= 0.5 and (root / p.path).exists()]
+        _revs, pairs = risk.cochange(store, scored, min_shared=2)
+        level = (
+            risk_output(store, scored, row, now=now, freshness=freshness, pairs=pairs).level if exists(path) else None
+        )
+        usual = [p.path for p in pairs if p.confidence >= 0.5 and (root / p.path).exists()]
         missing = [p for p in usual if p not in changed][:5]
         if missing:
             questions.append(f"{path} changed without {', '.join(missing)}, which usually change with it")

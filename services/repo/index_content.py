@@ -30,9 +30,12 @@ from services.repo.text import split_terms
 __all__ = ["MAX_BYTES", "ContentHalf", "ContentHalfResult", "blob_hash", "path_skip_reason", "read_content"]
 
 MAX_BYTES = 1_000_000
-_CHUNK = 100  # files parsed between progress reports
-# Below this many files to parse, a child process's start (about 0.2 s) costs more than it saves.
+_CHUNK = 100  # files parsed between progress reports, at most
+_CHUNK_BYTES = 400_000  # and at most about this much source, so the children's shares stay even
+# Below this many files and bytes to parse, a child process's start (about 0.2 s) costs more than
+# it saves: tree-sitter and the walk over its results parse about 3 MB of source a second.
 _OFFLOAD_FILES = 1000
+_OFFLOAD_BYTES = 1_000_000
 _OFFLOAD_CHILDREN = 2  # with 2 cores: two parsing children, this process storing what they parsed
 
 Progress = Callable[[int, int, str], None]
@@ -238,12 +241,14 @@ def _load_all(
     results run in Python, so a thread cannot share them. A child that fails leaves the rest of its
     chunks to this process.
     """
-    chunks = [paths[start : start + _CHUNK] for start in range(0, len(paths), _CHUNK)]
+    sizes = [_size(root / fs) for fs, _path in paths]
+    chunks = _chunks(paths, sizes)
     out: list[_Loaded] = []
     count = min(_OFFLOAD_CHILDREN, os.cpu_count() or 1)
+    worth = _worth_children(paths, sizes)
     with contextlib.ExitStack() as stack:
         answers: list[Iterator[list[_Loaded]] | None] = [None] * count
-        if len(paths) >= _OFFLOAD_FILES and offload.worth_a_child():
+        if worth and offload.worth_a_child():
             for share in range(count):
                 work = [(root, chunk, known) for chunk in chunks[share::count]]
                 with contextlib.suppress(offload.OffloadFailed):
@@ -261,8 +266,47 @@ def _load_all(
             if on_chunk is not None:
                 on_chunk(loaded)
             out.extend(loaded)
-            progress(min((number + 1) * _CHUNK, len(paths)), total, "parsing files")
+            progress(len(out), total, "parsing files")
     return out
+
+
+def _worth_children(paths: list[tuple[str, str]], sizes: list[int]) -> bool:
+    """Enough files, or enough source for the parsers to walk, to pay for the children's start.
+
+    Only code the parsers will take counts: images, binaries and files over `MAX_BYTES` are
+    skipped after a look and looked at again at every reindex, so counting them would start
+    children for a one-file change.
+    """
+    if len(paths) >= _OFFLOAD_FILES:
+        return True
+    code = parsing.CODE_LANGUAGES
+    pairs = zip(paths, sizes, strict=True)
+    source = sum(n for (_fs, path), n in pairs if n <= MAX_BYTES and parsing.language_of(path) in code)
+    return source >= _OFFLOAD_BYTES
+
+
+def _size(path: Path) -> int:
+    """The size the file will be read at (0 when it cannot be: `_load` records why)."""
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
+
+
+def _chunks(paths: list[tuple[str, str]], sizes: list[int]) -> list[list[tuple[str, str]]]:
+    """`paths` in order, cut every `_CHUNK` files or once a chunk holds `_CHUNK_BYTES` of source."""
+    chunks: list[list[tuple[str, str]]] = []
+    current: list[tuple[str, str]] = []
+    held = 0
+    for item, size in zip(paths, sizes, strict=True):
+        current.append(item)
+        held += min(size, MAX_BYTES)
+        if len(current) >= _CHUNK or held >= _CHUNK_BYTES:
+            chunks.append(current)
+            current, held = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
 
 
 _Loaded = tuple[str | None, str | None, parsing.Facts | None]  # (hash, skip reason, facts) of one file

@@ -18,6 +18,7 @@ from services.repo.store import RepoStore
 
 __all__ = [
     "MAX_CHANGESET",
+    "Commit",
     "GitHalfResult",
     "HistoryPlan",
     "apply_history",
@@ -25,6 +26,7 @@ __all__ = [
     "is_noise",
     "plan_history",
     "read_history",
+    "read_history_work",
 ]
 
 # Commits touching more files than this are mass edits (formatting, vendoring); they say nothing
@@ -34,6 +36,7 @@ MAX_CHANGESET = 30
 _FORMAT = "%x1e%H%x1f%aN%x1f%ct%x1f%s%x1f%b%x1f"
 # (sha, author, time, subject, body, paths, changes): see `parse_log`
 Commit = tuple[str, str, int, str, str, list[str], list[tuple[str, str, str | None]]]
+Pairs = dict[tuple[str, str], list[int]]  # (a, b) -> [shared commits, last shared time]
 
 
 @dataclass(frozen=True)
@@ -85,17 +88,25 @@ def read_history(root: Path, plan: HistoryPlan) -> list[Commit]:
     return parse_log(git.run(args, root, timeout=600))
 
 
+def read_history_work(work: tuple[Path, HistoryPlan]) -> tuple[list[Commit], Pairs]:
+    """`read_history` and the co-change pairs for a child process (kernel.offload), which passes one argument."""
+    commits = read_history(*work)
+    return commits, _pairs(commits)
+
+
 def _partial_clone(root: Path) -> bool:
     """A blob-less clone would fetch blobs to detect renames: those walks skip rename detection."""
     return bool(git.run(["config", "--get", "extensions.partialclone"], root, check=False).strip())
 
 
-def apply_history(store: RepoStore, plan: HistoryPlan, commits: list[Commit]) -> GitHalfResult:
-    """Write what `read_history` found; the caller holds the transaction."""
+def apply_history(
+    store: RepoStore, plan: HistoryPlan, commits: list[Commit], pairs: Pairs | None = None
+) -> GitHalfResult:
+    """Write what `read_history` found (and `pairs`, when a child counted them); the caller holds the transaction."""
     if plan.rebuilt:
         store.clear_history()
     store.add_commits(commits)
-    store.add_pairs(_pairs(commits))
+    store.add_pairs(_pairs(commits) if pairs is None else pairs)
     store.set_state({"git_watermark": plan.head, "git_shallow": "1" if plan.shallow else "0"})
     return GitHalfResult(len(commits), plan.rebuilt, plan.head, plan.shallow)
 
@@ -141,7 +152,8 @@ def parse_log(raw: bytes) -> list[Commit]:
     return commits
 
 
-def _pairs(commits: list[Commit]) -> dict[tuple[str, str], list[int]]:
+def _pairs(commits: list[Commit]) -> Pairs:
+    """`{(a, b): [shared commits, last time]}`, in key order (the order the table stores them)."""
     pairs: dict[tuple[str, str], list[int]] = {}
     for _sha, _author, when, _subject, _body, paths, _changes in commits:
         if len(paths) > MAX_CHANGESET:
@@ -154,7 +166,7 @@ def _pairs(commits: list[Commit]) -> dict[tuple[str, str], list[int]]:
             else:
                 entry[0] += 1
                 entry[1] = max(entry[1], when)
-    return pairs
+    return dict(sorted(pairs.items()))
 
 
 def _is_ancestor(root: Path, old: str, head: str | None) -> bool:

@@ -9,16 +9,17 @@ git half did not catch up.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from kernel import clock, locks, paths
+from kernel import clock, locks, offload, paths
 from kernel.store import Database
 from services.repo.index_content import read_content
-from services.repo.index_git import apply_history, plan_history, read_history
+from services.repo.index_git import Commit, HistoryPlan, Pairs, apply_history, plan_history, read_history
 from services.repo.models import IndexOutput
 from services.repo.store import RepoStore
 
@@ -46,13 +47,13 @@ def run_index(
         # `git log` runs in its own process while files are parsed, and the parsed contents are stored
         # as they come, inside the run's one transaction: a failure anywhere rolls all of it back.
         with ThreadPoolExecutor(max_workers=1) as pool, db.transaction():
-            reading = pool.submit(_timed, read_history, root, plan)
+            reading = pool.submit(_timed, _read_history, root, plan)
             half = read_content(store, root, untracked=untracked, full=full, progress=progress, write_facts=True)
-            commits, read_seconds = reading.result()  # a failed `git log` raises here, undoing every write
+            (commits, pairs), read_seconds = reading.result()  # a failed `git log` raises here, undoing every write
             progress(1, 1, "writing the index")
             content = half.write(store)
             git_started = time.perf_counter()
-            history = apply_history(store, plan, commits)
+            history = apply_history(store, plan, commits, pairs)
             git_seconds = read_seconds + time.perf_counter() - git_started
             store.set_state(
                 {
@@ -76,6 +77,23 @@ def run_index(
         git_seconds=round(git_seconds, 3),
         duration_seconds=round(time.perf_counter() - started, 3),
     )
+
+
+def _read_history(root: Path, plan: HistoryPlan) -> tuple[list[Commit], Pairs | None]:
+    """`read_history` and the co-change pairs, in a child process when the whole history is read.
+
+    Splitting the log into commits and counting the pairs is Python work of about a second and a
+    half on ten thousand commits; in this process it would hold the interpreter lock against the
+    storing of parsed contents, which is what the cold index waits on. A short read after the
+    watermark stays here, where it costs less than a child's start. A child that fails leaves the
+    read to this process, so a `git` error surfaces as it would have.
+    """
+    if plan.rebuilt and plan.revision is not None and offload.worth_a_child():
+        target = "services.repo.index_git:read_history_work"
+        with contextlib.suppress(offload.OffloadFailed), offload.Offload(target, [(root, plan)], ahead=1) as child:
+            for read in child:
+                return read
+    return read_history(root, plan), None  # `apply_history` counts the pairs
 
 
 def _timed(fn: Callable[..., T], *args: object) -> tuple[T, float]:

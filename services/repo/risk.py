@@ -124,31 +124,41 @@ def is_test_path(path: str) -> bool:
     return ext not in _NOT_CODE and bool(_TEST_DIR.search(path))
 
 
-def cochange(store: RepoStore, path: str) -> tuple[int, list[CoChange]]:
-    """The file's coupled revisions and its co-change partners, most telling first."""
+def cochange(store: RepoStore, path: str, *, min_shared: int = 1) -> tuple[int, list[CoChange]]:
+    """The file's coupled revisions and its co-change partners (sharing `min_shared` commits or more),
+    most telling first."""
     history = store.history_of(path, since=0, max_files=MAX_CHANGESET)
     revisions = history["coupled_revisions"]
     # A renamed file's partners include those it had under its earlier names.
     names = [name for name, _until in store.lineage(path)]
-    merged: dict[str, PairRow] = {}
-    for name in names:
-        for row in store.partners(name, max_files=MAX_CHANGESET):
-            if row.path in names:
-                continue
-            had = merged.get(row.path)
-            merged[row.path] = (
-                row
-                if had is None
-                else replace(had, shared=had.shared + row.shared, last_at=max(had.last_at, row.last_at))
-            )
-    pairs = [_pair(p, revisions) for p in merged.values()]
+    if len(names) == 1:  # the common case: the store filters by shared commits itself
+        partners = store.partners(path, max_files=MAX_CHANGESET, min_shared=min_shared)
+    else:
+        merged: dict[str, PairRow] = {}
+        for name in names:
+            for row in store.partners(name, max_files=MAX_CHANGESET):
+                if row.path in names:
+                    continue
+                had = merged.get(row.path)
+                merged[row.path] = (
+                    row
+                    if had is None
+                    else replace(had, shared=had.shared + row.shared, last_at=max(had.last_at, row.last_at))
+                )
+        partners = [row for row in merged.values() if row.shared >= min_shared]
+    pairs = [_pair(p, revisions) for p in partners]
     pairs.sort(key=lambda c: (-c.confidence, -c.shared, c.path))
     return revisions, pairs
 
 
 def blast_radius(store: RepoStore, path: str) -> int:
     """Files that usually change with this one (confidence >= 0.3 over at least two shared commits)."""
-    _revisions, pairs = cochange(store, path)
+    _revisions, pairs = cochange(store, path, min_shared=2)
+    return blast_of(pairs)
+
+
+def blast_of(pairs: list[CoChange]) -> int:
+    """`blast_radius` from the file's co-change partners, when the caller holds them already."""
     return sum(1 for p in pairs if p.shared >= 2 and p.confidence >= 0.3)
 
 
@@ -211,7 +221,16 @@ def churn_points(revisions: int) -> float:
     return 20 + 10 * math.log2(revisions / 20)
 
 
-def score_risk(store: RepoStore, path: str, *, now: datetime, language: str | None, lines: int | None) -> RiskResult:
+def score_risk(
+    store: RepoStore,
+    path: str,
+    *,
+    now: datetime,
+    language: str | None,
+    lines: int | None,
+    pairs: list[CoChange] | None = None,
+) -> RiskResult:
+    """The file's risk; `pairs` are its co-change partners when the caller read them already."""
     now_epoch = int(now.timestamp())
     history = store.history_of(path, since=now_epoch - 30 * DAY, max_files=MAX_CHANGESET)
     reasons: list[RiskFactor] = []
@@ -224,7 +243,7 @@ def score_risk(store: RepoStore, path: str, *, now: datetime, language: str | No
     if not inferred:
         add("churn", churn_points(history["revisions"]), f"{history['revisions']} commits touched it")
         add("recent", 3 * min(history["recent"], 5), f"{history['recent']} touches in the last 30 days")
-        partners = blast_radius(store, path)
+        partners = blast_radius(store, path) if pairs is None else blast_of(pairs)
         add("coupling", 2 * min(partners, 10), f"{partners} files usually change with it")
         add("authors", min(history["authors"], 5), f"{history['authors']} distinct authors")
         last = history["last_at"] or 0

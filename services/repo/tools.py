@@ -12,10 +12,7 @@ from kernel import paths, threads
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Route, Tool
-from services.repo import explain as _explain
-from services.repo import freshness, history, queries, render, risk, trim
-from services.repo.changes import changed_now as _changed_now
-from services.repo.indexing import run_index
+from services.repo import freshness, queries, render, trim
 from services.repo.models import (
     CallersInput,
     CallersOutput,
@@ -52,6 +49,8 @@ _FRESH = "The answer's `freshness` says if the index is stale; `refresh` reindex
 
 
 async def _index(ctx: ToolContext, root: Path, *, full: bool = False, untracked: bool | None = None) -> IndexOutput:
+    from services.repo.indexing import run_index  # the parsers load only for a run that may parse
+
     db = ctx.store(RepoStore, root).db
     if untracked is None:
         untracked = RepoStore(db).state().get("untracked") == "1"
@@ -176,6 +175,8 @@ def _as_ranked(tool: str, d: dict) -> RankedDecision:
 
 
 async def risk_tool(inp: RiskInput, ctx: ToolContext) -> RiskOutput:
+    from services.repo import explain as _explain
+
     def work(root: Path, store: RepoStore) -> RiskOutput:
         relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
         return _explain.risk_output(store, relative, row, now=ctx.clock.now(), freshness=freshness.PENDING)
@@ -184,6 +185,8 @@ async def risk_tool(inp: RiskInput, ctx: ToolContext) -> RiskOutput:
 
 
 async def neighbors(inp: NeighborsInput, ctx: ToolContext) -> NeighborsOutput:
+    from services.repo import risk
+
     def work(root: Path, store: RepoStore) -> NeighborsOutput:
         relative, _row = queries.indexed_file(store, root, inp.path, ctx.cwd)
         revisions, pairs = risk.cochange(store, relative)
@@ -200,6 +203,8 @@ async def neighbors(inp: NeighborsInput, ctx: ToolContext) -> NeighborsOutput:
 
 
 async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
+    from services.repo import explain as _explain
+
     def work(root: Path, store: RepoStore) -> ExplainOutput:
         try:
             relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
@@ -216,6 +221,8 @@ async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
 
 
 async def hotspots_tool(inp: HotspotsInput, ctx: ToolContext) -> HotspotsOutput:
+    from services.repo import history
+
     def work(root: Path, store: RepoStore) -> HotspotsOutput:
         return history.hotspots(store, root, since=inp.since, limit=inp.limit, now=ctx.clock.now())
 
@@ -223,6 +230,8 @@ async def hotspots_tool(inp: HotspotsInput, ctx: ToolContext) -> HotspotsOutput:
 
 
 async def handoff(inp: HandoffInput, ctx: ToolContext) -> HandoffOutput:
+    from services.repo import explain as _explain
+
     root, store, fresh = await _ready(ctx, inp.repo, inp.refresh)
     return await threads.in_thread(
         _explain.handoff, store, root, inp.base, now=ctx.clock.now(), limit=inp.limit, freshness=fresh
@@ -230,6 +239,8 @@ async def handoff(inp: HandoffInput, ctx: ToolContext) -> HandoffOutput:
 
 
 async def changed_now(inp: ChangedNowInput, ctx: ToolContext) -> ChangedNowOutput:
+    from services.repo.changes import changed_now as _changed_now
+
     root = ctx.repo_root(inp.repo)
     if inp.refresh:
         _root, store, fresh = await _ready(ctx, inp.repo, refresh=True)
@@ -248,6 +259,9 @@ async def changed_now(inp: ChangedNowInput, ctx: ToolContext) -> ChangedNowOutpu
 def _with_risk(
     out: ChangedNowOutput, on_disk: dict[str, str], store: RepoStore, root: Path, fresh: Freshness, now: datetime
 ) -> ChangedNowOutput:
+    from services.repo import explain as _explain
+    from services.repo import history, risk
+
     out.freshness = fresh
     out.index_status = "indexed" if fresh.status == "fresh" else "stale"
     riskiest: tuple[float, str] | None = None
@@ -274,6 +288,8 @@ def _with_risk(
 def _next_command(out: ChangedNowOutput, fresh: Freshness, riskiest: tuple[float, str] | None) -> str | None:
     if not out.files:
         return None if fresh.status == "fresh" else fresh.refresh_command
+    from services.repo import risk
+
     if riskiest is not None and riskiest[0] >= risk.MEDIUM:
         return f"pallium explain {riskiest[1]}"
     return "pallium handoff"

@@ -6,6 +6,7 @@ import pytest
 
 from kernel.errors import PalliumError
 from kernel.store import open_repo
+from services.repo import risk
 from services.repo.store import SCHEMA, RepoStore
 from tests.conftest import git, write
 from tests.services.repo.conftest import ask, commit
@@ -113,3 +114,14 @@ async def test_an_index_whose_history_lags_its_content_is_stale_until_reindexed(
     caught_up = await ask(history_repo, "pallium_symbols", path="core.py", refresh=True)
     assert (caught_up.freshness.status, caught_up.freshness.history_behind) == ("fresh", False)
     assert _store(history_repo).commit_count() == 9
+
+
+async def test_partners_of_two_shared_commits_are_the_full_list_filtered(history_repo: Path):
+    commit(history_repo, "Core with a helper once", {"core.py": "c = 9\n", "helper.py": "h = 1\n"})
+    await ask(history_repo, "pallium_index")
+    store = _store(history_repo)
+    revisions, everything = risk.cochange(store, "core.py")
+    again, strong = risk.cochange(store, "core.py", min_shared=2)
+    assert {p.path for p in everything} == {"util.py", "helper.py"}
+    assert again == revisions and strong == [p for p in everything if p.shared >= 2]
+    assert risk.blast_radius(store, "core.py") == risk.blast_of(everything) == 1

@@ -59,3 +59,59 @@ async def test_when_a_child_dies_this_process_parses_the_rest_of_its_chunks(empt
     monkeypatch.setenv("PALLIUM_CRASHPOINT", "offloaded_parse:2")  # only the children pass this point
     await ask(empty_repo, "pallium_index", full=True)
     assert _index_contents(empty_repo) == here
+
+
+async def test_a_few_large_files_go_to_the_children_by_their_bytes_and_store_the_same(empty_repo, monkeypatch):
+    _project(empty_repo)
+    monkeypatch.setenv("PALLIUM_OFFLOAD", "0")
+    await ask(empty_repo, "pallium_index", full=True)
+    here = _index_contents(empty_repo)
+    monkeypatch.delenv("PALLIUM_OFFLOAD")
+    monkeypatch.setattr(index_content, "_OFFLOAD_FILES", 10**9)  # far more files than the project has
+    monkeypatch.setattr(index_content, "_OFFLOAD_BYTES", 1)  # but more than enough bytes
+    monkeypatch.setattr(index_content, "_CHUNK_BYTES", 150)
+    out = await ask(empty_repo, "pallium_index", full=True)
+    assert _index_contents(empty_repo) == here and out.files_parsed == 12
+
+
+def test_chunks_are_cut_by_count_and_by_bytes_and_keep_the_order(monkeypatch):
+    monkeypatch.setattr(index_content, "_CHUNK", 3)
+    monkeypatch.setattr(index_content, "_CHUNK_BYTES", 100)
+    paths = [(f"f{i}", f"f{i}") for i in range(8)]
+    sizes = [10, 10, 10, 10, 200, 10, 60, 50]
+    chunks = index_content._chunks(paths, sizes)
+    assert [[p for p, _ in c] for c in chunks] == [["f0", "f1", "f2"], ["f3", "f4"], ["f5", "f6", "f7"]]
+
+
+async def test_history_read_in_a_child_stores_what_a_read_in_process_stores(empty_repo, monkeypatch):
+    _project(empty_repo)
+    commit(empty_repo, "Change the runner", {"web/run.ts": "export function run(): number { return 2; }\n"})
+    sql = {
+        "commits": "SELECT sha, author, committed_at, subject, body, file_count FROM repo_commits ORDER BY sha",
+        "touches": "SELECT sha, path, change FROM repo_touches ORDER BY 1, 2",
+        "pairs": "SELECT a, b, shared, last_at FROM repo_cochange ORDER BY 1, 2",
+    }
+
+    def history() -> dict[str, list[tuple]]:
+        db = apsw.Connection(str(empty_repo / ".pallium" / "pallium.sqlite"))
+        try:
+            return {name: db.execute(q).fetchall() for name, q in sql.items()}
+        finally:
+            db.close()
+
+    monkeypatch.setenv("PALLIUM_OFFLOAD", "0")
+    await ask(empty_repo, "pallium_index", full=True)
+    here = history()
+    monkeypatch.delenv("PALLIUM_OFFLOAD")
+    await ask(empty_repo, "pallium_index", full=True)
+    assert history() == here and len(here["commits"]) == 2 and here["pairs"]
+
+
+def test_children_start_for_enough_source_but_not_for_images_read_again():
+    images = [(f"docs/shot{i}.webp", f"docs/shot{i}.webp") for i in range(3)]
+    code = [(f"pkg/big{i}.py", f"pkg/big{i}.py") for i in range(3)]
+    assert not index_content._worth_children(images, [900_000] * 3)
+    assert index_content._worth_children(code, [400_000] * 3)
+    assert not index_content._worth_children(code[:1], [400_000])
+    bundles = [(f"web/bundle{i}.js", f"web/bundle{i}.js") for i in range(3)]
+    assert not index_content._worth_children(bundles, [index_content.MAX_BYTES + 1] * 3), "too large to parse"
