@@ -21,6 +21,11 @@ from services.knowledge.store import ClaimRow, KnowledgeStore
 __all__ = ["context"]
 
 CONTEXT_BUDGET = 12 * 1024
+_BOILERPLATE = ("LICENSE", "LICENCE", "COPYING", "CHANGELOG", "CHANGES", "NOTICE", "AUTHORS")
+_PERIPHERAL = {
+    *("examples", "example", "samples", "sample", "demo", "demos", "playground", "playgrounds"),
+    *("fixtures", "__fixtures__", "testdata", "benchmarks", "bench", "e2e", "docs", "doc"),
+}
 _FIXTURE_FOLDERS = {"__fixtures__", "testdata", "__snapshots__", "snapshots", "__mocks__"}
 READ = 10
 PER_MODULE = 3
@@ -60,13 +65,21 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     if match and file_match:
         hits = store.search_files(file_match, limit=200)
         best = hits[0].score if hits and hits[0].score < 0 else -1.0
+        folders = {h.path: _folder_named(h.path, words) for h in hits}
+        spread: dict[str, set[str]] = defaultdict(set)  # folder name -> the folders of that name hit
+        for folder in filter(None, folders.values()):
+            spread[folder.rsplit("/", 1)[-1].lower()].add(folder)
         for hit in hits:
             # Code the repository leans on (imported by many files, in a module others import) is
             # what the words more likely mean than a small fixture repeating them.
             prior = min(3.0, 1.0 + 0.25 * math.log2(1 + hit.importers) + 0.3 * math.log2(1 + hit.reach))
-            folder = _folder_named(hit.path, words)
+            folder = folders[hit.path]
+            if folder and (len(spread[folder.rsplit("/", 1)[-1].lower()]) > 2 or _is_peripheral(folder)):
+                folder = None  # a name many folders share (`modules`), or a folder of examples
             if folder:  # `MySQL` in the task, `dialects/mysql/` in the path
                 prior *= 1.6
+            if _is_peripheral(hit.path):
+                prior *= 0.4  # examples, playgrounds, fixtures and docs: read when named, not for words
             add(
                 hit.path,
                 5.0 * prior * (hit.score / best if best else 0.0),
@@ -87,7 +100,7 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
         p for p, reasons in why.items() if any("named" in r or "name is" in r or "path ends" in r for r in reasons)
     }
     ranked = sorted(
-        (p for p in score if p in files and (p in named or files[p].language not in _WORD_ONLY_SKIP)),
+        (p for p in score if p in files and (p in named or not _word_only_skip(p, files[p].language))),
         key=lambda p: (-score[p], p),
     )
     sources = _diverse([p for p in ranked if not files[p].test], files, named)
@@ -128,6 +141,16 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     if not full:
         _fit(out)
     return out
+
+
+def _word_only_skip(path: str, language: str | None) -> bool:
+    """Assets, configuration and the licence or changelog: read when the task names them, not for its words."""
+    return language in _WORD_ONLY_SKIP or path.rsplit("/", 1)[-1].upper().startswith(_BOILERPLATE)
+
+
+def _is_peripheral(path: str) -> bool:
+    """Under a folder of examples, playgrounds, fixtures, benchmarks or documentation."""
+    return any(part in _PERIPHERAL or part.startswith("fixture") for part in path.lower().split("/")[:-1])
 
 
 def _folder_named(path: str, words: set[str]) -> str | None:

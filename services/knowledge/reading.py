@@ -151,7 +151,8 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
             hint="pass `query` (CLI: the words after `knowledge search`) with at least one word of two letters",
             details={"field": "query"},
         )
-    hits = _rerank(store, store.search_docs(match, limit=25), query)[:limit]
+    loaded: dict[str, DocRow | None] = {}
+    hits = _rerank(store, store.search_docs(match, limit=25), query, loaded)[:limit]
     claims_all = store.claims()
     here = current(store, root, claims_all)
     by_slug: dict[str, list[ClaimRow]] = {}
@@ -159,7 +160,7 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
         by_slug.setdefault(c.slug, []).append(c)
     results, docs = [], []
     for slug, score in hits:
-        doc = store.doc(slug)
+        doc = loaded.get(slug) or store.doc(slug)
         if doc is None:
             continue
         claims = by_slug.get(slug, [])
@@ -192,13 +193,15 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
     return out
 
 
-def _rerank(store: KnowledgeStore, hits: list[tuple[str, float]], query: str) -> list[tuple[str, float]]:
+def _rerank(
+    store: KnowledgeStore, hits: list[tuple[str, float]], query: str, loaded: dict[str, DocRow | None]
+) -> list[tuple[str, float]]:
     """BM25 times how much the repository leans on what matched: a module whose matching names many files
     reference, or that many modules import, comes before a small one that merely repeats the word."""
     words = {w.lower() for w in _TOKEN.findall(query) if len(w) > 1}
     ranked = []
     for slug, score in hits:
-        doc = store.doc(slug)
+        doc = loaded[slug] = store.doc(slug)  # kept: the results read them again
         data = doc.data if doc else {}
         named = sum(
             s.get("referencing_files", 0) for s in data.get("surface", []) if any(w in s["name"].lower() for w in words)

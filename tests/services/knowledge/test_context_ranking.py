@@ -30,6 +30,7 @@ def shaped_repo(empty_repo: Path) -> Path:
         '    """Apply a hot update to a module, circular imports included."""\n    return Session(), module\n',
         "lib/types.py": "class Enum:\n    def __init__(self, native=True):\n        self.native = native\n",
         "lib/elements.py": "def false():\n    return False\n",
+        "LICENSE.md": "Permission to update, merge and import this circular notice.\n",
         "tests/__init__.py": "",
         "tests/test_merge.py": "import lib\n\n\ndef test_merge():\n    assert lib\n",
         "tests/test_scoping.py": "from lib.scoping import ScopedSession\n\n\ndef test_scoped():\n"
@@ -63,7 +64,8 @@ async def test_a_folder_the_task_mentions_and_a_fixture_folder_that_cannot_fill_
     hot = await ask(shaped_repo, "pallium_knowledge_context", task="hot update fails on a circular import")
     from_fixtures = [f.path for f in hot.read if f.path.startswith("e2e/hot/")]
     assert len(from_fixtures) == 3  # six fixture files repeat the words; three may speak for their folder
-    assert "lib/hot.py" in [f.path for f in hot.read]
+    assert "LICENSE.md" not in [f.path for f in hot.read]
+    assert hot.read[0].path == "lib/hot.py"  # the code before the fixtures that repeat its words
 
 
 async def test_a_capitalised_first_word_naming_a_class_counts_and_a_literal_does_not(shaped_repo: Path):
