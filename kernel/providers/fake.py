@@ -386,8 +386,9 @@ def _minimal(schema: Any, root: Any, depth: int = 0) -> Any:
     if kind == "array":
         return [_minimal(schema.get("items", {}), root, depth + 1) for _ in range(int(schema.get("minItems", 0)))]
     if kind in ("integer", "number"):
-        low = schema.get("minimum", schema.get("exclusiveMinimum", 0)) + (1 if "exclusiveMinimum" in schema else 0)
-        return int(low) if kind == "integer" else float(low)
+        low = float(schema.get("minimum", schema.get("exclusiveMinimum", 0)) or 0)
+        low += 1 if "exclusiveMinimum" in schema else 0
+        return int(-(-low // 1)) if kind == "integer" else low  # an integer rounds up to stay above
     if kind == "boolean":
         return False
     if kind == "null":
