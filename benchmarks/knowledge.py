@@ -22,7 +22,6 @@ from typing import Any
 from benchmarks.harness import percentile_ms, row
 
 GOALS = {"search_p50": 20.0, "context_p50": 50.0}
-BUDGETS = {"search": 8 * 1024, "get": 8 * 1024, "context": 12 * 1024, "map": 8 * 1024}
 
 
 def main(argv: list[str]) -> int:
@@ -49,7 +48,7 @@ async def _run(repo: Path, runs: int) -> None:
     from kernel.dispatch import call
 
     tracked = len(subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, check=True).stdout.splitlines())
-    print(f"repository: {tracked} tracked files; goals (ms): {GOALS}")
+    print(f"repository: {tracked} tracked files; goals (ms): {GOALS}; load average {os.getloadavg()}")
     ctx = ToolContext(cwd=repo, clock=SystemClock())
     try:
         cold = await _timed(call("pallium_index", {}, ctx))
@@ -82,11 +81,19 @@ async def _run(repo: Path, runs: int) -> None:
             goal = GOALS.get(f"{label}_p50")
             note = f"   goal {goal:.0f} ms: {'met' if p50 <= goal else 'MISSED'}" if goal else ""
             print(row(f"{label}: p50", p50, "cold index", cold[0]) + note)
-            print(row(f"{label}: p95", p95))
+            print(row(f"{label}: p95", p95) + f"   (load average {os.getloadavg()[0]:.2f})")
+        budgets = _budgets()
         for label, size in largest.items():
-            print(f"  largest {label} answer: {size} bytes (budget {BUDGETS[label]})")
+            print(f"  largest {label} answer: {size} bytes (budget {budgets[label]})")
     finally:
         ctx.close()
+
+
+def _budgets() -> dict[str, int | None]:
+    """Each read tool's declared byte budget, as the dispatcher enforces it."""
+    from services.knowledge.tools import TOOLS
+
+    return {t.cli.split(" ", 1)[1]: t.budget for t in TOOLS}
 
 
 async def _timed(awaitable: Any) -> tuple[float, Any]:

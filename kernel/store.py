@@ -2,7 +2,9 @@
 
 Each service declares a `Schema` in its own `store.py`: a name and an append-only tuple of SQL
 migrations whose position is the version. Opening a database applies what is missing inside
-one `BEGIN IMMEDIATE` transaction, refuses a file written by a newer schema, and verifies that
+one `BEGIN IMMEDIATE` transaction, first copying the file aside when a service's existing tables
+are about to change (`pallium.sqlite.<service>-v<N>.<time>.bak`, a plain SQLite file that opens
+on its own), refuses a file written by a newer schema, and verifies that
 every table and column the migrations create is really there, so a damaged or hand-edited file
 fails loudly on open instead of half-way through a call. The kernel's own bookkeeping table
 `kernel_schema` records each service's version and the Pallium version that wrote it.
@@ -12,19 +14,31 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import shlex
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import apsw
 
 from kernel import paths, writes
 from kernel.errors import PalliumError
 
-__all__ = ["Database", "Schema", "check_database", "open_database", "open_global", "open_repo", "read_versions"]
+__all__ = [
+    "Database",
+    "Schema",
+    "ServiceStore",
+    "backup_before_migration",
+    "check_database",
+    "open_database",
+    "open_global",
+    "open_repo",
+    "open_store",
+    "read_versions",
+]
 
 BUSY_TIMEOUT_MS = 10_000
 REPO_GITIGNORE = writes.REPO_GITIGNORE
@@ -52,6 +66,25 @@ class Schema:
     @property
     def version(self) -> int:
         return len(self.migrations)
+
+
+class ServiceStore(Protocol):
+    """What a service's store class declares so `ToolContext.store(...)` can open it, the one way.
+
+    `DATABASE` says which file it lives in (the global one under `$PALLIUM_HOME`, or the
+    repository's); `SCHEMAS` are the schemas it reads and writes, its own and any kernel one it
+    joins (the run journal), migrated and verified on open.
+    """
+
+    # Plain attributes, not ClassVar: a store class sets them in its body (`DATABASE = "repo"`),
+    # which mypy reads as attributes, and a ClassVar member would refuse it.
+    DATABASE: str  # "global" or "repo"
+    SCHEMAS: tuple[Schema, ...]
+
+    def __init__(self, db: Database) -> None: ...
+
+
+StoreT = TypeVar("StoreT", bound=ServiceStore)
 
 
 class Database:
@@ -122,6 +155,33 @@ def open_repo(repo_root: Path, schemas: Sequence[Schema] = ()) -> Database:
     return open_database(paths.repo_db_path(repo_root), schemas, root=repo_root)
 
 
+def open_store(kind: type[StoreT], repo_root: Path | None = None) -> StoreT:
+    """Open the store `kind` on a database of its own, for code with no `ToolContext`.
+
+    Handlers use `ctx.store(kind, ...)`, which shares one connection per call; this is for a
+    server's request thread or the run engine. The caller closes `store.db`.
+    """
+    return kind(open_database_of(kind, repo_root))
+
+
+def open_database_of(kind: type[ServiceStore], repo_root: Path | None = None) -> Database:
+    """The database `kind` lives in, opened with its schemas: the rule both openers share."""
+    check_placement(kind, repo_root)
+    if repo_root is not None:
+        return open_repo(repo_root, kind.SCHEMAS)
+    return open_global(kind.SCHEMAS)
+
+
+def check_placement(kind: type[ServiceStore], repo_root: Path | None) -> None:
+    """Refuse a repository store opened without its repository, or a global one given one."""
+    if kind.DATABASE == "repo" and repo_root is None:
+        raise TypeError(f"{kind.__name__} lives in a repository's database: pass repo_root")
+    if kind.DATABASE != "repo" and repo_root is not None:
+        raise TypeError(f"{kind.__name__} lives in the global database: repo_root does not apply")
+    if kind.DATABASE not in ("global", "repo"):
+        raise TypeError(f"{kind.__name__}.DATABASE must be 'global' or 'repo', not {kind.DATABASE!r}")
+
+
 def open_database(path: Path, schemas: Sequence[Schema] = (), *, root: Path | None = None) -> Database:
     """Open (or create) the database at `path`, migrate `schemas` forward and verify them.
 
@@ -133,7 +193,12 @@ def open_database(path: Path, schemas: Sequence[Schema] = (), *, root: Path | No
     try:
         conn = apsw.Connection(str(path), flags=flags)
     except apsw.CantOpenError as exc:
-        raise PalliumError("unavailable", f"cannot open database {str(path)!r}", details={"path": str(path)}) from exc
+        raise PalliumError(
+            "unavailable",
+            f"cannot open database {str(path)!r}",
+            details={"path": str(path)},
+            hint="check that the folder exists and is writable; `pallium doctor` checks the databases",
+        ) from exc
     db = Database(conn, path)
     try:
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
@@ -143,7 +208,7 @@ def open_database(path: Path, schemas: Sequence[Schema] = (), *, root: Path | No
             conn.execute("PRAGMA synchronous=NORMAL")
             if any(s.needs_vec for s in schemas):
                 _load_vec(conn)
-            _migrate(db, schemas)
+            _migrate(db, schemas, root=root or path.parent)
             for schema in schemas:
                 _verify(db, schema)
     except BaseException:
@@ -183,7 +248,10 @@ def check_database(path: Path, schemas: Sequence[Schema]) -> dict[str, int]:
             conn = _connect_read_only(path)
         except apsw.CantOpenError as exc:
             raise PalliumError(
-                "unavailable", f"cannot open database {str(path)!r}", details={"path": str(path)}
+                "unavailable",
+                f"cannot open database {str(path)!r}",
+                details={"path": str(path)},
+                hint="check that the file exists and is readable; `pallium doctor` checks the databases",
             ) from exc
         db = Database(conn, path)
         try:
@@ -208,12 +276,17 @@ def _connect_read_only(path: Path) -> apsw.Connection:
     return conn
 
 
-def _migrate(db: Database, schemas: Sequence[Schema]) -> None:
+def _migrate(db: Database, schemas: Sequence[Schema], *, root: Path) -> None:
     db.execute(_KERNEL_TABLE)
     stored = _stored_versions(db)
     if all(stored.get(s.service, 0) == s.version for s in schemas):
         return
     _refuse_newer(db.path, schemas, stored)
+    upgrading = {s.service: stored[s.service] for s in schemas if 0 < stored.get(s.service, 0) < s.version}
+    if upgrading:
+        # Tables that hold data are about to change: keep the file as it was. SQLite cannot copy
+        # a database its own connection is writing, so the copy comes before the write lock.
+        backup_before_migration(db, upgrading, root=root)
     with db.transaction():
         stored = _stored_versions(db)  # another process may have migrated while we waited
         _refuse_newer(db.path, schemas, stored)
@@ -230,6 +303,38 @@ def _migrate(db: Database, schemas: Sequence[Schema]) -> None:
                 "written_by=excluded.written_by, updated_at=excluded.updated_at",
                 (schema.service, schema.version, _pallium_version(), now),
             )
+
+
+def backup_before_migration(
+    db: Database, upgrading: dict[str, int], *, root: Path, stamp: str | None = None
+) -> Path:
+    """Copy the open database, as it is now, to `<file>.<service>-v<version>.<time>.bak` beside it.
+
+    SQLite's online backup copies every page as one consistent snapshot; the copy is made a
+    standalone (rollback-journal) file, so it opens on its own. The file is created through
+    `kernel.writes`: no link is followed.
+    """
+    stamp = stamp or datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    label = "-".join(f"{service}-v{version}" for service, version in sorted(upgrading.items()))
+    for n in range(100):
+        target = db.path.with_name(f"{db.path.name}.{label}.{stamp}{f'-{n}' if n else ''}.bak")
+        try:
+            os.close(writes.open_fd(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600, root=root))
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise PalliumError("conflict", f"too many backups of {str(db.path)!r} this second", hint="retry in a second")
+    flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
+    with _translated(target):
+        dest = apsw.Connection(str(target), flags=flags)
+        try:
+            with dest.backup("main", db.conn, "main") as copy:
+                copy.step()  # every page in one step
+            dest.execute("PRAGMA journal_mode=DELETE").fetchall()
+        finally:
+            dest.close()
+    return target
 
 
 def _stored_versions(db: Database) -> dict[str, int]:
@@ -368,4 +473,9 @@ def _translated(path: Path) -> Iterator[None]:
             details={"path": str(path)},
         ) from exc
     except apsw.ReadOnlyError as exc:
-        raise PalliumError("unavailable", f"database {str(path)!r} is read-only", details={"path": str(path)}) from exc
+        raise PalliumError(
+            "unavailable",
+            f"database {str(path)!r} is read-only",
+            details={"path": str(path)},
+            hint="make the file and its folder writable, or set PALLIUM_HOME to a writable folder",
+        ) from exc

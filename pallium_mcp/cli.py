@@ -266,7 +266,7 @@ def _build_parser(entries: list[dict[str, Any]], *, only: dict[str, Any] | None 
         command = groups[words[:-1]].add_parser(
             words[-1],
             prog=_prog(words),
-            help=entry["summary"],
+            help=entry["summary"].replace("%", "%%"),
             description=_command_description(entry),
             epilog=_TIME_NOTE if _TIME_FIELDS & set(entry["input_schema"].get("properties", {})) else None,
             formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -333,7 +333,8 @@ def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None
     for field, spec in schema.get("properties", {}).items():
         base = _base_schema(spec, schema.get("$defs", {}))
         kind = base.get("type")
-        help_text = spec.get("description", "")
+        # argparse %-formats help strings: a literal `%` (`src%2Fapp`) must be doubled or --help crashes
+        help_text = spec.get("description", "").replace("%", "%%")
         options: dict[str, Any] = {"help": help_text, "default": argparse.SUPPRESS}
         if "enum" in base:
             options["choices"] = base["enum"]

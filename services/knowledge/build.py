@@ -8,7 +8,9 @@ ones kept as revisions), then writes the Markdown files.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,11 +19,12 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from services.knowledge import documents, modules
 from services.knowledge.materialize import Written, materialize
-from services.knowledge.store import SCHEMA, DocRow, FileEntry, KnowledgeStore, SymbolEntry
+from services.knowledge.store import DocRow, FileEntry, KnowledgeStore, SymbolEntry
 
 __all__ = ["Built", "build_base", "read_facts", "split_terms"]
 
 COMMIT_LIMIT = 400
+_TIME_SLACK_NS = 2_000_000_000  # FAT and some network filesystems keep times to 2 s
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -32,6 +35,7 @@ class Facts:
     config: modules.Config
     modules: list[modules.Module]
     incidents: list[dict[str, Any]]
+    started_ns: int = 0  # the clock before the index was brought up to date
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ async def read_facts(ctx: ToolContext, repo: str | None) -> Facts:
     index_args: dict[str, Any] = {"repo": str(root)}
     if config.include_untracked:
         index_args["untracked"] = True
+    started_ns = time.time_ns()  # file times after this are not trusted to mean "as indexed"
     await ctx.call("pallium_index", index_args)
     out = await ctx.call(
         "pallium_facts",
@@ -72,22 +77,35 @@ async def read_facts(ctx: ToolContext, repo: str | None) -> Facts:
     )
     facts = out.model_dump(mode="json")
     found = await asyncio.to_thread(modules.build_modules, facts, config)
-    return Facts(root, facts, config, found, modules.incidents(facts))
+    return Facts(root, facts, config, found, modules.incidents(facts), started_ns)
 
 
 async def build_base(ctx: ToolContext, repo: str | None) -> Built:
     facts = await read_facts(ctx, repo)
     groups = [m.files[:300] for m in facts.modules]
-    checks_out = await ctx.call("pallium_facts", {"repo": str(facts.root), "sections": ["checks"], "checks": groups})
+    # A file's own checks differ from its module's only when tests pair with it (or it is a test):
+    # ask for those alone.
+    tested = {f["path"] for f in facts.facts["files"] if f["test"]}
+    paired = sorted(p for m in facts.modules for p in m.files if p in tested or facts.facts["tests"].get(p))
+    checks_out = await ctx.call(
+        "pallium_facts",
+        {"repo": str(facts.root), "sections": ["checks"], "checks": groups + [[p] for p in paired]},
+    )
     checks = checks_out.model_dump(mode="json")["checks"]
-    store = KnowledgeStore(ctx.repo_db(facts.root, [SCHEMA]))
+    per_file = {p: c["fast"][:3] for p, c in zip(paired, checks[len(groups) :], strict=True) if c["fast"]}
+    store = ctx.store(KnowledgeStore, facts.root)
     now = iso_utc(ctx.clock.now())
     commit = facts.facts["indexed_commit"]
-    return await asyncio.to_thread(_store_and_write, store, facts, checks, commit, now)
+    return await asyncio.to_thread(_store_and_write, store, facts, checks[: len(groups)], per_file, commit, now)
 
 
 def _store_and_write(
-    store: KnowledgeStore, facts: Facts, checks: list[dict[str, list[str]]], commit: str | None, now: str
+    store: KnowledgeStore,
+    facts: Facts,
+    checks: list[dict[str, list[str]]],
+    per_file: dict[str, list[str]],
+    commit: str | None,
+    now: str,
 ) -> Built:
     docs: dict[str, tuple[DocRow, str]] = {}
     for module, check in zip(facts.modules, checks, strict=True):
@@ -154,13 +172,13 @@ def _store_and_write(
         store.delete_docs(stale, now=now)
         for doc, terms in docs.values():
             changed += store.put_doc(doc, terms=terms, now=now)
-        store.replace_files(*_file_rows(facts))
+        store.replace_files(*_file_rows(facts, per_file))
         store.set_state({"built_commit": commit or "", "built_at": now, "modules": str(len(facts.modules))})
     written = materialize(facts.root, {slug: doc.markdown for slug, (doc, _t) in docs.items()})
     return Built(facts, len(docs), changed, len(stale), written, commit, now)
 
 
-def _file_rows(facts: Facts) -> tuple[list[FileEntry], list[SymbolEntry]]:
+def _file_rows(facts: Facts, per_file: dict[str, list[str]]) -> tuple[list[FileEntry], list[SymbolEntry]]:
     owner = {p: m.slug for m in facts.modules for p in m.files}
     by_path: dict[str, list[dict[str, Any]]] = {}
     for s in facts.facts["symbols"]:
@@ -168,12 +186,20 @@ def _file_rows(facts: Facts) -> tuple[list[FileEntry], list[SymbolEntry]]:
             by_path.setdefault(s["path"], []).append(s)
     refs = facts.facts["referencing_files"]
     tests = facts.facts["tests"]
+    importers: dict[str, set[str]] = {}
+    reach: dict[str, set[str]] = {}  # module slug -> files outside it importing it
+    for e in facts.facts["edges"]:
+        if e["src"] != e["dst"]:
+            importers.setdefault(e["dst"], set()).add(e["src"])
+            if e["src"] in owner and e["dst"] in owner and owner[e["src"]] != owner[e["dst"]]:
+                reach.setdefault(owner[e["dst"]], set()).add(e["src"])
     files, symbols = [], []
     for f in facts.facts["files"]:
         path = f["path"]
         if path not in owner:
             continue
         syms = by_path.get(path, [])
+        mtime_ns, size = _stat(facts.root / path, facts.started_ns)
         names = " ".join(f"{s['name']} {split_terms(s['name'])}" for s in syms[:400])
         doc = " ".join((s["doc"] or "") for s in syms[:200])[:4000]
         files.append(
@@ -187,6 +213,11 @@ def _file_rows(facts: Facts) -> tuple[list[FileEntry], list[SymbolEntry]]:
                 path_terms=split_terms(path),
                 names=names,
                 doc=doc,
+                checks=per_file.get(path, []),
+                importers=len(importers.get(path, ())),
+                reach=len(reach.get(owner[path], ())),
+                mtime_ns=mtime_ns,
+                size=size,
             )
         )
         symbols += [
@@ -198,9 +229,23 @@ def _file_rows(facts: Facts) -> tuple[list[FileEntry], list[SymbolEntry]]:
     return files, symbols
 
 
+def _stat(path: Path, started_ns: int) -> tuple[int | None, int | None]:
+    """The file's time and size, or Nones when it changed so near the index that its content as
+    indexed and its time may disagree (filesystems with coarse times); those are hashed on read."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None, None
+    if st.st_mtime_ns >= started_ns - _TIME_SLACK_NS:
+        return None, None
+    return st.st_mtime_ns, st.st_size
+
+
 def _readme(root: Path, module: modules.Module) -> str | None:
     """The first paragraph of the module folder's README, as its own words for its purpose."""
-    prefix = f"{module.path}/" if module.path else ""
+    if module.group:
+        return None  # a group of a split folder: the folder's README speaks for its core
+    prefix = f"{module.folder}/" if module.folder else ""
     for name in ("README.md", "readme.md", "README.rst", "README.txt", "README"):
         if f"{prefix}{name}" in module.files:
             try:

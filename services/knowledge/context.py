@@ -8,6 +8,7 @@ ones to read; tests come from those files' pairs (by name or import) and from te
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -20,13 +21,21 @@ from services.knowledge.store import ClaimRow, KnowledgeStore
 __all__ = ["context"]
 
 CONTEXT_BUDGET = 12 * 1024
+_FIXTURE_FOLDERS = {"__fixtures__", "testdata", "__snapshots__", "snapshots", "__mocks__"}
 READ = 10
+PER_MODULE = 3
 TESTS = 10
 MODULES = 4
 _PATHLIKE = re.compile(r"[\w.@%+-]*[/.][\w./@%+-]*\w")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _CODE = re.compile(r"`([^`]+)`")
-_ASSETS = {"other", None}  # images, icons, marker files: read only when the task names them
+# Images, icons, marker files and configuration: read only when the task names them.
+_WORD_ONLY_SKIP = {"other", None, "config"}
+# A plain word naming a heading, a make target or a key is no lead to code.
+_NOT_CODE = {"other", "text", "config", "markdown", None}
+_TEXT_KINDS = {"heading", "section", "target", "key"}
+_TYPE_KINDS = {"class", "interface", "type", "struct", "enum", "trait"}
+_LITERALS = {"true", "false", "none", "null", "nil", "undefined"}
 _COMMON = 0.4  # a word in more than this share of the files (the project's own name) does not rank them
 
 
@@ -47,34 +56,53 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     match = fts_query(task)
     file_match = _distinctive(store, match)
     module_rank: dict[str, float] = {}
+    words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]{2,}", task)} - STOPWORDS
     if match and file_match:
-        hits = store.search_files(file_match, limit=60)
+        hits = store.search_files(file_match, limit=200)
         best = hits[0].score if hits and hits[0].score < 0 else -1.0
         for hit in hits:
-            add(hit.path, 5.0 * (hit.score / best if best else 0.0), "matches the task's words")
+            # Code the repository leans on (imported by many files, in a module others import) is
+            # what the words more likely mean than a small fixture repeating them.
+            prior = min(3.0, 1.0 + 0.25 * math.log2(1 + hit.importers) + 0.3 * math.log2(1 + hit.reach))
+            folder = _folder_named(hit.path, words)
+            if folder:  # `MySQL` in the task, `dialects/mysql/` in the path
+                prior *= 1.6
+            add(
+                hit.path,
+                5.0 * prior * (hit.score / best if best else 0.0),
+                f"in {folder}/, a folder the task mentions" if folder else "matches the task's words",
+            )
         for slug, s in store.search_docs(match, limit=8):
             if not slug.startswith("@"):
                 module_rank[slug] = s
+    files = store.files_at(list(score))  # one query for every scored path, not one each
     if module_rank:
         best_m = min(module_rank.values()) or -1.0
         boost = {slug: s / best_m for slug, s in module_rank.items()}
         for path in list(score):
-            hit = store.file(path)
+            hit = files.get(path)
             if hit is not None and hit.slug in boost:
                 score[path] += 1.5 * boost[hit.slug]
-    files = {p: store.file(p) for p in score}
     named = {
         p for p, reasons in why.items() if any("named" in r or "name is" in r or "path ends" in r for r in reasons)
     }
     ranked = sorted(
-        (p for p in score if files[p] is not None and (p in named or store.file_language(p) not in _ASSETS)),
+        (p for p in score if p in files and (p in named or files[p].language not in _WORD_ONLY_SKIP)),
         key=lambda p: (-score[p], p),
     )
-    sources = [p for p in ranked if not files[p].test][:READ]  # type: ignore[union-attr]  # filtered above
-    direct_tests = [p for p in ranked if files[p].test]  # type: ignore[union-attr]
-    tests = _tests(sources, direct_tests, files, score, store)
-    modules = _modules(store, sources, score, module_rank, why, claims_all, here.now)
+    sources = _diverse([p for p in ranked if not files[p].test], files, named)
+    direct_tests = [p for p in ranked if files[p].test]
+    tests = _tests(sources, direct_tests, files, score, store, _task_stems(task, named_symbols), words)
+    modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
+    own_checks = store.file_checks(sources)
+    test_checks = store.file_checks(tests[:3])
     checks: list[str] = []
+    # The best tests' own commands, then the files' own checks, best file first, then the modules'.
+    for command in [c for t in tests[:3] for c in test_checks.get(t, [])[:1]] + [
+        c for p in sources for c in own_checks.get(p, [])
+    ]:
+        if command not in checks:
+            checks.append(command)
     for m in modules:
         doc = store.doc(m.slug)
         for command in doc.data.get("checks", []) if doc else []:
@@ -86,7 +114,10 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     out = ContextOutput(
         task=task,
         modules=modules,
-        read=[ContextFile(path=p, why=why[p][:3], symbols=named_symbols.get(p, [])[:6]) for p in sources],
+        read=[
+            ContextFile(path=p, why=why[p][:3], symbols=named_symbols.get(p, [])[:6], checks=own_checks.get(p, []))
+            for p in sources
+        ],
         tests=tests,
         checks=checks[:8],
         decisions=decisions,
@@ -96,6 +127,30 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     )
     if not full:
         _fit(out)
+    return out
+
+
+def _folder_named(path: str, words: set[str]) -> str | None:
+    """The folder on `path` whose name is a word of the task, if any (`lib/sqlalchemy/dialects/mysql`)."""
+    parts = path.split("/")[:-1]
+    for i in range(len(parts) - 1, -1, -1):
+        if parts[i].lower() in words:
+            return "/".join(parts[: i + 1])
+    return None
+
+
+def _diverse(ranked: list[str], files: dict, named: set[str]) -> list[str]:
+    """The best files to read, at most three from one module unless the task names them, so one
+    folder of fixtures repeating the task's words cannot fill the list."""
+    out: list[str] = []
+    per: dict[str, int] = defaultdict(int)
+    for path in ranked:
+        slug = files[path].slug
+        if path in named or per[slug] < PER_MODULE:
+            out.append(path)
+            per[slug] += 1
+        if len(out) >= READ:
+            break
     return out
 
 
@@ -141,6 +196,8 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
             continue
         seen.add(ident)
         last = ident.rsplit(".", 1)[-1]
+        if last.lower() in _LITERALS and ident not in code_words:
+            continue  # `native_enum=False`: a value, not the `false()` some library defines
         explicit = (
             ident in code_words
             or "_" in last.strip("_")
@@ -155,11 +212,16 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
         )
         if not explicit and (len(last) < 4 or last.lower() in STOPWORDS):
             continue
-        found = store.symbols_named([last])
+        found = store.symbols_named([last], limit=400 if "." in ident else 20)
         if "." in ident:
-            qualified = ident.split(".", 1)[-1] if ident.count(".") else ident
-            narrowed = [s for s in found if s.qualified.endswith(qualified) or s.qualified == last]
-            found = narrowed or found
+            found = _narrowed(found, ident.split("."))
+        if not explicit and task.startswith(ident) and last[:1].isupper() and len(last) > 3:
+            # A capitalised first word is a name when it names a class or type (`Enum type with ...`).
+            classes = [s for s in found if s.kind in _TYPE_KINDS]
+            if classes:
+                found, explicit = classes, True
+        if not explicit:
+            found = [s for s in found if s.kind not in _TEXT_KINDS and store.file_language(s.path) not in _NOT_CODE]
         if not found:
             continue
         paths = {s.path for s in found}
@@ -173,12 +235,39 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
                 named[s.path].append(label)
 
 
+def _narrowed(found: list, parts: list[str]) -> list:
+    """`Session.merge` means the `merge` of `Session`, not every `merge`: the longest tail of the
+    dotted name that some definition's qualified name ends with (`pkg.mod.Class.method` too)."""
+    for k in range(len(parts), 1, -1):
+        tail = ".".join(parts[-k:])
+        hits = [s for s in found if s.qualified == tail or s.qualified.endswith("." + tail)]
+        if hits:
+            return hits
+    return found[:20]
+
+
 def _is_class_name(last: str, ident: str, task: str) -> bool:
     """`Router` mid-sentence is a name; `Router` opening the task may just be a capitalised word."""
     return last[:1].isupper() and any(c.islower() for c in last[1:]) and len(last) > 3 and not task.startswith(ident)
 
 
-def _tests(sources, direct_tests, files, score, store) -> list[str]:
+def _task_stems(task: str, named: dict[str, list[str]]) -> list[str]:
+    """Words a test file could be named after: the names the task gives, then its other long words."""
+    out: list[str] = []
+    for labels in named.values():
+        for label in labels:
+            for part in label.split(":", 1)[0].split("."):
+                if len(part) > 3 and part.lower() not in out:
+                    out.append(part.lower())
+    for word in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", task):
+        if word.lower() not in STOPWORDS and word.lower() not in out:
+            out.append(word.lower())
+    return out[:12]
+
+
+def _tests(sources, direct_tests, files, score, store, stems: list[str], words: set[str]) -> list[str]:
+    """Tests paired with the files to read (closest first), tests the words hit, and tests named after
+    what the task names (`test_merge.py` for a task about `Session.merge`)."""
     points: dict[str, float] = defaultdict(float)
     for rank, path in enumerate(sources):
         hit = files[path]
@@ -190,14 +279,43 @@ def _tests(sources, direct_tests, files, score, store) -> list[str]:
             points[test] += weight * (1 + 0.5 * closeness)
     for test in direct_tests:
         points[test] += score[test]
-    return [t for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0]))][:TESTS]
+    best = max(points.values(), default=5.0)
+    by_stem: dict[str, list[str]] = defaultdict(list)
+    if stems:
+        for test in store.test_paths():
+            by_stem[_test_stem(test)].append(test)
+    for stem in stems:
+        named = sorted(by_stem.get(stem, []), key=lambda t: (len(t), t))[:4]
+        for test in named:
+            points[test] += 0.8 * best / len(named)
+    for test in points:
+        if _folder_named(test, words):  # `test/dialect/mysql/` for a task about MySQL
+            points[test] *= 1.5
+    ranked = [t for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0])) if not _is_fixture(t)]
+    return ranked[:TESTS]
 
 
-def _modules(store, sources, score, module_rank, why, claims_all, now) -> list[ContextModule]:
+def _is_fixture(path: str) -> bool:
+    """A file under a test folder that only supports tests (`__tests__/fixtures/a.ts`): nothing to run."""
+    return any(part.startswith("fixture") or part in _FIXTURE_FOLDERS for part in path.lower().split("/")[:-1])
+
+
+def _test_stem(test: str) -> str:
+    """`test/orm/test_merge.py`, `merge_test.go`, `merge.spec.ts`, `MergeTest.java` -> `merge`."""
+    name = test.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    if name.startswith("test_"):
+        return name[5:]
+    for suffix in ("_test", "_spec", "test"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)].rstrip("_")
+    return name
+
+
+def _modules(store, sources, files, score, module_rank, why, claims_all, now) -> list[ContextModule]:
     weight: dict[str, float] = defaultdict(float)
     reasons: dict[str, list[str]] = defaultdict(list)
     for path in sources:
-        hit = store.file(path)
+        hit = files.get(path)
         if hit is None:
             continue
         weight[hit.slug] += score[path]

@@ -181,6 +181,9 @@ class ContextFile(ToolOutput):
     path: str
     why: list[str]
     symbols: list[str] = Field(description="names in the file the task matched, with their lines (`name:12`)")
+    checks: list[str] = Field(
+        default_factory=list, description="the repo service's fast checks for this file: its own tests, to run"
+    )
 
 
 class ContextDecision(ToolOutput):
@@ -197,7 +200,9 @@ class ContextOutput(ToolOutput):
     modules: list[ContextModule]
     read: list[ContextFile] = Field(description="source files to read first, most relevant first")
     tests: list[str] = Field(description="tests related to those files, closest first")
-    checks: list[str] = Field(description="commands worth running after the change")
+    checks: list[str] = Field(
+        description="commands worth running after the change: the files' own tests first, then the modules' checks"
+    )
     decisions: list[ContextDecision]
     truncated: bool
     evidence: Evidence

@@ -1,10 +1,13 @@
-"""Modules from the repository's facts: directories first, merged by size and import cohesion.
+"""Modules from the repository's facts: directories first, merged or split by import cohesion.
 
-A module is a folder someone would name: a folder with too few files of its own joins its
-parent, and so does a small one whose imports mostly go to its parent's files. Folders listed as
-`boundaries` in `.pallium/modules.json` are modules whatever their size. Then each module gets
-its facts: files, languages, the symbol surface ranked by how many files reference each name,
-dependency edges both ways with counts, external packages, tests and recent history.
+A module is a unit someone would name. A folder with too few files of its own joins its parent,
+and so does a small one that only its parent uses (a private part of it); a folder with many
+files of its own is split into the groups its imports draw (`cohesion.py`), its most imported
+files staying under the folder's own name. Folders listed as `boundaries` in
+`.pallium/modules.json` are modules whatever their size, and are never split or merged. Then
+each module gets its facts: files, languages, the symbol surface ranked by how many files
+reference each name, dependency edges both ways with counts, external packages, tests and
+recent history.
 """
 
 from __future__ import annotations
@@ -20,14 +23,17 @@ from typing import Any
 from urllib.parse import quote
 
 from kernel.errors import PalliumError
+from services.knowledge import cohesion
 
 __all__ = ["Config", "Module", "build_modules", "load_config", "slug_of"]
 
 MIN_FILES = 2  # a folder with fewer files of its own joins its parent
-COHESIVE_MAX = 12  # a folder up to this size joins its parent when most of its imports go there
+COHESIVE_MAX = 12  # a folder up to this size joins its parent when only the parent uses it
 SURFACE = 25
 ROOT = ""
 _TEXT_SURFACE_KINDS = {"heading", "section"}
+_TEST_FOLDERS = {"test", "tests", "__tests__", "testdata", "fixtures", "spec", "e2e"}  # never split
+_NOT_CODE = {None, "text", "config", "other", "markdown", "sql", "shell", "bash"}  # never split by imports
 _INCIDENT = re.compile(r"\b(revert(s|ed|ing)?|roll(ed|s|ing)?[ -]?back|rollback|hot-?fix(es|ed)?|outage)\b", re.I)
 INCIDENT_WORDS = ("revert", "rollback", "roll back", "rolled back", "hotfix", "hot-fix", "outage")
 
@@ -43,8 +49,9 @@ class Config:
 
 @dataclass
 class Module:
-    path: str
+    path: str  # the folder, or `folder@group` for a group split out of a large folder
     files: list[str]
+    group: str | None = None
     languages: dict[str, int] = field(default_factory=dict)
     lines: int = 0
     surface: list[dict[str, Any]] = field(default_factory=list)
@@ -58,13 +65,19 @@ class Module:
     readme: str | None = None
 
     @property
+    def folder(self) -> str:
+        return self.path[: -len(self.group) - 1] if self.group else self.path
+
+    @property
     def slug(self) -> str:
-        return slug_of(self.path)
+        return slug_of(self.folder, self.group)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "slug": self.slug,
             "path": self.path or ".",
+            "folder": self.folder or ".",
+            "group": self.group,
             "files": self.files,
             "languages": self.languages,
             "lines": self.lines,
@@ -79,10 +92,12 @@ class Module:
         }
 
 
-def slug_of(module_path: str) -> str:
-    """The URL-escaped path (`internal/workflow` -> `internal%2Fworkflow`); the root folder is `@root`
-    (`@` is always escaped in a path's slug, so no folder can take these names)."""
-    return quote(module_path, safe="") if module_path else "@root"
+def slug_of(module_path: str, group: str | None = None) -> str:
+    """The URL-escaped path (`internal/workflow` -> `internal%2Fworkflow`); the root folder is `@root`,
+    a group split out of a folder `lib%2Form@loading` (`@` is always escaped in a path's slug, so
+    no folder can take these names)."""
+    base = quote(module_path, safe="") if module_path else "@root"
+    return f"{base}@{quote(group, safe='')}" if group else base
 
 
 def load_config(root: Path) -> Config:
@@ -142,10 +157,12 @@ def build_modules(facts: dict[str, Any], config: Config) -> list[Module]:
     paths = [f["path"] for f in files]
     known = set(paths)
     edges = [(e["src"], e["dst"]) for e in facts["edges"] if e["src"] in known and e["dst"] in known]
-    owner = _cluster(paths, edges, config.boundaries)
+    code = {f["path"] for f in files if not f["test"] and f["language"] not in _NOT_CODE}
+    owner, groups = _cluster(paths, edges, config.boundaries, code)
     modules: dict[str, Module] = {}
     for path in paths:
-        modules.setdefault(owner[path], Module(path=owner[path], files=[])).files.append(path)
+        key = owner[path]
+        modules.setdefault(key, Module(path=key, files=[], group=groups.get(key))).files.append(path)
     by_path = {f["path"]: f for f in files}
     for m in modules.values():
         m.files.sort()
@@ -178,7 +195,14 @@ def _clean(value: str) -> str | None:
     return text
 
 
-def _cluster(paths: list[str], edges: list[tuple[str, str]], boundaries: tuple[str, ...]) -> dict[str, str]:
+def _cluster(
+    paths: list[str], edges: list[tuple[str, str]], boundaries: tuple[str, ...], code: set[str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """`{file: module key}` and `{key: group}` for the keys that are groups of a split folder.
+
+    Only source files (`code`: not tests, not prose, styles or configuration) are grouped; the
+    others stay with the folder's core, as do files of the small folders merged into it.
+    """
     owner: dict[str, str] = {}
     for path in paths:
         folder = posixpath.dirname(path)
@@ -193,31 +217,42 @@ def _cluster(paths: list[str], edges: list[tuple[str, str]], boundaries: tuple[s
         if folder == ROOT or folder in fixed_folders or folder not in members:
             continue
         own = members[folder]
-        parent = _parent_module(folder, members)
-        if len(own) < MIN_FILES or (len(own) <= COHESIVE_MAX and _leans_on(own, members.get(parent, set()), edges)):
+        parent = posixpath.dirname(folder)
+        if len(own) < MIN_FILES or (len(own) <= COHESIVE_MAX and _private_to(own, members.get(parent, set()), edges)):
             members[parent] |= own
             for path in own:
                 owner[path] = parent
             del members[folder]
-    return owner
+    groups: dict[str, str] = {}
+    for folder in sorted(members):
+        if folder in fixed_folders or _TEST_FOLDERS & set(folder.split("/")):
+            continue
+        direct = sorted(p for p in members[folder] if posixpath.dirname(p) == folder and p in code)
+        if len(direct) < cohesion.SPLIT_MIN:
+            continue
+        for path, group in cohesion.split_folder(direct, edges).items():
+            key = f"{folder}@{group}" if folder else f"@{group}"
+            owner[path] = key
+            groups[key] = group
+    return owner, groups
 
 
-def _parent_module(folder: str, members: dict[str, set[str]]) -> str:
-    parent = posixpath.dirname(folder)
-    return parent
+def _private_to(own: set[str], parent: set[str], edges: list[tuple[str, str]]) -> bool:
+    """The folder is a private part of its parent: the parent's files use it and nothing else does.
 
-
-def _leans_on(own: set[str], parent: set[str], edges: list[tuple[str, str]]) -> bool:
-    """Most of the folder's import links go to its parent's files, and the parent is a real module."""
+    Importing the parent is not enough: a folder of plugins all importing the package's `exc`
+    and `util` is a unit of its own (`ext/`, `optimizer/`), one another folder uses too.
+    """
     if len(parent) < 3:
         return False
-    internal = cross = 0
+    from_parent = from_elsewhere = 0
     for src, dst in edges:
-        if src in own and dst in own:
-            internal += 1
-        elif (src in own and dst in parent) or (src in parent and dst in own):
-            cross += 1
-    return cross >= 2 and cross > 2 * internal
+        if dst in own and src not in own:
+            if src in parent:
+                from_parent += 1
+            else:
+                from_elsewhere += 1
+    return from_parent >= 1 and from_elsewhere == 0
 
 
 def _surface(modules: dict[str, Module], owner: dict[str, str], facts: dict[str, Any]) -> None:
@@ -278,8 +313,8 @@ def _dependencies(modules: dict[str, Module], owner: dict[str, str], edges: list
     out: dict[str, list[dict[str, Any]]] = defaultdict(list)
     into: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for (a, b), n in counts.most_common():
-        out[a].append({"module": slug_of(b), "path": b or ".", "imports": n})
-        into[b].append({"module": slug_of(a), "path": a or ".", "imports": n})
+        out[a].append({"module": modules[b].slug, "path": b or ".", "imports": n})
+        into[b].append({"module": modules[a].slug, "path": a or ".", "imports": n})
     for path, m in modules.items():
         m.depends_on = out.get(path, [])
         m.used_by = into.get(path, [])
@@ -335,9 +370,11 @@ def _tests(modules: dict[str, Module], owner: dict[str, str], by_path: dict[str,
 
 
 def _distance(test: str, module_path: str) -> int:
-    """How far a test sits from the module: shared folder names count, so `tests/repo/` ranks near `repo/`."""
-    test_parts = set(posixpath.dirname(test).split("/"))
-    module_parts = set(module_path.split("/")) if module_path else set()
+    """How far a test sits from the module: shared folder names count, so `tests/repo/` ranks near `repo/`
+    (and `tests/orm/test_loading.py` near `orm@loading`)."""
+    stem = posixpath.basename(test).split(".", 1)[0].removeprefix("test_").removesuffix("_test")
+    test_parts = set(posixpath.dirname(test).split("/")) | {stem}
+    module_parts = set(module_path.replace("@", "/").split("/")) if module_path else set()
     return -len(test_parts & module_parts)
 
 

@@ -17,16 +17,21 @@ from urllib.parse import quote
 
 from kernel.errors import PalliumError
 from services.knowledge import reading
-from services.knowledge.store import SCHEMA, KnowledgeStore
+from services.knowledge.store import KnowledgeStore
 
 __all__ = ["build_app", "check_bind"]
 
+_OUTCOMES = {  # why a claim left the document, in the reader's words
+    "unresolved": "unresolved citations at build",
+    "rejected": "rejected at build (the tree changed)",
+    "refuted": "refuted by the audit",
+}
 _LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "[::1]"}
 _STYLE = (
     "body{font:15px/1.5 system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}"
     "a{color:#0b5394}.badge{display:inline-block;padding:.1rem .5rem;border-radius:.6rem;font-size:12px;"
     "margin-right:.3rem;background:#eee}.fresh{background:#d9ead3}.stale{background:#fce5cd}"
-    ".verified{background:#cfe2f3}.uncertain{background:#fff2cc}table{border-collapse:collapse}"
+    ".verified{background:#cfe2f3}.dropped{background:#f4cccc;color:#222;text-decoration:none}.uncertain{background:#fff2cc}table{border-collapse:collapse}"
     "td,th{padding:.2rem .6rem;border-bottom:1px solid #ddd;text-align:left}pre{background:#f6f6f6;padding:.5rem}"
     ".line{white-space:pre;font:13px monospace}.line:target{background:#fff2cc}.n{color:#999;user-select:none}"
     ".claim{margin:.4rem 0}"
@@ -58,9 +63,9 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
     from starlette.routing import Route
 
     def store() -> KnowledgeStore:
-        from kernel.store import open_repo
+        from kernel.store import open_store
 
-        return KnowledgeStore(open_repo(root, [SCHEMA]))
+        return open_store(KnowledgeStore, root)
 
     async def index(request: Any) -> Any:
         st = store()
@@ -100,13 +105,16 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
             for c in got.claims
         )
         dropped = "".join(
-            f"<li>{_e(d['text'])}: {_e(d['outcome'])}, {_e(d['reason'])}</li>" for d in got.dropped_claims
+            f"<li class='dropped-claim'>{_e(d['text'])}: <b>{_e(_OUTCOMES.get(d['outcome'], d['outcome']))}</b>, "
+            f"{_e(d['reason'])}</li>"
+            for d in got.dropped_claims
         )
         sections = "".join(f"<h2>{_e(name)}</h2>{_markdown(text)}" for name, text in got.sections.items())
         body = (
             f"<p><a href='/'>all modules</a></p><h1>{_e(got.title)}</h1>{_freshness(got.freshness)}"
-            f"{_evidence(got.evidence)}<h2>Claims</h2><ul id='claims'>{claims or '<li>no checked claims yet</li>'}</ul>"
-            + (f"<h3>Dropped claims</h3><ul>{dropped}</ul>" if dropped else "")
+            f"{_evidence(got.evidence)}{_dropped_badge(got.dropped_claims)}"
+            f"<h2>Claims</h2><ul id='claims'>{claims or '<li>no checked claims yet</li>'}</ul>"
+            + (f"<h3 id='dropped'>Dropped claims</h3><ul>{dropped}</ul>" if dropped else "")
             + sections
         )
         return HTMLResponse(_page(got.title, body))
@@ -211,6 +219,17 @@ def _evidence(e: Any) -> str:
         text += f", {e.audit_uncertain} uncertain"
     badge = "<span class='badge verified'>verified (current, audit-supported; not a proof)</span>" if e.verified else ""
     return f"<span class='badge'>evidence: {_e(text)}</span>{badge}"
+
+
+def _dropped_badge(dropped: list[dict[str, Any]]) -> str:
+    """How many claims were dropped and why, by outcome, linking to the list of them with each reason."""
+    if not dropped:
+        return ""
+    counts: dict[str, int] = {}
+    for d in dropped:
+        counts[d["outcome"]] = counts.get(d["outcome"], 0) + 1
+    why = ", ".join(f"{n} {_OUTCOMES.get(outcome, outcome)}" for outcome, n in counts.items())
+    return f"<a class='badge dropped' id='dropped-badge' href='#dropped'>{len(dropped)} claim(s) dropped: {_e(why)}</a>"
 
 
 def _cite_link(citation: dict[str, Any]) -> str:

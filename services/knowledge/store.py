@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kernel.store import Database, Schema
 
@@ -25,6 +25,7 @@ __all__ = [
     "DocRow",
     "DroppedRow",
     "FileHit",
+    "FileStat",
     "KnowledgeStore",
     "LedgerStore",
     "UpkeepRow",
@@ -76,7 +77,19 @@ CREATE TABLE knowledge_decisions (
 CREATE VIRTUAL TABLE knowledge_decision_fts USING fts5(title, text, source, slug UNINDEXED);
 """
 
-SCHEMA = Schema("knowledge", (_V1,))
+# Version 2: each described file's own suggested checks (the repo service's fast tier for it alone),
+# how many files import it, and how many files outside its module import that module (what
+# `context` weighs a word match by: the code the repository leans on, not a fixture repeating words),
+# and each file's time and size at the build, so a read hashes only the files whose stat moved.
+_V2 = """
+ALTER TABLE knowledge_files ADD COLUMN checks TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE knowledge_files ADD COLUMN importers INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE knowledge_files ADD COLUMN reach INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE knowledge_files ADD COLUMN mtime_ns INTEGER;
+ALTER TABLE knowledge_files ADD COLUMN size INTEGER;
+"""
+
+SCHEMA = Schema("knowledge", (_V1, _V2))
 
 # In $PALLIUM_HOME/pallium.sqlite: one ledger of model attempts for every repository, and each
 # repository's upkeep settings, so the limits hold across repositories and processes.
@@ -157,6 +170,9 @@ class FileHit:
     score: float
     test: bool
     tests: tuple[str, ...]
+    importers: int = 0
+    reach: int = 0
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +193,17 @@ class FileEntry:
     path_terms: str
     names: str
     doc: str
+    checks: Sequence[str] = ()
+    importers: int = 0
+    reach: int = 0
+    mtime_ns: int | None = None  # None: changed too near the build to trust its time; always hashed
+    size: int | None = None
+
+
+class FileStat(NamedTuple):
+    blob: str | None
+    mtime_ns: int | None
+    size: int | None
 
 
 @dataclass(frozen=True)
@@ -212,6 +239,9 @@ class UpkeepRow:
 
 class LedgerStore:
     """The global ledger of real model attempts, and per-repository upkeep state."""
+
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (GLOBAL_SCHEMA,)
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -278,6 +308,9 @@ class LedgerStore:
 
 class KnowledgeStore:
     """Typed access to the knowledge tables over one open `Database`."""
+
+    DATABASE = "repo"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA,)
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -455,8 +488,24 @@ class KnowledgeStore:
         self.db.execute("DELETE FROM knowledge_file_fts")
         self.db.execute("DELETE FROM knowledge_symbols")
         self.db.executemany(
-            "INSERT INTO knowledge_files(path, slug, blob, language, test, tests) VALUES (?, ?, ?, ?, ?, ?)",
-            [(f.path, f.slug, f.blob, f.language, int(f.test), json.dumps(list(f.tests))) for f in files],
+            "INSERT INTO knowledge_files(path, slug, blob, language, test, tests, checks, importers, reach, "
+            "mtime_ns, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    f.path,
+                    f.slug,
+                    f.blob,
+                    f.language,
+                    int(f.test),
+                    json.dumps(list(f.tests)),
+                    json.dumps(list(f.checks)),
+                    f.importers,
+                    f.reach,
+                    f.mtime_ns,
+                    f.size,
+                )
+                for f in files
+            ],
         )
         self.db.executemany(
             "INSERT INTO knowledge_file_fts(path_terms, names, doc, path) VALUES (?, ?, ?, ?)",
@@ -470,13 +519,13 @@ class KnowledgeStore:
 
     def search_files(self, match: str, *, limit: int) -> list[FileHit]:
         rows = self.db.execute(
-            "SELECT f.path, f.slug, x.score, f.test, f.tests FROM "
+            "SELECT f.path, f.slug, x.score, f.test, f.tests, f.importers, f.reach FROM "
             "(SELECT path, bm25(knowledge_file_fts, 3.0, 2.0, 0.5) AS score FROM knowledge_file_fts "
             "WHERE knowledge_file_fts MATCH ? ORDER BY score LIMIT ?) x "
             "JOIN knowledge_files f ON f.path = x.path ORDER BY x.score, f.path",
             (match, limit),
         )
-        return [FileHit(p, s, score, bool(t), tuple(json.loads(tests))) for p, s, score, t, tests in rows]
+        return [FileHit(p, s, score, bool(t), tuple(json.loads(tests)), n, r) for p, s, score, t, tests, n, r in rows]
 
     def file_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM knowledge_files").get or 0
@@ -494,6 +543,37 @@ class KnowledgeStore:
     def file(self, path: str) -> FileHit | None:
         r = self.db.execute("SELECT path, slug, test, tests FROM knowledge_files WHERE path = ?", (path,)).fetchone()
         return FileHit(r[0], r[1], 0.0, bool(r[2]), tuple(json.loads(r[3]))) if r else None
+
+    def file_checks(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """Each of `paths`' own suggested checks, as stored at the last build (paths without any left out)."""
+        out: dict[str, list[str]] = {}
+        for path in paths:
+            raw = self.db.execute("SELECT checks FROM knowledge_files WHERE path = ?", (path,)).get
+            if raw and raw != "[]":
+                out[path] = json.loads(raw)
+        return out
+
+    def files_at(self, paths: Sequence[str]) -> dict[str, FileHit]:
+        """The described files among `paths`, with their language, in one query per 500 paths."""
+        out: dict[str, FileHit] = {}
+        for start in range(0, len(paths), 500):
+            chunk = paths[start : start + 500]
+            rows = self.db.execute(
+                "SELECT path, slug, test, tests, importers, reach, language FROM knowledge_files "
+                f"WHERE path IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            for p, slug, t, tests, n, r, language in rows:
+                out[p] = FileHit(p, slug, 0.0, bool(t), tuple(json.loads(tests)), n, r, language)
+        return out
+
+    def file_stats(self) -> dict[str, FileStat]:
+        """Each described file's blob, and its time and size when the base was built.
+
+        Read on every call's freshness check over thousands of files: named tuples, cheaper to make.
+        """
+        rows = self.db.execute("SELECT path, blob, mtime_ns, size FROM knowledge_files")
+        return {r[0]: FileStat(r[1], r[2], r[3]) for r in rows}
 
     def file_blobs(self) -> dict[str, str | None]:
         return dict(self.db.execute("SELECT path, blob FROM knowledge_files"))
@@ -513,18 +593,21 @@ class KnowledgeStore:
         )
         return [FileHit(p, s, 0.0, bool(t), tuple(json.loads(tests))) for p, s, t, tests in rows]
 
-    def symbols_named(self, names: Sequence[str]) -> list[SymbolEntry]:
+    def symbols_named(self, names: Sequence[str], *, limit: int = 20) -> list[SymbolEntry]:
         out: list[SymbolEntry] = []
         for name in names:
             out += [
                 SymbolEntry(*r)
                 for r in self.db.execute(
                     "SELECT name, path, kind, qualified, start_line, end_line, refs FROM knowledge_symbols "
-                    "WHERE lowered = ? ORDER BY refs DESC, path LIMIT 20",
-                    (name.lower(),),
+                    "WHERE lowered = ? ORDER BY refs DESC, path LIMIT ?",
+                    (name.lower(), limit),
                 )
             ]
         return out
+
+    def test_paths(self) -> list[str]:
+        return [p for (p,) in self.db.execute("SELECT path FROM knowledge_files WHERE test = 1 ORDER BY path")]
 
     def symbols_in(self, path: str) -> list[SymbolEntry]:
         rows = self.db.execute(

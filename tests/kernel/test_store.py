@@ -120,3 +120,76 @@ def test_unwritable_home_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mo
         store.open_global([NOTES_V1])
     assert raised.value.code == "unavailable"
     assert "PALLIUM_HOME" in raised.value.message
+
+
+class _GlobalNotes:
+    DATABASE = "global"
+    SCHEMAS = (Schema("notes", ("CREATE TABLE notes_note (id INTEGER PRIMARY KEY)",)),)
+
+    def __init__(self, db: store.Database) -> None:
+        self.db = db
+
+
+class _RepoNotes(_GlobalNotes):
+    DATABASE = "repo"
+
+
+def test_a_store_opens_in_the_database_it_declares_and_shares_the_calls_connection(tmp_path: Path, pallium_home):
+    from kernel import paths
+    from kernel.context import ToolContext
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    ctx = ToolContext(cwd=repo)
+    try:
+        first, again = ctx.store(_GlobalNotes), ctx.store(_GlobalNotes)
+        in_repo = ctx.store(_RepoNotes, repo)
+        assert first.db is again.db and first.db.path == paths.global_db_path()
+        assert in_repo.db.path == paths.repo_db_path(repo)
+        assert read_versions(in_repo.db.path)["notes"]["version"] == 1
+        with pytest.raises(TypeError, match="pass repo_root"):
+            ctx.store(_RepoNotes)
+        with pytest.raises(TypeError, match="does not apply"):
+            ctx.store(_GlobalNotes, repo)
+    finally:
+        ctx.close()
+    alone = store.open_store(_RepoNotes, repo)
+    try:
+        assert alone.db.path == paths.repo_db_path(repo)
+    finally:
+        alone.db.close()
+
+
+def test_a_migration_of_existing_tables_backs_the_file_up_first_and_the_backup_opens(tmp_path: Path):
+    path = tmp_path / "p.sqlite"
+    with open_database(path, [NOTES_V1]) as db:
+        db.execute("INSERT INTO notes_note(body) VALUES ('kept')")
+    assert list(tmp_path.glob("*.bak")) == []  # creating tables is not a migration of data
+    with open_database(path, [NOTES_V2]) as db:
+        assert db.execute("SELECT body, tag FROM notes_note").get == ("kept", None)
+    [backup] = tmp_path.glob("p.sqlite.notes-v1.*.bak")
+    assert backup.stat().st_mode & 0o777 == 0o600
+    conn = apsw.Connection(str(backup), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        assert conn.execute("SELECT body FROM notes_note").get == "kept"
+        assert conn.execute("SELECT version FROM kernel_schema WHERE service = 'notes'").get == 1
+        assert conn.execute("PRAGMA journal_mode").get == "delete"
+        assert [r[1] for r in conn.execute("PRAGMA table_info(notes_note)")] == ["id", "body"]
+    finally:
+        conn.close()
+    open_database(path, [NOTES_V2]).close()
+    assert len(list(tmp_path.glob("*.bak"))) == 1  # nothing to migrate: no second copy
+
+
+def test_a_link_where_the_backup_would_go_is_refused(tmp_path: Path):
+    path = tmp_path / "p.sqlite"
+    open_database(path, [NOTES_V1]).close()
+    with open_database(path) as db:
+        victim = tmp_path / "victim.txt"
+        victim.write_text("mine", encoding="utf-8")
+        target = tmp_path / "p.sqlite.notes-v1.20300101T000000Z.bak"
+        target.symlink_to(victim)
+        with pytest.raises(PalliumError):
+            store.backup_before_migration(db, {"notes": 1}, root=tmp_path, stamp="20300101T000000Z")
+    assert victim.read_text(encoding="utf-8") == "mine"

@@ -42,6 +42,23 @@ async def test_context_points_at_the_file_defining_a_named_symbol_and_its_tests(
     assert len(out.model_dump_json()) <= 12 * 1024 and out.version == 2
 
 
+async def test_context_suggests_each_files_own_checks_before_its_modules(app_repo: Path):
+    commit(
+        app_repo,
+        "Test the jobs",
+        {"tests/test_jobs.py": "from app.core.jobs import drain\n\ndef test_drain():\n    assert drain() == []\n"},
+    )
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    out = await ask(app_repo, "pallium_knowledge_context", task="drain in app/core/jobs.py should return the queue")
+    assert out.read[0].path == "app/core/jobs.py"
+    assert out.read[0].checks == ["python -m pytest -q tests/test_jobs.py"]
+    engine = next(f for f in out.read if f.path == "app/core/engine.py")
+    assert engine.checks == ["python -m pytest -q tests/test_engine.py"]
+    # The file's own test first; the module's wider command (both tests) after.
+    assert out.checks[0] == "python -m pytest -q tests/test_jobs.py"
+    assert "python -m pytest -q tests/test_engine.py tests/test_jobs.py" in out.checks[1:]
+
+
 async def test_context_follows_a_named_path_and_words(app_repo: Path):
     await ask(app_repo, "pallium_knowledge_build", model=False)
     out = await ask(app_repo, "pallium_knowledge_context", task="the route in app/web/routes.py should queue jobs")
@@ -89,3 +106,24 @@ async def test_context_leaves_out_assets_unless_the_task_names_them(app_repo: Pa
     assert "app/web/engine-logo.svg" not in [f.path for f in out.read]
     named = await ask(app_repo, "pallium_knowledge_context", task="fix app/web/engine-logo.svg colours")
     assert named.read[0].path == "app/web/engine-logo.svg"
+
+
+async def test_freshness_reads_only_files_whose_time_moved_and_still_sees_an_edit(app_repo: Path):
+    import os
+
+    from kernel.store import open_repo
+    from services.knowledge.store import SCHEMA, KnowledgeStore
+
+    hour_ago = 1_700_000_000
+    for path in app_repo.rglob("*"):
+        if ".git" not in path.parts and path.is_file():
+            os.utime(path, (hour_ago, hour_ago))
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    with open_repo(app_repo, [SCHEMA]) as db:
+        stat = KnowledgeStore(db).file_stats()["app/core/engine.py"]
+    assert stat.mtime_ns == hour_ago * 10**9 and stat.size == (app_repo / "app/core/engine.py").stat().st_size
+    write(app_repo, "app/core/engine.py", (app_repo / "app/core/engine.py").read_text(encoding="utf-8") + "# x\n")
+    (app_repo / "app/web/routes.py").unlink()
+    out = await ask(app_repo, "pallium_knowledge_get", slug="app%2Fcore")
+    assert out.freshness.status == "stale"
+    assert out.freshness.changed_files == ["app/core/engine.py", "app/web/routes.py"]

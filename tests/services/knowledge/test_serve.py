@@ -11,7 +11,7 @@ import pytest
 from kernel.errors import PalliumError
 from services.knowledge.serve import build_app, check_bind
 from tests.services.knowledge.conftest import ask
-from tests.services.knowledge.test_prose import GOOD
+from tests.services.knowledge.test_prose import GOOD, MISSING_FILE, OTHER_FILE
 
 pytestmark = pytest.mark.anyio
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -43,7 +43,7 @@ async def _browse(tmp: Path, *args: str) -> str:
 async def test_a_browser_reads_a_module_page_follows_a_citation_and_searches(app_repo: Path, fake, tmp_path: Path):
     import uvicorn
 
-    fake.scenario({"match": "Module: app/core", "reply": {"claims": [GOOD]}})
+    fake.scenario({"match": "Module: app/core", "reply": {"claims": [GOOD, MISSING_FILE, OTHER_FILE]}})
     await ask(app_repo, "pallium_knowledge_build", provider="claude", max_modules=1)
     port = _free_port()
     server = uvicorn.Server(
@@ -65,6 +65,8 @@ async def test_a_browser_reads_a_module_page_follows_a_citation_and_searches(app
     assert 'href="/m/app%2Fcore"' in listing and "freshness: fresh" in listing
     assert GOOD["text"] in page and 'href="/src/app/core/engine.py#L3"' in page
     assert "citations checked" in page and "## Surface" not in page and "<h2>Surface</h2>" in page
+    assert "2 claim(s) dropped: 2 unresolved citations at build" in page and 'href="#dropped"' in page
+    assert "not a file of the index" in page and "'parse_config' is not defined in app/core/jobs.py" in page
     assert 'id="L3"' in cited and "def parse_config(text):" in cited
     assert 'id="results"' in found and "/m/app%2Fcore" in found
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
