@@ -13,7 +13,7 @@ from kernel.clock import Clock, default_clock
 from kernel.progress import Progress
 
 if TYPE_CHECKING:
-    from kernel.store import Database, Schema
+    from kernel.store import Database, Schema, StoreT
 
 __all__ = ["ToolContext"]
 
@@ -40,6 +40,20 @@ class ToolContext:
             return paths.find_repo_root(self.cwd)
         target = Path(repo).expanduser()
         return paths.find_repo_root(target if target.is_absolute() else self.cwd / target)
+
+    def store(self, kind: type[StoreT], repo_root: Path | None = None) -> StoreT:
+        """Open the store `kind` (a service's store class), on this context's cached database.
+
+        Every service opens its store this way: `ctx.store(LoopStore)` for one in the global
+        database, `ctx.store(RepoStore, root)` for one in a repository's. The class's `SCHEMAS`
+        are migrated and verified on the first open; the database closes with the context.
+        """
+        from kernel import store
+
+        store.check_placement(kind, repo_root)
+        scope = f"repo:{repo_root}" if repo_root is not None else "global"
+        key = f"{scope}:" + ",".join(s.service for s in kind.SCHEMAS)
+        return kind(self._cached(key, lambda: store.open_database_of(kind, repo_root)))
 
     def global_db(self, schemas: Sequence[Schema] = ()) -> Database:
         from kernel import store

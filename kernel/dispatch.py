@@ -96,6 +96,10 @@ def validate_input(tool: Tool, arguments: Mapping[str, Any] | BaseModel) -> Base
         ) from None
 
 
+_TOO_LONG = {
+    errno.ENAMETOOLONG: "a file name or path is too long",
+    errno.E2BIG: "a value is too long to pass to a command",
+}
 MAX_STRING = 2_000_000  # characters in any one argument; the largest an input field allows is 1 MB
 
 
@@ -169,13 +173,14 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
             exc.hint = _hint_for(tool, exc)
         raise
     except (OverflowError, OSError) as exc:
-        if isinstance(exc, OSError) and exc.errno != errno.ENAMETOOLONG:
+        if isinstance(exc, OSError) and exc.errno not in _TOO_LONG:
             raise _internal(tool, exc) from exc
-        # Only an argument can make a number overflow or a name too long: say so, not "a bug".
+        # Only an argument can make a number overflow, a name too long or a command line too big
+        # (one argument of a `git` command past 128 KB): say so, not "a bug".
+        what = _TOO_LONG.get(exc.errno or 0, "") if isinstance(exc, OSError) else "a number is too large"
         raise PalliumError(
             "invalid_input",
-            f"{tool.name}: an argument is out of range: "
-            + ("a file name or path is too long" if isinstance(exc, OSError) else "a number is too large"),
+            f"{tool.name}: an argument is out of range: {what}",
             hint=f"pass smaller values; see `pallium {tool.cli} --help`",
             details={"tool": tool.name, "exception": type(exc).__name__},
         ) from exc

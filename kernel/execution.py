@@ -13,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from kernel import leases, paths
+from kernel import leases, paths, writes
 from kernel.budget import Budget
 from kernel.calls import AgentCall, AgentOutcome, Limits
 from kernel.crashpoints import crash_point
@@ -29,19 +29,30 @@ from kernel.providers.contract import ProviderRequest, ProviderResult
 from kernel.providers.dispatcher import dispatch, resolve_provider
 from kernel.providers.process import kill_group
 from kernel.providers.schema import check_schema, schema_errors
-from kernel.runstore import SCHEMA, RunStore
-from kernel.store import Database, open_global
+from kernel.runstore import RunStore
+from kernel.store import Database, open_store
 from kernel.worktrees import tree
 from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
 from kernel.worktrees.pool import ReadOnlyPool
 from kernel.worktrees.snapshot import snapshot
 from kernel.worktrees.staging import Staging
 
-__all__ = ["AgentCall", "AgentOutcome", "Limits", "Run", "collect_garbage"]
+__all__ = ["AgentCall", "AgentOutcome", "Limits", "Rebase", "Run", "collect_garbage"]
 
 ISOLATIONS = ("", "worktree")
 UNSTAGED = ("blocked", "conflicted", "empty")  # patch states that never reached staging
 SUPERSEDABLE = ("staged", "conflicted", "blocked", "empty")  # states an attempt that did not make the call drops
+
+
+@dataclass(frozen=True)
+class Rebase:
+    """What `Run.rebase` did: whether the run moved, the snapshot it is on, the patches composed again
+    onto it, and those that kept it from moving."""
+
+    moved: bool
+    base_commit: str
+    restaged: list[str]
+    blocked: list[str]
 
 
 class Run(LiveCalls):
@@ -79,6 +90,7 @@ class Run(LiveCalls):
         self._live: dict[asyncio.Future[ProviderResult], str] = {}  # dispatches running, and their call keys
         self._groups: dict[str, tuple[int, int | None]] = {}  # call key -> the worker's process group
         self._stopped: set[asyncio.Future[ProviderResult]] = set()  # cancelled because the run was taken over
+        self._blocked: tuple[str, list[str], list[str]] | None = None  # (tree, staged keys, in the way): last rebase
         lease.on_fenced = self._stop_workers
         self.staging.on_deferred_conflict = self._restage_conflict
 
@@ -91,11 +103,12 @@ class Run(LiveCalls):
                 "invalid_input",
                 f"run id {run_id!r} must be letters, digits, '.', '_' or '-'",
                 details={"field": "run_id"},
+                hint="pass an `id` (CLI `--id`) of letters, digits, '.', '_' or '-', or leave it out to get one",
             )
         repo = paths.find_repo_root(repo)
         owns_db = db is None
-        db = db or open_global([SCHEMA])
-        store = RunStore(db)
+        store = RunStore(db) if db is not None else open_store(RunStore)
+        db = store.db
         lease = None
         try:
             leases.reconcile(store)
@@ -108,7 +121,8 @@ class Run(LiveCalls):
             assert row is not None
             if row.base_commit is None:
                 snap = snapshot(repo)
-                base_commit, base_tree = store.pin_base(run_id, commit=snap.commit, tree=snap.tree)
+                pinned = store.pin_base(run_id, commit=snap.commit, tree=snap.tree)
+                base_commit, base_tree = pinned.commit, pinned.tree
             else:
                 base_commit, base_tree = row.base_commit, row.base_tree or ""
             for stale in store.worktrees(run_id=run_id, states=("creating", "active", "captured")):
@@ -178,13 +192,18 @@ class Run(LiveCalls):
                 request[name] = getattr(call, name)
         return request
 
-    async def agent(self, call: AgentCall) -> AgentOutcome:
-        """Run one worker call, or return it from the journal; caps and budget raise `budget_exhausted`."""
+    async def agent(self, call: AgentCall, *, on_session: Callable[[str], None] | None = None) -> AgentOutcome:
+        """Run one worker call, or return it from the journal; caps and budget raise `budget_exhausted`.
+
+        `on_session(id)` hears the native session id the worker streams as soon as it is seen (see
+        `dispatcher.dispatch`); a caller that resumes sessions records it there, not after the call.
+        """
         if call.isolation not in ISOLATIONS:
             raise PalliumError(
                 "invalid_input",
                 f"isolation must be '' or 'worktree', not {call.isolation!r}",
                 details={"field": "isolation"},
+                hint='pass `isolation: "worktree"` in the agent\'s options, or leave it out',
             )
         if call.schema is not None:
             check_schema(call.schema)
@@ -201,13 +220,14 @@ class Run(LiveCalls):
         async with self._slots:
             # the call that passed the budget keeps its answer (it was paid for); none starts after it
             self.check_budget()
-            return await self._run_live(call, key, seq, request)
+            return await self._run_live(call, key, seq, request, on_session)
 
     def _stale(self) -> PalliumError:
         return PalliumError(
             "stale",
             f"run {self.run_id} was taken over by another process; this one must stop",
             details={"run_id": self.run_id},
+            hint="another process now owns this run; follow it with `pallium workflow status <run-id>` instead",
         )
 
     def _stop_workers(self) -> None:
@@ -219,10 +239,14 @@ class Run(LiveCalls):
             task.cancel()
 
     async def _dispatch(
-        self, key: str, request: ProviderRequest, on_spawn: Callable[[int, int | None], None]
+        self,
+        key: str,
+        request: ProviderRequest,
+        on_spawn: Callable[[int, int | None], None],
+        on_session: Callable[[str], None] | None = None,
     ) -> ProviderResult:
         """Dispatch in a task of its own, so a takeover can cancel the worker without cancelling the caller."""
-        worker = asyncio.ensure_future(dispatch(request, on_spawn=on_spawn))
+        worker = asyncio.ensure_future(dispatch(request, on_spawn=on_spawn, on_session=on_session))
         self._live[worker] = key
         try:
             return await worker
@@ -239,6 +263,69 @@ class Run(LiveCalls):
         """Bring the staged patches of this attempt to the user's tree, all or nothing (idempotent)."""
         self.supersede()
         return apply_patches(self.store, self.run_id, self.repo, step=crash_point, epoch=self.lease.epoch)
+
+    def rebase(self, *, restage: bool = False) -> Rebase:
+        """Move the run onto the user's tree as it is now, its unapplied staged patches composed again on top.
+
+        A long-lived run (a team's, across many `team run`s) would otherwise keep the snapshot of its
+        first start: after its patches are applied, or the user edits, its workers would edit an old
+        tree and their patches would conflict. Patches already applied are part of the new snapshot;
+        each `staged` one is composed again, in order, onto it. If one no longer composes (the user
+        changed the lines it edits), nothing moves: the run stays on its snapshot, staging is rebuilt
+        as it was, and the answer names the patches in the way. `restage` composes the staged patches
+        again even when the tree did not change (a new attempt of the run starts with bare staging).
+        """
+        snap = snapshot(self.repo)
+        pending = [row for row in self.store.patches(self.run_id) if row.state == "staged" and Path(row.path).is_file()]
+        if snap.tree == self.base_tree and not restage:
+            return Rebase(False, self.base_commit, [], [])
+        keys = [row.call_key for row in pending]
+        if not restage and self._blocked is not None and self._blocked[:2] == (snap.tree, keys):
+            return Rebase(False, self.base_commit, [], self._blocked[2])  # tried on this very tree: it still fails
+        diffs = {row.call_key: Path(row.path).read_bytes() for row in pending}
+        old_commit, old_tree = self.base_commit, self.base_tree
+        moved = snap.tree != self.base_tree
+        blocked = self._compose_onto(snap.commit, snap.tree, diffs) if moved else []
+        self._blocked = (snap.tree, keys, blocked) if blocked else None
+        if blocked:
+            self._compose_onto(old_commit, old_tree, diffs)
+            self.store.log_event(
+                self.run_id, "rebase_blocked", {"base": snap.commit, "patches": blocked}, epoch=self.lease.epoch
+            )
+            return Rebase(False, old_commit, [], blocked)
+        if not moved:
+            self._compose_onto(old_commit, old_tree, diffs)
+        else:
+            self.store.log_event(
+                self.run_id, "rebased", {"from": old_commit, "to": snap.commit, "patches": list(diffs)},
+                epoch=self.lease.epoch,
+            )  # fmt: skip
+        return Rebase(moved, self.base_commit, list(diffs), [])
+
+    def _compose_onto(self, commit: str, tree_id: str, diffs: dict[str, bytes]) -> list[str]:
+        """Point the run and its staging at `commit` and stage `diffs` in order; return the keys that conflict."""
+        self.store.repin_base(self.run_id, self.lease.epoch, commit=commit, tree=tree_id)
+        self.base_commit, self.base_tree = commit, tree_id
+        self.staging.rebase(commit)
+        self._composed = {}
+        blocked = []
+        for key, diff in diffs.items():
+            raw = tree.run_dir(self.run_id) / "patches" / f"{_safe(key)}.rebase.patch"
+            writes.write_bytes(raw, diff)
+            self.staging.forget(key)
+            staged = self.staging.stage(key, raw)
+            if not staged.ok:
+                blocked.append(key)
+                continue
+            path = staged.composed or raw
+            state = "staged" if staged.composed is not None else "empty"
+            self.store.put_patch(
+                run_id=self.run_id, call_key=key, repo=str(self.repo), path=str(path), state=state,
+                epoch=self.lease.epoch,
+            )  # fmt: skip
+            self._composed[key] = False
+            self.used.add(key)
+        return blocked
 
     def revert(self) -> ApplyReport:
         return revert_patches(self.store, self.run_id, self.repo, epoch=self.lease.epoch)

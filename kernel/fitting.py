@@ -3,9 +3,11 @@
 A tool declares `budget` (bytes of the answer's JSON) and may declare `trim`, its own way of
 cutting an answer (a page that ends earlier, with a cursor that says where to go on). The
 dispatcher measures the finished answer, freshness and every other field filled in, and only
-when it is over calls the tool's trim, then `cut`, the generic step any answer can take: the
-biggest list loses its last items, then the biggest text is shortened with a marker, until the
-answer fits. Whatever was cut sets the answer's `truncated` field when it has one.
+when it is over first shortens what the answer merely echoes of the caller's own long arguments
+(a 90 KB query must not push the results out), then calls the tool's trim, then `cut`, the
+generic step any answer can take: the biggest list loses its last items, then the biggest text
+is shortened with a marker, until the answer fits. Whatever was cut sets the answer's
+`truncated` field when it has one.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ if TYPE_CHECKING:
 
     from kernel.tool import Tool
 
-__all__ = ["cut", "drop_tail", "enforce", "size"]
+__all__ = ["cut", "cut_echoes", "drop_tail", "enforce", "size"]
 
 M = TypeVar("M", bound="BaseModel")
 _MIN_TEXT = 200  # a text is never cut below this many characters
 _MARK = "… [cut {n} chars to fit the answer's budget{more}]"
+_ECHO_MARK = "… [cut {n} chars of the `{field}` you sent]"
 _MAX_STEPS = 200
 
 
@@ -40,6 +43,9 @@ def enforce(tool: Tool, inp: Any, out: BaseModel) -> BaseModel:
     budget = tool.budget_for(inp)
     if budget is None or size(out) <= budget:
         return out
+    out = cut_echoes(inp, out)
+    if size(out) <= budget:
+        return out
     if tool.trim is not None:
         trimmed = tool.trim(out, inp, budget)
         if not isinstance(trimmed, tool.output):
@@ -54,6 +60,45 @@ def enforce(tool: Tool, inp: Any, out: BaseModel) -> BaseModel:
             return out
     field = tool.unbounded_by
     return cut(out, budget, more=f"; pass `{field}: true` (CLI `--{field}`) for all" if field else "")
+
+
+def cut_echoes(inp: Any, out: M) -> M:
+    """`out` with every repeat of one of the caller's long string arguments shortened, wherever it is.
+
+    The caller already holds what it sent, so an echoed query or id (alone, or inside a sentence
+    such as "no match for ...") is the cheapest thing to cut: it keeps its first 200 characters,
+    enough to recognise it, and a marker naming the argument.
+    """
+    from pydantic import ValidationError
+
+    sent = {
+        value: value[:_MIN_TEXT] + _ECHO_MARK.format(n=len(value) - _MIN_TEXT, field=name)
+        for name, value in (vars(inp).items() if hasattr(inp, "__dict__") else ())
+        if isinstance(value, str) and len(value) > _MIN_TEXT + len(_ECHO_MARK) + len(name) + 8
+    }
+    if not sent:
+        return out
+
+    def shorten(node: Any) -> Any:
+        if isinstance(node, str):
+            for value, short in sent.items():
+                if value in node:
+                    node = node.replace(value, short)
+            return node
+        if isinstance(node, dict):
+            return {key: shorten(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [shorten(value) for value in node]
+        return node
+
+    data = out.model_dump(mode="json")
+    shortened = shorten(data)
+    if shortened == data:
+        return out
+    try:
+        return type(out).model_validate(shortened)
+    except ValidationError:  # a field whose model refuses the shorter text keeps the whole echo
+        return out
 
 
 def drop_tail(out: M, budget: int, field: str) -> tuple[M, list[Any]]:

@@ -47,7 +47,10 @@ def run(
         ) from exc
     except subprocess.TimeoutExpired as exc:
         raise PalliumError(
-            "unavailable", f"git {' '.join(args[:2])} did not finish in {timeout:g}s", details={"cwd": str(cwd)}
+            "unavailable",
+            f"git {' '.join(args[:2])} did not finish in {timeout:g}s",
+            details={"cwd": str(cwd)},
+            hint="git is slow or waiting on a lock here: retry, or check the repository with `git status`",
         ) from exc
     if check and done.returncode != 0:
         stderr = done.stderr.decode("utf-8", "replace").strip()
@@ -55,6 +58,7 @@ def run(
             "unavailable",
             f"git {' '.join(args[:2])} failed: {stderr or 'exit ' + str(done.returncode)}",
             details={"cwd": str(cwd), "exit_code": done.returncode},
+            hint="run the same git command in that folder to see why; `pallium doctor` checks git",
         )
     return done.stdout
 

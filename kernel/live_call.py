@@ -60,11 +60,22 @@ class LiveCalls:
         raise NotImplementedError  # Run's
 
     async def _dispatch(
-        self, key: str, request: ProviderRequest, on_spawn: Callable[[int, int | None], None]
+        self,
+        key: str,
+        request: ProviderRequest,
+        on_spawn: Callable[[int, int | None], None],
+        on_session: Callable[[str], None] | None = None,
     ) -> ProviderResult:
         raise NotImplementedError  # Run's
 
-    async def _run_live(self, call: AgentCall, key: str, seq: int, request: dict[str, Any]) -> AgentOutcome:
+    async def _run_live(
+        self,
+        call: AgentCall,
+        key: str,
+        seq: int,
+        request: dict[str, Any],
+        on_session: Callable[[str], None] | None = None,
+    ) -> AgentOutcome:
         for leftover in self.store.worktrees(run_id=self.run_id, states=("creating", "active", "captured")):
             if leftover.call_key == key:
                 tree.remove(self.store, Path(leftover.path))
@@ -77,7 +88,9 @@ class LiveCalls:
             self._worktree_for(call, key, seed, box)
             user_tree = snapshot(self.repo).tree if call.is_edit else None
             provider_request = self._provider_request(call, key, request["provider"], box.cwd)
-            result, charges, pending = await self._dispatch_with_retry(call, key, provider_request, reservation)
+            result, charges, pending = await self._dispatch_with_retry(
+                call, key, provider_request, reservation, on_session
+            )
             crash_point("after_provider_exit")
             outcome = self._settle(call, key, result, box, seed, user_tree)
         except BaseException:
@@ -154,7 +167,12 @@ class LiveCalls:
         )
 
     async def _dispatch_with_retry(
-        self, call: AgentCall, key: str, request: ProviderRequest, reservation: Reservation
+        self,
+        call: AgentCall,
+        key: str,
+        request: ProviderRequest,
+        reservation: Reservation,
+        on_session: Callable[[str], None] | None = None,
     ) -> tuple[ProviderResult, list[float | None], Reservation | None]:
         """Dispatch, plus the one corrective retry of a schema failure; return the result, each try's cost,
         and the reservation still to settle with the last try's cost."""
@@ -164,7 +182,7 @@ class LiveCalls:
             self.store.record_spawn(self.run_id, self.lease.epoch, call_key=key, pgid=pgid, start=start)
 
         try:
-            result = await self._dispatch(key, request, on_spawn)
+            result = await self._dispatch(key, request, on_spawn, on_session)
         except BaseException:
             self.budget.settle(reservation, None)
             raise
@@ -172,7 +190,7 @@ class LiveCalls:
         if not self._should_retry(call, result):
             return result, charges, reservation
         self.budget.settle(reservation, result.usage.cost_usd)  # the retry is another agent, reserved on its own
-        result, pending = await self._correct(key, request, result, on_spawn, charges)
+        result, pending = await self._correct(key, request, result, on_spawn, charges, on_session)
         return result, charges, pending
 
     def _settle(
@@ -297,6 +315,7 @@ class LiveCalls:
         first: ProviderResult,
         on_spawn: Callable[[int, int | None], None],
         charges: list[float | None],
+        on_session: Callable[[str], None] | None = None,
     ) -> tuple[ProviderResult, Reservation | None]:
         """The one corrective retry of a read-only reply that failed its schema, reserved and counted as an agent.
 
@@ -320,7 +339,9 @@ class LiveCalls:
                 {"call_key": key, "error": first.failure.message if first.failure else None},
                 epoch=self.lease.epoch,
             )
-            retry = await self._dispatch(key, replace(request, prompt=request.prompt + CORRECTION), on_spawn)
+            retry = await self._dispatch(
+                key, replace(request, prompt=request.prompt + CORRECTION), on_spawn, on_session
+            )
         except BaseException:
             self.budget.settle(reservation, None)
             raise

@@ -65,7 +65,7 @@ def find_repo_root(start: Path | str | None = None, *, field: str = "repo") -> P
         raise PalliumError(
             "not_found",
             f"folder {str(origin)!r} does not exist",
-            hint="pass `repo` as an existing folder (CLI `--repo PATH`), or leave it out to use the current one",
+            hint="pass `repo` (CLI `--repo PATH`) as an existing folder (`ls` lists them), or leave it out",
             details={"field": "repo", "path": str(origin)},
         ) from exc
     if not here.is_dir():

@@ -17,7 +17,7 @@ from typing import Any
 from kernel.errors import PalliumError
 from kernel.store import Database, Schema
 
-__all__ = ["SCHEMA", "CallRow", "PatchRow", "RunRow", "RunStore", "WorktreeRow"]
+__all__ = ["SCHEMA", "CallRow", "PatchRow", "PinnedBase", "RunRow", "RunStore", "WorktreeRow"]
 
 SCHEMA = Schema(
     "kernel_runs",
@@ -118,6 +118,14 @@ class RunRow:
 
 
 @dataclass(frozen=True)
+class PinnedBase:
+    """The commit and tree a run reads from, pinned by its first attempt."""
+
+    commit: str
+    tree: str
+
+
+@dataclass(frozen=True)
 class CallRow:
     run_id: str
     call_key: str
@@ -164,6 +172,9 @@ _PATCH_COLUMNS = ", ".join(PatchRow.__dataclass_fields__)
 class RunStore:
     """Typed access to the run tables over one open `Database` (the global one)."""
 
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA,)
+
     def __init__(self, db: Database) -> None:
         self.db = db
 
@@ -180,7 +191,7 @@ class RunStore:
         assert row is not None
         return row
 
-    def pin_base(self, run_id: str, *, commit: str, tree: str) -> tuple[str, str]:
+    def pin_base(self, run_id: str, *, commit: str, tree: str) -> PinnedBase:
         """Record the snapshot a run reads from, once; a resumed run keeps the first one."""
         self.db.execute(
             "UPDATE kernel_run SET base_commit=?, base_tree=? WHERE id=? AND base_commit IS NULL",
@@ -188,7 +199,12 @@ class RunStore:
         )
         row = self.run(run_id)
         assert row is not None and row.base_commit and row.base_tree
-        return row.base_commit, row.base_tree
+        return PinnedBase(commit=row.base_commit, tree=row.base_tree)
+
+    def repin_base(self, run_id: str, epoch: int, *, commit: str, tree: str) -> None:
+        """Move a held run onto another snapshot (`Run.rebase`: a long-lived run following the user's tree)."""
+        with self.fenced(run_id, epoch):
+            self.db.execute("UPDATE kernel_run SET base_commit=?, base_tree=? WHERE id=?", (commit, tree, run_id))
 
     def run(self, run_id: str) -> RunRow | None:
         found = self.db.execute(f"SELECT {_RUN_COLUMNS} FROM kernel_run WHERE id = ?", (run_id,)).fetchone()
@@ -205,7 +221,12 @@ class RunStore:
         with self.db.transaction():
             row = self.run(run_id)
             if row is None:
-                raise PalliumError("not_found", f"run {run_id!r} does not exist", details={"run_id": run_id})
+                raise PalliumError(
+                    "not_found",
+                    f"run {run_id!r} does not exist",
+                    details={"run_id": run_id},
+                    hint="list the runs with `pallium workflow list` (MCP `pallium_workflow_list`)",
+                )
             if row.status == "running" and row.owner_pid is not None and holder_alive(row):
                 raise PalliumError(
                     "conflict",
@@ -256,9 +277,11 @@ class RunStore:
 
     def _abandon_started_txn(self, run_id: str) -> int:
         # the worker may have spent before its orchestrator died: each such attempt counts as an
-        # unknown-cost call, which the budget charges at the estimate (once: the status moves on)
+        # unknown-cost call, which the budget charges at the estimate (once: the status moves on).
+        # `host.*` calls are a script host's own effects (a team's mail, its board): no worker, no spend.
         row = self.db.execute(
-            "SELECT COUNT(*) FROM kernel_call WHERE run_id=? AND status='started'", (run_id,)
+            "SELECT COUNT(*) FROM kernel_call WHERE run_id=? AND status='started' AND op NOT LIKE 'host.%'",
+            (run_id,),
         ).fetchone()
         found = row[0] if row is not None else 0
         if found:

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import apsw
 
@@ -30,11 +30,13 @@ from kernel.errors import PalliumError
 __all__ = [
     "Database",
     "Schema",
+    "ServiceStore",
     "backup_before_migration",
     "check_database",
     "open_database",
     "open_global",
     "open_repo",
+    "open_store",
     "read_versions",
 ]
 
@@ -64,6 +66,25 @@ class Schema:
     @property
     def version(self) -> int:
         return len(self.migrations)
+
+
+class ServiceStore(Protocol):
+    """What a service's store class declares so `ToolContext.store(...)` can open it, the one way.
+
+    `DATABASE` says which file it lives in (the global one under `$PALLIUM_HOME`, or the
+    repository's); `SCHEMAS` are the schemas it reads and writes, its own and any kernel one it
+    joins (the run journal), migrated and verified on open.
+    """
+
+    # Plain attributes, not ClassVar: a store class sets them in its body (`DATABASE = "repo"`),
+    # which mypy reads as attributes, and a ClassVar member would refuse it.
+    DATABASE: str  # "global" or "repo"
+    SCHEMAS: tuple[Schema, ...]
+
+    def __init__(self, db: Database) -> None: ...
+
+
+StoreT = TypeVar("StoreT", bound=ServiceStore)
 
 
 class Database:
@@ -134,6 +155,33 @@ def open_repo(repo_root: Path, schemas: Sequence[Schema] = ()) -> Database:
     return open_database(paths.repo_db_path(repo_root), schemas, root=repo_root)
 
 
+def open_store(kind: type[StoreT], repo_root: Path | None = None) -> StoreT:
+    """Open the store `kind` on a database of its own, for code with no `ToolContext`.
+
+    Handlers use `ctx.store(kind, ...)`, which shares one connection per call; this is for a
+    server's request thread or the run engine. The caller closes `store.db`.
+    """
+    return kind(open_database_of(kind, repo_root))
+
+
+def open_database_of(kind: type[ServiceStore], repo_root: Path | None = None) -> Database:
+    """The database `kind` lives in, opened with its schemas: the rule both openers share."""
+    check_placement(kind, repo_root)
+    if repo_root is not None:
+        return open_repo(repo_root, kind.SCHEMAS)
+    return open_global(kind.SCHEMAS)
+
+
+def check_placement(kind: type[ServiceStore], repo_root: Path | None) -> None:
+    """Refuse a repository store opened without its repository, or a global one given one."""
+    if kind.DATABASE == "repo" and repo_root is None:
+        raise TypeError(f"{kind.__name__} lives in a repository's database: pass repo_root")
+    if kind.DATABASE != "repo" and repo_root is not None:
+        raise TypeError(f"{kind.__name__} lives in the global database: repo_root does not apply")
+    if kind.DATABASE not in ("global", "repo"):
+        raise TypeError(f"{kind.__name__}.DATABASE must be 'global' or 'repo', not {kind.DATABASE!r}")
+
+
 def open_database(path: Path, schemas: Sequence[Schema] = (), *, root: Path | None = None) -> Database:
     """Open (or create) the database at `path`, migrate `schemas` forward and verify them.
 
@@ -145,7 +193,12 @@ def open_database(path: Path, schemas: Sequence[Schema] = (), *, root: Path | No
     try:
         conn = apsw.Connection(str(path), flags=flags)
     except apsw.CantOpenError as exc:
-        raise PalliumError("unavailable", f"cannot open database {str(path)!r}", details={"path": str(path)}) from exc
+        raise PalliumError(
+            "unavailable",
+            f"cannot open database {str(path)!r}",
+            details={"path": str(path)},
+            hint="check that the folder exists and is writable; `pallium doctor` checks the databases",
+        ) from exc
     db = Database(conn, path)
     try:
         conn.set_busy_timeout(BUSY_TIMEOUT_MS)
@@ -195,7 +248,10 @@ def check_database(path: Path, schemas: Sequence[Schema]) -> dict[str, int]:
             conn = _connect_read_only(path)
         except apsw.CantOpenError as exc:
             raise PalliumError(
-                "unavailable", f"cannot open database {str(path)!r}", details={"path": str(path)}
+                "unavailable",
+                f"cannot open database {str(path)!r}",
+                details={"path": str(path)},
+                hint="check that the file exists and is readable; `pallium doctor` checks the databases",
             ) from exc
         db = Database(conn, path)
         try:
@@ -417,4 +473,9 @@ def _translated(path: Path) -> Iterator[None]:
             details={"path": str(path)},
         ) from exc
     except apsw.ReadOnlyError as exc:
-        raise PalliumError("unavailable", f"database {str(path)!r} is read-only", details={"path": str(path)}) from exc
+        raise PalliumError(
+            "unavailable",
+            f"database {str(path)!r} is read-only",
+            details={"path": str(path)},
+            hint="make the file and its folder writable, or set PALLIUM_HOME to a writable folder",
+        ) from exc

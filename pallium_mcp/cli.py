@@ -249,7 +249,7 @@ def _build_parser(entries: list[dict[str, Any]]) -> _Parser:
         command = groups[words[:-1]].add_parser(
             words[-1],
             prog=_prog(words),
-            help=entry["summary"],
+            help=entry["summary"].replace("%", "%%"),
             description=_command_description(entry),
             epilog=_TIME_NOTE if _TIME_FIELDS & set(entry["input_schema"].get("properties", {})) else None,
             formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -316,7 +316,8 @@ def _add_fields(command: argparse.ArgumentParser, entry: dict[str, Any]) -> None
     for field, spec in schema.get("properties", {}).items():
         base = _base_schema(spec, schema.get("$defs", {}))
         kind = base.get("type")
-        help_text = spec.get("description", "")
+        # argparse %-formats help strings: a literal `%` (`src%2Fapp`) must be doubled or --help crashes
+        help_text = spec.get("description", "").replace("%", "%%")
         options: dict[str, Any] = {"help": help_text, "default": argparse.SUPPRESS}
         if "enum" in base:
             options["choices"] = base["enum"]

@@ -90,7 +90,7 @@ def build_server(
                     raise PalliumError(
                         "not_found",
                         f"tool {name!r} is not served by this server",
-                        hint="start the server with --toolsets all (or the tool's toolset) to use it",
+                        hint="tools/list lists what is served; serve it with --toolsets all (or the tool's toolset)",
                         details={"tool": name},
                     )
                 out = await dispatch.call(name, arguments, ctx)

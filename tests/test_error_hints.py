@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import json
-from collections import Counter
 from pathlib import Path
 
 import anyio
@@ -16,51 +15,84 @@ from tests.pallium_mcp.test_cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Raises written before hints were required, by file: the dispatcher gives these a hint naming
-# the argument and `--help` (kernel/dispatch.py::_hint_for); each count may only go down.
-WITHOUT_HINT = {
-    "kernel/execution.py": 3,
-    "kernel/git.py": 2,
-    "kernel/providers/dispatcher.py": 3,
-    "kernel/providers/schema.py": 2,
-    "kernel/runstore.py": 1,
-    "kernel/store.py": 4,
-    "kernel/worktrees/apply.py": 1,
-    "kernel/worktrees/staging.py": 1,
-    "services/loops/lifecycle.py": 5,
-    "services/loops/tools.py": 1,
-    "services/workflows/checks.py": 2,
-    "services/workflows/decisions.py": 3,
-    "services/workflows/host.py": 17,
-    "services/workflows/inspect_tools.py": 3,
-    "services/workflows/library.py": 1,
-    "services/workflows/library_tools.py": 2,
-    "services/workflows/preflight.py": 1,
-    "services/workflows/run_task.py": 1,
-    "services/workflows/runner.py": 5,
-    "services/workflows/sources.py": 7,
-    "services/workflows/tools.py": 2,
-}
+# Words a `not_found` hint uses to say how to list what exists (`pallium workflow list`,
+# `git ls-files`, `pallium knowledge map`, "one of: a, b", ...).
+LISTING_WORDS = ("list", "`ls`", "map", "find", "status", "one of")
 
 
-def _raises_without_hint() -> Counter[str]:
-    found: Counter[str] = Counter()
-    for path in ROOT.glob("**/*.py"):
+def _source_files() -> list[tuple[str, ast.Module]]:
+    files = []
+    for path in sorted(ROOT.glob("**/*.py")):
         relative = path.relative_to(ROOT).as_posix()
-        if relative.startswith((".venv/", "tests/", "build/")):
+        if relative.startswith((".venv/", "tests/", "build/")) or "/." in relative:
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "PalliumError":
-                given = len(node.args) >= 3 or any(k.arg in ("hint", None) for k in node.keywords)
-                if not given:
-                    found[relative] += 1
-    return found
+        files.append((relative, ast.parse(path.read_text(encoding="utf-8"))))
+    return files
 
 
-def test_every_new_raise_has_a_hint():
-    found = _raises_without_hint()
-    grown = {f: n for f, n in found.items() if n > WITHOUT_HINT.get(f, 0)}
-    assert not grown, f"PalliumError raised without a hint (name the argument and the flag): {grown}"
+def _raises(tree: ast.Module) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "PalliumError"]
+
+
+def _hint_of(node: ast.Call) -> ast.expr | None:
+    """The hint expression of a `PalliumError(...)`, or None when none is given (`**fields` counts as given)."""
+    if len(node.args) >= 3:
+        return node.args[2]
+    for keyword in node.keywords:
+        if keyword.arg == "hint" or keyword.arg is None:
+            return keyword.value
+    return None
+
+
+def _literal_text(expr: ast.expr) -> str | None:
+    """The text of a string or f-string hint (its literal parts), None for anything computed."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return expr.value
+    if isinstance(expr, ast.JoinedStr):
+        return "".join(v.value for v in expr.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+    return None
+
+
+def test_every_raise_has_its_own_hint():
+    """The dispatcher's fallback (see `--help`) is a last resort: each raise says what to do next itself."""
+    missing = []
+    for relative, tree in _source_files():
+        for node in _raises(tree):
+            hint = _hint_of(node)
+            empty = isinstance(hint, ast.Constant) and not hint.value
+            if hint is None or empty:
+                missing.append(f"{relative}:{node.lineno}")
+    assert not missing, f"PalliumError raised without a hint (name the argument and the flag): {missing}"
+
+
+def test_not_found_hints_say_how_to_list_what_exists():
+    vague = []
+    for relative, tree in _source_files():
+        for node in _raises(tree):
+            code = node.args[0] if node.args else None
+            if not (isinstance(code, ast.Constant) and code.value == "not_found"):
+                continue
+            hint = _hint_of(node)
+            text = _literal_text(hint) if hint is not None else None
+            if text is not None and not any(word in text for word in LISTING_WORDS):
+                vague.append(f"{relative}:{node.lineno}: {text!r}")
+    assert not vague, f"not_found hints that do not say how to list what exists: {vague}"
+
+
+def test_the_hint_reader_tells_a_hint_from_none():
+    tree = ast.parse(
+        "PalliumError('not_found', 'm', hint='list them with `pallium workflow list`')\n"
+        "PalliumError('conflict', 'm', details={})\n"
+        "PalliumError('conflict', 'm', 'retry')\n"
+        "PalliumError('conflict', 'm', hint='')\n"
+    )
+    hints = [_hint_of(node) for node in sorted(_raises(tree), key=lambda n: n.lineno)]
+    assert [_literal_text(h) if h is not None else None for h in hints] == [
+        "list them with `pallium workflow list`",
+        None,
+        "retry",
+        "",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -194,6 +194,8 @@ async def test_every_tool_survives_hostile_arguments_over_mcp(fuzz_env: Path, ou
                     problem = check_error_text(text, where)
                     if problem:
                         failures.append(problem)
+                elif len(text.encode()) > (tool.budget_for(tool.input.model_validate(arguments)) or len(text.encode())):
+                    failures.append(f"{where}: a {len(text.encode())}-byte answer over its budget")
             alive = await client.call_tool("pallium_version", {})
             assert not alive.is_error, f"the server stopped answering after {tool.name}"
     with capsys.disabled():

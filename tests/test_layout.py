@@ -62,6 +62,37 @@ def test_table_check_catches_sql_outside_a_store(tmp_path: Path):
     assert find_foreign_table_uses([store, logic], owned, tmp_path) == ["logic.py names demo_item, owned by store.py"]
 
 
+_RAW_OPENERS = re.compile(r"\b(?:global_db|repo_db|open_global|open_repo|open_database)\(")
+
+
+def find_raw_store_opens(files: list[Path], root: Path = ROOT) -> list[str]:
+    """Lines of services that open a database by hand instead of `ctx.store(Store)` / `open_store(Store)`."""
+    found = []
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _RAW_OPENERS.search(line):
+                found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    return found
+
+
+def test_services_open_their_stores_one_way():
+    """Each store class says where it lives and what it needs; `ctx.store` opens it, so none drifts."""
+    assert find_raw_store_opens(_python_files("services")) == []
+    for store in sorted((ROOT / "services").glob("*/store.py")):
+        tree = ast.parse(store.read_text(encoding="utf-8"))
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name.endswith("Store")):
+            assigned = [t for n in cls.body if isinstance(n, ast.Assign) for t in n.targets]
+            assigned += [n.target for n in cls.body if isinstance(n, ast.AnnAssign) and n.value is not None]
+            declared = {t.id for t in assigned if isinstance(t, ast.Name)}
+            assert {"DATABASE", "SCHEMAS"} <= declared, f"{store.relative_to(ROOT)}::{cls.name} lacks DATABASE/SCHEMAS"
+
+
+def test_raw_open_check_catches_a_hand_opened_database(tmp_path: Path):
+    (tmp_path / "tools.py").write_text("db = ctx.repo_db(root, [SCHEMA])\nstore = ctx.store(RepoStore, root)\n")
+    found = find_raw_store_opens([tmp_path / "tools.py"], root=tmp_path)
+    assert found == ["tools.py:1: db = ctx.repo_db(root, [SCHEMA])"]
+
+
 def _imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = set()
@@ -400,3 +431,12 @@ def test_every_file_pallium_writes_goes_through_the_kernel_writer():
 def test_write_check_catches_each_way_of_writing_a_file(tmp_path: Path, line: str):
     (tmp_path / "mod.py").write_text(line + "\n", encoding="utf-8")
     assert len(find_unconfined_writes([tmp_path / "mod.py"], tmp_path)) == 1
+
+
+@pytest.mark.parametrize("service", ["loops", "workflows"])
+def test_a_service_with_a_render_module_renders_every_tool_there(service: str):
+    """Text for the terminal lives beside the others in `render.py`, not in lambdas among declarations."""
+    tools = [t for t in all_tools() if t.handler.__module__.startswith(f"services.{service}.")]
+    home = f"services.{service}.render"
+    elsewhere = sorted(t.cli for t in tools if t.render is not None and t.render.__module__ != home)
+    assert tools and not elsewhere, f"rendered outside services/{service}/render.py: {elsewhere}"

@@ -164,6 +164,17 @@ class CodexDialect:
 
     name = "codex"
 
+    def session_of(self, line: bytes) -> str | None:
+        """The thread id a streamed event line announces (`thread.started`, codex's first event), if it is one."""
+        if b"thread.started" not in line:
+            return None
+        try:
+            event = json.loads(line)
+        except ValueError:
+            return None
+        thread = event.get("thread_id") if isinstance(event, dict) and event.get("type") == "thread.started" else None
+        return thread if isinstance(thread, str) and thread else None
+
     def prepare(self, req: ProviderRequest, workdir: Path) -> Invocation:
         if req.mode == "read-only" and req.network:
             raise Refused(

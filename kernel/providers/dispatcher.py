@@ -45,9 +45,17 @@ def wrapper_variable(provider: str) -> str:
 
 
 async def dispatch(
-    req: ProviderRequest, *, on_spawn: Callable[[int, int | None], None] | None = None
+    req: ProviderRequest,
+    *,
+    on_spawn: Callable[[int, int | None], None] | None = None,
+    on_session: Callable[[str], None] | None = None,
 ) -> ProviderResult:
-    """Run one worker call and return its classified result; bad requests raise `invalid_input`."""
+    """Run one worker call and return its classified result; bad requests raise `invalid_input`.
+
+    `on_session(id)` hears a native session id as soon as the CLI streams it (codex's thread id, in
+    its first event), before the call ends: a caller that records it durably can resume the session
+    even if the worker or the orchestrator dies mid-turn.
+    """
     _check_request(req)
     provider = resolve_provider(req.provider)
     req = replace(req, provider=provider)
@@ -76,7 +84,8 @@ async def dispatch(
             invocation = dialect.prepare(req, workdir)
         except Refused as refused:
             return ProviderResult(provider, failure=refused.failure)
-        done = await process.run_worker(invocation, timeout=req.timeout, on_spawn=on_spawn)
+        on_line = _session_watch(dialect, on_session)
+        done = await process.run_worker(invocation, timeout=req.timeout, on_spawn=on_spawn, on_line=on_line)
         if done.missing:
             result = ProviderResult(
                 provider,
@@ -107,6 +116,22 @@ def confines_read_only(requested: str | None) -> bool:
     if provider == "openai":
         return not os.environ.get(wrapper_variable(provider))
     return isinstance(_dialect(provider), ClaudeDialect | CodexDialect)
+
+
+def _session_watch(dialect: Dialect, on_session: Callable[[str], None] | None) -> Callable[[bytes], None] | None:
+    """A stdout line watcher that reports each new session id the dialect sees streamed, or None."""
+    session_of = getattr(dialect, "session_of", None)
+    if on_session is None or session_of is None:
+        return None
+    seen: set[str] = set()
+
+    def watch(line: bytes) -> None:
+        found = session_of(line)
+        if found and found not in seen:
+            seen.add(found)
+            on_session(found)
+
+    return watch
 
 
 def _dialect(provider: str) -> Dialect | None:
@@ -144,17 +169,26 @@ def _checked(req: ProviderRequest, result: ProviderResult) -> ProviderResult:
 def _check_request(req: ProviderRequest) -> None:
     if req.mode not in MODES:
         raise PalliumError(
-            "invalid_input", f"mode must be one of {', '.join(MODES)}, not {req.mode!r}", details={"field": "mode"}
+            "invalid_input",
+            f"mode must be one of {', '.join(MODES)}, not {req.mode!r}",
+            details={"field": "mode"},
+            hint=f"pass `mode` as one of {', '.join(MODES)} (in a script: `agent(prompt, {{mode}})`)",
         )
     if req.schema is not None:
         check_schema(req.schema)
     if req.timeout is not None and req.timeout < 0:
         raise PalliumError(
-            "invalid_input", "timeout must be 0 (none) or positive seconds", details={"field": "timeout"}
+            "invalid_input",
+            "timeout must be 0 (none) or positive seconds",
+            details={"field": "timeout"},
+            hint="pass `timeout` (CLI `--agent-timeout`) as seconds above 0, or 0 for none",
         )
     if not Path(req.cwd).is_dir():
         raise PalliumError(
-            "invalid_input", f"working directory {str(req.cwd)!r} does not exist", details={"field": "cwd"}
+            "invalid_input",
+            f"working directory {str(req.cwd)!r} does not exist",
+            details={"field": "cwd"},
+            hint="run from an existing folder, or pass one that exists as `cwd` (CLI `--cwd`)",
         )
 
 

@@ -201,16 +201,21 @@ def _codex(args: list[str]) -> int:
         "session": thread,
         "argv": args,
     }
-    events.append({"type": "thread.started", "thread_id": thread})
-    events.append({"type": "turn.started"})
-    rule, text, failure = _act(prompt, ctx)
+    picked = _choose(prompt, _labelled(ctx))
+    streamed = "raw" not in picked[0] and picked[0].get("error_class") != "session"
+    if streamed:  # its rollout exists from here on: a thread killed mid-turn can be resumed
+        _remember_session(thread)
+    if streamed and "--json" in opts:  # the real CLI streams: the thread id is out before the turn's work
+        print(_dumps({"type": "thread.started", "thread_id": thread}))
+        print(_dumps({"type": "turn.started"}))
+        sys.stdout.flush()
+    rule, text, failure = _act(prompt, ctx, picked)
     if rule.get("error_class") == "session":
         print(f"Error: thread/resume failed: no rollout found for thread id {thread}", file=sys.stderr)
         return 1
     if "raw" in rule:  # what a broken or drifted CLI prints instead of its events
         print(rule["raw"])
         return int(rule.get("exit", 0))
-    _remember_session(thread)
     usage = rule.get("usage", {})
     if failure:
         events.append({"type": "turn.failed", "error": {"message": failure}})
@@ -282,10 +287,16 @@ def _help(args: list[str]) -> int:
 # ---------------------------------------------------------------- the scenario
 
 
-def _act(prompt: str, ctx: dict[str, Any]) -> tuple[dict[str, Any], str, str | None]:
-    """Find the rule, log the call, do its effects; return the rule, the reply text and a failure text."""
+def _labelled(ctx: dict[str, Any]) -> dict[str, Any]:
     ctx.setdefault("label", os.environ.get("PALLIUM_WORKFLOW_LABEL"))
-    rule, index = _choose(prompt, ctx)
+    return ctx
+
+
+def _act(
+    prompt: str, ctx: dict[str, Any], picked: tuple[dict[str, Any], int | None] | None = None
+) -> tuple[dict[str, Any], str, str | None]:
+    """Find the rule (unless `picked` already), log the call, do its effects; return the rule, reply and failure."""
+    rule, index = picked or _choose(prompt, _labelled(ctx))
     _log(
         {
             "dialect": ctx["dialect"],

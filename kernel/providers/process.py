@@ -43,9 +43,18 @@ class Completed:
 
 
 async def run_worker(
-    inv: Invocation, *, timeout: float | None, on_spawn: Callable[[int, int | None], None] | None = None
+    inv: Invocation,
+    *,
+    timeout: float | None,
+    on_spawn: Callable[[int, int | None], None] | None = None,
+    on_line: Callable[[bytes], None] | None = None,
 ) -> Completed:
-    """Run `inv` in a new process group; `on_spawn(pgid, start_ticks)` lets a journal record it first."""
+    """Run `inv` in a new process group; `on_spawn(pgid, start_ticks)` lets a journal record it first.
+
+    `on_line` sees each line of standard output as it arrives (a CLI that streams events says who it
+    is before it finishes: codex's thread id comes first), so a caller can record it durably before
+    the worker, or this process, dies.
+    """
     started = time.monotonic()
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -61,7 +70,9 @@ async def run_worker(
         return Completed(b"", str(exc).encode(), None, _ms(started), missing=True)
     if on_spawn is not None:
         on_spawn(proc.pid, process_start_ticks(proc.pid))
-    readers = [asyncio.ensure_future(proc.stdout.read()), asyncio.ensure_future(proc.stderr.read())]  # type: ignore[union-attr]  # both are pipes
+    assert proc.stdout is not None and proc.stderr is not None  # both are pipes
+    out = proc.stdout.read() if on_line is None else _read_lines(proc.stdout, on_line)
+    readers = [asyncio.ensure_future(out), asyncio.ensure_future(proc.stderr.read())]
     timed_out = False
     try:
         if inv.stdin is not None:
@@ -143,6 +154,26 @@ async def _terminate(proc: asyncio.subprocess.Process) -> None:
     except TimeoutError:
         _kill(proc.pid, signal.SIGKILL)
         await proc.wait()
+
+
+async def _read_lines(stream: asyncio.StreamReader, on_line: Callable[[bytes], None]) -> bytes:
+    """All of `stream`, handing each complete line to `on_line` as it arrives (a long line whole, too)."""
+    chunks: list[bytes] = []
+    pending = b""
+    while True:
+        chunk = await stream.read(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        pending += chunk
+        if b"\n" not in chunk:
+            continue
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            on_line(line)
+    if pending:
+        on_line(pending)
+    return b"".join(chunks)
 
 
 def _kill(pgid: int, sig: int) -> bool:

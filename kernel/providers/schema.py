@@ -23,7 +23,12 @@ def check_schema(schema: Any, *, field: str = "schema") -> None:
     from jsonschema.exceptions import SchemaError
 
     if not isinstance(schema, dict):
-        raise PalliumError("invalid_input", "schema must be a JSON object", details={"field": field})
+        raise PalliumError(
+            "invalid_input",
+            "schema must be a JSON object",
+            details={"field": field},
+            hint=f'pass `{field}` as a JSON Schema object, such as {{"type": "object"}}',
+        )
     # checking against the meta-schema costs milliseconds, and a team or a loop sends the same schema on
     # every turn (twice: the run, then the dispatcher): a schema found valid once is valid again
     text = json.dumps(schema, sort_keys=True, default=str)
@@ -33,7 +38,10 @@ def check_schema(schema: Any, *, field: str = "schema") -> None:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         raise PalliumError(
-            "invalid_input", f"schema is not valid JSON Schema: {exc.message}", details={"field": field}
+            "invalid_input",
+            f"schema is not valid JSON Schema: {exc.message}",
+            details={"field": field},
+            hint=f"fix `{field}` so it is a valid JSON Schema (draft 2020-12)",
         ) from exc
     if len(_VALID_SCHEMAS) >= 256:
         _VALID_SCHEMAS.clear()

@@ -117,6 +117,7 @@ def revert_patches(store: RunStore, run_id: str, repo: Path, *, epoch: int | Non
                     "conflict",
                     f"patch of call {row.call_key} cannot be reverted: the files changed since it was applied",
                     details={"run_id": run_id, "call_key": row.call_key, "reverted": report.applied},
+                    hint="undo those files by hand; `pallium workflow report <run-id>` shows what the run changed",
                 )
             store.set_patch_state(run_id, row.call_key, "reverted", epoch=epoch)
             store.log_event(run_id, "revert_step", {"call_key": row.call_key}, epoch=epoch)

@@ -144,6 +144,11 @@ class Staging:
             self._reset(self.base_commit)
         return unrecorded
 
+    def rebase(self, commit: str) -> None:
+        """Start staging over at `commit` (a newer snapshot of the user's tree); nothing is staged on it yet."""
+        self.remove()
+        self.base_commit = commit
+
     def remove(self) -> None:
         self._head = None
         self._deferred.clear()
@@ -157,6 +162,10 @@ class Staging:
             if subject == f"pallium: {call_key}":
                 return commit
         return None
+
+    def forget(self, call_key: str) -> None:
+        """Drop the composed diff kept for `call_key`, so staging it again writes it anew (`Run.rebase`)."""
+        self._composed_path(call_key).unlink(missing_ok=True)
 
     def _composed_path(self, call_key: str) -> Path:
         return tree.run_dir(self.run_id) / "patches" / f"{_safe(call_key)}.staged.patch"
@@ -174,7 +183,11 @@ class Staging:
             git.run(["reset", "-q", "--hard", commit], self.path)
             git.run(["clean", "-q", "-fd"], self.path)
         except PalliumError as exc:
-            raise PalliumError("internal", f"cannot reset staging for run {self.run_id}: {exc.message}") from exc
+            raise PalliumError(
+                "internal",
+                f"cannot reset staging for run {self.run_id}: {exc.message}",
+                hint="remove the run's worktrees with `pallium workflow gc --confirm`, then resume the run",
+            ) from exc
 
 
 def _safe(name: str) -> str:

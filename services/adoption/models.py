@@ -41,7 +41,9 @@ class BlockOutput(ToolOutput):
 
 
 class InstallInput(ToolInput):
-    dir: str | None = Field(None, description="folder holding AGENTS.md / CLAUDE.md; default: the current folder")
+    dir: str | None = Field(
+        None, description="folder holding AGENTS.md / CLAUDE.md: the current folder (default) or a git repository"
+    )
     dry_run: bool = Field(False, description="say what would change without writing")
 
 
@@ -61,7 +63,9 @@ class McpInstallInput(ToolInput):
     scope: Literal["project", "user"] | None = Field(
         None, description="claude: project (.mcp.json, default) or user (`claude mcp add`); codex: user only"
     )
-    dir: str | None = Field(None, description="project folder for .mcp.json; default: the current folder")
+    dir: str | None = Field(
+        None, description="project folder for .mcp.json: the current folder (default) or a git repository"
+    )
     dry_run: bool = Field(False, description="show the change without writing or running anything")
 
 

@@ -123,10 +123,17 @@ def _folder(ctx: ToolContext, given: str | None) -> Path:
         raise PalliumError(
             "not_found",
             f"no folder {folder}",
-            hint="pass an existing folder as `dir` (CLI --dir)",
+            hint="pass an existing folder as `dir` (CLI `--dir`); `ls` lists them",
             details={"field": "dir", "path": str(folder)},
         )
-    return folder.resolve()
+    folder = folder.resolve()
+    if given and folder != ctx.cwd.resolve():
+        # A folder named from afar must be a project (a git work tree): an agent holding `admin`
+        # cannot drop instruction files or MCP registrations into any folder it can name.
+        from kernel.paths import find_repo_root
+
+        find_repo_root(folder, field="dir")
+    return folder
 
 
 def _render_guide(out: GuideOutput) -> str:

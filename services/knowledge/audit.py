@@ -16,7 +16,7 @@ from kernel.errors import PalliumError
 from services.knowledge.ledger import TIMEOUT_SECONDS, Ledger, attempt
 from services.knowledge.prose import rerender
 from services.knowledge.reading import current, is_stale
-from services.knowledge.store import SCHEMA, ClaimRow, DroppedRow, KnowledgeStore
+from services.knowledge.store import ClaimRow, DroppedRow, KnowledgeStore
 
 if TYPE_CHECKING:
     from kernel.context import ToolContext
@@ -56,7 +56,7 @@ async def audit(inp: AuditInput, ctx: ToolContext) -> AuditOutput:
     from services.knowledge.models import AuditOutput
 
     root = ctx.repo_root(inp.repo)
-    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, root)
     claims = store.claims()
     if inp.slug:
         claims = [c for c in claims if c.slug == inp.slug]

@@ -19,7 +19,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from services.knowledge import documents, modules
 from services.knowledge.materialize import Written, materialize
-from services.knowledge.store import SCHEMA, DocRow, FileEntry, KnowledgeStore, SymbolEntry
+from services.knowledge.store import DocRow, FileEntry, KnowledgeStore, SymbolEntry
 
 __all__ = ["Built", "build_base", "read_facts", "split_terms"]
 
@@ -93,7 +93,7 @@ async def build_base(ctx: ToolContext, repo: str | None) -> Built:
     )
     checks = checks_out.model_dump(mode="json")["checks"]
     per_file = {p: c["fast"][:3] for p, c in zip(paired, checks[len(groups) :], strict=True) if c["fast"]}
-    store = KnowledgeStore(ctx.repo_db(facts.root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, facts.root)
     now = iso_utc(ctx.clock.now())
     commit = facts.facts["indexed_commit"]
     return await asyncio.to_thread(_store_and_write, store, facts, checks[: len(groups)], per_file, commit, now)

@@ -24,7 +24,7 @@ from services.knowledge.models import (
     LinkOutput,
 )
 from services.knowledge.reading import fts_query
-from services.knowledge.store import SCHEMA, DecisionRow, DocRow, KnowledgeStore
+from services.knowledge.store import DecisionRow, DocRow, KnowledgeStore
 
 __all__ = ["TOOLS"]
 
@@ -69,11 +69,11 @@ async def link(inp: LinkInput, ctx: ToolContext) -> LinkOutput:
         raise PalliumError(
             "not_found",
             f"no decision file {inp.file!r}",
-            hint="pass `file` (CLI `--file`) as a file inside the repository holding the decision's text",
+            hint="pass `file` (CLI `--file`) as the repository file of the decision's text; `git ls-files` lists them",
             details={"field": "file", "path": inp.file},
         )
     text = target.read_text(encoding="utf-8", errors="replace")[:MAX_TEXT]
-    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, root)
     now = iso_utc(ctx.clock.now())
 
     def work() -> LinkOutput:
@@ -138,7 +138,7 @@ async def link(inp: LinkInput, ctx: ToolContext) -> LinkOutput:
 
 async def search(inp: DecisionSearchInput, ctx: ToolContext) -> DecisionSearchOutput:
     root = ctx.repo_root(inp.repo)
-    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, root)
     match = fts_query(inp.query)
     if match is None:
         return DecisionSearchOutput(query=inp.query, decisions=[])

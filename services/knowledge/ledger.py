@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kernel.errors import PalliumError
-from services.knowledge.store import GLOBAL_SCHEMA, LedgerStore
+from services.knowledge.store import LedgerStore
 
 if TYPE_CHECKING:
     from kernel.context import ToolContext
@@ -43,7 +43,7 @@ class Ledger:
 
     @property
     def store(self) -> LedgerStore:
-        return LedgerStore(self.ctx.global_db([GLOBAL_SCHEMA]))
+        return self.ctx.store(LedgerStore)
 
     def now(self) -> float:
         return self.ctx.clock.now().timestamp()

@@ -20,7 +20,7 @@ from kernel.errors import PalliumError
 from services.knowledge.ledger import ATTEMPTS_PER_DAY, TIMEOUT_SECONDS, WINDOW_SECONDS
 from services.knowledge.models import MaintainStatus, MaintainStep
 from services.knowledge.reading import current, is_stale
-from services.knowledge.store import GLOBAL_SCHEMA, SCHEMA, KnowledgeStore, LedgerStore
+from services.knowledge.store import KnowledgeStore, LedgerStore
 
 __all__ = ["GENERATE_AFTER", "REFRESH_AFTER", "set_state", "status", "step"]
 
@@ -29,7 +29,7 @@ GENERATE_AFTER = 60.0
 
 
 def _ledger(ctx: ToolContext) -> LedgerStore:
-    return LedgerStore(ctx.global_db([GLOBAL_SCHEMA]))
+    return ctx.store(LedgerStore)
 
 
 def set_state(
@@ -53,10 +53,10 @@ def status(ctx: ToolContext, root: Path) -> MaintainStatus:
     now = ctx.clock.now().timestamp()
     window = ledger.attempts_since(now - WINDOW_SECONDS)
     active = [a for a in window if a.ended_at is None and a.started_at > now - TIMEOUT_SECONDS - 60]
-    state = KnowledgeStore(ctx.repo_db(root, [SCHEMA])).state()
+    state = ctx.store(KnowledgeStore, root).state()
     stale = 0
     if "built_at" in state:
-        store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+        store = ctx.store(KnowledgeStore, root)
         claims = store.claims()
         here = current(store, root, claims)
         stale = sum(is_stale(c, here.now) for c in claims)
@@ -80,7 +80,7 @@ def status(ctx: ToolContext, root: Path) -> MaintainStatus:
 
 async def step(ctx: ToolContext, root: Path, *, max_modules: int, provider: str | None) -> MaintainStep:
     """One supervision step for `root`: note changes, refresh structure when quiet, generate when quieter."""
-    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, root)
     now = ctx.clock.now().timestamp()
     fingerprint = await asyncio.to_thread(_fingerprint, root)
     state = store.state()

@@ -21,7 +21,7 @@ from services.knowledge.models import (
     MaintainRunOutput,
     MaintainStatus,
 )
-from services.knowledge.store import GLOBAL_SCHEMA, LedgerStore
+from services.knowledge.store import LedgerStore
 
 __all__ = ["TOOLS"]
 
@@ -52,11 +52,11 @@ async def resume(inp: MaintainInput, ctx: ToolContext) -> MaintainStatus:
 
 async def retry(inp: MaintainRunInput, ctx: ToolContext) -> MaintainRunOutput:
     """Clear a pause and run one generation now, without waiting for the quiet period."""
-    from services.knowledge.store import SCHEMA, KnowledgeStore
+    from services.knowledge.store import KnowledgeStore
 
     root = ctx.repo_root(inp.repo)
     maintain.set_state(ctx, root, paused=False)
-    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, root)
     store.set_state({"maintain.changed_at": "0", "maintain.generated_for": ""})
     step = await maintain.step(ctx, root, max_modules=inp.max_modules, provider=inp.provider)
     return MaintainRunOutput(steps=[step])
@@ -68,7 +68,7 @@ async def run(inp: MaintainRunInput, ctx: ToolContext) -> MaintainRunOutput:
         if inp.repo is not None:
             roots = [ctx.repo_root(inp.repo)]
         else:
-            rows = LedgerStore(ctx.global_db([GLOBAL_SCHEMA])).upkeeps()
+            rows = ctx.store(LedgerStore).upkeeps()
             roots = [Path(r.repo) for r in rows if r.enabled and Path(r.repo).is_dir()]
         steps = [await maintain.step(ctx, root, max_modules=inp.max_modules, provider=inp.provider) for root in roots]
         if inp.once:

@@ -21,7 +21,7 @@ from kernel.errors import PalliumError
 from services.knowledge import documents
 from services.knowledge.ledger import TIMEOUT_SECONDS, Ledger, attempt
 from services.knowledge.materialize import materialize_one
-from services.knowledge.store import SCHEMA, CitationRow, DocRow, DroppedRow, KnowledgeStore, NewClaim
+from services.knowledge.store import CitationRow, DocRow, DroppedRow, KnowledgeStore, NewClaim
 
 if TYPE_CHECKING:
     from kernel.context import ToolContext
@@ -106,7 +106,7 @@ def check_citation(index: Index, citation: dict[str, Any]) -> tuple[CitationRow 
 
 async def add_prose(ctx: ToolContext, built: Built, inp: BuildInput, out: BuildOutput) -> None:
     root = built.facts.root
-    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, root)
     described = {p for m in built.facts.modules for p in m.files}
     index = Index.from_facts(built.facts.facts, described)
     ledger = Ledger(ctx, str(root))

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from kernel.errors import PalliumError
 from services.knowledge import reading
-from services.knowledge.store import SCHEMA, KnowledgeStore
+from services.knowledge.store import KnowledgeStore
 
 __all__ = ["build_app", "check_bind"]
 
@@ -63,9 +63,9 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
     from starlette.routing import Route
 
     def store() -> KnowledgeStore:
-        from kernel.store import open_repo
+        from kernel.store import open_store
 
-        return KnowledgeStore(open_repo(root, [SCHEMA]))
+        return open_store(KnowledgeStore, root)
 
     async def index(request: Any) -> Any:
         st = store()

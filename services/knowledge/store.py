@@ -240,6 +240,9 @@ class UpkeepRow:
 class LedgerStore:
     """The global ledger of real model attempts, and per-repository upkeep state."""
 
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (GLOBAL_SCHEMA,)
+
     def __init__(self, db: Database) -> None:
         self.db = db
 
@@ -305,6 +308,9 @@ class LedgerStore:
 
 class KnowledgeStore:
     """Typed access to the knowledge tables over one open `Database`."""
+
+    DATABASE = "repo"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA,)
 
     def __init__(self, db: Database) -> None:
         self.db = db

@@ -26,7 +26,7 @@ from services.knowledge.models import (
     ServeInput,
     ServeOutput,
 )
-from services.knowledge.store import SCHEMA, KnowledgeStore
+from services.knowledge.store import KnowledgeStore
 
 _WRITES_CACHE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
 _READS = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
@@ -95,19 +95,19 @@ async def audit_tool(inp: AuditInput, ctx: ToolContext) -> AuditOutput:
 
 async def search_tool(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
     root = ctx.repo_root(inp.repo)
-    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, root)
     return await asyncio.to_thread(reading.search, store, root, inp.query, limit=inp.limit, full=inp.full)
 
 
 async def get_tool(inp: GetInput, ctx: ToolContext) -> GetOutput:
     root = ctx.repo_root(inp.repo)
-    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, root)
     return await asyncio.to_thread(reading.get, store, root, inp.slug, section=inp.section, full=inp.full)
 
 
 async def context_tool(inp: ContextInput, ctx: ToolContext) -> ContextOutput:
     root = ctx.repo_root(inp.repo)
-    store = KnowledgeStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(KnowledgeStore, root)
     if "built_at" not in store.state():
         await _build.build_base(ctx, inp.repo)  # a first question builds the base, without a model
     return await asyncio.to_thread(_context.context, store, root, inp.task, full=inp.full)

@@ -89,15 +89,35 @@ def read_script(path: Path) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise PalliumError("not_found", f"no script at {str(path)!r}", details={"field": "script"}) from None
+        raise PalliumError(
+            "not_found",
+            f"no script at {str(path)!r}",
+            details={"field": "script"},
+            hint="pass `script` (CLI `--script`) as the path of a .js file; list files with `git ls-files '*.js'`",
+        ) from None
     except IsADirectoryError:
-        raise PalliumError("invalid_input", f"{str(path)!r} is a folder", details={"field": "script"}) from None
+        raise PalliumError(
+            "invalid_input",
+            f"{str(path)!r} is a folder",
+            details={"field": "script"},
+            hint="pass `script` (CLI `--script`) as the path of a .js file, not a folder",
+        ) from None
     if len(data) > MAX_SCRIPT_BYTES:
-        raise PalliumError("invalid_input", f"script is over {MAX_SCRIPT_BYTES} bytes", details={"field": "script"})
+        raise PalliumError(
+            "invalid_input",
+            f"script is over {MAX_SCRIPT_BYTES} bytes",
+            details={"field": "script"},
+            hint=f"pass a smaller `script` (CLI positional or `--script`), at most {MAX_SCRIPT_BYTES} bytes",
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise PalliumError("invalid_input", f"{str(path)!r} is not UTF-8 text", details={"field": "script"}) from None
+        raise PalliumError(
+            "invalid_input",
+            f"{str(path)!r} is not UTF-8 text",
+            details={"field": "script"},
+            hint="save the script as UTF-8 and pass it as `script` (CLI `--script`) again",
+        ) from None
 
 
 def script_hash(source: str) -> str:
@@ -258,7 +278,10 @@ def args_text(args: str | None) -> str | None:
         json.loads(args)
     except json.JSONDecodeError as exc:
         raise PalliumError(
-            "invalid_input", f"args is not JSON: {exc.msg} at character {exc.pos}", details={"field": "args"}
+            "invalid_input",
+            f"args is not JSON: {exc.msg} at character {exc.pos}",
+            details={"field": "args"},
+            hint="pass `args` (CLI `--args`) as a JSON object, such as '{\"limit\": 3}'",
         ) from None
     return args
 

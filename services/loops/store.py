@@ -145,6 +145,9 @@ class CycleEnd:
 
 
 class LoopStore:
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA,)
+
     def __init__(self, db: Database) -> None:
         self.db = db
 

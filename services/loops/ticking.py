@@ -202,10 +202,9 @@ async def _close_dead_tick(ctx: ToolContext, store: LoopStore, row: LoopRow, hol
     provider workers it left behind, which would otherwise go on spending.
     """
     from kernel import leases
-    from kernel.runstore import SCHEMA as RUNS_SCHEMA
     from kernel.runstore import RunStore
 
-    await threads.in_thread(leases.reconcile, RunStore(ctx.global_db([RUNS_SCHEMA])))
+    await threads.in_thread(leases.reconcile, ctx.store(RunStore))
     dead: CycleRow | None = store.cycle(row.name, row.cycle)
     cost = await _run_cost(ctx, row.cwd, dead.run_id) if dead and dead.run_id else {}
     reason = f"interrupted: the tick in pid {holder.owner_pid} died before recording this cycle"

@@ -22,12 +22,12 @@ from services.loops.models import (
     TickInput,
     TickOutput,
 )
-from services.loops.store import SCHEMA, LoopStore
+from services.loops.store import LoopStore
 from services.loops.verdict import exit_code
 
 
 def _store(ctx: ToolContext) -> LoopStore:
-    return LoopStore(ctx.global_db([SCHEMA]))
+    return ctx.store(LoopStore)
 
 
 async def start(inp: StartInput, ctx: ToolContext) -> Loop:
@@ -137,7 +137,12 @@ def _cwd(ctx: ToolContext, given: str | None) -> Path:
     folder = Path(given).expanduser()
     folder = (folder if folder.is_absolute() else ctx.cwd / folder).resolve()
     if not folder.is_dir():
-        raise PalliumError("invalid_input", f"--cwd {given!r} is not a folder", details={"field": "cwd"})
+        raise PalliumError(
+            "invalid_input",
+            f"--cwd {given!r} is not a folder",
+            details={"field": "cwd"},
+            hint="pass `cwd` (CLI `--cwd`) as an existing folder, or leave it out to use the current one",
+        )
     return folder
 
 

@@ -24,7 +24,7 @@ from kernel.tool import Annotations, Route, Tool
 from services.repo import freshness
 from services.repo.models import Freshness, Verification
 from services.repo.risk import is_test_path
-from services.repo.store import SCHEMA, RepoStore
+from services.repo.store import RepoStore
 from services.repo.verification import verification_for
 
 __all__ = ["TOOLS", "FactsInput", "FactsOutput"]
@@ -106,7 +106,7 @@ class FactsOutput(ToolOutput):
 
 async def facts(inp: FactsInput, ctx: ToolContext) -> FactsOutput:
     root = ctx.repo_root(inp.repo)
-    store = RepoStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(RepoStore, root)
     fresh = await asyncio.to_thread(freshness.check, store, root, repo_arg=inp.repo)
     if fresh.status == "missing":
         await ctx.call("pallium_index", {"repo": str(root)})

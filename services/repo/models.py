@@ -203,6 +203,11 @@ class CallersOutput(ToolOutput):
         "(definition_count counts all)"
     )
     definition_count: int
+    inherited: str | None = Field(
+        None,
+        description="when the class named does not define the member itself: the classes it was found "
+        "through, nearest last (`Web -> App -> Scaffold`; `; ` between several classes of that name)",
+    )
     kinds: dict[str, int] = Field(description="references by kind, before any `kind` filter or narrowing")
     references: list[Reference]
     total: int = Field(description="references in all pages")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kernel import clock, paths
 from kernel.errors import PalliumError
+from services.repo.inheritance import CLASS_KINDS, member_through_bases
 from services.repo.models import (
     CallersOutput,
     Decision,
@@ -64,7 +65,7 @@ def indexed_file(store: RepoStore, root: Path, user_path: str, cwd: Path) -> tup
     raise PalliumError(
         "not_found",
         f"file {relative!r} is not in the index (untracked, ignored, or added after the last index)",
-        hint="`git add` it, then ask again with --refresh (or run `pallium index`); "
+        hint="`git add` it (`git status` lists untracked files), then ask again with --refresh (or `pallium index`); "
         "untracked files need `pallium index --untracked`",
         details={"field": "path", "path": relative},
     )
@@ -156,8 +157,11 @@ def callers(
         )
     owner, _, member = name.rpartition(".")
     every = store.definitions(member)
+    inherited = None
     if owner:
         defs = [d for d in every if any(f == name or f.endswith("." + name) for f in full_names(d))]
+        if not defs and (found := _inherited(store, owner, member, every)) is not None:
+            defs, inherited = found
         if not defs:
             _no_such_qualified(store, name, member, every)
     else:
@@ -178,6 +182,7 @@ def callers(
         name=name,
         definitions=definitions,
         definition_count=len(defs),
+        inherited=inherited,
         kinds=kinds,
         references=page,
         total=total,
@@ -185,6 +190,36 @@ def callers(
         next_cursor=encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
+
+
+def _inherited(
+    store: RepoStore, owner: str, member: str, every: list[DefinitionRow]
+) -> tuple[list[DefinitionRow], str] | None:
+    """`member` as the classes matching `owner` inherit it: its definitions, and each class's way there."""
+    classes = [
+        d
+        for d in store.definitions(owner.rsplit(".", 1)[-1])
+        if d.kind in CLASS_KINDS and any(f == owner or f.endswith("." + owner) for f in full_names(d))
+    ]
+    found = [
+        hit
+        for cls in classes  # several classes of that name (`Blueprint` twice): each one's ancestors count
+        if (hit := member_through_bases(store, cls, member, every, lambda ref, name: _class_for(store, ref, name)))
+    ]
+    if not found:
+        return None
+    definitions = list({d.id: d for hit in found for d in hit.definitions}.values())
+    return definitions, "; ".join(dict.fromkeys(" -> ".join(hit.chain) for hit in found))
+
+
+def _class_for(store: RepoStore, ref: ReferenceRow, name: str) -> DefinitionRow | None:
+    """The class definition a base named `name` in `ref` reaches, in the reference's language family."""
+    candidates = [
+        d for d in store.definitions(name) if d.kind in CLASS_KINDS and family(d.language) == family(ref.language)
+    ]
+    if not candidates:
+        return None
+    return _Resolver(store, name, candidates, None)._by_place(ref, candidates, members_only=False)[1]
 
 
 def _no_such_qualified(store: RepoStore, name: str, member: str, every: list[DefinitionRow]) -> None:
@@ -224,6 +259,8 @@ class _Resolver:
         self.wanted = {d.id for d in wanted} if wanted is not None else None
         self.edges: dict[str, list[tuple[str, str]]] = {}
         self.raw_edges: dict[str, list[tuple[str, str, str]]] = {}
+        self.every = every
+        self.inherited: dict[int, DefinitionRow | None] = {}
 
     def reference(self, row: ReferenceRow) -> Reference | None:
         reachable = self.by_family.get(family(row.language), [])
@@ -254,6 +291,10 @@ class _Resolver:
                 own = [d for d in defs if d.path == row.path and d.parent == owner]
                 if own:
                     return "receiver", own[0]
+            classes_here = [c for c in self.store.definitions(classes[-1]) if c.path == row.path] if classes else []
+            inherited = self._through_bases(classes_here[0]) if len(classes_here) == 1 else None
+            if inherited is not None:  # `self.route()` in a subclass of the class that defines route
+                return "receiver", inherited
             return self._by_place(row, defs, members_only=True)
         if receiver.startswith("?") and len(receiver) > 1:  # a plain name: a class, a module, or unknown
             word = receiver[1:]
@@ -273,6 +314,10 @@ class _Resolver:
                 if len(local) == 1 or len({d.path for d in typed}) == 1:
                     return "receiver", (local or typed)[0]
                 return self._by_place(row, typed, members_only=True)
+            cls = _class_for(self.store, row, receiver)
+            inherited = self._through_bases(cls) if cls is not None else None
+            if inherited is not None:  # `app = Web(); app.route()` where Web inherits route
+                return "receiver", inherited
             return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
         if row.kind == "call" and row.language in _IMPLICIT_SELF:  # `save()` inside a class is `this.save()`
             classes = (row.enclosing or "").split(".")[:-1]
@@ -281,6 +326,15 @@ class _Resolver:
                 if own:
                     return "receiver", own[0]
         return self._by_place(row, defs, members_only=False)
+
+    def _through_bases(self, cls: DefinitionRow) -> DefinitionRow | None:
+        """The one definition of the member that class `cls` inherits, or None (none, or several)."""
+        if cls.id not in self.inherited:
+            found = member_through_bases(
+                self.store, cls, self.member, self.every, lambda ref, name: _class_for(self.store, ref, name)
+            )
+            self.inherited[cls.id] = found.definitions[0] if found and len(found.definitions) == 1 else None
+        return self.inherited[cls.id]
 
     def _modules_named(self, path: str, word: str) -> set[str]:
         """Files `path` imports under the name `word` (a Go package, a Python module or alias)."""

@@ -43,6 +43,51 @@ _TEST_NAME = re.compile(r"(^test_.*|.*_test\.\w+$|.*\.(test|spec)\.\w+$|.*Tests?
 _TEST_DIR = re.compile(r"(^|/)(tests?|__tests__|spec)/")
 # Support code that lives beside tests but is not one: shared fixtures, test data, pytest's conftest.
 _NOT_TESTS = re.compile(r"(^|/)(fixtures?|__fixtures__|testdata|test_data|__snapshots__)/|(^|/)conftest\.py$")
+# Languages whose test runners collect only files named as tests (pytest's `test_*.py`/`*_test.py`,
+# `go test`, surefire, rspec and minitest, PHPUnit, XCTest): a helper module or a sample app in
+# their tests folder is not a test, and handing it to the runner runs nothing.
+_NAMED_BY_RUNNER = {
+    ".py": re.compile(r"^(test_.*|.*_test)\.py$"),
+    ".go": re.compile(r"^.*_test\.go$"),
+    ".java": re.compile(r"^(Test.*|.*(Test|Tests|TestCase|IT))\.java$"),
+    ".kt": re.compile(r"^(Test.*|.*(Test|Tests|TestCase|Spec|IT))\.kt$"),
+    ".scala": re.compile(r"^.*(Test|Tests|Spec|Suite)\.scala$"),
+    ".cs": re.compile(r"^.*Tests?\.cs$"),
+    ".rb": re.compile(r"^(test_.*|.*_test|.*_spec)\.rb$"),
+    ".php": re.compile(r"^.*Test\.php$"),
+    ".swift": re.compile(r"^.*Tests?\.swift$"),
+}
+# Files under a tests folder that are data or documentation, never a test to run.
+_NOT_CODE = frozenset(
+    {
+        ".md",
+        ".rst",
+        ".txt",
+        ".json",
+        ".yaml",
+        ".yml",
+        ".toml",
+        ".ini",
+        ".cfg",
+        ".csv",
+        ".xml",
+        ".html",
+        ".css",
+        ".snap",
+        ".lock",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".svg",
+        ".ico",
+        ".pdf",
+        ".zip",
+        ".gz",
+        ".sql",
+        ".env",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -58,11 +103,24 @@ def level_of(score: float) -> Level:
 
 
 def is_test_path(path: str) -> bool:
-    """A test file: by name (`test_x.py`, `x_test.go`, `x.spec.ts`, `XTest.java`) or under a tests
-    folder, but never conftest.py, fixtures or test data."""
+    """A test file as its language's runner sees it, never conftest.py, fixtures or test data.
+
+    By name where the runner collects by name (`test_x.py`, `x_test.go`, `XTest.java`,
+    `x_spec.rb`); a Rust file directly in a `tests/` folder (an integration test, not
+    `tests/common/mod.rs`); otherwise by name (`x.spec.ts`) or under a tests folder (`__tests__/`,
+    `test/`), code only.
+    """
     if _NOT_TESTS.search(path):
         return False
-    return bool(_TEST_NAME.match(posixpath.basename(path)) or _TEST_DIR.search(path))
+    name = posixpath.basename(path)
+    ext = posixpath.splitext(name)[1].lower()
+    if ext in _NAMED_BY_RUNNER:
+        return bool(_NAMED_BY_RUNNER[ext].match(name))
+    if ext == ".rs":
+        return posixpath.basename(posixpath.dirname(path)) == "tests" or bool(_TEST_NAME.match(name))
+    if _TEST_NAME.match(name):
+        return True
+    return ext not in _NOT_CODE and bool(_TEST_DIR.search(path))
 
 
 def cochange(store: RepoStore, path: str) -> tuple[int, list[CoChange]]:

@@ -167,6 +167,14 @@ class ReferenceRow:
 
 
 @dataclass(frozen=True)
+class BaseRow:
+    """A base class or implemented interface as written (`name`), with the reference that names it."""
+
+    name: str
+    reference: ReferenceRow
+
+
+@dataclass(frozen=True)
 class CommitRow:
     sha: str
     author: str
@@ -201,6 +209,9 @@ class PairRow:
 
 class RepoStore:
     """Typed access to the repo index over one open `Database`."""
+
+    DATABASE = "repo"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA,)
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -652,13 +663,13 @@ class RepoStore:
 
     def names_like(self, fragment: str, *, limit: int) -> list[str]:
         """Distinct symbol names holding `fragment` (any case), shortest first."""
-        pattern = "%" + fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        # instr, not LIKE: no wildcard to escape and no pattern-length limit for a hostile fragment
         return [
             n
             for (n,) in self.db.execute(
-                "SELECT DISTINCT name FROM repo_symbols WHERE name LIKE ? ESCAPE '\\' ORDER BY length(name), name "
-                "LIMIT ?",
-                (pattern, limit),
+                "SELECT DISTINCT name FROM repo_symbols WHERE instr(lower(name), lower(?)) > 0 "
+                "ORDER BY length(name), name LIMIT ?",
+                (fragment, limit),
             )
         ]
 
@@ -673,6 +684,18 @@ class RepoStore:
             (name, kind, kind, limit, offset),
         )
         return [ReferenceRow(*r) for r in rows]
+
+    def bases_of(self, path: str, qualified: str) -> list[ReferenceRow]:
+        """The `inherits` references of class `qualified` in `path` (its bases, by line), named."""
+        rows = self.db.execute(
+            "SELECT r.name, f.language, r.line, r.kind, r.receiver, (SELECT s.qualified FROM repo_symbols s "
+            " WHERE s.hash = r.hash AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
+            " ORDER BY s.start_line DESC, s.end_line, s.id LIMIT 1) AS enclosing "
+            "FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE f.path = ? AND r.kind = 'inherits' "
+            "ORDER BY r.line, r.name",  # the order of bases within one line is not stored
+            (path,),
+        )
+        return [BaseRow(r[0], ReferenceRow(path, *r[1:])) for r in rows if r[5] == qualified]
 
     def reference_kinds(self, name: str) -> dict[str, int]:
         """How many references to `name` there are of each kind."""
@@ -741,9 +764,10 @@ class RepoStore:
             found[r[0]] = CommitRow(*r)
         for word in subject_words:
             for r in self.db.execute(
-                "SELECT sha, author, committed_at, subject FROM repo_commits WHERE subject LIKE ? "
+                # instr, not LIKE: `_` and `%` are letters here, and a long word is no "pattern too complex"
+                "SELECT sha, author, committed_at, subject FROM repo_commits WHERE instr(lower(subject), lower(?)) > 0 "
                 "ORDER BY committed_at DESC LIMIT 500",
-                (f"%{word}%",),
+                (word,),
             ):
                 found.setdefault(r[0], CommitRow(*r))
         out = []

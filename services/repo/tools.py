@@ -42,7 +42,7 @@ from services.repo.models import (
     SymbolsInput,
     SymbolsOutput,
 )
-from services.repo.store import SCHEMA, RepoStore
+from services.repo.store import RepoStore
 
 Out = TypeVar("Out")
 # They write only Pallium's own index (<repo>/.pallium), never the user's files: read-only to a
@@ -52,7 +52,7 @@ _FRESH = "The answer's `freshness` says if the index is stale; `refresh` reindex
 
 
 async def _index(ctx: ToolContext, root: Path, *, full: bool = False, untracked: bool | None = None) -> IndexOutput:
-    db = ctx.repo_db(root, [SCHEMA])
+    db = ctx.store(RepoStore, root).db
     if untracked is None:
         untracked = RepoStore(db).state().get("untracked") == "1"
     loop = asyncio.get_running_loop()
@@ -68,7 +68,7 @@ async def _index(ctx: ToolContext, root: Path, *, full: bool = False, untracked:
 async def _ready(ctx: ToolContext, repo: str | None, refresh: bool) -> tuple[Path, RepoStore, Freshness]:
     """The repository, its index (built on first use) and how fresh it is; reindexed first on `refresh`."""
     root = ctx.repo_root(repo)
-    store = RepoStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(RepoStore, root)
     fresh = await threads.in_thread(freshness.check, store, root, repo_arg=repo)
     if fresh.status == "missing" or (refresh and fresh.status == "stale"):
         await _index(ctx, root)
@@ -83,7 +83,7 @@ async def _answer(ctx: ToolContext, repo: str | None, refresh: bool, work: Calla
     runs beside the query instead of before it: an answer costs the slower of the two, not both.
     """
     root = ctx.repo_root(repo)
-    store = RepoStore(ctx.repo_db(root, [SCHEMA]))
+    store = ctx.store(RepoStore, root)
     if refresh or "indexed_at" not in store.state():
         root, store, fresh = await _ready(ctx, repo, refresh)
         out = await threads.in_thread(work, root, store)
@@ -237,7 +237,7 @@ async def changed_now(inp: ChangedNowInput, ctx: ToolContext) -> ChangedNowOutpu
         out, _on_disk = await threads.in_thread(_changed_now, root, limit=inp.limit)
         return out  # works before any index exists, and never creates one unless asked to refresh
     else:
-        store = RepoStore(ctx.repo_db(root, [SCHEMA]))
+        store = ctx.store(RepoStore, root)
         fresh = await threads.in_thread(freshness.check, store, root, repo_arg=inp.repo)
     out, on_disk = await threads.in_thread(_changed_now, root, limit=inp.limit)
     if fresh.status == "missing":

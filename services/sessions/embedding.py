@@ -23,7 +23,7 @@ from kernel.credentials import Credential, get_credential, keyring_status, store
 from kernel.errors import PalliumError
 from services.sessions import capsule as capsules
 from services.sessions.models import EmbeddingConfigureInput, EmbeddingOutput, EmbeddingReport
-from services.sessions.store import Filters, SessionsStore, SpaceRow
+from services.sessions.store import Filters, NearSession, SessionsStore, SpaceRow
 
 __all__ = ["ENV_KEY", "KEYRING_SERVICE", "check", "configure", "embed_pending", "ranker", "status"]
 
@@ -237,7 +237,7 @@ def ranker(store: SessionsStore, *, allowed: bool, now: str) -> tuple[Any, str |
         return None, "no vectors yet: run `pallium sessions embedding check`, then `pallium sessions sync`"
     space_id, dim = space.id, space.dim
 
-    def rank(query: str, filters: Filters, k: int) -> list[tuple[str, float]]:
+    def rank(query: str, filters: Filters, k: int) -> list[NearSession]:
         vector = _embed(config, key, [query], timeout=min(config.get("timeout_seconds") or 10, _QUERY_TIMEOUT))[0]
         try:
             _check_size(config, {len(vector)}, dim)

@@ -143,7 +143,7 @@ def rank_messages(store: SessionsStore, query: str, filters: Filters, *, limit: 
     # Fewer than `limit` messages hold two of the words: all of those, then the best holding one.
     seen = {message_id for message_id, _, _ in fewer}
     single = store.rank_matches(at_least(words, 1), filters, limit=limit + len(fewer))
-    rest = [(message_id, 1, -score) for message_id, score in single if message_id not in seen]
+    rest = [(m.message_id, 1, -m.score) for m in single if m.message_id not in seen]
     return _hits(store, fewer + rest[: limit - len(fewer)])
 
 
@@ -172,13 +172,13 @@ def _ranked(
     expression = at_least(words, m)
     if m == len(words) and store.count_matches(expression, filters, cap=limit) >= limit:
         # Every one holds all the words, so FTS5's bm25() alone orders them, in C: faster on a large set.
-        return [(i, m, -score) for i, score in store.rank_matches(expression, filters, limit=limit)]
+        return [(r.message_id, m, -r.score) for r in store.rank_matches(expression, filters, limit=limit)]
     scored = f"({expression}) AND ({at_least(words, 1)})"  # recall_rank reads the words from the last part
     dfs = ",".join(str(frequencies[w]) for w in words)
     ranked = []
-    for message_id, score in store.rank_matches(scored, filters, limit=limit, plan=dfs):
-        held, bm25 = divmod(-score, COORDINATION)
-        ranked.append((message_id, int(held), bm25))
+    for found in store.rank_matches(scored, filters, limit=limit, plan=dfs):
+        held, bm25 = divmod(-found.score, COORDINATION)
+        ranked.append((found.message_id, int(held), bm25))
     return ranked
 
 

@@ -22,14 +22,14 @@ from services.sessions.models import (
     RecallResult,
     SemanticStatus,
 )
-from services.sessions.store import Filters, SessionRow, SessionsStore
+from services.sessions.store import Filters, NearSession, SessionRow, SessionsStore
 from services.sessions.transcript import CITE_CHARS, shorten
 from services.sessions.views import summary
 
 __all__ = ["SemanticRanker", "recall"]
 
-# (query, filters, k) -> [(session id, distance)], nearest first; raises to report why it failed.
-SemanticRanker = Callable[[str, Filters, int], list[tuple[str, float]]]
+# (query, filters, k) -> the nearest sessions, nearest first; raises to report why it failed.
+SemanticRanker = Callable[[str, Filters, int], list[NearSession]]
 
 RECALL_BUDGET = 8 * 1024
 _RRF_K = 60
@@ -69,8 +69,8 @@ def recall(
             status = SemanticStatus(used=False, reason=f"semantic search failed: {_short(exc)}")
         else:
             status = SemanticStatus(used=True)
-            for rank, (sid, _) in enumerate(nearest, 1):
-                scores[sid] = scores.get(sid, 0) + 1 / (_RRF_K + rank)
+            for rank, near in enumerate(nearest, 1):
+                scores[near.session_id] = scores.get(near.session_id, 0) + 1 / (_RRF_K + rank)
     wants_stop = bool(_STOP_INTENT.search(query))
     if wants_stop:
         _boost_where_work_stopped(scores, store, filters)

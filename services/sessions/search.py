@@ -16,7 +16,7 @@ import re
 
 from services.sessions.models import Freshness, SearchHit, SearchOutput, SemanticStatus
 from services.sessions.recall import SemanticRanker
-from services.sessions.store import Filters, MessageRow, SessionsStore
+from services.sessions.store import Filters, MessageMatch, MessageRow, SessionsStore
 from services.sessions.views import summary
 
 __all__ = ["SEARCH_BUDGET", "search", "search_terms"]
@@ -30,8 +30,6 @@ _RRF_K = 60
 _SNIPPET = 400
 _TIGHT_SNIPPET = 200
 _TIGHT_TITLE = 80
-
-Hit = tuple[MessageRow, float, str]  # message, BM25 score, snippet
 
 
 def search_terms(query: str) -> list[tuple[str, ...]]:
@@ -84,13 +82,15 @@ def search(
     freshness: Freshness,
 ) -> SearchOutput:
     terms = search_terms(query)
-    found: list[tuple[int, Hit]] = []  # (position in the candidate list, hit)
+    found: list[tuple[int, MessageMatch]] = []  # (position in the candidate list, hit)
     resume: int | None = None
     if terms:
         found, resume = _exact_hits(store, terms, _literal_phrases(query), any_word, filters, limit + 1, offset)
     page = found[:limit]
-    rows = store.sessions_by_ids(h[0].session_id for _, h in page)
-    hits = [(pos, _hit(m, snippet, rows[m.session_id])) for pos, (m, _, snippet) in page if m.session_id in rows]
+    rows = store.sessions_by_ids(h.message.session_id for _, h in page)
+    hits = [
+        (pos, _hit(h.message, h.snippet, rows[h.message.session_id])) for pos, h in page if h.message.session_id in rows
+    ]
     status = SemanticStatus(used=False, reason=semantic_reason)
     out = SearchOutput(query=query, hits=[], semantic=status, truncated=False, freshness=freshness)
 
@@ -123,11 +123,11 @@ def _exact_hits(
     filters: Filters,
     wanted: int,
     offset: int,
-) -> tuple[list[tuple[int, Hit]], int | None]:
+) -> tuple[list[tuple[int, MessageMatch]], int | None]:
     """Up to `wanted` exact matches from candidate position `offset` on, and where to resume when the
     scan stopped at its cap before finding them all (else None)."""
     expression, exact = _expression(terms, any_word), _matcher(terms, any_word, literals)
-    found: list[tuple[int, Hit]] = []
+    found: list[tuple[int, MessageMatch]] = []
     position = offset
     batch = max(wanted * 2, 50)
     while len(found) < wanted:
@@ -135,7 +135,7 @@ def _exact_hits(
             return found, position
         candidates = store.search(expression, filters, limit=batch, offset=position)
         for i, hit in enumerate(candidates):
-            if exact(hit[0].text):
+            if exact(hit.message.text):
                 found.append((position + i, hit))
                 if len(found) == wanted:
                     break
@@ -185,7 +185,7 @@ def _fuse(
         nearest = semantic(query, filters, 200)
     except Exception as exc:  # report once; the lexical hits stand
         return hits, SemanticStatus(used=False, reason=f"semantic search failed: {type(exc).__name__}: {exc}"[:300])
-    near_rank = {sid: rank for rank, (sid, _) in enumerate(nearest, 1)}
+    near_rank = {near.session_id: rank for rank, near in enumerate(nearest, 1)}
     fused = {
         id(h): 1 / (_RRF_K + i) + (1 / (_RRF_K + near_rank[h.session_id]) if h.session_id in near_rank else 0)
         for i, h in enumerate(hits, 1)

@@ -18,7 +18,18 @@ import apsw
 
 from kernel.store import Database, Schema
 
-__all__ = ["SCHEMA", "EmbedCandidate", "FileRow", "MessageRow", "SessionRow", "SessionsStore", "SpaceRow"]
+__all__ = [
+    "SCHEMA",
+    "EmbedCandidate",
+    "FileRow",
+    "MatchScore",
+    "MessageMatch",
+    "MessageRow",
+    "NearSession",
+    "SessionRow",
+    "SessionsStore",
+    "SpaceRow",
+]
 
 SCHEMA = Schema(
     "sessions",
@@ -210,6 +221,31 @@ class MessageRow:
 
 
 @dataclass(frozen=True)
+class MessageMatch:
+    """A message a full-text search found: its BM25 score (lower is better) and a highlighted snippet."""
+
+    message: MessageRow
+    score: float
+    snippet: str
+
+
+@dataclass(frozen=True)
+class NearSession:
+    """A session an embedding search found, and its cosine distance from the query (lower is nearer)."""
+
+    session_id: str
+    distance: float
+
+
+@dataclass(frozen=True)
+class MatchScore:
+    """The id of a message a ranking found, and its score (lower is better)."""
+
+    message_id: int
+    score: float
+
+
+@dataclass(frozen=True)
 class SpaceRow:
     """One vector space: an embedding model at one size."""
 
@@ -245,6 +281,9 @@ class Filters:
 
 class SessionsStore:
     """Typed reads and writes over the sessions tables of one open database."""
+
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA,)
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -475,7 +514,7 @@ class SessionsStore:
 
     def search(
         self, match: str, filters: Filters, *, limit: int, offset: int = 0, snippets: bool = True
-    ) -> list[tuple[MessageRow, float, str]]:
+    ) -> list[MessageMatch]:
         """Messages matching an FTS5 expression, best BM25 first, with a short highlighted snippet if asked."""
         where, args = _where(filters)
         snippet = "snippet(sessions_message_fts, 0, '[', ']', ' … ', 24)" if snippets else "''"
@@ -496,7 +535,7 @@ class SessionsStore:
                 "ORDER BY score LIMIT ? OFFSET ?",
                 (match, *args, limit, offset),
             )
-        return [(MessageRow(*r[:8], bool(r[8])), r[9], r[10]) for r in rows]
+        return [MessageMatch(MessageRow(*r[:8], bool(r[8])), r[9], r[10]) for r in rows]
 
     def best_in_sessions(self, match: str, session_ids: Sequence[str], *, scan: int = 400) -> dict[str, MessageRow]:
         """For each of `session_ids`, its best message (BM25) matching an FTS5 expression, if any."""
@@ -549,9 +588,7 @@ class SessionsStore:
             bindings.append(cap)
         return self.db.execute(f"SELECT count(*) FROM ({inner})", bindings).get
 
-    def rank_matches(
-        self, match: str, filters: Filters, *, limit: int, plan: str | None = None
-    ) -> list[tuple[int, float]]:
+    def rank_matches(self, match: str, filters: Filters, *, limit: int, plan: str | None = None) -> list[MatchScore]:
         """The ids of the best `limit` messages matching an FTS5 expression with their scores, lowest first:
         scored by `recall_rank` with `plan` when given (see lexical.py), else by FTS5's bm25()."""
         if plan is not None:
@@ -561,16 +598,18 @@ class SessionsStore:
             score, score_args = "bm25(sessions_message_fts)", []
         if filters == Filters():
             order = "rank" if plan is None else "score"  # rank: FTS5 sorts by bm25() itself, no sort step
-            return self.db.execute(
+            rows = self.db.execute(
                 f"SELECT rowid, {score} AS score FROM sessions_message_fts WHERE sessions_message_fts MATCH ? "
                 f"ORDER BY {order} LIMIT ?",
                 (*score_args, match, limit),
-            ).fetchall()
+            )
+            return [MatchScore(message_id, value) for message_id, value in rows]
         where, args = _where(filters)
-        return self.db.execute(
+        rows = self.db.execute(
             f"SELECT m.id, {score} AS score {_FILTERED_MATCHES} AND {where} ORDER BY score LIMIT ?",
             (*score_args, match, *args, limit),
-        ).fetchall()
+        )
+        return [MatchScore(message_id, value) for message_id, value in rows]
 
     def messages_by_ids(self, ids: Sequence[int]) -> dict[int, MessageRow]:
         rows = self.db.execute(
@@ -714,14 +753,14 @@ class SessionsStore:
             (space_id, session_id, text_hash, blob),
         )
 
-    def nearest(self, space_id: int, query: bytes, filters: Filters, limit: int) -> list[tuple[str, float]]:
+    def nearest(self, space_id: int, query: bytes, filters: Filters, limit: int) -> list[NearSession]:
         where, args = _where(filters)
         rows = self.db.execute(
             "SELECT v.session_id, vec_distance_cosine(v.embedding, ?) AS d FROM sessions_vector v "
             f"JOIN sessions_session s ON s.id = v.session_id WHERE v.space_id = ? AND {where} ORDER BY d LIMIT ?",
             (query, space_id, *args, limit),
         )
-        return [(r[0], r[1]) for r in rows]
+        return [NearSession(session_id, distance) for session_id, distance in rows]
 
 
 def _session(row: Sequence[Any]) -> SessionRow:

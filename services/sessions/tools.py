@@ -44,13 +44,13 @@ from services.sessions.models import (
     SyncInput,
     SyncOutput,
 )
-from services.sessions.store import SCHEMA, SessionsStore
+from services.sessions.store import SessionsStore
 
 _READ_CHARS = 600
 
 
 def _store(ctx: ToolContext) -> SessionsStore:
-    return SessionsStore(ctx.global_db([SCHEMA]))
+    return ctx.store(SessionsStore)
 
 
 def _repo_filter(ctx: ToolContext, repo: str | None) -> str | None:

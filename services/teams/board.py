@@ -17,7 +17,16 @@ from services.teams.gates import ask_gate
 from services.teams.roster import notify_lead, require_member
 from services.teams.store import TaskRow, TeamRow, TeamStore
 
-__all__ = ["EVIDENCE_KINDS", "Completion", "add_task", "complete_task", "evidence_problem"]
+__all__ = [
+    "EVIDENCE_KINDS",
+    "Completion",
+    "Judged",
+    "add_task",
+    "complete_task",
+    "evidence_problem",
+    "judge_completion",
+    "land_completion_txn",
+]
 
 EVIDENCE_KINDS = ("check", "patch")
 _PATCH_LANDED = ("staged", "applied", "applying", "reverted")
@@ -41,8 +50,13 @@ async def add_task(
     requires: list[str],
     created_by: str,
     now: str,
+    request_id: str | None = None,
 ) -> TaskRow:
-    """Create a task once the `task_created` gate approves it; a rejected or broken gate creates nothing."""
+    """Create a task once the `task_created` gate approves it; a rejected or broken gate creates nothing.
+
+    With `request_id`, the task and the record of that request are written together, so a retry of
+    the same request finds the task instead of adding a second (see `TeamStore.recall`).
+    """
     if not title.strip():
         raise PalliumError(
             "invalid_input",
@@ -89,15 +103,17 @@ async def add_task(
             hint="fix the gate's provider (see `pallium doctor`) and add the task again; nothing was created",
             details={"gate": "task_created", "outcome": "broken"},
         )
-    task_id = store.add_task(
-        team_id=team.id,
-        title=title,
-        description=description,
-        depends_on=depends_on,
-        requires=requires,
-        created_by=created_by,
-        now=now,
-    )
+    with store.db.transaction():
+        task_id = store.add_task(
+            team_id=team.id,
+            title=title,
+            description=description,
+            depends_on=depends_on,
+            requires=requires,
+            created_by=created_by,
+            now=now,
+        )
+        store.remember(team.id, request_id, tool="tasks_add", ref=str(task_id), now=now)
     task = store.task(team.id, task_id)
     assert task is not None
     return task
@@ -117,6 +133,93 @@ def evidence_problem(store: TeamStore, team_id: str, task: TaskRow, evidence: di
     return None
 
 
+@dataclass(frozen=True)
+class Judged:
+    """What checking a completion found before anything is written: refused, missing evidence, or the gate's word."""
+
+    outcome: str  # refused | missing_evidence | approved | rejected | broken
+    message: str
+    task: TaskRow | None = None
+
+
+async def judge_completion(
+    store: TeamStore,
+    team: TeamRow,
+    task_id: int,
+    member: str,
+    *,
+    result: str | None,
+    evidence: dict[str, Any],
+    now: str,
+) -> Judged:
+    """Check owner, state and evidence, then ask the `task_completed` gate; writes nothing but the gate's spend."""
+    task = store.task(team.id, task_id)
+    if task is None:
+        return Judged("refused", f"task {task_id} is not on the board")
+    if task.owner != member or task.status != "in_progress":
+        who = f"owned by {task.owner}" if task.owner else "unclaimed"
+        return Judged("refused", f"task {task_id} is {task.status} and {who}; only its owner completes it", task)
+    missing = evidence_problem(store, team.id, task, evidence)
+    if missing:
+        return Judged("missing_evidence", missing, task)
+    subject = f"Task #{task.id} {task.title}\n{task.description}\nCompleted by {member} with result:\n{result or ''}"
+    if evidence:
+        subject += f"\nEvidence: {evidence}"
+    verdict = await ask_gate(store, team, "task_completed", subject, member=member, now=now)
+    return Judged(verdict.outcome, verdict.reason, task)
+
+
+def land_completion_txn(
+    store: TeamStore,
+    team: TeamRow,
+    judged: Judged,
+    member: str,
+    *,
+    result: str | None,
+    evidence: dict[str, Any],
+    now: str,
+) -> Completion:
+    """Write what `judge_completion` decided, inside the caller's transaction (a turn's, so a turn that
+    never lands its decision lands none of this either). The task is checked again: it may have moved
+    while the gate judged."""
+    task = judged.task
+    if judged.outcome == "refused" or task is None:
+        return Completion("refused", judged.message, task)
+    if judged.outcome == "missing_evidence":
+        store.send(
+            team_id=team.id, sender="pallium", recipient=member, body=f"not completed: {judged.message}",
+            kind="system", now=now,
+        )  # fmt: skip
+        return Completion("missing_evidence", judged.message, task)
+    if judged.outcome == "rejected":
+        store.reopen(team.id, task.id, keep_owner=False, now=now)
+        store.send(
+            team_id=team.id,
+            sender="gate",
+            recipient=member,
+            kind="system",
+            now=now,
+            body=f"the gate rejected your completion of task #{task.id}; it is open again. {judged.message}",
+        )
+        return Completion("rejected", judged.message, store.task(team.id, task.id))
+    if judged.outcome == "broken":
+        # fail closed: the task stays with its owner, in progress, and owner and lead are told
+        store.send(
+            team_id=team.id,
+            sender="gate",
+            recipient=member,
+            kind="system",
+            now=now,
+            body=f"the gate could not check your completion of task #{task.id}; it is still yours: {judged.message}",
+        )
+        notify_lead(store, team.id, f"gate broke on task #{task.id} ({member}): {judged.message}", now=now)
+        return Completion("requeued", judged.message, store.task(team.id, task.id))
+    state = store._complete_txn(team.id, task.id, member, result, evidence, now)
+    if state != "completed":
+        return Completion("refused", f"task {task.id}: {state}", store.task(team.id, task.id))
+    return Completion("completed", "", store.task(team.id, task.id), evidence)
+
+
 async def complete_task(
     store: TeamStore,
     team: TeamRow,
@@ -126,54 +229,12 @@ async def complete_task(
     result: str | None,
     evidence: dict[str, Any],
     now: str,
+    request_id: str | None = None,
 ) -> Completion:
-    task = store.task(team.id, task_id)
-    if task is None:
-        return Completion("refused", f"task {task_id} is not on the board")
-    if task.owner != member or task.status != "in_progress":
-        who = f"owned by {task.owner}" if task.owner else "unclaimed"
-        return Completion("refused", f"task {task_id} is {task.status} and {who}; only its owner completes it", task)
-    missing = evidence_problem(store, team.id, task, evidence)
-    if missing:
-        store.send(
-            team_id=team.id,
-            sender="pallium",
-            recipient=member,
-            body=f"not completed: {missing}",
-            kind="system",
-            now=now,
-        )
-        return Completion("missing_evidence", missing, task)
-    subject = f"Task #{task.id} {task.title}\n{task.description}\nCompleted by {member} with result:\n{result or ''}"
-    if evidence:
-        subject += f"\nEvidence: {evidence}"
-    verdict = await ask_gate(store, team, "task_completed", subject, member=member, now=now)
+    """Judge a completion and land it in one transaction (with `request_id`, remembered in the same one)."""
+    judged = await judge_completion(store, team, task_id, member, result=result, evidence=evidence, now=now)
     with store.db.transaction():
-        if verdict.outcome == "rejected":
-            store.reopen(team.id, task.id, keep_owner=False, now=now)
-            store.send(
-                team_id=team.id,
-                sender="gate",
-                recipient=member,
-                kind="system",
-                now=now,
-                body=f"the gate rejected your completion of task #{task.id}; it is open again. {verdict.reason}",
-            )
-            return Completion("rejected", verdict.reason, store.task(team.id, task.id))
-        if verdict.outcome == "broken":
-            # fail closed: the task stays with its owner, in progress, and owner and lead are told
-            store.send(
-                team_id=team.id,
-                sender="gate",
-                recipient=member,
-                kind="system",
-                now=now,
-                body=f"the gate could not check your completion of task #{task.id}; it is still yours: "
-                f"{verdict.reason}",
-            )
-            notify_lead(store, team.id, f"gate broke on task #{task.id} ({member}): {verdict.reason}", now=now)
-            return Completion("requeued", verdict.reason, store.task(team.id, task.id))
-        state = store._complete_txn(team.id, task.id, member, result, evidence, now)
-        if state != "completed":
-            return Completion("refused", f"task {task.id}: {state}", store.task(team.id, task.id))
-    return Completion("completed", "", store.task(team.id, task.id), evidence)
+        done = land_completion_txn(store, team, judged, member, result=result, evidence=evidence, now=now)
+        if done.state in ("completed", "rejected", "requeued"):
+            store.remember(team.id, request_id, tool="tasks_complete", ref=f"{task_id}:{done.state}", now=now)
+    return done

@@ -19,6 +19,8 @@ from services.teams.tools import _SET, _WRITE, INBOX_BUDGET, _active, _now, _r_m
 
 async def tasks_add(inp: models.TaskAddInput, ctx: ToolContext) -> models.TaskOutput:
     store = _store(ctx)
+    if (done := store.recall(inp.team, inp.request_id)) and (task := store.task(inp.team, int(done.ref))):
+        return models.TaskOutput(task=views.to_task(task), outcome="created")
     team = _active(store, inp.team)
     task = await add_task(
         store,
@@ -29,6 +31,7 @@ async def tasks_add(inp: models.TaskAddInput, ctx: ToolContext) -> models.TaskOu
         requires=list(inp.requires),
         created_by=inp.as_,
         now=_now(ctx),
+        request_id=inp.request_id,
     )
     return models.TaskOutput(task=views.to_task(task), outcome="created")
 
@@ -46,9 +49,15 @@ async def tasks_list(inp: models.TaskListInput, ctx: ToolContext) -> models.Task
 
 async def tasks_claim(inp: models.TaskClaimInput, ctx: ToolContext) -> models.TaskOutput:
     store = _store(ctx)
+    if (done := store.recall(inp.team, inp.request_id)) and (task := store.task(inp.team, int(done.ref))):
+        return models.TaskOutput(task=views.to_task(task), outcome="claimed")
     _active(store, inp.team)
     require_member(store, inp.team, inp.as_, field="as")
-    state = store.claim(inp.team, inp.task_id, inp.as_, now=_now(ctx))
+    now = _now(ctx)
+    with store.db.transaction():
+        state = store.claim(inp.team, inp.task_id, inp.as_, now=now)
+        if state in ("claimed", "already_owned"):
+            store.remember(inp.team, inp.request_id, tool="tasks_claim", ref=str(inp.task_id), now=now)
     task = store.task(inp.team, inp.task_id)
     if task is None:
         raise PalliumError(
@@ -69,10 +78,21 @@ async def tasks_claim(inp: models.TaskClaimInput, ctx: ToolContext) -> models.Ta
 
 async def tasks_complete(inp: models.TaskCompleteInput, ctx: ToolContext) -> models.TaskOutput:
     store = _store(ctx)
+    if (earlier := store.recall(inp.team, inp.request_id)) and (task := store.task(inp.team, inp.task_id)):
+        return models.TaskOutput(task=views.to_task(task), outcome=earlier.ref.partition(":")[2])  # type: ignore[arg-type]  # written from the same states
     team = _active(store, inp.team)
     require_member(store, inp.team, inp.as_, field="as")
     evidence = {k: v for k, v in (("check_result_id", inp.check_result_id), ("patch_id", inp.patch_id)) if v}
-    done = await complete_task(store, team, inp.task_id, inp.as_, result=inp.result, evidence=evidence, now=_now(ctx))
+    done = await complete_task(
+        store,
+        team,
+        inp.task_id,
+        inp.as_,
+        result=inp.result,
+        evidence=evidence,
+        now=_now(ctx),
+        request_id=inp.request_id,
+    )
     if done.state == "refused" or done.task is None:
         raise PalliumError(
             "conflict",
@@ -95,13 +115,21 @@ async def tasks_complete(inp: models.TaskCompleteInput, ctx: ToolContext) -> mod
 
 async def send(inp: models.SendInput, ctx: ToolContext) -> models.SendOutput:
     store = _store(ctx)
+    if done := store.recall(inp.team, inp.request_id):
+        return models.SendOutput(message=views.to_message(_message(store, inp.team, int(done.ref))))
     _active(store, inp.team)
-    message_id = send_message(store, inp.team, sender=inp.from_, recipient=inp.to, body=inp.body, now=_now(ctx))
+    now = _now(ctx)
+    with store.db.transaction():
+        message_id = send_message(store, inp.team, sender=inp.from_, recipient=inp.to, body=inp.body, now=now)
+        store.remember(inp.team, inp.request_id, tool="send", ref=str(message_id), now=now)
     sender = store.member(inp.team, inp.from_)
     if sender is not None and sender.external:  # an external member that writes is alive
         store.update_member(inp.team, sender.name, heartbeat_at=time.time())
-    row = store.messages(inp.team, recipient=None, after=message_id - 1, limit=1)[0]
-    return models.SendOutput(message=views.to_message(row))
+    return models.SendOutput(message=views.to_message(_message(store, inp.team, message_id)))
+
+
+def _message(store, team_id: str, message_id: int):
+    return store.messages(team_id, recipient=None, after=message_id - 1, limit=1)[0]
 
 
 async def inbox(inp: models.InboxInput, ctx: ToolContext) -> models.InboxOutput:

@@ -58,10 +58,15 @@ async def ask_gate(
         run_id=team.id,
         label=f"{team.id}/gate/{hook}",
     )
-    result = await dispatch(request)
+    store.reserve_spend(team.id, None)  # a kill while the gate's model spends leaves it counted
+    try:
+        result = await dispatch(request)
+    except BaseException:
+        store.settle_spend(team.id, None, None, ran=False)
+        raise
     cost = result.usage.cost_usd
     with store.db.transaction():
-        store.add_spend(team.id, None, cost)
+        store.settle_spend(team.id, None, cost)
         if result.ok and isinstance(result.output, dict):
             verdict = Verdict(
                 "approved" if result.output.get("approved") else "rejected", str(result.output.get("reason", "")), cost

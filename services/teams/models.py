@@ -10,6 +10,13 @@ from kernel.models import ToolInput, ToolOutput
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$"
 TEAM = Field(description="the team's id (`team-...`, from `pallium team start`)")
+REQUEST_ID = Field(
+    None,
+    min_length=1,
+    max_length=200,
+    description="an id of your choosing for this request: a retry with the same id (a resumed script, a "
+    "client that lost the answer) answers what the first one did instead of doing it again (default: none)",
+)
 
 
 # ---------------------------------------------------------------- inputs
@@ -107,6 +114,7 @@ class TaskAddInput(ToolInput):
         default_factory=list, description="evidence the completion must carry: a check's result id, a staged patch id"
     )
     as_: str = Field("lead", alias="as", description="who adds it (default lead)")
+    request_id: str | None = REQUEST_ID
 
     _lists = field_validator("depends_on", "requires", mode="before")(_comma_list)
 
@@ -124,6 +132,7 @@ class TaskClaimInput(ToolInput):
     team: str = TEAM
     task_id: int = Field(description="the task id, from `team tasks list`")
     as_: str = Field(alias="as", description="the member claiming it")
+    request_id: str | None = REQUEST_ID
 
 
 class TaskCompleteInput(ToolInput):
@@ -133,6 +142,7 @@ class TaskCompleteInput(ToolInput):
     result: str | None = Field(None, max_length=20000, description="what came of it")
     check_result_id: str | None = Field(None, description="evidence: a check's result id")
     patch_id: str | None = Field(None, description="evidence: a staged patch id (from `team status`)")
+    request_id: str | None = REQUEST_ID
 
 
 class SendInput(ToolInput):
@@ -140,6 +150,7 @@ class SendInput(ToolInput):
     to: str = Field(description="recipient, a name on the roster; an unknown name is refused with the roster")
     body: str = Field(description="the message text")
     from_: str = Field("lead", alias="from", description="sender, a name on the roster (default lead)")
+    request_id: str | None = REQUEST_ID
 
 
 class InboxInput(ToolInput):
@@ -157,16 +168,22 @@ class MemberInput(ToolInput):
     member: str = Field(description="the member's name")
 
 
+class ApproveInput(MemberInput):
+    request_id: str | None = REQUEST_ID
+
+
 class RejectInput(ToolInput):
     team: str = TEAM
     member: str = Field(description="the member whose plan is rejected")
     feedback: str = Field(min_length=1, description="what to change; mailed to the member")
+    request_id: str | None = REQUEST_ID
 
 
 class SteerInput(ToolInput):
     team: str = TEAM
     member: str = Field(description="the member to steer")
     directive: str = Field(min_length=1, description="the directive; delivered first at its next turn")
+    request_id: str | None = REQUEST_ID
 
 
 class RestartInput(ToolInput):
@@ -231,6 +248,10 @@ class Team(ToolOutput):
     board_version: int
     created_at: str
     updated_at: str
+    base_commit: str | None = Field(
+        None, description="the snapshot of your tree edit members work on (refreshed between turns)"
+    )
+    base_at: str | None = Field(None, description="when that snapshot was taken")
 
 
 class Member(ToolOutput):
@@ -259,6 +280,17 @@ class Member(ToolOutput):
     budget_usd: float | None
     spend_usd: float
     unknown_cost_calls: int
+    snapshot_commit: str | None = Field(
+        None,
+        description="edit members: the snapshot of your tree its last worktree was made on (the team's staged, "
+        "unapplied patches on top)",
+    )
+    snapshot_at: str | None = Field(None, description="when that snapshot of your tree was taken")
+    snapshot_current: bool | None = Field(
+        None,
+        description="edit members: whether that is the team's current snapshot; false: its next turn works on the "
+        "newer tree",
+    )
 
 
 class Task(ToolOutput):

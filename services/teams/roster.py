@@ -17,6 +17,7 @@ from typing import Any
 from kernel.errors import PalliumError
 from kernel.leases import Owner, boot_id
 from kernel.providers.process import process_start_ticks
+from kernel.runstore import RunStore
 from services.teams.store import MemberRow, TeamRow, TeamStore, TurnRow
 
 __all__ = [
@@ -162,6 +163,7 @@ def reconcile(
                     last_turn_status="interrupted",
                     last_turn_error=f"turn {turn.id} was interrupted",
                 )
+                _settle_interrupted_txn(store, team_id, turn, now=now)
                 store.log(
                     team_id,
                     "turn_interrupted",
@@ -171,6 +173,36 @@ def reconcile(
                 )
             interrupted.append(turn.member)
     return interrupted
+
+
+def _settle_interrupted_txn(store: TeamStore, team_id: str, turn: TurnRow, *, now: str) -> None:
+    """Settle what an interrupted turn left half-written: its reserved spend, and a patch it staged.
+
+    The turn reserved one unknown-cost call before its worker started. The kernel's journal says
+    how far the call got: completed with a cost (that cost replaces the reservation), never started
+    (the reservation is dropped), or cut off (it stays one call of unknown cost: the worker may have
+    spent). A patch the kernel staged before the kill stays staged (the member resumes the session
+    that made it), and the lead is told, so it is not applied unseen.
+    """
+    if turn.call_key is None:
+        return
+    calls = RunStore(store.db)
+    call = calls.call(team_id, turn.call_key)
+    if not turn.spend_recorded:
+        if call is None:
+            store.settle_spend(team_id, turn.member, None, ran=False)
+        elif call.status in ("completed", "failed"):
+            store.settle_spend(team_id, turn.member, call.cost_usd)
+        store.update_turn(turn.id, spend_recorded=True)
+    patch = calls.patch(team_id, turn.call_key)
+    if patch is not None and patch.state == "staged":
+        notify_lead(
+            store,
+            team_id,
+            f"{turn.member}'s turn {turn.id} was interrupted after its patch ({turn.call_key}) "
+            f"was staged; it stays staged for `pallium team apply {team_id}` (see `pallium team status`)",
+            now=now,
+        )
 
 
 def _not_on_roster(store: TeamStore, team_id: str, name: str, field: str) -> PalliumError:

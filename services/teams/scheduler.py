@@ -80,6 +80,8 @@ async def run_team(db: Database, team_id: str, options: RunOptions, *, clock: Cl
             store, team_id, now=now, stale_after_minutes=options.stale_after_minutes
         )
         turns = Turns(store, team_id, run, clock=clock, owner=this_owner())
+        if any(m.mode == "edit" for m in store.members(team_id)) or run.store.patches(team_id):
+            refresh(store, turns, restage=True)  # staging starts bare in a new attempt: compose the staged again
         beat = asyncio.get_running_loop().create_task(_heartbeat(store, turns))
         try:
             await _rounds(store, team_id, turns, options, result)
@@ -136,8 +138,46 @@ async def _rounds(store: TeamStore, team_id: str, turns: Turns, options: RunOpti
         if not chosen:
             result.reason = "no member is eligible (no mail, nudge or claimable work)"
             return
+        if any(m.mode == "edit" for m in chosen):
+            refresh(store, turns)
         result.rounds += 1
         result.turns += await asyncio.gather(*(one(m.name) for m in chosen))
+
+
+def refresh(store: TeamStore, turns: Turns, *, restage: bool = False) -> None:
+    """Move the team's worktrees onto your tree as it is now (applied patches and your edits in it), between turns.
+
+    The team's staged, unapplied patches are composed again on top, so a member keeps seeing its own
+    and its teammates' pending edits. When one of them no longer composes on your new tree, the team
+    stays on its snapshot (nothing is dropped) and the lead is told once which patches are in the way.
+    """
+    now = turns.now()
+    done = turns.run.rebase(restage=restage)
+    team = store.team(turns.team_id)
+    assert team is not None
+    if team.base_commit != done.base_commit:
+        store.set_base(turns.team_id, commit=done.base_commit, at=now)
+    if done.moved:
+        store.log(turns.team_id, "rebased", {"base": done.base_commit, "restaged": done.restaged}, now=now)
+    if done.blocked and done.blocked != _last_blocked(store, turns.team_id):
+        store.log(turns.team_id, "rebase_blocked", {"patches": done.blocked}, now=now)
+        notify_lead(
+            store,
+            turns.team_id,
+            f"your tree changed where the team's staged patches edit ({', '.join(done.blocked)}): members keep "
+            f"working on the snapshot of {team.base_at or 'the first run'}; `pallium team apply "
+            f"{turns.team_id}` them, or revert your change, and the team moves to your tree at its next turn",
+            now=now,
+        )
+
+
+def _last_blocked(store: TeamStore, team_id: str) -> list[str]:
+    """The patches the lead was last told are in the way, unless the team has moved since (told once per set)."""
+    blocked = store.events(team_id, kind="rebase_blocked", limit=1)
+    moved = store.events(team_id, kind="rebased", limit=1)
+    if not blocked or (moved and moved[0].id > blocked[0].id):
+        return []
+    return list(blocked[0].detail.get("patches", []))
 
 
 async def _heartbeat(store: TeamStore, turns: Turns) -> None:

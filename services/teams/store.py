@@ -13,9 +13,20 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any
 
+from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from kernel.store import Database, Schema
 
-__all__ = ["SCHEMA", "EventRow", "MemberRow", "MessageRow", "TaskRow", "TeamRow", "TeamStore", "TurnRow"]
+__all__ = [
+    "SCHEMA",
+    "EventRow",
+    "MemberRow",
+    "MessageRow",
+    "RequestRow",
+    "TaskRow",
+    "TeamRow",
+    "TeamStore",
+    "TurnRow",
+]
 
 SCHEMA = Schema(
     "teams",
@@ -138,6 +149,22 @@ SCHEMA = Schema(
             at TEXT NOT NULL
         );
         """,
+        # 2: answers of retried requests, the snapshot each edit member works on, spend recorded once per turn
+        """
+        CREATE TABLE teams_request (
+            team_id TEXT NOT NULL REFERENCES teams_team(id) ON DELETE CASCADE,
+            request_id TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            ref TEXT NOT NULL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (team_id, request_id)
+        );
+        ALTER TABLE teams_member ADD COLUMN snapshot_commit TEXT;
+        ALTER TABLE teams_member ADD COLUMN snapshot_at TEXT;
+        ALTER TABLE teams_turn ADD COLUMN spend_recorded INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE teams_team ADD COLUMN base_commit TEXT;
+        ALTER TABLE teams_team ADD COLUMN base_at TEXT;
+        """,
     ),
 )
 
@@ -159,6 +186,8 @@ class TeamRow:
     board_version: int
     created_at: str
     updated_at: str
+    base_commit: str | None  # the snapshot of the user's tree the team's worktrees are made on
+    base_at: str | None  # when it was taken
 
 
 @dataclass(frozen=True)
@@ -194,6 +223,8 @@ class MemberRow:
     read_cursor: int
     heartbeat_at: float | None
     created_at: str
+    snapshot_commit: str | None  # the commit an edit member's last worktree was made from
+    snapshot_at: str | None  # when the user's tree under that commit was taken
 
 
 @dataclass(frozen=True)
@@ -252,6 +283,18 @@ class TurnRow:
     call_key: str | None
     patch_state: str | None
     patch_files: list[str]
+    spend_recorded: bool
+
+
+@dataclass(frozen=True)
+class RequestRow:
+    """A request that carried a `request_id`: what it made or changed (`ref`), so a retry answers it again."""
+
+    team_id: str
+    request_id: str
+    tool: str
+    ref: str
+    at: str
 
 
 @dataclass(frozen=True)
@@ -304,6 +347,9 @@ def _decoders(row_type: type) -> tuple[tuple[str, str], ...]:
 
 
 class TeamStore:
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (SCHEMA, RUNS_SCHEMA)
+
     def __init__(self, db: Database) -> None:
         self.db = db
 
@@ -330,6 +376,9 @@ class TeamStore:
     def set_team_status(self, team_id: str, status: str, *, now: str) -> None:
         self.db.execute("UPDATE teams_team SET status = ?, updated_at = ? WHERE id = ?", (status, now, team_id))
 
+    def set_base(self, team_id: str, *, commit: str, at: str) -> None:
+        self.db.execute("UPDATE teams_team SET base_commit = ?, base_at = ? WHERE id = ?", (commit, at, team_id))
+
     def set_gate(
         self, team_id: str, *, prompt: str | None, hooks: list[str], provider: str | None, auto_apply: bool, now: str
     ) -> None:
@@ -338,6 +387,26 @@ class TeamStore:
             "updated_at = ? WHERE id = ?",
             (prompt, json.dumps(hooks), provider, int(auto_apply), now, team_id),
         )
+
+    def reserve_spend(self, team_id: str, member: str | None) -> None:
+        """Count a call about to run as one of unknown cost until it says what it cost (`settle_spend`).
+
+        Written before the call, so a process killed while the worker spends leaves the call counted
+        (as unknown), never forgotten; settling replaces the count with the known cost.
+        """
+        self.add_spend(team_id, member, None)
+
+    def settle_spend(self, team_id: str, member: str | None, cost_usd: float | None, *, ran: bool = True) -> None:
+        """Settle a `reserve_spend`: a known cost replaces the unknown count; a call that never ran drops it."""
+        if ran and cost_usd is None:
+            return
+        self.add_spend(team_id, member, cost_usd if ran else 0.0)
+        self.db.execute("UPDATE teams_team SET unknown_cost_calls = unknown_cost_calls - 1 WHERE id = ?", (team_id,))
+        if member is not None:
+            self.db.execute(
+                "UPDATE teams_member SET unknown_cost_calls = unknown_cost_calls - 1 WHERE team_id = ? AND name = ?",
+                (team_id, member),
+            )
 
     def add_spend(self, team_id: str, member: str | None, cost_usd: float | None) -> None:
         """Known cost adds to spend; an unknown one is counted, never added as $0."""
@@ -351,6 +420,26 @@ class TeamStore:
                 "UPDATE teams_member SET spend_usd = spend_usd + ?, unknown_cost_calls = unknown_cost_calls + ? "
                 "WHERE team_id = ? AND name = ?",
                 (known, unknown, team_id, member),
+            )
+
+    # ------------------------------------------------------------ retried requests
+
+    def recall(self, team_id: str, request_id: str | None) -> RequestRow | None:
+        """The earlier request with this id, if one landed (None for no id)."""
+        if not request_id:
+            return None
+        row = self.db.execute(
+            f"SELECT {_columns(RequestRow)} FROM teams_request WHERE team_id = ? AND request_id = ?",
+            (team_id, request_id),
+        ).fetchone()
+        return _build(RequestRow, row) if row else None
+
+    def remember(self, team_id: str, request_id: str | None, *, tool: str, ref: str, now: str) -> None:
+        """Record what a request did; call it inside the transaction of its effect, so both land or neither."""
+        if request_id:
+            self.db.execute(
+                "INSERT INTO teams_request(team_id, request_id, tool, ref, at) VALUES (?, ?, ?, ?, ?)",
+                (team_id, request_id, tool, ref, now),
             )
 
     def _bump_board_txn(self, team_id: str) -> None:

@@ -14,20 +14,19 @@ from kernel import authority, paths
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
-from kernel.runstore import SCHEMA as RUN_SCHEMA
 from kernel.runstore import RunStore
 from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Tool
 from services.teams import models, views
 from services.teams.roster import LEAD, reconcile, require_member, require_team, send_message
 from services.teams.routes import ROUTES
-from services.teams.store import SCHEMA, TeamStore
+from services.teams.store import TeamStore
 from services.teams.templates import TEMPLATES
 
 INBOX_BUDGET = CONTEXT_BUDGET  # whole messages (up to 2,000 characters each) per page
 
 
 def _store(ctx: ToolContext) -> TeamStore:
-    return TeamStore(ctx.global_db([SCHEMA, RUN_SCHEMA]))
+    return ctx.store(TeamStore)
 
 
 def _now(ctx: ToolContext) -> str:
@@ -281,8 +280,10 @@ async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
 # ---------------------------------------------------------------- board
 
 
-async def approve(inp: models.MemberInput, ctx: ToolContext) -> models.MemberOutput:
+async def approve(inp: models.ApproveInput, ctx: ToolContext) -> models.MemberOutput:
     store = _store(ctx)
+    if store.recall(inp.team, inp.request_id):
+        return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.member)))
     _active(store, inp.team)
     member = require_member(store, inp.team, inp.member)
     if not member.plan_required or member.plan_status == "approved":
@@ -313,11 +314,14 @@ async def approve(inp: models.MemberInput, ctx: ToolContext) -> models.MemberOut
             now=now,
             body=f"Your plan is approved; go ahead (mode: {member.requested_mode}).",
         )
+        store.remember(inp.team, inp.request_id, tool="approve", ref=member.name, now=now)
     return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.member)))
 
 
 async def reject(inp: models.RejectInput, ctx: ToolContext) -> models.MemberOutput:
     store = _store(ctx)
+    if store.recall(inp.team, inp.request_id):
+        return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.member)))
     _active(store, inp.team)
     member = require_member(store, inp.team, inp.member)
     if not member.plan_required or member.plan_status == "approved":
@@ -327,6 +331,7 @@ async def reject(inp: models.RejectInput, ctx: ToolContext) -> models.MemberOutp
             hint=f"see plan states with `pallium team status {inp.team}`",
             details={"field": "member"},
         )
+    now = _now(ctx)
     with store.db.transaction():
         store.update_member(inp.team, member.name, status="idle", status_reason="plan rejected; revising")
         store.send(
@@ -334,9 +339,10 @@ async def reject(inp: models.RejectInput, ctx: ToolContext) -> models.MemberOutp
             sender=LEAD,
             recipient=member.name,
             kind="mail",
-            now=_now(ctx),
+            now=now,
             body=f"Your plan was rejected. Revise it and submit a new one. Feedback: {inp.feedback}",
         )
+        store.remember(inp.team, inp.request_id, tool="reject", ref=member.name, now=now)
     return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.member)))
 
 
@@ -364,17 +370,23 @@ async def member_restart(inp: models.RestartInput, ctx: ToolContext) -> models.M
 
 async def member_steer(inp: models.SteerInput, ctx: ToolContext) -> models.SendOutput:
     store = _store(ctx)
+    if done := store.recall(inp.team, inp.request_id):
+        row = store.messages(inp.team, recipient=None, after=int(done.ref) - 1, limit=1)[0]
+        return models.SendOutput(message=views.to_message(row))
     _active(store, inp.team)
     require_member(store, inp.team, inp.member)
-    message_id = send_message(
-        store,
-        inp.team,
-        sender=LEAD,
-        recipient=inp.member,
-        kind="steer",
-        now=_now(ctx),
-        body=f"STEERING DIRECTIVE FROM LEAD — {inp.directive}",
-    )
+    now = _now(ctx)
+    with store.db.transaction():
+        message_id = send_message(
+            store,
+            inp.team,
+            sender=LEAD,
+            recipient=inp.member,
+            kind="steer",
+            now=now,
+            body=f"STEERING DIRECTIVE FROM LEAD — {inp.directive}",
+        )
+        store.remember(inp.team, inp.request_id, tool="member_steer", ref=str(message_id), now=now)
     if (m := store.member(inp.team, inp.member)) and m.status in ("blocked", "error"):
         store.update_member(inp.team, inp.member, status="idle", status_reason=None)
     row = store.messages(inp.team, recipient=None, after=message_id - 1, limit=1)[0]
@@ -608,7 +620,7 @@ TOOLS = (
     _tool(
         "team approve",
         approve,
-        models.MemberInput,
+        models.ApproveInput,
         models.MemberOutput,
         "Approve a plan-required member's plan: it may now work in the mode it was spawned with.",
         "Use after reading the plan the member sent the lead. Not for feedback on a plan "

@@ -19,7 +19,7 @@ from kernel.clock import Clock, iso_utc
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from services.teams import prompt as contract
-from services.teams.board import complete_task
+from services.teams.board import judge_completion, land_completion_txn
 from services.teams.gates import ask_gate
 from services.teams.roster import notify_lead, split_body
 from services.teams.store import MemberRow, TeamStore, TurnRow
@@ -107,15 +107,6 @@ class Turns:
                 board=board,
                 handoff=handoff,
             )
-            self.store.update_turn(
-                turn.id,
-                prompt_bytes=len(text.encode("utf-8")),
-                mail_ids=[m.id for m in mail],
-                provider=member.provider,
-                session_mode=session_mode,
-                session_id=new_session or resume,
-            )
-            crash_point("team_turn_started")
             call = AgentCall(
                 text,
                 mode="edit" if member.mode == "edit" else "read-only",
@@ -127,12 +118,37 @@ class Turns:
                 new_session=new_session,
                 resume_session=resume,
             )
+            with self.store.db.transaction():
+                # the call's journal key and a reserved spend go first: a `team run` killed while the worker
+                # runs leaves reconcile what to settle (the kernel journal's cost, or one unknown-cost call)
+                self.store.update_turn(
+                    turn.id,
+                    prompt_bytes=len(text.encode("utf-8")),
+                    mail_ids=[m.id for m in mail],
+                    provider=member.provider,
+                    session_mode=session_mode,
+                    session_id=new_session or resume,
+                    call_key=self.run.journal.peek(call.op, self.run.request_of(call)),
+                    spend_recorded=False,
+                )
+                self.store.reserve_spend(team.id, member.name)
+            if member.mode == "edit" and member.snapshot_commit != self.run.base_commit:
+                team = self.store.team(team.id) or team
+                self.store.update_member(
+                    team.id, member.name, snapshot_commit=self.run.base_commit, snapshot_at=team.base_at
+                )
+            crash_point("team_turn_started")
             try:
-                outcome = await self.run.agent(call)
+                outcome = await self.run.agent(call, on_session=self._session_seen(member.name, resume))
             except PalliumError as exc:
+                with self.store.db.transaction():
+                    self.store.settle_spend(team.id, member.name, None, ran=False)
+                    self.store.update_turn(turn.id, spend_recorded=True)
                 return self._failed(turn, member, f"{exc.code}: {exc.message}", cost=None, counted=False)
             result = outcome.result
-            self.store.add_spend(team.id, member.name, result.usage.cost_usd)
+            with self.store.db.transaction():
+                self.store.settle_spend(team.id, member.name, result.usage.cost_usd)
+                self.store.update_turn(turn.id, spend_recorded=True)
             failure = result.failure
             if attempt == 0 and failure is not None and failure.reason == "session_not_found":
                 handoff = contract.handoff_text(self._past_summaries(member.name))
@@ -140,12 +156,13 @@ class Turns:
                 new_session = str(uuid.uuid4()) if member.provider == "claude" else None
                 resume, session_mode = None, "fresh_handoff"
                 note = f"session {lost} was gone at turn {turn.seq}; started a fresh session with a handoff summary"
-                self.store.update_member(
-                    team.id, member.name, session_id=new_session, session_established=False, session_note=note
-                )
-                self.store.log(
-                    team.id, "session_lost", {"turn": turn.id, "session": lost}, member=member.name, now=self.now()
-                )
+                with self.store.db.transaction():
+                    self.store.update_member(
+                        team.id, member.name, session_id=new_session, session_established=False, session_note=note
+                    )
+                    self.store.log(
+                        team.id, "session_lost", {"turn": turn.id, "session": lost}, member=member.name, now=self.now()
+                    )
                 continue
             if attempt == 0 and failure is not None and "already in use" in failure.message and new_session:
                 resume, new_session, session_mode = new_session, None, "resume"  # an interrupted first turn made it
@@ -177,6 +194,21 @@ class Turns:
         if member.session_id:
             return "resume", None, member.session_id
         return "new", None, None
+
+    def _session_seen(self, name: str, resumed: str | None):
+        """Record a session id the moment the worker streams it (codex's thread id comes in its first event).
+
+        Written at once, not after the turn: a `team run` killed mid-turn would otherwise lose the id
+        of a thread that exists, and the member's next turn would start a new one instead of resuming.
+        """
+
+        def record(session: str) -> None:
+            if session != resumed:
+                with self.store.db.transaction():
+                    self.store.update_member(self.team_id, name, session_id=session, session_established=True)
+                    self.store.log(self.team_id, "session_started", {"session": session}, member=name, now=self.now())
+
+        return record
 
     def _record_session(self, member: MemberRow, session: str | None, failure: object) -> None:
         reached = failure is None or getattr(failure, "error_class", None) in ("schema", "unknown", "timeout")
@@ -279,12 +311,14 @@ class Turns:
         staged_patch = outcome.call_key if outcome.patch_state == "staged" else None
         status, reason = decision.status, decision.status_reason
         notes: list[str] = []
+        judged, evidence = None, dict(decision.evidence)
         if decision.complete_task_id is not None:
-            evidence = dict(decision.evidence)
             own = staged_patch or self._latest_patch(member.name)  # the member's own latest staged patch
             if own and "patch_id" not in evidence:
                 evidence["patch_id"] = own
-            done = await complete_task(
+            # judged now (the gate is a model call), landed in the turn's own transaction below: a turn
+            # that is fenced or killed before it closes completes nothing and mails no gate feedback
+            judged = await judge_completion(
                 self.store,
                 team,
                 decision.complete_task_id,
@@ -293,8 +327,6 @@ class Turns:
                 evidence=evidence,
                 now=now,
             )
-            if done.state not in ("completed", "rejected", "requeued", "missing_evidence"):
-                notes.append(f"task #{decision.complete_task_id} was not completed: {done.message}")
         if status == "idle":
             verdict = await ask_gate(
                 self.store,
@@ -325,6 +357,18 @@ class Turns:
                     patch_files=outcome.patch_files,
                 ):
                     raise _Fenced
+                if judged is not None:
+                    done = land_completion_txn(
+                        self.store,
+                        team,
+                        judged,
+                        member.name,
+                        result=decision.complete_result,
+                        evidence=evidence,
+                        now=now,
+                    )
+                    if done.state not in ("completed", "rejected", "requeued", "missing_evidence"):
+                        notes.append(f"task #{decision.complete_task_id} was not completed: {done.message}")
                 self._deliver_outgoing(team.id, member.name, decision, roster, notes, now)
                 if decision.claim_task_id is not None:
                     claimed = self.store._claim_txn(team.id, decision.claim_task_id, member.name, now)

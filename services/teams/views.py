@@ -28,6 +28,8 @@ def to_team(row: TeamRow) -> models.Team:
         board_version=row.board_version,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        base_commit=row.base_commit,
+        base_at=row.base_at,
     )
 
 
@@ -38,6 +40,10 @@ def to_member(
     turn = turns[0] if turns else None
     if waiting is None:
         waiting = store.count_undelivered(row.team_id).get(row.name, 0)
+    current = None
+    if row.snapshot_commit is not None:
+        team = store.team(row.team_id)
+        current = team is not None and team.base_commit == row.snapshot_commit
     return models.Member(
         name=row.name,
         provider=row.provider,
@@ -64,6 +70,9 @@ def to_member(
         budget_usd=row.budget_usd,
         spend_usd=round(row.spend_usd, 6),
         unknown_cost_calls=row.unknown_cost_calls,
+        snapshot_commit=row.snapshot_commit,
+        snapshot_at=row.snapshot_at,
+        snapshot_current=current,
     )
 
 
@@ -156,6 +165,9 @@ def render_status(out: models.StatusOutput) -> str:
         )
         if m.session_note:
             lines.append(f"    session: {m.session_note}")
+        if m.snapshot_commit:
+            when = "current" if m.snapshot_current else "older: its next turn works on the newer tree"
+            lines.append(f"    works on: your tree at {m.snapshot_at} ({m.snapshot_commit[:10]}, {when})")
     for task in out.tasks:
         lines.append(f"  #{task.id:<4} {task.status:<11} {task.owner or '-':<20} {task.title[:60]}")
     for p in out.patches:

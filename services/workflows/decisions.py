@@ -16,6 +16,7 @@ from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
 from kernel.models import ToolInput, ToolOutput
 from kernel.tool import Route, Tool
+from services.workflows import render
 from services.workflows.store import DecisionRow, WorkflowStore
 
 __all__ = ["TOOLS", "DecisionEntry", "entries_of_run", "record", "search"]
@@ -55,7 +56,11 @@ def record(store: WorkflowStore, run_id: str, given: list[Any], *, now: str) -> 
     """`pallium.decisions.record(title, body, ...tags)`: store it once per run and return it."""
     title = str(given[0]).strip() if given and given[0] is not None else ""
     if not title:
-        raise PalliumError("invalid_input", "pallium.decisions.record(title, body, ...tags) needs a non-empty title")
+        raise PalliumError(
+            "invalid_input",
+            "pallium.decisions.record(title, body, ...tags) needs a non-empty title",
+            hint='call pallium.decisions.record("a title", "why", ...tags) with a non-empty title',
+        )
     body = "" if len(given) < 2 or given[1] is None else str(given[1]).strip()
     tags: list[str] = []
     for tag in given[2:]:
@@ -68,6 +73,7 @@ def record(store: WorkflowStore, run_id: str, given: list[Any], *, now: str) -> 
             "invalid_input",
             f"pallium.decisions.record(): at most {MAX_TITLE} characters of title, {MAX_BODY} of body and "
             f"{MAX_TAGS} tags; record the gist and keep the rest in the run's result",
+            hint="shorten the title, body or tags passed to pallium.decisions.record()",
         )
     decision_id = "dec-" + stable_hash({"run": run_id, "title": title, "body": body, "tags": tags})[:20]
     row = store.record_decision(decision_id, run_id=run_id, title=title, body=body, tags=tags, now=now)
@@ -86,7 +92,11 @@ async def search(store: WorkflowStore, ctx: ToolContext, repo: str, given: list[
     query = "" if not given or given[0] is None else str(given[0])
     limit = given[1] if len(given) > 1 and given[1] is not None else SEARCH_LIMIT
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_LIMIT:
-        raise PalliumError("invalid_input", f"pallium.decisions.search(): limit must be 1-{MAX_LIMIT}, not {limit!r}")
+        raise PalliumError(
+            "invalid_input",
+            f"pallium.decisions.search(): limit must be 1-{MAX_LIMIT}, not {limit!r}",
+            hint=f"call pallium.decisions.search(query, limit) with a limit from 1 to {MAX_LIMIT}",
+        )
     rows = store.decisions(query=query, repo=repo, limit=limit + 1)
     entries: list[dict[str, Any]] = [{**_entry(r).model_dump(), "source": "workflow"} for r in rows[:limit]]
     out: dict[str, Any] = {
@@ -142,20 +152,6 @@ async def list_decisions(inp: DecisionsInput, ctx: ToolContext) -> DecisionsOutp
     )
 
 
-def _render(out: DecisionsOutput) -> str:
-    if not out.decisions:
-        return f"no recorded decisions{' match ' + repr(out.query) if out.query else ''}"
-    lines = []
-    for d in out.decisions:
-        tags = f"  [{', '.join(d.tags)}]" if d.tags else ""
-        lines.append(f"{d.created_at}  {d.run_id}  {d.title}{tags}")
-        if d.body:
-            lines.append(f"    {' '.join(d.body.split())[:300]}")
-    if out.truncated:
-        lines.append("(more match; raise --limit)")
-    return "\n".join(lines)
-
-
 TOOLS = (
     Tool(
         cli="workflow decisions",
@@ -180,6 +176,6 @@ TOOLS = (
             arguments={"run_id": "run_id"},
         ),
         positional=("query",),
-        render=_render,
+        render=render.decisions,
     ),
 )

@@ -14,6 +14,7 @@ from typing import Any
 from kernel import authority
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
+from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from kernel.execution import AgentCall, Run
 from kernel.hashing import stable_hash
@@ -132,6 +133,7 @@ class WorkflowHost:
             raise PalliumError(
                 "unavailable",
                 f"agent {call.label or repr(call.prompt[:60])} failed ({failure.error_class}): {failure.message[:300]}",
+                hint="see the agent's failure with `pallium workflow read <run-id> --label LABEL`, then resume the run",
             )
         self.agents_done += 1
         result = outcome.result
@@ -197,7 +199,11 @@ class WorkflowHost:
         from services.workflows.engine import ScriptFailed, run_script, unawaited_failure_message, unawaited_message
 
         if self.depth >= 1:
-            raise PalliumError("invalid_input", "workflow() nests one level at most")
+            raise PalliumError(
+                "invalid_input",
+                "workflow() nests one level at most",
+                hint="call workflow() only from the top-level script, not from a nested workflow",
+            )
         found = library.find(self.run.repo, str(payload.get("name")))
         nested = WorkflowHost(
             run=self.run,
@@ -215,7 +221,11 @@ class WorkflowHost:
         except ScriptFailed as exc:
             self.awaiting_gate = nested.awaiting_gate
             code = "conflict" if nested.awaiting_gate else "unavailable"
-            raise PalliumError(code, f"workflow {found.label} failed ({exc.kind}): {exc.message}") from None
+            raise PalliumError(
+                code,
+                f"workflow {found.label} failed ({exc.kind}): {exc.message}",
+                hint=f"see why with `pallium workflow status {self.run.run_id}`; fix workflow {found.label} and resume",
+            ) from None
         if outcome.unawaited_failures:
             nested.record_unawaited_failures(outcome.unawaited_failures)
             message = unawaited_failure_message(outcome.unawaited_failures)
@@ -226,7 +236,11 @@ class WorkflowHost:
             )
         if outcome.abandoned:
             nested.record_abandoned(outcome.abandoned)
-            raise PalliumError("unavailable", f"workflow {found.label} failed: {unawaited_message(outcome.abandoned)}")
+            raise PalliumError(
+                "unavailable",
+                f"workflow {found.label} failed: {unawaited_message(outcome.abandoned)}",
+                hint=f"await every call in workflow {found.label}; see the run with `pallium workflow status`",
+            )
         return outcome.value
 
     async def _gate(self, payload: dict[str, Any]) -> Any:
@@ -236,7 +250,11 @@ class WorkflowHost:
             return self._human_gate(name, str(payload["prompt"]), known, fail_on_deny=opts.get("fail_on_deny", True))
         if known is not None:  # decided in an earlier attempt: the verdict stands
             if not known.approved and opts.get("fail_on_deny", True):
-                raise PalliumError("conflict", f"gate {name!r} was rejected earlier in this run: {known.reason}")
+                raise PalliumError(
+                    "conflict",
+                    f"gate {name!r} was rejected earlier in this run: {known.reason}",
+                    hint="a verdict stands on resume: start a new run to ask again, or pass `fail_on_deny: false`",
+                )
             verdict = {"approved": known.approved, "reason": known.reason, "evidence": known.evidence}
             return {**verdict, "gate": name, "verdict": verdict, "cached": True}
         prompt = str(payload["prompt"])
@@ -255,7 +273,11 @@ class WorkflowHost:
             self.run.run_id, name=name, approved=approved, reason=reason, evidence=evidence, now=self._now()
         )
         if not approved and opts.get("fail_on_deny", True):
-            raise PalliumError("conflict", f"gate {name!r} was denied: {reason}")
+            raise PalliumError(
+                "conflict",
+                f"gate {name!r} was denied: {reason}",
+                hint="read the reason in `pallium workflow report`; pass `fail_on_deny: false` to the gate to go on",
+            )
         return {"approved": approved, "reason": reason, "gate": name, "verdict": verdict}
 
     def _human_gate(self, name: str, prompt: str, known: Any, *, fail_on_deny: bool) -> dict[str, Any]:
@@ -277,9 +299,14 @@ class WorkflowHost:
                 "conflict",
                 f"gate {name!r} waits for a person: pallium workflow gate approve {self.run.run_id} {name}",
                 details={"awaiting_approval": name},
+                hint=f"a person answers with `pallium workflow gate approve {self.run.run_id} {name}` (or reject)",
             )
         if not known.approved and fail_on_deny:
-            raise PalliumError("conflict", f"gate {name!r} was rejected: {known.reason}")
+            raise PalliumError(
+                "conflict",
+                f"gate {name!r} was rejected: {known.reason}",
+                hint="pass `fail_on_deny: false` in the gate's options to read the rejection in the script",
+            )
         return {"approved": known.approved, "reason": known.reason, "gate": name, "decided_by": "person"}
 
     def record_abandoned(self, abandoned: tuple[dict[str, str], ...]) -> None:
@@ -306,12 +333,54 @@ class WorkflowHost:
         self._event("failure", payload.get("phase"), detail)
 
     async def _team(self, payload: dict[str, Any]) -> Any:
-        from services.workflows.team_calls import team_call
+        """`team.*`: a call that changes the team is journaled like an agent and replayed on resume.
 
-        fn = str(payload.get("fn"))
-        value = await team_call(
-            self.ctx, self.run.run_id, str(self.run.repo), self.team_creates, fn, list(payload.get("args") or [])
-        )
+        Its request (the function and its arguments, the team named by id) is keyed by content and
+        occurrence, as `kernel.journal` keys agents; a completed one answers from the journal, so a
+        resumed script sends no message twice and adds no task twice. The journal key also goes to the
+        team tool as its `request_id`, which the teams store records in the effect's own transaction:
+        a crash between the effect and the journal's completion row does not repeat it either.
+        """
+        from services.workflows.team_calls import MUTATING, request_of, team_call
+
+        fn, args = str(payload.get("fn")), list(payload.get("args") or [])
+        run, where = self.run, (self.ctx, self.run.run_id, str(self.run.repo), self.team_creates)
+        if fn not in MUTATING:
+            return await team_call(*where, fn, args)
+        op = f"host.team.{fn}"
+        request = {"fn": fn, "args": request_of(fn, args), "args_hash": self.args_hash}
+        key, seq = run.journal.key_for(op, request)
+        row = run.store.call(run.run_id, key)
+        if row is not None and row.status == "completed" and row.result is not None:
+            value = row.result.get("value")
+        else:
+            run.store.record_intent(
+                run.run_id, run.lease.epoch, call_key=key, op=op, request=request, seq=seq, counts_as_agent=False
+            )
+            try:
+                value = await team_call(*where, fn, args, request_id=f"{run.run_id}/{key}")
+                crash_point("team_call_done")
+            except PalliumError as exc:
+                failed = {"error": {"code": exc.code, "message": exc.message[:2000]}}
+                run.store.record_completion(
+                    run.run_id,
+                    run.lease.epoch,
+                    call_key=key,
+                    status="failed",
+                    result=failed,
+                    cost_usd=None,
+                    spent=False,
+                )
+                raise
+            run.store.record_completion(
+                run.run_id,
+                run.lease.epoch,
+                call_key=key,
+                status="completed",
+                result={"value": value},
+                cost_usd=None,
+                spent=False,
+            )
         if fn == "create":
             self.team_creates += 1
         return value
@@ -332,7 +401,11 @@ class WorkflowHost:
             self._event("decision", payload.get("phase"), {"message": recorded["title"], "id": recorded["id"]})
             return recorded
         if helper not in HELPERS:
-            raise PalliumError("unavailable", f"pallium.{helper}() is not available in this version")
+            raise PalliumError(
+                "unavailable",
+                f"pallium.{helper}() is not available in this version",
+                hint="list what scripts can call: `pallium workflow tools list` (MCP `pallium_workflow_tools_list`)",
+            )
         tool, names = HELPERS[helper]
         rest: list[Any] = []
         collect = names[-1][1:] if names and names[-1].startswith("*") else None  # `*scope` takes the rest
@@ -340,7 +413,11 @@ class WorkflowHost:
             names = names[:-1]
             given, rest = given[: len(names)], given[len(names) :]
         if len(given) > len(names):
-            raise PalliumError("invalid_input", f"pallium.{helper}() takes at most {len(names)} argument(s)")
+            raise PalliumError(
+                "invalid_input",
+                f"pallium.{helper}() takes at most {len(names)} argument(s)",
+                hint=f"pass pallium.{helper}() at most {len(names)} argument(s); see `pallium workflow tools list`",
+            )
         arguments = {name: value for name, value in zip(names, given, strict=False) if value is not None}
         if collect is not None and rest:
             arguments[collect] = [str(value) for value in rest]
@@ -354,17 +431,29 @@ class WorkflowHost:
     def _agent_call(self, prompt: str, opts: dict[str, Any], *, op: str) -> AgentCall:
         unknown = sorted(set(opts) - _AGENT_OPTIONS)
         if unknown:
-            raise PalliumError("invalid_input", f"agent(): unknown option(s) {', '.join(unknown)}")
+            raise PalliumError(
+                "invalid_input",
+                f"agent(): unknown option(s) {', '.join(unknown)}",
+                hint="use only the options `pallium workflow tools list` shows for agent()",
+            )
         mode = opts.get("mode", "read-only")
         if mode not in MODES:
-            raise PalliumError("invalid_input", f"agent(): mode must be one of {', '.join(MODES)}, not {mode!r}")
+            raise PalliumError(
+                "invalid_input",
+                f"agent(): mode must be one of {', '.join(MODES)}, not {mode!r}",
+                hint=f"pass `mode` as one of {', '.join(MODES)} in agent()'s options",
+            )
         if mode != "read-only":
             authority.check(f"agent(mode={mode!r})", "edit", self.ctx.ceiling)
         # As in the original: an agent gets the network only when it asks (network: true) and the run
         # was granted it; asking without the grant runs it without the network, said in an event.
         asked = opts.get("network", False)
         if not isinstance(asked, bool):
-            raise PalliumError("invalid_input", "agent(): network must be true or false")
+            raise PalliumError(
+                "invalid_input",
+                "agent(): network must be true or false",
+                hint="pass `network: true` or `network: false` in agent()'s options",
+            )
         network = asked and self.allow_network
         if asked and not self.allow_network:
             who = opts.get("label") or repr(prompt[:60])
@@ -372,15 +461,31 @@ class WorkflowHost:
             self._event("network_denied", opts.get("phase"), {"label": opts.get("label"), "message": message})
             print(f"[workflow:{self.run.run_id}] {message}", file=sys.stderr)
         if opts.get("provider") == "internal":
-            raise PalliumError("invalid_input", "agent(): the provider name 'internal' is reserved")
+            raise PalliumError(
+                "invalid_input",
+                "agent(): the provider name 'internal' is reserved",
+                hint="pick another provider name for agent() (claude, codex, command, openai, fake)",
+            )
         if opts.get("repo") not in (None, str(self.run.repo)):
-            raise PalliumError("unavailable", "agent(): runs across several repositories are not available yet")
+            raise PalliumError(
+                "unavailable",
+                "agent(): runs across several repositories are not available yet",
+                hint="leave `repo` out of agent()'s options: a run works in its own repository",
+            )
         timeout = opts.get("timeout_seconds")
         if timeout is not None and (not isinstance(timeout, int | float) or timeout < 0):
-            raise PalliumError("invalid_input", "agent(): timeout_seconds must be a number of seconds, 0 for none")
+            raise PalliumError(
+                "invalid_input",
+                "agent(): timeout_seconds must be a number of seconds, 0 for none",
+                hint="pass `timeout_seconds` in agent()'s options as seconds, 0 for none",
+            )
         schema = opts.get("schema")
         if schema is not None and not isinstance(schema, dict):
-            raise PalliumError("invalid_input", "agent(): schema must be a JSON Schema object")
+            raise PalliumError(
+                "invalid_input",
+                "agent(): schema must be a JSON Schema object",
+                hint='pass `schema` in agent()\'s options as a JSON Schema object, such as {type: "object"}',
+            )
         return AgentCall(
             prompt=prompt,
             mode=mode,

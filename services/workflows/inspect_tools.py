@@ -15,7 +15,7 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.runstore import CallRow, RunStore
 from kernel.tool import CONTEXT_BUDGET, Route, Tool
-from services.workflows import decisions, report, runner
+from services.workflows import decisions, render, report, runner
 from services.workflows.inspect_models import (
     AgentLine,
     CostLine,
@@ -153,48 +153,6 @@ def _cut_item(item: Any) -> Any:
     return text[:_ITEM_CAP] + f"… [cut {len(text) - _ITEM_CAP} chars; --full for all]"
 
 
-def _render_report(out: ReportOutput) -> str:
-    lines = [out.verdict, f"run {out.id}: {out.task}"]
-    if out.error:
-        lines.append(f"error: {out.error}")
-    if out.summary is not None:
-        lines.append(f"summary: {_one_line(out.summary)}")
-    for title, items in (("findings", out.findings), ("risks", out.risks), ("next steps", out.next_steps)):
-        if items:
-            lines.append(f"{title}:")
-            lines += [f"  - {_one_line(i)}" for i in items]
-    if out.decisions:
-        lines.append("decisions:")
-        lines += [f"  - {d.title}{' - ' + _one_line(d.body) if d.body else ''}" for d in out.decisions]
-    if out.patches:
-        lines.append("patches:")
-        lines += [f"  {p.state:<10} {p.call_key}{' - ' + p.detail if p.detail else ''}" for p in out.patches]
-    lines.append(f"agents ({out.agents_total}):")
-    for a in out.agents:
-        cost = "unknown" if a.cost_usd is None else f"${a.cost_usd:.4f}"
-        state = "ok" if a.ok else f"FAILED ({a.error_class})"
-        lines.append(
-            f"  {state:<10} {a.label or '(no label)'}  phase={a.phase or '-'}  cost={cost}"
-            f"{'  cached' if a.cached else ''}{'  patch=' + a.patch_state if a.patch_state else ''}"
-        )
-        if a.excerpt:
-            lines.append(f"             {a.excerpt}")
-    if len(out.agents) < out.agents_total:
-        lines.append(f"  ... {out.agents_total - len(out.agents)} more (--full)")
-    lines.append(f"cost: {out.cost.text}")
-    if out.failures:
-        lines.append("failures:")
-        lines += [f"  {f.primitive}[{f.index}] phase={f.phase or '-'}: {f.error}" for f in out.failures]
-    if out.truncated:
-        lines.append("(cut to 12 KB; --full for everything)")
-    return "\n".join(lines)
-
-
-def _one_line(item: Any) -> str:
-    text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, default=str)
-    return " ".join(text.split())
-
-
 # ---------------------------------------------------------------- inspect
 
 
@@ -265,39 +223,6 @@ def _iso(stamp: float | None) -> str | None:
     return None if stamp is None else iso_utc(datetime.fromtimestamp(stamp, UTC))
 
 
-def _render_inspect(out: InspectOutput) -> str:
-    lines = [
-        f"run {out.id}: {out.status}, {out.attempts} attempt(s), created {out.created_at}, updated {out.updated_at}",
-        f"  task: {out.task}",
-        f"  repo: {out.repo}",
-        f"  script: {out.script_path or '(inline)'}  hash {out.script_hash}  {out.script_bytes} bytes"
-        f"{'  (changed between attempts)' if out.script_changed else ''}",
-        f"  args: {json.dumps(out.args, ensure_ascii=False)[:300]}",
-        f"  limits: {json.dumps(out.limits)}",
-        f"  run folder: {out.run_dir}{'' if out.run_dir_exists else ' (absent)'}",
-    ]
-    if out.error:
-        lines.append(f"  error: {out.error}")
-    k = out.kernel
-    if k is None:
-        lines.append("  kernel: no run record yet (never started)")
-    else:
-        owner = (
-            f"pid {k.owner_pid} on {k.owner_host} ({'alive' if k.owner_alive else 'dead'})" if k.owner_pid else "none"
-        )
-        lines += [
-            f"  kernel: {k.status}, lease epoch {k.lease_epoch}, owner {owner}, heartbeat {k.heartbeat_at or '-'}",
-            f"  base commit: {k.base_commit or '-'}  tree {k.base_tree or '-'}",
-            f"  calls: {', '.join(f'{n} {s}' for s, n in sorted(k.calls.items())) or 'none'}; "
-            f"agents started {k.agents_started}",
-        ]
-    for w in out.worktrees:
-        lines.append(f"  worktree {w.state:<9} {w.purpose:<8} {w.path}{'' if w.exists else ' (gone)'}")
-    if len(out.worktrees) < out.worktrees_total:
-        lines.append(f"  ... {out.worktrees_total - len(out.worktrees)} more worktree(s) (--full)")
-    return "\n".join(lines)
-
-
 # ---------------------------------------------------------------- show
 
 
@@ -329,7 +254,12 @@ def _offset(cursor: str | None) -> int:
     if cursor is None:
         return 0
     if not cursor.isdigit():
-        raise PalliumError("invalid_input", f"cursor {cursor!r} is not one this tool gave", details={"field": "cursor"})
+        raise PalliumError(
+            "invalid_input",
+            f"cursor {cursor!r} is not one this tool gave",
+            details={"field": "cursor"},
+            hint="pass back the `next_cursor` of the previous answer as `cursor` (CLI `--cursor`), or leave it out",
+        )
     return int(cursor)
 
 
@@ -361,28 +291,16 @@ def _event_line(index: int, event: Any) -> EventLine:
     )
 
 
-def _render_show(out: ShowOutput) -> str:
-    lines = []
-    for e in out.events:
-        ok = "" if e.ok is None else ("ok " if e.ok else "FAIL ")
-        lines.append(
-            f"{e.index:>4} a{e.attempt} {e.phase or '-':<12} {e.kind:<8} {ok}{e.label or ''}"
-            f"{'  ' + e.text if e.text else ''}"
-        )
-    if not lines:
-        lines.append(f"run {out.run_id} has no events")
-    if out.next_cursor:
-        lines.append(f"more: --cursor {out.next_cursor}")
-    return "\n".join(lines)
-
-
 # ---------------------------------------------------------------- read
 
 
 async def read_call(inp: ReadInput, ctx: ToolContext) -> ReadOutput:
     if inp.call is not None and inp.label is not None:
         raise PalliumError(
-            "invalid_input", "give one of `call` (a journal key) or `label`, not both", details={"field": "call"}
+            "invalid_input",
+            "give one of `call` (a journal key) or `label`, not both",
+            details={"field": "call"},
+            hint="pass either `call` (CLI `--call`) or `label` (CLI `--label`), not both",
         )
     store = runner.open_store(ctx)
     row = runner.resolve_run(store, inp.run_id)
@@ -473,38 +391,8 @@ def _find_call(calls: list[CallRow], inp: ReadInput) -> CallRow:
         "invalid_input",
         f"{len(found)} calls match {what}; give one of their keys with `call`",
         details={"field": field, "matches": [c.call_key for c in found[:20]]},
+        hint="pass one of the matching keys as `call` (CLI `--call`)",
     )
-
-
-def _render_read(out: ReadOutput) -> str:
-    if out.call_key is None:
-        lines = [f"run {out.run_id}: {out.status}"]
-        if out.run_error:
-            lines.append(f"error: {out.run_error}")
-        if out.result is None:
-            lines.append("no result recorded")
-        elif isinstance(out.result, str):
-            lines.append(out.result)
-        else:
-            lines.append(json.dumps(out.result, ensure_ascii=False, indent=1))
-        if out.failures:
-            lines.append("failures:")
-            lines += [f"  {f.primitive}[{f.index}] phase={f.phase or '-'}: {f.error}" for f in out.failures]
-        return "\n".join(lines)
-    cost = "unknown" if out.cost_usd is None else f"${out.cost_usd:.4f}"
-    lines = [
-        f"call {out.call_key} ({out.label or 'no label'}): {out.status}, {out.mode or out.op}, "
-        f"{out.provider or '-'}{' ' + out.model if out.model else ''}, {out.attempts} attempt(s), cost {cost}",
-        "--- prompt",
-        out.prompt,
-        "--- output",
-        out.output if isinstance(out.output, str) else json.dumps(out.output, ensure_ascii=False, indent=1),
-    ]
-    if out.error:
-        lines.append(f"--- error: {out.error.get('error_class')}: {out.error.get('message')}")
-    if out.patch_state:
-        lines.append(f"--- patch: {out.patch_state} {', '.join(out.patch_files)}")
-    return "\n".join(lines)
 
 
 TOOLS = (
@@ -534,7 +422,7 @@ TOOLS = (
             signals=("runs_finished",),
         ),
         positional=("run_id",),
-        render=_render_report,
+        render=render.report,
         exit_code=lambda out: 0 if out.verdict.startswith("VERDICT: FINISHED") else 1,
         budget=CONTEXT_BUDGET,
         unbounded_by="full",
@@ -562,7 +450,7 @@ TOOLS = (
             needs=("run",),
         ),
         positional=("run_id",),
-        render=_render_inspect,
+        render=render.inspect,
         budget=CONTEXT_BUDGET,
         unbounded_by="full",
     ),
@@ -589,7 +477,7 @@ TOOLS = (
             needs=("run",),
         ),
         positional=("run_id",),
-        render=_render_show,
+        render=render.show,
         budget=CONTEXT_BUDGET,
         trim=_trim_show,
     ),
@@ -617,7 +505,7 @@ TOOLS = (
             needs=("run",),
         ),
         positional=("run_id",),
-        render=_render_read,
+        render=render.read,
         budget=CONTEXT_BUDGET,
         unbounded_by="full",
     ),

@@ -48,6 +48,7 @@ def check_name(name: str) -> str:
             "invalid_input",
             f"workflow name {name!r} must be letters, digits, '-' or '_' (64 at most)",
             details={"field": "name"},
+            hint="pass a `name` (CLI positional) of letters, digits, '-' or '_', at most 64 characters",
         )
     return name
 
@@ -72,7 +73,7 @@ def template_source(name: str) -> str:
         raise PalliumError(
             "not_found",
             f"no template {name!r}",
-            hint=f"templates: {', '.join(list_templates())}",
+            hint=f"pass `name` as one of: {', '.join(list_templates())} (`pallium workflow template list`)",
             details={"field": "name"},
         )
     return path.read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ from kernel.errors import PalliumError
 from kernel.execution import Limits
 from kernel.providers.dispatcher import resolve_provider
 from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
-from services.workflows import library, report, runner, sources
+from services.workflows import library, render, runner, sources
 from services.workflows.engine import ScriptFailed, evaluate_meta
 from services.workflows.models import (
     GenerateInput,
@@ -216,53 +216,6 @@ async def _description(path: Path) -> str | None:
         return None
 
 
-def _render_templates(out: TemplateListOutput) -> str:
-    return "\n".join(f"{e.origin:<9} {e.name:<20} {e.description or ''}" for e in out.workflows)
-
-
-def _render_generate(out: GenerateOutput) -> str:
-    lines = [out.source if out.path is None else f"wrote {out.path}"]
-    if out.path is not None and out.reads_args:
-        lines.append("it reads args:")
-        lines += [f"  {name}: {what}" for name, what in out.reads_args.items()]
-        lines.append(f'run it with: pallium workflow run --script {out.path} "<task>"')
-    if out.tailoring is not None:
-        lines.insert(0 if out.path is None else 1, f"// tailoring: {out.tailoring.reason}")
-    return "\n".join(lines)
-
-
-def _render_preflight(out: PreflightOutput) -> str:
-    lines = [f"task: {out.task}", f"changed files: {out.changed_count}", f"files to inspect ({out.source}):"]
-    for f in out.files:
-        risk = f"{f.risk_level} ({f.risk_score:g})" if f.risk_level else f"? ({f.note})"
-        lines.append(f"  {f.path}  risk {risk}" + (f"  tests: {', '.join(f.tests)}" if f.tests else ""))
-    if out.truncated:
-        lines.append("  ... more files matched; narrow with --scope")
-    for tier in ("fast", "safe", "full"):
-        for command in getattr(out.verification, tier):
-            lines.append(f"verify {tier}: {command}")
-    lines += [f"note: {n}" for n in out.notes]
-    return "\n".join(lines)
-
-
-def _render_start(out: StartOutput) -> str:
-    lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})", f"provider: {out.provider}"]
-    if out.changed_files:
-        lines.append(f"changed files: {len(out.changed_files)}")
-    if out.tailoring is not None:
-        lines.append(f"tailoring: {out.tailoring.reason}")
-    if out.preflight.files:
-        lines.append("files to inspect: " + ", ".join(f.path for f in out.preflight.files))
-    plan = out.preflight.verification
-    if plan.fast or plan.safe or plan.full:
-        lines.append("verification: " + "; ".join(plan.fast[:1] + plan.safe[:1] + plan.full[:1]))
-    if out.script is not None:
-        lines += [f"dry run: nothing ran (a run would spend on {out.provider}). The script:", out.script]
-    elif out.run is not None:
-        lines.append(report.render(out.run))
-    return "\n".join(lines)
-
-
 # Words that make a task change the tree, so a start for it needs `edit` (its agents edit).
 _EDIT_WORDS = (
     "fix",
@@ -313,7 +266,7 @@ TOOLS = (
             needs=("git",),
         ),
         positional=("task",),
-        render=_render_preflight,
+        render=render.preflight,
         budget=CONTEXT_BUDGET,
     ),
     Tool(
@@ -355,7 +308,7 @@ TOOLS = (
         ),
         positional=("task",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
-        render=_render_start,
+        render=render.start,
         exit_code=lambda out: 0 if out.run is None or out.run.verdict.startswith("VERDICT: FINISHED") else 1,
         budget=CONTEXT_BUDGET,
     ),
@@ -378,7 +331,7 @@ TOOLS = (
                 "what workflow styles are available",
             ),
         ),
-        render=_render_templates,
+        render=render.templates,
     ),
     Tool(
         cli="workflow template show",
@@ -399,7 +352,7 @@ TOOLS = (
             arguments={"name": "name"},
         ),
         positional=("name",),
-        render=lambda out: out.source,
+        render=render.template,
         budget=None,
     ),
     Tool(
@@ -426,7 +379,7 @@ TOOLS = (
         ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
-        render=lambda out: f"saved {out.name} to {out.path}",
+        render=render.saved,
     ),
     Tool(
         cli="workflow generate",
@@ -455,7 +408,7 @@ TOOLS = (
             flags={"tailor": ("tailor", "tailored", "custom")},
         ),
         positional=("task",),
-        render=_render_generate,
+        render=render.generate,
         budget=None,
     ),
 )

@@ -221,7 +221,10 @@ def _scoped(ctx: ToolContext, repo: Path, scopes: list[str]) -> list[str]:
             found.append(relative)
         else:
             raise PalliumError(
-                "not_found", f"no file or folder {scope!r} in the repository", details={"field": "scope"}
+                "not_found",
+                f"no file or folder {scope!r} in the repository",
+                details={"field": "scope"},
+                hint="pass `scope` (CLI `--scope`) as a path in the repository; list them with `git ls-files`",
             )
     return list(dict.fromkeys(found))
 

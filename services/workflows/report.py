@@ -88,33 +88,3 @@ def gate_entries(store: WorkflowStore, run_id: str) -> list[GateEntry]:
         GateEntry(name=g.name, state=g.state, approved=g.approved, reason=g.reason, decided_by=g.decided_by)
         for g in store.gates(run_id)
     ]
-
-
-def render(out: RunOutput) -> str:
-    lines = [out.verdict, f"run {out.id}: {out.task}"]
-    if out.source:
-        lines.append(f"  script: {out.source}" + (f" (authority {out.ceiling})" if out.ceiling else ""))
-    if out.ignored:
-        lines.append(f"  ignored, the repository is not trusted: {', '.join(out.ignored[:5])}")
-        lines.append(f"  trust it once you have read them: {out.trust_hint}")
-    lines += [f"  note: {n}" for n in out.notes]
-    if out.error:
-        lines.append(f"  error: {out.error}")
-    spent = f"${out.cost['spent_usd']:.4f}"
-    if out.cost["unknown_cost_calls"]:
-        spent += f" + {out.cost['unknown_cost_calls']} call(s) of unknown cost"
-    lines.append(f"  cost: {spent}" + (f" of ${out.cost['limit_usd']:.2f}" if out.cost["limit_usd"] else ""))
-    for failure in out.failures[:10]:
-        lines.append(f"  failed: {failure.primitive}[{failure.index}] {failure.error}")
-    staged = [p for p in out.patches if p.state == "staged"]
-    if staged:
-        lines.append(f"  {len(staged)} patch(es) staged: apply with `pallium workflow apply {out.id}`")
-    for gate in out.gates:
-        if gate.state == "pending":
-            lines.append(
-                f"  waiting for you at gate {gate.name!r}: pallium workflow gate approve|reject {out.id} "
-                f"{gate.name} --authority admin"
-            )
-    if out.script_changed:
-        lines.append("  note: the script changed between attempts; unchanged calls were replayed")
-    return "\n".join(lines)

@@ -26,7 +26,11 @@ def answer(store: WorkflowStore, run_id: str, helper: str, given: list[Any]) -> 
         return {"cleared": current(store, run_id) is not None}, {"cleared": True, "message": "task cleared"}
     goal = str(given[0]).strip() if given and given[0] is not None else ""
     if not goal:
-        raise PalliumError("invalid_input", "pallium.task.start(goal, ...scopes) needs a goal")
+        raise PalliumError(
+            "invalid_input",
+            "pallium.task.start(goal, ...scopes) needs a goal",
+            hint='call pallium.task.start("the goal", ...scopes) with a non-empty goal',
+        )
     task = {"goal": goal, "scope_paths": [str(s) for s in given[1:] if s is not None], "run_id": run_id}
     return task, {**task, "message": f"task: {goal}"}
 

@@ -23,12 +23,11 @@ from kernel.execution import Limits, Run
 from kernel.hashing import stable_hash
 from kernel.ids import resolve_prefix
 from kernel.progress import Progress
-from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from services.workflows.checks import CommandPolicy, allowed_commands, ignored_entries
 from services.workflows.engine import ScriptFailed, run_script, unawaited_failure_message, unawaited_message
 from services.workflows.host import WorkflowHost
 from services.workflows.preflight import inferred_commands
-from services.workflows.store import SCHEMA, RunRow, WorkflowStore
+from services.workflows.store import RunRow, WorkflowStore
 
 __all__ = ["Attempt", "create_run", "new_run_id", "open_store", "reconcile", "resolve_run", "run_attempt"]
 
@@ -41,7 +40,7 @@ class Attempt:
 
 
 def open_store(ctx: ToolContext) -> WorkflowStore:
-    return WorkflowStore(ctx.global_db([RUNS_SCHEMA, SCHEMA]))
+    return ctx.store(WorkflowStore)
 
 
 def new_run_id(ctx: ToolContext) -> str:
@@ -127,10 +126,18 @@ async def run_attempt(ctx: ToolContext, store: WorkflowStore, run_id: str, *, so
     """
     row = store.run(run_id)
     if row is None:
-        raise PalliumError("not_found", f"no workflow run {run_id!r}", details={"field": "run_id"})
+        raise PalliumError(
+            "not_found",
+            f"no workflow run {run_id!r}",
+            details={"field": "run_id"},
+            hint="list the runs with `pallium workflow list` (MCP `pallium_workflow_list`)",
+        )
     if row.status == "running" and _lease_held(store, run_id):
         raise PalliumError(
-            "conflict", f"workflow run {run_id} is still running in another process", details={"run_id": run_id}
+            "conflict",
+            f"workflow run {run_id} is still running in another process",
+            details={"run_id": run_id},
+            hint=f"follow it with `pallium workflow status {run_id}`, or stop it with `pallium workflow stop {run_id}`",
         )
     saved_ceiling = ctx.ceiling
     ctx.ceiling = run_ceiling(row, ctx.ceiling)
@@ -241,9 +248,19 @@ def stop_run(store: WorkflowStore, run_id: str, *, intent: str = "stop", now: st
     leases.reconcile(runs)
     row = runs.run(run_id)
     if row is None or row.status != "running" or row.owner_pid is None:
-        raise PalliumError("conflict", f"workflow run {run_id} is not running", details={"run_id": run_id})
+        raise PalliumError(
+            "conflict",
+            f"workflow run {run_id} is not running",
+            details={"run_id": run_id},
+            hint=f"only a running run can be paused or stopped; see its state with `pallium workflow status {run_id}`",
+        )
     if not leases.is_owner_alive(row):
-        raise PalliumError("conflict", f"workflow run {run_id} has no live owner", details={"run_id": run_id})
+        raise PalliumError(
+            "conflict",
+            f"workflow run {run_id} has no live owner",
+            details={"run_id": run_id},
+            hint=f"its process is gone: resume it with `pallium workflow resume {run_id}`",
+        )
     current = store.run(run_id)
     store.add_event(
         run_id,

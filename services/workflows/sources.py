@@ -45,6 +45,7 @@ def choose(ctx: ToolContext, repo: Path, *, script: str | None, source: str | No
             "invalid_input",
             f"give one of script, source or workflow, not {' and '.join(given)}",
             details={"field": given[1]},
+            hint="pass just one of `script` (CLI `--script`), `source` (`--source`) or `workflow` (`--workflow`)",
         )
     if script is not None:
         path = script_path(script, ctx)
@@ -73,7 +74,10 @@ def with_task(args: Any, task: str) -> dict[str, Any]:
         return {"task": task}
     if not isinstance(args, dict):
         raise PalliumError(
-            "invalid_input", "args must be a JSON object for a saved workflow or template", details={"field": "args"}
+            "invalid_input",
+            "args must be a JSON object for a saved workflow or template",
+            details={"field": "args"},
+            hint='pass `args` (CLI `--args`) as a JSON object, such as \'{"task": "..."}\'',
         )
     return {"task": task, **args}
 
@@ -92,19 +96,35 @@ def read_script(path: Path) -> str:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise PalliumError("not_found", f"no script at {str(path)!r}", details={"field": "script"}) from None
+        raise PalliumError(
+            "not_found",
+            f"no script at {str(path)!r}",
+            details={"field": "script"},
+            hint="pass `script` (CLI `--script`) as a .js path; `pallium workflow template list` lists saved ones",
+        ) from None
     except IsADirectoryError:
         raise PalliumError(
-            "invalid_input", f"{str(path)!r} is a folder, not a script", details={"field": "script"}
+            "invalid_input",
+            f"{str(path)!r} is a folder, not a script",
+            details={"field": "script"},
+            hint="pass `script` (CLI `--script`) as the path of a .js file, not a folder",
         ) from None
     if len(data) > MAX_SCRIPT_BYTES:
         raise PalliumError(
-            "invalid_input", f"script is {len(data)} bytes; at most {MAX_SCRIPT_BYTES}", details={"field": "script"}
+            "invalid_input",
+            f"script is {len(data)} bytes; at most {MAX_SCRIPT_BYTES}",
+            details={"field": "script"},
+            hint=f"pass a smaller `script` (CLI `--script`), at most {MAX_SCRIPT_BYTES} bytes",
         )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise PalliumError("invalid_input", f"{str(path)!r} is not UTF-8 text", details={"field": "script"}) from None
+        raise PalliumError(
+            "invalid_input",
+            f"{str(path)!r} is not UTF-8 text",
+            details={"field": "script"},
+            hint="save the script as UTF-8 and pass it as `script` (CLI `--script`) again",
+        ) from None
 
 
 def parse_args(text: str | None) -> object:
@@ -114,7 +134,10 @@ def parse_args(text: str | None) -> object:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise PalliumError(
-            "invalid_input", f"args is not JSON: {exc.msg} at character {exc.pos}", details={"field": "args"}
+            "invalid_input",
+            f"args is not JSON: {exc.msg} at character {exc.pos}",
+            details={"field": "args"},
+            hint='pass `args` (CLI `--args`) as a JSON object, such as \'{"task": "..."}\'',
         ) from None
 
 

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from kernel.store import Database, Schema
 
 __all__ = ["SCHEMA", "DecisionRow", "EventRow", "GateRow", "RunRow", "WorkflowStore"]
@@ -135,6 +136,9 @@ class DecisionRow:
 
 
 class WorkflowStore:
+    DATABASE = "global"
+    SCHEMAS: tuple[Schema, ...] = (RUNS_SCHEMA, SCHEMA)
+
     def __init__(self, db: Database) -> None:
         self.db = db
 

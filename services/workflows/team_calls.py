@@ -3,6 +3,8 @@
 `team.create(goal, {cwd, budgetUsd})` names its team `team-<run id>-<n>` (the n-th create of the
 attempt), so a resumed run finds the team it made instead of making another; `team.spawn` of a member
 already on the roster answers that member, for the same reason. Every other call is one team tool.
+The calls in `MUTATING` are journaled by the host (`WorkflowHost._team`) and carry its journal key
+as the tool's `request_id`, so none repeats on resume.
 """
 
 from __future__ import annotations
@@ -34,8 +36,37 @@ TEAM_FUNCTIONS = (
 )
 
 
-async def team_call(ctx: ToolContext, run_id: str, repo: str, creates: int, fn: str, args: list[Any]) -> Any:
-    """Answer `team.<fn>(...args)`; `creates` is how many creates this attempt made before this one."""
+# every primitive that changes a team (`status` and `tasks.list` only read)
+MUTATING = frozenset(TEAM_FUNCTIONS) - {"status", "tasks.list"}
+# the team tools that take a `request_id` (the rest are idempotent by themselves)
+_REQUEST_IDS = frozenset({"send", "tasks.create", "tasks.claim", "tasks.complete", "approve", "reject", "member.steer"})
+
+
+def request_of(fn: str, args: list[Any]) -> list[Any]:
+    """The arguments as the journal keys them: the team by its id, not by whatever object named it."""
+    if fn == "create" or not args:
+        return list(args)
+    try:
+        return [_team_id(args[0]), *args[1:]]
+    except PalliumError:
+        return list(args)  # the call itself will say what is wrong
+
+
+async def team_call(
+    ctx: ToolContext,
+    run_id: str,
+    repo: str,
+    creates: int,
+    fn: str,
+    args: list[Any],
+    *,
+    request_id: str | None = None,
+) -> Any:
+    """Answer `team.<fn>(...args)`; `creates` is how many creates this attempt made before this one.
+
+    `request_id` goes to the tools that take one, so a retried request answers the first one's result.
+    """
+    once = {"request_id": request_id} if request_id is not None and fn in _REQUEST_IDS else {}
     if fn not in TEAM_FUNCTIONS:
         raise PalliumError(
             "invalid_input",
@@ -71,7 +102,8 @@ async def team_call(ctx: ToolContext, run_id: str, repo: str, creates: int, fn: 
             status = await _call(ctx, "status", {"team": team})
             return {"member": next(m for m in status["members"] if m["name"] == arguments["name"])}
     if fn == "send":
-        return await _call(ctx, "send", {"team": team, "to": str(a[1]), "body": str(a[2]), "from": a[3] or "lead"})
+        arguments = {"team": team, "to": str(a[1]), "body": str(a[2]), "from": a[3] or "lead"}
+        return await _call(ctx, "send", arguments | once)
     if fn == "wait":
         opts = _opts(a[1])
         arguments = {"team": team}
@@ -87,9 +119,9 @@ async def team_call(ctx: ToolContext, run_id: str, repo: str, creates: int, fn: 
     if fn in ("status", "stop"):
         return await _call(ctx, fn, {"team": team})
     if fn in ("approve", "member.stop"):
-        return await _call(ctx, fn.replace(".", "_"), {"team": team, "member": str(a[1])})
+        return await _call(ctx, fn.replace(".", "_"), {"team": team, "member": str(a[1])} | once)
     if fn == "reject":
-        return await _call(ctx, "reject", {"team": team, "member": str(a[1]), "feedback": str(a[2] or "")})
+        return await _call(ctx, "reject", {"team": team, "member": str(a[1]), "feedback": str(a[2] or "")} | once)
     if fn == "gate":
         return await _call(ctx, "gate_set", {"team": team, "prompt": a[1], "hooks": list(a[2] or [])})
     if fn == "tasks.create":
@@ -99,23 +131,24 @@ async def team_call(ctx: ToolContext, run_id: str, repo: str, creates: int, fn: 
             arguments["depends_on"] = list(opts["dependsOn"])
         if opts.get("requires"):
             arguments["requires"] = list(opts["requires"])
-        return await _call(ctx, "tasks_add", arguments)
+        return await _call(ctx, "tasks_add", arguments | once)
     if fn == "tasks.list":
         return await _call(ctx, "tasks_list", {"team": team})
     if fn == "tasks.claim":
-        return await _call(ctx, "tasks_claim", {"team": team, "task_id": a[1], "as": str(a[2])})
+        return await _call(ctx, "tasks_claim", {"team": team, "task_id": a[1], "as": str(a[2])} | once)
     if fn == "tasks.complete":
         arguments = {"team": team, "task_id": a[1], "as": str(a[2])}
         if a[3] is not None:
             arguments["result"] = str(a[3])
-        return await _call(ctx, "tasks_complete", arguments)
+        return await _call(ctx, "tasks_complete", arguments | once)
     if fn == "member.restart":
         opts = _opts(a[2])
         arguments = {"team": team, "member": str(a[1])}
         if opts.get("staleAfterMinutes") is not None:
             arguments["stale_after_minutes"] = opts["staleAfterMinutes"]
         return await _call(ctx, "member_restart", arguments)
-    return await _call(ctx, "member_steer", {"team": team, "member": str(a[1]), "directive": str(a[2] or "")})
+    arguments = {"team": team, "member": str(a[1]), "directive": str(a[2] or "")}
+    return await _call(ctx, "member_steer", arguments | once)
 
 
 async def _call(ctx: ToolContext, tool: str, arguments: dict[str, Any]) -> Any:

@@ -11,7 +11,7 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
 from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
-from services.workflows import report, runner, sources
+from services.workflows import render, report, runner, sources
 from services.workflows.models import (
     ApplyOutput,
     GateDecisionInput,
@@ -33,7 +33,10 @@ from services.workflows.validate import declared_args, validate_source
 async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
     if (inp.script is None) == (inp.source is None):
         raise PalliumError(
-            "invalid_input", "give exactly one of `script` (a path) or `source` (the text)", details={"field": "script"}
+            "invalid_input",
+            "give exactly one of `script` (a path) or `source` (the text)",
+            details={"field": "script"},
+            hint="pass just one of `script` (CLI `--script`, a path) or `source` (CLI `--source`, the text)",
         )
     location = None
     source = inp.source
@@ -127,7 +130,10 @@ async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
     row = runner.resolve_run(store, inp.run_id)
     if row.status == "completed":
         raise PalliumError(
-            "conflict", f"workflow run {row.id} already completed; nothing to resume", details={"run_id": row.id}
+            "conflict",
+            f"workflow run {row.id} already completed; nothing to resume",
+            details={"run_id": row.id},
+            hint=f"see its result with `pallium workflow report {row.id}`; start a new run to do it again",
         )
     source, new_script = None, None
     if inp.script is not None:
@@ -284,32 +290,8 @@ def _require_run_edit(row: Any, ctx: ToolContext, verb: str) -> None:
         )
 
 
-def _render_list(out: ListOutput) -> str:
-    if not out.runs:
-        return "no workflow runs yet"
-    lines = [f"{r.updated_at}  {r.status:<11} {r.id}  {r.task[:60]}" for r in out.runs]
-    if out.next_cursor:
-        lines.append(f"more: --cursor '{out.next_cursor}'")
-    return "\n".join(lines)
-
-
-def _render_apply(out: ApplyOutput) -> str:
-    return (
-        f"run {out.run_id}: {len(out.applied)} patch(es) now, {len(out.already)} already, "
-        f"{len(out.skipped)} skipped (blocked or conflicted)"
-    )
-
-
 def _run_exit(out: RunOutput) -> int:
     return 0 if out.verdict.startswith("VERDICT: FINISHED") else 1
-
-
-def _render_validate(out: ValidateOutput) -> str:
-    name = (out.meta or {}).get("name") or out.script or "inline script"
-    lines = [f"{'valid' if out.valid else 'INVALID'}: {name}"]
-    lines += [f"  error: {e}" for e in out.errors]
-    lines += [f"  warning: {w}" for w in out.warnings]
-    return "\n".join(lines)
 
 
 TOOLS = (
@@ -337,7 +319,7 @@ TOOLS = (
             arguments={"script": "script"},
         ),
         positional=("script",),
-        render=_render_validate,
+        render=render.validate,
         exit_code=lambda out: 0 if out.valid else 1,
     ),
     Tool(
@@ -370,7 +352,7 @@ TOOLS = (
         ),
         positional=("task",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
-        render=report.render,
+        render=render.run,
         exit_code=_run_exit,
         budget=CONTEXT_BUDGET,
     ),
@@ -401,7 +383,7 @@ TOOLS = (
         ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
-        render=report.render,
+        render=render.run,
         exit_code=_run_exit,
         budget=CONTEXT_BUDGET,
     ),
@@ -431,7 +413,7 @@ TOOLS = (
         ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
-        render=report.render,
+        render=render.run,
         exit_code=lambda out: 0 if out.status == "stopped" else 1,
     ),
     Tool(
@@ -460,7 +442,7 @@ TOOLS = (
         ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
-        render=report.render,
+        render=render.run,
         exit_code=lambda out: 0 if out.status == "paused" else 1,
     ),
     Tool(
@@ -485,14 +467,7 @@ TOOLS = (
             signals=("runs_awaiting_approval",),
         ),
         positional=("run_id",),
-        render=lambda out: (
-            "\n".join(
-                f"{g.state:<8} {g.name}: {'approved' if g.approved else 'not approved'}"
-                f"{' by ' + g.decided_by if g.state == 'decided' else ''}{' - ' + g.reason if g.reason else ''}"
-                for g in out.gates
-            )
-            or "no gates"
-        ),
+        render=render.gates,
     ),
     Tool(
         cli="workflow gate approve",
@@ -522,7 +497,7 @@ TOOLS = (
         ),
         positional=("run_id", "name"),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
-        render=report.render,
+        render=render.run,
         exit_code=_run_exit,
         budget=CONTEXT_BUDGET,
     ),
@@ -553,7 +528,7 @@ TOOLS = (
         ),
         positional=("run_id", "name"),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
-        render=report.render,
+        render=render.run,
         exit_code=_run_exit,
         budget=CONTEXT_BUDGET,
     ),
@@ -582,7 +557,7 @@ TOOLS = (
             signals=("runs_active", "runs_finished", "runs_interrupted"),
         ),
         positional=("run_id",),
-        render=report.render,
+        render=render.run,
         budget=CONTEXT_BUDGET,
     ),
     Tool(
@@ -603,7 +578,7 @@ TOOLS = (
                 "which runs did I start today",
             ),
         ),
-        render=_render_list,
+        render=render.list_,
     ),
     Tool(
         cli="workflow apply",
@@ -633,7 +608,7 @@ TOOLS = (
         ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, idempotent=True),
-        render=_render_apply,
+        render=render.apply,
     ),
     Tool(
         cli="workflow revert",
@@ -660,6 +635,6 @@ TOOLS = (
         ),
         positional=("run_id",),
         annotations=Annotations(read_only=False, destructive=True, idempotent=True),
-        render=_render_apply,
+        render=render.apply,
     ),
 )

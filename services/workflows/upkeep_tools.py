@@ -10,7 +10,7 @@ from kernel.clock import iso_utc, parse_iso
 from kernel.context import ToolContext
 from kernel.runstore import RunStore
 from kernel.tool import Annotations, Route, Tool
-from services.workflows import report, runner
+from services.workflows import render, report, runner
 from services.workflows.api import HOST_API
 from services.workflows.inspect_models import (
     GcInput,
@@ -91,22 +91,6 @@ def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
 
 
-def _render_gc(out: GcOutput) -> str:
-    verb = "removed" if out.confirmed else "would remove"
-    lines = [
-        f"{verb} {out.worktrees_total} worktree(s) and {out.run_dirs_total} run folder(s), "
-        f"{out.bytes / 1_000_000:.1f} MB; {out.worktrees_live} worktree(s) of live runs kept"
-    ]
-    lines += [f"  worktree {p}" for p in out.worktrees]
-    lines += [f"  run {d.run_id} ({d.status or 'no record'}, {d.updated_at}) {d.path}" for d in out.run_dirs]
-    lines += [f"  kept {k}" for k in out.kept]
-    if len(out.worktrees) < out.worktrees_total or len(out.run_dirs) < out.run_dirs_total:
-        lines.append("  (more not listed; raise --limit)")
-    if not out.confirmed:
-        lines.append("rerun with --confirm --authority admin to delete")
-    return "\n".join(lines)
-
-
 # ---------------------------------------------------------------- tools list
 
 
@@ -125,13 +109,6 @@ async def tools_list(inp: ToolsListInput, ctx: ToolContext) -> ToolsListOutput:
         if inp.kind is None or c.kind == inp.kind
     ]
     return ToolsListOutput(calls=[c for c in calls if c.available or not inp.available_only])
-
-
-def _render_tools(out: ToolsListOutput) -> str:
-    width = max((len(c.name) for c in out.calls), default=0)
-    return "\n".join(
-        f"{c.name:<{width}}  {'' if c.available else '(not available) '}{c.summary}: {c.usage}" for c in out.calls
-    )
 
 
 TOOLS = (
@@ -163,7 +140,7 @@ TOOLS = (
             flags={"confirm": ("remove", "delete", "clean", "collect", "free", "gc", "purge")},
         ),
         annotations=Annotations(read_only=False, destructive=True, idempotent=True),
-        render=_render_gc,
+        render=render.gc,
     ),
     Tool(
         cli="workflow tools list",
@@ -185,6 +162,6 @@ TOOLS = (
                 "which functions can my script use",
             ),
         ),
-        render=_render_tools,
+        render=render.tools,
     ),
 )

@@ -112,6 +112,50 @@ async def test_an_unbounded_tool_is_never_cut():
     assert len(out.items) == 1000 and fitting.size(out) > SEARCH_BUDGET
 
 
+class EchoInp(ToolInput):
+    query: str = Field(description="words to look for")
+    items: int = Field(100, description="how many items")
+
+
+class EchoOut(ToolOutput):
+    query: str
+    note: str
+    items: list[Item]
+    truncated: bool = False
+
+
+async def _echo(inp: EchoInp, ctx: ToolContext) -> EchoOut:
+    return EchoOut(
+        query=inp.query,
+        note=f"looked for {inp.query!r} in 3 places",  # an echo inside the tool's own sentence
+        items=[Item(name=f"hit-{i:03d}") for i in range(inp.items)],
+    )
+
+
+async def test_an_echo_of_a_long_argument_is_cut_before_any_result():
+    tool = Tool(
+        cli="budget-echo",
+        handler=_echo,
+        input=EchoInp,
+        output=EchoOut,
+        summary="A test tool.",
+        description="Echoes its query.",
+        authority="observe",
+        toolset="test",
+    )
+    dispatch.register([tool])
+    query = "parse config " + "x" * 3_000
+    small = await _call("budget-echo", query=query, items=3)
+    assert small.query == query  # within budget: nothing is touched
+    out = await _call("budget-echo", query="parse config " + "x" * 90_000)
+    assert fitting.size(out) <= SEARCH_BUDGET
+    assert out.query.startswith("parse config x") and out.query.endswith("of the `query` you sent]")
+    assert len(out.query) < 300 and out.note.startswith("looked for 'parse config x")
+    assert out.note.endswith("you sent]' in 3 places")
+    # Only the echoes shrink: the results the caller asked for stay whole.
+    assert len(out.items) == 100
+
+
 def test_drop_tail_returns_what_it_dropped_in_order():
     out = Out(items=[Item(name=f"n{i}" * 50) for i in range(100)], text="")
     kept, dropped = fitting.drop_tail(out, 2048, "items")

@@ -102,6 +102,21 @@ async def test_codex_pins_the_sandbox_and_reads_the_thread_and_last_message(fake
     assert (tmp_path / "a.txt").read_text() == "A\n"
 
 
+async def test_codex_thread_id_is_heard_from_the_stream_before_the_worker_ends(fake, tmp_path):
+    """The thread id arrives in codex's first event: a caller hears it even when the turn never finishes."""
+    fake.scenario({"match": "slow", "hang": 30})
+    heard: list[str] = []
+    result = await dispatch(request(tmp_path, "slow", provider="codex", timeout=1.5), on_session=heard.append)
+    assert result.failure is not None and result.failure.error_class == "timeout"
+    assert heard == [fake.calls()[0]["session"]]
+    heard.clear()
+    resumed = await dispatch(request(tmp_path, provider="codex", resume_session="thread-9"), on_session=heard.append)
+    assert resumed.ok and heard == ["thread-9"]
+    claude: list[str] = []
+    await dispatch(request(tmp_path, provider="claude", new_session=str(uuid.uuid4())), on_session=claude.append)
+    assert claude == []  # claude's session id is minted by the caller before the turn, never streamed
+
+
 async def test_codex_read_only_and_resume_put_flags_before_resume(fake, tmp_path):
     result = await dispatch(request(tmp_path, provider="codex", resume_session="thread-1"))
     assert result.ok and result.session_id == "thread-1"

@@ -122,6 +122,45 @@ def test_unwritable_home_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Mo
     assert "PALLIUM_HOME" in raised.value.message
 
 
+class _GlobalNotes:
+    DATABASE = "global"
+    SCHEMAS = (Schema("notes", ("CREATE TABLE notes_note (id INTEGER PRIMARY KEY)",)),)
+
+    def __init__(self, db: store.Database) -> None:
+        self.db = db
+
+
+class _RepoNotes(_GlobalNotes):
+    DATABASE = "repo"
+
+
+def test_a_store_opens_in_the_database_it_declares_and_shares_the_calls_connection(tmp_path: Path, pallium_home):
+    from kernel import paths
+    from kernel.context import ToolContext
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    ctx = ToolContext(cwd=repo)
+    try:
+        first, again = ctx.store(_GlobalNotes), ctx.store(_GlobalNotes)
+        in_repo = ctx.store(_RepoNotes, repo)
+        assert first.db is again.db and first.db.path == paths.global_db_path()
+        assert in_repo.db.path == paths.repo_db_path(repo)
+        assert read_versions(in_repo.db.path)["notes"]["version"] == 1
+        with pytest.raises(TypeError, match="pass repo_root"):
+            ctx.store(_RepoNotes)
+        with pytest.raises(TypeError, match="does not apply"):
+            ctx.store(_GlobalNotes, repo)
+    finally:
+        ctx.close()
+    alone = store.open_store(_RepoNotes, repo)
+    try:
+        assert alone.db.path == paths.repo_db_path(repo)
+    finally:
+        alone.db.close()
+
+
 def test_a_migration_of_existing_tables_backs_the_file_up_first_and_the_backup_opens(tmp_path: Path):
     path = tmp_path / "p.sqlite"
     with open_database(path, [NOTES_V1]) as db:

@@ -322,3 +322,17 @@ def test_doctor_finds_a_database_damaged_in_the_middle_that_opening_does_not(git
     check = {c["name"]: c for c in json.loads(out)["checks"]}["repo database"]
     assert code == 1 and check["status"] == "fail"
     assert "--authority admin" in check["hint"]
+
+
+def test_every_command_and_group_prints_its_help(capsys):
+    """argparse %-formats help text, so one `%` in a description (`src%2Fapp`) crashed `--help`."""
+    from tools_manifest import load_manifest
+
+    commands = {tuple(e["cli"].split()) for e in load_manifest()["tools"]}
+    groups = {words[:depth] for words in commands for depth in range(1, len(words))}
+    for words in sorted(commands | groups | {()}):
+        with pytest.raises(SystemExit) as done:
+            main([*words, "--help"])
+        out, err = capsys.readouterr()
+        assert done.value.code == 0, f"pallium {' '.join(words)} --help: {err[-300:]}"
+        assert "usage: pallium" in out and "Traceback" not in err

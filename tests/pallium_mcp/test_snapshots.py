@@ -8,69 +8,19 @@ values that still vary from run to run (its folder, timings) are replaced by pla
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from inline_snapshot import snapshot
 
-from kernel.clock import FixedClock, parse_iso
-from kernel.context import ToolContext
-from kernel.dispatch import call
-from tests.conftest import git
-from tests.services.repo.conftest import NOW, commit
+from tests.pallium_mcp.snapshots import Answers
 
 pytestmark = pytest.mark.anyio
 
 
-def _stable(value: Any, repo: str) -> Any:
-    if isinstance(value, dict):
-        return {k: ("<seconds>" if k.endswith("_seconds") else _stable(v, repo)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_stable(v, repo) for v in value]
-    if isinstance(value, str):
-        return value.replace(repo, "<repo>").replace(os.environ["PALLIUM_HOME"], "<home>")
-    return value
-
-
-@pytest.fixture
-def fixed_repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    commit(
-        repo,
-        "Start the shop",
-        {
-            "shop/cart.py": 'def total(items):\n    """Sum the prices."""\n    return sum(i.price for i in items)\n',
-            "shop/api.py": "from shop.cart import total\n\n\ndef checkout(items):\n    return total(items)\n",
-        },
-        when="2026-01-02T00:00:00Z",
-    )
-    commit(
-        repo,
-        "Test the cart\n\nBecause totals broke twice.",
-        {
-            "tests/test_cart.py": "from shop.cart import total\n\n\ndef test_total():\n    assert total([]) == 0\n",
-            "shop/cart.py": 'def total(items):\n    """Sum the prices."""\n    return sum(i.price for i in items) or 0\n',  # noqa: E501
-        },
-        when="2026-01-05T00:00:00Z",
-    )
-    return repo
-
-
-async def _answer(where: Path, tool: str, **arguments: Any) -> Any:
-    ctx = ToolContext(cwd=where, clock=FixedClock(parse_iso(NOW)))
-    try:
-        out = await call(tool, arguments, ctx)
-    finally:
-        ctx.close()
-    return _stable(out.model_dump(mode="json"), str(where.resolve()))
-
-
 async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
-    assert await _answer(fixed_repo, "index") == snapshot(
+    answer = Answers(fixed_repo)
+    assert await answer("index") == snapshot(
         {
             "repo": "<repo>",
             "watermark": "b883f7242cc14422a13f4722a36eafbe78d62975",
@@ -87,7 +37,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             "duration_seconds": "<seconds>",
         }
     )
-    assert await _answer(fixed_repo, "symbols", path="shop/cart.py") == snapshot(
+    assert await answer("symbols", path="shop/cart.py") == snapshot(
         {
             "redactions": 0,
             "path": "shop/cart.py",
@@ -122,7 +72,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             },
         }
     )
-    assert await _answer(fixed_repo, "callers", name="total") == snapshot(
+    assert await answer("callers", name="total") == snapshot(
         {
             "redactions": 0,
             "name": "total",
@@ -136,6 +86,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 }
             ],
             "definition_count": 1,
+            "inherited": None,
             "kinds": {"call": 2, "import": 2},
             "references": [
                 {
@@ -192,7 +143,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             },
         }
     )
-    assert await _answer(fixed_repo, "search", query="total") == snapshot(
+    assert await answer("search", query="total") == snapshot(
         {
             "redactions": 0,
             "query": "total",
@@ -234,7 +185,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             },
         }
     )
-    assert await _answer(fixed_repo, "risk", path="shop/cart.py") == snapshot(
+    assert await answer("risk", path="shop/cart.py") == snapshot(
         {
             "redactions": 0,
             "path": "shop/cart.py",
@@ -260,7 +211,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             },
         }
     )
-    assert await _answer(fixed_repo, "neighbors", path="shop/cart.py") == snapshot(
+    assert await answer("neighbors", path="shop/cart.py") == snapshot(
         {
             "redactions": 0,
             "path": "shop/cart.py",
@@ -303,7 +254,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             },
         }
     )
-    assert await _answer(fixed_repo, "decisions", query="totals") == snapshot(
+    assert await answer("decisions", query="totals") == snapshot(
         {
             "redactions": 0,
             "query": "totals",
@@ -341,7 +292,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             ],
         }
     )
-    assert await _answer(fixed_repo, "explain", path="shop/cart.py") == snapshot(
+    assert await answer("explain", path="shop/cart.py") == snapshot(
         {
             "redactions": 0,
             "path": "shop/cart.py",
@@ -452,7 +403,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
         }
     )
     (fixed_repo / "shop" / "api.py").write_text("from shop.cart import total\n\n\ndef checkout(items):\n    return 0\n")
-    assert await _answer(fixed_repo, "changed-now") == snapshot(
+    assert await answer("changed-now") == snapshot(
         {
             "repo": "<repo>",
             "branch": "main",
@@ -501,7 +452,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             },
         }
     )
-    assert await _answer(fixed_repo, "handoff") == snapshot(
+    assert await answer("handoff") == snapshot(
         {
             "redactions": 0,
             "base": "b804cf50937858721283dce9f452be7374581e6e",
@@ -566,7 +517,8 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
 
 
 async def test_workflow_and_session_tools_answer_in_a_fixed_shape(fixed_repo: Path):
-    assert await _answer(fixed_repo, "workflow template list") == snapshot(
+    answer = Answers(fixed_repo)
+    assert await answer("workflow template list") == snapshot(
         {
             "workflows": [
                 {
@@ -595,7 +547,7 @@ async def test_workflow_and_session_tools_answer_in_a_fixed_shape(fixed_repo: Pa
             ]
         }
     )
-    assert await _answer(fixed_repo, "workflow validate", source="return await agent('hi');") == snapshot(
+    assert await answer("workflow validate", source="return await agent('hi');") == snapshot(
         {
             "valid": True,
             "errors": [],
@@ -605,9 +557,9 @@ async def test_workflow_and_session_tools_answer_in_a_fixed_shape(fixed_repo: Pa
             "script_hash": "d234cce842754ddbdb75cedf7382caa503ed0b633b1d7d3871ceebf0780f239f",
         }
     )
-    assert await _answer(fixed_repo, "workflow list") == snapshot({"runs": [], "truncated": False, "next_cursor": None})
-    assert await _answer(fixed_repo, "loop list") == snapshot({"loops": [], "truncated": False, "next_cursor": None})
-    assert await _answer(fixed_repo, "sessions find", repo=str(fixed_repo)) == snapshot(
+    assert await answer("workflow list") == snapshot({"runs": [], "truncated": False, "next_cursor": None})
+    assert await answer("loop list") == snapshot({"loops": [], "truncated": False, "next_cursor": None})
+    assert await answer("sessions find", repo=str(fixed_repo)) == snapshot(
         {
             "interpretation": "sessions in <repo>, most recently updated first",
             "filters": {"repo": "<repo>", "sort": "updated"},
@@ -617,7 +569,7 @@ async def test_workflow_and_session_tools_answer_in_a_fixed_shape(fixed_repo: Pa
             "freshness": {"last_sync_at": None, "sessions": 0},
         }
     )
-    assert await _answer(fixed_repo, "sessions embedding status") == snapshot(
+    assert await answer("sessions embedding status") == snapshot(
         {
             "configured": False,
             "config_path": "<home>/embedding.json",

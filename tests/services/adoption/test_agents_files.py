@@ -90,3 +90,24 @@ def test_guide_and_workflow_guide_come_from_the_package(capsys):
     assert "`sessions live`" in guide["guide"]  # the generated capability table
     assert main(["agents", "guide", "--workflow"]) == 0
     assert "parallel(" in capsys.readouterr().out
+
+
+def test_a_named_folder_other_than_the_current_one_must_be_a_repository(tmp_path: Path):
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+
+    async def install_elsewhere():
+        ctx = ToolContext(ceiling="admin", cwd=here)
+        try:
+            return await dispatch.call("pallium_agents_install", {"dir": str(elsewhere)}, ctx)
+        finally:
+            ctx.close()
+
+    with pytest.raises(PalliumError) as caught:
+        anyio.run(install_elsewhere)
+    assert caught.value.code == "invalid_input" and caught.value.details["field"] == "dir"
+    assert "--dir" in caught.value.hint and list(elsewhere.iterdir()) == []
+    (elsewhere / ".git").mkdir()
+    (elsewhere / ".git" / "HEAD").write_text("ref: refs/heads/main\n", encoding="utf-8")
+    assert _actions(anyio.run(install_elsewhere)) == {"AGENTS.md": "created"}

@@ -133,3 +133,14 @@ async def test_the_mcp_answer_is_the_measured_one(stale_repo: Path):
     text = result.content[0].text
     assert len(text.encode()) <= SEARCH_BUDGET
     assert json.loads(text)["freshness"]["status"] == "stale"
+
+
+@pytest.mark.parametrize("tool", ["search", "decisions"])
+async def test_a_huge_query_is_cut_in_the_echo_not_in_the_results(big_repo: Path, tool: str):
+    words = "verification plan step"
+    asked = await ask(big_repo, tool, query=words, limit=5)
+    huge = await ask(big_repo, tool, query=words + " padding" * 11_000, limit=5)  # a 90 KB query
+    assert _size(huge) <= SEARCH_BUDGET
+    assert huge.query.startswith(words) and huge.query.endswith("of the `query` you sent]")
+    listed = "results" if tool == "search" else "decisions"
+    assert len(getattr(huge, listed)) == len(getattr(asked, listed)) >= 2

@@ -63,15 +63,15 @@ def test_bm25_among_equals_is_fts5s_own_bm25(store):
     texts = _corpus()
     _fill(store, texts)
     expression = " AND ".join(f'"{w}"' for w in WORDS[:2])
-    fts5 = {message_id: -score for message_id, score in store.rank_matches(expression, Filters(), limit=1000)}
+    fts5 = {m.message_id: -m.score for m in store.rank_matches(expression, Filters(), limit=1000)}
     counts = store.word_doc_counts(WORDS[:2])
     scored = f"({lexical.at_least(WORDS[:2], 2)}) AND ({lexical.at_least(WORDS[:2], 1)})"
     ours = store.rank_matches(scored, Filters(), limit=1000, plan=",".join(str(counts[w]) for w in WORDS[:2]))
     assert len(ours) == len(fts5) > 20
-    for message_id, score in ours:
-        words, bm25 = divmod(-score, lexical.COORDINATION)
+    for found in ours:
+        words, bm25 = divmod(-found.score, lexical.COORDINATION)
         assert words == 2
-        assert bm25 == pytest.approx(fts5[message_id], rel=1e-9)
+        assert bm25 == pytest.approx(fts5[found.message_id], rel=1e-9)
 
 
 @pytest.mark.parametrize("limit", [5, 40, 150, 1000])

@@ -231,3 +231,30 @@ async def test_status_output_is_plain_json(call):
     assert [m.name for m in status.members] == ["lead", "correctness-reviewer", "concurrency-reviewer", "zombie-hunter"]
     assert {m.mode for m in status.members} == {"read-only"}
     assert json.loads(status.model_dump_json())["team"]["id"] == team
+
+
+async def test_a_request_retried_with_its_request_id_answers_the_first_instead_of_repeating(team_env, call):
+    team = (await call("start", goal="g")).team.id
+    await call("spawn", team=team, name="ana", provider="claude", plan_required=True)
+    await call("spawn", team=team, name="bo", provider="claude")
+    twice = [await call("send", team=team, to="ana", body="hi", request_id="r-send") for _ in range(2)]
+    assert twice[0].message.id == twice[1].message.id
+    tasks = [await call("tasks_add", team=team, title="t", request_id="r-task") for _ in range(2)]
+    assert tasks[0].task.id == tasks[1].task.id
+    claims = [await call("tasks_claim", team=team, task_id=1, request_id="r-claim", **{"as": "bo"}) for _ in range(2)]
+    assert [c.outcome for c in claims] == ["claimed", "claimed"]
+    done = [
+        await call("tasks_complete", team=team, task_id=1, result="ok", request_id="r-done", **{"as": "bo"})
+        for _ in range(2)
+    ]
+    assert [d.outcome for d in done] == ["completed", "completed"]  # the second is not refused as already done
+    steer = [await call("member_steer", team=team, member="ana", directive="d", request_id="r-steer") for _ in range(2)]
+    assert steer[0].message.id == steer[1].message.id
+    approved = [await call("approve", team=team, member="ana", request_id="r-ok") for _ in range(2)]
+    assert [a.member.plan_status for a in approved] == ["approved", "approved"]  # no "no plan waiting" conflict
+    inbox = (await call("inbox", team=team, **{"for": "ana"})).messages
+    assert sorted(m.body[:10] for m in inbox) == ["STEERING D", "Your plan ", "hi"]
+    assert [t.id for t in (await call("tasks_list", team=team)).tasks] == [1]
+    with pytest.raises(PalliumError) as again:  # without a request id, a repeat is a new request
+        await call("approve", team=team, member="ana")
+    assert again.value.code == "conflict"

@@ -85,8 +85,7 @@ async def test_team_run_killed_then_run_again_resumes_the_interrupted_member_wit
     status = await call("status", team=team)
     sessions = {m.name: m.session_id for m in status.members}
     # every claude call ran on alice's one session (minted before her first turn); every codex call that
-    # resumed, resumed bob's recorded thread. (A codex thread id is known only from a finished turn's
-    # output: a crash between its exit and that record leaves the next turn to start a new thread.)
+    # resumed, resumed bob's recorded thread (recorded as codex streams it: see the kill -9 test below)
     for c in team_env.calls():
         if c["dialect"] == "claude":
             assert c["session"] == sessions["alice"]
@@ -158,3 +157,81 @@ async def test_a_second_team_run_while_one_is_live_is_refused(team_env, call, gi
                 os.killpg(os.getpgid(pid), signal.SIGKILL)
     state = {m.name: m.state for m in (await call("status", team=team)).members}
     assert state["alice"] in ("waiting", "idle")  # status reconciled the dead run's turn
+
+
+def _wait_for(predicate, what: str) -> None:
+    """Poll the store for evidence (never a timed sleep standing in for it), failing after 30 s."""
+    import time
+
+    deadline = time.monotonic() + 30
+    while not predicate():
+        assert time.monotonic() < deadline, f"never saw {what}"
+        time.sleep(0.05)
+
+
+async def test_kill_9_of_team_run_mid_first_codex_turn_keeps_the_streamed_thread_and_resumes_it(
+    team_env, call, git_repo
+):
+    team_env.scenario(
+        {"match": turn_of("bob"), "times": 1, "hang": 60},
+        {"match": "You are ", "reply": decision("idle", summary="done")},
+    )
+    team = (await call("start", goal="g")).team.id
+    await call("spawn", team=team, name="bob", provider="codex")
+    await call("send", team=team, to="bob", body="look at main()")
+    assert store().member(team, "bob").session_id is None  # codex mints its thread id in the first turn
+
+    running = subprocess.Popen(
+        [script("pallium"), "team", "run", team, "--json"],
+        cwd=git_repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for(lambda: store().member(team, "bob").session_id is not None, "bob's thread id recorded")
+        os.kill(running.pid, signal.SIGKILL)  # mid-turn: the worker still hangs, nothing was parsed
+        assert running.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if running.poll() is None:
+            running.kill()
+        for pid in workers_of(team):
+            with contextlib.suppress(OSError):
+                os.killpg(os.getpgid(pid), signal.SIGKILL)
+    first = [c for c in team_env.calls() if c["prompt"].startswith("You are bob,")]
+    assert len(first) == 1 and "resume" not in first[0]["argv"]
+    thread = store().member(team, "bob").session_id
+    assert thread == first[0]["session"]
+
+    again = team_run(git_repo, team)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["reconciled_interrupted"] == ["bob"]
+    bob = [c for c in team_env.calls() if c["prompt"].startswith("You are bob,")]
+    assert len(bob) == 2
+    argv = bob[1]["argv"]
+    assert argv[argv.index("resume") + 1] == thread and bob[1]["session"] == thread
+    assert [t.state for t in reversed(store().turns(team, member="bob"))] == ["interrupted", "completed"]
+    assert [m.name for m in (await call("status", team=team)).members] == ["lead", "bob"]  # nobody spawned twice
+    assert_each_message_delivered_once(team)
+
+
+async def test_a_patch_staged_by_a_turn_killed_before_its_decision_stays_staged_and_the_lead_is_told(
+    team_env, call, git_repo
+):
+    team_env.scenario(
+        {"match": turn_of("ed"), "times": 1, "replace": {"src/app.py": ["return 1", "return 2"]},
+         "reply": decision("idle", summary="changed main")},
+        {"match": "You are ", "reply": decision("idle", summary="nothing more")},
+    )  # fmt: skip
+    team = (await call("start", goal="g")).team.id
+    await call("spawn", team=team, name="ed", provider="claude", mode="edit")
+    await call("nudge", team=team, member="ed")
+    died = team_run(git_repo, team, crash="after_completion:1")  # staged and journaled; the turn never closed
+    assert died.returncode == CRASH_EXIT_CODE, died.stderr
+    again = team_run(git_repo, team)
+    assert again.returncode == 0, again.stderr
+    status = await call("status", team=team)
+    assert [p.state for p in status.patches] == ["staged"]  # kept, not superseded by the next run
+    lead = [m.body for m in (await call("inbox", team=team, **{"for": "lead"})).messages]
+    assert sum("was interrupted after its patch" in b for b in lead) == 1
+    await call("apply", team=team)
+    assert (git_repo / "src/app.py").read_text() == "def main():\n    return 2\n"

@@ -1,0 +1,60 @@
+"""Members a class inherits: `Web.route` is `Scaffold.route` when Web extends App extends Scaffold.
+
+Bases come from the index's `inherits` references (the names a class header lists), each resolved
+to a class definition the way any reference is (same file, then imports, then the only one). The
+walk is depth-first in the order the bases are written, which is Python's and Ruby's lookup order
+for single inheritance and a close one for multiple; it stops at the nearest class that defines
+the member, never loops on a cycle of bases, and gives up past a depth no real hierarchy reaches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from services.repo.store import DefinitionRow, ReferenceRow, RepoStore
+
+__all__ = ["CLASS_KINDS", "Inherited", "member_through_bases"]
+
+CLASS_KINDS = frozenset({"class", "interface", "struct", "trait", "protocol", "object", "record", "type", "module"})
+_MAX_DEPTH = 25
+
+# Resolves a base class named in `reference` (the name as written, last part) to its definition.
+ResolveClass = Callable[[ReferenceRow, str], "DefinitionRow | None"]
+
+
+@dataclass(frozen=True)
+class Inherited:
+    """The definitions of the member on the nearest ancestor, and the chain of classes that led there."""
+
+    definitions: list[DefinitionRow]
+    chain: list[str]  # qualified class names, from the class asked about to the one defining the member
+
+
+def member_through_bases(
+    store: RepoStore, cls: DefinitionRow, member: str, members: list[DefinitionRow], resolve: ResolveClass
+) -> Inherited | None:
+    """Where `cls` gets `member` from among its ancestors, given every definition of `member`."""
+    by_owner: dict[tuple[str, str], list[DefinitionRow]] = {}
+    for d in members:
+        if d.parent:
+            by_owner.setdefault((d.path, d.parent), []).append(d)
+    seen = {cls.id}
+
+    def walk(current: DefinitionRow, chain: list[str], depth: int) -> Inherited | None:
+        if depth > _MAX_DEPTH:
+            return None
+        for base in store.bases_of(current.path, current.qualified):
+            found = resolve(base.reference, base.name.replace("::", ".").rsplit(".", 1)[-1])
+            if found is None or found.id in seen:
+                continue
+            seen.add(found.id)
+            here = by_owner.get((found.path, found.qualified))
+            if here:
+                return Inherited(here, [*chain, found.qualified])
+            deeper = walk(found, [*chain, found.qualified], depth + 1)
+            if deeper is not None:
+                return deeper
+        return None
+
+    return walk(cls, [cls.qualified], 0)
