@@ -200,6 +200,16 @@ class FileEntry:
     size: int | None = None
 
 
+class Revision(NamedTuple):
+    replaced_at: str
+    built_commit: str | None
+
+
+class DocHit(NamedTuple):
+    slug: str
+    score: float
+
+
 class FileStat(NamedTuple):
     blob: str | None
     mtime_ns: int | None
@@ -398,23 +408,21 @@ class KnowledgeStore:
             self.db.execute("DELETE FROM knowledge_docs WHERE slug = ?", (slug,))
             self.db.execute("DELETE FROM knowledge_fts WHERE slug = ?", (slug,))
 
-    def revisions(self, slug: str) -> list[tuple[str, str | None]]:
-        """`(replaced_at, built_commit)` of each replaced version of `slug`, oldest first."""
-        return list(
-            self.db.execute(
-                "SELECT replaced_at, built_commit FROM knowledge_revisions WHERE slug = ? ORDER BY id", (slug,)
-            )
+    def revisions(self, slug: str) -> list[Revision]:
+        """Each replaced version of `slug`, oldest first."""
+        rows = self.db.execute(
+            "SELECT replaced_at, built_commit FROM knowledge_revisions WHERE slug = ? ORDER BY id", (slug,)
         )
+        return [Revision(*r) for r in rows]
 
-    def search_docs(self, match: str, *, limit: int) -> list[tuple[str, float]]:
-        """`(slug, bm25 score)`, best first (lower scores are better in FTS5)."""
-        return list(
-            self.db.execute(
-                "SELECT slug, bm25(knowledge_fts, 8.0, 4.0, 1.0) AS score FROM knowledge_fts "
-                "WHERE knowledge_fts MATCH ? ORDER BY score, slug LIMIT ?",
-                (match, limit),
-            )
+    def search_docs(self, match: str, *, limit: int) -> list[DocHit]:
+        """Documents matching `match`, best first (lower BM25 scores are better in FTS5)."""
+        rows = self.db.execute(
+            "SELECT slug, bm25(knowledge_fts, 8.0, 4.0, 1.0) AS score FROM knowledge_fts "
+            "WHERE knowledge_fts MATCH ? ORDER BY score, slug LIMIT ?",
+            (match, limit),
         )
+        return [DocHit(*r) for r in rows]
 
     def snippet(self, slug: str, match: str) -> str | None:
         return self.db.execute(

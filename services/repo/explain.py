@@ -44,7 +44,7 @@ def risk_output(
 ) -> RiskOutput:
     """The file's risk answer; `pairs`, its co-change partners if the caller holds them (read once)."""
     info = store.content_info(row.hash) if row is not None and row.hash else None
-    language, lines = (row.language if row else None), (info[2] if info else None)
+    language, lines = (row.language if row else None), (info.lines if info else None)
     result = risk.score_risk(store, relative, now=now, language=language, lines=lines, pairs=pairs)
     return RiskOutput(
         path=relative,
@@ -80,7 +80,7 @@ def explain(
         f"{n} {k}{'es' if k.endswith('s') and n != 1 else 's' if n != 1 else ''}" for k, n in kinds.items()
     )
     summary = (
-        f"{relative}: {row.language or 'unknown language'}, {info[2] if info else '?'} lines"
+        f"{relative}: {row.language or 'unknown language'}, {info.lines if info else '?'} lines"
         + (f"; declares {declared}" if declared else "")
         + f"; risk {risk_out.level} ({risk_out.score:g})"
         + (f"; {len(tests)} test file(s)" if tests else "; no paired tests")
@@ -89,7 +89,7 @@ def explain(
         path=relative,
         language=row.language,
         status=queries.file_status(store, row),
-        lines=info[2] if info else None,
+        lines=info.lines if info else None,
         summary=summary,
         symbols=symbols,
         imports=[raw for raw, _line in store.raw_imports_of(relative)],

@@ -121,8 +121,16 @@ def _collect(store: RepoStore, root: Path, inp: FactsInput) -> FactsOutput:
     wanted = set(inp.sections)
     rows = store.file_facts()
     files = [
-        FactFile(path=p, blob=h, language=lang, lines=n, tracked=t, skip_reason=s, test=is_test_path(p))
-        for p, h, lang, s, t, n in rows
+        FactFile(
+            path=r.path,
+            blob=r.hash,
+            language=r.language,
+            lines=r.lines,
+            tracked=r.tracked,
+            skip_reason=r.skip_reason,
+            test=is_test_path(r.path),
+        )
+        for r in rows
     ]
     edges = store.all_edges() if wanted & {"edges", "tests"} else []
     out = FactsOutput(

@@ -196,7 +196,7 @@ def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datet
                 lines_deleted=h.deleted,
                 authors=h.authors,
                 fan_in=h.fan_in,
-                lines=info[2] if info else None,
+                lines=info.lines if info else None,
                 last_changed_at=clock.iso_utc(datetime.fromtimestamp(h.last_at, UTC)),
                 former_names=formers.get(h.path, []),
             )

@@ -28,7 +28,15 @@ from services.repo.models import (
     Symbol,
     SymbolsOutput,
 )
-from services.repo.store import DefinitionRow, FileRow, ReferenceRow, RepoStore, SymbolRow
+from services.repo.store import (
+    DefinitionRow,
+    EdgeRow,
+    FileRow,
+    ReferenceRow,
+    RepoStore,
+    SearchCandidate,
+    SymbolRow,
+)
 from services.repo.text import fts_query, query_words, split_terms
 
 __all__ = ["callers", "decisions", "decode_cursor", "encode_cursor", "indexed_file", "search", "symbols", "to_symbol"]
@@ -92,7 +100,7 @@ def file_status(store: RepoStore, row: FileRow) -> str:
     if row.skip_reason:
         return f"skipped:{row.skip_reason}"
     info = store.content_info(row.hash) if row.hash else None
-    return info[1] if info else "unparsed"
+    return info.status if info else "unparsed"
 
 
 def symbols(store: RepoStore, relative: str, row: FileRow, *, limit: int, freshness: Freshness) -> SymbolsOutput:
@@ -258,7 +266,7 @@ class _Resolver:
             self.by_family.setdefault(family(d.language), []).append(d)
         self.wanted = {d.id for d in wanted} if wanted is not None else None
         self.edges: dict[str, list[tuple[str, str]]] = {}
-        self.raw_edges: dict[str, list[tuple[str, str, str]]] = {}
+        self.raw_edges: dict[str, list[EdgeRow]] = {}
         self.every = every
         self.inherited: dict[int, DefinitionRow | None] = {}
 
@@ -346,7 +354,7 @@ class _Resolver:
                 out.add(dst)
         return out
 
-    def _edges_with_raw(self, path: str) -> list[tuple[str, str, str]]:
+    def _edges_with_raw(self, path: str) -> list[EdgeRow]:
         if path not in self.raw_edges:
             self.raw_edges[path] = self.store.edges_of(path)
         return self.raw_edges[path]
@@ -459,18 +467,18 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
     # A definition named exactly as asked comes first (same case before any case), then coverage, then BM25.
     asked = query.strip()
     if asked.isidentifier():  # an exact definition beyond BM25's window still comes first
-        have = {c[0] for c in candidates}
-        best = min((c[2] for c in candidates), default=0.0)
+        have = {c.symbol_id for c in candidates}
+        best = min((c.score for c in candidates), default=0.0)
         for d in store.definitions(asked):
             if d.id not in have:
-                candidates.append((d.id, d.path, best, f"{d.name} {d.qualified}", split_terms(d.path)))
+                candidates.append(SearchCandidate(d.id, d.path, best, f"{d.name} {d.qualified}", split_terms(d.path)))
     exact = {sid for sid, _path, _score, terms, _pt in candidates if terms.split(" ", 1)[0].lower() == asked.lower()}
     names = {sid: store.symbol(sid, path) for sid, path, *_rest in candidates if sid in exact}
 
-    def rank(c: tuple[int, str, float, str, str]) -> tuple[int, int, float, str]:
-        symbol = names.get(c[0])
+    def rank(c: SearchCandidate) -> tuple[int, int, float, str]:
+        symbol = names.get(c.symbol_id)
         closeness = 0 if symbol is not None and symbol.name == asked else 1 if symbol is not None else 2
-        return (closeness, -_coverage(words, c[3] + " " + c[4]), c[2], c[1])
+        return (closeness, -_coverage(words, c.terms + " " + c.path_terms), c.score, c.path)
 
     candidates.sort(key=rank)
     hits, size = [], 0
@@ -537,8 +545,8 @@ def decisions(store: RepoStore, query: str, *, limit: int, cursor: str | None, f
     offset = decode_cursor(cursor)
     rows = store.search_decisions(match, limit=limit + 1, offset=offset)
     notes = [
-        Decision(sha=sha, committed_at=_iso(when), subject=subject, body=body[:600])
-        for sha, when, subject, body, _score in rows[:limit]
+        Decision(sha=r.sha, committed_at=_iso(r.committed_at), subject=r.subject, body=r.body[:600])
+        for r in rows[:limit]
     ]
     more = len(rows) > limit
     return DecisionsOutput(

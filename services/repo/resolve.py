@@ -27,7 +27,7 @@ _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 def resolve_imports(
     root: Path,
     paths: set[str],
-    imports: Iterable[tuple[str, str, str, str]],
+    imports: Iterable[tuple[str, str | None, str, str]],  # `(path, language, raw, names)`: store.ImportRow
     namespaces: dict[str, list[str]] | None = None,
 ) -> list[tuple[str, str, str, str]]:
     """Edges `(importer, imported, raw, names)` for every import that names a file in `paths`, sorted.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kernel.store import Database, Schema
 
@@ -171,6 +171,57 @@ class ReferenceRow:
     kind: str
     receiver: str  # "" none, "self" the enclosing class, "?" unknown, else a class name
     enclosing: str | None  # qualified name of the innermost enclosing definition
+
+
+class DecisionHit(NamedTuple):
+    """A commit note matching a decisions query, with its BM25 score (lower is better)."""
+
+    sha: str
+    committed_at: int
+    subject: str
+    body: str
+    score: float
+
+
+class ContentInfo(NamedTuple):
+    language: str | None
+    status: str
+    lines: int
+    bytes: int
+
+
+class ImportRow(NamedTuple):
+    """An import as written in an indexed file: `names` are the names it brings in, space-separated."""
+
+    path: str
+    language: str | None
+    raw: str
+    names: str
+
+
+class EdgeRow(NamedTuple):
+    """A resolved import of a file: the file it reaches, the import as written, the names it brings."""
+
+    dst: str
+    raw: str
+    names: str
+
+
+class SearchCandidate(NamedTuple):
+    symbol_id: int
+    path: str
+    score: float
+    terms: str
+    path_terms: str
+
+
+class FileFactRow(NamedTuple):
+    path: str
+    hash: str | None
+    language: str | None
+    skip_reason: str | None
+    tracked: bool
+    lines: int
 
 
 @dataclass(frozen=True)
@@ -456,14 +507,15 @@ class RepoStore:
         )
         return [PairRow(path=b, shared=s, last_at=last, revisions=revs) for b, s, last, revs in rows]
 
-    def search_decisions(self, match: str, *, limit: int, offset: int) -> list[tuple[str, int, str, str, float]]:
-        return list(
-            self.db.execute(
+    def search_decisions(self, match: str, *, limit: int, offset: int) -> list[DecisionHit]:
+        return [
+            DecisionHit(*r)
+            for r in self.db.execute(
                 "SELECT sha, committed_at, subject, body, bm25(repo_decisions, 4.0, 1.0) AS score "
                 "FROM repo_decisions WHERE repo_decisions MATCH ? ORDER BY score, committed_at DESC LIMIT ? OFFSET ?",
                 (match, limit, offset),
             )
-        )
+        ]
 
     def decisions_touching(self, path: str, *, limit: int) -> list[CommitRow]:
         rows = self.db.execute(
@@ -489,10 +541,10 @@ class RepoStore:
     def known_hashes(self) -> set[str]:
         return {h for (h,) in self.db.execute("SELECT hash FROM repo_content")}
 
-    def content_info(self, hash_: str) -> tuple[str, str, int, int] | None:
+    def content_info(self, hash_: str) -> ContentInfo | None:
         row = self.db.execute("SELECT language, status, lines, bytes FROM repo_content WHERE hash = ?", (hash_,))
         found = row.fetchone()
-        return tuple(found) if found else None  # type: ignore[return-value]  # four columns, fixed by the query
+        return ContentInfo(*found) if found else None
 
     def add_contents(self, contents: Sequence[ContentFacts]) -> None:
         """Store the facts of new contents, in as few statements as the rows allow."""
@@ -542,13 +594,14 @@ class RepoStore:
             self.db.executemany(f"DELETE FROM {table} WHERE hash = ?", [(h,) for h in orphans])
         return len(orphans)
 
-    def all_imports(self) -> list[tuple[str, str, str, str]]:
-        """`(path, language, raw, names)` for every import of every indexed path."""
-        return list(
-            self.db.execute(
+    def all_imports(self) -> list[ImportRow]:
+        """Every import of every indexed path."""
+        return [
+            ImportRow(*r)
+            for r in self.db.execute(
                 "SELECT f.path, f.language, i.raw, i.names FROM repo_files f JOIN repo_imports i ON i.hash = f.hash"
             )
-        )
+        ]
 
     def namespace_files(self) -> dict[str, list[str]]:
         """C# namespaces and the files that declare them (`using` resolves through these)."""
@@ -578,9 +631,10 @@ class RepoStore:
         """`(imported file, names brought in)` for each resolved import of `path`."""
         return list(self.db.execute("SELECT dst, names FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,)))
 
-    def edges_of(self, path: str) -> list[tuple[str, str, str]]:
-        """`(imported file, raw import, names)` for each resolved import of `path`."""
-        return list(self.db.execute("SELECT dst, raw, names FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,)))
+    def edges_of(self, path: str) -> list[EdgeRow]:
+        """Each resolved import of `path`."""
+        rows = self.db.execute("SELECT dst, raw, names FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,))
+        return [EdgeRow(*r) for r in rows]
 
     def raw_imports_of(self, path: str) -> list[tuple[str, int]]:
         return list(
@@ -650,8 +704,8 @@ class RepoStore:
         )
         self.db.executemany("INSERT INTO repo_symbol_fts_rows(path, row) VALUES (?, ?)", mapping)
 
-    def search_candidates(self, match: str, *, limit: int) -> list[tuple[int, str, float, str, str]]:
-        """The best `limit` symbol rows by BM25: `(symbol_id, path, score, name terms, path terms)`."""
+    def search_candidates(self, match: str, *, limit: int) -> list[SearchCandidate]:
+        """The best `limit` symbol rows by BM25, with their name and path terms."""
         # Rank on rowid and score alone, then read the columns of the winners: selecting the text
         # columns in the ranking query makes SQLite carry them through the sort for every match
         # (a common word matches tens of thousands of symbols), which doubled the query's time.
@@ -674,8 +728,8 @@ class RepoStore:
         found = []
         for row, score in ranked:
             sid, path, terms, path_terms = columns[row]
-            found.append((sid, path, score, terms, path_terms))
-        found.sort(key=lambda c: (c[2], c[1]))  # the order the single query gave: score, then path
+            found.append(SearchCandidate(sid, path, score, terms, path_terms))
+        found.sort(key=lambda c: (c.score, c.path))  # the order the single query gave: score, then path
         return found
 
     def symbol(self, symbol_id: int, path: str) -> SymbolRow | None:
@@ -757,13 +811,13 @@ class RepoStore:
 
     # whole-index reads, for `pallium facts` ----------------------------------------------------------
 
-    def file_facts(self) -> list[tuple[str, str | None, str | None, str | None, bool, int]]:
-        """`(path, hash, language, skip_reason, tracked, lines)` of every indexed path, by path."""
+    def file_facts(self) -> list[FileFactRow]:
+        """Every indexed path, by path."""
         rows = self.db.execute(
             "SELECT f.path, f.hash, f.language, f.skip_reason, f.tracked, coalesce(c.lines, 0) FROM repo_files f "
             "LEFT JOIN repo_content c ON c.hash = f.hash ORDER BY f.path"
         )
-        return [(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
+        return [FileFactRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows]
 
     def all_symbols(self) -> list[SymbolRow]:
         rows = self.db.execute(
