@@ -14,10 +14,47 @@ from pathlib import Path
 
 from kernel.errors import PalliumError
 
-__all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "run", "status"]
+__all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "head_commit", "run", "status"]
 
 # Stable, locale-free, pager-free output, and no prompts that could hang an agent's call.
 _ENV = {"LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+
+
+def head_commit(repo_root: Path) -> str | None:
+    """The commit HEAD names (None on an unborn branch), read from `.git` without starting git.
+
+    A freshness check runs on every call an agent makes, and starting `git rev-parse` is most of
+    its cost; the plain layout (a `.git` folder, a loose or packed branch ref, a detached HEAD) is
+    read directly, and anything else (a linked worktree, a symbolic ref chain, a reftable) asks git.
+    """
+    git_dir = repo_root / ".git"
+    try:
+        head = (git_dir / "HEAD").read_text(encoding="ascii").strip() if git_dir.is_dir() else ""
+        if _is_sha(head):
+            return head
+        if head.startswith("ref: refs/"):
+            ref = head[5:]
+            loose = git_dir / ref
+            if loose.is_file():
+                sha = loose.read_text(encoding="ascii").strip()
+                if _is_sha(sha):
+                    return sha
+            elif not (git_dir / "reftable").exists():
+                packed = git_dir / "packed-refs"
+                lines = packed.read_text(encoding="ascii").splitlines() if packed.is_file() else []
+                for line in lines:
+                    sha, _, name = line.partition(" ")
+                    if name == ref and _is_sha(sha):
+                        return sha
+                return None  # an unborn branch: no loose and no packed ref
+    except (OSError, UnicodeDecodeError):
+        pass
+    out = run(["rev-parse", "-q", "--verify", "HEAD"], repo_root, check=False).decode().strip()
+    return out or None
+
+
+def _is_sha(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
 def run(

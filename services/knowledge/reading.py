@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,10 +64,12 @@ def current(store: KnowledgeStore, root: Path, claims: list[ClaimRow] | None = N
                 refresh_command="pallium knowledge build --no-model",
             ),
         )
-    head = git.run(["rev-parse", "-q", "--verify", "HEAD"], root, check=False).decode().strip() or None
+    head = git.head_commit(root)
     stats = store.file_stats()
     changed: dict[str, str | None] = {}
+    settled: dict[str, tuple[int, int]] = {}
     base = str(root) + os.sep
+    settled_before = time.time_ns() - SETTLE_NS
     for path, was in stats.items():
         try:
             st = os.lstat(base + path)  # a plain string join: pathlib costs ten times the stat here
@@ -79,6 +82,13 @@ def current(store: KnowledgeStore, root: Path, claims: list[ClaimRow] | None = N
         now_blob = _blob_of(root / path)
         if now_blob != was.blob:
             changed[path] = now_blob
+        elif was.mtime_ns is None and st.st_mtime_ns < settled_before:
+            # Written too near the build for its time to be trusted then (a fresh clone built at
+            # once: every file), unchanged and old enough now: remember its time, or every later
+            # read would hash the whole tree again.
+            settled[path] = (st.st_mtime_ns, st.st_size)
+    if settled:
+        store.settle_file_stats(settled)
     now = {**{p: s.blob for p, s in stats.items()}, **changed}
     stale = sum(1 for c in claims or [] if is_stale(c, now))
     shown = sorted(changed)[:_SHOWN]
@@ -96,6 +106,9 @@ def current(store: KnowledgeStore, root: Path, claims: list[ClaimRow] | None = N
             refresh_command="pallium knowledge build --no-model" if changed else None,
         ),
     )
+
+
+SETTLE_NS = 2_000_000_000  # as the build's slack: FAT and some network filesystems keep times to 2 s
 
 
 def is_stale(claim: ClaimRow, now: dict[str, str | None]) -> bool:

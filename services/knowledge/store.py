@@ -583,6 +583,14 @@ class KnowledgeStore:
         rows = self.db.execute("SELECT path, blob, mtime_ns, size FROM knowledge_files")
         return {r[0]: FileStat(r[1], r[2], r[3]) for r in rows}
 
+    def settle_file_stats(self, stats: dict[str, tuple[int, int]]) -> None:
+        """Record the time and size of files whose content was found unchanged since the build."""
+        with self.db.transaction():
+            self.db.executemany(
+                "UPDATE knowledge_files SET mtime_ns = ?, size = ? WHERE path = ? AND mtime_ns IS NULL",
+                [(mtime, size, path) for path, (mtime, size) in stats.items()],
+            )
+
     def file_blobs(self) -> dict[str, str | None]:
         return dict(self.db.execute("SELECT path, blob FROM knowledge_files"))
 

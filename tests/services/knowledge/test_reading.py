@@ -127,3 +127,31 @@ async def test_freshness_reads_only_files_whose_time_moved_and_still_sees_an_edi
     out = await ask(app_repo, "pallium_knowledge_get", slug="app%2Fcore")
     assert out.freshness.status == "stale"
     assert out.freshness.changed_files == ["app/core/engine.py", "app/web/routes.py"]
+
+
+async def test_files_written_just_before_the_build_are_hashed_once_then_trusted_by_time(app_repo: Path):
+    import os
+
+    from kernel.context import ToolContext
+    from services.knowledge.store import KnowledgeStore
+
+    await ask(app_repo, "pallium_knowledge_build", model=False)  # the fixture's files are seconds old
+
+    def stats() -> dict:
+        ctx = ToolContext(cwd=app_repo)
+        try:
+            return ctx.store(KnowledgeStore, app_repo).file_stats()
+        finally:
+            ctx.close()
+
+    racy = [p for p, s in stats().items() if s.mtime_ns is None]
+    assert racy  # too near the build to trust their times then
+    for path in racy:  # the clock moves on: the files are now old enough to trust
+        st = os.lstat(app_repo / path)
+        os.utime(app_repo / path, ns=(st.st_atime_ns, st.st_mtime_ns - 10_000_000_000))
+    out = await ask(app_repo, "pallium_knowledge_search", query="engine")
+    assert out.freshness.status == "fresh"
+    assert all(s.mtime_ns is not None for s in stats().values())  # settled: no more hashing per read
+    write(app_repo, "app/core/engine.py", "def changed():\n    return 2\n")
+    again = await ask(app_repo, "pallium_knowledge_search", query="engine")
+    assert again.freshness.status == "stale" and "app/core/engine.py" in again.freshness.changed_files
