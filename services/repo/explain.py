@@ -25,7 +25,8 @@ from services.repo.models import (
     StructuralLink,
     Verification,
 )
-from services.repo.store import CommitRow, FileRow, RepoStore
+from services.repo.rows import CommitRow, FileRow
+from services.repo.store import RepoStore
 from services.repo.verification import verification_for
 
 __all__ = ["explain", "explain_gone", "handoff", "risk_output"]

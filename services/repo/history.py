@@ -20,7 +20,8 @@ from kernel.paths import path_text
 from services.repo.index_git import MAX_CHANGESET
 from services.repo.models import FileHistory, Hotspot, HotspotsOutput, RecentCommit
 from services.repo.resolve import resolve_imports
-from services.repo.store import CommitRow, RepoStore
+from services.repo.rows import CommitRow
+from services.repo.store import RepoStore
 
 __all__ = ["file_history", "former_names", "hotspots", "old_path_importers", "parse_since", "scored_path"]
 

@@ -24,7 +24,8 @@ from kernel.crashpoints import crash_point
 from kernel.paths import path_text
 from services.repo import parsing
 from services.repo.resolve import resolve_imports
-from services.repo.store import ContentFacts, FileRow, RepoStore
+from services.repo.rows import ContentFacts, FileRow
+from services.repo.store import RepoStore
 from services.repo.text import split_terms
 
 __all__ = ["MAX_BYTES", "ContentHalf", "ContentHalfResult", "blob_hash", "path_skip_reason", "read_content"]

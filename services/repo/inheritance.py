@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from services.repo.store import DefinitionRow, ReferenceRow, RepoStore
+from services.repo.rows import DefinitionRow, ReferenceRow
+from services.repo.store import RepoStore
 
 __all__ = ["CLASS_KINDS", "Inherited", "member_through_bases"]
 

@@ -28,15 +28,8 @@ from services.repo.models import (
     Symbol,
     SymbolsOutput,
 )
-from services.repo.store import (
-    DefinitionRow,
-    EdgeRow,
-    FileRow,
-    ReferenceRow,
-    RepoStore,
-    SearchCandidate,
-    SymbolRow,
-)
+from services.repo.rows import DefinitionRow, EdgeRow, FileRow, ReferenceRow, SearchCandidate, SymbolRow
+from services.repo.store import RepoStore
 from services.repo.text import fts_query, query_words, split_terms
 
 __all__ = ["callers", "decisions", "decode_cursor", "encode_cursor", "indexed_file", "search", "symbols", "to_symbol"]

@@ -16,7 +16,8 @@ from kernel import clock
 from services.repo.index_git import MAX_CHANGESET
 from services.repo.models import CoChange, Level, RiskFactor, StructuralLink
 from services.repo.parsing import CODE_LANGUAGES
-from services.repo.store import PairRow, RepoStore
+from services.repo.rows import PairRow
+from services.repo.store import RepoStore
 
 __all__ = [
     "HIGH",

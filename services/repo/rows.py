@@ -1,0 +1,185 @@
+"""The rows the repository index's queries return: named, frozen, and free of SQL.
+
+Split from `store.py`, which keeps the tables and every statement; these are what the rest of the
+service reads, so a caller can name a row's type without importing the queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+__all__ = [
+    "BaseRow",
+    "CommitRow",
+    "ContentFacts",
+    "ContentInfo",
+    "DecisionHit",
+    "DefinitionRow",
+    "EdgeRow",
+    "FileFactRow",
+    "FileRow",
+    "HotspotRow",
+    "ImportRow",
+    "PairRow",
+    "ReferenceRow",
+    "SearchCandidate",
+    "SymbolRow",
+    "TouchRow",
+]
+
+
+@dataclass(frozen=True)
+class FileRow:
+    path: str
+    hash: str | None
+    language: str | None
+    skip_reason: str | None
+    tracked: bool
+
+
+@dataclass(frozen=True)
+class ContentFacts:
+    """One content's facts as `add_contents` stores them."""
+
+    hash: str
+    language: str
+    status: str
+    lines: int
+    size: int
+    symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None, str]]
+    imports: Sequence[tuple[str, str, int]]
+    refs: Iterable[tuple[str, int, str, str]]  # (name, line, kind, receiver)
+
+
+@dataclass(frozen=True)
+class SymbolRow:
+    id: int
+    path: str
+    name: str
+    kind: str
+    qualified: str
+    parent: str | None
+    signature: str
+    start_line: int
+    end_line: int
+    doc: str | None
+    decorators: str = ""  # one per line
+
+
+@dataclass(frozen=True)
+class DefinitionRow:
+    """A symbol with the language of the file that declares it."""
+
+    id: int
+    path: str
+    language: str | None
+    name: str
+    kind: str
+    qualified: str
+    parent: str | None
+    signature: str
+    start_line: int
+
+
+@dataclass(frozen=True)
+class ReferenceRow:
+    path: str
+    language: str | None
+    line: int
+    kind: str
+    receiver: str  # "" none, "self" the enclosing class, "?" unknown, else a class name
+    enclosing: str | None  # qualified name of the innermost enclosing definition
+
+
+class DecisionHit(NamedTuple):
+    """A commit note matching a decisions query, with its BM25 score (lower is better)."""
+
+    sha: str
+    committed_at: int
+    subject: str
+    body: str
+    score: float
+
+
+class ContentInfo(NamedTuple):
+    language: str | None
+    status: str
+    lines: int
+    bytes: int
+
+
+class ImportRow(NamedTuple):
+    """An import as written in an indexed file: `names` are the names it brings in, space-separated."""
+
+    path: str
+    language: str | None
+    raw: str
+    names: str
+
+
+class EdgeRow(NamedTuple):
+    """A resolved import of a file: the file it reaches, the import as written, the names it brings."""
+
+    dst: str
+    raw: str
+    names: str
+
+
+class SearchCandidate(NamedTuple):
+    symbol_id: int
+    path: str
+    score: float
+    terms: str
+    path_terms: str
+
+
+class FileFactRow(NamedTuple):
+    path: str
+    hash: str | None
+    language: str | None
+    skip_reason: str | None
+    tracked: bool
+    lines: int
+
+
+@dataclass(frozen=True)
+class BaseRow:
+    """A base class or implemented interface as written (`name`), with the reference that names it."""
+
+    name: str
+    reference: ReferenceRow
+
+
+@dataclass(frozen=True)
+class CommitRow:
+    sha: str
+    author: str
+    committed_at: int
+    subject: str
+
+
+@dataclass(frozen=True)
+class TouchRow:
+    commit: CommitRow
+    change: str  # A added, M modified, D deleted, R renamed (to this path), T type changed
+
+
+@dataclass(frozen=True)
+class HotspotRow:
+    path: str
+    commits: int
+    added: int
+    deleted: int
+    authors: int
+    last_at: int
+    fan_in: int
+
+
+@dataclass(frozen=True)
+class PairRow:
+    path: str
+    shared: int
+    revisions: int
+    last_at: int
