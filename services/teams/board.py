@@ -15,7 +15,8 @@ from kernel.errors import PalliumError
 from kernel.runstore import RunStore
 from services.teams.gates import ask_gate
 from services.teams.roster import notify_lead, require_member
-from services.teams.store import TaskRow, TeamRow, TeamStore
+from services.teams.rows import TaskRow, TeamRow
+from services.teams.store import TeamStore
 
 __all__ = [
     "EVIDENCE_KINDS",

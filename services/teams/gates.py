@@ -13,7 +13,8 @@ from pathlib import Path
 
 from kernel.providers.contract import ProviderRequest
 from kernel.providers.dispatcher import dispatch
-from services.teams.store import TeamRow, TeamStore
+from services.teams.rows import TeamRow
+from services.teams.store import TeamStore
 
 __all__ = ["GATE_SCHEMA", "HOOKS", "Verdict", "ask_gate"]
 

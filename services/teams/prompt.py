@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from services.teams.store import MemberRow, MessageRow, TaskRow, TeamRow
+from services.teams.rows import MemberRow, MessageRow, TaskRow, TeamRow
 
 __all__ = ["DECISION_SCHEMA", "Board", "Decision", "build_prompt", "handoff_text", "parse_decision"]
 

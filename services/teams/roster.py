@@ -18,7 +18,8 @@ from kernel.errors import PalliumError
 from kernel.leases import Owner, boot_id
 from kernel.providers.process import process_start_ticks
 from kernel.runstore import RunStore
-from services.teams.store import MemberRow, TeamRow, TeamStore, TurnRow
+from services.teams.rows import MemberRow, TeamRow, TurnRow
+from services.teams.store import TeamStore
 
 __all__ = [
     "LEAD",

@@ -18,7 +18,8 @@ from pathlib import Path
 from kernel.clock import Clock, iso_utc
 from kernel.store import Database
 from services.teams.roster import notify_lead, reconcile, this_owner
-from services.teams.store import MemberRow, TeamRow, TeamStore
+from services.teams.rows import MemberRow, TeamRow
+from services.teams.store import TeamStore
 from services.teams.turns import TurnReport, Turns
 
 __all__ = ["RunOptions", "RunResult", "eligible_members", "run_team"]

@@ -8,13 +8,24 @@ delivered by exactly one completed turn or still waiting.
 
 from __future__ import annotations
 
-import functools
 import json
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
 from kernel.runstore import SCHEMA as RUNS_SCHEMA
 from kernel.store import Database, Schema
+from services.teams.rows import (
+    EventRow,
+    MemberRow,
+    MessageRow,
+    RequestRow,
+    TaskRow,
+    TeamRow,
+    TurnRow,
+    build_row,
+    column_of,
+    columns_of,
+)
 
 __all__ = [
     "SCHEMA",
@@ -169,183 +180,6 @@ SCHEMA = Schema(
 )
 
 
-@dataclass(frozen=True)
-class TeamRow:
-    id: str
-    goal: str
-    cwd: str
-    status: str
-    template: str | None
-    budget_usd: float | None
-    spend_usd: float
-    unknown_cost_calls: int
-    gate_prompt: str | None
-    gate_hooks: list[str]
-    gate_provider: str | None
-    auto_apply: bool
-    board_version: int
-    created_at: str
-    updated_at: str
-    base_commit: str | None  # the snapshot of the user's tree the team's worktrees are made on
-    base_at: str | None  # when it was taken
-
-
-@dataclass(frozen=True)
-class MemberRow:
-    team_id: str
-    name: str
-    provider: str
-    model: str | None
-    role: str
-    mode: str
-    requested_mode: str
-    external: bool
-    status: str
-    status_reason: str | None
-    session_id: str | None
-    session_established: bool
-    session_note: str | None
-    plan_required: bool
-    plan_status: str | None
-    stop_requested: bool
-    nudged: bool
-    retry: bool
-    last_seen_board: int
-    turn_count: int
-    last_turn_at: str | None
-    last_turn_status: str | None
-    last_turn_error: str | None
-    last_decision_hash: str | None
-    repeat_count: int
-    budget_usd: float | None
-    spend_usd: float
-    unknown_cost_calls: int
-    read_cursor: int
-    heartbeat_at: float | None
-    created_at: str
-    snapshot_commit: str | None  # the commit an edit member's last worktree was made from
-    snapshot_at: str | None  # when the user's tree under that commit was taken
-
-
-@dataclass(frozen=True)
-class TaskRow:
-    team_id: str
-    id: int
-    title: str
-    description: str
-    status: str
-    owner: str | None
-    depends_on: list[int]
-    requires: list[str]
-    result: str | None
-    evidence: dict[str, Any]
-    created_by: str
-    created_at: str
-    updated_at: str
-    claimed_at: str | None
-    completed_at: str | None
-
-
-@dataclass(frozen=True)
-class MessageRow:
-    id: int
-    team_id: str
-    sender: str
-    recipient: str
-    body: str
-    kind: str
-    created_at: str
-    delivered_turn: str | None
-    delivered_at: str | None
-
-
-@dataclass(frozen=True)
-class TurnRow:
-    id: str
-    team_id: str
-    member: str
-    seq: int
-    state: str
-    owner: dict[str, Any]
-    heartbeat_at: float
-    started_at: str
-    finished_at: str | None
-    board_version: int
-    prompt_bytes: int
-    mail_ids: list[int]
-    provider: str | None
-    session_mode: str | None
-    session_id: str | None
-    cost_usd: float | None
-    error: str | None
-    decision: dict[str, Any] | None
-    summary: str | None
-    call_key: str | None
-    patch_state: str | None
-    patch_files: list[str]
-    spend_recorded: bool
-
-
-@dataclass(frozen=True)
-class RequestRow:
-    """A request that carried a `request_id`: what it made or changed (`ref`), so a retry answers it again."""
-
-    team_id: str
-    request_id: str
-    tool: str
-    ref: str
-    at: str
-
-
-@dataclass(frozen=True)
-class EventRow:
-    id: int
-    team_id: str
-    member: str | None
-    kind: str
-    detail: dict[str, Any]
-    cost_usd: float | None
-    at: str
-
-
-# fields stored as JSON text, in a column named `<field>_json`
-_JSON_FIELDS: dict[type, frozenset[str]] = {
-    TeamRow: frozenset({"gate_hooks"}),
-    TaskRow: frozenset({"depends_on", "requires", "evidence"}),
-    TurnRow: frozenset({"owner", "mail_ids", "decision", "patch_files"}),
-    EventRow: frozenset({"detail"}),
-}
-
-
-def _column(row_type: type, name: str) -> str:
-    return name + "_json" if name in _JSON_FIELDS.get(row_type, ()) else name
-
-
-@functools.cache
-def _columns(row_type: type) -> str:
-    return ", ".join(_column(row_type, f.name) for f in fields(row_type))
-
-
-def _build(row_type: type, values: tuple[Any, ...]) -> Any:
-    """A row of `row_type` from its columns in `_columns` order: JSON decoded, SQLite's 0/1 as bools."""
-    data = {}
-    for (name, kind), value in zip(_decoders(row_type), values, strict=True):
-        if kind == "json":
-            value = json.loads(value) if value is not None else None
-        elif kind == "bool":
-            value = bool(value)
-        data[name] = value
-    return row_type(**data)
-
-
-@functools.cache
-def _decoders(row_type: type) -> tuple[tuple[str, str], ...]:
-    json_fields = _JSON_FIELDS.get(row_type, frozenset())
-    return tuple(
-        (f.name, "json" if f.name in json_fields else "bool" if f.type == "bool" else "") for f in fields(row_type)
-    )
-
-
 class TeamStore:
     DATABASE = "global"
     SCHEMAS: tuple[Schema, ...] = (SCHEMA, RUNS_SCHEMA)
@@ -366,12 +200,14 @@ class TeamStore:
         return self.db.conn.changes() == 1
 
     def team(self, team_id: str) -> TeamRow | None:
-        row = self.db.execute(f"SELECT {_columns(TeamRow)} FROM teams_team WHERE id = ?", (team_id,)).fetchone()
-        return _build(TeamRow, row) if row else None
+        row = self.db.execute(f"SELECT {columns_of(TeamRow)} FROM teams_team WHERE id = ?", (team_id,)).fetchone()
+        return build_row(TeamRow, row) if row else None
 
     def teams(self, *, limit: int) -> list[TeamRow]:
-        rows = self.db.execute(f"SELECT {_columns(TeamRow)} FROM teams_team ORDER BY created_at DESC LIMIT ?", (limit,))
-        return [_build(TeamRow, r) for r in rows]
+        rows = self.db.execute(
+            f"SELECT {columns_of(TeamRow)} FROM teams_team ORDER BY created_at DESC, id LIMIT ?", (limit,)
+        )
+        return [build_row(TeamRow, r) for r in rows]
 
     def set_team_status(self, team_id: str, status: str, *, now: str) -> None:
         self.db.execute("UPDATE teams_team SET status = ?, updated_at = ? WHERE id = ?", (status, now, team_id))
@@ -429,10 +265,10 @@ class TeamStore:
         if not request_id:
             return None
         row = self.db.execute(
-            f"SELECT {_columns(RequestRow)} FROM teams_request WHERE team_id = ? AND request_id = ?",
+            f"SELECT {columns_of(RequestRow)} FROM teams_request WHERE team_id = ? AND request_id = ?",
             (team_id, request_id),
         ).fetchone()
-        return _build(RequestRow, row) if row else None
+        return build_row(RequestRow, row) if row else None
 
     def remember(self, team_id: str, request_id: str | None, *, tool: str, ref: str, now: str) -> None:
         """Record what a request did; call it inside the transaction of its effect, so both land or neither."""
@@ -489,15 +325,15 @@ class TeamStore:
 
     def member(self, team_id: str, name: str) -> MemberRow | None:
         row = self.db.execute(
-            f"SELECT {_columns(MemberRow)} FROM teams_member WHERE team_id = ? AND name = ?", (team_id, name)
+            f"SELECT {columns_of(MemberRow)} FROM teams_member WHERE team_id = ? AND name = ?", (team_id, name)
         ).fetchone()
-        return _build(MemberRow, row) if row else None
+        return build_row(MemberRow, row) if row else None
 
     def members(self, team_id: str) -> list[MemberRow]:
         rows = self.db.execute(
-            f"SELECT {_columns(MemberRow)} FROM teams_member WHERE team_id = ? ORDER BY rowid", (team_id,)
+            f"SELECT {columns_of(MemberRow)} FROM teams_member WHERE team_id = ? ORDER BY rowid", (team_id,)
         )
-        return [_build(MemberRow, r) for r in rows]
+        return [build_row(MemberRow, r) for r in rows]
 
     def update_member(self, team_id: str, name: str, **changes: Any) -> None:
         """Set the named columns of one member (column names come from this module's callers, never input)."""
@@ -549,9 +385,9 @@ class TeamStore:
 
     def task(self, team_id: str, task_id: int) -> TaskRow | None:
         row = self.db.execute(
-            f"SELECT {_columns(TaskRow)} FROM teams_task WHERE team_id = ? AND id = ?", (team_id, task_id)
+            f"SELECT {columns_of(TaskRow)} FROM teams_task WHERE team_id = ? AND id = ?", (team_id, task_id)
         ).fetchone()
-        return _build(TaskRow, row) if row else None
+        return build_row(TaskRow, row) if row else None
 
     def tasks(
         self, team_id: str, *, statuses: tuple[str, ...] = (), limit: int = 10_000, after: int = 0
@@ -561,17 +397,17 @@ class TeamStore:
             where += f" AND status IN ({', '.join('?' for _ in statuses)})"
             args += list(statuses)
         rows = self.db.execute(
-            f"SELECT {_columns(TaskRow)} FROM teams_task WHERE {where} ORDER BY id LIMIT ?", (*args, limit)
+            f"SELECT {columns_of(TaskRow)} FROM teams_task WHERE {where} ORDER BY id LIMIT ?", (*args, limit)
         )
-        return [_build(TaskRow, r) for r in rows]
+        return [build_row(TaskRow, r) for r in rows]
 
     def recent_completions(self, team_id: str, *, limit: int) -> list[TaskRow]:
         rows = self.db.execute(
-            f"SELECT {_columns(TaskRow)} FROM teams_task WHERE team_id = ? AND status = 'completed' "
+            f"SELECT {columns_of(TaskRow)} FROM teams_task WHERE team_id = ? AND status = 'completed' "
             "ORDER BY completed_at DESC, id DESC LIMIT ?",
             (team_id, limit),
         )
-        return [_build(TaskRow, r) for r in rows]
+        return [build_row(TaskRow, r) for r in rows]
 
     def count_tasks(self, team_id: str) -> dict[str, int]:
         rows = self.db.execute("SELECT status, COUNT(*) FROM teams_task WHERE team_id = ? GROUP BY status", (team_id,))
@@ -657,11 +493,11 @@ class TeamStore:
     def undelivered(self, team_id: str, recipient: str, *, limit: int) -> list[MessageRow]:
         """Mail waiting for `recipient`: steering first, then oldest first."""
         rows = self.db.execute(
-            f"SELECT {_columns(MessageRow)} FROM teams_message WHERE team_id = ? AND recipient = ? "
+            f"SELECT {columns_of(MessageRow)} FROM teams_message WHERE team_id = ? AND recipient = ? "
             "AND delivered_turn IS NULL ORDER BY kind = 'steer' DESC, id LIMIT ?",
             (team_id, recipient, limit),
         )
-        return [_build(MessageRow, r) for r in rows]
+        return [build_row(MessageRow, r) for r in rows]
 
     def count_undelivered(self, team_id: str) -> dict[str, int]:
         rows = self.db.execute(
@@ -677,9 +513,9 @@ class TeamStore:
             where += " AND recipient = ?"
             args.append(recipient)
         rows = self.db.execute(
-            f"SELECT {_columns(MessageRow)} FROM teams_message WHERE {where} ORDER BY id LIMIT ?", (*args, limit)
+            f"SELECT {columns_of(MessageRow)} FROM teams_message WHERE {where} ORDER BY id LIMIT ?", (*args, limit)
         )
-        return [_build(MessageRow, r) for r in rows]
+        return [build_row(MessageRow, r) for r in rows]
 
     def mark_delivered(self, team_id: str, recipient: str, ids: list[int], receipt: str, *, now: str) -> int:
         """Give each still-undelivered message of `ids` its receipt and move the reader's cursor; return how many."""
@@ -729,8 +565,8 @@ class TeamStore:
         return self.turn(turn_id)
 
     def turn(self, turn_id: str) -> TurnRow | None:
-        row = self.db.execute(f"SELECT {_columns(TurnRow)} FROM teams_turn WHERE id = ?", (turn_id,)).fetchone()
-        return _build(TurnRow, row) if row else None
+        row = self.db.execute(f"SELECT {columns_of(TurnRow)} FROM teams_turn WHERE id = ?", (turn_id,)).fetchone()
+        return build_row(TurnRow, row) if row else None
 
     def turns(
         self, team_id: str, *, member: str | None = None, states: tuple[str, ...] = (), limit: int = 1000
@@ -743,17 +579,17 @@ class TeamStore:
             where += f" AND state IN ({', '.join('?' for _ in states)})"
             args += list(states)
         rows = self.db.execute(
-            f"SELECT {_columns(TurnRow)} FROM teams_turn WHERE {where} ORDER BY started_at DESC, seq DESC LIMIT ?",
+            f"SELECT {columns_of(TurnRow)} FROM teams_turn WHERE {where} ORDER BY started_at DESC, seq DESC LIMIT ?",
             (*args, limit),
         )
-        return [_build(TurnRow, r) for r in rows]
+        return [build_row(TurnRow, r) for r in rows]
 
     def update_turn(self, turn_id: str, **changes: Any) -> None:
         allowed = {f.name for f in fields(TurnRow)} - {"id"}
         unknown = set(changes) - allowed
         if unknown:
             raise ValueError(f"unknown turn columns {sorted(unknown)}")
-        names = [_column(TurnRow, c) for c in changes]
+        names = [column_of(TurnRow, c) for c in changes]
         values = [json.dumps(v) if n.endswith("_json") else v for n, v in zip(names, changes.values(), strict=True)]
         self.db.execute(
             f"UPDATE teams_turn SET {', '.join(f'{n} = ?' for n in names)} WHERE id = ?", (*values, turn_id)
@@ -796,6 +632,6 @@ class TeamStore:
             where += " AND kind = ?"
             args.append(kind)
         rows = self.db.execute(
-            f"SELECT {_columns(EventRow)} FROM teams_event WHERE {where} ORDER BY id DESC LIMIT ?", (*args, limit)
+            f"SELECT {columns_of(EventRow)} FROM teams_event WHERE {where} ORDER BY id DESC LIMIT ?", (*args, limit)
         )
-        return [_build(EventRow, r) for r in rows]
+        return [build_row(EventRow, r) for r in rows]

@@ -22,7 +22,8 @@ from services.teams import prompt as contract
 from services.teams.board import judge_completion, land_completion_txn
 from services.teams.gates import ask_gate
 from services.teams.roster import notify_lead, split_body
-from services.teams.store import MemberRow, TeamStore, TurnRow
+from services.teams.rows import MemberRow, TurnRow
+from services.teams.store import TeamStore
 
 if TYPE_CHECKING:
     from kernel.execution import Run

@@ -7,7 +7,8 @@ import time
 from kernel.runstore import RunStore
 from services.teams import models
 from services.teams.roster import member_state
-from services.teams.store import MemberRow, MessageRow, TaskRow, TeamRow, TeamStore
+from services.teams.rows import MemberRow, MessageRow, TaskRow, TeamRow
+from services.teams.store import TeamStore
 
 __all__ = ["describe", "to_member", "to_message", "to_task", "to_team"]
 
