@@ -23,7 +23,8 @@ from kernel.credentials import Credential, get_credential, keyring_status, store
 from kernel.errors import PalliumError
 from services.sessions import capsule as capsules
 from services.sessions.models import EmbeddingConfigureInput, EmbeddingOutput, EmbeddingReport
-from services.sessions.store import Filters, NearSession, SessionsStore, SpaceRow
+from services.sessions.rows import Filters, NearSession, SpaceRow
+from services.sessions.store import SessionsStore
 
 __all__ = ["ENV_KEY", "KEYRING_SERVICE", "check", "configure", "embed_pending", "ranker", "status"]
 

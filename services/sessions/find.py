@@ -14,7 +14,8 @@ from typing import Any
 
 from kernel.clock import iso_utc
 from services.sessions.models import FindInput, FindOutput
-from services.sessions.store import Filters, SessionsStore
+from services.sessions.rows import Filters
+from services.sessions.store import SessionsStore
 from services.sessions.views import freshness, parse_duration, summary
 
 __all__ = ["find", "interpret"]

@@ -23,12 +23,13 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from services.sessions.store import MessageRow
+from services.sessions.rows import MessageRow
 
 if TYPE_CHECKING:
     import apsw
 
-    from services.sessions.store import Filters, SessionsStore
+    from services.sessions.rows import Filters
+    from services.sessions.store import SessionsStore
 
 __all__ = ["COORDINATION", "STOPWORDS", "at_least", "query_words", "rank_messages", "recall_rank"]
 

@@ -18,7 +18,8 @@ from typing import Any
 from kernel.clock import iso_utc, parse_iso
 from services.sessions import parse_codex
 from services.sessions.models import LiveOutput, LiveSession
-from services.sessions.store import Filters, SessionRow, SessionsStore
+from services.sessions.rows import Filters, SessionRow
+from services.sessions.store import SessionsStore
 
 __all__ = ["classify", "snapshot"]
 

@@ -22,7 +22,8 @@ from services.sessions.models import (
     RecallResult,
     SemanticStatus,
 )
-from services.sessions.store import Filters, NearSession, SessionRow, SessionsStore
+from services.sessions.rows import Filters, NearSession, SessionRow
+from services.sessions.store import SessionsStore
 from services.sessions.transcript import CITE_CHARS, shorten
 from services.sessions.views import summary
 

@@ -16,7 +16,8 @@ import re
 
 from services.sessions.models import Freshness, SearchHit, SearchOutput, SemanticStatus
 from services.sessions.recall import SemanticRanker
-from services.sessions.store import Filters, MessageMatch, MessageRow, SessionsStore
+from services.sessions.rows import Filters, MessageMatch, MessageRow
+from services.sessions.store import SessionsStore
 from services.sessions.views import summary
 
 __all__ = ["SEARCH_BUDGET", "search", "search_terms"]

@@ -25,7 +25,8 @@ from kernel.errors import PalliumError
 from kernel.paths import path_text
 from services.sessions import capsule as capsules
 from services.sessions import parse_claude, parse_codex, transcript
-from services.sessions.store import FileRow, MessageRow, SessionsStore
+from services.sessions.rows import FileRow, MessageRow
+from services.sessions.store import SessionsStore
 from services.sessions.transcript import text_safe
 
 __all__ = ["MAX_LINE_BYTES", "SyncReport", "default_homes", "lock_path", "sync"]

@@ -11,7 +11,8 @@ from datetime import datetime
 
 from kernel.clock import iso_utc
 from services.sessions.models import DoctorInput, DoctorOutput, ForgetOutput, PruneInput, PruneOutput
-from services.sessions.store import SessionRow, SessionsStore
+from services.sessions.rows import SessionRow
+from services.sessions.store import SessionsStore
 from services.sessions.views import parse_duration, summary
 
 __all__ = ["doctor", "forget", "prune"]

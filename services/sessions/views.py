@@ -9,7 +9,8 @@ from kernel.clock import iso_utc, parse_iso
 from kernel.errors import PalliumError
 from kernel.ids import resolve_prefix
 from services.sessions.models import FilterInput, Freshness, SessionSummary
-from services.sessions.store import Filters, SessionRow, SessionsStore
+from services.sessions.rows import Filters, SessionRow
+from services.sessions.store import SessionsStore
 
 __all__ = ["filters_of", "freshness", "parse_duration", "parse_when", "resolve_id", "summary"]
 

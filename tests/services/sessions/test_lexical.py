@@ -7,7 +7,8 @@ import pytest
 
 from kernel.store import open_global
 from services.sessions import lexical
-from services.sessions.store import SCHEMA, Filters, MessageRow, SessionsStore
+from services.sessions.rows import Filters, MessageRow
+from services.sessions.store import SCHEMA, SessionsStore
 
 WORDS = ["refund", "handler", "timeout", "gateway", "ledger"]
 
