@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from services.repo.rows import DefinitionRow, ReferenceRow
 from services.repo.store import RepoStore
 
-__all__ = ["CLASS_KINDS", "Inherited", "member_through_bases"]
+__all__ = ["Inherited", "member_through_bases"]
 
-CLASS_KINDS = frozenset({"class", "interface", "struct", "trait", "protocol", "object", "record", "type", "module"})
 _MAX_DEPTH = 25
 
 # Resolves a base class named in `reference` (the name as written, last part) to its definition.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["EXTENSIONS", "IDENTIFIERS", "NAME_OWNERS", "PACK_LANGUAGES", "QUERIES", "import_rows"]
+__all__ = ["CLASS_KINDS", "EXTENSIONS", "IDENTIFIERS", "NAME_OWNERS", "PACK_LANGUAGES", "QUERIES", "import_rows"]
 
 EXTENSIONS = {
     ".c": "c",
@@ -37,6 +37,11 @@ EXTENSIONS = {
     ".lua": "lua",
 }
 PACK_LANGUAGES = frozenset(EXTENSIONS.values())
+
+# Declaration kinds that own members, in every language: a method's parent, a class's bases.
+CLASS_KINDS = frozenset(
+    {"class", "interface", "module", "type", "struct", "enum", "object", "trait", "protocol", "extension", "record"}
+)
 
 IDENTIFIERS = {
     "c": ("identifier", "field_identifier", "type_identifier"),

@@ -368,13 +368,8 @@ def _scope(node: Any, by_node: dict[tuple[int, int, str], tuple[str, str]]) -> l
     return list(reversed(chain))
 
 
-_CLASS_LIKE = frozenset(
-    {"class", "interface", "module", "type", "struct", "enum", "object", "trait", "protocol", "extension", "record"}
-)
-
-
 def _is_class_like(kind: str) -> bool:
-    return kind in _CLASS_LIKE
+    return kind in languages.CLASS_KINDS
 
 
 _LINE_COMMENT = {"python": "#", "ruby": "#", "bash": "#", "lua": "--"}

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from kernel import clock, paths
 from kernel.errors import PalliumError
-from services.repo.inheritance import CLASS_KINDS, member_through_bases
+from services.repo.inheritance import member_through_bases
+from services.repo.languages import CLASS_KINDS
 from services.repo.models import (
     CallersOutput,
     Decision,
