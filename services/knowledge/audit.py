@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from kernel.clock import iso_utc
 from kernel.errors import PalliumError
+from services.knowledge.freshness import current, is_stale
 from services.knowledge.ledger import TIMEOUT_SECONDS, Ledger, attempt
 from services.knowledge.prose import rerender
-from services.knowledge.reading import current, is_stale
 from services.knowledge.store import ClaimRow, DroppedRow, KnowledgeStore
 
 if TYPE_CHECKING:

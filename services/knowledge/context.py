@@ -14,8 +14,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from services.knowledge import documents
+from services.knowledge.freshness import current, is_stale
 from services.knowledge.models import ContextDecision, ContextFile, ContextModule, ContextOutput
-from services.knowledge.reading import STOPWORDS, current, evidence_of, fts_query, is_stale
+from services.knowledge.reading import STOPWORDS, evidence_of, fts_query
 from services.knowledge.store import ClaimRow, KnowledgeStore
 
 __all__ = ["context"]

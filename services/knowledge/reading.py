@@ -1,33 +1,23 @@
-"""Reading the base: freshness (what changed since the build) apart from evidence (how claims were checked).
-
-Freshness costs one `git rev-parse HEAD` and a `stat` of each described file: only files whose
-time or size moved since the build are hashed, and a file counts as changed only when its blob
-differs from the one the base was built from, so a file edited and put back is not reported.
-(`git status` would do the same work, but without writing the index it re-reads every racily
-clean file on every call: half a second on a fresh clone of Vite.)
-"""
+"""Reading the base: search and get, with freshness (what changed since the build, `freshness.py`)
+reported apart from evidence (how the claims were checked)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import os
 import re
-import time
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 
-from kernel import git
 from kernel.errors import PalliumError
 from services.knowledge import documents
-from services.knowledge.models import ClaimOut, Evidence, GetOutput, KnowledgeFreshness, SearchHit, SearchOutput
+from services.knowledge.freshness import current, is_stale
+from services.knowledge.models import ClaimOut, Evidence, GetOutput, SearchHit, SearchOutput
 from services.knowledge.store import ClaimRow, DocRow, KnowledgeStore
 
-__all__ = ["Current", "current", "evidence_of", "fts_query", "get", "search"]
+__all__ = ["evidence_of", "fts_query", "get", "search"]
 
 SEARCH_BUDGET = 8 * 1024
-_SHOWN = 20
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
 _STOP = (
     "a an and are as at be but by can do does for from has have how i if in into is it its make me my of on "
@@ -37,90 +27,7 @@ _STOP = (
 STOPWORDS = frozenset(_STOP.split())
 
 
-@dataclass(frozen=True)
-class Current:
-    """The tree now against the build: changed blobs by path, and the answer's freshness."""
-
-    changed: dict[str, str | None]  # path -> current blob (None: deleted), for files changed since the build
-    now: dict[str, str | None]  # every described path -> its blob now: what a citation's blob is compared with
-    freshness: KnowledgeFreshness
-
-
-def current(store: KnowledgeStore, root: Path, claims: list[ClaimRow] | None = None) -> Current:
-    state = store.state()
-    built = state.get("built_commit") or None
-    if "built_at" not in state:
-        return Current(
-            {},
-            {},
-            KnowledgeFreshness(
-                status="missing",
-                built_commit=None,
-                built_at=None,
-                current_commit=None,
-                changed_files=[],
-                changed_count=0,
-                stale_claims=0,
-                refresh_command="pallium knowledge build --no-model",
-            ),
-        )
-    head = git.head_commit(root)
-    stats = store.file_stats()
-    changed: dict[str, str | None] = {}
-    settled: dict[str, tuple[int, int]] = {}
-    base = str(root) + os.sep
-    settled_before = time.time_ns() - SETTLE_NS
-    for path, was in stats.items():
-        try:
-            st = os.lstat(base + path)  # a plain string join: pathlib costs ten times the stat here
-        except OSError:
-            if was.blob is not None:
-                changed[path] = None  # deleted
-            continue
-        if was.mtime_ns is not None and st.st_mtime_ns == was.mtime_ns and st.st_size == was.size:
-            continue  # untouched since the build: no need to read it
-        now_blob = _blob_of(root / path)
-        if now_blob != was.blob:
-            changed[path] = now_blob
-        elif was.mtime_ns is None and st.st_mtime_ns < settled_before:
-            # Written too near the build for its time to be trusted then (a fresh clone built at
-            # once: every file), unchanged and old enough now: remember its time, or every later
-            # read would hash the whole tree again.
-            settled[path] = (st.st_mtime_ns, st.st_size)
-    if settled:
-        store.settle_file_stats(settled)
-    now = {**{p: s.blob for p, s in stats.items()}, **changed}
-    stale = sum(1 for c in claims or [] if is_stale(c, now))
-    shown = sorted(changed)[:_SHOWN]
-    return Current(
-        changed,
-        now,
-        KnowledgeFreshness(
-            status="stale" if changed else "fresh",
-            built_commit=built,
-            built_at=state.get("built_at"),
-            current_commit=head,
-            changed_files=shown,
-            changed_count=len(changed),
-            stale_claims=stale,
-            refresh_command="pallium knowledge build --no-model" if changed else None,
-        ),
-    )
-
-
-SETTLE_NS = 2_000_000_000  # as the build's slack: FAT and some network filesystems keep times to 2 s
-
-
-def is_stale(claim: ClaimRow, now: dict[str, str | None]) -> bool:
-    """A cited file's blob now differs from the one the citation was checked against (or it is gone).
-
-    Compared with the blob now, not with the last build's: a rebuild refreshes the base's own
-    view of the tree, but a claim stays stale until it is checked again.
-    """
-    return any(now.get(c.path) != c.blob for c in claim.citations)
-
-
-def evidence_of(doc: DocRow | None, claims: list[ClaimRow], dropped: int, now: dict[str, str | None]) -> Evidence:
+def evidence_of(doc: DocRow | None, claims: list[ClaimRow], dropped: int, now: Mapping[str, str | None]) -> Evidence:
     supported = sum(c.audit == "supported" for c in claims)
     uncertain = sum(c.audit == "uncertain" for c in claims)
     stale = any(is_stale(c, now) for c in claims)
@@ -172,6 +79,7 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
     for c in claims_all:
         by_slug.setdefault(c.slug, []).append(c)
     results, docs = [], []
+    snippets = store.snippets([slug for slug, _ in hits], match)
     for slug, score in hits:
         doc = loaded.get(slug) or store.doc(slug)
         if doc is None:
@@ -183,7 +91,7 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
                 title=doc.title,
                 kind=doc.kind,
                 score=round(score, 3),
-                snippet=(store.snippet(slug, match) or "")[:300] or None,
+                snippet=snippets.get(slug, "")[:300] or None,
                 purpose=(doc.data.get("purpose") or None) and doc.data["purpose"][:300],
                 surface=[s["name"] for s in doc.data.get("surface", [])[:8]],
                 evidence=evidence_of(doc, claims, len(store.dropped(slug)), here.now),
@@ -292,7 +200,7 @@ def _fit_get(out: GetOutput) -> None:
         out.truncated = True
 
 
-def _claim_out(claim: ClaimRow, now: dict[str, str | None]) -> ClaimOut:
+def _claim_out(claim: ClaimRow, now: Mapping[str, str | None]) -> ClaimOut:
     return ClaimOut(
         text=claim.text,
         section=claim.section,
@@ -328,14 +236,6 @@ def _slug_candidates(slug: str) -> list[str]:
 def _split(token: str) -> list[str]:
     parts = re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+", token)
     return [p.lower() for p in parts if len(parts) > 1] + [p for p in token.lower().split("_") if p and "_" in token]
-
-
-def _blob_of(path: Path) -> str | None:
-    try:
-        data = str(path.readlink()).encode() if path.is_symlink() else path.read_bytes()
-    except OSError:
-        return None
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def dumps(value: object) -> str:

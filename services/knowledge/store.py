@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from kernel.store import Database, Schema
 
 __all__ = [
+    "FILES_STAMP",
     "GLOBAL_SCHEMA",
     "SCHEMA",
     "AttemptRow",
@@ -89,7 +90,25 @@ ALTER TABLE knowledge_files ADD COLUMN mtime_ns INTEGER;
 ALTER TABLE knowledge_files ADD COLUMN size INTEGER;
 """
 
-SCHEMA = Schema("knowledge", (_V1, _V2))
+# Version 3: a stamp in `knowledge_state` that any write to `knowledge_files` replaces with a random
+# value, from any code and any process: a reader keeps what it read of the files under the stamp it
+# saw, and one look at the stamp tells it whether that is still what the table holds.
+FILES_STAMP = "files_stamp"
+_V3 = """
+INSERT INTO knowledge_state(key, value) VALUES ('files_stamp', lower(hex(randomblob(8))))
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+CREATE TRIGGER knowledge_files_stamp_insert AFTER INSERT ON knowledge_files BEGIN
+    UPDATE knowledge_state SET value = lower(hex(randomblob(8))) WHERE key = 'files_stamp';
+END;
+CREATE TRIGGER knowledge_files_stamp_update AFTER UPDATE ON knowledge_files BEGIN
+    UPDATE knowledge_state SET value = lower(hex(randomblob(8))) WHERE key = 'files_stamp';
+END;
+CREATE TRIGGER knowledge_files_stamp_delete AFTER DELETE ON knowledge_files BEGIN
+    UPDATE knowledge_state SET value = lower(hex(randomblob(8))) WHERE key = 'files_stamp';
+END;
+"""
+
+SCHEMA = Schema("knowledge", (_V1, _V2, _V3))
 
 # In $PALLIUM_HOME/pallium.sqlite: one ledger of model attempts for every repository, and each
 # repository's upkeep settings, so the limits hold across repositories and processes.
@@ -210,7 +229,8 @@ class DocHit(NamedTuple):
     score: float
 
 
-class FileStat(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class FileStat:
     blob: str | None
     mtime_ns: int | None
     size: int | None
@@ -424,12 +444,16 @@ class KnowledgeStore:
         )
         return [DocHit(*r) for r in rows]
 
-    def snippet(self, slug: str, match: str) -> str | None:
-        return self.db.execute(
-            "SELECT snippet(knowledge_fts, 2, '', '', ' ... ', 24) FROM knowledge_fts "
-            "WHERE knowledge_fts MATCH ? AND slug = ?",
-            (match, slug),
-        ).get
+    def snippets(self, slugs: Sequence[str], match: str) -> dict[str, str]:
+        """The body text around `match` in each of `slugs`, in one full-text query."""
+        if not slugs:
+            return {}
+        rows = self.db.execute(
+            "SELECT slug, snippet(knowledge_fts, 2, '', '', ' ... ', 24) FROM knowledge_fts "
+            f"WHERE knowledge_fts MATCH ? AND slug IN ({','.join('?' * len(slugs))})",
+            (match, *slugs),
+        )
+        return {slug: text for slug, text in rows if text}
 
     # claims ------------------------------------------------------------------------------------------
 
@@ -576,10 +600,7 @@ class KnowledgeStore:
         return out
 
     def file_stats(self) -> dict[str, FileStat]:
-        """Each described file's blob, and its time and size when the base was built.
-
-        Read on every call's freshness check over thousands of files: named tuples, cheaper to make.
-        """
+        """Each described file's blob, and its time and size when the base was built (or settled since)."""
         rows = self.db.execute("SELECT path, blob, mtime_ns, size FROM knowledge_files")
         return {r[0]: FileStat(r[1], r[2], r[3]) for r in rows}
 
