@@ -14,19 +14,16 @@ from collections import defaultdict
 from pathlib import Path
 
 from services.knowledge import documents
+from services.knowledge.documents import is_peripheral
 from services.knowledge.freshness import current, is_stale
 from services.knowledge.models import ContextDecision, ContextFile, ContextModule, ContextOutput
-from services.knowledge.reading import STOPWORDS, evidence_of, fts_query
+from services.knowledge.reading import STOPWORDS, doc_query, evidence_of, fts_query
 from services.knowledge.store import ClaimRow, KnowledgeStore
 
 __all__ = ["context"]
 
 CONTEXT_BUDGET = 12 * 1024
 _BOILERPLATE = ("LICENSE", "LICENCE", "COPYING", "CHANGELOG", "CHANGES", "NOTICE", "AUTHORS")
-_PERIPHERAL = {
-    *("examples", "example", "samples", "sample", "demo", "demos", "playground", "playgrounds"),
-    *("fixtures", "__fixtures__", "testdata", "benchmarks", "bench", "e2e", "docs", "doc"),
-}
 _FIXTURE_FOLDERS = {"__fixtures__", "testdata", "__snapshots__", "snapshots", "__mocks__"}
 READ = 10
 PER_MODULE = 3
@@ -75,18 +72,19 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
             # what the words more likely mean than a small fixture repeating them.
             prior = min(3.0, 1.0 + 0.25 * math.log2(1 + hit.importers) + 0.3 * math.log2(1 + hit.reach))
             folder = folders[hit.path]
-            if folder and (len(spread[folder.rsplit("/", 1)[-1].lower()]) > 2 or _is_peripheral(folder)):
+            if folder and (len(spread[folder.rsplit("/", 1)[-1].lower()]) > 2 or is_peripheral(folder)):
                 folder = None  # a name many folders share (`modules`), or a folder of examples
             if folder:  # `MySQL` in the task, `dialects/mysql/` in the path
                 prior *= 1.6
-            if _is_peripheral(hit.path):
+            if is_peripheral(hit.path):
                 prior *= 0.4  # examples, playgrounds, fixtures and docs: read when named, not for words
             add(
                 hit.path,
                 5.0 * prior * (hit.score / best if best else 0.0),
                 f"in {folder}/, a folder the task mentions" if folder else "matches the task's words",
             )
-        for slug, s in store.search_docs(match, limit=8):
+        docs_q = doc_query(store, task)
+        for slug, s in store.search_docs(docs_q.match if docs_q else match, limit=8):
             if not slug.startswith("@"):
                 module_rank[slug] = s
     files = store.files_at(list(score))  # one query for every scored path, not one each
@@ -147,11 +145,6 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
 def _word_only_skip(path: str, language: str | None) -> bool:
     """Assets, configuration and the licence or changelog: read when the task names them, not for its words."""
     return language in _WORD_ONLY_SKIP or path.rsplit("/", 1)[-1].upper().startswith(_BOILERPLATE)
-
-
-def _is_peripheral(path: str) -> bool:
-    """Under a folder of examples, playgrounds, fixtures, benchmarks or documentation."""
-    return any(part in _PERIPHERAL or part.startswith("fixture") for part in path.lower().split("/")[:-1])
 
 
 def _folder_named(path: str, words: set[str]) -> str | None:

@@ -122,7 +122,9 @@ async def link(inp: LinkInput, ctx: ToolContext) -> LinkOutput:
                     False,
                     "authored decisions are not audited",
                 ),
-                terms="decision decisions why intent " + " ".join(r.title for r in rows),
+                fields=documents.keyword_fields(
+                    "Decisions", "decision decisions why intent " + " ".join(r.title for r in rows)
+                ),
                 now=now,
             )
         materialize_one(root, documents.DECISIONS_SLUG, markdown)

@@ -213,11 +213,7 @@ def rerender(store: KnowledgeStore, root: Path, doc: DocRow, *, reason: str | No
         False,
         reason,
     )
-    terms = " ".join(
-        [doc.title, *(c.text for c in claims), *(s["name"] for s in doc.data.get("surface", []))]
-        + [p.rsplit("/", 1)[-1].replace("_", " ").replace(".", " ") for p in doc.data.get("files", [])[:200]]
-    )
-    store.put_doc(updated, terms=terms, now=now)
+    store.put_doc(updated, fields=documents.module_fields(doc.data, claims), now=now)
     materialize_one(root, doc.slug, markdown)
 
 

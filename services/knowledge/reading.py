@@ -7,6 +7,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.errors import PalliumError
@@ -15,10 +16,14 @@ from services.knowledge.freshness import current, is_stale
 from services.knowledge.models import ClaimOut, Evidence, GetOutput, SearchHit, SearchOutput
 from services.knowledge.store import ClaimRow, DocRow, KnowledgeStore
 
-__all__ = ["evidence_of", "fts_query", "get", "search"]
+__all__ = ["DocQuery", "doc_query", "evidence_of", "fts_query", "get", "search"]
 
 SEARCH_BUDGET = 8 * 1024
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_QUOTED = re.compile(r"`([^`\n]+)`")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]")
+_PROSE_COLUMNS = "{title path purpose}"
 _STOP = (
     "a an and are as at be but by can do does for from has have how i if in into is it its make me my of on "
     "or so should that the their them then there these this to was we what when where which who why will "
@@ -62,9 +67,59 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in words[:40])
 
 
+@dataclass(frozen=True)
+class DocQuery:
+    """A query over the module documents, its words told apart: names and plain words.
+
+    A name (`resolveConfig`, `parse_config`, `Session.merge`, a word in backticks, or a capitalised
+    word spelled exactly as a symbol the repository defines) may match anywhere, the surface's names
+    weighing most. A plain word (`config`, `build`) matches what a module is called and says of
+    itself: its path, its files' names, its purpose; a method of that name on its surface is no
+    sign the module is about the word.
+    """
+
+    match: str  # names anywhere, plain words in title, file names and purpose only
+    loose: str  # every word anywhere: for more results when `match` finds too few, and for snippets
+    names: frozenset[str]  # the names, lowered: what the surface prior counts
+
+
+def doc_query(store: KnowledgeStore, text: str) -> DocQuery | None:
+    loose = fts_query(text)
+    if loose is None:
+        return None
+    quoted = {w for chunk in _QUOTED.findall(text) for w in _IDENT.findall(chunk)}
+    names: list[str] = []
+    plain: list[str] = []
+    for ident in _IDENT.findall(text):
+        parts = [p for p in ident.split(".") if p]
+        dotted = len(parts) > 1 and all(len(p) > 1 for p in parts)
+        for part in parts:
+            if ident in quoted or dotted or _looks_like_name(part) or _is_exact_symbol(store, part):
+                names.append(part.lower())
+                plain += _split(part)
+            else:
+                plain.append(part.lower())
+    names = list(dict.fromkeys(n for n in names if len(n) > 1))[:20]
+    plain = list(dict.fromkeys(w for w in plain if len(w) > 1 and w not in STOPWORDS and w not in names))[:20]
+    terms = [f'"{n}"' for n in names]
+    if plain:
+        terms.append(_PROSE_COLUMNS + " : (" + " OR ".join(f'"{w}"' for w in plain) + ")")
+    return DocQuery(" OR ".join(terms) if terms else loose, loose, frozenset(names))
+
+
+def _looks_like_name(word: str) -> bool:
+    """snake_case or camelCase: how code spells a name, not how prose spells a word."""
+    return "_" in word.strip("_") or bool(_CAMEL.search(word))
+
+
+def _is_exact_symbol(store: KnowledgeStore, word: str) -> bool:
+    """A word with a capital spelled exactly as a symbol here (`Engine`, `Plugin`); lowercase words never are."""
+    return word != word.lower() and len(word) > 2 and store.symbol_spelled(word)
+
+
 def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: bool) -> SearchOutput:
-    match = fts_query(query)
-    if match is None:
+    q = doc_query(store, query)
+    if q is None:
         raise PalliumError(
             "invalid_input",
             f"the query {query!r} has no searchable words",
@@ -72,14 +127,19 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
             details={"field": "query"},
         )
     loaded: dict[str, DocRow | None] = {}
-    hits = _rerank(store, store.search_docs(match, limit=25), query, loaded)[:limit]
+    hits = _rerank(store, store.search_docs(q.match, limit=25), q, loaded)
+    if len(hits) < limit and q.loose != q.match:  # then the documents that only mention the words
+        seen = {slug for slug, _ in hits}
+        more = [h for h in store.search_docs(q.loose, limit=25) if h.slug not in seen]
+        hits += _rerank(store, more[: limit - len(hits)], q, loaded)
+    hits = hits[:limit]
     claims_all = store.claims()
     here = current(store, root, claims_all)
     by_slug: dict[str, list[ClaimRow]] = {}
     for c in claims_all:
         by_slug.setdefault(c.slug, []).append(c)
     results, docs = [], []
-    snippets = store.snippets([slug for slug, _ in hits], match)
+    snippets = store.snippets([slug for slug, _ in hits], q.loose)
     for slug, score in hits:
         doc = loaded.get(slug) or store.doc(slug)
         if doc is None:
@@ -115,21 +175,16 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
 
 
 def _rerank(
-    store: KnowledgeStore, hits: list[tuple[str, float]], query: str, loaded: dict[str, DocRow | None]
+    store: KnowledgeStore, hits: list[tuple[str, float]], q: DocQuery, loaded: dict[str, DocRow | None]
 ) -> list[tuple[str, float]]:
-    """BM25 times how much the repository leans on what matched: a module whose matching names many files
-    reference, or that many modules import, comes before a small one that merely repeats the word."""
-    words = {w.lower() for w in _TOKEN.findall(query) if len(w) > 1}
+    """Scores (BM25 times the module's standing, from the store) times how much the repository leans on the
+    names the query uses: a module whose named symbols many files reference comes before one that repeats them."""
     ranked = []
     for slug, score in hits:
         doc = loaded[slug] = store.doc(slug)  # kept: the results read them again
         data = doc.data if doc else {}
-        named = sum(
-            s.get("referencing_files", 0) for s in data.get("surface", []) if any(w in s["name"].lower() for w in words)
-        )
-        used = sum(e.get("imports", 0) for e in data.get("used_by", []))
-        prior = 1.0 + math.log2(1 + named) * 0.5 + math.log2(1 + used) * 0.25
-        ranked.append((slug, score * prior))
+        named = sum(s.get("referencing_files", 0) for s in data.get("surface", []) if s["name"].lower() in q.names)
+        ranked.append((slug, score * (1.0 + math.log2(1 + named) * 0.5)))
     ranked.sort(key=lambda h: (h[1], h[0]))
     return ranked
 

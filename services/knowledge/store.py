@@ -23,6 +23,7 @@ __all__ = [
     "CitationRow",
     "ClaimRow",
     "DecisionRow",
+    "DocFields",
     "DocRow",
     "DroppedRow",
     "FileHit",
@@ -108,7 +109,24 @@ CREATE TRIGGER knowledge_files_stamp_delete AFTER DELETE ON knowledge_files BEGI
 END;
 """
 
-SCHEMA = Schema("knowledge", (_V1, _V2, _V3))
+# Version 4: each document's words by field, so a query can weigh them apart: a plain word
+# (`config`) means what the module is called and says of itself (title, file names, purpose),
+# not a method of that name on its surface; a name (`resolveConfig`) means the surface. Porter
+# stemming, so `plugin` finds `plugins/`. `standing` multiplies a document's score: how much the
+# repository leans on the module, less for examples and fixtures. Filled from the stored documents
+# until the next build.
+_V4 = """
+DROP TABLE knowledge_fts;
+CREATE VIRTUAL TABLE knowledge_fts USING fts5(
+    title, path, purpose, symbols, body, slug UNINDEXED, standing UNINDEXED, tokenize = 'porter unicode61'
+);
+INSERT INTO knowledge_fts(title, path, purpose, symbols, body, slug, standing)
+    SELECT title, '', coalesce(json_extract(data, '$.purpose'), ''), '', markdown, slug, 1.0 FROM knowledge_docs;
+"""
+
+SCHEMA = Schema("knowledge", (_V1, _V2, _V3, _V4))
+# bm25 weights of knowledge_fts' columns, in order: title, path, purpose, symbols, body.
+_DOC_WEIGHTS = "10.0, 3.0, 3.0, 4.0, 1.0"
 
 # In $PALLIUM_HOME/pallium.sqlite: one ledger of model attempts for every repository, and each
 # repository's upkeep settings, so the limits hold across repositories and processes.
@@ -138,6 +156,17 @@ class DocRow:
     built_at: str
     verified: bool
     unverified_reason: str | None
+
+
+@dataclass(frozen=True)
+class DocFields:
+    """A document's words by field for search (its body is its Markdown)."""
+
+    title: str
+    path: str  # the names of its files, split into words
+    purpose: str  # what it says of itself: the purpose and claims, names left out
+    symbols: str  # its surface's names, whole and split into words
+    standing: float = 1.0  # what its score is multiplied by: more for a module many others import
 
 
 @dataclass(frozen=True)
@@ -378,9 +407,18 @@ class KnowledgeStore:
     def slugs(self) -> list[str]:
         return [s for (s,) in self.db.execute("SELECT slug FROM knowledge_docs ORDER BY slug")]
 
-    def put_doc(self, doc: DocRow, *, terms: str, now: str) -> bool:
-        """Store `doc`, keeping the one it replaces in `knowledge_revisions`; False when nothing changed."""
+    def put_doc(self, doc: DocRow, *, fields: DocFields, now: str) -> bool:
+        """Store `doc`, keeping the one it replaces in `knowledge_revisions`; False when nothing changed.
+
+        Its search row is written either way, so a change in how fields are drawn reaches every document.
+        """
         old = self.doc(doc.slug)
+        self.db.execute("DELETE FROM knowledge_fts WHERE slug = ?", (doc.slug,))
+        self.db.execute(
+            "INSERT INTO knowledge_fts(title, path, purpose, symbols, body, slug, standing) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (fields.title, fields.path, fields.purpose, fields.symbols, doc.markdown, doc.slug, fields.standing),
+        )
         if old is not None and old.markdown == doc.markdown and old.data == doc.data:
             return False
         if old is not None:
@@ -408,11 +446,6 @@ class KnowledgeStore:
                 doc.unverified_reason,
             ),
         )
-        self.db.execute("DELETE FROM knowledge_fts WHERE slug = ?", (doc.slug,))
-        self.db.execute(
-            "INSERT INTO knowledge_fts(title, terms, body, slug) VALUES (?, ?, ?, ?)",
-            (doc.title, terms, doc.markdown, doc.slug),
-        )
         return True
 
     def delete_docs(self, slugs: Sequence[str], *, now: str) -> None:
@@ -436,9 +469,9 @@ class KnowledgeStore:
         return [Revision(*r) for r in rows]
 
     def search_docs(self, match: str, *, limit: int) -> list[DocHit]:
-        """Documents matching `match`, best first (lower BM25 scores are better in FTS5)."""
+        """Documents matching `match`, best first: BM25 (lower is better in FTS5) times each one's standing."""
         rows = self.db.execute(
-            "SELECT slug, bm25(knowledge_fts, 8.0, 4.0, 1.0) AS score FROM knowledge_fts "
+            f"SELECT slug, bm25(knowledge_fts, {_DOC_WEIGHTS}) * standing AS score FROM knowledge_fts "
             "WHERE knowledge_fts MATCH ? ORDER BY score, slug LIMIT ?",
             (match, limit),
         )
@@ -449,7 +482,7 @@ class KnowledgeStore:
         if not slugs:
             return {}
         rows = self.db.execute(
-            "SELECT slug, snippet(knowledge_fts, 2, '', '', ' ... ', 24) FROM knowledge_fts "
+            "SELECT slug, snippet(knowledge_fts, 4, '', '', ' ... ', 24) FROM knowledge_fts "
             f"WHERE knowledge_fts MATCH ? AND slug IN ({','.join('?' * len(slugs))})",
             (match, *slugs),
         )
@@ -642,6 +675,14 @@ class KnowledgeStore:
                 )
             ]
         return out
+
+    def symbol_spelled(self, name: str) -> bool:
+        """Whether some described file defines a symbol spelled exactly `name` (case included)."""
+        return bool(
+            self.db.execute(
+                "SELECT 1 FROM knowledge_symbols WHERE lowered = ? AND name = ? LIMIT 1", (name.lower(), name)
+            ).get
+        )
 
     def test_paths(self) -> list[str]:
         return [p for (p,) in self.db.execute("SELECT path FROM knowledge_files WHERE test = 1 ORDER BY path")]
