@@ -16,7 +16,8 @@ from kernel.errors import PalliumError
 from services.knowledge.freshness import current, is_stale
 from services.knowledge.ledger import TIMEOUT_SECONDS, Ledger, attempt
 from services.knowledge.prose import rerender
-from services.knowledge.store import ClaimRow, DroppedRow, KnowledgeStore
+from services.knowledge.rows import ClaimRow, DroppedRow
+from services.knowledge.store import KnowledgeStore
 
 if TYPE_CHECKING:
     from kernel.context import ToolContext

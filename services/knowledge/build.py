@@ -20,7 +20,8 @@ from kernel.context import ToolContext
 from services.knowledge import documents, modules
 from services.knowledge.documents import split_terms
 from services.knowledge.materialize import Written, materialize
-from services.knowledge.store import DocFields, DocRow, FileEntry, KnowledgeStore, SymbolEntry
+from services.knowledge.rows import DocFields, DocRow, FileEntry, SymbolEntry
+from services.knowledge.store import KnowledgeStore
 
 __all__ = ["Built", "build_base", "read_facts"]
 

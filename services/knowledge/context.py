@@ -18,7 +18,8 @@ from services.knowledge.documents import is_peripheral
 from services.knowledge.freshness import current, is_stale
 from services.knowledge.models import ContextDecision, ContextFile, ContextModule, ContextOutput
 from services.knowledge.reading import STOPWORDS, doc_query, evidence_of, fts_query
-from services.knowledge.store import ClaimRow, KnowledgeStore
+from services.knowledge.rows import ClaimRow
+from services.knowledge.store import KnowledgeStore
 
 __all__ = ["context"]
 

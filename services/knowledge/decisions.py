@@ -24,7 +24,8 @@ from services.knowledge.models import (
     LinkOutput,
 )
 from services.knowledge.reading import fts_query
-from services.knowledge.store import DecisionRow, DocRow, KnowledgeStore
+from services.knowledge.rows import DecisionRow, DocRow
+from services.knowledge.store import KnowledgeStore
 
 __all__ = ["TOOLS"]
 

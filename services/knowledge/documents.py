@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from services.knowledge.store import ClaimRow, DecisionRow, DocFields
+from services.knowledge.rows import ClaimRow, DecisionRow, DocFields
 
 __all__ = [
     "DECISIONS_SLUG",

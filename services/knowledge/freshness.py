@@ -25,7 +25,8 @@ from pathlib import Path
 
 from kernel import git
 from services.knowledge.models import KnowledgeFreshness
-from services.knowledge.store import FILES_STAMP, ClaimRow, KnowledgeStore
+from services.knowledge.rows import ClaimRow
+from services.knowledge.store import FILES_STAMP, KnowledgeStore
 
 __all__ = ["SETTLE_NS", "Current", "current", "is_stale"]
 

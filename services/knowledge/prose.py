@@ -21,7 +21,8 @@ from kernel.errors import PalliumError
 from services.knowledge import documents
 from services.knowledge.ledger import TIMEOUT_SECONDS, Ledger, attempt
 from services.knowledge.materialize import materialize_one
-from services.knowledge.store import CitationRow, DocRow, DroppedRow, KnowledgeStore, NewClaim
+from services.knowledge.rows import CitationRow, DocRow, DroppedRow, NewClaim
+from services.knowledge.store import KnowledgeStore
 
 if TYPE_CHECKING:
     from kernel.context import ToolContext

@@ -14,7 +14,8 @@ from kernel.errors import PalliumError
 from services.knowledge import documents
 from services.knowledge.freshness import current, is_stale
 from services.knowledge.models import ClaimOut, Evidence, GetOutput, SearchHit, SearchOutput
-from services.knowledge.store import ClaimRow, DocRow, KnowledgeStore
+from services.knowledge.rows import ClaimRow, DocRow
+from services.knowledge.store import KnowledgeStore
 
 __all__ = ["DocQuery", "doc_query", "evidence_of", "fts_query", "get", "search"]
 
