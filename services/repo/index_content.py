@@ -57,7 +57,7 @@ class ContentHalf:
 
     root: Path
     rows: list[FileRow]
-    fresh: dict[str, parsing.Facts]
+    fresh: dict[str, ContentFacts]
     before: dict[str, FileRow]
     full: bool
     dirty_paths: str  # JSON list of the filesystem names indexed from the working tree
@@ -112,7 +112,7 @@ def read_content(
         rows.append(row)
         if row is None:
             pending.append(i)
-    fresh: dict[str, parsing.Facts] = {}
+    fresh: dict[str, ContentFacts] = {}
     on_chunk = None
     if write_facts:
         if full:  # every content is written anew below
@@ -120,7 +120,9 @@ def read_content(
             store.drop_orphan_content()
         on_chunk = _FactsWriter(store, known).add
     to_read = [(entries[i].fs, entries[i].path) for i in pending]
-    loaded = _load_all(root, to_read, known, progress, total=len(entries), on_chunk=on_chunk)
+    bulk = store.bulk_references(everything=full) if write_facts else contextlib.nullcontext()
+    with bulk:
+        loaded = _load_all(root, to_read, known, progress, total=len(entries), on_chunk=on_chunk)
     for i, (hash_, reason, facts) in zip(pending, loaded, strict=True):
         entry = entries[i]
         language = parsing.language_of(entry.path)
@@ -160,20 +162,23 @@ class _FactsWriter:
             if facts is None or hash_ is None or hash_ in self.skip:
                 continue
             self.skip.add(hash_)
-            batch.append(_content_facts(hash_, facts))
+            batch.append(facts)
         if batch:
             self.store.add_contents(batch)
 
 
 def _content_facts(hash_: str, f: parsing.Facts) -> ContentFacts:
-    return ContentFacts(hash_, f.language, f.status, f.lines, f.size, f.symbols, f.imports, sorted(f.refs))
+    """What the store keeps of one parsed content; built where it was parsed, so a child process
+    hands this process one JSON text of references instead of a Python object per reference."""
+    refs = json.dumps(sorted(f.refs), ensure_ascii=False, separators=(",", ":"))
+    return ContentFacts(hash_, f.language, f.status, f.lines, f.size, f.symbols, f.imports, refs)
 
 
 def _write(
     store: RepoStore,
     root: Path,
     rows: list[FileRow],
-    fresh: dict[str, parsing.Facts],
+    fresh: dict[str, ContentFacts],
     previous: dict[str, FileRow],
     result: ContentHalfResult,
     *,
@@ -193,7 +198,7 @@ def _write(
         if full:
             store.set_files([])
             store.drop_orphan_content()
-        store.add_contents([_content_facts(hash_, f) for hash_, f in fresh.items()])
+        store.add_contents(list(fresh.values()))
     if full:
         store.set_files(rows)
     else:
@@ -310,7 +315,7 @@ def _chunks(paths: list[tuple[str, str]], sizes: list[int]) -> list[list[tuple[s
     return chunks
 
 
-_Loaded = tuple[str | None, str | None, parsing.Facts | None]  # (hash, skip reason, facts) of one file
+_Loaded = tuple[str | None, str | None, ContentFacts | None]  # (hash, skip reason, facts) of one file
 
 
 def load_chunk(work: tuple[Path, list[tuple[str, str]], set[str]]) -> list[_Loaded]:
@@ -326,7 +331,7 @@ def _load_chunk(root: Path, paths: list[tuple[str, str]], known: set[str]) -> li
 
 def _load(
     root: Path, fs: str, path: str, known: set[str] | frozenset[str]
-) -> tuple[str | None, str | None, parsing.Facts | None]:
+) -> _Loaded:
     """`(hash, skip reason, facts)` of one file; facts are None for content already indexed."""
     full_path = root / fs
     try:
@@ -352,7 +357,7 @@ def _load(
         return None, "generated", None
     facts = parsing.extract(path, data)
     facts.size = len(data)
-    return hash_, None, facts
+    return hash_, None, _content_facts(hash_, facts)
 
 
 def _is_regular(mode: int) -> bool:

@@ -7,6 +7,7 @@ the file's content hash and never recomputed for content already seen.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import importlib
 import re
@@ -254,21 +255,20 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     starts = [n.start_byte for n in refs]
     kinds = _context_kinds(starts, contexts)
     add = facts.refs.add
+    type_nodes = grammars.TYPE_NODES
     for node, start, kind in zip(refs, starts, kinds, strict=True):
-        if start in name_starts or kind == "skip":
+        if kind == "skip" or start in name_starts:
             continue
-        text = data[start : node.end_byte].decode("utf-8", "replace")
+        text = node.text.decode("utf-8", "replace")
         if text in _IGNORED_NAMES:
             continue
-        receiver = ""
         if kind is None:
             hit = direct.get(start)
             if hit is not None:
-                kind = hit[0]
-                receiver = _receiver(hit[1], scopes, bindings, node)
-            else:
-                kind = "type" if node.type in grammars.TYPE_NODES else "other"
-        add((text, node.start_point[0] + 1, kind, receiver))
+                add((text, node.start_point[0] + 1, hit[0], _receiver(hit[1], scopes, bindings, node)))
+                continue
+            kind = "type" if node.type in type_nodes else "other"
+        add((text, node.start_point[0] + 1, kind, ""))
 
 
 _SCOPE_KINDS = frozenset({"function", "method"})
@@ -276,22 +276,25 @@ _KIND_ORDER = {"skip": -1, "import": 0, "decorator": 1, "inherits": 2, "type": 3
 
 
 def _context_kinds(starts: list[int], contexts: list[tuple[int, int, str]]) -> list[str | None]:
-    """For each identifier start (in any order), the strongest context kind enclosing it, or None."""
-    if not contexts:
-        return [None] * len(starts)
-    order = sorted(range(len(starts)), key=starts.__getitem__)
-    spans = sorted(contexts)
+    """For each identifier start (in any order), the strongest context kind enclosing it, or None.
+
+    Each context marks the identifiers inside its span (found by bisection on the sorted starts),
+    so the cost follows the identifiers that lie in a context, not every identifier of the file.
+    Between equally strong contexts the first in span order wins.
+    """
     out: list[str | None] = [None] * len(starts)
-    open_: list[tuple[int, int, str]] = []
-    nxt = 0
-    for i in order:
-        at = starts[i]
-        while nxt < len(spans) and spans[nxt][0] <= at:
-            open_.append(spans[nxt])
-            nxt += 1
-        open_ = [c for c in open_ if c[1] > at]
-        if open_:
-            out[i] = min(open_, key=lambda c: _KIND_ORDER.get(c[2], 9))[2]
+    if not contexts:
+        return out
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    ordered = [starts[i] for i in order]
+    ranks = [99] * len(starts)
+    for start, end, kind in sorted(contexts):
+        rank = _KIND_ORDER.get(kind, 9)
+        for j in range(bisect.bisect_left(ordered, start), bisect.bisect_left(ordered, end)):
+            i = order[j]
+            if rank < ranks[i]:
+                ranks[i] = rank
+                out[i] = kind
     return out
 
 

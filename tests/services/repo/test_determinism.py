@@ -31,6 +31,7 @@ def dump(repo: Path) -> dict[str, list[tuple]]:
         symbols = {
             row[0]: row[1:] for row in db.execute("SELECT id, hash, qualified, kind, start_line FROM repo_symbols")
         }
+        contents = dict(db.execute("SELECT id, hash FROM repo_content"))
         out: dict[str, list[tuple]] = {}
         for table in tables:
             columns = [c[1] for c in db.execute(f"PRAGMA table_info({table})")]
@@ -41,6 +42,8 @@ def dump(repo: Path) -> dict[str, list[tuple]]:
                 if table == "repo_state" and record["key"] in _VOLATILE_STATE:
                     continue
                 record.pop("id", None)
+                if table == "repo_refs":
+                    record["content"] = contents.get(record["content"])
                 if "symbol_id" in record:
                     record["symbol_id"] = symbols.get(int(record["symbol_id"]))
                 rows.append(tuple(sorted(record.items(), key=lambda kv: kv[0])))
