@@ -25,6 +25,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _QUOTED = re.compile(r"`([^`\n]+)`")
 _CAMEL = re.compile(r"[a-z0-9][A-Z]")
 _PROSE_COLUMNS = "{title path purpose}"
+_DEFINERS = 5  # a name defined in more modules than this is too common to say which one is meant
 _STOP = (
     "a an and are as at be but by can do does for from has have how i if in into is it its make me my of on "
     "or so should that the their them then there these this to was we what when where which who why will "
@@ -133,7 +134,7 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
         seen = {slug for slug, _ in hits}
         more = [h for h in store.search_docs(q.loose, limit=25) if h.slug not in seen]
         hits += _rerank(store, more[: limit - len(hits)], q, loaded)
-    hits = hits[:limit]
+    hits = _defining_first(store, hits, q)[:limit]
     claims_all = store.claims()
     here = current(store, root, claims_all)
     by_slug: dict[str, list[ClaimRow]] = {}
@@ -188,6 +189,22 @@ def _rerank(
         ranked.append((slug, score * (1.0 + math.log2(1 + named) * 0.5)))
     ranked.sort(key=lambda h: (h[1], h[0]))
     return ranked
+
+
+def _defining_first(store: KnowledgeStore, hits: list[tuple[str, float]], q: DocQuery) -> list[tuple[str, float]]:
+    """A name the query uses leads to the modules that define it, whether or not their documents list
+    it: each of at most `_DEFINERS` such modules scores at least as well as the best match."""
+    defining: set[str] = set()
+    for slugs in store.modules_defining(sorted(q.names)).values():
+        if len(slugs) <= _DEFINERS:
+            defining |= slugs
+    if not defining:
+        return hits
+    best = min([score for _, score in hits] + [-1.0])
+    scores = dict(hits)
+    for slug in defining:  # past the best text match, in the order of their own
+        scores[slug] = best * 1.01 + scores.get(slug, 0.0) * 0.01
+    return sorted(scores.items(), key=lambda h: (h[1], h[0]))
 
 
 def get(store: KnowledgeStore, root: Path, slug: str, *, section: str | None, full: bool) -> GetOutput:

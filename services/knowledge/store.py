@@ -524,6 +524,20 @@ class KnowledgeStore:
             ]
         return out
 
+    def modules_defining(self, names: Sequence[str]) -> dict[str, set[str]]:
+        """For each of `names` (lowered), the modules whose files define a symbol of that name."""
+        out: dict[str, set[str]] = {}
+        if not names:
+            return out
+        rows = self.db.execute(
+            "SELECT DISTINCT s.lowered, f.slug FROM knowledge_symbols s JOIN knowledge_files f ON f.path = s.path "
+            f"WHERE s.lowered IN ({','.join('?' * len(names))}) LIMIT 2000",
+            list(names),
+        )
+        for name, slug in rows:
+            out.setdefault(name, set()).add(slug)
+        return out
+
     def symbol_spelled(self, name: str) -> bool:
         """Whether some described file defines a symbol spelled exactly `name` (case included)."""
         return bool(

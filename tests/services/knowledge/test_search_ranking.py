@@ -98,3 +98,15 @@ async def test_context_for_a_plain_word_task_leads_with_the_module_about_it(word
     out = await ask(words_repo, "pallium_knowledge_context", task="the config loader should read the environment")
     assert out.modules[0].slug == "app%2Fconfig"
     assert out.read[0].path == "app/config/loader.py"
+
+
+async def test_a_name_beyond_the_listed_surface_still_finds_its_module(words_repo: Path):
+    from services.knowledge.modules import SURFACE
+
+    helpers = "".join(f"def helper_{i}():\n    return {i}\n\n\n" for i in range(SURFACE + 5))
+    commit(words_repo, "Add helpers", {"app/build/helpers.py": helpers + "def zephyr_quokka():\n    return 0\n"})
+    await ask(words_repo, "pallium_knowledge_build", model=False)
+    got = await ask(words_repo, "pallium_knowledge_get", slug="app%2Fbuild", full=True)
+    assert "zephyr_quokka" not in [s["name"] for s in got.data["surface"]]
+    out = await ask(words_repo, "pallium_knowledge_search", query="zephyr_quokka")
+    assert out.results[0].slug == "app%2Fbuild"
