@@ -240,6 +240,10 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
                 found, explicit = classes, True
         if not explicit:
             found = [s for s in found if s.kind not in _TEXT_KINDS and store.file_language(s.path) not in _NOT_CODE]
+            if found and store.files_matching(f'{{path_terms}} : "{last.lower()}"'):
+                # A plain word some folder or file is named for (`build`): its namesakes count only in
+                # such files (`build()` in build.ts), not a method of that name elsewhere.
+                found = [s for s in found if last.lower() in s.path.lower()]
         if not found:
             continue
         paths = {s.path for s in found}

@@ -110,3 +110,13 @@ async def test_a_name_beyond_the_listed_surface_still_finds_its_module(words_rep
     assert "zephyr_quokka" not in [s["name"] for s in got.data["surface"]]
     out = await ask(words_repo, "pallium_knowledge_search", query="zephyr_quokka")
     assert out.results[0].slug == "app%2Fbuild"
+
+
+async def test_context_for_a_plain_word_reads_the_files_named_for_it_before_a_namesakes(words_repo: Path):
+    await ask(words_repo, "pallium_knowledge_build", model=False)
+    out = await ask(words_repo, "pallium_knowledge_context", task="fix the build")
+    assert out.modules[0].slug == "app%2Fbuild"
+    paths = [f.path for f in out.read]
+    assert paths[0].startswith("app/build/") and "app/web/server.py" not in paths[:2], paths
+    named = await ask(words_repo, "pallium_knowledge_context", task="Handler.build returns the wrong handler")
+    assert named.read[0].path == "app/web/server.py"
