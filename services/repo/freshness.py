@@ -13,7 +13,6 @@ from pathlib import Path
 from kernel import git
 from kernel.errors import PalliumError
 from kernel.paths import path_text
-from services.repo.index_git import head_commit
 from services.repo.models import Freshness
 from services.repo.store import RepoStore
 
@@ -36,7 +35,7 @@ PENDING = Freshness(
 
 def check(store: RepoStore, root: Path, *, repo_arg: str | None = None) -> Freshness:
     state = store.state()
-    current = head_commit(root)
+    current = git.head_commit(root)  # read from `.git`: no git process on the common layout
     refresh = "pallium index" + (f" --repo {repo_arg}" if repo_arg else "")
     if "indexed_at" not in state:
         return Freshness(

@@ -133,7 +133,8 @@ CREATE INDEX repo_refs_content ON repo_refs(content);
 # the table and its indexes are a third of the size they were, and a cold index stores its
 # references into a table without indexes, built once at the end (see `bulk_references`).
 # The facts are carried over, so no index is rebuilt.
-_V4 = """
+_V4 = (
+    """
 CREATE TABLE repo_content_new (
     id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, language TEXT NOT NULL, status TEXT NOT NULL,
     lines INTEGER NOT NULL, bytes INTEGER NOT NULL
@@ -150,7 +151,9 @@ DROP TABLE repo_refs;
 DROP TABLE repo_content;
 ALTER TABLE repo_content_new RENAME TO repo_content;
 ALTER TABLE repo_refs_new RENAME TO repo_refs;
-""" + _REF_INDEXES
+"""
+    + _REF_INDEXES
+)
 
 SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4))
 _CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
@@ -532,6 +535,41 @@ class RepoStore:
         """Make the import edges exactly `edges`, touching only the rows that differ."""
         wanted = set(edges)
         stored = set(self.db.execute("SELECT src, dst, raw, names FROM repo_edges"))
+        self.db.executemany(
+            "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
+        )
+        self.db.executemany(
+            "INSERT OR REPLACE INTO repo_edges(src, dst, raw, names) VALUES (?, ?, ?, ?)", sorted(wanted - stored)
+        )
+
+    def imports_of_paths(self, paths: Iterable[str]) -> list[ImportRow]:
+        """Every import of the indexed `paths`."""
+        wanted = sorted(paths)
+        out: list[ImportRow] = []
+        for i in range(0, len(wanted), _CHUNK):
+            chunk = wanted[i : i + _CHUNK]
+            out += [
+                ImportRow(*r)
+                for r in self.db.execute(
+                    "SELECT f.path, f.language, i.raw, i.names FROM repo_files f "
+                    f"JOIN repo_imports i ON i.hash = f.hash WHERE f.path IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                )
+            ]
+        return out
+
+    def replace_edges_from(self, sources: Iterable[str], edges: Iterable[tuple[str, str, str, str]]) -> None:
+        """Make the import edges out of `sources` exactly `edges` (all of which leave `sources`)."""
+        wanted = set(edges)
+        listed = sorted(sources)
+        stored: set[tuple[str, str, str, str]] = set()
+        for i in range(0, len(listed), _CHUNK):
+            chunk = listed[i : i + _CHUNK]
+            stored.update(
+                self.db.execute(
+                    f"SELECT src, dst, raw, names FROM repo_edges WHERE src IN ({', '.join('?' * len(chunk))})", chunk
+                )
+            )
         self.db.executemany(
             "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
         )
