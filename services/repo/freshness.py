@@ -13,6 +13,7 @@ from pathlib import Path
 from kernel import git
 from kernel.errors import PalliumError
 from kernel.paths import path_text
+from services.repo.blobs import MAX_BYTES, blob_hash
 from services.repo.models import Freshness
 from services.repo.store import RepoStore
 
@@ -85,8 +86,6 @@ def check(store: RepoStore, root: Path, *, repo_arg: str | None = None) -> Fresh
 
 
 def _differs(store: RepoStore, root: Path, fs: str) -> bool:
-    from services.repo.index_content import MAX_BYTES, blob_hash  # the parsers load only when a file changed
-
     row = store.file(path_text(fs))
     full = root / fs
     try:

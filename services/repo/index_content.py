@@ -11,7 +11,6 @@ shows it (`caf\\xe9.py`) and read through its real bytes.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import posixpath
@@ -23,6 +22,7 @@ from kernel import generated, git, offload
 from kernel.crashpoints import crash_point
 from kernel.paths import path_text
 from services.repo import parsing
+from services.repo.blobs import MAX_BYTES, blob_hash
 from services.repo.resolve import ImportResolver
 from services.repo.rows import ContentFacts, FileRow
 from services.repo.store import RepoStore
@@ -30,7 +30,6 @@ from services.repo.text import split_terms
 
 __all__ = ["MAX_BYTES", "ContentHalf", "ContentHalfResult", "blob_hash", "path_skip_reason", "read_content"]
 
-MAX_BYTES = 1_000_000
 _CHUNK = 100  # files parsed between progress reports, at most
 _CHUNK_BYTES = 400_000  # and at most about this much source, so the children's shares stay even
 # Below this many files and bytes to parse, a child process's start (about 0.2 s) costs more than
@@ -78,11 +77,6 @@ class _Entry:
     blob: str | None  # the index's blob id; None when the working tree differs or the file is untracked
     tracked: bool
     fs: str  # the name as the filesystem takes it (surrogate-escaped); equal to `path` for UTF-8 names
-
-
-def blob_hash(data: bytes) -> str:
-    """Git's blob id of `data`: equal to what `git hash-object` prints."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def path_skip_reason(path: str) -> str | None:
