@@ -219,13 +219,14 @@ class RepoStore:
             [(c[3], c[4], c[0], c[2]) for c in commits],
         )
 
-    def add_pairs(self, pairs: dict[tuple[str, str], list[int]]) -> None:
-        """Add `{(a, b): [shared, last_at]}` to the co-change counts; callers pass both directions."""
-        self.db.executemany(
-            "INSERT INTO repo_cochange(a, b, shared, last_at) VALUES (?, ?, ?, ?) "
+    def add_pairs(self, pairs: str) -> None:
+        """Add co-change counts, a JSON array of `[a, b, shared, last_at]` (both directions), to the stored ones."""
+        self.db.execute(
+            "INSERT INTO repo_cochange(a, b, shared, last_at) "
+            "SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) j WHERE true "
             "ON CONFLICT(a, b) DO UPDATE SET shared = shared + excluded.shared, "
             "last_at = max(last_at, excluded.last_at)",
-            [(a, b, v[0], v[1]) for (a, b), v in pairs.items()],
+            (pairs,),
         )
 
     def commit_count(self) -> int:
