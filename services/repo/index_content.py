@@ -11,7 +11,6 @@ shows it (`caf\\xe9.py`) and read through its real bytes.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import posixpath
@@ -23,14 +22,14 @@ from kernel import generated, git, offload
 from kernel.crashpoints import crash_point
 from kernel.paths import path_text
 from services.repo import parsing
-from services.repo.resolve import resolve_imports
+from services.repo.blobs import MAX_BYTES, blob_hash
+from services.repo.resolve import ImportResolver
 from services.repo.rows import ContentFacts, FileRow
 from services.repo.store import RepoStore
 from services.repo.text import split_terms
 
 __all__ = ["MAX_BYTES", "ContentHalf", "ContentHalfResult", "blob_hash", "path_skip_reason", "read_content"]
 
-MAX_BYTES = 1_000_000
 _CHUNK = 100  # files parsed between progress reports, at most
 _CHUNK_BYTES = 400_000  # and at most about this much source, so the children's shares stay even
 # Below this many files and bytes to parse, a child process's start (about 0.2 s) costs more than
@@ -78,11 +77,6 @@ class _Entry:
     blob: str | None  # the index's blob id; None when the working tree differs or the file is untracked
     tracked: bool
     fs: str  # the name as the filesystem takes it (surrogate-escaped); equal to `path` for UTF-8 names
-
-
-def blob_hash(data: bytes) -> str:
-    """Git's blob id of `data`: equal to what `git hash-object` prints."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def path_skip_reason(path: str) -> str | None:
@@ -214,7 +208,29 @@ def _write(
         store.reindex_symbol_search([], [], split_terms, everything=True)
     else:
         store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
-    store.update_edges(resolve_imports(root, set(current), store.all_imports(), store.namespace_files()))
+    _update_edges(store, root, current, previous, result, full=full)
+
+
+def _update_edges(
+    store: RepoStore,
+    root: Path,
+    current: dict[str, FileRow],
+    previous: dict[str, FileRow],
+    result: ContentHalfResult,
+    *,
+    full: bool,
+) -> None:
+    """Resolve again only the imports of the files whose content changed, when nothing else that
+    decides where an import leads has moved (the paths, the module configuration); else all of them."""
+    resolver = ImportResolver(root, set(current), store.namespace_files())
+    fingerprint = resolver.fingerprint
+    same = not full and current.keys() == previous.keys() and store.state().get("resolver") == fingerprint
+    if same:
+        moved = set(result.changed_paths) | set(result.removed_paths)
+        store.replace_edges_from(moved, resolver.edges(store.imports_of_paths(moved)))
+    else:
+        store.update_edges(resolver.edges(store.all_imports()))
+    store.set_state({"resolver": fingerprint})
 
 
 def _without_reading(entry: _Entry, attribute: str | None, before: FileRow | None, known: set[str]) -> FileRow | None:
@@ -329,9 +345,7 @@ def _load_chunk(root: Path, paths: list[tuple[str, str]], known: set[str]) -> li
     return [_load(root, fs, path, known) for fs, path in paths]
 
 
-def _load(
-    root: Path, fs: str, path: str, known: set[str] | frozenset[str]
-) -> _Loaded:
+def _load(root: Path, fs: str, path: str, known: set[str] | frozenset[str]) -> _Loaded:
     """`(hash, skip reason, facts)` of one file; facts are None for content already indexed."""
     full_path = root / fs
     try:

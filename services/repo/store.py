@@ -133,7 +133,8 @@ CREATE INDEX repo_refs_content ON repo_refs(content);
 # the table and its indexes are a third of the size they were, and a cold index stores its
 # references into a table without indexes, built once at the end (see `bulk_references`).
 # The facts are carried over, so no index is rebuilt.
-_V4 = """
+_V4 = (
+    """
 CREATE TABLE repo_content_new (
     id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, language TEXT NOT NULL, status TEXT NOT NULL,
     lines INTEGER NOT NULL, bytes INTEGER NOT NULL
@@ -150,7 +151,9 @@ DROP TABLE repo_refs;
 DROP TABLE repo_content;
 ALTER TABLE repo_content_new RENAME TO repo_content;
 ALTER TABLE repo_refs_new RENAME TO repo_refs;
-""" + _REF_INDEXES
+"""
+    + _REF_INDEXES
+)
 
 SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4))
 _CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
@@ -216,13 +219,14 @@ class RepoStore:
             [(c[3], c[4], c[0], c[2]) for c in commits],
         )
 
-    def add_pairs(self, pairs: dict[tuple[str, str], list[int]]) -> None:
-        """Add `{(a, b): [shared, last_at]}` to the co-change counts; callers pass both directions."""
-        self.db.executemany(
-            "INSERT INTO repo_cochange(a, b, shared, last_at) VALUES (?, ?, ?, ?) "
+    def add_pairs(self, pairs: str) -> None:
+        """Add co-change counts, a JSON array of `[a, b, shared, last_at]` (both directions), to the stored ones."""
+        self.db.execute(
+            "INSERT INTO repo_cochange(a, b, shared, last_at) "
+            "SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) j WHERE true "
             "ON CONFLICT(a, b) DO UPDATE SET shared = shared + excluded.shared, "
             "last_at = max(last_at, excluded.last_at)",
-            [(a, b, v[0], v[1]) for (a, b), v in pairs.items()],
+            (pairs,),
         )
 
     def commit_count(self) -> int:
@@ -532,6 +536,41 @@ class RepoStore:
         """Make the import edges exactly `edges`, touching only the rows that differ."""
         wanted = set(edges)
         stored = set(self.db.execute("SELECT src, dst, raw, names FROM repo_edges"))
+        self.db.executemany(
+            "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
+        )
+        self.db.executemany(
+            "INSERT OR REPLACE INTO repo_edges(src, dst, raw, names) VALUES (?, ?, ?, ?)", sorted(wanted - stored)
+        )
+
+    def imports_of_paths(self, paths: Iterable[str]) -> list[ImportRow]:
+        """Every import of the indexed `paths`."""
+        wanted = sorted(paths)
+        out: list[ImportRow] = []
+        for i in range(0, len(wanted), _CHUNK):
+            chunk = wanted[i : i + _CHUNK]
+            out += [
+                ImportRow(*r)
+                for r in self.db.execute(
+                    "SELECT f.path, f.language, i.raw, i.names FROM repo_files f "
+                    f"JOIN repo_imports i ON i.hash = f.hash WHERE f.path IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                )
+            ]
+        return out
+
+    def replace_edges_from(self, sources: Iterable[str], edges: Iterable[tuple[str, str, str, str]]) -> None:
+        """Make the import edges out of `sources` exactly `edges` (all of which leave `sources`)."""
+        wanted = set(edges)
+        listed = sorted(sources)
+        stored: set[tuple[str, str, str, str]] = set()
+        for i in range(0, len(listed), _CHUNK):
+            chunk = listed[i : i + _CHUNK]
+            stored.update(
+                self.db.execute(
+                    f"SELECT src, dst, raw, names FROM repo_edges WHERE src IN ({', '.join('?' * len(chunk))})", chunk
+                )
+            )
         self.db.executemany(
             "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
         )
