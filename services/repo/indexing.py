@@ -71,6 +71,7 @@ def run_index(
         shallow=history.shallow,
         files_parsed=content.files_parsed,
         files_reused=content.files_reused,
+        files_read=content.files_read,
         files_skipped=dict(sorted(content.skipped.items())),
         files_changed=len(content.changed_paths),
         files_removed=len(content.removed_paths),

@@ -87,6 +87,10 @@ class IndexOutput(ToolOutput):
     shallow: bool = Field(description="the clone is shallow, so history stops at its boundary")
     files_parsed: int
     files_reused: int = Field(description="files whose content was already indexed, not reparsed")
+    files_read: int = Field(
+        description="files whose bytes this run read or looked at (new or changed content, and skipped files "
+        "whose content changed); 0 on a reindex with nothing changed"
+    )
     files_skipped: dict[str, int] = Field(description="skipped files by reason")
     files_changed: int = Field(description="paths whose content differs from the previous run (new ones included)")
     files_removed: int

@@ -37,6 +37,9 @@ class FileRow:
     language: str | None
     skip_reason: str | None
     tracked: bool
+    # The blob id a skip after a look (binary, minified, generated, too large) was decided on:
+    # the same id at the next run is the same content, skipped again without reading it.
+    seen: str | None = None
 
 
 @dataclass(frozen=True)

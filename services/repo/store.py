@@ -123,7 +123,13 @@ _V3 = """
 CREATE INDEX repo_commits_coupled ON repo_commits(sha, file_count);
 """
 
-SCHEMA = Schema("repo", (_V1, _V2, _V3))
+# Version 4: a file skipped after a look records the blob id it was skipped at (`seen`), so a
+# reindex that finds the same id skips it again without reading it. Old rows are read once more.
+_V4 = """
+ALTER TABLE repo_files ADD COLUMN seen TEXT;
+"""
+
+SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4))
 _CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
 
 
@@ -391,14 +397,14 @@ class RepoStore:
     # content half --------------------------------------------------------------------------------
 
     def files(self) -> dict[str, FileRow]:
-        rows = self.db.execute("SELECT path, hash, language, skip_reason, tracked FROM repo_files")
-        return {r[0]: FileRow(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows}
+        rows = self.db.execute("SELECT path, hash, language, skip_reason, tracked, seen FROM repo_files")
+        return {r[0]: FileRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows}
 
     def file(self, path: str) -> FileRow | None:
         r = self.db.execute(
-            "SELECT path, hash, language, skip_reason, tracked FROM repo_files WHERE path = ?", (path,)
+            "SELECT path, hash, language, skip_reason, tracked, seen FROM repo_files WHERE path = ?", (path,)
         ).fetchone()
-        return FileRow(r[0], r[1], r[2], r[3], bool(r[4])) if r else None
+        return FileRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) if r else None
 
     def known_hashes(self) -> set[str]:
         return {h for (h,) in self.db.execute("SELECT hash FROM repo_content")}
@@ -433,15 +439,16 @@ class RepoStore:
     def set_files(self, rows: Sequence[FileRow]) -> None:
         self.db.execute("DELETE FROM repo_files")
         self.db.executemany(
-            "INSERT INTO repo_files(path, hash, language, skip_reason, tracked) VALUES (?, ?, ?, ?, ?)",
-            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked)) for r in rows],
+            "INSERT INTO repo_files(path, hash, language, skip_reason, tracked, seen) VALUES (?, ?, ?, ?, ?, ?)",
+            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked), r.seen) for r in rows],
         )
 
     def update_files(self, *, upserts: Sequence[FileRow], deletes: Sequence[str]) -> None:
         self.db.executemany("DELETE FROM repo_files WHERE path = ?", [(p,) for p in deletes])
         self.db.executemany(
-            "INSERT OR REPLACE INTO repo_files(path, hash, language, skip_reason, tracked) VALUES (?, ?, ?, ?, ?)",
-            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked)) for r in upserts],
+            "INSERT OR REPLACE INTO repo_files(path, hash, language, skip_reason, tracked, seen) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked), r.seen) for r in upserts],
         )
 
     def drop_orphan_content(self) -> int:
