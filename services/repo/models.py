@@ -375,6 +375,11 @@ class FileHistory(ToolOutput):
     renamed_to: str | None = Field(None, description="its new path, when a commit renamed it")
     former_names: list[str] = Field(default_factory=list, description="paths it had before renames, newest first")
     commits: int = Field(description="commits that touched it, under every name it had")
+    earlier_file_removed_in: RecentCommit | None = Field(
+        None,
+        description="an earlier, unrelated file had this path and left it (deleted or renamed away) in this commit "
+        "before this file was added; its commits are not counted here",
+    )
 
 
 class ExplainOutput(ToolOutput):

@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 import posixpath
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from kernel import clock
-from services.repo.index_git import MAX_CHANGESET
+from services.repo.index_git import MAX_CHANGESET, is_noise
 from services.repo.models import CoChange, Level, RiskFactor, StructuralLink
 from services.repo.parsing import CODE_LANGUAGES
 from services.repo.rows import PairRow
@@ -130,23 +130,18 @@ def cochange(store: RepoStore, path: str, *, min_shared: int = 1) -> tuple[int, 
     most telling first."""
     history = store.history_of(path, since=0, max_files=MAX_CHANGESET)
     revisions = history["coupled_revisions"]
-    # A renamed file's partners include those it had under its earlier names.
-    names = [name for name, _until in store.lineage(path)]
-    if len(names) == 1:  # the common case: the store filters by shared commits itself
+    if is_noise(path):  # a changelog or lockfile makes no pairs
+        return revisions, []
+    lineage = store.lineage(path)
+    if len(lineage) == 1 and not store.exits_of(path):  # one name, one file: the pair table is exact
         partners = store.partners(path, max_files=MAX_CHANGESET, min_shared=min_shared)
-    else:
-        merged: dict[str, PairRow] = {}
-        for name in names:
-            for row in store.partners(name, max_files=MAX_CHANGESET):
-                if row.path in names:
-                    continue
-                had = merged.get(row.path)
-                merged[row.path] = (
-                    row
-                    if had is None
-                    else replace(had, shared=had.shared + row.shared, last_at=max(had.last_at, row.last_at))
-                )
-        partners = [row for row in merged.values() if row.shared >= min_shared]
+    else:  # a renamed file's earlier names count; an earlier file at one of its paths does not
+        names = {life.name for life in lineage}
+        partners = [
+            row
+            for row in store.partners_within(lineage, max_files=MAX_CHANGESET)
+            if row.path not in names and not is_noise(row.path) and row.shared >= min_shared
+        ]
     pairs = [_pair(p, revisions) for p in partners]
     pairs.sort(key=lambda c: (-c.confidence, -c.shared, c.path))
     return revisions, pairs

@@ -18,10 +18,12 @@ __all__ = [
     "DecisionHit",
     "DefinitionRow",
     "EdgeRow",
+    "ExitRow",
     "FileFactRow",
     "FileRow",
     "HotspotRow",
     "ImportRow",
+    "LifeRow",
     "PairRow",
     "ReferenceRow",
     "SearchCandidate",
@@ -161,6 +163,27 @@ class CommitRow:
     author: str
     committed_at: int
     subject: str
+
+
+@dataclass(frozen=True)
+class LifeRow:
+    """One name a file had, over the commits in which it held it: from the commit at position `since`
+    (the one that added it or renamed it to this name; None: from the start of the history read)
+    until before the commit at `until` (the rename that took the name away; None: it holds it
+    still). A position is a commit's place in the order the history was read (its rowid)."""
+
+    name: str
+    since: int | None
+    until: int | None
+
+
+@dataclass(frozen=True)
+class ExitRow:
+    """A commit that ended a file's life at a path: it deleted the file, or renamed it to `new`."""
+
+    commit: CommitRow
+    position: int
+    new: str | None
 
 
 @dataclass(frozen=True)

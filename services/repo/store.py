@@ -21,10 +21,12 @@ from services.repo.rows import (
     DecisionHit,
     DefinitionRow,
     EdgeRow,
+    ExitRow,
     FileFactRow,
     FileRow,
     HotspotRow,
     ImportRow,
+    LifeRow,
     PairRow,
     ReferenceRow,
     SearchCandidate,
@@ -205,37 +207,68 @@ class RepoStore:
     def commit_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM repo_commits").get or 0
 
-    def lineage(self, path: str) -> list[tuple[str, int | None]]:
-        """`path` and the names it had before, newest first, each with the time its name ended
-        (None for `path` itself): a rename's old path counts only up to the rename."""
-        out: list[tuple[str, int | None]] = [(path, None)]
+    def lineage(self, path: str) -> list[LifeRow]:
+        """The file at `path` under each name it had, newest first, each over the commits it held it.
+
+        A life starts at the latest commit that added the file or renamed it to that name, so a file
+        added where an earlier one was deleted (or renamed away) has none of that file's commits;
+        an older name counts only until the rename that took it away. Commits are ordered as read
+        (rowid), not by date, which commits made within one second share.
+        """
+        out: list[LifeRow] = []
         seen, current, until = {path}, path, None
         for _hop in range(20):
-            row = self.db.execute(
-                "SELECT r.old, c.committed_at FROM repo_renames r JOIN repo_commits c ON c.sha = r.sha "
-                "WHERE r.new = ? AND (? IS NULL OR c.committed_at <= ?) ORDER BY c.committed_at DESC, c.rowid DESC "
-                "LIMIT 1",
+            born = self.db.execute(
+                "SELECT c.rowid, t.change, c.sha FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+                "WHERE t.path = ? AND t.change IN ('A', 'R', 'C') AND (? IS NULL OR c.rowid < ?) "
+                "ORDER BY c.rowid DESC LIMIT 1",
                 (current, until, until),
             ).fetchone()
-            if row is None or row[0] in seen:
+            out.append(LifeRow(current, born[0] if born else None, until))
+            if born is None or born[1] != "R":
                 break
-            current, until = row[0], row[1]
+            old = self.db.execute("SELECT old FROM repo_renames WHERE sha = ? AND new = ?", (born[2], current)).get
+            if old is None or old in seen:
+                break
+            current, until = old, born[0]
             seen.add(current)
-            out.append((current, until))
         return out
 
     @staticmethod
-    def _lineage_clause(lineage: Sequence[tuple[str, int | None]]) -> tuple[str, list[Any]]:
+    def _lineage_clause(lineage: Sequence[LifeRow]) -> tuple[str, list[Any]]:
         parts: list[str] = []
         params: list[Any] = []
-        for name, until in lineage:
-            if until is None:
-                parts.append("t.path = ?")
-                params.append(name)
-            else:
-                parts.append("(t.path = ? AND c.committed_at <= ?)")
-                params += [name, until]
+        for life in lineage:
+            part = "(t.path = ?"
+            params.append(life.name)
+            if life.since is not None:
+                part += " AND c.rowid >= ?"
+                params.append(life.since)
+            if life.until is not None:
+                part += " AND c.rowid < ?"
+                params.append(life.until)
+            parts.append(part + ")")
         return "(" + " OR ".join(parts) + ")", params
+
+    def exits_of(self, path: str) -> list[ExitRow]:
+        """Every commit that deleted the file at `path` or renamed it away, in the order read."""
+        rows = self.db.execute(
+            "SELECT c.sha, c.author, c.committed_at, c.subject, c.rowid, NULL FROM repo_touches t "
+            "JOIN repo_commits c ON c.sha = t.sha WHERE t.path = ? AND t.change = 'D' "
+            "UNION ALL SELECT c.sha, c.author, c.committed_at, c.subject, c.rowid, r.new FROM repo_renames r "
+            "JOIN repo_commits c ON c.sha = r.sha WHERE r.old = ? ORDER BY 5",
+            (path, path),
+        )
+        return [ExitRow(CommitRow(*r[:4]), r[4], r[5]) for r in rows]
+
+    def reused_paths(self) -> set[str]:
+        """Every path a file left (deleted, or renamed away): where a later file may hold another's history."""
+        return {
+            p
+            for (p,) in self.db.execute(
+                "SELECT DISTINCT path FROM repo_touches WHERE change = 'D' UNION SELECT DISTINCT old FROM repo_renames"
+            )
+        }
 
     def history_of(self, path: str, *, since: int, max_files: int) -> dict[str, Any]:
         """Revisions (all, and in commits of at most `max_files` files), recent touches, authors, first
@@ -375,6 +408,21 @@ class RepoStore:
         )
         return [PairRow(path=b, shared=s, last_at=last, revisions=revs) for b, s, last, revs in rows]
 
+    def partners_within(self, lineage: Sequence[LifeRow], *, max_files: int) -> list[PairRow]:
+        """`partners` counted from the commits of one file's life (`lineage`), not the pair table, which
+        keys pairs by path and so mixes the lives of files that held one path in turn."""
+        clause, params = self._lineage_clause(lineage)
+        rows = self.db.execute(
+            "SELECT o.path, count(DISTINCT c.sha), max(c.committed_at), "
+            "(SELECT count(*) FROM repo_touches x JOIN repo_commits y ON y.sha = x.sha "
+            " WHERE x.path = o.path AND y.file_count <= ?) "
+            "FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha JOIN repo_touches o ON o.sha = t.sha "
+            f"WHERE {clause} AND c.file_count <= ? AND o.path != t.path GROUP BY o.path "
+            "ORDER BY count(DISTINCT c.sha) DESC, o.path",
+            (max_files, *params, max_files),
+        )
+        return [PairRow(path=b, shared=s, last_at=last, revisions=revs) for b, s, last, revs in rows]
+
     def search_decisions(self, match: str, *, limit: int, offset: int) -> list[DecisionHit]:
         return [
             DecisionHit(*r)
@@ -386,13 +434,16 @@ class RepoStore:
         ]
 
     def decisions_touching(self, path: str, *, limit: int) -> list[CommitRow]:
+        """Commits with a reason (a body, "because", "decided") that touched the file, under each of its names."""
+        clause, params = self._lineage_clause(self.lineage(path))
         rows = self.db.execute(
-            "SELECT c.sha, c.author, c.committed_at, c.subject FROM repo_touches t JOIN repo_commits c "
-            "ON c.sha = t.sha WHERE t.path = ? AND (length(c.body) > 0 OR c.subject GLOB '*[Bb]ecause*' "
-            "OR c.subject GLOB '*[Dd]ecid*') ORDER BY c.committed_at DESC LIMIT ?",
-            (path, limit),
+            "SELECT DISTINCT c.sha, c.author, c.committed_at, c.subject, c.rowid FROM repo_touches t "
+            f"JOIN repo_commits c ON c.sha = t.sha WHERE {clause} AND (length(c.body) > 0 "
+            "OR c.subject GLOB '*[Bb]ecause*' OR c.subject GLOB '*[Dd]ecid*') "
+            "ORDER BY c.committed_at DESC, c.rowid DESC LIMIT ?",
+            (*params, limit),
         )
-        return [CommitRow(*r) for r in rows]
+        return [CommitRow(*r[:4]) for r in rows]
 
     # content half --------------------------------------------------------------------------------
 

@@ -350,6 +350,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 "renamed_to": None,
                 "former_names": [],
                 "commits": 2,
+                "earlier_file_removed_in": None,
             },
             "decisions": [
                 {
