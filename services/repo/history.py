@@ -24,6 +24,7 @@ from services.repo.rows import CommitRow, ExitRow
 from services.repo.store import RepoStore
 
 __all__ = [
+    "current_name",
     "earlier_file",
     "file_history",
     "former_names",
@@ -100,6 +101,27 @@ def earlier_file(store: RepoStore, path: str) -> ExitRow | None:
     if born is None:
         return None
     return next((e for e in reversed(store.exits_of(path)) if e.position < born), None)
+
+
+def current_name(
+    store: RepoStore, path: str, position: int, exits: dict[str, list[ExitRow]] | None = None
+) -> str | None:
+    """The path that the file at `path` in the commit at `position` has now, following its renames
+    forward; None when it was deleted since (or its last name is not in the index). `exits` caches
+    `exits_of` across calls."""
+    cache = {} if exits is None else exits
+    name, at = path, position
+    for _hop in range(20):
+        if name not in cache:
+            cache[name] = store.exits_of(name)
+        # A deletion in that very commit ends it; a rename away must come later (it may have been born by one).
+        left = next((e for e in cache[name] if e.position > at or (e.new is None and e.position == at)), None)
+        if left is None:
+            return name if store.file(name) is not None else None
+        if left.new is None:
+            return None
+        name, at = left.new, left.position
+    return None
 
 
 def old_path_importers(store: RepoStore, root: Path, old: str | list[str]) -> list[str]:

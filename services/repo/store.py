@@ -408,20 +408,68 @@ class RepoStore:
         )
         return [PairRow(path=b, shared=s, last_at=last, revisions=revs) for b, s, last, revs in rows]
 
+    def pair_counts(self, path: str) -> list[PairRow]:
+        """Every file that changed together with `path` (pair table), its shared commits and the last;
+        `revisions` is left 0: counting them costs most, so callers count it for the partners they keep."""
+        rows = self.db.execute(
+            "SELECT b, shared, last_at FROM repo_cochange WHERE a = ? ORDER BY shared DESC, b", (path,)
+        )
+        return [PairRow(path=b, shared=s, last_at=last, revisions=0) for b, s, last in rows]
+
     def partners_within(self, lineage: Sequence[LifeRow], *, max_files: int) -> list[PairRow]:
-        """`partners` counted from the commits of one file's life (`lineage`), not the pair table, which
+        """`pair_counts` from the commits of one file's life (`lineage`), not the pair table, which
         keys pairs by path and so mixes the lives of files that held one path in turn."""
         clause, params = self._lineage_clause(lineage)
         rows = self.db.execute(
-            "SELECT o.path, count(DISTINCT c.sha), max(c.committed_at), "
-            "(SELECT count(*) FROM repo_touches x JOIN repo_commits y ON y.sha = x.sha "
-            " WHERE x.path = o.path AND y.file_count <= ?) "
+            "SELECT o.path, count(DISTINCT c.sha), max(c.committed_at) "
             "FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha JOIN repo_touches o ON o.sha = t.sha "
             f"WHERE {clause} AND c.file_count <= ? AND o.path != t.path GROUP BY o.path "
             "ORDER BY count(DISTINCT c.sha) DESC, o.path",
-            (max_files, *params, max_files),
+            (*params, max_files),
         )
-        return [PairRow(path=b, shared=s, last_at=last, revisions=revs) for b, s, last, revs in rows]
+        return [PairRow(path=b, shared=s, last_at=last, revisions=0) for b, s, last in rows]
+
+    def shared_commits(self, lineage: Sequence[LifeRow], other: str, *, max_files: int) -> list[tuple[int, int]]:
+        """`(position, time)` of the commits (of at most `max_files` files) in which the file of
+        `lineage` and path `other` both changed, in the order read."""
+        clause, params = self._lineage_clause(lineage)
+        return list(
+            self.db.execute(
+                "SELECT DISTINCT c.rowid, c.committed_at FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+                f"JOIN repo_touches o ON o.sha = t.sha AND o.path = ? WHERE {clause} AND c.file_count <= ? "
+                "ORDER BY c.rowid",
+                (other, *params, max_files),
+            )
+        )
+
+    def coupled_count(self, path: str, *, max_files: int) -> int:
+        """Commits of at most `max_files` files that touched exactly `path`."""
+        return (
+            self.db.execute(
+                "SELECT count(*) FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+                "WHERE t.path = ? AND c.file_count <= ?",
+                (path, max_files),
+            ).get
+            or 0
+        )
+
+    def moved_among(self, paths: Sequence[str]) -> set[str]:
+        """Those of `paths` that no indexed file holds now, or that a file left (deleted, renamed away)."""
+        out: set[str] = set()
+        for start in range(0, len(paths), _CHUNK):
+            chunk = list(paths[start : start + _CHUNK])
+            marks = ", ".join("?" * len(chunk))
+            present = {p for (p,) in self.db.execute(f"SELECT path FROM repo_files WHERE path IN ({marks})", chunk)}
+            out |= set(chunk) - present
+            out |= {
+                p
+                for (p,) in self.db.execute(
+                    f"SELECT path FROM repo_touches WHERE change = 'D' AND path IN ({marks}) "
+                    f"UNION SELECT old FROM repo_renames WHERE old IN ({marks})",
+                    chunk + chunk,
+                )
+            }
+        return out
 
     def search_decisions(self, match: str, *, limit: int, offset: int) -> list[DecisionHit]:
         return [
