@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from services.repo import grammars, languages
+from services.repo import aliases, grammars, languages
 
 __all__ = ["CODE_LANGUAGES", "Facts", "extract", "language_of"]
 
@@ -173,6 +173,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     contexts: list[tuple[int, int, str]] = []  # (start, end, kind): every identifier inside has that kind
     direct: dict[int, tuple[str, Any, int]] = {}  # identifier start -> (call | attribute, receiver node, rank)
     bind_nodes: list[tuple[Any, str]] = []  # (variable node, class name)
+    bound = aliases.Bound()  # names the imports bind under another name
     for pattern, captures in QueryCursor(query).matches(root):
         role = roles[pattern]
         if role == "ref":
@@ -184,6 +185,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
             if rows:
                 node = captures["import"][0]
                 contexts.append((node.start_byte, node.end_byte, "import"))
+                bound.add(language, node.type, _text(node), rows)
             continue
         if role.startswith("ctx."):
             node = captures[role][0]
@@ -247,6 +249,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     scopes = {(n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS}
     bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]] = {}
     for var, type_ in bind_nodes:
+        type_ = bound.type_name(type_) if bound else type_
         bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), type_))
     # Identifiers, the bulk of the nodes, come from a query of their own through `captures`, which
     # builds no match object per node (a third of the walk's cost on a large file).
@@ -260,15 +263,28 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
         text = data[start : node.end_byte].decode("utf-8", "replace")
         if text in _IGNORED_NAMES:
             continue
-        receiver = ""
+        receiver, written = "", None
         if kind is None:
             hit = direct.get(start)
             if hit is not None:
                 kind = hit[0]
                 receiver = _receiver(hit[1], scopes, bindings, node)
+                written = _text(hit[1]) if bound and hit[1] is not None else None
             else:
                 kind = "type" if node.type in grammars.TYPE_NODES else "other"
-        add((text, node.start_point[0] + 1, kind, receiver))
+        elif kind == "inherits":  # `class A(m.Base)`, `extends ns.Base`: where the base comes from
+            hit = direct.get(start)
+            if hit is not None and hit[1] is not None:
+                receiver, written = _receiver(hit[1], scopes, bindings, node), _text(hit[1])
+            elif (written := aliases.qualifier(node)) is not None:
+                receiver = aliases.qualifier_receiver(written)
+        line = node.start_point[0] + 1
+        if bound:  # `Y` after `import X as Y` is X, from that import; so is `m.X` after `import pkg as m`
+            if written is not None and receiver:
+                receiver = bound.receiver(receiver, written)
+            elif (original := bound.original(text, kind, receiver)) is not None:
+                add((original[0], line, kind, original[1]))
+        add((text, line, kind, receiver))
 
 
 _SCOPE_KINDS = frozenset({"function", "method"})

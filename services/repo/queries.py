@@ -215,13 +215,31 @@ def _inherited(
 
 
 def _class_for(store: RepoStore, ref: ReferenceRow, name: str) -> DefinitionRow | None:
-    """The class definition a base named `name` in `ref` reaches, in the reference's language family."""
+    """The class definition a base named `name` in `ref` reaches, in the reference's language family.
+
+    A base named through an import (`=` receiver: an alias, a module alias) is the class that
+    import reaches; one qualified by a plain name (`mod.Base`, `Outer.Inner`) is a class nested in
+    that one or defined in the module the file imports under that name; else same file first.
+    """
     candidates = [
         d for d in store.definitions(name) if d.kind in CLASS_KINDS and family(d.language) == family(ref.language)
     ]
     if not candidates:
         return None
-    return _Resolver(store, name, candidates, None)._by_place(ref, candidates, members_only=False)[1]
+    resolver = _Resolver(store, name, candidates, None)
+    receiver = ref.receiver
+    if receiver.startswith("="):
+        return resolver._through_import(ref, candidates, receiver[1:])[1]
+    if receiver.startswith("?") and len(receiver) > 1:
+        word = receiver[1:]
+        nested = [d for d in candidates if d.parent and d.parent.rsplit(".", 1)[-1] == word]
+        if nested:
+            return resolver._by_place(ref, nested, members_only=False)[1]
+        through = resolver._modules_named(ref.path, word)
+        hit = [d for d in candidates if d.path in through]
+        if len({(d.path, d.qualified) for d in hit}) == 1:
+            return hit[0]
+    return resolver._by_place(ref, candidates, members_only=False)[1]
 
 
 def _no_such_qualified(store: RepoStore, name: str, member: str, every: list[DefinitionRow]) -> None:
@@ -286,6 +304,8 @@ class _Resolver:
         if not defs:
             return "unresolved", None
         receiver = row.receiver
+        if receiver.startswith("="):  # named through an import: an alias, or a module alias's member
+            return self._through_import(row, defs, receiver[1:])
         if receiver == "self":
             classes = (row.enclosing or "").split(".")[:-1]  # `Store.save` -> the class `Store`
             for depth in range(len(classes), 0, -1):
@@ -337,6 +357,22 @@ class _Resolver:
             )
             self.inherited[cls.id] = found.definitions[0] if found and len(found.definitions) == 1 else None
         return self.inherited[cls.id]
+
+    def _through_import(
+        self, row: ReferenceRow, defs: list[DefinitionRow], raw: str
+    ) -> tuple[str, DefinitionRow | None]:
+        """The definition the import `raw` of the reference's file brings in (directly or re-exported)."""
+        targets = {e.dst for e in self._edges_with_raw(row.path) if e.raw == raw}
+        if not targets:  # imported from outside the repository
+            return "unresolved", None
+        defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or defs
+        hit = [d for d in defs if d.path in targets]
+        if not hit:
+            reexported = _reexports(self.store, targets, self.member, self.edges)
+            hit = [d for d in defs if d.path in reexported]
+        if len({(d.path, d.qualified) for d in hit}) == 1:
+            return "import", hit[0]
+        return "ambiguous", None
 
     def _modules_named(self, path: str, word: str) -> set[str]:
         """Files `path` imports under the name `word` (a Go package, a Python module or alias)."""

@@ -94,7 +94,9 @@ class ReferenceRow:
     language: str | None
     line: int
     kind: str
-    receiver: str  # "" none, "self" the enclosing class, "?" unknown, else a class name
+    # "" none, "self" the enclosing class, "?" unknown, "?name" a plain name, "=raw" brought in by the
+    # import `raw` (an alias's original name, or a module alias's member), else a class name
+    receiver: str
     enclosing: str | None  # qualified name of the innermost enclosing definition
 
 

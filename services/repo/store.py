@@ -131,7 +131,23 @@ _V4 = """
 ALTER TABLE repo_files ADD COLUMN seen TEXT;
 """
 
-SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4))
+# Version 5: a reference named through an import alias (`import X as Y`, `import pkg as m`) is stored
+# under the original name too, with the import as its receiver, and a base's qualifier (`m.Base`) is
+# kept. Parsed facts depend on the parser only, so every content fact is dropped and the next run
+# parses again; the history half stays.
+_V5 = """
+DELETE FROM repo_content;
+DELETE FROM repo_symbols;
+DELETE FROM repo_imports;
+DELETE FROM repo_refs;
+DELETE FROM repo_files;
+DELETE FROM repo_edges;
+DELETE FROM repo_symbol_fts;
+DELETE FROM repo_symbol_fts_rows;
+DELETE FROM repo_state WHERE key IN ('indexed_at', 'content_head', 'dirty_paths');
+"""
+
+SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4, _V5))
 _CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
 
 
