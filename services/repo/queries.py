@@ -236,7 +236,7 @@ def _class_for(store: RepoStore, ref: ReferenceRow, name: str) -> DefinitionRow 
         if nested:
             return resolver._by_place(ref, nested, members_only=False)[1]
         through = resolver._modules_named(ref.path, word)
-        hit = [d for d in candidates if d.path in through]
+        hit = resolver._in_or_through(candidates, through) if through else []
         if len({(d.path, d.qualified) for d in hit}) == 1:
             return hit[0]
     return resolver._by_place(ref, candidates, members_only=False)[1]
@@ -325,7 +325,7 @@ class _Resolver:
                 return self._by_place(row, typed, members_only=True)
             through = self._modules_named(row.path, word)
             if through:  # `store.Open()` in Go, `io.read()` after `from app import io`
-                hit = [d for d in defs if d.path in through]
+                hit = self._in_or_through(defs, through)
                 if len({d.qualified for d in hit}) == 1:
                     return "import", hit[0]
             return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
@@ -366,13 +366,18 @@ class _Resolver:
         if not targets:  # imported from outside the repository
             return "unresolved", None
         defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or defs
-        hit = [d for d in defs if d.path in targets]
-        if not hit:
-            reexported = _reexports(self.store, targets, self.member, self.edges)
-            hit = [d for d in defs if d.path in reexported]
+        hit = self._in_or_through(defs, targets)
         if len({(d.path, d.qualified) for d in hit}) == 1:
             return "import", hit[0]
         return "ambiguous", None
+
+    def _in_or_through(self, defs: list[DefinitionRow], files: set[str]) -> list[DefinitionRow]:
+        """The definitions in `files`, else those `files` re-export (`flask.Blueprint` from flask/__init__.py)."""
+        hit = [d for d in defs if d.path in files]
+        if not hit:
+            reexported = _reexports(self.store, files, self.member, self.edges)
+            hit = [d for d in defs if d.path in reexported]
+        return hit
 
     def _modules_named(self, path: str, word: str) -> set[str]:
         """Files `path` imports under the name `word` (a Go package, a Python module or alias)."""

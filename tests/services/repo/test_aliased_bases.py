@@ -179,3 +179,26 @@ async def test_a_base_imported_under_another_name_is_followed_in_other_languages
     out = await ask(repo, "pallium_callers", name=f"Child.{member}")
     assert [d.path for d in out.definitions] == [base]
     assert out.inherited is not None and out.inherited.endswith("Base")
+
+
+async def test_a_base_read_off_a_package_that_re_exports_it_is_followed(tmp_path: Path) -> None:
+    """`class Mine(flask.Blueprint)`, where flask/__init__.py re-exports Blueprint from flask/blueprints.py."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(
+        repo,
+        "Start",
+        {
+            "web/__init__.py": "from .blueprints import Blueprint as Blueprint\n",
+            "web/blueprints.py": "class Blueprint:\n    def route(self):\n        return 1\n",
+            "other/blueprints.py": "class Blueprint:\n    def route(self):\n        return 2\n",
+            "tests/test_mine.py": "import web\n\n\nclass Mine(web.Blueprint):\n    pass\n",
+        },
+    )
+    out = await ask(repo, "pallium_callers", name="Blueprint", kind="inherits")
+    assert [(r.path, r.resolution, r.target) for r in out.references] == [
+        ("tests/test_mine.py", "import", "web/blueprints.py")
+    ]
+    mine = await ask(repo, "pallium_callers", name="Mine.route")
+    assert [d.path for d in mine.definitions] == ["web/blueprints.py"]
