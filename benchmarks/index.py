@@ -124,6 +124,16 @@ def _cli(repo: Path, target: str, status_ms: float) -> None:
         samples.append(time.perf_counter() - start)
     p50 = percentile_ms(samples, 50)
     print(row("CLI `pallium symbols FILE --json`: p50 wall", p50, "git status", status_ms) + _goal("cli_wall", p50))
+    # What any CLI built on this stack pays before its first line runs: the interpreter, and the
+    # imports every tool call needs (the event loop the handlers run on, SQLite, pydantic's models).
+    floor_argv = [sys.executable, "-c", "import asyncio, apsw; from pydantic import BaseModel, Field"]
+    floor = []
+    for _ in range(7):
+        start = time.perf_counter()
+        subprocess.run(floor_argv, capture_output=True, env=env, check=False)
+        floor.append(time.perf_counter() - start)
+    floor_p50 = percentile_ms(floor, 50)
+    print(row("  of which the import floor (asyncio, apsw, pydantic)", floor_p50, "the CLI call", p50))
 
 
 def _sample_names(repo: Path) -> tuple[list[str], list[str]]:

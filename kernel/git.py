@@ -32,7 +32,7 @@ def head_commit(repo_root: Path) -> str | None:
         head = (git_dir / "HEAD").read_text(encoding="ascii").strip() if git_dir.is_dir() else ""
         if _is_sha(head):
             return head
-        if head.startswith("ref: refs/"):
+        if head.startswith("ref: refs/") and ".." not in head.split("/"):  # never a path out of `.git`
             ref = head[5:]
             loose = git_dir / ref
             if loose.is_file():

@@ -13,7 +13,7 @@ from pathlib import Path
 from kernel import git
 from kernel.errors import PalliumError
 from kernel.paths import path_text
-from services.repo.index_git import head_commit
+from services.repo.blobs import MAX_BYTES, blob_hash
 from services.repo.models import Freshness
 from services.repo.store import RepoStore
 
@@ -36,7 +36,7 @@ PENDING = Freshness(
 
 def check(store: RepoStore, root: Path, *, repo_arg: str | None = None) -> Freshness:
     state = store.state()
-    current = head_commit(root)
+    current = git.head_commit(root)  # read from `.git`: no git process on the common layout
     refresh = "pallium index" + (f" --repo {repo_arg}" if repo_arg else "")
     if "indexed_at" not in state:
         return Freshness(
@@ -86,8 +86,6 @@ def check(store: RepoStore, root: Path, *, repo_arg: str | None = None) -> Fresh
 
 
 def _differs(store: RepoStore, root: Path, fs: str) -> bool:
-    from services.repo.index_content import MAX_BYTES, blob_hash  # the parsers load only when a file changed
-
     row = store.file(path_text(fs))
     full = root / fs
     try:

@@ -13,7 +13,6 @@ bytes.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import posixpath
@@ -25,14 +24,14 @@ from kernel import generated, git, offload
 from kernel.crashpoints import crash_point
 from kernel.paths import path_text
 from services.repo import parsing
-from services.repo.resolve import resolve_imports
+from services.repo.blobs import MAX_BYTES, blob_hash
+from services.repo.resolve import ImportResolver
 from services.repo.rows import ContentFacts, FileRow
 from services.repo.store import RepoStore
 from services.repo.text import split_terms
 
 __all__ = ["MAX_BYTES", "ContentHalf", "ContentHalfResult", "blob_hash", "path_skip_reason", "read_content"]
 
-MAX_BYTES = 1_000_000
 _CHUNK = 100  # files parsed between progress reports, at most
 _CHUNK_BYTES = 400_000  # and at most about this much source, so the children's shares stay even
 # Below this many files and bytes to parse, a child process's start (about 0.2 s) costs more than
@@ -60,7 +59,7 @@ class ContentHalf:
 
     root: Path
     rows: list[FileRow]
-    fresh: dict[str, parsing.Facts]
+    fresh: dict[str, ContentFacts]
     before: dict[str, FileRow]
     full: bool
     dirty_paths: str  # JSON list of the filesystem names indexed from the working tree
@@ -81,11 +80,6 @@ class _Entry:
     blob: str | None  # the index's blob id; None when the working tree differs or the file is untracked
     tracked: bool
     fs: str  # the name as the filesystem takes it (surrogate-escaped); equal to `path` for UTF-8 names
-
-
-def blob_hash(data: bytes) -> str:
-    """Git's blob id of `data`: equal to what `git hash-object` prints."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def path_skip_reason(path: str) -> str | None:
@@ -115,7 +109,7 @@ def read_content(
         rows.append(row)
         if row is None:
             pending.append(i)
-    fresh: dict[str, parsing.Facts] = {}
+    fresh: dict[str, ContentFacts] = {}
     on_chunk = None
     if write_facts:
         if full:  # every content is written anew below
@@ -123,7 +117,9 @@ def read_content(
             store.drop_orphan_content()
         on_chunk = _FactsWriter(store, known).add
     to_read = [(entries[i].fs, entries[i].path) for i in pending]
-    loaded = _load_all(root, to_read, known, progress, total=len(entries), on_chunk=on_chunk)
+    bulk = store.bulk_references(everything=full) if write_facts else contextlib.nullcontext()
+    with bulk:
+        loaded = _load_all(root, to_read, known, progress, total=len(entries), on_chunk=on_chunk)
     for i, (hash_, reason, facts) in zip(pending, loaded, strict=True):
         entry = entries[i]
         language = parsing.language_of(entry.path)
@@ -165,20 +161,23 @@ class _FactsWriter:
             if facts is None or hash_ is None or hash_ in self.skip:
                 continue
             self.skip.add(hash_)
-            batch.append(_content_facts(hash_, facts))
+            batch.append(facts)
         if batch:
             self.store.add_contents(batch)
 
 
 def _content_facts(hash_: str, f: parsing.Facts) -> ContentFacts:
-    return ContentFacts(hash_, f.language, f.status, f.lines, f.size, f.symbols, f.imports, sorted(f.refs))
+    """What the store keeps of one parsed content; built where it was parsed, so a child process
+    hands this process one JSON text of references instead of a Python object per reference."""
+    refs = json.dumps(sorted(f.refs), ensure_ascii=False, separators=(",", ":"))
+    return ContentFacts(hash_, f.language, f.status, f.lines, f.size, f.symbols, f.imports, refs)
 
 
 def _write(
     store: RepoStore,
     root: Path,
     rows: list[FileRow],
-    fresh: dict[str, parsing.Facts],
+    fresh: dict[str, ContentFacts],
     previous: dict[str, FileRow],
     result: ContentHalfResult,
     *,
@@ -198,7 +197,7 @@ def _write(
         if full:
             store.set_files([])
             store.drop_orphan_content()
-        store.add_contents([_content_facts(hash_, f) for hash_, f in fresh.items()])
+        store.add_contents(list(fresh.values()))
     if full:
         store.set_files(rows)
     else:
@@ -214,7 +213,29 @@ def _write(
         store.reindex_symbol_search([], [], split_terms, everything=True)
     else:
         store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
-    store.update_edges(resolve_imports(root, set(current), store.all_imports(), store.namespace_files()))
+    _update_edges(store, root, current, previous, result, full=full)
+
+
+def _update_edges(
+    store: RepoStore,
+    root: Path,
+    current: dict[str, FileRow],
+    previous: dict[str, FileRow],
+    result: ContentHalfResult,
+    *,
+    full: bool,
+) -> None:
+    """Resolve again only the imports of the files whose content changed, when nothing else that
+    decides where an import leads has moved (the paths, the module configuration); else all of them."""
+    resolver = ImportResolver(root, set(current), store.namespace_files())
+    fingerprint = resolver.fingerprint
+    same = not full and current.keys() == previous.keys() and store.state().get("resolver") == fingerprint
+    if same:
+        moved = set(result.changed_paths) | set(result.removed_paths)
+        store.replace_edges_from(moved, resolver.edges(store.imports_of_paths(moved)))
+    else:
+        store.update_edges(resolver.edges(store.all_imports()))
+    store.set_state({"resolver": fingerprint})
 
 
 def _without_reading(entry: _Entry, attribute: str | None, before: FileRow | None, known: set[str]) -> FileRow | None:
@@ -316,7 +337,7 @@ def _chunks(paths: list[tuple[str, str]], sizes: list[int]) -> list[list[tuple[s
     return chunks
 
 
-_Loaded = tuple[str | None, str | None, parsing.Facts | None]  # (hash, skip reason, facts) of one file
+_Loaded = tuple[str | None, str | None, ContentFacts | None]  # (hash, skip reason, facts) of one file
 # Skips decided by the content, which the same blob id decides the same way at the next run.
 _LOOKED_AT = frozenset({"too_large", "binary", "minified", "generated"})
 
@@ -332,9 +353,7 @@ def _load_chunk(root: Path, paths: list[tuple[str, str]], known: set[str]) -> li
     return [_load(root, fs, path, known) for fs, path in paths]
 
 
-def _load(
-    root: Path, fs: str, path: str, known: set[str] | frozenset[str]
-) -> tuple[str | None, str | None, parsing.Facts | None]:
+def _load(root: Path, fs: str, path: str, known: set[str] | frozenset[str]) -> _Loaded:
     """`(hash, skip reason, facts)` of one file; facts are None for content already indexed or skipped
     (whose hash, once read, is kept: the content the skip was decided on)."""
     full_path = root / fs
@@ -361,7 +380,7 @@ def _load(
         return hash_, "generated", None
     facts = parsing.extract(path, data)
     facts.size = len(data)
-    return hash_, None, facts
+    return hash_, None, _content_facts(hash_, facts)
 
 
 def _is_regular(mode: int) -> bool:

@@ -8,6 +8,7 @@ watermark is no longer an ancestor of HEAD, history was rewritten and this half 
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +37,10 @@ MAX_CHANGESET = 30
 _FORMAT = "%x1e%H%x1f%aN%x1f%ct%x1f%s%x1f%b%x1f"
 # (sha, author, time, subject, body, paths, changes): see `parse_log`
 Commit = tuple[str, str, int, str, str, list[str], list[tuple[str, str, str | None]]]
-Pairs = dict[tuple[str, str], list[int]]  # (a, b) -> [shared commits, last shared time]
+# The co-change counts as one JSON array of `[a, b, shared commits, last shared time]` in key order:
+# the store unpacks it in SQLite, so a child's hundreds of thousands of pairs reach the storing
+# process as one text, not as a Python object each.
+Pairs = str
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,7 @@ def parse_log(raw: bytes) -> list[Commit]:
 
 
 def _pairs(commits: list[Commit]) -> Pairs:
-    """`{(a, b): [shared commits, last time]}`, in key order (the order the table stores them)."""
+    """The co-change counts of `commits` (see `Pairs`), each pair in both directions."""
     pairs: dict[tuple[str, str], list[int]] = {}
     for _sha, _author, when, _subject, _body, paths, _changes in commits:
         if len(paths) > MAX_CHANGESET:
@@ -166,7 +170,8 @@ def _pairs(commits: list[Commit]) -> Pairs:
             else:
                 entry[0] += 1
                 entry[1] = max(entry[1], when)
-    return dict(sorted(pairs.items()))
+    rows = [[a, b, shared, last] for (a, b), (shared, last) in sorted(pairs.items())]
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 
 
 def _is_ancestor(root: Path, old: str, head: str | None) -> bool:

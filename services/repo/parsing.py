@@ -7,6 +7,7 @@ the file's content hash and never recomputed for content already seen.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import importlib
 import re
@@ -16,7 +17,11 @@ from typing import Any
 
 from services.repo import aliases, grammars, languages
 
-__all__ = ["CODE_LANGUAGES", "Facts", "extract", "language_of"]
+__all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
+
+# Raised whenever the same bytes give different facts (2: import aliases and base qualifiers): an
+# index whose facts an older parser wrote parses its contents again at the next run.
+FACTS_VERSION = "2"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -257,34 +262,49 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     starts = [n.start_byte for n in refs]
     kinds = _context_kinds(starts, contexts)
     add = facts.refs.add
+    type_nodes = grammars.TYPE_NODES
     for node, start, kind in zip(refs, starts, kinds, strict=True):
-        if start in name_starts or kind == "skip":
+        if kind == "skip" or start in name_starts:
             continue
-        text = data[start : node.end_byte].decode("utf-8", "replace")
+        text = node.text.decode("utf-8", "replace")
         if text in _IGNORED_NAMES:
             continue
-        receiver, written = "", None
         if kind is None:
             hit = direct.get(start)
             if hit is not None:
-                kind = hit[0]
                 receiver = _receiver(hit[1], scopes, bindings, node)
-                written = _text(hit[1]) if bound and hit[1] is not None else None
-            else:
-                kind = "type" if node.type in grammars.TYPE_NODES else "other"
-        elif kind == "inherits":  # `class A(m.Base)`, `extends ns.Base`: where the base comes from
+                if bound:
+                    _add_aliased(add, bound, text, node.start_point[0] + 1, hit[0], receiver, hit[1])
+                    continue
+                add((text, node.start_point[0] + 1, hit[0], receiver))
+                continue
+            kind = "type" if node.type in type_nodes else "other"
+        elif kind == "inherits":  # `class A(m.Base)`, `extends ns.Base`: the qualifier says where it is from
             hit = direct.get(start)
             if hit is not None and hit[1] is not None:
-                receiver, written = _receiver(hit[1], scopes, bindings, node), _text(hit[1])
-            elif (written := aliases.qualifier(node)) is not None:
+                receiver = _receiver(hit[1], scopes, bindings, node)
+                _add_aliased(add, bound, text, node.start_point[0] + 1, kind, receiver, hit[1])
+                continue
+            written = aliases.qualifier(node)
+            if written is not None:
                 receiver = aliases.qualifier_receiver(written)
-        line = node.start_point[0] + 1
-        if bound:  # `Y` after `import X as Y` is X, from that import; so is `m.X` after `import pkg as m`
-            if written is not None and receiver:
-                receiver = bound.receiver(receiver, written)
-            elif (original := bound.original(text, kind, receiver)) is not None:
-                add((original[0], line, kind, original[1]))
-        add((text, line, kind, receiver))
+                _add_aliased(add, bound, text, node.start_point[0] + 1, kind, receiver, written)
+                continue
+        if bound:
+            _add_aliased(add, bound, text, node.start_point[0] + 1, kind, "", None)
+            continue
+        add((text, node.start_point[0] + 1, kind, ""))
+
+
+def _add_aliased(add: Any, bound: aliases.Bound, text: str, line: int, kind: str, receiver: str, written: Any) -> None:
+    """Add a reference, seen through the file's import aliases: `Y` after `import X as Y` is also X,
+    from that import; `m.X` after `import pkg as m` is X from that import."""
+    if bound:
+        if written is not None and receiver:
+            receiver = bound.receiver(receiver, written if isinstance(written, str) else _text(written))
+        elif (original := bound.original(text, kind, receiver)) is not None:
+            add((original[0], line, kind, original[1]))
+    add((text, line, kind, receiver))
 
 
 _SCOPE_KINDS = frozenset({"function", "method"})
@@ -292,22 +312,25 @@ _KIND_ORDER = {"skip": -1, "import": 0, "decorator": 1, "inherits": 2, "type": 3
 
 
 def _context_kinds(starts: list[int], contexts: list[tuple[int, int, str]]) -> list[str | None]:
-    """For each identifier start (in any order), the strongest context kind enclosing it, or None."""
-    if not contexts:
-        return [None] * len(starts)
-    order = sorted(range(len(starts)), key=starts.__getitem__)
-    spans = sorted(contexts)
+    """For each identifier start (in any order), the strongest context kind enclosing it, or None.
+
+    Each context marks the identifiers inside its span (found by bisection on the sorted starts),
+    so the cost follows the identifiers that lie in a context, not every identifier of the file.
+    Between equally strong contexts the first in span order wins.
+    """
     out: list[str | None] = [None] * len(starts)
-    open_: list[tuple[int, int, str]] = []
-    nxt = 0
-    for i in order:
-        at = starts[i]
-        while nxt < len(spans) and spans[nxt][0] <= at:
-            open_.append(spans[nxt])
-            nxt += 1
-        open_ = [c for c in open_ if c[1] > at]
-        if open_:
-            out[i] = min(open_, key=lambda c: _KIND_ORDER.get(c[2], 9))[2]
+    if not contexts:
+        return out
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    ordered = [starts[i] for i in order]
+    ranks = [99] * len(starts)
+    for start, end, kind in sorted(contexts):
+        rank = _KIND_ORDER.get(kind, 9)
+        for j in range(bisect.bisect_left(ordered, start), bisect.bisect_left(ordered, end)):
+            i = order[j]
+            if rank < ranks[i]:
+                ranks[i] = rank
+                out[i] = kind
     return out
 
 

@@ -77,9 +77,12 @@ def symbols(out: SymbolsOutput) -> str:
 
 def callers(out: CallersOutput) -> str:
     by_kind = ", ".join(f"{n} {k}" for k, n in out.kinds.items())
+    # The kinds count every use of the bare name, before a `--kind` filter or a qualifier narrows
+    # it: say so, or `392 reference(s) (468 call)` reads as a contradiction.
+    bare = out.name.rsplit(".", 1)[-1]
     lines = [
         f"{out.name}: {len(out.definitions)} definition(s), {out.total} reference(s)"
-        + (f" ({by_kind})" if by_kind else "")
+        + (f"; every `{bare}` in the index: {by_kind}" if by_kind else "")
     ]
     lines += [f"  def {d.path}:{d.line}  {d.signature}" for d in out.definitions]
     for r in out.references:

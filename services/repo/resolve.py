@@ -1,7 +1,9 @@
-"""Import resolution: from each file's raw imports to files of this repository, recomputed as a whole.
+"""Import resolution: from each file's raw imports to files of this repository.
 
-Resolution reads only the cached per-file facts and the list of paths, so it is cheap to redo on
-every index run; an edge can never go stale because an unchanged importer was not reparsed.
+Resolution reads only the cached per-file facts, the list of paths and the module configuration
+(`ImportResolver.fingerprint`). An index run redoes it as a whole whenever the paths or that
+configuration moved, and otherwise for the changed files alone, whose imports are the only ones
+that can lead elsewhere: an edge never goes stale because an unchanged importer was not reparsed.
 Python (relative imports, `src/` layouts), JavaScript/TypeScript (relative paths, index files,
 tsconfig `paths`/`baseUrl`), Go (module paths from every go.mod, nested modules included), Rust
 (`mod`, `use crate::`), Java.
@@ -9,6 +11,7 @@ tsconfig `paths`/`baseUrl`), Go (module paths from every go.mod, nested modules 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import posixpath
 import re
@@ -18,7 +21,7 @@ from pathlib import Path
 
 from services.repo.resolve_pack import PackResolver
 
-__all__ = ["resolve_imports"]
+__all__ = ["ImportResolver", "resolve_imports"]
 
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json")
 _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
@@ -30,29 +33,13 @@ def resolve_imports(
     imports: Iterable[tuple[str, str | None, str, str]],  # `(path, language, raw, names)`: store.ImportRow
     namespaces: dict[str, list[str]] | None = None,
 ) -> list[tuple[str, str, str, str]]:
-    """Edges `(importer, imported, raw, names)` for every import that names a file in `paths`, sorted.
-
-    One edge per (importer, imported, raw): two imports of the same module (`from .io import A`,
-    `from .io import B`) give one edge holding every name, in sorted order, so the result never
-    depends on the order the imports were read in. A whole-module import (no names) of the
-    same raw keeps the edge open to every name: its names are empty.
-    """
-    resolver = _Resolver(root, paths, namespaces or {})
-    merged: dict[tuple[str, str, str], set[str] | None] = {}
-    for src, language, raw, names in sorted(imports):
-        for dst in resolver.resolve(src, language, raw, names):
-            if dst == src:
-                continue
-            key = (src, dst, raw)
-            words = set(names.split())
-            if key not in merged:
-                merged[key] = words or None
-            elif merged[key] is not None:
-                merged[key] = (merged[key] | words) if words else None  # type: ignore[operator]
-    return [(*key, " ".join(sorted(words or ()))) for key, words in sorted(merged.items())]
+    """Edges `(importer, imported, raw, names)` for every import that names a file in `paths`, sorted."""
+    return ImportResolver(root, paths, namespaces or {}).edges(imports)
 
 
-class _Resolver:
+class ImportResolver:
+    """Resolves imports against one list of paths and the repository's module configuration."""
+
     def __init__(self, root: Path, paths: set[str], namespaces: dict[str, list[str]]) -> None:
         self.pack = PackResolver(root, paths, namespaces)
         self.root = root
@@ -66,6 +53,42 @@ class _Resolver:
         self.java_paths = sorted(p for p in paths if p.endswith(".java"))
         self.ts_base, self.ts_base_url, self.ts_paths = _tsconfig(root)
         self.python_absolute: dict[tuple[str, str], list[str]] = {}
+
+    @property
+    def fingerprint(self) -> str:
+        """Everything besides the path list that decides where an import leads (module files, tsconfig,
+        composer's map, declared namespaces): while it and the paths stay, only changed files' imports
+        can resolve differently."""
+        inputs = [
+            self.python_roots,
+            self.go_modules,
+            [self.ts_base, self.ts_base_url, self.ts_paths],
+            self.pack.psr4,
+            sorted(self.pack.namespaces.items()),
+        ]
+        encoded = json.dumps(inputs, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogateescape")
+        return hashlib.sha1(encoded, usedforsecurity=False).hexdigest()
+
+    def edges(self, imports: Iterable[tuple[str, str | None, str, str]]) -> list[tuple[str, str, str, str]]:
+        """Edges `(importer, imported, raw, names)` for `imports` (`(path, language, raw, names)`), sorted.
+
+        One edge per (importer, imported, raw): two imports of the same module (`from .io import A`,
+        `from .io import B`) give one edge holding every name, in sorted order, so the result never
+        depends on the order the imports were read in. A whole-module import (no names) of the
+        same raw keeps the edge open to every name: its names are empty.
+        """
+        merged: dict[tuple[str, str, str], set[str] | None] = {}
+        for src, language, raw, names in sorted(imports, key=lambda i: (i[0], i[1] or "", i[2], i[3])):
+            for dst in self.resolve(src, language or "", raw, names):
+                if dst == src:
+                    continue
+                key = (src, dst, raw)
+                words = set(names.split())
+                if key not in merged:
+                    merged[key] = words or None
+                elif merged[key] is not None:
+                    merged[key] = (merged[key] | words) if words else None  # type: ignore[operator]
+        return [(*key, " ".join(sorted(words or ()))) for key, words in sorted(merged.items())]
 
     def resolve(self, src: str, language: str, raw: str, names: str) -> list[str]:
         if language == "python":
@@ -253,6 +276,8 @@ def _compiler_options(root: Path, path: Path, *, depth: int) -> dict | None:
     options = dict(data.get("compilerOptions") or {}) if isinstance(data, dict) else {}
     parent = data.get("extends") if isinstance(data, dict) else None
     if isinstance(parent, str) and parent.startswith(".") and depth < 5:
-        inherited = _compiler_options(root, (path.parent / parent).resolve(), depth=depth + 1) or {}
-        options = {**inherited, **options}
+        target = (path.parent / parent).resolve()
+        if target.is_relative_to(root.resolve()):  # a hostile `extends` never reads outside the repository
+            inherited = _compiler_options(root, target, depth=depth + 1) or {}
+            options = {**inherited, **options}
     return options

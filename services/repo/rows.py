@@ -6,7 +6,7 @@ service reads, so a caller can name a row's type without importing the queries.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -55,7 +55,7 @@ class ContentFacts:
     size: int
     symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None, str]]
     imports: Sequence[tuple[str, str, int]]
-    refs: Iterable[tuple[str, int, str, str]]  # (name, line, kind, receiver)
+    refs: str  # a JSON array of `[name, line, kind, receiver]`, sorted: `encode_refs`
 
 
 @dataclass(frozen=True)

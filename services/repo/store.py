@@ -9,7 +9,8 @@ watermarks. Nothing outside this module names these tables.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from kernel.store import Database, Schema
@@ -125,26 +126,41 @@ _V3 = """
 CREATE INDEX repo_commits_coupled ON repo_commits(sha, file_count);
 """
 
-# Version 4: a file skipped after a look records the blob id it was skipped at (`seen`), so a
-# reindex that finds the same id skips it again without reading it. Old rows are read once more.
-_V4 = """
-ALTER TABLE repo_files ADD COLUMN seen TEXT;
+_REF_INDEXES = """
+CREATE INDEX repo_refs_name ON repo_refs(name, kind, content, line, receiver);
+CREATE INDEX repo_refs_content ON repo_refs(content);
 """
 
-# Version 5: a reference named through an import alias (`import X as Y`, `import pkg as m`) is stored
-# under the original name too, with the import as its receiver, and a base's qualifier (`m.Base`) is
-# kept. Parsed facts depend on the parser only, so every content fact is dropped and the next run
-# parses again; the history half stays.
+# Version 4: references point at their content by an integer id, not the 40-character blob id:
+# the table and its indexes are a third of the size they were, and a cold index stores its
+# references into a table without indexes, built once at the end (see `bulk_references`).
+# The facts are carried over, so no index is rebuilt.
+_V4 = (
+    """
+CREATE TABLE repo_content_new (
+    id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, language TEXT NOT NULL, status TEXT NOT NULL,
+    lines INTEGER NOT NULL, bytes INTEGER NOT NULL
+);
+INSERT INTO repo_content_new(id, hash, language, status, lines, bytes)
+    SELECT rowid, hash, language, status, lines, bytes FROM repo_content ORDER BY rowid;
+CREATE TABLE repo_refs_new (
+    content INTEGER NOT NULL, name TEXT NOT NULL, line INTEGER NOT NULL, kind TEXT NOT NULL, receiver TEXT NOT NULL
+);
+INSERT INTO repo_refs_new(content, name, line, kind, receiver)
+    SELECT c.id, r.name, r.line, r.kind, r.receiver FROM repo_refs r JOIN repo_content_new c ON c.hash = r.hash
+    ORDER BY c.id, r.line, r.name, r.kind, r.receiver;
+DROP TABLE repo_refs;
+DROP TABLE repo_content;
+ALTER TABLE repo_content_new RENAME TO repo_content;
+ALTER TABLE repo_refs_new RENAME TO repo_refs;
+"""
+    + _REF_INDEXES
+)
+
+# Version 5: a file skipped after a look records the blob id it was skipped at (`seen`), so a
+# reindex that finds the same id skips it again without reading it. Old rows are read once more.
 _V5 = """
-DELETE FROM repo_content;
-DELETE FROM repo_symbols;
-DELETE FROM repo_imports;
-DELETE FROM repo_refs;
-DELETE FROM repo_files;
-DELETE FROM repo_edges;
-DELETE FROM repo_symbol_fts;
-DELETE FROM repo_symbol_fts_rows;
-DELETE FROM repo_state WHERE key IN ('indexed_at', 'content_head', 'dirty_paths');
+ALTER TABLE repo_files ADD COLUMN seen TEXT;
 """
 
 SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4, _V5))
@@ -211,13 +227,14 @@ class RepoStore:
             [(c[3], c[4], c[0], c[2]) for c in commits],
         )
 
-    def add_pairs(self, pairs: dict[tuple[str, str], list[int]]) -> None:
-        """Add `{(a, b): [shared, last_at]}` to the co-change counts; callers pass both directions."""
-        self.db.executemany(
-            "INSERT INTO repo_cochange(a, b, shared, last_at) VALUES (?, ?, ?, ?) "
+    def add_pairs(self, pairs: str) -> None:
+        """Add co-change counts, a JSON array of `[a, b, shared, last_at]` (both directions), to the stored ones."""
+        self.db.execute(
+            "INSERT INTO repo_cochange(a, b, shared, last_at) "
+            "SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) j WHERE true "
             "ON CONFLICT(a, b) DO UPDATE SET shared = shared + excluded.shared, "
             "last_at = max(last_at, excluded.last_at)",
-            [(a, b, v[0], v[1]) for (a, b), v in pairs.items()],
+            (pairs,),
         )
 
     def commit_count(self) -> int:
@@ -530,9 +547,15 @@ class RepoStore:
         return ContentInfo(*found) if found else None
 
     def add_contents(self, contents: Sequence[ContentFacts]) -> None:
-        """Store the facts of new contents, in as few statements as the rows allow."""
+        """Store the facts of new contents, in as few statements as the rows allow.
+
+        Each content's references arrive as one JSON array (encoded where the file was parsed), which
+        SQLite unpacks itself: no Python object per reference is built in this process.
+        """
         self.db.executemany(
-            "INSERT OR REPLACE INTO repo_content(hash, language, status, lines, bytes) VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO repo_content(hash, language, status, lines, bytes) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(hash) DO UPDATE SET language = excluded.language, status = excluded.status, "
+            "lines = excluded.lines, bytes = excluded.bytes",
             [(c.hash, c.language, c.status, c.lines, c.size) for c in contents],
         )
         self.db.executemany(
@@ -544,12 +567,29 @@ class RepoStore:
             "INSERT INTO repo_imports(hash, raw, names, line) VALUES (?, ?, ?, ?)",
             [(c.hash, *i) for c in contents for i in c.imports],
         )
-        # In primary-key order: inserting into the WITHOUT ROWID b-tree in order was measured faster
-        # than in the files' order, and the sort costs less than it saves.
         self.db.executemany(
-            "INSERT OR IGNORE INTO repo_refs(name, hash, line, kind, receiver) VALUES (?, ?, ?, ?, ?)",
-            sorted((name, c.hash, line, kind, receiver) for c in contents for name, line, kind, receiver in c.refs),
+            "INSERT INTO repo_refs(content, name, line, kind, receiver) "
+            "SELECT c.id, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 "
+            "FROM repo_content c, json_each(?2) j WHERE c.hash = ?1",
+            [(c.hash, c.refs) for c in contents if c.refs != "[]"],
         )
+
+    @contextlib.contextmanager
+    def bulk_references(self, *, everything: bool) -> Iterator[None]:
+        """Store many references without keeping their indexes current, then build the indexes once.
+
+        Inserting into indexed tables costs a b-tree probe per row and index; building an index over
+        the finished table is one sort. Used when the run stores every content (`everything`) or
+        there are no references yet; otherwise the indexes stay, so a small run stays small. The
+        caller holds the transaction, so a failure restores the indexes with everything else.
+        """
+        empty = self.db.execute("SELECT 1 FROM repo_refs LIMIT 1").fetchone() is None
+        if not (everything or empty):
+            yield
+            return
+        self.db.execute("DROP INDEX repo_refs_name; DROP INDEX repo_refs_content;")
+        yield
+        self.db.execute(_REF_INDEXES)
 
     def set_files(self, rows: Sequence[FileRow]) -> None:
         self.db.execute("DELETE FROM repo_files")
@@ -568,14 +608,15 @@ class RepoStore:
 
     def drop_orphan_content(self) -> int:
         """Delete content facts no path points at any more; returns how many contents went."""
-        orphans = [
-            h
-            for (h,) in self.db.execute(
-                "SELECT hash FROM repo_content WHERE hash NOT IN (SELECT hash FROM repo_files WHERE hash IS NOT NULL)"
+        orphans = list(
+            self.db.execute(
+                "SELECT id, hash FROM repo_content "
+                "WHERE hash NOT IN (SELECT hash FROM repo_files WHERE hash IS NOT NULL)"
             )
-        ]
-        for table in ("repo_symbols", "repo_imports", "repo_refs", "repo_content"):
-            self.db.executemany(f"DELETE FROM {table} WHERE hash = ?", [(h,) for h in orphans])
+        )
+        self.db.executemany("DELETE FROM repo_refs WHERE content = ?", [(i,) for i, _h in orphans])
+        for table in ("repo_symbols", "repo_imports", "repo_content"):
+            self.db.executemany(f"DELETE FROM {table} WHERE hash = ?", [(h,) for _i, h in orphans])
         return len(orphans)
 
     def all_imports(self) -> list[ImportRow]:
@@ -601,6 +642,41 @@ class RepoStore:
         """Make the import edges exactly `edges`, touching only the rows that differ."""
         wanted = set(edges)
         stored = set(self.db.execute("SELECT src, dst, raw, names FROM repo_edges"))
+        self.db.executemany(
+            "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
+        )
+        self.db.executemany(
+            "INSERT OR REPLACE INTO repo_edges(src, dst, raw, names) VALUES (?, ?, ?, ?)", sorted(wanted - stored)
+        )
+
+    def imports_of_paths(self, paths: Iterable[str]) -> list[ImportRow]:
+        """Every import of the indexed `paths`."""
+        wanted = sorted(paths)
+        out: list[ImportRow] = []
+        for i in range(0, len(wanted), _CHUNK):
+            chunk = wanted[i : i + _CHUNK]
+            out += [
+                ImportRow(*r)
+                for r in self.db.execute(
+                    "SELECT f.path, f.language, i.raw, i.names FROM repo_files f "
+                    f"JOIN repo_imports i ON i.hash = f.hash WHERE f.path IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                )
+            ]
+        return out
+
+    def replace_edges_from(self, sources: Iterable[str], edges: Iterable[tuple[str, str, str, str]]) -> None:
+        """Make the import edges out of `sources` exactly `edges` (all of which leave `sources`)."""
+        wanted = set(edges)
+        listed = sorted(sources)
+        stored: set[tuple[str, str, str, str]] = set()
+        for i in range(0, len(listed), _CHUNK):
+            chunk = listed[i : i + _CHUNK]
+            stored.update(
+                self.db.execute(
+                    f"SELECT src, dst, raw, names FROM repo_edges WHERE src IN ({', '.join('?' * len(chunk))})", chunk
+                )
+            )
         self.db.executemany(
             "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
         )
@@ -758,9 +834,10 @@ class RepoStore:
         """References to `name` (of `kind` when given), by path and line; `limit` -1 = all."""
         rows = self.db.execute(
             "SELECT f.path, f.language, r.line, r.kind, r.receiver, (SELECT s.qualified FROM repo_symbols s "
-            " WHERE s.hash = r.hash AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
+            " WHERE s.hash = c.hash AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
             " ORDER BY s.start_line DESC, s.end_line, s.id LIMIT 1) "
-            "FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ? AND (? IS NULL OR r.kind = ?) "
+            "FROM repo_refs r JOIN repo_content c ON c.id = r.content JOIN repo_files f ON f.hash = c.hash "
+            "WHERE r.name = ? AND (? IS NULL OR r.kind = ?) "
             "ORDER BY f.path, r.line, r.kind, r.receiver LIMIT ? OFFSET ?",
             (name, kind, kind, limit, offset),
         )
@@ -770,9 +847,10 @@ class RepoStore:
         """The `inherits` references of class `qualified` in `path` (its bases, by line), named."""
         rows = self.db.execute(
             "SELECT r.name, f.language, r.line, r.kind, r.receiver, (SELECT s.qualified FROM repo_symbols s "
-            " WHERE s.hash = r.hash AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
+            " WHERE s.hash = c.hash AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
             " ORDER BY s.start_line DESC, s.end_line, s.id LIMIT 1) AS enclosing "
-            "FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE f.path = ? AND r.kind = 'inherits' "
+            "FROM repo_files f JOIN repo_content c ON c.hash = f.hash JOIN repo_refs r ON r.content = c.id "
+            "WHERE f.path = ? AND r.kind = 'inherits' "
             "ORDER BY r.line, r.name",  # the order of bases within one line is not stored
             (path,),
         )
@@ -781,7 +859,8 @@ class RepoStore:
     def reference_kinds(self, name: str) -> dict[str, int]:
         """How many references to `name` there are of each kind."""
         rows = self.db.execute(
-            "SELECT r.kind, count(*) FROM repo_refs r JOIN repo_files f ON f.hash = r.hash WHERE r.name = ? "
+            "SELECT r.kind, count(*) FROM repo_refs r JOIN repo_content c ON c.id = r.content "
+            "JOIN repo_files f ON f.hash = c.hash WHERE r.name = ? "
             "GROUP BY r.kind ORDER BY r.kind",
             (name,),
         )
@@ -829,7 +908,8 @@ class RepoStore:
     def referencing_file_counts(self) -> dict[str, int]:
         """For each name defined somewhere in the index, how many distinct files reference it."""
         rows = self.db.execute(
-            "SELECT r.name, count(DISTINCT f.path) FROM repo_refs r JOIN repo_files f ON f.hash = r.hash "
+            "SELECT r.name, count(DISTINCT f.path) FROM repo_refs r JOIN repo_content c ON c.id = r.content "
+            "JOIN repo_files f ON f.hash = c.hash "
             "WHERE r.name IN (SELECT name FROM repo_symbols) GROUP BY r.name"
         )
         return dict(rows)

@@ -33,3 +33,14 @@ def test_head_agrees_with_git_loose_packed_detached_unborn_and_linked(empty_repo
     linked = tmp_path / "linked"
     git(empty_repo, "worktree", "add", "-q", str(linked), "fresh")
     assert head_commit(linked) == _rev_parse(linked)  # a `.git` file: asks git
+
+
+def test_a_head_naming_a_path_out_of_git_is_not_followed(empty_repo: Path, tmp_path: Path):
+    # A hostile clone's HEAD points past `.git` at a file that looks like a commit id.
+    (empty_repo / "a.txt").write_text("a\n", encoding="utf-8")
+    git(empty_repo, "add", "a.txt")
+    git(empty_repo, "commit", "-q", "-m", "one")
+    (tmp_path / "planted").write_text("f" * 40 + "\n", encoding="ascii")
+    depth = len((empty_repo / ".git").relative_to(tmp_path).parts)
+    (empty_repo / ".git/HEAD").write_text("ref: refs/" + "../" * (depth + 1) + "planted\n", encoding="ascii")
+    assert head_commit(empty_repo) != "f" * 40

@@ -55,3 +55,4 @@ async def test_symbols_on_a_changed_file_still_sees_the_change(empty_repo):
     result = json.loads(done.stdout)
     assert result["answer"]["freshness"]["status"] == "stale"
     assert result["answer"]["freshness"]["changed_files"] == ["shop/store.py"]
+    assert result["loaded"] == [], "hashing a changed file needs no parser: an agent mid-edit always has one"

@@ -31,6 +31,7 @@ def dump(repo: Path) -> dict[str, list[tuple]]:
         symbols = {
             row[0]: row[1:] for row in db.execute("SELECT id, hash, qualified, kind, start_line FROM repo_symbols")
         }
+        contents = dict(db.execute("SELECT id, hash FROM repo_content"))
         out: dict[str, list[tuple]] = {}
         for table in tables:
             columns = [c[1] for c in db.execute(f"PRAGMA table_info({table})")]
@@ -41,6 +42,8 @@ def dump(repo: Path) -> dict[str, list[tuple]]:
                 if table == "repo_state" and record["key"] in _VOLATILE_STATE:
                     continue
                 record.pop("id", None)
+                if table == "repo_refs":
+                    record["content"] = contents.get(record["content"])
                 if "symbol_id" in record:
                     record["symbol_id"] = symbols.get(int(record["symbol_id"]))
                 rows.append(tuple(sorted(record.items(), key=lambda kv: kv[0])))
@@ -97,6 +100,48 @@ async def test_incremental_index_through_edits_equals_a_scratch_index(tmp_path: 
     await assert_equals_scratch(repo, tmp_path, "delete")
     git(repo, "checkout", "-q", "HEAD~1", "--", "pkg/io.py")  # revert in the working tree only
     await assert_equals_scratch(repo, tmp_path, "revert")
+    # The same paths, with only what decides where imports lead changing: each must move the edges.
+    commit(repo, "Import elsewhere", {"web/main.ts": 'import { helper } from "./util";\n'})
+    await assert_equals_scratch(repo, tmp_path, "a file's own imports")
+    commit(repo, "Bring b back", {"b/b.go": "package b\n\nfunc B() int { return 1 }\n"})
+    await assert_equals_scratch(repo, tmp_path, "b back")
+    commit(repo, "Rename the module", {"go.mod": "module example.com/renamed\n"})  # a.go's import leads nowhere now
+    await assert_equals_scratch(repo, tmp_path, "module path")
+    commit(repo, "Import by the new name", {"a/a.go": 'package a\n\nimport "example.com/renamed/b"\n'})
+    await assert_equals_scratch(repo, tmp_path, "import by the module path")
+    commit(
+        repo, "Map paths", {"tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@u": ["web/util.ts"]}}}'}
+    )
+    commit(repo, "Use the map", {"web/main.ts": 'import { helper } from "@u";\n'})
+    await assert_equals_scratch(repo, tmp_path, "tsconfig paths")
+    commit(
+        repo,
+        "Map elsewhere",
+        {"tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"@u": ["web/index.ts"]}}}'},
+    )
+    await assert_equals_scratch(repo, tmp_path, "tsconfig paths changed")
+
+
+async def test_a_namespace_moving_between_files_moves_the_using_edges(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(
+        repo,
+        "Start",
+        {
+            "App/Program.cs": "using Shop.Core;\nnamespace App { class Program { } }\n",
+            "Shop/Store.cs": "namespace Shop.Core { public class Store { } }\n",
+            "Shop/Cart.cs": "namespace Shop.Other { public class Cart { } }\n",
+        },
+    )
+    await assert_equals_scratch(repo, tmp_path, "first")
+    # Only Cart.cs changes, yet Program.cs's `using Shop.Core` now names it too.
+    commit(repo, "Move Cart", {"Shop/Cart.cs": "namespace Shop.Core { public class Cart { } }\n"})
+    await assert_equals_scratch(repo, tmp_path, "namespace moved")
+    with open_repo(repo, [SCHEMA]) as db:
+        edges = db.execute("SELECT dst FROM repo_edges WHERE src = 'App/Program.cs' ORDER BY dst").fetchall()
+    assert edges == [("Shop/Cart.cs",), ("Shop/Store.cs",)]
 
 
 async def test_every_imported_name_is_kept_on_the_edge(tmp_path: Path) -> None:

@@ -252,3 +252,13 @@ async def test_a_skipped_binary_that_becomes_text_is_parsed(git_repo: Path):
     committed = await ask(git_repo, "pallium_index")
     assert (committed.files_read, committed.files_parsed, committed.files_skipped) == (1, 1, {})
     assert [s.name for s in (await ask(git_repo, "pallium_symbols", path="data.py")).symbols] == ["encode"]
+
+
+async def test_facts_an_older_parser_wrote_are_parsed_again_once(git_repo: Path):
+    first = await ask(git_repo, "pallium_index")
+    assert first.files_parsed == 4
+    with open_repo(git_repo, [SCHEMA]) as db, db.transaction():
+        RepoStore(db).set_state({"facts_version": "0"})  # as an index from before a parser change has it
+    again = await ask(git_repo, "pallium_index")
+    assert (again.files_parsed, again.commits_read) == (4, 0)  # the history half is not read again
+    assert (await ask(git_repo, "pallium_index")).files_parsed == 0

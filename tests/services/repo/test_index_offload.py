@@ -13,7 +13,8 @@ pytestmark = pytest.mark.anyio
 _QUERIES = {
     "symbols": "SELECT f.path, s.name, s.kind, s.qualified, s.signature, s.start_line, s.doc FROM repo_symbols s "
     "JOIN repo_files f ON f.hash = s.hash ORDER BY f.path, s.start_line, s.name",
-    "refs": "SELECT f.path, r.name, r.line FROM repo_refs r JOIN repo_files f ON f.hash = r.hash ORDER BY 1, 2, 3",
+    "refs": "SELECT f.path, r.name, r.line FROM repo_refs r JOIN repo_content c ON c.id = r.content "
+    "JOIN repo_files f ON f.hash = c.hash ORDER BY 1, 2, 3",
     "edges": "SELECT src, dst, raw FROM repo_edges ORDER BY 1, 2, 3",
     "files": "SELECT path, language, skip_reason FROM repo_files ORDER BY path",
 }

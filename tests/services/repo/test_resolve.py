@@ -164,3 +164,25 @@ async def test_java_imports_resolve_by_package_path(tmp_path: Path):
         },
     )
     assert await _imports(repo, "src/main/java/com/acme/App.java") == ["src/main/java/com/acme/util/Strings.java"]
+
+
+async def test_a_tsconfig_extends_outside_the_repository_is_not_read(tmp_path: Path):
+    # The file beside the clone would map `@x` to src/a.ts; a hostile `extends` must not reach it,
+    # while one inside the repository still applies.
+    (tmp_path / "outside.json").write_text('{"compilerOptions": {"baseUrl": ".", "paths": {"@x": ["src/a.ts"]}}}')
+    repo = _repo(
+        tmp_path,
+        {
+            "tsconfig.json": '{"extends": "../outside.json"}\n',
+            "src/app.ts": 'import { a } from "@x";\n',
+            "src/a.ts": "export const a = 1;\n",
+        },
+    )
+    assert await _imports(repo, "src/app.ts") == []
+    commit(
+        repo,
+        "Extend inside",
+        {"tsconfig.json": '{"extends": "./base.json"}\n', "base.json": (tmp_path / "outside.json").read_text()},
+    )
+    await ask(repo, "pallium_index")
+    assert await _imports(repo, "src/app.ts") == ["src/a.ts"]
