@@ -86,6 +86,10 @@ def explain(
         + f"; risk {risk_out.level} ({risk_out.score:g})"
         + (f"; {len(tests)} test file(s)" if tests else "; no paired tests")
     )
+    earlier = history.earlier_file(store, relative)
+    if earlier is not None:  # its history is not this file's: say so, or the old commits look missing
+        left = f"renamed to {earlier.new}" if earlier.new else "deleted"
+        summary += f"; earlier file of this name {left} in {earlier.commit.sha[:12]}"
     out = ExplainOutput(
         path=relative,
         language=row.language,

@@ -20,10 +20,19 @@ from kernel.paths import path_text
 from services.repo.index_git import MAX_CHANGESET
 from services.repo.models import FileHistory, Hotspot, HotspotsOutput, RecentCommit
 from services.repo.resolve import resolve_imports
-from services.repo.rows import CommitRow
+from services.repo.rows import CommitRow, ExitRow
 from services.repo.store import RepoStore
 
-__all__ = ["file_history", "former_names", "hotspots", "old_path_importers", "parse_since", "scored_path"]
+__all__ = [
+    "current_name",
+    "earlier_file",
+    "file_history",
+    "former_names",
+    "hotspots",
+    "old_path_importers",
+    "parse_since",
+    "scored_path",
+]
 
 _METRIC = "commits x (1 + log2(1 + fan_in)), then lines changed: how often a file changes, weighted by its reach"
 
@@ -40,11 +49,20 @@ def file_history(store: RepoStore, path: str, *, present: bool) -> FileHistory:
     lineage = store.lineage(path)
     commits = store.history_of(path, since=0, max_files=10**9)["revisions"]
     added = _commit(store.added_in(path))
-    former = [name for name, _until in lineage[1:]]
+    former = [life.name for life in lineage[1:]]
+    earlier = earlier_file(store, path)
+    before = _commit(earlier.commit) if earlier is not None else None
     if present:
         into = store.rename_into(path) if former else None
         renamed = _commit(into[0]) if into is not None else None
-        return FileHistory(state="present", added_in=added, renamed_in=renamed, former_names=former, commits=commits)
+        return FileHistory(
+            state="present",
+            added_in=added,
+            renamed_in=renamed,
+            former_names=former,
+            commits=commits,
+            earlier_file_removed_in=before,
+        )
     touches = store.touches_of(path)
     moved = store.renamed_to(path)
     last = touches[-1] if touches else None
@@ -63,11 +81,47 @@ def file_history(store: RepoStore, path: str, *, present: bool) -> FileHistory:
             renamed_to=new,
             former_names=former,
             commits=commits,
+            earlier_file_removed_in=before,
         )
     deleted = next((t.commit for t in reversed(touches) if t.change == "D"), None)
     return FileHistory(
-        state="deleted", added_in=added, removed_in=_commit(deleted), former_names=former, commits=commits
+        state="deleted",
+        added_in=added,
+        removed_in=_commit(deleted),
+        former_names=former,
+        commits=commits,
+        earlier_file_removed_in=before,
     )
+
+
+def earlier_file(store: RepoStore, path: str) -> ExitRow | None:
+    """How the last earlier, unrelated file at `path` left it (deleted, or renamed away) before the
+    file there now (or last) was added; None when no other file held the path first."""
+    born = store.lineage(path)[0].since
+    if born is None:
+        return None
+    return next((e for e in reversed(store.exits_of(path)) if e.position < born), None)
+
+
+def current_name(
+    store: RepoStore, path: str, position: int, exits: dict[str, list[ExitRow]] | None = None
+) -> str | None:
+    """The path that the file at `path` in the commit at `position` has now, following its renames
+    forward; None when it was deleted since (or its last name is not in the index). `exits` caches
+    `exits_of` across calls."""
+    cache = {} if exits is None else exits
+    name, at = path, position
+    for _hop in range(20):
+        if name not in cache:
+            cache[name] = store.exits_of(name)
+        # A deletion in that very commit ends it; a rename away must come later (it may have been born by one).
+        left = next((e for e in cache[name] if e.position > at or (e.new is None and e.position == at)), None)
+        if left is None:
+            return name if store.file(name) is not None else None
+        if left.new is None:
+            return None
+        name, at = left.new, left.position
+    return None
 
 
 def old_path_importers(store: RepoStore, root: Path, old: str | list[str]) -> list[str]:
@@ -94,7 +148,7 @@ def scored_path(store: RepoStore, path: str, old: str | None) -> str:
 
 def former_names(store: RepoStore, path: str) -> list[str]:
     """The names `path` had before renames, newest first, that no indexed file holds now."""
-    names = [name for name, _until in store.lineage(path)[1:]]
+    names = [life.name for life in store.lineage(path)[1:]]
     return [n for n in names if store.file(n) is None]
 
 
@@ -174,15 +228,18 @@ def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datet
     files = store.files()
     found = {h.path: h for h in store.hotspots(since=epoch, max_files=MAX_CHANGESET)}
     formers: dict[str, list[str]] = {}
-    # A renamed file counts its commits under every earlier name too (each up to its rename).
-    for path in sorted(store.renamed_paths()):
+    # A renamed file counts its commits under every earlier name too (each up to its rename), and a
+    # file at a path an earlier file left counts only its own: both are counted over the file's life.
+    for path in sorted(store.renamed_paths() | store.reused_paths()):
         row = files.get(path)
         if row is None or row.skip_reason is not None:
             continue
         exact = store.hotspot_of(path, since=epoch, max_files=MAX_CHANGESET)
         if exact is not None:
             found[path] = exact
-            formers[path] = [name for name, _until in store.lineage(path)[1:]]
+            formers[path] = [life.name for life in store.lineage(path)[1:]]
+        else:  # the commits in the window were an earlier file's
+            found.pop(path, None)
     scored = []
     for h in found.values():
         score = round(h.commits * (1 + math.log2(1 + h.fan_in)), 2)

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from kernel import clock, locks, offload, paths
 from kernel.store import Database
+from services.repo import parsing
 from services.repo.index_content import read_content
 from services.repo.index_git import Commit, HistoryPlan, Pairs, apply_history, plan_history, read_history
 from services.repo.models import IndexOutput
@@ -48,7 +49,9 @@ def run_index(
         # as they come, inside the run's one transaction: a failure anywhere rolls all of it back.
         with ThreadPoolExecutor(max_workers=1) as pool, db.transaction():
             reading = pool.submit(_timed, _read_history, root, plan)
-            half = read_content(store, root, untracked=untracked, full=full, progress=progress, write_facts=True)
+            # Facts an older parser wrote are parsed again: they are a function of the parser too.
+            reparse = full or store.state().get("facts_version") != parsing.FACTS_VERSION
+            half = read_content(store, root, untracked=untracked, full=reparse, progress=progress, write_facts=True)
             (commits, pairs), read_seconds = reading.result()  # a failed `git log` raises here, undoing every write
             progress(1, 1, "writing the index")
             content = half.write(store)
@@ -60,6 +63,7 @@ def run_index(
                     "content_head": plan.head or "",
                     "indexed_at": clock.iso_utc(now.now()),
                     "untracked": "1" if untracked else "0",
+                    "facts_version": parsing.FACTS_VERSION,
                 }
             )
     return IndexOutput(
@@ -71,6 +75,7 @@ def run_index(
         shallow=history.shallow,
         files_parsed=content.files_parsed,
         files_reused=content.files_reused,
+        files_read=content.files_read,
         files_skipped=dict(sorted(content.skipped.items())),
         files_changed=len(content.changed_paths),
         files_removed=len(content.removed_paths),

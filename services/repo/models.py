@@ -87,6 +87,10 @@ class IndexOutput(ToolOutput):
     shallow: bool = Field(description="the clone is shallow, so history stops at its boundary")
     files_parsed: int
     files_reused: int = Field(description="files whose content was already indexed, not reparsed")
+    files_read: int = Field(
+        description="files whose bytes this run read or looked at (new or changed content, and skipped files "
+        "whose content changed); 0 on a reindex with nothing changed"
+    )
     files_skipped: dict[str, int] = Field(description="skipped files by reason")
     files_changed: int = Field(description="paths whose content differs from the previous run (new ones included)")
     files_removed: int
@@ -371,6 +375,11 @@ class FileHistory(ToolOutput):
     renamed_to: str | None = Field(None, description="its new path, when a commit renamed it")
     former_names: list[str] = Field(default_factory=list, description="paths it had before renames, newest first")
     commits: int = Field(description="commits that touched it, under every name it had")
+    earlier_file_removed_in: RecentCommit | None = Field(
+        None,
+        description="an earlier, unrelated file had this path and left it (deleted or renamed away) in this commit "
+        "before this file was added; its commits are not counted here",
+    )
 
 
 class ExplainOutput(ToolOutput):

@@ -15,9 +15,13 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from services.repo import grammars, languages
+from services.repo import aliases, grammars, languages
 
-__all__ = ["CODE_LANGUAGES", "Facts", "extract", "language_of"]
+__all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
+
+# Raised whenever the same bytes give different facts (2: import aliases and base qualifiers): an
+# index whose facts an older parser wrote parses its contents again at the next run.
+FACTS_VERSION = "2"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -174,6 +178,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     contexts: list[tuple[int, int, str]] = []  # (start, end, kind): every identifier inside has that kind
     direct: dict[int, tuple[str, Any, int]] = {}  # identifier start -> (call | attribute, receiver node, rank)
     bind_nodes: list[tuple[Any, str]] = []  # (variable node, class name)
+    bound = aliases.Bound()  # names the imports bind under another name
     for pattern, captures in QueryCursor(query).matches(root):
         role = roles[pattern]
         if role == "ref":
@@ -185,6 +190,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
             if rows:
                 node = captures["import"][0]
                 contexts.append((node.start_byte, node.end_byte, "import"))
+                bound.add(language, node.type, _text(node), rows)
             continue
         if role.startswith("ctx."):
             node = captures[role][0]
@@ -248,6 +254,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
     scopes = {(n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS}
     bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]] = {}
     for var, type_ in bind_nodes:
+        type_ = bound.type_name(type_) if bound else type_
         bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), type_))
     # Identifiers, the bulk of the nodes, come from a query of their own through `captures`, which
     # builds no match object per node (a third of the walk's cost on a large file).
@@ -265,10 +272,39 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
         if kind is None:
             hit = direct.get(start)
             if hit is not None:
-                add((text, node.start_point[0] + 1, hit[0], _receiver(hit[1], scopes, bindings, node)))
+                receiver = _receiver(hit[1], scopes, bindings, node)
+                if bound:
+                    _add_aliased(add, bound, text, node.start_point[0] + 1, hit[0], receiver, hit[1])
+                    continue
+                add((text, node.start_point[0] + 1, hit[0], receiver))
                 continue
             kind = "type" if node.type in type_nodes else "other"
+        elif kind == "inherits":  # `class A(m.Base)`, `extends ns.Base`: the qualifier says where it is from
+            hit = direct.get(start)
+            if hit is not None and hit[1] is not None:
+                receiver = _receiver(hit[1], scopes, bindings, node)
+                _add_aliased(add, bound, text, node.start_point[0] + 1, kind, receiver, hit[1])
+                continue
+            written = aliases.qualifier(node)
+            if written is not None:
+                receiver = aliases.qualifier_receiver(written)
+                _add_aliased(add, bound, text, node.start_point[0] + 1, kind, receiver, written)
+                continue
+        if bound:
+            _add_aliased(add, bound, text, node.start_point[0] + 1, kind, "", None)
+            continue
         add((text, node.start_point[0] + 1, kind, ""))
+
+
+def _add_aliased(add: Any, bound: aliases.Bound, text: str, line: int, kind: str, receiver: str, written: Any) -> None:
+    """Add a reference, seen through the file's import aliases: `Y` after `import X as Y` is also X,
+    from that import; `m.X` after `import pkg as m` is X from that import."""
+    if bound:
+        if written is not None and receiver:
+            receiver = bound.receiver(receiver, written if isinstance(written, str) else _text(written))
+        elif (original := bound.original(text, kind, receiver)) is not None:
+            add((original[0], line, kind, original[1]))
+    add((text, line, kind, receiver))
 
 
 _SCOPE_KINDS = frozenset({"function", "method"})

@@ -217,13 +217,31 @@ def _inherited(
 
 
 def _class_for(store: RepoStore, ref: ReferenceRow, name: str) -> DefinitionRow | None:
-    """The class definition a base named `name` in `ref` reaches, in the reference's language family."""
+    """The class definition a base named `name` in `ref` reaches, in the reference's language family.
+
+    A base named through an import (`=` receiver: an alias, a module alias) is the class that
+    import reaches; one qualified by a plain name (`mod.Base`, `Outer.Inner`) is a class nested in
+    that one or defined in the module the file imports under that name; else same file first.
+    """
     candidates = [
         d for d in store.definitions(name) if d.kind in CLASS_KINDS and family(d.language) == family(ref.language)
     ]
     if not candidates:
         return None
-    return _Resolver(store, name, candidates, None)._by_place(ref, candidates, members_only=False)[1]
+    resolver = _Resolver(store, name, candidates, None)
+    receiver = ref.receiver
+    if receiver.startswith("="):
+        return resolver._through_import(ref, candidates, receiver[1:])[1]
+    if receiver.startswith("?") and len(receiver) > 1:
+        word = receiver[1:]
+        nested = [d for d in candidates if d.parent and d.parent.rsplit(".", 1)[-1] == word]
+        if nested:
+            return resolver._by_place(ref, nested, members_only=False)[1]
+        through = resolver._modules_named(ref.path, word)
+        hit = resolver._in_or_through(candidates, through) if through else []
+        if len({(d.path, d.qualified) for d in hit}) == 1:
+            return hit[0]
+    return resolver._by_place(ref, candidates, members_only=False)[1]
 
 
 def _no_such_qualified(store: RepoStore, name: str, member: str, every: list[DefinitionRow]) -> None:
@@ -293,6 +311,8 @@ class _Resolver:
         if not defs:
             return "unresolved", None
         receiver = row.receiver
+        if receiver.startswith("="):  # named through an import: an alias, or a module alias's member
+            return self._through_import(row, defs, receiver[1:])
         if receiver == "self":
             classes = (row.enclosing or "").split(".")[:-1]  # `Store.save` -> the class `Store`
             for depth in range(len(classes), 0, -1):
@@ -312,7 +332,7 @@ class _Resolver:
                 return self._by_place(row, typed, members_only=True)
             through = self._modules_named(row.path, word)
             if through:  # `store.Open()` in Go, `io.read()` after `from app import io`
-                hit = [d for d in defs if d.path in through]
+                hit = self._in_or_through(defs, through)
                 if len({d.qualified for d in hit}) == 1:
                     return "import", hit[0]
             return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
@@ -344,6 +364,27 @@ class _Resolver:
             )
             self.inherited[cls.id] = found.definitions[0] if found and len(found.definitions) == 1 else None
         return self.inherited[cls.id]
+
+    def _through_import(
+        self, row: ReferenceRow, defs: list[DefinitionRow], raw: str
+    ) -> tuple[str, DefinitionRow | None]:
+        """The definition the import `raw` of the reference's file brings in (directly or re-exported)."""
+        targets = {e.dst for e in self._edges_with_raw(row.path) if e.raw == raw}
+        if not targets:  # imported from outside the repository
+            return "unresolved", None
+        defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or defs
+        hit = self._in_or_through(defs, targets)
+        if len({(d.path, d.qualified) for d in hit}) == 1:
+            return "import", hit[0]
+        return "ambiguous", None
+
+    def _in_or_through(self, defs: list[DefinitionRow], files: set[str]) -> list[DefinitionRow]:
+        """The definitions in `files`, else those `files` re-export (`flask.Blueprint` from flask/__init__.py)."""
+        hit = [d for d in defs if d.path in files]
+        if not hit:
+            reexported = _reexports(self.store, files, self.member, self.edges)
+            hit = [d for d in defs if d.path in reexported]
+        return hit
 
     def _modules_named(self, path: str, word: str) -> set[str]:
         """Files `path` imports under the name `word` (a Go package, a Python module or alias)."""

@@ -61,7 +61,7 @@ def index(out: IndexOutput) -> str:
         f"  git: {out.commits_read} commits read ({out.commits_total} in all)"
         + (", history rebuilt" if out.history_rebuilt else "")
         + (", shallow clone" if out.shallow else "")
-        + f"\n  files: {out.files_parsed} parsed, {out.files_reused} reused, skipped: {skipped}"
+        + f"\n  files: {out.files_parsed} parsed, {out.files_reused} reused, skipped: {skipped}; {out.files_read} read"
     )
 
 

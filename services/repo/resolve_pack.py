@@ -7,7 +7,7 @@ Each rule follows what the language itself does, as far as a file list can tell:
 - Ruby: `require_relative` from the file's folder; `require "a/b"` from `lib/`, then the root.
 - PHP: `use A\\B\\C` through composer.json's PSR-4 map (`autoload` and `autoload-dev`), and
   `require`/`include` of a quoted path relative to the file.
-- C#: `using A.B` names every file that declares namespace `A.B`.
+- C#: `using A.B` names every file that declares namespace `A.B` (`using Y = A.B.C`, those of `A.B`).
 - Kotlin/Scala (and Java, for mixed JVM projects): an import names the file of that path, `.*` a package.
 - Bash: `source x.sh` / `. x.sh` relative to the file, then the root (a leading `$VAR/` is dropped).
 - Lua: `require "a.b"` names `a/b.lua` or `a/b/init.lua`, at the root or under `lua/` or `src/`.
@@ -46,7 +46,9 @@ class PackResolver:
         if language == "php":
             return self._php(src, raw)
         if language == "csharp":
-            return sorted(p for p in self.namespaces.get(raw, []) if p != src)
+            # `using Y = A.B.C;` and `using static A.B.C;` name a type: the files of its namespace
+            found = self.namespaces.get(raw) or self.namespaces.get(raw.rpartition(".")[0], [])
+            return sorted(p for p in found if p != src)
         if language in ("kotlin", "scala"):
             return self._jvm(raw)
         if language == "bash":

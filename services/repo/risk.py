@@ -13,10 +13,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from kernel import clock
-from services.repo.index_git import MAX_CHANGESET
+from services.repo import history
+from services.repo.index_git import MAX_CHANGESET, is_noise
 from services.repo.models import CoChange, Level, RiskFactor, StructuralLink
 from services.repo.parsing import CODE_LANGUAGES
-from services.repo.rows import PairRow
+from services.repo.rows import ExitRow, LifeRow, PairRow
 from services.repo.store import RepoStore
 
 __all__ = [
@@ -128,28 +129,59 @@ def is_test_path(path: str) -> bool:
 def cochange(store: RepoStore, path: str, *, min_shared: int = 1) -> tuple[int, list[CoChange]]:
     """The file's coupled revisions and its co-change partners (sharing `min_shared` commits or more),
     most telling first."""
-    history = store.history_of(path, since=0, max_files=MAX_CHANGESET)
-    revisions = history["coupled_revisions"]
-    # A renamed file's partners include those it had under its earlier names.
-    names = [name for name, _until in store.lineage(path)]
-    if len(names) == 1:  # the common case: the store filters by shared commits itself
-        partners = store.partners(path, max_files=MAX_CHANGESET, min_shared=min_shared)
-    else:
-        merged: dict[str, PairRow] = {}
-        for name in names:
-            for row in store.partners(name, max_files=MAX_CHANGESET):
-                if row.path in names:
-                    continue
-                had = merged.get(row.path)
-                merged[row.path] = (
-                    row
-                    if had is None
-                    else replace(had, shared=had.shared + row.shared, last_at=max(had.last_at, row.last_at))
-                )
-        partners = [row for row in merged.values() if row.shared >= min_shared]
+    revisions = store.history_of(path, since=0, max_files=MAX_CHANGESET)["coupled_revisions"]
+    if is_noise(path):  # a changelog or lockfile makes no pairs
+        return revisions, []
+    lineage = store.lineage(path)
+    names = {life.name for life in lineage}
+    if len(lineage) == 1 and not store.exits_of(path):  # one name, one file: the pair table is exact
+        counted = store.pair_counts(path)
+    else:  # a renamed file's earlier names count; an earlier file at one of its paths does not
+        counted = [r for r in store.partners_within(lineage, max_files=MAX_CHANGESET) if not is_noise(r.path)]
+    partners = _as_named_now(store, lineage, counted, names, min_shared)
     pairs = [_pair(p, revisions) for p in partners]
     pairs.sort(key=lambda c: (-c.confidence, -c.shared, c.path))
     return revisions, pairs
+
+
+def _as_named_now(
+    store: RepoStore, lineage: list[LifeRow], counted: list[PairRow], own: set[str], min_shared: int
+) -> list[PairRow]:
+    """Partners under the names they have now: a partner renamed since counts under its current
+    path (merged with the commits shared under it), one deleted since is dropped, and at a path an
+    earlier file left, only the current file's commits count. Then each kept partner's revisions."""
+    moved = store.moved_among([r.path for r in counted])
+    merged: dict[str, PairRow] = {}
+    mapped: set[str] = set()
+    exits: dict[str, list[ExitRow]] = {}
+
+    def add(name: str, shared: int, last_at: int) -> None:
+        had = merged.get(name)
+        merged[name] = (
+            PairRow(name, shared, 0, last_at)
+            if had is None
+            else replace(had, shared=had.shared + shared, last_at=max(had.last_at, last_at))
+        )
+
+    for row in counted:
+        if row.path not in moved:
+            add(row.path, row.shared, row.last_at)
+            continue
+        for position, when in store.shared_commits(lineage, row.path, max_files=MAX_CHANGESET):
+            name = history.current_name(store, row.path, position, exits)
+            if name is not None:
+                add(name, 1, when)
+                mapped.add(name)
+    kept = []
+    for name, row in merged.items():
+        if name in own or is_noise(name) or row.shared < min_shared:
+            continue
+        if name in mapped or name in moved:  # its own history spans several names or lives
+            revisions = store.history_of(name, since=0, max_files=MAX_CHANGESET)["coupled_revisions"]
+        else:
+            revisions = store.coupled_count(name, max_files=MAX_CHANGESET)
+        kept.append(replace(row, revisions=revisions))
+    return kept
 
 
 def blast_radius(store: RepoStore, path: str) -> int:

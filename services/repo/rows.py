@@ -18,10 +18,12 @@ __all__ = [
     "DecisionHit",
     "DefinitionRow",
     "EdgeRow",
+    "ExitRow",
     "FileFactRow",
     "FileRow",
     "HotspotRow",
     "ImportRow",
+    "LifeRow",
     "PairRow",
     "ReferenceRow",
     "SearchCandidate",
@@ -37,6 +39,9 @@ class FileRow:
     language: str | None
     skip_reason: str | None
     tracked: bool
+    # The blob id a skip after a look (binary, minified, generated, too large) was decided on:
+    # the same id at the next run is the same content, skipped again without reading it.
+    seen: str | None = None
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,9 @@ class ReferenceRow:
     language: str | None
     line: int
     kind: str
-    receiver: str  # "" none, "self" the enclosing class, "?" unknown, else a class name
+    # "" none, "self" the enclosing class, "?" unknown, "?name" a plain name, "=raw" brought in by the
+    # import `raw` (an alias's original name, or a module alias's member), else a class name
+    receiver: str
     enclosing: str | None  # qualified name of the innermost enclosing definition
 
 
@@ -158,6 +165,27 @@ class CommitRow:
     author: str
     committed_at: int
     subject: str
+
+
+@dataclass(frozen=True)
+class LifeRow:
+    """One name a file had, over the commits in which it held it: from the commit at position `since`
+    (the one that added it or renamed it to this name; None: from the start of the history read)
+    until before the commit at `until` (the rename that took the name away; None: it holds it
+    still). A position is a commit's place in the order the history was read (its rowid)."""
+
+    name: str
+    since: int | None
+    until: int | None
+
+
+@dataclass(frozen=True)
+class ExitRow:
+    """A commit that ended a file's life at a path: it deleted the file, or renamed it to `new`."""
+
+    commit: CommitRow
+    position: int
+    new: str | None
 
 
 @dataclass(frozen=True)

@@ -22,10 +22,12 @@ from services.repo.rows import (
     DecisionHit,
     DefinitionRow,
     EdgeRow,
+    ExitRow,
     FileFactRow,
     FileRow,
     HotspotRow,
     ImportRow,
+    LifeRow,
     PairRow,
     ReferenceRow,
     SearchCandidate,
@@ -155,7 +157,13 @@ ALTER TABLE repo_refs_new RENAME TO repo_refs;
     + _REF_INDEXES
 )
 
-SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4))
+# Version 5: a file skipped after a look records the blob id it was skipped at (`seen`), so a
+# reindex that finds the same id skips it again without reading it. Old rows are read once more.
+_V5 = """
+ALTER TABLE repo_files ADD COLUMN seen TEXT;
+"""
+
+SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4, _V5))
 _CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
 
 
@@ -232,37 +240,68 @@ class RepoStore:
     def commit_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM repo_commits").get or 0
 
-    def lineage(self, path: str) -> list[tuple[str, int | None]]:
-        """`path` and the names it had before, newest first, each with the time its name ended
-        (None for `path` itself): a rename's old path counts only up to the rename."""
-        out: list[tuple[str, int | None]] = [(path, None)]
+    def lineage(self, path: str) -> list[LifeRow]:
+        """The file at `path` under each name it had, newest first, each over the commits it held it.
+
+        A life starts at the latest commit that added the file or renamed it to that name, so a file
+        added where an earlier one was deleted (or renamed away) has none of that file's commits;
+        an older name counts only until the rename that took it away. Commits are ordered as read
+        (rowid), not by date, which commits made within one second share.
+        """
+        out: list[LifeRow] = []
         seen, current, until = {path}, path, None
         for _hop in range(20):
-            row = self.db.execute(
-                "SELECT r.old, c.committed_at FROM repo_renames r JOIN repo_commits c ON c.sha = r.sha "
-                "WHERE r.new = ? AND (? IS NULL OR c.committed_at <= ?) ORDER BY c.committed_at DESC, c.rowid DESC "
-                "LIMIT 1",
+            born = self.db.execute(
+                "SELECT c.rowid, t.change, c.sha FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+                "WHERE t.path = ? AND t.change IN ('A', 'R', 'C') AND (? IS NULL OR c.rowid < ?) "
+                "ORDER BY c.rowid DESC LIMIT 1",
                 (current, until, until),
             ).fetchone()
-            if row is None or row[0] in seen:
+            out.append(LifeRow(current, born[0] if born else None, until))
+            if born is None or born[1] != "R":
                 break
-            current, until = row[0], row[1]
+            old = self.db.execute("SELECT old FROM repo_renames WHERE sha = ? AND new = ?", (born[2], current)).get
+            if old is None or old in seen:
+                break
+            current, until = old, born[0]
             seen.add(current)
-            out.append((current, until))
         return out
 
     @staticmethod
-    def _lineage_clause(lineage: Sequence[tuple[str, int | None]]) -> tuple[str, list[Any]]:
+    def _lineage_clause(lineage: Sequence[LifeRow]) -> tuple[str, list[Any]]:
         parts: list[str] = []
         params: list[Any] = []
-        for name, until in lineage:
-            if until is None:
-                parts.append("t.path = ?")
-                params.append(name)
-            else:
-                parts.append("(t.path = ? AND c.committed_at <= ?)")
-                params += [name, until]
+        for life in lineage:
+            part = "(t.path = ?"
+            params.append(life.name)
+            if life.since is not None:
+                part += " AND c.rowid >= ?"
+                params.append(life.since)
+            if life.until is not None:
+                part += " AND c.rowid < ?"
+                params.append(life.until)
+            parts.append(part + ")")
         return "(" + " OR ".join(parts) + ")", params
+
+    def exits_of(self, path: str) -> list[ExitRow]:
+        """Every commit that deleted the file at `path` or renamed it away, in the order read."""
+        rows = self.db.execute(
+            "SELECT c.sha, c.author, c.committed_at, c.subject, c.rowid, NULL FROM repo_touches t "
+            "JOIN repo_commits c ON c.sha = t.sha WHERE t.path = ? AND t.change = 'D' "
+            "UNION ALL SELECT c.sha, c.author, c.committed_at, c.subject, c.rowid, r.new FROM repo_renames r "
+            "JOIN repo_commits c ON c.sha = r.sha WHERE r.old = ? ORDER BY 5",
+            (path, path),
+        )
+        return [ExitRow(CommitRow(*r[:4]), r[4], r[5]) for r in rows]
+
+    def reused_paths(self) -> set[str]:
+        """Every path a file left (deleted, or renamed away): where a later file may hold another's history."""
+        return {
+            p
+            for (p,) in self.db.execute(
+                "SELECT DISTINCT path FROM repo_touches WHERE change = 'D' UNION SELECT DISTINCT old FROM repo_renames"
+            )
+        }
 
     def history_of(self, path: str, *, since: int, max_files: int) -> dict[str, Any]:
         """Revisions (all, and in commits of at most `max_files` files), recent touches, authors, first
@@ -402,6 +441,69 @@ class RepoStore:
         )
         return [PairRow(path=b, shared=s, last_at=last, revisions=revs) for b, s, last, revs in rows]
 
+    def pair_counts(self, path: str) -> list[PairRow]:
+        """Every file that changed together with `path` (pair table), its shared commits and the last;
+        `revisions` is left 0: counting them costs most, so callers count it for the partners they keep."""
+        rows = self.db.execute(
+            "SELECT b, shared, last_at FROM repo_cochange WHERE a = ? ORDER BY shared DESC, b", (path,)
+        )
+        return [PairRow(path=b, shared=s, last_at=last, revisions=0) for b, s, last in rows]
+
+    def partners_within(self, lineage: Sequence[LifeRow], *, max_files: int) -> list[PairRow]:
+        """`pair_counts` from the commits of one file's life (`lineage`), not the pair table, which
+        keys pairs by path and so mixes the lives of files that held one path in turn."""
+        clause, params = self._lineage_clause(lineage)
+        rows = self.db.execute(
+            "SELECT o.path, count(DISTINCT c.sha), max(c.committed_at) "
+            "FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha JOIN repo_touches o ON o.sha = t.sha "
+            f"WHERE {clause} AND c.file_count <= ? AND o.path != t.path GROUP BY o.path "
+            "ORDER BY count(DISTINCT c.sha) DESC, o.path",
+            (*params, max_files),
+        )
+        return [PairRow(path=b, shared=s, last_at=last, revisions=0) for b, s, last in rows]
+
+    def shared_commits(self, lineage: Sequence[LifeRow], other: str, *, max_files: int) -> list[tuple[int, int]]:
+        """`(position, time)` of the commits (of at most `max_files` files) in which the file of
+        `lineage` and path `other` both changed, in the order read."""
+        clause, params = self._lineage_clause(lineage)
+        return list(
+            self.db.execute(
+                "SELECT DISTINCT c.rowid, c.committed_at FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+                f"JOIN repo_touches o ON o.sha = t.sha AND o.path = ? WHERE {clause} AND c.file_count <= ? "
+                "ORDER BY c.rowid",
+                (other, *params, max_files),
+            )
+        )
+
+    def coupled_count(self, path: str, *, max_files: int) -> int:
+        """Commits of at most `max_files` files that touched exactly `path`."""
+        return (
+            self.db.execute(
+                "SELECT count(*) FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+                "WHERE t.path = ? AND c.file_count <= ?",
+                (path, max_files),
+            ).get
+            or 0
+        )
+
+    def moved_among(self, paths: Sequence[str]) -> set[str]:
+        """Those of `paths` that no indexed file holds now, or that a file left (deleted, renamed away)."""
+        out: set[str] = set()
+        for start in range(0, len(paths), _CHUNK):
+            chunk = list(paths[start : start + _CHUNK])
+            marks = ", ".join("?" * len(chunk))
+            present = {p for (p,) in self.db.execute(f"SELECT path FROM repo_files WHERE path IN ({marks})", chunk)}
+            out |= set(chunk) - present
+            out |= {
+                p
+                for (p,) in self.db.execute(
+                    f"SELECT path FROM repo_touches WHERE change = 'D' AND path IN ({marks}) "
+                    f"UNION SELECT old FROM repo_renames WHERE old IN ({marks})",
+                    chunk + chunk,
+                )
+            }
+        return out
+
     def search_decisions(self, match: str, *, limit: int, offset: int) -> list[DecisionHit]:
         return [
             DecisionHit(*r)
@@ -413,25 +515,28 @@ class RepoStore:
         ]
 
     def decisions_touching(self, path: str, *, limit: int) -> list[CommitRow]:
+        """Commits with a reason (a body, "because", "decided") that touched the file, under each of its names."""
+        clause, params = self._lineage_clause(self.lineage(path))
         rows = self.db.execute(
-            "SELECT c.sha, c.author, c.committed_at, c.subject FROM repo_touches t JOIN repo_commits c "
-            "ON c.sha = t.sha WHERE t.path = ? AND (length(c.body) > 0 OR c.subject GLOB '*[Bb]ecause*' "
-            "OR c.subject GLOB '*[Dd]ecid*') ORDER BY c.committed_at DESC LIMIT ?",
-            (path, limit),
+            "SELECT DISTINCT c.sha, c.author, c.committed_at, c.subject, c.rowid FROM repo_touches t "
+            f"JOIN repo_commits c ON c.sha = t.sha WHERE {clause} AND (length(c.body) > 0 "
+            "OR c.subject GLOB '*[Bb]ecause*' OR c.subject GLOB '*[Dd]ecid*') "
+            "ORDER BY c.committed_at DESC, c.rowid DESC LIMIT ?",
+            (*params, limit),
         )
-        return [CommitRow(*r) for r in rows]
+        return [CommitRow(*r[:4]) for r in rows]
 
     # content half --------------------------------------------------------------------------------
 
     def files(self) -> dict[str, FileRow]:
-        rows = self.db.execute("SELECT path, hash, language, skip_reason, tracked FROM repo_files")
-        return {r[0]: FileRow(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows}
+        rows = self.db.execute("SELECT path, hash, language, skip_reason, tracked, seen FROM repo_files")
+        return {r[0]: FileRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) for r in rows}
 
     def file(self, path: str) -> FileRow | None:
         r = self.db.execute(
-            "SELECT path, hash, language, skip_reason, tracked FROM repo_files WHERE path = ?", (path,)
+            "SELECT path, hash, language, skip_reason, tracked, seen FROM repo_files WHERE path = ?", (path,)
         ).fetchone()
-        return FileRow(r[0], r[1], r[2], r[3], bool(r[4])) if r else None
+        return FileRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5]) if r else None
 
     def known_hashes(self) -> set[str]:
         return {h for (h,) in self.db.execute("SELECT hash FROM repo_content")}
@@ -489,15 +594,16 @@ class RepoStore:
     def set_files(self, rows: Sequence[FileRow]) -> None:
         self.db.execute("DELETE FROM repo_files")
         self.db.executemany(
-            "INSERT INTO repo_files(path, hash, language, skip_reason, tracked) VALUES (?, ?, ?, ?, ?)",
-            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked)) for r in rows],
+            "INSERT INTO repo_files(path, hash, language, skip_reason, tracked, seen) VALUES (?, ?, ?, ?, ?, ?)",
+            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked), r.seen) for r in rows],
         )
 
     def update_files(self, *, upserts: Sequence[FileRow], deletes: Sequence[str]) -> None:
         self.db.executemany("DELETE FROM repo_files WHERE path = ?", [(p,) for p in deletes])
         self.db.executemany(
-            "INSERT OR REPLACE INTO repo_files(path, hash, language, skip_reason, tracked) VALUES (?, ?, ?, ?, ?)",
-            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked)) for r in upserts],
+            "INSERT OR REPLACE INTO repo_files(path, hash, language, skip_reason, tracked, seen) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(r.path, r.hash, r.language, r.skip_reason, int(r.tracked), r.seen) for r in upserts],
         )
 
     def drop_orphan_content(self) -> int:

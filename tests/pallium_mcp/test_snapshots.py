@@ -30,6 +30,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             "shallow": False,
             "files_parsed": 3,
             "files_reused": 0,
+            "files_read": 3,
             "files_skipped": {},
             "files_changed": 3,
             "files_removed": 0,
@@ -349,6 +350,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 "renamed_to": None,
                 "former_names": [],
                 "commits": 2,
+                "earlier_file_removed_in": None,
             },
             "decisions": [
                 {
