@@ -202,3 +202,23 @@ async def test_a_base_read_off_a_package_that_re_exports_it_is_followed(tmp_path
     ]
     mine = await ask(repo, "pallium_callers", name="Mine.route")
     assert [d.path for d in mine.definitions] == ["web/blueprints.py"]
+
+
+async def test_a_rust_trait_used_under_another_name_is_listed_as_implemented(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(
+        repo,
+        "Start",
+        {
+            "Cargo.toml": '[package]\nname = "shop"\nversion = "0.1.0"\n',
+            "src/base.rs": "pub trait Runner {\n    fn run(&self) -> i32 { 1 }\n}\n",
+            "src/other.rs": "pub trait Runner {\n    fn run(&self) -> i32 { 2 }\n}\n",
+            "src/lib.rs": (
+                "mod base;\nmod other;\nuse crate::base::Runner as Go;\n\npub struct Child;\n\nimpl Go for Child {}\n"
+            ),
+        },
+    )
+    out = await ask(repo, "pallium_callers", name="Runner", kind="inherits")
+    assert [(r.path, r.resolution, r.target) for r in out.references] == [("src/lib.rs", "import", "src/base.rs")]
