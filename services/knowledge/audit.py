@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from kernel.clock import iso_utc
 from kernel.errors import PalliumError
+from services.knowledge.freshness import current, is_stale
 from services.knowledge.ledger import TIMEOUT_SECONDS, Ledger, attempt
 from services.knowledge.prose import rerender
-from services.knowledge.reading import current, is_stale
-from services.knowledge.store import ClaimRow, DroppedRow, KnowledgeStore
+from services.knowledge.rows import ClaimRow, DroppedRow
+from services.knowledge.store import KnowledgeStore
 
 if TYPE_CHECKING:
     from kernel.context import ToolContext

@@ -18,14 +18,15 @@ from typing import Any
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from services.knowledge import documents, modules
+from services.knowledge.documents import split_terms
 from services.knowledge.materialize import Written, materialize
-from services.knowledge.store import DocRow, FileEntry, KnowledgeStore, SymbolEntry
+from services.knowledge.rows import DocFields, DocRow, FileEntry, SymbolEntry
+from services.knowledge.store import KnowledgeStore
 
-__all__ = ["Built", "build_base", "read_facts", "split_terms"]
+__all__ = ["Built", "build_base", "read_facts"]
 
 COMMIT_LIMIT = 400
 _TIME_SLACK_NS = 2_000_000_000  # FAT and some network filesystems keep times to 2 s
-_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 @dataclass(frozen=True)
@@ -47,19 +48,6 @@ class Built:
     written: Written
     built_commit: str | None
     built_at: str
-
-
-def split_terms(text: str) -> str:
-    """`services/repo/index_git.py` -> `services repo index git py`; camelCase splits too."""
-    words = []
-    for chunk in re.split(r"[^A-Za-z0-9]+", text):
-        if not chunk:
-            continue
-        parts = _WORD.findall(chunk)
-        words.append(chunk.lower())
-        if len(parts) > 1:
-            words.extend(p.lower() for p in parts)
-    return " ".join(words)
 
 
 async def read_facts(ctx: ToolContext, repo: str | None) -> Facts:
@@ -107,7 +95,7 @@ def _store_and_write(
     commit: str | None,
     now: str,
 ) -> Built:
-    docs: dict[str, tuple[DocRow, str]] = {}
+    docs: dict[str, tuple[DocRow, DocFields]] = {}
     for module, check in zip(facts.modules, checks, strict=True):
         data = module.as_dict()
         data["checks"] = (check["fast"] + check["safe"])[:6]
@@ -128,12 +116,7 @@ def _store_and_write(
             verified=False,
             unverified_reason=None if claims else "no model prose yet: run `pallium knowledge build`",
         )
-        terms = " ".join(
-            [split_terms(module.path)]
-            + [split_terms(s["name"]) for s in module.surface]
-            + [split_terms(p.rsplit("/", 1)[-1]) for p in module.files[:200]]
-        )
-        docs[module.slug] = (doc, terms)
+        docs[module.slug] = (doc, documents.module_fields(data, claims))
     incident_md = documents.incidents_markdown(facts.incidents, built_commit=commit)
     docs[documents.INCIDENTS_SLUG] = (
         DocRow(
@@ -148,7 +131,7 @@ def _store_and_write(
             False,
             "candidates are unconfirmed",
         ),
-        "incident revert rollback hotfix outage",
+        documents.keyword_fields("Incident candidates", "incident revert rollback hotfix outage"),
     )
     decision_rows = store.decisions()
     docs[documents.DECISIONS_SLUG] = (
@@ -164,14 +147,14 @@ def _store_and_write(
             False,
             "authored decisions are not audited",
         ),
-        "decision decisions why intent",
+        documents.keyword_fields("Decisions", "decision decisions why intent"),
     )
     changed = 0
     with store.db.transaction():
         stale = [s for s in store.slugs() if s not in docs]
         store.delete_docs(stale, now=now)
-        for doc, terms in docs.values():
-            changed += store.put_doc(doc, terms=terms, now=now)
+        for doc, fields in docs.values():
+            changed += store.put_doc(doc, fields=fields, now=now)
         store.replace_files(*_file_rows(facts, per_file))
         store.set_state({"built_commit": commit or "", "built_at": now, "modules": str(len(facts.modules))})
     written = materialize(facts.root, {slug: doc.markdown for slug, (doc, _t) in docs.items()})

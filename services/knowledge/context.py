@@ -14,18 +14,17 @@ from collections import defaultdict
 from pathlib import Path
 
 from services.knowledge import documents
+from services.knowledge.documents import is_peripheral
+from services.knowledge.freshness import current, is_stale
 from services.knowledge.models import ContextDecision, ContextFile, ContextModule, ContextOutput
-from services.knowledge.reading import STOPWORDS, current, evidence_of, fts_query, is_stale
-from services.knowledge.store import ClaimRow, KnowledgeStore
+from services.knowledge.reading import STOPWORDS, doc_query, evidence_of, fts_query
+from services.knowledge.rows import ClaimRow
+from services.knowledge.store import KnowledgeStore
 
 __all__ = ["context"]
 
 CONTEXT_BUDGET = 12 * 1024
 _BOILERPLATE = ("LICENSE", "LICENCE", "COPYING", "CHANGELOG", "CHANGES", "NOTICE", "AUTHORS")
-_PERIPHERAL = {
-    *("examples", "example", "samples", "sample", "demo", "demos", "playground", "playgrounds"),
-    *("fixtures", "__fixtures__", "testdata", "benchmarks", "bench", "e2e", "docs", "doc"),
-}
 _FIXTURE_FOLDERS = {"__fixtures__", "testdata", "__snapshots__", "snapshots", "__mocks__"}
 READ = 10
 PER_MODULE = 3
@@ -74,18 +73,19 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
             # what the words more likely mean than a small fixture repeating them.
             prior = min(3.0, 1.0 + 0.25 * math.log2(1 + hit.importers) + 0.3 * math.log2(1 + hit.reach))
             folder = folders[hit.path]
-            if folder and (len(spread[folder.rsplit("/", 1)[-1].lower()]) > 2 or _is_peripheral(folder)):
+            if folder and (len(spread[folder.rsplit("/", 1)[-1].lower()]) > 2 or is_peripheral(folder)):
                 folder = None  # a name many folders share (`modules`), or a folder of examples
             if folder:  # `MySQL` in the task, `dialects/mysql/` in the path
                 prior *= 1.6
-            if _is_peripheral(hit.path):
+            if is_peripheral(hit.path):
                 prior *= 0.4  # examples, playgrounds, fixtures and docs: read when named, not for words
             add(
                 hit.path,
                 5.0 * prior * (hit.score / best if best else 0.0),
                 f"in {folder}/, a folder the task mentions" if folder else "matches the task's words",
             )
-        for slug, s in store.search_docs(match, limit=8):
+        docs_q = doc_query(store, task)
+        for slug, s in store.search_docs(docs_q.match if docs_q else match, limit=8):
             if not slug.startswith("@"):
                 module_rank[slug] = s
     files = store.files_at(list(score))  # one query for every scored path, not one each
@@ -146,11 +146,6 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
 def _word_only_skip(path: str, language: str | None) -> bool:
     """Assets, configuration and the licence or changelog: read when the task names them, not for its words."""
     return language in _WORD_ONLY_SKIP or path.rsplit("/", 1)[-1].upper().startswith(_BOILERPLATE)
-
-
-def _is_peripheral(path: str) -> bool:
-    """Under a folder of examples, playgrounds, fixtures, benchmarks or documentation."""
-    return any(part in _PERIPHERAL or part.startswith("fixture") for part in path.lower().split("/")[:-1])
 
 
 def _folder_named(path: str, words: set[str]) -> str | None:
@@ -245,6 +240,10 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
                 found, explicit = classes, True
         if not explicit:
             found = [s for s in found if s.kind not in _TEXT_KINDS and store.file_language(s.path) not in _NOT_CODE]
+            if found and store.files_matching(f'{{path_terms}} : "{last.lower()}"'):
+                # A plain word some folder or file is named for (`build`): its namesakes count only in
+                # such files (`build()` in build.ts), not a method of that name elsewhere.
+                found = [s for s in found if last.lower() in s.path.lower()]
         if not found:
             continue
         paths = {s.path for s in found}

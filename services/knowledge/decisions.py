@@ -24,7 +24,8 @@ from services.knowledge.models import (
     LinkOutput,
 )
 from services.knowledge.reading import fts_query
-from services.knowledge.store import DecisionRow, DocRow, KnowledgeStore
+from services.knowledge.rows import DecisionRow, DocRow
+from services.knowledge.store import KnowledgeStore
 
 __all__ = ["TOOLS"]
 
@@ -122,7 +123,9 @@ async def link(inp: LinkInput, ctx: ToolContext) -> LinkOutput:
                     False,
                     "authored decisions are not audited",
                 ),
-                terms="decision decisions why intent " + " ".join(r.title for r in rows),
+                fields=documents.keyword_fields(
+                    "Decisions", "decision decisions why intent " + " ".join(r.title for r in rows)
+                ),
                 now=now,
             )
         materialize_one(root, documents.DECISIONS_SLUG, markdown)

@@ -7,9 +7,12 @@ authored ones.
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Sequence
 from typing import Any
 
-from services.knowledge.store import ClaimRow, DecisionRow
+from services.knowledge.rows import ClaimRow, DecisionRow, DocFields
 
 __all__ = [
     "DECISIONS_SLUG",
@@ -18,15 +21,72 @@ __all__ = [
     "SECTIONS",
     "decisions_markdown",
     "incidents_markdown",
+    "is_peripheral",
+    "keyword_fields",
+    "module_fields",
     "module_markdown",
     "purpose_from_facts",
     "sections_of",
+    "split_terms",
 ]
 
 MARKER = "<!-- pallium:generated knowledge v2: edit the sources, not this file; it is rebuilt -->"
 SECTIONS = ("Purpose", "Surface", "Dependencies", "Tests", "History")
 INCIDENTS_SLUG = "@incidents"
 DECISIONS_SLUG = "@decisions"
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_QUOTED_NAME = re.compile(r"`[^`\n]*`")
+_PERIPHERAL = {
+    *("examples", "example", "samples", "sample", "demo", "demos", "playground", "playgrounds"),
+    *("fixtures", "__fixtures__", "testdata", "benchmarks", "bench", "e2e", "docs", "doc"),
+}
+_LEAD = "{files} file(s) ({kinds})"  # how a purpose without a README starts: counts, not words to match
+_LEAD_RE = re.compile(r"^\d+ file\(s\) \([^)]*\)(?:, all tests)?\.(?: Its most used names say: )?")
+
+
+def is_peripheral(path: str) -> bool:
+    """Under a folder of examples, playgrounds, fixtures, benchmarks or documentation."""
+    return any(part in _PERIPHERAL or part.startswith("fixture") for part in path.lower().split("/")[:-1])
+
+
+def split_terms(text: str) -> str:
+    """`services/repo/index_git.py` -> `services repo index git py`; camelCase splits too."""
+    words = []
+    for chunk in re.split(r"[^A-Za-z0-9]+", text):
+        if not chunk:
+            continue
+        parts = _WORD.findall(chunk)
+        words.append(chunk.lower())
+        if len(parts) > 1:
+            words.extend(p.lower() for p in parts)
+    return " ".join(words)
+
+
+def module_fields(module: dict[str, Any], claims: Sequence[ClaimRow]) -> DocFields:
+    """A module document's search fields: its path and group, its files' names, what it says of
+    itself, and its surface's names. Names quoted in the prose (`build`) go to the surface field only,
+    so a plain word matches the prose for what the prose says, not for the names it lists."""
+    path = module.get("path") or ""
+    title = " ".join(filter(None, [path, module.get("group") or ""]))
+    prose = [_LEAD_RE.sub("", module.get("purpose") or ""), *(c.text for c in claims)]
+    used = sum(e.get("imports", 0) for e in module.get("used_by", []))
+    standing = 1.0 + 0.25 * math.log2(1 + used)
+    if is_peripheral(path + "/"):
+        standing *= 0.4  # examples, playgrounds, fixtures, docs: found by their own words, not before the code
+    elif module.get("is_tests"):
+        standing *= 0.6
+    return DocFields(
+        title=split_terms(title),
+        path=" ".join(split_terms(p.rsplit("/", 1)[-1]) for p in module.get("files", [])[:200]),
+        purpose=" ".join(_QUOTED_NAME.sub(" ", text) for text in prose),
+        symbols=" ".join(split_terms(s["name"]) for s in module.get("surface", [])),
+        standing=round(standing, 3),
+    )
+
+
+def keyword_fields(title: str, words: str) -> DocFields:
+    """The search fields of a document that is not a module's (incidents, decisions)."""
+    return DocFields(title=split_terms(title), path="", purpose=words, symbols="")
 
 
 def purpose_from_facts(module: dict[str, Any], readme: str | None) -> str:
@@ -35,7 +95,7 @@ def purpose_from_facts(module: dict[str, Any], readme: str | None) -> str:
         return readme
     docs = [f"`{s['name']}`: {s['doc']}" for s in module["surface"] if s.get("doc")][:3]
     kinds = ", ".join(f"{n} {lang}" for lang, n in module["languages"].items())
-    lead = f"{len(module['files'])} file(s) ({kinds})"
+    lead = _LEAD.format(files=len(module["files"]), kinds=kinds)
     if module["is_tests"]:
         lead += ", all tests"
     if docs:

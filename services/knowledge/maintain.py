@@ -17,9 +17,9 @@ from kernel import git
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
+from services.knowledge.freshness import current, is_stale
 from services.knowledge.ledger import ATTEMPTS_PER_DAY, TIMEOUT_SECONDS, WINDOW_SECONDS
 from services.knowledge.models import MaintainStatus, MaintainStep
-from services.knowledge.reading import current, is_stale
 from services.knowledge.store import KnowledgeStore, LedgerStore
 
 __all__ = ["GENERATE_AFTER", "REFRESH_AFTER", "set_state", "status", "step"]

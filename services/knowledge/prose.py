@@ -21,7 +21,8 @@ from kernel.errors import PalliumError
 from services.knowledge import documents
 from services.knowledge.ledger import TIMEOUT_SECONDS, Ledger, attempt
 from services.knowledge.materialize import materialize_one
-from services.knowledge.store import CitationRow, DocRow, DroppedRow, KnowledgeStore, NewClaim
+from services.knowledge.rows import CitationRow, DocRow, DroppedRow, NewClaim
+from services.knowledge.store import KnowledgeStore
 
 if TYPE_CHECKING:
     from kernel.context import ToolContext
@@ -213,11 +214,7 @@ def rerender(store: KnowledgeStore, root: Path, doc: DocRow, *, reason: str | No
         False,
         reason,
     )
-    terms = " ".join(
-        [doc.title, *(c.text for c in claims), *(s["name"] for s in doc.data.get("surface", []))]
-        + [p.rsplit("/", 1)[-1].replace("_", " ").replace(".", " ") for p in doc.data.get("files", [])[:200]]
-    )
-    store.put_doc(updated, terms=terms, now=now)
+    store.put_doc(updated, fields=documents.module_fields(doc.data, claims), now=now)
     materialize_one(root, doc.slug, markdown)
 
 

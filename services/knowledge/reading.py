@@ -1,34 +1,31 @@
-"""Reading the base: freshness (what changed since the build) apart from evidence (how claims were checked).
-
-Freshness costs one `git rev-parse HEAD` and a `stat` of each described file: only files whose
-time or size moved since the build are hashed, and a file counts as changed only when its blob
-differs from the one the base was built from, so a file edited and put back is not reported.
-(`git status` would do the same work, but without writing the index it re-reads every racily
-clean file on every call: half a second on a fresh clone of Vite.)
-"""
+"""Reading the base: search and get, with freshness (what changed since the build, `freshness.py`)
+reported apart from evidence (how the claims were checked)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import os
 import re
-import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from kernel import git
 from kernel.errors import PalliumError
 from services.knowledge import documents
-from services.knowledge.models import ClaimOut, Evidence, GetOutput, KnowledgeFreshness, SearchHit, SearchOutput
-from services.knowledge.store import ClaimRow, DocRow, KnowledgeStore
+from services.knowledge.freshness import current, is_stale
+from services.knowledge.models import ClaimOut, Evidence, GetOutput, SearchHit, SearchOutput
+from services.knowledge.rows import ClaimRow, DocRow
+from services.knowledge.store import KnowledgeStore
 
-__all__ = ["Current", "current", "evidence_of", "fts_query", "get", "search"]
+__all__ = ["DocQuery", "doc_query", "evidence_of", "fts_query", "get", "search"]
 
 SEARCH_BUDGET = 8 * 1024
-_SHOWN = 20
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_QUOTED = re.compile(r"`([^`\n]+)`")
+_CAMEL = re.compile(r"[a-z0-9][A-Z]")
+_PROSE_COLUMNS = "{title path purpose}"
+_DEFINERS = 5  # a name defined in more modules than this is too common to say which one is meant
 _STOP = (
     "a an and are as at be but by can do does for from has have how i if in into is it its make me my of on "
     "or so should that the their them then there these this to was we what when where which who why will "
@@ -37,90 +34,7 @@ _STOP = (
 STOPWORDS = frozenset(_STOP.split())
 
 
-@dataclass(frozen=True)
-class Current:
-    """The tree now against the build: changed blobs by path, and the answer's freshness."""
-
-    changed: dict[str, str | None]  # path -> current blob (None: deleted), for files changed since the build
-    now: dict[str, str | None]  # every described path -> its blob now: what a citation's blob is compared with
-    freshness: KnowledgeFreshness
-
-
-def current(store: KnowledgeStore, root: Path, claims: list[ClaimRow] | None = None) -> Current:
-    state = store.state()
-    built = state.get("built_commit") or None
-    if "built_at" not in state:
-        return Current(
-            {},
-            {},
-            KnowledgeFreshness(
-                status="missing",
-                built_commit=None,
-                built_at=None,
-                current_commit=None,
-                changed_files=[],
-                changed_count=0,
-                stale_claims=0,
-                refresh_command="pallium knowledge build --no-model",
-            ),
-        )
-    head = git.head_commit(root)
-    stats = store.file_stats()
-    changed: dict[str, str | None] = {}
-    settled: dict[str, tuple[int, int]] = {}
-    base = str(root) + os.sep
-    settled_before = time.time_ns() - SETTLE_NS
-    for path, was in stats.items():
-        try:
-            st = os.lstat(base + path)  # a plain string join: pathlib costs ten times the stat here
-        except OSError:
-            if was.blob is not None:
-                changed[path] = None  # deleted
-            continue
-        if was.mtime_ns is not None and st.st_mtime_ns == was.mtime_ns and st.st_size == was.size:
-            continue  # untouched since the build: no need to read it
-        now_blob = _blob_of(root / path)
-        if now_blob != was.blob:
-            changed[path] = now_blob
-        elif was.mtime_ns is None and st.st_mtime_ns < settled_before:
-            # Written too near the build for its time to be trusted then (a fresh clone built at
-            # once: every file), unchanged and old enough now: remember its time, or every later
-            # read would hash the whole tree again.
-            settled[path] = (st.st_mtime_ns, st.st_size)
-    if settled:
-        store.settle_file_stats(settled)
-    now = {**{p: s.blob for p, s in stats.items()}, **changed}
-    stale = sum(1 for c in claims or [] if is_stale(c, now))
-    shown = sorted(changed)[:_SHOWN]
-    return Current(
-        changed,
-        now,
-        KnowledgeFreshness(
-            status="stale" if changed else "fresh",
-            built_commit=built,
-            built_at=state.get("built_at"),
-            current_commit=head,
-            changed_files=shown,
-            changed_count=len(changed),
-            stale_claims=stale,
-            refresh_command="pallium knowledge build --no-model" if changed else None,
-        ),
-    )
-
-
-SETTLE_NS = 2_000_000_000  # as the build's slack: FAT and some network filesystems keep times to 2 s
-
-
-def is_stale(claim: ClaimRow, now: dict[str, str | None]) -> bool:
-    """A cited file's blob now differs from the one the citation was checked against (or it is gone).
-
-    Compared with the blob now, not with the last build's: a rebuild refreshes the base's own
-    view of the tree, but a claim stays stale until it is checked again.
-    """
-    return any(now.get(c.path) != c.blob for c in claim.citations)
-
-
-def evidence_of(doc: DocRow | None, claims: list[ClaimRow], dropped: int, now: dict[str, str | None]) -> Evidence:
+def evidence_of(doc: DocRow | None, claims: list[ClaimRow], dropped: int, now: Mapping[str, str | None]) -> Evidence:
     supported = sum(c.audit == "supported" for c in claims)
     uncertain = sum(c.audit == "uncertain" for c in claims)
     stale = any(is_stale(c, now) for c in claims)
@@ -155,9 +69,59 @@ def fts_query(text: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in words[:40])
 
 
+@dataclass(frozen=True)
+class DocQuery:
+    """A query over the module documents, its words told apart: names and plain words.
+
+    A name (`resolveConfig`, `parse_config`, `Session.merge`, a word in backticks, or a capitalised
+    word spelled exactly as a symbol the repository defines) may match anywhere, the surface's names
+    weighing most. A plain word (`config`, `build`) matches what a module is called and says of
+    itself: its path, its files' names, its purpose; a method of that name on its surface is no
+    sign the module is about the word.
+    """
+
+    match: str  # names anywhere, plain words in title, file names and purpose only
+    loose: str  # every word anywhere: for more results when `match` finds too few, and for snippets
+    names: frozenset[str]  # the names, lowered: what the surface prior counts
+
+
+def doc_query(store: KnowledgeStore, text: str) -> DocQuery | None:
+    loose = fts_query(text)
+    if loose is None:
+        return None
+    quoted = {w for chunk in _QUOTED.findall(text) for w in _IDENT.findall(chunk)}
+    names: list[str] = []
+    plain: list[str] = []
+    for ident in _IDENT.findall(text):
+        parts = [p for p in ident.split(".") if p]
+        dotted = len(parts) > 1 and all(len(p) > 1 for p in parts)
+        for part in parts:
+            if ident in quoted or dotted or _looks_like_name(part) or _is_exact_symbol(store, part):
+                names.append(part.lower())
+                plain += _split(part)
+            else:
+                plain.append(part.lower())
+    names = list(dict.fromkeys(n for n in names if len(n) > 1))[:20]
+    plain = list(dict.fromkeys(w for w in plain if len(w) > 1 and w not in STOPWORDS and w not in names))[:20]
+    terms = [f'"{n}"' for n in names]
+    if plain:
+        terms.append(_PROSE_COLUMNS + " : (" + " OR ".join(f'"{w}"' for w in plain) + ")")
+    return DocQuery(" OR ".join(terms) if terms else loose, loose, frozenset(names))
+
+
+def _looks_like_name(word: str) -> bool:
+    """snake_case or camelCase: how code spells a name, not how prose spells a word."""
+    return "_" in word.strip("_") or bool(_CAMEL.search(word))
+
+
+def _is_exact_symbol(store: KnowledgeStore, word: str) -> bool:
+    """A word with a capital spelled exactly as a symbol here (`Engine`, `Plugin`); lowercase words never are."""
+    return word != word.lower() and len(word) > 2 and store.symbol_spelled(word)
+
+
 def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: bool) -> SearchOutput:
-    match = fts_query(query)
-    if match is None:
+    q = doc_query(store, query)
+    if q is None:
         raise PalliumError(
             "invalid_input",
             f"the query {query!r} has no searchable words",
@@ -165,13 +129,19 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
             details={"field": "query"},
         )
     loaded: dict[str, DocRow | None] = {}
-    hits = _rerank(store, store.search_docs(match, limit=25), query, loaded)[:limit]
+    hits = _rerank(store, store.search_docs(q.match, limit=25), q, loaded)
+    if len(hits) < limit and q.loose != q.match:  # then the documents that only mention the words
+        seen = {slug for slug, _ in hits}
+        more = [h for h in store.search_docs(q.loose, limit=25) if h.slug not in seen]
+        hits += _rerank(store, more[: limit - len(hits)], q, loaded)
+    hits = _defining_first(store, hits, q)[:limit]
     claims_all = store.claims()
     here = current(store, root, claims_all)
     by_slug: dict[str, list[ClaimRow]] = {}
     for c in claims_all:
         by_slug.setdefault(c.slug, []).append(c)
     results, docs = [], []
+    snippets = store.snippets([slug for slug, _ in hits], q.loose)
     for slug, score in hits:
         doc = loaded.get(slug) or store.doc(slug)
         if doc is None:
@@ -183,7 +153,7 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
                 title=doc.title,
                 kind=doc.kind,
                 score=round(score, 3),
-                snippet=(store.snippet(slug, match) or "")[:300] or None,
+                snippet=snippets.get(slug, "")[:300] or None,
                 purpose=(doc.data.get("purpose") or None) and doc.data["purpose"][:300],
                 surface=[s["name"] for s in doc.data.get("surface", [])[:8]],
                 evidence=evidence_of(doc, claims, len(store.dropped(slug)), here.now),
@@ -207,23 +177,34 @@ def search(store: KnowledgeStore, root: Path, query: str, *, limit: int, full: b
 
 
 def _rerank(
-    store: KnowledgeStore, hits: list[tuple[str, float]], query: str, loaded: dict[str, DocRow | None]
+    store: KnowledgeStore, hits: list[tuple[str, float]], q: DocQuery, loaded: dict[str, DocRow | None]
 ) -> list[tuple[str, float]]:
-    """BM25 times how much the repository leans on what matched: a module whose matching names many files
-    reference, or that many modules import, comes before a small one that merely repeats the word."""
-    words = {w.lower() for w in _TOKEN.findall(query) if len(w) > 1}
+    """Scores (BM25 times the module's standing, from the store) times how much the repository leans on the
+    names the query uses: a module whose named symbols many files reference comes before one that repeats them."""
     ranked = []
     for slug, score in hits:
         doc = loaded[slug] = store.doc(slug)  # kept: the results read them again
         data = doc.data if doc else {}
-        named = sum(
-            s.get("referencing_files", 0) for s in data.get("surface", []) if any(w in s["name"].lower() for w in words)
-        )
-        used = sum(e.get("imports", 0) for e in data.get("used_by", []))
-        prior = 1.0 + math.log2(1 + named) * 0.5 + math.log2(1 + used) * 0.25
-        ranked.append((slug, score * prior))
+        named = sum(s.get("referencing_files", 0) for s in data.get("surface", []) if s["name"].lower() in q.names)
+        ranked.append((slug, score * (1.0 + math.log2(1 + named) * 0.5)))
     ranked.sort(key=lambda h: (h[1], h[0]))
     return ranked
+
+
+def _defining_first(store: KnowledgeStore, hits: list[tuple[str, float]], q: DocQuery) -> list[tuple[str, float]]:
+    """A name the query uses leads to the modules that define it, whether or not their documents list
+    it: each of at most `_DEFINERS` such modules scores at least as well as the best match."""
+    defining: set[str] = set()
+    for slugs in store.modules_defining(sorted(q.names)).values():
+        if len(slugs) <= _DEFINERS:
+            defining |= slugs
+    if not defining:
+        return hits
+    best = min([score for _, score in hits] + [-1.0])
+    scores = dict(hits)
+    for slug in defining:  # past the best text match, in the order of their own
+        scores[slug] = best * 1.01 + scores.get(slug, 0.0) * 0.01
+    return sorted(scores.items(), key=lambda h: (h[1], h[0]))
 
 
 def get(store: KnowledgeStore, root: Path, slug: str, *, section: str | None, full: bool) -> GetOutput:
@@ -292,7 +273,7 @@ def _fit_get(out: GetOutput) -> None:
         out.truncated = True
 
 
-def _claim_out(claim: ClaimRow, now: dict[str, str | None]) -> ClaimOut:
+def _claim_out(claim: ClaimRow, now: Mapping[str, str | None]) -> ClaimOut:
     return ClaimOut(
         text=claim.text,
         section=claim.section,
@@ -328,14 +309,6 @@ def _slug_candidates(slug: str) -> list[str]:
 def _split(token: str) -> list[str]:
     parts = re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+", token)
     return [p.lower() for p in parts if len(parts) > 1] + [p for p in token.lower().split("_") if p and "_" in token]
-
-
-def _blob_of(path: Path) -> str | None:
-    try:
-        data = str(path.readlink()).encode() if path.is_symlink() else path.read_bytes()
-    except OSError:
-        return None
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def dumps(value: object) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from kernel.errors import PalliumError
-from services.knowledge import reading
+from services.knowledge import freshness, reading
 from services.knowledge.store import KnowledgeStore
 
 __all__ = ["build_app", "check_bind"]
@@ -70,7 +70,7 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
     async def index(request: Any) -> Any:
         st = store()
         try:
-            here = reading.current(st, root, st.claims())
+            here = freshness.current(st, root, st.claims())
             rows = []
             for doc in st.docs():
                 files = len(doc.data.get("files", []))

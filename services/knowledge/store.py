@@ -10,26 +10,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from kernel.store import Database, Schema
+from services.knowledge.rows import (
+    AttemptRow,
+    CitationRow,
+    ClaimRow,
+    DecisionRow,
+    DocFields,
+    DocHit,
+    DocRow,
+    DroppedRow,
+    FileEntry,
+    FileHit,
+    FileStat,
+    NewClaim,
+    Revision,
+    SymbolEntry,
+    UpkeepRow,
+)
 
-__all__ = [
-    "GLOBAL_SCHEMA",
-    "SCHEMA",
-    "AttemptRow",
-    "CitationRow",
-    "ClaimRow",
-    "DecisionRow",
-    "DocRow",
-    "DroppedRow",
-    "FileHit",
-    "FileStat",
-    "KnowledgeStore",
-    "LedgerStore",
-    "UpkeepRow",
-]
+__all__ = ["FILES_STAMP", "GLOBAL_SCHEMA", "SCHEMA", "KnowledgeStore", "LedgerStore"]
 
 _V1 = """
 CREATE TABLE knowledge_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -89,7 +91,42 @@ ALTER TABLE knowledge_files ADD COLUMN mtime_ns INTEGER;
 ALTER TABLE knowledge_files ADD COLUMN size INTEGER;
 """
 
-SCHEMA = Schema("knowledge", (_V1, _V2))
+# Version 3: a stamp in `knowledge_state` that any write to `knowledge_files` replaces with a random
+# value, from any code and any process: a reader keeps what it read of the files under the stamp it
+# saw, and one look at the stamp tells it whether that is still what the table holds.
+FILES_STAMP = "files_stamp"
+_V3 = """
+INSERT INTO knowledge_state(key, value) VALUES ('files_stamp', lower(hex(randomblob(8))))
+    ON CONFLICT(key) DO UPDATE SET value = excluded.value;
+CREATE TRIGGER knowledge_files_stamp_insert AFTER INSERT ON knowledge_files BEGIN
+    UPDATE knowledge_state SET value = lower(hex(randomblob(8))) WHERE key = 'files_stamp';
+END;
+CREATE TRIGGER knowledge_files_stamp_update AFTER UPDATE ON knowledge_files BEGIN
+    UPDATE knowledge_state SET value = lower(hex(randomblob(8))) WHERE key = 'files_stamp';
+END;
+CREATE TRIGGER knowledge_files_stamp_delete AFTER DELETE ON knowledge_files BEGIN
+    UPDATE knowledge_state SET value = lower(hex(randomblob(8))) WHERE key = 'files_stamp';
+END;
+"""
+
+# Version 4: each document's words by field, so a query can weigh them apart: a plain word
+# (`config`) means what the module is called and says of itself (title, file names, purpose),
+# not a method of that name on its surface; a name (`resolveConfig`) means the surface. Porter
+# stemming, so `plugin` finds `plugins/`. `standing` multiplies a document's score: how much the
+# repository leans on the module, less for examples and fixtures. Filled from the stored documents
+# until the next build.
+_V4 = """
+DROP TABLE knowledge_fts;
+CREATE VIRTUAL TABLE knowledge_fts USING fts5(
+    title, path, purpose, symbols, body, slug UNINDEXED, standing UNINDEXED, tokenize = 'porter unicode61'
+);
+INSERT INTO knowledge_fts(title, path, purpose, symbols, body, slug, standing)
+    SELECT title, '', coalesce(json_extract(data, '$.purpose'), ''), '', markdown, slug, 1.0 FROM knowledge_docs;
+"""
+
+SCHEMA = Schema("knowledge", (_V1, _V2, _V3, _V4))
+# bm25 weights of knowledge_fts' columns, in order: title, path, purpose, symbols, body.
+_DOC_WEIGHTS = "10.0, 3.0, 3.0, 4.0, 1.0"
 
 # In $PALLIUM_HOME/pallium.sqlite: one ledger of model attempts for every repository, and each
 # repository's upkeep settings, so the limits hold across repositories and processes.
@@ -105,146 +142,6 @@ CREATE TABLE knowledge_upkeep (
 );
 """
 GLOBAL_SCHEMA = Schema("knowledge_global", (_GLOBAL_V1,))
-
-
-@dataclass(frozen=True)
-class DocRow:
-    slug: str
-    kind: str
-    title: str
-    module_path: str | None
-    data: dict[str, Any]
-    markdown: str
-    built_commit: str | None
-    built_at: str
-    verified: bool
-    unverified_reason: str | None
-
-
-@dataclass(frozen=True)
-class CitationRow:
-    path: str
-    symbol: str | None
-    start_line: int | None
-    end_line: int | None
-    blob: str
-
-
-@dataclass(frozen=True)
-class ClaimRow:
-    id: int
-    slug: str
-    section: str
-    text: str
-    audit: str  # unaudited | supported | uncertain
-    audit_reason: str | None
-    checked_at: str
-    citations: tuple[CitationRow, ...]
-
-
-@dataclass(frozen=True)
-class DroppedRow:
-    slug: str
-    text: str
-    outcome: str  # unresolved | refuted | rejected
-    reason: str
-    at: str
-
-
-@dataclass(frozen=True)
-class DecisionRow:
-    slug: str
-    title: str
-    text: str
-    file: str
-    source: str
-    supersedes: str | None
-    superseded_by: str | None
-    created_at: str
-
-
-@dataclass(frozen=True)
-class FileHit:
-    path: str
-    slug: str
-    score: float
-    test: bool
-    tests: tuple[str, ...]
-    importers: int = 0
-    reach: int = 0
-    language: str | None = None
-
-
-@dataclass(frozen=True)
-class NewClaim:
-    section: str
-    text: str
-    citations: Sequence[CitationRow]
-
-
-@dataclass(frozen=True)
-class FileEntry:
-    path: str
-    slug: str
-    blob: str | None
-    language: str | None
-    test: bool
-    tests: Sequence[str]
-    path_terms: str
-    names: str
-    doc: str
-    checks: Sequence[str] = ()
-    importers: int = 0
-    reach: int = 0
-    mtime_ns: int | None = None  # None: changed too near the build to trust its time; always hashed
-    size: int | None = None
-
-
-class Revision(NamedTuple):
-    replaced_at: str
-    built_commit: str | None
-
-
-class DocHit(NamedTuple):
-    slug: str
-    score: float
-
-
-class FileStat(NamedTuple):
-    blob: str | None
-    mtime_ns: int | None
-    size: int | None
-
-
-@dataclass(frozen=True)
-class SymbolEntry:
-    name: str
-    path: str
-    kind: str
-    qualified: str
-    start_line: int
-    end_line: int
-    refs: int
-
-
-@dataclass(frozen=True)
-class AttemptRow:
-    id: int
-    repo: str
-    purpose: str
-    started_at: float
-    ended_at: float | None
-    outcome: str | None
-    error_class: str | None
-
-
-@dataclass(frozen=True)
-class UpkeepRow:
-    repo: str
-    enabled: bool
-    paused: bool
-    pause_reason: str | None
-    updated_at: str
 
 
 class LedgerStore:
@@ -358,9 +255,18 @@ class KnowledgeStore:
     def slugs(self) -> list[str]:
         return [s for (s,) in self.db.execute("SELECT slug FROM knowledge_docs ORDER BY slug")]
 
-    def put_doc(self, doc: DocRow, *, terms: str, now: str) -> bool:
-        """Store `doc`, keeping the one it replaces in `knowledge_revisions`; False when nothing changed."""
+    def put_doc(self, doc: DocRow, *, fields: DocFields, now: str) -> bool:
+        """Store `doc`, keeping the one it replaces in `knowledge_revisions`; False when nothing changed.
+
+        Its search row is written either way, so a change in how fields are drawn reaches every document.
+        """
         old = self.doc(doc.slug)
+        self.db.execute("DELETE FROM knowledge_fts WHERE slug = ?", (doc.slug,))
+        self.db.execute(
+            "INSERT INTO knowledge_fts(title, path, purpose, symbols, body, slug, standing) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (fields.title, fields.path, fields.purpose, fields.symbols, doc.markdown, doc.slug, fields.standing),
+        )
         if old is not None and old.markdown == doc.markdown and old.data == doc.data:
             return False
         if old is not None:
@@ -388,11 +294,6 @@ class KnowledgeStore:
                 doc.unverified_reason,
             ),
         )
-        self.db.execute("DELETE FROM knowledge_fts WHERE slug = ?", (doc.slug,))
-        self.db.execute(
-            "INSERT INTO knowledge_fts(title, terms, body, slug) VALUES (?, ?, ?, ?)",
-            (doc.title, terms, doc.markdown, doc.slug),
-        )
         return True
 
     def delete_docs(self, slugs: Sequence[str], *, now: str) -> None:
@@ -416,20 +317,24 @@ class KnowledgeStore:
         return [Revision(*r) for r in rows]
 
     def search_docs(self, match: str, *, limit: int) -> list[DocHit]:
-        """Documents matching `match`, best first (lower BM25 scores are better in FTS5)."""
+        """Documents matching `match`, best first: BM25 (lower is better in FTS5) times each one's standing."""
         rows = self.db.execute(
-            "SELECT slug, bm25(knowledge_fts, 8.0, 4.0, 1.0) AS score FROM knowledge_fts "
+            f"SELECT slug, bm25(knowledge_fts, {_DOC_WEIGHTS}) * standing AS score FROM knowledge_fts "
             "WHERE knowledge_fts MATCH ? ORDER BY score, slug LIMIT ?",
             (match, limit),
         )
         return [DocHit(*r) for r in rows]
 
-    def snippet(self, slug: str, match: str) -> str | None:
-        return self.db.execute(
-            "SELECT snippet(knowledge_fts, 2, '', '', ' ... ', 24) FROM knowledge_fts "
-            "WHERE knowledge_fts MATCH ? AND slug = ?",
-            (match, slug),
-        ).get
+    def snippets(self, slugs: Sequence[str], match: str) -> dict[str, str]:
+        """The body text around `match` in each of `slugs`, in one full-text query."""
+        if not slugs:
+            return {}
+        rows = self.db.execute(
+            "SELECT slug, snippet(knowledge_fts, 4, '', '', ' ... ', 24) FROM knowledge_fts "
+            f"WHERE knowledge_fts MATCH ? AND slug IN ({','.join('?' * len(slugs))})",
+            (match, *slugs),
+        )
+        return {slug: text for slug, text in rows if text}
 
     # claims ------------------------------------------------------------------------------------------
 
@@ -576,10 +481,7 @@ class KnowledgeStore:
         return out
 
     def file_stats(self) -> dict[str, FileStat]:
-        """Each described file's blob, and its time and size when the base was built.
-
-        Read on every call's freshness check over thousands of files: named tuples, cheaper to make.
-        """
+        """Each described file's blob, and its time and size when the base was built (or settled since)."""
         rows = self.db.execute("SELECT path, blob, mtime_ns, size FROM knowledge_files")
         return {r[0]: FileStat(r[1], r[2], r[3]) for r in rows}
 
@@ -621,6 +523,28 @@ class KnowledgeStore:
                 )
             ]
         return out
+
+    def modules_defining(self, names: Sequence[str]) -> dict[str, set[str]]:
+        """For each of `names` (lowered), the modules whose files define a symbol of that name."""
+        out: dict[str, set[str]] = {}
+        if not names:
+            return out
+        rows = self.db.execute(
+            "SELECT DISTINCT s.lowered, f.slug FROM knowledge_symbols s JOIN knowledge_files f ON f.path = s.path "
+            f"WHERE s.lowered IN ({','.join('?' * len(names))}) LIMIT 2000",
+            list(names),
+        )
+        for name, slug in rows:
+            out.setdefault(name, set()).add(slug)
+        return out
+
+    def symbol_spelled(self, name: str) -> bool:
+        """Whether some described file defines a symbol spelled exactly `name` (case included)."""
+        return bool(
+            self.db.execute(
+                "SELECT 1 FROM knowledge_symbols WHERE lowered = ? AND name = ? LIMIT 1", (name.lower(), name)
+            ).get
+        )
 
     def test_paths(self) -> list[str]:
         return [p for (p,) in self.db.execute("SELECT path FROM knowledge_files WHERE test = 1 ORDER BY path")]

@@ -168,9 +168,11 @@ def callers(
             _no_such_qualified(store, name, member, every)
     else:
         defs = every
+    kinds = store.reference_kinds(member)
+    if not defs and not kinds:  # a name the index has never seen: likely misspelt, and never "unused"
+        _no_such_qualified(store, name, member, every)
     resolver = _Resolver(store, member, every, defs if owner else None)
     offset = decode_cursor(cursor)
-    kinds = store.reference_kinds(member)
     if owner:  # narrowing needs every reference resolved
         refs = [r for r in (resolver.reference(row) for row in store.references(member, kind=kind)) if r is not None]
         total, page = len(refs), refs[offset : offset + limit]
@@ -247,10 +249,15 @@ def _no_such_qualified(store: RepoStore, name: str, member: str, every: list[Def
     import difflib
 
     candidates = sorted({f for d in every for f in full_names(d)})
-    if not candidates:
+    if not candidates:  # names holding the name's start, then its first two letters (`lod` -> `load`)
         candidates = store.names_like(member[: max(3, len(member) // 2)], limit=200)
+        candidates += [n for n in store.names_like(member[:2], limit=500) if n not in candidates]
     closest = difflib.get_close_matches(name, candidates, n=5, cutoff=0.3) or candidates[:5]
-    what = f"no definition of {member!r} matches {name!r}" if every else f"nothing named {member!r} is defined"
+    what = (
+        f"no definition of {member!r} matches {name!r}"
+        if every
+        else f"nothing named {member!r} is defined or used in the index"
+    )
     raise PalliumError(
         "not_found",
         what + (f"; closest: {', '.join(closest)}" if closest else ""),

@@ -76,9 +76,14 @@ async def test_class_method_narrows_the_definitions(mixed_repo: Path):
     assert {(r.path, r.resolution) for r in out.references} == {("app/other.py", "ambiguous")}
 
 
-async def test_a_name_with_no_match_is_an_empty_answer(mixed_repo: Path):
-    out = await ask(mixed_repo, "pallium_callers", name="nothingLikeThis")
-    assert (out.definitions, out.references, out.total) == ([], [], 0)
+async def test_a_name_the_index_never_saw_is_not_found_with_the_closest_names(mixed_repo: Path):
+    # Zero references would read as dead code; a misspelt name must say it matched nothing.
+    with pytest.raises(PalliumError) as missing:
+        await ask(mixed_repo, "pallium_callers", name="lod")
+    assert missing.value.code == "not_found"
+    assert "load" in missing.value.details["closest"]
+    with pytest.raises(PalliumError):
+        await ask(mixed_repo, "pallium_callers", name="nothingLikeThis")
 
 
 async def test_callers_page_with_a_cursor(mixed_repo: Path):
