@@ -7,7 +7,8 @@ Read from the import's text, which is small and the same shape across the langua
 
 - Python `from m import X as Y` (a name) and `import a.b as m` (a module; `import a.b` too, which
   code names as `a.b.X`);
-- JavaScript and TypeScript `import { X as Y }` and `import * as m`;
+- JavaScript and TypeScript `import { X as Y }` and `import * as m`, and CommonJS
+  `const m = require('./m')` and `const { X: Y } = require('./m')`;
 - Kotlin `import a.b.X as Y`, PHP `use A\\B\\X as Y`, Rust `use a::b::X as Y` (also in a group),
   Scala `import a.b.{X => Y}`, C# `using Y = A.B.X`.
 """
@@ -46,6 +47,8 @@ def of(language: str, node_type: str, text: str, rows: list[tuple[str, str, int]
         aliased = {a.raw for a in out}
         out += [Alias(raw, "", raw) for raw, _names, _line in rows if "." in raw and raw not in aliased]
         return out
+    if node_type == "call_expression":  # `const m = require('./m')`, `const { X: Y } = require('./m')`
+        return _required(text, rows[0][0])
     if language in _AS_LANGUAGES:
         out = []
         for left, local in _AS.findall(text):
@@ -68,6 +71,18 @@ def of(language: str, node_type: str, text: str, rows: list[tuple[str, str, int]
             local, target = match.groups()
             return [Alias(local, re.split(r"\.|::", target)[-1], rows[0][0])]
     return []
+
+
+def _required(declarator: str, raw: str) -> list[Alias]:
+    """The names a CommonJS `require` binds, from its declarator's text (`m = require(...)`)."""
+    whole = re.match(r"\s*([A-Za-z_$][\w$]*)\s*=", declarator)
+    if whole:
+        return [Alias(whole.group(1), "", raw)]
+    fields = re.match(r"\s*\{([^}]*)\}\s*=", declarator)
+    if not fields:
+        return []
+    pairs = (re.fullmatch(r"\s*([\w$]+)\s*:\s*([\w$]+)\s*", f) for f in fields.group(1).split(","))
+    return [Alias(m.group(2), m.group(1), raw) for m in pairs if m is not None and m.group(1) != m.group(2)]
 
 
 def _row_for(rows: list[tuple[str, str, int]], left: str, original: str) -> str:

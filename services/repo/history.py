@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from services.repo.rows import CommitRow, ExitRow
 from services.repo.store import RepoStore
 
 __all__ = [
+    "Forward",
     "current_name",
     "earlier_file",
     "file_history",
@@ -103,21 +105,28 @@ def earlier_file(store: RepoStore, path: str) -> ExitRow | None:
     return next((e for e in reversed(store.exits_of(path)) if e.position < born), None)
 
 
-def current_name(
-    store: RepoStore, path: str, position: int, exits: dict[str, list[ExitRow]] | None = None
-) -> str | None:
+@dataclass
+class Forward:
+    """What `current_name` read, kept across calls: each path's exits and whether it is indexed now."""
+
+    exits: dict[str, list[ExitRow]] = field(default_factory=dict)
+    present: dict[str, bool] = field(default_factory=dict)
+
+
+def current_name(store: RepoStore, path: str, position: int, seen: Forward | None = None) -> str | None:
     """The path that the file at `path` in the commit at `position` has now, following its renames
-    forward; None when it was deleted since (or its last name is not in the index). `exits` caches
-    `exits_of` across calls."""
-    cache = {} if exits is None else exits
+    forward; None when it was deleted since (or its last name is not in the index)."""
+    seen = seen or Forward()
     name, at = path, position
     for _hop in range(20):
-        if name not in cache:
-            cache[name] = store.exits_of(name)
+        if name not in seen.exits:
+            seen.exits[name] = store.exits_of(name)
         # A deletion in that very commit ends it; a rename away must come later (it may have been born by one).
-        left = next((e for e in cache[name] if e.position > at or (e.new is None and e.position == at)), None)
+        left = next((e for e in seen.exits[name] if e.position > at or (e.new is None and e.position == at)), None)
         if left is None:
-            return name if store.file(name) is not None else None
+            if name not in seen.present:
+                seen.present[name] = store.file(name) is not None
+            return name if seen.present[name] else None
         if left.new is None:
             return None
         name, at = left.new, left.position

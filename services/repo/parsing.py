@@ -190,7 +190,9 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
             if rows:
                 node = captures["import"][0]
                 contexts.append((node.start_byte, node.end_byte, "import"))
-                bound.add(language, node.type, _text(node), rows)
+                # a `require` call binds what its declarator names: `const m = require('./m')`
+                required = node.type == "call_expression" and node.parent is not None
+                bound.add(language, node.type, _text(node.parent if required else node), rows)
             continue
         if role.startswith("ctx."):
             node = captures[role][0]

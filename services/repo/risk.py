@@ -17,7 +17,7 @@ from services.repo import history
 from services.repo.index_git import MAX_CHANGESET, is_noise
 from services.repo.models import CoChange, Level, RiskFactor, StructuralLink
 from services.repo.parsing import CODE_LANGUAGES
-from services.repo.rows import ExitRow, LifeRow, PairRow
+from services.repo.rows import LifeRow, PairRow
 from services.repo.store import RepoStore
 
 __all__ = [
@@ -153,7 +153,7 @@ def _as_named_now(
     moved = store.moved_among([r.path for r in counted])
     merged: dict[str, PairRow] = {}
     mapped: set[str] = set()
-    exits: dict[str, list[ExitRow]] = {}
+    seen = history.Forward()
 
     def add(name: str, shared: int, last_at: int) -> None:
         had = merged.get(name)
@@ -166,10 +166,9 @@ def _as_named_now(
     for row in counted:
         if row.path not in moved:
             add(row.path, row.shared, row.last_at)
-            continue
-        for position, when in store.shared_commits(lineage, row.path, max_files=MAX_CHANGESET):
-            name = history.current_name(store, row.path, position, exits)
-            if name is not None:
+    if moved:  # each commit shared with a moved partner counts under the name that partner has now
+        for other, position, when in store.shared_commits(lineage, max_files=MAX_CHANGESET):
+            if other in moved and (name := history.current_name(store, other, position, seen)) is not None:
                 add(name, 1, when)
                 mapped.add(name)
     kept = []

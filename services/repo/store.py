@@ -462,16 +462,16 @@ class RepoStore:
         )
         return [PairRow(path=b, shared=s, last_at=last, revisions=0) for b, s, last in rows]
 
-    def shared_commits(self, lineage: Sequence[LifeRow], other: str, *, max_files: int) -> list[tuple[int, int]]:
-        """`(position, time)` of the commits (of at most `max_files` files) in which the file of
-        `lineage` and path `other` both changed, in the order read."""
+    def shared_commits(self, lineage: Sequence[LifeRow], *, max_files: int) -> list[tuple[str, int, int]]:
+        """`(other path, position, time)` for each commit (of at most `max_files` files) in which the
+        file of `lineage` changed, and each other path that changed with it, in the order read."""
         clause, params = self._lineage_clause(lineage)
         return list(
             self.db.execute(
-                "SELECT DISTINCT c.rowid, c.committed_at FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
-                f"JOIN repo_touches o ON o.sha = t.sha AND o.path = ? WHERE {clause} AND c.file_count <= ? "
-                "ORDER BY c.rowid",
-                (other, *params, max_files),
+                "SELECT DISTINCT o.path, c.rowid, c.committed_at FROM repo_touches t "
+                "JOIN repo_commits c ON c.sha = t.sha JOIN repo_touches o ON o.sha = t.sha "
+                f"WHERE {clause} AND c.file_count <= ? AND o.path != t.path ORDER BY c.rowid, o.path",
+                (*params, max_files),
             )
         )
 

@@ -41,6 +41,7 @@ def aliased_repo(tmp_path: Path) -> Path:
                 "from pkg.sansio import blueprints\n\n\nclass Blueprint(blueprints.Blueprint):\n    pass\n"
             ),
             "pkg/plugin.py": "import pkg.sansio.blueprints as bp\n\n\nclass Plugin(bp.Blueprint):\n    pass\n",
+            "pkg/rel.py": "from .sansio import blueprints as bps\n\n\nclass Rel(bps.Blueprint):\n    pass\n",
             "pkg/deep.py": "import pkg.sansio.blueprints\n\n\nclass Deep(pkg.sansio.blueprints.Blueprint):\n    pass\n",
             "main.py": ("from pkg.blueprints import Blueprint as Web\n\nweb = Web()\nweb.route('/')\n"),
             "ui/base.ts": (
@@ -50,6 +51,10 @@ def aliased_repo(tmp_path: Path) -> Path:
             "ui/top.ts": (
                 "import { Panel as P } from './mid';\nimport { Drawable as D } from './base';\n"
                 "export class Dialog extends P implements D { paint(): void {} }\n"
+            ),
+            "ui/cjs.js": (
+                "const base = require('./base');\nconst { Widget: W } = require('./base');\n"
+                "class Sheet extends base.Widget {}\nclass Note extends W {}\nmodule.exports = { Sheet, Note };\n"
             ),
             "ui/ns.ts": (
                 "import * as base from './base';\n"
@@ -66,6 +71,7 @@ async def test_callers_kind_inherits_lists_a_subclass_that_names_its_base_throug
         ("pkg/blueprints.py", 4, "pkg/sansio/blueprints.py"),  # `SansioBlueprint`
         ("pkg/local.py", 4, "pkg/sansio/blueprints.py"),  # `blueprints.Blueprint`
         ("pkg/plugin.py", 4, "pkg/sansio/blueprints.py"),  # `bp.Blueprint`
+        ("pkg/rel.py", 4, "pkg/sansio/blueprints.py"),  # `bps.Blueprint`, a module imported under another name
         ("pkg/deep.py", 4, "pkg/sansio/blueprints.py"),  # `pkg.sansio.blueprints.Blueprint`
     }
     base = await ask(aliased_repo, "pallium_callers", name="Scaffold", kind="inherits")
@@ -94,6 +100,7 @@ async def test_a_member_two_bases_up_is_found_through_aliased_bases(aliased_repo
         ("pkg.local.Blueprint.register", "Blueprint -> Blueprint"),
         ("Plugin.route", "Plugin -> Blueprint -> Scaffold"),
         ("Deep.register", "Deep -> Blueprint"),
+        ("Rel.route", "Rel -> Blueprint -> Scaffold"),
     ],
 )
 async def test_module_aliases_and_dotted_bases_are_followed(aliased_repo: Path, name: str, chain: str) -> None:
@@ -108,7 +115,9 @@ async def test_typescript_bases_and_interfaces_imported_under_another_name_are_f
     card = await ask(aliased_repo, "pallium_callers", name="Card.draw")
     assert card.inherited == "Card -> Widget"
     widget = await ask(aliased_repo, "pallium_callers", name="Widget", kind="inherits")
-    assert {r.path for r in widget.references} == {"ui/mid.ts", "ui/ns.ts"}
+    assert {r.path for r in widget.references} == {"ui/mid.ts", "ui/ns.ts", "ui/cjs.js"}
+    for name in ("Sheet.draw", "Note.draw"):
+        assert (await ask(aliased_repo, "pallium_callers", name=name)).inherited.endswith("-> Widget")
     drawable = await ask(aliased_repo, "pallium_callers", name="Drawable", kind="inherits")
     assert {(r.path, r.target) for r in drawable.references} == {
         ("ui/top.ts", "ui/base.ts"),
@@ -202,3 +211,23 @@ async def test_a_base_read_off_a_package_that_re_exports_it_is_followed(tmp_path
     ]
     mine = await ask(repo, "pallium_callers", name="Mine.route")
     assert [d.path for d in mine.definitions] == ["web/blueprints.py"]
+
+
+async def test_a_rust_trait_used_under_another_name_is_listed_as_implemented(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(
+        repo,
+        "Start",
+        {
+            "Cargo.toml": '[package]\nname = "shop"\nversion = "0.1.0"\n',
+            "src/base.rs": "pub trait Runner {\n    fn run(&self) -> i32 { 1 }\n}\n",
+            "src/other.rs": "pub trait Runner {\n    fn run(&self) -> i32 { 2 }\n}\n",
+            "src/lib.rs": (
+                "mod base;\nmod other;\nuse crate::base::Runner as Go;\n\npub struct Child;\n\nimpl Go for Child {}\n"
+            ),
+        },
+    )
+    out = await ask(repo, "pallium_callers", name="Runner", kind="inherits")
+    assert [(r.path, r.resolution, r.target) for r in out.references] == [("src/lib.rs", "import", "src/base.rs")]
