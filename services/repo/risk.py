@@ -6,6 +6,7 @@ reason, so an agent can see why a file is risky, not only that it is.
 
 from __future__ import annotations
 
+import bisect
 import math
 import posixpath
 import re
@@ -153,7 +154,10 @@ def _as_named_now(
     moved = store.moved_among([r.path for r in counted])
     merged: dict[str, PairRow] = {}
     mapped: set[str] = set()
-    seen = history.Forward()
+    # Read what following the moved partners forward needs in a few statements, not a few per partner.
+    ordered = sorted(moved)
+    indexed = store.indexed_among(ordered)
+    seen = history.Forward(exits=store.exits_of_paths(ordered), present={p: p in indexed for p in ordered})
 
     def add(name: str, shared: int, last_at: int) -> None:
         had = merged.get(name)
@@ -171,16 +175,29 @@ def _as_named_now(
             if other in moved and (name := history.current_name(store, other, position, seen)) is not None:
                 add(name, 1, when)
                 mapped.add(name)
-    kept = []
-    for name, row in merged.items():
-        if name in own or is_noise(name) or row.shared < min_shared:
-            continue
-        if name in mapped or name in moved:  # its own history spans several names or lives
-            revisions = store.history_of(name, since=0, max_files=MAX_CHANGESET)["coupled_revisions"]
-        else:
-            revisions = store.coupled_count(name, max_files=MAX_CHANGESET)
-        kept.append(replace(row, revisions=revisions))
-    return kept
+    rows = [r for name, r in merged.items() if name not in own and not is_noise(name) and r.shared >= min_shared]
+    # A partner whose own history spans several names or lives counts the commits of its life; the
+    # rest count every commit at their path. One read of the coupled commits serves them all.
+    lives = {r.path: store.lineage(r.path) for r in rows if r.path in mapped or r.path in moved}
+    counts = store.coupled_counts(sorted({r.path for r in rows} - lives.keys()), max_files=MAX_CHANGESET)
+    names = sorted({life.name for chain in lives.values() for life in chain})
+    positions = store.coupled_positions(names, max_files=MAX_CHANGESET)
+    return [
+        replace(r, revisions=_revisions_in(positions, lives[r.path]) if r.path in lives else counts.get(r.path, 0))
+        for r in rows
+    ]
+
+
+def _revisions_in(positions: dict[str, list[int]], lineage: list[LifeRow]) -> int:
+    """Coupled commits within each life of `lineage` (lives hold disjoint commit ranges, so their
+    counts add up)."""
+    total = 0
+    for life in lineage:
+        held = positions.get(life.name, [])
+        low = bisect.bisect_left(held, life.since) if life.since is not None else 0
+        high = bisect.bisect_left(held, life.until) if life.until is not None else len(held)
+        total += max(0, high - low)
+    return total
 
 
 def blast_radius(store: RepoStore, path: str) -> int:

@@ -294,6 +294,24 @@ class RepoStore:
         )
         return [ExitRow(CommitRow(*r[:4]), r[4], r[5]) for r in rows]
 
+    def exits_of_paths(self, paths: Sequence[str]) -> dict[str, list[ExitRow]]:
+        """`exits_of` for many paths in a few statements; every path asked for has an entry."""
+        out: dict[str, list[ExitRow]] = {p: [] for p in paths}
+        listed = sorted(out)
+        for start in range(0, len(listed), _CHUNK):
+            chunk = listed[start : start + _CHUNK]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.db.execute(
+                "SELECT t.path, c.sha, c.author, c.committed_at, c.subject, c.rowid, NULL FROM repo_touches t "
+                f"JOIN repo_commits c ON c.sha = t.sha WHERE t.change = 'D' AND t.path IN ({marks}) "
+                "UNION ALL SELECT r.old, c.sha, c.author, c.committed_at, c.subject, c.rowid, r.new "
+                f"FROM repo_renames r JOIN repo_commits c ON c.sha = r.sha WHERE r.old IN ({marks}) ORDER BY 1, 6",
+                chunk + chunk,
+            )
+            for r in rows:
+                out[r[0]].append(ExitRow(CommitRow(*r[1:5]), r[5], r[6]))
+        return out
+
     def reused_paths(self) -> set[str]:
         """Every path a file left (deleted, or renamed away): where a later file may hold another's history."""
         return {
@@ -475,16 +493,44 @@ class RepoStore:
             )
         )
 
-    def coupled_count(self, path: str, *, max_files: int) -> int:
-        """Commits of at most `max_files` files that touched exactly `path`."""
-        return (
-            self.db.execute(
-                "SELECT count(*) FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
-                "WHERE t.path = ? AND c.file_count <= ?",
-                (path, max_files),
-            ).get
-            or 0
-        )
+    def coupled_counts(self, paths: Sequence[str], *, max_files: int) -> dict[str, int]:
+        """For each of `paths` touched by any, how many commits of at most `max_files` files touched it."""
+        out: dict[str, int] = {}
+        for start in range(0, len(paths), _CHUNK):
+            chunk = list(paths[start : start + _CHUNK])
+            marks = ", ".join("?" * len(chunk))
+            out.update(
+                self.db.execute(
+                    "SELECT t.path, count(*) FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+                    f"WHERE t.path IN ({marks}) AND c.file_count <= ? GROUP BY t.path",
+                    (*chunk, max_files),
+                )
+            )
+        return out
+
+    def coupled_positions(self, paths: Sequence[str], *, max_files: int) -> dict[str, list[int]]:
+        """For each of `paths`, the positions (read order) of the commits of at most `max_files` files
+        that touched it, ascending."""
+        out: dict[str, list[int]] = {}
+        for start in range(0, len(paths), _CHUNK):
+            chunk = list(paths[start : start + _CHUNK])
+            marks = ", ".join("?" * len(chunk))
+            for path, position in self.db.execute(
+                "SELECT t.path, c.rowid FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
+                f"WHERE t.path IN ({marks}) AND c.file_count <= ? ORDER BY t.path, c.rowid",
+                (*chunk, max_files),
+            ):
+                out.setdefault(path, []).append(position)
+        return out
+
+    def indexed_among(self, paths: Sequence[str]) -> set[str]:
+        """Those of `paths` an indexed file holds now."""
+        out: set[str] = set()
+        for start in range(0, len(paths), _CHUNK):
+            chunk = list(paths[start : start + _CHUNK])
+            marks = ", ".join("?" * len(chunk))
+            out |= {p for (p,) in self.db.execute(f"SELECT path FROM repo_files WHERE path IN ({marks})", chunk)}
+        return out
 
     def moved_among(self, paths: Sequence[str]) -> set[str]:
         """Those of `paths` that no indexed file holds now, or that a file left (deleted, renamed away)."""
