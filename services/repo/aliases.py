@@ -19,12 +19,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Alias", "Bound", "of", "qualifier", "qualifier_receiver"]
+__all__ = ["DEFAULT", "Alias", "Bound", "of", "qualifier", "qualifier_receiver"]
+
+DEFAULT = "default"  # the name a default export goes by: `export default X`, `module.exports = X`
 
 _AS = re.compile(r"(\*|[\w$.\\:]+)\s+as\s+([A-Za-z_$][\w$]*)")
 _ARROW = re.compile(r"(\w+)\s*=>\s*(\w+)")
 _USING = re.compile(r"^\s*using\s+(?:static\s+)?([A-Za-z_]\w*)\s*=\s*([\w.:]+)")
 _AS_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "kotlin", "php", "rust"})
+_JS = frozenset({"javascript", "typescript", "tsx"})
+_DEFAULT_IMPORT = re.compile(r"^\s*import\s+(?:type\s+)?([A-Za-z_$][\w$]*)\s*(?:,|from\b)")
+_BRACES = re.compile(r"\{([^}]*)\}")
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,9 @@ def of(language: str, node_type: str, text: str, rows: list[tuple[str, str, int]
         return _required(text, rows[0][0])
     if language in _AS_LANGUAGES:
         out = []
+        default = _DEFAULT_IMPORT.match(text) if language in _JS else None
+        if default is not None and default.group(1) != "type":  # `import Base from './widget'`
+            out.append(Alias(default.group(1), DEFAULT, rows[0][0]))
         for left, local in _AS.findall(text):
             if left == "*":  # `import * as m from './m'`
                 out.append(Alias(local, "", rows[0][0]))
@@ -76,8 +84,8 @@ def of(language: str, node_type: str, text: str, rows: list[tuple[str, str, int]
 def _required(declarator: str, raw: str) -> list[Alias]:
     """The names a CommonJS `require` binds, from its declarator's text (`m = require(...)`)."""
     whole = re.match(r"\s*([A-Za-z_$][\w$]*)\s*=", declarator)
-    if whole:
-        return [Alias(whole.group(1), "", raw)]
+    if whole:  # the module, whose members are its exports, and, used bare, what `module.exports` is
+        return [Alias(whole.group(1), "", raw), Alias(whole.group(1), DEFAULT, raw)]
     fields = re.match(r"\s*\{([^}]*)\}\s*=", declarator)
     if not fields:
         return []
@@ -105,6 +113,7 @@ class Bound:
     def __init__(self) -> None:
         self.names: dict[str, Alias] = {}
         self.modules: dict[str, str] = {}  # local name (or dotted path) of a module -> its import as written
+        self.plain: dict[str, str] = {}  # a name imported under its own name (JS `import { X }`) -> its import
 
     def __bool__(self) -> bool:
         return bool(self.names or self.modules)
@@ -115,20 +124,29 @@ class Bound:
                 self.names[alias.local] = alias
             else:
                 self.modules[alias.local] = alias.raw
+        if language in _JS and node_type == "import_statement" and rows:
+            for braces in _BRACES.findall(text):
+                for spec in braces.split(","):
+                    spec = spec.strip().removeprefix("type ").strip()
+                    if spec.isidentifier() or (spec and spec.replace("$", "_").isidentifier()):
+                        self.plain[spec] = rows[0][0]
 
     def type_name(self, name: str) -> str:
         """The class a constructor or an annotation names (`S()` after `import Store as S` is a Store)."""
         alias = self.names.get(name)
-        return alias.original if alias is not None else name
+        return alias.original if alias is not None and alias.original != DEFAULT else name
 
     def receiver(self, receiver: str, written: str) -> str:
         """A receiver as the parser found it (`?m` a plain name, `?` anything else) with its text:
-        through a module alias it is `=` and that import; a name alias gives the original name."""
+        through a module alias it is `=` and that import; a name alias gives the original name, and
+        a default import (whose class only the imported file names) that import."""
         raw = self.modules.get(written)
         if raw is not None:
             return "=" + raw
         alias = self.names.get(receiver[1:]) if receiver.startswith("?") else None
-        return "?" + alias.original if alias is not None else receiver
+        if alias is None:
+            return receiver
+        return "=" + alias.raw if alias.original == DEFAULT else "?" + alias.original
 
     def original(self, name: str, kind: str, receiver: str) -> tuple[str, str] | None:
         """`(original name, receiver)` for a bare use of an alias, None for any other reference."""
@@ -136,6 +154,16 @@ class Bound:
             return None
         alias = self.names.get(name)
         return (alias.original, "=" + alias.raw) if alias is not None else None
+
+    def origin(self, local: str) -> tuple[str, str] | None:
+        """`(name, import)` a file-level name stands for: an import's (`import { X as local }`), or
+        its own definition (`""`); None for a module alias, which no class is."""
+        alias = self.names.get(local)
+        if alias is not None:
+            return alias.original, alias.raw
+        if local in self.modules and local not in self.names:
+            return None
+        return local, self.plain.get(local, "")
 
 
 def qualifier(node: Any) -> str | None:
@@ -153,3 +181,112 @@ def qualifier_receiver(written: str) -> str:
     """The receiver a qualifier makes: `?` and its last part when that is a plain name."""
     last = re.split(r"\.|::|\\", written)[-1]
     return "?" + last if last.isidentifier() else "?"
+
+
+# exports ----------------------------------------------------------------------------------------
+
+Export = tuple[str, str, str, int]  # (name importers use, original name, import it came through or "", line)
+
+
+def exports(language: str, root: Any, bound: Bound, *, package: bool) -> list[Export]:
+    """What a file hands its importers under a name that is not the definition's own, from its top level.
+
+    JavaScript/TypeScript: `export default X` (a declaration, a name, a class expression),
+    `export { X as default }`, `export { X as Y }` and `export { X }` of an imported X,
+    `export { X as Y } from`, `export * from`, `export = X`, `module.exports = X`. Python:
+    `from m import X as Y` (any module binds Y for its importers), and in a package's
+    `__init__` (`package`) `from m import X` and `from m import *` too. The rest keeps its name.
+    """
+    out: list[Export] = []
+    if language == "python":
+        for node in root.named_children:
+            if node.type == "import_from_statement":
+                _python_exports(node, package, out)
+        return out
+    if language not in _JS:
+        return out
+    for node in root.named_children:
+        line = node.start_point[0] + 1
+        if node.type == "export_statement":
+            _js_export(node, bound, line, out)
+        elif node.type == "expression_statement" and node.named_child_count:
+            assignment = node.named_child(0)
+            left = assignment.child_by_field_name("left") if assignment.type == "assignment_expression" else None
+            if left is not None and _text(left).replace(" ", "") == "module.exports":
+                _default_value(assignment.child_by_field_name("right"), bound, line, out)
+    return out
+
+
+def _python_exports(node: Any, package: bool, out: list[Export]) -> None:
+    module = node.child_by_field_name("module_name")
+    raw = _text(module) if module is not None else "."
+    line = node.start_point[0] + 1
+    for child in node.children_by_field_name("name"):
+        if child.type == "aliased_import":
+            name, alias = child.child_by_field_name("name"), child.child_by_field_name("alias")
+            if name is not None and alias is not None:
+                out.append((_text(alias), _text(name).rsplit(".", 1)[-1], raw, line))
+        elif package:
+            out.append((_text(child), _text(child), raw, line))
+    if package and any(c.type == "wildcard_import" for c in node.named_children):
+        out.append(("*", "*", raw, line))
+
+
+def _js_export(node: Any, bound: Bound, line: int, out: list[Export]) -> None:
+    source = node.child_by_field_name("source")
+    raw = _text(source).strip("\"'`") if source is not None else None
+    kinds = {c.type for c in node.children}
+    if raw is not None and "*" in kinds:  # `export * from './m'` (not `export * as ns from`)
+        out.append(("*", "*", raw, line))
+    if "default" in kinds:
+        declaration = node.child_by_field_name("declaration")
+        if declaration is not None:
+            name = declaration.child_by_field_name("name")
+            if name is not None:  # `export default class Widget {}`
+                out.append((DEFAULT, _text(name), "", line))
+            return
+        _default_value(node.child_by_field_name("value"), bound, line, out)
+        return
+    if "=" in kinds:  # TypeScript `export = Widget`
+        value = next((c for c in node.named_children if c.type == "identifier"), None)
+        _default_value(value, bound, line, out)
+        return
+    for clause in node.named_children:
+        if clause.type != "export_clause":
+            continue
+        for spec in clause.named_children:
+            name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+            if name is None:
+                continue
+            local = _text(name)
+            exported = _text(alias) if alias is not None else local
+            if raw is not None:  # `export { X as Y } from './m'`, `export { X } from './m'`
+                out.append((exported, local, raw, line))
+                continue
+            origin = bound.origin(local)
+            if origin is not None and (origin[0] != exported or origin[1]):  # renamed, or imported
+                out.append((exported, *origin, line))
+
+
+def _default_value(value: Any, bound: Bound, line: int, out: list[Export]) -> None:
+    """`export default X` / `module.exports = X`: a name, a named class or function, or a `require`."""
+    if value is None:
+        return
+    if value.type == "identifier":
+        origin = bound.origin(_text(value))
+        if origin is not None:
+            out.append((DEFAULT, *origin, line))
+    elif value.type in ("class", "function_expression", "function", "class_declaration"):
+        name = value.child_by_field_name("name")
+        if name is not None:  # `module.exports = class Inline {}`
+            out.append((DEFAULT, _text(name), "", line))
+    elif value.type == "call_expression":  # `module.exports = require('./m')`: that module's default
+        function, arguments = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+        if function is not None and _text(function) == "require" and arguments is not None:
+            first = arguments.named_child(0) if arguments.named_child_count else None
+            if first is not None and first.type == "string":
+                out.append((DEFAULT, DEFAULT, _text(first).strip("\"'`"), line))
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")

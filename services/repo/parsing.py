@@ -19,9 +19,10 @@ from services.repo import aliases, grammars, languages
 
 __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 
-# Raised whenever the same bytes give different facts (2: import aliases and base qualifiers): an
-# index whose facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "2"
+# Raised whenever the same bytes give different facts (2: import aliases and base qualifiers; 3:
+# exports under another name, default imports): an index whose facts an older parser wrote parses
+# its contents again at the next run.
+FACTS_VERSION = "3"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -120,6 +121,8 @@ class Facts:
     symbols: list[tuple[str, str, str, str | None, str, int, int, str | None, str]] = field(default_factory=list)
     imports: list[tuple[str, str, int]] = field(default_factory=list)
     refs: set[tuple[str, int, str, str]] = field(default_factory=set)  # (name, line, kind, receiver)
+    # (name importers use, original name, import it came through or "", line): `aliases.exports`
+    exports: list[tuple[str, str, str, int]] = field(default_factory=list)
 
 
 def language_of(path: str) -> str | None:
@@ -145,7 +148,8 @@ def extract(path: str, data: bytes) -> Facts:
             return Facts(language, "unparsed", lines)
         facts = Facts(language, "parsed", lines)
         tree = parser.parse(data)
-        _extract_code(language, tree.root_node, data, facts)
+        stem = path.rsplit("/", 1)[-1]
+        _extract_code(language, tree.root_node, data, facts, package=stem in ("__init__.py", "__init__.pyi"))
         if language == "python":
             _module_docstring(path, tree.root_node, facts)
         return facts
@@ -160,7 +164,7 @@ def extract(path: str, data: bytes) -> Facts:
 # code ------------------------------------------------------------------------------------------
 
 
-def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
+def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, package: bool = False) -> None:
     """Symbols, imports and references of one tree, from a single pass of one combined query.
 
     One `matches` walk over the tree serves definitions, imports, identifiers and the context
@@ -193,6 +197,9 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
                 # a `require` call binds what its declarator names: `const m = require('./m')`
                 required = node.type == "call_expression" and node.parent is not None
                 bound.add(language, node.type, _text(node.parent if required else node), rows)
+                declared = node.parent.child_by_field_name("name") if required else None
+                if declared is not None and declared.type == "identifier":  # the binding is no use of it
+                    name_starts.add(declared.start_byte)
             continue
         if role.startswith("ctx."):
             node = captures[role][0]
@@ -296,6 +303,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts) -> None:
             _add_aliased(add, bound, text, node.start_point[0] + 1, kind, "", None)
             continue
         add((text, node.start_point[0] + 1, kind, ""))
+    facts.exports = aliases.exports(language, root, bound, package=package)
 
 
 def _add_aliased(add: Any, bound: aliases.Bound, text: str, line: int, kind: str, receiver: str, written: Any) -> None:
@@ -306,6 +314,7 @@ def _add_aliased(add: Any, bound: aliases.Bound, text: str, line: int, kind: str
             receiver = bound.receiver(receiver, written if isinstance(written, str) else _text(written))
         elif (original := bound.original(text, kind, receiver)) is not None:
             add((original[0], line, kind, original[1]))
+            receiver = original[1]  # the local name as written is no definition of that name elsewhere
     add((text, line, kind, receiver))
 
 

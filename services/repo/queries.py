@@ -15,6 +15,8 @@ from pathlib import Path
 
 from kernel import clock, paths
 from kernel.errors import PalliumError
+from services.repo.exports import LANGUAGES as EXPORTING
+from services.repo.exports import Exports
 from services.repo.inheritance import member_through_bases
 from services.repo.languages import CLASS_KINDS
 from services.repo.models import (
@@ -173,13 +175,21 @@ def callers(
         _no_such_qualified(store, name, member, every)
     resolver = _Resolver(store, member, every, defs if owner else None)
     offset = decode_cursor(cursor)
+    handed = _handed_on(store, member, defs, kind)  # made under another name: `import Base from`, re-exports
+    for ref in handed:
+        kinds[ref.kind] = kinds.get(ref.kind, 0) + 1
+    kinds = dict(sorted(kinds.items()))
     if owner:  # narrowing needs every reference resolved
         refs = [r for r in (resolver.reference(row) for row in store.references(member, kind=kind)) if r is not None]
+        refs = sorted(refs + handed, key=lambda r: (r.path, r.line, r.kind))
         total, page = len(refs), refs[offset : offset + limit]
-    else:  # only the page is read and resolved, so a name used 100,000 times stays cheap
-        total = sum(kinds.values()) if kind is None else kinds.get(kind, 0)
-        rows = store.references(member, kind=kind, limit=limit, offset=offset)
+    else:  # only the page is read and resolved, so a name used 100,000 times stays cheap; those made
+        # under another name (a few) come after the rest
+        named = sum(kinds.values()) - len(handed) if kind is None else kinds.get(kind, 0) - len(handed)
+        total = named + len(handed)
+        rows = store.references(member, kind=kind, limit=limit, offset=offset) if offset < named else []
         page = [r for r in (resolver.reference(row) for row in rows) if r is not None]
+        page += handed[max(0, offset - named) : max(0, offset + limit - named)][: limit - len(rows)]
     definitions, page = _fit_callers(defs, page)
     more = offset + len(page) < total
     return CallersOutput(
@@ -194,6 +204,30 @@ def callers(
         next_cursor=encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
+
+
+def _handed_on(store: RepoStore, member: str, defs: list[DefinitionRow], kind: str | None) -> list[Reference]:
+    """References to `defs` under a name another file hands them on under, never one also made by name."""
+    if not any(d.parent is None and d.language in EXPORTING for d in defs):
+        return []
+    found = Exports(store).references(defs, kind)
+    if not found:
+        return []
+    paths = [row.path for row, _d in found]
+    by_name = {(r.path, r.line, r.kind) for r in store.references_in(member, paths, kind=kind)}
+    return [
+        Reference(
+            path=row.path,
+            line=row.line,
+            kind=row.kind,  # type: ignore[arg-type]  # stored from the parser's kinds
+            enclosing=row.enclosing,
+            resolution="import",
+            target=d.path,
+            target_qualified=d.qualified,
+        )
+        for row, d in found
+        if (row.path, row.line, row.kind) not in by_name
+    ]
 
 
 def _inherited(
@@ -226,15 +260,21 @@ def _class_for(store: RepoStore, ref: ReferenceRow, name: str) -> DefinitionRow 
     candidates = [
         d for d in store.definitions(name) if d.kind in CLASS_KINDS and family(d.language) == family(ref.language)
     ]
+    receiver = ref.receiver
+    word = receiver[1:] if receiver.startswith("?") else ""
+    nested = [d for d in candidates if word and d.parent and d.parent.rsplit(".", 1)[-1] == word]
+    local = any(d.path == ref.path for d in candidates) and not receiver
+    if ref.language in EXPORTING and not nested and not local:
+        # through the files that hand it on: `import Base from './widget'`, `from pkg import Motor`
+        handed = Exports(store).base_class(ref, name)
+        if handed is not None:
+            return handed
     if not candidates:
         return None
     resolver = _Resolver(store, name, candidates, None)
-    receiver = ref.receiver
     if receiver.startswith("="):
         return resolver._through_import(ref, candidates, receiver[1:])[1]
-    if receiver.startswith("?") and len(receiver) > 1:
-        word = receiver[1:]
-        nested = [d for d in candidates if d.parent and d.parent.rsplit(".", 1)[-1] == word]
+    if word:
         if nested:
             return resolver._by_place(ref, nested, members_only=False)[1]
         through = resolver._modules_named(ref.path, word)
@@ -288,6 +328,7 @@ class _Resolver:
         self.raw_edges: dict[str, list[EdgeRow]] = {}
         self.every = every
         self.inherited: dict[int, DefinitionRow | None] = {}
+        self.exports = Exports(store)
 
     def reference(self, row: ReferenceRow) -> Reference | None:
         reachable = self.by_family.get(family(row.language), [])
@@ -416,6 +457,10 @@ class _Resolver:
             return "ambiguous", None
         paths = sorted({d.path for d in defs})
         hit = _resolve_path(self.store, row.path, self.member, paths, self.edges)
+        if (hit is None or hit[0] == "unique") and row.language in EXPORTING:
+            handed = self.exports.definition(row, defs)  # `import { Widget } from './index'`, which renames it
+            if handed is not None:
+                return "import", handed
         if hit is None:
             return "ambiguous", None
         how, path = hit

@@ -19,10 +19,13 @@ __all__ = [
     "DefinitionRow",
     "EdgeRow",
     "ExitRow",
+    "ExportRow",
+    "ExporterRow",
     "FileFactRow",
     "FileRow",
     "HotspotRow",
     "ImportRow",
+    "IncomingRow",
     "LifeRow",
     "PairRow",
     "ReferenceRow",
@@ -56,6 +59,8 @@ class ContentFacts:
     symbols: Sequence[tuple[str, str, str, str | None, str, int, int, str | None, str]]
     imports: Sequence[tuple[str, str, int]]
     refs: str  # a JSON array of `[name, line, kind, receiver]`, sorted: `encode_refs`
+    # `(name, original, raw, line)`: what the file hands importers under another name (`aliases.exports`)
+    exports: Sequence[tuple[str, str, str, int]] = ()
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,31 @@ class ImportRow(NamedTuple):
     language: str | None
     raw: str
     names: str
+
+
+class IncomingRow(NamedTuple):
+    """A resolved import into a file: the importing file, the import as written, the names it brings."""
+
+    src: str
+    raw: str
+    names: str
+
+
+class ExportRow(NamedTuple):
+    """A name a file hands its importers (`default`, `B`, `*`), what it stands for, and through which of
+    the file's imports (`raw`; empty: the file's own definition)."""
+
+    name: str
+    original: str
+    raw: str
+
+
+class ExporterRow(NamedTuple):
+    """A file importing another through `raw` and handing on `original` from it as `name`."""
+
+    src: str
+    name: str
+    original: str
 
 
 class EdgeRow(NamedTuple):

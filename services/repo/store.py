@@ -23,10 +23,13 @@ from services.repo.rows import (
     DefinitionRow,
     EdgeRow,
     ExitRow,
+    ExporterRow,
+    ExportRow,
     FileFactRow,
     FileRow,
     HotspotRow,
     ImportRow,
+    IncomingRow,
     LifeRow,
     PairRow,
     ReferenceRow,
@@ -163,8 +166,19 @@ _V5 = """
 ALTER TABLE repo_files ADD COLUMN seen TEXT;
 """
 
-SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4, _V5))
+# Version 6: what each content hands its importers under another name (`export default X`,
+# `export { A as B } from`, `from .x import A as B` in a package), keyed by content like the other
+# facts. Filled as `parsing.FACTS_VERSION` 3 parses every content again.
+_V6 = """
+CREATE TABLE repo_exports (
+    hash TEXT NOT NULL, name TEXT NOT NULL, original TEXT NOT NULL, raw TEXT NOT NULL, line INTEGER NOT NULL
+);
+CREATE INDEX repo_exports_hash ON repo_exports(hash, name);
+"""
+
+SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4, _V5, _V6))
 _CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
+_REF_KINDS = ("attribute", "call", "decorator", "import", "inherits", "other", "type")
 
 
 class RepoStore:
@@ -614,6 +628,10 @@ class RepoStore:
             [(c.hash, *i) for c in contents for i in c.imports],
         )
         self.db.executemany(
+            "INSERT INTO repo_exports(hash, name, original, raw, line) VALUES (?, ?, ?, ?, ?)",
+            [(c.hash, *e) for c in contents for e in c.exports],
+        )
+        self.db.executemany(
             "INSERT INTO repo_refs(content, name, line, kind, receiver) "
             "SELECT c.id, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 "
             "FROM repo_content c, json_each(?2) j WHERE c.hash = ?1",
@@ -661,7 +679,7 @@ class RepoStore:
             )
         )
         self.db.executemany("DELETE FROM repo_refs WHERE content = ?", [(i,) for i, _h in orphans])
-        for table in ("repo_symbols", "repo_imports", "repo_content"):
+        for table in ("repo_symbols", "repo_imports", "repo_exports", "repo_content"):
             self.db.executemany(f"DELETE FROM {table} WHERE hash = ?", [(h,) for _i, h in orphans])
         return len(orphans)
 
@@ -741,6 +759,50 @@ class RepoStore:
         """Each resolved import of `path`."""
         rows = self.db.execute("SELECT dst, raw, names FROM repo_edges WHERE src = ? ORDER BY dst, raw", (path,))
         return [EdgeRow(*r) for r in rows]
+
+    def edges_into(self, path: str) -> list[IncomingRow]:
+        """Each resolved import of `path` by another file."""
+        rows = self.db.execute("SELECT src, raw, names FROM repo_edges WHERE dst = ? ORDER BY src, raw", (path,))
+        return [IncomingRow(*r) for r in rows]
+
+    def exports_of(self, path: str) -> list[ExportRow]:
+        """What `path` hands its importers under another name (`aliases.exports`), by line."""
+        rows = self.db.execute(
+            "SELECT x.name, x.original, x.raw FROM repo_files f JOIN repo_exports x ON x.hash = f.hash "
+            "WHERE f.path = ? ORDER BY x.line, x.name, x.original, x.raw",
+            (path,),
+        )
+        return [ExportRow(*r) for r in rows]
+
+    def exporters_of(self, path: str) -> list[ExporterRow]:
+        """The files importing `path` that hand on something of it (under its name or another)."""
+        rows = self.db.execute(
+            "SELECT e.src, x.name, x.original FROM repo_edges e JOIN repo_files f ON f.path = e.src "
+            "JOIN repo_exports x ON x.hash = f.hash AND x.raw = e.raw WHERE e.dst = ? "
+            "ORDER BY e.src, x.line, x.name, x.original",
+            (path,),
+        )
+        return [ExporterRow(*r) for r in rows]
+
+    def references_in(self, name: str, paths: Sequence[str], *, kind: str | None = None) -> list[ReferenceRow]:
+        """References to `name` (of `kind` when given) in the files `paths`, by path and line."""
+        out: list[ReferenceRow] = []
+        kinds = [kind] if kind is not None else list(_REF_KINDS)
+        listed = sorted(set(paths))
+        for i in range(0, len(listed), _CHUNK):
+            chunk = listed[i : i + _CHUNK]
+            # name, kind and content each fixed: the name index answers it with a probe per kind and file
+            rows = self.db.execute(
+                "SELECT f.path, f.language, r.line, r.kind, r.receiver, (SELECT s.qualified FROM repo_symbols s "
+                " WHERE s.hash = c.hash AND s.start_line <= r.line AND s.end_line >= r.line AND s.kind != 'constant' "
+                " ORDER BY s.start_line DESC, s.end_line, s.id LIMIT 1) "
+                "FROM repo_files f JOIN repo_content c ON c.hash = f.hash JOIN repo_refs r ON r.content = c.id "
+                f"WHERE f.path IN ({', '.join('?' * len(chunk))}) AND r.name = ? "
+                f"AND r.kind IN ({', '.join('?' * len(kinds))}) ORDER BY f.path, r.line, r.kind, r.receiver",
+                [*chunk, name, *kinds],
+            )
+            out += [ReferenceRow(*r) for r in rows]
+        return out
 
     def raw_imports_of(self, path: str) -> list[tuple[str, int]]:
         return list(
