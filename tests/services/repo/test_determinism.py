@@ -86,6 +86,18 @@ async def test_incremental_index_through_edits_equals_a_scratch_index(tmp_path: 
         },
     )
     await assert_equals_scratch(repo, tmp_path, "first")
+    commit(
+        repo,
+        "Hand names on under others",
+        {
+            "pkg/__init__.py": "from .io import read as load\n",
+            "web/widget.ts": "export default class Widget {}\n",
+            "web/index.ts": 'export { helper as help } from "./util";\nexport { default as Widget } from "./widget";\n',
+        },
+    )
+    await assert_equals_scratch(repo, tmp_path, "exports under other names")
+    with open_repo(repo, [SCHEMA]) as db:
+        assert db.execute("SELECT count(*) FROM repo_exports").fetchone() == (4,)
     write(repo, "pkg/other.py", "from .io import write\nfrom .io import read\n")  # untracked: not indexed
     write(repo, "pkg/io.py", "def read():\n    return 3\n\ndef write():\n    return 4\n")
     await assert_equals_scratch(repo, tmp_path, "working tree edit")
