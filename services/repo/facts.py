@@ -22,6 +22,7 @@ from kernel.context import ToolContext
 from kernel.models import ToolInput, ToolOutput
 from kernel.tool import Annotations, Route, Tool
 from services.repo import freshness
+from services.repo.manifests import Manifests
 from services.repo.models import Freshness, Verification
 from services.repo.risk import closest, is_test_path
 from services.repo.store import RepoStore
@@ -168,7 +169,8 @@ def _collect(store: RepoStore, root: Path, inp: FactsInput) -> FactsOutput:
     )
     if "checks" in wanted:
         tests = out.tests or _tests(files, edges or store.all_edges())
-        out.checks = [verification_for(root, group, _covering(group, tests)) for group in inp.checks]
+        shared = Manifests(root)
+        out.checks = [verification_for(root, group, _covering(group, tests), shared) for group in inp.checks]
     return out
 
 

@@ -49,6 +49,7 @@ class Manifests:
     _found: dict[tuple[str, tuple[str, ...]], str | None] = field(default_factory=dict)
     _files: dict[str, bool] = field(default_factory=dict)
     _texts: dict[str, str | None] = field(default_factory=dict)
+    _packages: dict[str, NodePackage] = field(default_factory=dict)
 
     def nearest(self, path: str, names: tuple[str, ...], *, is_folder: bool = False) -> str | None:
         """The nearest folder at or above `path` (its folder, for a file) holding one of `names`
@@ -110,6 +111,11 @@ class Manifests:
         folder = self.nearest(path, ("package.json",))
         if folder is None:
             return None
+        if folder not in self._packages:
+            self._packages[folder] = self._node_package(folder)
+        return self._packages[folder]
+
+    def _node_package(self, folder: str) -> NodePackage:
         data = self._json(posixpath.join(folder, "package.json"))
         listed = data.get("scripts") if isinstance(data.get("scripts"), dict) else {}
         scripts = {k: v for k, v in listed.items() if isinstance(v, str)}

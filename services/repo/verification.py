@@ -26,9 +26,14 @@ _EXEC = {"npm": "npx", "pnpm": "pnpm exec", "yarn": "yarn", "bun": "bunx"}  # ru
 _MOST = 5  # files or packages one command names
 
 
-def verification_for(root: Path, paths: list[str], tests: list[str]) -> Verification:
-    """Commands to run before and after editing `paths`, given the tests that cover them."""
-    found = Manifests(root)
+def verification_for(
+    root: Path, paths: list[str], tests: list[str], manifests: Manifests | None = None
+) -> Verification:
+    """Commands to run before and after editing `paths`, given the tests that cover them.
+
+    `manifests` shares its lookups between the calls of one answer (a base of a thousand modules
+    asks for each module's checks; each walks up to the same few package.json files)."""
+    found = manifests if manifests is not None else Manifests(root)
     # A suggested test must exist and be a test: deleted files, conftest.py and fixtures fail or run nothing.
     tests = [t for t in tests if is_test_path(t) and found.exists(t)]
     stems = {_stem(p) for p in paths}
