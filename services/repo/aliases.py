@@ -8,9 +8,14 @@ Read from the import's text, which is small and the same shape across the langua
 - Python `from m import X as Y` (a name) and `import a.b as m` (a module; `import a.b` too, which
   code names as `a.b.X`);
 - JavaScript and TypeScript `import { X as Y }` and `import * as m`, and CommonJS
-  `const m = require('./m')` and `const { X: Y } = require('./m')`;
+  `const m = require('./m')` and `const { X: Y } = require('./m')`; a default import
+  (`import Y from './m'`, `import { default as Y }`, and a bare use of `m` after that `require`)
+  is the name `default` of that import, which the imported file's exports tie to a definition;
 - Kotlin `import a.b.X as Y`, PHP `use A\\B\\X as Y`, Rust `use a::b::X as Y` (also in a group),
   Scala `import a.b.{X => Y}`, C# `using Y = A.B.X`.
+
+`exports` reads the other side: what a file hands its importers under a name that is not the
+definition's own (`export default X`, `export { A as B } from`, `from .x import A as B`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 `import Base from './widget'` names what `widget.ts` exports as default, and `from pkg import Motor`
 what `pkg/__init__.py` binds as Motor (`from .core import Engine as Motor`): the file using the
 name cannot say which definition it is, so the exporting file's facts do (`aliases.exports`, stored
-per content in `repo_exports`). Both directions are walked at query time, a few hops at most, each
+per content beside its other facts). Both directions are walked at query time, a few hops at most, each
 hop one indexed statement per file, and a file reached twice ends the walk there (a cycle of
 re-exports ends):
 
@@ -121,7 +121,8 @@ class Exports:
                     for d in self.store.definitions(original)
                     if d.kind in CLASS_KINDS and _family(d.language) == _family(ref.language)
                 ]
-            return next((d for d in classes[original] if d.path == path), None)
+            here = [d for d in classes[original] if d.path == path]
+            return min(here, key=lambda d: d.parent is not None) if here else None  # a top-level class first
 
         return self._first(ref, name, pick)
 
@@ -140,6 +141,8 @@ class Exports:
         self, ref: ReferenceRow, name: str, pick: Callable[[str, str], DefinitionRow | None]
     ) -> DefinitionRow | None:
         receiver = ref.receiver
+        if receiver == "?" or (receiver and receiver[0] not in "=?") or (not receiver and name == _DEFAULT):
+            return None  # an unknown receiver, a variable's class, or a bare `default`: nothing to follow
         edges = self.edges_of(ref.path)
         if receiver.startswith("="):
             starts = [(e.dst, name) for e in edges if e.raw == receiver[1:]]

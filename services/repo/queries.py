@@ -213,8 +213,14 @@ def _handed_on(store: RepoStore, member: str, defs: list[DefinitionRow], kind: s
     found = Exports(store).references(defs, kind)
     if not found:
         return []
+    # `import Widget from './widget'` stores the use twice, as `Widget` and as `default`, both through
+    # that import: the one by name is listed already
     paths = [row.path for row, _d in found]
-    by_name = {(r.path, r.line, r.kind) for r in store.references_in(member, paths, kind=kind)}
+    by_name = {
+        (r.path, r.line, r.kind, r.receiver)
+        for r in store.references_in(member, paths, kind=kind)
+        if r.receiver.startswith("=")
+    }
     return [
         Reference(
             path=row.path,
@@ -226,7 +232,7 @@ def _handed_on(store: RepoStore, member: str, defs: list[DefinitionRow], kind: s
             target_qualified=d.qualified,
         )
         for row, d in found
-        if (row.path, row.line, row.kind) not in by_name
+        if (row.path, row.line, row.kind, row.receiver) not in by_name
     ]
 
 
