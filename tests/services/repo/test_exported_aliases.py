@@ -191,3 +191,74 @@ async def test_a_cycle_of_re_exports_ends(reexport_repo: Path) -> None:
         await ask(reexport_repo, "pallium_callers", name="Haunt.area")
     assert raised.value.code == "not_found"
     assert (await ask(reexport_repo, "pallium_callers", name="Hoop.area")).inherited == "Hoop -> Circle"
+
+
+@pytest.fixture
+def chained_repo(tmp_path: Path) -> Path:
+    return _repo(
+        tmp_path,
+        {
+            "a/thing.ts": "export default function makeThing() { return 1; }\n",
+            "a/use.ts": "import mk from './thing';\nmk();\n",
+            "b/widget.ts": "export default class Widget {\n  render() { return 1; }\n}\n",
+            "b/index.ts": "export { default } from './widget';\n",
+            "b/x.ts": (
+                "import type W from './index';\nimport V from './index';\nexport class X extends V {}\nlet w: W;\n"
+            ),
+            "c/w.ts": "export class Gadget {\n  spin() { return 1; }\n}\n",
+            "c/def.ts": "import { Gadget } from './w';\nexport default Gadget;\n",
+            "c/use.tsx": "import G from './def';\nexport class Big extends G {}\n",
+            "d/model.js": "class Model {\n  save() {}\n}\nmodule.exports = Model;\n",
+            "d/again.js": "module.exports = require('./model');\n",
+            "d/user.jsx": "const M = require('./again');\nclass User extends M {}\n",
+            "e/widget.ts": "export default class Widget {\n  paint() {}\n}\n",
+            "e/cjs.js": "const W = require('./widget');\nclass Tab extends W {}\n",
+            "f/shapes/round.ts": "export class Round {\n  roll() {}\n}\n",
+            "f/shapes/index.ts": "export { Round as Ball } from './round';\n",
+            "f/game.ts": "import * as shapes from './shapes/index';\nexport class Goal extends shapes.Ball {}\n",
+            "pkg/__init__.py": "from .core import Engine as Motor\n",
+            "pkg/core.py": "class Engine:\n    def start(self):\n        pass\n",
+            "app.py": "from pkg import Motor as M\n\n\nclass Truck(M):\n    pass\n\n\nm = M()\n",
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("makeThing", {("a/use.ts", 2, "call", "a/thing.ts")}),  # a default-exported function, called
+        ("b.widget.Widget", {("b/x.ts", 3, "inherits", "b/widget.ts"), ("b/x.ts", 4, "type", "b/widget.ts")}),
+        ("e.widget.Widget", {("e/cjs.js", 2, "inherits", "e/widget.ts")}),  # an ES default through `require`
+        # `export default Gadget` of an imported class (itself a use of Gadget)
+        ("Gadget", {("c/def.ts", 2, "other", "c/w.ts"), ("c/use.tsx", 2, "inherits", "c/w.ts")}),
+        # `module.exports = require('./model')`, after `module.exports = Model`
+        ("Model", {("d/model.js", 4, "other", "d/model.js"), ("d/user.jsx", 2, "inherits", "d/model.js")}),
+        ("Round", {("f/game.ts", 2, "inherits", "f/shapes/round.ts")}),  # `shapes.Ball` off a namespace import
+        ("Engine", {("app.py", 4, "inherits", "pkg/core.py"), ("app.py", 8, "call", "pkg/core.py")}),
+    ],
+)
+async def test_every_way_of_handing_a_definition_on_is_followed(
+    chained_repo: Path, name: str, expected: set[tuple[str, int, str, str]]
+) -> None:
+    out = await ask(chained_repo, "pallium_callers", name=name)
+    found = {(r.path, r.line, r.kind, r.target) for r in out.references if r.kind != "import"}
+    assert found == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "chain", "defined_in"),
+    [
+        ("X.render", "X -> Widget", "b/widget.ts"),
+        ("Big.spin", "Big -> Gadget", "c/w.ts"),
+        ("User.save", "User -> Model", "d/model.js"),
+        ("Tab.paint", "Tab -> Widget", "e/widget.ts"),
+        ("Goal.roll", "Goal -> Round", "f/shapes/round.ts"),
+        ("Truck.start", "Truck -> Engine", "pkg/core.py"),
+    ],
+)
+async def test_members_are_inherited_through_every_way_of_handing_a_class_on(
+    chained_repo: Path, name: str, chain: str, defined_in: str
+) -> None:
+    out = await ask(chained_repo, "pallium_callers", name=name)
+    assert out.inherited == chain
+    assert [d.path for d in out.definitions] == [defined_in]
