@@ -47,6 +47,7 @@ class SecretMatch:
 
 # ---------------------------------------------------------------- token formats
 
+
 @functools.cache
 def _format_pattern() -> re.Pattern[str]:
     """Every token format as one alternation, compiled when a text first has a candidate run: the

@@ -23,7 +23,6 @@ __all__ = [
     "GitHalfResult",
     "HistoryPlan",
     "apply_history",
-    "head_commit",
     "is_noise",
     "plan_history",
     "read_history",
@@ -56,11 +55,6 @@ def is_noise(path: str) -> bool:
     return generated.is_noise(path)
 
 
-def head_commit(root: Path) -> str | None:
-    out = git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], root, check=False).strip()
-    return out.decode() or None
-
-
 @dataclass(frozen=True)
 class HistoryPlan:
     """What a git-half update will read: decided from the stored watermark, before any write."""
@@ -72,7 +66,7 @@ class HistoryPlan:
 
 
 def plan_history(store: RepoStore, root: Path, *, full: bool = False) -> HistoryPlan:
-    head = head_commit(root)
+    head = git.head_commit(root)
     shallow = git.run(["rev-parse", "--is-shallow-repository"], root, check=False).strip() == b"true"
     watermark = store.state().get("git_watermark")
     rebuilt = full or watermark is None

@@ -167,12 +167,12 @@ def callers(
         if not defs and (found := _inherited(store, owner, member, every)) is not None:
             defs, inherited = found
         if not defs:
-            _no_such_qualified(store, name, member, every)
+            _nothing_named(store, name, member, every)
     else:
         defs = every
     kinds = store.reference_kinds(member)
     if not defs and not kinds:  # a name the index has never seen: likely misspelt, and never "unused"
-        _no_such_qualified(store, name, member, every)
+        _nothing_named(store, name, member, every)
     resolver = _Resolver(store, member, every, defs if owner else None)
     offset = decode_cursor(cursor)
     handed = _handed_on(store, member, defs, kind)  # made under another name: `import Base from`, re-exports
@@ -290,8 +290,8 @@ def _class_for(store: RepoStore, ref: ReferenceRow, name: str) -> DefinitionRow 
     return resolver._by_place(ref, candidates, members_only=False)[1]
 
 
-def _no_such_qualified(store: RepoStore, name: str, member: str, every: list[DefinitionRow]) -> None:
-    """Raise `not_found` for a qualified name that matches no definition, naming the closest ones."""
+def _nothing_named(store: RepoStore, name: str, member: str, every: list[DefinitionRow]) -> None:
+    """Raise `not_found` for a name that matches no definition (or, bare, nothing at all), naming the closest ones."""
     import difflib
 
     candidates = sorted({f for d in every for f in full_names(d)})

@@ -299,14 +299,7 @@ class RepoStore:
 
     def exits_of(self, path: str) -> list[ExitRow]:
         """Every commit that deleted the file at `path` or renamed it away, in the order read."""
-        rows = self.db.execute(
-            "SELECT c.sha, c.author, c.committed_at, c.subject, c.rowid, NULL FROM repo_touches t "
-            "JOIN repo_commits c ON c.sha = t.sha WHERE t.path = ? AND t.change = 'D' "
-            "UNION ALL SELECT c.sha, c.author, c.committed_at, c.subject, c.rowid, r.new FROM repo_renames r "
-            "JOIN repo_commits c ON c.sha = r.sha WHERE r.old = ? ORDER BY 5",
-            (path, path),
-        )
-        return [ExitRow(CommitRow(*r[:4]), r[4], r[5]) for r in rows]
+        return self.exits_of_paths([path])[path]
 
     def exits_of_paths(self, paths: Sequence[str]) -> dict[str, list[ExitRow]]:
         """`exits_of` for many paths in a few statements; every path asked for has an entry."""
@@ -548,12 +541,10 @@ class RepoStore:
 
     def moved_among(self, paths: Sequence[str]) -> set[str]:
         """Those of `paths` that no indexed file holds now, or that a file left (deleted, renamed away)."""
-        out: set[str] = set()
+        out = set(paths) - self.indexed_among(paths)
         for start in range(0, len(paths), _CHUNK):
             chunk = list(paths[start : start + _CHUNK])
             marks = ", ".join("?" * len(chunk))
-            present = {p for (p,) in self.db.execute(f"SELECT path FROM repo_files WHERE path IN ({marks})", chunk)}
-            out |= set(chunk) - present
             out |= {
                 p
                 for (p,) in self.db.execute(
@@ -704,14 +695,7 @@ class RepoStore:
 
     def update_edges(self, edges: Iterable[tuple[str, str, str, str]]) -> None:
         """Make the import edges exactly `edges`, touching only the rows that differ."""
-        wanted = set(edges)
-        stored = set(self.db.execute("SELECT src, dst, raw, names FROM repo_edges"))
-        self.db.executemany(
-            "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
-        )
-        self.db.executemany(
-            "INSERT OR REPLACE INTO repo_edges(src, dst, raw, names) VALUES (?, ?, ?, ?)", sorted(wanted - stored)
-        )
+        self._sync_edges(set(self.db.execute("SELECT src, dst, raw, names FROM repo_edges")), set(edges))
 
     def imports_of_paths(self, paths: Iterable[str]) -> list[ImportRow]:
         """Every import of the indexed `paths`."""
@@ -731,7 +715,6 @@ class RepoStore:
 
     def replace_edges_from(self, sources: Iterable[str], edges: Iterable[tuple[str, str, str, str]]) -> None:
         """Make the import edges out of `sources` exactly `edges` (all of which leave `sources`)."""
-        wanted = set(edges)
         listed = sorted(sources)
         stored: set[tuple[str, str, str, str]] = set()
         for i in range(0, len(listed), _CHUNK):
@@ -741,6 +724,9 @@ class RepoStore:
                     f"SELECT src, dst, raw, names FROM repo_edges WHERE src IN ({', '.join('?' * len(chunk))})", chunk
                 )
             )
+        self._sync_edges(stored, set(edges))
+
+    def _sync_edges(self, stored: set[tuple[str, str, str, str]], wanted: set[tuple[str, str, str, str]]) -> None:
         self.db.executemany(
             "DELETE FROM repo_edges WHERE src = ? AND dst = ? AND raw = ?", [e[:3] for e in stored - wanted]
         )

@@ -35,6 +35,15 @@ def commit(
     return git(repo, "rev-parse", "HEAD").strip()
 
 
+def new_repo(tmp_path: Path, files: dict[str, str | None]) -> Path:
+    """A fresh repository at `tmp_path/repo` whose first commit holds `files`."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "Start", files)
+    return repo
+
+
 async def ask(repo: Path, tool: str, **arguments: Any) -> Any:
     """Call a tool through the dispatcher, as the CLI and MCP server do, with the clock at NOW."""
     ctx = ToolContext(cwd=repo, clock=FixedClock(parse_iso(NOW)))

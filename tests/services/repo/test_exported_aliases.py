@@ -12,23 +12,14 @@ from pathlib import Path
 import pytest
 
 from kernel.errors import PalliumError
-from tests.conftest import git
-from tests.services.repo.conftest import ask, commit
+from tests.services.repo.conftest import ask, new_repo
 
 pytestmark = pytest.mark.anyio
 
 
-def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    commit(repo, "Start", files)
-    return repo
-
-
 @pytest.fixture
 def default_repo(tmp_path: Path) -> Path:
-    return _repo(
+    return new_repo(
         tmp_path,
         {
             "ui/widget.ts": (
@@ -119,7 +110,7 @@ async def test_commonjs_module_exports_is_the_default_a_require_binds(default_re
 
 @pytest.fixture
 def reexport_repo(tmp_path: Path) -> Path:
-    return _repo(
+    return new_repo(
         tmp_path,
         {
             "pkg/__init__.py": "from .core.impl import Engine as Motor\n",
@@ -195,7 +186,7 @@ async def test_a_cycle_of_re_exports_ends(reexport_repo: Path) -> None:
 
 @pytest.fixture
 def chained_repo(tmp_path: Path) -> Path:
-    return _repo(
+    return new_repo(
         tmp_path,
         {
             "a/thing.ts": "export default function makeThing() { return 1; }\n",

@@ -4,18 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git
-from tests.services.repo.conftest import ask, commit
+from tests.services.repo.conftest import ask, commit, new_repo
 
 pytestmark = pytest.mark.anyio
-
-
-def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    commit(repo, "Start", files)
-    return repo
 
 
 async def _imports(repo: Path, path: str) -> list[str]:
@@ -24,7 +15,7 @@ async def _imports(repo: Path, path: str) -> list[str]:
 
 
 async def test_python_relative_package_and_src_layout_imports(tmp_path: Path):
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "src/shop/__init__.py": "from .cart import Cart\n",
@@ -41,7 +32,7 @@ async def test_python_relative_package_and_src_layout_imports(tmp_path: Path):
 
 
 async def test_javascript_and_typescript_paths_index_files_and_tsconfig(tmp_path: Path):
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "tsconfig.json": (
@@ -64,7 +55,7 @@ async def test_javascript_and_typescript_paths_index_files_and_tsconfig(tmp_path
 
 
 async def test_tsconfig_base_url_dot_resolves_bare_imports_from_the_root(tmp_path: Path):
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "tsconfig.json": '{"compilerOptions": {"baseUrl": ".", "paths": {"~/*": ["src/*"]}}}\n',
@@ -77,7 +68,7 @@ async def test_tsconfig_base_url_dot_resolves_bare_imports_from_the_root(tmp_pat
 
 
 async def test_tsconfig_paths_without_base_url_do_not_resolve_bare_imports(tmp_path: Path):
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "tsconfig.json": '{"compilerOptions": {"paths": {"@lib/*": ["./src/lib/*"]}}}\n',
@@ -90,7 +81,7 @@ async def test_tsconfig_paths_without_base_url_do_not_resolve_bare_imports(tmp_p
 
 
 async def test_go_packages_resolve_by_module_path(tmp_path: Path):
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "go.mod": "module example.com/app\n\ngo 1.22\n",
@@ -113,7 +104,7 @@ async def test_go_packages_resolve_by_module_path(tmp_path: Path):
 
 
 async def test_go_imports_resolve_inside_nested_modules(tmp_path: Path):
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "go.mod": "module example.com/app\n",
@@ -129,7 +120,7 @@ async def test_go_imports_resolve_inside_nested_modules(tmp_path: Path):
 
 
 async def test_go_without_a_root_module_still_resolves_a_nested_one(tmp_path: Path):
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "svc/go.mod": "module example.com/svc\n",
@@ -141,7 +132,7 @@ async def test_go_without_a_root_module_still_resolves_a_nested_one(tmp_path: Pa
 
 
 async def test_rust_mod_and_use_crate(tmp_path: Path):
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "Cargo.toml": '[package]\nname = "x"\n',
@@ -156,7 +147,7 @@ async def test_rust_mod_and_use_crate(tmp_path: Path):
 
 
 async def test_java_imports_resolve_by_package_path(tmp_path: Path):
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "src/main/java/com/acme/App.java": "package com.acme;\nimport com.acme.util.Strings;\nclass App {}\n",
@@ -170,7 +161,7 @@ async def test_a_tsconfig_extends_outside_the_repository_is_not_read(tmp_path: P
     # The file beside the clone would map `@x` to src/a.ts; a hostile `extends` must not reach it,
     # while one inside the repository still applies.
     (tmp_path / "outside.json").write_text('{"compilerOptions": {"baseUrl": ".", "paths": {"@x": ["src/a.ts"]}}}')
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "tsconfig.json": '{"extends": "../outside.json"}\n',

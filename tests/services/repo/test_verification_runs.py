@@ -20,7 +20,7 @@ from mcp import Client
 
 from pallium_mcp.server import build_server
 from tests.conftest import git, write
-from tests.services.repo.conftest import ask, commit
+from tests.services.repo.conftest import ask, new_repo
 
 pytestmark = pytest.mark.anyio
 
@@ -38,18 +38,10 @@ def _run(repo: Path, command: str, **env: str) -> subprocess.CompletedProcess[st
     return subprocess.run(["sh", "-c", command], cwd=repo, capture_output=True, text=True, env=clean, timeout=300)
 
 
-def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    commit(repo, "Start", files)
-    return repo
-
-
 @pytest.fixture
 def py_repo(tmp_path: Path) -> Path:
     """A root project and a sub-project with its own pytest.ini, conftest and package."""
-    return _repo(
+    return new_repo(
         tmp_path,
         {
             "pyproject.toml": '[project]\nname = "geo"\n\n[tool.ruff]\nline-length = 100\n',
@@ -119,7 +111,7 @@ def js_repo(tmp_path: Path) -> Path:
         "import { test } from 'node:test';\nimport assert from 'node:assert';\nimport { sum } from './sum.mjs';\n\n"
         "test('sum adds', () => assert.equal(sum(1, 2), 3));\n"
     )
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "package.json": '{"name": "root", "private": true}\n',
@@ -175,7 +167,7 @@ async def test_a_nested_jest_package_resolves_its_local_runner_from_its_folder(j
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed")
 async def test_a_nested_crate_runs_the_changed_modules_tests_through_its_manifest(tmp_path: Path) -> None:
     """A crate with no dependencies builds offline in about a second."""
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "Cargo.toml": '[workspace]\nmembers = ["crates/lexer"]\nresolver = "2"\n',
@@ -197,7 +189,7 @@ async def test_a_nested_crate_runs_the_changed_modules_tests_through_its_manifes
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="go is not installed here")
 async def test_a_nested_go_module_tests_the_changed_package_in_its_folder(tmp_path: Path) -> None:
-    repo = _repo(
+    repo = new_repo(
         tmp_path,
         {
             "go.mod": "module example.com/x\n\ngo 1.21\n",
