@@ -21,8 +21,13 @@ __all__ = ["start_detached"]
 _children: list[subprocess.Popen[bytes]] = []
 
 
-def start_detached(module: str, args: list[str], *, cwd: Path, log_path: Path) -> int:
-    """Run `python -m <module> <args>` detached; return its pid. Output goes to `log_path`."""
+def start_detached(
+    module: str, args: list[str], *, cwd: Path, log_path: Path, env: dict[str, str] | None = None
+) -> int:
+    """Run `python -m <module> <args>` detached; return its pid. Output goes to `log_path`.
+
+    `env` is the child's whole environment (default: this process's).
+    """
     _children[:] = [child for child in _children if child.poll() is None]
     with writes.append_handle(log_path) as log:
         proc = subprocess.Popen(
@@ -32,7 +37,7 @@ def start_detached(module: str, args: list[str], *, cwd: Path, log_path: Path) -
             stdout=log,
             stderr=log,
             start_new_session=True,
-            env=os.environ.copy(),
+            env=dict(os.environ if env is None else env),
         )
     _children.append(proc)
     return proc.pid

@@ -23,7 +23,11 @@ __all__ = ["main"]
 
 # Free-text fields that, as a command's last positional, take the rest of the words (joined by spaces).
 _WORDS = frozenset({"task", "query", "question"})
-BUILTIN_COMMANDS = {"mcp serve": "Serve the tools over MCP (stdio, or streamable HTTP with --http)."}
+BUILTIN_COMMANDS = {
+    "mcp serve": "Serve the tools over MCP (stdio, or streamable HTTP with --http).",
+    "resident status": "List the resident CLI servers (warm processes that answer queries) of this Pallium home.",
+    "resident stop": "Stop this Pallium home's resident CLI servers; the next query runs in its own process.",
+}
 DESCRIPTION = (
     "Pallium: a local-first control plane for coding agents.\n"
     "Every command is also an MCP tool (`pallium-mcp`). Add --json for the full answer as JSON."
@@ -53,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         from pallium_mcp.server import main as serve
 
         return serve(argv[2:], prog="pallium mcp serve")
+    if argv[:1] == ["resident"]:
+        from pallium_mcp.resident import command
+
+        return command(argv[1:])
     if argv[:1] in (["--version"], ["-V"]):
         from importlib.metadata import version
 

@@ -19,11 +19,14 @@ REAL_PALLIUM_HOME = Path(os.path.expanduser("~")) / ".pallium"
 
 @pytest.fixture(autouse=True)
 def pallium_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point PALLIUM_HOME at a fresh folder and fail the test if it wrote under the real ~/.pallium."""
+    """Point PALLIUM_HOME at a fresh folder, and fail the test if it wrote under the real ~/.pallium."""
     home = tmp_path_factory.mktemp("pallium-home")
     monkeypatch.setenv("PALLIUM_HOME", str(home))
     monkeypatch.delenv("PALLIUM_AUTHORITY", raising=False)
     monkeypatch.delenv("PALLIUM_MCP_TOKEN", raising=False)
+    # `pallium` run as a process answers from its own process: a resident server per test would
+    # outlive it. tests/pallium_mcp/test_resident.py turns it on, in a folder of its own.
+    monkeypatch.setenv("PALLIUM_RESIDENT", "off")
     before = home_guard.snapshot(REAL_PALLIUM_HOME)
     yield home
     written = home_guard.changes(before, home_guard.snapshot(REAL_PALLIUM_HOME))

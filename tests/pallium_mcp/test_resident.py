@@ -1,0 +1,216 @@
+"""The resident CLI server, through the real console script: what it serves, to whom, and when it goes.
+
+Each test gets a Pallium home of its own (the sockets live in it) and stops its servers at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, script, write
+
+PALLIUM = script("pallium")
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="the resident server passes descriptors over a unix socket")
+
+
+@pytest.fixture
+def resident_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    # A short home: a socket's path may not exceed about 100 bytes, and a test's tmp_path can.
+    home = tempfile.mkdtemp(prefix="ph-", dir="/tmp" if os.path.isdir("/tmp") else None)
+    monkeypatch.setenv("PALLIUM_HOME", home)
+    monkeypatch.setenv("PALLIUM_RESIDENT", "on")
+    monkeypatch.setenv("PALLIUM_RESIDENT_IDLE", "60")
+    env = dict(os.environ)
+    yield env
+    for server in _status(env)["servers"]:
+        if server["running"]:
+            _stop(server["pid"])
+    shutil.rmtree(home, ignore_errors=True)
+
+
+def _pallium(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PALLIUM, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _status(env: dict[str, str]) -> dict:
+    done = subprocess.run(
+        [PALLIUM, "resident", "status", "--json"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def _mine(env: dict[str, str]) -> dict | None:
+    """This environment's server once it answers (it starts in the background), or None after 30 s."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        for server in _status(env)["servers"]:
+            if server["this_environment"] and server["running"]:
+                return server
+        time.sleep(0.1)
+    return None
+
+
+def _gone(pid: int, within: float = 30.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        _reap(pid)
+        if _zombie(pid):  # exited; whoever adopted it has not reaped it yet
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):  # not our child: whoever adopted it reaps it
+        os.waitpid(pid, os.WNOHANG)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _stop(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    _gone(pid, 10)
+
+
+@pytest.fixture
+def indexed(git_repo: Path) -> Path:
+    write(
+        git_repo,
+        "src/shapes.py",
+        "class Circle:\n    def area(self):\n        return 3\n\n\ndef unit():\n    return Circle()\n",
+    )
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "Add shapes")
+    done = subprocess.run([PALLIUM, "index"], cwd=git_repo, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return git_repo
+
+
+def test_the_second_query_is_answered_by_the_server_exactly_as_its_own_process_would(indexed, resident_env):
+    alone = _pallium(["symbols", "shapes.py", "--json"], indexed / "src", {**resident_env, "PALLIUM_RESIDENT": "off"})
+    first = _pallium(["symbols", "shapes.py", "--json"], indexed / "src", resident_env)
+    server = _mine(resident_env)
+    assert server is not None and server["served"] == 0  # the first call ran in its own process, then started it
+    second = _pallium(["symbols", "shapes.py", "--json"], indexed / "src", resident_env)
+    assert (second.returncode, second.stdout, second.stderr) == (first.returncode, first.stdout, first.stderr)
+    assert alone.returncode == 0, alone.stderr
+    assert json.loads(second.stdout) == json.loads(alone.stdout)
+    assert {s["name"] for s in json.loads(second.stdout)["symbols"]} >= {"Circle", "unit"}
+    assert _mine(resident_env)["served"] == 1
+
+
+def test_errors_exit_statuses_and_help_are_the_same_as_in_their_own_process(indexed, resident_env):
+    _pallium(["symbols", "src/shapes.py"], indexed, resident_env)
+    server = _mine(resident_env)
+    assert server is not None
+    calls = (
+        ["symbols", "src/missing.py", "--json"],  # a tool error, as JSON on stderr
+        ["callers", "Circle"],  # rendered text
+        ["symbols", "--limit", "zero", "src/shapes.py"],  # a usage error
+        ["symbols", "--help"],  # argparse exits
+    )
+    for args in calls:
+        served = _pallium(args, indexed, resident_env)
+        alone = _pallium(args, indexed, {**resident_env, "PALLIUM_RESIDENT": "off"})
+        assert (served.returncode, served.stdout, served.stderr) == (alone.returncode, alone.stdout, alone.stderr), args
+    assert _mine(resident_env)["served"] == len(calls)
+
+
+def test_another_environment_gets_a_server_of_its_own(indexed, resident_env):
+    _pallium(["symbols", "src/shapes.py"], indexed, resident_env)
+    assert _mine(resident_env) is not None
+    later = {**resident_env, "PALLIUM_NOW": "2030-01-01T00:00:00Z"}
+    _pallium(["symbols", "src/shapes.py"], indexed, later)
+    assert _mine(later) is not None
+    running = [s for s in _status(resident_env)["servers"] if s["running"]]
+    assert len(running) == 2
+    assert all(s["served"] == 0 for s in running)  # neither answered a call made in the other environment
+
+
+def test_commands_that_act_or_hold_a_process_never_go_to_the_server(git_repo, resident_env):
+    for args in (["workflow", "list", "--json"], ["doctor", "--json"], ["loop", "list"]):
+        _pallium(args, git_repo, resident_env)
+    assert _status(resident_env)["servers"] == []  # and none was started for them
+    _pallium(["changed-now"], git_repo, resident_env)
+    assert _mine(resident_env) is not None
+    done = _pallium(["workflow", "list", "--json"], git_repo, resident_env)
+    assert done.returncode == 0
+    assert _mine(resident_env)["served"] == 0
+
+
+def test_off_starts_nothing(git_repo, resident_env):
+    done = _pallium(["changed-now"], git_repo, {**resident_env, "PALLIUM_RESIDENT": "off"})
+    assert done.returncode == 0
+    assert _status(resident_env)["servers"] == []
+
+
+def test_a_socket_folder_others_can_enter_is_never_used(git_repo, resident_env):
+    folder = Path(_status(resident_env)["folder"])
+    folder.mkdir(mode=0o755, parents=True)
+    folder.chmod(0o755)
+    done = _pallium(["changed-now"], git_repo, resident_env)
+    assert done.returncode == 0 and "main:" in done.stdout
+    assert list(folder.iterdir()) == []
+
+
+def test_a_changed_source_file_retires_the_server(indexed, resident_env):
+    _pallium(["symbols", "src/shapes.py"], indexed, resident_env)
+    old = _mine(resident_env)
+    assert old is not None
+    import tools_manifest
+
+    manifest = Path(tools_manifest.MANIFEST_PATH)
+    before = manifest.stat()
+    try:
+        os.utime(manifest, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        done = _pallium(["symbols", "src/shapes.py", "--json"], indexed, resident_env)
+        assert done.returncode == 0 and json.loads(done.stdout)["symbols"]
+        assert _gone(old["pid"])
+        new = _mine(resident_env)
+        assert new is not None and new["pid"] != old["pid"]
+        again = _pallium(["symbols", "src/shapes.py", "--json"], indexed, resident_env)
+        assert again.stdout == done.stdout
+        assert _mine(resident_env)["served"] == 1
+    finally:
+        os.utime(manifest, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_stop_and_idle_end_the_server(indexed, resident_env):
+    _pallium(["symbols", "src/shapes.py"], indexed, resident_env)
+    server = _mine(resident_env)
+    assert server is not None
+    stopped = subprocess.run(
+        [PALLIUM, "resident", "stop"], env=resident_env, capture_output=True, text=True, timeout=60
+    )
+    assert stopped.returncode == 0 and "1 resident server(s) stopped" in stopped.stdout
+    assert _gone(server["pid"])
+    brief = {**resident_env, "PALLIUM_RESIDENT_IDLE": "1"}
+    _pallium(["symbols", "src/shapes.py"], indexed, brief)
+    server = _mine(brief)
+    assert server is not None
+    assert _gone(server["pid"])  # a second without a call, then it exits by itself
+    assert not [s for s in _status(brief)["servers"] if s["running"]]
