@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from services.repo import assigned
+
 __all__ = ["DEFAULT", "Alias", "Bound", "of", "qualifier", "qualifier_receiver"]
 
 DEFAULT = "default"  # the name a default export goes by: `export default X`, `module.exports = X`
@@ -44,6 +46,9 @@ class Alias:
     local: str
     original: str
     raw: str
+    # how a use of `local` is recorded under `original`, when not `=raw` (a name bound by
+    # assignment to one of the file's own definitions, `Base = Widget`: `""`, or to `mod.Widget`)
+    receiver: str | None = None
 
 
 def of(language: str, node_type: str, text: str, rows: list[tuple[str, str, int]]) -> list[Alias]:
@@ -135,6 +140,54 @@ class Bound:
                     spec = spec.strip().removeprefix("type ").strip()
                     if spec.isidentifier() or (spec and spec.replace("$", "_").isidentifier()):
                         self.plain[spec] = rows[0][0]
+        elif language == "python" and node_type == "import_from_statement" and rows:
+            renamed = {left.rsplit(".", 1)[-1] for left, _local in _AS.findall(text)}
+            for name in rows[0][1].split():
+                if name != "*" and name not in renamed:  # `from .widget import Widget`
+                    self.plain[name] = rows[0][0]
+        elif node_type == "call_expression" and rows:  # `const { Widget } = require('./widget')`
+            fields = re.match(r"\s*\{([^}]*)\}\s*=", text)
+            for spec in fields.group(1).split(",") if fields else ():
+                if re.fullmatch(r"\s*[\w$]+\s*", spec):
+                    self.plain[spec.strip()] = rows[0][0]
+
+    def taken(self) -> set[str]:
+        """The names the file's imports bind at its top level."""
+        return set(self.names) | set(self.plain) | {m for m in self.modules if "." not in m}
+
+    def assign(self, found: list[assigned.Assignment]) -> list[Export]:
+        """Take in the file's aliases by assignment (`Base = Widget`, after its imports are added), in
+        the order they are written so that a chain (`A = Widget; B = A`) follows; the exports they make."""
+        out: list[Export] = []
+        for a in found:
+            target = self._target(a.target)
+            if target is None:
+                continue
+            original, raw, receiver = target
+            if a.local:
+                self.names[a.local] = Alias(a.local, original, raw, receiver)
+            out.append((a.exported, original, raw, a.line))
+        return out
+
+    def _target(self, written: str) -> tuple[str, str, str] | None:
+        """`(original name, import it comes through or "", receiver of a use)` for a name as written."""
+        if "." not in written:
+            alias = self.names.get(written)
+            if alias is not None:  # `Base = W` after `import { Widget as W }`, or `A = Widget; B = A`
+                receiver = alias.receiver if alias.receiver is not None else "=" + alias.raw
+                return alias.original, alias.raw, receiver
+            if written in self.modules:  # a module under another name is no definition
+                return None
+            raw = self.plain.get(written)
+            return (written, raw, "=" + raw) if raw else (written, "", "")
+        prefix, _, last = written.rpartition(".")
+        raw = self.modules.get(prefix)
+        if raw is not None:  # `Base = m.Widget` after `import pkg.widget as m`
+            return last, raw, "=" + raw
+        receiver = self.receiver(qualifier_receiver(prefix), prefix)  # `widgets.Widget`, `Outer.Inner`
+        if receiver.startswith("="):
+            return last, receiver[1:], receiver
+        return last, self.plain.get(prefix, ""), receiver
 
     def type_name(self, name: str) -> str:
         """The class a constructor or an annotation names (`S()` after `import Store as S` is a Store)."""
@@ -153,12 +206,17 @@ class Bound:
             return receiver
         return "=" + alias.raw if alias.original == DEFAULT else "?" + alias.original
 
-    def original(self, name: str, kind: str, receiver: str) -> tuple[str, str] | None:
-        """`(original name, receiver)` for a bare use of an alias, None for any other reference."""
+    def original(self, name: str, kind: str, receiver: str) -> tuple[str, str, str] | None:
+        """`(original name, its receiver, the local name's receiver)` for a bare use of an alias, None
+        for any other reference. The local name gets `=` and the import (`=` alone for a name bound by
+        assignment in the file): it is no definition of that name elsewhere."""
         if receiver or kind == "import":
             return None
         alias = self.names.get(name)
-        return (alias.original, "=" + alias.raw) if alias is not None else None
+        if alias is None:
+            return None
+        through = "=" + alias.raw
+        return alias.original, alias.receiver if alias.receiver is not None else through, through
 
     def origin(self, local: str) -> tuple[str, str] | None:
         """`(name, import)` a file-level name stands for: an import's (`import { X as local }`), or

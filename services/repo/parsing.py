@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from services.repo import aliases, grammars, languages
+from services.repo import aliases, assigned, grammars, languages
 
 __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 
 # Raised whenever the same bytes give different facts (2: import aliases and base qualifiers; 3:
-# exports under another name, default imports): an index whose facts an older parser wrote parses
-# its contents again at the next run.
-FACTS_VERSION = "3"
+# exports under another name, default imports; 4: names bound by assignment, `Base = Widget`): an
+# index whose facts an older parser wrote parses its contents again at the next run.
+FACTS_VERSION = "4"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -260,6 +260,11 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
                 "\n".join(_decorators(node)),
             )
         )
+    # `Base = Widget` at the top level: after the imports, which say where `Widget` comes from
+    top = {s[0] for s in facts.symbols if s[3] is None and s[1] != "constant"} | bound.taken()
+    bound_by_assignment = assigned.of(language, root, top)
+    assigned_exports = bound.assign(bound_by_assignment)
+    name_starts.update(a.start for a in bound_by_assignment if a.local)
     scopes = {(n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS}
     bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]] = {}
     for var, type_ in bind_nodes:
@@ -303,7 +308,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
             _add_aliased(add, bound, text, node.start_point[0] + 1, kind, "", None)
             continue
         add((text, node.start_point[0] + 1, kind, ""))
-    facts.exports = aliases.exports(language, root, bound, package=package)
+    facts.exports = aliases.exports(language, root, bound, package=package) + assigned_exports
 
 
 def _add_aliased(add: Any, bound: aliases.Bound, text: str, line: int, kind: str, receiver: str, written: Any) -> None:
@@ -314,7 +319,7 @@ def _add_aliased(add: Any, bound: aliases.Bound, text: str, line: int, kind: str
             receiver = bound.receiver(receiver, written if isinstance(written, str) else _text(written))
         elif (original := bound.original(text, kind, receiver)) is not None:
             add((original[0], line, kind, original[1]))
-            receiver = original[1]  # the local name as written is no definition of that name elsewhere
+            receiver = original[2]  # the local name as written is no definition of that name elsewhere
     add((text, line, kind, receiver))
 
 
@@ -550,6 +555,8 @@ def _import_rows(language: str, captures: dict[str, list[Any]]) -> list[tuple[st
             and n.parent.type in ("import_clause", "import_specifier", "export_specifier")
             and (n.parent.type == "import_clause" or n == n.parent.child_by_field_name("name"))
         ]
+        if node.type == "call_expression":  # `const { Widget, Gadget: G } = require('./m')` names Widget, Gadget
+            names = _required_names(node)
         return [(text(source[0]).strip("\"'`"), " ".join(names), line)]
     if language == "go":
         path = node.child_by_field_name("path")
@@ -569,6 +576,20 @@ def _import_rows(language: str, captures: dict[str, list[Any]]) -> list[tuple[st
         raw = text(node).removeprefix("import").strip().removeprefix("static").strip().rstrip(";").strip()
         return [(raw, raw.rsplit(".", 1)[-1], line)]
     return []
+
+
+def _required_names(call: Any) -> list[str]:
+    """The fields a `require` call's declarator takes apart (`const { A, B: C } = require(...)`: A, B)."""
+    declarator = call.parent
+    pattern = declarator.child_by_field_name("name") if declarator.type == "variable_declarator" else None
+    if pattern is None or pattern.type != "object_pattern":
+        return []
+    out = []
+    for field_ in pattern.named_children:
+        key = field_.child_by_field_name("key") if field_.type == "pair_pattern" else field_
+        if key is not None and key.type in ("shorthand_property_identifier_pattern", "property_identifier"):
+            out.append(_text(key))
+    return out
 
 
 def _descendants(node: Any, types: set[str]) -> list[Any]:
