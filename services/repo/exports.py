@@ -22,12 +22,13 @@ from services.repo.languages import CLASS_KINDS
 from services.repo.rows import DefinitionRow, EdgeRow, ExporterRow, ExportRow, ReferenceRow
 from services.repo.store import RepoStore
 
-__all__ = ["LANGUAGES", "Exports"]
+__all__ = ["BINDING_KINDS", "LANGUAGES", "Exports", "module_path"]
 
 LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})  # the languages whose exports are read
 _HOPS = 4  # files a name is handed through, at most: no real package re-exports deeper
 _MAX_STARTS = 20  # definitions of one name followed forward (`callers X` of a name defined everywhere)
 _DEFAULT = "default"
+BINDING_KINDS = frozenset({"constant", "variable", "module"})  # what a name bound to another one is not
 
 
 class Exports:
@@ -160,6 +161,29 @@ class Exports:
                 return found
         return None
 
+    def alias_of(self, name: str, module: str = "") -> DefinitionRow | None:
+        """The one definition `name` is another name for, where files bind it only as that
+        (`from .core import Engine as Motor`, `Base = Widget`, `exports.Base = Widget`): followed
+        back from each file that binds it (in `module` when given, a dotted module path); None
+        when they name nothing defined, or two different things."""
+        if name in (_DEFAULT, "*"):
+            return None
+        binders = sorted({row.path for row in self.store.exports_named(name, limit=_MAX_STARTS * 5)})
+        if module:
+            binders = [p for p in binders if module_path(p) == module or module_path(p).endswith("." + module)]
+        found: dict[int, DefinitionRow] = {}
+        for path in binders[:_MAX_STARTS]:
+            for file, original in self.sources([(path, name)])[1:]:
+                here = [
+                    d
+                    for d in self.store.definitions(original)
+                    if d.path == file and d.kind not in BINDING_KINDS and d.parent is None
+                ]
+                if here:
+                    found[here[0].id] = here[0]
+                    break
+        return next(iter(found.values())) if len(found) == 1 else None
+
     # reads -----------------------------------------------------------------------------------
 
     def exports_of(self, path: str) -> list[ExportRow]:
@@ -181,6 +205,15 @@ class Exports:
         if path not in self._into:
             self._into[path] = [(e.src, e.raw, e.names) for e in self.store.edges_into(path)]
         return self._into[path]
+
+
+def module_path(path: str) -> str:
+    """The dotted module a file is (`pkg/io.py` -> `pkg.io`, `src/a/index.ts` -> `a`)."""
+    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    stem = stem.removeprefix("src/")
+    for tail in ("/__init__", "/index", "/mod", "/lib"):
+        stem = stem.removesuffix(tail)
+    return stem.replace("/", ".")
 
 
 def _family(language: str | None) -> str:

@@ -207,6 +207,12 @@ class CallersOutput(ToolOutput):
         "(definition_count counts all)"
     )
     definition_count: int
+    alias_of: Definition | None = Field(
+        None,
+        description="when the name asked is only another name for a definition (`Motor` after `from .core "
+        "import Engine as Motor`, `Base = Widget`, `export { Engine as Motor }`): that definition; "
+        "`definitions` and `references` are then its, including the uses under the other name",
+    )
     inherited: str | None = Field(
         None,
         description="when the class named does not define the member itself: the classes it was found "

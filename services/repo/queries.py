@@ -15,8 +15,8 @@ from pathlib import Path
 
 from kernel import clock, paths
 from kernel.errors import PalliumError
+from services.repo.exports import BINDING_KINDS, Exports, module_path
 from services.repo.exports import LANGUAGES as EXPORTING
-from services.repo.exports import Exports
 from services.repo.inheritance import member_through_bases
 from services.repo.languages import CLASS_KINDS
 from services.repo.models import (
@@ -134,23 +134,21 @@ def family(language: str | None) -> str:
     return _FAMILIES.get(language or "", language or "")
 
 
-def module_path(path: str) -> str:
-    """The dotted module a file is (`pkg/io.py` -> `pkg.io`, `src/a/index.ts` -> `a`)."""
-    stem = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
-    stem = stem.removeprefix("src/")
-    for tail in ("/__init__", "/index", "/mod", "/lib"):
-        if stem.endswith(tail):
-            stem = stem[: -len(tail)]
-    return stem.replace("/", ".")
-
-
 def full_names(d: DefinitionRow) -> tuple[str, str]:
     return d.qualified, f"{module_path(d.path)}.{d.qualified}"
 
 
 def callers(
-    store: RepoStore, name: str, *, kind: str | None = None, limit: int, cursor: str | None, freshness: Freshness
+    store: RepoStore,
+    name: str,
+    *,
+    kind: str | None = None,
+    limit: int,
+    cursor: str | None,
+    freshness: Freshness,
+    reserve: int = 0,
 ) -> CallersOutput:
+    """Definitions of `name` and the references to them; `reserve` bytes of the budget are kept back."""
     name = name.strip().replace("::", ".").replace("#", ".")
     if not name or name.startswith(".") or name.endswith("."):
         raise PalliumError(
@@ -161,6 +159,26 @@ def callers(
         )
     owner, _, member = name.rpartition(".")
     every = store.definitions(member)
+    target = _aliased(store, owner, member, every)
+    if target is not None:  # `callers Motor` of `from .core import Engine as Motor`: Engine's answer, saying so
+        asked, definition = target
+        item = Definition(
+            path=definition.path,
+            line=definition.start_line,
+            kind=definition.kind,
+            qualified=definition.qualified,
+            signature=definition.signature,
+        )
+        out = callers(
+            store,
+            asked,
+            kind=kind,
+            limit=limit,
+            cursor=cursor,
+            freshness=freshness,
+            reserve=reserve + len(item.model_dump_json()) + 16,
+        )
+        return out.model_copy(update={"name": name, "alias_of": item})
     inherited = None
     if owner:
         defs = [d for d in every if any(f == name or f.endswith("." + name) for f in full_names(d))]
@@ -190,7 +208,7 @@ def callers(
         rows = store.references(member, kind=kind, limit=limit, offset=offset) if offset < named else []
         page = [r for r in (resolver.reference(row) for row in rows) if r is not None]
         page += handed[max(0, offset - named) : max(0, offset + limit - named)][: limit - len(rows)]
-    definitions, page = _fit_callers(defs, page)
+    definitions, page = _fit_callers(defs, page, reserve)
     more = offset + len(page) < total
     return CallersOutput(
         name=name,
@@ -204,6 +222,28 @@ def callers(
         next_cursor=encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
+
+
+def _aliased(store: RepoStore, owner: str, member: str, every: list[DefinitionRow]) -> tuple[str, DefinitionRow] | None:
+    """`(name to answer for, definition)` when the name asked is only another name for a definition.
+
+    `Motor` (or `pkg.Motor`) that files bind to Engine and nothing defines is Engine; `Motor.start`,
+    where no class is named Motor, is Engine's `start`.
+    """
+    if not any(d.kind not in BINDING_KINDS for d in every):
+        found = Exports(store).alias_of(member, owner)
+        if found is not None:
+            return f"{module_path(found.path)}.{found.qualified}", found
+    name = f"{owner}.{member}"
+    if not owner or any(f == name or f.endswith("." + name) for d in every for f in full_names(d)):
+        return None
+    module, _, cls = owner.rpartition(".")
+    if any(d.kind in CLASS_KINDS for d in store.definitions(cls)):
+        return None
+    found = Exports(store).alias_of(cls, module)
+    if found is None or found.kind not in CLASS_KINDS:
+        return None
+    return f"{module_path(found.path)}.{found.qualified}.{member}", found
 
 
 def _handed_on(store: RepoStore, member: str, defs: list[DefinitionRow], kind: str | None) -> list[Reference]:
@@ -476,12 +516,14 @@ class _Resolver:
         return how, chosen[0]
 
 
-def _fit_callers(defs: list[DefinitionRow], page: list[Reference]) -> tuple[list[Definition], list[Reference]]:
+def _fit_callers(
+    defs: list[DefinitionRow], page: list[Reference], reserve: int = 0
+) -> tuple[list[Definition], list[Reference]]:
     """Cut definitions to half the byte budget and the page to the rest, keeping at least one of each.
 
     The page then ends early and the cursor continues after its last reference, so nothing is lost.
     """
-    budget = CALLERS_BUDGET - _ENVELOPE
+    budget = CALLERS_BUDGET - _ENVELOPE - reserve
     definitions: list[Definition] = []
     size = 0
     for d in defs[:_MAX_DEFINITIONS]:

@@ -80,10 +80,19 @@ def callers(out: CallersOutput) -> str:
     # The kinds count every use of the bare name, before a `--kind` filter or a qualifier narrows
     # it: say so, or `392 reference(s) (468 call)` reads as a contradiction.
     bare = out.name.rsplit(".", 1)[-1]
+    alias = out.alias_of
+    aliased = out.name  # `Motor`, or the `Motor` of `Motor.start`
+    if alias is not None:
+        if any((d.path, d.qualified) == (alias.path, alias.qualified) for d in out.definitions):
+            bare = alias.qualified.rsplit(".", 1)[-1]  # the kinds count the original's name
+        else:
+            aliased = out.name.rsplit(".", 1)[0]
     lines = [
         f"{out.name}: {len(out.definitions)} definition(s), {out.total} reference(s)"
         + (f"; every `{bare}` in the index: {by_kind}" if by_kind else "")
     ]
+    if alias is not None:
+        lines.append(f"  {aliased} is another name for {alias.qualified} ({alias.kind} in {alias.path}:{alias.line})")
     lines += [f"  def {d.path}:{d.line}  {d.signature}" for d in out.definitions]
     for r in out.references:
         where = f" in {r.enclosing}" if r.enclosing else ""

@@ -148,6 +148,14 @@ class ExportRow(NamedTuple):
     raw: str
 
 
+class NamedExportRow(NamedTuple):
+    """A file handing its importers a name under which it binds `original` (through `raw`, or its own)."""
+
+    path: str
+    original: str
+    raw: str
+
+
 class ExporterRow(NamedTuple):
     """A file importing another through `raw` and handing on `original` from it as `name`."""
 

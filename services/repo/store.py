@@ -31,6 +31,7 @@ from services.repo.rows import (
     ImportRow,
     IncomingRow,
     LifeRow,
+    NamedExportRow,
     PairRow,
     ReferenceRow,
     SearchCandidate,
@@ -759,6 +760,15 @@ class RepoStore:
             (path,),
         )
         return [ExportRow(*r) for r in rows]
+
+    def exports_named(self, name: str, *, limit: int) -> list[NamedExportRow]:
+        """The files that hand their importers `name` bound to another name, by path and line."""
+        rows = self.db.execute(
+            "SELECT f.path, x.original, x.raw FROM repo_exports x JOIN repo_files f ON f.hash = x.hash "
+            "WHERE x.name = ? AND x.original != x.name ORDER BY f.path, x.line, x.original, x.raw LIMIT ?",
+            (name, limit),
+        )
+        return [NamedExportRow(*r) for r in rows]
 
     def exporters_of(self, path: str) -> list[ExporterRow]:
         """The files importing `path` that hand on something of it (under its name or another)."""
