@@ -87,6 +87,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 }
             ],
             "definition_count": 1,
+            "alias_of": None,
             "inherited": None,
             "kinds": {"call": 2, "import": 2},
             "references": [
