@@ -208,15 +208,16 @@ class Bound:
 
     def original(self, name: str, kind: str, receiver: str) -> tuple[str, str, str] | None:
         """`(original name, its receiver, the local name's receiver)` for a bare use of an alias, None
-        for any other reference. The local name gets `=` and the import (`=` alone for a name bound by
-        assignment in the file): it is no definition of that name elsewhere."""
+        for any other reference. The local name gets `=` and the import (`=` alone, the file's own
+        binding, for a name bound by assignment): it is no definition of that name elsewhere."""
         if receiver or kind == "import":
             return None
         alias = self.names.get(name)
         if alias is None:
             return None
-        through = "=" + alias.raw
-        return alias.original, alias.receiver if alias.receiver is not None else through, through
+        if alias.receiver is not None:  # bound by assignment: the local name is the file's own binding
+            return alias.original, alias.receiver, "="
+        return alias.original, "=" + alias.raw, "=" + alias.raw
 
     def origin(self, local: str) -> tuple[str, str] | None:
         """`(name, import)` a file-level name stands for: an import's (`import { X as local }`), or

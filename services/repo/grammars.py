@@ -79,7 +79,10 @@ _RUST = """
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
 (attribute_item) @ctx.decorator
-(impl_item trait: (_) @ctx.inherits)
+(impl_item trait: (type_identifier) @ctx.inherits)
+(impl_item trait: (scoped_type_identifier) @ctx.inherits)
+(impl_item trait: (generic_type type: (_) @ctx.inherits))
+(impl_item trait: (_) type: (_)) @definition.impl
 (trait_bounds) @ctx.inherits
 (call_expression function: (identifier) @call)
 (call_expression function: (scoped_identifier path: (_) @recv name: (identifier) @call))

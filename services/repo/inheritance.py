@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from services.repo.rows import DefinitionRow, ReferenceRow
+from services.repo.languages import CLASS_KINDS
+from services.repo.rows import BaseRow, DefinitionRow, ReferenceRow
 from services.repo.store import RepoStore
 
 __all__ = ["Inherited", "member_through_bases"]
@@ -44,7 +45,7 @@ def member_through_bases(
     def walk(current: DefinitionRow, chain: list[str], depth: int) -> Inherited | None:
         if depth > _MAX_DEPTH:
             return None
-        for base in store.bases_of(current.path, current.qualified):
+        for base in _bases(store, current):
             found = resolve(base.reference, base.name.replace("::", ".").rsplit(".", 1)[-1])
             if found is None or found.id in seen:
                 continue
@@ -58,3 +59,15 @@ def member_through_bases(
         return None
 
     return walk(cls, [cls.qualified], 0)
+
+
+def _bases(store: RepoStore, cls: DefinitionRow) -> list[BaseRow]:
+    """What a class's header names as its bases, and, for a Rust type, the traits `impl Trait for Type`
+    blocks give it: in its own file, and in the crate's other files when no other type has its name."""
+    bases = store.bases_of(cls.path, cls.qualified)
+    if cls.language != "rust":
+        return bases
+    same_named = [d for d in store.definitions(cls.name) if d.language == "rust" and d.kind in CLASS_KINDS]
+    for path, impl in store.trait_impls_of(cls.name, cls.path if len(same_named) > 1 else None):
+        bases += store.bases_of(path, impl)
+    return bases

@@ -183,6 +183,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     direct: dict[int, tuple[str, Any, int]] = {}  # identifier start -> (call | attribute, receiver node, rank)
     bind_nodes: list[tuple[Any, str]] = []  # (variable node, class name)
     bound = aliases.Bound()  # names the imports bind under another name
+    impls: list[Any] = []  # Rust `impl Trait for Type` blocks
     for pattern, captures in QueryCursor(query).matches(root):
         role = roles[pattern]
         if role == "ref":
@@ -216,6 +217,9 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
         if role == "bind":
             var, type_ = captures["bind.var"][0], captures["bind.type"][0]
             bind_nodes.append((var, _text(type_).rsplit(".", 1)[-1]))
+            continue
+        if role == "definition.impl":  # Rust `impl Trait for Type`: a symbol of its own, below
+            impls.append(captures[role][0])
             continue
         if "name" not in captures:
             continue
@@ -260,6 +264,8 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
                 "\n".join(_decorators(node)),
             )
         )
+    for node in impls:
+        _trait_impl(node, data, by_node, facts)
     # `Base = Widget` at the top level: after the imports, which say where `Widget` comes from
     top = {s[0] for s in facts.symbols if s[3] is None and s[1] != "constant"} | bound.taken()
     bound_by_assignment = assigned.of(language, root, top)
@@ -309,6 +315,22 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
             continue
         add((text, node.start_point[0] + 1, kind, ""))
     facts.exports = aliases.exports(language, root, bound, package=package) + assigned_exports
+
+
+def _trait_impl(node: Any, data: bytes, by_node: dict[tuple[int, int, str], tuple[str, str]], facts: Facts) -> None:
+    """A Rust `impl Shape for Circle` block as a symbol named so: its header's `inherits` references are
+    Circle's bases (the trait's default methods are Circle's), wherever the block is."""
+    trait, type_ = node.child_by_field_name("trait"), node.child_by_field_name("type")
+    base = re.search(r"([A-Za-z_]\w*)\s*(?:<.*)?$", _text(type_), re.S) if type_ is not None else None
+    if trait is None or base is None:
+        return
+    name = f"impl {' '.join(_text(trait).split())} for {base.group(1)}"
+    parent = ".".join(n for n, _ in _scope(node, by_node)) or None
+    qualified = f"{parent}.{name}" if parent else name
+    line, end = node.start_point[0] + 1, node.end_point[0] + 1
+    facts.symbols.append(
+        (name, "impl", qualified, parent, _signature(node, data, "rust"), line, end, _doc("rust", node), "")
+    )
 
 
 def _add_aliased(add: Any, bound: aliases.Bound, text: str, line: int, kind: str, receiver: str, written: Any) -> None:

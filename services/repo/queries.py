@@ -398,6 +398,9 @@ class _Resolver:
         if not defs:
             return "unresolved", None
         receiver = row.receiver
+        if receiver == "=":  # a name the file binds to another (`Base = Widget`): only its own binding
+            local = [d for d in defs if d.path == row.path and d.kind in BINDING_KINDS]
+            return ("same-file", local[0]) if local else ("unresolved", None)
         if receiver.startswith("="):  # named through an import: an alias, or a module alias's member
             return self._through_import(row, defs, receiver[1:])
         if receiver == "self":

@@ -960,6 +960,18 @@ class RepoStore:
         )
         return [BaseRow(r[0], ReferenceRow(path, *r[1:])) for r in rows if r[5] == qualified]
 
+    def trait_impls_of(self, type_name: str, path: str | None) -> list[tuple[str, str]]:
+        """`(path, qualified)` of the Rust `impl Trait for Type` blocks of `type_name`, in `path` (None: in
+        any file), by path and line."""
+        suffix = " for " + type_name
+        rows = self.db.execute(
+            "SELECT f.path, s.qualified FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash "
+            "WHERE s.kind = 'impl' AND f.language = 'rust' AND substr(s.name, -?) = ? AND (? IS NULL OR f.path = ?) "
+            "ORDER BY f.path, s.start_line, s.id",
+            (len(suffix), suffix, path, path),
+        )
+        return [(r[0], r[1]) for r in rows]
+
     def reference_kinds(self, name: str) -> dict[str, int]:
         """How many references to `name` there are of each kind."""
         rows = self.db.execute(

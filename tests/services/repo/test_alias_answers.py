@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from kernel.errors import PalliumError
 from pallium_mcp.cli import main
 from services.repo.queries import CALLERS_BUDGET
 from tests.services.repo.conftest import ask, new_repo
@@ -49,6 +50,11 @@ def alias_repo(tmp_path: Path) -> Path:
             "web/disc.ts": "import { Shape } from './shape';\nconst made = new Shape();\n",
             "js/model.js": "class Model {\n  save() { return 1; }\n}\nexports.Record = Model;\n",
             "js/user.js": "const { Record } = require('./model');\nclass User extends Record {}\n",
+            # bound to a class outside the repository, beside a same-named class elsewhere
+            "ext/models.py": (
+                "from sqlalchemy.orm import DeclarativeBase\n\nOrm = DeclarativeBase\n\n\nclass Row(Orm):\n    pass\n"
+            ),
+            "ext/other.py": "class Orm:\n    def save(self):\n        return 1\n",
         },
     )
 
@@ -130,3 +136,16 @@ async def test_an_alias_used_everywhere_keeps_within_the_budget(tmp_path: Path) 
     assert after.alias_of is not None
     first = {(r.path, r.line) for r in out.references}
     assert after.references and not first & {(r.path, r.line) for r in after.references}
+
+
+async def test_a_name_bound_to_something_outside_the_repository_is_its_own_binding(alias_repo: Path) -> None:
+    out = await ask(alias_repo, "pallium_callers", name="ext.models.Orm")
+    assert out.alias_of is None
+    assert [(r.path, r.line, r.resolution, r.target) for r in out.references if r.kind == "inherits"] == [
+        ("ext/models.py", 6, "same-file", "ext/models.py")
+    ]
+    other = await ask(alias_repo, "pallium_callers", name="ext.other.Orm", kind="inherits")
+    assert other.references == []
+    with pytest.raises(PalliumError) as raised:
+        await ask(alias_repo, "pallium_callers", name="Row.save")
+    assert raised.value.code == "not_found"

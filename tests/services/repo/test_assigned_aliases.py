@@ -49,6 +49,11 @@ _PY = {
         "if Widget:\n    Base = Gadget\n\n\nclass Maybe(Base):\n    pass\n"
     ),
     "py/from_twice.py": "from .twice import Base\n\n\nclass Far(Base):\n    pass\n",
+    # a binding inside a function is no module-level name
+    "py/inner.py": (
+        "from .widget import Widget\n\n\ndef make():\n    Base = Widget\n\n    class Local(Base):\n"
+        "        pass\n\n    return Local\n"
+    ),
 }
 
 _JS = {
@@ -121,11 +126,11 @@ async def test_python_members_are_inherited_through_a_name_bound_by_assignment(
     assert [d.path for d in out.definitions] == [defined_in]
 
 
-@pytest.mark.parametrize("name", ["made.Odd", "twice.Both", "guarded.Maybe", "from_twice.Far"])
+@pytest.mark.parametrize("name", ["made.Odd", "twice.Both", "guarded.Maybe", "from_twice.Far", "inner.make.Local"])
 async def test_a_constructor_call_or_a_name_bound_twice_is_not_followed(assigned_repo: Path, name: str) -> None:
     python = {p for p, _line, _t in await _inherits(assigned_repo, "py.widget.Widget")}
     python |= {p for p, _line, _t in await _inherits(assigned_repo, "py.gadget.Gadget")}
-    assert not python & {"py/made.py", "py/twice.py", "py/guarded.py", "py/from_twice.py"}
+    assert not python & {"py/made.py", "py/twice.py", "py/guarded.py", "py/from_twice.py", "py/inner.py"}
     with pytest.raises(PalliumError) as raised:
         await ask(assigned_repo, "pallium_callers", name=f"py.{name}.render")
     assert raised.value.code == "not_found"
