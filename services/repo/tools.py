@@ -12,6 +12,7 @@ from kernel import paths, threads
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.tool import CONTEXT_BUDGET, SEARCH_BUDGET, Annotations, Route, Tool
+from services.repo import callers as who_calls
 from services.repo import freshness, queries, render, trim
 from services.repo.models import (
     CallersInput,
@@ -110,7 +111,7 @@ async def symbols(inp: SymbolsInput, ctx: ToolContext) -> SymbolsOutput:
 
 async def callers(inp: CallersInput, ctx: ToolContext) -> CallersOutput:
     def work(_root: Path, store: RepoStore) -> CallersOutput:
-        return queries.callers(
+        return who_calls.callers(
             store, inp.name, kind=inp.kind, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING
         )
 

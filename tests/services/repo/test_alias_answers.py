@@ -13,7 +13,7 @@ import pytest
 
 from kernel.errors import PalliumError
 from pallium_mcp.cli import main
-from services.repo.queries import CALLERS_BUDGET
+from services.repo.callers import CALLERS_BUDGET
 from tests.services.repo.conftest import ask, new_repo
 
 pytestmark = pytest.mark.anyio

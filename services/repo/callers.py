@@ -1,0 +1,505 @@
+"""The callers of a name: its definitions and the references that reach them.
+
+Callers are resolved per referencing file: a definition in the same file wins, then one the file
+imports (through the resolved import edges; among several, the one an import names), then the
+only definition there is; otherwise the reference is `ambiguous` and says so rather than guessing.
+A name that is only another name for a definition (`Motor` re-exporting Engine) answers as it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from kernel.errors import PalliumError
+from services.repo.exports import BINDING_KINDS, Exports, module_path
+from services.repo.exports import LANGUAGES as EXPORTING
+from services.repo.inheritance import member_through_bases
+from services.repo.languages import CLASS_KINDS
+from services.repo.models import CallersOutput, Definition, Freshness, Reference
+from services.repo.queries import decode_cursor, encode_cursor
+from services.repo.rows import DefinitionRow, EdgeRow, ReferenceRow
+from services.repo.store import RepoStore
+
+__all__ = ["CALLERS_BUDGET", "callers", "family", "full_names"]
+
+CALLERS_BUDGET = 8 * 1024
+_ENVELOPE = 1024  # room kept for the name, counts, cursor and freshness around the lists
+_MAX_DEFINITIONS = 50
+_REEXPORT_HOPS = 3
+
+
+_FAMILIES = {
+    "javascript": "js",
+    "typescript": "js",
+    "tsx": "js",
+    "java": "jvm",
+    "kotlin": "jvm",
+    "scala": "jvm",
+    "c": "c",
+    "cpp": "c",
+    "objc": "c",
+}
+
+
+_MEMBER_KINDS = frozenset({"method", "field", "property"})
+# Languages where a bare call inside a class calls the class's own method.
+_IMPLICIT_SELF = frozenset({"java", "csharp", "cpp", "kotlin", "scala", "swift", "ruby"})
+
+
+def family(language: str | None) -> str:
+    """Languages whose code can name each other's definitions share a family."""
+    return _FAMILIES.get(language or "", language or "")
+
+
+def full_names(d: DefinitionRow) -> tuple[str, str]:
+    return d.qualified, f"{module_path(d.path)}.{d.qualified}"
+
+
+def callers(
+    store: RepoStore,
+    name: str,
+    *,
+    kind: str | None = None,
+    limit: int,
+    cursor: str | None,
+    freshness: Freshness,
+    reserve: int = 0,
+) -> CallersOutput:
+    """Definitions of `name` and the references to them; `reserve` bytes of the budget are kept back."""
+    name = name.strip().replace("::", ".").replace("#", ".")
+    if not name or name.startswith(".") or name.endswith("."):
+        raise PalliumError(
+            "invalid_input",
+            f"name {name!r} is not an identifier or a dotted name",
+            hint="pass `name` (the CLI's positional NAME), e.g. `parse` or `Store.load`",
+            details={"field": "name"},
+        )
+    owner, _, member = name.rpartition(".")
+    every = store.definitions(member)
+    target = _aliased(store, owner, member, every)
+    if target is not None:  # `callers Motor` of `from .core import Engine as Motor`: Engine's answer, saying so
+        asked, definition = target
+        item = Definition(
+            path=definition.path,
+            line=definition.start_line,
+            kind=definition.kind,
+            qualified=definition.qualified,
+            signature=definition.signature,
+        )
+        out = callers(
+            store,
+            asked,
+            kind=kind,
+            limit=limit,
+            cursor=cursor,
+            freshness=freshness,
+            reserve=reserve + len(item.model_dump_json()) + 16,
+        )
+        return out.model_copy(update={"name": name, "alias_of": item})
+    inherited = None
+    if owner:
+        defs = [d for d in every if any(f == name or f.endswith("." + name) for f in full_names(d))]
+        if not defs and (found := _inherited(store, owner, member, every)) is not None:
+            defs, inherited = found
+        if not defs:
+            _nothing_named(store, name, member, every)
+    else:
+        defs = every
+    kinds = store.reference_kinds(member)
+    if not defs and not kinds:  # a name the index has never seen: likely misspelt, and never "unused"
+        _nothing_named(store, name, member, every)
+    resolver = _Resolver(store, member, every, defs if owner else None)
+    offset = decode_cursor(cursor)
+    handed = _handed_on(store, member, defs, kind)  # made under another name: `import Base from`, re-exports
+    for ref in handed:
+        kinds[ref.kind] = kinds.get(ref.kind, 0) + 1
+    kinds = dict(sorted(kinds.items()))
+    if owner:  # narrowing needs every reference resolved
+        refs = [r for r in (resolver.reference(row) for row in store.references(member, kind=kind)) if r is not None]
+        refs = sorted(refs + handed, key=lambda r: (r.path, r.line, r.kind))
+        total, page = len(refs), refs[offset : offset + limit]
+    else:  # only the page is read and resolved, so a name used 100,000 times stays cheap; those made
+        # under another name (a few) come after the rest
+        named = sum(kinds.values()) - len(handed) if kind is None else kinds.get(kind, 0) - len(handed)
+        total = named + len(handed)
+        rows = store.references(member, kind=kind, limit=limit, offset=offset) if offset < named else []
+        page = [r for r in (resolver.reference(row) for row in rows) if r is not None]
+        page += handed[max(0, offset - named) : max(0, offset + limit - named)][: limit - len(rows)]
+    definitions, page = _fit_callers(defs, page, reserve)
+    more = offset + len(page) < total
+    return CallersOutput(
+        name=name,
+        definitions=definitions,
+        definition_count=len(defs),
+        inherited=inherited,
+        kinds=kinds,
+        references=page,
+        total=total,
+        truncated=more,
+        next_cursor=encode_cursor(offset + len(page)) if more else None,
+        freshness=freshness,
+    )
+
+
+def _aliased(store: RepoStore, owner: str, member: str, every: list[DefinitionRow]) -> tuple[str, DefinitionRow] | None:
+    """`(name to answer for, definition)` when the name asked is only another name for a definition.
+
+    `Motor` (or `pkg.Motor`) that files bind to Engine and nothing defines is Engine; `Motor.start`,
+    where no class is named Motor, is Engine's `start`.
+    """
+    if not any(d.kind not in BINDING_KINDS for d in every):
+        found = Exports(store).alias_of(member, owner)
+        if found is not None:
+            return f"{module_path(found.path)}.{found.qualified}", found
+    name = f"{owner}.{member}"
+    if not owner or any(f == name or f.endswith("." + name) for d in every for f in full_names(d)):
+        return None
+    module, _, cls = owner.rpartition(".")
+    if any(d.kind in CLASS_KINDS for d in store.definitions(cls)):
+        return None
+    found = Exports(store).alias_of(cls, module)
+    if found is None or found.kind not in CLASS_KINDS:
+        return None
+    return f"{module_path(found.path)}.{found.qualified}.{member}", found
+
+
+def _handed_on(store: RepoStore, member: str, defs: list[DefinitionRow], kind: str | None) -> list[Reference]:
+    """References to `defs` under a name another file hands them on under, never one also made by name."""
+    if not any(d.parent is None and d.language in EXPORTING for d in defs):
+        return []
+    found = Exports(store).references(defs, kind)
+    if not found:
+        return []
+    # `import Widget from './widget'` stores the use twice, as `Widget` and as `default`, both through
+    # that import: the one by name is listed already
+    paths = [row.path for row, _d in found]
+    by_name = {
+        (r.path, r.line, r.kind, r.receiver)
+        for r in store.references_in(member, paths, kind=kind)
+        if r.receiver.startswith("=")
+    }
+    return [
+        Reference(
+            path=row.path,
+            line=row.line,
+            kind=row.kind,  # type: ignore[arg-type]  # stored from the parser's kinds
+            enclosing=row.enclosing,
+            resolution="import",
+            target=d.path,
+            target_qualified=d.qualified,
+        )
+        for row, d in found
+        if (row.path, row.line, row.kind, row.receiver) not in by_name
+    ]
+
+
+def _inherited(
+    store: RepoStore, owner: str, member: str, every: list[DefinitionRow]
+) -> tuple[list[DefinitionRow], str] | None:
+    """`member` as the classes matching `owner` inherit it: its definitions, and each class's way there."""
+    classes = [
+        d
+        for d in store.definitions(owner.rsplit(".", 1)[-1])
+        if d.kind in CLASS_KINDS and any(f == owner or f.endswith("." + owner) for f in full_names(d))
+    ]
+    found = [
+        hit
+        for cls in classes  # several classes of that name (`Blueprint` twice): each one's ancestors count
+        if (hit := member_through_bases(store, cls, member, every, lambda ref, name: _class_for(store, ref, name)))
+    ]
+    if not found:
+        return None
+    definitions = list({d.id: d for hit in found for d in hit.definitions}.values())
+    return definitions, "; ".join(dict.fromkeys(" -> ".join(hit.chain) for hit in found))
+
+
+def _class_for(store: RepoStore, ref: ReferenceRow, name: str) -> DefinitionRow | None:
+    """The class definition a base named `name` in `ref` reaches, in the reference's language family.
+
+    A base named through an import (`=` receiver: an alias, a module alias) is the class that
+    import reaches; one qualified by a plain name (`mod.Base`, `Outer.Inner`) is a class nested in
+    that one or defined in the module the file imports under that name; else same file first.
+    """
+    candidates = [
+        d for d in store.definitions(name) if d.kind in CLASS_KINDS and family(d.language) == family(ref.language)
+    ]
+    receiver = ref.receiver
+    word = receiver[1:] if receiver.startswith("?") else ""
+    nested = [d for d in candidates if word and d.parent and d.parent.rsplit(".", 1)[-1] == word]
+    local = any(d.path == ref.path for d in candidates) and not receiver
+    if ref.language in EXPORTING and not nested and not local:
+        # through the files that hand it on: `import Base from './widget'`, `from pkg import Motor`
+        handed = Exports(store).base_class(ref, name)
+        if handed is not None:
+            return handed
+    if not candidates:
+        return None
+    resolver = _Resolver(store, name, candidates, None)
+    if receiver.startswith("="):
+        return resolver._through_import(ref, candidates, receiver[1:])[1]
+    if word:
+        if nested:
+            return resolver._by_place(ref, nested, members_only=False)[1]
+        through = resolver._modules_named(ref.path, word)
+        hit = resolver._in_or_through(candidates, through) if through else []
+        if len({(d.path, d.qualified) for d in hit}) == 1:
+            return hit[0]
+    return resolver._by_place(ref, candidates, members_only=False)[1]
+
+
+def _nothing_named(store: RepoStore, name: str, member: str, every: list[DefinitionRow]) -> None:
+    """Raise `not_found` for a name that matches no definition (or, bare, nothing at all), naming the closest ones."""
+    import difflib
+
+    candidates = sorted({f for d in every for f in full_names(d)})
+    if not candidates:  # names holding the name's start, then its first two letters (`lod` -> `load`)
+        candidates = store.names_like(member[: max(3, len(member) // 2)], limit=200)
+        candidates += [n for n in store.names_like(member[:2], limit=500) if n not in candidates]
+    closest = difflib.get_close_matches(name, candidates, n=5, cutoff=0.3) or candidates[:5]
+    what = (
+        f"no definition of {member!r} matches {name!r}"
+        if every
+        else f"nothing named {member!r} is defined or used in the index"
+    )
+    raise PalliumError(
+        "not_found",
+        what + (f"; closest: {', '.join(closest)}" if closest else ""),
+        hint="pass one of the closest names as `name` (CLI: the NAME argument), or find the definition with "
+        "pallium_search (CLI `pallium search WORDS`) and list a file's names with pallium_symbols",
+        details={"field": "name", "name": name, "closest": closest},
+    )
+
+
+class _Resolver:
+    """Ties each reference to the definition it can reach, in its own language family.
+
+    With `wanted` (a qualified name was asked for), a reference is kept only when it may reach
+    one of those definitions: its receiver's class is theirs, or it stays ambiguous between them
+    and others; a reference whose receiver is another class that defines the name is dropped.
+    """
+
+    def __init__(
+        self, store: RepoStore, member: str, every: list[DefinitionRow], wanted: list[DefinitionRow] | None
+    ) -> None:
+        self.store = store
+        self.member = member
+        self.by_family: dict[str, list[DefinitionRow]] = {}
+        for d in every:
+            self.by_family.setdefault(family(d.language), []).append(d)
+        self.wanted = {d.id for d in wanted} if wanted is not None else None
+        self.edges: dict[str, list[tuple[str, str]]] = {}
+        self.raw_edges: dict[str, list[EdgeRow]] = {}
+        self.every = every
+        self.inherited: dict[int, DefinitionRow | None] = {}
+        self.exports = Exports(store)
+
+    def reference(self, row: ReferenceRow) -> Reference | None:
+        reachable = self.by_family.get(family(row.language), [])
+        resolution, target = self._resolve(row, reachable)
+        if self.wanted is not None:
+            if target is not None and target.id not in self.wanted:
+                return None
+            if target is None and not (resolution == "ambiguous" and any(d.id in self.wanted for d in reachable)):
+                return None
+        return Reference(
+            path=row.path,
+            line=row.line,
+            kind=row.kind,  # type: ignore[arg-type]  # stored from the parser's kinds
+            enclosing=row.enclosing,
+            resolution=resolution,  # type: ignore[arg-type]
+            target=target.path if target else None,
+            target_qualified=target.qualified if target else None,
+        )
+
+    def _resolve(self, row: ReferenceRow, defs: list[DefinitionRow]) -> tuple[str, DefinitionRow | None]:
+        if not defs:
+            return "unresolved", None
+        receiver = row.receiver
+        if receiver == "=":  # a name the file binds to another (`Base = Widget`): only its own binding
+            local = [d for d in defs if d.path == row.path and d.kind in BINDING_KINDS]
+            return ("same-file", local[0]) if local else ("unresolved", None)
+        if receiver.startswith("="):  # named through an import: an alias, or a module alias's member
+            return self._through_import(row, defs, receiver[1:])
+        if receiver == "self":
+            classes = (row.enclosing or "").split(".")[:-1]  # `Store.save` -> the class `Store`
+            for depth in range(len(classes), 0, -1):
+                owner = ".".join(classes[:depth])
+                own = [d for d in defs if d.path == row.path and d.parent == owner]
+                if own:
+                    return "receiver", own[0]
+            classes_here = [c for c in self.store.definitions(classes[-1]) if c.path == row.path] if classes else []
+            inherited = self._through_bases(classes_here[0]) if len(classes_here) == 1 else None
+            if inherited is not None:  # `self.route()` in a subclass of the class that defines route
+                return "receiver", inherited
+            return self._by_place(row, defs, members_only=True)
+        if receiver.startswith("?") and len(receiver) > 1:  # a plain name: a class, a module, or unknown
+            word = receiver[1:]
+            typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
+            if typed:  # `Store.create()`, `Store::new()`: that class's member
+                return self._by_place(row, typed, members_only=True)
+            through = self._modules_named(row.path, word)
+            if through:  # `store.Open()` in Go, `io.read()` after `from app import io`
+                hit = self._in_or_through(defs, through)
+                if len({d.qualified for d in hit}) == 1:
+                    return "import", hit[0]
+            return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
+        if receiver and receiver != "?":  # a variable built or annotated as this class
+            typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == receiver]
+            if typed:
+                local = [d for d in typed if d.path == row.path]
+                if len(local) == 1 or len({d.path for d in typed}) == 1:
+                    return "receiver", (local or typed)[0]
+                return self._by_place(row, typed, members_only=True)
+            cls = _class_for(self.store, row, receiver)
+            inherited = self._through_bases(cls) if cls is not None else None
+            if inherited is not None:  # `app = Web(); app.route()` where Web inherits route
+                return "receiver", inherited
+            return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
+        if row.kind == "call" and row.language in _IMPLICIT_SELF:  # `save()` inside a class is `this.save()`
+            classes = (row.enclosing or "").split(".")[:-1]
+            for depth in range(len(classes), 0, -1):
+                own = [d for d in defs if d.path == row.path and d.parent == ".".join(classes[:depth])]
+                if own:
+                    return "receiver", own[0]
+        return self._by_place(row, defs, members_only=False)
+
+    def _through_bases(self, cls: DefinitionRow) -> DefinitionRow | None:
+        """The one definition of the member that class `cls` inherits, or None (none, or several)."""
+        if cls.id not in self.inherited:
+            found = member_through_bases(
+                self.store, cls, self.member, self.every, lambda ref, name: _class_for(self.store, ref, name)
+            )
+            self.inherited[cls.id] = found.definitions[0] if found and len(found.definitions) == 1 else None
+        return self.inherited[cls.id]
+
+    def _through_import(
+        self, row: ReferenceRow, defs: list[DefinitionRow], raw: str
+    ) -> tuple[str, DefinitionRow | None]:
+        """The definition the import `raw` of the reference's file brings in (directly or re-exported)."""
+        targets = {e.dst for e in self._edges_with_raw(row.path) if e.raw == raw}
+        if not targets:  # imported from outside the repository
+            return "unresolved", None
+        defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or defs
+        hit = self._in_or_through(defs, targets)
+        if len({(d.path, d.qualified) for d in hit}) == 1:
+            return "import", hit[0]
+        return "ambiguous", None
+
+    def _in_or_through(self, defs: list[DefinitionRow], files: set[str]) -> list[DefinitionRow]:
+        """The definitions in `files`, else those `files` re-export (`flask.Blueprint` from flask/__init__.py)."""
+        hit = [d for d in defs if d.path in files]
+        if not hit:
+            reexported = _reexports(self.store, files, self.member, self.edges)
+            hit = [d for d in defs if d.path in reexported]
+        return hit
+
+    def _modules_named(self, path: str, word: str) -> set[str]:
+        """Files `path` imports under the name `word` (a Go package, a Python module or alias)."""
+        out = set()
+        for dst, raw, names in self._edges_with_raw(path):
+            tail = re.split(r"[./:]", raw.rstrip("/"))[-1] if raw else ""
+            stem = posixpath.basename(dst).rsplit(".", 1)[0]
+            if word in names.split() or tail == word or stem == word:
+                out.add(dst)
+        return out
+
+    def _edges_with_raw(self, path: str) -> list[EdgeRow]:
+        if path not in self.raw_edges:
+            self.raw_edges[path] = self.store.edges_of(path)
+        return self.raw_edges[path]
+
+    def _by_place(
+        self, row: ReferenceRow, defs: list[DefinitionRow], *, members_only: bool
+    ) -> tuple[str, DefinitionRow | None]:
+        """Same file, then an import, then the only one; several candidates in one file stay ambiguous."""
+        if members_only:
+            defs = [d for d in defs if d.parent] or defs
+        else:  # a bare name reaches a function, not another class's method (Swift `open()` beside `Cache.open`)
+            defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or defs
+        local = [d for d in defs if d.path == row.path]
+        if local:
+            if len(local) == 1 or len({d.qualified for d in local}) == 1:
+                return "same-file", local[0]
+            return "ambiguous", None
+        paths = sorted({d.path for d in defs})
+        hit = _resolve_path(self.store, row.path, self.member, paths, self.edges)
+        if (hit is None or hit[0] == "unique") and row.language in EXPORTING:
+            handed = self.exports.definition(row, defs)  # `import { Widget } from './index'`, which renames it
+            if handed is not None:
+                return "import", handed
+        if hit is None:
+            return "ambiguous", None
+        how, path = hit
+        chosen = [d for d in defs if d.path == path]
+        if len({d.qualified for d in chosen}) > 1:
+            return "ambiguous", None
+        return how, chosen[0]
+
+
+def _fit_callers(
+    defs: list[DefinitionRow], page: list[Reference], reserve: int = 0
+) -> tuple[list[Definition], list[Reference]]:
+    """Cut definitions to half the byte budget and the page to the rest, keeping at least one of each.
+
+    The page then ends early and the cursor continues after its last reference, so nothing is lost.
+    """
+    budget = CALLERS_BUDGET - _ENVELOPE - reserve
+    definitions: list[Definition] = []
+    size = 0
+    for d in defs[:_MAX_DEFINITIONS]:
+        item = Definition(path=d.path, line=d.start_line, kind=d.kind, qualified=d.qualified, signature=d.signature)
+        cost = len(item.model_dump_json()) + 1
+        if definitions and size + cost > budget // 2:
+            break
+        definitions.append(item)
+        size += cost
+    kept: list[Reference] = []
+    for ref in page:
+        cost = len(ref.model_dump_json()) + 1
+        if kept and size + cost > budget:
+            break
+        kept.append(ref)
+        size += cost
+    return definitions, kept
+
+
+def _resolve_path(
+    store: RepoStore, path: str, name: str, defining: list[str], cache: dict[str, list[tuple[str, str]]]
+) -> tuple[str, str] | None:
+    """`("import" | "unique", path)` of the file a reference in another file reaches, or None."""
+    edges = _edges(store, path, cache)
+    direct = {dst for dst, _names in edges}
+    imported = [d for d in defining if d in direct]
+    if len(imported) > 1:  # Rust `mod a; mod b; use crate::a::run;`: the import that names it decides
+        named = {dst for dst, names in edges if name in names.split()}
+        imported = [d for d in imported if d in named] or imported
+    if not imported:  # `from pkg import run` where pkg/__init__.py re-exports run from pkg/impl.py
+        reexported = _reexports(store, direct, name, cache)
+        imported = [d for d in defining if d in reexported]
+    if len(imported) == 1:
+        return "import", imported[0]
+    if len(defining) == 1:
+        return "unique", defining[0]
+    return None
+
+
+def _edges(store: RepoStore, path: str, cache: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    if path not in cache:
+        cache[path] = store.import_names_of(path)
+    return cache[path]
+
+
+def _reexports(store: RepoStore, start: set[str], name: str, cache: dict[str, list[tuple[str, str]]]) -> set[str]:
+    """Files reachable from `start` through imports that pass `name` on (by name, `*`, or whole module)."""
+    seen, frontier = set(start), list(start)
+    for _hop in range(_REEXPORT_HOPS):
+        found = []
+        for current in frontier:
+            for dst, names in _edges(store, current, cache):
+                words = names.split()
+                if dst not in seen and (not words or name in words or "*" in words):
+                    seen.add(dst)
+                    found.append(dst)
+        frontier = found
+    return seen - start
