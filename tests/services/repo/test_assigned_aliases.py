@@ -190,3 +190,48 @@ async def test_javascript_constructor_calls_and_double_bindings_are_not_followed
     with pytest.raises(PalliumError) as raised:
         await ask(assigned_repo, "pallium_callers", name=name)
     assert raised.value.code == "not_found"
+
+
+@pytest.fixture
+def handed_repo(tmp_path: Path) -> Path:
+    return new_repo(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .core import Engine\n\nMotor = Engine\n",
+            "pkg/core.py": "class Engine:\n    def start(self):\n        return 1\n",
+            "pkg/helpers.py": "def _real_run():\n    return 1\n\n\nrun = _real_run\n",
+            "app/bus.py": "import pkg\n\n\nclass Bus(pkg.Motor):\n    pass\n",
+            "app/go.py": "from pkg.helpers import run\n\nrun()\n",
+            "web/widget.ts": "export class Widget {\n  render(): number { return 1; }\n}\n",
+            "web/base.ts": "import { Widget } from './widget';\nconst Base = Widget;\nexport default Base;\n",
+            "web/renamed.ts": "import { Widget } from './widget';\nexport const Base = Widget;\n",
+            "web/panel.ts": "import Root from './base';\nexport class Panel extends Root {}\n",
+            "web/sheet.ts": "import { Base as B } from './renamed';\nexport class Sheet extends B {}\n",
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "chain", "defined_in"),
+    [
+        ("Bus.start", "Bus -> Engine", "pkg/core.py"),  # `pkg.Motor`, `Motor = Engine` in the package
+        ("Panel.render", "Panel -> Widget", "web/widget.ts"),  # `export default Base` of `const Base = Widget`
+        ("Sheet.render", "Sheet -> Widget", "web/widget.ts"),  # `import { Base as B }` of `export const Base`
+    ],
+)
+async def test_a_binding_handed_on_by_any_way_of_importing_is_followed(
+    handed_repo: Path, name: str, chain: str, defined_in: str
+) -> None:
+    out = await ask(handed_repo, "pallium_callers", name=name)
+    assert out.inherited == chain
+    assert [d.path for d in out.definitions] == [defined_in]
+
+
+async def test_a_function_bound_to_another_name_lists_its_calls_under_that_name(handed_repo: Path) -> None:
+    out = await ask(handed_repo, "pallium_callers", name="_real_run")
+    assert ("app/go.py", 3, "call", "pkg/helpers.py") in {(r.path, r.line, r.kind, r.target) for r in out.references}
+    alias = await ask(handed_repo, "pallium_callers", name="run")
+    assert alias.alias_of is not None and alias.alias_of.qualified == "_real_run"
+    assert [(r.path, r.line, r.resolution) for r in alias.references if r.kind == "call"] == [
+        ("app/go.py", 3, "import")
+    ]
