@@ -124,6 +124,7 @@ class Bound:
         self.names: dict[str, Alias] = {}
         self.modules: dict[str, str] = {}  # local name (or dotted path) of a module -> its import as written
         self.plain: dict[str, str] = {}  # a name imported under its own name (JS `import { X }`) -> its import
+        self.whole: dict[str, str] = {}  # a module imported under its own name (Python `import widget`)
 
     def __bool__(self) -> bool:
         return bool(self.names or self.modules)
@@ -140,6 +141,9 @@ class Bound:
                     spec = spec.strip().removeprefix("type ").strip()
                     if spec.isidentifier() or (spec and spec.replace("$", "_").isidentifier()):
                         self.plain[spec] = rows[0][0]
+        elif language == "python" and node_type == "import_statement":
+            renamed = {left for left, _local in _AS.findall(text)}
+            self.whole.update((raw, raw) for raw, _names, _line in rows if raw not in renamed)
         elif language == "python" and node_type == "import_from_statement" and rows:
             renamed = {left.rsplit(".", 1)[-1] for left, _local in _AS.findall(text)}
             for name in rows[0][1].split():
@@ -187,7 +191,7 @@ class Bound:
         receiver = self.receiver(qualifier_receiver(prefix), prefix)  # `widgets.Widget`, `Outer.Inner`
         if receiver.startswith("="):
             return last, receiver[1:], receiver
-        return last, self.plain.get(prefix, ""), receiver
+        return last, self.whole.get(prefix) or self.plain.get(prefix, ""), receiver
 
     def type_name(self, name: str) -> str:
         """The class a constructor or an annotation names (`S()` after `import Store as S` is a Store)."""

@@ -202,6 +202,11 @@ def handed_repo(tmp_path: Path) -> Path:
             "pkg/helpers.py": "def _real_run():\n    return 1\n\n\nrun = _real_run\n",
             "app/bus.py": "import pkg\n\n\nclass Bus(pkg.Motor):\n    pass\n",
             "app/go.py": "from pkg.helpers import run\n\nrun()\n",
+            "app/names.py": "import pkg.core\nimport pkg\n\nEngineA = pkg.core.Engine\nEngineB = pkg.Motor\n",
+            "app/cars.py": (
+                "from app.names import EngineA, EngineB\n\n\nclass Van(EngineA):\n    pass\n\n\n"
+                "class Cab(EngineB):\n    pass\n"
+            ),
             "web/widget.ts": "export class Widget {\n  render(): number { return 1; }\n}\n",
             "web/base.ts": "import { Widget } from './widget';\nconst Base = Widget;\nexport default Base;\n",
             "web/renamed.ts": "import { Widget } from './widget';\nexport const Base = Widget;\n",
@@ -215,6 +220,8 @@ def handed_repo(tmp_path: Path) -> Path:
     ("name", "chain", "defined_in"),
     [
         ("Bus.start", "Bus -> Engine", "pkg/core.py"),  # `pkg.Motor`, `Motor = Engine` in the package
+        ("Van.start", "Van -> Engine", "pkg/core.py"),  # `EngineA = pkg.core.Engine` after `import pkg.core`
+        ("Cab.start", "Cab -> Engine", "pkg/core.py"),  # `EngineB = pkg.Motor` after `import pkg`
         ("Panel.render", "Panel -> Widget", "web/widget.ts"),  # `export default Base` of `const Base = Widget`
         ("Sheet.render", "Sheet -> Widget", "web/widget.ts"),  # `import { Base as B }` of `export const Base`
     ],
