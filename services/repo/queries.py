@@ -124,7 +124,7 @@ _FAMILIES = {
 }
 
 
-_MEMBER_KINDS = frozenset({"method", "field", "property"})
+_MEMBER_KINDS = frozenset({"method", "field", "property", "enum_member"})
 # Languages where a bare call inside a class calls the class's own method.
 _IMPLICIT_SELF = frozenset({"java", "csharp", "cpp", "kotlin", "scala", "swift", "ruby"})
 
@@ -464,7 +464,7 @@ class _Resolver:
         if members_only:
             defs = [d for d in defs if d.parent] or defs
         else:  # a bare name reaches a function, not another class's method (Swift `open()` beside `Cache.open`)
-            defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or defs
+            defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or _bare_members(defs, row)
             # and only what is in sight: not a function nested in another one from outside it (vue's
             # tests define `ref: vm => ...` inside `render()` and call the imported `ref` everywhere)
             defs = [d for d in defs if d.path != row.path or _in_sight(d, row)]
@@ -493,6 +493,15 @@ class _Resolver:
         if len({d.qualified for d in chosen}) > 1:
             return "ambiguous", None
         return how, chosen[0]
+
+
+def _bare_members(members: list[DefinitionRow], row: ReferenceRow) -> list[DefinitionRow]:
+    """The members a name written bare can mean: in a language that calls its own class's members
+    bare, any; elsewhere only enum members (C's are unscoped, Kotlin's imported). A bare Python
+    `title` is never `Config.title` (read in the class body itself, it is not followed)."""
+    if row.language in _IMPLICIT_SELF:
+        return members
+    return [d for d in members if d.kind == "enum_member"]
 
 
 def _in_sight(definition: DefinitionRow, row: ReferenceRow) -> bool:
