@@ -218,6 +218,7 @@ class _Server:
         return {
             "pid": os.getpid(),
             "served": self.served,
+            "busy": self.slot.locked(),
             "started": self.started,
             "idle_seconds": round(time.monotonic() - self.last_call, 1),
         }
@@ -445,7 +446,7 @@ def _ping(path: str) -> dict[str, Any] | None:
         conn.close()
     if not isinstance(answer, dict) or answer.get("why") != "ping":
         return None
-    return {k: answer[k] for k in ("pid", "served", "idle_seconds") if k in answer}
+    return {k: answer[k] for k in ("pid", "served", "busy", "idle_seconds") if k in answer}
 
 
 def serve(argv: list[str] | None = None) -> int:

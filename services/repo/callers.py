@@ -42,7 +42,7 @@ _FAMILIES = {
 }
 
 
-_MEMBER_KINDS = frozenset({"method", "field", "property"})
+_MEMBER_KINDS = frozenset({"method", "field", "property", "enum_member"})
 # Languages where a bare call inside a class calls the class's own method.
 _IMPLICIT_SELF = frozenset({"java", "csharp", "cpp", "kotlin", "scala", "swift", "ruby"})
 
@@ -293,6 +293,7 @@ class _Resolver:
         self.every = every
         self.inherited: dict[int, DefinitionRow | None] = {}
         self.exports = Exports(store)
+        self.outside: dict[str, set[str]] = {}
 
     def reference(self, row: ReferenceRow) -> Reference | None:
         reachable = self.by_family.get(family(row.language), [])
@@ -404,6 +405,14 @@ class _Resolver:
                 out.add(dst)
         return out
 
+    def _imported_from_outside(self, path: str) -> bool:
+        """True when `path` imports the name by name from a module that is no file of the repository."""
+        if path not in self.outside:
+            reached = {e.raw for e in self._edges_with_raw(path)}
+            imports = self.store.imports_of_paths([path])
+            self.outside[path] = {w for i in imports if i.raw not in reached for w in i.names.split()}
+        return self.member in self.outside[path]
+
     def _edges_with_raw(self, path: str) -> list[EdgeRow]:
         if path not in self.raw_edges:
             self.raw_edges[path] = self.store.edges_of(path)
@@ -416,11 +425,21 @@ class _Resolver:
         if members_only:
             defs = [d for d in defs if d.parent] or defs
         else:  # a bare name reaches a function, not another class's method (Swift `open()` beside `Cache.open`)
-            defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or defs
+            defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or _bare_members(defs, row)
+            # and only what is in sight: not a function nested in another one from outside it (vue's
+            # tests define `ref: vm => ...` inside `render()` and call the imported `ref` everywhere)
+            defs = [d for d in defs if d.path != row.path or _in_sight(d, row)]
+            if not defs:
+                return "unresolved", None
         local = [d for d in defs if d.path == row.path]
         if local:
             if len(local) == 1 or len({d.qualified for d in local}) == 1:
                 return "same-file", local[0]
+            if not members_only:  # the innermost scope that holds one wins, as the language looks names up
+                deepest = max(len(d.parent or "") for d in local)
+                inner = {d.qualified: d for d in local if len(d.parent or "") == deepest and d.parent}
+                if len(inner) == 1:
+                    return "same-file", next(iter(inner.values()))
             return "ambiguous", None
         paths = sorted({d.path for d in defs})
         hit = _resolve_path(self.store, row.path, self.member, paths, self.edges)
@@ -428,13 +447,30 @@ class _Resolver:
             handed = self.exports.definition(row, defs)  # `import { Widget } from './index'`, which renames it
             if handed is not None:
                 return "import", handed
-        if hit is None:
-            return "ambiguous", None
+        if hit is None:  # several candidates, none reached: unless the file imports the name from outside
+            return ("unresolved" if self._imported_from_outside(row.path) else "ambiguous"), None
         how, path = hit
         chosen = [d for d in defs if d.path == path]
         if len({d.qualified for d in chosen}) > 1:
             return "ambiguous", None
         return how, chosen[0]
+
+
+def _bare_members(members: list[DefinitionRow], row: ReferenceRow) -> list[DefinitionRow]:
+    """The members a name written bare can mean: in a language that calls its own class's members
+    bare, any; elsewhere only enum members (C's are unscoped, Kotlin's imported). A bare Python
+    `title` is never `Config.title` (read in the class body itself, it is not followed)."""
+    if row.language in _IMPLICIT_SELF:
+        return members
+    return [d for d in members if d.kind == "enum_member"]
+
+
+def _in_sight(definition: DefinitionRow, row: ReferenceRow) -> bool:
+    """False for a function or class nested in a function, seen from outside that function."""
+    if not definition.parent or definition.kind in _MEMBER_KINDS:
+        return True
+    scope = row.enclosing or ""
+    return scope == definition.parent or scope.startswith(definition.parent + ".")
 
 
 def _fit_callers(

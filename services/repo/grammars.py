@@ -3,7 +3,7 @@
 Captures, by role (`parsing._query` reads each pattern's captures to know its role):
 
 - `@definition.<kind>` with `@name`: a declaration the tags file misses (TypeScript `type`, `enum`,
-  `namespace`; Java `enum` and `record`; constants);
+  `namespace`; Java `enum` and `record`; constants; enum members; Python class attributes);
 - `@ctx.<kind>`: a node whose identifiers are all references of that kind (`decorator`,
   `inherits` for base classes and implemented interfaces, `type` for annotations);
 - `@call` (with `@recv`, the receiver, when there is one): the name a call invokes;
@@ -22,6 +22,7 @@ RECEIVER_SELF = frozenset({"self", "cls", "this", "super", "Self", "@", "$this",
 TYPE_NODES = frozenset({"type_identifier"})
 
 _PYTHON = """
+(class_definition body: (block (expression_statement (assignment left: (identifier) @name) @definition.field)))
 (type_alias_statement left: (type [(identifier) @name (generic_type (identifier) @name)])) @definition.type
 (decorator) @ctx.decorator
 (class_definition superclasses: (argument_list) @ctx.inherits)
@@ -50,6 +51,8 @@ _TYPESCRIPT = (
     + """
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
+(enum_body (property_identifier) @name @definition.enum_member)
+(enum_body (enum_assignment name: (property_identifier) @name) @definition.enum_member)
 (internal_module name: (_) @name) @definition.namespace
 (extends_type_clause) @ctx.inherits
 (type_annotation) @ctx.type
@@ -76,6 +79,7 @@ _GO = """
 """
 
 _RUST = """
+(enum_variant name: (identifier) @name) @definition.enum_member
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
 (attribute_item) @ctx.decorator
@@ -89,6 +93,7 @@ _RUST = """
 (call_expression function: (field_expression value: (_) @recv field: (field_identifier) @call))
 (macro_invocation macro: (identifier) @call)
 (field_expression value: (_) @recv field: (field_identifier) @attr)
+(scoped_identifier path: (_) @recv name: (identifier) @attr)
 (let_declaration pattern: (identifier) @bind.var type: (type_identifier) @bind.type)
 (let_declaration pattern: (identifier) @bind.var
   value: (call_expression function: (scoped_identifier path: (identifier) @bind.type)))
@@ -99,6 +104,7 @@ _RUST = """
 
 _JAVA = """
 (enum_declaration name: (identifier) @name) @definition.enum
+(enum_constant name: (identifier) @name) @definition.enum_member
 (record_declaration name: (identifier) @name) @definition.class
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (constructor_declaration name: (identifier) @name) @definition.method

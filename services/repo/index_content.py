@@ -25,7 +25,7 @@ from kernel.crashpoints import crash_point
 from kernel.paths import path_text
 from services.repo import parsing
 from services.repo.blobs import MAX_BYTES, blob_hash
-from services.repo.resolve import ImportResolver
+from services.repo.resolve import RESOLVER_VERSION, ImportResolver
 from services.repo.rows import ContentFacts, FileRow
 from services.repo.store import RepoStore
 from services.repo.text import split_terms
@@ -206,7 +206,8 @@ def _write(
             deletes=[p for p in previous if p not in current],
         )
     unmoved = current.keys() == previous.keys() and not result.changed_paths and not result.removed_paths
-    if not full and not fresh and unmoved:
+    resolved_by = store.state().get("resolver_version")
+    if not full and not fresh and unmoved and resolved_by == str(RESOLVER_VERSION):
         return  # nothing a search row or an import edge depends on has moved
     store.drop_orphan_content()
     if full:  # every symbol row was rewritten, so every search row must be too
@@ -235,7 +236,7 @@ def _update_edges(
         store.replace_edges_from(moved, resolver.edges(store.imports_of_paths(moved)))
     else:
         store.update_edges(resolver.edges(store.all_imports()))
-    store.set_state({"resolver": fingerprint})
+    store.set_state({"resolver": fingerprint, "resolver_version": str(RESOLVER_VERSION)})
 
 
 def _without_reading(entry: _Entry, attribute: str | None, before: FileRow | None, known: set[str]) -> FileRow | None:

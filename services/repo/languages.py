@@ -68,6 +68,7 @@ _C_COMMON = """
 (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (union_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(enumerator name: (identifier) @name) @definition.enum_member
 (type_definition declarator: (type_identifier) @name) @definition.type
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
@@ -94,6 +95,7 @@ _CPP = (
 (alias_declaration name: (type_identifier) @name) @definition.type
 (base_class_clause) @ctx.inherits
 (call_expression function: (qualified_identifier scope: (_) @recv name: (identifier) @call))
+(qualified_identifier scope: (_) @recv name: (identifier) @attr)
 (parameter_declaration type: (type_identifier) @bind.type declarator: (reference_declarator (identifier) @bind.var))
 """
 )
@@ -102,6 +104,7 @@ _CSHARP = """
 (class_declaration name: (identifier) @name) @definition.class
 (interface_declaration name: (identifier) @name) @definition.interface
 (enum_declaration name: (identifier) @name) @definition.enum
+(enum_member_declaration name: (identifier) @name) @definition.enum_member
 (struct_declaration name: (identifier) @name) @definition.struct
 (record_declaration name: (identifier) @name) @definition.class
 (delegate_declaration name: (identifier) @name) @definition.type
@@ -148,6 +151,7 @@ _PHP = """
 (interface_declaration name: (name) @name) @definition.interface
 (trait_declaration name: (name) @name) @definition.trait
 (enum_declaration name: (name) @name) @definition.enum
+(enum_case name: (name) @name) @definition.enum_member
 (function_definition name: (name) @name) @definition.function
 (method_declaration name: (name) @name) @definition.method
 (namespace_definition name: (namespace_name) @name) @definition.namespace
@@ -168,6 +172,7 @@ _PHP = """
 (scoped_call_expression scope: (_) @recv name: (name) @call)
 (object_creation_expression (name) @call)
 (member_access_expression object: (_) @recv name: (name) @attr)
+(class_constant_access_expression (_) @recv (name) @attr)
 (simple_parameter type: (named_type (name) @bind.type) name: (variable_name) @bind.var)
 (assignment_expression left: (variable_name) @bind.var right: (object_creation_expression (name) @bind.type))
 """
@@ -175,6 +180,7 @@ _PHP = """
 _KOTLIN = """
 (class_declaration "interface" (type_identifier) @name) @definition.interface
 (class_declaration "enum" (type_identifier) @name) @definition.enum
+(enum_entry (simple_identifier) @name) @definition.enum_member
 (class_declaration (type_identifier) @name) @definition.class
 (object_declaration (type_identifier) @name) @definition.object
 (function_declaration (simple_identifier) @name) @definition.function
@@ -195,6 +201,7 @@ _KOTLIN = """
 _SWIFT = """
 (class_declaration declaration_kind: "struct" name: (type_identifier) @name) @definition.struct
 (class_declaration declaration_kind: "enum" name: (type_identifier) @name) @definition.enum
+(enum_entry (simple_identifier) @name @definition.enum_member)
 (class_declaration name: (type_identifier) @name) @definition.class
 (class_declaration name: (user_type (type_identifier) @name)) @definition.extension
 (protocol_declaration name: (type_identifier) @name) @definition.protocol
@@ -219,6 +226,8 @@ _SCALA = """
 (trait_definition name: (identifier) @name) @definition.trait
 (object_definition name: (identifier) @name) @definition.object
 (enum_definition name: (identifier) @name) @definition.enum
+(simple_enum_case name: (identifier) @name) @definition.enum_member
+(full_enum_case name: (identifier) @name) @definition.enum_member
 (function_definition name: (identifier) @name) @definition.function
 (function_declaration name: (identifier) @name) @definition.function
 (type_definition name: (type_identifier) @name) @definition.type

@@ -135,7 +135,7 @@ class SymbolsInput(_PathInput):
 
 class Symbol(ToolOutput):
     name: str
-    kind: str = Field(description="class, function, method, interface, type, constant, module, heading...")
+    kind: str = Field(description="class, function, method, interface, type, enum, enum_member, field, constant...")
     qualified: str = Field(description="name with its enclosing definitions, e.g. `Class.method`")
     signature: str
     start_line: int

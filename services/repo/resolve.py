@@ -25,6 +25,18 @@ __all__ = ["ImportResolver", "resolve_imports"]
 
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json")
 _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+# Bumped when the edges the same inputs give change, so every index resolves its imports again once.
+RESOLVER_VERSION = 2
+_WHOLE = "\0"  # a whole-module import while edges are merged: no name can be it
+
+
+def _edge_names(words: set[str]) -> str:
+    """An edge's names: empty for whole-module imports alone, else the names, with `*` when open to all."""
+    if words == {_WHOLE}:
+        return ""
+    if _WHOLE in words:
+        words = (words - {_WHOLE}) | {"*"}
+    return " ".join(sorted(words))
 
 
 def resolve_imports(
@@ -56,10 +68,11 @@ class ImportResolver:
 
     @property
     def fingerprint(self) -> str:
-        """Everything besides the path list that decides where an import leads (module files, tsconfig,
-        composer's map, declared namespaces): while it and the paths stay, only changed files' imports
-        can resolve differently."""
+        """Everything besides the path list that decides where an import leads (this code's version,
+        module files, tsconfig, composer's map, declared namespaces): while it and the paths stay,
+        only changed files' imports can resolve differently."""
         inputs = [
+            RESOLVER_VERSION,
             self.python_roots,
             self.go_modules,
             [self.ts_base, self.ts_base_url, self.ts_paths],
@@ -74,21 +87,17 @@ class ImportResolver:
 
         One edge per (importer, imported, raw): two imports of the same module (`from .io import A`,
         `from .io import B`) give one edge holding every name, in sorted order, so the result never
-        depends on the order the imports were read in. A whole-module import (no names) of the
-        same raw keeps the edge open to every name: its names are empty.
+        depends on the order the imports were read in. A whole-module import (no names) opens the
+        edge to every name: alone, its names are empty; beside imports by name, the edge keeps
+        those names and `*` (`import { ref } from 'vue'` and `import * as vue from 'vue'`), so a
+        bare `ref` there is still known to come from that module.
         """
-        merged: dict[tuple[str, str, str], set[str] | None] = {}
+        merged: dict[tuple[str, str, str], set[str]] = {}
         for src, language, raw, names in sorted(imports, key=lambda i: (i[0], i[1] or "", i[2], i[3])):
             for dst in self.resolve(src, language or "", raw, names):
-                if dst == src:
-                    continue
-                key = (src, dst, raw)
-                words = set(names.split())
-                if key not in merged:
-                    merged[key] = words or None
-                elif merged[key] is not None:
-                    merged[key] = (merged[key] | words) if words else None  # type: ignore[operator]
-        return [(*key, " ".join(sorted(words or ()))) for key, words in sorted(merged.items())]
+                if dst != src:
+                    merged.setdefault((src, dst, raw), set()).update(names.split() or (_WHOLE,))
+        return [(*key, _edge_names(words)) for key, words in sorted(merged.items())]
 
     def resolve(self, src: str, language: str, raw: str, names: str) -> list[str]:
         if language == "python":
@@ -123,19 +132,22 @@ class ImportResolver:
             bases = [posixpath.join(base, rest) if rest else base]
         else:
             bases = [r + raw.replace(".", "/") for r in self.python_roots]
-        found = []
         for base in bases:
             base = base.strip("/")
-            # `from pkg import mod` names a submodule when pkg/mod.py exists.
+            # `from pkg import mod` names a submodule when pkg/mod.py exists; any other name
+            # (`from pkg import Model, mod`) comes from the package itself, which is then reached too.
+            submodules, plain = [], False
             for name in names.split():
                 hit = self._python_module(posixpath.join(base, name) if base else name)
                 if hit:
-                    found.append(hit)
-            if found:
-                return found
-            hit = self._python_module(base) if base else None
-            if hit:
-                return [hit]
+                    submodules.append(hit)
+                else:
+                    plain = True
+            package = self._python_module(base) if base else None
+            if submodules:
+                return submodules + ([package] if plain and package and package not in submodules else [])
+            if package:
+                return [package]
         return []
 
     def _python_module(self, base: str) -> str | None:

@@ -177,6 +177,18 @@ def test_a_socket_folder_others_can_enter_is_never_used(git_repo, resident_env):
     assert list(folder.iterdir()) == []
 
 
+def test_a_socket_folder_that_is_a_link_is_never_used(git_repo, resident_env, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    folder = Path(_status(resident_env)["folder"])
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.symlink_to(elsewhere)
+    for _ in range(2):
+        done = _pallium(["changed-now"], git_repo, resident_env)
+        assert done.returncode == 0 and "main:" in done.stdout
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_changed_source_file_retires_the_server(indexed, resident_env):
     _pallium(["symbols", "src/shapes.py"], indexed, resident_env)
     old = _mine(resident_env)
@@ -214,3 +226,76 @@ def test_stop_and_idle_end_the_server(indexed, resident_env):
     assert server is not None
     assert _gone(server["pid"])  # a second without a call, then it exits by itself
     assert not [s for s in _status(brief)["servers"] if s["running"]]
+
+
+@pytest.fixture
+def held_git(tmp_path: Path, resident_env: dict[str, str]) -> tuple[dict[str, str], Path]:
+    """A `git` first on PATH that, while the marker holds a pid, waits when that pid is its parent.
+
+    So a served call can be held inside its git command for as long as a test needs, while the
+    same command run in its own process goes straight through.
+    """
+    real = shutil.which("git")
+    assert real is not None
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    marker = tmp_path / "hold"
+    wrapper = folder / "git"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'while [ -f "{marker}" ] && [ "$(cat "{marker}")" = "$PPID" ]; do sleep 0.05; done\n'
+        f'exec "{real}" "$@"\n',
+        encoding="utf-8",
+    )
+    wrapper.chmod(0o755)
+    return {**resident_env, "PATH": f"{folder}{os.pathsep}{resident_env['PATH']}"}, marker
+
+
+def _busy(env: dict[str, str]) -> bool:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if any(s.get("busy") for s in _status(env)["servers"] if s["this_environment"]):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_call_made_while_the_server_is_busy_runs_in_its_own_process(git_repo, held_git):
+    env, marker = held_git
+    _pallium(["changed-now"], git_repo, env)
+    server = _mine(env)
+    assert server is not None
+    marker.write_text(str(server["pid"]), encoding="utf-8")
+    held = subprocess.Popen([PALLIUM, "changed-now"], cwd=git_repo, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert _busy(env)
+        meanwhile = _pallium(["changed-now", "--json"], git_repo, env)
+        assert meanwhile.returncode == 0 and json.loads(meanwhile.stdout)["branch"] == "main"
+    finally:
+        marker.unlink()
+    out, _ = held.communicate(timeout=60)
+    assert held.returncode == 0 and out.startswith("main:")
+    assert _mine(env)["served"] == 1  # the held call only: the other ran in its own process
+
+
+def test_ctrl_c_cancels_a_served_call_as_it_would_its_own(git_repo, held_git):
+    env, marker = held_git
+    _pallium(["changed-now"], git_repo, env)
+    server = _mine(env)
+    assert server is not None
+    marker.write_text(str(server["pid"]), encoding="utf-8")
+    held = subprocess.Popen(
+        [PALLIUM, "changed-now"], cwd=git_repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert _busy(env)
+        held.send_signal(signal.SIGINT)
+        time.sleep(1.0)  # for the forwarded signal to reach the server (it waits for the git it interrupted)
+    finally:
+        marker.unlink()
+    out, err = held.communicate(timeout=60)
+    assert held.returncode == 130
+    assert "interrupted by SIGINT" in err and out == ""
+    after = _pallium(["changed-now"], git_repo, env)  # the server lives on and answers the next call
+    assert after.returncode == 0 and after.stdout.startswith("main:")
+    assert _mine(env)["served"] == 2
