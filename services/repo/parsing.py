@@ -341,6 +341,9 @@ def _add_aliased(add: Any, bound: aliases.Bound, text: str, line: int, kind: str
         if written is not None and receiver:
             receiver = bound.receiver(receiver, written if isinstance(written, str) else _text(written))
         elif (original := bound.original(text, kind, receiver)) is not None:
+            if original[0] == text:  # `join = os.path.join`: one name, read through `os.path`
+                add((text, line, kind, original[1]))
+                return
             add((original[0], line, kind, original[1]))
             receiver = original[2]  # the local name as written is no definition of that name elsewhere
     add((text, line, kind, receiver))

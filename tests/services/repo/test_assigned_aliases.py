@@ -207,6 +207,7 @@ def handed_repo(tmp_path: Path) -> Path:
                 "from app.names import EngineA, EngineB\n\n\nclass Van(EngineA):\n    pass\n\n\n"
                 "class Cab(EngineB):\n    pass\n"
             ),
+            "app/short.py": "import os\n\njoin = os.path.join\n\njoin('a', 'b')\n",
             "web/widget.ts": "export class Widget {\n  render(): number { return 1; }\n}\n",
             "web/base.ts": "import { Widget } from './widget';\nconst Base = Widget;\nexport default Base;\n",
             "web/renamed.ts": "import { Widget } from './widget';\nexport const Base = Widget;\n",
@@ -241,4 +242,12 @@ async def test_a_function_bound_to_another_name_lists_its_calls_under_that_name(
     assert alias.alias_of is not None and alias.alias_of.qualified == "_real_run"
     assert [(r.path, r.line, r.resolution) for r in alias.references if r.kind == "call"] == [
         ("app/go.py", 3, "import")
+    ]
+
+
+async def test_a_name_bound_to_a_member_of_its_own_name_is_one_reference_per_use(handed_repo: Path) -> None:
+    out = await ask(handed_repo, "pallium_callers", name="join")
+    assert [(r.path, r.line, r.kind) for r in out.references] == [
+        ("app/short.py", 3, "attribute"),  # `os.path.join`, read where it is bound
+        ("app/short.py", 5, "call"),  # once, not once as `join` and again as `os.path.join`
     ]
