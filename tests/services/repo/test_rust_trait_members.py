@@ -24,10 +24,12 @@ def crate(tmp_path: Path) -> Path:
         {
             "Cargo.toml": '[package]\nname = "shapes"\nversion = "0.1.0"\n',
             "src/lib.rs": (
-                "pub mod shapes;\npub mod circle;\npub mod square;\npub mod impls;\npub mod plain;\npub mod label;\n"
+                "pub mod shapes;\npub mod circle;\npub mod square;\npub mod impls;\npub mod plain;\n"
+                "pub mod label;\npub mod named;\n"
             ),
+            "src/named.rs": 'pub trait Named {\n    fn label(&self) -> &str {\n        "named"\n    }\n}\n',
             "src/shapes.rs": (
-                "pub trait Shape {\n    fn area(&self) -> f64;\n"
+                "use crate::named::Named;\n\npub trait Shape: Named {\n    fn area(&self) -> f64;\n"
                 '    fn describe(&self) -> String {\n        String::from("shape")\n    }\n}\n'
             ),
             "src/circle.rs": (
@@ -57,10 +59,17 @@ def crate(tmp_path: Path) -> Path:
     )
 
 
-async def test_a_method_of_an_impl_trait_for_block_is_the_struct_s(crate: Path) -> None:
-    out = await ask(crate, "pallium_callers", name="Circle.area")
-    assert [(d.path, d.qualified) for d in out.definitions] == [("src/circle.rs", "Circle.area")]
+@pytest.mark.parametrize(("name", "defined_in"), [("Circle.area", "src/circle.rs"), ("Square.area", "src/impls.rs")])
+async def test_a_method_of_an_impl_trait_for_block_is_the_struct_s(crate: Path, name: str, defined_in: str) -> None:
+    out = await ask(crate, "pallium_callers", name=name)
+    assert [(d.path, d.qualified) for d in out.definitions] == [(defined_in, name)]
     assert out.inherited is None
+
+
+async def test_a_supertrait_s_default_method_is_found_through_the_trait(crate: Path) -> None:
+    out = await ask(crate, "pallium_callers", name="Circle.label")
+    assert [(d.path, d.qualified) for d in out.definitions] == [("src/named.rs", "Named.label")]
+    assert out.inherited == "Circle -> Shape -> Named"
 
 
 @pytest.mark.parametrize(
