@@ -174,6 +174,8 @@ class Exports:
         found: dict[int, DefinitionRow] = {}
         for path in binders[:_MAX_STARTS]:
             for file, original in self.sources([(path, name)])[1:]:
+                if _is_module(file, original, self.edges_of(path)):
+                    break  # `from pkg import mod as m`: the module itself, not a definition of that name in it
                 here = [
                     d
                     for d in self.store.definitions(original)
@@ -205,6 +207,15 @@ class Exports:
         if path not in self._into:
             self._into[path] = [(e.src, e.raw, e.names) for e in self.store.edges_into(path)]
         return self._into[path]
+
+
+def _is_module(file: str, name: str, edges: list[EdgeRow]) -> bool:
+    """Whether `name` reached in the Python `file` is that module (`from pkg import mod`), not a name
+    defined in it: the file is named so, and no import names the file itself (`from pkg.mod import mod`)."""
+    stem = posixpath.basename(file).rsplit(".", 1)[0]
+    if not file.endswith((".py", ".pyi")) or stem != name:
+        return False
+    return not any(e.dst == file and re.split(r"[./]", e.raw)[-1] == name for e in edges)
 
 
 def module_path(path: str) -> str:

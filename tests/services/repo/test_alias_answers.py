@@ -55,6 +55,11 @@ def alias_repo(tmp_path: Path) -> Path:
                 "from sqlalchemy.orm import DeclarativeBase\n\nOrm = DeclarativeBase\n\n\nclass Row(Orm):\n    pass\n"
             ),
             "ext/other.py": "class Orm:\n    def save(self):\n        return 1\n",
+            # a module imported under another name, holding a function of the module's name
+            "tools/__init__.py": "",
+            "tools/runner.py": "def runner():\n    return 1\n",
+            "tools/main.py": "from tools import runner as run_mod\n\nrun_mod.runner()\n",
+            "tools/fast.py": "from tools.runner import runner as go\n\ngo()\n",
         },
     )
 
@@ -149,3 +154,13 @@ async def test_a_name_bound_to_something_outside_the_repository_is_its_own_bindi
     with pytest.raises(PalliumError) as raised:
         await ask(alias_repo, "pallium_callers", name="Row.save")
     assert raised.value.code == "not_found"
+
+
+async def test_a_module_imported_under_another_name_is_no_alias_of_a_function_in_it(alias_repo: Path) -> None:
+    out = await ask(alias_repo, "pallium_callers", name="run_mod")
+    assert out.alias_of is None
+    function = await ask(alias_repo, "pallium_callers", name="go")  # the function, named by its module's name
+    assert function.alias_of is not None and (function.alias_of.path, function.alias_of.qualified) == (
+        "tools/runner.py",
+        "runner",
+    )
