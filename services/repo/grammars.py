@@ -3,7 +3,7 @@
 Captures, by role (`parsing._query` reads each pattern's captures to know its role):
 
 - `@definition.<kind>` with `@name`: a declaration the tags file misses (TypeScript `type`, `enum`,
-  `namespace`; Java `enum` and `record`; constants; enum members; Python class attributes);
+  `namespace`; Java `enum` and `record`; constants; enum members; fields of classes and structs);
 - `@ctx.<kind>`: a node whose identifiers are all references of that kind (`decorator`,
   `inherits` for base classes and implemented interfaces, `type` for annotations);
 - `@call` (with `@recv`, the receiver, when there is one): the name a call invokes;
@@ -36,7 +36,7 @@ _PYTHON = """
 (typed_default_parameter name: (identifier) @bind.var type: (type (identifier) @bind.type))
 """
 
-_JAVASCRIPT = """
+_JS_COMMON = """
 (decorator) @ctx.decorator
 (class_heritage) @ctx.inherits
 (call_expression function: (identifier) @call)
@@ -46,12 +46,22 @@ _JAVASCRIPT = """
 (variable_declarator name: (identifier) @bind.var value: (new_expression constructor: (identifier) @bind.type))
 """
 
+_JAVASCRIPT = (
+    _JS_COMMON
+    + """
+(field_definition property: [(property_identifier) (private_property_identifier)] @name) @definition.field
+"""
+)
+
 _TYPESCRIPT = (
-    _JAVASCRIPT
+    _JS_COMMON
     + """
 (type_alias_declaration name: (type_identifier) @name) @definition.type
 (enum_declaration name: (identifier) @name) @definition.enum
 (enum_body (property_identifier) @name @definition.enum_member)
+(public_field_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.field
+(interface_body (property_signature name: (property_identifier) @name) @definition.field)
+(type_alias_declaration value: (object_type (property_signature name: (property_identifier) @name) @definition.field))
 (enum_body (enum_assignment name: (property_identifier) @name) @definition.enum_member)
 (internal_module name: (_) @name) @definition.namespace
 (extends_type_clause) @ctx.inherits
@@ -65,6 +75,7 @@ _TYPESCRIPT = (
 )
 
 _GO = """
+(field_declaration name: (field_identifier) @name @definition.field)
 (const_spec name: (identifier) @name) @definition.constant
 (call_expression function: (identifier) @call)
 (call_expression function: (selector_expression operand: (_) @recv field: (field_identifier) @call))
@@ -80,6 +91,7 @@ _GO = """
 
 _RUST = """
 (enum_variant name: (identifier) @name) @definition.enum_member
+(field_declaration name: (field_identifier) @name) @definition.field
 (const_item name: (identifier) @name) @definition.constant
 (static_item name: (identifier) @name) @definition.constant
 (attribute_item) @ctx.decorator
@@ -105,6 +117,7 @@ _RUST = """
 _JAVA = """
 (enum_declaration name: (identifier) @name) @definition.enum
 (enum_constant name: (identifier) @name) @definition.enum_member
+(field_declaration declarator: (variable_declarator name: (identifier) @name) @definition.field)
 (record_declaration name: (identifier) @name) @definition.class
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (constructor_declaration name: (identifier) @name) @definition.method

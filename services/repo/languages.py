@@ -69,6 +69,8 @@ _C_COMMON = """
 (union_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 (enumerator name: (identifier) @name) @definition.enum_member
+(field_declaration declarator: (field_identifier) @name) @definition.field
+(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
 (type_definition declarator: (type_identifier) @name) @definition.type
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
@@ -105,6 +107,7 @@ _CSHARP = """
 (interface_declaration name: (identifier) @name) @definition.interface
 (enum_declaration name: (identifier) @name) @definition.enum
 (enum_member_declaration name: (identifier) @name) @definition.enum_member
+(field_declaration (variable_declaration (variable_declarator name: (identifier) @name) @definition.field))
 (struct_declaration name: (identifier) @name) @definition.struct
 (record_declaration name: (identifier) @name) @definition.class
 (delegate_declaration name: (identifier) @name) @definition.type
@@ -152,6 +155,7 @@ _PHP = """
 (trait_declaration name: (name) @name) @definition.trait
 (enum_declaration name: (name) @name) @definition.enum
 (enum_case name: (name) @name) @definition.enum_member
+(property_element name: (variable_name (name) @name)) @definition.field
 (function_definition name: (name) @name) @definition.function
 (method_declaration name: (name) @name) @definition.method
 (namespace_definition name: (namespace_name) @name) @definition.namespace
@@ -181,6 +185,7 @@ _KOTLIN = """
 (class_declaration "interface" (type_identifier) @name) @definition.interface
 (class_declaration "enum" (type_identifier) @name) @definition.enum
 (enum_entry (simple_identifier) @name) @definition.enum_member
+(class_body (property_declaration (variable_declaration (simple_identifier) @name)) @definition.field)
 (class_declaration (type_identifier) @name) @definition.class
 (object_declaration (type_identifier) @name) @definition.object
 (function_declaration (simple_identifier) @name) @definition.function
@@ -202,6 +207,7 @@ _SWIFT = """
 (class_declaration declaration_kind: "struct" name: (type_identifier) @name) @definition.struct
 (class_declaration declaration_kind: "enum" name: (type_identifier) @name) @definition.enum
 (enum_entry (simple_identifier) @name @definition.enum_member)
+(class_body (property_declaration name: (pattern bound_identifier: (simple_identifier) @name)) @definition.field)
 (class_declaration name: (type_identifier) @name) @definition.class
 (class_declaration name: (user_type (type_identifier) @name)) @definition.extension
 (protocol_declaration name: (type_identifier) @name) @definition.protocol
@@ -228,6 +234,8 @@ _SCALA = """
 (enum_definition name: (identifier) @name) @definition.enum
 (simple_enum_case name: (identifier) @name) @definition.enum_member
 (full_enum_case name: (identifier) @name) @definition.enum_member
+(template_body (val_definition pattern: (identifier) @name) @definition.field)
+(template_body (var_definition pattern: (identifier) @name) @definition.field)
 (function_definition name: (identifier) @name) @definition.function
 (function_declaration name: (identifier) @name) @definition.function
 (type_definition name: (type_identifier) @name) @definition.type
