@@ -20,10 +20,9 @@ on disk, or when its socket is removed (`pallium resident stop`, or its home del
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import sys
+from typing import Any
 
 __all__ = ["main", "resident_enabled", "runtime_dir", "server_key", "socket_path"]
 
@@ -39,7 +38,8 @@ def main() -> int:
     argv = sys.argv[1:]
     environment = dict(os.environ)  # as the call found it: a server started after it gets this one
     why = "off"
-    if resident_enabled():
+    # `pallium`, `pallium --help`, `pallium --version`: no command, nothing a server answers
+    if argv and not argv[0].startswith("-") and resident_enabled():
         served = _call_resident(argv)
         if isinstance(served, int):
             return served
@@ -58,6 +58,8 @@ def resident_enabled() -> bool:
     """True unless `PALLIUM_RESIDENT=off` (or 0/no/false), or this platform cannot pass descriptors."""
     if os.environ.get("PALLIUM_RESIDENT", "").strip().lower() in {"off", "0", "no", "false"}:
         return False
+    import socket
+
     return hasattr(socket, "AF_UNIX") and hasattr(socket, "send_fds")
 
 
@@ -123,6 +125,9 @@ def _call_resident(argv: list[str]) -> int | str:
     folder = os.path.dirname(path)
     if not private_folder(folder):
         return "absent" if not os.path.lexists(folder) else "unusable"
+    import json
+    import socket
+
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(_START_TIMEOUT)
     try:
@@ -158,6 +163,8 @@ def _call_resident(argv: list[str]) -> int | str:
 
 
 def _reply(reader: object) -> dict[str, object]:
+    import json
+
     line = reader.readline()  # type: ignore[attr-defined]
     if not line:
         raise ValueError("connection closed")
@@ -167,7 +174,9 @@ def _reply(reader: object) -> dict[str, object]:
     return answer
 
 
-def _peer_pid(conn: socket.socket) -> int | None:
+def _peer_pid(conn: Any) -> int | None:
+    import socket
+
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         return None
