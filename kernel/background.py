@@ -31,7 +31,7 @@ def start_detached(
     _children[:] = [child for child in _children if child.poll() is None]
     with writes.append_handle(log_path) as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", module, *args],
+            [sys.executable, "-P", "-m", module, *args],  # -P: never `cwd` (a repository) on sys.path
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=log,

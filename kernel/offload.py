@@ -49,7 +49,10 @@ class Offload:
             raise ValueError(f"offload runs Pallium's own functions only, not {target!r}")
         try:
             self._child = subprocess.Popen(
-                [sys.executable, "-m", "kernel.offload", target],
+                # -P: the folder this process is in (a cloned repository, whose own `kernel/` or
+                # `services/` package would otherwise be imported in place of Pallium's) is not on
+                # the child's sys.path
+                [sys.executable, "-P", "-m", "kernel.offload", target],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,

@@ -194,3 +194,31 @@ def test_a_clean_clone_still_gets_its_pallium_folder_and_gitignore(git_repo, cap
     assert state.is_dir() and not state.is_symlink()
     assert (state / ".gitignore").read_text(encoding="utf-8") == writes.REPO_GITIGNORE
     assert git(git_repo, "status", "--porcelain") == ""
+
+
+def test_a_clone_shipping_pallium_s_own_package_names_runs_none_of_their_code(tmp_path):
+    """Pallium's helper processes (`python -m kernel.offload`, detached runs) start in the folder
+    the user is in: a repository with its own `kernel/` or `services/` package must not replace
+    Pallium's. The first cold index of this one used to run its `kernel/__init__.py`."""
+    import subprocess
+
+    from tests.conftest import script
+
+    repo = tmp_path / "hostile"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    marker = tmp_path / "ran"
+    payload = f"import pathlib\npathlib.Path({str(marker)!r}).write_text(__name__)\n"
+    for package in ("kernel", "services", "pallium_mcp", "tools_manifest"):
+        write(repo, f"{package}/__init__.py", payload)
+        write(repo, f"{package}/offload.py", payload)
+    for i in range(60):
+        write(repo, f"src/m{i}.py", f"def f{i}():\n    return {i}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "start")
+    for i in range(3):
+        git(repo, "commit", "-q", "--allow-empty", "-m", f"more {i}")
+    done = subprocess.run([script("pallium"), "index", "--json"], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["commits_read"] == 4
+    assert not marker.exists(), f"the repository's {marker.read_text()} ran"
