@@ -260,35 +260,36 @@ def _busy(env: dict[str, str]) -> bool:
     return False
 
 
-def test_a_call_made_while_the_server_is_busy_runs_in_its_own_process(git_repo, held_git):
-    env, marker = held_git
-    _pallium(["changed-now"], git_repo, env)
+def _held_call(repo: Path, env: dict[str, str], marker: Path) -> subprocess.Popen[str]:
+    """`pallium changed-now` answered by the server, held inside its git command until `marker` goes."""
+    _pallium(["changed-now"], repo, env)  # runs in its own process and starts the server
     server = _mine(env)
     assert server is not None
     marker.write_text(str(server["pid"]), encoding="utf-8")
-    held = subprocess.Popen([PALLIUM, "changed-now"], cwd=git_repo, env=env, stdout=subprocess.PIPE, text=True)
+    held = subprocess.Popen(
+        [PALLIUM, "changed-now"], cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert _busy(env)
+    return held
+
+
+def test_a_call_made_while_the_server_is_busy_runs_in_its_own_process(git_repo, held_git):
+    env, marker = held_git
+    held = _held_call(git_repo, env, marker)
     try:
-        assert _busy(env)
         meanwhile = _pallium(["changed-now", "--json"], git_repo, env)
         assert meanwhile.returncode == 0 and json.loads(meanwhile.stdout)["branch"] == "main"
     finally:
         marker.unlink()
-    out, _ = held.communicate(timeout=60)
+    out, _err = held.communicate(timeout=60)
     assert held.returncode == 0 and out.startswith("main:")
     assert _mine(env)["served"] == 1  # the held call only: the other ran in its own process
 
 
 def test_ctrl_c_cancels_a_served_call_as_it_would_its_own(git_repo, held_git):
     env, marker = held_git
-    _pallium(["changed-now"], git_repo, env)
-    server = _mine(env)
-    assert server is not None
-    marker.write_text(str(server["pid"]), encoding="utf-8")
-    held = subprocess.Popen(
-        [PALLIUM, "changed-now"], cwd=git_repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    held = _held_call(git_repo, env, marker)
     try:
-        assert _busy(env)
         held.send_signal(signal.SIGINT)
         time.sleep(1.0)  # for the forwarded signal to reach the server (it waits for the git it interrupted)
     finally:
