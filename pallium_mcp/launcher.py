@@ -4,7 +4,7 @@ A CLI call spends most of its time importing Python, asyncio, pydantic and the t
 (about 150 ms of a 250 ms `pallium symbols FILE`); the answer itself takes a few milliseconds. So a
 read-only query (the repository, knowledge, facts and sessions tools; see `resident.serves`) is
 answered by a resident process that already has them loaded. This module is what the console
-script runs: it imports only `os`, `sys`, `socket` and `json`, connects to the server, passes it
+script runs: it imports only `os`, `sys`, `socket`, `json` and `hashlib`, connects to the server, passes it
 this process's standard input, output and error (the server writes the answer straight to them),
 and exits with the status the server reports. With no server, the call runs here as it always
 has, and a server is started in the background for the next one.
