@@ -155,11 +155,23 @@ def _call_resident(argv: list[str]) -> int | str:
             last = {}
     conn.close()
     status = last.get("exit")
-    if not isinstance(status, int):
-        print("error: the resident Pallium server stopped during this call", file=sys.stderr)
-        print("  hint: run it again (set PALLIUM_RESIDENT=off to keep calls in their own process)", file=sys.stderr)
-        return 1
-    return status
+    return status if isinstance(status, int) else _lost(argv)
+
+
+def _lost(argv: list[str]) -> int:
+    """Say that the server went away mid-call, in the CLI's own error form (JSON with `--json`)."""
+    from kernel.errors import PalliumError
+
+    error = PalliumError(
+        "unavailable",
+        "the resident Pallium server stopped during this call; it may have run in part",
+        hint="run it again (set PALLIUM_RESIDENT=off to keep every call in its own process)",
+    )
+    if "--json" in argv:
+        print(error.to_json(), file=sys.stderr)
+    else:
+        print(f"error: {error.message}\n  hint: {error.hint}", file=sys.stderr)
+    return error.exit_code
 
 
 def _reply(reader: object) -> dict[str, object]:

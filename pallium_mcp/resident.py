@@ -368,8 +368,8 @@ class _unlinked_on_error:
 
 def _warm_up() -> None:
     """Import what the served commands need, so the first call served is as quick as the rest."""
+    import pallium_mcp.cli  # noqa: F401  (the CLI itself)
     from kernel import dispatch
-    from pallium_mcp.cli import _named_command  # noqa: F401  (the CLI itself)
     from tools_manifest import load_manifest
 
     for entry in load_manifest()["tools"]:

@@ -80,13 +80,7 @@ def callers(
     target = _aliased(store, owner, member, every)
     if target is not None:  # `callers Motor` of `from .core import Engine as Motor`: Engine's answer, saying so
         asked, definition = target
-        item = Definition(
-            path=definition.path,
-            line=definition.start_line,
-            kind=definition.kind,
-            qualified=definition.qualified,
-            signature=definition.signature,
-        )
+        item = _definition(definition)
         out = callers(
             store,
             asked,
@@ -484,7 +478,7 @@ def _fit_callers(
     definitions: list[Definition] = []
     size = 0
     for d in defs[:_MAX_DEFINITIONS]:
-        item = Definition(path=d.path, line=d.start_line, kind=d.kind, qualified=d.qualified, signature=d.signature)
+        item = _definition(d)
         cost = len(item.model_dump_json()) + 1
         if definitions and size + cost > budget // 2:
             break
@@ -539,3 +533,10 @@ def _reexports(store: RepoStore, start: set[str], name: str, cache: dict[str, li
                     found.append(dst)
         frontier = found
     return seen - start
+
+
+def _definition(row: DefinitionRow) -> Definition:
+    """A definition as the answer shows it."""
+    return Definition(
+        path=row.path, line=row.start_line, kind=row.kind, qualified=row.qualified, signature=row.signature
+    )

@@ -260,14 +260,14 @@ def _busy(env: dict[str, str]) -> bool:
     return False
 
 
-def _held_call(repo: Path, env: dict[str, str], marker: Path) -> subprocess.Popen[str]:
+def _held_call(repo: Path, env: dict[str, str], marker: Path, *flags: str) -> subprocess.Popen[str]:
     """`pallium changed-now` answered by the server, held inside its git command until `marker` goes."""
     _pallium(["changed-now"], repo, env)  # runs in its own process and starts the server
     server = _mine(env)
     assert server is not None
     marker.write_text(str(server["pid"]), encoding="utf-8")
     held = subprocess.Popen(
-        [PALLIUM, "changed-now"], cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [PALLIUM, "changed-now", *flags], cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     assert _busy(env)
     return held
@@ -300,3 +300,15 @@ def test_ctrl_c_cancels_a_served_call_as_it_would_its_own(git_repo, held_git):
     after = _pallium(["changed-now"], git_repo, env)  # the server lives on and answers the next call
     assert after.returncode == 0 and after.stdout.startswith("main:")
     assert _mine(env)["served"] == 2
+
+
+def test_a_server_lost_mid_call_is_a_clear_error_and_the_call_is_not_run_again(git_repo, held_git):
+    env, marker = held_git
+    held = _held_call(git_repo, env, marker, "--json")
+    server = _mine(env)
+    os.kill(server["pid"], signal.SIGKILL)
+    marker.unlink()
+    out, err = held.communicate(timeout=60)
+    assert held.returncode == 1 and out == ""
+    error = json.loads(err)["error"]
+    assert error["code"] == "unavailable" and "PALLIUM_RESIDENT=off" in error["hint"]
