@@ -1,0 +1,55 @@
+"""The held-out set, scored once as a whole against the issue's goals (see heldout_cases.py).
+
+The repository holds one finished workflow run and one loop, so a task naming a run or a loop that
+does not exist has a real "only fit" that route must not put in its place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.conftest import write
+from tests.services.route.cases import CASES
+from tests.services.route.conftest import call
+from tests.services.route.heldout_cases import HELDOUT
+from tests.services.route.scoring import Score, score
+
+
+@pytest.fixture
+def populated(git_repo: Path, workflow_env) -> Path:
+    """`git_repo` with one completed run (`done-1`) and one loop (`nightly`)."""
+    done = anyio.run(
+        lambda: call(
+            "pallium_workflow_run", {"task": "notes", "source": "return {ok: true};", "id": "done-1"}, git_repo, "edit"
+        )
+    )
+    assert done.status == "completed"
+    write(git_repo, "work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"};\n')
+    anyio.run(lambda: call("pallium_loop_start", {"name": "nightly", "script": "work.loop.js"}, git_repo, "consult"))
+    return git_repo
+
+
+def _report(title: str, result: Score) -> str:
+    return "\n".join([*result.lines(title), *("  WRONG " + w for w in result.wrong)])
+
+
+def test_the_held_out_set_is_large_varied_and_apart_from_cases():
+    assert len(HELDOUT) >= 100
+    own = {c.task.lower() for c in CASES}
+    assert not [c.task for c in HELDOUT if c.task.lower() in own]
+    assert {c.ceiling for c in HELDOUT if c.blocked} >= {"observe", "consult", "edit"}
+    assert sum(1 for c in HELDOUT if c.capability is None) >= 10
+    assert sum(1 for c in HELDOUT if c.missing) >= 10 and sum(1 for c in HELDOUT if c.steps) >= 5
+
+
+def test_the_held_out_set_meets_the_issue_goals(populated: Path):
+    result = anyio.run(score, HELDOUT, populated)
+    report = _report("held-out set", result)
+    print(report)
+    assert result.right >= 0.95 * result.total, report
+    assert result.blocked == result.must_block, report
+    assert result.destructive == 0 and result.substituted == 0, report
+    assert result.abstained >= 0.95 * result.off_topic, report
