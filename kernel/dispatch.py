@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from kernel.context import ToolContext
     from kernel.tool import Tool
 
-__all__ = ["call", "find", "register", "validate_input"]
+__all__ = ["call", "find", "needed_authority", "register", "validate_input"]
 
 _registered: dict[str, Tool] = {}
 
@@ -94,6 +94,28 @@ def validate_input(tool: Tool, arguments: Mapping[str, Any] | BaseModel) -> Base
             hint=f"see `pallium {tool.cli} --help`",
             details={"tool": tool.name, "field": first["field"], "errors": problems},
         ) from None
+
+
+def needed_authority(name: str, arguments: Mapping[str, Any]) -> authority.Authority:
+    """The level `call(name, arguments)` would require, worked out without running anything.
+
+    The same rule `call` applies: the tool's declared level, raised by its escalation field when the
+    arguments set it, defaults included (`knowledge build` without `model: false` needs consult).
+    Arguments the input model would refuse (a required field still missing) count at their defaults,
+    so a caller can ask before it has everything.
+    """
+    tool = find(name)
+    try:
+        inp = validate_input(tool, arguments)
+    except PalliumError:
+        known = {k: v for k, v in arguments.items() if k in tool.input.model_fields}
+        inp = tool.input.model_construct(**known)
+    return _needed(tool, inp)
+
+
+def _needed(tool: Tool, inp: BaseModel) -> authority.Authority:
+    level = tool.needed_authority(inp)
+    return level if authority.LEVELS.index(level) >= authority.LEVELS.index(tool.authority) else tool.authority
 
 
 _TOO_LONG = {
@@ -165,7 +187,7 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
     tool = find(name)
     authority.check(tool.name, tool.authority, ctx.ceiling)
     inp = validate_input(tool, arguments)
-    authority.check(tool.name, tool.needed_authority(inp), ctx.ceiling)
+    authority.check(tool.name, _needed(tool, inp), ctx.ceiling)
     try:
         out = await tool.handler(inp, ctx)
     except PalliumError as exc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,7 @@ _SCRIPT_CUES = frozenset({"<path>", "workflow", "fil", "loop"})
 OBJECT_CUES = {
     "run": frozenset({"run", "workflow", "<run>", "gate", "approv", "reject", "apply", "revert", "resum"}),
     "loop": frozenset({"loop", "tick"}),
-    "team": frozenset({"team", "teammat", "member", "lead", "roster", "mailbox", "board"}),
+    "team": frozenset({"team", "teammat", "member", "lead", "roster", "mailbox", "board", "<team>"}),
 }
 _NAME_STOP = frozenset({"workflow", "session"})  # words too many command names share to name one
 
@@ -56,6 +57,8 @@ class Capability:
     properties: dict[str, Any]
     positional: tuple[str, ...]
     toolset: str
+    destructive: bool = False  # declared destructive: chosen only for a deletion of its object
+    raised_by: tuple[tuple[str, str], ...] = ()  # (field, level) a set field raises the call to, by its description
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Scored:
     score: float
     matched: tuple[str, ...]  # task terms the capability's words share
     best_phrasing: str
+    structural: bool = False  # placed first by the task's reading (action and object), not by its words
 
 
 class Catalog:
@@ -189,9 +193,25 @@ def build(entries: list[dict[str, Any]]) -> Catalog:
                 properties=schema.get("properties", {}),
                 positional=tuple(entry.get("positional", [])),
                 toolset=entry["toolset"],
+                destructive=bool(entry.get("annotations", {}).get("destructive")),
+                raised_by=_raised_by(schema.get("properties", {})),
             )
         )
     return Catalog(capabilities)
+
+
+_NEEDS_LEVEL = re.compile(r"\bneeds? (consult|edit|admin)\b")
+
+
+def _raised_by(properties: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Fields whose description says a set value needs a higher level ("write to this path (needs edit)"):
+    levels a handler checks itself, beyond the declared escalation."""
+    out = []
+    for name, schema in properties.items():
+        match = _NEEDS_LEVEL.search(schema.get("description", ""))
+        if match:
+            out.append((name, match.group(1)))
+    return tuple(out)
 
 
 def _terms(text: str) -> list[str]:

@@ -20,10 +20,18 @@ __all__ = ["execute"]
 
 
 async def execute(answer: RouteOutput, plan: Plan, ctx: ToolContext, inp: RouteInput) -> dict[str, Any]:
-    if answer.capability is None or plan.cap is None:
-        return _not_run("no capability fits the task, so nothing was run")
     if answer.blocked:
         return _not_run(f"blocked: {answer.blocked_reason}")
+    if plan.steps:
+        return await _steps(plan, ctx, inp)
+    if answer.capability is None or plan.cap is None:
+        return _not_run("no capability fits the task, so nothing was run")
+    if deletes(plan.cap, answer.arguments) and not inp.confirm:
+        # Invariant 4: whatever the ceiling, a call that deletes or reverts runs only on the caller's word.
+        return _not_run(
+            f"{answer.capability} deletes or reverts ({' '.join(answer.argv)}); nothing was run. "
+            "Rerun with --confirm (MCP: confirm: true) if the user asked for exactly this"
+        )
     missing = [p for p in answer.preconditions if not p.met and p.kind == "needs_input"]
     if missing:
         return _not_run("needs input: " + "; ".join(p.detail for p in missing))
@@ -59,6 +67,29 @@ async def execute(answer: RouteOutput, plan: Plan, ctx: ToolContext, inp: RouteI
     except PalliumError as exc:
         return {"status": "error", "tool": plan.cap.tool, "error": exc.to_dict()["error"], "preconditions_run": ran}
     return {"status": "ok", "tool": plan.cap.tool, "output": out.model_dump(mode="json"), "preconditions_run": ran}
+
+
+def deletes(cap: Any, arguments: dict[str, Any]) -> bool:
+    """Whether this call of a destructive tool would act: it has no preview, or its escalation is set."""
+    if not cap.destructive:
+        return False
+    return cap.escalation is None or bool(arguments.get(cap.escalation[0]))
+
+
+async def _steps(plan: Plan, ctx: ToolContext, inp: RouteInput) -> dict[str, Any]:
+    """Each request's call in order; the first that does not run stops the rest."""
+    results: list[dict[str, Any]] = []
+    for answer, step_plan in plan.steps:
+        result = await execute(answer, step_plan, ctx, inp)
+        results.append({"request": answer.task, **result})
+        if result["status"] != "ok":
+            return {
+                "status": "not_run" if len(results) == 1 else "partial",
+                "reason": f"step {len(results)} did not run: {result.get('reason', result['status'])}",
+                "steps": results,
+                "preconditions_run": [],
+            }
+    return {"status": "ok", "steps": results, "preconditions_run": []}
 
 
 def _found(task: str) -> Any:

@@ -15,6 +15,11 @@ __all__ = ["Found", "find", "is_identifier"]
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|`([^`]+)`|(?<![A-Za-z0-9])'([^']+)'(?![A-Za-z0-9])")
 _RUN_ID = re.compile(r"\bwf-\d{8}-\d{6}-[0-9a-f]{6}\b|\bwf-[0-9][0-9a-f-]{3,}\b", re.IGNORECASE)
+_RUN_NAMED = re.compile(r"\bruns?\s+(?:id\s+)?([A-Za-z][\w-]*\d[\w-]*|\d+[A-Za-z-][\w-]*)\b", re.IGNORECASE)
+_LOOP_NAMED = re.compile(
+    r"\b(?:loop|called|named)\s+[\"'`“]?([A-Za-z0-9][\w.-]*[-_\d][\w.-]*)|\b([A-Za-z0-9][\w.-]*[-_\d][\w.-]*)\s+loop\b",
+    re.IGNORECASE,
+)
 _TEAM_ID = re.compile(r"\bteam-[0-9a-f]{4,}\b", re.IGNORECASE)
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
 _SESSION_NEAR = re.compile(r"\bsessions?\s+(?:id\s+)?([0-9a-z][0-9a-z_-]{5,})\b", re.IGNORECASE)
@@ -147,6 +152,7 @@ class Found:
     words: list[str] = field(default_factory=list)  # bare words a loop or gate name could be
     gates: list[str] = field(default_factory=list)  # "the deploy gate", "gate ship"
     source: str | None = None
+    loop_name: str | None = None  # a loop the task names by name ("loop nightly-lint"), existing or not
 
     @property
     def markers(self) -> list[str]:
@@ -160,6 +166,8 @@ class Found:
             out.append("<run>")
         if self.session_ids:
             out.append("<session>")
+        if self.team_ids:
+            out.append("<team>")
         if self.ages:
             out.append("<age>")
         return out
@@ -176,7 +184,10 @@ def find(task: str) -> Found:
         text = next(g for g in match.groups() if g is not None).strip()
         if text:
             found.quoted.append(text)
-    found.run_ids = _unique(m.group(0) for m in _RUN_ID.finditer(task))
+    found.run_ids = _unique(
+        [m.group(0) for m in _RUN_ID.finditer(task)]
+        + [m.group(1) for m in _RUN_NAMED.finditer(task) if not _FILE_EXT.search(m.group(1).lower())]
+    )
     found.last_run = bool(_LAST_RUN.search(task)) and not found.run_ids
     found.session_ids = _unique(m.group(0) for m in _UUID.finditer(task))
     found.team_ids = _unique(m.group(0) for m in _TEAM_ID.finditer(task))
@@ -204,6 +215,12 @@ def find(task: str) -> Found:
         [q for q in found.quoted if re.fullmatch(r"[\w.-]+", q)]
         + [g for m in _GATE.finditer(task) for g in m.groups() if g and g.lower() not in _NOT_GATES]
     )
+    loop = _LOOP_NAMED.search(task) if re.search(r"\bloops?\b", task, re.IGNORECASE) else None
+    if loop:
+        found.loop_name = loop.group(1) or loop.group(2)
+    quoted_names = [q for q in found.quoted if re.fullmatch(r"[\w.-]+", q)]
+    if found.loop_name is None and quoted_names and re.search(r"\bloops?\b", task, re.IGNORECASE):
+        found.loop_name = quoted_names[0]
     source = _SOURCES.search(task)
     found.source = source.group(1).lower() if source else None
     return found

@@ -43,7 +43,10 @@ class Grounded:
     pending_symbol: str | None = None  # named but not checkable until the index exists
 
 
-async def ground(cap: Capability, task: str, found: Found, state: State, root: Path | None) -> Grounded:
+async def ground(
+    cap: Capability, task: str, found: Found, state: State, root: Path | None, acts: bool | None = None
+) -> Grounded:
+    """`acts` decides a destructive tool's escalation (`confirm`) from the task's reading, never from a word."""
     out = Grounded()
     for name, source in cap.arguments.items():
         if name not in cap.properties:
@@ -52,32 +55,90 @@ async def ground(cap: Capability, task: str, found: Found, state: State, root: P
         if value is not None and value != []:
             out.arguments[name] = value
     for name, words in cap.flags.items():
-        if name in cap.properties and _mentions(task, words) and not _negated(task, words):
+        if name not in cap.properties:
+            continue
+        if cap.destructive and cap.escalation and name == cap.escalation[0]:
+            if acts:
+                out.arguments[name] = True
+            elif _mentions(task, words):
+                out.notes.append(f"the task asks for a preview, so `{name}` stays off")
+            continue
+        default_on = cap.properties[name].get("default") is True
+        if default_on and _negated(task, words):
+            out.arguments[name] = False  # "without a model": the default would spend
+        elif _mentions(task, words) and not _negated(task, words) and not default_on:
             if cap.escalation and name == cap.escalation[0] and _PREVIEW.search(task):
                 out.notes.append(f"the task asks for a preview, so `{name}` stays off")
                 continue
             out.arguments[name] = True
+    await _style_and_output(cap, task, found, state, root, out)
     for name in cap.required:
         if name not in out.arguments and not any(p.field == name for p in out.needs_input):
             out.needs_input.append(_needs(cap, name, f"the task does not say which {_noun(name)} to use"))
     return out
 
 
-def needed_level(cap: Capability, arguments: dict[str, Any], task: str) -> tuple[str, str | None]:
-    """The level this call needs, and why it is above the tool's base level (None when it is not)."""
+def needed_level(cap: Capability, arguments: dict[str, Any], task: str, request: Any = None) -> tuple[str, str | None]:
+    """The level this call needs, and why it is above the tool's base level (None when it is not).
+
+    Invariant 3: the floor is the dispatcher's own `needed_authority` on exactly these arguments (so
+    `--execute` never meets a refusal route did not predict); fields whose description names a level a
+    handler checks, and the task's own words (`start` asked to fix needs edit), may only raise it.
+    """
     from kernel.authority import LEVELS
+    from kernel.dispatch import needed_authority
 
     level, reason = cap.authority, None
-    if cap.escalation and arguments.get(cap.escalation[0]):
-        field_name, escalated = cap.escalation
-        if LEVELS.index(escalated) > LEVELS.index(level):
-            level, reason = escalated, f"`{field_name}` makes {cap.capability} act instead of preview"
+    try:
+        dispatcher = needed_authority(cap.tool, arguments)
+    except PalliumError:
+        dispatcher = cap.authority  # type: ignore[assignment]
+    if LEVELS.index(dispatcher) > LEVELS.index(level):  # type: ignore[arg-type]
+        field_name = cap.escalation[0] if cap.escalation else "its arguments"
+        set_or_default = "set" if arguments.get(field_name) else "left at its default"
+        level, reason = dispatcher, f"`{field_name}` {set_or_default} makes {cap.capability} need {dispatcher}"
+    for field_name, raised in cap.raised_by:
+        value = arguments.get(field_name)
+        if value and value is not False and LEVELS.index(raised) > LEVELS.index(level):  # type: ignore[arg-type]
+            level, reason = raised, f"`{field_name}` makes {cap.capability} need {raised}"
+    reads_only = request is not None and (request.no_edit or request.action in ("review", "research", "question"))
     if not _NO_EDIT.search(task):
+        # The task's words raise the level only as its action: "review the changes" reviews, it does not edit.
+        words_in = request.body if request is not None and request.body else task
         for wanted, words in cap.levels.items():
-            hit = _mentions(task, words)
+            if reads_only and wanted != "consult":
+                continue
+            hit = _mentions(words_in, words)
             if hit and LEVELS.index(wanted) > LEVELS.index(level):
                 level, reason = wanted, f"the task asks to {hit}, which {cap.capability} can only do at {wanted}"
     return level, reason
+
+
+_STYLES = (
+    ("test-fix", r"test[- ]?fix|fix(?:es|ing)? (?:the )?(?:failing )?tests|until (?:they'?re |it'?s )?green"),
+    ("review", r"review"),
+    ("research", r"research"),
+    ("plan", r"plan"),
+)
+_OUTPUT = re.compile(r"\b(?:save|write|put|store|output)\b[^.;]*?\b(?:to|in|into|as|at)\s+([\w./-]+\.js)\b", re.I)
+
+
+async def _style_and_output(
+    cap: Capability, task: str, found: Found, state: State, root: Path | None, out: Grounded
+) -> None:
+    """For a tool that takes a plan `style` and an `output` path (`workflow generate`): the ones the task names."""
+    if "output" not in cap.properties:
+        return  # `start` chooses its own plan from the task
+    if "style" in cap.properties and "style" not in out.arguments:
+        allowed = cap.properties["style"].get("enum") or []
+        for style, pattern in _STYLES:
+            if re.search(pattern, task, re.IGNORECASE) and (not allowed or style in allowed):
+                out.arguments["style"] = style
+                break
+    if "output" in cap.properties and "output" not in out.arguments:
+        match = _OUTPUT.search(task)
+        if match:
+            out.arguments["output"] = match.group(1)
 
 
 async def state_preconditions(cap: Capability, state: State) -> list[Precondition]:
@@ -180,10 +241,25 @@ def _paths(
         resolved = _existing(text, state, root)
         (good if resolved else missing).append(resolved or text)
     for text in missing:
-        out.needs_input.append(_needs(cap, name, f"{text!r} does not exist in the repository", value=text))
+        detail = f"{text!r} does not exist in the repository" + _closest_path(text, state, root)
+        out.needs_input.append(_needs(cap, name, detail, value=text))
     if source == "paths":
         return good
     return good[0] if good else None
+
+
+def _closest_path(text: str, state: State, root: Path | None) -> str:
+    """The files nearest a missing path, from its nearest existing folder (never read beyond the repository)."""
+    base = root or state.ctx.cwd
+    if base is None:
+        return ""
+    folder = (base / text).parent
+    while not folder.is_dir() and folder != base and base in folder.parents:
+        folder = folder.parent
+    if not folder.is_dir() or not _inside(folder.resolve(), base):
+        return ""
+    names = sorted(str((folder / p.name).relative_to(base)) for p in folder.iterdir() if not p.name.startswith("."))
+    return _closest(text, names[:200])
 
 
 def _existing(text: str, state: State, root: Path | None) -> str | None:
@@ -218,14 +294,26 @@ async def _symbol(cap: Capability, name: str, found: Found, state: State, out: G
     except PalliumError:
         answer = None
     if answer is None or not (answer.definitions or answer.references):
-        out.needs_input.append(_needs(cap, name, f"no symbol {symbol!r} in the index", value=symbol))
+        near = await _near_symbols(state, symbol)
+        out.needs_input.append(
+            _needs(cap, name, f"no symbol {symbol!r} in the index" + _closest(symbol, near), value=symbol)
+        )
         return None
     return symbol
+
+
+async def _near_symbols(state: State, symbol: str) -> list[str]:
+    try:
+        found = await state.ctx.call("pallium_search", {"query": symbol, "limit": 5, "repo": state.repo})
+    except PalliumError:
+        return []
+    return [getattr(h, "name", None) or getattr(h, "qualified_name", "") for h in getattr(found, "results", [])]
 
 
 async def _run(cap: Capability, name: str, found: Found, state: State, out: Grounded) -> str | None:
     runs = await state.workflow_runs()
     if found.run_ids:
+        # Invariant 2: a run the task names is that run or none; never the only fit in its place.
         wanted = found.run_ids[0]
         matches = [r for r in runs if r["id"] == wanted or r["id"].startswith(wanted)]
         if len(matches) == 1:
@@ -234,7 +322,8 @@ async def _run(cap: Capability, name: str, found: Found, state: State, out: Grou
             status = await state.ctx.call("pallium_workflow_status", {"run_id": wanted})
             return status.run_id if hasattr(status, "run_id") else wanted
         except PalliumError:
-            out.needs_input.append(_needs(cap, name, f"no workflow run {wanted!r}", value=wanted))
+            detail = f"no workflow run {wanted!r}" + _closest(wanted, [r["id"] for r in runs])
+            out.needs_input.append(_needs(cap, name, detail, value=wanted))
             return None
     if not runs:
         out.needs_input.append(_needs(cap, name, "there are no workflow runs yet (`pallium start` makes one)"))
@@ -259,6 +348,14 @@ async def _run(cap: Capability, name: str, found: Found, state: State, out: Grou
     return None
 
 
+def _closest(wanted: str, known: list[str]) -> str:
+    """ "; closest: a, b" with the existing names nearest `wanted`, or "" when there are none."""
+    import difflib
+
+    near = difflib.get_close_matches(wanted, known, n=3, cutoff=0.3) or known[:3]
+    return f"; closest existing: {', '.join(near)}" if near else "; none exist yet"
+
+
 async def _pending_gate(out: Grounded, state: State) -> str | None:
     run_id = out.arguments.get("run_id")
     if not run_id:
@@ -280,6 +377,11 @@ async def _loop(cap: Capability, name: str, found: Found, state: State, out: Gro
     for word in [*found.names, *found.quoted, *found.words]:
         if word.lower() in lowered:
             return lowered[word.lower()]
+    named = found.loop_name
+    if named is not None:  # invariant 2: a loop the task names is that loop or none
+        detail = f"no loop {named!r}" + _closest(named, loops)
+        out.needs_input.append(_needs(cap, name, detail, value=named))
+        return None
     if len(loops) == 1:
         out.notes.append(f"loop {loops[0]!r} is the only one")
         return loops[0]
@@ -299,7 +401,9 @@ async def _session(cap: Capability, name: str, found: Found, state: State, out: 
     try:
         shown = await state.ctx.call("pallium_sessions_show", {"id": wanted})
     except PalliumError:
-        out.needs_input.append(_needs(cap, name, f"no session {wanted!r} in session memory", value=wanted))
+        known = await _session_ids(state)
+        detail = f"no session {wanted!r} in session memory" + _closest(wanted, known)
+        out.needs_input.append(_needs(cap, name, detail, value=wanted))
         return None
     return getattr(shown, "id", None) or wanted
 
@@ -311,9 +415,26 @@ async def _team(cap: Capability, name: str, found: Found, state: State, out: Gro
     try:
         await state.ctx.call("pallium_team_status", {"team": wanted, "limit": 1})
     except PalliumError:
-        out.needs_input.append(_needs(cap, name, f"no team {wanted!r}", value=wanted))
+        known = await _team_ids(state)
+        out.needs_input.append(_needs(cap, name, f"no team {wanted!r}" + _closest(wanted, known), value=wanted))
         return None
     return wanted
+
+
+async def _session_ids(state: State) -> list[str]:
+    try:
+        listed = await state.ctx.call("pallium_sessions_find", {"limit": 20})
+    except PalliumError:
+        return []
+    return [s.id for s in getattr(listed, "sessions", [])]
+
+
+async def _team_ids(state: State) -> list[str]:
+    try:
+        listed = await state.ctx.call("pallium_team_list", {})
+    except PalliumError:
+        return []
+    return [getattr(t, "team", None) or getattr(t, "id", "") for t in getattr(listed, "teams", [])]
 
 
 def _content_words(task: str, found: Found, cap: Capability) -> str:

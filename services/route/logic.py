@@ -8,13 +8,14 @@ capability in place of a blocked one; a read-only preparatory step may stand bes
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import TYPE_CHECKING, Any
 
 from kernel import authority
 from kernel.errors import PalliumError
-from services.route import catalog, extract, lexicon
+from services.route import catalog, extract, lexicon, reading
 from services.route.ground import Grounded, ground, needed_level, repo_root, state_preconditions
-from services.route.models import Alternative, Confidence, Preparation, RouteInput, RouteOutput
+from services.route.models import Alternative, Confidence, Preparation, RouteInput, RouteOutput, Step
 from services.route.state import State
 
 if TYPE_CHECKING:
@@ -51,33 +52,118 @@ async def route(inp: RouteInput, ctx: ToolContext) -> RouteOutput:
 
 @dataclasses.dataclass
 class Plan:
-    """What `execute` needs beyond the answer: the capability and the grounding state."""
+    """What `execute` needs beyond the answer: the capability, the grounding state and, for a task of
+    several requests, each request's own answer and plan, in order."""
 
     cap: Capability | None
     grounded: Grounded | None
     state: State
+    request: reading.Request | None = None
+    steps: list[tuple[RouteOutput, Plan]] = dataclasses.field(default_factory=list)
 
 
 async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) -> tuple[RouteOutput, Plan]:
+    """Route a whole task: one answer per request, combined when there are several."""
+    state = State(ctx, repo)
+    parts = reading.split(task)
+    if len(parts) == 1:
+        return await _decide_one(task, task, ceiling, state, reading.read(task).requests[0], None)
+    decided: list[tuple[RouteOutput, Plan]] = []
+    texts: list[str] = []
+    carried: list[str] = []  # paths named by an earlier request, for "add a test for it"
+    for part in parts:
+        request = reading.read(part).requests[0]
+        answer, plan = await _decide_one(part, task, ceiling, state, request, carried)
+        if answer.capability is None and decided:  # "... and report back": part of the request before it
+            texts[-1] = f"{texts[-1]} {part}"
+            request = reading.read(texts[-1]).requests[0]
+            decided[-1] = await _decide_one(texts[-1], task, ceiling, state, request, carried)
+            continue
+        carried += [p for p in extract.find(part).paths if p not in carried]
+        decided.append((answer, plan))
+        texts.append(part)
+    if len(decided) == 1:
+        answer, plan = decided[0]
+        answer.task = task
+        return answer, plan
+    return _combined(task, ceiling, decided, state), Plan(None, None, state, steps=decided)
+
+
+def _combined(task: str, ceiling: str, decided: list[tuple[RouteOutput, Plan]], state: State) -> RouteOutput:
+    """One answer for several requests: the first request's call leads, every step is listed in order, and
+    the whole is blocked when any step needs more than the ceiling."""
+    answers = [a for a, _ in decided]
+    first = answers[0]
+    steps = [
+        Step(
+            request=a.task,
+            capability=a.capability,
+            tool=a.tool,
+            arguments=a.arguments,
+            argv=a.argv,
+            needed_authority=a.needed_authority,
+            blocked=a.blocked,
+            why=a.why,
+        )
+        for a in answers
+    ]
+    levels = [a.needed_authority for a in answers if a.needed_authority]
+    needed = max(levels, key=authority.LEVELS.index) if levels else None
+    blocked_steps = [f"step {i + 1} ({a.capability}: {a.blocked_reason})" for i, a in enumerate(answers) if a.blocked]
+    unfit = [f"step {i + 1} ({a.task!r}): {a.why}" for i, a in enumerate(answers) if a.capability is None]
+    blocked = bool(blocked_steps) or bool(unfit)
+    reason = None
+    if blocked:
+        reason = "the task is planned whole and one part cannot run: " + "; ".join(blocked_steps + unfit)
+    why = f"{len(answers)} requests, planned in order: " + "; then ".join(
+        f"{a.capability or 'nothing fits'} for {a.task!r}" for a in answers
+    )
+    return RouteOutput(
+        task=task,
+        ceiling=ceiling,  # type: ignore[arg-type]
+        capability=first.capability,
+        tool=first.tool,
+        arguments=first.arguments,
+        argv=first.argv,
+        why=why,
+        alternatives=first.alternatives,
+        needed_authority=needed,  # type: ignore[arg-type]
+        blocked=blocked,
+        blocked_reason=reason,
+        preparation=next((a.preparation for a in answers if a.preparation), None),
+        preconditions=[p for a in answers for p in a.preconditions],
+        confidence=min((a.confidence for a in answers), key=lambda c: c.score),
+        state=state.observed(),
+        steps=steps,
+    )
+
+
+async def _decide_one(
+    task: str, whole: str, ceiling: str, state: State, request: reading.Request, carried: list[str] | None
+) -> tuple[RouteOutput, Plan]:
     cat = catalog.load()
     found = extract.find(task)
+    if carried and not found.paths:
+        found.paths = list(carried)
     terms = lexicon.terms(_masked(task, found), cat.speller) + found.markers
-    state = State(ctx, repo)
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
     ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
+    ranked = shape(ranked, request, cat, found)
     best = ranked[0]
     runner = ranked[1] if len(ranked) > 1 else None
     margin = round(best.score - (runner.score if runner else 0.0), 3)
     confidence = Confidence(
-        score=round(min(best.score, 1.0), 3), margin=margin, runner_up=runner.capability.capability if runner else None
+        score=round(min(max(best.score, 0.0), 1.0), 3),
+        margin=max(margin, 0.0),
+        runner_up=runner.capability.capability if runner else None,
     )
-    reason = _unfit(task, terms, best)
-    if reason is not None:
-        return _nothing(task, ceiling, reason, ranked, confidence, state), Plan(None, None, state)
-    cap = best.capability
     root = repo_root(state)
-    grounded = await ground(cap, task, found, state, root)
-    level, level_reason = needed_level(cap, grounded.arguments, task)
+    reason = _unfit(task, terms, best, request, found, state, root)
+    if reason is not None:
+        return _nothing(task, ceiling, reason, ranked, confidence, state), Plan(None, None, state, request)
+    cap = best.capability
+    grounded = await ground(cap, task, found, state, root, acts=acts(cap, request))
+    level, level_reason = needed_level(cap, grounded.arguments, task, request)
     blocked = not authority.allows(ceiling, level)  # type: ignore[arg-type]
     preconditions = [*(await state_preconditions(cap, state)), *grounded.needs_input]
     why = _why(best, grounded, level_reason)
@@ -98,7 +184,151 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
         confidence=confidence,
         state=state.observed(),
     )
-    return answer, Plan(cap, grounded, state)
+    return answer, Plan(cap, grounded, state, request)
+
+
+# The object each destructive tool deletes, by the first word of its command.
+_DELETES_OBJECT = {"sessions": "session", "workflow": "run", "db": "pallium", "team": "team"}
+_DATA_OBJECTS = frozenset(_DELETES_OBJECT.values())
+_STRUCTURAL_LEAD = 0.001  # a capability the reading asks for leads the ranking, whatever the words
+
+
+def may_choose(cap: Capability, request: reading.Request) -> bool:
+    """Invariant 1: a destructive tool only for a request whose action deletes (or, for a revert tool,
+    reverts) and whose object is the tool's object. No other word reaches it."""
+    if not cap.destructive:
+        return True
+    if request.object != _DELETES_OBJECT.get(cap.cli.split()[0]):
+        return False
+    if "revert" in cap.cli:
+        return bool(reading.REVERTS.search(request.body))
+    return request.deletes or _acting_word(cap, request) is not None
+
+
+def acts(cap: Capability, request: reading.Request) -> bool:
+    """Whether a destructive tool's escalation (`confirm`) is set: the request deletes and asks no preview."""
+    if not cap.destructive or request.preview:
+        return False
+    return may_choose(cap, request)
+
+
+def _acting_word(cap: Capability, request: reading.Request) -> str | None:
+    if not cap.escalation:
+        return None
+    body = request.body.lower()
+    for word in cap.flags.get(cap.escalation[0], ()):
+        if re.search(rf"\b{re.escape(word)}", body):
+            return word
+    return None
+
+
+def wanted(request: reading.Request) -> tuple[str, ...]:
+    """Capabilities the request's action and object ask for, best first; empty leaves it to the ranking."""
+    action, obj = request.action, request.object
+    if request.deletes and obj in _DATA_OBJECTS and action in (None, reading.CHANGE, reading.QUESTION):
+        return ()  # a deletion of Pallium's data: the destructive tools of that object, by rank
+    if action == reading.REVERT:
+        return ()
+    if obj == "knowledge" and (action in (reading.REVIEW, reading.QUESTION, None) and reading.verifies(request.text)):
+        return ("knowledge audit",)
+    if action == reading.CONTEXT and obj in ("code", None, "knowledge"):
+        return ("knowledge context",)
+    if action == reading.REVIEW and obj == "run" and re.search(r"\.js\b", request.text):
+        return ("workflow validate",)
+    if action in (reading.CHANGE, reading.REVIEW, reading.RESEARCH) and obj == "code":
+        return ("start",)
+    if obj is None and (reading.strong_change(request) or action in (reading.REVIEW, reading.RESEARCH)):
+        return ("start",)
+    if action == reading.CHANGE and obj == "run" and not request.deletes:
+        return ("start",)
+    return ()
+
+
+def shape(
+    ranked: list[Scored], request: reading.Request, cat: catalog.Catalog, found: extract.Found | None = None
+) -> list[Scored]:
+    """The ranking as the reading allows and prefers it: destructive tools out unless asked for, the
+    capability the action and object name first; words only order what is left."""
+    allowed = [s for s in ranked if may_choose(s.capability, request)]
+    if request.deletes and request.object in _DATA_OBJECTS and request.action != reading.REVERT:
+        deleting = [s for s in allowed if s.capability.destructive and "revert" not in s.capability.cli]
+        if deleting:
+            allowed = [*deleting, *(s for s in allowed if not s.capability.destructive)]
+            return _lead(allowed, deleting[0].capability.capability)
+    if request.action == reading.REVERT:
+        reverting = [s for s in allowed if "revert" in s.capability.cli and s.capability.destructive]
+        if reverting:
+            return _lead(allowed, reverting[0].capability.capability)
+    for name in wanted(request):
+        if name in cat.by_name:
+            return _lead(allowed, name)
+    return _by_object(allowed, request, found)
+
+
+_OBJECT_OF_NOUN = {"sessions": "session", "workflow": "run", "loop": "loop", "team": "team", "knowledge": "knowledge"}
+_PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db"})
+_OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
+_ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"))
+
+
+def object_of(cap: Capability) -> str:
+    noun = cap.cli.split()[0]
+    if noun in _PALLIUM_ITSELF:
+        return "pallium"
+    return _OBJECT_OF_NOUN.get(noun, "code")
+
+
+def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Found | None) -> list[Scored]:
+    """Object before words: an id of a kind the task names, else the object it names, picks among the close."""
+    if not ranked or ranked[0].score <= 0:
+        return ranked
+    best = ranked[0]
+    if found is not None:
+        for attr, source in _ID_SOURCES:
+            if getattr(found, attr):
+                taking = [s for s in ranked if source in s.capability.arguments.values() and s.score > 0]
+                if taking and source not in best.capability.arguments.values():
+                    return _lead(ranked, taking[0].capability.capability)
+                break
+    if request.object is None:
+        return ranked
+    if object_of(best.capability) == request.object:
+        return _argument_fit(ranked, request, found)
+    near = [
+        s
+        for s in ranked
+        if object_of(s.capability) == request.object and s.score > 0 and s.score >= best.score - _OBJECT_REACH
+    ]
+    return _lead(ranked, near[0].capability.capability) if near else _argument_fit(ranked, request, found)
+
+
+def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract.Found | None) -> list[Scored]:
+    """Among close candidates, one whose required argument the task cannot supply yields to one it can:
+    "how does src/app.py work and who depends on it" names a file, not a symbol."""
+    if found is None or not found.paths:
+        return ranked
+    best = ranked[0]
+    sources = set(best.capability.arguments.values())
+    takes_path = bool(sources & {"path", "paths", "script"})
+    lacks_symbol = "symbol" in sources and not found.symbols
+    if takes_path and not lacks_symbol:
+        return ranked
+    if not lacks_symbol and (best.structural or request.object != "code"):
+        return ranked
+    for s in ranked[1:6]:
+        if s.score >= best.score - _OBJECT_REACH and {"path"} & set(s.capability.arguments.values()):
+            return _lead(ranked, s.capability.capability)
+    return ranked
+
+
+def _lead(ranked: list[Scored], name: str) -> list[Scored]:
+    chosen = next((s for s in ranked if s.capability.capability == name), None)
+    if chosen is None:
+        return ranked
+    top = max(s.score for s in ranked)
+    lifted = dataclasses.replace(chosen, score=max(chosen.score, top) + _STRUCTURAL_LEAD, structural=True)
+    rest = [s for s in ranked if s is not chosen]
+    return [lifted, *rest]
 
 
 def argv_of(cap: Capability, arguments: dict[str, Any], level: str) -> list[str]:
@@ -111,6 +341,8 @@ def argv_of(cap: Capability, arguments: dict[str, Any], level: str) -> list[str]
         flag = "--" + name.replace("_", "-")
         if value is True:
             flags.append(flag)
+        elif value is False and cap.properties.get(name, {}).get("default") is True:
+            flags.append("--no-" + name.replace("_", "-"))  # `model: false` is `--no-model`
         elif isinstance(value, list):
             for item in value:
                 flags += [flag, str(item)]
@@ -152,14 +384,30 @@ async def _exists(state: State, need: str) -> bool:
     return bool(await state.loop_names())
 
 
-def _unfit(task: str, terms: list[str], best: Scored) -> str | None:
-    """Why nothing fits the task, or None when the best candidate does."""
+def _unfit(
+    task: str,
+    terms: list[str],
+    best: Scored,
+    request: reading.Request,
+    found: extract.Found,
+    state: State,
+    root: Any,
+) -> str | None:
+    """Why nothing fits the task, or None when the best candidate does.
+
+    A capability the reading itself asks for always fits; so does any task that names a path in the
+    repository (it is about the repository, even when its words are not Pallium's)."""
+    if best.structural:
+        return None
     content = [t for t in terms if not t.startswith("<")]
     task_words = set(lexicon.words(task))
     software = task_words & lexicon.SOFTWARE
     off = task_words & lexicon.OFF_DOMAIN
+    names_repo = bool(found.paths) or bool(found.run_ids) or bool(found.session_ids) or bool(found.team_ids)
     if best.score <= 0 or not best.matched:
         return "no capability shares a word with the task"
+    if names_repo:
+        return None
     strong = [t for t in best.matched if t not in lexicon.GENERIC_TERMS]
     if not strong and best.score < 0.5:
         return f"the task shares only general words ({', '.join(best.matched)}) with any capability"
@@ -169,7 +417,12 @@ def _unfit(task: str, terms: list[str], best: Scored) -> str | None:
         return f"the closest capability covers too little of the task ({best.score:.2f} < {MIN_SCORE})"
     if content and len(best.matched) == 1 and not software and best.score < MIN_SCORE + 0.15:
         return "only one word of the task matches a capability, and nothing else ties it to software work"
+    if request.object is None and request.action is None and not software and best.score < _NO_OBJECT_FLOOR:
+        return "the task names nothing Pallium acts on (code, a session, a run, a loop, a team, the knowledge base)"
     return None
+
+
+_NO_OBJECT_FLOOR = 0.6
 
 
 def _nothing(

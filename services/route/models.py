@@ -19,6 +19,7 @@ __all__ = [
     "Preparation",
     "RouteInput",
     "RouteOutput",
+    "Step",
 ]
 
 Level = Literal["observe", "consult", "edit", "admin"]
@@ -37,6 +38,11 @@ class RouteInput(ToolInput):
     )
     execute: bool = Field(False, description="run the recommendation (preconditions first) and return its result")
     repo: str | None = Field(None, description="repository path; default: the current one")
+    confirm: bool = Field(
+        False,
+        description="with execute: let a recommendation that deletes or reverts run; without it, such a call is "
+        "never run, whatever the ceiling",
+    )
     wait_seconds: float = Field(
         20, ge=0, le=3600, description="with execute over MCP: seconds to await a long run before returning its id"
     )
@@ -73,6 +79,19 @@ class Preparation(ToolOutput):
     why: str
 
 
+class Step(ToolOutput):
+    """One request of a task of several, with the call that does it."""
+
+    request: str = Field(description="the request's words")
+    capability: str | None
+    tool: str | None
+    arguments: dict[str, Any]
+    argv: list[str]
+    needed_authority: Level | None
+    blocked: bool
+    why: str
+
+
 class Confidence(ToolOutput):
     score: float = Field(description="0-1: how well the best capability's phrasings cover the task")
     margin: float = Field(description="score lead over the next candidate (0 when alone)")
@@ -95,6 +114,11 @@ class RouteOutput(ToolOutput):
     preconditions: list[Precondition] = Field(description="what must hold first, each with its command")
     confidence: Confidence
     state: dict[str, Any] = Field(description="repository and store state route observed")
+    steps: list[Step] = Field(
+        default_factory=list,
+        description="for a task of several requests (`then`, `and also`, `;`): each request's call, in order; "
+        "the answer is blocked when any step is",
+    )
     executed: dict[str, Any] | None = Field(
         None, description="under execute: the result (tool, output or error, preconditions run)"
     )

@@ -31,6 +31,7 @@ FIELDS = {
     "preconditions",
     "confidence",
     "state",
+    "steps",
     "executed",
 }
 

@@ -1,0 +1,295 @@
+"""Read a task as a structure before choosing: its requests, and for each its action, object and modifiers.
+
+A task splits into requests on `;`, `then` and `and also`. In each request, subordinate clauses
+("before I edit it", "that fixes the tests", "if I change it") are set aside, and the first clause
+that leads with a verb gives the action; a question asks to read, whatever verbs it contains. The
+object is what the action is on: code, a session, a run, a loop, a team, the knowledge base or
+Pallium itself. Only recognition lives here; `logic` decides what a reading allows and prefers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["REVERTS", "Reading", "Request", "read", "split", "strong_change", "verifies"]
+
+# Actions route acts on; any other lead verb leaves the choice to the ranking ("explain", "list").
+DELETE, REVERT, CHANGE, REVIEW, RESEARCH, CONTEXT, QUESTION = (
+    "delete",
+    "revert",
+    "change",
+    "review",
+    "research",
+    "context",
+    "question",
+)
+
+_SPLIT = re.compile(r";|\bthen\b|\band also\b|\balso,", re.IGNORECASE)
+_NOT_SPLIT_BEFORE = frozenset({"back", "by", "since", "until", "till", "from", "even", "and", "just"})
+_QUOTE = re.compile(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|(?<![A-Za-z0-9])'[^']*'(?![A-Za-z0-9])")
+_CLAUSES = re.compile(r"[,.!?:]+(?:\s+|$)|\s+-\s+|\s+—\s+")
+_FILLER = re.compile(
+    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|ugh|well|honestly|quick one|alright|right|now|also|and|but|"
+    r"pls|plz|please|kindly|just|maybe|actually|go ahead and|let'?s|lets|"
+    r"(?:can|could|would|will) (?:you|u)(?: please| kindly| just| maybe| quickly)?(?: mind)?|"
+    r"would you be so kind as to|i'?d like (?:you )?to|i would like (?:you )?to|i want (?:you )?to|"
+    r"i need (?:you )?to|i wanna|help me(?: to)?|try to|time to|it'?d be (?:great|nice|good) to|"
+    r"i just want to|i'?d love to|you should|we should|we need to|i must)\b[\s,]*)+",
+    re.IGNORECASE,
+)
+_SUBORDINATE = re.compile(
+    r"\b(?:before|after|if|when|whenever|while|once|unless|because|so that|in case|since i|"
+    r"i'?m about to|i am about to|i'?m going to|i plan to|that|which|whom?)\b.*$",
+    re.IGNORECASE,
+)
+_SUBORDINATE_LEAD = re.compile(r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", re.I)
+_QUESTION = re.compile(
+    r"^(?:what|what's|whats|wat|which|wich|who|whose|where|where's|wheres|why|how|hows|is|are|was|were|"
+    r"does|do|did|has|have|had|any|anything|should|would it)\b",
+    re.IGNORECASE,
+)
+_CHANGE_LEAD = re.compile(
+    r"^(?:fix\w*|fxi|repair\w*|resolve|solve|mend|correct|debug|implement\w*|add|adding|introduce|"
+    r"refactor\w*|restructure|rename\w*|rewrite|rework|simplify|change|changing|modify|edit|alter|tweak|"
+    r"update|make (?!sure\b)|sort (?:it |this |that |them )?out|clean(?:ing)? ?up|cleanup|tidy|tidying|"
+    r"get rid of|strip|drop|remove|delete|erase|optimi[sz]e|convert|migrate|port|bump|upgrade)\b",
+    re.IGNORECASE,
+)
+_CHANGE_AFTER_AND = re.compile(
+    r"\b(?:and|&|then)\s+(?:then\s+)?(?:fix\w*|repair\w*|implement\w*|refactor\w*|rewrite|change|modify|edit|"
+    r"make (?:it|them|the \w+|everything|tests?) (?:pass|green|work)|correct)\b",
+    re.IGNORECASE,
+)
+_MAKE_PASS = re.compile(r"\bmake\b.*\b(?:pass|passes|green|work|compile|build)\b", re.IGNORECASE)
+_REVIEW_LEAD = re.compile(
+    r"^(?:review\w*|audit\w*|critique|look over|go over|double[- ]check|re-?check|sanity[- ]check|"
+    r"check (?:my|the|this|these|over)\b(?=.*\b(?:bugs?|mistakes?|problems?|issues?|security|diff|changes?)\b))",
+    re.IGNORECASE,
+)
+_RESEARCH_LEAD = re.compile(r"^(?:research|investigate|analy[sz]e|study|explore|dig into|find out)\b", re.I)
+_VERIFY = re.compile(
+    r"\b(?:verify|double[- ]check|re-?check|audit|check|still (?:true|accurate|correct|right|valid)|"
+    r"lying|accurate|correct|true|stale|wrong|outdated)\b",
+    re.IGNORECASE,
+)
+_CONTEXT = re.compile(
+    r"\bcontext\b(?!\s+(?:window|menu))|\bwhat (?:do|would|will) i need to (?:read|know|look at)\b", re.IGNORECASE
+)
+_DELETE_WORDS = re.compile(
+    r"\b(?:delete\w*|remov\w*|erase\w*|purg\w*|wip\w*|discard\w*|destroy\w*|trash\w*|prun\w*|forget\w*|"
+    r"get rid of|gc|garbage[- ]collect\w*|clean(?:ing)? ?up|cleanup|tidy up|free (?:up )?(?:disk|space)|"
+    r"vacuum\w*|compact\w*|reset\w*|drop\w*|expire\w*|clear (?:out|away))\b",
+    re.IGNORECASE,
+)
+REVERTS = _REVERT_WORDS = re.compile(r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply)\b", re.I)
+_PREVIEW = re.compile(
+    r"\b(?:preview\w*|dry[- ]?run|what would|which would|would (?:it|that|be)|how (?:much|many) would|simulate|"
+    r"just (?:show|list|say|tell)|only (?:show|list|say)|without (?:deleting|removing|actually))\b",
+    re.IGNORECASE,
+)
+_NO_EDIT = re.compile(
+    r"\b(?:don'?t|do not|never|without|no)\s+(?:\w+\s+)?(?:change|changing|edit|editing|edits|modify|modifying|"
+    r"touch|touching|fix|fixing|write|writing|changes)\b|\bread[- ]only\b|\breport only\b|\bonly (?:a )?report\b|"
+    r"\bjust (?:a )?(?:look|read|review|report)\b|\bnothing else\b",
+    re.IGNORECASE,
+)
+_UNTIL = re.compile(r"\buntil\b|\btill\b|\bkeep (?:\w+ing)\b|\brepeatedly\b|\bover and over\b", re.IGNORECASE)
+
+# Object cues, strongest first: the first kind a request names is its object.
+_OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "pallium",
+        re.compile(
+            r"\bpallium'?s?\b|\bmcp\b|\bagents\.md\b|\bclaude\.md\b|\bembedding\w*\b|"
+            r"(?<!session )(?<!sessions )\b(?:database|db)\b",
+            re.I,
+        ),
+    ),
+    ("knowledge", re.compile(r"\bknowledge\b|\bmodule docs?\b|\bclaims?\b", re.I)),
+    (
+        "team",
+        re.compile(
+            r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
+            r"lead|mail|status|template)\b)|\b(?:the|a|my|this|agent) teams?\b|^teams?\b",
+            re.I,
+        ),
+    ),
+    ("loop", re.compile(r"\bloops?\b|\btick\b", re.I)),
+    (
+        "session",
+        re.compile(
+            r"\bsessions?\b|\btranscripts?\b|\bconversations?\b|\bchats?\b|\braw events\b|\bsession history\b", re.I
+        ),
+    ),
+    (
+        "run",
+        re.compile(
+            r"\bwf-\w+|\bruns?\b(?! (?:the |my )?(?:tests?|it|them|this))|\bworkflows?\b|\bworktrees?\b|"
+            r"\bpatch(?:es)?\b|\bgates?\b|\brun folders?\b|\btemplates?\b|\.js\b",
+            re.I,
+        ),
+    ),
+)
+_CODE = re.compile(
+    r"[\w-]+/[\w./-]+|\b[\w-]+\.(?:py|js|ts|go|rs|java|rb|c|h|cpp|md|json|toml|ya?ml|sh|txt)\b|"
+    r"\b(?:code|codebase|repo|repository|project|app|function|functions|class|classes|method|file|files|module|"
+    r"modules|tests?|bugs?|imports?|comments?|helpers?|branch|diff|changes?|commits?|build|lint|types?|"
+    r"docstrings?|endpoint|api|parser|config|crash\w*|errors?|exceptions?|checkout|auth\w*|cache|logging|"
+    r"retr(?:y|ies)|print statements?|dead code|todo)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request of a task: its text, action, negations, object and modifiers."""
+
+    text: str
+    verb: str  # the main clause's first word, once fillers are set aside ("fix", "what", "list")
+    body: str  # the main clause, subordinate clauses set aside: where the action's words count
+    action: str | None  # one of the constants above, or None: leave the choice to the ranking
+    deletes: bool  # a deletion (or revert) word stands in the request's main clause or its question
+    no_edit: bool  # "don't change anything", "report only"
+    object: str | None  # pallium, knowledge, team, loop, session, run, code; None when it names none
+    preview: bool  # "dry run", "what would it delete"
+    until: bool  # "until it is green", "keep fixing"
+
+
+@dataclass(frozen=True)
+class Reading:
+    requests: tuple[Request, ...]
+
+
+def split(task: str) -> list[str]:
+    """The task's requests, in order; quoted text is never split, and a part of one word joins the last."""
+    masked = _QUOTE.sub(lambda m: "\0" * len(m.group(0)), task)
+    parts: list[str] = []
+    start = 0
+    for match in _SPLIT.finditer(masked):
+        before = masked[start : match.start()].split()
+        word = before[-1].lower().strip(",") if before else ""
+        if match.group(0).lower() == "then" and word in _NOT_SPLIT_BEFORE and word != "and":
+            continue
+        parts.append(task[start : match.start()])
+        start = match.end()
+    parts.append(task[start:])
+    out: list[str] = []
+    for part in parts:
+        text = re.sub(r"^[\s,;]*(?:and\s+)?|[\s,;]*(?:and)?\s*$", "", part, flags=re.IGNORECASE).strip()
+        if not text:
+            continue
+        if out and len(text.split()) < 2:
+            out[-1] = f"{out[-1]} {text}"
+        else:
+            out.append(text)
+    return out or [task.strip()]
+
+
+def read(task: str) -> Reading:
+    return Reading(tuple(_request(text) for text in split(task)))
+
+
+def _request(text: str) -> Request:
+    clauses = [c for c in _CLAUSES.split(_QUOTE.sub(" ", text)) if c.strip()]
+    action: str | None = None
+    main = ""
+    for clause in clauses:
+        lead = _FILLER.sub("", clause.strip()).strip()
+        if not lead or re.match(
+            r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", lead, re.I
+        ):
+            continue
+        found = _lead_action(lead)
+        if found is not None or _is_verb_lead(lead):
+            action, main = found, lead
+            break
+    if action is None and not main and clauses:
+        main = _FILLER.sub("", clauses[0].strip())
+    body = _SUBORDINATE.sub("", main) if action != QUESTION else main
+    deletes = bool(_DELETE_WORDS.search(body) or _REVERT_WORDS.search(body))
+    if action == QUESTION and _DELETE_WORDS.search(main):
+        deletes = True
+    if action is None and _CHANGE_AFTER_AND.search(body):
+        action = CHANGE
+    if action in (REVIEW, RESEARCH, None) and _CHANGE_AFTER_AND.search(body):
+        action = CHANGE
+    no_edit = bool(_NO_EDIT.search(text))
+    obj = _object(text)
+    if action is None and _CONTEXT.search(text):
+        action = CONTEXT
+    if action == QUESTION and _CONTEXT.search(text):
+        action = CONTEXT
+    if _REVERT_WORDS.match(body.strip()):
+        action = REVERT
+    preview = bool(_PREVIEW.search(text)) or (action == QUESTION and deletes)
+    return Request(
+        text=text,
+        verb=(re.findall(r"[\w'-]+", main.lower()) or [""])[0],
+        body=body,
+        action=action,
+        deletes=deletes,
+        no_edit=no_edit,
+        object=obj,
+        preview=preview,
+        until=bool(_UNTIL.search(text)),
+    )
+
+
+def _lead_action(lead: str) -> str | None:
+    if _QUESTION.match(lead):
+        return QUESTION
+    if _CONTEXT.match(lead) or re.match(r"^(?:give|get|show|find|collect|gather)\b.*\bcontext\b", lead, re.I):
+        return CONTEXT
+    if _REVERT_WORDS.match(lead):
+        return REVERT
+    if _REVIEW_LEAD.match(lead):
+        return REVIEW
+    if _RESEARCH_LEAD.match(lead):
+        return RESEARCH
+    if _CHANGE_LEAD.match(lead):
+        if re.match(r"^make\b", lead, re.I) and not _MAKE_PASS.search(lead):
+            return None
+        return CHANGE
+    if re.match(r"^keep\s+\w+ing\b", lead, re.I):
+        return _lead_action(re.sub(r"^keep\s+", "", lead, flags=re.I))
+    return None
+
+
+_OTHER_VERBS = re.compile(
+    r"^(?:show|shw|list|lsit|find|search|serch|explain|explian|tell|give|get|start|run|apply|save|approve|reject|"
+    r"generate|draft|write|create|build|rebuild|index|reindex|sync|import|pull|read|print|open|display|map|"
+    r"validate|lint|check|verify|test|configure|install|register|hook|put|trust|upgrade|stop|halt|pause|"
+    r"resume|continue|retry|restart|spawn|send|summari[sz]e|prepare|scope|preflight|recall|remind|dump|grep|"
+    r"look|see|know|tick|set|enable|disable|watch|describe|walk|compare|tell|report|inspect|analyse|vacuum|"
+    r"prune|purge|forget|wipe|kill|cancel|abort|attach|join|claim|complete|nudge|steer|serve|spin)\b",
+    re.IGNORECASE,
+)
+
+
+def _is_verb_lead(lead: str) -> bool:
+    return bool(_OTHER_VERBS.match(lead))
+
+
+def _object(text: str) -> str | None:
+    for kind, pattern in _OBJECTS:
+        if pattern.search(text):
+            return kind
+    return "code" if _CODE.search(text) else None
+
+
+def verifies(text: str) -> bool:
+    """Whether the text asks if something is still true ("are the docs lying", "verify the claims")."""
+    return bool(_VERIFY.search(text))
+
+
+_STRONG_CHANGE = re.compile(
+    r"^(?:fix\w*|fxi|repair\w*|debug\w*|implement\w*|refactor\w*|rename\w*|sort|make|keep)$", re.IGNORECASE
+)
+
+
+def strong_change(request: Request) -> bool:
+    """Whether the request's verb asks to change code even when it names no code ("can you just fix it")."""
+    return request.action == CHANGE and bool(
+        _STRONG_CHANGE.match(request.verb) or _CHANGE_AFTER_AND.search(request.body)
+    )

@@ -1,0 +1,53 @@
+"""Route's tuning set for issue #24: tasks route's reading was developed against.
+
+Apart from `cases.py` (the project's own set) and `heldout_cases.py` (scored once, never tuned to).
+Same fields as the held-out set; the `git_repo` fixture's files, and ids that do not exist.
+"""
+
+from __future__ import annotations
+
+from tests.services.route.heldout_cases import HeldCase
+
+TUNING = [
+    HeldCase("please review the changes I have not committed yet", "consult", "start"),
+    HeldCase("review what I changed, nothing else", "observe", "start", True),
+    HeldCase("repair the broken import in src/app.py", "edit", "start"),
+    HeldCase("could you fix this for me", "edit", "start"),
+    HeldCase("fix it", "observe", "start", True),
+    HeldCase("change main so it returns 2", "edit", "start"),
+    HeldCase("clean up src/app.py a bit", "edit", "start"),
+    HeldCase("tidy the code and run the tests until green", "edit", "start"),
+    HeldCase("loop over the lint errors and fix them until there are none", "edit", "start", also=("loop start",)),
+    HeldCase("remove the print statements from src/app.py", "admin", "start"),
+    HeldCase("delete the old helper function in src/app.py", "edit", "start"),
+    HeldCase("erase sessions older than 30 days", "admin", "sessions prune"),
+    HeldCase("erase sessions older than 30 days", "consult", "sessions prune", True),
+    HeldCase("get rid of finished runs' worktrees", "admin", "workflow gc"),
+    HeldCase("which sessions would a prune of 2 weeks drop? preview only", "observe", "sessions prune"),
+    HeldCase("verify the module docs are still accurate", "consult", "knowledge audit"),
+    HeldCase("are the knowledge docs still correct?", "consult", "knowledge audit"),
+    HeldCase("what do I need to read to add retries to src/app.py", "observe", "knowledge context"),
+    HeldCase("context for changing the config loader", "observe", "knowledge context"),
+    HeldCase("how does src/app.py work and who depends on it", "observe", "explain"),
+    HeldCase("src/app.py - what is it", "observe", "explain"),
+    HeldCase("run `make check` until it passes, fixing whatever fails", "edit", "start"),
+    HeldCase("build the knowledge base with model prose", "observe", "knowledge build", True),
+    HeldCase("build knowledge without any model", "observe", "knowledge build"),
+    HeldCase("generate a research workflow", "observe", "workflow generate"),
+    HeldCase("generate a review workflow and write it to review-flow.js", "edit", "workflow generate"),
+    HeldCase(
+        "report for run wf-20240101-000000-000000", "observe", "workflow report", missing="wf-20240101-000000-000000"
+    ),
+    HeldCase("resume run wf-19990101-010101-fedcba", "consult", "workflow resume", missing="wf-19990101-010101-fedcba"),
+    HeldCase("status of loop weekly-docs", "observe", "loop status", missing="weekly-docs"),
+    HeldCase("explain src/nope.py", "observe", "explain", missing="src/nope.py"),
+    HeldCase("status of team-c0ffee", "observe", "team status", missing="team-c0ffee"),
+    HeldCase("explain src/app.py, then fix the bug in it", "consult", "explain", True, steps=("explain", "start")),
+    HeldCase("list loops and also list teams", "observe", "loop list", steps=("loop list", "team list")),
+    HeldCase("show the symbols of src/app.py; who calls main", "observe", "symbols", steps=("symbols", "callers")),
+    HeldCase("write a limerick about my landlord", "admin", None),
+    HeldCase("what's 2 plus 2", "admin", None),
+    HeldCase("draft a thank-you note to my aunt", "admin", None),
+    HeldCase("recommend a laptop for gaming", "admin", None),
+    HeldCase("what is in src/app.py lol", "observe", "explain"),
+]
