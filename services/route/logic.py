@@ -291,7 +291,7 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
                     return _lead(ranked, taking[0].capability.capability)
                 break
     if request.object is None:
-        return ranked
+        return _verb_fit(ranked, request)
     if object_of(best.capability) == request.object:
         return _argument_fit(ranked, request, found)
     near = [
@@ -302,21 +302,48 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
     return _lead(ranked, near[0].capability.capability) if near else _argument_fit(ranked, request, found)
 
 
+# Terms that name an action, not a thing: a task whose only match is one of them names nothing Pallium has.
+_ACTION_TERMS = frozenset(
+    lexicon.canonical(w)
+    for w in (
+        "generate", "show", "find", "explain", "fix", "delete", "run", "start", "stop", "change", "review",
+        "verify", "apply", "revert", "resume", "recall", "approve", "reject", "clean", "prune", "install",
+        "upgrade", "implement", "refactor", "test", "check", "make", "write", "configure",
+    )
+)  # fmt: skip
+
+
 def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract.Found | None) -> list[Scored]:
-    """Among close candidates, one whose required argument the task cannot supply yields to one it can:
-    "how does src/app.py work and who depends on it" names a file, not a symbol."""
-    if found is None or not found.paths:
-        return ranked
+    """A candidate whose argument the task cannot supply yields to one it can: "how does src/app.py work
+    and who depends on it" names a file, not a symbol, so a file's capability answers it."""
+    if found is None or not found.paths or ranked[0].structural:
+        return _verb_fit(ranked, request)
     best = ranked[0]
     sources = set(best.capability.arguments.values())
-    takes_path = bool(sources & {"path", "paths", "script"})
     lacks_symbol = "symbol" in sources and not found.symbols
-    if takes_path and not lacks_symbol:
+    if sources & {"path", "paths", "script"} and not lacks_symbol:
+        return _verb_fit(ranked, request)
+    if not lacks_symbol and request.object != "code":
+        return _verb_fit(ranked, request)
+    reach = 1.0 if lacks_symbol else _OBJECT_REACH  # the best cannot be grounded at all: any file capability
+    for s in ranked[1:]:
+        if s.score > 0 and s.score >= best.score - reach and "path" in s.capability.arguments.values():
+            return _lead(ranked, s.capability.capability)
+    return _verb_fit(ranked, request)
+
+
+_VERB_REACH = 0.05
+
+
+def _verb_fit(ranked: list[Scored], request: reading.Request) -> list[Scored]:
+    """Words break ties: in a near tie, the capability named by the task's own verb ("generate ...")."""
+    if len(ranked) < 2 or ranked[0].structural or not request.verb:
         return ranked
-    if not lacks_symbol and (best.structural or request.object != "code"):
+    best = ranked[0]
+    if request.verb in best.capability.cli.split():
         return ranked
-    for s in ranked[1:6]:
-        if s.score >= best.score - _OBJECT_REACH and {"path"} & set(s.capability.arguments.values()):
+    for s in ranked[1:4]:
+        if best.score - s.score <= _VERB_REACH and request.verb in s.capability.cli.split():
             return _lead(ranked, s.capability.capability)
     return ranked
 
@@ -417,7 +444,13 @@ def _unfit(
         return f"the closest capability covers too little of the task ({best.score:.2f} < {MIN_SCORE})"
     if content and len(best.matched) == 1 and not software and best.score < MIN_SCORE + 0.15:
         return "only one word of the task matches a capability, and nothing else ties it to software work"
-    if request.object is None and request.action is None and not software and best.score < _NO_OBJECT_FLOOR:
+    names_thing = request.object is not None or bool(found.symbols or found.test_command or found.refs)
+    if not names_thing and not software and set(best.matched) <= _ACTION_TERMS:
+        return (
+            f"the task asks to {', '.join(best.matched)} but names nothing Pallium acts on (code, a session, a run, "
+            "a loop, a team, the knowledge base, Pallium itself)"
+        )
+    if not names_thing and request.action is None and not software and best.score < _NO_OBJECT_FLOOR:
         return "the task names nothing Pallium acts on (code, a session, a run, a loop, a team, the knowledge base)"
     return None
 

@@ -43,6 +43,7 @@ _SUBORDINATE = re.compile(
     r"i'?m about to|i am about to|i'?m going to|i plan to|that|which|whom?)\b.*$",
     re.IGNORECASE,
 )
+_REPEAT_VERBS = frozenset({"run", "keep", "loop", "go", "iterate", "repeat", "continue", "rerun"})
 _SUBORDINATE_LEAD = re.compile(r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", re.I)
 _QUESTION = re.compile(
     r"^(?:what|what's|whats|wat|which|wich|who|whose|where|where's|wheres|why|how|hows|is|are|was|were|"
@@ -216,6 +217,13 @@ def _request(text: str) -> Request:
         action = CHANGE
     no_edit = bool(_NO_EDIT.search(text))
     obj = _object(text)
+    if (
+        action is None
+        and request_verb(main) in _REPEAT_VERBS
+        and re.search(r"\b(?:until|till)\b", text, re.I)
+        and re.search(r"\b(?:fix\w*|repair\w*|green|pass(?:es)?)\b", text, re.I)
+    ):
+        action = CHANGE  # "run the tests until they pass, fixing what fails"
     if action is None and _CONTEXT.search(text):
         action = CONTEXT
     if action == QUESTION and _CONTEXT.search(text):
@@ -225,7 +233,7 @@ def _request(text: str) -> Request:
     preview = bool(_PREVIEW.search(text)) or (action == QUESTION and deletes)
     return Request(
         text=text,
-        verb=(re.findall(r"[\w'-]+", main.lower()) or [""])[0],
+        verb=request_verb(main),
         body=body,
         action=action,
         deletes=deletes,
@@ -234,6 +242,10 @@ def _request(text: str) -> Request:
         preview=preview,
         until=bool(_UNTIL.search(text)),
     )
+
+
+def request_verb(main: str) -> str:
+    return (re.findall(r"[\w'-]+", main.lower()) or [""])[0]
 
 
 def _lead_action(lead: str) -> str | None:
