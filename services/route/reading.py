@@ -27,6 +27,13 @@ DELETE, REVERT, CHANGE, REVIEW, RESEARCH, CONTEXT, QUESTION = (
 
 _SPLIT = re.compile(r";|\bthen\b|\band also\b|\balso,", re.IGNORECASE)
 _NOT_SPLIT_BEFORE = frozenset({"back", "by", "since", "until", "till", "from", "even", "and", "just"})
+# A part that only qualifies the request before it ("; just preview", "then no edits") is not a request.
+_MODIFIER_PART = re.compile(
+    r"^(?:(?:but|and|please|pls|just|only|ok)\s+)*(?:preview\w*|dry[- ]?run|simulate|no edits?|no changes|"
+    r"report only|read[- ]only|don'?t (?:change|edit|touch|delete|run)|do not (?:change|edit|touch|delete|run)|"
+    r"without (?:changing|editing|deleting)|nothing else|show (?:me )?what would)\b",
+    re.IGNORECASE,
+)
 _QUOTE = re.compile(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|(?<![A-Za-z0-9])'[^']*'(?![A-Za-z0-9])")
 _CLAUSES = re.compile(r"[,.!?:]+(?:\s+|$)|\s+-\s+|\s+—\s+")
 _FILLER = re.compile(
@@ -180,7 +187,7 @@ def split(task: str) -> list[str]:
         text = re.sub(r"^[\s,;]*(?:and\s+)?|[\s,;]*(?:and)?\s*$", "", part, flags=re.IGNORECASE).strip()
         if not text:
             continue
-        if out and len(text.split()) < 2:
+        if out and (len(text.split()) < 2 or _MODIFIER_PART.match(text)):
             out[-1] = f"{out[-1]} {text}"
         else:
             out.append(text)
@@ -205,8 +212,9 @@ def _request(text: str) -> Request:
         if found is not None or _is_verb_lead(lead):
             action, main = found, lead
             break
-    if action is None and not main and clauses:
-        main = _FILLER.sub("", clauses[0].strip())
+    if action is None and not main:
+        leads = [_FILLER.sub("", c.strip()).strip() for c in clauses]
+        main = next((lead for lead in leads if lead and not _SUBORDINATE_LEAD.match(lead)), "")
     body = _SUBORDINATE.sub("", main) if action != QUESTION else main
     deletes = bool(_DELETE_WORDS.search(body) or _REVERT_WORDS.search(body))
     if action == QUESTION and _DELETE_WORDS.search(main):

@@ -23,13 +23,36 @@ _STYLE_CUES = (
 )
 
 
+# A task that asks to fix or change code gets a plan that edits, even when it also says "review".
+_ASKS_TO_FIX = re.compile(
+    r"\b(fix|fixes|fixing|fxi|repair\w*|implement\w*|refactor\w*|rewrite|debug|make (?:\w+ ){0,3}(?:pass|green))\b",
+    re.I,
+)
+_NO_EDIT = re.compile(
+    r"\b(don'?t|do not|never|without|no)\s+(\w+\s+)?(chang\w*|edit\w*|modif\w*|fix\w*|touch\w*)\b|"
+    r"\bread[- ]only\b|\breport only\b",
+    re.I,
+)
+_EDITS = frozenset({"test-fix", "plan"})  # the styles whose templates have a fix or implement phase
+
+
 def choose_style(task: str, *, test_command: str | None) -> tuple[str, str]:
-    """The template for a task, and why: test words with a test command, review words, questions, else plan."""
+    """The template for a task, and why: test words with a test command, review words, questions, else plan.
+
+    A task that asks to fix (and does not forbid edits) never gets a plan without a fix phase."""
+    fix = _ASKS_TO_FIX.search(task) if not _NO_EDIT.search(task) else None
     for style, cue in _STYLE_CUES:
         match = cue.search(task)
         if match is None:
             continue
         if style == "test-fix" and not test_command:
             continue
+        if fix is not None and style not in _EDITS:
+            continue
         return library.STYLES[style], f"the task says {match.group(0).strip()!r}"
+    if fix is not None:
+        return (
+            library.DEFAULT_TEMPLATE,
+            f"the task asks to {fix.group(0).strip()!r}: plan, implement, verify and review",
+        )
     return library.DEFAULT_TEMPLATE, "no more specific plan fits; plan, implement, verify and review"
