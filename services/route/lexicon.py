@@ -378,6 +378,35 @@ class Speller:
                 self._deletes.setdefault(variant, []).append(word)
 
     def correct(self, word: str) -> str | None:
+        surface = self.correct_surface(word)
+        return self.surface_terms[surface] if surface is not None else None
+
+    def fix_text(self, text: str, keep: frozenset[str] = frozenset()) -> str:
+        """`text` with each misspelt plain word replaced by the known word it most likely is ("wokrflow"
+        -> "workflow"), so reading a task's structure sees the words its ranking sees. Names, quoted text
+        and known words stay as they are."""
+        out = []
+        last = 0
+        for match in _PLAIN_WORD.finditer(text):
+            word = match.group(0)
+            lowered = word.lower()
+            if (
+                len(lowered) < 3
+                or lowered in STOPWORDS
+                or lowered in self.surface_terms
+                or lowered in keep
+                or lowered in OFF_DOMAIN
+                or lowered in SOFTWARE
+                or _inside_quotes(text, match.start())
+            ):
+                continue
+            fixed = self.correct_surface(lowered)
+            if fixed is not None and fixed != lowered:
+                out += [text[last : match.start()], fixed]
+                last = match.end()
+        return "".join(out) + text[last:] if out else text
+
+    def correct_surface(self, word: str) -> str | None:
         if len(word) < 3 or word.isdigit():
             return None
         limit = 2 if len(word) >= 8 else 1
@@ -396,7 +425,15 @@ class Speller:
                 key = (distance, candidate not in _SYNONYMS, abs(len(candidate) - len(word)), candidate)
                 if best is None or key < best:
                     best = key
-        return self.surface_terms[best[3]] if best is not None else None
+        return best[3] if best is not None else None
+
+
+_PLAIN_WORD = re.compile(r"(?<![\w./@`'\"-])[A-Za-z]+(?![\w./@`'\"-])")
+
+
+def _inside_quotes(text: str, at: int) -> bool:
+    before = text[:at]
+    return before.count("`") % 2 == 1 or before.count('"') % 2 == 1
 
 
 def _deletes(word: str, depth: int) -> set[str]:

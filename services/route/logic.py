@@ -65,18 +65,19 @@ class Plan:
 async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) -> tuple[RouteOutput, Plan]:
     """Route a whole task: one answer per request, combined when there are several."""
     state = State(ctx, repo)
+    speller = catalog.load().speller
     parts = reading.split(task)
     if len(parts) == 1:
-        return await _decide_one(task, task, ceiling, state, reading.read(task).requests[0], None)
+        return await _decide_one(task, task, ceiling, state, _read(task, speller), None)
     decided: list[tuple[RouteOutput, Plan]] = []
     texts: list[str] = []
     carried: list[str] = []  # paths named by an earlier request, for "add a test for it"
     for part in parts:
-        request = reading.read(part).requests[0]
+        request = _read(part, speller)
         answer, plan = await _decide_one(part, task, ceiling, state, request, carried)
         if answer.capability is None and decided:  # "... and report back": part of the request before it
             texts[-1] = f"{texts[-1]} {part}"
-            request = reading.read(texts[-1]).requests[0]
+            request = _read(texts[-1], speller)
             decided[-1] = await _decide_one(texts[-1], task, ceiling, state, request, carried)
             continue
         carried += [p for p in extract.find(part).paths if p not in carried]
@@ -87,6 +88,11 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
         answer.task = task
         return answer, plan
     return _combined(task, ceiling, decided, state), Plan(None, None, state, steps=decided)
+
+
+def _read(text: str, speller: lexicon.Speller) -> reading.Request:
+    """The request's reading, over its words with typos corrected ("wokrflow" reads as "workflow")."""
+    return reading.read(speller.fix_text(text, reading.VOCABULARY)).requests[0]
 
 
 def _combined(task: str, ceiling: str, decided: list[tuple[RouteOutput, Plan]], state: State) -> RouteOutput:
@@ -444,7 +450,9 @@ def _unfit(
         return f"the closest capability covers too little of the task ({best.score:.2f} < {MIN_SCORE})"
     if content and len(best.matched) == 1 and not software and best.score < MIN_SCORE + 0.15:
         return "only one word of the task matches a capability, and nothing else ties it to software work"
-    names_thing = request.object is not None or bool(found.symbols or found.test_command or found.refs)
+    # "stop it", "resume that": a pronoun points at something the user and Pallium both see
+    points = bool(re.search(r"\b(?:it|this|that|them|these|those)\b", task, re.IGNORECASE))
+    names_thing = request.object is not None or points or bool(found.symbols or found.test_command or found.refs)
     if not names_thing and not software and set(best.matched) <= _ACTION_TERMS:
         return (
             f"the task asks to {', '.join(best.matched)} but names nothing Pallium acts on (code, a session, a run, "

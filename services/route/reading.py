@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["REVERTS", "Reading", "Request", "read", "split", "strong_change", "verifies"]
+__all__ = ["REVERTS", "VOCABULARY", "Reading", "Request", "read", "split", "strong_change", "verifies"]
 
 # Actions route acts on; any other lead verb leaves the choice to the ranking ("explain", "list").
 DELETE, REVERT, CHANGE, REVIEW, RESEARCH, CONTEXT, QUESTION = (
@@ -313,3 +313,18 @@ def strong_change(request: Request) -> bool:
     return request.action == CHANGE and bool(
         _STRONG_CHANGE.match(request.verb) or _CHANGE_AFTER_AND.search(request.body)
     )
+
+
+def _vocabulary() -> frozenset[str]:
+    """Every word the reading's patterns spell out, which a speller must leave as it is ("preview")."""
+    words: set[str] = set()
+    for value in list(globals().values()):
+        patterns = [value] if isinstance(value, re.Pattern) else []
+        if isinstance(value, tuple):
+            patterns = [p for item in value if isinstance(item, tuple) for p in item if isinstance(p, re.Pattern)]
+        for pattern in patterns:
+            words.update(w.lower() for w in re.findall(r"[A-Za-z]{3,}", pattern.pattern))
+    return frozenset(words)
+
+
+VOCABULARY = _vocabulary()
