@@ -1,0 +1,74 @@
+"""Execute every route answer of both evaluation sets at its ceiling, and watch the repository.
+
+Nothing outside `.pallium/` may change unless the task asked for a change: the answer is the capability
+the case expects and it needs edit or admin. Agents are the fake provider; HOME is a temporary folder,
+so adoption tools that write a user's configuration (Codex's config.toml) write there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.conftest import write
+from tests.services.route.cases import CASES
+from tests.services.route.conftest import call, route
+from tests.services.route.heldout_cases import HELDOUT
+
+_PER_CALL = 120  # seconds one executed answer may take before the test gives up on it
+
+
+def tree(repo: Path) -> dict[str, str]:
+    """Each file of the working tree, outside `.git/` and `.pallium/`, with a hash of its content."""
+    out = {}
+    for path in sorted(repo.rglob("*")):
+        parts = path.relative_to(repo).parts
+        if parts[0] in (".git", ".pallium") or not path.is_file():
+            continue
+        out["/".join(parts)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture
+def fixture_repo(git_repo: Path, workflow_env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "user-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    done = anyio.run(
+        lambda: call(
+            "pallium_workflow_run", {"task": "notes", "source": "return {ok: true};", "id": "done-1"}, git_repo, "edit"
+        )
+    )
+    assert done.status == "completed"
+    write(git_repo, "work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"};\n')
+    anyio.run(lambda: call("pallium_loop_start", {"name": "nightly", "script": "work.loop.js"}, git_repo, "consult"))
+    return git_repo
+
+
+async def _execute_all(repo: Path, cases) -> tuple[list[str], int]:
+    problems, ran = [], 0
+    for case in cases:
+        before = tree(repo)
+        with anyio.fail_after(_PER_CALL):
+            answer = await route(case.task, repo, ceiling=case.ceiling, execute=True)
+        ran += answer.executed is not None and answer.executed.get("status") == "ok"
+        after = tree(repo)
+        if after == before:
+            continue
+        asked = answer.capability == case.capability and answer.needed_authority in ("edit", "admin")
+        if not asked:
+            changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+            problems.append(f"{case.task!r} at {case.ceiling} ({answer.capability}) changed {changed}")
+    return problems, ran
+
+
+@pytest.mark.parametrize("name", ["own", "held-out"])
+def test_executing_every_answer_changes_nothing_outside_pallium_unless_asked(fixture_repo: Path, name: str):
+    cases = CASES if name == "own" else HELDOUT
+    problems, ran = anyio.run(_execute_all, fixture_repo, cases)
+    assert problems == []
+    assert ran >= len(cases) // 4  # the sets were really executed, not all refused
