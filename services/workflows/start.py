@@ -28,6 +28,12 @@ _ASKS_TO_FIX = re.compile(
     r"\b(fix|fixes|fixing|fxi|repair\w*|implement\w*|refactor\w*|rewrite|debug|make (?:\w+ ){0,3}(?:pass|green))\b",
     re.I,
 )
+# ...or that leads with a verb that changes code ("clean up my branch before review").
+_LEADS_WITH_CHANGE = re.compile(
+    r"^(?:(?:please|pls|can you|could you|would you|just|hey,?|ok,?)\s+)*(add|change|modify|edit|update|"
+    r"clean ?up|tidy|remove|delete|get rid of|sort (?:it |this )?out|rename|rewrite|simplify|migrate)\b",
+    re.I,
+)
 _NO_EDIT = re.compile(
     r"\b(don'?t|do not|never|without|no)\s+(\w+\s+)?(chang\w*|edit\w*|modif\w*|fix\w*|touch\w*)\b|"
     r"\bread[- ]only\b|\breport only\b",
@@ -40,7 +46,7 @@ def choose_style(task: str, *, test_command: str | None) -> tuple[str, str]:
     """The template for a task, and why: test words with a test command, review words, questions, else plan.
 
     A task that asks to fix (and does not forbid edits) never gets a plan without a fix phase."""
-    fix = _ASKS_TO_FIX.search(task) if not _NO_EDIT.search(task) else None
+    fix = (_ASKS_TO_FIX.search(task) or _LEADS_WITH_CHANGE.search(task.strip())) if not _NO_EDIT.search(task) else None
     for style, cue in _STYLE_CUES:
         match = cue.search(task)
         if match is None:

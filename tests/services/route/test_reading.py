@@ -1,0 +1,109 @@
+"""Reading a task as a structure: requests, action with negations, object and modifiers, then the plan.
+
+Also that `start` reads a fix the way route does: every task of the three sets that route reads as
+asking to change code gets a plan with a fix or implement phase from `start`'s own choice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from services.route import reading
+from services.workflows import library
+from services.workflows.start import choose_style
+from tests.services.route.cases import CASES
+from tests.services.route.conftest import route
+from tests.services.route.heldout_cases import HELDOUT
+from tests.services.route.tuning_cases import TUNING
+
+
+@pytest.mark.parametrize(
+    ("task", "parts"),
+    [
+        ("explain src/app.py then add a test for it", ["explain src/app.py", "add a test for it"]),
+        ("index the repo; then tell me who calls main", ["index the repo", "tell me who calls main"]),
+        ("list loops and also list teams", ["list loops", "list teams"]),
+        ("why did we pick worktrees back then, any notes", ["why did we pick worktrees back then, any notes"]),
+        ("delete old sessions; just preview what would go", ["delete old sessions just preview what would go"]),
+        ("search for 'a; then b' in sessions", ["search for 'a; then b' in sessions"]),
+    ],
+)
+def test_a_task_splits_into_requests_on_then_and_also_and_semicolons(task: str, parts: list[str]):
+    assert reading.split(task) == parts
+
+
+@pytest.mark.parametrize(
+    ("task", "action", "obj", "no_edit", "deletes", "preview"),
+    [
+        ("can you just fix it", "change", None, False, False, False),
+        ("review my changes, don't change anything", "review", "code", True, False, False),
+        ("keep checking and fixing the code until it is clean", "change", "code", False, False, False),
+        ("before I refactor src/app.py, what should I look at", "question", "code", False, False, False),
+        ("generate a workflow that fixes failing tests", None, "run", False, False, False),
+        ("remove session history older than 6 months", "change", "session", False, True, False),
+        ("what would pruning sessions delete", "question", "session", False, True, True),
+        ("wipe pallium's database", None, "pallium", False, True, False),
+        ("undo the patches the last run applied", "revert", "run", False, True, False),
+        ("give me the context I need to add logging to src/app.py", "context", "code", False, False, False),
+    ],
+)
+def test_a_request_reads_as_action_object_and_modifiers(task, action, obj, no_edit, deletes, preview):
+    request = reading.read(task).requests[0]
+    got = (request.action, request.object, request.no_edit, request.deletes, request.preview)
+    assert got == (action, obj, no_edit, deletes, preview)
+
+
+def test_a_compound_task_is_planned_whole_and_blocked_when_any_step_exceeds_the_ceiling(git_repo: Path):
+    answer = anyio.run(lambda: route("explain src/app.py then add a test for it", git_repo, ceiling="observe"))
+    assert [s.capability for s in answer.steps] == ["explain", "start"]
+    assert [s.blocked for s in answer.steps] == [False, True]
+    assert answer.blocked and "step 2" in answer.blocked_reason
+    assert answer.needed_authority == "edit"
+    assert answer.steps[1].arguments["scope"] == ["src/app.py"]  # "it" is the file the first request named
+    ran = anyio.run(
+        lambda: route("explain src/app.py then add a test for it", git_repo, ceiling="observe", execute=True)
+    )
+    assert ran.executed["status"] == "not_run"  # nothing of a blocked whole runs, not even its first half
+
+
+def test_an_executed_compound_task_runs_each_step_in_order(git_repo: Path):
+    answer = anyio.run(
+        lambda: route("index the repo; then tell me who calls main", git_repo, ceiling="observe", execute=True)
+    )
+    assert [s.capability for s in answer.steps] == ["index", "callers"]
+    assert answer.executed["status"] == "ok", answer.executed
+    assert [s["tool"] for s in answer.executed["steps"]] == ["pallium_index", "pallium_callers"]
+
+
+def test_off_topic_tasks_abstain_with_what_pallium_can_do_and_a_named_path_never_is(git_repo: Path):
+    off = anyio.run(lambda: route("write a cover letter for my sister", git_repo, ceiling="admin"))
+    assert off.capability is None and off.alternatives  # the closest capabilities, each with what it is for
+    named = anyio.run(lambda: route("src/app.py: thoughts?", git_repo, ceiling="observe"))
+    assert named.capability is not None
+
+
+def _asks_to_change(task: str) -> bool:
+    request = reading.read(task).requests[0]
+    return request.action == reading.CHANGE and not request.no_edit and request.object in ("code", None)
+
+
+FIX_TASKS = sorted(
+    {c.task for c in [*CASES, *TUNING, *HELDOUT] if _asks_to_change(c.task) and len(reading.split(c.task)) == 1}
+)
+
+
+@pytest.mark.parametrize("test_command", [None, "pytest -q"])
+def test_start_never_plans_without_a_fix_phase_for_a_task_route_reads_as_a_fix(test_command: str | None):
+    assert len(FIX_TASKS) >= 15
+    editing = {library.STYLES["test-fix"], library.DEFAULT_TEMPLATE}
+    wrong = [t for t in FIX_TASKS if choose_style(t, test_command=test_command)[0] not in editing]
+    assert wrong == []
+
+
+def test_start_still_reviews_a_task_that_only_asks_for_a_review():
+    assert choose_style("review my workflow changes", test_command=None)[0] == "review"
+    assert choose_style("review my workflow changes and fix what's broken", test_command=None)[0] == "plan-and-verify"
+    assert choose_style("review it, don't fix anything", test_command=None)[0] == "review"
