@@ -2,12 +2,17 @@
 
 Nothing outside `.pallium/` may change unless the task asked for a change: the answer is the capability
 the case expects and it needs edit or admin. Agents are the fake provider; HOME is a temporary folder,
-so adoption tools that write a user's configuration (Codex's config.toml) write there.
+so adoption tools that write a user's configuration (Codex's config.toml) write there; and package
+installers are kept offline, so an executed `update` cannot replace the Pallium under test with
+whatever a package index calls "pallium".
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import sysconfig
+from importlib import metadata
 from pathlib import Path
 
 import anyio
@@ -38,6 +43,16 @@ def fixture_repo(git_repo: Path, workflow_env, tmp_path: Path, monkeypatch: pyte
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    for name, value in {
+        "PIP_NO_INDEX": "1",
+        "PIP_INDEX_URL": "http://127.0.0.1:9/simple",
+        "PIP_FIND_LINKS": str(home),
+        "PIP_CONFIG_FILE": os.devnull,
+        "UV_OFFLINE": "1",
+        "UV_INDEX_URL": "http://127.0.0.1:9/simple",
+        "PIPX_HOME": str(home / "pipx"),
+    }.items():
+        monkeypatch.setenv(name, value)
     done = anyio.run(
         lambda: call(
             "pallium_workflow_run", {"task": "notes", "source": "return {ok: true};", "id": "done-1"}, git_repo, "edit"
@@ -66,9 +81,17 @@ async def _execute_all(repo: Path, cases) -> tuple[list[str], int]:
     return problems, ran
 
 
+def _installed() -> list[tuple[str, str]]:
+    """The distributions in this interpreter's site-packages (not a checkout's egg-info on sys.path)."""
+    site = sysconfig.get_paths()["purelib"]
+    return sorted((d.metadata["Name"] or "", d.version) for d in metadata.distributions(path=[site]))
+
+
 @pytest.mark.parametrize("name", ["own", "held-out"])
 def test_executing_every_answer_changes_nothing_outside_pallium_unless_asked(fixture_repo: Path, name: str):
     cases = CASES if name == "own" else HELDOUT
+    installed = _installed()
     problems, ran = anyio.run(_execute_all, fixture_repo, cases)
+    assert _installed() == installed  # the environment under test is untouched
     assert problems == []
     assert ran >= len(cases) // 4  # the sets were really executed, not all refused
