@@ -404,11 +404,11 @@ async def test_route_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "why_not": "fits the task less well (0.34 vs 0.89); it is for: build or update the repository index: git history and every file's symbols, imports and references.",
                 },
                 {
-                    "capability": "workflow gc",
-                    "tool": "pallium_workflow_gc",
-                    "score": 0.316,
+                    "capability": "workflow tools list",
+                    "tool": "pallium_workflow_tools_list",
+                    "score": 0.31,
                     "needed_authority": "observe",
-                    "why_not": "fits the task less well (0.32 vs 0.89); it is for: remove worktrees of runs no longer live and run folders of runs that ended long ago.",
+                    "why_not": "fits the task less well (0.31 vs 0.89); it is for: the host API a workflow script can call, with what each does and whether it is available.",
                 },
             ],
             "needed_authority": "observe",
@@ -429,6 +429,7 @@ async def test_route_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             ],
             "confidence": {"score": 0.889, "margin": 0.459, "runner_up": "knowledge map"},
             "state": {"git": True, "dirty": False, "index": "missing"},
+            "steps": [],
             "executed": None,
         }
     )
