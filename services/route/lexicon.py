@@ -131,6 +131,10 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "signature",
         "signatures",
         "toc",
+        "def",
+        "defs",
+        "func",
+        "funcs",
     ),
     "neighbor": (
         "neighbor",
@@ -199,6 +203,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "database": ("database", "db", "sqlite", "store"),
     "configure": ("configure", "config", "configuration", "settings", "setting", "provider"),
 }
+_SYNONYM_GROUPS["validate"] = ("validate", "validation", "lint", "linting", "syntax")
 _SYNONYM_GROUPS["runlist"] = ("runs",)  # the plural is the noun: "what runs have I got" lists, it does not run
 _SYNONYM_GROUPS["not"] = ("not", "never", "unfinished", "incomplete", "undone")
 _SYNONYMS = {word: canon for canon, group in _SYNONYM_GROUPS.items() for word in group}
@@ -285,6 +290,9 @@ OFF_DOMAIN = _bag(
     meditation translate translation french spanish german italian chinese japanese poetry novel book books
     story stories fairy tale tales homework essay paris london tokyo moon sun planet planets universe ocean
     sea beach mountain mountains shopping groceries grocery milk
+    letter letters email emails tweet tweets toast speech offsite aunt uncle brother sister cousin boss
+    miles mile km kilometers kilometres ounces ounce pounds inches feet celsius fahrenheit dollars euros
+    plot painted painting painter octopus octopuses dragon dragons rhymes rhyme stretches
     """
 )
 
@@ -371,6 +379,9 @@ class Speller:
                 self.surface_terms.setdefault(word, canonical(word))
         for word in _SYNONYMS:
             self.surface_terms.setdefault(word, canonical(word))
+        for word in SOFTWARE | OFF_DOMAIN:  # a slip in "branches" is "branches", not the nearest catalog word
+            if len(word) >= 3:
+                self.surface_terms.setdefault(word, canonical(word))
         self.known = frozenset(self.surface_terms.values())
         self._deletes: dict[str, list[str]] = {}
         for word in self.surface_terms:
@@ -401,6 +412,13 @@ class Speller:
             ):
                 continue
             fixed = self.correct_surface(lowered)
+            if (
+                fixed is not None
+                and len(lowered) < 8
+                and len(fixed) == len(lowered)
+                and sorted(fixed) != sorted(lowered)
+            ):
+                fixed = None  # a short word with one letter changed is as likely a real word ("miles", not "files")
             if fixed is not None and fixed != lowered:
                 out += [text[last : match.start()], fixed]
                 last = match.end()

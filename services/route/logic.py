@@ -151,7 +151,7 @@ async def _decide_one(
     found = extract.find(task)
     if carried and not found.paths:
         found.paths = list(carried)
-    terms = lexicon.terms(_masked(task, found), cat.speller) + found.markers
+    terms = lexicon.terms(_unsaid(_masked(task, found)), cat.speller) + found.markers
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
     ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
     ranked = shape(ranked, request, cat, found)
@@ -218,6 +218,18 @@ def acts(cap: Capability, request: reading.Request) -> bool:
     return may_choose(cap, request)
 
 
+def _own_flag_word(cap: Capability, request: reading.Request) -> bool:
+    """Whether the request uses a word of one of the tool's own options other than its escalation."""
+    body = request.body.lower()
+    escalation = cap.escalation[0] if cap.escalation else None
+    return any(
+        re.search(rf"\b{re.escape(word)}", body)
+        for name, words in cap.flags.items()
+        if name != escalation
+        for word in words
+    )
+
+
 def _acting_word(cap: Capability, request: reading.Request) -> str | None:
     if not cap.escalation:
         return None
@@ -258,16 +270,18 @@ def shape(
     allowed = [s for s in ranked if may_choose(s.capability, request)]
     if request.deletes and request.object in _DATA_OBJECTS and request.action != reading.REVERT:
         deleting = [s for s in allowed if s.capability.destructive and "revert" not in s.capability.cli]
+        # The tool whose own words the request uses ("raw events", "vacuum") before the rank's choice.
+        deleting.sort(key=lambda s: not _own_flag_word(s.capability, request))
         if deleting:
             allowed = [*deleting, *(s for s in allowed if not s.capability.destructive)]
-            return _lead(allowed, deleting[0].capability.capability)
+            return _lead(allowed, deleting[0].capability.capability, structural=True)
     if request.action == reading.REVERT:
         reverting = [s for s in allowed if "revert" in s.capability.cli and s.capability.destructive]
         if reverting:
-            return _lead(allowed, reverting[0].capability.capability)
+            return _lead(allowed, reverting[0].capability.capability, structural=True)
     for name in wanted(request):
         if name in cat.by_name:
-            return _lead(allowed, name)
+            return _lead(allowed, name, structural=True)
     return _by_object(allowed, request, found)
 
 
@@ -275,6 +289,11 @@ _OBJECT_OF_NOUN = {"sessions": "session", "workflow": "run", "loop": "loop", "te
 _PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db"})
 _OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
 _ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"))
+
+
+def _reads(cap: Capability) -> bool:
+    """A tool that answers at observe and is no preview of a destructive act."""
+    return cap.authority == "observe" and not cap.destructive and not cap.levels.get("edit")
 
 
 def object_of(cap: Capability) -> str:
@@ -296,8 +315,15 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
                 if taking and source not in best.capability.arguments.values():
                     return _lead(ranked, taking[0].capability.capability)
                 break
+    if request.action == reading.QUESTION and not _reads(best.capability):
+        # "is the provider set up?", "is my install ok?": a question reads state, it does not act
+        readers = [s for s in ranked[1:] if _reads(s.capability) and s.score >= best.score - _OBJECT_REACH]
+        if request.object is not None:
+            readers = [s for s in readers if object_of(s.capability) == request.object] or readers
+        if readers:
+            return _lead(ranked, readers[0].capability.capability)
     if request.object is None:
-        return _verb_fit(ranked, request)
+        return _argument_fit(ranked, request, found)
     if object_of(best.capability) == request.object:
         return _argument_fit(ranked, request, found)
     near = [
@@ -322,9 +348,16 @@ _ACTION_TERMS = frozenset(
 def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract.Found | None) -> list[Scored]:
     """A candidate whose argument the task cannot supply yields to one it can: "how does src/app.py work
     and who depends on it" names a file, not a symbol, so a file's capability answers it."""
-    if found is None or not found.paths or ranked[0].structural:
+    if found is None or ranked[0].structural:
         return _verb_fit(ranked, request)
     best = ranked[0]
+    if not found.paths:
+        if _needs_missing(best.capability, found):
+            # "what depends on what": a name's tool with no name; a close one the task can supply answers
+            for s in ranked[1:4]:
+                if s.score >= best.score - _OBJECT_REACH and not _needs_missing(s.capability, found):
+                    return _lead(ranked, s.capability.capability)
+        return _verb_fit(ranked, request)
     sources = set(best.capability.arguments.values())
     lacks_symbol = "symbol" in sources and not found.symbols
     if sources & {"path", "paths", "script"} and not lacks_symbol:
@@ -336,6 +369,18 @@ def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract
         if s.score > 0 and s.score >= best.score - reach and "path" in s.capability.arguments.values():
             return _lead(ranked, s.capability.capability)
     return _verb_fit(ranked, request)
+
+
+def _needs_missing(cap: Capability, found: extract.Found) -> bool:
+    """Whether a required argument of `cap` has a source the task does not supply."""
+    present = {
+        "path": bool(found.paths),
+        "paths": bool(found.paths),
+        "symbol": bool(found.symbols),
+        "session_id": bool(found.session_ids),
+        "team": bool(found.team_ids),
+    }
+    return any(not present.get(cap.arguments.get(name, ""), True) for name in cap.required)
 
 
 _VERB_REACH = 0.05
@@ -354,12 +399,13 @@ def _verb_fit(ranked: list[Scored], request: reading.Request) -> list[Scored]:
     return ranked
 
 
-def _lead(ranked: list[Scored], name: str) -> list[Scored]:
+def _lead(ranked: list[Scored], name: str, structural: bool = False) -> list[Scored]:
+    """`name` first; `structural` when the reading itself asks for it (then it always fits the task)."""
     chosen = next((s for s in ranked if s.capability.capability == name), None)
     if chosen is None:
         return ranked
     top = max(s.score for s in ranked)
-    lifted = dataclasses.replace(chosen, score=max(chosen.score, top) + _STRUCTURAL_LEAD, structural=True)
+    lifted = dataclasses.replace(chosen, score=max(chosen.score, top) + _STRUCTURAL_LEAD, structural=structural)
     rest = [s for s in ranked if s is not chosen]
     return [lifted, *rest]
 
@@ -437,6 +483,8 @@ def _unfit(
     software = task_words & lexicon.SOFTWARE
     off = task_words & lexicon.OFF_DOMAIN
     names_repo = bool(found.paths) or bool(found.run_ids) or bool(found.session_ids) or bool(found.team_ids)
+    if not names_repo and not software and _ARITHMETIC.search(task):
+        return "the task is arithmetic or a unit conversion, which no Pallium capability covers"
     if best.score <= 0 or not best.matched:
         return "no capability shares a word with the task"
     if names_repo:
@@ -464,6 +512,11 @@ def _unfit(
 
 
 _NO_OBJECT_FLOOR = 0.6
+_ARITHMETIC = re.compile(
+    r"\b\d+(?:\.\d+)?\s*(?:[+*/x×^]|times|plus|minus|divided by|to the power of)\s*\d|"
+    r"\b\d+(?:\.\d+)?\s*(?:squared|cubed|percent)\b|\b(?:square root|factorial) of\b|\bconvert \d",
+    re.IGNORECASE,
+)
 
 
 def _nothing(
@@ -566,6 +619,18 @@ def _preparation(
         why=f"read-only preparation for {cap.capability}: {prep.summary[0].lower() + prep.summary[1:]} "
         "It does not do the task.",
     )
+
+
+_NEGATED = re.compile(
+    r"\b(?:don'?t|do not|never|without|no)\s+(?:\w+\s+){0,2}?(?:run(?:ning)?|spend\w*|call(?:ing)?|use|using|"
+    r"delete|deleting|touch(?:ing)?)\s+(?:any\s+|the\s+)?(?:agents?|models?|llms?|anything|providers?)\b",
+    re.IGNORECASE,
+)
+
+
+def _unsaid(text: str) -> str:
+    """The task without what it says not to do: "do not run agents" must not count for `workflow run`."""
+    return _NEGATED.sub(" ", text)
 
 
 def _masked(task: str, found: extract.Found) -> str:

@@ -54,13 +54,14 @@ _REPEAT_VERBS = frozenset({"run", "keep", "loop", "go", "iterate", "repeat", "co
 _SUBORDINATE_LEAD = re.compile(r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", re.I)
 _QUESTION = re.compile(
     r"^(?:what|what's|whats|wat|which|wich|who|whose|where|where's|wheres|why|how|hows|is|are|was|were|"
-    r"does|do|did|has|have|had|any|anything|should|would it)\b",
+    r"(?:does|do|did)(?=\s+(?:i|you|we|they|it|he|she|this|that|these|those|my|our|the|any|anything|"
+    r"src|tests?)\b)|has|have|had|any|anything|should|would it)\b",
     re.IGNORECASE,
 )
 _CHANGE_LEAD = re.compile(
     r"^(?:fix\w*|fxi|repair\w*|resolve|solve|mend|correct|debug|implement\w*|add|adding|introduce|"
     r"refactor\w*|restructure|rename\w*|rewrite|rework|simplify|change|changing|modify|edit|alter|tweak|"
-    r"update|make (?!sure\b)|sort (?:it |this |that |them )?out|clean(?:ing)? ?up|cleanup|tidy|tidying|"
+    r"update|make\b(?!\s+sure\b)|sort (?:it |this |that |them )?out|clean(?:ing)? ?up|cleanup|tidy|tidying|"
     r"get rid of|strip|drop|remove|delete|erase|optimi[sz]e|convert|migrate|port|bump|upgrade)\b",
     re.IGNORECASE,
 )
@@ -116,10 +117,18 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("knowledge", re.compile(r"\bknowledge\b|\bmodule docs?\b|\bclaims?\b", re.I)),
     (
+        "session",
+        re.compile(
+            r"\b(?:claude|codex)\b(?! code\b)|\bagents? (?:sessions?|running|doing|up to)\b|"
+            r"\b(?:running|stuck|live|active|idle|busy) agents?\b",
+            re.I,
+        ),
+    ),
+    (
         "team",
         re.compile(
             r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
-            r"lead|mail|status|template)\b)|\b(?:the|a|my|this|agent) teams?\b|^teams?\b",
+            r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b",
             re.I,
         ),
     ),
@@ -133,7 +142,8 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "run",
         re.compile(
-            r"\bwf-\w+|\bruns?\b(?! (?:the |my )?(?:tests?|it|them|this))|\bworkflows?\b|\bworktrees?\b|"
+            r"\bwf-\w+|\bruns?\b(?! (?:the |my )?(?:tests?|it|them|this))|\bworkflows?\b|"
+            r"\b(?:old|stale|leftover|unused|finished|dead|orphan\w*)\s+worktrees?\b|\bworktrees?\s+(?:of|from|left)\b|"
             r"\bpatch(?:es)?\b|\bgates?\b|\brun folders?\b|\btemplates?\b|\.js\b",
             re.I,
         ),
@@ -144,7 +154,7 @@ _CODE = re.compile(
     r"\b(?:code|codebase|repo|repository|project|app|function|functions|class|classes|method|file|files|module|"
     r"modules|tests?|bugs?|imports?|comments?|helpers?|branch|diff|changes?|commits?|build|lint|types?|"
     r"docstrings?|endpoint|api|parser|config|crash\w*|errors?|exceptions?|checkout|auth\w*|cache|logging|"
-    r"retr(?:y|ies)|print statements?|dead code|todo)\b",
+    r"retr(?:y|ies)|print statements?|dead code|todo|changed|modified|uncommitted|staged|working tree)\b",
     re.IGNORECASE,
 )
 

@@ -11,10 +11,10 @@ import re
 from pathlib import Path
 
 import anyio
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tests.services.route.cases import CASES
+from tests.services.route.cases import CASES, TERSE
 from tests.services.route.conftest import route
 from tests.services.route.tuning_cases import TUNING
 
@@ -98,6 +98,7 @@ def paraphrase(task: str, transform: tuple) -> str:
 @SETTINGS
 @given(case=st.sampled_from(BASES), transform=TRANSFORMS)
 def test_a_paraphrase_routes_like_the_task(git_repo: Path, case, transform):
+    assume(not (transform[0] == "typo" and case in TERSE))  # a second slip in a word already misspelt
     changed = paraphrase(case.task, transform)
     base = anyio.run(lambda: route(case.task, git_repo, ceiling=case.ceiling))
     other = anyio.run(lambda: route(changed, git_repo, ceiling=case.ceiling))

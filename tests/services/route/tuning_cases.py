@@ -50,4 +50,21 @@ TUNING = [
     HeldCase("draft a thank-you note to my aunt", "admin", None),
     HeldCase("recommend a laptop for gaming", "admin", None),
     HeldCase("what is in src/app.py lol", "observe", "explain"),
+    # added after the first held-out set was scored, for the classes it showed (in other words)
+    HeldCase("is knowledge upkeep running here?", "observe", "knowledge maintain status"),
+    HeldCase("run a syntax check on pipeline.workflow.js", "observe", "workflow validate"),
+    HeldCase("is codex busy", "observe", "sessions live"),
+    HeldCase("show the modules and who imports whom", "observe", "knowledge map"),
+    HeldCase("vacuum and compact session memory", "admin", "sessions doctor"),
+    HeldCase(
+        "summarize what I modified, and also write a handoff since main",
+        "observe",
+        "changed-now",
+        steps=("changed-now", "handoff"),
+    ),
+    HeldCase("what's 40 divided by 8", "admin", None),
+    HeldCase("convert 10 dollars to yen", "admin", None),
+    HeldCase("write a resignation letter", "admin", None),
+    HeldCase("think of ideas for a team lunch", "admin", None),
+    HeldCase("what should I check before renaming main? don't run any agents", "observe", "workflow preflight"),
 ]
