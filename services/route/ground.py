@@ -286,6 +286,12 @@ async def _symbol(cap: Capability, name: str, found: Found, state: State, out: G
     symbol = found.symbols[0]
     await state.probe_repo()
     if state.index_status not in ("indexed", "stale"):
+        if not _in_any_file(symbol, state):
+            # invariant 2: with no index yet, a name no file holds still does not exist
+            out.needs_input.append(
+                _needs(cap, name, f"no symbol {symbol!r}: no file of the repository mentions it", value=symbol)
+            )
+            return None
         out.pending_symbol = symbol
         out.notes.append(f"`{symbol}` is checked against the index once it is built")
         return symbol
@@ -300,6 +306,21 @@ async def _symbol(cap: Capability, name: str, found: Found, state: State, out: G
         )
         return None
     return symbol
+
+
+def _in_any_file(symbol: str, state: State) -> bool:
+    """Whether any tracked or untracked file holds `symbol` as a word (`git grep`), True when unsure."""
+    from kernel import git
+
+    root = repo_root(state)
+    if root is None:
+        return True
+    word = symbol.split(".")[-1].split("::")[-1]
+    try:
+        out = git.run(["grep", "-l", "-I", "-F", "-w", "--untracked", "-e", word, "--"], root, check=False, timeout=5)
+    except PalliumError:
+        return True
+    return bool(out.strip())
 
 
 async def _near_symbols(state: State, symbol: str) -> list[str]:

@@ -21,6 +21,7 @@ import pytest
 from tests.conftest import write
 from tests.services.route.cases import CASES
 from tests.services.route.conftest import call, route
+from tests.services.route.heldout2_cases import HELDOUT2
 from tests.services.route.heldout_cases import HELDOUT
 
 _PER_CALL = 120  # seconds one executed answer may take before the test gives up on it
@@ -87,9 +88,12 @@ def _installed() -> list[tuple[str, str]]:
     return sorted((d.metadata["Name"] or "", d.version) for d in metadata.distributions(path=[site]))
 
 
-@pytest.mark.parametrize("name", ["own", "held-out"])
+SETS = {"own": CASES, "held-out": HELDOUT, "held-out-2": HELDOUT2}
+
+
+@pytest.mark.parametrize("name", SETS)
 def test_executing_every_answer_changes_nothing_outside_pallium_unless_asked(fixture_repo: Path, name: str):
-    cases = CASES if name == "own" else HELDOUT
+    cases = SETS[name]
     installed = _installed()
     problems, ran = anyio.run(_execute_all, fixture_repo, cases)
     assert _installed() == installed  # the environment under test is untouched

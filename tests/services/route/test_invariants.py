@@ -203,6 +203,23 @@ def test_invariant_2_a_named_session_or_team_that_does_not_exist_is_reported(git
     _not_substituted(answer, team, None)
 
 
+SYMBOLS = st.builds(
+    lambda a, b: f"{a}_{b}",
+    st.sampled_from(["parse", "load", "frob", "emit"]),
+    st.text("abcdefghijklmnopqrstuvwxyz", min_size=4, max_size=8),
+)
+
+
+@SETTINGS
+@given(template=st.sampled_from(["who calls {x}", "where is {x} used", "callers of {x}"]), symbol=SYMBOLS)
+def test_invariant_2_a_named_symbol_no_file_holds_is_reported_even_before_the_index(
+    git_repo: Path, template: str, symbol: str
+):
+    answer = anyio.run(lambda: route(template.format(x=symbol), git_repo, ceiling="observe"))
+    assert answer.capability == "callers"
+    _not_substituted(answer, symbol, None)
+
+
 # --- invariant 3 -----------------------------------------------------------------------------------
 
 ANY_TASK = st.one_of(
