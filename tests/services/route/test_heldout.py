@@ -15,6 +15,7 @@ from tests.conftest import write
 from tests.services.route.cases import CASES
 from tests.services.route.conftest import call
 from tests.services.route.heldout2_cases import HELDOUT2
+from tests.services.route.heldout3_cases import HELDOUT3
 from tests.services.route.heldout_cases import HELDOUT
 from tests.services.route.scoring import Score, score
 
@@ -37,7 +38,7 @@ def _report(title: str, result: Score) -> str:
     return "\n".join([*result.lines(title), *("  WRONG " + w for w in result.wrong)])
 
 
-SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2}
+SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3}
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -45,8 +46,10 @@ def test_the_held_out_set_is_large_varied_and_apart_from_cases(name: str):
     cases = SETS[name]
     assert len(cases) >= 100
     own = {c.task.lower() for c in CASES}
-    if name == "held-out-2":
+    if name != "held-out":
         own |= {c.task.lower() for c in HELDOUT}
+    if name == "held-out-3":
+        own |= {c.task.lower() for c in HELDOUT2}
     assert not [c.task for c in cases if c.task.lower() in own]
     assert {c.ceiling for c in cases if c.blocked} >= {"observe", "consult", "edit"}
     assert sum(1 for c in cases if c.capability is None) >= 10
