@@ -96,6 +96,12 @@ class IndexOutput(ToolOutput):
     files_removed: int
     git_seconds: float = Field(description="seconds reading and writing history (the read overlaps file parsing)")
     duration_seconds: float
+    notes: list[str] = Field(
+        [],
+        description="what this index lacks and why: a shallow or partial clone, objects git could not read "
+        "(rename detection skipped, commits kept without their files), each quoting the git command that failed; "
+        "`pallium doctor` repeats them",
+    )
 
 
 # freshness --------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             "files_removed": 0,
             "git_seconds": "<seconds>",
             "duration_seconds": "<seconds>",
+            "notes": [],
         }
     )
     assert await answer("symbols", path="shop/cart.py") == snapshot(
