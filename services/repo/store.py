@@ -198,6 +198,8 @@ def read_state(path: Path) -> dict[str, str]:
         return {}  # a damaged file is the database check's to report
     finally:
         conn.close()
+
+
 _CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
 _REF_KINDS = ("attribute", "call", "decorator", "import", "inherits", "other", "type")
 
