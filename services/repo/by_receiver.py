@@ -26,7 +26,7 @@ from services.repo.rows import DefinitionRow, ReferenceRow
 if TYPE_CHECKING:
     from services.repo.callers import _Resolver
 
-__all__ = ["LANGUAGES", "resolve", "unknown"]
+__all__ = ["LANGUAGES", "is_member", "resolve", "unknown"]
 
 Answer = tuple[str, DefinitionRow | None]
 _MEMBERS = frozenset({"method", "field", "property", "enum_member"})
@@ -34,9 +34,14 @@ _SELF_WORDS = frozenset({"self", "cls", "this"})
 _RETURNS = (re.compile(r"->\s*(.+)$", re.S), re.compile(r"\)\s*:\s*([^=>{]+?)\s*(?:=>)?$", re.S))
 
 
+def is_member(d: DefinitionRow) -> bool:
+    """A definition an attribute reference can reach: a class's method, field or property."""
+    return bool(d.parent) and d.kind in _MEMBERS
+
+
 def unknown(defs: list[DefinitionRow]) -> Answer:
     """A member read off a value of unknown type: any of the repository's members of that name, or none."""
-    return ("ambiguous", None) if any(d.parent and d.kind in _MEMBERS for d in defs) else ("unresolved", None)
+    return ("ambiguous", None) if any(is_member(d) for d in defs) else ("unresolved", None)
 
 
 def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer | None:
@@ -72,9 +77,9 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
     if typed:  # `Store.create()`: that class's member
         return r._by_place(row, typed, members_only=True)
-    through = r._modules_named(row.path, word)
-    if through:  # `helpers.parse()` after `from pkg import helpers`
-        hit = r._in_or_through(defs, through)
+    through = _bound_modules(r, row.path, word)
+    if through:  # `helpers.parse()` after `from pkg import helpers`: the module's own names, not members
+        hit = r._in_or_through([d for d in defs if not d.parent], through)
         if len({(d.path, d.qualified) for d in hit}) == 1:
             return "import", hit[0]
         if hit:
@@ -157,6 +162,19 @@ def _returned(signature: str) -> str | None:
         if match:
             return plain_type(match.group(1))
     return None
+
+
+def _bound_modules(r: _Resolver, path: str, word: str) -> set[str]:
+    """Files of the repository that an import of `path` binds to the name `word` (`import word`,
+    `from pkg import word`, `import word from './word'`); never a module merely named so, which
+    `from pkg.word import X` does not bind."""
+    out = set()
+    for dst, raw, names in r._edges_with_raw(path):
+        parts = dst.rsplit(".", 1)[0].split("/")
+        stem = parts[-2] if len(parts) > 1 and parts[-1] in ("__init__", "index") else parts[-1]
+        if raw == word or (word in names.split() and stem == word):
+            out.add(dst)
+    return out
 
 
 def _from_outside(r: _Resolver, path: str, word: str) -> bool:

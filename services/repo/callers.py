@@ -337,7 +337,9 @@ class _Resolver:
         """An ambiguous `x.member` (Python, JS/TS) can be only a member: not when only functions are asked for."""
         if row.language not in by_receiver.LANGUAGES or not row.receiver or row.receiver.startswith("="):
             return True
-        return any(d.id in self.wanted and d.parent for d in reachable) if self.wanted is not None else True
+        if self.wanted is None:
+            return True
+        return any(d.id in self.wanted and by_receiver.is_member(d) for d in reachable)
 
     def _resolve(self, row: ReferenceRow, defs: list[DefinitionRow]) -> tuple[str, DefinitionRow | None]:
         if not defs:
@@ -457,8 +459,11 @@ class _Resolver:
         else:  # a bare name reaches a function, not another class's method (Swift `open()` beside `Cache.open`)
             defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or _bare_members(defs, row)
             # and only what is in sight: not a function nested in another one from outside it (vue's
-            # tests define `ref: vm => ...` inside `render()` and call the imported `ref` everywhere)
-            defs = [d for d in defs if d.path != row.path or _in_sight(d, row)]
+            # tests define `ref: vm => ...` inside `render()` and call the imported `ref` everywhere),
+            # and never a Python function nested in another file's function
+            defs = [
+                d for d in defs if (_in_sight(d, row) if d.path == row.path else not _nested_in_function(self.store, d))
+            ]
             if not defs:
                 return "unresolved", None
         local = [d for d in defs if d.path == row.path]
@@ -493,6 +498,19 @@ def _bare_members(members: list[DefinitionRow], row: ReferenceRow) -> list[Defin
     if row.language in _IMPLICIT_SELF:
         return members
     return [d for d in members if d.kind == "enum_member"]
+
+
+def _nested_in_function(store: RepoStore, d: DefinitionRow) -> bool:
+    """A Python function or class inside a function (a method's kind is `method`): no import reaches it."""
+    if d.language != "python" or not d.parent:
+        return False
+    if d.kind == "function":
+        return True
+    owner = d.parent.rsplit(".", 1)[-1]
+    return d.kind in CLASS_KINDS and any(
+        o.path == d.path and o.qualified == d.parent and o.kind in ("function", "method")
+        for o in store.definitions(owner)
+    )
 
 
 def _in_sight(definition: DefinitionRow, row: ReferenceRow) -> bool:
