@@ -14,7 +14,17 @@ from pathlib import Path
 
 from kernel.errors import PalliumError
 
-__all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "head_commit", "run", "status"]
+__all__ = [
+    "Attempt",
+    "StatusEntry",
+    "WorkingTreeStatus",
+    "attempt",
+    "git_version",
+    "head_commit",
+    "run",
+    "shown",
+    "status",
+]
 
 # Stable, locale-free, pager-free output, and no prompts that could hang an agent's call.
 _ENV = {"LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
@@ -57,6 +67,45 @@ def _is_sha(text: str) -> bool:
     return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
 
 
+def shown(args: list[str]) -> str:
+    """`git <args>` as a person would retype it: long `--format=` strings elided, so an error quotes
+    the command that really failed (its options included), not just its first words."""
+    words = []
+    for arg in args:
+        if arg.startswith(("--format=", "--pretty=")) and len(arg) > 24:
+            words.append(arg.split("=", 1)[0] + "=…")
+        else:
+            words.append(arg if arg and all(c.isalnum() or c in "-_=./:@^~%" for c in arg) else repr(arg))
+    return "git " + " ".join(words)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What one git run gave, failed or not: the caller decides whether a failure is fatal."""
+
+    command: str  # as `shown` words it
+    returncode: int
+    stdout: bytes
+    stderr: str
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    @property
+    def why(self) -> str:
+        """git's last words (the `fatal:` line), or the exit code."""
+        lines = [line for line in self.stderr.splitlines() if line.strip()]
+        return lines[-1].strip() if lines else f"exit {self.returncode}"
+
+
+def attempt(args: list[str], cwd: Path, *, timeout: float = 120, input: bytes | None = None) -> Attempt:
+    """Run `git <args>` and return what it printed and how it ended, without raising on a non-zero exit
+    (a missing git or a timeout still raise, as `run` does)."""
+    done = _spawn(args, cwd, timeout=timeout, env=None, input=input)
+    return Attempt(shown(args), done.returncode, done.stdout, done.stderr.decode("utf-8", "replace").strip())
+
+
 def run(
     args: list[str],
     cwd: Path,
@@ -67,9 +116,24 @@ def run(
     input: bytes | None = None,
 ) -> bytes:
     """Run `git <args>` in `cwd` and return its stdout as bytes; `env` adds variables, `input` feeds stdin."""
+    done = _spawn(args, cwd, timeout=timeout, env=env, input=input)
+    if check and done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", "replace").strip()
+        raise PalliumError(
+            "unavailable",
+            f"`{shown(args)}` failed: {stderr or 'exit ' + str(done.returncode)}",
+            details={"cwd": str(cwd), "exit_code": done.returncode, "command": shown(args)},
+            hint="run the same git command in that folder to see why; `pallium doctor` checks git",
+        )
+    return done.stdout
+
+
+def _spawn(
+    args: list[str], cwd: Path, *, timeout: float, env: dict[str, str] | None, input: bytes | None
+) -> subprocess.CompletedProcess[bytes]:
     command = ["git", "-c", "core.quotepath=false", *args]
     try:
-        done = subprocess.run(
+        return subprocess.run(
             command,
             cwd=cwd,
             stdin=subprocess.DEVNULL if input is None else None,
@@ -85,19 +149,10 @@ def run(
     except subprocess.TimeoutExpired as exc:
         raise PalliumError(
             "unavailable",
-            f"git {' '.join(args[:2])} did not finish in {timeout:g}s",
-            details={"cwd": str(cwd)},
+            f"`{shown(args)}` did not finish in {timeout:g}s",
+            details={"cwd": str(cwd), "command": shown(args)},
             hint="git is slow or waiting on a lock here: retry, or check the repository with `git status`",
         ) from exc
-    if check and done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", "replace").strip()
-        raise PalliumError(
-            "unavailable",
-            f"git {' '.join(args[:2])} failed: {stderr or 'exit ' + str(done.returncode)}",
-            details={"cwd": str(cwd), "exit_code": done.returncode},
-            hint="run the same git command in that folder to see why; `pallium doctor` checks git",
-        )
-    return done.stdout
 
 
 def git_version() -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
@@ -148,6 +149,7 @@ async def doctor(inp: DoctorInput, ctx: ToolContext) -> DoctorOutput:
     else:
         checks.append(Check(name="repository", status="ok", detail=str(root)))
         checks.append(_check_database("repo database", paths.repo_db_path(root)))
+        checks.append(_check_index(paths.repo_db_path(root)))
     checks.append(_check_tree_sitter())
     checks.append(_check_keyring())
     checks += [_check_agent_cli("claude"), _check_agent_cli("codex")]
@@ -245,6 +247,28 @@ def _check_database(name: str, path: Path) -> Check:
         )
     shown = ", ".join(f"{s} v{v}" for s, v in versions.items()) or "no schemas yet"
     return Check(name=name, status="ok", detail=f"{path}: {shown}")
+
+
+def _check_index(path: Path) -> Check:
+    """What the repository index lacks: the notes its last runs left (objects git could not read,
+    a shallow clone), so `doctor` never calls all well while the index answers from part of history."""
+    from services.repo.store import read_state
+
+    state = read_state(path)
+    if "indexed_at" not in state:
+        return Check(name="repository index", status="ok", detail="not built yet (every read tool builds it)")
+    notes = [*json.loads(state.get("history_notes") or "[]"), *json.loads(state.get("churn_notes") or "[]")]
+    if state.get("git_shallow") == "1":
+        notes.insert(0, "shallow clone: history stops at its boundary")
+    if not notes:
+        return Check(name="repository index", status="ok", detail=f"built {state['indexed_at']}, whole history read")
+    return Check(
+        name="repository index",
+        status="warn",
+        detail=f"built {state['indexed_at']} from part of history: " + "; ".join(notes),
+        hint="repair or complete the clone (`git fetch --refetch`, `git fetch --unshallow`, `git fsck`), "
+        "then `pallium index --full`",
+    )
 
 
 def _known_schemas() -> list[Schema]:

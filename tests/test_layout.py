@@ -170,7 +170,7 @@ SPAWN_ALLOWED = {
     ("kernel/providers/process.py", "run_worker"): "the dispatcher's one door for provider workers",
     ("kernel/providers/process.py", "probe"): "a CLI's --help and --version for the doctor's drift probe",
     ("kernel/providers/fake.py", "_leave_grandchild"): "the fake provider's grandchild, for process-group kill tests",
-    ("kernel/git.py", "run"): "runs the git program only",
+    ("kernel/git.py", "_spawn"): "runs the git program only (for `run` and `attempt`)",
     ("kernel/git.py", "git_version"): "runs `git --version` only",
     ("kernel/background.py", "start_detached"): "Pallium's own detached runs (python -m ...), never provider workers",
     ("kernel/offload.py", "Offload.__init__"): "a child Python running a Pallium function (python -m kernel.offload)",
@@ -383,13 +383,13 @@ def test_spawn_check_allows_a_named_function_but_not_its_neighbour(tmp_path: Pat
     module.parent.mkdir(parents=True)
     module.write_text(
         "import subprocess\n"
-        "def run(args):\n    return subprocess.run(['git', *args])\n"
+        "def _spawn(args):\n    return subprocess.run(['git', *args])\n"
         "def sneak():\n    return subprocess.run(['claude', '-p'])\n",
         encoding="utf-8",
     )
     problems, used = find_process_spawns([module], tmp_path)
     assert problems == ["kernel/git.py:5 subprocess.run starts a process outside the dispatcher"]
-    assert used == {("kernel/git.py", "run")}
+    assert used == {("kernel/git.py", "_spawn")}
 
 
 # Where a file may be written other than through kernel/writes.py, and why.

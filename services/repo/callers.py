@@ -12,6 +12,7 @@ import posixpath
 import re
 
 from kernel.errors import PalliumError
+from services.repo import by_receiver
 from services.repo.exports import BINDING_KINDS, Exports, module_path
 from services.repo.exports import LANGUAGES as EXPORTING
 from services.repo.inheritance import member_through_bases
@@ -108,18 +109,26 @@ def callers(
     handed = _handed_on(store, member, defs, kind)  # made under another name: `import Base from`, re-exports
     for ref in handed:
         kinds[ref.kind] = kinds.get(ref.kind, 0) + 1
-    kinds = dict(sorted(kinds.items()))
-    if owner:  # narrowing needs every reference resolved
+    named = sum(kinds.values()) - len(handed) if kind is None else kinds.get(kind, 0) - len(handed)
+    resolutions: dict[str, int] | None = None
+    if owner or named <= _RESOLVE_ALL:
+        # Every reference resolved: narrowed to what can reach the definitions asked for, the resolved
+        # ones first (an agent reads page 1 first), and counted as listed.
         refs = [r for r in (resolver.reference(row) for row in store.references(member, kind=kind)) if r is not None]
-        refs = sorted(refs + handed, key=lambda r: (r.path, r.line, r.kind))
+        refs = sorted(refs + handed, key=lambda r: (_RANK[r.resolution], r.path, r.line, r.kind))
         total, page = len(refs), refs[offset : offset + limit]
+        resolutions = _resolution_counts(refs)
+        if owner:
+            kinds = {}
+            for ref in refs:
+                kinds[ref.kind] = kinds.get(ref.kind, 0) + 1
     else:  # only the page is read and resolved, so a name used 100,000 times stays cheap; those made
         # under another name (a few) come after the rest
-        named = sum(kinds.values()) - len(handed) if kind is None else kinds.get(kind, 0) - len(handed)
         total = named + len(handed)
         rows = store.references(member, kind=kind, limit=limit, offset=offset) if offset < named else []
         page = [r for r in (resolver.reference(row) for row in rows) if r is not None]
         page += handed[max(0, offset - named) : max(0, offset + limit - named)][: limit - len(rows)]
+    kinds = dict(sorted(kinds.items()))
     definitions, page = _fit_callers(defs, page, reserve)
     more = offset + len(page) < total
     return CallersOutput(
@@ -128,12 +137,26 @@ def callers(
         definition_count=len(defs),
         inherited=inherited,
         kinds=kinds,
+        resolutions=resolutions,
         references=page,
         total=total,
         truncated=more,
         next_cursor=encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
+
+
+# A bare name used this often or less is resolved whole, so its answer is ranked and counted.
+_RESOLVE_ALL = 3000
+_RANK = {"receiver": 0, "same-file": 0, "import": 0, "unique": 1, "ambiguous": 2, "unresolved": 3}
+
+
+def _resolution_counts(refs: list[Reference]) -> dict[str, int]:
+    counts = {"resolved": 0, "ambiguous": 0, "unresolved": 0}
+    for ref in refs:
+        key = ref.resolution if ref.resolution in ("ambiguous", "unresolved") else "resolved"
+        counts[key] += 1
+    return counts
 
 
 def _aliased(store: RepoStore, owner: str, member: str, every: list[DefinitionRow]) -> tuple[str, DefinitionRow] | None:
@@ -288,6 +311,7 @@ class _Resolver:
         self.inherited: dict[int, DefinitionRow | None] = {}
         self.exports = Exports(store)
         self.outside: dict[str, set[str]] = {}
+        self.outside_words: dict[tuple[str, str], bool] = {}
 
     def reference(self, row: ReferenceRow) -> Reference | None:
         reachable = self.by_family.get(family(row.language), [])
@@ -296,6 +320,8 @@ class _Resolver:
             if target is not None and target.id not in self.wanted:
                 return None
             if target is None and not (resolution == "ambiguous" and any(d.id in self.wanted for d in reachable)):
+                return None
+            if target is None and not self._may_be_member(row, reachable):
                 return None
         return Reference(
             path=row.path,
@@ -307,9 +333,19 @@ class _Resolver:
             target_qualified=target.qualified if target else None,
         )
 
+    def _may_be_member(self, row: ReferenceRow, reachable: list[DefinitionRow]) -> bool:
+        """An ambiguous `x.member` (Python, JS/TS) can be only a member: not when only functions are asked for."""
+        if row.language not in by_receiver.LANGUAGES or not row.receiver or row.receiver.startswith("="):
+            return True
+        if self.wanted is None:
+            return True
+        return any(d.id in self.wanted and by_receiver.is_member(d) for d in reachable)
+
     def _resolve(self, row: ReferenceRow, defs: list[DefinitionRow]) -> tuple[str, DefinitionRow | None]:
         if not defs:
             return "unresolved", None
+        if row.language in by_receiver.LANGUAGES and (answer := by_receiver.resolve(self, row, defs)) is not None:
+            return answer
         receiver = row.receiver
         if receiver == "=":  # a name the file binds to another (`Base = Widget`): only its own binding
             local = [d for d in defs if d.path == row.path and d.kind in BINDING_KINDS]
@@ -327,6 +363,8 @@ class _Resolver:
             inherited = self._through_bases(classes_here[0]) if len(classes_here) == 1 else None
             if inherited is not None:  # `self.route()` in a subclass of the class that defines route
                 return "receiver", inherited
+            if row.language in by_receiver.LANGUAGES:  # a mixin's, or an outside base's: no other class's
+                return by_receiver.unknown(defs)
             return self._by_place(row, defs, members_only=True)
         if receiver.startswith("?") and len(receiver) > 1:  # a plain name: a class, a module, or unknown
             word = receiver[1:]
@@ -421,8 +459,11 @@ class _Resolver:
         else:  # a bare name reaches a function, not another class's method (Swift `open()` beside `Cache.open`)
             defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or _bare_members(defs, row)
             # and only what is in sight: not a function nested in another one from outside it (vue's
-            # tests define `ref: vm => ...` inside `render()` and call the imported `ref` everywhere)
-            defs = [d for d in defs if d.path != row.path or _in_sight(d, row)]
+            # tests define `ref: vm => ...` inside `render()` and call the imported `ref` everywhere),
+            # and never a Python function nested in another file's function
+            defs = [
+                d for d in defs if (_in_sight(d, row) if d.path == row.path else not _nested_in_function(self.store, d))
+            ]
             if not defs:
                 return "unresolved", None
         local = [d for d in defs if d.path == row.path]
@@ -457,6 +498,19 @@ def _bare_members(members: list[DefinitionRow], row: ReferenceRow) -> list[Defin
     if row.language in _IMPLICIT_SELF:
         return members
     return [d for d in members if d.kind == "enum_member"]
+
+
+def _nested_in_function(store: RepoStore, d: DefinitionRow) -> bool:
+    """A Python function or class inside a function (a method's kind is `method`): no import reaches it."""
+    if d.language != "python" or not d.parent:
+        return False
+    if d.kind == "function":
+        return True
+    owner = d.parent.rsplit(".", 1)[-1]
+    return d.kind in CLASS_KINDS and any(
+        o.path == d.path and o.qualified == d.parent and o.kind in ("function", "method")
+        for o in store.definitions(owner)
+    )
 
 
 def _in_sight(definition: DefinitionRow, row: ReferenceRow) -> bool:

@@ -9,16 +9,18 @@ stored, so a second ask reads only newer commits) and weighted by how many files
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from kernel import clock, git
+from kernel import clock
 from kernel.errors import PalliumError
 from kernel.paths import path_text
-from services.repo.index_git import MAX_CHANGESET
+from services.repo.history_read import read_log
+from services.repo.index_git import MAX_CHANGESET, partial_clone
 from services.repo.models import FileHistory, Hotspot, HotspotsOutput, RecentCommit
 from services.repo.resolve import resolve_imports
 from services.repo.rows import CommitRow, ExitRow
@@ -184,7 +186,7 @@ def _read_churn(store: RepoStore, root: Path, since: int) -> None:
     """Read and store the line counts of every commit in the window not read before."""
     # Counts read without rename detection (before it was used, or in a blob-less clone that has since
     # fetched its blobs) disagree with the stored renames: read them again in the current mode.
-    renames = "--no-renames" if _partial_clone(root) else "-M"
+    renames = "--no-renames" if partial_clone(root) else "-M"
     if store.state().get("churn_renames") != renames:
         with store.db.transaction():
             store.clear_churn()
@@ -198,11 +200,9 @@ def _read_churn(store: RepoStore, root: Path, since: int) -> None:
     wanted = set(missing)
     # With rename detection, as the stored history has it: a rename counts the lines it changed under the
     # new name, not the whole file added again (and deleted under the old name).
-    out = git.run(
-        ["log", "--no-merges", renames, "--numstat", "-z", "--format=%x1e%H", f"--since=@{since}", head],
-        root,
-        timeout=600,
-    )
+    read = read_log(root, ["--numstat", "-z"], [f"--since=@{since}", head], fmt="%x1e%H", renames=renames == "-M")
+    out = read.raw
+    store_notes = json.dumps(read.notes) if read.notes else None
     rows: list[tuple[str, str, int, int]] = []
     for chunk in out.split(b"\x1e"):
         if not chunk:
@@ -228,6 +228,7 @@ def _read_churn(store: RepoStore, root: Path, since: int) -> None:
             rows.append((sha, path_text(path), added, deleted))
     with store.db.transaction():
         store.add_churn(missing, rows)
+        store.set_state({"churn_notes": store_notes})
 
 
 def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datetime) -> HotspotsOutput:
@@ -279,8 +280,3 @@ def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datet
         truncated=len(scored) > limit,
         freshness=freshness.PENDING,
     )
-
-
-def _partial_clone(root: Path) -> bool:
-    """A blob-less clone would fetch blobs to detect renames (index_git makes the same check)."""
-    return bool(git.run(["config", "--get", "extensions.partialclone"], root, check=False).strip())

@@ -15,6 +15,7 @@ from pathlib import Path
 from kernel import generated, git
 from kernel.errors import PalliumError
 from kernel.paths import path_text
+from services.repo.history_read import read_log
 from services.repo.store import RepoStore
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "GitHalfResult",
     "HistoryPlan",
     "apply_history",
+    "clone_notes",
     "is_noise",
     "plan_history",
     "read_history",
@@ -48,6 +50,7 @@ class GitHalfResult:
     rebuilt: bool
     watermark: str | None
     shallow: bool
+    notes: list[str]
 
 
 def is_noise(path: str) -> bool:
@@ -77,36 +80,70 @@ def plan_history(store: RepoStore, root: Path, *, full: bool = False) -> History
     return HistoryPlan(head, head if rebuilt else f"{watermark}..{head}", rebuilt, shallow)
 
 
-def read_history(root: Path, plan: HistoryPlan) -> list[Commit]:
-    """Run the one `git log` the plan needs; safe to run in a thread while files are parsed."""
+def read_history(root: Path, plan: HistoryPlan) -> tuple[list[Commit], list[str]]:
+    """Run the `git log` the plan needs, and the notes of what fell back (`history_read`): a clone
+    missing objects loses rename detection, or the files of the commits it cannot read, never the
+    index. Safe to run in a thread while files are parsed."""
     if plan.revision is None:
-        return []
-    renames = "--no-renames" if _partial_clone(root) else "-M"
-    args = ["log", "--no-merges", renames, "--name-status", "-z", f"--format={_FORMAT}", plan.revision]
-    return parse_log(git.run(args, root, timeout=600))
+        return [], []
+    read = read_log(root, ["--name-status", "-z"], [plan.revision], fmt=_FORMAT, renames=not partial_clone(root))
+    return parse_log(read.raw), read.notes
 
 
-def read_history_work(work: tuple[Path, HistoryPlan]) -> tuple[list[Commit], Pairs]:
+def read_history_work(work: tuple[Path, HistoryPlan]) -> tuple[list[Commit], Pairs, list[str]]:
     """`read_history` and the co-change pairs for a child process (kernel.offload), which passes one argument."""
-    commits = read_history(*work)
-    return commits, _pairs(commits)
+    commits, notes = read_history(*work)
+    return commits, _pairs(commits), notes
 
 
-def _partial_clone(root: Path) -> bool:
-    """A blob-less clone would fetch blobs to detect renames: those walks skip rename detection."""
-    return bool(git.run(["config", "--get", "extensions.partialclone"], root, check=False).strip())
+def clone_notes(root: Path, *, shallow: bool) -> list[str]:
+    """What the clone itself withholds from history, said on every index answer and by `doctor`."""
+    notes = []
+    if shallow:
+        notes.append("shallow clone: history stops at its boundary; `git fetch --unshallow` gives the rest")
+    if partial_clone(root):
+        notes.append("partial clone: renames are not detected (it would fetch every blob); line counts may fetch some")
+    return notes
+
+
+def partial_clone(root: Path) -> bool:
+    """A partial clone would fetch blobs to detect renames: those walks skip rename detection.
+
+    Git marks one by `extensions.partialClone` (newer versions) or a remote's `promisor = true`
+    (older ones, 2.39 among them)."""
+    pattern = r"^(extensions\.partialclone|remote\..*\.promisor)$"
+    out = git.run(["config", "--get-regexp", pattern], root, check=False).decode("utf-8", "replace")
+    for line in out.splitlines():
+        key, _, value = line.partition(" ")
+        if value.strip() and (key.startswith("extensions.") or value.strip().lower() in ("true", "yes", "on", "1")):
+            return True
+    return False
 
 
 def apply_history(
-    store: RepoStore, plan: HistoryPlan, commits: list[Commit], pairs: Pairs | None = None
+    store: RepoStore, plan: HistoryPlan, commits: list[Commit], pairs: Pairs | None = None, notes: list[str] = ()
 ) -> GitHalfResult:
-    """Write what `read_history` found (and `pairs`, when a child counted them); the caller holds the transaction."""
+    """Write what `read_history` found (and `pairs`, when a child counted them); the caller holds the transaction.
+
+    The notes of a read that fell back are kept (`history_notes`) for `doctor` and every index answer
+    until a run reads the whole history cleanly; a reindex that reads nothing keeps the old ones.
+    """
     if plan.rebuilt:
         store.clear_history()
     store.add_commits(commits)
     store.add_pairs(_pairs(commits) if pairs is None else pairs)
-    store.set_state({"git_watermark": plan.head, "git_shallow": "1" if plan.shallow else "0"})
-    return GitHalfResult(len(commits), plan.rebuilt, plan.head, plan.shallow)
+    kept = json.loads(store.state().get("history_notes") or "[]")
+    if plan.rebuilt:
+        kept = []
+    kept = list(dict.fromkeys([*kept, *notes]))
+    store.set_state(
+        {
+            "git_watermark": plan.head,
+            "git_shallow": "1" if plan.shallow else "0",
+            "history_notes": json.dumps(kept) if kept else None,
+        }
+    )
+    return GitHalfResult(len(commits), plan.rebuilt, plan.head, plan.shallow, kept)
 
 
 def parse_log(raw: bytes) -> list[Commit]:

@@ -20,7 +20,15 @@ from kernel import clock, locks, offload, paths
 from kernel.store import Database
 from services.repo import parsing
 from services.repo.index_content import read_content
-from services.repo.index_git import Commit, HistoryPlan, Pairs, apply_history, plan_history, read_history
+from services.repo.index_git import (
+    Commit,
+    HistoryPlan,
+    Pairs,
+    apply_history,
+    clone_notes,
+    plan_history,
+    read_history,
+)
 from services.repo.models import IndexOutput
 from services.repo.store import RepoStore
 
@@ -52,11 +60,11 @@ def run_index(
             # Facts an older parser wrote are parsed again: they are a function of the parser too.
             reparse = full or store.state().get("facts_version") != parsing.FACTS_VERSION
             half = read_content(store, root, untracked=untracked, full=reparse, progress=progress, write_facts=True)
-            (commits, pairs), read_seconds = reading.result()  # a failed `git log` raises here, undoing every write
+            (commits, pairs, notes), read_seconds = reading.result()  # only a missing git or a timeout raise here
             progress(1, 1, "writing the index")
             content = half.write(store)
             git_started = time.perf_counter()
-            history = apply_history(store, plan, commits, pairs)
+            history = apply_history(store, plan, commits, pairs, notes)
             git_seconds = read_seconds + time.perf_counter() - git_started
             store.set_state(
                 {
@@ -81,10 +89,11 @@ def run_index(
         files_removed=len(content.removed_paths),
         git_seconds=round(git_seconds, 3),
         duration_seconds=round(time.perf_counter() - started, 3),
+        notes=[*clone_notes(root, shallow=history.shallow), *history.notes],
     )
 
 
-def _read_history(root: Path, plan: HistoryPlan) -> tuple[list[Commit], Pairs | None]:
+def _read_history(root: Path, plan: HistoryPlan) -> tuple[list[Commit], Pairs | None, list[str]]:
     """`read_history` and the co-change pairs, in a child process when the whole history is read.
 
     Splitting the log into commits and counting the pairs is Python work of about a second and a
@@ -98,7 +107,8 @@ def _read_history(root: Path, plan: HistoryPlan) -> tuple[list[Commit], Pairs | 
         with contextlib.suppress(offload.OffloadFailed), offload.Offload(target, [(root, plan)], ahead=1) as child:
             for read in child:
                 return read
-    return read_history(root, plan), None  # `apply_history` counts the pairs
+    commits, notes = read_history(root, plan)
+    return commits, None, notes  # `apply_history` counts the pairs
 
 
 def _timed(fn: Callable[..., T], *args: object) -> tuple[T, float]:

@@ -96,6 +96,12 @@ class IndexOutput(ToolOutput):
     files_removed: int
     git_seconds: float = Field(description="seconds reading and writing history (the read overlaps file parsing)")
     duration_seconds: float
+    notes: list[str] = Field(
+        [],
+        description="what this index lacks and why: a shallow or partial clone, objects git could not read "
+        "(rename detection skipped, commits kept without their files), each quoting the git command that failed; "
+        "`pallium doctor` repeats them",
+    )
 
 
 # freshness --------------------------------------------------------------------------------------
@@ -161,7 +167,7 @@ class SymbolsOutput(ToolOutput):
 # callers ----------------------------------------------------------------------------------------
 
 
-RefKind = Literal["call", "import", "inherits", "type", "decorator", "attribute", "other"]
+RefKind = Literal["call", "import", "inherits", "type", "decorator", "attribute", "registration", "other"]
 
 
 class CallersInput(_ReadInput):
@@ -218,8 +224,20 @@ class CallersOutput(ToolOutput):
         description="when the class named does not define the member itself: the classes it was found "
         "through, nearest last (`Web -> App -> Scaffold`; `; ` between several classes of that name)",
     )
-    kinds: dict[str, int] = Field(description="references by kind, before any `kind` filter or narrowing")
-    references: list[Reference]
+    kinds: dict[str, int] = Field(
+        description="references by kind, of the set listed across all pages (a qualified name counts only the "
+        "references that can reach it), before any `kind` filter"
+    )
+    resolutions: dict[str, int] | None = Field(
+        None,
+        description="of the references listed across all pages: how many are `resolved` (receiver, same-file, "
+        "import, unique), `ambiguous` (could be this definition or another) and `unresolved`; null for a bare "
+        "name used more than 3,000 times, whose pages are resolved as they are read",
+    )
+    references: list[Reference] = Field(
+        description="resolved references first, then ambiguous, then unresolved (each by path and line), except "
+        "for a bare name used more than 3,000 times (by path and line)"
+    )
     total: int = Field(description="references in all pages")
     truncated: bool = Field(description="more references follow: the page ends at `limit` or at 8 KB")
     next_cursor: str | None

@@ -15,16 +15,17 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from services.repo import aliases, assigned, grammars, languages
+from services.repo import aliases, assigned, grammars, languages, receivers
 
 __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 
 # Raised whenever the same bytes give different facts (2: import aliases and base qualifiers; 3:
 # exports under another name, default imports; 4: enum members, Python class attributes, `E::A`
 # receivers; 5: fields of classes and structs; 6: names bound by assignment, `Base = Widget`, and
-# Rust `impl Trait for Type` blocks): an index whose facts an older parser wrote parses its contents
+# Rust `impl Trait for Type` blocks; 7: Python/JS/TS receivers by `receivers`, decorator receivers,
+# `registration` references): an index whose facts an older parser wrote parses its contents
 # again at the next run.
-FACTS_VERSION = "6"
+FACTS_VERSION = "7"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -280,6 +281,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
         bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), type_))
     # Identifiers, the bulk of the nodes, come from a query of their own through `captures`, which
     # builds no match object per node (a third of the walk's cost on a large file).
+    members = receivers.MemberTypes(language, root, _language(language)) if language in receivers.LANGUAGES else None
     refs.extend(QueryCursor(identifiers).captures(root).get("ref", ()))
     starts = [n.start_byte for n in refs]
     kinds = _context_kinds(starts, contexts)
@@ -294,13 +296,23 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
         if kind is None:
             hit = direct.get(start)
             if hit is not None:
-                receiver = _receiver(hit[1], scopes, bindings, node)
+                receiver = _receiver(hit[1], scopes, bindings, node, members)
+                if members is not None and hit[0] == "call":
+                    _add_registrations(add, language, node)
                 if bound:
                     _add_aliased(add, bound, text, node.start_point[0] + 1, hit[0], receiver, hit[1])
                     continue
                 add((text, node.start_point[0] + 1, hit[0], receiver))
                 continue
             kind = "type" if node.type in type_nodes else "other"
+        elif kind == "decorator" and members is not None:  # `@cli.command()` is `cli`'s, `@click.command()` click's
+            hit = direct.get(start)
+            if hit is not None and hit[0] == "call":
+                _add_registrations(add, language, node)
+            if hit is not None and hit[1] is not None:
+                receiver = _receiver(hit[1], scopes, bindings, node, members)
+                _add_aliased(add, bound, text, node.start_point[0] + 1, kind, receiver, hit[1])
+                continue
         elif kind == "inherits":  # `class A(m.Base)`, `extends ns.Base`: the qualifier says where it is from
             hit = direct.get(start)
             if hit is not None and hit[1] is not None:
@@ -377,11 +389,23 @@ def _context_kinds(starts: list[int], contexts: list[tuple[int, int, str]]) -> l
     return out
 
 
+def _add_registrations(add: Any, language: str, name: Any) -> None:
+    """`registration` references for the string a call registers (`receivers.registration_keys`)."""
+    call = name.parent
+    if call is not None and call.type in ("attribute", "member_expression"):
+        call = call.parent
+    if call is None or call.type not in ("call", "call_expression"):
+        return
+    for key, line in receivers.registration_keys(language, call):
+        add((key, line, "registration", ""))
+
+
 def _receiver(
     node: Any,
     scopes: set[tuple[int, int]],
     bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]],
     at: Any,
+    members: receivers.MemberTypes | None = None,
 ) -> str:
     """What a call's or member's receiver is known to be.
 
@@ -392,6 +416,8 @@ def _receiver(
     """
     if node is None:
         return ""
+    if members is not None and (known := receivers.receiver_of(node, members)) is not None:
+        return known
     text = _text(node)
     if text in grammars.RECEIVER_SELF:
         return "self"

@@ -62,6 +62,7 @@ def index(out: IndexOutput) -> str:
         + (", history rebuilt" if out.history_rebuilt else "")
         + (", shallow clone" if out.shallow else "")
         + f"\n  files: {out.files_parsed} parsed, {out.files_reused} reused, skipped: {skipped}; {out.files_read} read"
+        + "".join(f"\n  note: {note}" for note in out.notes)
     )
 
 

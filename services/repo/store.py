@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from kernel.store import Database, Schema
@@ -178,6 +179,27 @@ CREATE INDEX repo_exports_hash ON repo_exports(hash, name);
 """
 
 SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4, _V5, _V6))
+
+
+def read_state(path: Path) -> dict[str, str]:
+    """`repo_state` of the database file at `path`, read only and never created (for `doctor`);
+    `{}` when there is no file or no index in it yet."""
+    import apsw
+
+    if not path.is_file():
+        return {}
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_NOFOLLOW)
+    try:
+        conn.set_busy_timeout(5000)
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='repo_state'").get:
+            return {}
+        return dict(conn.execute("SELECT key, value FROM repo_state"))
+    except apsw.Error:
+        return {}  # a damaged file is the database check's to report
+    finally:
+        conn.close()
+
+
 _CHUNK = 500  # bound parameters per `IN (...)` query, well under SQLite's limit
 _REF_KINDS = ("attribute", "call", "decorator", "import", "inherits", "other", "type")
 

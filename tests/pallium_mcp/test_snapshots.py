@@ -36,6 +36,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             "files_removed": 0,
             "git_seconds": "<seconds>",
             "duration_seconds": "<seconds>",
+            "notes": [],
         }
     )
     assert await answer("symbols", path="shop/cart.py") == snapshot(
@@ -90,6 +91,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             "alias_of": None,
             "inherited": None,
             "kinds": {"call": 2, "import": 2},
+            "resolutions": {"resolved": 4, "ambiguous": 0, "unresolved": 0},
             "references": [
                 {
                     "path": "shop/api.py",

@@ -73,6 +73,12 @@ async def test_core_and_adoption_tools_answer_in_a_fixed_shape(fixed_repo: Path,
                     "hint": None,
                 },
                 {
+                    "name": "repository index",
+                    "status": "ok",
+                    "detail": "not built yet (every read tool builds it)",
+                    "hint": None,
+                },
+                {
                     "name": "tree-sitter grammars",
                     "status": "<machine>",
                     "detail": "<machine>",

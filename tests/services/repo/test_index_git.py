@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pytest
 
-from kernel.errors import PalliumError
 from kernel.store import open_repo
 from services.repo import risk
 from services.repo.store import SCHEMA, RepoStore
@@ -83,24 +82,6 @@ async def test_decisions_page_with_a_cursor(history_repo: Path):
     assert first.truncated is True and len(first.decisions) == 3
     second = await ask(history_repo, "pallium_decisions", query="core", limit=3, cursor=first.next_cursor)
     assert {d.sha for d in first.decisions}.isdisjoint({d.sha for d in second.decisions})
-
-
-async def test_a_failing_git_half_leaves_the_whole_index_as_it_was(history_repo: Path):
-    first = await ask(history_repo, "pallium_index")
-    middle = commit(history_repo, "Add a module", {"extra.py": "def extra():\n    return 1\n"})
-    commit(history_repo, "Edit the module", {"extra.py": "def extra():\n    return 2\n"})
-    # Lose the middle commit's tree: `git log` over the new commits fails, while `git status`
-    # (HEAD's tree) and the content half (the index and the working tree) still work.
-    tree = git(history_repo, "rev-parse", f"{middle}^{{tree}}").strip()
-    (history_repo / ".git" / "objects" / tree[:2] / tree[2:]).unlink()
-    with pytest.raises(PalliumError) as failed:
-        await ask(history_repo, "pallium_index")
-    assert failed.value.code == "unavailable"
-    answer = await ask(history_repo, "pallium_symbols", path="core.py")
-    fresh = answer.freshness
-    assert (fresh.status, fresh.indexed_commit, fresh.head_moved) == ("stale", first.watermark, True)
-    assert "extra.py" in fresh.changed_files
-    assert _store(history_repo).state()["git_watermark"] == first.watermark
 
 
 async def test_an_index_whose_history_lags_its_content_is_stale_until_reindexed(history_repo: Path):

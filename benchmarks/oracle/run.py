@@ -1,0 +1,264 @@
+"""The oracle run: sample definitions, ask both sides, score them (see the package docstring)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_KINDS = frozenset({"function", "method", "class", "field", "property"})
+_SUFFIXES = {"python": (".py",), "typescript": (".ts", ".tsx", ".js", ".jsx", ".mts", ".cts")}
+_SCRIPT = Path(__file__).with_name("ts_references.js")
+
+Line = tuple[str, int]
+
+
+@dataclass
+class Tally:
+    """Summed over definitions: lines in the answer, in the oracle, in both; ambiguous answer lines."""
+
+    answer: int = 0
+    oracle: int = 0
+    both: int = 0
+    ambiguous: int = 0
+    resolved: int = 0
+    resolved_both: int = 0
+
+    def add(self, answer: set[Line], ambiguous: set[Line], oracle: set[Line]) -> None:
+        self.answer += len(answer)
+        self.oracle += len(oracle)
+        self.both += len(answer & oracle)
+        self.ambiguous += len(ambiguous)
+        resolved = answer - ambiguous
+        self.resolved += len(resolved)
+        self.resolved_both += len(resolved & oracle)
+
+    def figures(self) -> dict[str, float | int | None]:
+        def ratio(a: int, b: int) -> float | None:
+            return round(a / b, 3) if b else None
+
+        return {
+            "precision": ratio(self.resolved_both, self.resolved),
+            "recall": ratio(self.both, self.oracle),
+            "listed_precision": ratio(self.both, self.answer),
+            "ambiguous_share": ratio(self.ambiguous, self.answer),
+            "answer_lines": self.answer,
+            "oracle_lines": self.oracle,
+        }
+
+
+@dataclass
+class Grade:
+    every: Tally = field(default_factory=Tally)
+    call: Tally = field(default_factory=Tally)
+    sampled: int = 0
+    misses: list[dict] = field(default_factory=list)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks oracle")
+    parser.add_argument("--repo", required=True, help="a scratch clone: the index is written into it")
+    parser.add_argument("--language", choices=sorted(_SUFFIXES), required=True)
+    parser.add_argument("--sample", type=int, default=200, help="definitions sampled (default 200)")
+    parser.add_argument("--seed", type=int, default=25)
+    parser.add_argument("--label", default="", help="a name for the row (`held-out` marks a set kept out of tuning)")
+    parser.add_argument("--misses", type=int, default=0, help="print this many disagreements, for study")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    repo = Path(args.repo).resolve()
+    os.environ.setdefault("PALLIUM_HOME", tempfile.mkdtemp(prefix="oracle-home-"))
+    os.environ["PALLIUM_RESIDENT"] = "off"
+    started = time.perf_counter()
+    grade = asyncio.run(_grade(repo, args.language, args.sample, args.seed))
+    took = time.perf_counter() - started
+    row = {
+        "repo": args.label or repo.name,
+        "language": args.language,
+        "sampled": grade.sampled,
+        "all": grade.every.figures(),
+        "call": grade.call.figures(),
+        "seconds": round(took, 1),
+        "load": os.getloadavg()[0],
+    }
+    if args.json:
+        print(json.dumps(row))
+    else:
+        a, c = row["all"], row["call"]
+        print(
+            f"{row['repo']}: {grade.sampled} definitions; call: precision {c['precision']} recall {c['recall']} "
+            f"ambiguous share {c['ambiguous_share']} (precision counting ambiguous as claims {c['listed_precision']}, "
+            f"{c['oracle_lines']} oracle lines); all kinds: precision {a['precision']} recall {a['recall']} "
+            f"ambiguous share {a['ambiguous_share']} (listed precision {a['listed_precision']}); "
+            f"{took:.0f}s, load {row['load']:.1f}"
+        )
+    for miss in grade.misses[: args.misses]:
+        print(json.dumps(miss), file=sys.stderr)
+    return 0
+
+
+async def _grade(repo: Path, language: str, sample: int, seed: int) -> Grade:
+    from kernel.context import ToolContext
+    from kernel.dispatch import call
+    from kernel.errors import PalliumError
+    from kernel.store import open_repo
+    from services.repo.exports import module_path
+    from services.repo.store import SCHEMA, RepoStore
+
+    ctx = ToolContext(cwd=repo)
+    try:
+        await call("pallium_index", {}, ctx)
+    finally:
+        ctx.close()
+    store = RepoStore(open_repo(repo, [SCHEMA]))
+    suffixes = _SUFFIXES[language]
+    symbols = [
+        s
+        for s in store.all_symbols()
+        if s.kind in _KINDS
+        and s.path.endswith(suffixes)
+        and not s.path.endswith(".d.ts")
+        and not s.name.startswith("__")
+        and "/node_modules/" not in s.path
+    ]
+    random.Random(seed).shuffle(symbols)
+    chosen = symbols[:sample]
+    oracle = _jedi(repo, chosen) if language == "python" else _typescript(repo, chosen, store, suffixes)
+    grade = Grade(sampled=len(chosen))
+    for symbol, found in zip(chosen, oracle, strict=True):
+        name = f"{module_path(symbol.path)}.{symbol.qualified}"
+        ctx = ToolContext(cwd=repo)
+        listed = []
+        try:
+            cursor = None
+            while True:
+                out = await call("pallium_callers", {"name": name, "limit": 1000, "cursor": cursor}, ctx)
+                listed += out.references
+                cursor = out.next_cursor
+                if not cursor:
+                    break
+        except PalliumError:
+            listed = []
+        finally:
+            ctx.close()
+        mine = [
+            r
+            for r in listed
+            if r.resolution == "ambiguous" or (r.target == symbol.path and r.target_qualified == symbol.qualified)
+        ]
+        definition = {(symbol.path, symbol.start_line)}
+        # A call site is a line where the name is followed by `(`, on both sides alike: Pallium's kind
+        # `call` and a called decorator (`@app.route("/")`) both are.
+        called = _call_lines(repo, symbol.name, {(r.path, r.line) for r in mine} | {(o[0], o[1]) for o in found})
+        for tally, keep_mine, keep_theirs in (
+            (grade.every, lambda r: True, lambda o: True),
+            (grade.call, lambda r, c=called: (r.path, r.line) in c, lambda o, c=called: (o[0], o[1]) in c),
+        ):
+            answer = {(r.path, r.line) for r in mine if keep_mine(r)} - definition
+            ambiguous = {(r.path, r.line) for r in mine if keep_mine(r) and r.resolution == "ambiguous"} - definition
+            theirs = {(o[0], o[1]) for o in found if keep_theirs(o)} - definition
+            tally.add(answer, ambiguous, theirs)
+            if answer - theirs or theirs - answer:
+                grade.misses.append(
+                    {
+                        "tally": "call" if tally is grade.call else "all",
+                        "name": name,
+                        "extra": sorted(answer - theirs),
+                        "missed": sorted(theirs - answer),
+                        "resolutions": {f"{r.path}:{r.line}": f"{r.kind}/{r.resolution}" for r in mine if keep_mine(r)},
+                    }
+                )
+    store.db.close()
+    return grade
+
+
+_LINES: dict[str, list[str]] = {}
+
+
+def _call_lines(repo: Path, name: str, lines: set[Line]) -> set[Line]:
+    import re
+
+    pattern = re.compile(r"(?<![\w$])" + re.escape(name) + r"\s*(?:<[^<>()]*>)?\s*\(")
+    out = set()
+    for path, line in lines:
+        if path not in _LINES:
+            try:
+                _LINES[path] = (repo / path).read_text("utf-8", "replace").splitlines()
+            except OSError:
+                _LINES[path] = []
+        text = _LINES[path][line - 1] if 0 < line <= len(_LINES[path]) else ""
+        if pattern.search(text):
+            out.add((path, line))
+    return out
+
+
+def _jedi(repo: Path, chosen: list) -> list[list[tuple[str, int, bool]]]:
+    import jedi
+
+    project = jedi.Project(str(repo))
+    texts: dict[str, list[str]] = {}
+    out = []
+    for symbol in chosen:
+        lines = texts.setdefault(symbol.path, (repo / symbol.path).read_text("utf-8", "replace").splitlines())
+        found: list[tuple[str, int, bool]] = []
+        column = _column(lines, symbol.start_line, symbol.name)
+        if column is not None:
+            try:
+                script = jedi.Script(path=str(repo / symbol.path), project=project)
+                refs = script.get_references(symbol.start_line, column, include_builtins=False)
+            except Exception:  # jedi's own failures: no oracle answer for that definition
+                refs = []
+            for ref in refs:
+                if ref.module_path is None or ref.is_definition():
+                    continue
+                try:
+                    relative = Path(ref.module_path).resolve().relative_to(repo).as_posix()
+                except ValueError:
+                    continue
+                other = texts.setdefault(relative, (repo / relative).read_text("utf-8", "replace").splitlines())
+                rest = other[ref.line - 1][ref.column + len(symbol.name) :] if ref.line <= len(other) else ""
+                found.append((relative, ref.line, rest.lstrip().startswith("(")))
+        out.append(found)
+    return out
+
+
+def _column(lines: list[str], line: int, name: str) -> int | None:
+    import re
+
+    if line > len(lines):
+        return None
+    text = lines[line - 1]
+    match = re.search(r"(?<![\w$])" + re.escape(name) + r"(?![\w$])", text)
+    if match is None:  # a decorated definition's line is the decorator's: look a few lines on
+        for extra in range(1, 6):
+            if line - 1 + extra < len(lines):
+                match = re.search(r"(?:def|class)\s+" + re.escape(name) + r"\b", lines[line - 1 + extra])
+                if match:
+                    return None
+        return None
+    return match.start()
+
+
+def _typescript(repo: Path, chosen: list, store, suffixes: tuple[str, ...]) -> list[list[tuple[str, int, bool]]]:
+    files = [p for p in store.files() if p.endswith(suffixes) and "/node_modules/" not in p]
+    queries = [{"file": s.path, "line": s.start_line, "name": s.name} for s in chosen]
+    payload = json.dumps({"root": str(repo), "files": files, "queries": queries})
+    done = subprocess.run(
+        ["node", "--max-old-space-size=3072", str(_SCRIPT)],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=3600,
+    )
+    out = []
+    for line in done.stdout.splitlines():
+        out.append([(f, n, bool(c)) for f, n, c in json.loads(line)["refs"]])
+    return out

@@ -1,0 +1,60 @@
+// References by the TypeScript language service, for the oracle (benchmarks/oracle).
+// Reads JSON on stdin: {"root": "...", "files": [...], "queries": [{"file": "...", "line": 1, "name": "x"}]}
+// and prints one JSON line per query: {"refs": [[file, line, isCall], ...]} (definitions left out).
+// Needs `typescript` resolvable from NODE_PATH (npm install typescript in any folder).
+const fs = require("fs");
+const path = require("path");
+const ts = require("typescript");
+
+const input = JSON.parse(fs.readFileSync(0, "utf8"));
+const root = input.root;
+const files = input.files.map((f) => path.join(root, f));
+const texts = new Map();
+const read = (f) => {
+  if (!texts.has(f)) texts.set(f, fs.existsSync(f) ? fs.readFileSync(f, "utf8") : undefined);
+  return texts.get(f);
+};
+const options = { allowJs: true, checkJs: false, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler, jsx: ts.JsxEmit.Preserve, noEmit: true, skipLibCheck: true,
+  allowImportingTsExtensions: true, resolveJsonModule: true };
+const host = {
+  getScriptFileNames: () => files,
+  getScriptVersion: () => "1",
+  getScriptSnapshot: (f) => { const t = read(f); return t === undefined ? undefined : ts.ScriptSnapshot.fromString(t); },
+  getCurrentDirectory: () => root,
+  getCompilationSettings: () => options,
+  getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+  fileExists: (f) => fs.existsSync(f),
+  readFile: (f) => read(f),
+  readDirectory: ts.sys.readDirectory,
+  directoryExists: ts.sys.directoryExists,
+  getDirectories: ts.sys.getDirectories,
+};
+const service = ts.createLanguageService(host, ts.createDocumentRegistry());
+for (const q of input.queries) {
+  const file = path.join(root, q.file);
+  const text = read(file) || "";
+  const lines = text.split("\n");
+  const lineText = lines[q.line - 1] || "";
+  const re = new RegExp("\\b" + q.name.replace(/[$]/g, "\\$") + "\\b");
+  const m = re.exec(lineText);
+  const out = [];
+  if (m) {
+    let offset = 0;
+    for (let i = 0; i < q.line - 1; i++) offset += lines[i].length + 1;
+    const position = offset + m.index;
+    let found = [];
+    try { found = service.findReferences(file, position) || []; } catch (e) { found = []; }
+    for (const group of found) {
+      for (const ref of group.references) {
+        if (ref.isDefinition) continue;
+        if (!ref.fileName.startsWith(root + path.sep)) continue;
+        const src = read(ref.fileName) || "";
+        const start = ts.getLineAndCharacterOfPosition(service.getProgram().getSourceFile(ref.fileName), ref.textSpan.start);
+        const after = src.slice(ref.textSpan.start + ref.textSpan.length).trimStart();
+        out.push([path.relative(root, ref.fileName), start.line + 1, after.startsWith("(") || after.startsWith("<")]);
+      }
+    }
+  }
+  process.stdout.write(JSON.stringify({ refs: out }) + "\n");
+}

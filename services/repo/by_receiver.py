@@ -1,0 +1,195 @@
+"""Resolution by receiver for Python and JavaScript/TypeScript: `x.member` means a member of what `x` can be.
+
+An attribute reference is never resolved like a bare name. Its receiver decides (`receivers` wrote it):
+
+- a module (the repository's, through an import): that module's definition;
+- a module from outside the repository (`urllib.parse.urlsplit`, `click.command`): `unresolved`,
+  never a repository name that happens to match;
+- a class of the repository (named, annotated, constructed, returned by an annotated function):
+  that class's member or one it inherits; `unresolved` when neither it nor its bases define it;
+- `super()`: the enclosing class's bases, never the class itself;
+- anything of unknown type (`event.reply.meta`, `foo().bar`, an unannotated parameter): `ambiguous`
+  among the repository's members of that name, kept in `Class.member` answers and ranked after the
+  resolved ones; `unresolved` when no class of the repository has such a member.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from services.repo.exports import module_path
+from services.repo.languages import CLASS_KINDS
+from services.repo.receivers import LANGUAGES, plain_type
+from services.repo.rows import DefinitionRow, ReferenceRow
+
+if TYPE_CHECKING:
+    from services.repo.callers import _Resolver
+
+__all__ = ["LANGUAGES", "is_member", "resolve", "unknown"]
+
+Answer = tuple[str, DefinitionRow | None]
+_MEMBERS = frozenset({"method", "field", "property", "enum_member"})
+_SELF_WORDS = frozenset({"self", "cls", "this"})
+_RETURNS = (re.compile(r"->\s*(.+)$", re.S), re.compile(r"\)\s*:\s*([^=>{]+?)\s*(?:=>)?$", re.S))
+
+
+def is_member(d: DefinitionRow) -> bool:
+    """A definition an attribute reference can reach: a class's method, field or property."""
+    return bool(d.parent) and d.kind in _MEMBERS
+
+
+def unknown(defs: list[DefinitionRow]) -> Answer:
+    """A member read off a value of unknown type: any of the repository's members of that name, or none."""
+    return ("ambiguous", None) if any(is_member(d) for d in defs) else ("unresolved", None)
+
+
+def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer | None:
+    """The answer for a Python or JS/TS reference with a receiver; None leaves it to the general rules
+    (a bare name, `self`, a name brought in through an import)."""
+    receiver = row.receiver
+    if not receiver or receiver == "self" or receiver.startswith("="):
+        return None
+    if receiver == "super":
+        return _super(r, row, defs)
+    if receiver == "?":
+        return unknown(defs)
+    if receiver.startswith("?"):
+        word = receiver[1:]
+        return _dotted(r, row, defs, word) if "." in word else _named(r, row, defs, word)
+    return _typed(r, row, defs, receiver, hops=2)
+
+
+def _super(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer:
+    classes = (row.enclosing or "").split(".")[:-1]
+    here = (
+        [c for c in r.store.definitions(classes[-1]) if c.path == row.path and c.kind in CLASS_KINDS] if classes else []
+    )
+    if len(here) == 1:
+        inherited = r._through_bases(here[0])
+        if inherited is not None:
+            return "receiver", inherited
+    return unknown([d for d in defs if not here or d.parent != here[0].qualified or d.path != row.path])
+
+
+def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str) -> Answer:
+    """`word.member` with `word` a plain name: a class, a module, an outside import, or a variable."""
+    typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
+    if typed:  # `Store.create()`: that class's member
+        return r._by_place(row, typed, members_only=True)
+    through = _bound_modules(r, row.path, word)
+    if through:  # `helpers.parse()` after `from pkg import helpers`: the module's own names, not members
+        hit = r._in_or_through([d for d in defs if not d.parent], through)
+        if len({(d.path, d.qualified) for d in hit}) == 1:
+            return "import", hit[0]
+        if hit:
+            return "ambiguous", None
+    if _from_outside(r, row.path, word):
+        return "unresolved", None
+    classes = _classes(r, row, word)
+    if classes:
+        return _member_of(r, defs, classes)
+    return unknown(defs)
+
+
+def _dotted(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str) -> Answer:
+    """`a.b.member`: an attribute of `self`, a module path, a nested class, or an object's attribute."""
+    parts = word.split(".")
+    if parts[0] in _SELF_WORDS:
+        return unknown(defs)
+    if _from_outside(r, row.path, parts[0]):
+        return "unresolved", None
+    nested = [d for d in defs if d.parent and (d.parent == word or d.parent.endswith("." + word))]
+    if nested:  # `Outer.Inner.method()`
+        return r._by_place(row, nested, members_only=True)
+    in_module = [d for d in defs if not d.parent and module_path(d.path).endswith(word)]
+    if len({d.path for d in in_module}) == 1 and r._modules_named(row.path, parts[0]):
+        return "import", in_module[0]  # `pkg.mod.func()` after `import pkg`
+    return unknown(defs)
+
+
+def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: str, *, hops: int) -> Answer:
+    """A variable or attribute whose type is known by name (constructed, annotated, returned)."""
+    typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == type_]
+    if typed:
+        local = [d for d in typed if d.path == row.path]
+        if len(local) == 1 or len({d.path for d in typed}) == 1:
+            return "receiver", (local or typed)[0]
+        return r._by_place(row, typed, members_only=True)
+    classes = _classes(r, row, type_)
+    if classes:
+        return _member_of(r, defs, classes)
+    functions = [d for d in r.store.definitions(type_) if d.kind in ("function", "method") and d.language in LANGUAGES]
+    if functions:  # `m = make_model()`: what the function says it returns
+        returned = {t for d in functions if (t := _returned(d.signature))}
+        if len(returned) == 1 and hops > 0:
+            return _typed(r, row, defs, returned.pop(), hops=hops - 1)
+        return unknown(defs)
+    return "unresolved", None  # a class from outside the repository (`list`, `Flask`)
+
+
+def _member_of(r: _Resolver, defs: list[DefinitionRow], classes: list[DefinitionRow]) -> Answer:
+    """The member the repository classes `classes` have, themselves or through their bases."""
+    own = [d for d in defs if any(d.path == c.path and d.parent == c.qualified for c in classes)]
+    if len({(d.path, d.qualified) for d in own}) == 1:
+        return "receiver", own[0]
+    found = {d.id: d for c in classes if (d := r._through_bases(c)) is not None}
+    if len(found) == 1:
+        return "receiver", next(iter(found.values()))
+    return ("ambiguous", None) if own or found else ("unresolved", None)
+
+
+def _classes(r: _Resolver, row: ReferenceRow, name: str) -> list[DefinitionRow]:
+    """The repository classes `name` can be in `row`'s file: the one its imports or aliases reach
+    (`Motor` after `from core import Engine as Motor`), else every class of that name."""
+    from services.repo.callers import _class_for, family
+
+    reached = _class_for(r.store, row, name)
+    if reached is not None:
+        return [reached]
+    named = [
+        d for d in r.store.definitions(name) if d.kind in CLASS_KINDS and family(d.language) == family(row.language)
+    ]
+    if named:
+        return named
+    aliased = r.exports.alias_of(name)  # `Motor` that `from .impl import Engine as Motor` binds
+    return [aliased] if aliased is not None and aliased.kind in CLASS_KINDS else []
+
+
+def _returned(signature: str) -> str | None:
+    for pattern in _RETURNS:
+        match = pattern.search(signature)
+        if match:
+            return plain_type(match.group(1))
+    return None
+
+
+def _bound_modules(r: _Resolver, path: str, word: str) -> set[str]:
+    """Files of the repository that an import of `path` binds to the name `word` (`import word`,
+    `from pkg import word`, `import word from './word'`); never a module merely named so, which
+    `from pkg.word import X` does not bind."""
+    out = set()
+    for dst, raw, names in r._edges_with_raw(path):
+        parts = dst.rsplit(".", 1)[0].split("/")
+        stem = parts[-2] if len(parts) > 1 and parts[-1] in ("__init__", "index") else parts[-1]
+        if raw == word or (word in names.split() and stem == word):
+            out.add(dst)
+    return out
+
+
+def _from_outside(r: _Resolver, path: str, word: str) -> bool:
+    """True when `word` is bound in `path` by an import that reaches no file of the repository."""
+    key = (path, word)
+    cache = r.outside_words
+    if key not in cache:
+        reached = {e.raw for e in r._edges_with_raw(path)}
+        found = False
+        for i in r.store.imports_of_paths([path]):
+            if i.raw in reached:
+                continue
+            names = i.names.split()
+            if word in names or (not names and (i.raw == word or i.raw.split(".", 1)[0] == word)):
+                found = True
+                break
+        cache[key] = found
+    return cache[key]
