@@ -12,13 +12,12 @@ never runs anything (services/repo/manifests.py).
 from __future__ import annotations
 
 import posixpath
-import re
 import shlex
 from pathlib import Path
 
 from services.repo.manifests import CARGO, GRADLE, MAVEN, Manifests
 from services.repo.models import Verification
-from services.repo.risk import is_test_path
+from services.repo.testnames import is_test_path, source_stem, subject_of
 
 __all__ = ["verification_for"]
 
@@ -36,8 +35,9 @@ def verification_for(
     found = manifests if manifests is not None else Manifests(root)
     # A suggested test must exist and be a test: deleted files, conftest.py and fixtures fail or run nothing.
     tests = [t for t in tests if is_test_path(t) and found.exists(t)]
-    stems = {_stem(p) for p in paths}
-    tests.sort(key=lambda t: (_test_core(t) not in stems, t))  # the file's own test first
+    stems = {source_stem(p) for p in paths}
+    # The file's own tests first, unit before integration (Failsafe's `*IT`), then by path.
+    tests.sort(key=lambda t: (subject_of(t) not in stems, posixpath.basename(t).split(".")[0].endswith("IT"), t))
     tiers: tuple[list[str], list[str], list[str]] = ([], [], [])
     families = {p: _family(p) for p in paths}
     if "python" in families.values():
@@ -201,17 +201,6 @@ def _rel(path: str, folder: str) -> str:
 
 def _quoted(paths) -> str:
     return " ".join(shlex.quote(p) for p in list(paths)[:_MOST])
-
-
-def _stem(path: str) -> str:
-    return posixpath.basename(path).split(".", 1)[0].lower()
-
-
-def _test_core(test: str) -> str:
-    """`tests/test_io.py`, `io_test.go`, `io.test.ts`, `IoTest.java` -> `io`."""
-    core = posixpath.basename(test).split(".", 1)[0]
-    core = re.sub(r"^test_|_test$|Tests?$", "", core)
-    return core.lower()
 
 
 def _family(path: str) -> str | None:
