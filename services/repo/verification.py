@@ -18,6 +18,7 @@ from pathlib import Path
 from services.repo.manifests import CARGO, GRADLE, MAVEN, Manifests
 from services.repo.models import Verification
 from services.repo.testnames import is_test_path, source_stem, subject_of
+from services.repo.verify_ecosystems import ECOSYSTEMS, ecosystem_of
 
 __all__ = ["verification_for"]
 
@@ -40,6 +41,9 @@ def verification_for(
     tests.sort(key=lambda t: (subject_of(t) not in stems, posixpath.basename(t).split(".")[0].endswith("IT"), t))
     tiers: tuple[list[str], list[str], list[str]] = ([], [], [])
     families = {p: _family(p) for p in paths}
+    for p in paths:  # Scala built by Gradle or Maven, not sbt, runs with Java's builds
+        if p.endswith(".scala") and found.nearest(p, ("build.sbt",)) is None:
+            families[p] = "java"
     if "python" in families.values():
         _python(found, [p for p, f in families.items() if f == "python"], tests, tiers)
     if "go" in families.values():
@@ -50,6 +54,12 @@ def verification_for(
         _rust(found, [p for p, f in families.items() if f == "rust"], tiers)
     if "java" in families.values():
         _java(found, [p for p, f in families.items() if f == "java"], tests, tiers)
+    for ecosystem, run in ECOSYSTEMS.items():
+        own = [p for p in paths if ecosystem_of(p) == ecosystem]
+        if ecosystem == "scala":  # sbt builds; a Gradle or Maven Scala build went with Java above
+            own = [p for p in own if found.nearest(p, ("build.sbt",)) is not None]
+        if own:
+            run(found, own, tests, tiers)
     _make(found, paths, tiers)
     fast, safe, full = tiers
     return Verification(fast=_unique(fast), safe=_unique(safe), full=_unique(full))
@@ -146,13 +156,13 @@ def _rust(found: Manifests, paths: list[str], tiers: tuple[list[str], ...]) -> N
 
 
 def _java(found: Manifests, paths: list[str], tests: list[str], tiers: tuple[list[str], ...]) -> None:
-    """Each covering test class, run by the Maven or Gradle build nearest to it."""
+    """Each covering test class (Java, Kotlin or Scala), run by the Maven or Gradle build nearest to it."""
     fast, _safe, full = tiers
-    java_tests = [t for t in tests if t.endswith(".java")]
+    java_tests = [t for t in tests if t.endswith((".java", ".kt", ".scala"))]
     projects = list(dict.fromkeys(f for f in (found.nearest(p, MAVEN + GRADLE) for p in paths) if f is not None))
     by_project = _group(java_tests, lambda t: found.nearest(t, MAVEN + GRADLE))
     for project in dict.fromkeys([*projects, *(f for f in by_project if f is not None)]):
-        classes = [posixpath.basename(t)[:-5] for t in by_project.get(project, [])][:3]
+        classes = [posixpath.basename(t).split(".", 1)[0] for t in by_project.get(project, [])][:3]
         if any(found.exists(posixpath.join(project, m)) for m in MAVEN):
             flag = f"-f {shlex.quote(posixpath.join(project, 'pom.xml'))} " if project else ""
             fast.extend(f"mvn -q {flag}test -Dtest={c}" for c in classes)
@@ -209,7 +219,7 @@ def _family(path: str) -> str | None:
         return "python"
     if ext in (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"):
         return "js"
-    return {".go": "go", ".rs": "rust", ".java": "java"}.get(ext)
+    return {".go": "go", ".rs": "rust", ".java": "java", ".kt": "java", ".kts": "java"}.get(ext)
 
 
 def _has_go_files(folder: Path) -> bool:
