@@ -43,6 +43,8 @@ _SENSITIVE = re.compile(
     r"schema|config|settings|database|\bdb\b)",
     re.I,
 )
+
+
 @dataclass(frozen=True)
 class RiskResult:
     score: float
@@ -247,5 +249,3 @@ def _pair(row: PairRow, revisions: int) -> CoChange:
         last_shared_at=clock.iso_utc(datetime.fromtimestamp(row.last_at, UTC)),
         strength="strong" if strong else "weak",
     )
-
-

@@ -40,7 +40,7 @@ async def test_cmake_ctest_commands_build_and_run_the_paired_test(tmp_path: Path
             "target_link_libraries(test_parse parse)\nadd_test(NAME test_parse COMMAND test_parse)\n"
             "add_executable(test_other tests/test_other.c)\nadd_test(NAME test_other COMMAND test_other)\n",
             "src/parse.h": "int parse(const char *text);\n",
-            "src/parse.c": '#include "parse.h"\nint parse(const char *text) { return text[0] == \'1\'; }\n',
+            "src/parse.c": "#include \"parse.h\"\nint parse(const char *text) { return text[0] == '1'; }\n",
             "tests/test_parse.c": '#include "../src/parse.h"\nint main(void) { return parse("1") ? 0 : 1; }\n',
             "tests/test_other.c": "int main(void) { return 0; }\n",
         },
