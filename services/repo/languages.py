@@ -23,6 +23,7 @@ __all__ = [
     "import_rows",
     "repaired_source",
     "shebang_language",
+    "without_export_macros",
 ]
 
 EXTENSIONS = {
@@ -72,6 +73,19 @@ _INTERPRETERS = {
     b"python": "python",
     b"node": "javascript",
 }
+
+
+# A `.h` header written in C++: a class, namespace or template at a line's start, or an access label.
+_CPP_HEADER = re.compile(
+    rb"^[ \t]*(?:class[ \t]+\w+[ \t]*(?:final[ \t]*)?[:{]|class[ \t]+\w+[ \t]+\w+|namespace\b[^;\n]*\{?$"
+    rb"|template[ \t]*<|using[ \t]+namespace\b|(?:public|private|protected)[ \t]*:)",
+    re.M,
+)
+
+
+def header_language(data: bytes) -> str:
+    """`cpp` for a `.h` header whose code is C++, else `c`."""
+    return "cpp" if _CPP_HEADER.search(data) else "c"
 
 
 def shebang_language(data: bytes) -> str | None:
@@ -177,8 +191,30 @@ _C_COMMON = (
     + _C_GLOBALS
 )
 
+def _cpp_functions() -> str:
+    """Functions, methods, constructors, destructors and operators, defined or declared, returning
+    values, pointers or references, with plain or qualified names (`Arena::Allocate`, `~Arena`)."""
+    names = (
+        "[(identifier) @name (field_identifier) @name (destructor_name) @name (operator_name) @name"
+        " (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name)"
+        " (qualified_identifier name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)]"
+        " @name))]"
+    )
+    function = f"(function_declarator declarator: {names})"
+    shapes = [function]
+    for _ in range(2):  # `char* f()`, `const T& f()`, `T** f()`
+        shapes = [*shapes, *(f"(pointer_declarator declarator: {s})" for s in shapes)]
+        shapes = list(dict.fromkeys([*shapes, *(f"(reference_declarator {s})" for s in shapes)]))
+    return "".join(
+        f"({outer} declarator: {shape}) @definition.function\n"
+        for outer in ("function_definition", "declaration", "field_declaration")
+        for shape in shapes
+    )
+
+
 _CPP = (
     _C_COMMON
+    + _cpp_functions()
     + """
 (function_definition declarator: (function_declarator declarator: (qualified_identifier name: (identifier) @name)))
   @definition.method
@@ -429,11 +465,24 @@ def definition_names(node: Any, name: str) -> tuple[str, ...]:
 # Preprocessor lines inside a body (`enum { #include "x.def" }`, an X-macro) are not C the grammar
 # can parse; blanking them keeps the body's declarations and every line number.
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*", re.M)
+# `class LEVELDB_EXPORT Cache {`: an export macro between the keyword and the name.
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*[ \t]*(?:final\b|[:{]))")
 _NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
+def without_export_macros(language: str, data: bytes) -> bytes:
+    """C and C++ with the export macro of each class or struct head blanked (`struct LEVELDB_EXPORT
+    Options {` parses as a declaration of `LEVELDB_EXPORT`, with no error to notice); lines and
+    offsets stay where they were."""
+    if language not in ("c", "cpp") or (b"class" not in data and b"struct" not in data):
+        return data
+    blanked = _EXPORT_MACRO.sub(lambda m: m.group().replace(m.group(1), b" " * len(m.group(1)), 1), data)
+    return blanked
+
+
 def repaired_source(language: str, data: bytes) -> bytes | None:
-    """`data` with the `#include`/`#define` lines inside braces blanked (C and C++), or None when none are."""
+    """`data` with the `#include`/`#define` lines inside braces blanked (C and C++), or None when
+    there are none."""
     if language not in ("c", "cpp"):
         return None
     code = _NOT_CODE.sub(lambda m: b" " * len(m.group()), data)  # braces in comments and strings do not count

@@ -143,6 +143,8 @@ def language_of(path: str) -> str | None:
 def extract(path: str, data: bytes) -> Facts:
     """The facts of `data`, the content of `path`. Never raises for odd content: it degrades to `unparsed`."""
     language = language_of(path) or languages.shebang_language(data) or "other"
+    if language == "c" and path.endswith(".h"):  # a C++ header shares C's extension
+        language = languages.header_language(data)
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if language in CODE_LANGUAGES:
         try:
@@ -150,6 +152,7 @@ def extract(path: str, data: bytes) -> Facts:
         except (ImportError, OSError, ValueError):
             return Facts(language, "unparsed", lines)
         facts = Facts(language, "parsed", lines)
+        data = languages.without_export_macros(language, data)
         tree = parser.parse(data)
         if tree.root_node.has_error and (repaired := languages.repaired_source(language, data)) is not None:
             again = parser.parse(repaired)  # an X-macro body parses once its directives are blanked
