@@ -22,9 +22,11 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # Raised whenever the same bytes give different facts (2: import aliases and base qualifiers; 3:
 # exports under another name, default imports; 4: enum members, Python class attributes, `E::A`
 # receivers; 5: fields of classes and structs; 6: names bound by assignment, `Base = Widget`, and
-# Rust `impl Trait for Type` blocks): an index whose facts an older parser wrote parses its contents
-# again at the next run.
-FACTS_VERSION = "6"
+# Rust `impl Trait for Type` blocks; 7: declarations of the pack languages ctags finds, C globals,
+# Ruby accessors and aliases, Swift initialisers, Kotlin packages and top-level properties, C++ headers
+# and methods, scripts known by their shebang): an index whose facts an older parser wrote parses its
+# contents again at the next run.
+FACTS_VERSION = "7"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
