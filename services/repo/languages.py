@@ -191,6 +191,7 @@ _C_COMMON = (
     + _C_GLOBALS
 )
 
+
 def _cpp_functions() -> str:
     """Functions, methods, constructors, destructors and operators, defined or declared, returning
     values, pointers or references, with plain or qualified names (`Arena::Allocate`, `~Arena`)."""
@@ -318,6 +319,8 @@ _PHP = """
 (class_constant_access_expression (_) @recv (name) @attr)
 (simple_parameter type: (named_type (name) @bind.type) name: (variable_name) @bind.var)
 (assignment_expression left: (variable_name) @bind.var right: (object_creation_expression (name) @bind.type))
+(property_declaration type: (named_type (name) @bind.type) (property_element name: (variable_name (name) @bind.var)))
+(property_promotion_parameter type: (named_type (name) @bind.type) name: (variable_name (name) @bind.var))
 """
 
 _KOTLIN = """

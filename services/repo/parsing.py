@@ -111,6 +111,8 @@ _TEXT_DEFINITIONS = {
     ),
 }
 _CAPTURE = re.compile(r"@([\w.]+)")
+# A field of the enclosing object as a receiver: `$this->collector`, `this.collector`, `self.collector`.
+_SELF_FIELD = re.compile(r"^(?:\$this->|this\.|self\.)([A-Za-z_]\w*)$")
 _HEADING = re.compile(rb"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
 
 
@@ -424,6 +426,13 @@ def _receiver(
     text = _text(node)
     if text in grammars.RECEIVER_SELF:
         return "self"
+    field = _SELF_FIELD.match(text)
+    if field is not None:  # `$this->collector->basePath()`: the class the field is declared as
+        bound = bindings.get(field.group(1), [])
+        # declared in the class body, else promoted from a constructor's parameter (PHP 8)
+        declared = {t for _w, scope, t in bound if scope is None} or {t for _w, _s, t in bound}
+        if len(declared) == 1:
+            return declared.pop()
     if "::" in text or "\\" in text:  # `Shop::Store.open`, `App\\Store::make()`: the last segment names it
         last = re.split(r"::|\\", text)[-1]
         return "?" + last if last[:1].isupper() else "?"
