@@ -67,7 +67,8 @@ def callers(
     reserve: int = 0,
 ) -> CallersOutput:
     """Definitions of `name` and the references to them; `reserve` bytes of the budget are kept back."""
-    name = name.strip().replace("::", ".").replace("#", ".")
+    # Each language's own spelling of a qualified name: `A::B.c`, `Store#save`, `\Pkg\Routing\Collector::basePath`.
+    name = name.strip().lstrip("\\").replace("::", ".").replace("#", ".").replace("\\", ".")
     if not name or name.startswith(".") or name.endswith("."):
         raise PalliumError(
             "invalid_input",
@@ -94,6 +95,9 @@ def callers(
     inherited = None
     if owner:
         defs = [d for d in every if any(f == name or f.endswith("." + name) for f in full_names(d))]
+        if not defs:  # `com.example.internal.helper`, `Pkg.Routing.Collector.basePath`: by package or namespace
+            spaces: dict[str, list[str]] = {}
+            defs = [d for d in every if name in _namespaced(store, d, spaces)]
         if not defs and (found := _inherited(store, owner, member, every)) is not None:
             defs, inherited = found
         if not defs:
@@ -134,6 +138,15 @@ def callers(
         next_cursor=encode_cursor(offset + len(page)) if more else None,
         freshness=freshness,
     )
+
+
+def _namespaced(store: RepoStore, d: DefinitionRow, spaces: dict[str, list[str]]) -> set[str]:
+    """`d`'s names under the package or namespace its file declares (Kotlin `package a.b`, PHP
+    `namespace A\\B;`, C# `namespace A.B;`), dotted: `a.b.helper`, `A.B.Collector.basePath`."""
+    if d.path not in spaces:
+        found = [s.qualified.replace("\\", ".") for s in store.symbols_in(d.path) if s.kind == "namespace"]
+        spaces[d.path] = found
+    return {f"{space}.{d.qualified}" for space in spaces[d.path] if not d.qualified.startswith(space + ".")}
 
 
 def _aliased(store: RepoStore, owner: str, member: str, every: list[DefinitionRow]) -> tuple[str, DefinitionRow] | None:

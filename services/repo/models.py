@@ -166,8 +166,9 @@ RefKind = Literal["call", "import", "inherits", "type", "decorator", "attribute"
 
 class CallersInput(_ReadInput):
     name: str = Field(
-        description="identifier to look up; a qualified name narrows it: `Class.method`, `module.func`, "
-        "`pkg.module.Class.method`"
+        description="identifier to look up; a qualified name narrows it, in the language's own spelling: "
+        "`Class.method`, `module.func`, `pkg.module.Class.method`, `Class::method`, `Class#method`, "
+        "`Pkg\\Routing\\Collector::basePath` (PHP namespace), `com.example.pkg.helper` (Kotlin package)"
     )
     kind: RefKind | None = Field(
         None,

@@ -158,3 +158,49 @@ async def test_lua_require_follows_package_path_from_the_requiring_folder_and_ba
     assert calls == {8: ("same-file", "codec.lua")}
     out = await ask(repo, "pallium_callers", name="M.encode")
     assert [(r.path, r.line) for r in out.references if r.kind == "call"] == []
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Pkg\\Routing\\Collector::basePath",
+        "\\Pkg\\Routing\\Collector::basePath",
+        "Pkg.Routing.Collector.basePath",
+        "Collector::basePath",
+        "Collector#basePath",
+    ],
+)
+async def test_callers_accept_a_php_name_in_its_own_spelling_with_its_namespace(tmp_path: Path, asked: str):
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/Routing/Collector.php": "<?php\nnamespace Pkg\\Routing;\n\nclass Collector {\n"
+            "    public function basePath() {}\n}\n",
+            "src/Other/Collector.php": "<?php\nnamespace Pkg\\Other;\n\nclass Collector {\n"
+            "    public function basePath() {}\n}\n",
+        },
+    )
+    out = await ask(repo, "pallium_callers", name=asked)
+    expected = (
+        ["src/Routing/Collector.php"]
+        if "Routing" in asked
+        else ["src/Other/Collector.php", "src/Routing/Collector.php"]
+    )
+    assert sorted(d.path for d in out.definitions) == expected
+
+
+async def test_callers_accept_a_kotlin_name_with_its_package(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "core/src/main/kotlin/Helpers.kt": "package com.example.internal\n\nfun helper() = 1\n",
+            "app/src/main/kotlin/Helpers.kt": "package com.example.app\n\nfun helper() = 2\n",
+            "app/src/main/kotlin/Main.kt": "package com.example.app\n\nimport com.example.internal.helper\n\n"
+            "fun main() = helper()\n",
+        },
+    )
+    out = await ask(repo, "pallium_callers", name="com.example.internal.helper")
+    assert [d.path for d in out.definitions] == ["core/src/main/kotlin/Helpers.kt"]
+    assert [(r.path, r.line, r.resolution) for r in out.references if r.kind == "call"] == [
+        ("app/src/main/kotlin/Main.kt", 5, "import")
+    ]
