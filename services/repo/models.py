@@ -131,6 +131,7 @@ class _PathInput(_ReadInput):
 class SymbolsInput(_PathInput):
     limit: int = Field(200, ge=1, le=5000, description="most symbols to list (1-5000, default 200)")
     full: bool = Field(False, description="list up to `limit` symbols past the 8 KB budget")
+    cursor: str | None = Field(None, description="next_cursor of the previous page")
 
 
 class Symbol(ToolOutput):
@@ -155,6 +156,7 @@ class SymbolsOutput(ToolOutput):
     status: str = Field(description="parsed, text, unparsed, or skipped:<reason>")
     symbols: list[Symbol]
     truncated: bool
+    next_cursor: str | None = Field(None, description="pass as `cursor` for the symbols after these")
     freshness: Freshness
 
 

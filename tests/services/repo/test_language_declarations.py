@@ -174,3 +174,24 @@ def test_a_c_header_written_in_cpp_is_parsed_as_cpp_and_a_c_header_as_c():
 def test_a_shebang_is_not_the_first_functions_doc():
     facts = extract("bin/deploy", b"#!/usr/bin/env bash\ndeploy() { :; }\n")
     assert [(s[0], s[7]) for s in facts.symbols] == [("deploy", None)]
+
+
+@pytest.mark.anyio
+async def test_symbols_past_the_budget_end_with_a_cursor_that_reaches_every_declaration(tmp_path):
+    from tests.services.repo.conftest import ask, new_repo
+
+    header = "".join(
+        f"/* Store the value {i} in the table of values. */\nint store_value_{i}(int key);\n" for i in range(120)
+    )
+    repo = new_repo(tmp_path, {"include/store.h": header})
+    seen, cursor, pages = [], None, 0
+    while True:
+        out = await ask(repo, "pallium_symbols", path="include/store.h", cursor=cursor)
+        seen += [s.name for s in out.symbols]
+        pages += 1
+        assert out.truncated == (out.next_cursor is not None)
+        if out.next_cursor is None:
+            break
+        cursor = out.next_cursor
+    assert pages > 1, "120 declarations do not fit one 8 KB answer"
+    assert seen == [f"store_value_{i}" for i in range(120)]
