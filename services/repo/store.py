@@ -264,7 +264,9 @@ class RepoStore:
         (rowid), not by date, which commits made within one second share.
         """
         out: list[LifeRow] = []
-        seen, current, until = {path}, path, None
+        current, until = path, None
+        # each hop reads strictly older commits, so a file renamed away and back (a -> b -> a) follows
+        # all its names without looping; the cap bounds a pathological history
         for _hop in range(20):
             born = self.db.execute(
                 "SELECT c.rowid, t.change, c.sha FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
@@ -276,10 +278,9 @@ class RepoStore:
             if born is None or born[1] != "R":
                 break
             old = self.db.execute("SELECT old FROM repo_renames WHERE sha = ? AND new = ?", (born[2], current)).get
-            if old is None or old in seen:
+            if old is None:
                 break
             current, until = old, born[0]
-            seen.add(current)
         return out
 
     @staticmethod
