@@ -118,8 +118,24 @@ def left_out(language: str, tag: dict) -> str | None:
         return "anonymous"
     if language == "kotlin" and scope_kind == "method" and kind in ("constant", "variable"):
         return "local"
+    if language == "kotlin" and "<lambda>" in tag.get("scope", ""):
+        return "local: a lambda's parameter or value"
+    if language == "kotlin" and not re.fullmatch(r"\w+", name) and "`" not in name:
+        return "ctags misreading: a backquoted name (`fun \\`does a thing\\`()`) comes out as `B+V`"
     if language == "php" and (kind == "alias" or scope_kind == "function"):
         return "import or local"
+    if language in ("c", "cpp") and kind in ("function", "prototype") and re.match(
+        rf"/\^\s*{re.escape(name)}\s*\(", pattern
+    ) and name.isupper():
+        return "ctags misreading: a macro call at the top level (`TEST(group, case) {`) is no function named TEST"
+    if language == "lua":
+        last = re.escape(re.split(r"[.:]", name)[-1])
+        declared = rf"\bfunction\s+[\w.:]*\b{last}\s*\(|\b{last}\s*=\s*function\b"
+        if not re.fullmatch(r"[\w.:]+", name) or not re.search(declared, pattern):
+            # `<metatable> = <function 1>` in a string; `colors = setmetatable({}, {__index = function`
+            return "ctags misreading: its line regex takes any `name = ... function` for a definition"
+    if language == "bash" and name.endswith("="):
+        return "ctags misreading: an array assignment `NAME=(...)` is no function"
     if language == "ruby" and kind == "constant" and re.search(rf"\b{re.escape(name)}\s*(==|=>|===|\.|\[)", pattern):
         return "ctags misreading: a comparison, hash key or call is no assignment"
     if language == "ruby" and kind == "singletonMethod" and re.search(rf"def\s+{re.escape(name)}\.", pattern):
@@ -128,8 +144,14 @@ def left_out(language: str, tag: dict) -> str | None:
 
 
 def same_name(language: str, ours: str, theirs: str) -> bool:
-    """Names equal; ctags drops a Ruby alias's trailing `?` or `!` (`alias key? has_key?` is `key`)."""
-    return ours == theirs or (language == "ruby" and ours.rstrip("?!") == theirs)
+    """Whether Pallium's name is ctags' name, as each spells it."""
+    if ours == theirs:
+        return True
+    if language == "ruby":  # ctags drops a Ruby alias's `?`/`!`
+        return ours.rstrip("?!") == theirs
+    if language == "lua":  # ctags names a Lua function as written, `M.run` or `Inspector:getId`
+        return ours == re.split(r"[.:]", theirs)[-1]
+    return False
 
 
 def measure(language: str, checkout: Path) -> dict:

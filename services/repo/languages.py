@@ -328,6 +328,7 @@ _KOTLIN = """
 (class_declaration "enum" (type_identifier) @name) @definition.enum
 (enum_entry (simple_identifier) @name) @definition.enum_member
 (class_body (property_declaration (variable_declaration (simple_identifier) @name)) @definition.field)
+(class_parameter (binding_pattern_kind) (simple_identifier) @name) @definition.field
 (class_declaration (type_identifier) @name) @definition.class
 (object_declaration (type_identifier) @name) @definition.object
 (companion_object "companion" @name) @definition.object
@@ -470,6 +471,13 @@ def definition_names(node: Any, name: str) -> tuple[str, ...]:
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*", re.M)
 # `class LEVELDB_EXPORT Cache {`: an export macro between the keyword and the name.
 _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*[ \t]*(?:final\b|[:{]))")
+# `int CJSON_CDECL main(void)`, `void *(CJSON_CDECL *allocate)(size_t)`: a calling-convention or
+# export macro before a function's name, which only the preprocessor would remove.
+_CALLING_MACRO = re.compile(
+    rb"^[ \t]*(?:[A-Za-z_]\w*[ \t*]+)+?([A-Z][A-Z0-9_]{2,})[ \t]+\**[ \t]*[A-Za-z_]\w*[ \t]*\(", re.M
+)
+_POINTER_MACRO = re.compile(rb"\([ \t]*([A-Z][A-Z0-9_]{2,})[ \t]+\*")
+_KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
 _NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
@@ -484,13 +492,20 @@ def without_export_macros(language: str, data: bytes) -> bytes:
 
 
 def repaired_source(language: str, data: bytes) -> bytes | None:
-    """`data` with the `#include`/`#define` lines inside braces blanked (C and C++), or None when
-    there are none."""
+    """`data` with what its grammar cannot parse blanked, or None when there is none: the
+    `#include`/`#define` lines inside braces and calling-convention macros before a function's name
+    (C and C++), the delegation of a Kotlin object expression."""
+    if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
+        repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+        return repaired if repaired != data else None
     if language not in ("c", "cpp"):
         return None
     code = _NOT_CODE.sub(lambda m: b" " * len(m.group()), data)  # braces in comments and strings do not count
     out = bytearray(data)
     depth, at, changed = 0, 0, False
+    for found in (*_CALLING_MACRO.finditer(code), *_POINTER_MACRO.finditer(code)):
+        out[found.start(1) : found.end(1)] = b" " * (found.end(1) - found.start(1))
+        changed = True
     for found in _DIRECTIVE.finditer(code):
         depth += code.count(b"{", at, found.start()) - code.count(b"}", at, found.start())
         at = found.end()

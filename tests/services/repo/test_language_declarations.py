@@ -195,3 +195,30 @@ async def test_symbols_past_the_budget_end_with_a_cursor_that_reaches_every_decl
         cursor = out.next_cursor
     assert pages > 1, "120 declarations do not fit one 8 KB answer"
     assert seen == [f"store_value_{i}" for i in range(120)]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "expected"),
+    [
+        ("src/json.c", "int JSON_CDECL main(void)\n{\n    return 0;\n}\n", {("main", "function")}),
+        (
+            "src/hooks.h",
+            "typedef struct hooks {\n    void *(JSON_CDECL *allocate)(size_t size);\n} hooks;\n",
+            {("hooks", "struct"), ("hooks.allocate", "field"), ("hooks", "type")},
+        ),
+        (
+            "src/Flow.kt",
+            "class Flow(val channel: Channel) {\n    private val wrapped = object : Channel by channel {\n"
+            '        override fun close() = Unit\n    }\n\n    fun add(item: Int) {\n        println("$item")\n    }\n}\n',
+            {
+                ("Flow", "class"),
+                ("Flow.channel", "field"),
+                ("Flow.wrapped", "field"),
+                ("Flow.wrapped.close", "function"),
+                ("Flow.add", "method"),
+            },
+        ),
+    ],
+)
+def test_what_only_a_preprocessor_or_a_newer_grammar_reads_does_not_lose_the_declarations(path, text, expected):
+    assert {(s[2], s[1]) for s in extract(path, text.encode()).symbols} == expected
