@@ -124,9 +124,12 @@ def left_out(language: str, tag: dict) -> str | None:
         return "ctags misreading: a backquoted name (`fun \\`does a thing\\`()`) comes out as `B+V`"
     if language == "php" and (kind == "alias" or scope_kind == "function"):
         return "import or local"
-    if language in ("c", "cpp") and kind in ("function", "prototype") and re.match(
-        rf"/\^\s*{re.escape(name)}\s*\(", pattern
-    ) and name.isupper():
+    if (
+        language in ("c", "cpp")
+        and kind in ("function", "prototype")
+        and re.match(rf"/\^\s*{re.escape(name)}\s*\(", pattern)
+        and name.isupper()
+    ):
         return "ctags misreading: a macro call at the top level (`TEST(group, case) {`) is no function named TEST"
     if language == "lua":
         last = re.escape(re.split(r"[.:]", name)[-1])

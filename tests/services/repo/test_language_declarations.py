@@ -209,7 +209,8 @@ async def test_symbols_past_the_budget_end_with_a_cursor_that_reaches_every_decl
         (
             "src/Flow.kt",
             "class Flow(val channel: Channel) {\n    private val wrapped = object : Channel by channel {\n"
-            '        override fun close() = Unit\n    }\n\n    fun add(item: Int) {\n        println("$item")\n    }\n}\n',
+            "        override fun close() = Unit\n    }\n\n"
+            '    fun add(item: Int) {\n        println("$item")\n    }\n}\n',
             {
                 ("Flow", "class"),
                 ("Flow.channel", "field"),
