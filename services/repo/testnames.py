@@ -75,7 +75,7 @@ RUNNERS = (
         re.compile(r"^(test_.*|.*_spec|.*_test)\.lua$"),
         re.compile(r"^test_|_(spec|test)$"),
         by_folder=True,
-        helpers=re.compile(r"^(spec|test)_helpers?\.lua$"),
+        helpers=re.compile(r"^(spec|test)_(helpers?|harness|utils?)\.lua$"),
     ),
     Runner(
         "c",

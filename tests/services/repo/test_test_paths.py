@@ -67,6 +67,7 @@ PER_RUNNER = {
     "tests/basic.phpt": True,
     "spec/util_spec.lua": True,
     "test/bench.lua": True,
+    "lua/plenary/test_harness.lua": False,
     "test/install.bats": True,
     "tests/run-basic": True,
     "tests/README": False,
