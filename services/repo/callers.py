@@ -68,7 +68,8 @@ def callers(
     reserve: int = 0,
 ) -> CallersOutput:
     """Definitions of `name` and the references to them; `reserve` bytes of the budget are kept back."""
-    name = name.strip().replace("::", ".").replace("#", ".")
+    # Each language's own spelling of a qualified name: `A::B.c`, `Store#save`, `\Pkg\Routing\Collector::basePath`.
+    name = name.strip().lstrip("\\").replace("::", ".").replace("#", ".").replace("\\", ".")
     if not name or name.startswith(".") or name.endswith("."):
         raise PalliumError(
             "invalid_input",
@@ -95,6 +96,9 @@ def callers(
     inherited = None
     if owner:
         defs = [d for d in every if any(f == name or f.endswith("." + name) for f in full_names(d))]
+        if not defs:  # `com.example.internal.helper`, `Pkg.Routing.Collector.basePath`: by package or namespace
+            spaces: dict[str, list[str]] = {}
+            defs = [d for d in every if name in _namespaced(store, d, spaces)]
         if not defs and (found := _inherited(store, owner, member, every)) is not None:
             defs, inherited = found
         if not defs:
@@ -157,6 +161,15 @@ def _resolution_counts(refs: list[Reference]) -> dict[str, int]:
         key = ref.resolution if ref.resolution in ("ambiguous", "unresolved") else "resolved"
         counts[key] += 1
     return counts
+
+
+def _namespaced(store: RepoStore, d: DefinitionRow, spaces: dict[str, list[str]]) -> set[str]:
+    """`d`'s names under the package or namespace its file declares (Kotlin `package a.b`, PHP
+    `namespace A\\B;`, C# `namespace A.B;`), dotted: `a.b.helper`, `A.B.Collector.basePath`."""
+    if d.path not in spaces:
+        found = [s.qualified.replace("\\", ".") for s in store.symbols_in(d.path) if s.kind == "namespace"]
+        spaces[d.path] = found
+    return {f"{space}.{d.qualified}" for space in spaces[d.path] if not d.qualified.startswith(space + ".")}
 
 
 def _aliased(store: RepoStore, owner: str, member: str, every: list[DefinitionRow]) -> tuple[str, DefinitionRow] | None:
@@ -395,7 +408,29 @@ class _Resolver:
                 own = [d for d in defs if d.path == row.path and d.parent == ".".join(classes[:depth])]
                 if own:
                     return "receiver", own[0]
+            if row.language == "ruby" and classes:
+                return self._ruby_bare_call(row, defs, classes)
         return self._by_place(row, defs, members_only=False)
+
+    def _ruby_bare_call(
+        self, row: ReferenceRow, defs: list[DefinitionRow], classes: list[str]
+    ) -> tuple[str, DefinitionRow | None]:
+        """A bare call in a Ruby class goes to self: that class (reopened in any file), what it
+        inherits or mixes in, else Kernel and the top level; never another class's method (`warn`
+        in a class that defines none is `Kernel#warn`)."""
+        for depth in range(len(classes), 0, -1):
+            owner = ".".join(classes[:depth])
+            own = [d for d in defs if d.parent == owner]
+            if len({d.path for d in own}) == 1:
+                return "receiver", own[0]
+            if own:
+                return "ambiguous", None
+        here = [c for c in self.store.definitions(classes[-1]) if c.path == row.path and c.kind in ("class", "module")]
+        inherited = self._through_bases(here[0]) if len(here) == 1 else None
+        if inherited is not None:
+            return "receiver", inherited
+        top = [d for d in defs if not d.parent]
+        return self._by_place(row, top, members_only=False) if top else ("unresolved", None)
 
     def _through_bases(self, cls: DefinitionRow) -> DefinitionRow | None:
         """The one definition of the member that class `cls` inherits, or None (none, or several)."""
@@ -458,6 +493,8 @@ class _Resolver:
             defs = [d for d in defs if d.parent] or defs
         else:  # a bare name reaches a function, not another class's method (Swift `open()` beside `Cache.open`)
             defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or _bare_members(defs, row)
+            if row.language == "lua":  # a bare `encode()` is the local or global, never the field `M.encode`
+                defs = [d for d in defs if not d.parent]
             # and only what is in sight: not a function nested in another one from outside it (vue's
             # tests define `ref: vm => ...` inside `render()` and call the imported `ref` everywhere),
             # and never a Python function nested in another file's function
@@ -484,6 +521,8 @@ class _Resolver:
                 return "import", handed
         if hit is None:  # several candidates, none reached: unless the file imports the name from outside
             return ("unresolved" if self._imported_from_outside(row.path) else "ambiguous"), None
+        if hit[0] == "unique" and self._imported_from_outside(row.path):  # `use Vendor\Pkg\Factory;`: not ours
+            return "unresolved", None
         how, path = hit
         chosen = [d for d in defs if d.path == path]
         if len({d.qualified for d in chosen}) > 1:

@@ -2,14 +2,12 @@
 
 The knowledge base clusters modules from these facts; it reads them through the dispatcher like
 any other caller, so the repo service's tables stay its own. Test pairing follows `risk.tests_for`
-(same name rules, importers that are tests), computed for every file at once.
+(the rules of `testnames`, importers that are tests), computed for every file at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import posixpath
-import re
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +19,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.models import ToolInput, ToolOutput
 from kernel.tool import Annotations, Route, Tool
-from services.repo import freshness
+from services.repo import freshness, testnames
 from services.repo.manifests import Manifests
 from services.repo.models import Freshness, Verification
 from services.repo.risk import closest, is_test_path
@@ -32,7 +30,6 @@ __all__ = ["TOOLS", "FactsInput", "FactsOutput"]
 
 Section = Literal["files", "symbols", "edges", "external", "references", "tests", "commits", "checks"]
 _ALL: tuple[Section, ...] = ("files", "symbols", "edges", "external", "references", "tests", "commits")
-_TEST_MARK = re.compile(r"^test_|_test$|\.(test|spec)$|Tests?$")
 
 
 class FactsInput(ToolInput):
@@ -200,20 +197,13 @@ def _external(store: RepoStore) -> list[FactImport]:
 
 
 def _tests(files: list[FactFile], edges: list[tuple[str, str]]) -> dict[str, list[str]]:
-    """Source path -> its tests: test files named after it (`test_x.py`, `x.spec.ts`, `XTest.java`) or importing it."""
-    by_core: dict[str, list[str]] = defaultdict(list)
+    """Source path -> its tests: test files named after it by its runner's rules (`test_x.py`,
+    `x_spec.rb`, `XTest.php`), in its language and project, or importing it."""
+    by_subject: dict[str, list[str]] = defaultdict(list)
     for f in files:
-        if not f.test:
-            continue
-        name = posixpath.basename(f.path)
-        stem = name.split(".", 1)[0] if "." in name else name
-        core = _TEST_MARK.sub("", stem)
-        core = re.sub(r"\.(test|spec)$", "", core)
-        dotted = re.match(r"^(.+)\.(test|spec)\.", name)
-        if dotted:
-            core = dotted.group(1)
-        if core and (core != stem or dotted):
-            by_core[core.lower()].append(f.path)
+        if f.test and (subject := testnames.subject_of(f.path)):
+            by_subject[subject].append(f.path)
+    roots = testnames.project_roots(f.path for f in files)
     importers: dict[str, set[str]] = defaultdict(set)
     test_paths = {f.path for f in files if f.test}
     for src, dst in edges:
@@ -223,9 +213,11 @@ def _tests(files: list[FactFile], edges: list[tuple[str, str]]) -> dict[str, lis
     for f in files:
         if f.test or f.skip_reason:
             continue
-        stem = posixpath.basename(f.path).split(".", 1)[0]
-        found = closest(set(by_core.get(stem.lower(), ())), f.path) if stem else set()
-        found |= importers.get(f.path, set())
+        named = {t for t in by_subject.get(testnames.source_stem(f.path), ()) if testnames.pairs_by_name(t, f.path)}
+        if named:
+            home = testnames.project_of(f.path, roots)
+            named = closest({t for t in named if testnames.project_of(t, roots) == home}, f.path)
+        found = named | importers.get(f.path, set())
         if found:
             out[f.path] = sorted(found)
     return out

@@ -12,7 +12,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["CLASS_KINDS", "EXTENSIONS", "IDENTIFIERS", "NAME_OWNERS", "PACK_LANGUAGES", "QUERIES", "import_rows"]
+__all__ = [
+    "CLASS_KINDS",
+    "EXTENSIONS",
+    "IDENTIFIERS",
+    "NAME_OWNERS",
+    "PACK_LANGUAGES",
+    "QUERIES",
+    "definition_names",
+    "import_rows",
+    "repaired_source",
+    "shebang_language",
+    "without_export_macros",
+]
 
 EXTENSIONS = {
     ".c": "c",
@@ -26,6 +38,9 @@ EXTENSIONS = {
     ".cs": "csharp",
     ".rb": "ruby",
     ".rake": "ruby",
+    ".gemspec": "ruby",
+    ".podspec": "ruby",
+    ".ru": "ruby",
     ".php": "php",
     ".kt": "kotlin",
     ".kts": "kotlin",
@@ -34,9 +49,52 @@ EXTENSIONS = {
     ".sc": "scala",
     ".sh": "bash",
     ".bash": "bash",
+    ".bats": "bash",
     ".lua": "lua",
 }
 PACK_LANGUAGES = frozenset(EXTENSIONS.values())
+# Ruby files known by name: Bundler's, Rake's, Rack's and their kin carry no extension.
+NAMES = dict.fromkeys(
+    ("gemfile", "rakefile", "guardfile", "podfile", "vagrantfile", "brewfile", "capfile", "fastfile", "appfile"),
+    "ruby",
+)
+# `#!/usr/bin/env ruby`, `#!/bin/sh -e`: the interpreter a shebang names -> its language.
+_SHEBANG = re.compile(rb"^#![ \t]*(?:/\S*/)?(?:env[ \t]+(?:-\S+[ \t]+)*)?([A-Za-z]+)")
+_INTERPRETERS = {
+    b"sh": "bash",
+    b"bash": "bash",
+    b"dash": "bash",
+    b"ksh": "bash",
+    b"bats": "bash",
+    b"ruby": "ruby",
+    b"php": "php",
+    b"lua": "lua",
+    b"luajit": "lua",
+    b"python": "python",
+    b"node": "javascript",
+}
+
+
+# A `.h` header written in C++: a class, namespace or template at a line's start, or an access label.
+_CPP_HEADER = re.compile(
+    rb"^[ \t]*(?:class[ \t]+\w+[ \t]*(?:final[ \t]*)?[:{]|class[ \t]+\w+[ \t]+\w+|namespace\b[^;\n]*\{?$"
+    rb"|template[ \t]*<|using[ \t]+namespace\b|(?:public|private|protected)[ \t]*:)",
+    re.M,
+)
+
+
+def header_language(data: bytes) -> str:
+    """`cpp` for a `.h` header whose code is C++, else `c`."""
+    return "cpp" if _CPP_HEADER.search(data) else "c"
+
+
+def shebang_language(data: bytes) -> str | None:
+    """The language of a script by its first line's interpreter (`python3`, `lua5.4` included), or None."""
+    if not data.startswith(b"#!"):
+        return None
+    found = _SHEBANG.match(data[:200])
+    return _INTERPRETERS.get(found.group(1).lower()) if found else None
+
 
 # Declaration kinds that own members, in every language: a method's parent, a class's bases.
 CLASS_KINDS = frozenset(
@@ -60,18 +118,64 @@ IDENTIFIERS = {
 # `void Store::save()` to `Store`, `function M.add()` and `function M:run()` to `M`.
 NAME_OWNERS = {"qualified_identifier": "scope", "dot_index_expression": "table", "method_index_expression": "table"}
 
-_C_COMMON = """
+# File-scope variables: a declaration whose declarator is a plain, array or pointer name, directly in
+# the file or in a preprocessor conditional or namespace there (never a function body's locals).
+_C_DECLARATOR = """
+    (identifier) @name
+    (array_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: [
+      (identifier) @name
+      (array_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)])"""
+_C_GLOBALS = "".join(
+    f"({parent} (declaration declarator: [{_C_DECLARATOR} (init_declarator declarator: [{_C_DECLARATOR}])])"
+    " @definition.variable)\n"
+    for parent in (
+        "translation_unit",
+        "preproc_ifdef",
+        "preproc_if",
+        "preproc_else",
+        "preproc_elif",
+        "declaration_list",
+    )
+)
+
+_C_COMMON = (
+    """
 (function_definition declarator: (function_declarator declarator: (identifier) @name)) @definition.function
 (function_definition declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
   @definition.function
+(function_definition declarator: (pointer_declarator declarator: (pointer_declarator
+  declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
 (declaration declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
+  @definition.function
+(declaration declarator: (pointer_declarator declarator: (pointer_declarator
+  declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
 (struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (union_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 (enumerator name: (identifier) @name) @definition.enum_member
 (field_declaration declarator: (field_identifier) @name) @definition.field
 (field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
+(field_declaration
+  declarator: (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name)))
+  @definition.field
+(field_declaration declarator: (array_declarator declarator: (field_identifier) @name)) @definition.field
+(field_declaration declarator: (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name)))
+  @definition.field
+(field_declaration declarator: (function_declarator
+  declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))) @definition.field
+(field_declaration declarator: (pointer_declarator declarator: (function_declarator
+  declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name))))) @definition.field
 (type_definition declarator: (type_identifier) @name) @definition.type
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type
+(type_definition declarator: (array_declarator declarator: (type_identifier) @name)) @definition.type
+(type_definition declarator: (function_declarator
+  declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type
+(type_definition declarator: (pointer_declarator declarator: (function_declarator
+  declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name))))) @definition.type
+(type_definition declarator: (function_declarator declarator: (type_identifier) @name)) @definition.type
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 (preproc_include path: (_) @source) @import
@@ -84,9 +188,34 @@ _C_COMMON = """
 (parameter_declaration type: (type_identifier) @bind.type
   declarator: (pointer_declarator declarator: (identifier) @bind.var))
 """
+    + _C_GLOBALS
+)
+
+
+def _cpp_functions() -> str:
+    """Functions, methods, constructors, destructors and operators, defined or declared, returning
+    values, pointers or references, with plain or qualified names (`Arena::Allocate`, `~Arena`)."""
+    names = (
+        "[(identifier) @name (field_identifier) @name (destructor_name) @name (operator_name) @name"
+        " (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name)"
+        " (qualified_identifier name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)]"
+        " @name))]"
+    )
+    function = f"(function_declarator declarator: {names})"
+    shapes = [function]
+    for _ in range(2):  # `char* f()`, `const T& f()`, `T** f()`
+        shapes = [*shapes, *(f"(pointer_declarator declarator: {s})" for s in shapes)]
+        shapes = list(dict.fromkeys([*shapes, *(f"(reference_declarator {s})" for s in shapes)]))
+    return "".join(
+        f"({outer} declarator: {shape}) @definition.function\n"
+        for outer in ("function_definition", "declaration", "field_declaration")
+        for shape in shapes
+    )
+
 
 _CPP = (
     _C_COMMON
+    + _cpp_functions()
     + """
 (function_definition declarator: (function_declarator declarator: (qualified_identifier name: (identifier) @name)))
   @definition.method
@@ -134,11 +263,20 @@ _CSHARP = """
 """
 
 _RUBY = """
-(class name: (_) @name) @definition.class
-(module name: (_) @name) @definition.module
+(class name: (constant) @name) @definition.class
+(class name: (scope_resolution name: (_) @name)) @definition.class
+(module name: (constant) @name) @definition.module
+(module name: (scope_resolution name: (_) @name)) @definition.module
 (method name: (_) @name) @definition.method
 (singleton_method name: (_) @name) @definition.method
 (assignment left: (constant) @name) @definition.constant
+(assignment left: (left_assignment_list (constant) @name)) @definition.constant
+(call method: (identifier) @_attr arguments: (argument_list [(simple_symbol) @name (string (string_content) @name)])
+  (#match? @_attr "^attr_(reader|writer|accessor)$")) @definition.property
+(alias name: (_) @name) @definition.method
+(call method: (identifier) @_alias
+  arguments: (argument_list . [(simple_symbol) @name (string (string_content) @name)])
+  (#eq? @_alias "alias_method")) @definition.method
 (call method: (identifier) @fn arguments: (argument_list . (string) @source)) @import
 (superclass) @ctx.inherits
 (call method: (identifier) @_mixin arguments: (argument_list) @ctx.inherits
@@ -151,6 +289,7 @@ _RUBY = """
 
 _PHP = """
 (class_declaration name: (name) @name) @definition.class
+(anonymous_class "class" @name) @definition.class
 (interface_declaration name: (name) @name) @definition.interface
 (trait_declaration name: (name) @name) @definition.trait
 (enum_declaration name: (name) @name) @definition.enum
@@ -160,6 +299,7 @@ _PHP = """
 (method_declaration name: (name) @name) @definition.method
 (namespace_definition name: (namespace_name) @name) @definition.namespace
 (const_element (name) @name) @definition.constant
+(program (expression_statement (assignment_expression left: (variable_name (name) @name))) @definition.variable)
 (namespace_use_clause) @import
 (include_expression (string) @source) @import
 (include_once_expression (string) @source) @import
@@ -179,6 +319,8 @@ _PHP = """
 (class_constant_access_expression (_) @recv (name) @attr)
 (simple_parameter type: (named_type (name) @bind.type) name: (variable_name) @bind.var)
 (assignment_expression left: (variable_name) @bind.var right: (object_creation_expression (name) @bind.type))
+(property_declaration type: (named_type (name) @bind.type) (property_element name: (variable_name (name) @bind.var)))
+(property_promotion_parameter type: (named_type (name) @bind.type) name: (variable_name (name) @bind.var))
 """
 
 _KOTLIN = """
@@ -186,8 +328,12 @@ _KOTLIN = """
 (class_declaration "enum" (type_identifier) @name) @definition.enum
 (enum_entry (simple_identifier) @name) @definition.enum_member
 (class_body (property_declaration (variable_declaration (simple_identifier) @name)) @definition.field)
+(class_parameter (binding_pattern_kind) (simple_identifier) @name) @definition.field
 (class_declaration (type_identifier) @name) @definition.class
 (object_declaration (type_identifier) @name) @definition.object
+(companion_object "companion" @name) @definition.object
+(source_file (property_declaration (variable_declaration (simple_identifier) @name)) @definition.variable)
+(package_header (identifier) @name) @definition.namespace
 (function_declaration (simple_identifier) @name) @definition.function
 (type_alias (type_identifier) @name) @definition.type
 (import_header (identifier) @source) @import
@@ -212,6 +358,11 @@ _SWIFT = """
 (class_declaration name: (user_type (type_identifier) @name)) @definition.extension
 (protocol_declaration name: (type_identifier) @name) @definition.protocol
 (function_declaration name: (simple_identifier) @name) @definition.function
+(function_declaration name: _ @name (#match? @name "^[^A-Za-z_]")) @definition.function
+(init_declaration "init" @name) @definition.method
+(deinit_declaration "deinit" @name) @definition.method
+(subscript_declaration "subscript" @name) @definition.method
+(source_file (property_declaration name: (pattern bound_identifier: (simple_identifier) @name)) @definition.variable)
 (protocol_function_declaration name: (simple_identifier) @name) @definition.method
 (typealias_declaration name: (type_identifier) @name) @definition.type
 (import_declaration (identifier) @source) @import
@@ -261,6 +412,11 @@ _LUA = """
 (function_declaration name: (identifier) @name) @definition.function
 (function_declaration name: (dot_index_expression field: (identifier) @name)) @definition.function
 (function_declaration name: (method_index_expression method: (identifier) @name)) @definition.method
+(assignment_statement (variable_list . (identifier) @name) (expression_list . (function_definition)))
+  @definition.function
+(assignment_statement (variable_list . (dot_index_expression field: (identifier) @name))
+  (expression_list . (function_definition))) @definition.function
+(field name: (identifier) @name value: (function_definition)) @definition.function
 (function_call name: (identifier) @fn arguments: (arguments . (string content: (string_content) @source))) @import
 (function_call name: (identifier) @call)
 (function_call name: (dot_index_expression table: (_) @recv field: (identifier) @call))
@@ -286,6 +442,77 @@ _IMPORT_CALLS = {
     "bash": {"source", "."},
     "lua": {"require", "dofile"},
 }
+
+
+def definition_names(node: Any, name: str) -> tuple[str, ...]:
+    """The names a definition defines as its language spells them, where the captured node is not the
+    name itself: Ruby's `attr_reader :id` defines `id`, `attr_writer :id` defines `id=`,
+    `attr_accessor :id` both, `alias_method :<<` defines `<<`; Kotlin's unnamed companion object is
+    `Companion`; PHP's anonymous class is `class@anonymous`."""
+    if node.type == "call":
+        name = name.removeprefix(":")
+        method = node.child_by_field_name("method")
+        called = _text(method) if method is not None else ""
+        if called == "attr_writer":
+            return (name + "=",)
+        if called == "attr_accessor":
+            return (name, name + "=")
+        return (name,)
+    if node.type == "companion_object":
+        named = next((c for c in node.named_children if c.type == "type_identifier"), None)
+        return (_text(named) if named is not None else "Companion",)
+    if node.type == "anonymous_class":
+        return ("class@anonymous",)
+    return (name,)
+
+
+# Preprocessor lines inside a body (`enum { #include "x.def" }`, an X-macro) are not C the grammar
+# can parse; blanking them keeps the body's declarations and every line number.
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*", re.M)
+# `class LEVELDB_EXPORT Cache {`: an export macro between the keyword and the name.
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*[ \t]*(?:final\b|[:{]))")
+# `int CJSON_CDECL main(void)`, `void *(CJSON_CDECL *allocate)(size_t)`: a calling-convention or
+# export macro before a function's name, which only the preprocessor would remove.
+_CALLING_MACRO = re.compile(
+    rb"^[ \t]*(?:[A-Za-z_]\w*[ \t*]+)+?([A-Z][A-Z0-9_]{2,})[ \t]+\**[ \t]*[A-Za-z_]\w*[ \t]*\(", re.M
+)
+_POINTER_MACRO = re.compile(rb"\([ \t]*([A-Z][A-Z0-9_]{2,})[ \t]+\*")
+_KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
+_NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def without_export_macros(language: str, data: bytes) -> bytes:
+    """C and C++ with the export macro of each class or struct head blanked (`struct LEVELDB_EXPORT
+    Options {` parses as a declaration of `LEVELDB_EXPORT`, with no error to notice); lines and
+    offsets stay where they were."""
+    if language not in ("c", "cpp") or (b"class" not in data and b"struct" not in data):
+        return data
+    blanked = _EXPORT_MACRO.sub(lambda m: m.group().replace(m.group(1), b" " * len(m.group(1)), 1), data)
+    return blanked
+
+
+def repaired_source(language: str, data: bytes) -> bytes | None:
+    """`data` with what its grammar cannot parse blanked, or None when there is none: the
+    `#include`/`#define` lines inside braces and calling-convention macros before a function's name
+    (C and C++), the delegation of a Kotlin object expression."""
+    if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
+        repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+        return repaired if repaired != data else None
+    if language not in ("c", "cpp"):
+        return None
+    code = _NOT_CODE.sub(lambda m: b" " * len(m.group()), data)  # braces in comments and strings do not count
+    out = bytearray(data)
+    depth, at, changed = 0, 0, False
+    for found in (*_CALLING_MACRO.finditer(code), *_POINTER_MACRO.finditer(code)):
+        out[found.start(1) : found.end(1)] = b" " * (found.end(1) - found.start(1))
+        changed = True
+    for found in _DIRECTIVE.finditer(code):
+        depth += code.count(b"{", at, found.start()) - code.count(b"}", at, found.start())
+        at = found.end()
+        if depth > 0:
+            out[found.start() : found.end()] = b" " * (found.end() - found.start())
+            changed = True
+    return bytes(out) if changed else None
 
 
 def _text(node: Any) -> str:

@@ -137,6 +137,7 @@ class _PathInput(_ReadInput):
 class SymbolsInput(_PathInput):
     limit: int = Field(200, ge=1, le=5000, description="most symbols to list (1-5000, default 200)")
     full: bool = Field(False, description="list up to `limit` symbols past the 8 KB budget")
+    cursor: str | None = Field(None, description="next_cursor of the previous page")
 
 
 class Symbol(ToolOutput):
@@ -161,6 +162,7 @@ class SymbolsOutput(ToolOutput):
     status: str = Field(description="parsed, text, unparsed, or skipped:<reason>")
     symbols: list[Symbol]
     truncated: bool
+    next_cursor: str | None = Field(None, description="pass as `cursor` for the symbols after these")
     freshness: Freshness
 
 
@@ -172,8 +174,9 @@ RefKind = Literal["call", "import", "inherits", "type", "decorator", "attribute"
 
 class CallersInput(_ReadInput):
     name: str = Field(
-        description="identifier to look up; a qualified name narrows it: `Class.method`, `module.func`, "
-        "`pkg.module.Class.method`"
+        description="identifier to look up; a qualified name narrows it, in the language's own spelling: "
+        "`Class.method`, `module.func`, `pkg.module.Class.method`, `Class::method`, `Class#method`, "
+        "`Pkg\\Routing\\Collector::basePath` (PHP namespace), `com.example.pkg.helper` (Kotlin package)"
     )
     kind: RefKind | None = Field(
         None,

@@ -23,9 +23,11 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # exports under another name, default imports; 4: enum members, Python class attributes, `E::A`
 # receivers; 5: fields of classes and structs; 6: names bound by assignment, `Base = Widget`, and
 # Rust `impl Trait for Type` blocks; 7: Python/JS/TS receivers by `receivers`, decorator receivers,
-# `registration` references): an index whose facts an older parser wrote parses its contents
-# again at the next run.
-FACTS_VERSION = "7"
+# `registration` references; 8: declarations of the pack languages ctags finds, C globals, Ruby
+# accessors and aliases, Swift initialisers, Kotlin packages and top-level properties, C++ headers and
+# methods, scripts known by their shebang): an index whose facts an older parser wrote parses its
+# contents again at the next run.
+FACTS_VERSION = "8"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -68,6 +70,7 @@ _BY_NAME = {
     ".envrc": "shell",
 }
 _BY_EXTENSION.update(languages.EXTENSIONS)
+_BY_NAME.update(languages.NAMES)
 CODE_LANGUAGES = (
     frozenset({"python", "javascript", "typescript", "tsx", "go", "rust", "java"}) | languages.PACK_LANGUAGES
 )
@@ -109,6 +112,8 @@ _TEXT_DEFINITIONS = {
     ),
 }
 _CAPTURE = re.compile(r"@([\w.]+)")
+# A field of the enclosing object as a receiver: `$this->collector`, `this.collector`, `self.collector`.
+_SELF_FIELD = re.compile(r"^(?:\$this->|this\.|self\.)([A-Za-z_]\w*)$")
 _HEADING = re.compile(rb"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
 
 
@@ -142,7 +147,9 @@ def language_of(path: str) -> str | None:
 
 def extract(path: str, data: bytes) -> Facts:
     """The facts of `data`, the content of `path`. Never raises for odd content: it degrades to `unparsed`."""
-    language = language_of(path) or "other"
+    language = language_of(path) or languages.shebang_language(data) or "other"
+    if language == "c" and path.endswith(".h"):  # a C++ header shares C's extension
+        language = languages.header_language(data)
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if language in CODE_LANGUAGES:
         try:
@@ -150,7 +157,12 @@ def extract(path: str, data: bytes) -> Facts:
         except (ImportError, OSError, ValueError):
             return Facts(language, "unparsed", lines)
         facts = Facts(language, "parsed", lines)
+        data = languages.without_export_macros(language, data)
         tree = parser.parse(data)
+        if tree.root_node.has_error and (repaired := languages.repaired_source(language, data)) is not None:
+            again = parser.parse(repaired)  # an X-macro body parses once its directives are blanked
+            if _errors(again.root_node) < _errors(tree.root_node):
+                tree, data = again, repaired
         stem = path.rsplit("/", 1)[-1]
         _extract_code(language, tree.root_node, data, facts, package=stem in ("__init__.py", "__init__.pyi"))
         if language == "python":
@@ -167,6 +179,18 @@ def extract(path: str, data: bytes) -> Facts:
 # code ------------------------------------------------------------------------------------------
 
 
+def _errors(root: Any) -> int:
+    """How many parse errors a tree holds (its ERROR and missing nodes)."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            count += 1
+        if node.has_error:
+            stack.extend(node.children)
+    return count
+
+
 def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, package: bool = False) -> None:
     """Symbols, imports and references of one tree, from a single pass of one combined query.
 
@@ -178,7 +202,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
 
     query, roles = _query(language)
     identifiers = _identifier_query(language)
-    seen: dict[tuple[int, int], int] = {}
+    seen: dict[tuple[int, int, int], int] = {}
     name_starts: set[int] = set()
     found: list[tuple[Any, Any, str]] = []
     refs: list[Any] = []
@@ -229,7 +253,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
         kind = role.split(".", 1)[1]
         node = captures[role][0]
         name_node = captures["name"][0]
-        key = (node.start_byte, node.end_byte)
+        key = (node.start_byte, node.end_byte, name_node.start_byte)  # `attr_reader :a, :b` names two
         if key in seen:  # one node matched by two patterns: keep the more specific kind
             # (a Rust method is also a function; a Kotlin interface is also a class declaration)
             earlier = found[seen[key]][2]
@@ -239,9 +263,12 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
         seen[key] = len(found)
         found.append((node, name_node, kind))
         name_starts.add(name_node.start_byte)
-    by_node = {(n.start_byte, n.end_byte, n.type): (nm.text.decode("utf-8", "replace"), k) for n, nm, k in found}
-    for node, name_node, kind in sorted(found, key=lambda f: (f[0].start_byte, -f[0].end_byte)):
-        name = name_node.text.decode("utf-8", "replace")
+    by_node = {(n.start_byte, n.end_byte, n.type): (_names(n, nm)[0], k) for n, nm, k in found}
+    for node, name_node, kind, name in (
+        (n, nm, k, name)
+        for n, nm, k in sorted(found, key=lambda f: (f[0].start_byte, -f[0].end_byte))
+        for name in _names(n, nm)
+    ):
         scope = _scope(node, by_node)
         owner = name_node.parent
         if owner is not None and owner.type in languages.NAME_OWNERS:  # `Store::save`, `function M.add`
@@ -329,6 +356,10 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
             continue
         add((text, node.start_point[0] + 1, kind, ""))
     facts.exports = aliases.exports(language, root, bound, package=package) + assigned_exports
+
+
+def _names(node: Any, name_node: Any) -> tuple[str, ...]:
+    return languages.definition_names(node, name_node.text.decode("utf-8", "replace"))
 
 
 def _trait_impl(node: Any, data: bytes, by_node: dict[tuple[int, int, str], tuple[str, str]], facts: Facts) -> None:
@@ -421,6 +452,13 @@ def _receiver(
     text = _text(node)
     if text in grammars.RECEIVER_SELF:
         return "self"
+    field = _SELF_FIELD.match(text)
+    if field is not None:  # `$this->collector->basePath()`: the class the field is declared as
+        bound = bindings.get(field.group(1), [])
+        # declared in the class body, else promoted from a constructor's parameter (PHP 8)
+        declared = {t for _w, scope, t in bound if scope is None} or {t for _w, _s, t in bound}
+        if len(declared) == 1:
+            return declared.pop()
     if "::" in text or "\\" in text:  # `Shop::Store.open`, `App\\Store::make()`: the last segment names it
         last = re.split(r"::|\\", text)[-1]
         return "?" + last if last[:1].isupper() else "?"
@@ -549,6 +587,10 @@ def _doc(language: str, node: Any) -> str | None:
         if earlier is None or earlier.type not in _COMMENTS or earlier.end_point[0] < comment.start_point[0] - 1:
             break
         comment = earlier
+    if comment.start_point[0] == 0 and comment.text.startswith(b"#!"):  # a script's shebang documents nothing
+        comment = comment.next_named_sibling
+        if comment is None or comment.type not in _COMMENTS:
+            return None
     return _first_line(comment.text.decode("utf-8", "replace"))
 
 

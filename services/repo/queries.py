@@ -82,14 +82,19 @@ def file_status(store: RepoStore, row: FileRow) -> str:
     return info.status if info else "unparsed"
 
 
-def symbols(store: RepoStore, relative: str, row: FileRow, *, limit: int, freshness: Freshness) -> SymbolsOutput:
+def symbols(
+    store: RepoStore, relative: str, row: FileRow, *, limit: int, freshness: Freshness, cursor: str | None = None
+) -> SymbolsOutput:
     found = store.symbols_in(relative)
+    offset = decode_cursor(cursor)
+    more = len(found) > offset + limit
     return SymbolsOutput(
         path=relative,
         language=row.language,
         status=file_status(store, row),
-        symbols=[to_symbol(s) for s in found[:limit]],
-        truncated=len(found) > limit,
+        symbols=[to_symbol(s) for s in found[offset : offset + limit]],
+        truncated=more,
+        next_cursor=encode_cursor(offset + limit) if more else None,
         freshness=freshness,
     )
 

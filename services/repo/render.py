@@ -73,6 +73,8 @@ def symbols(out: SymbolsOutput) -> str:
         marks = " ".join(s.decorators) + " " if s.decorators else ""
         kind = s.kind + (" (overload)" if s.overload else "")
         lines.append(f"  {s.start_line:>5}-{s.end_line:<5} {kind:<10} {marks}{s.signature}{doc}")
+    if out.next_cursor:
+        lines.append(f"  ... more: --cursor {out.next_cursor}")
     return "\n".join(lines) + _stale_note(out.freshness)
 
 

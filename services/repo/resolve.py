@@ -26,7 +26,7 @@ __all__ = ["ImportResolver", "resolve_imports"]
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json")
 _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 # Bumped when the edges the same inputs give change, so every index resolves its imports again once.
-RESOLVER_VERSION = 2
+RESOLVER_VERSION = 3
 _WHOLE = "\0"  # a whole-module import while edges are merged: no name can be it
 
 
@@ -78,6 +78,7 @@ class ImportResolver:
             [self.ts_base, self.ts_base_url, self.ts_paths],
             self.pack.psr4,
             sorted(self.pack.namespaces.items()),
+            self.pack.include_dirs,
         ]
         encoded = json.dumps(inputs, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogateescape")
         return hashlib.sha1(encoded, usedforsecurity=False).hexdigest()

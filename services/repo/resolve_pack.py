@@ -8,7 +8,9 @@ Each rule follows what the language itself does, as far as a file list can tell:
 - PHP: `use A\\B\\C` through composer.json's PSR-4 map (`autoload` and `autoload-dev`), and
   `require`/`include` of a quoted path relative to the file.
 - C#: `using A.B` names every file that declares namespace `A.B` (`using Y = A.B.C`, those of `A.B`).
-- Kotlin/Scala (and Java, for mixed JVM projects): an import names the file of that path, `.*` a package.
+- Kotlin: `import a.b.Name` names the files declaring Name at the top of package a.b, `.*` the files of
+  the package (by their `package` header, not their folder); a Java class by its path.
+- Scala (and Java, for mixed JVM projects): an import names the file of that path, `.*` a package.
 - Bash: `source x.sh` / `. x.sh` relative to the file, then the root (a leading `$VAR/` is dropped).
 - Lua: `require "a.b"` names `a/b.lua` or `a/b/init.lua`, at the root or under `lua/` or `src/`.
 - Swift: modules are build targets, not files; nothing resolves.
@@ -32,7 +34,10 @@ class PackResolver:
         self.root = root
         self.paths = paths
         self.namespaces = namespaces
-        self.include_dirs = sorted({p[: p.index("include/") + 8] for p in paths if "include/" in p})
+        self.include_dirs = sorted(
+            {p[: p.index("include/") + 8] for p in paths if "include/" in p} | set(_declared_include_dirs(root, paths))
+        )
+        self.ruby_libs = sorted({p[: p.index("lib/") + 4] for p in paths if p.endswith(".rb") and "lib/" in p})
         self.by_name: dict[str, list[str]] = defaultdict(list)
         for p in sorted(paths):
             self.by_name[posixpath.basename(p)].append(p)
@@ -49,12 +54,14 @@ class PackResolver:
             # `using Y = A.B.C;` and `using static A.B.C;` name a type: the files of its namespace
             found = self.namespaces.get(raw) or self.namespaces.get(raw.rpartition(".")[0], [])
             return sorted(p for p in found if p != src)
-        if language in ("kotlin", "scala"):
+        if language == "kotlin":
+            return self._kotlin(raw)
+        if language == "scala":
             return self._jvm(raw)
         if language == "bash":
             return self._bash(src, raw)
         if language == "lua":
-            return self._lua(raw)
+            return self._lua(src, raw)
         return []
 
     def _first(self, candidates: list[str]) -> list[str]:
@@ -69,13 +76,23 @@ class PackResolver:
             name = raw.strip("<>")
             return self._first([posixpath.join(d, name) for d in self.include_dirs])
         here = posixpath.dirname(src)
-        return self._first([posixpath.join(here, raw), raw, *(posixpath.join(d, raw) for d in self.include_dirs)])
+        found = self._first([posixpath.join(here, raw), raw, *(posixpath.join(d, raw) for d in self.include_dirs)])
+        return found or self._only_suffix(raw)
+
+    def _only_suffix(self, raw: str) -> list[str]:
+        """The one file of the repository whose path ends in `raw` (`x.h`, `sub/x.h`), as an `-I` the
+        build files do not show would find it; none when several could be meant."""
+        name = posixpath.basename(raw)
+        hits = [p for p in self.by_name.get(name, []) if p == raw or p.endswith("/" + raw.lstrip("./"))]
+        return hits if len(hits) == 1 else []
 
     def _ruby(self, src: str, raw: str) -> list[str]:
         name = raw if raw.endswith(".rb") else raw + ".rb"
         if raw.startswith("."):
             return self._first([posixpath.join(posixpath.dirname(src), name)])
-        return self._first([posixpath.join("lib", name), name])
+        # `require "gem/part"`: the root's lib/, then each gem's own lib/, the requiring gem's first
+        own = sorted(self.ruby_libs, key=lambda lib: (not src.startswith(lib[:-4]), lib))
+        return self._first([posixpath.join("lib", name), *(posixpath.join(lib, name) for lib in own), name])
 
     def _php(self, src: str, raw: str) -> list[str]:
         if "/" in raw or raw.endswith(".php"):  # require 'x.php'
@@ -102,18 +119,98 @@ class PackResolver:
             return self._jvm(raw.rsplit(".", 1)[0] + ".*")
         return []
 
+    def _kotlin(self, raw: str) -> list[str]:
+        """`import a.b.Name` names the Kotlin files declaring Name at the top of package a.b (a class,
+        a function, a property), `import a.b.Outer.Inner` the file of Outer, `import a.b.*` the
+        package's files; a Java class by its path. Anything else (the standard library, a
+        dependency) stays unresolved, whatever folder happens to end in `a/b/`."""
+        if raw.endswith(".*"):
+            package = raw[:-2]
+            files = [p for p in self.namespaces.get(package, []) if p.endswith((".kt", ".kts"))]
+            folder = "/" + package.replace(".", "/")
+            java = [p for p in self.paths if p.endswith(".java") and ("/" + posixpath.dirname(p)).endswith(folder)]
+            return sorted({*files, *java})
+        parts = raw.split(".")
+        for cut in range(len(parts), 1, -1):  # `a.b.Outer.Inner` is declared as `a.b.Outer`
+            declared = self.namespaces.get("kotlin " + ".".join(parts[:cut]))
+            if declared:
+                return sorted(declared)
+        suffix = "/" + raw.replace(".", "/") + ".java"
+        return sorted(p for p in self.by_name.get(parts[-1] + ".java", []) if ("/" + p).endswith(suffix))[:1]
+
     def _bash(self, src: str, raw: str) -> list[str]:
         raw = re.sub(r"^\$\{?\w+\}?/", "", raw)
         if "$" in raw:
             return []
         return self._first([posixpath.join(posixpath.dirname(src), raw), raw])
 
-    def _lua(self, raw: str) -> list[str]:
+    def _lua(self, src: str, raw: str) -> list[str]:
+        """`require "a.b"` as package.path's `?.lua;?/init.lua` templates find it: from the root, `lua/`
+        (Neovim), `src/` and `lib/`, then from the requiring file's folder and each folder above it
+        (a script run where it lives), else the one file ending in `a/b.lua`."""
         stem = raw.replace(".", "/")
-        candidates = []
-        for base in ("", "lua/", "src/"):
-            candidates += [f"{base}{stem}.lua", f"{base}{stem}/init.lua"]
-        return self._first(candidates)
+        bases = ["", "lua/", "src/", "lib/"]
+        folder = posixpath.dirname(src)
+        while folder:
+            bases.append(folder + "/")
+            folder = posixpath.dirname(folder)
+        candidates = [c for base in bases for c in (f"{base}{stem}.lua", f"{base}{stem}/init.lua")]
+        return self._first(candidates) or self._only_suffix(stem + ".lua")
+
+
+def _declared_include_dirs(root: Path, paths: set[str]) -> list[str]:
+    """Include folders the build declares, repository-relative: `-I` of compile_commands.json,
+    `include_directories`/`target_include_directories` of each CMakeLists.txt, `-I` in each
+    Makefile.am (`$(top_srcdir)` is the root, `$(srcdir)` the Makefile's folder)."""
+    found: set[str] = set()
+    for path in sorted(paths):
+        name = posixpath.basename(path)
+        if name not in ("compile_commands.json", "CMakeLists.txt", "Makefile.am"):
+            continue
+        try:
+            text = (root / path).read_text(encoding="utf-8", errors="replace")[:1_000_000]
+        except OSError:
+            continue
+        here = posixpath.dirname(path)
+        if name == "compile_commands.json":
+            try:
+                entries = json.loads(text)
+            except ValueError:
+                continue
+            for entry in entries if isinstance(entries, list) else []:
+                if not isinstance(entry, dict):
+                    continue
+                arguments = entry.get("arguments") or []
+                command = entry.get("command") or " ".join(a for a in arguments if isinstance(a, str))
+                directory = str(entry.get("directory") or root)
+                for flag in re.findall(r"(?:^|\s)-I\s*(\S+)", str(command)):
+                    found.add(_repo_relative(root, posixpath.join(directory, flag.strip("\"'"))))
+        elif name == "CMakeLists.txt":
+            for block in re.findall(r"(?:target_)?include_directories\s*\(([^)]*)\)", text, re.I):
+                for word in block.split():
+                    word = word.strip('"')
+                    if word.isupper() or not word or word.startswith("$<"):  # PUBLIC, SYSTEM, generator expressions
+                        continue
+                    word = re.sub(r"\$\{(CMAKE_SOURCE_DIR|PROJECT_SOURCE_DIR)\}/?", "/", word)
+                    word = re.sub(r"\$\{CMAKE_CURRENT_SOURCE_DIR\}/?", "", word)
+                    if "$" not in word:
+                        found.add(word.lstrip("/") if word.startswith("/") else posixpath.join(here, word))
+        else:
+            for flag in re.findall(r"-I\s*(\S+)", text):
+                flag = re.sub(r"\$\((top_srcdir|abs_top_srcdir|top_builddir)\)/?", "/", flag)
+                flag = re.sub(r"\$\((srcdir|abs_srcdir|builddir)\)/?", "", flag)
+                if "$" not in flag:
+                    found.add(flag.lstrip("/") if flag.startswith("/") else posixpath.join(here, flag))
+    folders = {posixpath.normpath(d) for d in found if d}
+    return sorted(f + "/" for f in folders if f != "." and not f.startswith(("..", "/")))
+
+
+def _repo_relative(root: Path, folder: str) -> str:
+    """An absolute folder of compile_commands.json as a repository path ("" outside it, dropped)."""
+    try:
+        return Path(folder).resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return ""
 
 
 def _psr4(root: Path) -> list[tuple[str, list[str]]]:

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import bisect
 import math
-import posixpath
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from kernel import clock
-from services.repo import history
+from services.repo import history, testnames
 from services.repo.index_git import MAX_CHANGESET, is_noise
 from services.repo.models import CoChange, Level, RiskFactor, StructuralLink
 from services.repo.parsing import CODE_LANGUAGES
 from services.repo.rows import LifeRow, PairRow
 from services.repo.store import RepoStore
+from services.repo.testnames import is_test_path
 
 __all__ = [
     "HIGH",
@@ -43,55 +43,6 @@ _SENSITIVE = re.compile(
     r"schema|config|settings|database|\bdb\b)",
     re.I,
 )
-_TEST_NAME = re.compile(r"(^test_.*|.*_test\.\w+$|.*\.(test|spec)\.\w+$|.*Tests?\.(java|kt|cs)$)")
-_TEST_DIR = re.compile(r"(^|/)(tests?|__tests__|spec)/")
-# Support code that lives beside tests but is not one: shared fixtures, test data, pytest's conftest.
-_NOT_TESTS = re.compile(r"(^|/)(fixtures?|__fixtures__|testdata|test_data|__snapshots__)/|(^|/)conftest\.py$")
-# Languages whose test runners collect only files named as tests (pytest's `test_*.py`/`*_test.py`,
-# `go test`, surefire, rspec and minitest, PHPUnit, XCTest): a helper module or a sample app in
-# their tests folder is not a test, and handing it to the runner runs nothing.
-_NAMED_BY_RUNNER = {
-    ".py": re.compile(r"^(test_.*|.*_test)\.py$"),
-    ".go": re.compile(r"^.*_test\.go$"),
-    ".java": re.compile(r"^(Test.*|.*(Test|Tests|TestCase|IT))\.java$"),
-    ".kt": re.compile(r"^(Test.*|.*(Test|Tests|TestCase|Spec|IT))\.kt$"),
-    ".scala": re.compile(r"^.*(Test|Tests|Spec|Suite)\.scala$"),
-    ".cs": re.compile(r"^.*Tests?\.cs$"),
-    ".rb": re.compile(r"^(test_.*|.*_test|.*_spec)\.rb$"),
-    ".php": re.compile(r"^.*Test\.php$"),
-    ".swift": re.compile(r"^.*Tests?\.swift$"),
-}
-# Files under a tests folder that are data or documentation, never a test to run.
-_NOT_CODE = frozenset(
-    {
-        ".md",
-        ".rst",
-        ".txt",
-        ".json",
-        ".yaml",
-        ".yml",
-        ".toml",
-        ".ini",
-        ".cfg",
-        ".csv",
-        ".xml",
-        ".html",
-        ".css",
-        ".snap",
-        ".lock",
-        ".png",
-        ".jpg",
-        ".jpeg",
-        ".gif",
-        ".svg",
-        ".ico",
-        ".pdf",
-        ".zip",
-        ".gz",
-        ".sql",
-        ".env",
-    }
-)
 
 
 @dataclass(frozen=True)
@@ -104,27 +55,6 @@ class RiskResult:
 
 def level_of(score: float) -> Level:
     return "high" if score >= HIGH else "medium" if score >= MEDIUM else "low"
-
-
-def is_test_path(path: str) -> bool:
-    """A test file as its language's runner sees it, never conftest.py, fixtures or test data.
-
-    By name where the runner collects by name (`test_x.py`, `x_test.go`, `XTest.java`,
-    `x_spec.rb`); a Rust file directly in a `tests/` folder (an integration test, not
-    `tests/common/mod.rs`); otherwise by name (`x.spec.ts`) or under a tests folder (`__tests__/`,
-    `test/`), code only.
-    """
-    if _NOT_TESTS.search(path):
-        return False
-    name = posixpath.basename(path)
-    ext = posixpath.splitext(name)[1].lower()
-    if ext in _NAMED_BY_RUNNER:
-        return bool(_NAMED_BY_RUNNER[ext].match(name))
-    if ext == ".rs":
-        return posixpath.basename(posixpath.dirname(path)) == "tests" or bool(_TEST_NAME.match(name))
-    if _TEST_NAME.match(name):
-        return True
-    return ext not in _NOT_CODE and bool(_TEST_DIR.search(path))
 
 
 def cochange(store: RepoStore, path: str, *, min_shared: int = 1) -> tuple[int, list[CoChange]]:
@@ -212,24 +142,16 @@ def blast_of(pairs: list[CoChange]) -> int:
 
 
 def tests_for(store: RepoStore, path: str) -> list[str]:
-    """Test files paired with `path` by name, or importing it."""
-    if is_test_path(path):
+    """Test files paired with `path` by name (its runner's naming, its language, its project), or importing it."""
+    if is_test_path(path) or not testnames.source_stem(path):
         return []
-    name = posixpath.basename(path)
-    stem = name.split(".", 1)[0]
-    if not stem:
-        return []
-    patterns = [
-        f"*test_{stem}.*",
-        f"*{stem}_test.*",
-        f"*{stem}.test.*",
-        f"*{stem}.spec.*",
-        f"*{stem[:1].upper()}{stem[1:]}Test.java",
-        f"*{stem[:1].upper()}{stem[1:]}Tests.java",
-    ]
-    by_name = closest({p for p in store.paths_with_names(patterns) if is_test_path(p) and _stem_matches(p, stem)}, path)
+    named = {p for p in store.paths_with_names(testnames.name_patterns(path)) if testnames.pairs_by_name(p, path)}
+    if named:
+        roots = testnames.project_roots(store.paths_with_names([f"*{m}" for m in testnames.PROJECT_MANIFESTS]))
+        home = testnames.project_of(path, roots)
+        named = {t for t in named if is_test_path(t) and testnames.project_of(t, roots) == home}
     by_import = {p for p in store.importers_of(path) if is_test_path(p)}
-    return sorted(by_name | by_import)
+    return sorted(closest(named, path) | by_import)
 
 
 def closest(tests: set[str], path: str) -> set[str]:
@@ -327,10 +249,3 @@ def _pair(row: PairRow, revisions: int) -> CoChange:
         last_shared_at=clock.iso_utc(datetime.fromtimestamp(row.last_at, UTC)),
         strength="strong" if strong else "weak",
     )
-
-
-def _stem_matches(path: str, stem: str) -> bool:
-    name = posixpath.basename(path)
-    core = re.sub(r"^test_|_test$|\.(test|spec)$|Tests?$", "", name.split(".", 1)[0] if "." in name else name)
-    core = re.sub(r"\.(test|spec)$", "", core)
-    return core.lower() == stem.lower()

@@ -286,7 +286,9 @@ class RepoStore:
         (rowid), not by date, which commits made within one second share.
         """
         out: list[LifeRow] = []
-        seen, current, until = {path}, path, None
+        current, until = path, None
+        # each hop reads strictly older commits, so a file renamed away and back (a -> b -> a) follows
+        # all its names without looping; the cap bounds a pathological history
         for _hop in range(20):
             born = self.db.execute(
                 "SELECT c.rowid, t.change, c.sha FROM repo_touches t JOIN repo_commits c ON c.sha = t.sha "
@@ -298,10 +300,9 @@ class RepoStore:
             if born is None or born[1] != "R":
                 break
             old = self.db.execute("SELECT old FROM repo_renames WHERE sha = ? AND new = ?", (born[2], current)).get
-            if old is None or old in seen:
+            if old is None:
                 break
             current, until = old, born[0]
-            seen.add(current)
         return out
 
     @staticmethod
@@ -707,13 +708,24 @@ class RepoStore:
         ]
 
     def namespace_files(self) -> dict[str, list[str]]:
-        """C# namespaces and the files that declare them (`using` resolves through these)."""
+        """C# namespaces and Kotlin packages, and the files that declare them (`using` and `import a.b.*`
+        resolve through these); and each Kotlin top-level declaration, keyed `kotlin a.b.Name`, with
+        the files declaring it (`import a.b.Name` names the file that declares Name in package a.b)."""
         out: dict[str, list[str]] = {}
         for path, name in self.db.execute(
             "SELECT f.path, s.qualified FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash "
-            "WHERE s.kind = 'namespace' AND f.language = 'csharp' ORDER BY s.qualified, f.path"
+            "WHERE s.kind = 'namespace' AND f.language IN ('csharp', 'kotlin') ORDER BY s.qualified, f.path"
         ):
             out.setdefault(name, []).append(path)
+        for path, name in self.db.execute(
+            "SELECT f.path, 'kotlin ' || p.qualified || '.' || s.name FROM repo_files f "
+            "JOIN repo_symbols p ON p.hash = f.hash AND p.kind = 'namespace' "
+            "JOIN repo_symbols s ON s.hash = f.hash AND s.parent IS NULL AND s.kind != 'namespace' "
+            "WHERE f.language = 'kotlin' ORDER BY 2, f.path"
+        ):
+            paths = out.setdefault(name, [])
+            if path not in paths:
+                paths.append(path)
         return out
 
     def update_edges(self, edges: Iterable[tuple[str, str, str, str]]) -> None:

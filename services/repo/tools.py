@@ -104,7 +104,7 @@ async def index(inp: IndexInput, ctx: ToolContext) -> IndexOutput:
 async def symbols(inp: SymbolsInput, ctx: ToolContext) -> SymbolsOutput:
     def work(root: Path, store: RepoStore) -> SymbolsOutput:
         relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
-        return queries.symbols(store, relative, row, limit=inp.limit, freshness=freshness.PENDING)
+        return queries.symbols(store, relative, row, limit=inp.limit, freshness=freshness.PENDING, cursor=inp.cursor)
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 
@@ -392,7 +392,7 @@ TOOLS = (
         positional=("path",),
         render=render.symbols,
         budget=SEARCH_BUDGET,
-        trim=trim.context,
+        trim=trim.symbols,
         unbounded_by="full",
     ),
     Tool(

@@ -21,10 +21,12 @@ from services.repo.models import (
     HandoffOutput,
     SearchInput,
     SearchOutput,
+    SymbolsInput,
+    SymbolsOutput,
 )
 from services.repo.queries import decode_cursor, encode_cursor
 
-__all__ = ["callers", "context", "decisions", "explain", "handoff", "search"]
+__all__ = ["callers", "context", "decisions", "explain", "handoff", "search", "symbols"]
 
 M = TypeVar("M", bound=Any)
 _CHANGED_SHOWN = 5
@@ -111,6 +113,11 @@ def _page(out: M, inp: Any, budget: int, field: str) -> M:
 
 def search(out: SearchOutput, inp: SearchInput, budget: int) -> SearchOutput:
     return _page(out, inp, budget, "results")
+
+
+def symbols(out: SymbolsOutput, inp: SymbolsInput, budget: int) -> SymbolsOutput:
+    """A file's symbols past the budget end the page with a cursor to the rest, like search's results."""
+    return _page(out, inp, budget, "symbols")
 
 
 def decisions(out: DecisionsOutput, inp: DecisionsInput, budget: int) -> DecisionsOutput:

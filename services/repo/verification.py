@@ -12,13 +12,13 @@ never runs anything (services/repo/manifests.py).
 from __future__ import annotations
 
 import posixpath
-import re
 import shlex
 from pathlib import Path
 
 from services.repo.manifests import CARGO, GRADLE, MAVEN, Manifests
 from services.repo.models import Verification
-from services.repo.risk import is_test_path
+from services.repo.testnames import is_test_path, source_stem, subject_of
+from services.repo.verify_ecosystems import ECOSYSTEMS, ecosystem_of
 
 __all__ = ["verification_for"]
 
@@ -36,10 +36,14 @@ def verification_for(
     found = manifests if manifests is not None else Manifests(root)
     # A suggested test must exist and be a test: deleted files, conftest.py and fixtures fail or run nothing.
     tests = [t for t in tests if is_test_path(t) and found.exists(t)]
-    stems = {_stem(p) for p in paths}
-    tests.sort(key=lambda t: (_test_core(t) not in stems, t))  # the file's own test first
+    stems = {source_stem(p) for p in paths}
+    # The file's own tests first, unit before integration (Failsafe's `*IT`), then by path.
+    tests.sort(key=lambda t: (subject_of(t) not in stems, posixpath.basename(t).split(".")[0].endswith("IT"), t))
     tiers: tuple[list[str], list[str], list[str]] = ([], [], [])
     families = {p: _family(p) for p in paths}
+    for p in paths:  # Scala built by Gradle or Maven, not sbt, runs with Java's builds
+        if p.endswith(".scala") and found.nearest(p, ("build.sbt",)) is None:
+            families[p] = "java"
     if "python" in families.values():
         _python(found, [p for p, f in families.items() if f == "python"], tests, tiers)
     if "go" in families.values():
@@ -50,6 +54,12 @@ def verification_for(
         _rust(found, [p for p, f in families.items() if f == "rust"], tiers)
     if "java" in families.values():
         _java(found, [p for p, f in families.items() if f == "java"], tests, tiers)
+    for ecosystem, run in ECOSYSTEMS.items():
+        own = [p for p in paths if ecosystem_of(p) == ecosystem]
+        if ecosystem == "scala":  # sbt builds; a Gradle or Maven Scala build went with Java above
+            own = [p for p in own if found.nearest(p, ("build.sbt",)) is not None]
+        if own:
+            run(found, own, tests, tiers)
     _make(found, paths, tiers)
     fast, safe, full = tiers
     return Verification(fast=_unique(fast), safe=_unique(safe), full=_unique(full))
@@ -146,13 +156,13 @@ def _rust(found: Manifests, paths: list[str], tiers: tuple[list[str], ...]) -> N
 
 
 def _java(found: Manifests, paths: list[str], tests: list[str], tiers: tuple[list[str], ...]) -> None:
-    """Each covering test class, run by the Maven or Gradle build nearest to it."""
+    """Each covering test class (Java, Kotlin or Scala), run by the Maven or Gradle build nearest to it."""
     fast, _safe, full = tiers
-    java_tests = [t for t in tests if t.endswith(".java")]
+    java_tests = [t for t in tests if t.endswith((".java", ".kt", ".scala"))]
     projects = list(dict.fromkeys(f for f in (found.nearest(p, MAVEN + GRADLE) for p in paths) if f is not None))
     by_project = _group(java_tests, lambda t: found.nearest(t, MAVEN + GRADLE))
     for project in dict.fromkeys([*projects, *(f for f in by_project if f is not None)]):
-        classes = [posixpath.basename(t)[:-5] for t in by_project.get(project, [])][:3]
+        classes = [posixpath.basename(t).split(".", 1)[0] for t in by_project.get(project, [])][:3]
         if any(found.exists(posixpath.join(project, m)) for m in MAVEN):
             flag = f"-f {shlex.quote(posixpath.join(project, 'pom.xml'))} " if project else ""
             fast.extend(f"mvn -q {flag}test -Dtest={c}" for c in classes)
@@ -203,24 +213,13 @@ def _quoted(paths) -> str:
     return " ".join(shlex.quote(p) for p in list(paths)[:_MOST])
 
 
-def _stem(path: str) -> str:
-    return posixpath.basename(path).split(".", 1)[0].lower()
-
-
-def _test_core(test: str) -> str:
-    """`tests/test_io.py`, `io_test.go`, `io.test.ts`, `IoTest.java` -> `io`."""
-    core = posixpath.basename(test).split(".", 1)[0]
-    core = re.sub(r"^test_|_test$|Tests?$", "", core)
-    return core.lower()
-
-
 def _family(path: str) -> str | None:
     ext = posixpath.splitext(path)[1].lower()
     if ext in (".py", ".pyi"):
         return "python"
     if ext in (".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts"):
         return "js"
-    return {".go": "go", ".rs": "rust", ".java": "java"}.get(ext)
+    return {".go": "go", ".rs": "rust", ".java": "java", ".kt": "java", ".kts": "java"}.get(ext)
 
 
 def _has_go_files(folder: Path) -> bool:

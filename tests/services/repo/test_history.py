@@ -234,3 +234,19 @@ async def test_line_counts_read_without_rename_detection_are_read_again(chain_re
         ctx.close()
     again = await ask(chain_repo, "pallium_hotspots", since="2026-01-01")
     assert next(h for h in again.files if h.path == "app/c.py").lines_added == expected
+
+
+async def test_a_file_renamed_away_and_back_was_added_by_its_first_commit(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    body = "def load():\n    return {}\n\n\ndef save(data):\n    return data\n"
+    commit(repo, "Add the loader", {"app/loader.py": body}, when="2026-01-01T00:00:00Z")
+    git(repo, "mv", "app/loader.py", "app/store.py")
+    commit(repo, "Call it store", {}, when="2026-01-02T00:00:00Z")
+    commit(repo, "Tune the store", {"app/store.py": body + "# tuned\n"}, when="2026-01-03T00:00:00Z")
+    git(repo, "mv", "app/store.py", "app/loader.py")
+    commit(repo, "Call it loader again", {}, when="2026-01-04T00:00:00Z")
+    out = await ask(repo, "pallium_explain", path="app/loader.py")
+    assert out.history.added_in is not None and out.history.added_in.subject == "Add the loader"
+    assert out.history.commits == 4

@@ -148,7 +148,7 @@ CASES = [
         "src/main/kotlin/shop/App.kt",
         'package shop\n\nimport shop.store.open\n\nfun main() {\n    val s = open()\n    s.get("k")\n}\n',
         "src/main/kotlin/shop/store/Store.kt",
-        {("Store", "class"), ("Store.get", "method"), ("open", "function")},
+        {("shop.store", "namespace"), ("Store", "class"), ("Store.get", "method"), ("open", "function")},
         ("Store", "Keeps values."),
         "open",
         (6, "main", "import", "src/main/kotlin/shop/store/Store.kt"),

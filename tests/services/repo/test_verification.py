@@ -267,3 +267,129 @@ def test_a_manifest_reached_through_a_symlink_out_of_the_repository_is_ignored(t
     (repo / "package.json").symlink_to(outside / "package.json")
     _touch(repo, "a.js")
     assert _tiers(repo, ["a.js"], []) == {"fast": [], "safe": [], "full": []}
+
+
+def test_cmake_with_tests_configures_builds_and_runs_ctest_by_the_covering_tests_names(tmp_path: Path):
+    write(tmp_path, "CMakeLists.txt", "project(p C)\nenable_testing()\nadd_subdirectory(src)\n")
+    write(tmp_path, "src/CMakeLists.txt", "add_library(parse parse.c)\n")
+    _touch(tmp_path, "src/parse.c", "tests/test_parse.c")
+    prepare = "cmake -S . -B build && cmake --build build"
+    assert _tiers(tmp_path, ["src/parse.c"], ["tests/test_parse.c"]) == {
+        "fast": [f"{prepare} && ctest --test-dir build -R test_parse"],
+        "safe": [],
+        "full": [f"{prepare} && ctest --test-dir build --output-on-failure"],
+    }
+
+
+def test_automake_tests_run_by_make_check_configured_first_when_the_tree_is_not(tmp_path: Path):
+    write(tmp_path, "configure.ac", "AC_INIT([p], [1])\n")
+    write(tmp_path, "Makefile.am", "SUBDIRS = src tests\n")
+    write(tmp_path, "tests/Makefile.am", "check_PROGRAMS = test_parse \\\n  test_lex\nTESTS = $(check_PROGRAMS)\n")
+    _touch(tmp_path, "src/parse.c", "tests/test_parse.c")
+    assert _tiers(tmp_path, ["src/parse.c"], ["tests/test_parse.c"]) == {
+        "fast": ["autoreconf -fi && ./configure && make check TESTS=test_parse"],
+        "safe": [],
+        "full": ["autoreconf -fi && ./configure && make check"],
+    }
+    write(tmp_path, "Makefile", "check:\n\ttrue\n")
+    assert _tiers(tmp_path, ["src/parse.c"], ["tests/test_parse.c"])["full"] == ["make check"]
+
+
+def test_ruby_runs_specs_by_rspec_minitest_by_ruby_and_the_gem_rakefile_under_bundler(tmp_path: Path):
+    write(tmp_path, "gems/shop/Gemfile", "source 'https://rubygems.org'\ngemspec\n")
+    write(tmp_path, "gems/shop/Rakefile", "task default: :test\n")
+    write(tmp_path, "gems/shop/.rubocop.yml", "AllCops: {}\n")
+    tests = ["gems/shop/spec/shop/cart_spec.rb", "gems/shop/test/shop/cart_test.rb"]
+    _touch(tmp_path, "gems/shop/lib/shop/cart.rb", *tests)
+    assert _tiers(tmp_path, ["gems/shop/lib/shop/cart.rb"], tests) == {
+        "fast": [
+            "cd gems/shop && bundle exec rspec spec/shop/cart_spec.rb",
+            "cd gems/shop && bundle exec ruby -Ilib -Itest test/shop/cart_test.rb",
+        ],
+        "safe": ["cd gems/shop && bundle exec rubocop lib/shop/cart.rb"],
+        "full": ["cd gems/shop && bundle exec rake"],
+    }
+
+
+def test_ruby_without_bundler_or_rubocop_checks_syntax_and_runs_rspec(tmp_path: Path):
+    write(tmp_path, ".rspec", "--require spec_helper\n")
+    _touch(tmp_path, "lib/cart.rb", "spec/cart_spec.rb")
+    assert _tiers(tmp_path, ["lib/cart.rb"], ["spec/cart_spec.rb"]) == {
+        "fast": ["rspec spec/cart_spec.rb"],
+        "safe": ["ruby -c lib/cart.rb"],
+        "full": ["rspec"],
+    }
+
+
+def test_php_runs_phpunit_per_test_class_phpstan_and_composer_test(tmp_path: Path):
+    write(tmp_path, "composer.json", '{"scripts": {"test": "phpunit"}}')
+    write(tmp_path, "phpunit.xml.dist", "<phpunit/>\n")
+    write(tmp_path, "phpstan.neon", "parameters: {}\n")
+    _touch(tmp_path, "src/Routing/Collector.php", "tests/Routing/CollectorTest.php")
+    assert _tiers(tmp_path, ["src/Routing/Collector.php"], ["tests/Routing/CollectorTest.php"]) == {
+        "fast": ["vendor/bin/phpunit tests/Routing/CollectorTest.php"],
+        "safe": ["vendor/bin/phpstan analyse src/Routing/Collector.php", "php -l src/Routing/Collector.php"],
+        "full": ["composer test"],
+    }
+
+
+def test_php_without_a_test_script_runs_the_whole_phpunit_suite(tmp_path: Path):
+    write(tmp_path, "lib/composer.json", "{}")
+    write(tmp_path, "lib/phpunit.xml", "<phpunit/>\n")
+    _touch(tmp_path, "lib/src/Cart.php")
+    assert _tiers(tmp_path, ["lib/src/Cart.php"], []) == {
+        "fast": [],
+        "safe": ["php -l lib/src/Cart.php"],
+        "full": ["cd lib && vendor/bin/phpunit"],
+    }
+
+
+def test_kotlin_test_classes_run_by_the_modules_gradle_build(tmp_path: Path):
+    write(tmp_path, "settings.gradle.kts", 'include("core")\n')
+    write(tmp_path, "gradlew", "#!/bin/sh\n")
+    write(tmp_path, "core/build.gradle.kts", "plugins {}\n")
+    tests = ["core/src/test/kotlin/a/RouterTest.kt"]
+    _touch(tmp_path, "core/src/main/kotlin/a/Router.kt", *tests)
+    assert _tiers(tmp_path, ["core/src/main/kotlin/a/Router.kt"], tests) == {
+        "fast": ["./gradlew -p core test --tests RouterTest"],
+        "safe": [],
+        "full": ["./gradlew -p core test"],
+    }
+
+
+def test_swift_packages_test_with_a_filter_of_the_covering_classes(tmp_path: Path):
+    write(tmp_path, "Package.swift", "// swift-tools-version:5.9\n")
+    _touch(tmp_path, "Sources/App/Router.swift", "Tests/AppTests/RouterTests.swift")
+    assert _tiers(tmp_path, ["Sources/App/Router.swift"], ["Tests/AppTests/RouterTests.swift"]) == {
+        "fast": ["swift test --filter RouterTests"],
+        "safe": ["swift build"],
+        "full": ["swift test"],
+    }
+
+
+def test_scala_with_sbt_runs_test_only_and_with_gradle_runs_gradle(tmp_path: Path):
+    write(tmp_path, "build.sbt", 'name := "p"\n')
+    _touch(tmp_path, "src/main/scala/a/Router.scala", "src/test/scala/a/RouterSpec.scala")
+    assert _tiers(tmp_path, ["src/main/scala/a/Router.scala"], ["src/test/scala/a/RouterSpec.scala"]) == {
+        "fast": ["sbt 'testOnly *RouterSpec'"],
+        "safe": [],
+        "full": ["sbt test"],
+    }
+    write(tmp_path, "jvm/build.gradle", "plugins {}\n")
+    _touch(tmp_path, "jvm/src/main/scala/a/Other.scala")
+    (tmp_path / "build.sbt").unlink()
+    assert _tiers(tmp_path, ["jvm/src/main/scala/a/Other.scala"], [])["full"] == ["gradle -p jvm test"]
+
+
+def test_lua_specs_run_by_busted_and_shell_by_bats_with_a_syntax_check(tmp_path: Path):
+    _touch(tmp_path, "lua/util/bench.lua", "spec/util/bench_spec.lua", "bin/install.sh", "test/install.bats")
+    assert _tiers(tmp_path, ["lua/util/bench.lua"], ["spec/util/bench_spec.lua"]) == {
+        "fast": ["busted spec/util/bench_spec.lua"],
+        "safe": [],
+        "full": ["busted"],
+    }
+    assert _tiers(tmp_path, ["bin/install.sh"], ["test/install.bats"]) == {
+        "fast": ["bats test/install.bats"],
+        "safe": ["bash -n bin/install.sh"],
+        "full": ["bats test"],
+    }

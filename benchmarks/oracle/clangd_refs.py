@@ -1,0 +1,174 @@
+"""References precision and recall against clangd, for C functions, on a checked-out repository.
+
+    python -m benchmarks.oracle.clangd_refs CHECKOUT [--sample N] [--misses N]
+
+The checkout gets a generated compile_commands.json (every `.c` file compiled from the root with
+`-I` of every folder holding a header, in a temporary folder, never in the checkout), clangd
+(Debian's) builds its background index over it, and for a sample of the functions the checkout
+defines (every k-th by path and line, so the sample is fixed) clangd's `textDocument/references`
+(declarations left out) is the truth. Pallium indexes the checkout in a temporary PALLIUM_HOME
+and answers `pallium_callers` for each name; a Pallium reference counts when it resolves to a
+definition of that name (`import`, `same-file`, `unique`, `receiver`). Both are compared as
+(path, line) pairs within the checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.oracle.lsp import RESOLVED as _RESOLVED
+from benchmarks.oracle.lsp import Lsp
+
+
+def compile_commands(checkout: Path, files: list[str], into: Path) -> None:
+    folders = sorted({str(Path(f).parent) for f in files} | {str(Path(f).parent) for f in _headers(checkout)})
+    flags = " ".join(f"-I{checkout / d}" for d in folders)
+    entries = [{"directory": str(checkout), "file": str(checkout / f), "command": f"cc {flags} -c {f}"} for f in files]
+    (into / "compile_commands.json").write_text(json.dumps(entries))
+
+
+def _headers(checkout: Path) -> list[str]:
+    out = subprocess.run(["git", "ls-files", "*.h"], cwd=checkout, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+async def pallium_answers(checkout: Path, asked: dict[str, str]) -> dict[str, set[tuple[str, int]]]:
+    """For each name, the (path, line) of Pallium's references resolved to its definition in
+    `asked[name]` or to a header declaring it."""
+    from kernel.context import ToolContext
+    from kernel.dispatch import call
+
+    ctx = ToolContext(cwd=checkout)
+    try:
+        await call("pallium_index", {}, ctx)
+        out = {}
+        for name, path in asked.items():
+            answer = await call("pallium_callers", {"name": name, "limit": 500}, ctx)
+            out[name] = {
+                (r.path, r.line)
+                for r in answer.references
+                if r.resolution in _RESOLVED and r.target is not None and (r.target == path or r.target.endswith(".h"))
+            }
+        return out
+    finally:
+        ctx.close()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.oracle.clangd_refs")
+    parser.add_argument("checkout", type=Path)
+    parser.add_argument("--sample", type=int, default=40, help="functions to ask about (default 40)")
+    parser.add_argument("--misses", type=int, default=3)
+    args = parser.parse_args(argv)
+    checkout = args.checkout.resolve()
+    from services.repo.parsing import extract
+
+    listed = subprocess.run(["git", "ls-files", "*.c"], cwd=checkout, capture_output=True, text=True, check=True)
+    files = listed.stdout.split()
+    functions = []
+    for path in files:
+        for symbol in extract(path, (checkout / path).read_bytes()).symbols:
+            name, kind, line = symbol[0], symbol[1], symbol[5]
+            if kind == "function" and symbol[6] > line:  # a definition with a body, not a prototype
+                functions.append((path, line, name))
+    functions.sort()
+    by_name: dict[str, list[tuple[str, int]]] = {}
+    for path, line, name in functions:
+        by_name.setdefault(name, []).append((path, line))
+    unique = [(p, ln, n) for p, ln, n in functions if len(by_name[n]) == 1]  # `static` twins are another question
+    step = max(1, len(unique) // args.sample)
+    sample = unique[::step][: args.sample]
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        compile_commands(checkout, files, work)
+        os.environ["PALLIUM_HOME"] = str(work / "home")
+        lsp = Lsp(["clangd", f"--compile-commands-dir={work}", "--background-index", "-j=1"], checkout)
+        lsp.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": checkout.as_uri(),
+                "capabilities": {"window": {"workDoneProgress": True}},
+            },
+        )
+        lsp.notify("initialized", {})
+        first = checkout / files[0]
+        lsp.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": first.as_uri(),
+                    "languageId": "c",
+                    "version": 1,
+                    "text": first.read_text(errors="replace"),
+                }
+            },
+        )
+        started = time.monotonic()
+        lsp.wait_for_index(timeout=600)
+        indexed_in = time.monotonic() - started
+        truth: dict[str, set[tuple[str, int]]] = {}
+        defined: dict[str, str] = {}
+        for path, line, name in sample:
+            text = (checkout / path).read_text(errors="replace").splitlines()
+            column = text[line - 1].find(name + "(") if line - 1 < len(text) else -1
+            offset = 0
+            while column < 0 and offset < 6 and line - 1 + offset < len(text):  # the name below its return type
+                offset += 1
+                column = text[line - 1 + offset].find(name + "(")
+            if column < 0:
+                continue
+            uri = (checkout / path).as_uri()
+            lsp.notify(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": uri, "languageId": "c", "version": 1, "text": "\n".join(text)}},
+            )
+            found = (
+                lsp.request(
+                    "textDocument/references",
+                    {
+                        "textDocument": {"uri": uri},
+                        "position": {"line": line - 1 + offset, "character": column},
+                        "context": {"includeDeclaration": False},
+                    },
+                )
+                or []
+            )
+            refs = set()
+            for location in found:  # type: ignore[union-attr]
+                target = Path(location["uri"].removeprefix("file://"))
+                if target.is_relative_to(checkout):
+                    refs.add((target.relative_to(checkout).as_posix(), location["range"]["start"]["line"] + 1))
+            truth[name] = refs
+            defined[name] = path
+        lsp.close()
+        ours = asyncio.run(pallium_answers(checkout, defined))
+    both = sum(len(truth[n] & ours[n]) for n in truth)
+    theirs = sum(len(truth[n]) for n in truth)
+    given = sum(len(ours[n]) for n in truth)
+    print(
+        f"clangd references on {checkout.name}: {len(truth)} functions, clangd {theirs}, pallium {given}, both {both}"
+        f" (clangd indexed in {indexed_in:.0f} s)"
+    )
+    precision = both / given if given else float("nan")
+    recall = both / theirs if theirs else float("nan")
+    print(f"  precision {precision:.3f}  recall {recall:.3f}")
+    shown = 0
+    for name in sorted(truth):
+        extra, missed = sorted(ours[name] - truth[name]), sorted(truth[name] - ours[name])
+        if (extra or missed) and shown < args.misses * 3:
+            shown += 1
+            print(f"    {name}: pallium only {extra[: args.misses]}; clangd only {missed[: args.misses]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,143 @@
+"""References precision and recall against intelephense, for PHP methods and functions, on a checkout.
+
+    python -m benchmarks.oracle.intelephense_refs CHECKOUT --server PATH/TO/intelephense [--sample N]
+
+intelephense (npm) indexes the checkout as a workspace; for a fixed sample of the methods and
+functions the checkout defines (every k-th by path and line), its `textDocument/references`
+(declarations left out) is the truth. Pallium indexes the checkout in a temporary PALLIUM_HOME and
+answers `pallium_callers` for `Class.method` (or the function's name); a Pallium reference counts
+when it resolves to that very definition. Both are compared as (path, line) pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.oracle.lsp import RESOLVED, Lsp
+
+
+async def pallium_answers(checkout: Path, asked: list[tuple[str, str, str]]) -> dict[str, set[tuple[str, int]]]:
+    """For each `(key, path, qualified)`: Pallium's references resolved to that definition."""
+    from kernel.context import ToolContext
+    from kernel.dispatch import call
+
+    ctx = ToolContext(cwd=checkout)
+    try:
+        await call("pallium_index", {}, ctx)
+        out = {}
+        for key, path, qualified in asked:
+            answer = await call("pallium_callers", {"name": qualified, "limit": 500}, ctx)
+            out[key] = {
+                (r.path, r.line)
+                for r in answer.references
+                if r.resolution in RESOLVED and r.target == path and r.target_qualified == qualified
+            }
+        return out
+    finally:
+        ctx.close()
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.oracle.intelephense_refs")
+    parser.add_argument("checkout", type=Path)
+    parser.add_argument("--server", required=True, help="the intelephense program (npm install intelephense)")
+    parser.add_argument("--sample", type=int, default=40)
+    parser.add_argument("--misses", type=int, default=3)
+    args = parser.parse_args(argv)
+    checkout = args.checkout.resolve()
+    from services.repo.parsing import extract
+
+    listed = subprocess.run(["git", "ls-files", "*.php"], cwd=checkout, capture_output=True, text=True, check=True)
+    files = listed.stdout.split()
+    definitions = []
+    for path in files:
+        for symbol in extract(path, (checkout / path).read_bytes()).symbols:
+            name, kind, qualified, line = symbol[0], symbol[1], symbol[2], symbol[5]
+            if kind in ("method", "function") and not name.startswith("__") and "@" not in qualified:
+                definitions.append((path, line, name, qualified))
+    definitions.sort()
+    step = max(1, len(definitions) // args.sample)
+    sample = definitions[::step][: args.sample]
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        os.environ["PALLIUM_HOME"] = str(work / "home")
+        lsp = Lsp([args.server, "--stdio"], checkout)
+        lsp.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": checkout.as_uri(),
+                "capabilities": {},
+                "initializationOptions": {"storagePath": str(work / "store"), "clearCache": True},
+            },
+        )
+        lsp.notify("initialized", {})
+        started = time.monotonic()
+        lsp.wait_for_index(timeout=600, notification="indexingEnded")
+        indexed_in = time.monotonic() - started
+        truth: dict[str, set[tuple[str, int]]] = {}
+        asked = []
+        for path, line, name, qualified in sample:
+            text = (checkout / path).read_text(errors="replace").splitlines()
+            found_at = (
+                re.search(rf"\bfunction\s+&?({re.escape(name)})\s*\(", text[line - 1]) if line <= len(text) else None
+            )
+            offset = 0
+            while found_at is None and offset < 4 and line + offset < len(text):  # attributes above the name
+                offset += 1
+                found_at = re.search(rf"\bfunction\s+&?({re.escape(name)})\s*\(", text[line - 1 + offset])
+            if found_at is None:
+                continue
+            uri = (checkout / path).as_uri()
+            document = {"uri": uri, "languageId": "php", "version": 1, "text": "\n".join(text)}
+            lsp.notify("textDocument/didOpen", {"textDocument": document})
+            found = (
+                lsp.request(
+                    "textDocument/references",
+                    {
+                        "textDocument": {"uri": uri},
+                        "position": {"line": line - 1 + offset, "character": found_at.start(1)},
+                        "context": {"includeDeclaration": False},
+                    },
+                )
+                or []
+            )
+            refs = set()
+            for location in found:  # type: ignore[union-attr]
+                target = Path(location["uri"].removeprefix("file://"))
+                if target.is_relative_to(checkout):
+                    refs.add((target.relative_to(checkout).as_posix(), location["range"]["start"]["line"] + 1))
+            key = f"{path}:{qualified}"
+            truth[key] = refs
+            asked.append((key, path, qualified))
+        lsp.close()
+        ours = asyncio.run(pallium_answers(checkout, asked))
+    both = sum(len(truth[k] & ours[k]) for k in truth)
+    theirs = sum(len(truth[k]) for k in truth)
+    given = sum(len(ours[k]) for k in truth)
+    print(
+        f"intelephense references on {checkout.name}: {len(truth)} definitions, intelephense {theirs}, "
+        f"pallium {given}, both {both} (indexed in {indexed_in:.0f} s)"
+    )
+    precision = both / given if given else float("nan")
+    recall = both / theirs if theirs else float("nan")
+    print(f"  precision {precision:.3f}  recall {recall:.3f}")
+    shown = 0
+    for key in sorted(truth):
+        extra, missed = sorted(ours[key] - truth[key]), sorted(truth[key] - ours[key])
+        if (extra or missed) and shown < args.misses * 3:
+            shown += 1
+            print(f"    {key}: pallium only {extra[: args.misses]}; intelephense only {missed[: args.misses]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,77 @@
+"""A minimal Language Server Protocol client for the reference oracles (clangd, intelephense)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+RESOLVED = {"import", "same-file", "unique", "receiver"}  # Pallium resolutions that name a definition
+
+
+class Lsp:
+    """A minimal LSP client over clangd's stdio: requests, and the notifications it sends meanwhile."""
+
+    def __init__(self, command: list[str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        self.next_id = 0
+        self.progress_done: set[str] = set()
+        self.progress_begun: set[str] = set()
+
+    def send(self, message: dict) -> None:
+        body = json.dumps(message).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        self.proc.stdin.flush()
+
+    def read(self) -> dict:
+        assert self.proc.stdout is not None
+        length = 0
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise EOFError("clangd exited")
+            if line in (b"\r\n", b"\n"):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        message = json.loads(self.proc.stdout.read(length))
+        if message.get("method") == "window/workDoneProgress/create":
+            self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        elif message.get("method") == "$/progress":
+            token, kind = str(message["params"]["token"]), message["params"]["value"].get("kind")
+            (self.progress_begun if kind == "begin" else self.progress_done if kind == "end" else set()).add(token)
+        return message
+
+    def request(self, method: str, params: dict) -> object:
+        self.next_id += 1
+        ident = self.next_id
+        self.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+        while True:
+            message = self.read()
+            if message.get("id") == ident and "method" not in message:
+                return message.get("result")
+
+    def notify(self, method: str, params: dict) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def wait_for_index(self, timeout: float, *, notification: str | None = None) -> None:
+        """Until the server's index reports its end: clangd's background-index progress, or a
+        notification of its own (intelephense's `indexingEnded`); at most `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if notification is None and any("backgroundIndex" in t for t in self.progress_done):
+                return
+            if self.read().get("method") == notification and notification is not None:
+                return
+
+    def close(self) -> None:
+        try:
+            self.request("shutdown", {})
+            self.notify("exit", {})
+        except (EOFError, BrokenPipeError):
+            pass
+        self.proc.wait(timeout=30)
