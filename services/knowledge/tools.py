@@ -151,7 +151,11 @@ async def serve_tool(inp: ServeInput, ctx: ToolContext) -> ServeOutput:
     app = serve.build_app(root, token=token)
     config = uvicorn.Config(app, host=inp.host, port=inp.port, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
-    await ctx.progress.update(0, None, f"serving http://{inp.host}:{inp.port}/ (Ctrl-C stops)")
+    url = f"http://{inp.host}:{inp.port}/"
+    if ctx.origin == "cli":  # the URL alone on stdout, piped or not, and nothing opened
+        print(url, flush=True)
+    else:
+        await ctx.progress.update(0, None, f"serving {url} (Ctrl-C stops)")
     await server.serve()
     return ServeOutput(url=f"http://{inp.host}:{inp.port}/")
 
