@@ -169,7 +169,10 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
         words = [w for w in re.findall(r"[A-Za-z0-9_]{2,}", query) if w.lower() not in reading.STOPWORDS]
         items = []
         for r in out.results:
-            snippet = r.snippet or r.purpose or ""
+            said = r.purpose or ""
+            # What the module says of itself, when it says the words; else where the document does.
+            hit = any(w.lower() in said.lower() for w in words)
+            snippet = said if hit or not r.snippet else r.snippet
             items.append(
                 f"<li class='result'><h3><a href='/m/{r.slug}'>{_e(r.title)}</a><span class='kind'>{_e(r.kind)}</span>"
                 f"</h3>{_evidence(r.evidence)}<p class='snippet'>{site.highlight(snippet[:300], words)}</p></li>"

@@ -33,8 +33,9 @@ STYLE = (
     "mark{background:#ffe58a}.kind{font-size:12px;color:#555;border:1px solid #ccc;border-radius:.3rem;"
     "padding:0 .3rem;margin-left:.4rem}.result{margin:.8rem 0}.result h3{margin:0;font-size:16px}"
     "svg a:hover rect{fill:#dbe8f7}#diagram{max-width:100%;height:auto;border:1px solid #eee}"
-    "@media (max-width:700px){body{display:block}#sidebar{width:auto;border-right:0;border-bottom:1px solid #ddd}"
-    "main{padding:1rem}}"
+    "main{overflow-wrap:anywhere}table{display:block;overflow-x:auto;max-width:100%}"
+    "@media (max-width:700px){body{display:block}#sidebar{width:auto;border-right:0;border-bottom:1px solid #ddd;"
+    "max-height:40vh}main{padding:1rem}}"
 )
 
 
@@ -262,8 +263,7 @@ def module_extra(doc: Any, owners: list[tuple[str, int]] | None = None) -> str:
     surface = "".join(
         f"<tr><td>{src_link(s['path'], s.get('line'), s['name'])}</td><td>{_e(s.get('kind', ''))}</td>"
         f"<td>{s.get('referencing_files', 0)}</td></tr>"
-        for s in data.get("surface", [])[:20]
-        if s.get("path")
+        for s in [s for s in data.get("surface", []) if s.get("path") and not s["name"].startswith("_")][:20]
     )
     files = "".join(f"<li>{src_link(p)}</li>" for p in data.get("files", [])[:200])
     tests = "".join(f"<li>{src_link(p)}</li>" for p in data.get("tests", [])[:40])
