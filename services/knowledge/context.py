@@ -45,6 +45,7 @@ _TYPE_KINDS = {"class", "interface", "type", "struct", "enum", "trait"}
 _LITERALS = {"true", "false", "none", "null", "nil", "undefined"}
 _COMMON = 0.4  # a word in more than this share of the files (the project's own name) does not rank them
 _FOLDER_COMMON = 0.15  # a folder named by a word this common (`proxy` in mitmproxy) is no lead
+_TEST_TAIL = 0.2  # likewise for tests, against the best test
 _TAIL = 0.4  # a file scoring under this share of the best is not worth reading unless named
 _TEST_NAME = re.compile(r"(?:^test_|_test$|^test$|tests?$|specs?$|\.(?:test|spec)$|_spec$)", re.I)
 _TEST_CODE = {
@@ -70,7 +71,14 @@ _TEST_CODE = {
 }
 
 
-def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> ContextOutput:
+def context(
+    store: KnowledgeStore,
+    root: Path,
+    task: str,
+    *,
+    full: bool,
+    references: dict[str, list[tuple[str, str]]] | None = None,
+) -> ContextOutput:
     claims_all = store.claims()
     here = current(store, root, claims_all)
     score: dict[str, float] = defaultdict(float)
@@ -86,11 +94,12 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     carrying = carrying_words(task, STOPWORDS, repo_words)
     _named_paths(store, task, add)
     _named_symbols(store, task, add, named_symbols)
-    _named_by_stem(store, task, carrying, add)
+    words = _distinctive_words(store, carrying)
+    _named_by_stem(store, task, carrying, words, add)
+    _referencing(references or {}, set(carrying), add)
     match = _carrying_query(fts_query(task), carrying, task)
     file_match = _distinctive(store, match)
     module_rank: dict[str, float] = {}
-    words = _distinctive_words(store, carrying)
     if match and file_match:
         hits = store.search_files(file_match, limit=200)
         best = hits[0].score if hits and hits[0].score < 0 else -1.0
@@ -200,13 +209,17 @@ def _carrying_query(match: str | None, carrying: list[str], task: str) -> str | 
         return None
     keep = set(carrying)
     phrases, inside = compound_phrases(task)
-    terms = [
-        t
-        for t in match.split(" OR ")
-        if len(t.strip('"')) > 2 and t.strip('"') not in inside and _keep_term(t.strip('"'), keep)
-    ]
+    terms = []
+    for t in match.split(" OR "):
+        word = t.strip('"')
+        if len(word) <= 2 or word in inside or not _keep_term(word, keep):
+            continue
+        # A carrying word matches its stem as a prefix: `proxying` finds `get_environment_proxies`,
+        # `gzip` the `gzipdecoder` a `GZipDecoder` is indexed as.
+        stem = stems(word)[-1] if word in keep else word
+        terms.append(f'"{stem}"*' if word in keep and len(stem) >= 4 else t)
     terms += [f'"{p}"' for p in dict.fromkeys(phrases)]
-    return " OR ".join(terms) or None
+    return " OR ".join(dict.fromkeys(terms)) or None
 
 
 def _keep_term(term: str, carrying: set[str]) -> bool:
@@ -223,7 +236,7 @@ def _distinctive_words(store: KnowledgeStore, carrying: list[str]) -> set[str]:
     return {w for w in carrying if store.files_matching(f'"{w}"') <= _FOLDER_COMMON * total}
 
 
-def _named_by_stem(store: KnowledgeStore, task: str, carrying: list[str], add) -> None:
+def _named_by_stem(store: KnowledgeStore, task: str, carrying: list[str], rare: set[str], add) -> None:
     """A file whose name the task spells as words: `export` for `export.py`, `Proxy authentication`
     for `proxyauth.py`, `map_local` for `maplocal.py`, `reading` for `read.py`. Two adjacent words
     naming one file are a strong lead; one word, a weaker one that weakens with each namesake."""
@@ -272,8 +285,9 @@ def _named_by_stem(store: KnowledgeStore, task: str, carrying: list[str], add) -
             paths = [p for p in by_stem.get(form, []) if not generated_by_name(p)]
             if paths:
                 seen.add(form)
+                weight = 4.0 if word in rare else 1.5  # `content` names little where every file says it
                 for path in paths[:4]:
-                    add(path, 4.0 / len(paths), "the task spells its name")
+                    add(path, weight / len(paths), "the task spells its name")
                 break
 
 
@@ -289,6 +303,37 @@ def _phrases(store: KnowledgeStore, task: str, carrying: list[str], add) -> None
     best = hits[0].score if hits and hits[0].score < 0 else -1.0
     for hit in hits:
         add(hit.path, 4.0 * (hit.score / best) ** 2, "the task's phrase is in it")
+
+
+def explicit_names(task: str) -> list[str]:
+    """The names a task spells as code (`DecodingError`, `Cookies.set`, `iter_lines`, anything in
+    backticks): the ones worth asking the index who uses."""
+    code_words = {w for chunk in _CODE.findall(task) for w in _IDENT.findall(chunk)}
+    prose = compound_parts(task) - code_words
+    out: list[str] = []
+    for ident in [*code_words, *_IDENT.findall(task)]:
+        last = ident.rsplit(".", 1)[-1]
+        if ident in prose or len(last) < 4 or last.isupper():
+            continue
+        spelled = ident in code_words or "_" in last.strip("_") or "." in ident or re.search(r"[a-z][A-Z]", last)
+        if spelled and ident not in out:
+            out.append(ident)
+    return out[:3]
+
+
+def _referencing(references: dict[str, list[tuple[str, str]]], carrying: set[str], add) -> None:
+    """Files whose references the index resolved to a name the task spells (`raise DecodingError` in
+    `_decoders.py`): after the definers, the code that uses what the task names, most when the
+    definition holding the use is named by the task's other words (`GZipDecoder.decode` for "gzip")."""
+    for name, uses in references.items():
+        by_path: dict[str, str] = defaultdict(str)
+        for path, enclosing in uses:
+            if not generated_by_name(path):
+                by_path[path] += " " + enclosing.lower()
+        for path, enclosing in list(by_path.items())[:12]:
+            named = any(len(w) >= 4 and w in enclosing for w in carrying if w != name.lower())
+            points = 3.0 / math.sqrt(len(by_path)) + (4.0 if named else 0.0)
+            add(path, points, f"uses {name} (a resolved reference)")
 
 
 def _runnable_test(path: str, language: str | None) -> bool:
@@ -455,10 +500,14 @@ def _task_stems(task: str, named: dict[str, list[str]]) -> list[str]:
             for part in label.split(":", 1)[0].split("."):
                 if len(part) > 3 and part.lower() not in out:
                     out.append(part.lower())
-    for word in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", task):
-        if word.lower() not in STOPWORDS and word.lower() not in out:
-            out.append(word.lower())
-    return out[:12]
+    plain = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", task)]
+    for a, b in itertools.pairwise(plain):  # `event hook` names `test_event_hooks.py`
+        if a not in STOPWORDS and b not in STOPWORDS:
+            out += [f"{a}_{b}", f"{a}_{b}s"]
+    for word in plain:
+        if word not in STOPWORDS and word not in out:
+            out.append(word)
+    return list(dict.fromkeys(out))[:16]
 
 
 def _tests(sources, direct_tests, files, score, store, stems: list[str], words: set[str]) -> list[str]:
@@ -494,6 +543,9 @@ def _tests(sources, direct_tests, files, score, store, stems: list[str], words: 
         for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0]))
         if not _is_fixture(t) and t in kinds and _runnable_test(t, kinds[t].language)
     ]
+    if ranked:  # tests far below the best are someone else's: an agent would run them for nothing
+        floor = _TEST_TAIL * points[ranked[0]]
+        ranked = [t for t in ranked if points[t] >= floor]
     return ranked[:TESTS]
 
 

@@ -135,7 +135,26 @@ async def context_tool(inp: ContextInput, ctx: ToolContext) -> ContextOutput:
     store = ctx.store(KnowledgeStore, root)
     if "built_at" not in store.state():
         await _build.build_base(ctx, inp.repo)  # a first question builds the base, without a model
-    return await asyncio.to_thread(_context.context, store, root, inp.task, full=inp.full)
+    references = await _resolved_references(ctx, root, _context.explicit_names(inp.task))
+    return await asyncio.to_thread(_context.context, store, root, inp.task, full=inp.full, references=references)
+
+
+async def _resolved_references(ctx: ToolContext, root, names: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """Who uses each name, by the repo service's resolved references (`pallium_callers`): files
+    whose reference was tied to a definition by import, receiver or same file, definitions left out."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for name in names:
+        try:
+            found = await ctx.call("pallium_callers", {"repo": str(root), "name": name, "limit": 200})
+        except PalliumError:
+            continue
+        defining = {d.path for d in found.definitions}
+        out[name] = [
+            (r.path, r.enclosing or "")
+            for r in found.references
+            if r.resolution in ("import", "receiver", "same-file", "unique") and r.target and r.path not in defining
+        ]
+    return out
 
 
 async def serve_tool(inp: ServeInput, ctx: ToolContext) -> ServeOutput:

@@ -112,3 +112,26 @@ async def test_short_tokens_match_nothing(views_repo: Path):
     await ask(views_repo, "pallium_knowledge_build", model=False)
     out = await ask(views_repo, "pallium_knowledge_context", task="c g py Mb")
     assert out.read == []
+
+
+async def test_the_code_using_a_named_error_is_read_through_its_resolved_references(empty_repo: Path):
+    commit(
+        empty_repo,
+        "Start",
+        {
+            "pkg/__init__.py": "",
+            "pkg/errors.py": "class DecodingError(Exception):\n    pass\n",
+            "pkg/decoders.py": "from pkg.errors import DecodingError\n\n\nclass GZipDecoder:\n"
+            "    def decode(self, data):\n        raise DecodingError('bad')\n",
+            "pkg/other.py": "def unrelated():\n    return 1\n",
+            "tests/test_decoders.py": "from pkg.decoders import GZipDecoder\n\n\ndef test_gzip():\n"
+            "    assert GZipDecoder()\n",
+        },
+    )
+    await ask(empty_repo, "pallium_knowledge_build", model=False)
+    out = await ask(empty_repo, "pallium_knowledge_context", task="Raise a DecodingError when a gzip body is truncated")
+    read = {f.path: f.why for f in out.read}
+    assert "pkg/errors.py" in read and "defines DecodingError" in read["pkg/errors.py"]
+    assert "uses DecodingError (a resolved reference)" in read["pkg/decoders.py"]
+    assert "pkg/other.py" not in read
+    assert out.tests[0] == "tests/test_decoders.py"
