@@ -69,7 +69,8 @@ def _score_tasks(args: argparse.Namespace) -> int:
             name = Path(tasks).stem
             repo = knowledge_eval.prepare(source, scratch, name, spec.get("missing_blobs", []))
             scores = asyncio.run(knowledge_eval.evaluate(repo, Path(tasks), show=args.show))
-            print(knowledge_eval.report(spec["repository"], spec.get("split", "tuning"), scores))
+            split = spec.get("split", "tuning")
+            print(knowledge_eval.report(spec["repository"], split, scores, has_check=bool(spec.get("check"))))
     return 0
 
 
