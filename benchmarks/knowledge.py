@@ -1,5 +1,9 @@
 """`python -m benchmarks knowledge --repo PATH`: map and build time beside the cold index, search and context p50.
 
+With `--tasks FILE --repo PATH` it scores `knowledge context` instead, on change requests labelled
+by hand (`benchmarks/knowledge_tasks/`, scored by `benchmarks/knowledge_eval.py`); pass `--tasks`
+and `--repo` once per repository, in the same order, and `--work DIR` to keep the indexed clones.
+
 The repository is cloned into a scratch folder (it is never modified). Everything runs in this
 process through the tool dispatcher, as an agent's calls would: the cold index first (the
 baseline), then `knowledge map`, `knowledge build --no-model`, then search and context calls on
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import subprocess
@@ -26,19 +31,46 @@ GOALS = {"search_p50": 20.0, "context_p50": 50.0}
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks knowledge")
-    parser.add_argument("--repo", help="a git repository (or bare git directory) to clone and measure")
+    parser.add_argument("--repo", action="append", help="a git repository (or bare git directory) to clone and measure")
     parser.add_argument("--queries", type=int, default=60, help="calls per read kind (default 60)")
+    parser.add_argument("--tasks", action="append", help="labelled change requests to score context on")
+    parser.add_argument("--work", help="keep the indexed clones here between runs (default: a temporary folder)")
+    parser.add_argument("--show", action="store_true", help="print each task's answer beside its labels")
     args = parser.parse_args(argv)
+    if args.tasks:
+        return _score_tasks(args)
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["PALLIUM_HOME"] = str(Path(scratch) / "home")
         if args.repo:
             repo = Path(scratch) / "copy"
-            subprocess.run(["git", "clone", "-q", "--no-local", str(Path(args.repo).resolve()), str(repo)], check=True)
+            source = str(Path(args.repo[0]).resolve())
+            subprocess.run(["git", "clone", "-q", "--no-local", source, str(repo)], check=True)
         else:
             from benchmarks.synthetic_repo import build
 
             repo = build(Path(scratch) / "synthetic", files=1000, commits=3000)
         asyncio.run(_run(repo, args.queries))
+    return 0
+
+
+def _score_tasks(args: argparse.Namespace) -> int:
+    from benchmarks import knowledge_eval
+
+    repos = args.repo or []
+    if len(repos) != len(args.tasks):
+        print("pass one --repo for each --tasks file, in the same order", flush=True)
+        return 2
+    print(f"load average {os.getloadavg()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(args.work or tmp)
+        scratch.mkdir(parents=True, exist_ok=True)
+        for source, tasks in zip(repos, args.tasks, strict=True):
+            spec = json.loads(Path(tasks).read_text())
+            name = Path(tasks).stem
+            repo = knowledge_eval.prepare(source, scratch, name, spec.get("missing_blobs", []))
+            scores = asyncio.run(knowledge_eval.evaluate(repo, Path(tasks), show=args.show))
+            split = spec.get("split", "tuning")
+            print(knowledge_eval.report(spec["repository"], split, scores, has_check=bool(spec.get("check"))))
     return 0
 
 

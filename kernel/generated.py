@@ -14,6 +14,7 @@ __all__ = [
     "CHANGELOGS",
     "LOCKFILES",
     "VENDOR_DIRS",
+    "generated_by_name",
     "has_generated_header",
     "is_lockfile",
     "is_noise",
@@ -107,6 +108,17 @@ def skip_reason(path: str) -> str | None:
     if ".min." in name or name.endswith((".map", "-min.js")):
         return "minified"
     return None
+
+
+# Names generators give their output: protobuf and gRPC stubs, `*_gen.ts`, `*.generated.cs`.
+_GENERATED_NAME = re.compile(
+    r"(?:_pb2(?:_grpc)?\.pyi?|\.pb\.go|\.pb\.(?:cc|h)|_pb\.(?:js|ts|d\.ts)|[._-]gen(?:erated)?\.\w+|\.g\.dart|\.designer\.cs)$"
+)
+
+
+def generated_by_name(path: str) -> bool:
+    """A file a generator named (`api_pb2.py`, `_options_gen.ts`, `types.generated.ts`), whatever its header."""
+    return bool(_GENERATED_NAME.search(_name(path)))
 
 
 def has_generated_header(data: bytes) -> bool:

@@ -322,7 +322,10 @@ def _command_description(entry: dict[str, Any]) -> str:
     level = f"Authority: {entry['authority']}"
     if entry.get("escalation"):
         field, needed = entry["escalation"]
-        level += f" ({needed} with --{field.replace('_', '-')})"
+        flag = field.replace("_", "-")
+        spec = entry.get("input_schema", {}).get("properties", {}).get(field, {})
+        # A field on by default is spelled `--no-FIELD` on the command line: there is no `--FIELD`.
+        level += f" ({needed} without --no-{flag})" if spec.get("default") is True else f" ({needed} with --{flag})"
     return f"{entry['summary']}\n\n{entry['description']}\n\n{level}"
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from services.knowledge import documents, modules
+from services.knowledge.check_rules import read_rules
 from services.knowledge.documents import split_terms
 from services.knowledge.materialize import Written, materialize
 from services.knowledge.rows import DocFields, DocRow, FileEntry, SymbolEntry
@@ -80,6 +81,11 @@ async def build_base(ctx: ToolContext, repo: str | None) -> Built:
         {"repo": str(facts.root), "sections": ["checks"], "checks": groups + [[p] for p in paired]},
     )
     checks = checks_out.model_dump(mode="json")["checks"]
+    rules = read_rules(facts.root)  # `uv run pytest` where AGENTS.md says so, not `python -m pytest`
+    for check in checks:
+        for kind in ("fast", "safe", "full"):
+            check[kind] = list(dict.fromkeys(rules.apply(c) for c in check[kind]))
+        check["full"] = list(dict.fromkeys(rules.suite + check["full"]))
     per_file = {p: c["fast"][:3] for p, c in zip(paired, checks[len(groups) :], strict=True) if c["fast"]}
     store = ctx.store(KnowledgeStore, facts.root)
     now = iso_utc(ctx.clock.now())

@@ -8,11 +8,13 @@ ones to read; tests come from those files' pairs (by name or import) and from te
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import defaultdict
 from pathlib import Path
 
+from kernel.generated import generated_by_name
 from services.knowledge import documents
 from services.knowledge.documents import is_peripheral
 from services.knowledge.freshness import current, is_stale
@@ -20,6 +22,7 @@ from services.knowledge.models import ContextDecision, ContextFile, ContextModul
 from services.knowledge.reading import STOPWORDS, doc_query, evidence_of, fts_query
 from services.knowledge.rows import ClaimRow
 from services.knowledge.store import KnowledgeStore
+from services.knowledge.task_words import carrying_words, compound_parts, compound_phrases, file_stem, stems
 
 __all__ = ["context"]
 
@@ -41,9 +44,41 @@ _TEXT_KINDS = {"heading", "section", "target", "key"}
 _TYPE_KINDS = {"class", "interface", "type", "struct", "enum", "trait"}
 _LITERALS = {"true", "false", "none", "null", "nil", "undefined"}
 _COMMON = 0.4  # a word in more than this share of the files (the project's own name) does not rank them
+_FOLDER_COMMON = 0.15  # a folder named by a word this common (`proxy` in mitmproxy) is no lead
+_TEST_TAIL = 0.2  # likewise for tests, against the best test
+_TAIL = 0.4  # a file scoring under this share of the best is not worth reading unless named
+_TEST_NAME = re.compile(r"(?:^test_|_test$|^test$|tests?$|specs?$|\.(?:test|spec)$|_spec$)", re.I)
+_TEST_CODE = {
+    "python",
+    "javascript",
+    "typescript",
+    "tsx",
+    "go",
+    "rust",
+    "java",
+    "kotlin",
+    "ruby",
+    "c",
+    "cpp",
+    "csharp",
+    "php",
+    "swift",
+    "scala",
+    "shell",
+    "lua",
+    "elixir",
+    "dart",
+}
 
 
-def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> ContextOutput:
+def context(
+    store: KnowledgeStore,
+    root: Path,
+    task: str,
+    *,
+    full: bool,
+    references: dict[str, list[tuple[str, str]]] | None = None,
+) -> ContextOutput:
     claims_all = store.claims()
     here = current(store, root, claims_all)
     score: dict[str, float] = defaultdict(float)
@@ -55,12 +90,16 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
         if reason not in why[path]:
             why[path].append(reason)
 
+    repo_words = _repo_words(root)
+    carrying = carrying_words(task, STOPWORDS, repo_words)
     _named_paths(store, task, add)
     _named_symbols(store, task, add, named_symbols)
-    match = fts_query(task)
+    words = _distinctive_words(store, carrying)
+    _named_by_stem(store, task, carrying, words, add)
+    _referencing(references or {}, set(carrying), add)
+    match = _carrying_query(fts_query(task), carrying, task)
     file_match = _distinctive(store, match)
     module_rank: dict[str, float] = {}
-    words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_-]{2,}", task)} - STOPWORDS
     if match and file_match:
         hits = store.search_files(file_match, limit=200)
         best = hits[0].score if hits and hits[0].score < 0 else -1.0
@@ -81,9 +120,10 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
                 prior *= 0.4  # examples, playgrounds, fixtures and docs: read when named, not for words
             add(
                 hit.path,
-                5.0 * prior * (hit.score / best if best else 0.0),
+                5.0 * prior * (hit.score / best if best else 0.0) ** 2,  # squared: the best matches stand out
                 f"in {folder}/, a folder the task mentions" if folder else "matches the task's words",
             )
+        _phrases(store, task, carrying, add)
         docs_q = doc_query(store, task)
         for slug, s in store.search_docs(docs_q.match if docs_q else match, limit=8):
             if not slug.startswith("@"):
@@ -100,11 +140,18 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
         p for p, reasons in why.items() if any("named" in r or "name is" in r or "path ends" in r for r in reasons)
     }
     ranked = sorted(
-        (p for p in score if p in files and (p in named or not _word_only_skip(p, files[p].language))),
+        (
+            p
+            for p in score
+            if p in files and (p in named or not (_word_only_skip(p, files[p].language) or generated_by_name(p)))
+        ),
         key=lambda p: (-score[p], p),
     )
     sources = _diverse([p for p in ranked if not files[p].test], files, named)
-    direct_tests = [p for p in ranked if files[p].test]
+    if sources:  # the long tail of one-word matches is noise an agent would read for nothing
+        floor = _TAIL * score[sources[0]]
+        sources = [p for p in sources if p in named or score[p] >= floor]
+    direct_tests = [p for p in ranked if files[p].test and _runnable_test(p, files[p].language)]
     tests = _tests(sources, direct_tests, files, score, store, _task_stems(task, named_symbols), words)
     modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
     own_checks = store.file_checks(sources)
@@ -116,11 +163,14 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     ]:
         if command not in checks:
             checks.append(command)
+    suite: list[str] = []
     for m in modules:
         doc = store.doc(m.slug)
         for command in doc.data.get("checks", []) if doc else []:
             if command not in checks:
                 checks.append(command)
+        suite += [c for c in (doc.data.get("full_checks", []) if doc else [])[:1] if c not in suite]
+    checks = checks[: 8 - min(1, len(suite))] + [c for c in suite[:1] if c not in checks]
     decisions = _decisions(store, match)
     claims = [c for c in claims_all if c.slug in {m.slug for m in modules}]
     dropped = sum(len(store.dropped(m.slug)) for m in modules)
@@ -132,7 +182,7 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
             for p in sources
         ],
         tests=tests,
-        checks=checks[:8],
+        checks=checks,
         decisions=decisions,
         truncated=False,
         evidence=evidence_of(None, claims, dropped, here.now),
@@ -141,6 +191,162 @@ def context(store: KnowledgeStore, root: Path, task: str, *, full: bool) -> Cont
     if not full:
         _fit(out)
     return out
+
+
+def _repo_words(root: Path) -> set[str]:
+    """The repository's own name and its parts (`mitmproxy`; `my-app` gives `my`, `app`, `myapp`): a task
+    says it without meaning any one file."""
+    name = root.resolve().name.lower()
+    parts = {p for p in re.split(r"[^a-z0-9]+", name) if len(p) > 2}
+    return {name, name.replace("-", "").replace("_", ""), *parts}
+
+
+def _carrying_query(match: str | None, carrying: list[str], task: str) -> str | None:
+    """The FTS query without verbs, the repository's name and words under three letters; camelCase
+    parts of a name stay (`DecodingError` keeps `decoding`); a compound (`Content-Type`) matches as
+    its phrase, so a file naming `type` and `content` apart is no match."""
+    if not match:
+        return None
+    keep = set(carrying)
+    phrases, inside = compound_phrases(task)
+    terms = []
+    for t in match.split(" OR "):
+        word = t.strip('"')
+        if len(word) <= 2 or word in inside or not _keep_term(word, keep):
+            continue
+        # A carrying word matches its stem as a prefix: `proxying` finds `get_environment_proxies`,
+        # `gzip` the `gzipdecoder` a `GZipDecoder` is indexed as.
+        stem = stems(word)[-1] if word in keep else word
+        terms.append(f'"{stem}"*' if word in keep and len(stem) >= 4 else t)
+    terms += [f'"{p}"' for p in dict.fromkeys(phrases)]
+    return " OR ".join(dict.fromkeys(terms)) or None
+
+
+def _keep_term(term: str, carrying: set[str]) -> bool:
+    from services.knowledge.task_words import REQUEST_VERBS
+
+    return term in carrying or (term not in REQUEST_VERBS and term not in STOPWORDS)
+
+
+def _distinctive_words(store: KnowledgeStore, carrying: list[str]) -> set[str]:
+    """The carrying words rare enough in this repository for a folder named by one to be a lead."""
+    total = store.file_count()
+    if total < 20:
+        return set(carrying)
+    return {w for w in carrying if store.files_matching(f'"{w}"') <= _FOLDER_COMMON * total}
+
+
+def _named_by_stem(store: KnowledgeStore, task: str, carrying: list[str], rare: set[str], add) -> None:
+    """A file whose name the task spells as words: `export` for `export.py`, `Proxy authentication`
+    for `proxyauth.py`, `map_local` for `maplocal.py`, `reading` for `read.py`. Two adjacent words
+    naming one file are a strong lead; one word, a weaker one that weakens with each namesake."""
+    by_stem: dict[str, list[str]] = defaultdict(list)
+    for path in store.file_blobs():
+        by_stem[file_stem(path)].append(path)
+    folders: dict[str, list[str]] = defaultdict(list)
+    for path in by_stem.get("init", []) + by_stem.get("index", []) + by_stem.get("mod", []):
+        if "/" in path:
+            folders[path.rsplit("/", 2)[-2].replace("_", "").lower()].append(path)
+    lowered = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", task.replace("_", ""))]
+    seen: set[str] = set()
+    for i, word in enumerate(lowered[:-1]):
+        if len(word) < 3 or word in STOPWORDS:
+            continue
+        following = lowered[i + 1]
+        joined = word + following
+        for j in range(len(joined), len(word) + 3, -1):  # `proxyauthentication` -> `proxyauth`
+            paths = [p for p in by_stem.get(joined[:j], []) if not generated_by_name(p)]
+            if paths and joined[:j] not in seen:
+                seen.add(joined[:j])
+                for path in paths[:4]:
+                    add(path, 9.0 / len(paths), "the task spells its name")
+                break
+        # `content view` names the package `contentviews/`; `JSON view` the module `view_json`
+        for package in (joined, joined + "s"):
+            for path in folders.get(package, [])[:2]:
+                add(path, 6.0, f"the package {path.rsplit('/', 1)[0]}/ is in the task's words")
+        swapped = following + word
+        if len(following) > 2 and following not in STOPWORDS and swapped not in seen:
+            paths = [p for p in by_stem.get(swapped, []) if not generated_by_name(p)]
+            if paths:
+                seen.add(swapped)
+                for path in paths[:4]:
+                    add(path, 6.0 / len(paths), "the task spells its name")
+    prose = {w.lower() for w in compound_parts(task)}
+    for word in carrying:
+        if re.fullmatch(r"[a-z]+\d", word):  # `http1`: the folder of that name, its files by the other words
+            for hit in store.files_under_named(word, limit=12):
+                add(hit.path, 2.0, f"in a folder {word}/ the task names")
+        if word in prose:
+            continue  # `link-local` is no lead to `local.ts`
+        for form in stems(word):
+            if len(form) < 4 or form in seen:
+                continue
+            paths = [p for p in by_stem.get(form, []) if not generated_by_name(p)]
+            if paths:
+                seen.add(form)
+                weight = 4.0 if word in rare else 1.5  # `content` names little where every file says it
+                for path in paths[:4]:
+                    add(path, weight / len(paths), "the task spells its name")
+                break
+
+
+def _phrases(store: KnowledgeStore, task: str, carrying: list[str], add) -> None:
+    """Two carrying words side by side in the task (`server replay`) found side by side in a file's
+    names or docs: the file is about that phrase, not about either word alone (`client replay`)."""
+    keep = set(carrying)
+    lowered = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", task)]
+    pairs = [f'"{a} {b}"' for a, b in itertools.pairwise(lowered) if a in keep and b in keep]
+    if not pairs:
+        return
+    hits = store.search_files(" OR ".join(dict.fromkeys(pairs)), limit=20)
+    best = hits[0].score if hits and hits[0].score < 0 else -1.0
+    for hit in hits:
+        add(hit.path, 4.0 * (hit.score / best) ** 2, "the task's phrase is in it")
+
+
+def explicit_names(task: str) -> list[str]:
+    """The names a task spells as code (`DecodingError`, `Cookies.set`, `iter_lines`, anything in
+    backticks): the ones worth asking the index who uses."""
+    code_words = {w for chunk in _CODE.findall(task) for w in _IDENT.findall(chunk)}
+    prose = compound_parts(task) - code_words
+    out: list[str] = []
+    for ident in [*code_words, *_IDENT.findall(task)]:
+        last = ident.rsplit(".", 1)[-1]
+        if ident in prose or len(last) < 4 or last.isupper():
+            continue
+        spelled = ident in code_words or "_" in last.strip("_") or "." in ident or re.search(r"[a-z][A-Z]", last)
+        if spelled and ident not in out:
+            out.append(ident)
+    return out[:3]
+
+
+def _referencing(references: dict[str, list[tuple[str, str]]], carrying: set[str], add) -> None:
+    """Files whose references the index resolved to a name the task spells (`raise DecodingError` in
+    `_decoders.py`): after the definers, the code that uses what the task names, most when the
+    definition holding the use is named by the task's other words (`GZipDecoder.decode` for "gzip")."""
+    for name, uses in references.items():
+        by_path: dict[str, str] = defaultdict(str)
+        for path, enclosing in uses:
+            if not generated_by_name(path):
+                by_path[path] += " " + enclosing.lower()
+        for path, enclosing in list(by_path.items())[:12]:
+            named = any(len(w) >= 4 and w in enclosing for w in carrying if w != name.lower())
+            points = 3.0 / math.sqrt(len(by_path)) + (4.0 if named else 0.0)
+            add(path, points, f"uses {name} (a resolved reference)")
+
+
+def _runnable_test(path: str, language: str | None) -> bool:
+    """A test file one can run: code, named as a test or living in a test folder, not a helper or data
+    (`_tflow.ts`, `conftest.py`, a certificate, a `.har` dump)."""
+    if language not in _TEST_CODE:
+        return False
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    if stem.startswith("_") or stem in ("conftest", "__init__", "setup", "helpers", "utils", "common"):
+        return False
+    return bool(_TEST_NAME.search(path.rsplit("/", 1)[-1].rsplit(".", 1)[0])) or any(
+        part in ("tests", "test", "__tests__", "spec") for part in path.split("/")[:-1]
+    )
 
 
 def _word_only_skip(path: str, language: str | None) -> bool:
@@ -209,6 +415,13 @@ def _named_paths(store: KnowledgeStore, task: str, add) -> None:
 def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[str]]) -> None:
     seen: set[str] = set()
     code_words = {w for chunk in _CODE.findall(task) for w in _IDENT.findall(chunk)}
+    prose = compound_parts(task) - code_words  # `Content-Type`: words of a phrase, not names
+    prose |= {  # `application/yaml`: a media type, not a path here
+        w
+        for token in _PATHLIKE.findall(task)
+        if "/" in token and store.file(token) is None
+        for w in _IDENT.findall(token)
+    }
     for ident in [*code_words, *_IDENT.findall(task)]:
         if ident in seen:
             continue
@@ -216,7 +429,7 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
         last = ident.rsplit(".", 1)[-1]
         if last.lower() in _LITERALS and ident not in code_words:
             continue  # `native_enum=False`: a value, not the `false()` some library defines
-        explicit = (
+        explicit = ident not in prose and (
             ident in code_words
             or "_" in last.strip("_")
             or "." in ident
@@ -228,7 +441,7 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
                 and not task.startswith(ident)
             )
         )
-        if not explicit and (len(last) < 4 or last.lower() in STOPWORDS):
+        if not explicit and (len(last) < 4 or last.lower() in STOPWORDS or ident in prose):
             continue
         found = store.symbols_named([last], limit=400 if "." in ident else 20)
         if "." in ident:
@@ -238,8 +451,14 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
             classes = [s for s in found if s.kind in _TYPE_KINDS]
             if classes:
                 found, explicit = classes, True
+        found = [s for s in found if not generated_by_name(s.path) or ident in code_words]
         if not explicit:
-            found = [s for s in found if s.kind not in _TEXT_KINDS and store.file_language(s.path) not in _NOT_CODE]
+            # A plain word names a top-level definition or nothing: `Frame.type` is no lead for "type".
+            found = [
+                s
+                for s in found
+                if s.kind not in _TEXT_KINDS and "." not in s.qualified and store.file_language(s.path) not in _NOT_CODE
+            ]
             if found and store.files_matching(f'{{path_terms}} : "{last.lower()}"'):
                 # A plain word some folder or file is named for (`build`): its namesakes count only in
                 # such files (`build()` in build.ts), not a method of that name elsewhere.
@@ -281,10 +500,14 @@ def _task_stems(task: str, named: dict[str, list[str]]) -> list[str]:
             for part in label.split(":", 1)[0].split("."):
                 if len(part) > 3 and part.lower() not in out:
                     out.append(part.lower())
-    for word in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", task):
-        if word.lower() not in STOPWORDS and word.lower() not in out:
-            out.append(word.lower())
-    return out[:12]
+    plain = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", task)]
+    for a, b in itertools.pairwise(plain):  # `event hook` names `test_event_hooks.py`
+        if a not in STOPWORDS and b not in STOPWORDS:
+            out += [f"{a}_{b}", f"{a}_{b}s"]
+    for word in plain:
+        if word not in STOPWORDS and word not in out:
+            out.append(word)
+    return list(dict.fromkeys(out))[:16]
 
 
 def _tests(sources, direct_tests, files, score, store, stems: list[str], words: set[str]) -> list[str]:
@@ -298,7 +521,8 @@ def _tests(sources, direct_tests, files, score, store, stems: list[str], words: 
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
         for test in hit.tests:
             closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
-            points[test] += weight * (1 + 0.5 * closeness)
+            own = 2.0 if _test_stem(test).lstrip("_") == stem.lstrip("_") else 1.0  # test_block.py for block.py
+            points[test] += weight * own * (1 + 0.5 * closeness)
     for test in direct_tests:
         points[test] += score[test]
     best = max(points.values(), default=5.0)
@@ -313,7 +537,15 @@ def _tests(sources, direct_tests, files, score, store, stems: list[str], words: 
     for test in points:
         if _folder_named(test, words):  # `test/dialect/mysql/` for a task about MySQL
             points[test] *= 1.5
-    ranked = [t for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0])) if not _is_fixture(t)]
+    kinds = store.files_at(list(points))
+    ranked = [
+        t
+        for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0]))
+        if not _is_fixture(t) and t in kinds and _runnable_test(t, kinds[t].language)
+    ]
+    if ranked:  # tests far below the best are someone else's: an agent would run them for nothing
+        floor = _TEST_TAIL * points[ranked[0]]
+        ranked = [t for t in ranked if points[t] >= floor]
     return ranked[:TESTS]
 
 

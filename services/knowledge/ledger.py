@@ -17,7 +17,15 @@ if TYPE_CHECKING:
     from kernel.context import ToolContext
     from kernel.providers.contract import ProviderRequest, ProviderResult
 
-__all__ = ["ATTEMPTS_PER_DAY", "CONCURRENT", "TIMEOUT_SECONDS", "Ledger", "is_pausing", "is_transient"]
+__all__ = [
+    "ATTEMPTS_PER_DAY",
+    "CONCURRENT",
+    "TIMEOUT_SECONDS",
+    "Ledger",
+    "is_pausing",
+    "is_rehearsal",
+    "is_transient",
+]
 
 ATTEMPTS_PER_DAY = 40
 WINDOW_SECONDS = 24 * 3600.0
@@ -30,6 +38,18 @@ _TRANSIENT = {"rate_limit", "timeout", "crash", "unknown"}
 def is_pausing(error_class: str | None) -> bool:
     """Failures that will not clear by retrying: the repository's upkeep pauses until someone resumes it."""
     return error_class in _PAUSING
+
+
+def is_rehearsal(provider: str | None) -> bool:
+    """A call that resolves to the built-in scripted `fake` provider spends nothing: it rehearses a
+    build or an audit and never counts against (or is refused by) the real budget. A `fake` mapped
+    to a command of its own through the wrapper variable may spend, and counts."""
+    import os
+
+    from kernel.providers.dispatcher import resolve_provider, wrapper_variable
+
+    resolved = resolve_provider(provider)
+    return resolved == "fake" and not os.environ.get(wrapper_variable(resolved))
 
 
 def is_transient(error_class: str | None) -> bool:
@@ -115,6 +135,8 @@ async def attempt(ledger: Ledger, request_factory: Callable[[], ProviderRequest]
     from kernel.providers.dispatcher import dispatch
 
     result = None
+    if is_rehearsal(request_factory().provider):
+        return await dispatch(request_factory())  # a rehearsal: no attempt recorded, no limit applies
     for _try in range(2):
         ledger.check_not_paused()
         attempt_id = ledger.reserve(purpose)

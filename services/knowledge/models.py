@@ -74,8 +74,8 @@ class BuildInput(ToolInput):
     repo: str | None = Field(None, description=_REPO)
     model: bool = Field(
         True,
-        description="ask a read-only model for each module's purpose claims, every citation checked "
-        "(needs consult); CLI `--no-model` builds from the index alone",
+        description="CLI `--no-model` (MCP `model: false`) builds from the index alone, at observe, with no "
+        "model call; by default a read-only model also writes each module's purpose claims (needs consult)",
     )
     max_modules: int = Field(20, ge=0, le=500, description="most modules given model prose in one build (default 20)")
     provider: str | None = Field(None, description="provider for model prose (`claude`, `codex`, `openai`, `fake`)")

@@ -255,12 +255,17 @@ def _private_to(own: set[str], parent: set[str], edges: list[tuple[str, str]]) -
     return from_parent >= 1 and from_elsewhere == 0
 
 
+# Languages whose imports the index resolves to files, and where a name is reached only by import.
+_IMPORT_RESOLVED = frozenset({"python", "javascript", "typescript", "tsx", "jsx"})
+
+
 def _surface(modules: dict[str, Module], owner: dict[str, str], facts: dict[str, Any]) -> None:
     """Each module's top-level names, most referenced first.
 
-    A name defined in one file only is ranked by the files referencing it; a name defined in
-    several (`run`, `search`) cannot be told apart by name, so it counts at most the files that
-    import its own file, which is what could really reach it.
+    A name is ranked by the files referencing it, resolved where the index can resolve it: in
+    Python, JavaScript and TypeScript (where a top-level name is reached only by importing its
+    file), and for any name defined in several files (`run`, `search`), it counts at most the
+    files that import its own file, which is what could really reach it.
     """
     refs = facts["referencing_files"]
     definers: Counter[str] = Counter()
@@ -274,9 +279,16 @@ def _surface(modules: dict[str, Module], owner: dict[str, str], facts: dict[str,
         if module is not None and s["parent"] is None:
             per[module].append(s)
 
+    language = {f["path"]: f["language"] for f in facts["files"]}
+
     def reach(s: dict[str, Any]) -> int:
         count = refs.get(s["name"], 0)
-        return count if definers[s["name"]] <= 1 else min(count, importers[s["path"]])
+        if definers[s["name"]] > 1 or language.get(s["path"]) in _IMPORT_RESOLVED:
+            # Resolved through the import graph: a file can use a top-level name of a Python or
+            # JavaScript/TypeScript file only by importing that file, so `dns`, named in 45 files,
+            # counts the 2 that import its definer.
+            return min(count, importers[s["path"]])
+        return count
 
     for module, symbols in per.items():
         m = modules[module]

@@ -120,7 +120,8 @@ async def add_prose(ctx: ToolContext, built: Built, inp: BuildInput, out: BuildO
         (m for m in built.facts.modules if not m.is_tests and (not inp.modules or m.slug in inp.modules)),
         key=lambda m: (-sum(e["imports"] for e in m.used_by) - len(m.files), m.path),
     )[: inp.max_modules]
-    for module in chosen:
+    for number, module in enumerate(chosen):
+        await ctx.progress.update(number, len(chosen), f"model prose for {module.path or '.'}")
         doc = store.doc(module.slug)
         if doc is None:
             continue

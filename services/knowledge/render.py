@@ -56,6 +56,8 @@ def build_text(out: BuildOutput) -> str:
             f"model prose for {out.model_modules} module(s): {out.claims_kept} claim(s) kept, "
             f"{out.claims_dropped} dropped, {len(out.rejected)} rejected, {out.model_attempts} attempt(s)"
         )
+    for refusal in out.rejected:  # every refusal, budget and pause included, not only in --json
+        lines.append(f"REFUSED: {refusal}")
     if out.authored_kept:
         lines.append(f"authored files kept: {', '.join(out.authored_kept)}")
     if out.collisions:

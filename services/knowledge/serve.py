@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import html
 import ipaddress
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from kernel.errors import PalliumError
-from services.knowledge import freshness, reading
+from services.knowledge import freshness, reading, site
 from services.knowledge.store import KnowledgeStore
 
 __all__ = ["build_app", "check_bind"]
@@ -71,28 +72,19 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
         st = store()
         try:
             here = freshness.current(st, root, st.claims())
-            rows = []
-            for doc in st.docs():
-                files = len(doc.data.get("files", []))
-                rows.append(
-                    f"<tr><td><a href='/m/{doc.slug}'>{_e(doc.title)}</a></td><td>{_e(doc.kind)}</td>"
-                    f"<td>{files or ''}</td><td>{_e((doc.data.get('purpose') or '')[:140])}</td></tr>"
-                )
-            body = (
-                f"<h1>Knowledge: {_e(root.name)}</h1>{_freshness(here.freshness)}{_search_form('')}"
-                "<table><tr><th>document</th><th>kind</th><th>files</th><th>purpose</th></tr>"
-                + "".join(rows)
-                + "</table>"
-            )
-            return HTMLResponse(_page("Knowledge", body))
+            docs = st.docs()
         finally:
             st.db.close()
+        body = site.overview(root, docs, _freshness(here.freshness))
+        return HTMLResponse(site.layout(root.name, body, docs, current=None, crumbs=[(root.name, None)]))
 
     async def module(request: Any) -> Any:
         slug = request.path_params["slug"]
         st = store()
         try:
+            docs = st.docs()
             got = reading.get(st, root, slug, section=None, full=True)
+            doc = st.doc(got.slug)
         except PalliumError as exc:
             return HTMLResponse(_page("Not found", f"<p>{_e(exc.message)}</p><p><a href='/'>all modules</a></p>"), 404)
         finally:
@@ -109,15 +101,19 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
             f"{_e(d['reason'])}</li>"
             for d in got.dropped_claims
         )
-        sections = "".join(f"<h2>{_e(name)}</h2>{_markdown(text)}" for name, text in got.sections.items())
+        linked = doc is not None and doc.kind == "module"
+        shown = {n: t for n, t in got.sections.items() if not linked or n in ("Purpose",)}
+        sections = "".join(f"<h2>{_e(name)}</h2>{_markdown(text)}" for name, text in shown.items())
         body = (
-            f"<p><a href='/'>all modules</a></p><h1>{_e(got.title)}</h1>{_freshness(got.freshness)}"
+            f"<h1>{_e(got.title)}</h1>{_freshness(got.freshness)}"
             f"{_evidence(got.evidence)}{_dropped_badge(got.dropped_claims)}"
-            f"<h2>Claims</h2><ul id='claims'>{claims or '<li>no checked claims yet</li>'}</ul>"
-            + (f"<h3 id='dropped'>Dropped claims</h3><ul>{dropped}</ul>" if dropped else "")
             + sections
+            + f"<h2>Claims</h2><ul id='claims'>{claims or '<li>no checked claims yet</li>'}</ul>"
+            + (f"<h3 id='dropped'>Dropped claims</h3><ul>{dropped}</ul>" if dropped else "")
+            + (site.module_extra(doc, _owners(root, doc.data.get("folder") or doc.module_path)) if linked else "")
         )
-        return HTMLResponse(_page(got.title, body))
+        crumbs = [(root.name, "/"), *_crumbs(doc.module_path if doc else None, docs)]
+        return HTMLResponse(site.layout(got.title, body, docs, current=got.slug, crumbs=crumbs))
 
     async def source(request: Any) -> Any:
         path = request.path_params["path"]
@@ -136,32 +132,121 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
             f"<div class='line' id='L{n}'><span class='n'>{n:>5}  </span>{_e(text)}</div>"
             for n, text in enumerate(lines, 1)
         )
-        back = f"<a href='/m/{known.slug}'>module</a>"
-        return HTMLResponse(_page(path, f"<p>{back}</p><h1>{_e(path)}</h1>{rows}"))
+        st = store()
+        try:
+            docs = st.docs()
+        finally:
+            st.db.close()
+        owner = next((d for d in docs if d.slug == known.slug), None)
+        folders = _crumbs(owner.module_path if owner else None, docs, link_last=True)
+        crumbs = [(root.name, "/"), *folders, (path.rsplit("/", 1)[-1], None)]
+        body = f"<h1>{_e(path)}</h1><p><a href='/history/{quote(path)}'>history of this file</a></p>{rows}"
+        return HTMLResponse(site.layout(path, body, docs, current=known.slug, crumbs=crumbs))
 
     async def search(request: Any) -> Any:
         query = request.query_params.get("q", "").strip()
-        if not query:
-            return HTMLResponse(_page("Search", _search_form("")))
         st = store()
         try:
-            out = reading.search(st, root, query, limit=5, full=False)
-        except PalliumError as exc:
-            return HTMLResponse(_page("Search", _search_form(query) + f"<p>{_e(exc.message)}</p>"), 400)
+            docs = st.docs()
+            if not query:
+                return HTMLResponse(
+                    site.layout("Search", _search_form(""), docs, current=None, crumbs=[("search", None)])
+                )
+            try:
+                body = _search_results(st, query)
+                status = 200
+            except PalliumError as exc:
+                body, status = f"<p>{_e(exc.message)}</p>", 400
         finally:
             st.db.close()
-        items = "".join(
-            f"<li class='result'><a href='/m/{r.slug}'>{_e(r.title)}</a> {_evidence(r.evidence)}"
-            f"<br>{_e(r.purpose or r.snippet or '')}</li>"
-            for r in out.results
+        crumbs = [(root.name, "/"), (f"search: {query}", None)]
+        return HTMLResponse(
+            site.layout("Search", _search_form(query) + body, docs, current=None, crumbs=crumbs), status
         )
-        return HTMLResponse(_page("Search", _search_form(query) + f"<ol id='results'>{items}</ol>"))
+
+    def _search_results(st: KnowledgeStore, query: str) -> str:
+        out = reading.search(st, root, query, limit=8, full=False)
+        words = [w for w in re.findall(r"[A-Za-z0-9_]{2,}", query) if w.lower() not in reading.STOPWORDS]
+        items = []
+        for r in out.results:
+            said = r.purpose or ""
+            # What the module says of itself, when it says the words; else where the document does.
+            hit = any(w.lower() in said.lower() for w in words)
+            snippet = said if hit or not r.snippet else r.snippet
+            items.append(
+                f"<li class='result'><h3><a href='/m/{r.slug}'>{_e(r.title)}</a><span class='kind'>{_e(r.kind)}</span>"
+                f"</h3>{_evidence(r.evidence)}<p class='snippet'>{site.highlight(snippet[:300], words)}</p></li>"
+            )
+        names = [*words, "_".join(w.lower() for w in words), words[0].lower() + "".join(w.title() for w in words[1:])]
+        for sym in st.symbols_named(list(dict.fromkeys(names)) if words else [], limit=5)[:8]:
+            items.append(
+                f"<li class='result'><h3>{site.src_link(sym.path, sym.start_line, sym.qualified)}"
+                f"<span class='kind'>symbol</span></h3><p class='snippet'>{_e(sym.kind)} in "
+                f"{site.highlight(sym.path, words)}:{sym.start_line}</p></li>"
+            )
+        match = reading.fts_query(query)
+        for hit in st.search_files(match, limit=5) if match else []:
+            items.append(
+                f"<li class='result'><h3>{site.src_link(hit.path)}<span class='kind'>file</span></h3>"
+                f"<p class='snippet'>{site.highlight(hit.path, words)}</p></li>"
+            )
+        for row, _score in st.search_decisions(match, limit=3) if match else []:
+            items.append(
+                f"<li class='result'><h3><a href='/m/@decisions'>{site.highlight(row.title, words)}</a>"
+                f"<span class='kind'>decision</span></h3></li>"
+            )
+        return f"<h1>Search</h1><ol id='results'>{''.join(items) or '<li>nothing found</li>'}</ol>"
+
+    async def commit(request: Any) -> Any:
+        sha = request.path_params["sha"]
+        if not re.fullmatch(r"[0-9a-f]{7,40}", sha):
+            return HTMLResponse(_page("Not found", "<p>not a commit id</p>"), 404)
+        return HTMLResponse(_git_page(["show", "--stat", "--format=%H%n%an, %aI%n%n%s%n%n%b", sha, "--"], sha))
+
+    async def history(request: Any) -> Any:
+        path = request.path_params["path"]
+        st = store()
+        try:
+            known = st.file(path)
+        finally:
+            st.db.close()
+        if known is None:
+            return HTMLResponse(_page("Not found", f"<p>{_e(path)} is not described by the base</p>"), 404)
+        return HTMLResponse(_git_page(["log", "-n", "30", "--format=%h %as %an: %s", "--", path], path, links=True))
+
+    def _git_page(args: list[str], title: str, *, links: bool = False) -> str:
+        from kernel import git
+
+        try:
+            text = git.run(args, root, timeout=20).decode("utf-8", "replace")
+        except PalliumError as exc:
+            text = exc.message
+        if links:
+            body = "".join(
+                f"<li><a href='/commit/{_e(line.split(' ', 1)[0])}'><code>{_e(line.split(' ', 1)[0])}</code></a> "
+                f"{_e(line.split(' ', 1)[1] if ' ' in line else '')}</li>"
+                for line in text.splitlines()
+                if line.strip()
+            )
+            body = f"<ul id='log'>{body}</ul>"
+        else:
+            body = f"<pre>{_e(text)}</pre>"
+        st = store()
+        try:
+            docs = st.docs()
+        finally:
+            st.db.close()
+        return site.layout(
+            title, f"<h1>{_e(title)}</h1>{body}", docs, current=None, crumbs=[(root.name, "/"), (title, None)]
+        )
 
     routes = [
         Route("/", index),
         Route("/m/{slug:path}", module),
         Route("/src/{path:path}", source),
         Route("/search", search),
+        Route("/commit/{sha}", commit),
+        Route("/history/{path:path}", history),
     ]
     app = Starlette(routes=routes)
 
@@ -184,6 +269,37 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
     return guarded
 
 
+def _owners(root: Path, folder: str | None) -> list[tuple[str, int]]:
+    """Who committed most to the module's folder (`git shortlog`), names only: no e-mail addresses."""
+    from kernel import git
+
+    try:
+        text = git.run(["shortlog", "-sn", "--no-merges", "HEAD", "--", folder or "."], root, timeout=20).decode(
+            "utf-8", "replace"
+        )
+    except PalliumError:
+        return []
+    out = []
+    for line in text.splitlines()[:5]:
+        count, _, name = line.strip().partition("\t")
+        if count.isdigit():
+            out.append((name, int(count)))
+    return out
+
+
+def _crumbs(module_path: str | None, docs: list[Any], *, link_last: bool = False) -> list[tuple[str, str | None]]:
+    """`mitmproxy / addons` for `mitmproxy/addons`: each folder that is a module links to its page."""
+    by_path = {d.module_path: d.slug for d in docs if d.kind == "module" and d.module_path}
+    parts = [p for p in (module_path or "").split("/") if p]
+    out: list[tuple[str, str | None]] = []
+    for i, part in enumerate(parts):
+        prefix = "/".join(parts[: i + 1])
+        slug = by_path.get(prefix)
+        last = i == len(parts) - 1
+        out.append((part, f"/m/{slug}" if slug and (link_last or not last) else None))
+    return out
+
+
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
@@ -191,7 +307,7 @@ def _e(text: object) -> str:
 def _page(title: str, body: str) -> str:
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title>"
-        f"<style>{_STYLE}</style></head><body>{body}</body></html>"
+        f"<style>{site.STYLE}</style></head><body><main>{body}</main></body></html>"
     )
 
 

@@ -503,6 +503,15 @@ class KnowledgeStore:
         )
         return [FileHit(p, s, 0.0, bool(t), tuple(json.loads(tests))) for p, s, t, tests in rows]
 
+    def files_under_named(self, folder: str, *, limit: int) -> list[FileHit]:
+        """Files directly inside any folder called `folder` (`http1` finds `net/http/http1/read.py`)."""
+        rows = self.db.execute(
+            "SELECT path, slug, test, tests FROM knowledge_files WHERE (path GLOB ? OR path GLOB ?) "
+            "AND test = 0 ORDER BY path LIMIT ?",
+            (f"{_glob_escape(folder)}/*", f"*/{_glob_escape(folder)}/*", limit),
+        )
+        return [FileHit(p, s, 0.0, bool(t), tuple(json.loads(tests))) for p, s, t, tests in rows]
+
     def files_named(self, name: str, *, limit: int) -> list[FileHit]:
         """Files whose path is `name` or ends with `/name` (a file name, or the tail of a path)."""
         rows = self.db.execute(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from kernel.context import ToolContext
+from kernel.errors import PalliumError
 from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.knowledge import build as _build
 from services.knowledge import context as _context
@@ -66,7 +67,26 @@ async def map_tool(inp: MapInput, ctx: ToolContext) -> MapOutput:
 
 
 async def build_tool(inp: BuildInput, ctx: ToolContext) -> BuildOutput:
+    if inp.modules and not inp.model:
+        raise PalliumError(
+            "invalid_input",
+            "`modules` chooses which modules get model prose, and this build has no model",
+            hint="drop `--modules`, or drop `--no-model` to give those modules model prose",
+            details={"field": "modules"},
+        )
     built = await _build.build_base(ctx, inp.repo)
+    if inp.modules:
+        known = {m.slug for m in built.facts.modules} | {m.path for m in built.facts.modules if m.path}
+        unknown = [s for s in _split_slugs(inp.modules) if s not in known]
+        if unknown:
+            raise PalliumError(
+                "invalid_input",
+                f"no module {', '.join(repr(s) for s in unknown)} in this repository",
+                hint="pass slugs or paths from `pallium knowledge map` (MCP pallium_knowledge_map), comma-separated",
+                details={"field": "modules", "unknown": unknown},
+            )
+        by_path = {m.path: m.slug for m in built.facts.modules if m.path}
+        inp = inp.model_copy(update={"modules": [by_path.get(s, s) for s in _split_slugs(inp.modules)]})
     out = BuildOutput(
         repo=str(built.facts.root),
         built_commit=built.built_commit,
@@ -85,6 +105,11 @@ async def build_tool(inp: BuildInput, ctx: ToolContext) -> BuildOutput:
 
         await prose.add_prose(ctx, built, inp, out)
     return out
+
+
+def _split_slugs(values: list[str]) -> list[str]:
+    """`["a,b", "c"]` -> `["a", "b", "c"]`: the CLI passes `--modules a,b` as one value."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
 async def audit_tool(inp: AuditInput, ctx: ToolContext) -> AuditOutput:
@@ -110,7 +135,26 @@ async def context_tool(inp: ContextInput, ctx: ToolContext) -> ContextOutput:
     store = ctx.store(KnowledgeStore, root)
     if "built_at" not in store.state():
         await _build.build_base(ctx, inp.repo)  # a first question builds the base, without a model
-    return await asyncio.to_thread(_context.context, store, root, inp.task, full=inp.full)
+    references = await _resolved_references(ctx, root, _context.explicit_names(inp.task))
+    return await asyncio.to_thread(_context.context, store, root, inp.task, full=inp.full, references=references)
+
+
+async def _resolved_references(ctx: ToolContext, root, names: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """Who uses each name, by the repo service's resolved references (`pallium_callers`): files
+    whose reference was tied to a definition by import, receiver or same file, definitions left out."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for name in names:
+        try:
+            found = await ctx.call("pallium_callers", {"repo": str(root), "name": name, "limit": 200})
+        except PalliumError:
+            continue
+        defining = {d.path for d in found.definitions}
+        out[name] = [
+            (r.path, r.enclosing or "")
+            for r in found.references
+            if r.resolution in ("import", "receiver", "same-file", "unique") and r.target and r.path not in defining
+        ]
+    return out
 
 
 async def serve_tool(inp: ServeInput, ctx: ToolContext) -> ServeOutput:
@@ -126,7 +170,11 @@ async def serve_tool(inp: ServeInput, ctx: ToolContext) -> ServeOutput:
     app = serve.build_app(root, token=token)
     config = uvicorn.Config(app, host=inp.host, port=inp.port, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
-    await ctx.progress.update(0, None, f"serving http://{inp.host}:{inp.port}/ (Ctrl-C stops)")
+    url = f"http://{inp.host}:{inp.port}/"
+    if ctx.origin == "cli":  # the URL alone on stdout, piped or not, and nothing opened
+        print(url, flush=True)
+    else:
+        await ctx.progress.update(0, None, f"serving {url} (Ctrl-C stops)")
     await server.serve()
     return ServeOutput(url=f"http://{inp.host}:{inp.port}/")
 

@@ -63,7 +63,7 @@ async def test_a_folder_the_task_mentions_and_a_fixture_folder_that_cannot_fill_
     assert out.read[0].path == "lib/dialects/sqlite/reflection.py"
     hot = await ask(shaped_repo, "pallium_knowledge_context", task="hot update fails on a circular import")
     from_fixtures = [f.path for f in hot.read if f.path.startswith("e2e/hot/")]
-    assert len(from_fixtures) == 3  # six fixture files repeat the words; three may speak for their folder
+    assert len(from_fixtures) <= 3  # six fixture files repeat the words; at most three speak for their folder
     assert "LICENSE.md" not in [f.path for f in hot.read]
     assert hot.read[0].path == "lib/hot.py"  # the code before the fixtures that repeat its words
 

@@ -71,3 +71,21 @@ async def test_a_broken_modules_json_is_refused_naming_the_file(app_repo: Path):
     with pytest.raises(PalliumError) as caught:
         await ask(app_repo, "pallium_knowledge_map")
     assert caught.value.code == "invalid_input" and caught.value.details["field"] == "boundaries"
+
+
+async def test_surface_counts_files_that_reach_a_name_through_imports_not_every_namesake(empty_repo: Path):
+    from tests.services.knowledge.conftest import commit
+
+    files = {
+        "net/__init__.py": "",
+        "net/dns.py": "def dns(name):\n    return name\n\n\ndef resolve(name):\n    return dns(name)\n",
+        "app/__init__.py": "",
+        "app/lookup.py": "from net.dns import dns\n\n\ndef lookup(x):\n    return dns(x)\n",
+    }
+    for i in range(5):  # files naming their own `dns` variable, never importing net/dns.py
+        files[f"tools/t{i}.py"] = f"def tool{i}(dns):\n    return dns\n"
+    commit(empty_repo, "Start", files)
+    out = await ask(empty_repo, "pallium_knowledge_map", full=True)
+    net = next(m for m in out.full if m["path"] == "net")
+    counts = {s["name"]: s["referencing_files"] for s in net["surface"]}
+    assert counts["dns"] == 1  # app/lookup.py imports it; the five tools only share the word

@@ -49,7 +49,8 @@ async def test_context_suggests_each_files_own_checks_before_its_modules(app_rep
         {"tests/test_jobs.py": "from app.core.jobs import drain\n\ndef test_drain():\n    assert drain() == []\n"},
     )
     await ask(app_repo, "pallium_knowledge_build", model=False)
-    out = await ask(app_repo, "pallium_knowledge_context", task="drain in app/core/jobs.py should return the queue")
+    task = "drain in app/core/jobs.py should return the queue that app/core/engine.py fills"
+    out = await ask(app_repo, "pallium_knowledge_context", task=task)
     assert out.read[0].path == "app/core/jobs.py"
     assert out.read[0].checks == ["python -m pytest -q tests/test_jobs.py"]
     engine = next(f for f in out.read if f.path == "app/core/engine.py")

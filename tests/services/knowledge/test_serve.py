@@ -64,7 +64,7 @@ async def test_a_browser_reads_a_module_page_follows_a_citation_and_searches(app
             server.should_exit = True
     assert 'href="/m/app%2Fcore"' in listing and "freshness: fresh" in listing
     assert GOOD["text"] in page and 'href="/src/app/core/engine.py#L3"' in page
-    assert "citations checked" in page and "## Surface" not in page and "<h2>Surface</h2>" in page
+    assert "citations checked" in page and "## Surface" not in page and '<h2 id="surface">Surface</h2>' in page
     assert "2 claim(s) dropped: 2 unresolved citations at build" in page and 'href="#dropped"' in page
     assert "not a file of the index" in page and "'parse_config' is not defined in app/core/jobs.py" in page
     assert 'id="L3"' in cited and "def parse_config(text):" in cited
@@ -112,3 +112,36 @@ async def test_a_foreign_host_header_is_refused_and_a_token_is_required_off_loop
     with pytest.raises(PalliumError) as caught:
         check_bind("0.0.0.0", None)
     assert caught.value.code == "invalid_input" and "--token" in caught.value.hint
+
+
+async def test_serve_prints_its_url_alone_on_stdout_when_piped_and_the_url_answers(app_repo: Path):
+    import os
+    import signal
+    import sys
+    import urllib.request
+
+    await ask(app_repo, "pallium_knowledge_build", model=False)
+    port = _free_port()
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "pallium"), "knowledge", "serve", "--port", str(port)],
+        cwd=app_repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        with anyio.fail_after(60):
+            first = await anyio.to_thread.run_sync(proc.stdout.readline)
+        assert first == f"http://127.0.0.1:{port}/\n".encode()
+        page = ""
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as answer:
+                    page = answer.read().decode()
+                break
+            except OSError:
+                await anyio.sleep(0.1)
+        assert "id='diagram'" in page and "id='sidebar'" in page
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.communicate(timeout=20)
