@@ -11,6 +11,7 @@ cannot evaluate is skipped and counted. The family is the plugin file's name.
 from __future__ import annotations
 
 import ast
+import contextlib
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,10 +91,8 @@ def _constants(tree: ast.Module) -> dict:
             target = node.targets[0]
             name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", None)
             if name:
-                try:
+                with contextlib.suppress(_Unsupported, TypeError, ValueError, IndexError, KeyError):
                     env[name] = _evaluate(node.value, env)
-                except (_Unsupported, TypeError, ValueError, IndexError, KeyError):
-                    pass
     return env
 
 

@@ -164,8 +164,7 @@ class _Helpers:
         block = generate_go[generate_go.index("samples := map[string]string{") :]
         block = block[: block.index("\n\t}\n")]
         self.samples = [
-            _go_string(m.group(1))
-            for m in re.finditer(r'^\s*"[^"\n]*":\s*(`[^`]*`|"(?:[^"\\\n]|\\.)*"),', block, re.M)
+            _go_string(m.group(1)) for m in re.finditer(r'^\s*"[^"\n]*":\s*(`[^`]*`|"(?:[^"\\\n]|\\.)*"),', block, re.M)
         ]
         single = re.search(r"func GenerateSampleSecret\(.*?Sprintf\((\"(?:[^\"\\]|\\.)*\")", generate_go, re.S)
         self.single = _go_string(single.group(1)) if single else '%s_api_token = "%s"'

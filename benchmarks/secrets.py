@@ -81,8 +81,7 @@ def _read_detect_secrets(root: Path) -> tuple[list[Scored], list[str]]:
 
     cases, notes = read_cases(root)
     out = [
-        Scored("detect-secrets", c.family, c.text, c.positive, [c.secret] if c.secret else [], c.where)
-        for c in cases
+        Scored("detect-secrets", c.family, c.text, c.positive, [c.secret] if c.secret else [], c.where) for c in cases
     ]
     return out, notes
 

@@ -24,7 +24,7 @@ __all__ = ["generator_output", "looks_generated", "password_hashes", "url_secret
 
 _URL = re.compile(r"""(?i)\b(?:https?|wss?|ftp)://([^\s/?#"'`<>\\]+)([^\s?#"'`<>\\]*)(\?[^\s#"'`<>\\]*)?""")
 _WEBHOOKS = re.compile(
-    r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/((?:[A-Z0-9]+/){1,2}[A-Za-z0-9]{16,})"
+    r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/((?:[A-Z0-9]+/){1,2}[A-Za-z0-9]{16,}|[A-Za-z0-9+/]{40,60})"
     r"|discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{30,})"
     r"|webhook\.office\.com/webhookb2/([^\s\"'<>]+)"
     r"|/api/v\d+/hooks/([A-Za-z0-9]{16,}))"
@@ -98,12 +98,18 @@ def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
             if segment and index and _KEY_PARENTS.match(parent) and len(segment) >= 16:
                 if (looks_generated(segment, 16) or _hexlike(segment)) and not _low_variety(segment):
                     found.append((position, position + len(segment), "url_path_key", 2))
-            elif segment and looks_generated(segment, 32) and _entropy(segment) >= 4.2 and parent != "d":
+            elif segment and looks_generated(segment, 32) and _entropy(segment) >= 4.2 and not _wordy(segment):
                 found.append((position, position + len(segment), "url_path_key", 3))
             position += len(segment) + 1
         if query:
             found += _query_secrets(query, url.start(3))
     return found
+
+
+def _wordy(segment: str) -> bool:
+    """`Pianificazione-Nerdz-1bc8...`: a slug of words with an id, or percent-encoded text, not a key."""
+    words = [part for part in re.split(r"[-_.]", segment) if part.isalpha() and len(part) >= 4]
+    return len(words) >= 2 or segment.count("%") >= 3
 
 
 def _hexlike(value: str) -> bool:
@@ -119,7 +125,7 @@ def _query_secrets(query: str, offset: int) -> list[tuple[int, int, str, int]]:
         position += len(pair) + 1
         if not value or _SAFE_PARAM.match(name):
             continue
-        if value.startswith(("$", "{", "<", "%7B", "%24")) or _low_variety(value):
+        if value.startswith(("$", "{", "<", "%7B", "%24")) or _low_variety(value) or _wordy(value):
             continue
         if _SECRET_PARAM.match(name):
             if (len(value) >= 8 and any(c.isdigit() for c in value)) or len(value) >= 16:

@@ -123,6 +123,7 @@ def _random_looking(value: str) -> bool:
 
 # A whole block; an unterminated one (a grep hit, a cut output) covers only the base64 lines that follow
 # its header, never the rest of the text.
+_KEY_BODY = re.compile(r"[A-Za-z0-9+/]{12,}")
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
     r"(?: BLOCK)?-----|(?:(?:\\r|\\n|\r|\n|\s)+[A-Za-z0-9+/=:-][A-Za-z0-9+/=:, -]{15,})+)"
@@ -160,9 +161,7 @@ _ASSIGN_AT = re.compile(
 )
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
 _TYPE_WORDS = frozenset(("string", "String", "str", "const", "final", "var", "let", "char", "val", "auto", "private"))
-_XML_AT = re.compile(
-    r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*([^<\s]{6,})\s*</"""
-)
+_XML_AT = re.compile(r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*([^<\s]{6,})\s*</""")
 _PROSE_AT = re.compile(
     r"(?i)(password|passphrase|passwd|secret(?:[ _]access)?(?:[ _]key)?|token|key|credentials?)"
     r"(?:[ \t]+(?:is|was|are|of|for[ \t]+\S+[ \t]+is|to[ \t]+use[ \t]+is))?[ \t]*[:=]?[ \t]+[\"'`]?([^\s\"'`,;]{8,})"
@@ -174,6 +173,7 @@ _HEADER_VALUE = re.compile(
 )
 # `Authorization` without a colon: nginx's `proxy_set_header Authorization "Basic ..."`, `-H 'Authorization Bearer ...'`
 _HEADER_BARE = re.compile(r"""(?i)authorization[ \t]+["']?(?=(?:bearer|basic|token|ssws|digest)\s)""")
+_RAW_HEADER = re.compile(r"[ \t]*([A-Za-z0-9][A-Za-z0-9._~+/=-]{19,})(?=[\s\"'`]|$)")
 _BEARER_AT = re.compile(r"(?i)(?:bearer|ssws)\s+([A-Za-z0-9._~+/-][A-Za-z0-9._~+/$-]{15,}=*)")
 _VALUE = r"([^\s\"'`]+|\"[^\"\s]+\"|'[^'\s]+')"
 _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
@@ -196,16 +196,20 @@ _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
     (b"ssh-keygen", re.compile(r"ssh-keygen\b[^\n|;&]*?\s-[PN]\s*" + _VALUE)),
     (b"pgpassword", re.compile(r"(?i)PGPASSWORD=" + _VALUE)),
     (b"htpasswd", re.compile(r"htpasswd\b[^\n|;&]*?\s-b\w*\s+\S+\s+\S+\s+" + _VALUE)),
-    (b" -p", re.compile(r"(?:psql|pg_dump|mongo(?:sh|dump|restore)?|redis-cli|keytool|openssl)\b[^\n|;&]*?"
-                        r"\s-(?:p|a|storepass|keypass|passin\s+pass:|passout\s+pass:)\s*" + _VALUE)),
+    (
+        b" -p",
+        re.compile(
+            r"(?:psql|pg_dump|mongo(?:sh|dump|restore)?|redis-cli|keytool|openssl)\b[^\n|;&]*?"
+            r"\s-(?:p|a|storepass|keypass|passin\s+pass:|passout\s+pass:)\s*" + _VALUE
+        ),
+    ),
     (b"mariadb", re.compile(r"mariadb(?:-dump)?\b[^\n|;&]*?\s-p([^\s\"'`-][^\s\"'`]*)")),
     (b"sshpass", re.compile(r"sshpass\s+-p\s*([^\s\"'`]+)")),
     (b"redis-cli", re.compile(r"redis-cli\b[^\n|;&]*?\s-a\s+([^\s\"'`]+)")),
     (
         b"curl",
         re.compile(
-            r"curl\b(?:[^\n|;&]|\\\r?\n)*?\s(?:-u|--user)[ =]*(?:\"[^\"\n]*?\"|'[^'\n]*?'|[\"']?[^:\s\"']*):"
-            + _VALUE
+            r"curl\b(?:[^\n|;&]|\\\r?\n)*?\s(?:-u|--user)[ =]*(?:\"[^\"\n]*?\"|'[^'\n]*?'|[\"']?[^:\s\"']*):" + _VALUE
         ),
     ),
 )
@@ -220,7 +224,7 @@ _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
+    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\{[^}]*\}|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
     r"|(?:your|my|some|example|sample|dummy|fake|changeme|change_me|placeholder|redacted|replace|insert)[\w-]*"
     r"|none|null|nil|true|false|undefined|required|optional|secret|password|passwd|token|string|str|int|bool"
     r"|number|bytes|any|test|testing|include|omit|same-origin|pass|pwd)$"
@@ -305,10 +309,10 @@ def _public(text: str, at: int) -> bool:
 
 def _header_secret(header: re.Match[str]) -> bool:
     value = header.group(2)
-    if _PLACEHOLDER.match(value) or value.startswith("$"):
+    if _PLACEHOLDER.match(value) or value.startswith("$") or _low_variety(value):
         return False
     if header.group(1).lower() == "basic":
-        return _basic_credentials(value)
+        return _basic_credentials(value) or looks_generated(value, 24)
     return True
 
 
@@ -344,7 +348,12 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     value_start = match.end()
     if name.lower().endswith("authorization"):
         header = _HEADER_VALUE.match(text, value_start)
-        if header is None or not _header_secret(header):
+        if header is None:  # a bare token: `Authorization: 5eb4223e-5008-...`
+            raw = _RAW_HEADER.match(text, value_start)
+            if raw is not None and not _low_variety(raw.group(1)) and sum(c.isdigit() for c in raw.group(1)) >= 3:
+                return [(raw.start(1), raw.end(1), "authorization_header", 2)]
+            return []
+        if not _header_secret(header):
             return []
         return [(header.start(2), header.end(2), "authorization_header", 2)]
     if not quote and separator in (":", "="):  # `var apiToken: String = "..."`
@@ -418,9 +427,11 @@ def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) ->
 
 
 def _low_variety(value: str) -> bool:
-    """`xxxxxxxx`, `********`, `00000000`, `hf_xxxx`: a placeholder, whatever its prefix."""
-    body = re.sub(r"^[A-Za-z0-9]{1,8}[_-]", "", value)
-    return len(body) >= 4 and len(set(body.lower()) - set("x*0#._-")) == 0
+    """`xxxxxxxx`, `********`, `hf_xxxx`, `glc_1111...`: a placeholder, whatever its prefix (three distinct
+    characters at most). Sequences (`abcdef123456`) stay secrets: a made-up key pasted in a test is
+    still shaped like one, and redacting it costs nothing."""
+    body = re.sub(r"^[A-Za-z0-9]{1,9}[_-]", "", value)
+    return bool(len(body) >= 4 and (len(set(body.lower()) - set("x*0#._-=")) == 0 or len(set(body)) <= 3))
 
 
 def _looks_like_code(value: str) -> bool:
@@ -528,8 +539,10 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += _format_matches(text, marks)
         if any(kind == "aws_access_key_id" for _, _, kind, _ in spans):
             spans += _aws_secrets(text)
-    if b"PRIVATE KEY" in raw:
-        spans += [(m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text)]
+    if b"PRIVATE KEY" in raw:  # a block whose body holds no base64 (`anything`, `...`) is an example
+        spans += [
+            (m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text) if _KEY_BODY.search(m.group())
+        ]
     if b"://" in raw:
         if b"@" in raw:
             spans += _url_matches(text, raw)
