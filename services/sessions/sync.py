@@ -121,6 +121,7 @@ def sync(
                 report.sessions_marked_missing += store.mark_files_missing(gone)
     read = report.files_new + report.files_appended + report.files_reparsed
     store.record_run(now, report.files_seen, read)
+    store.finish_purge()  # a forget that another reader held back is completed by the next write
     return report
 
 
