@@ -101,6 +101,8 @@ def _session_meta(state: dict[str, Any], meta: dict[str, Any]) -> None:
     if isinstance(meta.get("originator"), str):
         session["originator"] = meta["originator"]
     git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+    if isinstance(git.get("repository_url"), str) and git["repository_url"]:
+        session["repository_url"] = git["repository_url"]  # maps a worktree that is gone to its repository
     t.touch(
         state,
         meta.get("timestamp") if isinstance(meta.get("timestamp"), str) else None,

@@ -293,6 +293,15 @@ class SessionsStore:
         )
         return [_session(r) for r in rows]
 
+    def repo_recorded_for(self, cwd: str) -> str | None:
+        """The repository an earlier sync resolved for a session in `cwd` (while the folder existed)."""
+        rows = self.db.execute(
+            "SELECT repo FROM sessions_session WHERE cwd = ? AND repo IS NOT NULL AND repo != cwd AND forgotten = 0 "
+            "ORDER BY updated_at DESC LIMIT 1",
+            (cwd,),
+        ).fetchall()
+        return rows[0][0] if rows else None
+
     def repositories(self) -> list[str]:
         """Every repository the indexed top-level sessions belong to, most recently active first."""
         rows = self.db.execute(
