@@ -61,6 +61,8 @@ def feed(state: dict[str, Any], line: int, record: dict[str, Any]) -> list[Parse
         return []
     ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
     t.touch(state, ts)
+    if state["end"]["state"] == "in_progress":  # an open turn stopped at its last record, not at task_started
+        state["end"]["last"] = line
     if kind == "session_meta":
         _session_meta(state, payload)
         return []

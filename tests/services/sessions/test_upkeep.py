@@ -139,9 +139,7 @@ async def test_forgotten_text_is_gone_from_the_database_file_and_its_free_pages(
     assert (await call("doctor")).healthy and (await call("search", query="backfill")).hits  # the rest is intact
 
 
-async def test_forget_while_another_process_reads_reports_the_purge_pending_and_the_next_sync_finishes_it(
-    call, homes
-):
+async def test_forget_while_another_process_reads_reports_the_purge_pending_and_the_next_sync_finishes_it(call, homes):
     import apsw
 
     word = "qvzmxkwtrb"
