@@ -31,6 +31,8 @@ _WEBHOOKS = re.compile(
 )
 # Path segments that hold a key: RPC gateways (`/v2/<key>`, `/v3/<key>`) and token-named parents.
 _KEY_PARENTS = re.compile(r"(?i)^(?:v\d|keys?|tokens?|secrets?|apikey|api-key|api_key|access[_-]?token|bot)$")
+# `/document/d/<id>`, `/drive/folders/<id>`: a document's id, shared to be opened, not a credential.
+_DOCUMENT_PARENTS = frozenset(("d", "folders", "file", "spreadsheets", "presentation", "document"))
 _SECRET_PARAM = re.compile(
     r"(?i)^(?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|key|api[_-]?key|apikey"
     r"|token|access[_-]?token|auth[_-]?token|id[_-]?token|refresh[_-]?token|client[_-]?secret|secret"
@@ -98,7 +100,13 @@ def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
             if segment and index and _KEY_PARENTS.match(parent) and len(segment) >= 16:
                 if (looks_generated(segment, 16) or _hexlike(segment)) and not _low_variety(segment):
                     found.append((position, position + len(segment), "url_path_key", 2))
-            elif segment and looks_generated(segment, 32) and _entropy(segment) >= 4.2 and not _wordy(segment):
+            elif (
+                segment
+                and looks_generated(segment, 32)
+                and _entropy(segment) >= 4.2
+                and not _wordy(segment)
+                and parent not in _DOCUMENT_PARENTS
+            ):
                 found.append((position, position + len(segment), "url_path_key", 3))
             position += len(segment) + 1
         if query:

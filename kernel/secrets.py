@@ -104,7 +104,7 @@ def _candidates(text: str, run_start: int) -> list[int]:
     before = text[run_start - 1]
     if before == "\\":
         out.append(run_start + 1)
-    elif before in ".:~":
+    elif before in ".:~|":
         for p in range(run_start - 1, max(0, run_start - _BACK), -1):
             if not text[p - 1].isalnum() and text[p].isalnum():
                 out.append(p)
@@ -224,7 +224,7 @@ _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\{[^}]*\}|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
+    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\{[^}]*\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
     r"|(?:your|my|some|example|sample|dummy|fake|changeme|change_me|placeholder|redacted|replace|insert)[\w-]*"
     r"|none|null|nil|true|false|undefined|required|optional|secret|password|passwd|token|string|str|int|bool"
     r"|number|bytes|any|test|testing|include|omit|same-origin|pass|pwd)$"
@@ -232,11 +232,9 @@ _PLACEHOLDER = re.compile(
     r"|(?i:.*(?:not[-_ ]?(?:a[-_ ]?)?(?:real|secret)|test[-_]?only|for[-_]?tests?\b|dummy|fake|placeholder"
     r"|changeme|redacted|xxxxxx|your[-_]).*)|.*EXAMPLE(?:KEY)?$"
 )
-# Call syntax (`Math.min(...)`, `getenv(`), a literal list or map, or a reference through a known object.
-_CODE_VALUE = re.compile(
-    r"^(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*[(\[]|[(\[{])"
-    r"|^(?:this|self|cls|os|process|env|config|settings|ctx|args|opts|request)\."
-)
+# A literal list or map, or a reference through a known object; calls are `_CALL` (see `_looks_like_code`).
+_CODE_VALUE = re.compile(r"^[(\[{]|^(?:this|self|cls|os|process|env|config|settings|ctx|args|opts|request)\.")
+_CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(\[]")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _PATH_VALUE = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:\\)")
@@ -438,6 +436,12 @@ def _looks_like_code(value: str) -> bool:
     value = value.lstrip("*&")  # Go's `key *ecdsa.PrivateKey`, `&config.Token`
     if _DOTTED.match(value):  # `settings.API_KEY` is code; `pk.eyJ1...x9.abc` (random parts) is a token
         return not any(looks_generated(part, 8) or _random_part(part) for part in value.split("."))
+    call = _CALL.match(value)
+    if call is not None:  # `getPassword(user)`, `Math.min(this.burst,`; not `p(a)ss9!` or `Zx(9)qL#`
+        callee = call.group(1)
+        tail = value[value.rfind(")") + 1 :] if ")" in value else ""
+        if (len(callee.rsplit(".", 1)[-1]) >= 3 or "." in callee) and not re.search(r"\w", tail):
+            return True
     return bool(_CODE_VALUE.search(value) or value.startswith("[]"))
 
 
