@@ -54,7 +54,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     # model providers
     ("anthropic_api_key", r"sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{20,}"),
     ("openai_api_key", r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}"),
-    ("huggingface_token", r"(?:hf_[A-Za-z0-9]{34,}|api_org_[A-Za-z0-9]{34})(?![A-Za-z0-9])"),
+    ("huggingface_token", r"(?:hf_[A-Za-z0-9]{34,37}|api_org_[A-Za-z0-9]{34})(?![A-Za-z0-9])"),
     ("groq_api_key", r"gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])"),
     ("replicate_token", r"r8_[A-Za-z0-9]{37}(?![A-Za-z0-9])"),
     ("perplexity_api_key", r"pplx-[A-Za-z0-9]{48}(?![A-Za-z0-9])"),

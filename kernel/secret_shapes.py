@@ -79,14 +79,15 @@ def _low_variety(value: str) -> bool:
 
 def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
     found: list[tuple[int, int, str, int]] = []
+    hooks = []
+    for hook in _WEBHOOKS.finditer(text):  # with or without a scheme (`hooks.slack.com/services/...`)
+        group = next(i for i in range(1, 5) if hook.group(i))
+        hooks.append((hook.start(), hook.end()))
+        if not _low_variety(hook.group(group)):
+            found.append((hook.start(group), hook.end(group), "webhook_url", 1))
     for url in _URL.finditer(text):
         host, path, query = url.group(1), url.group(2) or "", url.group(3) or ""
-        whole = url.group()
-        hook = _WEBHOOKS.search(whole)
-        if hook is not None:
-            group = next(i for i in range(1, 5) if hook.group(i))
-            if not _low_variety(hook.group(group)):
-                found.append((url.start() + hook.start(group), url.start() + hook.end(group), "webhook_url", 1))
+        if any(url.start() <= start < url.end() for start, _ in hooks):
             continue
         if "@" in host:  # a DSN's user part without a password (Sentry): `https://<key>@host`
             user = host[: host.rindex("@")]

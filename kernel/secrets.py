@@ -105,8 +105,8 @@ def _candidates(text: str, run_start: int) -> list[int]:
     if before == "\\":
         out.append(run_start + 1)
     elif before in ".:~|":
-        for p in range(run_start - 1, max(0, run_start - _BACK), -1):
-            if not text[p - 1].isalnum() and text[p].isalnum():
+        for p in range(run_start - 1, max(-1, run_start - _BACK), -1):
+            if (p == 0 or not text[p - 1].isalnum()) and text[p].isalnum():
                 out.append(p)
     elif before in "+/=":  # inside base64: the token starts where the base64 does (`ops_eyJ...`, `glc_...`)
         head = _BASE64_BEFORE.search(text, max(0, run_start - 400), run_start)
@@ -191,6 +191,8 @@ _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
             r"(?:\s+|:)" + _VALUE
         ),
     ),
+    # Bundler's per-host credentials: `BUNDLE_GEMS__EXAMPLE__COM=user:password`
+    (b"bundle_", re.compile(r"""BUNDLE_[A-Z0-9_]*__[A-Z0-9]+["']?[ \t]*[=:][ \t]*["']?([^\s"':]+:[^\s"']+)""")),
     (b"mysql", re.compile(r"mysql(?:dump|admin)?\b[^\n|;&]*?\s-p([^\s\"'`-][^\s\"'`]*)")),
     (b"sqlcmd", re.compile(r"(?:sqlcmd|bcp|osql)\b[^\n|;&]*?\s-P\s*" + _VALUE)),
     (b"ssh-keygen", re.compile(r"ssh-keygen\b[^\n|;&]*?\s-[PN]\s*" + _VALUE)),
@@ -229,8 +231,8 @@ _PLACEHOLDER = re.compile(
     r"|none|null|nil|true|false|undefined|required|optional|secret|password|passwd|token|string|str|int|bool"
     r"|number|bytes|any|test|testing|include|omit|same-origin|pass|pwd)$"
     # values that say they are not secrets, and documentation examples (AWS's `...EXAMPLE` keys)
-    r"|(?i:.*(?:not[-_ ]?(?:a[-_ ]?)?(?:real|secret)|test[-_]?only|for[-_]?tests?\b|dummy|fake|placeholder"
-    r"|changeme|redacted|xxxxxx|your[-_]).*)|.*EXAMPLE(?:KEY)?$"
+    r"|(?i:.*(?<![a-z])(?:not[-_ ]?(?:a[-_ ]?)?(?:real|secret)|test[-_]?only|for[-_]?tests?|dummy|fake|placeholder"
+    r"|changeme|redacted|xxxxxx|your)(?![a-z]).*)|.*EXAMPLE(?:KEY)?$"
 )
 # A literal list or map, or a reference through a known object; calls are `_CALL` (see `_looks_like_code`).
 _CODE_VALUE = re.compile(r"^[(\[{]|^(?:this|self|cls|os|process|env|config|settings|ctx|args|opts|request)\.")
@@ -238,6 +240,7 @@ _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(\[]")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _PATH_VALUE = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:\\)")
+_UUID = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
 _KEY_FILE = re.compile(
     r"(?i)(?:\.(?:pem|key|p12|pfx|jks|keystore|crt|pub|ppk|asc|gpg)|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)$"
 )
@@ -280,6 +283,7 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
                     and not _looks_like_code(value)
                     and not _PATH_VALUE.match(value)
                     and not _KEY_FILE.search(value)
+                    and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
                 ):
                     found.append((prose.start(2), prose.start(2) + len(value), "secret_in_prose", 3))
     for cue in (b"bearer", b"ssws"):
@@ -411,7 +415,7 @@ def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) ->
     if _KEY_FILE.search(value) or _low_variety(value):
         return False
     if _weak_name(name):  # `sort_key: created_at`, `primary_key: id`: only a generated-looking value
-        return looks_generated(value, 16) or (len(value) >= 20 and _hex(value))
+        return looks_generated(value, 16) or (len(value) >= 20 and _hex(value)) or bool(_UUID.match(value))
     if separator == ",":
         return len(value) >= 8 and (_strong(value, 8) or looks_generated(value, 16) or value.isdigit())
     if quoted:
@@ -429,7 +433,9 @@ def _low_variety(value: str) -> bool:
     characters at most). Sequences (`abcdef123456`) stay secrets: a made-up key pasted in a test is
     still shaped like one, and redacting it costs nothing."""
     body = re.sub(r"^[A-Za-z0-9]{1,9}[_-]", "", value)
-    return bool(len(body) >= 4 and (len(set(body.lower()) - set("x*0#._-=")) == 0 or len(set(body)) <= 3))
+    if len(body) >= 4 and (len(set(body.lower()) - set("x*0#._-=")) == 0 or len(set(body)) <= 3):
+        return True
+    return len(value) >= 12 and sum(c in "xX*#" for c in value) >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
 
 
 def _looks_like_code(value: str) -> bool:
@@ -547,15 +553,17 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += [
             (m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text) if _KEY_BODY.search(m.group())
         ]
+    lowered = raw.lower()
     if b"://" in raw:
         if b"@" in raw:
             spans += _url_matches(text, raw)
         spans += url_secrets(text)
+    elif b"hooks.slack.com/" in lowered or b"/api/webhooks/" in lowered or b"webhook.office.com/" in lowered:
+        spans += url_secrets(text)
     if b"$" in raw:
         spans += password_hashes(text)
-    lowered = raw.lower()
     spans += _keyword_matches(text, lowered)
-    if b" -" in raw or b"pgpassword" in lowered:
+    if b" -" in raw or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
     if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_CUES):
         spans += generator_output(text)
