@@ -156,7 +156,7 @@ _ASSIGN_AT = re.compile(
     r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|creds|key|key[_-]?id|authorization"""
     r"""|sid|key[_-]?data)(?:[_-]?(?:string|value|str|\d{1,3}))?(?:\\{0,7}["'])?"""
     r"""([ \t]+(?:string|String|str|\*?char\s*\*?|\[\]byte)\b)?"""
-    r"""[ \t]*(:{1,3}=|=>|===|==|!=|\?=|\.=|\+=|=|:|,)[ \t]*(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
+    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,)[ \t]*(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
     r"""((?:\\{0,7})["'`]|)"""
 )
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
@@ -262,6 +262,7 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
                 found += _assignment(text, assignment)
             if word in (b"sid", b"data"):
                 continue
+            found += _reverse_comparison(text, at)
             xml = _XML_AT.match(text, at)
             if xml is not None:
                 found += _xml_element(text, at, xml)
@@ -299,6 +300,30 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
     return found
 
 
+_REVERSE_CMP = re.compile(r"""(["'])([^"'\s]{8,200})\1[ \t]*(?:===|!==|==|!=)[ \t]*$""")
+
+
+def _reverse_comparison(text: str, at: int) -> list[tuple[int, int, str, int]]:
+    """`if ("<literal>" == password)`: the secret stands before the name it is compared with."""
+    start = at
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_.$"):
+        start -= 1
+    if "=" not in text[max(0, start - 5) : start]:  # the cheap test first: no comparison right before
+        return []
+    end = at
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    if not _secret_name(text[start:end]):
+        return []
+    match = _REVERSE_CMP.search(text, max(0, start - 240), start)
+    if match is None:
+        return []
+    value = match.group(2)
+    if _PLACEHOLDER.match(value) or _low_variety(value) or not _strong(value, 8):
+        return []
+    return [(match.start(2), match.end(2), "assignment", 2)]
+
+
 def _hex(value: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in value) and len(value) not in (40, 64)
 
@@ -333,7 +358,7 @@ def _xml_element(text: str, at: int, match: re.Match[str]) -> list[tuple[int, in
 
 def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, int]]:
     separator, quote = match.group(2), match.group(3)
-    if separator in ("==", "!=", "==="):
+    if separator in ("==", "!=", "===", "!==") and not quote:  # only `api_key == "<literal>"`, a hard-coded secret
         return []
     noun_end = match.start(1) if match.group(1) else match.start(2)
     while noun_end > match.start() and text[noun_end - 1] in " \t\"'\\":
@@ -383,6 +408,8 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         return []  # `io.jsonwebtoken:jjwt`, `host.token:8080`: coordinates, not a mapping
     if not _acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
         return []
+    if separator in ("==", "!=", "===", "!==") and not _strong(value, 8):
+        return []
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
 
@@ -415,7 +442,8 @@ def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) ->
     if _KEY_FILE.search(value) or _low_variety(value):
         return False
     if _weak_name(name):  # `sort_key: created_at`, `primary_key: id`: only a generated-looking value
-        return looks_generated(value, 16) or (len(value) >= 20 and _hex(value)) or bool(_UUID.match(value))
+        hexadecimal = len(value) >= 20 and all(c in "0123456789abcdefABCDEF" for c in value)
+        return looks_generated(value, 16) or hexadecimal or bool(_UUID.match(value))
     if separator == ",":
         return len(value) >= 8 and (_strong(value, 8) or looks_generated(value, 16) or value.isdigit())
     if quoted:

@@ -85,6 +85,8 @@ CONTEXTS = [
     ("java property", 'System.setProperty("SERVICE_TOKEN", "{f}");', "{f}"),
     ("xml element", "<authToken>\n  {f}\n</authToken>", "{f}"),
     ("kotlin typed", 'val apiToken: String = "{f}"', "{f}"),
+    ("compared with a literal", 'if (api_key == "{f}") {{', "{f}"),
+    ("literal compared with a name", 'if ("{pw}" !== db_password) {{', "{pw}"),
 ]
 KEEP = [
     "$ grep -rn 'BEGIN RSA PRIVATE KEY' .\n./check.py:12: if '-----BEGIN RSA PRIVATE KEY-----' in text:\nthen gateway",
@@ -120,6 +122,10 @@ KEEP = [
     "SUMO_ACCESS_KEY=${SUMO_ACCESS_KEY:=$2}",
     "Authorization: Bearer ${TOKEN}",
     "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+    'if (token == "") {',
+    'if password == "changeme":',
+    'if (key == "Enter") {',
+    'if (event.key === "Escape") {',
 ]
 
 
