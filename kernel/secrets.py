@@ -3,19 +3,23 @@
 Public API (stable): `find_secrets(text) -> list[SecretMatch]` and `redact(text) -> (text, count)`;
 `KINDS` names every kind a match can have.
 
-Four families, each behind a cheap test so that ordinary text costs two byte translations and a few
+Five families, each behind a cheap test so that ordinary text costs two byte translations and a few
 substring checks (indexing a gigabyte of transcripts runs every message through here):
 
 - **token formats** (`kernel/secret_formats.py`: cloud, VCS, package, model-provider and SaaS keys,
   JWTs): tried only where a run of 16 or more token characters (letters, digits, `_`, `-`) starts;
-- **private keys**: PEM and OpenSSH blocks, whole;
+- **private keys**: PEM and OpenSSH blocks, whole (an unterminated one: only the base64 lines after it);
 - **credentials in URLs**: `scheme://user:password@host` for any scheme (postgres, mysql, mongodb+srv,
   redis, amqp, http(s) basic auth...), wherever the URL stands;
 - **keyword rules**, only where a secret word appears: assignments whose name ends in a secret noun
   (`DB_PASSWORD=...`, `"client_secret": "..."`, `Password=...;` in connection strings),
   `Authorization: Bearer|Basic|token ...` headers, `--password X` / `mysql -pX` / `sshpass -p X` /
   `curl -u user:pass` command lines, prose (`the password is ...`, `with secret ...`), and a bare
-  40-character AWS secret anywhere in a text that holds an AWS key id.
+  40-character AWS secret anywhere in a text that holds an AWS key id. Assignments are read in every
+  syntax (`:=`, `::=`, `?=`, `.=`, typed declarations, `"NAME", "value"` arguments, `default=`, XML
+  elements, comparisons with a literal) and through JSON escaping at any depth (`\\"token\\": \\"...\\"`);
+- **shapes** (`kernel/secret_shapes.py`): webhook URLs, keys in URL paths and queries, DSN users,
+  password hashes, and the bare output line of a key generator.
 
 Precision: code is not a secret. A value that is an expression (`Math.min(this.burst, ...)`), a
 reference (`os.environ[...]`, `${TOKEN}`, `settings.API_KEY`), a placeholder (`<your key>`, `xxxx`,
@@ -160,7 +164,6 @@ _ASSIGN_AT = re.compile(
     r"""((?:\\{0,7})["'`]|)"""
 )
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
-_TYPE_WORDS = frozenset(("string", "String", "str", "const", "final", "var", "let", "char", "val", "auto", "private"))
 _XML_AT = re.compile(r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*([^<\s]{6,})\s*</""")
 _PROSE_AT = re.compile(
     r"(?i)(password|passphrase|passwd|secret(?:[ _]access)?(?:[ _]key)?|token|key|credentials?)"
