@@ -223,7 +223,7 @@ _URL_AFTER = re.compile(r"//[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@[A-Za-z0-9\[._-]")
 # A call that takes credentials positionally (`algoliasearch("APPID", "<key>")`, `Client(sid, "<token>")`):
 # each generated-looking string argument.
 _CREDENTIAL_CALL = re.compile(
-    r"""(?i)\b\w*(?:client|init(?:ialize)?|connect|login|auth\w*|credentials?|configure|setup|search|sdk)\s*\(([^()\n]{0,400})\)"""
+    r"""(?i)(?:client|init|initialize|connect|login|auth\w*|credentials?|configure|setup|search|sdk)\s*\(([^()\n]{0,400})\)"""
 )
 _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
@@ -295,7 +295,8 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
             bearer = _BEARER_AT.match(text, at)
             if bearer is not None and _strong(bearer.group(1), 16) and not _PLACEHOLDER.match(bearer.group(1)):
                 found.append((bearer.start(1), bearer.end(1), "bearer_token", 2))
-    for call in _CREDENTIAL_CALL.finditer(text):
+    calls = _CREDENTIAL_CALL.finditer(text) if b'("' in lowered or b"('" in lowered or b', "' in lowered else ()
+    for call in calls:
         for arg in _STRING_ARG.finditer(call.group(1)):
             if looks_generated(arg.group(2), 16) or (len(arg.group(2)) >= 24 and _hex(arg.group(2))):
                 start = call.start(1) + arg.start(2)
@@ -548,7 +549,9 @@ def _aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
 
 # ---------------------------------------------------------------- the detector
 
-_GENERATOR_CUES = (b"rand", b"secret", b"genkey", b"keygen", b"pwgen", b"generate", b"token_", b"passwd")
+_GENERATOR_CUES = re.compile(rb"rand|secret|genkey|keygen|pwgen|generate|token_|passwd")
+# One scan says whether any keyword rule can apply; most messages hold none of these words.
+_ANY_KEYWORD = re.compile(rb"pass|pwd|secret|token|key|credential|creds|authorization|sid|data|bearer|ssws")
 
 KINDS: tuple[str, ...] = (
     *dict.fromkeys(kind for kind, _ in FORMATS),
@@ -593,10 +596,11 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += url_secrets(text)
     if b"$" in raw:
         spans += password_hashes(text)
-    spans += _keyword_matches(text, lowered)
+    if _ANY_KEYWORD.search(lowered):
+        spans += _keyword_matches(text, lowered)
     if b" -" in raw or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
-    if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_CUES):
+    if b"\n" in raw and _GENERATOR_CUES.search(lowered):
         spans += generator_output(text)
     if not spans:
         return []
