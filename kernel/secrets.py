@@ -295,8 +295,13 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
             bearer = _BEARER_AT.match(text, at)
             if bearer is not None and _strong(bearer.group(1), 16) and not _PLACEHOLDER.match(bearer.group(1)):
                 found.append((bearer.start(1), bearer.end(1), "bearer_token", 2))
-    calls = _CREDENTIAL_CALL.finditer(text) if b'("' in lowered or b"('" in lowered or b', "' in lowered else ()
-    for call in calls:
+    return found
+
+
+def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
+    """Generated-looking string arguments of calls that take credentials (`algoliasearch("APPID", "<key>")`)."""
+    found = []
+    for call in _CREDENTIAL_CALL.finditer(text):
         for arg in _STRING_ARG.finditer(call.group(1)):
             if looks_generated(arg.group(2), 16) or (len(arg.group(2)) >= 24 and _hex(arg.group(2))):
                 start = call.start(1) + arg.start(2)
@@ -598,6 +603,8 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += password_hashes(text)
     if _ANY_KEYWORD.search(lowered):
         spans += _keyword_matches(text, lowered)
+    if b'("' in raw or b"('" in raw or b', "' in raw or b", '" in raw:
+        spans += _credential_calls(text)
     if b" -" in raw or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
     if b"\n" in raw and _GENERATOR_CUES.search(lowered):
