@@ -228,3 +228,18 @@ def test_every_format_has_a_sample_and_every_kind_is_declared():
 
     assert {kind for kind, _ in FORMATS} <= {label.split("/")[0] for label in FORMAT_SAMPLES}
     assert len(set(KINDS)) == len(KINDS)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "keytool -list -keystore k.jks -storepass {pw}",
+        "mongosh -u admin -p {pw} shop",
+        "openssl pkcs12 -in a.p12 -passin pass:{pw}",
+        "Connect-AzAccount -ServicePrincipal -ClientSecret {pw}",
+        "New-Item -Password {pw} -Name svc",
+    ],
+)
+def test_tool_flags_that_take_passwords_are_redacted(template: str):
+    value = VALUES["pw"].replace("!", "x")
+    assert _gone(template.format(pw=value), value), redact(template.format(pw=value))
