@@ -18,6 +18,7 @@ BENCHMARKS = {
     "mcp": "benchmarks.mcp",
     "knowledge": "benchmarks.knowledge",
     "oracle": "benchmarks.oracle.run",
+    "secrets": "benchmarks.secrets",
 }
 
 

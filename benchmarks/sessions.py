@@ -116,6 +116,11 @@ def main(argv: list[str]) -> int:
         )
         cat_s = _cat(root)
         print(f"  {'cat of the corpus to /dev/null (baseline)':<46} {cat_s:8.2f} s   {corpus / 1e6 / cat_s:8.1f} MB/s")
+        redact_mb, redact_s, scan_s = _time_redaction(homes)
+        print(
+            f"  {'redaction of the strings of ' + format(redact_mb, '.0f') + ' MB of records':<46} "
+            f"{redact_s / redact_mb * 1000:8.1f} ms/MB  ({redact_s / scan_s:.1f}x a lowercase copy of the same text)"
+        )
         cold_s, out = _timed_sync(homes)
         mb_s = corpus / 1e6 / cold_s
         print(
@@ -577,6 +582,41 @@ def _cat(root: Path) -> float:
         f"find {root / 'claude'} {root / 'codex'} -name '*.jsonl' -exec cat {{}} + > /dev/null", shell=True, check=True
     )
     return time.perf_counter() - started
+
+
+def _time_redaction(homes: dict[str, Path], budget: int = 40_000_000) -> tuple[float, float, float]:
+    """Seconds `redact` spends on every string of the first `budget` bytes of records, in MB of string text,
+    beside a lowercase copy of the same strings (a pass that touches every byte once)."""
+    from kernel.secrets import redact
+
+    strings: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            strings.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    read = 0
+    for path in sorted(homes["claude"].rglob("*.jsonl"))[:40] + sorted(homes["codex"].rglob("*.jsonl"))[:40]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            walk(json.loads(line))
+        read += path.stat().st_size
+        if read >= budget:
+            break
+    size = sum(len(s) for s in strings) / 1e6
+    started = time.perf_counter()
+    for s in strings:
+        s.lower()
+    scan_s = time.perf_counter() - started
+    started = time.perf_counter()
+    for s in strings:
+        redact(s)
+    return size, time.perf_counter() - started, scan_s
 
 
 def _stat_all(homes: dict[str, Path]) -> float:

@@ -54,7 +54,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     # model providers
     ("anthropic_api_key", r"sk-ant-(?:api|admin|oat|sid)\d{2}-[A-Za-z0-9_-]{20,}"),
     ("openai_api_key", r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}"),
-    ("huggingface_token", r"hf_[A-Za-z0-9]{34,}(?![A-Za-z0-9])"),
+    ("huggingface_token", r"(?:hf_[A-Za-z0-9]{34,37}|api_org_[A-Za-z0-9]{34})(?![A-Za-z0-9])"),
     ("groq_api_key", r"gsk_[A-Za-z0-9]{48,}(?![A-Za-z0-9])"),
     ("replicate_token", r"r8_[A-Za-z0-9]{37}(?![A-Za-z0-9])"),
     ("perplexity_api_key", r"pplx-[A-Za-z0-9]{48}(?![A-Za-z0-9])"),
@@ -63,12 +63,13 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("langsmith_api_key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![a-f0-9])"),
     ("pinecone_api_key", r"pcsk_[A-Za-z0-9_]{50,}"),
     # messaging, email, payments, SaaS
-    ("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,}"),
+    ("slack_token", r"(?:xox[abposre]-(?:\d+-)+[A-Za-z0-9]{10,}(?:-[A-Za-z0-9]+)*|xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,})"),
     ("slack_app_token", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
     ("stripe_key", r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])"),
     ("stripe_webhook_secret", r"whsec_[A-Za-z0-9]{32,}(?![A-Za-z0-9])"),
     ("square_token", r"(?:sq0atp-[A-Za-z0-9_-]{22}|sq0csp-[A-Za-z0-9_-]{43}|EAAA[A-Za-z0-9_-]{60})" + _END),
     ("twilio_api_key", r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
+    ("twilio_account_sid", r"AC[0-9a-f]{32}(?![0-9a-fA-F])"),
     ("sendgrid_api_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END),
     ("mailgun_api_key", r"key-[0-9a-f]{32}(?![0-9a-f])"),
     ("mailchimp_api_key", r"[0-9a-f]{32}-us\d{1,2}(?![0-9A-Za-z])"),
@@ -85,7 +86,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_]{40,}"),
     ("contentful_token", r"CFPAT-[A-Za-z0-9_-]{43}" + _END),
     ("typeform_token", r"tfp_[A-Za-z0-9_.=-]{59}"),
-    ("dynatrace_token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}"),
+    ("dynatrace_token", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}"),
     ("easypost_key", r"EZ[AT]K[A-Za-z0-9]{54}(?![A-Za-z0-9])"),
     ("flutterwave_key", r"FLW(?:SEC|PUB)K_TEST-[a-h0-9]{32}-X"),
     ("frameio_token", r"fio-u-[A-Za-z0-9_=-]{64}"),
@@ -95,9 +96,19 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("airtable_token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}(?![a-f0-9])"),
     ("mapbox_token", r"[sp]k\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
     ("facebook_token", r"EAA[A-Za-z0-9]{100,}"),
-    ("telegram_bot_token", r"\d{8,10}:AA[A-Za-z0-9_-]{33}" + _END),
+    # the id may be glued to the `bot` of an API path (`/bot123456:AA...`, `botbot123456:AA...`)
+    ("telegram_bot_token", r"(?:bot)*\d{5,16}:A[A-Za-z0-9_-]{34}" + _END),
+    ("facebook_app_token", r"\d{15,16}\|[A-Za-z0-9_-]{27}" + _END),
+    ("openshift_token", r"sha256~[A-Za-z0-9_-]{43}" + _END),
+    ("sourcegraph_token", r"sgp_(?:[A-Fa-f0-9]{16}_|local_)?[A-Fa-f0-9]{40}(?![A-Fa-f0-9])"),
+    (
+        "onepassword_secret_key",
+        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+    ),
+    ("adobe_client_secret", r"p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
+    ("intra42_client_secret", r"s-s4t2(?:ud|af)-[a-f0-9]{64}(?![a-f0-9])"),
     ("discord_bot_token", r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _END),
-    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
 )
 
 # Formats whose prefix is short or shaped like ordinary text: a match must also look random.
@@ -110,5 +121,6 @@ WEAK = frozenset(
         "openai_api_key",
         "octopus_deploy_key",
         "twilio_api_key",
+        "facebook_app_token",
     }
 )

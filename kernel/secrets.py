@@ -3,19 +3,23 @@
 Public API (stable): `find_secrets(text) -> list[SecretMatch]` and `redact(text) -> (text, count)`;
 `KINDS` names every kind a match can have.
 
-Four families, each behind a cheap test so that ordinary text costs two byte translations and a few
+Five families, each behind a cheap test so that ordinary text costs two byte translations and a few
 substring checks (indexing a gigabyte of transcripts runs every message through here):
 
 - **token formats** (`kernel/secret_formats.py`: cloud, VCS, package, model-provider and SaaS keys,
   JWTs): tried only where a run of 16 or more token characters (letters, digits, `_`, `-`) starts;
-- **private keys**: PEM and OpenSSH blocks, whole;
+- **private keys**: PEM and OpenSSH blocks, whole (an unterminated one: only the base64 lines after it);
 - **credentials in URLs**: `scheme://user:password@host` for any scheme (postgres, mysql, mongodb+srv,
   redis, amqp, http(s) basic auth...), wherever the URL stands;
 - **keyword rules**, only where a secret word appears: assignments whose name ends in a secret noun
   (`DB_PASSWORD=...`, `"client_secret": "..."`, `Password=...;` in connection strings),
   `Authorization: Bearer|Basic|token ...` headers, `--password X` / `mysql -pX` / `sshpass -p X` /
   `curl -u user:pass` command lines, prose (`the password is ...`, `with secret ...`), and a bare
-  40-character AWS secret anywhere in a text that holds an AWS key id.
+  40-character AWS secret anywhere in a text that holds an AWS key id. Assignments are read in every
+  syntax (`:=`, `::=`, `?=`, `.=`, typed declarations, `"NAME", "value"` arguments, `default=`, XML
+  elements, comparisons with a literal) and through JSON escaping at any depth (`\\"token\\": \\"...\\"`);
+- **shapes** (`kernel/secret_shapes.py`): webhook URLs, keys in URL paths and queries, DSN users,
+  password hashes, and the bare output line of a key generator.
 
 Precision: code is not a secret. A value that is an expression (`Math.min(this.burst, ...)`), a
 reference (`os.environ[...]`, `${TOKEN}`, `settings.API_KEY`), a placeholder (`<your key>`, `xxxx`,
@@ -33,6 +37,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kernel.secret_formats import FORMATS, WEAK
+from kernel.secret_shapes import generator_output, looks_generated, password_hashes, url_secrets
 
 __all__ = ["KINDS", "SecretMatch", "find_secrets", "redact"]
 
@@ -85,6 +90,8 @@ def _format_matches(text: str, marks: bytes) -> list[tuple[int, int, str, int]]:
             value = match.group()
             if kind in WEAK and not _random_looking(value):
                 continue
+            if _low_variety(value) or _PLACEHOLDER.match(value):  # `hf_xxxx...`, AWS's `...EXAMPLE` keys
+                continue
             found.append((match.start(), match.end(), kind, 0))
             covered = match.end()
             break
@@ -101,9 +108,9 @@ def _candidates(text: str, run_start: int) -> list[int]:
     before = text[run_start - 1]
     if before == "\\":
         out.append(run_start + 1)
-    elif before in ".:~":
-        for p in range(run_start - 1, max(0, run_start - _BACK), -1):
-            if not text[p - 1].isalnum() and text[p].isalnum():
+    elif before in ".:~|":
+        for p in range(run_start - 1, max(-1, run_start - _BACK), -1):
+            if (p == 0 or not text[p - 1].isalnum()) and text[p].isalnum():
                 out.append(p)
     elif before in "+/=":  # inside base64: the token starts where the base64 does (`ops_eyJ...`, `glc_...`)
         head = _BASE64_BEFORE.search(text, max(0, run_start - 400), run_start)
@@ -118,35 +125,59 @@ def _random_looking(value: str) -> bool:
 
 # ---------------------------------------------------------------- private keys and URLs
 
+# A whole block; an unterminated one (a grep hit, a cut output) covers only the base64 lines that follow
+# its header, never the rest of the text.
+_KEY_BODY = re.compile(r"[A-Za-z0-9+/]{12,}")
 _PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
-    r"(?: BLOCK)?-----|\Z)"
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
+    r"(?: BLOCK)?-----|(?:(?:\\r|\\n|\r|\n|\s)+[A-Za-z0-9+/=:-][A-Za-z0-9+/=:, -]{15,})+)"
 )
 
 # ---------------------------------------------------------------- keyword rules
 
-_KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"credential", b"authorization")
+_KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"credential", b"creds", b"authorization", b"sid", b"data")
 _SECRET_NOUN = re.compile(
     r"(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|api[_-]?key|apikey|access[_-]?key"
     r"|secret[_-]?key|private[_-]?key(?:[_-]?id)?|account[_-]?key|shared[_-]?access[_-]?key|master[_-]?key"
     r"|encryption[_-]?key|signing[_-]?key|auth[_-]?key|app[_-]?key|subscription[_-]?key|client[_-]?secret"
-    r"|webhook[_-]?secret|session[_-]?key|authorization)$",
+    r"|webhook[_-]?secret|session[_-]?key|authorization|key|sid|key[_-]?data|creds)"
+    r"(?:[_-]?(?:string|value|str|\d{1,3}))?$",
     re.IGNORECASE,
 )
-_SHORT_NOUNS = ("pass", "pwd")  # only as a whole name or after a separator: `DB_PASS`, not `bypass`
-# At a keyword: NOUN ["'] SEP ["'`]; the name around the noun is read backwards from the separator.
-_ASSIGN_AT = re.compile(
-    r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|key|key[_-]?id|authorization)["']?"""
-    r"""[ \t]*(:=|=>|===|==|!=|=|:)[ \t]*(["'`]?)"""
+# Keys that are not secrets: database and map keys, public keys, anti-forgery tokens.
+_NOT_SECRET_NAME = re.compile(
+    r"(?i)public|^pub|csrf|xsrf|(?:primary|foreign|sort|partition|cache|unique|composite|row|range|hash|lookup|index"
+    r"|map|dict|object|item|group|shard|idempotency|i18n|translation|label|message|react|list|dedupe|storage)[_-]?key$"
 )
+_SHORT_NOUNS = ("pass", "pwd", "sid")  # only as a whole name or after a separator: `DB_PASS`, not `bypass`
+# Nouns common outside secrets (`sort_key`, `primary_key: id`, `account_sid`): their values must look generated.
+_WEAK_NOUNS = ("key", "sid")
+# At a keyword: NOUN ["'] SEP ["'`]; the name around the noun is read backwards from the separator.
+# Separators: assignments in every language and Makefile (`:=`, `::=`, `?=`, PHP's `.=`), maps (`=>`, `:`),
+# and `,` between a quoted name and its value (`System.setProperty("API_TOKEN", "...")`,
+# `env("SECRET_KEY", default="...")`). Quotes may be JSON-escaped at any depth (`\"token\": \"...\"`).
+_ASSIGN_AT = re.compile(
+    r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|creds|key|key[_-]?id|authorization"""
+    r"""|sid|key[_-]?data)(?:[_-]?(?:string|value|str|\d{1,3}))?(?:\\{0,7}["'])?"""
+    r"""([ \t]+(?:string|String|str|\*?char\s*\*?|\[\]byte)\b)?"""
+    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,)[ \t]*(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
+    r"""((?:\\{0,7})["'`]|)"""
+)
+_TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
+_XML_AT = re.compile(r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*([^<\s]{6,})\s*</""")
 _PROSE_AT = re.compile(
     r"(?i)(password|passphrase|passwd|secret(?:[ _]access)?(?:[ _]key)?|token|key|credentials?)"
-    r"(?:\s+(?:is|was|are|of|for\s+\S+\s+is|to\s+use\s+is))?\s*[:=]?\s+[\"'`]?([^\s\"'`,;]{8,})"
+    r"(?:[ \t]+(?:is|was|are|of|for[ \t]+\S+[ \t]+is|to[ \t]+use[ \t]+is))?[ \t]*[:=]?[ \t]+[\"'`]?([^\s\"'`,;]{8,})"
 )
 _NAME_CHARS = re.compile(r"[\w.-]*$")
 _UNQUOTED_VALUE = re.compile(r"""[^\s"'`,;&|<>)\]}]+""")
-_HEADER_VALUE = re.compile(r"(?i)(bearer|basic|token|bot|digest|apikey|sso-key)\s+([A-Za-z0-9._~+/:=-]{8,})")
-_BEARER_AT = re.compile(r"(?i)bearer\s+([A-Za-z0-9._~+/-]{16,}=*)")
+_HEADER_VALUE = re.compile(
+    r"(?i)(bearer|basic|token|bot|digest|apikey|sso-key|ssws)\s+([A-Za-z0-9._~+/:=-][A-Za-z0-9._~+/:=$-]{7,})"
+)
+# `Authorization` without a colon: nginx's `proxy_set_header Authorization "Basic ..."`, `-H 'Authorization Bearer ...'`
+_HEADER_BARE = re.compile(r"""(?i)authorization[ \t]+["']?(?=(?:bearer|basic|token|ssws|digest)\s)""")
+_RAW_HEADER = re.compile(r"[ \t]*([A-Za-z0-9][A-Za-z0-9._~+/=-]{19,})(?=[\s\"'`]|$)")
+_BEARER_AT = re.compile(r"(?i)(?:bearer|ssws)\s+([A-Za-z0-9._~+/-][A-Za-z0-9._~+/$-]{15,}=*)")
 _VALUE = r"([^\s\"'`]+|\"[^\"\s]+\"|'[^'\s]+')"
 _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
     (
@@ -156,26 +187,65 @@ _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
             r"|access-token)(?:=|\s+)" + _VALUE
         ),
     ),
+    *(
+        (b" -" + flag.lower().encode(), re.compile(r"(?i)\s-" + flag + r"(?:\s+|:)" + _VALUE))
+        for flag in ("ClientSecret", "Password", "Passphrase", "Token", "ApiKey", "Secret", "AccessToken", "AuthToken")
+    ),
+    # Bundler's per-host credentials: `BUNDLE_GEMS__EXAMPLE__COM=user:password`
+    (b"bundle_", re.compile(r"""BUNDLE_[A-Z0-9_]*__[A-Z0-9]+["']?[ \t]*[=:][ \t]*["']?([^\s"':]+:[^\s"']+)""")),
     (b"mysql", re.compile(r"mysql(?:dump|admin)?\b[^\n|;&]*?\s-p([^\s\"'`-][^\s\"'`]*)")),
+    (b"sqlcmd", re.compile(r"(?:sqlcmd|bcp|osql)\b[^\n|;&]*?\s-P\s*" + _VALUE)),
+    (b"ssh-keygen", re.compile(r"ssh-keygen\b[^\n|;&]*?\s-[PN]\s*" + _VALUE)),
+    (b"pgpassword", re.compile(r"(?i)PGPASSWORD=" + _VALUE)),
+    (b"htpasswd", re.compile(r"htpasswd\b[^\n|;&]*?\s-b\w*\s+\S+\s+\S+\s+" + _VALUE)),
+    *(
+        (
+            tool.encode(),
+            re.compile(
+                tool + r"\w*\b[^\n|;&]*?\s-(?:passin\s+pass:|passout\s+pass:|storepass|keypass|p\b)\s*" + _VALUE
+            ),
+        )
+        for tool in ("mongo", "keytool", "openssl")
+    ),
     (b"mariadb", re.compile(r"mariadb(?:-dump)?\b[^\n|;&]*?\s-p([^\s\"'`-][^\s\"'`]*)")),
     (b"sshpass", re.compile(r"sshpass\s+-p\s*([^\s\"'`]+)")),
     (b"redis-cli", re.compile(r"redis-cli\b[^\n|;&]*?\s-a\s+([^\s\"'`]+)")),
-    (b"curl", re.compile(r"curl\b[^\n|;&]*?\s(?:-u|--user)\s+[\"']?[^:\s\"']+:([^\s\"'`]+)")),
+    (
+        b"curl",
+        re.compile(
+            r"curl\b(?:[^\n|;&]|\\\r?\n)*?\s(?:-u|--user)[ =]*(?:\"[^\"\n]*?\"|'[^'\n]*?'|[\"']?[^:\s\"']*):" + _VALUE
+        ),
+    ),
 )
 _SCHEME_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}$")
 _URL_AFTER = re.compile(r"//[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@[A-Za-z0-9\[._-]")
+# A call that takes credentials positionally (`algoliasearch("APPID", "<key>")`, `Client(sid, "<token>")`):
+# each generated-looking string argument.
+_CREDENTIAL_CALL = re.compile(
+    r"""(?i)(?:client|init|initialize|connect|login|auth\w*|credentials?|configure|setup|search|sdk)\s*\(([^()\n]{0,400})\)"""
+)
+_STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
+    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\{[^}]*\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
     r"|(?:your|my|some|example|sample|dummy|fake|changeme|change_me|placeholder|redacted|replace|insert)[\w-]*"
     r"|none|null|nil|true|false|undefined|required|optional|secret|password|passwd|token|string|str|int|bool"
-    r"|number|bytes|any|test|testing)$"
+    r"|number|bytes|any|test|testing|include|omit|same-origin|pass|pwd)$"
+    # values that say they are not secrets, and documentation examples (AWS's `...EXAMPLE` keys)
+    r"|(?i:.*(?<![a-z])(?:not[-_ ]?(?:a[-_ ]?)?(?:real|secret)|test[-_]?only|for[-_]?tests?|dummy|fake|placeholder"
+    r"|changeme|redacted|xxxxxx|your)(?![a-z]).*)|.*EXAMPLE(?:KEY)?$"
 )
-_CODE_VALUE = re.compile(r"[()\[\]{}]|^(?:this|self|cls|os|process|env|config|settings|ctx|args|opts|request)\.")
+# A literal list or map, or a reference through a known object; calls are `_CALL` (see `_looks_like_code`).
+_CODE_VALUE = re.compile(r"^[(\[{]|^(?:this|self|cls|os|process|env|config|settings|ctx|args|opts|request)\.")
+_CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(\[]")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _PATH_VALUE = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:\\)")
+_UUID = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
+_KEY_FILE = re.compile(
+    r"(?i)(?:\.(?:pem|key|p12|pfx|jks|keystore|crt|pub|ppk|asc|gpg)|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)$"
+)
 
 
 def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
@@ -192,28 +262,120 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
             assignment = _ASSIGN_AT.match(text, at)
             if assignment is not None:
                 found += _assignment(text, assignment)
+            if word in (b"sid", b"data"):
+                continue
+            found += _reverse_comparison(text, at)
+            xml = _XML_AT.match(text, at)
+            if xml is not None:
+                found += _xml_element(text, at, xml)
             if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
                 continue
+            if word == b"authorization":
+                bare = _HEADER_BARE.match(text, at)
+                if bare is not None:
+                    header = _HEADER_VALUE.match(text, bare.end())
+                    if header is not None and _header_secret(header):
+                        found.append((header.start(2), header.end(2), "authorization_header", 2))
+                continue
             prose = _PROSE_AT.match(text, at)
-            if prose is not None:
+            if prose is not None and not _public(text, at):
                 value = prose.group(2).rstrip(".!?)")
                 strong = 8 if prose.group(1).lower().startswith("pass") else 16
-                if _strong(value, strong) and not _looks_like_code(value):
+                if (
+                    _strong(value, strong)
+                    and not _looks_like_code(value)
+                    and not _PATH_VALUE.match(value)
+                    and not _KEY_FILE.search(value)
+                    and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
+                ):
                     found.append((prose.start(2), prose.start(2) + len(value), "secret_in_prose", 3))
-    for at in _occurrences(lowered, b"bearer"):
-        bearer = _BEARER_AT.match(text, at)
-        if bearer is not None and _strong(bearer.group(1), 16):
-            found.append((bearer.start(1), bearer.end(1), "bearer_token", 2))
+    for cue in (b"bearer", b"ssws"):
+        for at in _occurrences(lowered, cue):
+            bearer = _BEARER_AT.match(text, at)
+            if bearer is not None and _strong(bearer.group(1), 16) and not _PLACEHOLDER.match(bearer.group(1)):
+                found.append((bearer.start(1), bearer.end(1), "bearer_token", 2))
     return found
 
 
-def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, int]]:
-    separator, quote = match.group(1), match.group(2)
-    if separator in ("==", "!=", "==="):
+def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
+    """Generated-looking string arguments of calls that take credentials (`algoliasearch("APPID", "<key>")`)."""
+    found = []
+    for call in _CREDENTIAL_CALL.finditer(text):
+        for arg in _STRING_ARG.finditer(call.group(1)):
+            if looks_generated(arg.group(2), 16) or (len(arg.group(2)) >= 24 and _hex(arg.group(2))):
+                start = call.start(1) + arg.start(2)
+                found.append((start, start + len(arg.group(2)), "assignment", 3))
+    return found
+
+
+_REVERSE_CMP = re.compile(r"""(["'])([^"'\s]{8,200})\1[ \t]*(?:===|!==|==|!=)[ \t]*$""")
+
+
+def _reverse_comparison(text: str, at: int) -> list[tuple[int, int, str, int]]:
+    """`if ("<literal>" == password)`: the secret stands before the name it is compared with."""
+    start = at
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_.$"):
+        start -= 1
+    if "=" not in text[max(0, start - 5) : start]:  # the cheap test first: no comparison right before
         return []
-    noun_end = match.start(1)
-    while noun_end > match.start() and text[noun_end - 1] in " \t\"'":
+    end = at
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    if not _secret_name(text[start:end]):
+        return []
+    match = _REVERSE_CMP.search(text, max(0, start - 240), start)
+    if match is None:
+        return []
+    value = match.group(2)
+    if _PLACEHOLDER.match(value) or _low_variety(value) or not _strong(value, 8):
+        return []
+    return [(match.start(2), match.end(2), "assignment", 2)]
+
+
+def _hex(value: str) -> bool:
+    return all(c in "0123456789abcdefABCDEF" for c in value) and len(value) not in (40, 64)
+
+
+def _public(text: str, at: int) -> bool:
+    """`public key: age1...`, `publicKey`, `pubkey`: a public key is meant to be shared."""
+    before = text[max(0, at - 8) : at].lower().rstrip(" _-.")
+    return before.endswith(("public", "pub"))
+
+
+def _header_secret(header: re.Match[str]) -> bool:
+    value = header.group(2)
+    if _PLACEHOLDER.match(value) or value.startswith("$") or _low_variety(value):
+        return False
+    if header.group(1).lower() == "basic":
+        return _basic_credentials(value) or looks_generated(value, 24)
+    return True
+
+
+def _xml_element(text: str, at: int, match: re.Match[str]) -> list[tuple[int, int, str, int]]:
+    open_at = text.rfind("<", max(0, at - 80), at)
+    if open_at == -1:
+        return []
+    name = text[open_at + 1 : match.start() + match.group().index(">")]
+    if not re.fullmatch(r"[\w.:-]+", name) or not _secret_name(name):
+        return []
+    value = match.group(1)
+    if not _acceptable_value(value, quoted=True, separator=">", name=name):
+        return []
+    return [(match.start(1), match.end(1), "assignment", 2)]
+
+
+def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, int]]:
+    separator, quote = match.group(2), match.group(3)
+    if separator in ("==", "!=", "===", "!==") and not quote:  # only `api_key == "<literal>"`, a hard-coded secret
+        return []
+    noun_end = match.start(1) if match.group(1) else match.start(2)
+    while noun_end > match.start() and text[noun_end - 1] in " \t\"'\\":
         noun_end -= 1
+    if separator == ",":  # only `"NAME", "value"`: a quoted name, then a quoted value
+        if not quote or text[noun_end : noun_end + 8].lstrip("\\")[:1] not in ("'", '"'):
+            return []
+        if text[max(0, noun_end - 1) :].startswith(")"):
+            return []
     name_match = _NAME_CHARS.search(text, max(0, noun_end - 80), noun_end)
     name = name_match.group() if name_match else ""
     if not _secret_name(name):
@@ -221,13 +383,20 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     value_start = match.end()
     if name.lower().endswith("authorization"):
         header = _HEADER_VALUE.match(text, value_start)
-        if header is None:
+        if header is None:  # a bare token: `Authorization: 5eb4223e-5008-...`
+            raw = _RAW_HEADER.match(text, value_start)
+            if raw is not None and not _low_variety(raw.group(1)) and sum(c.isdigit() for c in raw.group(1)) >= 3:
+                return [(raw.start(1), raw.end(1), "authorization_header", 2)]
             return []
-        if header.group(1).lower() == "basic" and not _basic_credentials(header.group(2)):
+        if not _header_secret(header):
             return []
         return [(header.start(2), header.end(2), "authorization_header", 2)]
+    if not quote and separator in (":", "="):  # `var apiToken: String = "..."`
+        typed = _TYPED_VALUE.match(text, value_start)
+        if typed is not None:
+            quote, value_start = typed.group(1), typed.end()
     if quote:
-        close = text.find(quote, value_start, value_start + 400)
+        close = text.find(quote, value_start, value_start + 8192)
         if close == -1:
             return []
         value = text[value_start:close]
@@ -238,14 +407,25 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         if value_match is None:
             return []
         value = value_match.group()
+        if value.endswith("\\") or value.endswith("\\n"):  # `TOKEN=abc\nNEXT=1` inside a JSON string
+            cut = value.find("\\")
+            value = value[:cut]
+        elif "\\n" in value or "\\r" in value:
+            value = re.split(r"\\[nr]", value)[0]
+    if separator == ":" and not quote and value_start == match.start(2) + 1 and "." in name:
+        return []  # `io.jsonwebtoken:jjwt`, `host.token:8080`: coordinates, not a mapping
     if not _acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
+        return []
+    if separator in ("==", "!=", "===", "!==") and not _strong(value, 8):
         return []
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
 
 
 def _secret_name(name: str) -> bool:
-    name = name.strip(".-")
+    name = name.strip(".-$@")
+    if _NOT_SECRET_NAME.search(name):
+        return False
     noun = _SECRET_NOUN.search(name)
     if noun is None:
         return False
@@ -254,7 +434,12 @@ def _secret_name(name: str) -> bool:
         return True
     word = noun.group().lower()
     boundary = head[-1] in "_.-" or (name[noun.start()].isupper() and head[-1].islower())
-    return boundary or (word not in _SHORT_NOUNS and not word.endswith("key"))
+    return boundary or (word not in _SHORT_NOUNS and not word.endswith("key") and word != "key")
+
+
+def _weak_name(name: str) -> bool:
+    noun = _SECRET_NOUN.search(name.strip(".-$@"))
+    return noun is not None and noun.group().lower() in _WEAK_NOUNS
 
 
 def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) -> bool:
@@ -262,6 +447,13 @@ def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) ->
         return False
     if _ENV_NAME.match(value):  # `SECRET_KEY_SETTING = "DJANGO_SECRET_KEY"`: the name of a variable
         return False
+    if _KEY_FILE.search(value) or _low_variety(value):
+        return False
+    if _weak_name(name):  # `sort_key: created_at`, `primary_key: id`: only a generated-looking value
+        hexadecimal = len(value) >= 20 and all(c in "0123456789abcdefABCDEF" for c in value)
+        return looks_generated(value, 16) or hexadecimal or bool(_UUID.match(value))
+    if separator == ",":
+        return len(value) >= 8 and (_strong(value, 8) or looks_generated(value, 16) or value.isdigit())
     if quoted:
         return len(value) >= 6
     shell_style = separator == "=" and name[:1].isalpha() and name == name.upper()
@@ -269,11 +461,35 @@ def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) ->
         return len(value) >= 6
     if value.isidentifier() and not any(c.isdigit() for c in value):
         return False  # `token = token`, `secret: mySecret`: a variable, not a literal
-    return _strong(value, 8)
+    return _strong(value, 8) or (value.isdigit() and len(value) >= 16)
+
+
+def _low_variety(value: str) -> bool:
+    """`xxxxxxxx`, `********`, `hf_xxxx`, `glc_1111...`: a placeholder, whatever its prefix (three distinct
+    characters at most). Sequences (`abcdef123456`) stay secrets: a made-up key pasted in a test is
+    still shaped like one, and redacting it costs nothing."""
+    body = re.sub(r"^[A-Za-z0-9]{1,9}[_-]", "", value)
+    if len(body) >= 4 and (len(set(body.lower()) - set("x*0#._-=")) == 0 or len(set(body)) <= 3):
+        return True
+    return len(value) >= 12 and sum(c in "xX*#" for c in value) >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
 
 
 def _looks_like_code(value: str) -> bool:
-    return bool(_CODE_VALUE.search(value) or _DOTTED.match(value))
+    value = value.lstrip("*&")  # Go's `key *ecdsa.PrivateKey`, `&config.Token`
+    if _DOTTED.match(value):  # `settings.API_KEY` is code; `pk.eyJ1...x9.abc` (random parts) is a token
+        return not any(looks_generated(part, 8) or _random_part(part) for part in value.split("."))
+    call = _CALL.match(value)
+    if call is not None:  # `getPassword(user)`, `Math.min(this.burst,`; not `p(a)ss9!` or `Zx(9)qL#`
+        callee = call.group(1)
+        tail = value[value.rfind(")") + 1 :] if ")" in value else ""
+        if (len(callee.rsplit(".", 1)[-1]) >= 3 or "." in callee) and not re.search(r"\w", tail):
+            return True
+    return bool(_CODE_VALUE.search(value) or value.startswith("[]"))
+
+
+def _random_part(part: str) -> bool:
+    """A segment of 12+ characters with three or more digits among letters, as generated tokens have."""
+    return len(part) >= 12 and sum(c.isdigit() for c in part) >= 3 and any(c.isalpha() for c in part)
 
 
 def _strong(value: str, length: int) -> bool:
@@ -303,7 +519,8 @@ def _cli_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
                 continue
             raw = match.group(1)
             value = raw.strip("\"'")
-            if value.startswith("-") or _PLACEHOLDER.match(value) or len(value) < 4:
+            bare = value.strip("<>[]{}()$")
+            if value.startswith(("-", "$")) or _PLACEHOLDER.match(bare) or len(value) < 4 or _low_variety(value):
                 continue
             start = match.start(1) + (1 if raw[:1] in "\"'" else 0)
             found.append((start, start + len(value), "command_line_password", 2))
@@ -336,6 +553,9 @@ def _aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
 
 # ---------------------------------------------------------------- the detector
 
+# Substring tests (`bytes.find` is far faster than a regex alternation over the same text).
+_GENERATOR_CUES = (b"rand", b"secret", b"genkey", b"keygen", b"pwgen", b"generate", b"token_", b"passwd")
+
 KINDS: tuple[str, ...] = (
     *dict.fromkeys(kind for kind, _ in FORMATS),
     "private_key",
@@ -347,6 +567,11 @@ KINDS: tuple[str, ...] = (
     "bearer_token",
     "command_line_password",
     "secret_in_prose",
+    "webhook_url",
+    "url_path_key",
+    "url_query_secret",
+    "password_hash",
+    "generated_secret",
 )
 
 
@@ -361,14 +586,26 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += _format_matches(text, marks)
         if any(kind == "aws_access_key_id" for _, _, kind, _ in spans):
             spans += _aws_secrets(text)
-    if b"PRIVATE KEY" in raw:
-        spans += [(m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text)]
-    if b"://" in raw and b"@" in raw:
-        spans += _url_matches(text, raw)
+    if b"PRIVATE KEY" in raw:  # a block whose body holds no base64 (`anything`, `...`) is an example
+        spans += [
+            (m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text) if _KEY_BODY.search(m.group())
+        ]
     lowered = raw.lower()
+    if b"://" in raw:
+        if b"@" in raw:
+            spans += _url_matches(text, raw)
+        spans += url_secrets(text)
+    elif b"hooks.slack.com/" in lowered or b"/api/webhooks/" in lowered or b"webhook.office.com/" in lowered:
+        spans += url_secrets(text)
+    if b"$" in raw:
+        spans += password_hashes(text)
     spans += _keyword_matches(text, lowered)
-    if b" -" in raw:
+    if b'("' in raw or b"('" in raw or b', "' in raw or b", '" in raw:
+        spans += _credential_calls(text)
+    if b" -" in raw or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
+    if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_CUES):
+        spans += generator_output(text)
     if not spans:
         return []
     spans.sort(key=lambda s: (s[0], s[3], -(s[1] - s[0])))

@@ -48,6 +48,18 @@ def completion(state: dict[str, Any]) -> tuple[str, str, str | None]:
     return "unknown", "no end-of-turn record was found", None
 
 
+def stopped_line(state: dict[str, Any]) -> int | None:
+    """Where the session stopped: its last unanswered call; in a turn that never ended, its last record
+    (the turn's opening line says only when it started); else the record that ended the last turn."""
+    end = state["end"]
+    open_calls = sorted(state["open_calls"].values(), key=lambda c: c[0] or 0)
+    if open_calls and open_calls[-1][0]:
+        return open_calls[-1][0]
+    if end["state"] == "in_progress" and end.get("last"):
+        return end["last"]
+    return end["line"]
+
+
 def build(state: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
     """The capsule of one session, trimmed until its JSON fits `CAPSULE_BUDGET`."""
     status, evidence, _ = completion(state)
@@ -67,7 +79,7 @@ def build(state: dict[str, Any], usage: dict[str, int]) -> dict[str, Any]:
         ],
         "completion": status,
         "evidence": evidence,
-        "stopped_line": state["end"]["line"],
+        "stopped_line": stopped_line(state),
         "end_state": state["end"]["state"],
         "usage": usage,
         "api_calls": state["api_calls"] or None,

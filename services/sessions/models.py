@@ -303,10 +303,17 @@ class ForgetInput(ToolInput):
     confirm: bool = Field(False, description="really delete; without it, only preview")
 
 
+_PURGED = (
+    "the deleted text is gone from the database file and its WAL; false while another process holds a read "
+    "open (the purge is then pending and the next sync finishes it)"
+)
+
+
 class ForgetOutput(ToolOutput):
     sessions: list[str] = Field(description="the session and its subagents")
     messages: int
     confirmed: bool
+    purged: bool = Field(False, description=_PURGED)
 
 
 class PruneInput(ToolInput):
@@ -321,6 +328,7 @@ class PruneOutput(ToolOutput):
     messages: int
     confirmed: bool
     truncated: bool
+    purged: bool = Field(False, description=_PURGED)
 
 
 # ---------------------------------------------------------------- embedding

@@ -61,6 +61,8 @@ def feed(state: dict[str, Any], line: int, record: dict[str, Any]) -> list[Parse
         return []
     ts = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
     t.touch(state, ts)
+    if state["end"]["state"] == "in_progress":  # an open turn stopped at its last record, not at task_started
+        state["end"]["last"] = line
     if kind == "session_meta":
         _session_meta(state, payload)
         return []
@@ -101,6 +103,8 @@ def _session_meta(state: dict[str, Any], meta: dict[str, Any]) -> None:
     if isinstance(meta.get("originator"), str):
         session["originator"] = meta["originator"]
     git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+    if isinstance(git.get("repository_url"), str) and git["repository_url"]:
+        session["repository_url"] = git["repository_url"]  # maps a worktree that is gone to its repository
     t.touch(
         state,
         meta.get("timestamp") if isinstance(meta.get("timestamp"), str) else None,

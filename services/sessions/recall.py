@@ -41,8 +41,51 @@ _DISTINCT_DF = 2000  # a word in at most this many messages is distinctive enoug
 _DISTINCT_WORDS = 3
 _COMPACT_CAPSULE = ("completion", "evidence", "last_assistant", "open_calls", "files", "errors")
 _STOP_INTENT = re.compile(
-    r"(?i)\b(stop|stopped|stops|left off|where (?:was|were|did)|unfinished|remaining|pending|progress|"
-    r"status|continue|resume|next|half[- ]?done|interrupted)\b"
+    r"(?i)\b(stop|stopped|stops|left off|leave off|leave it|where (?:was|were|did)|unfinished|remaining|pending|"
+    r"progress|status|continue|resume|next|half[- ]?done|interrupted)\b"
+)
+# The words that only ask where work stood; what is left names the topic.
+_STOP_WORDS = frozenset(
+    [
+        "where",
+        "did",
+        "do",
+        "does",
+        "we",
+        "i",
+        "you",
+        "was",
+        "were",
+        "are",
+        "is",
+        "left",
+        "leave",
+        "off",
+        "stop",
+        "stopped",
+        "stops",
+        "with",
+        "on",
+        "the",
+        "a",
+        "an",
+        "it",
+        "at",
+        "about",
+        "unfinished",
+        "remaining",
+        "pending",
+        "progress",
+        "status",
+        "continue",
+        "resume",
+        "next",
+        "half",
+        "done",
+        "interrupted",
+        "what",
+        "how",
+    ]
 )
 
 
@@ -58,7 +101,10 @@ def recall(
     freshness: Freshness,
 ) -> RecallOutput:
     by_session: dict[str, list[Hit]] = {}
-    for hit in rank_messages(store, query, filters, limit=_CANDIDATE_HITS):
+    wants_stop = bool(_STOP_INTENT.search(query))
+    topic = [w for w in _words(query) if w not in _STOP_WORDS] if wants_stop else []
+    ranked_by = " ".join(topic) if topic else query  # "where did we leave off" itself names no session
+    for hit in rank_messages(store, ranked_by, filters, limit=_CANDIDATE_HITS):
         by_session.setdefault(hit.message.session_id, []).append(hit)
     lexical = sorted(by_session, key=lambda sid: _session_key(by_session[sid]))
     scores = {sid: 1 / (_RRF_K + rank) for rank, sid in enumerate(lexical, 1)}
@@ -72,9 +118,10 @@ def recall(
             status = SemanticStatus(used=True)
             for rank, near in enumerate(nearest, 1):
                 scores[near.session_id] = scores.get(near.session_id, 0) + 1 / (_RRF_K + rank)
-    wants_stop = bool(_STOP_INTENT.search(query))
     if wants_stop:
-        _boost_where_work_stopped(scores, store, filters)
+        # "where did we leave off with the quince importer?": when the question names a topic, only the
+        # sessions about it move up; a recent unfinished session about something else does not jump ahead.
+        _boost_where_work_stopped(scores, store, filters, only=set(by_session) if topic and by_session else None)
     best = sorted(scores, key=lambda sid: -scores[sid])[: limit * 2]  # load only the sessions shown
     rows = store.sessions_by_ids(best)
     ranked = [sid for sid in best if sid in rows][:limit]
@@ -136,10 +183,14 @@ def _session_key(hits: list[Hit]) -> tuple[tuple[int, ...], float]:
     return held, -sum(hit.bm25 for hit in best)
 
 
-def _boost_where_work_stopped(scores: dict[str, float], store: SessionsStore, filters: Filters) -> None:
+def _boost_where_work_stopped(
+    scores: dict[str, float], store: SessionsStore, filters: Filters, only: set[str] | None = None
+) -> None:
     """Rank recent and unfinished sessions up: the question is about where work stood, not about words."""
     recent = store.list_sessions(filters, sort="updated", limit=20)
     for rank, row in enumerate(recent, 1):
+        if only is not None and row.id not in only:
+            continue
         bonus = 1 / (_RRF_K + rank)
         if row.completion == "not_finished":
             bonus += 1 / _RRF_K

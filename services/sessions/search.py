@@ -42,16 +42,21 @@ def search_terms(query: str) -> list[tuple[str, ...]]:
 
 
 def _literal_phrases(query: str) -> dict[tuple[str, ...], re.Pattern[str]]:
-    """Quoted phrases that hold punctuation (`"ana-ledger-reports"`, `"x.y.z"`, `"a/b"`), each as a
-    pattern of those very characters: the full-text index matches their words across any separator,
-    so `ana/ledger/reports` would match too; these patterns keep only the characters asked for."""
+    """Terms that hold punctuation, quoted (`"ana-ledger-reports"`, `"f(42);"`) or not (`acme-billing-reports`,
+    as a shell passes it), each as a pattern of those very characters: the full-text index matches their
+    words across any separator, so `ana/ledger/reports` would match too; these patterns keep only the
+    characters asked for. A word boundary is asked only where the term starts or ends with a letter or
+    digit: `"f(42);"` matches `f(42);return`."""
     literals = {}
-    for chunk in _QUOTED.findall(query):
+    for chunk in _QUOTED.findall(query) + _QUOTED.sub(" ", query).split():
+        chunk = chunk.strip()
         tokens = tuple(_TOKEN.findall(chunk.lower()))
-        if not tokens or not re.search(r"[^\w\s]|_", chunk.strip()):
+        if not tokens or not re.search(r"[^\w\s]|_", chunk):
             continue
-        pieces = [r"\s+" if part.isspace() else re.escape(part) for part in re.split(r"(\s+)", chunk.strip())]
-        literals[tokens] = re.compile(r"(?<![^\W_])" + "".join(pieces) + r"(?![^\W_])", re.IGNORECASE)
+        pieces = [r"\s+" if part.isspace() else re.escape(part) for part in re.split(r"(\s+)", chunk)]
+        head = r"(?<![^\W_])" if _TOKEN.match(chunk[0]) else ""
+        tail = r"(?![^\W_])" if _TOKEN.match(chunk[-1]) else ""
+        literals[tokens] = re.compile(head + "".join(pieces) + tail, re.IGNORECASE)
     return literals
 
 

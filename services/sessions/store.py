@@ -161,6 +161,8 @@ SCHEMA = Schema(
         # One row per sync run, so "last sync" is when a sync last ran, not when a file last changed.
         "CREATE TABLE sessions_run (id INTEGER PRIMARY KEY, finished_at TEXT NOT NULL, files_seen INTEGER NOT NULL, "
         "files_read INTEGER NOT NULL)",
+        # A forget or prune whose checkpoint another process's read held back: the next write finishes it.
+        "CREATE TABLE sessions_purge_pending (id INTEGER PRIMARY KEY CHECK (id = 1), since TEXT NOT NULL)",
     ),
     needs_vec=True,
 )
@@ -291,6 +293,15 @@ class SessionsStore:
         )
         return [_session(r) for r in rows]
 
+    def repo_recorded_for(self, cwd: str) -> str | None:
+        """The repository an earlier sync resolved for a session in `cwd` (while the folder existed)."""
+        rows = self.db.execute(
+            "SELECT repo FROM sessions_session WHERE cwd = ? AND repo IS NOT NULL AND repo != cwd AND forgotten = 0 "
+            "ORDER BY updated_at DESC LIMIT 1",
+            (cwd,),
+        ).fetchall()
+        return rows[0][0] if rows else None
+
     def repositories(self) -> list[str]:
         """Every repository the indexed top-level sessions belong to, most recently active first."""
         rows = self.db.execute(
@@ -352,9 +363,10 @@ class SessionsStore:
         self.db.execute("DELETE FROM sessions_message WHERE session_id = ?", (session_id,))
         self.db.execute("DELETE FROM sessions_raw_event WHERE session_id = ?", (session_id,))
         self.db.execute("DELETE FROM sessions_vector WHERE session_id = ?", (session_id,))
-        self.db.execute(
-            "UPDATE sessions_session SET forgotten = 1, capsule = '{}', state = '{}', title = NULL, "
-            "message_count = 0 WHERE id = ?",
+        self.db.execute(  # a tombstone keeps no text: no title, folder, repository, branch, model or version
+            "UPDATE sessions_session SET forgotten = 1, capsule = '{}', state = '{}', title = NULL, cwd = NULL, "
+            "repo = NULL, git_branch = NULL, model = NULL, cli_version = NULL, agent_type = NULL, "
+            "parent_tool_use_id = NULL, message_count = 0 WHERE id = ?",
             (session_id,),
         )
         return removed
@@ -580,18 +592,66 @@ class SessionsStore:
         self.db.execute("VACUUM")
 
     @contextmanager
-    def erasing(self) -> Iterator[None]:
+    def erasing(self, wait_s: float = 2.0) -> Iterator[dict[str, bool]]:
         """Delete for good inside this block: SQLite zeroes what it frees (`secure_delete`), then the
         full-text index is merged (FTS5 keeps deleted words in old segments until then) and the WAL is
-        checkpointed and truncated, so no forgotten text stays in the file's free pages or the WAL."""
+        checkpointed and truncated, so no forgotten text stays in the file's free pages or the WAL.
+
+        Another process reading the database holds the checkpoint back (its snapshot still needs the old
+        pages): the checkpoint is retried for `wait_s` seconds; past that the yielded dict says
+        `purged: False`, a pending row is kept, and the next write (`finish_purge`, run by every sync)
+        completes it."""
+        result = {"purged": False}
         self.db.execute("PRAGMA secure_delete = ON").fetchall()
         try:
-            yield
+            yield result
             with self.db.transaction():
                 self.db.execute("INSERT INTO sessions_message_fts(sessions_message_fts) VALUES ('optimize')")
-            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            result["purged"] = self._checkpoint(wait_s)
+            if not result["purged"]:
+                self.db.execute(
+                    "INSERT OR IGNORE INTO sessions_purge_pending(id, since) VALUES (1, strftime('%Y-%m-%dT%H:%M:%SZ'))"
+                )
         finally:
             self.db.execute("PRAGMA secure_delete = OFF").fetchall()
+
+    def purge_pending(self) -> bool:
+        return self.db.execute("SELECT count(*) FROM sessions_purge_pending").get > 0
+
+    def finish_purge(self, wait_s: float = 0.5) -> bool:
+        """Complete a purge an earlier forget or prune left pending; True when none is left."""
+        if not self.purge_pending():
+            return True
+        self.db.execute("PRAGMA secure_delete = ON").fetchall()
+        try:
+            self.db.execute("DELETE FROM sessions_purge_pending")  # in the WAL too, so the checkpoint clears it
+            if self._checkpoint(wait_s):
+                return True
+            self.db.execute(
+                "INSERT OR IGNORE INTO sessions_purge_pending(id, since) VALUES (1, strftime('%Y-%m-%dT%H:%M:%SZ'))"
+            )
+            return False
+        finally:
+            self.db.execute("PRAGMA secure_delete = OFF").fetchall()
+
+    def _checkpoint(self, wait_s: float) -> bool:
+        """A TRUNCATE checkpoint that copied every frame, retried with a short busy wait for `wait_s`."""
+        import time
+
+        from kernel.store import BUSY_TIMEOUT_MS
+
+        deadline = time.monotonic() + wait_s
+        self.db.conn.set_busy_timeout(100)
+        try:
+            while True:
+                busy, log, copied = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()[0]
+                if not busy and log == copied:  # TRUNCATE that got through leaves an empty WAL (0, 0)
+                    return True
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.05)
+        finally:
+            self.db.conn.set_busy_timeout(BUSY_TIMEOUT_MS)
 
     # ------------------------------------------------------------ vectors
 

@@ -14,7 +14,8 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,6 +122,7 @@ def sync(
                 report.sessions_marked_missing += store.mark_files_missing(gone)
     read = report.files_new + report.files_appended + report.files_reparsed
     store.record_run(now, report.files_seen, read)
+    store.finish_purge()  # a forget that another reader held back is completed by the next write
     return report
 
 
@@ -423,12 +425,18 @@ def _store_file(
         store.add_messages(parsed.rows, index=index_now)
         if parsed.raws:
             store.add_raw_events(job.session_id, parsed.raws)
-        _save_session(store, job.source, job.session_id, parsed.state, repos, now)
+        _save_session(store, job.source, job.session_id, parsed.state, repos, now, parsed.rows)
         store.put_file(parsed.file, now)
 
 
 def _save_session(
-    store: SessionsStore, source: str, session_id: str, state: dict[str, Any], repos: dict[str, str | None], now: str
+    store: SessionsStore,
+    source: str,
+    session_id: str,
+    state: dict[str, Any],
+    repos: dict[str, str | None],
+    now: str,
+    rows: Sequence[MessageRow] = (),
 ) -> None:
     session = state["session"]
     usage = _PARSERS[source].usage_totals(state)
@@ -436,6 +444,9 @@ def _save_session(
     cwd = session.get("cwd")
     if cwd not in repos:
         repos[cwd] = _repo_of(cwd)
+    repo = repos[cwd]
+    if cwd and repo == cwd and not os.path.isdir(cwd):  # the checkout is gone: what the transcript recorded
+        repo = _recorded_elsewhere(store, cwd, session.get("repository_url"), rows, repos) or repo
     capsule = capsules.build(state, usage)
     store.put_session(
         {
@@ -447,7 +458,7 @@ def _save_session(
             "parent_tool_use_id": session.get("parent_tool_use_id"),
             "agent_type": session.get("agent_type"),
             "cwd": cwd,
-            "repo": repos[cwd],
+            "repo": repo,
             "git_branch": session.get("git_branch"),
             "title": session.get("title"),
             "model": session.get("model"),
@@ -494,6 +505,53 @@ def _repo_of(cwd: str | None) -> str | None:
     except PalliumError:
         return _recorded_repo(cwd)
     return str(_main_checkout(root))
+
+
+_GITDIR = re.compile(r"gitdir:\s*(/[^\s\"'`]+?)/\.git/worktrees/[^\s/\"'`]+")
+_REMOTE_URL = re.compile(r"^\s*url\s*=\s*(\S+)", re.M)
+
+
+def _recorded_elsewhere(
+    store: SessionsStore, cwd: str, remote: str | None, rows: Sequence[MessageRow], repos: dict[Any, str | None]
+) -> str | None:
+    """The main repository of a worktree whose folder is gone, from what was recorded: an earlier sync
+    that saw the folder (another session in the same folder), a `gitdir: <repo>/.git/worktrees/<name>`
+    the transcript shows, or the remote URL the session recorded (Codex's `git.repository_url`) matching
+    the remote of a repository whose checkout is still here."""
+    earlier = store.repo_recorded_for(cwd)
+    if earlier:
+        return earlier
+    for row in rows:
+        if row.text and "gitdir:" in row.text:
+            found = _GITDIR.search(row.text)
+            if found:
+                return found.group(1)
+    if not remote:
+        return None
+    key = ("remote", _normal_remote(remote))
+    if key not in repos:
+        repos[key] = None
+        for known in store.repositories():
+            config = Path(known) / ".git" / "config"
+            try:
+                text = config.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if any(_normal_remote(url) == key[1] for url in _REMOTE_URL.findall(text)):
+                repos[key] = known
+                break
+    return repos[key]
+
+
+def _normal_remote(url: str) -> str:
+    """`git@github.com:acme/shop.git`, `https://github.com/acme/shop` and `ssh://git@github.com/acme/shop.git`
+    are one remote: host and path, lowercase, without scheme, user or `.git`."""
+    url = url.strip().rstrip("/")
+    url = re.sub(r"^[a-z][a-z0-9+.-]*://", "", url, flags=re.I)
+    url = re.sub(r"^[^@/]+@", "", url)
+    url = re.sub(r"^([^/:]+):(?!\d+/)", r"\1/", url)  # scp-like `host:path`
+    url = re.sub(r":\d+/", "/", url)
+    return url.removesuffix(".git").lower()
 
 
 _WORKTREE_FOLDERS = ("/.claude/worktrees/", "/.worktrees/", "/.git/worktrees/")

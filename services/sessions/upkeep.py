@@ -67,22 +67,27 @@ def doctor(store: SessionsStore, inp: DoctorInput) -> DoctorOutput:
 def forget(store: SessionsStore, row: SessionRow, *, confirm: bool) -> ForgetOutput:
     targets = [row, *store.children(row.id)]
     messages = sum(r.message_count for r in targets)
+    purged = False
     if confirm:
-        with store.erasing(), store.db.transaction():
+        with store.erasing() as erased, store.db.transaction():
             for target in targets:
                 store.forget(target.id)
-    return ForgetOutput(sessions=[t.id for t in targets], messages=messages, confirmed=confirm)
+        purged = erased["purged"]
+    return ForgetOutput(sessions=[t.id for t in targets], messages=messages, confirmed=confirm, purged=purged)
 
 
 def prune(store: SessionsStore, inp: PruneInput, *, now: datetime) -> PruneOutput:
     cutoff = iso_utc(now - parse_duration(inp.older_than, "older_than"))
     rows = store.sessions_older_than(cutoff)
     messages = sum(r.message_count for r in rows)
+    purged = False
     if inp.confirm:
-        with store.erasing(), store.db.transaction():
+        with store.erasing() as erased, store.db.transaction():
             for r in rows:
                 store.forget(r.id)
+        purged = erased["purged"]
     return PruneOutput(
+        purged=purged,
         cutoff=cutoff,
         sessions=[summary(r) for r in rows[:_PRUNE_LIST]],
         count=len(rows),

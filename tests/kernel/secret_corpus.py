@@ -130,6 +130,15 @@ FORMAT_SAMPLES: dict[str, str] = {
     "telegram_bot_token": f"{_r(10, string.digits)}:AA{_r(33, _URLSAFE)}",
     "discord_bot_token": f"M{_r(25)}.{_r(6)}.{_r(38)}",
     "jwt": _jwt(),
+    "flutterwave_key": f"FLWSECK_TEST-{_r(32, 'abcdefgh0123456789')}-X",
+    "frameio_token": "fio-u-" + _r(64, _URLSAFE),
+    "adobe_client_secret": "p8e-" + _r(32),
+    "facebook_app_token": f"{_r(15, string.digits)}|{_r(27, _URLSAFE)}",
+    "intra42_client_secret": "s-s4t2ud-" + _r(64, _HEX),
+    "onepassword_secret_key": "A3-" + "-".join(_r(n, _UPNUM) for n in (6, 11, 5, 5, 5)),
+    "openshift_token": "sha256~" + _r(43, _URLSAFE),
+    "sourcegraph_token": "sgp_" + _r(40, _HEX),
+    "twilio_account_sid": "AC" + _r(32, _HEX),
 }
 
 

@@ -3,7 +3,7 @@ import pytest
 from kernel.secrets import find_secrets, redact
 
 PLANTED = {
-    "aws_access_key_id": "AKIAIOSFODNN7EXAMPLE",
+    "aws_access_key_id": "AKIA" + "Q7RSTUVWXYZ23456",
     "github_token": "ghp_" + "a1B2c3D4e5" * 4,
     "openai_api_key": "sk-proj-" + "Zx9" * 10,
     "anthropic_api_key": "sk-ant-api03-" + "Qw8" * 10,

@@ -396,14 +396,14 @@ async def test_session_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_path:
                 "raw_events": 0,
                 "vectors": 0,
             },
-            "database_bytes": 200704,
+            "database_bytes": 204800,
             "planned": [],
             "done": [],
             "confirmed": False,
         }
     )
     assert await answer("sessions forget", id=A_ID) == snapshot(
-        {"sessions": ["4ba71ab7-ac05-44a5-acc6-be1805fdf179"], "messages": 18, "confirmed": False}
+        {"sessions": ["4ba71ab7-ac05-44a5-acc6-be1805fdf179"], "messages": 18, "confirmed": False, "purged": False}
     )
     assert await answer("sessions prune", older_than="30d") == snapshot(
         {
@@ -413,6 +413,7 @@ async def test_session_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_path:
             "messages": 0,
             "confirmed": False,
             "truncated": False,
+            "purged": False,
         }
     )
     assert await answer("sessions embedding check") == snapshot(

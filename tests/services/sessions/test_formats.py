@@ -40,6 +40,53 @@ async def test_a_worktree_that_is_gone_belongs_to_the_repository_its_path_record
     assert [r.id for r in (await call("recall", query="zebrawood", repo="/gone/shop")).results] == [SID]
 
 
+async def test_a_gone_codex_worktree_belongs_to_the_repository_with_the_remote_it_recorded(
+    call, homes, git_repo, tmp_path
+):
+    git(git_repo, "remote", "add", "origin", "git@github.com:acme/shop.git")
+    here, gone = "01a20000-aaaa-7aaa-8bbb-000000000001", "01a20000-aaaa-7aaa-8bbb-000000000002"
+    remote = {"repository_url": "https://github.com/acme/shop", "branch": "main"}
+    build.write_jsonl(
+        build.codex_path(homes["codex"], here),
+        [build.codex_meta(here, cwd=str(git_repo), git=remote), build.codex_user("plan the walnut export")],
+    )
+    worktree = str(tmp_path / "codex-worktrees" / "walnut-export")  # removed when the agent finished
+    build.write_jsonl(
+        build.codex_path(homes["codex"], gone, "2026-11-21T11-00-00"),
+        [build.codex_meta(gone, cwd=worktree, git=remote), build.codex_user("finish the walnut export")],
+    )
+    await call.sync()
+    shown = await call("show", id=gone)
+    assert (shown.cwd, shown.repo) == (worktree, str(git_repo.resolve()))
+
+
+async def test_a_gone_worktree_belongs_to_the_repository_its_recorded_gitdir_names(call, homes):
+    cwd = "/gone/agents/otter"
+    records = [
+        build.claude_user(SID, "where is this checkout from?", "u-0", "2026-11-21T15:00:00.000Z", cwd=cwd),
+        build.claude_user(
+            SID, "cat .git says gitdir: /gone/shop/.git/worktrees/otter", "u-1", "2026-11-21T15:01:00.000Z", cwd=cwd
+        ),
+    ]
+    build.write_jsonl(build.claude_path(homes["claude"], SID, "-tmp-work"), records)
+    await call.sync()
+    assert (await call("show", id=SID)).repo == "/gone/shop"
+
+
+async def test_a_worktree_removed_between_syncs_keeps_the_repository_an_earlier_sync_saw(
+    call, homes, git_repo, tmp_path
+):
+    linked = tmp_path / "shop-otter"
+    git(git_repo, "worktree", "add", "-q", "-b", "otter", str(linked))
+    _claude(homes["claude"], SID, str(linked), ["rename the walnut helper"])
+    await call.sync()
+    git(git_repo, "worktree", "remove", "--force", str(linked))
+    other = "7c0e0000-aaaa-4bbb-8ccc-000000000002"
+    _claude(homes["claude"], other, str(linked), ["and the walnut tests"], project="-tmp-other")
+    await call.sync()
+    assert (await call("show", id=other)).repo == str(git_repo.resolve())
+
+
 async def test_a_session_started_with_a_slash_command_has_it_as_its_first_ask(call, homes):
     command = (
         "<command-message>review-pr is running…</command-message>\n<command-name>/review-pr</command-name>\n"

@@ -175,3 +175,50 @@ async def test_recall_cites_the_line_that_holds_the_rarest_word_of_the_question(
     out = await call("recall", query="which encoding does legacy.csv use?")
     mine = next(r for r in out.results if r.id == thread)
     assert any("cp1252" in c.text for c in mine.citations), [c.text for c in mine.citations]
+
+
+OPEN = "01a20000-bbbb-7aaa-8bbb-000000000001"
+
+
+@pytest.mark.parametrize("open_call", [True, False])
+async def test_an_open_codex_turn_stopped_at_its_open_call_or_last_record_not_at_task_started(call, homes, open_call):
+    records = [
+        build.codex_meta(OPEN),
+        build.codex_event("task_started"),  # line 2
+        build.codex_user("rename the walnut exporter"),
+        build.codex_assistant("renaming the walnut exporter now"),  # line 4
+    ]
+    if open_call:
+        records.append(
+            build.codex("response_item", {"type": "function_call", "name": "shell", "call_id": "c1", "arguments": "{}"})
+        )  # line 5, never answered
+    build.write_jsonl(build.codex_path(homes["codex"], OPEN), records)
+    await call.sync()
+    shown = await call("show", id=OPEN)
+    assert shown.capsule["stopped_line"] == (5 if open_call else 4)
+    assert shown.completion == "not_finished"
+
+
+async def test_where_did_we_leave_off_ranks_the_session_the_topic_names_above_a_recent_unfinished_one(call, homes):
+    topic, recent = "01a20000-cccc-7aaa-8bbb-000000000001", "01a20000-cccc-7aaa-8bbb-000000000002"
+    build.write_jsonl(
+        build.codex_path(homes["codex"], topic, "2026-11-20T09-00-00"),
+        [
+            build.codex_meta(topic, timestamp="2026-11-20T09:00:00.000Z"),
+            build.codex_event("task_started", "2026-11-20T09:00:01.000Z"),
+            build.codex_user("port the quince ledger importer to the new api", "2026-11-20T09:00:02.000Z"),
+            build.codex_assistant("the quince ledger importer is half ported", "2026-11-20T09:00:03.000Z"),
+            build.codex_event("task_complete", "2026-11-20T09:00:04.000Z"),
+        ],
+    )
+    build.write_jsonl(
+        build.codex_path(homes["codex"], recent, "2026-11-21T12-00-00"),
+        [
+            build.codex_meta(recent, timestamp="2026-11-21T12:00:00.000Z"),
+            build.codex_event("task_started", "2026-11-21T12:00:01.000Z"),
+            build.codex_user("tidy the readme badges", "2026-11-21T12:00:02.000Z"),
+        ],
+    )
+    await call.sync()
+    out = await call("recall", query="where did we leave off with the quince ledger importer?")
+    assert out.results[0].id == topic

@@ -100,3 +100,26 @@ async def test_a_quoted_phrase_with_punctuation_matches_those_characters(call, h
     assert await _lines(call, '"1.2.3"') == [5]
     assert await _lines(call, '"a/b"') == [6]
     assert await _lines(call, "ana ledger reports") == [3, 4]  # words without quotes match across separators
+
+
+LITERALS = {
+    3: "the report lives in acme-billing-reports now",
+    4: "moved it to acme/billing/reports instead",
+    5: "then call f(42);return early",
+    6: "or call f(42) and return",
+}
+
+
+async def test_an_unquoted_word_with_punctuation_matches_only_those_characters(call, homes):
+    _lab_session(homes["codex"], LITERALS)
+    await call.sync()
+    assert await _lines(call, "acme-billing-reports") == [3]  # as a shell passes it, no quotes
+    assert await _lines(call, "acme/billing/reports") == [4]
+    assert await _lines(call, "acme billing reports") == [3, 4]  # plain words match across any separator
+
+
+async def test_a_quoted_phrase_ending_in_punctuation_needs_no_word_boundary_after_it(call, homes):
+    _lab_session(homes["codex"], LITERALS)
+    await call.sync()
+    assert await _lines(call, '"f(42);"') == [5]
+    assert await _lines(call, '"f(42)"') == [5, 6]

@@ -137,3 +137,39 @@ async def test_forgotten_text_is_gone_from_the_database_file_and_its_free_pages(
     stored = _file_bytes()
     assert [w for w in words if w.encode() in stored] == []
     assert (await call("doctor")).healthy and (await call("search", query="backfill")).hits  # the rest is intact
+
+
+async def test_forget_while_another_process_reads_reports_the_purge_pending_and_the_next_sync_finishes_it(call, homes):
+    import apsw
+
+    word = "qvzmxkwtrb"
+    thread = "01a20000-8888-7aaa-8bbb-ccccddddeeee"
+    records = [build.codex_meta(thread, git={"branch": "feature/quartz-ledger"}), build.codex_user(f"say {word}")]
+    build.write_jsonl(build.codex_path(homes["codex"], thread), records)
+    await call.sync()
+    reader = apsw.Connection(str(global_db_path()), flags=apsw.SQLITE_OPEN_READONLY)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM sessions_message").fetchall()  # holds a snapshot, as a reader does
+    try:
+        done = await call("forget", id=thread, confirm=True)
+        assert done.confirmed and done.purged is False  # not "gone" while the old pages are still needed
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+    assert word.encode() in _file_bytes()
+    await call.sync()  # the next write finishes the purge
+    assert word.encode() not in _file_bytes()
+    assert (await call("forget", id=B, confirm=True)).purged is True
+
+
+async def test_a_tombstone_keeps_no_text_of_the_session(call):
+    await call.sync()
+    row = await call("show", id=B)
+    assert row.cwd and row.model
+    await call("forget", id=B, confirm=True)
+    with open_global([SCHEMA]) as db:
+        kept = db.execute(
+            "SELECT title, cwd, repo, git_branch, model, cli_version, agent_type FROM sessions_session WHERE id = ?",
+            (B,),
+        ).fetchall()
+    assert kept == [(None,) * 7]

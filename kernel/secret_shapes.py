@@ -1,0 +1,171 @@
+"""Secrets `kernel.secrets` knows by where they stand rather than by a prefix: parts of URLs, password
+hashes, and the bare output line of a key generator.
+
+- **URLs**: webhook paths (Slack `hooks.slack.com/services/T…/B…/…`, Discord and Teams webhooks),
+  keys in the path of RPC and API gateways (`…/v2/<key>`), a DSN's user part without a password
+  (Sentry's `https://<key>@o1.ingest.sentry.io/1`), query values named like a secret (`sig=`,
+  `api_key=`, `X-Amz-Signature=`), and any query value that looks generated (long, mixed case and
+  digits, high entropy);
+- **password hashes**: crypt(3) and framework formats (`$apr1$`, `$2y$`, `$6$`, `$argon2id$`,
+  `pbkdf2_sha256$`), which an attacker can crack offline;
+- **generator output**: the line after a command that prints a fresh secret (`openssl rand`,
+  `secrets.token_hex`, `pwgen`, `wg genkey`, `rails secret`...), when that line is one bare token.
+
+Each function returns `(start, end, kind, priority)` spans like the rest of the detector.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+
+__all__ = ["generator_output", "looks_generated", "password_hashes", "url_secrets"]
+
+_URL = re.compile(r"""(?i)\b(?:https?|wss?|ftp)://([^\s/?#"'`<>\\]+)([^\s?#"'`<>\\]*)(\?[^\s#"'`<>\\]*)?""")
+_WEBHOOKS = re.compile(
+    r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/((?:[A-Z0-9]+/){1,2}[A-Za-z0-9]{16,}|[A-Za-z0-9+/]{40,60})"
+    r"|discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{30,})"
+    r"|webhook\.office\.com/webhookb2/([^\s\"'<>]+)"
+    r"|/api/v\d+/hooks/([A-Za-z0-9]{16,}))"
+)
+# Path segments that hold a key: RPC gateways (`/v2/<key>`, `/v3/<key>`) and token-named parents.
+_KEY_PARENTS = re.compile(r"(?i)^(?:v\d|keys?|tokens?|secrets?|apikey|api-key|api_key|access[_-]?token|bot)$")
+# `/document/d/<id>`, `/drive/folders/<id>`: a document's id, shared to be opened, not a credential.
+_DOCUMENT_PARENTS = frozenset(("d", "folders", "file", "spreadsheets", "presentation", "document"))
+_SECRET_PARAM = re.compile(
+    r"(?i)^(?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|key|api[_-]?key|apikey"
+    r"|token|access[_-]?token|auth[_-]?token|id[_-]?token|refresh[_-]?token|client[_-]?secret|secret"
+    r"|password|passwd|pwd|pass|private[_-]?token|session[_-]?token|sessionid|code|auth|hmac|jwt)$"
+)
+_SAFE_PARAM = re.compile(r"(?i)^(?:sv|se|st|sp|spr|srt|ss|sr|skoid|sktid|skt|ske|sks|skv|v|ver|version|utm_\w+)$")
+_HASH = re.compile(
+    r"(?<![\w$])(?:\$(?:apr1|1|5|6|2[abxy]?|y|gy|7|sha1|md5)\$[./A-Za-z0-9]{1,64}\$[./A-Za-z0-9]{16,}"
+    r"|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}"
+    r"|\$argon2(?:id|i|d)\$v=\d+\$[^\s$]+\$[A-Za-z0-9+/]{8,}\$[A-Za-z0-9+/]{16,}"
+    r"|\$(?:pbkdf2|scrypt)[\w-]*\$[^\s]{20,}"
+    r"|(?:pbkdf2_sha256|pbkdf2_sha1|bcrypt_sha256|argon2|scrypt)\$[^\s\"']{20,})"
+)
+_GENERATORS = re.compile(
+    r"(?i)(?:openssl\s+rand|secrets\.token_(?:hex|urlsafe|bytes)|token_urlsafe|pwgen|wg\s+genkey|rails\s+secret"
+    r"|rake\s+secret|phx\.gen\.secret|get_random_secret_key|gpg\s+--gen-random|/dev/urandom|apg\s|makepasswd"
+    r"|keygen\b|generate[_-]?(?:secret|key|token|password)|random[_-]?(?:secret|key|token|password)"
+    r"|uuidgen\s*\|\s*base64|base64\s+/dev/urandom)"
+)
+_BARE_TOKEN = re.compile(r"[ \t>$#]*([A-Za-z0-9+/_=.:-]{16,})[ \t]*(?:\r?\n|$)")
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def looks_generated(value: str, length: int = 20) -> bool:
+    """Long, mixing upper and lower case with digits, and of high entropy: what a generator prints,
+    not a word, an id in one case (a commit hash, a UUID), or a path."""
+    if len(value) < length:
+        return False
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    digits = sum(c.isdigit() for c in value)
+    if not (upper >= 2 and lower >= 2 and digits >= 2):
+        return False
+    return _entropy(value) >= 3.6
+
+
+def _low_variety(value: str) -> bool:
+    return len(set(value.lower()) - set("x*0#._-")) <= 2
+
+
+def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
+    found: list[tuple[int, int, str, int]] = []
+    hooks = []
+    for hook in _WEBHOOKS.finditer(text):  # with or without a scheme (`hooks.slack.com/services/...`)
+        group = next(i for i in range(1, 5) if hook.group(i))
+        hooks.append((hook.start(), hook.end()))
+        if not _low_variety(hook.group(group)):
+            found.append((hook.start(group), hook.end(group), "webhook_url", 1))
+    for url in _URL.finditer(text):
+        host, path, query = url.group(1), url.group(2) or "", url.group(3) or ""
+        if any(url.start() <= start < url.end() for start, _ in hooks):
+            continue
+        if "@" in host:  # a DSN's user part without a password (Sentry): `https://<key>@host`
+            user = host[: host.rindex("@")]
+            if ":" not in user and len(user) >= 16 and (looks_generated(user, 16) or _hexlike(user)):
+                found.append((url.start(1), url.start(1) + len(user), "url_credentials", 1))
+        offset = url.start(2)
+        segments = path.split("/")
+        position = offset
+        for index, segment in enumerate(segments):
+            parent = segments[index - 1] if index else ""
+            if segment and index and _KEY_PARENTS.match(parent) and len(segment) >= 16:
+                if (looks_generated(segment, 16) or _hexlike(segment)) and not _low_variety(segment):
+                    found.append((position, position + len(segment), "url_path_key", 2))
+            elif (
+                segment
+                and looks_generated(segment, 32)
+                and _entropy(segment) >= 4.2
+                and not _wordy(segment)
+                and parent not in _DOCUMENT_PARENTS
+            ):
+                found.append((position, position + len(segment), "url_path_key", 3))
+            position += len(segment) + 1
+        if query:
+            found += _query_secrets(query, url.start(3))
+    return found
+
+
+def _wordy(segment: str) -> bool:
+    """`Pianificazione-Nerdz-1bc8...`: a slug of words with an id, or percent-encoded text, not a key."""
+    words = [part for part in re.split(r"[-_.]", segment) if part.isalpha() and len(part) >= 4]
+    return len(words) >= 2 or segment.count("%") >= 3
+
+
+def _hexlike(value: str) -> bool:
+    return len(value) >= 24 and all(c in "0123456789abcdefABCDEF" for c in value) and len(value) not in (40, 64)
+
+
+def _query_secrets(query: str, offset: int) -> list[tuple[int, int, str, int]]:
+    found = []
+    position = offset + 1
+    for pair in query[1:].split("&"):
+        name, _, value = pair.partition("=")
+        start = position + len(name) + 1
+        position += len(pair) + 1
+        if not value or _SAFE_PARAM.match(name):
+            continue
+        if value.startswith(("$", "{", "<", "%7B", "%24")) or _low_variety(value) or _wordy(value):
+            continue
+        if _SECRET_PARAM.match(name):
+            if (len(value) >= 8 and any(c.isdigit() for c in value)) or len(value) >= 16:
+                found.append((start, start + len(value), "url_query_secret", 2))
+        elif looks_generated(value, 24):
+            found.append((start, start + len(value), "url_query_secret", 3))
+    return found
+
+
+def password_hashes(text: str) -> list[tuple[int, int, str, int]]:
+    return [(m.start(), m.end(), "password_hash", 1) for m in _HASH.finditer(text)]
+
+
+def generator_output(text: str) -> list[tuple[int, int, str, int]]:
+    """The bare token on the line after a command that generates a secret."""
+    found = []
+    for cue in _GENERATORS.finditer(text):
+        newline = text.find("\n", cue.end())
+        if newline == -1:
+            continue
+        start = newline + 1
+        # the output may follow a closing fence or prompt echo; look at the next two lines
+        for _ in range(2):
+            line = _BARE_TOKEN.match(text, start)
+            if line is not None:
+                value = line.group(1)
+                if any(c.isdigit() for c in value) and any(c.isalpha() for c in value) and not _low_variety(value):
+                    found.append((line.start(1), line.end(1), "generated_secret", 2))
+                break
+            nxt = text.find("\n", start)
+            if nxt == -1 or text[start:nxt].strip() not in ("", "```", "$"):
+                break
+            start = nxt + 1
+    return found

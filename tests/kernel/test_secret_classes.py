@@ -1,0 +1,245 @@
+"""The secret detector by class: shapes without a prefix, wider contexts, limits, and what must stay.
+
+Every secret here is generated at import from a seeded random body (no credential-shaped literal in
+the repository). Each class gets several cases, so a rule that learned one example fails the others.
+The contexts test runs every format sample of `secret_corpus` through assignments as a dozen
+languages and config formats write them, so a clean clone tests every family.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+
+import pytest
+
+from kernel.secrets import KINDS, find_secrets, redact
+from tests.kernel.secret_corpus import FORMAT_SAMPLES
+
+_rnd = random.Random(28)
+_ALNUM = string.ascii_letters + string.digits
+_HEX = "0123456789abcdef"
+_UP = string.ascii_uppercase + string.digits
+
+
+def _r(n: int, alphabet: str = _ALNUM) -> str:
+    while True:
+        out = "".join(_rnd.choice(alphabet) for _ in range(n))
+        if not any(c.isdigit() for c in alphabet) or any(c.isdigit() for c in out):
+            return out
+
+
+def _gone(text: str, secret: str) -> bool:
+    redacted, count = redact(text)
+    return count > 0 and secret not in redacted
+
+
+_B64_PASSWORD = _r(12)
+
+# (name, text, the secret that must be gone)
+SHAPES = [
+    ("slack webhook", "POST https://hooks.slack.com/services/T{a}/B{b}/{c} -d @msg.json", None),
+    ("slack webhook in json", '{{"url": "https://hooks.slack.com/services/T{a}/B{b}/{c}"}}', None),
+    ("discord webhook", "webhook: https://discord.com/api/webhooks/{d}/{e}", None),
+    ("rpc key in path", "ETH_RPC=https://eth-mainnet.g.alchemy.com/v2/{f}", None),
+    ("rpc key, hex", "curl https://mainnet.infura.io/v3/{h32} -d '{{}}'", None),
+    ("azure sas sig", "https://acct.blob.core.windows.net/c/x.csv?sv=2022-11-02&sp=r&sig={g}%3D", None),
+    ("api key query", "GET https://api.example.net/v1/quote?symbol=ACME&api_key={f}", None),
+    ("generated query value", "https://files.example.org/dl?id=7&k={g}", None),
+    ("sentry dsn user", "SENTRY_DSN=https://{h32}@o4504.ingest.sentry.io/4505", None),
+    ("ssws header", 'curl -H "Authorization: SSWS 00{i}" https://acme.okta.com/api/v1/users', None),
+    ("ssws bare", "okta wants SSWS 00{i} in the header", None),
+    ("apr1 hash", "admin:$apr1${salt}${apr}", None),
+    ("bcrypt hash in htpasswd", "deploy:$2y$10${bcrypt}", None),
+    ("sha512 crypt", "root:$6${salt}${sha}:19000:0:99999:7:::", None),
+    ("twilio account sid", "the account is AC{h32}, region us1", None),
+    ("telegram token glued to bot", "https://api.telegram.org/botbot{tg}/sendMessage", None),
+    ("telegram token in path", "curl https://api.telegram.org/bot{tg}/getMe", None),
+]
+CONTEXTS = [
+    ("name ending _key", "routing_key: {h32}", "{h32}"),
+    ("name ending -data", "    client-key-data: {b64}", "{b64}"),
+    ("name ending _sid", "TWILIO_ACCOUNT_SID={sid}", "{sid}"),
+    ("positional arguments", 'const client = algoliasearch("APPID42", "{h32}");', "{h32}"),
+    ("positional, python", 'pusher = Client(app_id="1", key="k", secret_client("{f}"))', "{f}"),
+    ("default of an env lookup", 'SECRET_KEY = env("DJANGO_SECRET_KEY", default="{pw}")', "{pw}"),
+    ("getenv fallback", 'token = os.getenv("API_TOKEN", "{f}")', "{f}"),
+    ("sqlcmd -P", "sqlcmd -S db -U sa -P '{pw}' -Q 'select 1'", "{pw}"),
+    ("ssh-keygen -N", "ssh-keygen -t ed25519 -N '{pw}' -f deploy_key", "{pw}"),
+    ("ssh-keygen -P", "ssh-keygen -p -P {pw} -N '' -f deploy_key", "{pw}"),
+    ("mysql -p glued", "mysql -u root -p{pw} shop < dump.sql", "{pw}"),
+    ("PGPASSWORD", "PGPASSWORD={short} psql -h db -U app", "{short}"),
+    ("header without a colon", 'proxy_set_header Authorization "Basic {basic}";', "{basic}"),
+    ("curl -H without a colon", "curl -H 'Authorization Bearer {f}' https://api.example.com", "{f}"),
+    ("generator output", "$ openssl rand -base64 32\n{b64s}\n$ echo done", "{b64s}"),
+    ("python generator output", '$ python -c "import secrets; print(secrets.token_hex(24))"\n{h48}\n', "{h48}"),
+    ("password with parentheses", 'DB_PASSWORD="p(a)ss{pw}!"', "p(a)ss{pw}!"),
+    ("password with parentheses, yaml", "password: Zx(9)qL#{pw}", "Zx(9)qL#{pw}"),
+    ("long quoted token", '"session_token": "{long}"', "{long}"),
+    ("dollar in a bearer token", "Authorization: Bearer access_token${c}$production${f}", "{f}"),
+    ("typed go declaration", 'var stripeToken string = "{f}"', "{f}"),
+    ("makefile assignment", "API_TOKEN ?= {f}", "{f}"),
+    ("php concatenation", '$apiToken .= "{f}";', "{f}"),
+    ("java property", 'System.setProperty("SERVICE_TOKEN", "{f}");', "{f}"),
+    ("xml element", "<authToken>\n  {f}\n</authToken>", "{f}"),
+    ("kotlin typed", 'val apiToken: String = "{f}"', "{f}"),
+    ("compared with a literal", 'if (api_key == "{f}") {{', "{f}"),
+    ("literal compared with a name", 'if ("{pw}" !== db_password) {{', "{pw}"),
+]
+KEEP = [
+    "$ grep -rn 'BEGIN RSA PRIVATE KEY' .\n./check.py:12: if '-----BEGIN RSA PRIVATE KEY-----' in text:\nthen gateway",
+    "HF_TOKEN=hf_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "export GITHUB_TOKEN=gho_************************************",
+    "REPLICATE_API_TOKEN=r8_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    'SECRET_KEY = "test-only-not-secret"',
+    'API_TOKEN = "not-a-real-token-for-tests"',
+    "# public key: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p",
+    'public_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG3rm4vLbc0q9oJwqjNqyTLm1q4c9hVlAz8Xq5JvGxXc"',
+    "ssh -i ~/.ssh/id_ed25519 deploy@host",
+    "the key ~/.ssh/id_ed25519 is loaded",
+    "private_key_file: secrets/deploy.pem",
+    'fetch(url, { credentials: "include" })',
+    "type Signer struct {\n\tkey *ecdsa.PrivateKey\n}",
+    "func sign(key *rsa.PrivateKey) error {",
+    "https://github.com/acme/shop/commit/3f9a2b4c5d6e7f8091a2b3c4d5e6f708192a3b4c",
+    "https://docs.google.com/document/d/1W7KCxOxP-1Fy5EyF2lbJGE2WuKmu5v0suYqoHas1jRM/edit",
+    "https://example.com/search?q=where+did+we+leave+off&page=2",
+    "https://www.notion.so/acme/Quarterly-Planning-Notes-1bc826ecc0994dd8915be97fc3489cde",
+    "sort_key: created_at",
+    "primary_key: id",
+    "the cache_key was user_123_profile",
+    "ORDER BY partition_key",
+    "api_key = os.getenv('API_KEY')",
+    "password = get_password(user)",
+    "this.tokens = Math.min(this.burst, this.tokens + elapsed * this.rate);",
+    "run `openssl rand -hex 32` to make one",
+    "the build takes 3 minutes\n$ pwgen\nusage: pwgen [options]",
+    "curl -u <user:password> https://test.example.com/endpoint",
+    "SUMO_ACCESS_KEY=${SUMO_ACCESS_KEY:=$2}",
+    "Authorization: Bearer ${TOKEN}",
+    "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+    'if (token == "") {',
+    'if password == "changeme":',
+    'if (key == "Enter") {',
+    'if (event.key === "Escape") {',
+]
+
+
+def _values() -> dict[str, str]:
+    basic = base64.b64encode(f"deploy:{_B64_PASSWORD}".encode()).decode()
+    return {
+        "a": _r(8, _UP),
+        "b": _r(10, _UP),
+        "c": _r(24),
+        "d": _r(18, string.digits),
+        "e": _r(68, _ALNUM + "_-"),
+        "f": _r(32, _ALNUM + "_-"),
+        "g": _r(40),
+        "h32": _r(32, _HEX),
+        "h48": _r(48, _HEX),
+        "i": _r(40, _ALNUM + "_-"),
+        "salt": _r(8, _ALNUM + "./"),
+        "apr": _r(22, _ALNUM + "./"),
+        "bcrypt": _r(53, _ALNUM + "./"),
+        "sha": _r(86, _ALNUM + "./"),
+        "tg": f"{_r(10, string.digits)}:AA{_r(33, _ALNUM + '_-')}",
+        "b64": base64.b64encode(_rnd.randbytes(90)).decode(),
+        "b64s": base64.b64encode(_rnd.randbytes(32)).decode(),
+        "sid": "AC" + _r(32, _HEX),
+        "pw": _r(14, _ALNUM + "!#%^*-"),
+        "short": _r(6),
+        "basic": basic,
+        "long": _r(700, _ALNUM + "_-."),
+    }
+
+
+VALUES = _values()
+
+
+@pytest.mark.parametrize(("name", "template", "_"), SHAPES, ids=[s[0] for s in SHAPES])
+def test_secrets_known_by_their_shape_are_redacted(name: str, template: str, _: None):
+    text = template.format(**VALUES)
+    redacted, count = redact(text)
+    assert count >= 1, (name, text)
+    planted = [v for k, v in VALUES.items() if "{" + k + "}" in template and len(v) >= 16 and not v.isdigit()]
+    assert [v for v in planted if v in redacted] == [], (name, redacted)
+
+
+@pytest.mark.parametrize(("name", "template", "secret"), CONTEXTS, ids=[c[0] for c in CONTEXTS])
+def test_secrets_in_wider_contexts_are_redacted(name: str, template: str, secret: str):
+    text, value = template.format(**VALUES), secret.format(**VALUES)
+    assert _gone(text, value), (name, redact(text)[0])
+
+
+@pytest.mark.parametrize("text", KEEP)
+def test_lookalikes_placeholders_and_code_are_left_alone(text: str):
+    assert redact(text) == (text, 0), [m.kind for m in find_secrets(text)]
+
+
+def test_an_unterminated_private_key_covers_its_body_lines_never_the_rest_of_the_text():
+    body = "\n".join(base64.b64encode(_rnd.randbytes(48)).decode() for _ in range(3))
+    text = f"$ head -4 key.pem\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n$ echo the gateway is fine"
+    redacted, count = redact(text)
+    assert count == 1 and body.splitlines()[0] not in redacted and "the gateway is fine" in redacted
+
+
+def test_a_secret_nested_in_json_strings_at_any_depth_is_redacted():
+    key_id, private_key = _r(40, _HEX), _r(64, _ALNUM + "+/")
+    inner = json.dumps({"type": "service_account", "private_key_id": key_id, "client_secret": private_key})
+    arguments = json.dumps({"file_path": "sa.json", "content": inner})
+    record = json.dumps({"type": "function_call", "arguments": arguments})  # three levels of escaping
+    for text in (inner, arguments, record):
+        redacted, _ = redact(text)
+        assert key_id not in redacted and private_key not in redacted, text[:80]
+
+
+_LANGUAGE_CONTEXTS = (
+    'DEPLOY_TOKEN="{s}"',  # shell, dotenv
+    "deploy_token: {s}",  # yaml
+    "deploy_token: '{s}'",
+    '{{"deploy_token": "{s}"}}',  # json
+    '{{"config.env": "DEPLOY_TOKEN={s}\\nDEBUG=1"}}',  # an env file inside a JSON string
+    "deployToken := `{s}`",  # go
+    'var deployToken string = "{s}"',
+    'String deployToken = "{s}";',  # java, c#
+    "deploy_token = '{s}'",  # python
+    "DEPLOY_TOKEN ::= {s}",  # make
+    '$deployToken .= "{s}";',  # php
+    '  "deployToken" => "{s}"',  # ruby, logstash
+    'System.setProperty("DEPLOY_TOKEN", "{s}")',
+    "<deployToken>{s}</deployToken>",  # xml
+    "deploy_token = {s}",  # ini, toml unquoted
+)
+
+
+@pytest.mark.parametrize("label", sorted(FORMAT_SAMPLES))
+def test_every_format_is_redacted_in_every_language_context(label: str):
+    secret = FORMAT_SAMPLES[label]
+    missed = [c for c in _LANGUAGE_CONTEXTS if not _gone(c.format(s=secret), secret)]
+    assert missed == [], (label, missed)
+
+
+def test_every_format_has_a_sample_and_every_kind_is_declared():
+    from kernel.secret_formats import FORMATS
+
+    assert {kind for kind, _ in FORMATS} <= {label.split("/")[0] for label in FORMAT_SAMPLES}
+    assert len(set(KINDS)) == len(KINDS)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "keytool -list -keystore k.jks -storepass {pw}",
+        "mongosh -u admin -p {pw} shop",
+        "openssl pkcs12 -in a.p12 -passin pass:{pw}",
+        "Connect-AzAccount -ServicePrincipal -ClientSecret {pw}",
+        "New-Item -Password {pw} -Name svc",
+    ],
+)
+def test_tool_flags_that_take_passwords_are_redacted(template: str):
+    value = VALUES["pw"].replace("!", "x")
+    assert _gone(template.format(pw=value), value), redact(template.format(pw=value))
