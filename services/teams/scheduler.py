@@ -46,7 +46,8 @@ class RunResult:
 
 
 def eligible_members(store: TeamStore, team: TeamRow) -> list[MemberRow]:
-    """Members that should take a turn now: mail, a nudge, a retry owed, said `active`, or new claimable work."""
+    """Members that should take a turn now: a first turn, mail, a nudge, a retry owed, said `active`, or new
+    claimable work."""
     waiting = store.count_undelivered(team.id)
     busy = {t.member for t in store.turns(team.id, states=("started",))}
     claimable = bool(store.claimable(team.id))
@@ -56,7 +57,9 @@ def eligible_members(store: TeamStore, team: TeamRow) -> list[MemberRow]:
             continue
         if m.budget_usd is not None and m.spend_usd >= m.budget_usd:
             continue
-        owed = waiting.get(m.name) or m.nudged or m.retry or m.status == "active"
+        # a member that never took a turn is owed its first: the goal and its role are its work (see `prompt`)
+        first = m.turn_count == 0 and m.last_turn_status is None
+        owed = waiting.get(m.name) or m.nudged or m.retry or m.status == "active" or first
         new_work = claimable and m.last_seen_board != team.board_version and m.status != "blocked"
         if owed or new_work:
             chosen.append(m)

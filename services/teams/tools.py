@@ -23,6 +23,7 @@ from services.teams.store import TeamStore
 from services.teams.templates import TEMPLATES
 
 INBOX_BUDGET = CONTEXT_BUDGET  # whole messages (up to 2,000 characters each) per page
+DEFAULT_MEMBER_CALLS = 20  # the call cap of a member whose provider reports no cost, unless one is given
 
 
 def _store(ctx: ToolContext) -> TeamStore:
@@ -55,51 +56,76 @@ async def start(inp: models.StartInput, ctx: ToolContext) -> models.StartOutput:
     store = _store(ctx)
     now = _now(ctx)
     team_id = inp.id or f"team-{secrets.token_hex(5)}"
-    return _create(store, ctx, team_id, inp.goal, str(folder), inp.budget_usd, inp.template, inp.provider, now)
-
-
-def _create(
-    store: TeamStore,
-    ctx: ToolContext,
-    team_id: str,
-    goal: str,
-    cwd: str,
-    budget: float | None,
-    template: str | None,
-    provider: str | None,
-    now: str,
-) -> models.StartOutput:
+    if inp.template and inp.provider:
+        _check_provider(inp.provider, "provider")
     with store.db.transaction():
-        if store.create_team(team_id=team_id, goal=goal, cwd=cwd, budget_usd=budget, template=template, now=now):
-            store.add_member(
-                team_id=team_id,
-                name=LEAD,
-                provider="external",
-                model=None,
-                role="the team's lead",
-                mode="read-only",
-                requested_mode="read-only",
-                external=True,
-                session_id=None,
-                plan_required=False,
-                budget_usd=None,
-                heartbeat_at=time.time(),
-                now=now,
-            )
-            for member in TEMPLATES[template].members if template else ():
-                _add_member(store, team_id, member.name, provider, None, member.role, member.mode, False, None, now)
+        created = store.create_team(
+            team_id=team_id, goal=inp.goal, cwd=str(folder), budget_usd=inp.budget_usd, template=inp.template, now=now
+        )
+        if created:
+            store.set_limits(team_id, ceiling=ctx.ceiling, max_calls=inp.max_calls)
+            _add_lead(store, team_id, now)
+            for member in TEMPLATES[inp.template].members if inp.template else ():
+                _add_member(
+                    store, team_id, member.name, inp.provider, None, member.role, member.mode, False, None, None, now
+                )
                 # A template's members start with the goal in their mailbox, so the first `team run`
                 # has work for each of them instead of finding nobody eligible.
-                send_message(store, team_id, sender=LEAD, recipient=member.name, body=_kickoff(goal), now=now)
+                send_message(
+                    store, team_id, sender=LEAD, recipient=member.name, body=_kickoff(inp.goal, member.role), now=now
+                )
     team = require_team(store, team_id)
+    warnings = [] if created else _existing(team, inp)
+    members = store.members(team_id)
+    warnings += [w for m in members if created and not m.external for w in _cost_warnings(team, m)][:1]
     return models.StartOutput(
-        team=views.to_team(team), members=[views.to_member(store, m) for m in store.members(team_id)]
+        team=views.to_team(team),
+        members=[views.to_member(store, m) for m in members],
+        existed=not created,
+        warnings=warnings,
+        next_step=views.next_step(store, team),
     )
 
 
-def _kickoff(goal: str) -> str:
+def _existing(team, inp: models.StartInput) -> list[str]:
+    """What a `team start --id` of an existing team did not change, and the command that would."""
+    said = []
+    if inp.budget_usd is not None and inp.budget_usd != team.budget_usd:
+        said.append(
+            f"team {team.id} already exists; its budget stays {views.spend_text(team)}: change it with "
+            f"`pallium team budget {team.id} --usd {inp.budget_usd:g}`"
+        )
+    if inp.goal != team.goal:
+        said.append(f"team {team.id} already exists with another goal; it keeps its own: {team.goal[:200]}")
+    if team.status != "active":
+        said.append(f"team {team.id} is {team.status}: `pallium team resume {team.id}` starts it again")
+    return said or [f"team {team.id} already exists; answered unchanged"]
+
+
+def _add_lead(store: TeamStore, team_id: str, now: str) -> None:
+    store.add_member(
+        team_id=team_id,
+        name=LEAD,
+        provider="external",
+        model=None,
+        role="the team's lead",
+        mode="read-only",
+        requested_mode="read-only",
+        external=True,
+        session_id=None,
+        plan_required=False,
+        budget_usd=None,
+        heartbeat_at=time.time(),
+        now=now,
+    )
+
+
+def _kickoff(goal: str, role: str) -> str:
+    """The first mail of a member spawned on a team with a goal: what makes its first `team run` turn do work."""
+    yours = f"Your role: {role}\n\n" if role.strip() else ""
     return (
-        f"The team's goal: {goal}\n\nWork on it in your role. Send your findings to lead (and to a teammate "
+        f"The team's goal: {goal}\n\n{yours}Work on it in your role: claim a task on the board that fits it, or "
+        "add the tasks the goal needs (`add_tasks`) and claim one. Send your findings to lead (and to a teammate "
         "when they concern its part), then go idle."
     )
 
@@ -114,13 +140,16 @@ def _add_member(
     mode: str,
     plan_required: bool,
     budget: float | None,
+    max_calls: int | None,
     now: str,
 ) -> bool:
     from kernel.providers.dispatcher import resolve_provider
 
     resolved = resolve_provider(provider)
     session = str(uuid.uuid4()) if resolved == "claude" else None  # minted before its first turn
-    return store.add_member(
+    if max_calls is None and not reports_cost(resolved):
+        max_calls = DEFAULT_MEMBER_CALLS
+    added = store.add_member(
         team_id=team_id,
         name=name,
         provider=resolved,
@@ -134,6 +163,44 @@ def _add_member(
         budget_usd=budget,
         heartbeat_at=None,
         now=now,
+    )
+    if added:
+        store.update_member(team_id, name, max_calls=max_calls)
+    return added
+
+
+def reports_cost(provider: str) -> bool:
+    """Whether the provider's calls say what they cost (claude's envelope does; codex never does, and a
+    wrapper only when it writes a usage file, which cannot be known before it runs)."""
+    return provider == "claude"
+
+
+def _cost_warnings(team, member) -> list[str]:
+    if reports_cost(member.provider):
+        return []
+    cap = f"capped at {member.max_calls} calls" if member.max_calls else "not capped"
+    budget = " budgets in USD cannot bind on it;" if team.budget_usd is not None or member.budget_usd else ""
+    return [
+        f"{member.provider} reports no cost:{budget} {member.name} is {cap} "
+        f"(change with `pallium team budget {team.id} --member {member.name} --calls N`)"
+    ]
+
+
+def _check_provider(provider: str, field: str) -> None:
+    """Refuse a provider no call could reach: not built in and no wrapper command configured."""
+    import os
+
+    from kernel.providers.dispatcher import BUILT_IN, resolve_provider, wrapper_variable
+
+    resolved = resolve_provider(provider)
+    if resolved in BUILT_IN or os.environ.get(wrapper_variable(resolved)):
+        return
+    raise PalliumError(
+        "invalid_input",
+        f"unknown provider {resolved!r}: not one of {', '.join(BUILT_IN)} and no {wrapper_variable(resolved)} is set",
+        hint=f"pass `provider` as one of {', '.join(BUILT_IN)}, or set {wrapper_variable(resolved)} to the "
+        "wrapper's command line",
+        details={"field": field, "provider": resolved},
     )
 
 
@@ -162,29 +229,55 @@ def _template(name: str) -> models.Template:
 
 
 async def spawn(inp: models.SpawnInput, ctx: ToolContext) -> models.MemberOutput:
-    if inp.mode == "edit" and not inp.plan_required:
-        authority.check("pallium_team_spawn", "edit", ctx.ceiling)
     store = _store(ctx)
-    _active(store, inp.team)
-    if not _add_member(
-        store,
-        inp.team,
-        inp.name,
-        inp.provider,
-        inp.model,
-        inp.role,
-        inp.mode,
-        inp.plan_required,
-        inp.budget_usd,
-        _now(ctx),
-    ):
+    team = _active(store, inp.team)
+    ceiling = _team_ceiling(team, ctx)
+    if inp.mode == "edit" and not inp.plan_required:
+        authority.check("pallium_team_spawn", "edit", ceiling)
+    _check_provider(inp.provider or "", "provider")
+    if inp.budget_usd is not None and team.budget_usd is not None and inp.budget_usd > team.budget_usd:
+        raise PalliumError(
+            "invalid_input",
+            f"a member budget of ${inp.budget_usd:g} is above team {team.id}'s ${team.budget_usd:g}",
+            hint=f"pass `budget_usd` of at most {team.budget_usd:g}, or raise the team's with "
+            f"`pallium team budget {team.id} --usd N`",
+            details={"field": "budget_usd", "team_budget_usd": team.budget_usd},
+        )
+    now = _now(ctx)
+    with store.db.transaction():
+        added = _add_member(
+            store,
+            inp.team,
+            inp.name,
+            inp.provider,
+            inp.model,
+            inp.role,
+            inp.mode,
+            inp.plan_required,
+            inp.budget_usd,
+            inp.max_calls,
+            now,
+        )
+    if not added:
         raise PalliumError(
             "conflict",
             f"{inp.name!r} is already on team {inp.team}'s roster; nothing was spawned",
             hint=f"pick another `name`, or see the roster with `pallium team status {inp.team}`",
             details={"field": "name", "name": inp.name},
         )
-    return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.name)))
+    member = require_member(store, inp.team, inp.name)
+    return models.MemberOutput(
+        member=views.to_member(store, member),
+        warnings=_cost_warnings(team, member),
+        next_step=views.next_step(store, require_team(store, team.id)),
+    )
+
+
+def _team_ceiling(team, ctx: ToolContext) -> str:
+    """The lower of this call's ceiling and the one the team was started under: a later call never raises it."""
+    if team.ceiling is None or not authority.allows(ctx.ceiling, team.ceiling):
+        return ctx.ceiling
+    return team.ceiling
 
 
 async def join(inp: models.JoinInput, ctx: ToolContext) -> models.MemberOutput:
@@ -262,7 +355,7 @@ async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
     store = _store(ctx)
     team = require_team(store, inp.team)
     if any(m.mode == "edit" for m in store.members(team.id)):
-        authority.check("pallium_team_run", "edit", ctx.ceiling)
+        authority.check("pallium_team_run", "edit", _team_ceiling(team, ctx))
     if team.status == "parked" and (team.budget_usd is None or team.spend_usd < team.budget_usd):
         store.set_team_status(team.id, "active", now=_now(ctx))
     options = RunOptions(
@@ -284,6 +377,8 @@ async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
         stopped=result.stopped,
         parked=result.parked,
         reason=result.reason,
+        failed_turns=sum(t.state in ("failed", "malformed") for t in result.turns),
+        next_step=views.next_step(store, require_team(store, team.id)),
     )
 
 
@@ -304,7 +399,7 @@ async def approve(inp: models.ApproveInput, ctx: ToolContext) -> models.MemberOu
             details={"field": "member"},
         )
     if member.requested_mode == "edit":
-        authority.check("pallium_team_approve", "edit", ctx.ceiling)
+        authority.check("pallium_team_approve", "edit", _team_ceiling(require_team(store, inp.team), ctx))
     now = _now(ctx)
     with store.db.transaction():
         store.update_member(
@@ -458,6 +553,11 @@ _SET = Annotations(read_only=False, idempotent=True)
 _PLAIN = Annotations()
 
 
+def _run_exit(out: models.RunOutput) -> int:
+    """1 when turns were taken and every one failed: a scheduler branching on `team run` sees the failure."""
+    return 1 if out.turns_taken and out.failed_turns == out.turns_taken else 0
+
+
 def _r_team(out: models.TeamOutput) -> str:
     t = out.team
     gate = f", gate on {', '.join(t.gate_hooks)}" if t.gate_hooks else ""
@@ -467,13 +567,24 @@ def _r_team(out: models.TeamOutput) -> str:
 
 def _r_start(out: models.StartOutput) -> str:
     names = ", ".join(m.name for m in out.members)
-    return f"team {out.team.id}: {out.team.status}; roster {names}\n  next: `pallium team spawn {out.team.id} NAME`"
+    scheduled = [m for m in out.members if not m.external]
+    step = (
+        f"pallium team run {out.team.id}"
+        if scheduled
+        else f'pallium team spawn {out.team.id} NAME --role "what it does"'
+    )
+    lines = [f"team {out.team.id}: {out.team.status}; roster {names}", *(f"  warning: {w}" for w in out.warnings)]
+    return "\n".join([*lines, f"  next: {out.next_step or step}"])
 
 
 def _r_member(out: models.MemberOutput) -> str:
     m = out.member
     plan = f", plan {m.plan_status}" if m.plan_required else ""
-    return f"{m.name}: {m.state}/{m.status}, {m.provider} {m.mode}{plan}, turns {m.turn_count}"
+    lines = [f"{m.name}: {m.state}/{m.status}, {m.provider} {m.mode}{plan}, turns {m.turn_count}"]
+    lines += [f"  warning: {w}" for w in out.warnings]
+    if out.next_step:
+        lines.append(f"  next: {out.next_step}")
+    return "\n".join(lines)
 
 
 def _r_send(out: models.SendOutput) -> str:
@@ -510,6 +621,7 @@ def _tool(
     render=None,
     budget: int | None = SEARCH_BUDGET,
     trim=None,
+    exit_code=None,
 ) -> Tool:
     return Tool(
         cli=cli,
@@ -525,6 +637,7 @@ def _tool(
         render=render,
         budget=budget,
         trim=trim,
+        exit_code=exit_code,
         route=ROUTES[cli],
     )
 
@@ -626,6 +739,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=views.render_run,
         budget=CONTEXT_BUDGET,
+        exit_code=_run_exit,
     ),
     _tool(
         "team approve",

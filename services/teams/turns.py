@@ -19,7 +19,7 @@ from kernel.clock import Clock, iso_utc
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
 from services.teams import prompt as contract
-from services.teams.board import judge_completion, land_completion_txn
+from services.teams.board import judge_completion, judge_new_tasks, land_completion_txn, land_new_tasks_txn
 from services.teams.gates import ask_gate
 from services.teams.roster import notify_lead, split_body
 from services.teams.rows import MemberRow, TurnRow
@@ -328,6 +328,8 @@ class Turns:
                 evidence=evidence,
                 now=now,
             )
+        new_tasks, refused = await judge_new_tasks(self.store, team, decision.add_tasks, member.name, now=now)
+        notes += refused
         if status == "idle":
             verdict = await ask_gate(
                 self.store,
@@ -370,6 +372,11 @@ class Turns:
                     )
                     if done.state not in ("completed", "rejected", "requeued", "missing_evidence"):
                         notes.append(f"task #{decision.complete_task_id} was not completed: {done.message}")
+                added = land_new_tasks_txn(self.store, team.id, new_tasks, member.name, now=now)
+                if added:
+                    self.store.log(
+                        team.id, "tasks_added", {"turn": turn.id, "tasks": added}, member=member.name, now=now
+                    )
                 self._deliver_outgoing(team.id, member.name, decision, roster, notes, now)
                 if decision.claim_task_id is not None:
                     claimed = self.store._claim_txn(team.id, decision.claim_task_id, member.name, now)
@@ -473,5 +480,6 @@ def _decision_record(decision: contract.Decision) -> dict:
         "complete_task_id": decision.complete_task_id,
         "complete_result": decision.complete_result,
         "evidence": decision.evidence,
+        "add_tasks": [{"title": t.title, "depends_on": t.depends_on} for t in decision.add_tasks],
         "summary": decision.summary,
     }

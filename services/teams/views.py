@@ -31,6 +31,9 @@ def to_team(row: TeamRow) -> models.Team:
         updated_at=row.updated_at,
         base_commit=row.base_commit,
         base_at=row.base_at,
+        ceiling=row.ceiling,
+        max_calls=row.max_calls,
+        calls=row.calls,
     )
 
 
@@ -71,6 +74,8 @@ def to_member(
         budget_usd=row.budget_usd,
         spend_usd=round(row.spend_usd, 6),
         unknown_cost_calls=row.unknown_cost_calls,
+        max_calls=row.max_calls,
+        calls=row.calls,
         snapshot_commit=row.snapshot_commit,
         snapshot_at=row.snapshot_at,
         snapshot_current=current,
@@ -137,7 +142,40 @@ def describe(
         untracked_cost_providers=untracked,
         spend=spend_text(team),
         reconciled_interrupted=reconciled or [],
+        next_step=next_step(store, team),
     )
+
+
+def next_step(store: TeamStore, team: TeamRow) -> str:
+    """The command that moves this team on from where it is, as a person would type it."""
+    from services.teams.scheduler import eligible_members
+
+    t = team.id
+    if team.status == "stopped":
+        return f"pallium team resume {t}"
+    if team.status == "parked" or _spent(team):
+        return f"pallium team budget {t} --usd N --calls N, then pallium team run {t}"
+    members = [m for m in store.members(t) if not m.external]
+    if not members:
+        return f'pallium team spawn {t} NAME --role "what it does"'
+    if eligible_members(store, team):
+        return f"pallium team run {t}"
+    errored = [m for m in members if m.status == "error"]
+    if errored:
+        return f"pallium team member restart {t} {errored[0].name}"
+    planned = [m for m in members if m.plan_required and m.plan_status != "approved" and m.turn_count > 0]
+    if planned:
+        return f"pallium team approve {t} {planned[0].name} (read its plan: pallium team inbox {t} --for lead)"
+    if any(p.state == "staged" for p in RunStore(store.db).patches(t)):
+        return f"pallium team diff {t}, then pallium team apply {t}"
+    if store.count_undelivered(t).get("lead"):
+        return f"pallium team inbox {t} --for lead"
+    return f'pallium team tasks add {t} "what to do next", or pallium team send {t} --to {members[0].name} "..."'
+
+
+def _spent(team: TeamRow) -> bool:
+    over_usd = team.budget_usd is not None and team.spend_usd >= team.budget_usd
+    return over_usd or (team.max_calls is not None and team.calls >= team.max_calls)
 
 
 def spend_text(team: TeamRow) -> str:
@@ -175,6 +213,8 @@ def render_status(out: models.StatusOutput) -> str:
         lines.append(f"  patch {p.patch_id} {p.state}")
     if out.reconciled_interrupted:
         lines.append(f"  reconciled interrupted turns of: {', '.join(out.reconciled_interrupted)}")
+    if out.next_step:
+        lines.append(f"  next: {out.next_step}")
     return "\n".join(lines)
 
 
@@ -184,6 +224,10 @@ def render_run(out: models.RunOutput) -> str:
         lines.append(f"  resumed interrupted: {', '.join(out.reconciled_interrupted)}")
     for turn in out.turns[-20:]:
         lines.append(f"  {turn.member:<22} {turn.state:<11} {turn.detail[:80]}")
+    if out.failed_turns and out.failed_turns == out.turns_taken:
+        lines.append(f"  every turn failed ({out.failed_turns}); see `pallium team status {out.team.id}`")
+    if out.next_step:
+        lines.append(f"  next: {out.next_step}")
     return "\n".join(lines)
 
 
