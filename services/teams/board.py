@@ -26,11 +26,13 @@ __all__ = [
     "add_task",
     "check_new_task",
     "complete_task",
+    "completion_patch",
     "evidence_problem",
     "judge_completion",
     "judge_new_tasks",
     "land_completion_txn",
     "land_new_tasks_txn",
+    "task_patches",
 ]
 
 EVIDENCE_KINDS = ("check", "patch")
@@ -187,6 +189,45 @@ def land_new_tasks_txn(
             )
         )
     return ids
+
+
+def task_patches(store: TeamStore, team_id: str, task_id: int, member: str) -> list[tuple[str, str, str | None]]:
+    """The patches `member` made for task `task_id` (in turns that began with it holding the task, or that
+    claimed it), newest first: (patch id, state as the kernel has it now, why it did not land)."""
+    runs = RunStore(store.db)
+    found = []
+    for turn in store.turns(team_id, member=member, task_id=task_id, states=("completed", "failed", "malformed")):
+        if not turn.call_key or turn.patch_state in (None, "empty"):
+            continue
+        row = runs.patch(team_id, turn.call_key)
+        state = row.state if row is not None else turn.patch_state
+        found.append((turn.call_key, state, (row.detail if row is not None else None) or turn.error))
+    return found
+
+
+def completion_patch(
+    patches: list[tuple[str, str, str | None]], task_id: int, claimed: str | None
+) -> tuple[str | None, str | None]:
+    """The patch that is a completion's evidence, or why the task cannot complete: (problem, patch id).
+
+    A task's evidence is the patch made for it. When the latest one did not land (conflicted,
+    blocked, discarded), the task cannot complete, not with an earlier patch nor another task's:
+    the edit has to be made again. A task no patch was made for completes without one (unless it
+    requires one: `evidence_problem`).
+    """
+    landed = [key for key, state, _ in patches if state in _PATCH_LANDED]
+    if patches and patches[0][1] not in _PATCH_LANDED:
+        key, state, why = patches[0]
+        return (
+            f"your latest patch for task #{task_id} ({key}) is {state} and did not land"
+            + (f": {why[:500]}" if why else "")
+            + "; the task stays yours and open: make the edit again on the current tree, then complete it",
+            None,
+        )
+    if claimed is not None and claimed not in landed:
+        made = ", ".join(landed) or "none yet"
+        return f"patch {claimed!r} was not made for task #{task_id} (its staged patches: {made})", None
+    return None, claimed or (landed[0] if landed else None)
 
 
 def evidence_problem(store: TeamStore, team_id: str, task: TaskRow, evidence: dict[str, Any]) -> str | None:

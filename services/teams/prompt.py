@@ -258,7 +258,7 @@ def _board_text(board: Board) -> str:
         )
     hidden = sum(n for s, n in board.counts.items() if s != "completed") - len(board.open_tasks[:OPEN_TASKS])
     if hidden > 0:
-        lines.append(f"({hidden} more open tasks not shown)")
+        lines.append(f"({hidden} more open tasks not shown: yours and those you may claim come first)")
     for task in board.recent[:RECENT_COMPLETIONS]:
         lines.append(
             f"- #{task.id} [completed by {task.owner}]: {_cut(task.title, 200)} => "

@@ -607,12 +607,21 @@ class TeamStore:
         return build_row(TurnRow, row) if row else None
 
     def turns(
-        self, team_id: str, *, member: str | None = None, states: tuple[str, ...] = (), limit: int = 1000
+        self,
+        team_id: str,
+        *,
+        member: str | None = None,
+        states: tuple[str, ...] = (),
+        limit: int = 1000,
+        task_id: int | None = None,
     ) -> list[TurnRow]:
         where, args = "team_id = ?", [team_id]
         if member is not None:
             where += " AND member = ?"
             args.append(member)
+        if task_id is not None:
+            where += " AND task_id = ?"
+            args.append(task_id)
         if states:
             where += f" AND state IN ({', '.join('?' for _ in states)})"
             args += list(states)

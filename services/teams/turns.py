@@ -18,8 +18,16 @@ from kernel.calls import AgentCall
 from kernel.clock import Clock, iso_utc
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
+from kernel.runstore import RunStore
 from services.teams import prompt as contract
-from services.teams.board import judge_completion, judge_new_tasks, land_completion_txn, land_new_tasks_txn
+from services.teams.board import (
+    completion_patch,
+    judge_completion,
+    judge_new_tasks,
+    land_completion_txn,
+    land_new_tasks_txn,
+    task_patches,
+)
 from services.teams.gates import ask_gate
 from services.teams.roster import notify_lead, split_body
 from services.teams.rows import MemberRow, TurnRow
@@ -28,7 +36,7 @@ from services.teams.store import TeamStore
 if TYPE_CHECKING:
     from kernel.execution import Run
 
-__all__ = ["FAILURE_LIMIT", "TurnReport", "Turns"]
+__all__ = ["FAILURE_LIMIT", "TurnReport", "Turns", "member_board"]
 
 FAILURE_LIMIT = 3  # consecutive failed turns before a member waits for a nudge or restart
 REPEAT_LIMIT = 3  # the same decision this many turns running is escalated to the lead
@@ -87,13 +95,10 @@ class Turns:
         assert team is not None
         mail = self.store.undelivered(team.id, member.name, limit=contract.MAIL_PER_TURN)
         waiting = self.store.count_undelivered(team.id).get(member.name, 0)
-        board = contract.Board(
-            open_tasks=self.store.tasks(
-                team.id, statuses=("in_progress", "pending", "blocked"), limit=contract.OPEN_TASKS
-            ),
-            recent=self.store.recent_completions(team.id, limit=contract.RECENT_COMPLETIONS),
-            counts=self.store.count_tasks(team.id),
-        )
+        board = member_board(self.store, team.id, member)
+        held = next((t.id for t in board.open_tasks if t.owner == member.name and t.status == "in_progress"), None)
+        if held is not None:
+            self.store.update_turn(turn.id, task_id=held)  # what an edit made this turn is for
         roster = self.store.members(team.id)
         handoff = None
         session_mode, new_session, resume = self._session_plan(member)
@@ -172,7 +177,15 @@ class Turns:
         self._record_session(member, result.session_id or new_session or resume, failure)
         crash_point("team_before_decision")
         if failure is not None and failure.error_class != "schema":
-            return self._failed(turn, member, f"{failure.error_class}: {failure.message}", cost=result.usage.cost_usd)
+            told = _told_member(member, failure, outcome.patch_state)
+            return self._failed(
+                turn,
+                member,
+                f"{failure.error_class}: {failure.message}",
+                cost=result.usage.cost_usd,
+                told=told,
+                patch=(outcome.call_key, outcome.patch_state),
+            )
         decision = contract.parse_decision(result.output) if failure is None else failure.message
         if isinstance(decision, str):
             return self._malformed(turn, member, decision, outcome.call_key, outcome.patch_state)
@@ -223,12 +236,28 @@ class Turns:
     # ------------------------------------------------------------ outcomes
 
     def _failed(
-        self, turn: TurnRow, member: MemberRow, why: str, *, cost: float | None, counted: bool = True
+        self,
+        turn: TurnRow,
+        member: MemberRow,
+        why: str,
+        *,
+        cost: float | None,
+        counted: bool = True,
+        told: str | None = None,
+        patch: tuple[str, str | None] | None = None,
     ) -> TurnReport:
         now = self.now()
+        key, state = patch or (None, None)
         with self.store.db.transaction():
-            if not self.store.finish_turn(turn.id, state="failed", now=now, error=why[:4000], cost_usd=cost):
+            if not self.store.finish_turn(
+                turn.id, state="failed", now=now, error=why[:4000], cost_usd=cost, call_key=key, patch_state=state
+            ):
                 return TurnReport(member.name, turn.id, "interrupted", "closed by reconcile while it ran")
+            if told:
+                for part in split_body(told):
+                    self.store.send(
+                        team_id=self.team_id, sender="pallium", recipient=member.name, body=part, kind="system", now=now
+                    )
             failures = self._consecutive_failures(member.name)
             changes: dict = {
                 "last_turn_status": "failed",
@@ -280,11 +309,20 @@ class Turns:
             )
         return TurnReport(member.name, turn.id, "malformed", why)
 
-    def _latest_patch(self, name: str) -> str | None:
-        for t in self.store.turns(self.team_id, member=name, states=("completed",), limit=50):
-            if t.patch_state == "staged" and t.call_key:
-                return t.call_key
-        return None
+    def _patch_reason(self, outcome) -> str:
+        """Why a patch did not land, in words for the member and the lead (never empty)."""
+        if outcome.patch_state == "blocked":
+            shown = "; ".join(f"{v.get('kind')} {v.get('path')}" for v in outcome.gate_violations[:5])
+            return f"the patch gates blocked it: {shown or 'see the run events'}"
+        row = RunStore(self.store.db).patch(self.team_id, outcome.call_key)
+        if outcome.patch_state == "conflicted":
+            detail = (row.detail if row is not None else None) or "it does not apply on the team's staged work"
+            return f"it conflicts with the team's staged patches: {detail}"
+        if outcome.patch_state == "discarded":
+            return "the turn did not finish, so its edits were not kept"
+        if outcome.patch_state == "capture_failed":
+            return "its edits could not be captured from the worktree"
+        return outcome.patch_state or "unknown"
 
     def _consecutive_failures(self, name: str) -> int:
         count = 0
@@ -313,10 +351,18 @@ class Turns:
         status, reason = decision.status, decision.status_reason
         notes: list[str] = []
         judged, evidence = None, dict(decision.evidence)
+        held = (self.store.turn(turn.id) or turn).task_id
+        problem = None
         if decision.complete_task_id is not None:
-            own = staged_patch or self._latest_patch(member.name)  # the member's own latest staged patch
-            if own and "patch_id" not in evidence:
-                evidence["patch_id"] = own
+            made = task_patches(self.store, team.id, decision.complete_task_id, member.name)
+            if held == decision.complete_task_id and outcome.patch_state not in (None, "empty"):
+                made.insert(0, (outcome.call_key, outcome.patch_state, self._patch_reason(outcome)))
+            problem, patch_id = completion_patch(made, decision.complete_task_id, evidence.get("patch_id"))
+            if problem:
+                notes.append(f"task #{decision.complete_task_id} was not completed: {problem}")
+            elif patch_id:
+                evidence["patch_id"] = patch_id
+        if decision.complete_task_id is not None and problem is None:
             # judged now (the gate is a model call), landed in the turn's own transaction below: a turn
             # that is fenced or killed before it closes completes nothing and mails no gate feedback
             judged = await judge_completion(
@@ -378,10 +424,14 @@ class Turns:
                         team.id, "tasks_added", {"turn": turn.id, "tasks": added}, member=member.name, now=now
                     )
                 self._deliver_outgoing(team.id, member.name, decision, roster, notes, now)
-                if decision.claim_task_id is not None:
+                if decision.claim_task_id is not None and member.plan_required and member.plan_status != "approved":
+                    notes.append(f"your claim of task #{decision.claim_task_id} failed: your plan is not approved yet")
+                elif decision.claim_task_id is not None:
                     claimed = self.store._claim_txn(team.id, decision.claim_task_id, member.name, now)
                     if claimed not in ("claimed", "already_owned"):
                         notes.append(f"your claim of task #{decision.claim_task_id} failed: {claimed}")
+                    elif held is None:
+                        self.store.update_turn(turn.id, task_id=decision.claim_task_id)  # its edit is for it
                 if member.plan_required and member.plan_status != "approved":
                     notify_lead(
                         self.store,
@@ -420,13 +470,27 @@ class Turns:
                         f"{', '.join(outcome.patch_files[:10])}); land it with `pallium team apply {team.id}`",
                         now=now,
                     )
-                elif outcome.patch_state in ("blocked", "conflicted"):
+                elif outcome.patch_state in ("blocked", "conflicted", "discarded", "capture_failed"):
+                    why = self._patch_reason(outcome)
+                    task = f" for task #{held}" if held is not None else ""
+                    self.store.log(
+                        team.id,
+                        "patch_not_staged",
+                        {"turn": turn.id, "patch_id": outcome.call_key, "state": outcome.patch_state, "why": why},
+                        member=member.name,
+                        now=now,
+                    )
                     notify_lead(
                         self.store,
                         team.id,
-                        f"{member.name}'s patch is {outcome.patch_state} and was not "
-                        f"staged ({outcome.call_key}): {outcome.gate_violations[:3]}",
+                        f"{member.name}'s patch{task} is {outcome.patch_state} and was not "
+                        f"staged ({outcome.call_key}): {why}",
                         now=now,
+                    )
+                    notes.append(
+                        f"your edits this turn{task} did not land: the patch ({outcome.call_key}) is "
+                        f"{outcome.patch_state}: {why}. Nothing of it reached the board; make the edit again "
+                        "on the current tree before you complete the task."
                     )
                 for note in (part for n in notes for part in split_body(n)):
                     self.store.send(
@@ -469,6 +533,42 @@ class Turns:
                     f"{sender} wrote to {to!r}, who is not on the roster; kept here: {body[:2000]}",
                     now=now,
                 )
+
+
+def _told_member(member: MemberRow, failure, patch_state: str | None) -> str | None:
+    """What a member must hear about its failed turn to do better in the next one (None: nothing to add)."""
+    if failure.reason == "read_only_write":
+        return (
+            f"you are a read-only member of this team ({member.mode}), and your last turn changed files, so it "
+            f"failed and the changes were discarded: {failure.message.partition(': ')[2] or failure.message}. "
+            "Do not edit files: put what should change in `messages` to lead (or to an edit member)."
+        )
+    if failure.reason == "outside_write":
+        return (
+            f"your last turn wrote outside its worktree, so it failed and its edits were discarded: {failure.message}"
+        )
+    if patch_state in ("discarded", "capture_failed"):
+        return (
+            f"your last turn did not finish ({failure.error_class}: {failure.message[:300]}), so its edits were "
+            "discarded; nothing of them reached the board. Make them again."
+        )
+    return None
+
+
+def member_board(store: TeamStore, team_id: str, member: MemberRow) -> contract.Board:
+    """The board as `member` sees it: its own claimed tasks, then those it may claim, then the rest, up to
+    `OPEN_TASKS`; the prompt says how many open tasks it left out."""
+    open_tasks = store.tasks(team_id, statuses=("in_progress", "pending", "blocked"))
+    own = [t for t in open_tasks if t.owner == member.name and t.status == "in_progress"]
+    may_claim = not member.plan_required or member.plan_status == "approved"
+    claimable = store.claimable(team_id) if may_claim else []
+    first = {t.id for t in own} | {t.id for t in claimable}
+    shown = (own + claimable + [t for t in open_tasks if t.id not in first])[: contract.OPEN_TASKS]
+    return contract.Board(
+        open_tasks=shown,
+        recent=store.recent_completions(team_id, limit=contract.RECENT_COMPLETIONS),
+        counts=store.count_tasks(team_id),
+    )
 
 
 def _decision_record(decision: contract.Decision) -> dict:

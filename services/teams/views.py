@@ -129,9 +129,7 @@ def describe(
     untracked = sorted({m.provider for m in members if m.unknown_cost_calls})
     if team.unknown_cost_calls > sum(m.unknown_cost_calls for m in members):
         untracked = sorted(set(untracked) | {"gate"})
-    patches = [
-        models.Patch(patch_id=p.call_key, state=p.state, detail=p.detail) for p in RunStore(store.db).patches(team.id)
-    ]
+    patches = patch_views(store, team.id)
     return models.StatusOutput(
         team=to_team(team),
         members=members,
@@ -144,6 +142,51 @@ def describe(
         reconciled_interrupted=reconciled or [],
         next_step=next_step(store, team),
     )
+
+
+def patch_views(store: TeamStore, team_id: str) -> list[models.Patch]:
+    """The team's patches in staging order, each with the member and task it was made for, its files and
+    line counts (read from the diff kept for it)."""
+    made_by = {t.call_key: t for t in store.turns(team_id, limit=100_000) if t.call_key}
+    out = []
+    for row in RunStore(store.db).patches(team_id):
+        turn = made_by.get(row.call_key)
+        files, added, removed = diff_stats(_read(row.path))
+        out.append(
+            models.Patch(
+                patch_id=row.call_key,
+                state=row.state,
+                detail=row.detail,
+                member=turn.member if turn else None,
+                task_id=turn.task_id if turn else None,
+                files=files or (turn.patch_files if turn else []),
+                added=added,
+                removed=removed,
+            )
+        )
+    return out
+
+
+def diff_stats(diff: str) -> tuple[list[str], int, int]:
+    """The files a unified diff touches and its added and removed line counts."""
+    files: list[str] = []
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            files.append(line.split(" b/", 1)[-1] if " b/" in line else line[11:])
+        elif line.startswith("+") and not line.startswith("+++ "):
+            added += 1
+        elif line.startswith("-") and not line.startswith("--- "):
+            removed += 1
+    return files, added, removed
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(2_000_000)
+    except OSError:
+        return ""
 
 
 def next_step(store: TeamStore, team: TeamRow) -> str:
@@ -210,7 +253,12 @@ def render_status(out: models.StatusOutput) -> str:
     for task in out.tasks:
         lines.append(f"  #{task.id:<4} {task.status:<11} {task.owner or '-':<20} {task.title[:60]}")
     for p in out.patches:
-        lines.append(f"  patch {p.patch_id} {p.state}")
+        who = f" by {p.member}" if p.member else ""
+        task = f" for #{p.task_id}" if p.task_id is not None else ""
+        files = ", ".join(p.files[:5]) + (f" and {len(p.files) - 5} more" if len(p.files) > 5 else "")
+        lines.append(f"  patch {p.patch_id} {p.state}{who}{task}: {files or '-'} (+{p.added} -{p.removed})")
+        if p.detail and p.state != "staged":
+            lines.append(f"    {p.detail[:200]}")
     if out.reconciled_interrupted:
         lines.append(f"  reconciled interrupted turns of: {', '.join(out.reconciled_interrupted)}")
     if out.next_step:
