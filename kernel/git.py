@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kernel.errors import PalliumError
 
-__all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "head_commit", "run", "status"]
+__all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "head_commit", "run", "run_async", "status"]
 
 # Stable, locale-free, pager-free output, and no prompts that could hang an agent's call.
 _ENV = {"LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
@@ -98,6 +98,13 @@ def run(
             hint="run the same git command in that folder to see why; `pallium doctor` checks git",
         )
     return done.stdout
+
+
+async def run_async(args: list[str], cwd: Path, **options: object) -> bytes:
+    """`run` off the event loop, in the bounded pool of `kernel.threads.in_pool` (same arguments, same errors)."""
+    from kernel.threads import in_pool
+
+    return await in_pool(run, args, cwd, **options)  # type: ignore[arg-type]
 
 
 def git_version() -> str | None:

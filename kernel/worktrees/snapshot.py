@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kernel import git
 
-__all__ = ["IDENTITY", "Snapshot", "head_commit", "snapshot"]
+__all__ = ["IDENTITY", "Snapshot", "head_commit", "snapshot", "working_tree"]
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Pallium",
@@ -50,3 +50,15 @@ def snapshot(repo: Path) -> Snapshot:
     parents = ["-p", head] if head else []
     commit = git.run(["commit-tree", tree, *parents, "-m", "pallium snapshot"], repo, env=IDENTITY).decode().strip()
     return Snapshot(commit, tree, head)
+
+
+def working_tree(repo: Path) -> str:
+    """The tree id of `repo`'s working tree as it is now (as `snapshot(repo).tree`, without the commit)."""
+    real_index = Path(git.run(["rev-parse", "--path-format=absolute", "--git-path", "index"], repo).decode().strip())
+    with tempfile.TemporaryDirectory(prefix="pallium-snapshot-") as tmp:
+        index = Path(tmp) / "index"
+        if real_index.exists():
+            shutil.copyfile(real_index, index)
+        env = {"GIT_INDEX_FILE": str(index)}
+        git.run(["add", "-A", "--", "."], repo, env=env)
+        return git.run(["write-tree"], repo, env=env).decode().strip()

@@ -76,7 +76,11 @@ async def run_team(db: Database, team_id: str, options: RunOptions, *, clock: Cl
     team = store.team(team_id)
     assert team is not None
     limits = Limits(
-        budget_usd=None, max_agents=10**9, concurrency=options.max_concurrent, agent_timeout=options.agent_timeout
+        budget_usd=None,
+        max_agents=10**9,
+        concurrency=options.max_concurrent,
+        agent_timeout=options.agent_timeout,
+        reuse_worktrees=True,  # a team runs many times: its members' worktrees are made once, not every run
     )
     run = await Run.open(team_id, Path(team.cwd), limits, db=db)  # reconciles the kernel's runs, kills leftovers
     try:
@@ -142,10 +146,18 @@ async def _rounds(store: TeamStore, team_id: str, turns: Turns, options: RunOpti
         if not chosen:
             result.reason = "no member is eligible (no mail, nudge or claimable work)"
             return
-        if any(m.mode == "edit" for m in chosen):
+        if any(m.mode == "edit" for m in chosen) and await _tree_moved(turns):
             refresh(store, turns)
         result.rounds += 1
         result.turns += await asyncio.gather(*(one(m.name) for m in chosen))
+
+
+async def _tree_moved(turns: Turns) -> bool:
+    """Whether the user's tree differs from the one the team works on (read off the event loop)."""
+    from kernel.threads import in_pool
+    from kernel.worktrees.snapshot import working_tree
+
+    return await in_pool(working_tree, turns.run.repo) != turns.run.base_tree
 
 
 def refresh(store: TeamStore, turns: Turns, *, restage: bool = False) -> None:
