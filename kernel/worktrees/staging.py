@@ -187,8 +187,9 @@ class Staging:
         unrecorded = [key for key in keys if key not in recorded]
         for key in unrecorded:
             self._composed_path(key).unlink(missing_ok=True)
-        if keys:
-            self._reset(self.base_commit)
+        # always, even with nothing committed: a process killed while it applied a patch leaves that
+        # patch half-applied in staging's index and files, and the next patch staged would carry it
+        self._reset(self.base_commit)
         return unrecorded
 
     def rebase(self, commit: str) -> None:
