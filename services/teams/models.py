@@ -92,6 +92,25 @@ class DiffInput(ToolInput):
     patch: str | None = Field(None, description="only this patch (its id, from `team status`)")
 
 
+class WatchInput(ToolInput):
+    team: str = TEAM
+    interval: float = Field(2.0, ge=0.2, le=600, description="seconds between refreshes (default 2)")
+    frames: int = Field(
+        0,
+        ge=0,
+        le=100_000,
+        description="refreshes before it returns (default: on a terminal until Ctrl-C or the team has nothing "
+        "left to do; otherwise 1)",
+    )
+
+
+class WatchOutput(ToolOutput):
+    team: str
+    frames: int
+    view: str = Field(description="the last view: members, turns, board, patches and spend")
+    next_step: str = ""
+
+
 class ApplyInput(ToolInput):
     team: str = TEAM
     patch: list[str] = Field(
@@ -422,7 +441,9 @@ class TeamOutput(ToolOutput):
 
 class TaskOutput(ToolOutput):
     task: Task
-    outcome: str = Field(description="created | claimed | completed | rejected | requeued | missing_evidence")
+    outcome: str = Field(
+        description="created | claimed | completed | rejected | requeued | missing_evidence | released"
+    )
     message: str = ""
 
 

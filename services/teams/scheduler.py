@@ -57,6 +57,8 @@ def eligible_members(store: TeamStore, team: TeamRow) -> list[MemberRow]:
             continue
         if m.budget_usd is not None and m.spend_usd >= m.budget_usd:
             continue
+        if m.max_calls is not None and m.calls >= m.max_calls:
+            continue
         # a member that never took a turn is owed its first: the goal and its role are its work (see `prompt`)
         first = m.turn_count == 0 and m.last_turn_status is None
         owed = waiting.get(m.name) or m.nudged or m.retry or m.status == "active" or first
@@ -128,16 +130,19 @@ async def _rounds(store: TeamStore, team_id: str, turns: Turns, options: RunOpti
         if team.status != "active":
             result.stopped, result.reason = True, f"the team is {team.status}"
             return
-        if team.budget_usd is not None and team.spend_usd >= team.budget_usd:
+        over = _team_limit(team, result)
+        if over:
             store.set_team_status(team_id, "parked", now=now)
             notify_lead(
                 store,
                 team_id,
-                f"team parked: spend ${team.spend_usd:.4f} reached the budget ${team.budget_usd:.4f}",
+                f"team parked: {over}; give it more with `pallium team budget {team_id} --usd N --calls N`",
                 now=now,
             )
-            store.log(team_id, "parked", {"spend_usd": team.spend_usd, "budget_usd": team.budget_usd}, now=now)
-            result.parked, result.reason = True, "the budget is spent"
+            store.log(
+                team_id, "parked", {"spend_usd": team.spend_usd, "budget_usd": team.budget_usd, "why": over}, now=now
+            )
+            result.parked, result.reason = True, f"the budget is spent ({over})"
             return
         if result.rounds >= options.max_rounds:
             result.reason = f"reached --max-rounds {options.max_rounds}"
@@ -158,6 +163,18 @@ async def _tree_moved(turns: Turns) -> bool:
     from kernel.worktrees.snapshot import working_tree
 
     return await in_pool(working_tree, turns.run.repo) != turns.run.base_tree
+
+
+def _team_limit(team: TeamRow, result: RunResult) -> str:
+    """The team limit that stops the rounds ("" for none): its spend, its call cap, or a turn of the last
+    round refused because it would have crossed the team's budget."""
+    if team.budget_usd is not None and team.spend_usd >= team.budget_usd:
+        return f"spend ${team.spend_usd:.4f} reached the budget ${team.budget_usd:.4f}"
+    if team.max_calls is not None and team.calls >= team.max_calls:
+        return f"{team.calls} calls reached the cap of {team.max_calls}"
+    last = result.turns[-20:]
+    refused = [t.detail for t in last if t.state == "skipped" and t.detail.startswith("budget_exhausted: team")]
+    return refused[0].removeprefix("budget_exhausted: ") if refused else ""
 
 
 def refresh(store: TeamStore, turns: Turns, *, restage: bool = False) -> None:

@@ -23,6 +23,7 @@ from services.teams.store import TeamStore
 from services.teams.templates import TEMPLATES
 
 INBOX_BUDGET = CONTEXT_BUDGET  # whole messages (up to 2,000 characters each) per page
+DIFF_CHARS = 10_000  # of patch text in one `team diff` answer (within its context budget)
 DEFAULT_MEMBER_CALLS = 20  # the call cap of a member whose provider reports no cost, unless one is given
 
 
@@ -344,8 +345,9 @@ async def attach(inp: models.StatusInput, ctx: ToolContext) -> models.StatusOutp
 async def stop(inp: models.TeamInput, ctx: ToolContext) -> models.TeamOutput:
     store = _store(ctx)
     require_team(store, inp.team)
-    store.set_team_status(inp.team, "stopped", now=_now(ctx))
-    store.log(inp.team, "stopped", {}, now=_now(ctx))
+    with store.db.transaction():
+        store.set_team_status(inp.team, "stopped", now=_now(ctx))
+        store.log(inp.team, "stopped", {}, now=_now(ctx))
     return models.TeamOutput(team=views.to_team(require_team(store, inp.team)))
 
 
@@ -368,7 +370,7 @@ async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
     return models.RunOutput(
         team=views.to_team(require_team(store, team.id)),
         rounds=result.rounds,
-        turns_taken=len(result.turns),
+        turns_taken=sum(t.state != "skipped" for t in result.turns),  # a turn a limit refused was not taken
         turns=[
             models.TurnSummary(member=t.member, turn_id=t.turn_id, state=t.state, detail=t.detail[:500])
             for t in result.turns[-100:]
@@ -525,14 +527,155 @@ async def gate_set(inp: models.GateSetInput, ctx: ToolContext) -> models.TeamOut
     return models.TeamOutput(team=views.to_team(require_team(store, inp.team)))
 
 
-async def apply(inp: models.TeamInput, ctx: ToolContext) -> models.ApplyOutput:
+async def apply(inp: models.ApplyInput, ctx: ToolContext) -> models.ApplyOutput:
     from kernel.worktrees.apply import apply_patches
 
     store = _store(ctx)
     team = require_team(store, inp.team)
-    done = apply_patches(RunStore(store.db), team.id, paths.find_repo_root(Path(team.cwd)))
+    runs = RunStore(store.db)
+    only = None
+    if inp.patch:
+        known = {p.call_key: p for p in runs.patches(team.id)}
+        unknown = [p for p in inp.patch if p not in known]
+        if unknown:
+            raise PalliumError(
+                "not_found",
+                f"no patch {unknown[0]!r} on team {team.id}",
+                hint=f"pass patch ids from `pallium team status {team.id}` (or `pallium team diff {team.id}`)",
+                details={"field": "patch", "known": list(known)[:50]},
+            )
+        only = set(inp.patch)
+    done = apply_patches(runs, team.id, paths.find_repo_root(Path(team.cwd)), only=only)
     store.log(team.id, "applied", {"patches": done.applied}, now=_now(ctx))
     return models.ApplyOutput(team=team.id, applied=done.applied, already=done.already, skipped=done.skipped)
+
+
+async def diff(inp: models.DiffInput, ctx: ToolContext) -> models.DiffOutput:
+    store = _store(ctx)
+    team = require_team(store, inp.team)
+    if inp.member is not None:
+        require_member(store, team.id, inp.member)
+    patches = [
+        p
+        for p in views.patch_views(store, team.id)
+        if (inp.member is None or p.member == inp.member) and (inp.patch is None or p.patch_id == inp.patch)
+    ]
+    if inp.patch is not None and not patches:
+        raise PalliumError(
+            "not_found",
+            f"no patch {inp.patch!r} on team {team.id}" + (f" by {inp.member}" if inp.member else ""),
+            hint=f"pass a patch id from `pallium team status {team.id}`",
+            details={"field": "patch"},
+        )
+    paths_of = {row.call_key: row.path for row in RunStore(store.db).patches(team.id)}
+    parts, size, truncated = [], 0, False
+    for p in patches:
+        who = f" by {p.member}" if p.member else ""
+        task = f" for task #{p.task_id}" if p.task_id is not None else ""
+        body = views.read_text(paths_of.get(p.patch_id, ""))
+        chunk = f"# patch {p.patch_id} ({p.state}{who}{task}; +{p.added} -{p.removed})\n{body}"
+        if size + len(chunk) > DIFF_CHARS:
+            truncated = True
+            chunk = chunk[: max(DIFF_CHARS - size, 0)]
+        parts.append(chunk)
+        size += len(chunk)
+        if truncated:
+            break
+    return models.DiffOutput(team=team.id, patches=patches, diff="".join(parts), truncated=truncated)
+
+
+async def budget(inp: models.BudgetInput, ctx: ToolContext) -> models.TeamOutput:
+    store = _store(ctx)
+    team = require_team(store, inp.team)
+    if inp.usd is None and inp.calls is None:
+        raise PalliumError(
+            "invalid_input",
+            "say what to change: `usd` (CLI --usd) and/or `calls` (CLI --calls)",
+            hint=f"e.g. `pallium team budget {team.id} --usd 2 --calls 100`",
+            details={"field": "usd"},
+        )
+    now = _now(ctx)
+    with store.db.transaction():
+        if inp.member is not None:
+            member = require_member(store, team.id, inp.member)
+            if inp.usd is not None and team.budget_usd is not None and inp.usd > team.budget_usd:
+                raise PalliumError(
+                    "invalid_input",
+                    f"a member budget of ${inp.usd:g} is above team {team.id}'s ${team.budget_usd:g}",
+                    hint=f"raise the team's first: `pallium team budget {team.id} --usd N`",
+                    details={"field": "usd", "team_budget_usd": team.budget_usd},
+                )
+            changes = {k: v for k, v in (("budget_usd", inp.usd), ("max_calls", inp.calls)) if v is not None}
+            store.update_member(team.id, member.name, **changes)
+            if member.status == "error" and "budget" in (member.status_reason or ""):
+                store.update_member(team.id, member.name, status="idle", status_reason=None)
+        else:
+            changes = {k: v for k, v in (("budget_usd", inp.usd), ("max_calls", inp.calls)) if v is not None}
+            store.set_limits(team.id, **changes)
+        store.log(team.id, "budget_set", {"member": inp.member, "usd": inp.usd, "calls": inp.calls}, now=now)
+        team = require_team(store, team.id)
+        if team.status == "parked" and not views.spent(team):
+            store.set_team_status(team.id, "active", now=now)  # more budget: the team may run again
+    return models.TeamOutput(team=views.to_team(require_team(store, team.id)))
+
+
+async def resume(inp: models.TeamInput, ctx: ToolContext) -> models.TeamOutput:
+    store = _store(ctx)
+    team = require_team(store, inp.team)
+    if team.status == "active":
+        return models.TeamOutput(team=views.to_team(team))
+    if views.spent(team):
+        raise PalliumError(
+            "budget_exhausted",
+            f"team {team.id} is {team.status} and its budget is spent ({views.spend_text(team)}, "
+            f"{team.calls} of {team.max_calls or 'unlimited'} calls)",
+            hint=f"give it more first: `pallium team budget {team.id} --usd N --calls N`",
+            details={"team": team.id, "status": team.status},
+        )
+    now = _now(ctx)
+    with store.db.transaction():
+        store.set_team_status(team.id, "active", now=now)
+        for m in store.members(team.id):
+            if not m.external and m.status == "stopped" and m.status_reason == "the team was stopped":
+                store.update_member(team.id, m.name, status="idle", status_reason=None, nudged=True)
+        store.log(team.id, "resumed", {"from": team.status}, now=now)
+    return models.TeamOutput(team=views.to_team(require_team(store, team.id)))
+
+
+async def watch(inp: models.WatchInput, ctx: ToolContext) -> models.WatchOutput:
+    import asyncio
+    import sys
+
+    store = _store(ctx)
+    team = require_team(store, inp.team)
+    terminal = ctx.origin == "cli" and sys.stdout.isatty()
+    frames = inp.frames or (1_000_000 if terminal else 1)
+    shown: list[str] = []
+    view, done = "", 0
+    while done < frames:
+        team = require_team(store, inp.team)
+        view = views.watch_view(store, team)
+        done += 1
+        if ctx.origin == "cli" and frames > 1:
+            if terminal:
+                sys.stdout.write("\x1b[H\x1b[2J" + view + "\n")
+            else:  # piped: each line once, when it first appears (a log, not a screen)
+                new = [line for line in view.splitlines() if line not in shown]
+                shown = view.splitlines()
+                sys.stdout.write("".join(line + "\n" for line in new))
+            sys.stdout.flush()
+        await ctx.progress.update(done, frames if inp.frames else None, message=view)
+        if done >= frames or (not inp.frames and terminal and _settled(store, team)):
+            break
+        await asyncio.sleep(inp.interval)
+    return models.WatchOutput(team=team.id, frames=done, view=view, next_step=views.next_step(store, team))
+
+
+def _settled(store: TeamStore, team) -> bool:
+    """Nothing left to watch: no turn running and nobody eligible for one."""
+    from services.teams.scheduler import eligible_members
+
+    return not store.turns(team.id, states=("started",), limit=1) and not eligible_members(store, team)
 
 
 async def revert(inp: models.TeamInput, ctx: ToolContext) -> models.ApplyOutput:
@@ -590,6 +733,18 @@ def _r_member(out: models.MemberOutput) -> str:
 def _r_send(out: models.SendOutput) -> str:
     m = out.message
     return f"message #{m.id} {m.sender} -> {m.recipient} queued"
+
+
+def _r_diff(out: models.DiffOutput) -> str:
+    if not out.patches:
+        return f"team {out.team}: no patches"
+    return out.diff + ("\n(truncated: pass --patch P for one patch)" if out.truncated else "")
+
+
+def _r_watch(out: models.WatchOutput) -> str:
+    return (out.view if out.frames <= 1 else f"watched team {out.team}: {out.frames} refresh(es)") + (
+        f"\n  next: {out.next_step}" if out.next_step else ""
+    )
 
 
 def _r_apply(out: models.ApplyOutput) -> str:
@@ -848,15 +1003,72 @@ TOOLS = (
     _tool(
         "team apply",
         apply,
-        models.TeamInput,
+        models.ApplyInput,
         models.ApplyOutput,
-        "Apply a team's staged, secret-scanned patches to your working tree, once each, under the repository lock.",
-        "Use after reviewing the patches listed by pallium_team_status. Not for undoing (pallium_team_revert). "
-        "Changes your tree; an already applied patch is skipped; blocked ones never apply.",
+        "Apply a team's staged, secret-scanned patches (all, or those named with --patch) to your working tree, "
+        "once each, under the repository lock.",
+        "Use after reviewing the patches (pallium_team_diff, pallium_team_status). Not for undoing "
+        "(pallium_team_revert). Changes your tree; an already applied patch is skipped; blocked ones never apply; "
+        "a named patch that builds on one left out may not fit, and then nothing is written.",
         "edit",
         positional=("team",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_r_apply,
+    ),
+    _tool(
+        "team diff",
+        diff,
+        models.DiffInput,
+        models.DiffOutput,
+        "The diffs of a team's patches, each with its member, task, state and line counts (filter by member or patch).",
+        "Use to review what members changed before pallium_team_apply. Not for the list alone "
+        "(pallium_team_status shows member, files and counts). Reads the stored patches only.",
+        "observe",
+        positional=("team",),
+        render=_r_diff,
+        budget=CONTEXT_BUDGET,
+    ),
+    _tool(
+        "team budget",
+        budget,
+        models.BudgetInput,
+        models.TeamOutput,
+        "Set a team's (or one member's) budget in USD and its cap on provider calls; a parked team with room "
+        "again becomes active.",
+        "Use when a team parked on its budget or call cap, or to bound a provider that reports no cost. Not "
+        "for stopping a team (pallium_team_stop). Writes state only.",
+        "consult",
+        positional=("team",),
+        annotations=_SET,
+        render=_r_team,
+    ),
+    _tool(
+        "team resume",
+        resume,
+        models.TeamInput,
+        models.TeamOutput,
+        "Make a parked or stopped team active again, with its board, mail, sessions and staged patches.",
+        "Use after pallium_team_stop, or once pallium_team_budget gave a parked team room; then "
+        "pallium_team_run. Refused while the budget is still spent. Writes state only.",
+        "consult",
+        positional=("team",),
+        annotations=_SET,
+        render=_r_team,
+    ),
+    _tool(
+        "team watch",
+        watch,
+        models.WatchInput,
+        models.WatchOutput,
+        "A live view of a team: members, their turns, board, patches and spend, refreshed until the team "
+        "settles (plain lines when piped).",
+        "Use in a second terminal while pallium_team_run works, as split panes would show it. Not for one "
+        "look from an agent (pallium_team_status is smaller). Reads state only; over MCP each refresh is a "
+        "progress message.",
+        "observe",
+        positional=("team",),
+        render=_r_watch,
+        budget=CONTEXT_BUDGET,
     ),
     _tool(
         "team revert",

@@ -64,6 +64,7 @@ class Turns:
         self.clock = clock
         self.owner = owner
         self.in_flight: set[str] = set()
+        self.reserved: dict[str, float] = {}  # USD held for turns in flight, by member (see `_admit`)
 
     def now(self) -> str:
         return iso_utc(self.clock.now())
@@ -72,6 +73,9 @@ class Turns:
         team = self.store.team(self.team_id)
         member = self.store.member(self.team_id, name)
         assert team is not None and member is not None
+        refused = self._admit(team, member)
+        if refused is not None:
+            return self._refused(member, refused)
         turn_id = f"turn-{secrets.token_hex(6)}"
         turn = self.store.begin_turn(
             turn_id=turn_id,
@@ -85,10 +89,60 @@ class Turns:
         if turn is None:
             return TurnReport(name, None, "skipped", "a turn is already in flight")
         self.in_flight.add(turn_id)
+        self.reserved[name] = self._estimate(team)
         try:
             return await self._run_turn(turn, member)
         finally:
             self.in_flight.discard(turn_id)
+            self.reserved.pop(name, None)
+
+    # ------------------------------------------------------------ limits
+
+    def _estimate(self, team) -> float:
+        """What one turn is expected to cost: the dearest known turn of this team, else the kernel's default."""
+        from kernel.budget import DEFAULT_ESTIMATE_USD
+
+        known = [t.cost_usd for t in self.store.turns(team.id, states=("completed",), limit=50) if t.cost_usd]
+        return max(known, default=DEFAULT_ESTIMATE_USD)
+
+    def _admit(self, team, member: MemberRow) -> str | None:
+        """Why this turn may not start, or None. Budgets bind before the call: the spend known so far, plus
+        what the turns in flight hold, plus this one's estimate, must stay within the team's and the
+        member's budgets; calls started (in flight included) within their caps. Checked and reserved
+        with no await between, so the turns of one round cannot all pass on the same room."""
+        cost = self._estimate(team)
+        held = sum(self.reserved.values())
+        if team.budget_usd is not None and team.spend_usd + held + cost > team.budget_usd + 1e-9:
+            return (
+                f"team budget: ${team.spend_usd:.4f} spent + ${held:.4f} held by turns in flight + this turn's "
+                f"${cost:.4f} would pass ${team.budget_usd:.4f}"
+            )
+        mine = self.reserved.get(member.name, 0.0)
+        if member.budget_usd is not None and member.spend_usd + mine + cost > member.budget_usd + 1e-9:
+            return (
+                f"member budget: ${member.spend_usd:.4f} spent + this turn's ${cost:.4f} would pass "
+                f"${member.budget_usd:.4f}"
+            )
+        if team.max_calls is not None and team.calls >= team.max_calls:
+            return f"team call cap: {team.calls} of {team.max_calls} calls started"
+        if member.max_calls is not None and member.calls >= member.max_calls:
+            return f"member call cap: {member.calls} of {member.max_calls} calls started"
+        return None
+
+    def _refused(self, member: MemberRow, why: str) -> TurnReport:
+        """A turn a limit kept from starting: nothing spawned or spent; the member waits, the lead is told once."""
+        now = self.now()
+        if why.startswith("member") and member.status != "blocked":
+            with self.store.db.transaction():
+                self.store.update_member(self.team_id, member.name, status="blocked", status_reason=why[:500])
+                notify_lead(
+                    self.store,
+                    self.team_id,
+                    f"{member.name} is held at its limit ({why}); give it more with `pallium team budget "
+                    f"{self.team_id} --member {member.name} --usd N --calls N`",
+                    now=now,
+                )
+        return TurnReport(member.name, None, "skipped", f"budget_exhausted: {why}")
 
     async def _run_turn(self, turn: TurnRow, member: MemberRow) -> TurnReport:
         team = self.store.team(self.team_id)
@@ -138,6 +192,7 @@ class Turns:
                     spend_recorded=False,
                 )
                 self.store.reserve_spend(team.id, member.name)
+                self.store.count_call(team.id, member.name)
             if member.mode == "edit" and member.snapshot_commit != self.run.base_commit:
                 team = self.store.team(team.id) or team
                 self.store.update_member(
@@ -149,11 +204,16 @@ class Turns:
             except PalliumError as exc:
                 with self.store.db.transaction():
                     self.store.settle_spend(team.id, member.name, None, ran=False)
+                    self.store.uncount_call(team.id, member.name)  # it never started
                     self.store.update_turn(turn.id, spend_recorded=True)
                 return self._failed(turn, member, f"{exc.code}: {exc.message}", cost=None, counted=False)
             result = outcome.result
+            started = not (result.failure is not None and result.failure.error_class == "not_configured")
             with self.store.db.transaction():
-                self.store.settle_spend(team.id, member.name, result.usage.cost_usd)
+                # a provider that could not be started (not installed, not configured) spent nothing
+                self.store.settle_spend(team.id, member.name, result.usage.cost_usd if started else None, ran=started)
+                if not started:
+                    self.store.uncount_call(team.id, member.name)
                 self.store.update_turn(turn.id, spend_recorded=True)
             failure = result.failure
             if attempt == 0 and failure is not None and failure.reason == "session_not_found":

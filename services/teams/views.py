@@ -10,7 +10,19 @@ from services.teams.roster import member_state
 from services.teams.rows import MemberRow, MessageRow, TaskRow, TeamRow
 from services.teams.store import TeamStore
 
-__all__ = ["describe", "to_member", "to_message", "to_task", "to_team"]
+__all__ = [
+    "describe",
+    "diff_stats",
+    "next_step",
+    "patch_views",
+    "read_text",
+    "spent",
+    "to_member",
+    "to_message",
+    "to_task",
+    "to_team",
+    "watch_view",
+]
 
 
 def to_team(row: TeamRow) -> models.Team:
@@ -151,7 +163,7 @@ def patch_views(store: TeamStore, team_id: str) -> list[models.Patch]:
     out = []
     for row in RunStore(store.db).patches(team_id):
         turn = made_by.get(row.call_key)
-        files, added, removed = diff_stats(_read(row.path))
+        files, added, removed = diff_stats(read_text(row.path))
         out.append(
             models.Patch(
                 patch_id=row.call_key,
@@ -181,7 +193,7 @@ def diff_stats(diff: str) -> tuple[list[str], int, int]:
     return files, added, removed
 
 
-def _read(path: str) -> str:
+def read_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             return handle.read(2_000_000)
@@ -196,7 +208,7 @@ def next_step(store: TeamStore, team: TeamRow) -> str:
     t = team.id
     if team.status == "stopped":
         return f"pallium team resume {t}"
-    if team.status == "parked" or _spent(team):
+    if team.status == "parked" or spent(team):
         return f"pallium team budget {t} --usd N --calls N, then pallium team run {t}"
     members = [m for m in store.members(t) if not m.external]
     if not members:
@@ -216,7 +228,8 @@ def next_step(store: TeamStore, team: TeamRow) -> str:
     return f'pallium team tasks add {t} "what to do next", or pallium team send {t} --to {members[0].name} "..."'
 
 
-def _spent(team: TeamRow) -> bool:
+def spent(team: TeamRow) -> bool:
+    """Whether the team's known spend or its calls reached their limits."""
     over_usd = team.budget_usd is not None and team.spend_usd >= team.budget_usd
     return over_usd or (team.max_calls is not None and team.calls >= team.max_calls)
 
@@ -263,6 +276,42 @@ def render_status(out: models.StatusOutput) -> str:
         lines.append(f"  reconciled interrupted turns of: {', '.join(out.reconciled_interrupted)}")
     if out.next_step:
         lines.append(f"  next: {out.next_step}")
+    return "\n".join(lines)
+
+
+def watch_view(store: TeamStore, team: TeamRow) -> str:
+    """What `team watch` shows: one line per member (state, turns, its current task, last word), the
+    board's counts and the tasks in progress, the patches, spend, and the latest events."""
+    waiting = store.count_undelivered(team.id)
+    lines = [
+        f"team {team.id} [{team.status}] spend {spend_text(team)}, {team.calls} call(s)",
+        f"goal: {team.goal[:100]}",
+    ]
+    tasks = store.tasks(team.id, statuses=("in_progress",), limit=200)
+    holding = {t.owner: t for t in tasks}
+    for m in store.members(team.id):
+        if m.external:
+            continue
+        turn = store.turns(team.id, member=m.name, limit=1)
+        last = turn[0] if turn else None
+        doing = "running" if last is not None and last.state == "started" else m.status
+        task = f" #{holding[m.name].id}" if m.name in holding else ""
+        said = (last.summary or last.error or "") if last is not None and last.state != "started" else ""
+        lines.append(
+            f"  {m.name:<16} {doing:<8} {m.mode:<9} turns {m.turn_count:<3} mail {waiting.get(m.name, 0):<3}"
+            f"{task:<6} {said[:60]}"
+        )
+    counts = store.count_tasks(team.id)
+    lines.append("board: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "empty"))
+    lines += [f"  #{t.id} {t.owner}: {t.title[:70]}" for t in tasks[:10]]
+    patches = patch_views(store, team.id)
+    if patches:
+        by_state: dict[str, int] = {}
+        for p in patches:
+            by_state[p.state] = by_state.get(p.state, 0) + 1
+        lines.append("patches: " + ", ".join(f"{n} {s}" for s, n in sorted(by_state.items())))
+    for event in reversed(store.events(team.id, limit=5)):
+        lines.append(f"  {event.at} {event.member or '-'} {event.kind}")
     return "\n".join(lines)
 
 
