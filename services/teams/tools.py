@@ -393,10 +393,12 @@ async def approve(inp: models.ApproveInput, ctx: ToolContext) -> models.MemberOu
         return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.member)))
     _active(store, inp.team)
     member = require_member(store, inp.team, inp.member)
-    if not member.plan_required or member.plan_status == "approved":
+    waiting = member.turn_count > 0  # it has taken a turn, and a plan-required member's turns send its plan
+    if not member.plan_required or member.plan_status == "approved" or not waiting:
         raise PalliumError(
             "conflict",
-            f"{member.name} has no plan waiting for approval",
+            f"{member.name} has no plan waiting for approval"
+            + ("" if not member.plan_required or member.plan_status == "approved" else " (it has not sent one yet)"),
             hint=f"see plan states with `pallium team status {inp.team}`",
             details={"field": "member"},
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from kernel.runstore import RunStore
 from services.teams import models
@@ -50,7 +51,12 @@ def to_team(row: TeamRow) -> models.Team:
 
 
 def to_member(
-    store: TeamStore, row: MemberRow, *, stale_after_minutes: float = 15.0, waiting: int | None = None
+    store: TeamStore,
+    row: MemberRow,
+    *,
+    stale_after_minutes: float = 15.0,
+    waiting: int | None = None,
+    tree_moved: bool = False,
 ) -> models.Member:
     turns = store.turns(row.team_id, member=row.name, states=("started",), limit=1)
     turn = turns[0] if turns else None
@@ -59,7 +65,7 @@ def to_member(
     current = None
     if row.snapshot_commit is not None:
         team = store.team(row.team_id)
-        current = team is not None and team.base_commit == row.snapshot_commit
+        current = team is not None and team.base_commit == row.snapshot_commit and not tree_moved
     return models.Member(
         name=row.name,
         provider=row.provider,
@@ -129,9 +135,11 @@ def describe(
     store: TeamStore, team: TeamRow, *, stale_after_minutes: float, limit: int, reconciled: list[str] | None = None
 ) -> models.StatusOutput:
     waiting = store.count_undelivered(team.id)
+    rows = store.members(team.id)
+    moved = any(m.snapshot_commit for m in rows) and _tree_moved(store, team)
     members = [
-        to_member(store, m, stale_after_minutes=stale_after_minutes, waiting=waiting.get(m.name, 0))
-        for m in store.members(team.id)
+        to_member(store, m, stale_after_minutes=stale_after_minutes, waiting=waiting.get(m.name, 0), tree_moved=moved)
+        for m in rows
     ]
     open_tasks = store.tasks(team.id, statuses=("in_progress", "pending", "blocked"), limit=limit + 1)
     shown = open_tasks[:limit]
@@ -201,6 +209,20 @@ def read_text(path: str) -> str:
         return ""
 
 
+def _tree_moved(store: TeamStore, team: TeamRow) -> bool:
+    """Whether your working tree changed since the snapshot the team's edit members work on."""
+    from kernel.errors import PalliumError
+    from kernel.worktrees.snapshot import working_tree
+
+    run = RunStore(store.db).run(team.id)
+    if run is None or not run.base_tree:
+        return False
+    try:
+        return working_tree(Path(team.cwd)) != run.base_tree
+    except (PalliumError, OSError):
+        return False
+
+
 def next_step(store: TeamStore, team: TeamRow) -> str:
     """The command that moves this team on from where it is, as a person would type it."""
     from services.teams.scheduler import eligible_members
@@ -261,7 +283,7 @@ def render_status(out: models.StatusOutput) -> str:
         if m.session_note:
             lines.append(f"    session: {m.session_note}")
         if m.snapshot_commit:
-            when = "current" if m.snapshot_current else "older: its next turn works on the newer tree"
+            when = "current" if m.snapshot_current else "older: your tree changed since; its next turn works on it"
             lines.append(f"    works on: your tree at {m.snapshot_at} ({m.snapshot_commit[:10]}, {when})")
     for task in out.tasks:
         lines.append(f"  #{task.id:<4} {task.status:<11} {task.owner or '-':<20} {task.title[:60]}")
