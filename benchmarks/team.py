@@ -2,10 +2,13 @@
 
 The team: 8 members over 10 rounds whose agent is an `sh` wrapper that sleeps and answers `active`
 (negligible CPU of its own), so what is measured is Pallium's scheduler, store and kernel per turn.
-Ideal: 10 rounds x the agent's sleep (all 8 turns of a round run at once). Baseline: the same `sh`
-processes started by bare asyncio, 8 at a time, 10 times. Then the prompt bytes of one turn as the
-board and the mailbox grow from empty to 1,000 tasks and 1,000 waiting messages: the goal is a
-bound, not growth with history. Runs in a temporary PALLIUM_HOME and repository.
+With `--edit` the members are edit members and each turn also writes a file of its own, so every
+turn is a worktree, a capture, the gates and staging; `--repo PATH` runs on a clone of a real
+repository (it is cloned into a temporary folder: PATH itself is never touched).
+Ideal: rounds x the agent's sleep (all turns of a round run at once). Baseline: the same `sh`
+processes started by bare asyncio, as many at a time, as many times. Then (without `--edit`) the
+prompt bytes of one turn as the board and the mailbox grow from empty to 1,000 tasks and 1,000
+waiting messages: the goal is a bound, not growth with history. Runs in a temporary PALLIUM_HOME.
 """
 
 from __future__ import annotations
@@ -22,55 +25,98 @@ from benchmarks.harness import row
 
 MEMBERS = 8
 ROUNDS = 10
+GOALS = {"read-only": 1.3, "edit": 1.5}
 # `$$` makes each answer differ, so no member is escalated for repeating itself
-AGENT = 'sleep {sleep}; printf \'{{"status": "active", "status_reason": "turn %s", "summary": "working"}}\' "$$"'
+ANSWER = 'printf \'{{"status": "active", "status_reason": "turn %s", "summary": "working"}}\' "$$"'
+AGENT = "sleep {sleep}; " + ANSWER
+# an edit member's turn: a line appended to a file of its own (named after its label), then the answer
+EDITOR = (
+    'sleep {sleep}; f="pallium-bench-$(printf %s "$PALLIUM_WORKFLOW_LABEL" | tr -c "A-Za-z0-9" _).txt"; '
+    'echo "turn $$" >> "$f"; ' + ANSWER
+)
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks team")
     parser.add_argument("--sleep", type=float, default=0.2, help="seconds each agent turn sleeps (default 0.2)")
     parser.add_argument("--runs", type=int, default=3, help="measured team runs (median; default 3)")
+    parser.add_argument("--members", type=int, default=MEMBERS, help=f"members (default {MEMBERS})")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"rounds (default {ROUNDS})")
+    parser.add_argument("--edit", action="store_true", help="edit members: each turn writes a file of its own")
+    parser.add_argument("--repo", type=Path, help="run on a clone of this git repository (default: a tiny one)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pallium-bench-") as scratch:
         root = Path(scratch)
         os.environ["PALLIUM_HOME"] = str(root / "home")
-        os.environ["PALLIUM_WORKFLOW_PROVIDER_SHAGENT_COMMAND"] = AGENT.format(sleep=args.sleep)
-        repo = _repo(root / "repo")
-        print(f"team ({os.cpu_count()} cores, {MEMBERS} members x {ROUNDS} rounds, agent sleeps {args.sleep}s)")
-        asyncio.run(_measure(repo, args.sleep, args.runs))
+        agent = (EDITOR if args.edit else AGENT).format(sleep=args.sleep)
+        os.environ["PALLIUM_WORKFLOW_PROVIDER_SHAGENT_COMMAND"] = agent
+        repo = _clone(args.repo, root / "repo") if args.repo else _repo(root / "repo")
+        files = len(subprocess.run(["git", "ls-files"], cwd=repo, capture_output=True, text=True).stdout.splitlines())
+        kind = "edit" if args.edit else "read-only"
+        print(
+            f"team ({os.cpu_count()} cores, load {_load()}; {args.members} {kind} members x {args.rounds} rounds, "
+            f"agent sleeps {args.sleep}s; repository of {files:,} files)"
+        )
+        asyncio.run(_measure(repo, agent, args, kind))
+        if not args.edit:
+            print("prompt bytes of one turn as history grows (tasks on the board, messages waiting, turns taken):")
+            asyncio.run(_prompt_growth(repo))
+        print(f"load after: {_load()}")
     return 0
 
 
-async def _measure(repo: Path, sleep: float, runs: int) -> None:
-    ideal = ROUNDS * sleep * 1000
+def _load() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+async def _measure(repo: Path, agent: str, args: argparse.Namespace, kind: str) -> None:
+    members, rounds = args.members, args.rounds
+    ideal = rounds * args.sleep * 1000
     bare = []
-    for _ in range(runs):
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory(prefix="pallium-bench-bare-") as folder:
+            started = time.perf_counter()
+            for _round in range(rounds):
+                procs = [
+                    await asyncio.create_subprocess_shell(
+                        agent,
+                        stdout=subprocess.DEVNULL,
+                        stdin=subprocess.DEVNULL,
+                        cwd=folder,
+                        env={**os.environ, "PALLIUM_WORKFLOW_LABEL": f"bare/m{i}"},
+                    )
+                    for i in range(members)
+                ]
+                await asyncio.gather(*(p.wait() for p in procs))
+            bare.append((time.perf_counter() - started) * 1000)
+    team_ms, cold_ms, turns = [], [], 0
+    for _ in range(args.runs):
+        team = await _team(repo, members, edit=args.edit)
+        # the team's first `team run` makes its members' worktrees (kept for its later runs): timed apart
         started = time.perf_counter()
-        for _round in range(ROUNDS):
-            procs = [
-                await asyncio.create_subprocess_shell(
-                    AGENT.format(sleep=sleep), stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL
-                )
-                for _ in range(MEMBERS)
-            ]
-            await asyncio.gather(*(p.wait() for p in procs))
-        bare.append((time.perf_counter() - started) * 1000)
-    team_ms, turns = [], 0
-    for _ in range(runs):
-        team = await _team(repo, MEMBERS)
+        await _call(repo, "pallium_team_run", {"team": team, "max_rounds": 1})
+        cold_ms.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        out = await _call(repo, "pallium_team_run", {"team": team, "max_rounds": ROUNDS})
+        out = await _call(repo, "pallium_team_run", {"team": team, "max_rounds": rounds})
         team_ms.append((time.perf_counter() - started) * 1000)
         turns = out.turns_taken  # type: ignore[attr-defined]
-        assert out.rounds == ROUNDS, out  # type: ignore[attr-defined]
+        assert out.rounds == rounds, out  # type: ignore[attr-defined]
+        assert all(t.state == "completed" for t in out.turns), out  # type: ignore[attr-defined]
+        if args.edit:
+            states = _patch_states(team)
+            assert set(states) == {"staged"} and len(states) == turns + members, states
     median_team, median_bare = sorted(team_ms)[len(team_ms) // 2], sorted(bare)[len(bare) // 2]
-    goal = "goal met" if median_team <= 1.3 * ideal else "goal MISSED"
-    print(row(f"team run: {MEMBERS} x {ROUNDS} rounds ({turns} turns)", median_team, "ideal", ideal) + f"  {goal}")
+    goal = GOALS[kind]
+    met = "goal met" if median_team <= goal * ideal else "goal MISSED"
+    label = f"team run: {members} {kind} x {rounds} rounds ({turns} turns)"
+    print(row(label, median_team, "ideal", ideal) + f"  {met} (<= {goal}x)")
     print(row("the same sh agents, bare asyncio", median_bare, "ideal", ideal))
     per_turn = (median_team - median_bare) / max(turns, 1)
-    print(f"  Pallium's cost per turn beyond bare asyncio: {per_turn:.1f} ms (store, prompt, journal, lease)")
-    print("prompt bytes of one turn as history grows (tasks on the board, messages waiting, turns taken):")
-    await _prompt_growth(repo)
+    what = "worktree, capture, gates, staging, " if args.edit else ""
+    print(f"  Pallium's cost per turn beyond bare asyncio: {per_turn:.1f} ms ({what}store, prompt, journal, lease)")
+    print(f"  every run: {', '.join(f'{t:.0f}' for t in team_ms)} ms; bare: {', '.join(f'{b:.0f}' for b in bare)} ms")
+    cold = sorted(cold_ms)[len(cold_ms) // 2]
+    print(row("  a team's first run, 1 round (makes its worktrees)", cold, "ideal", args.sleep * 1000))
 
 
 async def _prompt_growth(repo: Path) -> None:
@@ -88,6 +134,19 @@ async def _prompt_growth(repo: Path) -> None:
         print(f"  {tasks:>5} tasks, {mail:>5} messages, {turns:>3} turns   {size:>7,} bytes")
 
 
+def _patch_states(team: str) -> list[str]:
+    """The patch state of every turn of the team (the status tool pages them; the store has them all)."""
+    from kernel.context import ToolContext
+    from kernel.runstore import SCHEMA as RUN_SCHEMA
+    from services.teams.store import SCHEMA, TeamStore
+
+    ctx = ToolContext()
+    try:
+        return [t.patch_state or "none" for t in TeamStore(ctx.global_db([SCHEMA, RUN_SCHEMA])).turns(team)]
+    finally:
+        ctx.close()
+
+
 def _last_prompt_bytes(team: str) -> int:
     from kernel.context import ToolContext
     from kernel.runstore import SCHEMA as RUN_SCHEMA
@@ -100,11 +159,12 @@ def _last_prompt_bytes(team: str) -> int:
         ctx.close()
 
 
-async def _team(repo: Path, members: int) -> str:
+async def _team(repo: Path, members: int, *, edit: bool = False) -> str:
     team = (await _call(repo, "pallium_team_start", {"goal": "benchmark the scheduler"})).team.id  # type: ignore[attr-defined]
+    mode = "edit" if edit else "read-only"
     for i in range(members):
-        await _call(repo, "pallium_team_spawn", {"team": team, "name": f"m{i}", "provider": "shagent"})
-        await _call(repo, "pallium_team_nudge", {"team": team, "member": f"m{i}"})
+        spawn = {"team": team, "name": f"m{i}", "provider": "shagent", "mode": mode, "max_calls": 10_000}
+        await _call(repo, "pallium_team_spawn", spawn)
     return team
 
 
@@ -117,6 +177,12 @@ async def _call(repo: Path, name: str, arguments: dict) -> object:
         return await dispatch.call(name, arguments, ctx)
     finally:
         ctx.close()
+
+
+def _clone(source: Path, path: Path) -> Path:
+    """A clone of `source` to measure on (checked out, its own object store): the source is never touched."""
+    subprocess.run(["git", "clone", "-q", "--no-hardlinks", str(source), str(path)], check=True, capture_output=True)
+    return path
 
 
 def _repo(path: Path) -> Path:

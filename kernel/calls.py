@@ -25,6 +25,9 @@ class Limits:
     estimate_usd: float = DEFAULT_ESTIMATE_USD
     lease_ttl: float = leases.DEFAULT_TTL_SECONDS
     allow_secrets: bool = False  # the logged override of the secret and sensitive-path gates
+    # keep the pooled worktrees when the run closes and lend them again when it is opened next (a team's
+    # many `team run`s): made once per run, not once per attempt; each is reset and cleaned before use
+    reuse_worktrees: bool = False
 
 
 @dataclass(frozen=True)

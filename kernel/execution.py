@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,7 +30,7 @@ from kernel.providers.contract import ProviderRequest, ProviderResult
 from kernel.providers.dispatcher import dispatch, resolve_provider
 from kernel.providers.process import kill_group
 from kernel.providers.schema import check_schema, schema_errors
-from kernel.runstore import RunStore
+from kernel.runstore import RunStore, WorktreeRow
 from kernel.store import Database, open_store
 from kernel.worktrees import tree
 from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
@@ -86,6 +87,9 @@ class Run(LiveCalls):
         self.used: set[str] = set()  # the call keys this attempt made, live or from the journal
         self._composed: dict[str, bool] = {}  # call keys staged in this attempt, in order -> made live now
         self._slots = asyncio.Semaphore(limits.concurrency)
+        self._staging_lock = asyncio.Lock()  # one call composes into staging at a time (its git runs in a thread)
+        self._user_snapshot = None  # (begun at, future): one snapshot of the user's tree shared by calls (live_call)
+        self._conflicts: list[tuple[str, str]] = []  # restage conflicts met in a worker thread, logged on the loop
         self._owns_db = owns_db
         self._live: dict[asyncio.Future[ProviderResult], str] = {}  # dispatches running, and their call keys
         self._groups: dict[str, tuple[int, int | None]] = {}  # call key -> the worker's process group
@@ -125,8 +129,11 @@ class Run(LiveCalls):
                 base_commit, base_tree = pinned.commit, pinned.tree
             else:
                 base_commit, base_tree = row.base_commit, row.base_tree or ""
+            adopted = []
             for stale in store.worktrees(run_id=run_id, states=("creating", "active", "captured")):
-                if stale.purpose != "staging":  # an earlier attempt's worker: its call reruns from scratch
+                if limits.reuse_worktrees and _reusable(stale):
+                    adopted.append(stale)  # lent again, reset first: what a dead worker left there goes
+                elif stale.purpose != "staging":  # an earlier attempt's worker: its call reruns from scratch
                     tree.remove(store, Path(stale.path))
             budget = Budget(
                 limits.budget_usd,
@@ -153,6 +160,8 @@ class Run(LiveCalls):
             budget=budget,
             owns_db=owns_db,
         )
+        for row in adopted:
+            run.pool.adopt(Path(row.path), row.base_commit or base_commit)
         try:
             recorded = {p.call_key for p in store.patches(run_id)}
             dropped = run.staging.restart(recorded)
@@ -355,7 +364,8 @@ class Run(LiveCalls):
             await self.lease.stop_heartbeat()
             if status != "interrupted" and not self.lease.fenced:
                 self.supersede()
-            self.pool.close()
+            if not self.limits.reuse_worktrees:
+                self.pool.close()
             self.staging.remove()
             self.store.finish_run(self.run_id, self.lease.epoch, status)
         finally:
@@ -398,9 +408,17 @@ class Run(LiveCalls):
             self._composed.setdefault(key, False)
 
     def _restage_conflict(self, key: str, message: str) -> None:
-        self.store.log_event(
-            self.run_id, "restage_conflict", {"call_key": key, "error": message}, epoch=self.lease.epoch
-        )
+        self._conflicts.append((key, message))
+        if threading.current_thread() is threading.main_thread():
+            self._drain_conflicts()
+
+    def _drain_conflicts(self) -> None:
+        """Log the restage conflicts met so far (on the thread that owns the store)."""
+        while self._conflicts:
+            key, message = self._conflicts.pop(0)
+            self.store.log_event(
+                self.run_id, "restage_conflict", {"call_key": key, "error": message}, epoch=self.lease.epoch
+            )
 
     def _from_journal(self, key: str, call: AgentCall) -> AgentOutcome | None:
         row = self.store.call(self.run_id, key)
@@ -425,6 +443,16 @@ class Run(LiveCalls):
             gate_violations=record.get("gate_violations", []),
             outside_writes=record.get("outside_writes", []),
         )
+
+
+def _reusable(row: WorktreeRow) -> bool:
+    """A pooled worktree of an earlier attempt that is whole on disk (an `active` row whose folder is there)."""
+    return (
+        row.purpose in ("seeded", "edit")
+        and row.state == "active"
+        and Path(row.path).name.startswith("pooled-")
+        and (Path(row.path) / ".git").exists()
+    )
 
 
 def collect_garbage(store: RunStore, *, include_kept: bool = False, dry_run: bool = False) -> tree.GcReport:

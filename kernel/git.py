@@ -22,6 +22,7 @@ __all__ = [
     "git_version",
     "head_commit",
     "run",
+    "run_async",
     "shown",
     "status",
 ]
@@ -153,6 +154,13 @@ def _spawn(
             details={"cwd": str(cwd), "command": shown(args)},
             hint="git is slow or waiting on a lock here: retry, or check the repository with `git status`",
         ) from exc
+
+
+async def run_async(args: list[str], cwd: Path, **options: object) -> bytes:
+    """`run` off the event loop, in the bounded pool of `kernel.threads.in_pool` (same arguments, same errors)."""
+    from kernel.threads import in_pool
+
+    return await in_pool(run, args, cwd, **options)  # type: ignore[arg-type]
 
 
 def git_version() -> str | None:

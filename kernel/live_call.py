@@ -3,12 +3,19 @@ settle what the worker left (capture and stage an edit, hand a lent worktree bac
 
 `kernel.execution.Run` inherits these; they share the run's store, lease, budget, staging and pool.
 One clean-up guard in `_run_live` removes the call's worktree on any failure before `_settle` owns it.
+
+Every git and file step of a call (its worktree, the snapshots, capture, gates, staging) runs in the
+bounded pool of `kernel.threads.in_pool`, so calls overlap; the store is written only on the event
+loop's thread (one SQLite connection is not shared across threads), and staging, which every edit
+composes into, is held by one call at a time (`_staging_lock`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,10 +29,11 @@ from kernel.errors import PalliumError
 from kernel.providers.contract import Failure, ProviderRequest, ProviderResult
 from kernel.providers.dispatcher import confines_read_only
 from kernel.runstore import RunStore
+from kernel.threads import in_pool
 from kernel.worktrees import tree
 from kernel.worktrees.gates import Violation, check_patch
 from kernel.worktrees.pool import Lent, ReadOnlyPool
-from kernel.worktrees.snapshot import snapshot
+from kernel.worktrees.snapshot import working_tree
 from kernel.worktrees.staging import Staging
 
 if TYPE_CHECKING:
@@ -55,6 +63,11 @@ class LiveCalls:
     used: set[str]
     _composed: dict[str, bool]
     _groups: dict[str, tuple[int, int | None]]
+    _staging_lock: asyncio.Lock
+    _user_snapshot: tuple[float, asyncio.Future[Any]] | None
+
+    def _drain_conflicts(self) -> None:
+        raise NotImplementedError  # Run's
 
     def _seed(self, call: AgentCall, head: str) -> str | None:
         raise NotImplementedError  # Run's
@@ -78,21 +91,22 @@ class LiveCalls:
     ) -> AgentOutcome:
         for leftover in self.store.worktrees(run_id=self.run_id, states=("creating", "active", "captured")):
             if leftover.call_key == key:
-                tree.remove(self.store, Path(leftover.path))
-        seed = self._seed(call, self.staging.head())
+                await tree.remove_async(self.store, Path(leftover.path))
+        entered = time.monotonic()
+        seed = self._seed(call, await self._staging_head())
         read = list(self._composed)  # the edits in staging when the call is made: what it reads
         reservation = self._begin(call, key, seq, {**request, "read": read})
         self.used.add(key)
         box = _Worktree()
         try:
-            self._worktree_for(call, key, seed, box)
-            user_tree = snapshot(self.repo).tree if call.is_edit else None
+            await self._worktree_for(call, key, seed, box)
+            user_tree = await self._user_tree(entered, running=True) if call.is_edit else None
             provider_request = self._provider_request(call, key, request["provider"], box.cwd)
             result, charges, pending = await self._dispatch_with_retry(
                 call, key, provider_request, reservation, on_session
             )
             crash_point("after_provider_exit")
-            outcome = self._settle(call, key, result, box, seed, user_tree)
+            outcome = await self._settle(call, key, result, box, seed, user_tree)
         except BaseException:
             if box.path is not None and not self.lease.fenced:  # after a takeover the new owner cleans up
                 tree.remove(self.store, box.path)
@@ -125,29 +139,54 @@ class LiveCalls:
             )
         return reservation
 
-    def _worktree_for(self, call: AgentCall, key: str, seed: str | None, box: _Worktree) -> None:
+    async def _user_tree(self, not_before: float, *, running: bool = False) -> str:
+        """The tree of the user's working tree read at `not_before` or later (with `running`, one still
+        being read will do: the tree as a call starts needs no reading of its own).
+
+        Edit calls that start (or end) together share one reading instead of each walking the whole
+        repository: a reading begun after the moment a caller names sees everything up to it, and
+        one begun earlier is waited for and followed by one more, shared by all who waited.
+        """
+        while True:
+            shared = self._user_snapshot
+            if shared is not None and (shared[0] >= not_before or (running and not shared[1].done())):
+                return await asyncio.shield(shared[1])
+            if shared is not None and not shared[1].done():
+                await asyncio.wait({shared[1]})  # the next reading starts after this one: fewer, shared
+                continue
+            shared = (time.monotonic(), asyncio.ensure_future(in_pool(working_tree, self.repo)))
+            self._user_snapshot = shared
+
+    async def _staging_head(self) -> str:
+        """Staging's head (what an edit is seeded from), read off the event loop when git must be asked."""
+        cached = self.staging.cached_head()
+        if cached is not None:
+            return cached
+        async with self._staging_lock:
+            if not self.staging.has_deferred and not self.staging.exists:
+                return self.staging.head()  # nothing staged yet: the base, without git
+            await self.staging.ensure_async()
+            head = await in_pool(self.staging.head)
+        self._drain_conflicts()
+        return head
+
+    async def _worktree_for(self, call: AgentCall, key: str, seed: str | None, box: _Worktree) -> None:
         """Give the call the tree it runs in (in `box`); none means the user's tree.
 
-        An edit call gets a fresh worktree seeded from staging. Every other call gets a pooled
-        throwaway one (`ReadOnlyPool`) unless it is a read-only call, at the base, whose provider
-        itself keeps it from writing: the fake and command wrappers promise nothing, and
-        `isolation: "worktree"` asks for one. What such a worker writes never reaches the user.
+        An edit call gets a pooled worktree put at staging's head (made the first time, reused after:
+        moving one touches only the files that differ). Every other call gets a pooled throwaway one
+        too unless it is a read-only call, at the base, whose provider itself keeps it from writing:
+        the fake and command wrappers promise nothing, and `isolation: "worktree"` asks for one. What
+        such a worker writes never reaches the user. Worktrees are made when a call first needs one.
         """
         if call.is_edit:
-            box.path = tree.create(
-                self.store,
-                repo=self.repo,
-                run_id=self.run_id,
-                name=_safe(key),
-                commit=seed or self.base_commit,
-                purpose="edit",
-                call_key=key,
-            )
-            box.beside = _entries(box.path.parent)
+            box.lent = await self.pool.take_async(seed or self.base_commit, walk=False)
+            box.edit = True
+            box.beside = await in_pool(_entries, box.lent.path.parent)
             return
         confined = call.mode == "read-only" and call.isolation == "" and confines_read_only(call.provider)
         if seed is not None or not confined:
-            box.lent = self.pool.take(seed or self.base_commit)
+            box.lent = await self.pool.take_async(seed or self.base_commit)
 
     def _provider_request(self, call: AgentCall, key: str, provider: str, worktree: Path | None) -> ProviderRequest:
         return ProviderRequest(
@@ -193,28 +232,27 @@ class LiveCalls:
         result, pending = await self._correct(key, request, result, on_spawn, charges, on_session)
         return result, charges, pending
 
-    def _settle(
+    async def _settle(
         self, call: AgentCall, key: str, result: ProviderResult, box: _Worktree, seed: str | None, user_tree: str | None
     ) -> AgentOutcome:
         """Decide what becomes of the worker's tree: capture and stage an edit, discard anything else."""
         done = finished(result)
-        outside = self._outside_writes(key, user_tree, box.path, box.beside) if call.is_edit else []
+        outside = await self._outside_writes(key, user_tree, box.cwd, box.beside) if call.is_edit else []
         if outside and done:
             shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
             result = replace(
                 result, failure=Failure("unknown", f"the worker wrote outside its worktree: {shown}", "outside_write")
             )
         outcome = AgentOutcome(key, result, cached=False, outside_writes=outside)
-        if box.lent is not None:
-            lent, box.lent = box.lent, None
-            return self._discard_writes(call, key, lent, outcome)
-        worktree, box.path = box.path, None  # from here on this function removes it (or keeps it) itself
-        if worktree is None:
+        lent, box.lent = box.lent, None  # from here on this function removes it (or keeps it) itself
+        if lent is None:
             return outcome
+        if not box.edit:
+            return await self._discard_writes(call, key, lent, outcome)
         if done:
-            return self._capture(key, worktree, seed or self.base_commit, outcome)
+            return await self._capture(key, lent, seed or self.base_commit, outcome)
         # a worker that crashed, timed out or was refused may have stopped half way: its edit is not kept
-        tree.remove(self.store, worktree)
+        await tree.remove_async(self.store, lent.path)
         self.store.log_event(
             self.run_id,
             "patch_discarded",
@@ -223,10 +261,10 @@ class LiveCalls:
         )
         return _with(outcome, patch_state="discarded")
 
-    def _discard_writes(self, call: AgentCall, key: str, lent: Lent, outcome: AgentOutcome) -> AgentOutcome:
+    async def _discard_writes(self, call: AgentCall, key: str, lent: Lent, outcome: AgentOutcome) -> AgentOutcome:
         """Hand a non-edit worker's worktree back; a read-only worker that changed files there fails with
         `read_only_write` (what it wrote is discarded with the worktree, never staged)."""
-        changed = self.pool.give_back(lent)
+        changed = await self.pool.give_back_async(lent)
         if not changed:
             return outcome
         self.store.log_event(
@@ -252,25 +290,25 @@ class LiveCalls:
         )
         crash_point("after_completion")
 
-    def _capture(self, key: str, worktree: Path, base: str, outcome: AgentOutcome) -> AgentOutcome:
+    async def _capture(self, key: str, lent: Lent, base: str, outcome: AgentOutcome) -> AgentOutcome:
         try:
-            patch = tree.capture(worktree, base)
+            patch = await in_pool(tree.capture, lent.path, base)
         except PalliumError as exc:
-            tree.remove(self.store, worktree, keep=True)
+            await tree.remove_async(self.store, lent.path, keep=True)  # kept for a look, out of the pool
             self.store.log_event(
                 self.run_id, "capture_failed", {"call_key": key, "error": exc.message}, epoch=self.lease.epoch
             )
             return _with(outcome, patch_state="capture_failed")
-        tree.remove(self.store, worktree)
+        self.pool.recycle(lent)
         if not patch.strip():
             return _with(outcome, patch_state="empty")
-        gates = check_patch(patch, allow_secrets=self.limits.allow_secrets)
+        gates = await in_pool(check_patch, patch, allow_secrets=self.limits.allow_secrets)
         # a worker that wrote outside its worktree is not trusted with what it wrote inside either
         gates.violations += [
             Violation("outside_write", p, "written outside the worker's worktree") for p in outcome.outside_writes
         ]
         raw = tree.run_dir(self.run_id) / "patches" / f"{_safe(key)}.patch"
-        writes.write_bytes(raw, patch)
+        await in_pool(writes.write_bytes, raw, patch)
         if gates.overridden:
             self.store.log_event(
                 self.run_id,
@@ -290,7 +328,12 @@ class LiveCalls:
                 detail="; ".join(f"{v.kind} {v.path}" for v in gates.violations),
             )
             return _with(outcome, patch_state="blocked", patch_files=gates.files, gate_violations=violations)
-        staged = self.staging.stage(key, raw)
+        async with self._staging_lock:
+            await self.staging.ensure_async()
+            staged = await in_pool(self.staging.stage, key, raw, compose=False)
+        self._drain_conflicts()
+        if staged.ok and staged.commit is not None and staged.composed is None:
+            staged = replace(staged, composed=await in_pool(self.staging.composed_patch, key, staged.commit))
         crash_point("after_stage")
         state = "staged" if staged.ok else "conflicted"
         if staged.ok and staged.composed is None:
@@ -355,7 +398,9 @@ class LiveCalls:
             return False
         return call.mode == "read-only" and not call.is_edit and call.schema_retry
 
-    def _outside_writes(self, key: str, user_tree: str | None, worktree: Path | None, beside: set[str]) -> list[str]:
+    async def _outside_writes(
+        self, key: str, user_tree: str | None, worktree: Path | None, beside: set[str]
+    ) -> list[str]:
         """What an edit worker provably wrote outside its worktree: new entries beside it (`../name`).
 
         Files of the user's tree that changed while it ran are recorded (event `user_tree_changed`)
@@ -364,9 +409,9 @@ class LiveCalls:
         written by nobody else, so an entry there that no worktree record explains is the worker's.
         """
         if user_tree is not None:
-            now = snapshot(self.repo).tree
+            now = await self._user_tree(time.monotonic())
             if now != user_tree:
-                changed = git.run(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
+                changed = await git.run_async(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
                 touched = [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]
                 if touched:
                     detail = {"call_key": key, "paths": touched[:100]}
@@ -374,7 +419,7 @@ class LiveCalls:
         paths: list[str] = []
         if worktree is not None:
             recorded = {Path(row.path).name for row in self.store.worktrees(run_id=self.run_id)}
-            paths += sorted(f"../{name}" for name in _entries(worktree.parent) - beside - recorded)
+            paths += sorted(f"../{name}" for name in await in_pool(_entries, worktree.parent) - beside - recorded)
         if paths:
             self.store.log_event(
                 self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]}, epoch=self.lease.epoch
@@ -384,12 +429,14 @@ class LiveCalls:
 
 @dataclass
 class _Worktree:
-    """The tree of one live call while the call owns it: an edit's own worktree (`path`) or a pooled
-    throwaway one (`lent`); both None once handed on, or for a call run in the user's tree."""
+    """The tree of one live call while the call owns it: a pooled worktree (`lent`), an edit's (`edit`) or
+    a throwaway one; None once handed on, or for a call run in the user's tree. `path` is a worktree
+    of the call's own, only ever left by an earlier version (the clean-up guard still removes one)."""
 
     path: Path | None = None
     lent: Lent | None = None
-    beside: set[str] = field(default_factory=set)  # entries beside `path` when it was made (`_outside_writes`)
+    edit: bool = False
+    beside: set[str] = field(default_factory=set)  # entries beside the worktree when it was lent (`_outside_writes`)
 
     @property
     def cwd(self) -> Path | None:

@@ -10,12 +10,44 @@ every thread they started before they return or raise.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-__all__ = ["all_of", "in_thread"]
+__all__ = ["all_of", "in_pool", "in_thread"]
 
 T = TypeVar("T")
+
+_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+
+
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The bounded pool for a run's git and file work: enough threads that calls overlap (each mostly waits
+    on a `git` child process), few enough that a fan-out of hundreds does not start hundreds of gits."""
+    global _POOL
+    if _POOL is None:
+        size = int(os.environ.get("PALLIUM_GIT_THREADS") or 0) or min(16, 4 * (os.cpu_count() or 1))
+        _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=size, thread_name_prefix="pallium-git")
+    return _POOL
+
+
+async def in_pool(function: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """Run `function` in the bounded git pool; like `in_thread`, a cancelled caller waits for it to end."""
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(_pool(), functools.partial(function, *args, **kwargs))
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        while not future.done():
+            try:
+                await asyncio.wait({future})
+            except asyncio.CancelledError:
+                continue
+        if not future.cancelled():
+            future.exception()
+        raise
 
 
 async def in_thread(function: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:

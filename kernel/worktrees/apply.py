@@ -48,8 +48,12 @@ def apply_patches(
     *,
     step: Callable[[str], None] = lambda _: None,
     epoch: int | None = None,
+    only: set[str] | None = None,
 ) -> ApplyReport:
     """Apply the run's staged patches to `repo` as one change; `step(name)` marks crash points for tests.
+
+    `only` names the calls whose patches to apply (the others are left as they are, unreported);
+    a patch that builds on one left out may no longer fit, and then none is written.
 
     All of them are written by one `git apply` of their concatenation, which checks every hunk
     before it writes any file: either every patch lands or none does. A resumed apply (a crash
@@ -60,6 +64,8 @@ def apply_patches(
     with repo_lock(repo):
         pending = []
         for row in store.patches(run_id):
+            if only is not None and row.call_key not in only:
+                continue
             if row.state in NEVER_APPLIED:
                 report.skipped.append(row.call_key)
             elif row.state == "applied":

@@ -28,6 +28,7 @@ class Lent:
     path: Path
     commit: str
     files: dict[str, tuple[int, int]] = field(default_factory=dict)  # what it held when handed out
+    dirty: bool = False  # given back by an edit worker: put at a commit and cleaned before it is lent again
 
 
 class ReadOnlyPool:
@@ -55,11 +56,68 @@ class ReadOnlyPool:
             self.store,
             repo=self.repo,
             run_id=self.run_id,
-            name=f"read-only-{self._made}",
+            name=f"pooled-{self._made}",
             commit=commit,
             purpose="seeded",
         )
         return Lent(path, commit, _walk(path))
+
+    async def take_async(self, commit: str, *, walk: bool = True) -> Lent:
+        """`take` with the checkout or the new worktree made off the event loop.
+
+        `walk=False` (an edit worker, whose tree is captured with git, not compared by a walk) skips
+        recording what the tree holds.
+        """
+        from kernel.threads import in_pool
+
+        for i, lent in enumerate(self._idle):
+            if lent.commit == commit and not lent.dirty:
+                return self._idle.pop(i)
+        if self._idle:
+            lent = self._idle.pop(0)
+            try:
+                lent.files = await in_pool(_move, lent.path, commit, walk=walk)
+            except BaseException:
+                self.discard(lent)
+                raise
+            lent.commit, lent.dirty = commit, False
+            return lent
+        self._made += 1
+        path = await tree.create_async(
+            self.store,
+            repo=self.repo,
+            run_id=self.run_id,
+            name=f"pooled-{self._made}",
+            commit=commit,
+            purpose="seeded" if walk else "edit",  # made for an edit worker (it may serve any call after)
+        )
+        return Lent(path, commit, await in_pool(_walk, path) if walk else {})
+
+    async def give_back_async(self, lent: Lent) -> list[str]:
+        """`give_back` with the walk and `git check-ignore` off the event loop."""
+        from kernel.threads import in_pool
+
+        dirty, changed = await in_pool(_changed, lent)
+        if not dirty:
+            self._idle.append(lent)
+            return []
+        await tree.remove_async(self.store, lent.path)
+        return changed
+
+    def recycle(self, lent: Lent) -> None:
+        """Take back an edit worker's worktree once its patch is captured, to be lent again once it is put at
+        the next call's commit and cleaned (`take_async`). That checkout touches only the files that
+        differ, where a fresh worktree writes every file of the repository (most of an edit call's
+        cost on a big one)."""
+        lent.dirty = True
+        self._idle.insert(0, lent)
+
+    def adopt(self, path: Path, commit: str) -> None:
+        """Take in a worktree this pool made in an earlier attempt of the run: idle, reset before it is lent."""
+        self._idle.append(Lent(path, commit, dirty=True))
+        number = path.name.removeprefix("pooled-")
+        if number.isdigit():
+            self._made = max(self._made, int(number))
 
     def give_back(self, lent: Lent) -> list[str]:
         """Return what the worker changed (paths git does not ignore); only an untouched worktree is kept."""
@@ -82,6 +140,35 @@ class ReadOnlyPool:
         """Remove every idle worktree (the run is ending)."""
         while self._idle:
             self.discard(self._idle.pop())
+
+
+def _move(path: Path, commit: str, *, walk: bool = True) -> dict[str, tuple[int, int]]:
+    """Put a pooled worktree at `commit` and walk it (unless `walk` is False: for an edit worker).
+
+    What an edit worker left is in the worktree's index (its capture ran `git add -A`), so the forced
+    checkout takes all of it out; a tree lent to read-only work is cleaned too, ignored files
+    included, since its walk must match the commit. Files git ignores that an edit worker made
+    (build output) stay for the next edit worker of the run, as they would in one checkout.
+    """
+    git.run(["checkout", "-q", "--detach", "--force", commit], path)
+    if walk:
+        git.run(["clean", "-q", "-f", "-d", "-x"], path)
+    return _walk(path) if walk else {}
+
+
+def _changed(lent: Lent) -> tuple[bool, list[str]]:
+    """Whether a worker changed anything in a lent worktree, and what, but paths git ignores (the walk is
+    compared with the one made when it was handed out)."""
+    now = _walk(lent.path)
+    changed = sorted(p for p in now.keys() | lent.files.keys() if now.get(p) != lent.files.get(p))
+    if not changed:
+        return False, []
+    listed = "\n".join(changed).encode("utf-8", "surrogateescape")
+    found = git.run(["check-ignore", "--no-index", "--stdin"], lent.path, check=False, input=listed)
+    ignored = set(found.decode("utf-8", "surrogateescape").splitlines())
+    return True, [
+        p for p in changed if p not in ignored and not any(p.startswith(i.rstrip("/") + "/") for i in ignored)
+    ]
 
 
 def _walk(root: Path) -> dict[str, tuple[int, int]]:

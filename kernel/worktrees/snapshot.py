@@ -2,7 +2,8 @@
 
 Made through a temporary index (`GIT_INDEX_FILE`), `git add -A`, `write-tree` and `commit-tree`, so
 the user's own index, HEAD and branch are never touched; ignored files stay out. The copy of the real
-index only seeds git's stat cache so unchanged files are not re-hashed.
+index only seeds git's stat cache so unchanged files are not re-hashed (with its own mtime, so git's
+racy-clean check still re-reads a file rewritten in the same second: `_seed_index`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from kernel import git
 
-__all__ = ["IDENTITY", "Snapshot", "head_commit", "snapshot"]
+__all__ = ["IDENTITY", "Snapshot", "head_commit", "snapshot", "working_tree"]
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Pallium",
@@ -36,6 +37,16 @@ def head_commit(repo: Path) -> str | None:
     return out or None
 
 
+def _seed_index(real_index: Path, copy: Path) -> None:
+    """Copy the real index, its modification time included.
+
+    Git trusts an entry whose size and mtime match the file unless the file is as new as the index
+    itself ("racily clean"); a copy stamped now would make a file rewritten, at the same size, in
+    the second it was last added look unchanged, and the snapshot would miss the user's edit.
+    """
+    shutil.copy2(real_index, copy)
+
+
 def snapshot(repo: Path) -> Snapshot:
     """Commit the working tree of `repo` into the object store (no ref points at it) and return it."""
     head = head_commit(repo)
@@ -43,10 +54,22 @@ def snapshot(repo: Path) -> Snapshot:
     with tempfile.TemporaryDirectory(prefix="pallium-snapshot-") as tmp:
         index = Path(tmp) / "index"
         if real_index.exists():
-            shutil.copyfile(real_index, index)
+            _seed_index(real_index, index)
         env = {"GIT_INDEX_FILE": str(index)}
         git.run(["add", "-A", "--", "."], repo, env=env)
         tree = git.run(["write-tree"], repo, env=env).decode().strip()
     parents = ["-p", head] if head else []
     commit = git.run(["commit-tree", tree, *parents, "-m", "pallium snapshot"], repo, env=IDENTITY).decode().strip()
     return Snapshot(commit, tree, head)
+
+
+def working_tree(repo: Path) -> str:
+    """The tree id of `repo`'s working tree as it is now (as `snapshot(repo).tree`, without the commit)."""
+    real_index = Path(git.run(["rev-parse", "--path-format=absolute", "--git-path", "index"], repo).decode().strip())
+    with tempfile.TemporaryDirectory(prefix="pallium-snapshot-") as tmp:
+        index = Path(tmp) / "index"
+        if real_index.exists():
+            _seed_index(real_index, index)
+        env = {"GIT_INDEX_FILE": str(index)}
+        git.run(["add", "-A", "--", "."], repo, env=env)
+        return git.run(["write-tree"], repo, env=env).decode().strip()

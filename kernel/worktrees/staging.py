@@ -45,11 +45,16 @@ class Staging:
         self._trees: dict[str, str] = {}
         self._deferred: list[tuple[str, Path]] = []  # replayed calls' patches, staged when staging is next read
         self.on_deferred_conflict: Callable[[str, str], None] | None = None  # (call key, message)
+        self._active = False  # known active: staging's git work in a worker thread needs no store read
+        self._staged: dict[str, str] | None = None  # call key -> its staging commit, as read from the log
 
     @property
     def exists(self) -> bool:
+        if self._active and self.path.is_dir():
+            return True
         row = self.store.worktree(str(self.path))
-        return row is not None and row.state == "active" and self.path.is_dir()
+        self._active = row is not None and row.state == "active" and self.path.is_dir()
+        return self._active
 
     def ensure(self) -> Path:
         if not self.exists:
@@ -62,6 +67,23 @@ class Staging:
                 commit=self.base_commit,
                 purpose="staging",
             )
+            self._active = True
+        return self.path
+
+    async def ensure_async(self) -> Path:
+        """`ensure` on the event loop's thread, its checkout off it; after it, `stage` and `head` read no store
+        and may run in a worker thread (one at a time: the caller holds a lock)."""
+        if not self.exists:
+            self._head = None
+            await tree.create_async(
+                self.store,
+                repo=self.repo,
+                run_id=self.run_id,
+                name="staging",
+                commit=self.base_commit,
+                purpose="staging",
+            )
+            self._active = True
         return self.path
 
     def head(self, *, flush: bool = True) -> str:
@@ -75,6 +97,14 @@ class Staging:
             exists = self.exists
             self._head = git.run(["rev-parse", "HEAD"], self.path).decode().strip() if exists else self.base_commit
         return self._head
+
+    def cached_head(self) -> str | None:
+        """The head without asking git: known, and no deferred patch waits to be staged first (else None)."""
+        return self._head if not self._deferred else None
+
+    @property
+    def has_deferred(self) -> bool:
+        return bool(self._deferred)
 
     def tree_of(self, commit: str) -> str:
         """The tree id of a staging commit: what a call seeded from it reads, whatever order built it."""
@@ -98,16 +128,24 @@ class Staging:
             if not staged.ok and self.on_deferred_conflict is not None:
                 self.on_deferred_conflict(call_key, staged.message)
 
-    def stage(self, call_key: str, patch_file: Path) -> StageResult:
-        """Compose one captured patch into staging; a conflict leaves staging at its last good commit."""
-        self.flush()
-        return self._stage_now(call_key, patch_file)
+    def stage(self, call_key: str, patch_file: Path, *, compose: bool = True) -> StageResult:
+        """Compose one captured patch into staging; a conflict leaves staging at its last good commit.
 
-    def _stage_now(self, call_key: str, patch_file: Path) -> StageResult:
+        With `compose=False` the composed diff is not written (`composed` is None with a `commit`): the
+        caller writes it with `composed_patch`, which reads only commits and so needs no hold on staging.
+        """
+        self.flush()
+        return self._stage_now(call_key, patch_file, compose=compose)
+
+    def composed_patch(self, call_key: str, commit: str) -> Path:
+        """The diff a staged call's commit made (written once, beside its raw patch)."""
+        return self._composed(call_key, commit)
+
+    def _stage_now(self, call_key: str, patch_file: Path, *, compose: bool = True) -> StageResult:
         self.ensure()
         done = self._already_staged(call_key)
         if done is not None:
-            return StageResult(True, done, self._composed(call_key, done))
+            return StageResult(True, done, self._composed(call_key, done) if compose else None)
         before = self.head(flush=False)
         try:
             git.run(["apply", "--3way", "--index", "--whitespace=nowarn", str(patch_file)], self.path)
@@ -116,12 +154,21 @@ class Staging:
             unmerged = tuple(line[3:] for line in status.splitlines() if "U" in line[:2] or line[:2] in ("AA", "DD"))
             self._reset(before)
             return StageResult(False, conflicts=unmerged, message=exc.message)
-        if not git.run(["diff", "--cached", "--name-only"], self.path).strip():
+        # commit with plumbing: `git commit` re-reads every file of the tree, and apply --index has just
+        # brought index and files in line; only the index is written into the commit
+        new_tree = git.run(["write-tree"], self.path).decode().strip()
+        if new_tree == self.tree_of(before):
             return StageResult(True, None, None, message="the patch changed nothing")
-        git.run(["commit", "-q", "--no-verify", "-m", f"pallium: {call_key}"], self.path, env=IDENTITY)
-        self._head = None
-        commit = self.head(flush=False)
-        return StageResult(True, commit, self._composed(call_key, commit))
+        message = f"pallium: {call_key}".encode()
+        commit = (
+            git.run(["commit-tree", new_tree, "-p", before], self.path, env=IDENTITY, input=message).decode().strip()
+        )
+        git.run(["update-ref", "--no-deref", "HEAD", commit, before], self.path)
+        self._trees[commit] = new_tree
+        self._head = commit
+        if self._staged is not None:
+            self._staged[call_key] = commit
+        return StageResult(True, commit, self._composed(call_key, commit) if compose else None)
 
     def restart(self, recorded: set[str]) -> list[str]:
         """Reset staging to the base for a new attempt of the run; return the staged calls nobody recorded.
@@ -140,8 +187,9 @@ class Staging:
         unrecorded = [key for key in keys if key not in recorded]
         for key in unrecorded:
             self._composed_path(key).unlink(missing_ok=True)
-        if keys:
-            self._reset(self.base_commit)
+        # always, even with nothing committed: a process killed while it applied a patch leaves that
+        # patch half-applied in staging's index and files, and the next patch staged would carry it
+        self._reset(self.base_commit)
         return unrecorded
 
     def rebase(self, commit: str) -> None:
@@ -151,17 +199,21 @@ class Staging:
 
     def remove(self) -> None:
         self._head = None
+        self._staged = None
+        self._active = False
         self._deferred.clear()
         if self.store.worktree(str(self.path)) is not None:
             tree.remove(self.store, self.path)
 
     def _already_staged(self, call_key: str) -> str | None:
-        log = git.run(["log", "--format=%H %s", f"{self.base_commit}..HEAD"], self.path).decode()
-        for line in log.splitlines():
-            commit, _, subject = line.partition(" ")
-            if subject == f"pallium: {call_key}":
-                return commit
-        return None
+        if self._staged is None:  # read once, then kept as this process stages (see `_reset`)
+            log = git.run(["log", "--format=%H %s", f"{self.base_commit}..HEAD"], self.path).decode()
+            self._staged = {}
+            for line in reversed(log.splitlines()):
+                commit, _, subject = line.partition(" ")
+                if subject.startswith("pallium: "):
+                    self._staged[subject.removeprefix("pallium: ")] = commit
+        return self._staged.get(call_key)
 
     def forget(self, call_key: str) -> None:
         """Drop the composed diff kept for `call_key`, so staging it again writes it anew (`Run.rebase`)."""
@@ -173,12 +225,14 @@ class Staging:
     def _composed(self, call_key: str, commit: str) -> Path:
         out = self._composed_path(call_key)
         if not out.exists():
-            diff = git.run(["diff", "--binary", "--no-color", "--no-ext-diff", f"{commit}^", commit, "--"], self.path)
+            # commits only (no index, no files): safe beside another call's `apply` in staging
+            diff = git.run(["diff", "--binary", "--no-color", "--no-ext-diff", f"{commit}^", commit, "--"], self.repo)
             writes.write_bytes(out, diff)
         return out
 
     def _reset(self, commit: str) -> None:
         self._head = None
+        self._staged = None
         try:
             git.run(["reset", "-q", "--hard", commit], self.path)
             git.run(["clean", "-q", "-fd"], self.path)

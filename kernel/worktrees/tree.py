@@ -9,6 +9,7 @@ works only from these rows and then runs `git worktree prune`, never from guesse
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from kernel import git, paths, writes
 from kernel.errors import PalliumError
 from kernel.runstore import RunStore
 
-__all__ = ["GcReport", "capture", "create", "gc", "remove", "run_dir"]
+__all__ = ["GcReport", "capture", "create", "create_async", "gc", "remove", "remove_async", "run_dir"]
 
 LIVE_STATES = ("creating", "active", "captured")
 
@@ -38,19 +39,57 @@ def create(
 ) -> Path:
     """Check `commit` out detached at a fresh path for this run; a stale folder of the same name goes first."""
     path = run_dir(run_id) / "worktrees" / name
-    if path.exists():
-        _remove_path(repo, path)
-    writes.ensure_dir(path.parent)
+    _clear(repo, path)
     store.add_worktree(
         path=str(path), repo=str(repo), run_id=run_id, call_key=call_key, purpose=purpose, base_commit=commit
     )
-    try:
-        git.run(["worktree", "add", "--detach", "--quiet", str(path), commit], repo)
-    except PalliumError:
-        git.run(["worktree", "prune"], repo, check=False)  # a folder deleted by hand is still registered
-        git.run(["worktree", "add", "--detach", "--quiet", str(path), commit], repo)
+    _check_out(repo, path, commit)
     store.set_worktree_state(str(path), "active")
     return path
+
+
+async def create_async(
+    store: RunStore, *, repo: Path, run_id: str, name: str, commit: str, purpose: str, call_key: str | None = None
+) -> Path:
+    """`create` with its git and file work off the event loop (the store is written on the loop's thread)."""
+    from kernel.threads import in_pool
+
+    path = run_dir(run_id) / "worktrees" / name
+    await in_pool(_clear, repo, path)
+    store.add_worktree(
+        path=str(path), repo=str(repo), run_id=run_id, call_key=call_key, purpose=purpose, base_commit=commit
+    )
+    await in_pool(_check_out, repo, path, commit)
+    store.set_worktree_state(str(path), "active")
+    return path
+
+
+def _clear(repo: Path, path: Path) -> None:
+    if path.exists():
+        _remove_path(repo, path)
+    writes.ensure_dir(path.parent)
+
+
+def _check_out(repo: Path, path: Path, commit: str) -> None:
+    add = ["worktree", "add", "--detach", "--no-checkout", "--quiet", str(path), commit]
+    with _registry(repo):  # registered one at a time; the files are written after, side by side
+        try:
+            git.run(add, repo)
+        except PalliumError:
+            git.run(["worktree", "prune"], repo, check=False)  # a folder deleted by hand is still registered
+            git.run(add, repo)
+    git.run(["reset", "-q", "--hard", commit], path)
+
+
+_REGISTRIES: dict[str, threading.Lock] = {}
+_REGISTRIES_GUARD = threading.Lock()
+
+
+def _registry(repo: Path) -> threading.Lock:
+    """The lock on `repo`'s list of worktrees: two `git worktree add`s at once in one repository can read
+    each other's half-written entry and fail, so this process adds, removes and prunes one at a time."""
+    with _REGISTRIES_GUARD:
+        return _REGISTRIES.setdefault(str(repo), threading.Lock())
 
 
 def capture(path: Path, base_commit: str) -> bytes:
@@ -66,6 +105,18 @@ def remove(store: RunStore, path: Path, *, keep: bool = False) -> None:
         store.set_worktree_state(str(path), "kept")
         return
     _remove_path(Path(row.repo) if row else path, path)
+    store.set_worktree_state(str(path), "removed")
+
+
+async def remove_async(store: RunStore, path: Path, *, keep: bool = False) -> None:
+    """`remove` with the deleting off the event loop."""
+    from kernel.threads import in_pool
+
+    row = store.worktree(str(path))
+    if keep:
+        store.set_worktree_state(str(path), "kept")
+        return
+    await in_pool(_remove_path, Path(row.repo) if row else path, path)
     store.set_worktree_state(str(path), "removed")
 
 
@@ -95,7 +146,8 @@ def gc(
 
 def _remove_path(repo: Path, path: Path) -> None:
     if Path(repo).is_dir():
-        git.run(["worktree", "remove", "--force", "--force", str(path)], repo, check=False)
+        with _registry(repo):
+            git.run(["worktree", "remove", "--force", "--force", str(path)], repo, check=False)
     if path.exists():
         shutil.rmtree(path, ignore_errors=True)
 

@@ -8,12 +8,13 @@ the member; a broken gate leaves it with its owner and says so).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kernel.errors import PalliumError
 from kernel.runstore import RunStore
 from services.teams.gates import ask_gate
+from services.teams.prompt import NewTask
 from services.teams.roster import notify_lead, require_member
 from services.teams.rows import TaskRow, TeamRow
 from services.teams.store import TeamStore
@@ -23,10 +24,15 @@ __all__ = [
     "Completion",
     "Judged",
     "add_task",
+    "check_new_task",
     "complete_task",
+    "completion_patch",
     "evidence_problem",
     "judge_completion",
+    "judge_new_tasks",
     "land_completion_txn",
+    "land_new_tasks_txn",
+    "task_patches",
 ]
 
 EVIDENCE_KINDS = ("check", "patch")
@@ -58,29 +64,7 @@ async def add_task(
     With `request_id`, the task and the record of that request are written together, so a retry of
     the same request finds the task instead of adding a second (see `TeamStore.recall`).
     """
-    if not title.strip():
-        raise PalliumError(
-            "invalid_input",
-            "a task needs a title",
-            hint="pass `title` (CLI: the argument after the team)",
-            details={"field": "title"},
-        )
-    bad = [k for k in requires if k not in EVIDENCE_KINDS]
-    if bad:
-        raise PalliumError(
-            "invalid_input",
-            f"unknown evidence kind(s) {bad}",
-            hint=f"pass `requires` from {', '.join(EVIDENCE_KINDS)} (CLI --requires)",
-            details={"field": "requires"},
-        )
-    for dep in depends_on:
-        if store.task(team.id, dep) is None:
-            raise PalliumError(
-                "not_found",
-                f"task {dep} (in depends_on) is not on team {team.id}'s board",
-                hint=f"list the board with `pallium team tasks list {team.id}`",
-                details={"field": "depends_on", "task": dep},
-            )
+    check_new_task(store, team.id, title=title, depends_on=depends_on, requires=requires)
     require_member(store, team.id, created_by, field="as")
     verdict = await ask_gate(
         store,
@@ -118,6 +102,132 @@ async def add_task(
     task = store.task(team.id, task_id)
     assert task is not None
     return task
+
+
+def check_new_task(store: TeamStore, team_id: str, *, title: str, depends_on: list[int], requires: list[str]) -> None:
+    """Raise `invalid_input` or `not_found` for a task that cannot go on the board as given."""
+    if not title.strip():
+        raise PalliumError(
+            "invalid_input",
+            "a task needs a title",
+            hint="pass `title` (CLI: the argument after the team)",
+            details={"field": "title"},
+        )
+    bad = [k for k in requires if k not in EVIDENCE_KINDS]
+    if bad:
+        raise PalliumError(
+            "invalid_input",
+            f"unknown evidence kind(s) {bad}",
+            hint=f"pass `requires` from {', '.join(EVIDENCE_KINDS)} (CLI --requires)",
+            details={"field": "requires"},
+        )
+    for dep in depends_on:
+        if store.task(team_id, dep) is None:
+            raise PalliumError(
+                "not_found",
+                f"task {dep} (in depends_on) is not on team {team_id}'s board",
+                hint=f"list the board with `pallium team tasks list {team_id}`",
+                details={"field": "depends_on", "task": dep},
+            )
+
+
+async def judge_new_tasks(
+    store: TeamStore, team: TeamRow, proposals: list[NewTask], member: str, *, now: str
+) -> tuple[list[tuple[NewTask, list[int]]], list[str]]:
+    """The tasks a member's decision proposes that may go on the board (checked, then the `task_created`
+    gate asked for each), and a note for the member on each one refused. Writes nothing but gate spend.
+
+    A task may depend on one proposed before it in the same decision, named by the id it would get
+    (the board's next ids, in order); those are kept as positions in the answer and become the ids the
+    tasks really get when they land (another turn may add tasks meanwhile).
+    """
+    last = store.last_task_id(team.id)
+    accepted: list[tuple[NewTask, list[int]]] = []
+    position: dict[int, int] = {}  # the id a proposal would get -> its place in `accepted`
+    notes = []
+    for i, task in enumerate(proposals):
+        local = [position[d] for d in task.depends_on if d in position]
+        on_board = [d for d in task.depends_on if d not in position]
+        try:
+            check_new_task(store, team.id, title=task.title, depends_on=on_board, requires=task.requires)
+        except PalliumError as exc:
+            notes.append(f"your new task {task.title[:80]!r} was not added: {exc.message}")
+            continue
+        verdict = await ask_gate(
+            store,
+            team,
+            "task_created",
+            f"New task proposed by {member}: {task.title}\n{task.description}",
+            member=member,
+            now=now,
+        )
+        if not verdict.approved:
+            notes.append(
+                f"your new task {task.title[:80]!r} was not added: the gate {verdict.outcome} it: {verdict.reason}"
+            )
+            continue
+        position[last + 1 + i] = len(accepted)
+        accepted.append((replace(task, depends_on=on_board), local))
+    return accepted, notes
+
+
+def land_new_tasks_txn(
+    store: TeamStore, team_id: str, tasks: list[tuple[NewTask, list[int]]], member: str, *, now: str
+) -> list[int]:
+    """Add the judged tasks inside the caller's transaction (a turn's); return their ids."""
+    ids: list[int] = []
+    for task, local in tasks:
+        ids.append(
+            store.add_task(
+                team_id=team_id,
+                title=task.title,
+                description=task.description,
+                depends_on=[*task.depends_on, *(ids[p] for p in local)],
+                requires=task.requires,
+                created_by=member,
+                now=now,
+            )
+        )
+    return ids
+
+
+def task_patches(store: TeamStore, team_id: str, task_id: int, member: str) -> list[tuple[str, str, str | None]]:
+    """The patches `member` made for task `task_id` (in turns that began with it holding the task, or that
+    claimed it), newest first: (patch id, state as the kernel has it now, why it did not land)."""
+    runs = RunStore(store.db)
+    found = []
+    for turn in store.turns(team_id, member=member, task_id=task_id, states=("completed", "failed", "malformed")):
+        if not turn.call_key or turn.patch_state in (None, "empty"):
+            continue
+        row = runs.patch(team_id, turn.call_key)
+        state = row.state if row is not None else turn.patch_state
+        found.append((turn.call_key, state, (row.detail if row is not None else None) or turn.error))
+    return found
+
+
+def completion_patch(
+    patches: list[tuple[str, str, str | None]], task_id: int, claimed: str | None
+) -> tuple[str | None, str | None]:
+    """The patch that is a completion's evidence, or why the task cannot complete: (problem, patch id).
+
+    A task's evidence is the patch made for it. When the latest one did not land (conflicted,
+    blocked, discarded), the task cannot complete, not with an earlier patch nor another task's:
+    the edit has to be made again. A task no patch was made for completes without one (unless it
+    requires one: `evidence_problem`).
+    """
+    landed = [key for key, state, _ in patches if state in _PATCH_LANDED]
+    if patches and patches[0][1] not in _PATCH_LANDED:
+        key, state, why = patches[0]
+        return (
+            f"your latest patch for task #{task_id} ({key}) is {state} and did not land"
+            + (f": {why[:500]}" if why else "")
+            + "; the task stays yours and open: make the edit again on the current tree, then complete it",
+            None,
+        )
+    if claimed is not None and claimed not in landed:
+        made = ", ".join(landed) or "none yet"
+        return f"patch {claimed!r} was not made for task #{task_id} (its staged patches: {made})", None
+    return None, claimed or (landed[0] if landed else None)
 
 
 def evidence_problem(store: TeamStore, team_id: str, task: TaskRow, evidence: dict[str, Any]) -> str | None:

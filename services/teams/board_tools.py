@@ -13,7 +13,7 @@ from kernel.errors import PalliumError
 from kernel.fitting import size
 from services.teams import models, views
 from services.teams.board import add_task, complete_task
-from services.teams.roster import require_member, require_team, send_message
+from services.teams.roster import LEAD, require_member, require_team, send_message
 from services.teams.tools import _SET, _WRITE, INBOX_BUDGET, _active, _now, _r_member, _r_send, _store, _tool
 
 
@@ -201,6 +201,39 @@ def _trim_inbox(out: models.InboxOutput, inp: models.InboxInput, budget: int) ->
     return kept.model_copy(update={"truncated": True, "next_cursor": kept.messages[-1].id})
 
 
+async def tasks_release(inp: models.ReleaseInput, ctx: ToolContext) -> models.TaskOutput:
+    store = _store(ctx)
+    require_team(store, inp.team)
+    task = store.task(inp.team, inp.task_id)
+    if task is None:
+        raise PalliumError(
+            "not_found",
+            f"task {inp.task_id} is not on team {inp.team}'s board",
+            hint=f"list the board with `pallium team tasks list {inp.team}`",
+            details={"field": "task_id"},
+        )
+    if task.status != "in_progress":
+        raise PalliumError(
+            "conflict",
+            f"task {inp.task_id} is {task.status}, not in progress: there is nothing to release",
+            hint=f"release only a claimed task (`pallium team tasks list {inp.team}` shows owners)",
+            details={"field": "task_id", "status": task.status},
+        )
+    now = _now(ctx)
+    with store.db.transaction():
+        store.reopen(inp.team, task.id, keep_owner=False, now=now)
+        if task.owner and task.owner != LEAD:
+            store.send(
+                team_id=inp.team, sender=LEAD, recipient=task.owner, kind="system", now=now,
+                body=f"task #{task.id} was released by the lead: it is back on the board for anyone; do not "
+                "work on it unless you claim it again",
+            )  # fmt: skip
+        store.log(inp.team, "task_released", {"task": task.id, "owner": task.owner}, now=now)
+    released = store.task(inp.team, task.id)
+    assert released is not None
+    return models.TaskOutput(task=views.to_task(released), outcome="released", message=f"was held by {task.owner}")
+
+
 def _r_task(out: models.TaskOutput) -> str:
     t = out.task
     return f"task #{t.id} {t.status} ({out.outcome}){' by ' + t.owner if t.owner else ''}: {t.title}" + (
@@ -215,6 +248,19 @@ def _r_tasks(out: models.TaskList) -> str:
 
 
 TOOLS = (
+    _tool(
+        "team tasks release",
+        tasks_release,
+        models.ReleaseInput,
+        models.TaskOutput,
+        "Give a claimed task back to the board: pending again, for anyone to claim; its former owner is told.",
+        "Use when the member holding a task is in error, stopped or stuck, so its work is not stranded. Not for "
+        "a finished task (it stays completed). Writes state only.",
+        "consult",
+        positional=("team", "task_id"),
+        annotations=_WRITE,
+        render=_r_task,
+    ),
     _tool(
         "team tasks add",
         tasks_add,

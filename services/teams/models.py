@@ -48,6 +48,12 @@ class StartInput(ToolInput):
         "name); default: resolved as for workflows",
     )
     cwd: str | None = Field(None, description="folder inside the git repository the team works on; default: here")
+    max_calls: int | None = Field(
+        None,
+        gt=0,
+        description="cap on provider calls (binds where a provider reports no cost: codex, wrappers without a "
+        "usage file); default: none for the team, 20 for a member whose provider reports no cost",
+    )
     id: str | None = Field(
         None,
         pattern=r"^team-[A-Za-z0-9][A-Za-z0-9._-]{0,100}$",
@@ -66,6 +72,54 @@ class EmptyInput(ToolInput):
 
 class TeamInput(ToolInput):
     team: str = TEAM
+
+
+class BudgetInput(ToolInput):
+    team: str = TEAM
+    usd: float | None = Field(None, gt=0, description="the new budget in USD (team, or `member`'s)")
+    calls: int | None = Field(None, gt=0, description="the new cap on provider calls (team, or `member`'s)")
+    member: str | None = Field(None, description="change this member's budget instead of the team's")
+
+
+class ReleaseInput(ToolInput):
+    team: str = TEAM
+    task_id: int = Field(description="the in-progress task to give back to the board, from `team tasks list`")
+
+
+class DiffInput(ToolInput):
+    team: str = TEAM
+    member: str | None = Field(None, description="only this member's patches")
+    patch: str | None = Field(None, description="only this patch (its id, from `team status`)")
+
+
+class WatchInput(ToolInput):
+    team: str = TEAM
+    interval: float = Field(2.0, ge=0.2, le=600, description="seconds between refreshes (default 2)")
+    frames: int = Field(
+        0,
+        ge=0,
+        le=100_000,
+        description="refreshes before it returns (default: on a terminal until Ctrl-C or the team has nothing "
+        "left to do; otherwise 1)",
+    )
+
+
+class WatchOutput(ToolOutput):
+    team: str
+    frames: int
+    view: str = Field(description="the last view: members, turns, board, patches and spend")
+    next_step: str = ""
+
+
+class ApplyInput(ToolInput):
+    team: str = TEAM
+    patch: list[str] = Field(
+        default_factory=list,
+        description="apply only these staged patches (ids from `team status`; repeat or comma-separate); "
+        "default: all staged",
+    )
+
+    _split = field_validator("patch", mode="before")(_comma_list)
 
 
 class SpawnInput(ToolInput):
@@ -89,7 +143,15 @@ class SpawnInput(ToolInput):
         description="the member must have its plan approved (`team approve`) "
         "before it may edit; it runs read-only until then",
     )
-    budget_usd: float | None = Field(None, gt=0, description="this member's own budget in USD (default: none)")
+    budget_usd: float | None = Field(
+        None, gt=0, description="this member's own budget in USD, at most the team's (default: none)"
+    )
+    max_calls: int | None = Field(
+        None,
+        gt=0,
+        description="cap on provider calls (binds where a provider reports no cost: codex, wrappers without a "
+        "usage file); default: none for the team, 20 for a member whose provider reports no cost",
+    )
 
 
 class JoinInput(ToolInput):
@@ -252,6 +314,9 @@ class Team(ToolOutput):
         None, description="the snapshot of your tree edit members work on (refreshed between turns)"
     )
     base_at: str | None = Field(None, description="when that snapshot was taken")
+    ceiling: str | None = Field(None, description="the authority the team was started under; spawns obey it")
+    max_calls: int | None = Field(None, description="cap on provider calls")
+    calls: int = Field(0, description="provider calls started")
 
 
 class Member(ToolOutput):
@@ -280,6 +345,8 @@ class Member(ToolOutput):
     budget_usd: float | None
     spend_usd: float
     unknown_cost_calls: int
+    max_calls: int | None = None
+    calls: int = 0
     snapshot_commit: str | None = Field(
         None,
         description="edit members: the snapshot of your tree its last worktree was made on (the team's staged, "
@@ -324,6 +391,18 @@ class Patch(ToolOutput):
     patch_id: str
     state: str
     detail: str | None
+    member: str | None = None
+    task_id: int | None = Field(None, description="the task the member held when it made the patch")
+    files: list[str] = Field(default_factory=list)
+    added: int = Field(0, description="lines added")
+    removed: int = Field(0, description="lines removed")
+
+
+class DiffOutput(ToolOutput):
+    team: str
+    patches: list[Patch]
+    diff: str = Field(description="the patches' diffs, in staging order, each after a header line")
+    truncated: bool
 
 
 class TemplateMember(ToolOutput):
@@ -345,10 +424,15 @@ class TemplateList(ToolOutput):
 class StartOutput(ToolOutput):
     team: Team
     members: list[Member]
+    existed: bool = Field(False, description="the id named a team that already existed: it is answered unchanged")
+    warnings: list[str] = Field(default_factory=list)
+    next_step: str = ""
 
 
 class MemberOutput(ToolOutput):
     member: Member
+    warnings: list[str] = Field(default_factory=list)
+    next_step: str = ""
 
 
 class TeamOutput(ToolOutput):
@@ -357,7 +441,9 @@ class TeamOutput(ToolOutput):
 
 class TaskOutput(ToolOutput):
     task: Task
-    outcome: str = Field(description="created | claimed | completed | rejected | requeued | missing_evidence")
+    outcome: str = Field(
+        description="created | claimed | completed | rejected | requeued | missing_evidence | released"
+    )
     message: str = ""
 
 
@@ -389,6 +475,7 @@ class StatusOutput(ToolOutput):
     reconciled_interrupted: list[str] = Field(
         default_factory=list, description="members whose turns were closed as interrupted by this call"
     )
+    next_step: str = Field("", description="the next useful command for this team, as you would type it")
 
 
 class TurnSummary(ToolOutput):
@@ -407,6 +494,8 @@ class RunOutput(ToolOutput):
     stopped: bool
     parked: bool
     reason: str
+    failed_turns: int = Field(0, description="turns that failed (the CLI exits 1 when every turn failed)")
+    next_step: str = Field("", description="the next useful command for this team, as you would type it")
 
 
 class ApplyOutput(ToolOutput):

@@ -8,12 +8,12 @@ count said in the prompt, so a long mailbox costs turns, not prompt size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from services.teams.rows import MemberRow, MessageRow, TaskRow, TeamRow
 
-__all__ = ["DECISION_SCHEMA", "Board", "Decision", "build_prompt", "handoff_text", "parse_decision"]
+__all__ = ["DECISION_SCHEMA", "Board", "Decision", "NewTask", "build_prompt", "handoff_text", "parse_decision"]
 
 MAIL_PER_TURN = 20
 MAIL_BODY_CHARS = 2000
@@ -22,6 +22,7 @@ RECENT_COMPLETIONS = 5
 RESULT_CHARS = 300
 ROSTER_SHOWN = 30
 MAX_MESSAGES_OUT = 20
+MAX_TASKS_OUT = 10
 
 DECISION_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -42,6 +43,19 @@ DECISION_SCHEMA: dict[str, Any] = {
         "evidence": {
             "type": "object",
             "properties": {"check_result_id": {"type": "string"}, "patch_id": {"type": "string"}},
+        },
+        "add_tasks": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                    "depends_on": {"type": "array", "items": {"type": "integer"}},
+                    "requires": {"type": "array", "items": {"type": "string", "enum": ["check", "patch"]}},
+                },
+                "required": ["title"],
+            },
         },
         "summary": {"type": "string"},
     },
@@ -68,6 +82,7 @@ class Decision:
     complete_result: str | None
     evidence: dict[str, str]
     summary: str
+    add_tasks: list[NewTask] = field(default_factory=list)
 
     def signature(self) -> str:
         """What "the same decision" means for escalation: everything but the free-text summary."""
@@ -81,8 +96,19 @@ class Decision:
                 self.claim_task_id,
                 self.complete_task_id,
                 self.complete_result,
+                [t.title for t in self.add_tasks],
             ]
         )
+
+
+@dataclass(frozen=True)
+class NewTask:
+    """A task a member proposes for the board in its decision (it goes through the `task_created` gate)."""
+
+    title: str
+    description: str = ""
+    depends_on: list[int] = field(default_factory=list)
+    requires: list[str] = field(default_factory=list)
 
 
 def parse_decision(value: Any) -> Decision | str:
@@ -108,6 +134,9 @@ def parse_decision(value: Any) -> Decision | str:
     evidence = value.get("evidence") or {}
     if not isinstance(evidence, dict):
         return "evidence must be an object"
+    new_tasks = _new_tasks(value.get("add_tasks") or [])
+    if isinstance(new_tasks, str):
+        return new_tasks
     return Decision(
         status=status,
         status_reason=str(value.get("status_reason") or ""),
@@ -117,7 +146,28 @@ def parse_decision(value: Any) -> Decision | str:
         complete_result=value.get("complete_result") if isinstance(value.get("complete_result"), str) else None,
         evidence={k: str(v) for k, v in evidence.items() if k in ("check_result_id", "patch_id") and v},
         summary=str(value.get("summary") or ""),
+        add_tasks=new_tasks,
     )
+
+
+def _new_tasks(items: Any) -> list[NewTask] | str:
+    if not isinstance(items, list):
+        return "add_tasks must be a list of tasks"
+    if len(items) > MAX_TASKS_OUT:
+        return f"at most {MAX_TASKS_OUT} new tasks per turn"
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("title"), str) or not item["title"].strip():
+            return "each task in add_tasks needs a non-empty string `title`"
+        deps = item.get("depends_on") or []
+        if not isinstance(deps, list) or not all(isinstance(d, int) and not isinstance(d, bool) for d in deps):
+            return "depends_on must be a list of task ids"
+        requires = item.get("requires") or []
+        if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
+            return "requires must be a list of evidence kinds (check, patch)"
+        description = item.get("description") if isinstance(item.get("description"), str) else ""
+        out.append(NewTask(item["title"].strip()[:500], description[:4000], list(deps), list(requires)))
+    return out
 
 
 def build_prompt(
@@ -143,6 +193,12 @@ def build_prompt(
             else " (your edits are captured as a patch for the team to review)"
         ),
     ]
+    if member.turn_count == 0:
+        parts.append(
+            "FIRST TURN: work toward the team goal in your role. Claim a task on the board that fits your role; "
+            "if none does, add the tasks the goal needs (`add_tasks`: small, concrete, one per piece of work) and "
+            "claim one of them next turn. Tell lead what you found or plan (`messages`)."
+        )
     if member.plan_required and member.plan_status != "approved":
         parts.append(
             "PLAN REVIEW: your plan must be approved by the lead before you edit anything. This turn, write your "
@@ -175,8 +231,10 @@ def build_prompt(
         'End your turn with one bare JSON object (no prose around it): {"status": "active|idle|blocked", '
         '"status_reason": str, "messages": [{"to": name, "body": str}], "claim_task_id": int|null, '
         '"complete_task_id": int|null, "complete_result": str|null, "evidence": {"check_result_id": str, '
-        '"patch_id": str}, "summary": str}. Use `idle` when you have nothing left to do, `active` to take '
-        "another turn, `blocked` when you need someone else. Results reach the board only through this object."
+        '"patch_id": str}, "add_tasks": [{"title": str, "description": str, "depends_on": [int]}], "summary": str}. '
+        "Use `add_tasks` to put work on the board (for yourself to claim next turn, or for a teammate); use `idle` "
+        "when you have nothing left to do, `active` to take another turn, `blocked` when you need someone else. "
+        "Results reach the board only through this object."
     )
     return "\n\n".join(parts)
 
@@ -200,7 +258,7 @@ def _board_text(board: Board) -> str:
         )
     hidden = sum(n for s, n in board.counts.items() if s != "completed") - len(board.open_tasks[:OPEN_TASKS])
     if hidden > 0:
-        lines.append(f"({hidden} more open tasks not shown)")
+        lines.append(f"({hidden} more open tasks not shown: yours and those you may claim come first)")
     for task in board.recent[:RECENT_COMPLETIONS]:
         lines.append(
             f"- #{task.id} [completed by {task.owner}]: {_cut(task.title, 200)} => "

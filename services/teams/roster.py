@@ -181,7 +181,8 @@ def _settle_interrupted_txn(store: TeamStore, team_id: str, turn: TurnRow, *, no
 
     The turn reserved one unknown-cost call before its worker started. The kernel's journal says
     how far the call got: completed with a cost (that cost replaces the reservation), never started
-    (the reservation is dropped), or cut off (it stays one call of unknown cost: the worker may have
+    (no worker process recorded: the reservation and the call's count are dropped), or cut off (it
+    stays one call of unknown cost: the worker may have
     spent). A patch the kernel staged before the kill stays staged (the member resumes the session
     that made it), and the lead is told, so it is not applied unseen.
     """
@@ -190,8 +191,10 @@ def _settle_interrupted_txn(store: TeamStore, team_id: str, turn: TurnRow, *, no
     calls = RunStore(store.db)
     call = calls.call(team_id, turn.call_key)
     if not turn.spend_recorded:
-        if call is None:
+        if call is None or (call.status not in ("completed", "failed") and call.pgid is None):
+            # never started (no intent row, or no worker process was ever recorded): nothing was spent
             store.settle_spend(team_id, turn.member, None, ran=False)
+            store.uncount_call(team_id, turn.member)
         elif call.status in ("completed", "failed"):
             store.settle_spend(team_id, turn.member, call.cost_usd)
         store.update_turn(turn.id, spend_recorded=True)

@@ -224,4 +224,49 @@ ROUTES = {
         needs=("team",),
         prepare="team status",
     ),
+    "team tasks release": Route(
+        phrasings=(
+            "release the task a stuck member holds",
+            "give the claimed task back to the board",
+            "unclaim a team task",
+        ),
+        arguments={"team": "team"},
+        needs=("team",),
+    ),
+    "team diff": Route(
+        phrasings=(
+            "show the diff of the team's patches",
+            "review what the team members changed",
+            "what did the editor member change",
+        ),
+        arguments={"team": "team"},
+        needs=("team",),
+    ),
+    "team budget": Route(
+        phrasings=(
+            "give the team more budget",
+            "raise the team's spending limit",
+            "cap the team's provider calls",
+        ),
+        arguments={"team": "team"},
+        needs=("team",),
+    ),
+    "team resume": Route(
+        phrasings=(
+            "resume the stopped team",
+            "restart the parked agent team",
+            "continue a team that was stopped",
+        ),
+        arguments={"team": "team"},
+        needs=("team",),
+    ),
+    "team watch": Route(
+        phrasings=(
+            "watch the team work live",
+            "follow the agent team's progress",
+            "live view of the team's members and board",
+        ),
+        arguments={"team": "team"},
+        needs=("team",),
+    ),
 }

@@ -44,6 +44,9 @@ class TeamRow:
     updated_at: str
     base_commit: str | None  # the snapshot of the user's tree the team's worktrees are made on
     base_at: str | None  # when it was taken
+    ceiling: str | None = None  # the authority the team was started under: no later spawn or run goes above it
+    max_calls: int | None = None  # a cap on provider calls (binds where cost is unknown)
+    calls: int = 0  # provider calls that started
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,8 @@ class MemberRow:
     created_at: str
     snapshot_commit: str | None  # the commit an edit member's last worktree was made from
     snapshot_at: str | None  # when the user's tree under that commit was taken
+    max_calls: int | None = None
+    calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,7 @@ class TurnRow:
     patch_state: str | None
     patch_files: list[str]
     spend_recorded: bool
+    task_id: int | None = None  # the task the member held when the turn began: what its patch is for
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,8 @@ class RunResult:
 
 
 def eligible_members(store: TeamStore, team: TeamRow) -> list[MemberRow]:
-    """Members that should take a turn now: mail, a nudge, a retry owed, said `active`, or new claimable work."""
+    """Members that should take a turn now: a first turn, mail, a nudge, a retry owed, said `active`, or new
+    claimable work."""
     waiting = store.count_undelivered(team.id)
     busy = {t.member for t in store.turns(team.id, states=("started",))}
     claimable = bool(store.claimable(team.id))
@@ -56,7 +57,11 @@ def eligible_members(store: TeamStore, team: TeamRow) -> list[MemberRow]:
             continue
         if m.budget_usd is not None and m.spend_usd >= m.budget_usd:
             continue
-        owed = waiting.get(m.name) or m.nudged or m.retry or m.status == "active"
+        if m.max_calls is not None and m.calls >= m.max_calls:
+            continue
+        # a member that never took a turn is owed its first: the goal and its role are its work (see `prompt`)
+        first = m.turn_count == 0 and m.last_turn_status is None
+        owed = waiting.get(m.name) or m.nudged or m.retry or m.status == "active" or first
         new_work = claimable and m.last_seen_board != team.board_version and m.status != "blocked"
         if owed or new_work:
             chosen.append(m)
@@ -73,7 +78,11 @@ async def run_team(db: Database, team_id: str, options: RunOptions, *, clock: Cl
     team = store.team(team_id)
     assert team is not None
     limits = Limits(
-        budget_usd=None, max_agents=10**9, concurrency=options.max_concurrent, agent_timeout=options.agent_timeout
+        budget_usd=None,
+        max_agents=10**9,
+        concurrency=options.max_concurrent,
+        agent_timeout=options.agent_timeout,
+        reuse_worktrees=True,  # a team runs many times: its members' worktrees are made once, not every run
     )
     run = await Run.open(team_id, Path(team.cwd), limits, db=db)  # reconciles the kernel's runs, kills leftovers
     try:
@@ -121,16 +130,19 @@ async def _rounds(store: TeamStore, team_id: str, turns: Turns, options: RunOpti
         if team.status != "active":
             result.stopped, result.reason = True, f"the team is {team.status}"
             return
-        if team.budget_usd is not None and team.spend_usd >= team.budget_usd:
+        over = _team_limit(team, result)
+        if over:
             store.set_team_status(team_id, "parked", now=now)
             notify_lead(
                 store,
                 team_id,
-                f"team parked: spend ${team.spend_usd:.4f} reached the budget ${team.budget_usd:.4f}",
+                f"team parked: {over}; give it more with `pallium team budget {team_id} --usd N --calls N`",
                 now=now,
             )
-            store.log(team_id, "parked", {"spend_usd": team.spend_usd, "budget_usd": team.budget_usd}, now=now)
-            result.parked, result.reason = True, "the budget is spent"
+            store.log(
+                team_id, "parked", {"spend_usd": team.spend_usd, "budget_usd": team.budget_usd, "why": over}, now=now
+            )
+            result.parked, result.reason = True, f"the budget is spent ({over})"
             return
         if result.rounds >= options.max_rounds:
             result.reason = f"reached --max-rounds {options.max_rounds}"
@@ -139,10 +151,30 @@ async def _rounds(store: TeamStore, team_id: str, turns: Turns, options: RunOpti
         if not chosen:
             result.reason = "no member is eligible (no mail, nudge or claimable work)"
             return
-        if any(m.mode == "edit" for m in chosen):
+        if any(m.mode == "edit" for m in chosen) and await _tree_moved(turns):
             refresh(store, turns)
         result.rounds += 1
         result.turns += await asyncio.gather(*(one(m.name) for m in chosen))
+
+
+async def _tree_moved(turns: Turns) -> bool:
+    """Whether the user's tree differs from the one the team works on (read off the event loop)."""
+    from kernel.threads import in_pool
+    from kernel.worktrees.snapshot import working_tree
+
+    return await in_pool(working_tree, turns.run.repo) != turns.run.base_tree
+
+
+def _team_limit(team: TeamRow, result: RunResult) -> str:
+    """The team limit that stops the rounds ("" for none): its spend, its call cap, or a turn of the last
+    round refused because it would have crossed the team's budget."""
+    if team.budget_usd is not None and team.spend_usd >= team.budget_usd:
+        return f"spend ${team.spend_usd:.4f} reached the budget ${team.budget_usd:.4f}"
+    if team.max_calls is not None and team.calls >= team.max_calls:
+        return f"{team.calls} calls reached the cap of {team.max_calls}"
+    last = result.turns[-20:]
+    refused = [t.detail for t in last if t.state == "skipped" and t.detail.startswith("budget_exhausted: team")]
+    return refused[0].removeprefix("budget_exhausted: ") if refused else ""
 
 
 def refresh(store: TeamStore, turns: Turns, *, restage: bool = False) -> None:

@@ -176,6 +176,15 @@ SCHEMA = Schema(
         ALTER TABLE teams_team ADD COLUMN base_commit TEXT;
         ALTER TABLE teams_team ADD COLUMN base_at TEXT;
         """,
+        # 3: the team's authority ceiling, call caps (for providers that report no cost), each turn's task
+        """
+        ALTER TABLE teams_team ADD COLUMN ceiling TEXT;
+        ALTER TABLE teams_team ADD COLUMN max_calls INTEGER;
+        ALTER TABLE teams_team ADD COLUMN calls INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE teams_member ADD COLUMN max_calls INTEGER;
+        ALTER TABLE teams_member ADD COLUMN calls INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE teams_turn ADD COLUMN task_id INTEGER;
+        """,
     ),
 )
 
@@ -211,6 +220,29 @@ class TeamStore:
 
     def set_team_status(self, team_id: str, status: str, *, now: str) -> None:
         self.db.execute("UPDATE teams_team SET status = ?, updated_at = ? WHERE id = ?", (status, now, team_id))
+
+    def set_limits(self, team_id: str, **changes: Any) -> None:
+        """Set the team's `budget_usd`, `max_calls` or `ceiling` (names from this service, never input)."""
+        unknown = set(changes) - {"budget_usd", "max_calls", "ceiling"}
+        if unknown:
+            raise ValueError(f"unknown team limits {sorted(unknown)}")
+        for column, value in changes.items():
+            self.db.execute(f"UPDATE teams_team SET {column} = ? WHERE id = ?", (value, team_id))
+
+    def count_call(self, team_id: str, member: str | None) -> None:
+        """One provider call started (what the call caps count); a call that never started is not counted."""
+        self.db.execute("UPDATE teams_team SET calls = calls + 1 WHERE id = ?", (team_id,))
+        if member is not None:
+            self.db.execute(
+                "UPDATE teams_member SET calls = calls + 1 WHERE team_id = ? AND name = ?", (team_id, member)
+            )
+
+    def uncount_call(self, team_id: str, member: str | None) -> None:
+        self.db.execute("UPDATE teams_team SET calls = MAX(calls - 1, 0) WHERE id = ?", (team_id,))
+        if member is not None:
+            self.db.execute(
+                "UPDATE teams_member SET calls = MAX(calls - 1, 0) WHERE team_id = ? AND name = ?", (team_id, member)
+            )
 
     def set_base(self, team_id: str, *, commit: str, at: str) -> None:
         self.db.execute("UPDATE teams_team SET base_commit = ?, base_at = ? WHERE id = ?", (commit, at, team_id))
@@ -382,6 +414,12 @@ class TeamStore:
             )
             self._bump_board_txn(team_id)
         return task_id
+
+    def last_task_id(self, team_id: str) -> int:
+        (last,) = self.db.execute(
+            "SELECT COALESCE(MAX(id), 0) FROM teams_task WHERE team_id = ?", (team_id,)
+        ).fetchone()
+        return int(last)
 
     def task(self, team_id: str, task_id: int) -> TaskRow | None:
         row = self.db.execute(
@@ -569,12 +607,21 @@ class TeamStore:
         return build_row(TurnRow, row) if row else None
 
     def turns(
-        self, team_id: str, *, member: str | None = None, states: tuple[str, ...] = (), limit: int = 1000
+        self,
+        team_id: str,
+        *,
+        member: str | None = None,
+        states: tuple[str, ...] = (),
+        limit: int = 1000,
+        task_id: int | None = None,
     ) -> list[TurnRow]:
         where, args = "team_id = ?", [team_id]
         if member is not None:
             where += " AND member = ?"
             args.append(member)
+        if task_id is not None:
+            where += " AND task_id = ?"
+            args.append(task_id)
         if states:
             where += f" AND state IN ({', '.join('?' for _ in states)})"
             args += list(states)

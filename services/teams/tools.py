@@ -23,6 +23,8 @@ from services.teams.store import TeamStore
 from services.teams.templates import TEMPLATES
 
 INBOX_BUDGET = CONTEXT_BUDGET  # whole messages (up to 2,000 characters each) per page
+DIFF_CHARS = 10_000  # of patch text in one `team diff` answer (within its context budget)
+DEFAULT_MEMBER_CALLS = 20  # the call cap of a member whose provider reports no cost, unless one is given
 
 
 def _store(ctx: ToolContext) -> TeamStore:
@@ -55,51 +57,76 @@ async def start(inp: models.StartInput, ctx: ToolContext) -> models.StartOutput:
     store = _store(ctx)
     now = _now(ctx)
     team_id = inp.id or f"team-{secrets.token_hex(5)}"
-    return _create(store, ctx, team_id, inp.goal, str(folder), inp.budget_usd, inp.template, inp.provider, now)
-
-
-def _create(
-    store: TeamStore,
-    ctx: ToolContext,
-    team_id: str,
-    goal: str,
-    cwd: str,
-    budget: float | None,
-    template: str | None,
-    provider: str | None,
-    now: str,
-) -> models.StartOutput:
+    if inp.template and inp.provider:
+        _check_provider(inp.provider, "provider")
     with store.db.transaction():
-        if store.create_team(team_id=team_id, goal=goal, cwd=cwd, budget_usd=budget, template=template, now=now):
-            store.add_member(
-                team_id=team_id,
-                name=LEAD,
-                provider="external",
-                model=None,
-                role="the team's lead",
-                mode="read-only",
-                requested_mode="read-only",
-                external=True,
-                session_id=None,
-                plan_required=False,
-                budget_usd=None,
-                heartbeat_at=time.time(),
-                now=now,
-            )
-            for member in TEMPLATES[template].members if template else ():
-                _add_member(store, team_id, member.name, provider, None, member.role, member.mode, False, None, now)
+        created = store.create_team(
+            team_id=team_id, goal=inp.goal, cwd=str(folder), budget_usd=inp.budget_usd, template=inp.template, now=now
+        )
+        if created:
+            store.set_limits(team_id, ceiling=ctx.ceiling, max_calls=inp.max_calls)
+            _add_lead(store, team_id, now)
+            for member in TEMPLATES[inp.template].members if inp.template else ():
+                _add_member(
+                    store, team_id, member.name, inp.provider, None, member.role, member.mode, False, None, None, now
+                )
                 # A template's members start with the goal in their mailbox, so the first `team run`
                 # has work for each of them instead of finding nobody eligible.
-                send_message(store, team_id, sender=LEAD, recipient=member.name, body=_kickoff(goal), now=now)
+                send_message(
+                    store, team_id, sender=LEAD, recipient=member.name, body=_kickoff(inp.goal, member.role), now=now
+                )
     team = require_team(store, team_id)
+    warnings = [] if created else _existing(team, inp)
+    members = store.members(team_id)
+    warnings += [w for m in members if created and not m.external for w in _cost_warnings(team, m)][:1]
     return models.StartOutput(
-        team=views.to_team(team), members=[views.to_member(store, m) for m in store.members(team_id)]
+        team=views.to_team(team),
+        members=[views.to_member(store, m) for m in members],
+        existed=not created,
+        warnings=warnings,
+        next_step=views.next_step(store, team),
     )
 
 
-def _kickoff(goal: str) -> str:
+def _existing(team, inp: models.StartInput) -> list[str]:
+    """What a `team start --id` of an existing team did not change, and the command that would."""
+    said = []
+    if inp.budget_usd is not None and inp.budget_usd != team.budget_usd:
+        said.append(
+            f"team {team.id} already exists; its budget stays {views.spend_text(team)}: change it with "
+            f"`pallium team budget {team.id} --usd {inp.budget_usd:g}`"
+        )
+    if inp.goal != team.goal:
+        said.append(f"team {team.id} already exists with another goal; it keeps its own: {team.goal[:200]}")
+    if team.status != "active":
+        said.append(f"team {team.id} is {team.status}: `pallium team resume {team.id}` starts it again")
+    return said or [f"team {team.id} already exists; answered unchanged"]
+
+
+def _add_lead(store: TeamStore, team_id: str, now: str) -> None:
+    store.add_member(
+        team_id=team_id,
+        name=LEAD,
+        provider="external",
+        model=None,
+        role="the team's lead",
+        mode="read-only",
+        requested_mode="read-only",
+        external=True,
+        session_id=None,
+        plan_required=False,
+        budget_usd=None,
+        heartbeat_at=time.time(),
+        now=now,
+    )
+
+
+def _kickoff(goal: str, role: str) -> str:
+    """The first mail of a member spawned on a team with a goal: what makes its first `team run` turn do work."""
+    yours = f"Your role: {role}\n\n" if role.strip() else ""
     return (
-        f"The team's goal: {goal}\n\nWork on it in your role. Send your findings to lead (and to a teammate "
+        f"The team's goal: {goal}\n\n{yours}Work on it in your role: claim a task on the board that fits it, or "
+        "add the tasks the goal needs (`add_tasks`) and claim one. Send your findings to lead (and to a teammate "
         "when they concern its part), then go idle."
     )
 
@@ -114,13 +141,16 @@ def _add_member(
     mode: str,
     plan_required: bool,
     budget: float | None,
+    max_calls: int | None,
     now: str,
 ) -> bool:
     from kernel.providers.dispatcher import resolve_provider
 
     resolved = resolve_provider(provider)
     session = str(uuid.uuid4()) if resolved == "claude" else None  # minted before its first turn
-    return store.add_member(
+    if max_calls is None and not reports_cost(resolved):
+        max_calls = DEFAULT_MEMBER_CALLS
+    added = store.add_member(
         team_id=team_id,
         name=name,
         provider=resolved,
@@ -134,6 +164,44 @@ def _add_member(
         budget_usd=budget,
         heartbeat_at=None,
         now=now,
+    )
+    if added:
+        store.update_member(team_id, name, max_calls=max_calls)
+    return added
+
+
+def reports_cost(provider: str) -> bool:
+    """Whether the provider's calls say what they cost (claude's envelope does; codex never does, and a
+    wrapper only when it writes a usage file, which cannot be known before it runs)."""
+    return provider == "claude"
+
+
+def _cost_warnings(team, member) -> list[str]:
+    if reports_cost(member.provider):
+        return []
+    cap = f"capped at {member.max_calls} calls" if member.max_calls else "not capped"
+    budget = " budgets in USD cannot bind on it;" if team.budget_usd is not None or member.budget_usd else ""
+    return [
+        f"{member.provider} reports no cost:{budget} {member.name} is {cap} "
+        f"(change with `pallium team budget {team.id} --member {member.name} --calls N`)"
+    ]
+
+
+def _check_provider(provider: str, field: str) -> None:
+    """Refuse a provider no call could reach: not built in and no wrapper command configured."""
+    import os
+
+    from kernel.providers.dispatcher import BUILT_IN, resolve_provider, wrapper_variable
+
+    resolved = resolve_provider(provider)
+    if resolved in BUILT_IN or os.environ.get(wrapper_variable(resolved)):
+        return
+    raise PalliumError(
+        "invalid_input",
+        f"unknown provider {resolved!r}: not one of {', '.join(BUILT_IN)} and no {wrapper_variable(resolved)} is set",
+        hint=f"pass `provider` as one of {', '.join(BUILT_IN)}, or set {wrapper_variable(resolved)} to the "
+        "wrapper's command line",
+        details={"field": field, "provider": resolved},
     )
 
 
@@ -162,29 +230,55 @@ def _template(name: str) -> models.Template:
 
 
 async def spawn(inp: models.SpawnInput, ctx: ToolContext) -> models.MemberOutput:
-    if inp.mode == "edit" and not inp.plan_required:
-        authority.check("pallium_team_spawn", "edit", ctx.ceiling)
     store = _store(ctx)
-    _active(store, inp.team)
-    if not _add_member(
-        store,
-        inp.team,
-        inp.name,
-        inp.provider,
-        inp.model,
-        inp.role,
-        inp.mode,
-        inp.plan_required,
-        inp.budget_usd,
-        _now(ctx),
-    ):
+    team = _active(store, inp.team)
+    ceiling = _team_ceiling(team, ctx)
+    if inp.mode == "edit" and not inp.plan_required:
+        authority.check("pallium_team_spawn", "edit", ceiling)
+    _check_provider(inp.provider or "", "provider")
+    if inp.budget_usd is not None and team.budget_usd is not None and inp.budget_usd > team.budget_usd:
+        raise PalliumError(
+            "invalid_input",
+            f"a member budget of ${inp.budget_usd:g} is above team {team.id}'s ${team.budget_usd:g}",
+            hint=f"pass `budget_usd` of at most {team.budget_usd:g}, or raise the team's with "
+            f"`pallium team budget {team.id} --usd N`",
+            details={"field": "budget_usd", "team_budget_usd": team.budget_usd},
+        )
+    now = _now(ctx)
+    with store.db.transaction():
+        added = _add_member(
+            store,
+            inp.team,
+            inp.name,
+            inp.provider,
+            inp.model,
+            inp.role,
+            inp.mode,
+            inp.plan_required,
+            inp.budget_usd,
+            inp.max_calls,
+            now,
+        )
+    if not added:
         raise PalliumError(
             "conflict",
             f"{inp.name!r} is already on team {inp.team}'s roster; nothing was spawned",
             hint=f"pick another `name`, or see the roster with `pallium team status {inp.team}`",
             details={"field": "name", "name": inp.name},
         )
-    return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.name)))
+    member = require_member(store, inp.team, inp.name)
+    return models.MemberOutput(
+        member=views.to_member(store, member),
+        warnings=_cost_warnings(team, member),
+        next_step=views.next_step(store, require_team(store, team.id)),
+    )
+
+
+def _team_ceiling(team, ctx: ToolContext) -> str:
+    """The lower of this call's ceiling and the one the team was started under: a later call never raises it."""
+    if team.ceiling is None or not authority.allows(ctx.ceiling, team.ceiling):
+        return ctx.ceiling
+    return team.ceiling
 
 
 async def join(inp: models.JoinInput, ctx: ToolContext) -> models.MemberOutput:
@@ -251,8 +345,9 @@ async def attach(inp: models.StatusInput, ctx: ToolContext) -> models.StatusOutp
 async def stop(inp: models.TeamInput, ctx: ToolContext) -> models.TeamOutput:
     store = _store(ctx)
     require_team(store, inp.team)
-    store.set_team_status(inp.team, "stopped", now=_now(ctx))
-    store.log(inp.team, "stopped", {}, now=_now(ctx))
+    with store.db.transaction():
+        store.set_team_status(inp.team, "stopped", now=_now(ctx))
+        store.log(inp.team, "stopped", {}, now=_now(ctx))
     return models.TeamOutput(team=views.to_team(require_team(store, inp.team)))
 
 
@@ -262,7 +357,7 @@ async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
     store = _store(ctx)
     team = require_team(store, inp.team)
     if any(m.mode == "edit" for m in store.members(team.id)):
-        authority.check("pallium_team_run", "edit", ctx.ceiling)
+        authority.check("pallium_team_run", "edit", _team_ceiling(team, ctx))
     if team.status == "parked" and (team.budget_usd is None or team.spend_usd < team.budget_usd):
         store.set_team_status(team.id, "active", now=_now(ctx))
     options = RunOptions(
@@ -275,7 +370,7 @@ async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
     return models.RunOutput(
         team=views.to_team(require_team(store, team.id)),
         rounds=result.rounds,
-        turns_taken=len(result.turns),
+        turns_taken=sum(t.state != "skipped" for t in result.turns),  # a turn a limit refused was not taken
         turns=[
             models.TurnSummary(member=t.member, turn_id=t.turn_id, state=t.state, detail=t.detail[:500])
             for t in result.turns[-100:]
@@ -284,6 +379,8 @@ async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
         stopped=result.stopped,
         parked=result.parked,
         reason=result.reason,
+        failed_turns=sum(t.state in ("failed", "malformed") for t in result.turns),
+        next_step=views.next_step(store, require_team(store, team.id)),
     )
 
 
@@ -296,15 +393,17 @@ async def approve(inp: models.ApproveInput, ctx: ToolContext) -> models.MemberOu
         return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.member)))
     _active(store, inp.team)
     member = require_member(store, inp.team, inp.member)
-    if not member.plan_required or member.plan_status == "approved":
+    waiting = member.turn_count > 0  # it has taken a turn, and a plan-required member's turns send its plan
+    if not member.plan_required or member.plan_status == "approved" or not waiting:
         raise PalliumError(
             "conflict",
-            f"{member.name} has no plan waiting for approval",
+            f"{member.name} has no plan waiting for approval"
+            + ("" if not member.plan_required or member.plan_status == "approved" else " (it has not sent one yet)"),
             hint=f"see plan states with `pallium team status {inp.team}`",
             details={"field": "member"},
         )
     if member.requested_mode == "edit":
-        authority.check("pallium_team_approve", "edit", ctx.ceiling)
+        authority.check("pallium_team_approve", "edit", _team_ceiling(require_team(store, inp.team), ctx))
     now = _now(ctx)
     with store.db.transaction():
         store.update_member(
@@ -430,14 +529,155 @@ async def gate_set(inp: models.GateSetInput, ctx: ToolContext) -> models.TeamOut
     return models.TeamOutput(team=views.to_team(require_team(store, inp.team)))
 
 
-async def apply(inp: models.TeamInput, ctx: ToolContext) -> models.ApplyOutput:
+async def apply(inp: models.ApplyInput, ctx: ToolContext) -> models.ApplyOutput:
     from kernel.worktrees.apply import apply_patches
 
     store = _store(ctx)
     team = require_team(store, inp.team)
-    done = apply_patches(RunStore(store.db), team.id, paths.find_repo_root(Path(team.cwd)))
+    runs = RunStore(store.db)
+    only = None
+    if inp.patch:
+        known = {p.call_key: p for p in runs.patches(team.id)}
+        unknown = [p for p in inp.patch if p not in known]
+        if unknown:
+            raise PalliumError(
+                "not_found",
+                f"no patch {unknown[0]!r} on team {team.id}",
+                hint=f"pass patch ids from `pallium team status {team.id}` (or `pallium team diff {team.id}`)",
+                details={"field": "patch", "known": list(known)[:50]},
+            )
+        only = set(inp.patch)
+    done = apply_patches(runs, team.id, paths.find_repo_root(Path(team.cwd)), only=only)
     store.log(team.id, "applied", {"patches": done.applied}, now=_now(ctx))
     return models.ApplyOutput(team=team.id, applied=done.applied, already=done.already, skipped=done.skipped)
+
+
+async def diff(inp: models.DiffInput, ctx: ToolContext) -> models.DiffOutput:
+    store = _store(ctx)
+    team = require_team(store, inp.team)
+    if inp.member is not None:
+        require_member(store, team.id, inp.member)
+    patches = [
+        p
+        for p in views.patch_views(store, team.id)
+        if (inp.member is None or p.member == inp.member) and (inp.patch is None or p.patch_id == inp.patch)
+    ]
+    if inp.patch is not None and not patches:
+        raise PalliumError(
+            "not_found",
+            f"no patch {inp.patch!r} on team {team.id}" + (f" by {inp.member}" if inp.member else ""),
+            hint=f"pass a patch id from `pallium team status {team.id}`",
+            details={"field": "patch"},
+        )
+    paths_of = {row.call_key: row.path for row in RunStore(store.db).patches(team.id)}
+    parts, size, truncated = [], 0, False
+    for p in patches:
+        who = f" by {p.member}" if p.member else ""
+        task = f" for task #{p.task_id}" if p.task_id is not None else ""
+        body = views.read_text(paths_of.get(p.patch_id, ""))
+        chunk = f"# patch {p.patch_id} ({p.state}{who}{task}; +{p.added} -{p.removed})\n{body}"
+        if size + len(chunk) > DIFF_CHARS:
+            truncated = True
+            chunk = chunk[: max(DIFF_CHARS - size, 0)]
+        parts.append(chunk)
+        size += len(chunk)
+        if truncated:
+            break
+    return models.DiffOutput(team=team.id, patches=patches, diff="".join(parts), truncated=truncated)
+
+
+async def budget(inp: models.BudgetInput, ctx: ToolContext) -> models.TeamOutput:
+    store = _store(ctx)
+    team = require_team(store, inp.team)
+    if inp.usd is None and inp.calls is None:
+        raise PalliumError(
+            "invalid_input",
+            "say what to change: `usd` (CLI --usd) and/or `calls` (CLI --calls)",
+            hint=f"e.g. `pallium team budget {team.id} --usd 2 --calls 100`",
+            details={"field": "usd"},
+        )
+    now = _now(ctx)
+    with store.db.transaction():
+        if inp.member is not None:
+            member = require_member(store, team.id, inp.member)
+            if inp.usd is not None and team.budget_usd is not None and inp.usd > team.budget_usd:
+                raise PalliumError(
+                    "invalid_input",
+                    f"a member budget of ${inp.usd:g} is above team {team.id}'s ${team.budget_usd:g}",
+                    hint=f"raise the team's first: `pallium team budget {team.id} --usd N`",
+                    details={"field": "usd", "team_budget_usd": team.budget_usd},
+                )
+            changes = {k: v for k, v in (("budget_usd", inp.usd), ("max_calls", inp.calls)) if v is not None}
+            store.update_member(team.id, member.name, **changes)
+            if member.status == "error" and "budget" in (member.status_reason or ""):
+                store.update_member(team.id, member.name, status="idle", status_reason=None)
+        else:
+            changes = {k: v for k, v in (("budget_usd", inp.usd), ("max_calls", inp.calls)) if v is not None}
+            store.set_limits(team.id, **changes)
+        store.log(team.id, "budget_set", {"member": inp.member, "usd": inp.usd, "calls": inp.calls}, now=now)
+        team = require_team(store, team.id)
+        if team.status == "parked" and not views.spent(team):
+            store.set_team_status(team.id, "active", now=now)  # more budget: the team may run again
+    return models.TeamOutput(team=views.to_team(require_team(store, team.id)))
+
+
+async def resume(inp: models.TeamInput, ctx: ToolContext) -> models.TeamOutput:
+    store = _store(ctx)
+    team = require_team(store, inp.team)
+    if team.status == "active":
+        return models.TeamOutput(team=views.to_team(team))
+    if views.spent(team):
+        raise PalliumError(
+            "budget_exhausted",
+            f"team {team.id} is {team.status} and its budget is spent ({views.spend_text(team)}, "
+            f"{team.calls} of {team.max_calls or 'unlimited'} calls)",
+            hint=f"give it more first: `pallium team budget {team.id} --usd N --calls N`",
+            details={"team": team.id, "status": team.status},
+        )
+    now = _now(ctx)
+    with store.db.transaction():
+        store.set_team_status(team.id, "active", now=now)
+        for m in store.members(team.id):
+            if not m.external and m.status == "stopped" and m.status_reason == "the team was stopped":
+                store.update_member(team.id, m.name, status="idle", status_reason=None, nudged=True)
+        store.log(team.id, "resumed", {"from": team.status}, now=now)
+    return models.TeamOutput(team=views.to_team(require_team(store, team.id)))
+
+
+async def watch(inp: models.WatchInput, ctx: ToolContext) -> models.WatchOutput:
+    import asyncio
+    import sys
+
+    store = _store(ctx)
+    team = require_team(store, inp.team)
+    terminal = ctx.origin == "cli" and sys.stdout.isatty()
+    frames = inp.frames or (1_000_000 if terminal else 1)
+    shown: list[str] = []
+    view, done = "", 0
+    while done < frames:
+        team = require_team(store, inp.team)
+        view = views.watch_view(store, team)
+        done += 1
+        if ctx.origin == "cli" and frames > 1:
+            if terminal:
+                sys.stdout.write("\x1b[H\x1b[2J" + view + "\n")
+            else:  # piped: each line once, when it first appears (a log, not a screen)
+                new = [line for line in view.splitlines() if line not in shown]
+                shown = view.splitlines()
+                sys.stdout.write("".join(line + "\n" for line in new))
+            sys.stdout.flush()
+        await ctx.progress.update(done, frames if inp.frames else None, message=view)
+        if done >= frames or (not inp.frames and terminal and _settled(store, team)):
+            break
+        await asyncio.sleep(inp.interval)
+    return models.WatchOutput(team=team.id, frames=done, view=view, next_step=views.next_step(store, team))
+
+
+def _settled(store: TeamStore, team) -> bool:
+    """Nothing left to watch: no turn running and nobody eligible for one."""
+    from services.teams.scheduler import eligible_members
+
+    return not store.turns(team.id, states=("started",), limit=1) and not eligible_members(store, team)
 
 
 async def revert(inp: models.TeamInput, ctx: ToolContext) -> models.ApplyOutput:
@@ -458,6 +698,11 @@ _SET = Annotations(read_only=False, idempotent=True)
 _PLAIN = Annotations()
 
 
+def _run_exit(out: models.RunOutput) -> int:
+    """1 when turns were taken and every one failed: a scheduler branching on `team run` sees the failure."""
+    return 1 if out.turns_taken and out.failed_turns == out.turns_taken else 0
+
+
 def _r_team(out: models.TeamOutput) -> str:
     t = out.team
     gate = f", gate on {', '.join(t.gate_hooks)}" if t.gate_hooks else ""
@@ -467,18 +712,41 @@ def _r_team(out: models.TeamOutput) -> str:
 
 def _r_start(out: models.StartOutput) -> str:
     names = ", ".join(m.name for m in out.members)
-    return f"team {out.team.id}: {out.team.status}; roster {names}\n  next: `pallium team spawn {out.team.id} NAME`"
+    scheduled = [m for m in out.members if not m.external]
+    step = (
+        f"pallium team run {out.team.id}"
+        if scheduled
+        else f'pallium team spawn {out.team.id} NAME --role "what it does"'
+    )
+    lines = [f"team {out.team.id}: {out.team.status}; roster {names}", *(f"  warning: {w}" for w in out.warnings)]
+    return "\n".join([*lines, f"  next: {out.next_step or step}"])
 
 
 def _r_member(out: models.MemberOutput) -> str:
     m = out.member
     plan = f", plan {m.plan_status}" if m.plan_required else ""
-    return f"{m.name}: {m.state}/{m.status}, {m.provider} {m.mode}{plan}, turns {m.turn_count}"
+    lines = [f"{m.name}: {m.state}/{m.status}, {m.provider} {m.mode}{plan}, turns {m.turn_count}"]
+    lines += [f"  warning: {w}" for w in out.warnings]
+    if out.next_step:
+        lines.append(f"  next: {out.next_step}")
+    return "\n".join(lines)
 
 
 def _r_send(out: models.SendOutput) -> str:
     m = out.message
     return f"message #{m.id} {m.sender} -> {m.recipient} queued"
+
+
+def _r_diff(out: models.DiffOutput) -> str:
+    if not out.patches:
+        return f"team {out.team}: no patches"
+    return out.diff + ("\n(truncated: pass --patch P for one patch)" if out.truncated else "")
+
+
+def _r_watch(out: models.WatchOutput) -> str:
+    return (out.view if out.frames <= 1 else f"watched team {out.team}: {out.frames} refresh(es)") + (
+        f"\n  next: {out.next_step}" if out.next_step else ""
+    )
 
 
 def _r_apply(out: models.ApplyOutput) -> str:
@@ -510,6 +778,7 @@ def _tool(
     render=None,
     budget: int | None = SEARCH_BUDGET,
     trim=None,
+    exit_code=None,
 ) -> Tool:
     return Tool(
         cli=cli,
@@ -525,6 +794,7 @@ def _tool(
         render=render,
         budget=budget,
         trim=trim,
+        exit_code=exit_code,
         route=ROUTES[cli],
     )
 
@@ -626,6 +896,7 @@ TOOLS = (
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=views.render_run,
         budget=CONTEXT_BUDGET,
+        exit_code=_run_exit,
     ),
     _tool(
         "team approve",
@@ -734,15 +1005,72 @@ TOOLS = (
     _tool(
         "team apply",
         apply,
-        models.TeamInput,
+        models.ApplyInput,
         models.ApplyOutput,
-        "Apply a team's staged, secret-scanned patches to your working tree, once each, under the repository lock.",
-        "Use after reviewing the patches listed by pallium_team_status. Not for undoing (pallium_team_revert). "
-        "Changes your tree; an already applied patch is skipped; blocked ones never apply.",
+        "Apply a team's staged, secret-scanned patches (all, or those named with --patch) to your working tree, "
+        "once each, under the repository lock.",
+        "Use after reviewing the patches (pallium_team_diff, pallium_team_status). Not for undoing "
+        "(pallium_team_revert). Changes your tree; an already applied patch is skipped; blocked ones never apply; "
+        "a named patch that builds on one left out may not fit, and then nothing is written.",
         "edit",
         positional=("team",),
         annotations=Annotations(read_only=False, idempotent=True),
         render=_r_apply,
+    ),
+    _tool(
+        "team diff",
+        diff,
+        models.DiffInput,
+        models.DiffOutput,
+        "The diffs of a team's patches, each with its member, task, state and line counts (filter by member or patch).",
+        "Use to review what members changed before pallium_team_apply. Not for the list alone "
+        "(pallium_team_status shows member, files and counts). Reads the stored patches only.",
+        "observe",
+        positional=("team",),
+        render=_r_diff,
+        budget=CONTEXT_BUDGET,
+    ),
+    _tool(
+        "team budget",
+        budget,
+        models.BudgetInput,
+        models.TeamOutput,
+        "Set a team's (or one member's) budget in USD and its cap on provider calls; a parked team with room "
+        "again becomes active.",
+        "Use when a team parked on its budget or call cap, or to bound a provider that reports no cost. Not "
+        "for stopping a team (pallium_team_stop). Writes state only.",
+        "consult",
+        positional=("team",),
+        annotations=_SET,
+        render=_r_team,
+    ),
+    _tool(
+        "team resume",
+        resume,
+        models.TeamInput,
+        models.TeamOutput,
+        "Make a parked or stopped team active again, with its board, mail, sessions and staged patches.",
+        "Use after pallium_team_stop, or once pallium_team_budget gave a parked team room; then "
+        "pallium_team_run. Refused while the budget is still spent. Writes state only.",
+        "consult",
+        positional=("team",),
+        annotations=_SET,
+        render=_r_team,
+    ),
+    _tool(
+        "team watch",
+        watch,
+        models.WatchInput,
+        models.WatchOutput,
+        "A live view of a team: members, their turns, board, patches and spend, refreshed until the team "
+        "settles (plain lines when piped).",
+        "Use in a second terminal while pallium_team_run works, as split panes would show it. Not for one "
+        "look from an agent (pallium_team_status is smaller). Reads state only; over MCP each refresh is a "
+        "progress message.",
+        "observe",
+        positional=("team",),
+        render=_r_watch,
+        budget=CONTEXT_BUDGET,
     ),
     _tool(
         "team revert",

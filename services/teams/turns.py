@@ -18,8 +18,16 @@ from kernel.calls import AgentCall
 from kernel.clock import Clock, iso_utc
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
+from kernel.runstore import RunStore
 from services.teams import prompt as contract
-from services.teams.board import judge_completion, land_completion_txn
+from services.teams.board import (
+    completion_patch,
+    judge_completion,
+    judge_new_tasks,
+    land_completion_txn,
+    land_new_tasks_txn,
+    task_patches,
+)
 from services.teams.gates import ask_gate
 from services.teams.roster import notify_lead, split_body
 from services.teams.rows import MemberRow, TurnRow
@@ -28,7 +36,7 @@ from services.teams.store import TeamStore
 if TYPE_CHECKING:
     from kernel.execution import Run
 
-__all__ = ["FAILURE_LIMIT", "TurnReport", "Turns"]
+__all__ = ["FAILURE_LIMIT", "TurnReport", "Turns", "member_board"]
 
 FAILURE_LIMIT = 3  # consecutive failed turns before a member waits for a nudge or restart
 REPEAT_LIMIT = 3  # the same decision this many turns running is escalated to the lead
@@ -56,6 +64,7 @@ class Turns:
         self.clock = clock
         self.owner = owner
         self.in_flight: set[str] = set()
+        self.reserved: dict[str, float] = {}  # USD held for turns in flight, by member (see `_admit`)
 
     def now(self) -> str:
         return iso_utc(self.clock.now())
@@ -64,6 +73,9 @@ class Turns:
         team = self.store.team(self.team_id)
         member = self.store.member(self.team_id, name)
         assert team is not None and member is not None
+        refused = self._admit(team, member)
+        if refused is not None:
+            return self._refused(member, refused)
         turn_id = f"turn-{secrets.token_hex(6)}"
         turn = self.store.begin_turn(
             turn_id=turn_id,
@@ -77,23 +89,70 @@ class Turns:
         if turn is None:
             return TurnReport(name, None, "skipped", "a turn is already in flight")
         self.in_flight.add(turn_id)
+        self.reserved[name] = self._estimate(team)
         try:
             return await self._run_turn(turn, member)
         finally:
             self.in_flight.discard(turn_id)
+            self.reserved.pop(name, None)
+
+    # ------------------------------------------------------------ limits
+
+    def _estimate(self, team) -> float:
+        """What one turn is expected to cost: the dearest known turn of this team, else the kernel's default."""
+        from kernel.budget import DEFAULT_ESTIMATE_USD
+
+        known = [t.cost_usd for t in self.store.turns(team.id, states=("completed",), limit=50) if t.cost_usd]
+        return max(known, default=DEFAULT_ESTIMATE_USD)
+
+    def _admit(self, team, member: MemberRow) -> str | None:
+        """Why this turn may not start, or None. Budgets bind before the call: the spend known so far, plus
+        what the turns in flight hold, plus this one's estimate, must stay within the team's and the
+        member's budgets; calls started (in flight included) within their caps. Checked and reserved
+        with no await between, so the turns of one round cannot all pass on the same room."""
+        cost = self._estimate(team)
+        held = sum(self.reserved.values())
+        if team.budget_usd is not None and team.spend_usd + held + cost > team.budget_usd + 1e-9:
+            return (
+                f"team budget: ${team.spend_usd:.4f} spent + ${held:.4f} held by turns in flight + this turn's "
+                f"${cost:.4f} would pass ${team.budget_usd:.4f}"
+            )
+        mine = self.reserved.get(member.name, 0.0)
+        if member.budget_usd is not None and member.spend_usd + mine + cost > member.budget_usd + 1e-9:
+            return (
+                f"member budget: ${member.spend_usd:.4f} spent + this turn's ${cost:.4f} would pass "
+                f"${member.budget_usd:.4f}"
+            )
+        if team.max_calls is not None and team.calls >= team.max_calls:
+            return f"team call cap: {team.calls} of {team.max_calls} calls started"
+        if member.max_calls is not None and member.calls >= member.max_calls:
+            return f"member call cap: {member.calls} of {member.max_calls} calls started"
+        return None
+
+    def _refused(self, member: MemberRow, why: str) -> TurnReport:
+        """A turn a limit kept from starting: nothing spawned or spent; the member waits, the lead is told once."""
+        now = self.now()
+        if why.startswith("member") and member.status != "blocked":
+            with self.store.db.transaction():
+                self.store.update_member(self.team_id, member.name, status="blocked", status_reason=why[:500])
+                notify_lead(
+                    self.store,
+                    self.team_id,
+                    f"{member.name} is held at its limit ({why}); give it more with `pallium team budget "
+                    f"{self.team_id} --member {member.name} --usd N --calls N`",
+                    now=now,
+                )
+        return TurnReport(member.name, None, "skipped", f"budget_exhausted: {why}")
 
     async def _run_turn(self, turn: TurnRow, member: MemberRow) -> TurnReport:
         team = self.store.team(self.team_id)
         assert team is not None
         mail = self.store.undelivered(team.id, member.name, limit=contract.MAIL_PER_TURN)
         waiting = self.store.count_undelivered(team.id).get(member.name, 0)
-        board = contract.Board(
-            open_tasks=self.store.tasks(
-                team.id, statuses=("in_progress", "pending", "blocked"), limit=contract.OPEN_TASKS
-            ),
-            recent=self.store.recent_completions(team.id, limit=contract.RECENT_COMPLETIONS),
-            counts=self.store.count_tasks(team.id),
-        )
+        board = member_board(self.store, team.id, member)
+        held = next((t.id for t in board.open_tasks if t.owner == member.name and t.status == "in_progress"), None)
+        if held is not None:
+            self.store.update_turn(turn.id, task_id=held)  # what an edit made this turn is for
         roster = self.store.members(team.id)
         handoff = None
         session_mode, new_session, resume = self._session_plan(member)
@@ -133,6 +192,7 @@ class Turns:
                     spend_recorded=False,
                 )
                 self.store.reserve_spend(team.id, member.name)
+                self.store.count_call(team.id, member.name)
             if member.mode == "edit" and member.snapshot_commit != self.run.base_commit:
                 team = self.store.team(team.id) or team
                 self.store.update_member(
@@ -144,11 +204,16 @@ class Turns:
             except PalliumError as exc:
                 with self.store.db.transaction():
                     self.store.settle_spend(team.id, member.name, None, ran=False)
+                    self.store.uncount_call(team.id, member.name)  # it never started
                     self.store.update_turn(turn.id, spend_recorded=True)
                 return self._failed(turn, member, f"{exc.code}: {exc.message}", cost=None, counted=False)
             result = outcome.result
+            started = not (result.failure is not None and result.failure.error_class == "not_configured")
             with self.store.db.transaction():
-                self.store.settle_spend(team.id, member.name, result.usage.cost_usd)
+                # a provider that could not be started (not installed, not configured) spent nothing
+                self.store.settle_spend(team.id, member.name, result.usage.cost_usd if started else None, ran=started)
+                if not started:
+                    self.store.uncount_call(team.id, member.name)
                 self.store.update_turn(turn.id, spend_recorded=True)
             failure = result.failure
             if attempt == 0 and failure is not None and failure.reason == "session_not_found":
@@ -172,7 +237,15 @@ class Turns:
         self._record_session(member, result.session_id or new_session or resume, failure)
         crash_point("team_before_decision")
         if failure is not None and failure.error_class != "schema":
-            return self._failed(turn, member, f"{failure.error_class}: {failure.message}", cost=result.usage.cost_usd)
+            told = _told_member(member, failure, outcome.patch_state)
+            return self._failed(
+                turn,
+                member,
+                f"{failure.error_class}: {failure.message}",
+                cost=result.usage.cost_usd,
+                told=told,
+                patch=(outcome.call_key, outcome.patch_state),
+            )
         decision = contract.parse_decision(result.output) if failure is None else failure.message
         if isinstance(decision, str):
             return self._malformed(turn, member, decision, outcome.call_key, outcome.patch_state)
@@ -223,12 +296,28 @@ class Turns:
     # ------------------------------------------------------------ outcomes
 
     def _failed(
-        self, turn: TurnRow, member: MemberRow, why: str, *, cost: float | None, counted: bool = True
+        self,
+        turn: TurnRow,
+        member: MemberRow,
+        why: str,
+        *,
+        cost: float | None,
+        counted: bool = True,
+        told: str | None = None,
+        patch: tuple[str, str | None] | None = None,
     ) -> TurnReport:
         now = self.now()
+        key, state = patch or (None, None)
         with self.store.db.transaction():
-            if not self.store.finish_turn(turn.id, state="failed", now=now, error=why[:4000], cost_usd=cost):
+            if not self.store.finish_turn(
+                turn.id, state="failed", now=now, error=why[:4000], cost_usd=cost, call_key=key, patch_state=state
+            ):
                 return TurnReport(member.name, turn.id, "interrupted", "closed by reconcile while it ran")
+            if told:
+                for part in split_body(told):
+                    self.store.send(
+                        team_id=self.team_id, sender="pallium", recipient=member.name, body=part, kind="system", now=now
+                    )
             failures = self._consecutive_failures(member.name)
             changes: dict = {
                 "last_turn_status": "failed",
@@ -280,11 +369,20 @@ class Turns:
             )
         return TurnReport(member.name, turn.id, "malformed", why)
 
-    def _latest_patch(self, name: str) -> str | None:
-        for t in self.store.turns(self.team_id, member=name, states=("completed",), limit=50):
-            if t.patch_state == "staged" and t.call_key:
-                return t.call_key
-        return None
+    def _patch_reason(self, outcome) -> str:
+        """Why a patch did not land, in words for the member and the lead (never empty)."""
+        if outcome.patch_state == "blocked":
+            shown = "; ".join(f"{v.get('kind')} {v.get('path')}" for v in outcome.gate_violations[:5])
+            return f"the patch gates blocked it: {shown or 'see the run events'}"
+        row = RunStore(self.store.db).patch(self.team_id, outcome.call_key)
+        if outcome.patch_state == "conflicted":
+            detail = (row.detail if row is not None else None) or "it does not apply on the team's staged work"
+            return f"it conflicts with the team's staged patches: {detail}"
+        if outcome.patch_state == "discarded":
+            return "the turn did not finish, so its edits were not kept"
+        if outcome.patch_state == "capture_failed":
+            return "its edits could not be captured from the worktree"
+        return outcome.patch_state or "unknown"
 
     def _consecutive_failures(self, name: str) -> int:
         count = 0
@@ -313,10 +411,18 @@ class Turns:
         status, reason = decision.status, decision.status_reason
         notes: list[str] = []
         judged, evidence = None, dict(decision.evidence)
+        held = (self.store.turn(turn.id) or turn).task_id
+        problem = None
         if decision.complete_task_id is not None:
-            own = staged_patch or self._latest_patch(member.name)  # the member's own latest staged patch
-            if own and "patch_id" not in evidence:
-                evidence["patch_id"] = own
+            made = task_patches(self.store, team.id, decision.complete_task_id, member.name)
+            if held == decision.complete_task_id and outcome.patch_state not in (None, "empty"):
+                made.insert(0, (outcome.call_key, outcome.patch_state, self._patch_reason(outcome)))
+            problem, patch_id = completion_patch(made, decision.complete_task_id, evidence.get("patch_id"))
+            if problem:
+                notes.append(f"task #{decision.complete_task_id} was not completed: {problem}")
+            elif patch_id:
+                evidence["patch_id"] = patch_id
+        if decision.complete_task_id is not None and problem is None:
             # judged now (the gate is a model call), landed in the turn's own transaction below: a turn
             # that is fenced or killed before it closes completes nothing and mails no gate feedback
             judged = await judge_completion(
@@ -328,6 +434,8 @@ class Turns:
                 evidence=evidence,
                 now=now,
             )
+        new_tasks, refused = await judge_new_tasks(self.store, team, decision.add_tasks, member.name, now=now)
+        notes += refused
         if status == "idle":
             verdict = await ask_gate(
                 self.store,
@@ -370,11 +478,20 @@ class Turns:
                     )
                     if done.state not in ("completed", "rejected", "requeued", "missing_evidence"):
                         notes.append(f"task #{decision.complete_task_id} was not completed: {done.message}")
+                added = land_new_tasks_txn(self.store, team.id, new_tasks, member.name, now=now)
+                if added:
+                    self.store.log(
+                        team.id, "tasks_added", {"turn": turn.id, "tasks": added}, member=member.name, now=now
+                    )
                 self._deliver_outgoing(team.id, member.name, decision, roster, notes, now)
-                if decision.claim_task_id is not None:
+                if decision.claim_task_id is not None and member.plan_required and member.plan_status != "approved":
+                    notes.append(f"your claim of task #{decision.claim_task_id} failed: your plan is not approved yet")
+                elif decision.claim_task_id is not None:
                     claimed = self.store._claim_txn(team.id, decision.claim_task_id, member.name, now)
                     if claimed not in ("claimed", "already_owned"):
                         notes.append(f"your claim of task #{decision.claim_task_id} failed: {claimed}")
+                    elif held is None:
+                        self.store.update_turn(turn.id, task_id=decision.claim_task_id)  # its edit is for it
                 if member.plan_required and member.plan_status != "approved":
                     notify_lead(
                         self.store,
@@ -413,13 +530,27 @@ class Turns:
                         f"{', '.join(outcome.patch_files[:10])}); land it with `pallium team apply {team.id}`",
                         now=now,
                     )
-                elif outcome.patch_state in ("blocked", "conflicted"):
+                elif outcome.patch_state in ("blocked", "conflicted", "discarded", "capture_failed"):
+                    why = self._patch_reason(outcome)
+                    task = f" for task #{held}" if held is not None else ""
+                    self.store.log(
+                        team.id,
+                        "patch_not_staged",
+                        {"turn": turn.id, "patch_id": outcome.call_key, "state": outcome.patch_state, "why": why},
+                        member=member.name,
+                        now=now,
+                    )
                     notify_lead(
                         self.store,
                         team.id,
-                        f"{member.name}'s patch is {outcome.patch_state} and was not "
-                        f"staged ({outcome.call_key}): {outcome.gate_violations[:3]}",
+                        f"{member.name}'s patch{task} is {outcome.patch_state} and was not "
+                        f"staged ({outcome.call_key}): {why}",
                         now=now,
+                    )
+                    notes.append(
+                        f"your edits this turn{task} did not land: the patch ({outcome.call_key}) is "
+                        f"{outcome.patch_state}: {why}. Nothing of it reached the board; make the edit again "
+                        "on the current tree before you complete the task."
                     )
                 for note in (part for n in notes for part in split_body(n)):
                     self.store.send(
@@ -464,6 +595,42 @@ class Turns:
                 )
 
 
+def _told_member(member: MemberRow, failure, patch_state: str | None) -> str | None:
+    """What a member must hear about its failed turn to do better in the next one (None: nothing to add)."""
+    if failure.reason == "read_only_write":
+        return (
+            f"you are a read-only member of this team ({member.mode}), and your last turn changed files, so it "
+            f"failed and the changes were discarded: {failure.message.partition(': ')[2] or failure.message}. "
+            "Do not edit files: put what should change in `messages` to lead (or to an edit member)."
+        )
+    if failure.reason == "outside_write":
+        return (
+            f"your last turn wrote outside its worktree, so it failed and its edits were discarded: {failure.message}"
+        )
+    if patch_state in ("discarded", "capture_failed"):
+        return (
+            f"your last turn did not finish ({failure.error_class}: {failure.message[:300]}), so its edits were "
+            "discarded; nothing of them reached the board. Make them again."
+        )
+    return None
+
+
+def member_board(store: TeamStore, team_id: str, member: MemberRow) -> contract.Board:
+    """The board as `member` sees it: its own claimed tasks, then those it may claim, then the rest, up to
+    `OPEN_TASKS`; the prompt says how many open tasks it left out."""
+    open_tasks = store.tasks(team_id, statuses=("in_progress", "pending", "blocked"))
+    own = [t for t in open_tasks if t.owner == member.name and t.status == "in_progress"]
+    may_claim = not member.plan_required or member.plan_status == "approved"
+    claimable = store.claimable(team_id) if may_claim else []
+    first = {t.id for t in own} | {t.id for t in claimable}
+    shown = (own + claimable + [t for t in open_tasks if t.id not in first])[: contract.OPEN_TASKS]
+    return contract.Board(
+        open_tasks=shown,
+        recent=store.recent_completions(team_id, limit=contract.RECENT_COMPLETIONS),
+        counts=store.count_tasks(team_id),
+    )
+
+
 def _decision_record(decision: contract.Decision) -> dict:
     return {
         "status": decision.status,
@@ -473,5 +640,6 @@ def _decision_record(decision: contract.Decision) -> dict:
         "complete_task_id": decision.complete_task_id,
         "complete_result": decision.complete_result,
         "evidence": decision.evidence,
+        "add_tasks": [{"title": t.title, "depends_on": t.depends_on} for t in decision.add_tasks],
         "summary": decision.summary,
     }

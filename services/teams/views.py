@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from kernel.runstore import RunStore
 from services.teams import models
@@ -10,7 +11,19 @@ from services.teams.roster import member_state
 from services.teams.rows import MemberRow, MessageRow, TaskRow, TeamRow
 from services.teams.store import TeamStore
 
-__all__ = ["describe", "to_member", "to_message", "to_task", "to_team"]
+__all__ = [
+    "describe",
+    "diff_stats",
+    "next_step",
+    "patch_views",
+    "read_text",
+    "spent",
+    "to_member",
+    "to_message",
+    "to_task",
+    "to_team",
+    "watch_view",
+]
 
 
 def to_team(row: TeamRow) -> models.Team:
@@ -31,11 +44,19 @@ def to_team(row: TeamRow) -> models.Team:
         updated_at=row.updated_at,
         base_commit=row.base_commit,
         base_at=row.base_at,
+        ceiling=row.ceiling,
+        max_calls=row.max_calls,
+        calls=row.calls,
     )
 
 
 def to_member(
-    store: TeamStore, row: MemberRow, *, stale_after_minutes: float = 15.0, waiting: int | None = None
+    store: TeamStore,
+    row: MemberRow,
+    *,
+    stale_after_minutes: float = 15.0,
+    waiting: int | None = None,
+    tree_moved: bool = False,
 ) -> models.Member:
     turns = store.turns(row.team_id, member=row.name, states=("started",), limit=1)
     turn = turns[0] if turns else None
@@ -44,7 +65,7 @@ def to_member(
     current = None
     if row.snapshot_commit is not None:
         team = store.team(row.team_id)
-        current = team is not None and team.base_commit == row.snapshot_commit
+        current = team is not None and team.base_commit == row.snapshot_commit and not tree_moved
     return models.Member(
         name=row.name,
         provider=row.provider,
@@ -71,6 +92,8 @@ def to_member(
         budget_usd=row.budget_usd,
         spend_usd=round(row.spend_usd, 6),
         unknown_cost_calls=row.unknown_cost_calls,
+        max_calls=row.max_calls,
+        calls=row.calls,
         snapshot_commit=row.snapshot_commit,
         snapshot_at=row.snapshot_at,
         snapshot_current=current,
@@ -112,9 +135,11 @@ def describe(
     store: TeamStore, team: TeamRow, *, stale_after_minutes: float, limit: int, reconciled: list[str] | None = None
 ) -> models.StatusOutput:
     waiting = store.count_undelivered(team.id)
+    rows = store.members(team.id)
+    moved = any(m.snapshot_commit for m in rows) and _tree_moved(store, team)
     members = [
-        to_member(store, m, stale_after_minutes=stale_after_minutes, waiting=waiting.get(m.name, 0))
-        for m in store.members(team.id)
+        to_member(store, m, stale_after_minutes=stale_after_minutes, waiting=waiting.get(m.name, 0), tree_moved=moved)
+        for m in rows
     ]
     open_tasks = store.tasks(team.id, statuses=("in_progress", "pending", "blocked"), limit=limit + 1)
     shown = open_tasks[:limit]
@@ -124,9 +149,7 @@ def describe(
     untracked = sorted({m.provider for m in members if m.unknown_cost_calls})
     if team.unknown_cost_calls > sum(m.unknown_cost_calls for m in members):
         untracked = sorted(set(untracked) | {"gate"})
-    patches = [
-        models.Patch(patch_id=p.call_key, state=p.state, detail=p.detail) for p in RunStore(store.db).patches(team.id)
-    ]
+    patches = patch_views(store, team.id)
     return models.StatusOutput(
         team=to_team(team),
         members=members,
@@ -137,7 +160,100 @@ def describe(
         untracked_cost_providers=untracked,
         spend=spend_text(team),
         reconciled_interrupted=reconciled or [],
+        next_step=next_step(store, team),
     )
+
+
+def patch_views(store: TeamStore, team_id: str) -> list[models.Patch]:
+    """The team's patches in staging order, each with the member and task it was made for, its files and
+    line counts (read from the diff kept for it)."""
+    made_by = {t.call_key: t for t in store.turns(team_id, limit=100_000) if t.call_key}
+    out = []
+    for row in RunStore(store.db).patches(team_id):
+        turn = made_by.get(row.call_key)
+        files, added, removed = diff_stats(read_text(row.path))
+        out.append(
+            models.Patch(
+                patch_id=row.call_key,
+                state=row.state,
+                detail=row.detail,
+                member=turn.member if turn else None,
+                task_id=turn.task_id if turn else None,
+                files=files or (turn.patch_files if turn else []),
+                added=added,
+                removed=removed,
+            )
+        )
+    return out
+
+
+def diff_stats(diff: str) -> tuple[list[str], int, int]:
+    """The files a unified diff touches and its added and removed line counts."""
+    files: list[str] = []
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            files.append(line.split(" b/", 1)[-1] if " b/" in line else line[11:])
+        elif line.startswith("+") and not line.startswith("+++ "):
+            added += 1
+        elif line.startswith("-") and not line.startswith("--- "):
+            removed += 1
+    return files, added, removed
+
+
+def read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read(2_000_000)
+    except OSError:
+        return ""
+
+
+def _tree_moved(store: TeamStore, team: TeamRow) -> bool:
+    """Whether your working tree changed since the snapshot the team's edit members work on."""
+    from kernel.errors import PalliumError
+    from kernel.worktrees.snapshot import working_tree
+
+    run = RunStore(store.db).run(team.id)
+    if run is None or not run.base_tree:
+        return False
+    try:
+        return working_tree(Path(team.cwd)) != run.base_tree
+    except (PalliumError, OSError):
+        return False
+
+
+def next_step(store: TeamStore, team: TeamRow) -> str:
+    """The command that moves this team on from where it is, as a person would type it."""
+    from services.teams.scheduler import eligible_members
+
+    t = team.id
+    if team.status == "stopped":
+        return f"pallium team resume {t}"
+    if team.status == "parked" or spent(team):
+        return f"pallium team budget {t} --usd N --calls N, then pallium team run {t}"
+    members = [m for m in store.members(t) if not m.external]
+    if not members:
+        return f'pallium team spawn {t} NAME --role "what it does"'
+    if eligible_members(store, team):
+        return f"pallium team run {t}"
+    errored = [m for m in members if m.status == "error"]
+    if errored:
+        return f"pallium team member restart {t} {errored[0].name}"
+    planned = [m for m in members if m.plan_required and m.plan_status != "approved" and m.turn_count > 0]
+    if planned:
+        return f"pallium team approve {t} {planned[0].name} (read its plan: pallium team inbox {t} --for lead)"
+    if any(p.state == "staged" for p in RunStore(store.db).patches(t)):
+        return f"pallium team diff {t}, then pallium team apply {t}"
+    if store.count_undelivered(t).get("lead"):
+        return f"pallium team inbox {t} --for lead"
+    return f'pallium team tasks add {t} "what to do next", or pallium team send {t} --to {members[0].name} "..."'
+
+
+def spent(team: TeamRow) -> bool:
+    """Whether the team's known spend or its calls reached their limits."""
+    over_usd = team.budget_usd is not None and team.spend_usd >= team.budget_usd
+    return over_usd or (team.max_calls is not None and team.calls >= team.max_calls)
 
 
 def spend_text(team: TeamRow) -> str:
@@ -167,14 +283,57 @@ def render_status(out: models.StatusOutput) -> str:
         if m.session_note:
             lines.append(f"    session: {m.session_note}")
         if m.snapshot_commit:
-            when = "current" if m.snapshot_current else "older: its next turn works on the newer tree"
+            when = "current" if m.snapshot_current else "older: your tree changed since; its next turn works on it"
             lines.append(f"    works on: your tree at {m.snapshot_at} ({m.snapshot_commit[:10]}, {when})")
     for task in out.tasks:
         lines.append(f"  #{task.id:<4} {task.status:<11} {task.owner or '-':<20} {task.title[:60]}")
     for p in out.patches:
-        lines.append(f"  patch {p.patch_id} {p.state}")
+        who = f" by {p.member}" if p.member else ""
+        task = f" for #{p.task_id}" if p.task_id is not None else ""
+        files = ", ".join(p.files[:5]) + (f" and {len(p.files) - 5} more" if len(p.files) > 5 else "")
+        lines.append(f"  patch {p.patch_id} {p.state}{who}{task}: {files or '-'} (+{p.added} -{p.removed})")
+        if p.detail and p.state != "staged":
+            lines.append(f"    {p.detail[:200]}")
     if out.reconciled_interrupted:
         lines.append(f"  reconciled interrupted turns of: {', '.join(out.reconciled_interrupted)}")
+    if out.next_step:
+        lines.append(f"  next: {out.next_step}")
+    return "\n".join(lines)
+
+
+def watch_view(store: TeamStore, team: TeamRow) -> str:
+    """What `team watch` shows: one line per member (state, turns, its current task, last word), the
+    board's counts and the tasks in progress, the patches, spend, and the latest events."""
+    waiting = store.count_undelivered(team.id)
+    lines = [
+        f"team {team.id} [{team.status}] spend {spend_text(team)}, {team.calls} call(s)",
+        f"goal: {team.goal[:100]}",
+    ]
+    tasks = store.tasks(team.id, statuses=("in_progress",), limit=200)
+    holding = {t.owner: t for t in tasks}
+    for m in store.members(team.id):
+        if m.external:
+            continue
+        turn = store.turns(team.id, member=m.name, limit=1)
+        last = turn[0] if turn else None
+        doing = "running" if last is not None and last.state == "started" else m.status
+        task = f" #{holding[m.name].id}" if m.name in holding else ""
+        said = (last.summary or last.error or "") if last is not None and last.state != "started" else ""
+        lines.append(
+            f"  {m.name:<16} {doing:<8} {m.mode:<9} turns {m.turn_count:<3} mail {waiting.get(m.name, 0):<3}"
+            f"{task:<6} {said[:60]}"
+        )
+    counts = store.count_tasks(team.id)
+    lines.append("board: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "empty"))
+    lines += [f"  #{t.id} {t.owner}: {t.title[:70]}" for t in tasks[:10]]
+    patches = patch_views(store, team.id)
+    if patches:
+        by_state: dict[str, int] = {}
+        for p in patches:
+            by_state[p.state] = by_state.get(p.state, 0) + 1
+        lines.append("patches: " + ", ".join(f"{n} {s}" for s, n in sorted(by_state.items())))
+    for event in reversed(store.events(team.id, limit=5)):
+        lines.append(f"  {event.at} {event.member or '-'} {event.kind}")
     return "\n".join(lines)
 
 
@@ -184,6 +343,10 @@ def render_run(out: models.RunOutput) -> str:
         lines.append(f"  resumed interrupted: {', '.join(out.reconciled_interrupted)}")
     for turn in out.turns[-20:]:
         lines.append(f"  {turn.member:<22} {turn.state:<11} {turn.detail[:80]}")
+    if out.failed_turns and out.failed_turns == out.turns_taken:
+        lines.append(f"  every turn failed ({out.failed_turns}); see `pallium team status {out.team.id}`")
+    if out.next_step:
+        lines.append(f"  next: {out.next_step}")
     return "\n".join(lines)
 
 

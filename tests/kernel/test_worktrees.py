@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from kernel.runstore import SCHEMA, RunStore
 from kernel.store import open_global
 from kernel.worktrees import tree
 from kernel.worktrees.apply import apply_patches, repo_lock, revert_patches
-from kernel.worktrees.snapshot import snapshot
+from kernel.worktrees.snapshot import snapshot, working_tree
 from kernel.worktrees.staging import Staging
 from tests.conftest import git, write
 
@@ -67,6 +68,22 @@ def test_snapshot_holds_uncommitted_and_untracked_work_without_touching_index_or
     files = git(git_repo, "-c", "core.quotepath=false", "ls-tree", "-r", "--name-only", snap.commit).splitlines()
     assert "debug.log" not in files
     assert snap.head == head_before.strip()
+
+
+def test_snapshot_sees_a_same_size_rewrite_made_in_the_second_the_index_was_written(git_repo):
+    """Git's racy-clean rule: a file as new as the index is re-read even when its size and mtime match the
+    entry. A copy of the index stamped later hid such an edit (the cause of a flaky team test)."""
+    git(git_repo, "config", "core.trustctime", "false")  # a rewrite's ctime cannot be set back; mtime decides
+    app, index = git_repo / "src/app.py", git_repo / ".git" / "index"
+    moment = (int(time.time()) - 5) * 10**9  # one whole second, as a git without nanoseconds sees it
+    os.utime(app, ns=(moment, moment))
+    git(git_repo, "add", "src/app.py")  # the entry records that mtime; the index is written later, so it trusts it
+    app.write_text("def main():\n    return 9\n")  # the same size as the committed "return 1"
+    os.utime(app, ns=(moment, moment))
+    os.utime(index, ns=(moment, moment))  # as if the index was written in that same second: racily clean
+    snap = snapshot(git_repo)
+    assert git(git_repo, "show", f"{snap.commit}:src/app.py") == "def main():\n    return 9\n"
+    assert working_tree(git_repo) == snap.tree
 
 
 def test_snapshot_works_on_a_detached_head_and_in_an_empty_repository(git_repo, tmp_path):

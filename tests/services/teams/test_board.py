@@ -179,7 +179,11 @@ async def test_the_team_parks_when_known_spend_reaches_its_budget_and_unknown_co
         await call("nudge", team=team, member=name)
     out = await call("run", team=team)
     assert out.parked and out.team.status == "parked"
-    assert out.team.spend_usd == pytest.approx(1.2) and out.rounds == 3
+    # the budget binds before the call: a turn that, with those in flight, could pass $1 never starts
+    # (each holds the dearest known turn's $0.40, the cost-less codex member's too)
+    assert out.team.spend_usd == pytest.approx(0.8) and out.rounds == 2
+    refused = [t for t in out.turns if t.state == "skipped"]
+    assert refused and all("would pass $1.0000" in t.detail for t in refused)
     status = await call("status", team=team)
     assert status.untracked_cost_providers == ["codex"]
     assert "unknown" in status.spend and "$0.0000" not in status.spend

@@ -56,6 +56,7 @@ async def test_every_team_tool_answers_over_mcp(team_env, git_repo):
         await use("send", team=team, to="rev", body="start with main()", **{"from": "me"})
         await use("member_steer", team=team, member="rev", directive="be brief")
         await use("nudge", team=team, member="rev")
+        assert (await use("budget", team=team, usd=6, calls=100))["team"]["max_calls"] == 100
         ran = await use("run", team=team)
         assert {t["member"] for t in ran["turns"]} == {"rev", "planner"}
         assert (await use("tasks_list", team=team))["tasks"][task - 1]["owner"] == "rev"
@@ -71,8 +72,15 @@ async def test_every_team_tool_answers_over_mcp(team_env, git_repo):
         status = await use("status", team=team)
         assert {m["name"]: m["state"] for m in status["members"]}["rev"] in ("idle", "waiting")
         await use("attach", team=team)
+        assert (await use("diff", team=team))["patches"] == []
+        assert (await use("watch", team=team, frames=1))["view"].startswith(f"team {team}")
+        held = (await use("tasks_add", team=team, title="held"))["task"]["id"]
+        await use("tasks_claim", team=team, task_id=held, **{"as": "me"})
+        assert (await use("tasks_release", team=team, task_id=held))["task"]["status"] == "pending"
         assert (await use("apply", team=team))["applied"] == []
         await use("revert", team=team)
+        assert (await use("stop", team=team))["team"]["status"] == "stopped"
+        assert (await use("resume", team=team))["team"]["status"] == "active"
         assert (await use("stop", team=team))["team"]["status"] == "stopped"
         assert [(t["id"], t["status"]) for t in (await use("list"))["teams"]] == [(team, "stopped")]
     assert used == set(TEAM_TOOLS)
