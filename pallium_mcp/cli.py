@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         from pallium_mcp.resident import command
 
         return command(argv[1:])
+    if argv[:1] == ["help"]:  # `pallium help [COMMAND...]` is `pallium [COMMAND...] --help`
+        argv = [*argv[1:], "--help"]
     if argv[:1] in (["--version"], ["-V"]):
         from importlib.metadata import version
 
