@@ -424,6 +424,8 @@ TOOLS = (
         ),
         authority="observe",
         escalation=("tailor", "consult"),
+        # `tailor` calls a model and `output` writes into the repository (docs/tools.md's rule)
+        annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         toolset="workflows",
         route=Route(
             phrasings=(
