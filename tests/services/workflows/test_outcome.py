@@ -130,3 +130,18 @@ async def test_plan_and_verify_with_an_approved_review_and_no_test_command_finis
         ctx.close()
     assert out.run.result["ok"] is True, out.run.result
     assert out.run.ok is True and out.run.verdict.startswith("VERDICT: FINISHED")
+
+
+async def test_the_mcp_answer_carries_the_same_outcome(git_repo):
+    from mcp import Client
+
+    from pallium_mcp.server import build_server
+
+    source = 'await agent("work"); return {ok: false, verdict: "red", failing: ["t::a"]};'
+    async with Client(build_server(toolsets="all", ceiling="edit", cwd=git_repo)) as client:
+        ran = await client.call_tool("pallium_workflow_run", {"task": "t", "source": source, "id": "mcp-no"})
+        shown = await client.call_tool("pallium_workflow_report", {"run_id": "mcp-no"})
+    assert not ran.is_error and not shown.is_error
+    assert ran.structured_content["ok"] is False
+    assert ran.structured_content["verdict"].startswith("VERDICT: NOT FINISHED")
+    assert shown.structured_content["ok"] is False and shown.structured_content["failing"] == ["t::a"]
