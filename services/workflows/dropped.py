@@ -15,7 +15,8 @@ from services.workflows.asyncwrap import async_functions, parser, statements
 __all__ = ["dropped_promises"]
 
 _HOST_CALLS = frozenset({"agent", "gate", "check", "workflow", "parallel", "pipeline", "log"})
-_COMBINATORS = frozenset({"all", "allSettled", "any", "race", "reject"})
+_COMBINATORS = frozenset({"all", "any", "race", "reject"})
+_CALLBACK_METHODS = frozenset({"map", "forEach", "flatMap"})
 _NAMESPACES = {"verify": frozenset({"untilGreen"}), "team": None, "pallium": None}
 
 
@@ -28,19 +29,19 @@ def dropped_promises(wrapped: str) -> list[tuple[int, str]]:
     tree = parser().parse(source)
     if tree.root_node.has_error:
         return []  # the syntax check says what is wrong
-    async_names = _async_names(tree.root_node)
+    names = _async_names(tree.root_node)
     found = []
     for node in statements(tree.root_node):
         if not node.named_children:
             continue
         expression = node.named_children[0]
-        what = _unhandled_promise(expression, async_names)
+        what = _unhandled_promise(expression, names)
         if what is not None:
             found.append((node.start_point[0] + 1, what))
     return sorted(found)
 
 
-def _unhandled_promise(node: Any, async_names: set[str]) -> str | None:
+def _unhandled_promise(node: Any, names: _AsyncNames) -> str | None:
     """What promise `node` makes that nothing handles, or None (not a promise, or handled)."""
     if node.type == "new_expression":
         constructor = node.child_by_field_name("constructor")
@@ -55,7 +56,7 @@ def _unhandled_promise(node: Any, async_names: set[str]) -> str | None:
         name = callee.text.decode()
         if name in _HOST_CALLS and name != "log":
             return f"{name}()"
-        return f"{name}()" if name in async_names else None
+        return f"{name}()" if name in names.functions else None
     if callee.type != "member_expression":
         return None
     target = callee.child_by_field_name("object")
@@ -65,7 +66,7 @@ def _unhandled_promise(node: Any, async_names: set[str]) -> str | None:
     method = member.text.decode()
     if target.type == "identifier":
         owner = target.text.decode()
-        if owner == "Promise":
+        if owner == "Promise":  # allSettled never rejects
             return f"Promise.{method}()" if method in _COMBINATORS else None
         if owner in _NAMESPACES:
             members = _NAMESPACES[owner]
@@ -73,19 +74,44 @@ def _unhandled_promise(node: Any, async_names: set[str]) -> str | None:
     if method == "catch":
         return None
     if method in ("then", "finally"):
-        handlers = arguments.named_child_count if arguments is not None else 0
-        if method == "then" and handlers >= 2:
+        given = [a for a in (arguments.named_children if arguments is not None else []) if a.type != "comment"]
+        if method == "then" and len(given) >= 2 and given[1].text not in (b"null", b"undefined"):
             return None
-        chained = target.type in ("call_expression", "new_expression")
-        inner = _unhandled_promise(target, async_names) if chained else None
-        return f"{inner}.{method}()" if inner is not None else None
+        # `.then(f)` and `.finally(f)` pass a rejection on to the promise they make, whatever they follow
+        inner = _unhandled_promise(target, names) if target.type in ("call_expression", "new_expression") else None
+        shown = inner or (target.text.decode("utf-8", "replace")[:40] + ("" if len(target.text) <= 40 else "…"))
+        return f"{shown}.{method}()"
+    callbacks = arguments.named_children if arguments is not None and method in _CALLBACK_METHODS else []
+    if any(a.type in ("arrow_function", "function_expression") and _is_async(a) for a in callbacks):
+        return f".{method}(async ...)"  # the promises its async callback returns are dropped
+    if method in names.methods:
+        return f".{method}()"
     return None
 
 
-def _async_names(root: Any) -> set[str]:
-    """Names the script gives its async functions: `async function f`, `const f = async (...) =>`."""
-    names: set[str] = set()
+def _is_async(node: Any) -> bool:
+    return any(child.type == "async" for child in node.children)
+
+
+class _AsyncNames:
+    """The script's async functions by name, and its async methods by name (`o.go()`, `new A().m()`)."""
+
+    def __init__(self, functions: set[str], methods: set[str]) -> None:
+        self.functions = functions
+        self.methods = methods
+
+
+def _async_names(root: Any) -> _AsyncNames:
+    """Names the script gives its async functions (`async function f`, `const f = async (...) =>`) and
+    its async methods (`{ async go() {} }`, `class A { async m() {} }`)."""
+    functions: set[str] = set()
+    methods: set[str] = set()
     for node in async_functions(root):
+        if node.type == "method_definition":
+            name = node.child_by_field_name("name")
+            if name is not None and name.type == "property_identifier":
+                methods.add(name.text.decode())
+            continue
         if node.type == "function_declaration":
             name = node.child_by_field_name("name")
         elif node.parent is not None and node.parent.type == "variable_declarator":
@@ -93,5 +119,5 @@ def _async_names(root: Any) -> set[str]:
         else:
             continue
         if name is not None and name.type == "identifier":
-            names.add(name.text.decode())
-    return names
+            functions.add(name.text.decode())
+    return _AsyncNames(functions, methods)

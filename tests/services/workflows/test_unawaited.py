@@ -200,6 +200,11 @@ async def test_the_budget_refusal_is_budget_exhausted_however_the_script_handled
         ('async function w() { await agent("a"); }\nw();', True),
         ('async function w() { await agent("a"); }\nawait w();', False),
         ('return Promise.all([agent("a")]);', False),
+        ('agent("a").then(null, null);', True),
+        ('Promise.allSettled([agent("a")]);', False),
+        ('["x", "y"].forEach(async (x) => { await agent(x); });', True),
+        ('const o = { async go() { await agent("a"); } };\no.go();', True),
+        ('const p = agent("a");\np.then((x) => x);', True),
     ],
 )
 async def test_validate_reasons_about_unhandled_promises_as_the_run_does(git_repo, source, warned):
