@@ -186,3 +186,41 @@ def test_hints_speak_the_cli_to_a_cli_user(transcript_repo: Path, tmp_path: Path
     for match in re.finditer(r"`(\w+): (true|false)`", done.stdout):
         assert f"--{match.group(1).replace('_', '-')}" in done.stdout, done.stdout
     assert os.environ["HOME"] == str(tmp_path / "user")
+
+
+def test_every_command_a_hint_names_in_the_source_exists():
+    """Beyond the transcript: each backticked `pallium ...` in the code's own words names a real command
+    and only flags that command takes (a hint for a command that moved would send its reader nowhere)."""
+    import ast
+
+    from tools_manifest import load_manifest
+
+    root = Path(__file__).resolve().parent.parent
+    entries = {tuple(e["cli"].split()): e for e in load_manifest()["tools"]}
+    extra = {("mcp", "serve"), ("resident",), ("help",), ("--version",), ("--help",)}
+    wrong = []
+    for folder in ("kernel", "services", "pallium_mcp"):
+        for path in (root / folder).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Constant) or not isinstance(node.value, str) or id(node) in docstrings:
+                    continue
+                for command in _BACKTICKED.findall(node.value):
+                    words = command.split()[1:]
+                    if not words or _PLACEHOLDER.search(command):
+                        continue
+                    known = next(
+                        (entries[tuple(words[:n])] for n in range(len(words), 0, -1) if tuple(words[:n]) in entries),
+                        None,
+                    )
+                    if known is None:
+                        if not any(tuple(words[: len(e)]) == e for e in extra):
+                            wrong.append(f"{path.relative_to(root)}: `{command}` names no command")
+                        continue
+                    fields = set(known["input_schema"].get("properties", {}))
+                    for flag in re.findall(r"(?<!\S)--([a-z][\w-]*)", command):
+                        field = flag.removeprefix("no-").replace("-", "_")
+                        if field not in fields and flag not in ("json", "authority", "full", "help"):
+                            wrong.append(f"{path.relative_to(root)}: `{command}`: {known['cli']} takes no --{flag}")
+    assert wrong == []
