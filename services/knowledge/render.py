@@ -56,6 +56,8 @@ def build_text(out: BuildOutput) -> str:
             f"model prose for {out.model_modules} module(s): {out.claims_kept} claim(s) kept, "
             f"{out.claims_dropped} dropped, {len(out.rejected)} rejected, {out.model_attempts} attempt(s)"
         )
+    if out.rejected:  # the same fact as the JSON's `rejected`, with the modules it names
+        lines.append(f"rejected: {'; '.join(out.rejected)}")
     if out.authored_kept:
         lines.append(f"authored files kept: {', '.join(out.authored_kept)}")
     if out.collisions:
