@@ -138,6 +138,11 @@ def test_every_hint_the_cli_prints_works_as_given(transcript_repo: Path, tmp_pat
         ["sessions", "prune", "--older-than", "3650d"],
         ["knowledge", "maintain", "install", "--authority", "admin"],
         ["trust"],
+        ["loop", "status", "nope"],
+        ["sessions", "forget", "nope"],
+        ["mcp", "install", "codex", "--dry-run"],
+        ["agents", "install", "--dry-run"],
+        ["explain", "no/such/file.py"],
         ["mcp", "serve", "--http", "--host", "0.0.0.0", "--port", "0"],
     ]
     hints: list[Hint] = []
@@ -174,7 +179,7 @@ def test_every_hint_the_cli_prints_works_as_given(transcript_repo: Path, tmp_pat
         "workflow list",
     ):
         assert expected in shown, expected
-    assert len(seen) >= 8
+    assert len(seen) >= 14
 
 
 def test_hints_speak_the_cli_to_a_cli_user(transcript_repo: Path, tmp_path: Path, monkeypatch):
