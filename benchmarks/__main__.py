@@ -19,6 +19,7 @@ BENCHMARKS = {
     "knowledge": "benchmarks.knowledge",
     "oracle": "benchmarks.oracle.run",
     "secrets": "benchmarks.secrets",
+    "rejections": "benchmarks.rejections",
 }
 
 

@@ -61,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
         from pallium_mcp.resident import command
 
         return command(argv[1:])
+    if argv[:1] == ["help"]:  # `pallium help [COMMAND...]` is `pallium [COMMAND...] --help`
+        try:
+            return main([*argv[1:], "--help"])
+        except SystemExit as done:  # argparse ends a command's --help this way
+            return done.code if isinstance(done.code, int) else 0
     if argv[:1] in (["--version"], ["-V"]):
         from importlib.metadata import version
 

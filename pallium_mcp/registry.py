@@ -10,6 +10,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from kernel.errors import PalliumError
+from kernel.guidance import DEFAULT_TOOLS
 
 if TYPE_CHECKING:
     from kernel.tool import Tool
@@ -38,32 +39,9 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.teams.list_tools",
 )
 
-# What an MCP client gets without --toolsets: what most agent turns call, not every tool, since a
-# client sends every listed tool's description and schema to the model on every turn. Whole
-# toolsets, then single tools (pallium_route leads to the rest); `--toolsets all` (or a toolset's name)
-# serves the others. `python -m benchmarks mcp` measures what this costs.
-# pallium_route is the way in; route capabilities, sessions show and sessions read are reached through
-# it (`execute`) or `--toolsets route,sessions`, which keeps the listing within its 4,000-token goal.
+# What a server serves without --toolsets: single tools (kernel.guidance keeps the list, beside the
+# habits that name them), and whole toolsets named here.
 DEFAULT_TOOLSETS: tuple[str, ...] = ()
-DEFAULT_TOOLS: frozenset[str] = frozenset(
-    {
-        "pallium_route",
-        "pallium_changed_now",
-        "pallium_explain",
-        "pallium_search",
-        "pallium_callers",
-        "pallium_handoff",
-        "pallium_start",
-        "pallium_workflow_status",
-        "pallium_workflow_report",
-        "pallium_workflow_apply",
-        "pallium_sessions_recall",
-        "pallium_sessions_search",
-        "pallium_knowledge_context",
-        "pallium_knowledge_search",
-        "pallium_knowledge_get",
-    }
-)
 
 
 def all_tools() -> list[Tool]:

@@ -28,11 +28,13 @@ from kernel.tool import Tool
 __all__ = ["build_server", "main"]
 
 SERVER_NAME = "pallium"
-INSTRUCTIONS = (
-    "Pallium answers questions about this repository and its agents' work from local state. "
-    "Start with pallium_changed_now to see the working tree. Errors come back as JSON with a "
-    "code and a hint saying what to do next."
-)
+
+
+def instructions(served: list[Tool]) -> str:
+    """The server's instructions, made from the tools it serves (`kernel.guidance`, one source with AGENTS.md)."""
+    from kernel.guidance import server_instructions
+
+    return server_instructions({t.name for t in served})
 
 
 def build_server(
@@ -55,6 +57,7 @@ def build_server(
     known = all_tools() if tools is None else tools
     served = select_toolsets(known, toolsets)
     dispatch.register(served)
+    listed_tools = [t for t in served if authority.allows(ceiling, t.authority)]
 
     class PalliumServer(MCPServer):
         """MCPServer whose tools come from Pallium's registry instead of decorated functions."""
@@ -62,7 +65,9 @@ def build_server(
         def __init__(self) -> None:
             from importlib.metadata import version
 
-            super().__init__(SERVER_NAME, version=version("pallium"), instructions=INSTRUCTIONS, log_level="WARNING")
+            super().__init__(
+                SERVER_NAME, version=version("pallium"), instructions=instructions(listed_tools), log_level="WARNING"
+            )
             self.ceiling = ceiling
             self.cwd = cwd or Path.cwd()
             self.served: dict[str, Tool] = {t.name: t for t in served}
@@ -318,7 +323,8 @@ def _check_bind(host: str, token: str | None) -> None:
         raise PalliumError(
             "invalid_input",
             f"refusing to serve on {host!r} without a bearer token",
-            hint="pass --token or set PALLIUM_MCP_TOKEN, or bind to 127.0.0.1",
+            hint="pass --token-file PATH (a file of mode 0600 holding the token; --token shows in `ps`) or set "
+            "PALLIUM_MCP_TOKEN, or bind to 127.0.0.1",
             details={"field": "host"},
         )
 

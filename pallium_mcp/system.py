@@ -403,7 +403,11 @@ def _render_db_reset(out: DbResetOutput) -> str:
     if not out.would_move:
         return f"nothing to reset: {out.path} does not exist"
     if not out.confirmed:
-        return "would move aside:\n" + "\n".join(f"  {p}" for p in out.would_move) + "\nrerun with --confirm"
+        return (
+            "would move aside:\n"
+            + "\n".join(f"  {p}" for p in out.would_move)
+            + "\nrerun with --confirm --authority admin"
+        )
     return "moved aside (nothing deleted):\n" + "\n".join(f"  {p}" for p in out.moved)
 
 

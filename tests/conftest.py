@@ -14,23 +14,37 @@ import pytest
 from tests import home_guard
 from tests.memory_keyring import MemoryKeyring
 
-REAL_PALLIUM_HOME = Path(os.path.expanduser("~")) / ".pallium"
+REAL_HOME = Path(os.path.expanduser("~"))
+REAL_PALLIUM_HOME = REAL_HOME / ".pallium"
+_REAL_HOME_WATCH = home_guard.watch(REAL_PALLIUM_HOME)
 
 
 @pytest.fixture(autouse=True)
 def pallium_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point PALLIUM_HOME at a fresh folder, and fail the test if it wrote under the real ~/.pallium."""
+    """Give the test a home of its own (HOME and PALLIUM_HOME), and fail it if its process tree wrote
+    under `~/.pallium`: in that home (its children resolve `~` there too), or, from this process,
+    under the real one. Pallium used meanwhile outside the test (a resident server, an agent) writes
+    to the real `~/.pallium` and fails nothing (tests/home_guard.py)."""
     home = tmp_path_factory.mktemp("pallium-home")
+    user_home = tmp_path_factory.mktemp("user-home")
+    real_gitconfig = REAL_HOME / ".gitconfig"
+    if real_gitconfig.is_file():  # git's identity and settings, as the test had them before
+        shutil.copyfile(real_gitconfig, user_home / ".gitconfig")
+    monkeypatch.setenv("HOME", str(user_home))
     monkeypatch.setenv("PALLIUM_HOME", str(home))
     monkeypatch.delenv("PALLIUM_AUTHORITY", raising=False)
     monkeypatch.delenv("PALLIUM_MCP_TOKEN", raising=False)
     # `pallium` run as a process answers from its own process: a resident server per test would
     # outlive it. tests/pallium_mcp/test_resident.py turns it on, in a folder of its own.
     monkeypatch.setenv("PALLIUM_RESIDENT", "off")
-    before = home_guard.snapshot(REAL_PALLIUM_HOME)
+    tree_home = user_home / ".pallium"
+    before = home_guard.snapshot(tree_home)
+    _REAL_HOME_WATCH.take()
     yield home
-    written = home_guard.changes(before, home_guard.snapshot(REAL_PALLIUM_HOME))
-    assert not written, f"test wrote under the real {REAL_PALLIUM_HOME}: {written[:5]}"
+    written = home_guard.changes(before, home_guard.snapshot(tree_home))
+    assert not written, f"test wrote under ~/.pallium (its own home's, {tree_home}): {written[:5]}"
+    direct = _REAL_HOME_WATCH.take()
+    assert not direct, f"test wrote under the real {REAL_PALLIUM_HOME}: {direct[:5]}"
 
 
 @pytest.fixture

@@ -34,3 +34,49 @@ def test_guard_lets_a_reader_touch_the_shared_memory_file_but_not_write(tmp_path
     assert home_guard.changes(before, home_guard.snapshot(tmp_path)) == []
     (tmp_path / "pallium.sqlite-wal").write_bytes(b"frames")  # what a writer does
     assert home_guard.changes(before, home_guard.snapshot(tmp_path)) == [".", "pallium.sqlite-wal"]
+
+
+def test_the_watch_hears_this_processs_own_writes_and_no_one_elses(tmp_path: Path):
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    real = tmp_path / "real" / ".pallium"  # stands in for the user's real ~/.pallium
+    real.mkdir(parents=True)
+    watch = home_guard.watch(real)
+    watch.take()
+    # another process on the machine (a resident server, an agent) writing there fails nothing
+    other = (
+        "import pathlib, sys; p = pathlib.Path(sys.argv[1]); (p / 'run').mkdir(); "
+        "(p / 'run' / 'x.sock').write_text('s')"
+    )
+    subprocess.run([sys.executable, "-c", other, str(real)], check=True)
+    (tmp_path / "elsewhere.txt").write_text("fine")
+    (real / "run" / "x.sock").read_text()  # reading is no write
+    assert watch.take() == []
+    # this process writing there is caught, whatever the call
+    (real / "pallium.sqlite").write_bytes(b"x")
+    os.mkdir(real / "workflow-runs")
+    os.replace(real / "pallium.sqlite", real / "moved.sqlite")
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(real / "run" / "mine.sock"))
+    finally:
+        server.close()
+    hits = watch.take()
+    assert [h.split(" ", 1)[0] for h in hits] == ["open", "os.mkdir", "os.rename", "socket.bind"], hits
+
+
+def test_the_tests_process_tree_resolves_home_to_the_tests_own(tmp_path: Path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REAL_HOME
+
+    assert Path(os.environ["HOME"]) != REAL_HOME and Path.home() == Path(os.environ["HOME"])
+    child = subprocess.run(
+        [sys.executable, "-c", "import pathlib; print(pathlib.Path.home())"], capture_output=True, text=True, check=True
+    )
+    assert child.stdout.strip() == os.environ["HOME"]  # a child's `~/.pallium` is the test's, not the user's

@@ -31,3 +31,11 @@ def test_example_client_configs_launch_the_installed_server():
     codex = tomllib.loads((ROOT / "examples" / "codex-config.toml").read_text(encoding="utf-8"))
     assert claude["mcpServers"]["pallium"]["command"] in scripts
     assert codex["mcp_servers"]["pallium"]["command"] in scripts
+
+
+def test_the_readmes_example_commands_name_files_the_checkout_has():
+    """The quick start runs in the checkout: a path its examples pass to a command must be there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = re.findall(r"^pallium (?:explain|risk|neighbors|symbols|callers --file)\s+(\S+)", readme, re.M)
+    assert named, "the README shows `pallium explain <file>`"
+    assert [path for path in named if not (ROOT / path).is_file()] == []

@@ -23,7 +23,7 @@ from kernel.providers.contract import MODES, Failure, ProviderRequest, ProviderR
 from kernel.providers.dialects import ClaudeDialect, CodexDialect, CommandDialect, Dialect, Refused, fake_command
 from kernel.providers.schema import check_schema, extract_json, schema_errors
 
-__all__ = ["BUILT_IN", "confines_read_only", "dispatch", "resolve_provider", "wrapper_variable"]
+__all__ = ["BUILT_IN", "confines_read_only", "dispatch", "provider_problem", "resolve_provider", "wrapper_variable"]
 
 BUILT_IN = ("claude", "codex", "openai", "fake")
 
@@ -38,6 +38,22 @@ def resolve_provider(requested: str | None, env: Mapping[str, str] = os.environ)
     if env.get("CODEX_SANDBOX") or env.get("CODEX_THREAD_ID") or env.get("CODEX_MANAGED_BY_NPM"):
         return "codex"
     return "codex"
+
+
+def provider_problem(provider: str) -> str | None:
+    """Why a call on `provider` would fail before it starts (not installed, not configured), or None.
+
+    The same test `dispatch` applies to each call, asked once up front: a run that is going to need
+    the provider can refuse to start instead of failing every agent it reaches.
+    """
+    if provider == "openai" and not os.environ.get(wrapper_variable(provider)):
+        return None  # its endpoint and key are checked by the call itself
+    dialect = _dialect(provider)
+    if dialect is None:
+        return f"provider {provider!r} is not configured; set {wrapper_variable(provider)}"
+    if isinstance(dialect, ClaudeDialect | CodexDialect) and _missing_binary(dialect.name):
+        return f"{dialect.name} is not installed or not on PATH"
+    return None
 
 
 def wrapper_variable(provider: str) -> str:

@@ -11,25 +11,16 @@ from pathlib import Path
 
 from kernel import writes
 from kernel.errors import PalliumError
+from kernel.guidance import DEFAULT_TOOLS, agents_block_body
 
 __all__ = ["BEGIN", "BLOCK", "END", "FileAction", "upsert"]
 
 BEGIN = "<!-- pallium:agents:begin -->"
 END = "<!-- pallium:agents:end -->"
 TARGETS = ("AGENTS.md", "CLAUDE.md")
-BLOCK = f"""{BEGIN}
-## Pallium
-
-This repository is set up for Pallium (MCP server `pallium`, CLI `pallium`), a local control plane for
-coding agents. When unsure which tool fits a task, call `pallium_route` first (CLI:
-`pallium route "<task>" --json`): it names the capability and its arguments, the authority it needs,
-and whether the ceiling blocks it; never raise the ceiling yourself. Habits: `pallium_explain` before
-editing a file, `pallium_callers` before renaming, `pallium_sessions_recall` at the start of a session,
-`pallium_workflow_preflight` then `pallium_start` for a whole task, `pallium_workflow_status` and
-`pallium_workflow_report` to follow a run, `pallium_handoff` before passing work on.
-Full guide: `pallium agents guide` (scripts: `pallium agents guide --workflow`).
-{END}
-"""
+# Made from the default server's tools and the habits in kernel.guidance, the same source as the
+# MCP server's instructions: the block never names a tool the default server does not serve.
+BLOCK = f"{BEGIN}\n{agents_block_body(DEFAULT_TOOLS)}\n{END}\n"
 
 
 @dataclass(frozen=True)

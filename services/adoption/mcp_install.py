@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kernel import writes
 from kernel.errors import PalliumError
 from services.adoption.agents_files import _write_atomic
 
@@ -146,11 +147,22 @@ def _finish(path: Path, before: str | None, after: str, *, dry_run: bool, backup
                 hint="replace it with a regular file",
                 details={"path": str(path)},
             )
+        _ensure_folder(path.parent)  # a first install: `~/.codex` may not exist yet (its dry run said "created")
         if backup and before is not None:
             saved = str(path.with_name(path.name + ".pallium-backup"))
             _write_atomic(Path(saved), before)
         _write_atomic(path, after)
     return Installed(str(path), action, None, saved, before, after)
+
+
+def _ensure_folder(folder: Path) -> None:
+    """Create `folder` (mode 0700) and its missing parents, anchored at the nearest one that exists."""
+    if folder.is_dir():
+        return
+    anchor = folder
+    while not anchor.exists() and anchor != anchor.parent:
+        anchor = anchor.parent
+    writes.ensure_dir(folder, root=anchor, mode=0o700)
 
 
 def _read(path: Path) -> str | None:

@@ -119,10 +119,14 @@ async def install(inp: MaintainInstallInput, ctx: ToolContext) -> MaintainInstal
         else:
             activated, note = _activate(activate)
     elif kind == "linux":
-        note = f"start it with `systemctl --user enable --now {UNIT_NAME}` (or pass `activate: true`)"
+        note = f"start it with `systemctl --user enable --now {UNIT_NAME}` {_OR_ACTIVATE}"
     else:
-        note = f"load it with `launchctl load -w {path}` (or pass `activate: true`)"
+        note = f"load it with `launchctl load -w {path}` {_OR_ACTIVATE}"
     return MaintainInstallOutput(platform=kind, path=str(path), command=command, activated=activated, note=note)
+
+
+# The same words for both channels: the CLI's flag and the MCP argument.
+_OR_ACTIVATE = "(or run this again with `--activate`; MCP: `activate: true`)"
 
 
 def _activate(argv: list[str]) -> tuple[bool, str | None]:

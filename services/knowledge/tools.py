@@ -30,6 +30,10 @@ from services.knowledge.models import (
 from services.knowledge.store import KnowledgeStore
 
 _WRITES_CACHE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
+# Reads that only fill Pallium's caches: read-only by the annotation rule (docs/tools.md).
+_CACHE_ONLY = Annotations(read_only=True, idempotent=True)
+# A build that `model` lets call a provider: open-world by the same rule.
+_BUILDS = Annotations(read_only=False, idempotent=True, open_world=True)
 _READS = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
 _TWO_WAYS = (
     "Answers report `freshness` (is the base current) apart from `evidence` (are its claims' citations checked "
@@ -205,7 +209,7 @@ TOOLS = (
             ),
             needs=("git", "index"),
         ),
-        annotations=_WRITES_CACHE,
+        annotations=_CACHE_ONLY,
         render=render.map_text,
         budget=CONTEXT_BUDGET,
         unbounded_by="full",
@@ -237,7 +241,7 @@ TOOLS = (
             flags={"model": ("prose", "model", "explain why", "llm")},
             needs=("git", "index"),
         ),
-        annotations=_WRITES_CACHE,
+        annotations=_BUILDS,
         escalation=("model", "consult"),
         render=render.build_text,
         exit_code=lambda out: 1 if out.collisions else 0,
@@ -350,7 +354,7 @@ TOOLS = (
             ),
             arguments={"task": "task"},
         ),
-        annotations=_WRITES_CACHE,
+        annotations=_CACHE_ONLY,
         positional=("task",),
         render=render.context_text,
         budget=CONTEXT_BUDGET,

@@ -31,8 +31,11 @@ _NOISE = (
     (re.compile(r"0x[0-9a-fA-F]+"), "0x?"),
     (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "<time>"),
     (re.compile(r"\b\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds)\b"), "<duration>"),
-    (re.compile(r"(?:/tmp|/var/folders|/private/var)/[^\s:'\"]*"), "<tmp>"),
-    (re.compile(r"(?:[A-Za-z]:)?(?:[/\\][\w.@~+-]+)+[/\\]([\w.@+-]+)"), r"\1"),
+    # A path token, at any depth, absolute or relative, POSIX or Windows, becomes its last part: the
+    # same failure printed from another directory (`tests/test_a.py::t`, `test_a.py::t`,
+    # `/tmp/build-1/tests/test_a.py::t`) is the same failure. The last part must hold a letter, so
+    # a ratio such as `1/2` stays what it is.
+    (re.compile(r"(?<![\w.@~+-])(?:[A-Za-z]:)?(?:[\w.@~+-]*[/\\])+([\w.@~+-]*[A-Za-z_][\w.@~+-]*)"), r"\1"),
     (re.compile(r"(:|line )\d+(?::\d+)?"), r"\1N"),
     (re.compile(r"\s+"), " "),
 )

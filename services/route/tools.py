@@ -137,7 +137,8 @@ TOOLS = (
         ),
         authority="observe",
         toolset="route",
-        annotations=Annotations(read_only=False, idempotent=False, open_world=False),
+        # `execute` runs the chosen tool, which may start a model: open-world (docs/tools.md's rule)
+        annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         positional=("task",),
         route=_ROUTE_META,
         budget=CONTEXT_BUDGET,  # an executed answer carries the tool's own answer beside route's fields

@@ -126,19 +126,19 @@ def doctor(out: Any) -> str:
     lines = ["healthy" if out.healthy else "problems:"] + [f"  {p}" for p in out.problems]
     lines += [f"  done: {d}" for d in out.done]
     if out.planned and not out.confirmed:
-        lines += [f"  would: {p}" for p in out.planned] + ["rerun with --confirm"]
+        lines += [f"  would: {p}" for p in out.planned] + ["rerun with --confirm --authority admin"]
     return "\n".join(lines)
 
 
 def forget(out: Any) -> str:
     verb = "forgot" if out.confirmed else "would forget"
-    tail = "" if out.confirmed else "\nrerun with --confirm"
+    tail = "" if out.confirmed else "\nrerun with --confirm --authority admin"
     return f"{verb} {len(out.sessions)} session(s), {out.messages} messages: {', '.join(out.sessions)}{tail}"
 
 
 def prune(out: Any) -> str:
     verb = "pruned" if out.confirmed else "would prune"
-    tail = "" if out.confirmed else "\nrerun with --confirm"
+    tail = "" if out.confirmed else "\nrerun with --confirm --authority admin"
     return f"{verb} {out.count} session(s) last active before {out.cutoff} ({out.messages} messages){tail}"
 
 

@@ -14,7 +14,18 @@ from kernel.fitting import size
 from services.teams import models, views
 from services.teams.board import add_task, complete_task
 from services.teams.roster import LEAD, require_member, require_team, send_message
-from services.teams.tools import _SET, _WRITE, INBOX_BUDGET, _active, _now, _r_member, _r_send, _store, _tool
+from services.teams.tools import (
+    _BOOKKEEPING,
+    _SET,
+    _WRITE,
+    INBOX_BUDGET,
+    _active,
+    _now,
+    _r_member,
+    _r_send,
+    _store,
+    _tool,
+)
 
 
 async def tasks_add(inp: models.TaskAddInput, ctx: ToolContext) -> models.TaskOutput:
@@ -339,7 +350,7 @@ TOOLS = (
         "reads state only. Paged with limit/cursor.",
         "observe",
         positional=("team",),
-        annotations=_SET,
+        annotations=_BOOKKEEPING,
         render=views.render_inbox,
         budget=INBOX_BUDGET,
         trim=_trim_inbox,

@@ -695,6 +695,9 @@ async def revert(inp: models.TeamInput, ctx: ToolContext) -> models.ApplyOutput:
 
 _WRITE = Annotations(read_only=False, idempotent=False)
 _SET = Annotations(read_only=False, idempotent=True)
+# Observe-level reads that keep Pallium's own bookkeeping (closing dead turns, delivery receipts):
+# read-only by the annotation rule (docs/tools.md), as `workflow status` reconciling leases is.
+_BOOKKEEPING = Annotations(read_only=True, idempotent=True)
 _PLAIN = Annotations()
 
 
@@ -877,7 +880,7 @@ TOOLS = (
         "interrupted; no model calls.",
         "observe",
         positional=("team",),
-        annotations=_SET,
+        annotations=_BOOKKEEPING,
         render=views.render_status,
         budget=CONTEXT_BUDGET,
     ),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel.errors import PalliumError
+from services.workflows.asyncwrap import track_async_functions
 from services.workflows.script import parse_script, wrap_body
 
 __all__ = [
@@ -36,6 +37,7 @@ FATAL_CODES = frozenset({"budget_exhausted", "authority_exceeded", "conflict"})
 # them is the common `log("done"); return x;`, so they are let finish instead of being abandoned.
 _QUICK_OPS = frozenset({"log", "failure", "pallium"})
 QUICK_GRACE_SECONDS = 10.0
+SETTLE_TURNS = 64  # microtask turns a finished script's settled promises get to reach their handlers
 
 Host = Callable[[str, Any], Awaitable[Any]]
 
@@ -69,7 +71,8 @@ class ScriptResult:
 
 
 class ScriptFailed(Exception):
-    """The script did not complete: `kind` is syntax, meta, thrown, runaway, memory, timeout or unavailable."""
+    """The script did not complete: `kind` is syntax, meta, thrown, runaway, memory, timeout or
+    unavailable, or the code of a host refusal that ends the run (`FATAL_CODES`: budget_exhausted...)."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -107,6 +110,8 @@ async def run_script(
                 reply = {"ok": True, "value": await host(op, request["payload"])}
         except PalliumError as exc:
             reply = {"ok": False, "error": exc.message, "fatal": exc.code in FATAL_CODES}
+            if exc.code in FATAL_CODES:
+                tracker.fatal = exc
         except Exception as exc:  # a host bug must not leak a traceback with paths into the script
             reply = {"ok": False, "error": f"internal error in {op}: {type(exc).__name__}", "fatal": True}
         finally:
@@ -127,16 +132,23 @@ async def run_script(
             global_object["__pallium_config"] = config
             unobserved = mr.eval(PRELUDE)
             try:
-                script = mr.eval(wrap_body(parsed.body))
+                script = mr.eval(track_async_functions(wrap_body(parsed.body)))
             except mini_racer.JSParseException as exc:
                 raise ScriptFailed("syntax", _first_line(exc)) from None
+            # Once the script returned, let chains of promises already settled run their course (a
+            # rejection reaches `.then(...).finally(...)` a few turns later) before asking what no
+            # handler observed.
             runner = mr.eval(
-                "(fn, unobserved) => fn().then((value) => JSON.stringify("
-                "{value: value === undefined ? null : value, unobserved: JSON.parse(unobserved())}))"
+                "(fn, unobserved) => fn().then(async (value) => {"
+                f" for (let turn = 0; turn < {SETTLE_TURNS}; turn++) await undefined;"
+                " return JSON.stringify({value: value === undefined ? null : value,"
+                " unobserved: JSON.parse(unobserved())}); })"
             )
             task = asyncio.ensure_future(_drive(runner, script, unobserved))
             try:
                 text = await _supervise(task, tracker, limits, mini_racer, mr)
+            except ScriptFailed as exc:
+                raise _as_fatal(exc, tracker.fatal) from None
             finally:
                 if not task.done():
                     task.cancel()
@@ -197,6 +209,7 @@ class _Activity:
         self.pending: dict[int, tuple[str, str, asyncio.Task | None]] = {}
         self.logs = 0
         self.runaway: str | None = None  # why the script was cut off, once it passed a cap
+        self.fatal: PalliumError | None = None  # the last host refusal that ends the whole run
 
     def enter(self) -> int:
         self.in_flight += 1
@@ -289,6 +302,17 @@ def _result_of(task: asyncio.Future, mini_racer: Any, mr: Any) -> str:
         if mr.was_hard_memory_limit_reached():
             raise ScriptFailed("memory", "the script used more memory than its limit") from None
         raise ScriptFailed("thrown", _first_line(exc)) from None
+
+
+def _as_fatal(failed: ScriptFailed, fatal: PalliumError | None) -> ScriptFailed:
+    """A script that died of a host refusal that ends the run (the budget, authority) fails with that
+    refusal's code, whether it let the error through or caught and rethrew it: `budget_exhausted`,
+    never `thrown`."""
+    if failed.kind != "thrown" or fatal is None:
+        return failed
+    if fatal.code != "budget_exhausted" and fatal.message not in failed.message:
+        return failed  # the script caught an authority refusal, say, and failed of something else
+    return ScriptFailed(fatal.code, fatal.message)
 
 
 def _js_error_text(exc: Exception) -> str:

@@ -316,6 +316,19 @@ class WorkflowHost:
                 f"{call['what']} was started but never awaited; the script returned while it ran, and it was cancelled"
             )
             self._event("failure", None, {"primitive": call["op"], "index": None, "stage": None, "error": error})
+            if call["op"] == "agent":  # it started: the agent counts say so, as one that did not complete
+                label = call["what"].removeprefix("agent ")
+                self._event(
+                    "agent",
+                    None,
+                    {
+                        "label": label,
+                        "ok": False,
+                        "cached": False,
+                        "cost_usd": None,
+                        "error": {"error_class": "cancelled", "message": error},
+                    },
+                )
 
     def record_unawaited_failures(self, failed: tuple[dict[str, str], ...]) -> None:
         """One failure per call the script started, never awaited, and that failed while it ran."""
@@ -424,7 +437,13 @@ class WorkflowHost:
         if "repo" not in arguments:
             arguments["repo"] = str(self.run.repo)
         out = await self.ctx.call(tool, arguments)
-        return out.model_dump(mode="json")
+        answer = out.model_dump(mode="json")
+        if tool == "pallium_changed_now":  # scripts `workflow generate` wrote are not the user's change
+            from services.workflows import generated
+
+            own = generated.untouched(self.ctx, self.run.repo)
+            answer["files"] = [f for f in answer["files"] if f.get("path") not in own]
+        return answer
 
     # ------------------------------------------------------------ helpers
 

@@ -43,6 +43,10 @@ class CostLine(ToolOutput):
 
 class ReportOutput(ToolOutput):
     verdict: str = Field(description="VERDICT: FINISHED|NOT FINISHED (<status>) — a/b agents complete")
+    ok: bool = Field(
+        False, description="the run finished and its result does not say it failed; the same as the exit status 0"
+    )
+    outcome: str | None = Field(None, description="the result's `verdict`: how the script says its work went")
     id: str
     task: str
     status: str
@@ -51,6 +55,9 @@ class ReportOutput(ToolOutput):
     findings: list[Any] = Field(description="the result's `findings` (or `confirmed`) list")
     risks: list[Any] = Field(description="the result's `risks` list")
     next_steps: list[Any] = Field(description="the result's `next_steps` (or `nextSteps`) list")
+    failing: list[Any] = Field(
+        default_factory=list, description="the result's `failing` list: what its own check still found failing"
+    )
     patches: list[PatchEntry]
     agents: list[AgentLine] = Field(description="one line per agent call of the latest attempt, in order")
     agents_total: int

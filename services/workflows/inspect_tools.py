@@ -38,6 +38,7 @@ __all__ = ["TOOLS"]
 FINDING_FIELDS = ("findings", "confirmed")
 RISK_FIELDS = ("risks",)
 NEXT_STEP_FIELDS = ("next_steps", "nextSteps")
+FAILING_FIELDS = ("failing",)
 REPORT_CAP = 12_000  # bytes of JSON, unless full
 ARGS_CAP = 4_000
 OUTPUT_CAP = 8_000
@@ -72,6 +73,8 @@ async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
     ]
     out = ReportOutput(
         verdict=described.verdict,
+        ok=described.ok,
+        outcome=report.script_outcome(result)[1],
         id=row.id,
         task=row.task,
         status=described.status,
@@ -80,6 +83,7 @@ async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
         findings=_first_list(fields, FINDING_FIELDS),
         risks=_first_list(fields, RISK_FIELDS),
         next_steps=_first_list(fields, NEXT_STEP_FIELDS),
+        failing=_first_list(fields, FAILING_FIELDS),
         patches=described.patches,
         agents=agents,
         agents_total=len(agents),
@@ -133,10 +137,12 @@ def _within_cap(out: ReportOutput) -> ReportOutput:
             "findings": [_cut_item(i) for i in out.findings],
             "risks": [_cut_item(i) for i in out.risks],
             "next_steps": [_cut_item(i) for i in out.next_steps],
+            "failing": [_cut_item(i) for i in out.failing],
+            "outcome": _cut_item(out.outcome) if out.outcome else None,
             "error": _cut_item(out.error) if out.error else None,
         }
     )
-    lists = ("agents", "failures", "patches", "findings", "risks", "next_steps")
+    lists = ("agents", "failures", "patches", "findings", "risks", "next_steps", "failing")
     while size(cut) > REPORT_CAP:
         longest = max(lists, key=lambda name: len(getattr(cut, name)))
         items = getattr(cut, longest)
@@ -423,7 +429,7 @@ TOOLS = (
         ),
         positional=("run_id",),
         render=render.report,
-        exit_code=lambda out: 0 if out.verdict.startswith("VERDICT: FINISHED") else 1,
+        exit_code=lambda out: 0 if out.ok else 1,
         budget=CONTEXT_BUDGET,
         unbounded_by="full",
     ),

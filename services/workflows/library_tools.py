@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from pathlib import Path
 
 from kernel import authority, paths, writes
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
-from kernel.providers.dispatcher import resolve_provider
+from kernel.providers.dispatcher import provider_problem, resolve_provider
 from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
-from services.workflows import library, render, runner, sources
+from services.workflows import generated, library, render, runner, sources
 from services.workflows.engine import ScriptFailed, evaluate_meta
 from services.workflows.models import (
     GenerateInput,
@@ -31,7 +32,7 @@ from services.workflows.models import (
     TemplateShowOutput,
 )
 from services.workflows.preflight import preflight as _preflight
-from services.workflows.script import parse_script
+from services.workflows.script import parse_script, strip_code
 from services.workflows.start import choose_style
 from services.workflows.tailor import tailor
 from services.workflows.tools import launch
@@ -99,6 +100,7 @@ async def generate(inp: GenerateInput, ctx: ToolContext) -> GenerateOutput:
     if target is not None:
         try:
             writes.write_text(target, source, mode=0o644, root=ctx.repo_root(), exclusive=True)
+            generated.remember(ctx, ctx.repo_root(), target, source)
         except FileExistsError:
             raise PalliumError(
                 "conflict",
@@ -178,19 +180,30 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
     elif inp.tailor:
         tailoring = Tailoring(tailored=False, provider=None, reason=f"{found.label} is used as written, not generated")
     await sources.require_valid(source)
+    provider = resolve_provider(None)
+    missing = provider_problem(provider) if _spends(source) else None
     answer = {
         "task": inp.task,
         "chosen": found.label,
         "reason": reason,
         "args": args,
-        "provider": resolve_provider(None),
-        "rehearsal": _rehearsal(resolve_provider(None)),
+        "provider": provider,
+        "provider_missing": missing,
+        "rehearsal": _rehearsal(provider),
         "changed_files": changed_files,
         "preflight": scoped,
         "tailoring": tailoring,
     }
     if inp.dry_run:
         return StartOutput(**answer, script=source, run=None)
+    if missing is not None:
+        raise PalliumError(
+            "unavailable",
+            f"the plan's agents run on {provider}, and {missing}",
+            hint=f"install {provider} (`pallium doctor` checks it), or choose another with "
+            "PALLIUM_WORKFLOW_PROVIDER=claude|codex|fake|NAME (a NAME needs PALLIUM_WORKFLOW_PROVIDER_<NAME>_COMMAND)",
+            details={"provider": provider, "field": "provider"},
+        )
     run = await launch(
         ctx,
         repo=repo,
@@ -206,6 +219,11 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         source_label=found.label,
     )
     return StartOutput(**answer, script=None, run=run)
+
+
+def _spends(source: str) -> bool:
+    """The script calls an agent (directly, through a gate or a fix loop): it needs its provider."""
+    return re.search(r"(?<![.\w$])(agent|gate|verify\s*\.\s*untilGreen|workflow)\s*\(", strip_code(source)) is not None
 
 
 def _rehearsal(provider: str) -> str | None:
@@ -320,7 +338,7 @@ TOOLS = (
         positional=("task",),
         annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         render=render.start,
-        exit_code=lambda out: 0 if out.run is None or out.run.verdict.startswith("VERDICT: FINISHED") else 1,
+        exit_code=lambda out: 0 if out.run is None or out.run.ok else 1,
         budget=CONTEXT_BUDGET,
     ),
     Tool(
@@ -406,6 +424,8 @@ TOOLS = (
         ),
         authority="observe",
         escalation=("tailor", "consult"),
+        # `tailor` calls a model and `output` writes into the repository (docs/tools.md's rule)
+        annotations=Annotations(read_only=False, idempotent=False, open_world=True),
         toolset="workflows",
         route=Route(
             phrasings=(

@@ -128,6 +128,11 @@ class RunOutput(ToolOutput):
         description="queued | running | completed | failed | stopped | paused | interrupted | awaiting_approval"
     )
     verdict: str = Field(description="one line: FINISHED or NOT FINISHED, with agent counts")
+    ok: bool = Field(
+        False,
+        description="the run finished and its result does not say it failed (`ok: false` or a failing `verdict` "
+        "in the result); the same as the verdict's FINISHED and the CLI's exit status 0",
+    )
     repo: str
     result: Any = Field(description="what the script returned (null until it completes)")
     error: str | None
@@ -339,6 +344,11 @@ class StartOutput(ToolOutput):
     provider: str = Field(
         description="the provider the run's agents spend on, resolved as the run resolves it (an agent that names "
         "its own provider overrides it)"
+    )
+    provider_missing: str | None = Field(
+        None,
+        description="why the provider cannot run the plan's agents (not installed, not configured), checked as "
+        "`pallium doctor` checks; a start that is not a dry run refuses with `unavailable` instead",
     )
     rehearsal: str | None = Field(
         None,

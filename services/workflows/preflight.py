@@ -14,6 +14,7 @@ from pathlib import Path
 from kernel import git, paths
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
+from services.workflows import generated
 from services.workflows.models import PreflightFile, PreflightOutput, PreflightVerification
 
 __all__ = ["MAX_BYTES", "inferred_commands", "preflight"]
@@ -73,7 +74,8 @@ async def preflight(ctx: ToolContext, repo: Path, task: str, *, scopes: list[str
     """Files to inspect for `task` with their risk, the changed files and the verification commands."""
     notes: list[str] = []
     changed = await ctx.call("pallium_changed_now", {"repo": str(repo), "limit": 50})
-    changed_files = [f.path for f in changed.files if f.kind != "deleted"]
+    own = generated.untouched(ctx, repo)  # scripts `workflow generate` wrote: not the user's change
+    changed_files = [f.path for f in changed.files if f.kind != "deleted" and f.path not in own]
     named = [] if scopes else await named_area(ctx, repo, task, notes)
     if scopes:
         source, candidates = "scope", _scoped(ctx, repo, scopes)

@@ -81,32 +81,92 @@
     }
     return reply.value;
   };
-  // A host call's promise notes when the script first looks at it (await, then, catch, Promise.all
-  // all call `then`). A call that failed while nobody had looked is reported when the script ends,
-  // so a failure the script never awaited is not lost.
-  const unobserved = new Map();
-  let calls = 0;
-  class HostCall extends Promise {
-    then(onFulfilled, onRejected) {
-      if (this.__call !== undefined) {
-        this.__observed = true;
-        unobserved.delete(this.__call);
+  // ---- the rejection tracker, as V8's: a promise that rejected with no handler attached by the
+  // end of the run is a failure, whatever chain it sits in. Every promise a script can hold is a
+  // Tracked: host calls, what `.then`/`.catch`/`.finally` derive from them (species), `Promise.*`
+  // combinators and `new Promise` (the global is Tracked), and what the script's own async functions
+  // return (the engine wraps them in __pallium_async). `then` is how every handler attaches (await
+  // included, as a Tracked is not the intrinsic Promise), so a `then` call marks it handled.
+  const NativePromise = Promise;
+  const nativeThen = NativePromise.prototype.then;
+  const unhandled = new Map(); // promise -> {op, what, error}
+  const tracking = new WeakMap(); // promise -> {op, what, handled}
+  let internal = false; // the tracker's own reactions are not promises of the script
+  let nextLabel = null; // the name a promise about to be made takes: {op, what}
+  class Tracked extends NativePromise {
+    constructor(executor) {
+      super(executor);
+      if (internal) return;
+      const label = nextLabel || { op: "promise", what: "a promise" };
+      nextLabel = null;
+      const entry = { op: label.op, what: label.what, handled: false };
+      tracking.set(this, entry);
+      internal = true;
+      try {
+        nativeThen.call(this, undefined, (err) => {
+          if (!entry.handled) unhandled.set(this, { op: entry.op, what: entry.what, error: message(err) });
+        });
+      } finally {
+        internal = false;
       }
-      return super.then(onFulfilled, onRejected);
+    }
+    then(onFulfilled, onRejected) {
+      const entry = tracking.get(this);
+      if (entry !== undefined) {
+        entry.handled = true;
+        unhandled.delete(this); // handled late: V8's "rejectionhandled"
+        if (!internal) {
+          const how = typeof onRejected === "function" ? "" : ".then()";
+          nextLabel = { op: entry.op, what: `${entry.what}${how}` };
+        }
+      }
+      try {
+        return super.then(onFulfilled, onRejected);
+      } finally {
+        nextLabel = null;
+      }
+    }
+    static get [Symbol.species]() {
+      return Tracked;
     }
   }
-  const tracked = (op, payload, what) => {
-    const id = ++calls;
-    let promise;
-    promise = new HostCall((resolve, reject) => {
-      call(op, payload).then(resolve, (err) => {
-        if (!promise.__observed) unobserved.set(id, { op, what, error: message(err) });
-        reject(err);
-      });
+  for (const name of ["all", "allSettled", "any", "race"]) {
+    const combinator = NativePromise[name];
+    Object.defineProperty(Tracked, name, {
+      value(items) {
+        nextLabel = { op: "promise", what: `Promise.${name}([...])` };
+        try {
+          return combinator.call(this, items);
+        } finally {
+          nextLabel = null;
+        }
+      },
+      writable: false,
+      configurable: false,
     });
-    Object.defineProperty(promise, "__call", { value: id });
-    return promise;
+  }
+  // A native promise (an async function's) followed by a tracked one the script holds instead.
+  const follow = (promise, op, what) => {
+    nextLabel = { op, what };
+    return new Tracked((resolve, reject) => {
+      internal = true;
+      try {
+        nativeThen.call(promise, resolve, reject);
+      } finally {
+        internal = false;
+      }
+    });
   };
+  const asyncWrapper = (fn, name) => {
+    const what = `async function ${name || fn.name || "(anonymous)"}()`;
+    return function (...given) {
+      const returned = fn.apply(this, given);
+      return returned instanceof Tracked ? returned : follow(returned, "async", what);
+    };
+  };
+  Object.defineProperty(globalThis, "Promise", { value: Tracked, writable: false, configurable: false });
+  lock("__pallium_async", asyncWrapper);
+  const tracked = (op, payload, what) => follow(call(op, payload), op, what);
   const options = (opts, what) => {
     if (opts === undefined || opts === null) return {};
     if (typeof opts !== "object" || Array.isArray(opts)) throw new TypeError(`${what}: options must be an object`);
@@ -146,7 +206,7 @@
   }));
   lock("log", (...parts) => {
     const text = parts.map((p) => (typeof p === "string" ? p : JSON.stringify(p))).join(" ");
-    return call("log", { message: text, phase: phaseNow() });
+    return follow(call("log", { message: text, phase: phaseNow() }), "log", "log()");
   });
   lock("phase", (name, fn) => {
     const named = name === undefined ? "default" : String(name);
@@ -178,7 +238,8 @@
     spent: () => budgetState.spent,
     remaining: () => (budgetState.total === null ? null : Math.max(0, budgetState.total - budgetState.spent)),
   }));
-  lock("parallel", async (items, fn) => {
+  const hostAsync = (name, fn) => (...given) => follow(fn(...given), name, `${name}()`);
+  lock("parallel", hostAsync("parallel", async (items, fn) => {
     checkItems(items, "parallel");
     return Promise.all(items.map(async (item, index) => {
       try {
@@ -189,8 +250,8 @@
         return recordFailure("parallel", index, null, err);
       }
     }));
-  });
-  lock("pipeline", async (items, ...stages) => {
+  }));
+  lock("pipeline", hostAsync("pipeline", async (items, ...stages) => {
     checkItems(items, "pipeline");
     // Each item runs through every stage on its own: a fast item never waits for a slow one.
     return Promise.all(items.map(async (item, index) => {
@@ -204,16 +265,17 @@
       }
       return value;
     }));
-  });
+  }));
   const helper = (name) => (...helperArgs) =>
     tracked("pallium", { helper: name, args: helperArgs, phase: phaseNow() }, `pallium.${name}()`);
   // decisions.search answers {query, decisions, ...}; the original answered a bare array. The script
   // gets the array, carrying the object's fields too, so `found.length` and `found.decisions` both work.
-  const searchDecisions = async (...helperArgs) => {
+  const searchDecisions = hostAsync("pallium.decisions.search", async (...helperArgs) => {
     const found = await helper("decisions.search")(...helperArgs);
     return Object.assign(found.decisions.slice(), found);
-  };
-  const teamCall = (fn) => (...teamArgs) => call("team", { fn, args: teamArgs, phase: phaseNow() });
+  });
+  const teamCall = (fn) => (...teamArgs) =>
+    follow(call("team", { fn, args: teamArgs, phase: phaseNow() }), "team", `team.${fn}()`);
   lock("team", Object.freeze({
     create: teamCall("create"), spawn: teamCall("spawn"), send: teamCall("send"), status: teamCall("status"),
     wait: teamCall("wait"), stop: teamCall("stop"), approve: teamCall("approve"), reject: teamCall("reject"),
@@ -239,6 +301,6 @@
     task: Object.freeze({ start: helper("task.start"), show: helper("task.show"), clear: helper("task.clear") }),
     decisions: Object.freeze({ record: helper("decisions.record"), search: searchDecisions }),
   }));
-  // what the engine asks once the script returned: the failed host calls it never looked at
-  return () => JSON.stringify([...unobserved.values()]);
+  // what the engine asks once the script returned: the rejections no handler observed
+  return () => JSON.stringify([...unhandled.values()]);
 })();

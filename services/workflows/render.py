@@ -113,9 +113,16 @@ def report(out: ReportOutput) -> str:
     lines = [out.verdict, f"run {out.id}: {out.task}"]
     if out.error:
         lines.append(f"error: {out.error}")
+    if out.outcome is not None:
+        lines.append(f"outcome: {'ok' if out.ok else 'not ok'}: {_one_line(out.outcome)}")
     if out.summary is not None:
         lines.append(f"summary: {_one_line(out.summary)}")
-    for title, items in (("findings", out.findings), ("risks", out.risks), ("next steps", out.next_steps)):
+    for title, items in (
+        ("still failing", out.failing),
+        ("findings", out.findings),
+        ("risks", out.risks),
+        ("next steps", out.next_steps),
+    ):
         if items:
             lines.append(f"{title}:")
             lines += [f"  - {_one_line(i)}" for i in items]
@@ -256,6 +263,8 @@ def preflight(out: PreflightOutput) -> str:
 
 def start(out: StartOutput) -> str:
     lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})", f"provider: {out.provider}"]
+    if out.provider_missing:
+        lines[-1] += f" — MISSING: {out.provider_missing}; a run would fail (`pallium doctor` checks providers)"
     if out.rehearsal:
         lines.append(f"note: {out.rehearsal}")
     if out.changed_files:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from kernel.runstore import RunRow as KernelRunRow
 from kernel.runstore import RunStore
@@ -41,19 +42,13 @@ def describe(
     }
     patches = [PatchEntry(call_key=p.call_key, state=p.state, detail=p.detail) for p in kernel.patches(row.id)]
     gates = gate_entries(store, row.id)
-    # Finished: the script completed, and some agent succeeded or none was needed; a run where nothing
-    # succeeded and something failed (every item of a fan-out refused before its agent started) is not.
-    nothing_needed = counts.total == 0 and not failures
-    finished = status == "completed" and (counts.succeeded > 0 or nothing_needed)
-    verdict = (
-        f"VERDICT: {'FINISHED' if finished else 'NOT FINISHED'} ({status}) — "
-        f"{counts.succeeded}/{counts.total} agents complete"
-    )
+    finished, verdict = run_verdict(status, counts, failures, row.result)
     return RunOutput(
         id=row.id,
         task=row.task,
         status=status,
         verdict=verdict,
+        ok=finished,
         repo=row.repo,
         result=row.result,
         error=row.error,
@@ -74,6 +69,54 @@ def describe(
         trust_hint=trust_command(Path(row.repo)) if row.limits.get("ignored") else None,
         notes=[note] if note else [],
     )
+
+
+# Words a result's `verdict` may use instead of `ok` (matched on the start of the lowered text).
+_SAYS_NO = ("not finished", "not ok", "fail", "red", "stalled", "denied", "rejected", "blocked", "error", "incomplete")
+_SAYS_YES = ("finished", "ok", "pass", "success", "succeeded", "green", "approved", "done", "complete")
+
+
+def script_outcome(result: Any) -> tuple[bool | None, str | None]:
+    """What a script's result says of its own outcome: `(ok, words)`.
+
+    The convention (docs/workflows.md): a script that checks its own work returns an object with
+    `ok` (a boolean) and, optionally, `verdict` (what happened, in words). Without a boolean `ok`,
+    a `verdict` starting with a plain word of success or failure decides; anything else claims
+    nothing (`None`), and the run is judged by its status and agents alone.
+    """
+    if not isinstance(result, dict):
+        return None, None
+    words = result.get("verdict")
+    words = words.strip() if isinstance(words, str) and words.strip() else None
+    ok = result.get("ok")
+    if isinstance(ok, bool):
+        return ok, words
+    if words is not None:
+        lowered = words.lower()
+        if lowered.startswith(_SAYS_NO):
+            return False, words
+        if lowered.startswith(_SAYS_YES):
+            return True, words
+    return None, words
+
+
+def run_verdict(status: str, counts: AgentCounts, failures: list[FailureEntry], result: Any) -> tuple[bool, str]:
+    """Whether the run finished, and the verdict line that says so.
+
+    Finished: the script completed, some agent succeeded or none was needed, and the result does not
+    say it failed (`script_outcome`). A run where nothing succeeded and something failed (every item
+    of a fan-out refused before its agent started) is not finished either.
+    """
+    nothing_needed = counts.total == 0 and not failures
+    claimed, words = script_outcome(result) if status == "completed" else (None, None)
+    finished = status == "completed" and (counts.succeeded > 0 or nothing_needed) and claimed is not False
+    verdict = (
+        f"VERDICT: {'FINISHED' if finished else 'NOT FINISHED'} ({status}) — "
+        f"{counts.succeeded}/{counts.total} agents complete"
+    )
+    if claimed is False:
+        verdict += f"; the script says not ok{': ' + words[:160] if words else ''}"
+    return finished, verdict
 
 
 def shown_status(row: RunRow, kernel_row: KernelRunRow | None) -> str:

@@ -91,11 +91,18 @@ def create_run(
     worker raises it. Where its script came from and what the untrusted repository shipped that it
     ignores are recorded beside, so every answer about the run can say them.
     """
-    if store.run(run_id) is not None:
+    existing = store.run(run_id)
+    if existing is not None:
+        # a hint that works as given: a completed run has nothing to resume
+        hint = (
+            f"see it with `pallium workflow report {run_id}`, or choose another --id"
+            if existing.status == "completed"
+            else f"resume it with `pallium workflow resume {run_id}` or choose another --id"
+        )
         raise PalliumError(
             "conflict",
-            f"workflow run {run_id!r} exists already",
-            hint=f"resume it with `pallium workflow resume {run_id}` or choose another --id",
+            f"workflow run {run_id!r} exists already ({existing.status})",
+            hint=hint,
             details={"field": "id"},
         )
     return store.create_run(

@@ -189,7 +189,8 @@ def lint(body: str) -> tuple[list[str], list[str]]:
         if m.group(1) not in own and m.group(2) not in API_MEMBERS[m.group(1)]:
             known = ", ".join(sorted(API_MEMBERS[m.group(1)]))
             warnings.append(f"line {line_of(m.start())}: unknown primitive {m.group(1)}.{m.group(2)} ({known})")
-    warnings += _unawaited_warnings(code, line_of)
+    dropped = _unawaited_warnings(code, line_of) + _dropped_warnings(body)
+    warnings += sorted(dropped, key=lambda w: int(w.split(":", 1)[0].removeprefix("line ")))
     declared = _declared_names(code)
     known = declared | API_GLOBALS | _JS_GLOBALS | _KEYWORDS
     seen: set[str] = set()
@@ -257,15 +258,25 @@ def _unawaited_warnings(code: str, line_of: _Lines) -> list[str]:
             if re.compile(rf"(?<![.\w$]){re.escape(held.group(1))}(?![\w$])").search(code, m.end()):
                 continue
             what = f"{name}() kept in {held.group(1)}, which is never used again"
-        elif before == "" or before[-1] in ";{}":
-            what = f"{name}() stands alone"
         else:
-            continue
+            continue  # a call standing alone: `_dropped_warnings` reads the whole statement
         warnings.append(
-            f"line {line_of(m.start())}: {what}: its promise is never awaited, so a failure would go "
-            "unseen (the run then ends NOT FINISHED); `await` it or collect it with parallel() or Promise.all"
+            f"line {line_of(m.start())}: {what}: its promise is never awaited, so if it fails the run "
+            "ends NOT FINISHED; `await` it or collect it with parallel() or Promise.all"
         )
     return warnings
+
+
+def _dropped_warnings(body: str) -> list[str]:
+    """Statements that drop a promise with no rejection handler (`dropped.dropped_promises`)."""
+    from services.workflows.dropped import dropped_promises
+
+    return [
+        f"line {line}: {what} stands alone: its promise is never awaited and has no rejection handler, so if it "
+        "fails the run ends NOT FINISHED; `await` it (collect several with parallel() or Promise.all) "
+        "or end it with .catch(...)"
+        for line, what in dropped_promises(wrap_body(body))
+    ]
 
 
 # Helpers of the original Pallium that this version does not have: a script calling them would fail.

@@ -77,6 +77,17 @@ SCHEMA = Schema(
         );
         CREATE INDEX workflows_decision_by_run ON workflows_decision(run_id, created_at);
         """,
+        # Scripts `workflow generate --output` wrote into a repository: Pallium's own files, which a
+        # review of the user's changes leaves out while they still hold what was written.
+        """
+        CREATE TABLE workflows_generated (
+            repo TEXT NOT NULL,
+            path TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            at TEXT NOT NULL,
+            PRIMARY KEY (repo, path)
+        );
+        """,
     ),
 )
 
@@ -179,6 +190,18 @@ class WorkflowStore:
             "UPDATE workflows_run SET status = ?, result_json = ?, error = ?, updated_at = ? WHERE id = ?",
             (status, json.dumps(result) if result is not None else None, error, now, run_id),
         )
+
+    def remember_generated(self, repo: str, path: str, content_hash: str, *, now: str) -> None:
+        self.db.execute(
+            "INSERT INTO workflows_generated (repo, path, content_hash, at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (repo, path) DO UPDATE SET content_hash = excluded.content_hash, at = excluded.at",
+            (repo, path, content_hash, now),
+        )
+
+    def generated(self, repo: str) -> dict[str, str]:
+        """Repository-relative path -> hash of what `workflow generate` wrote there."""
+        rows = self.db.execute("SELECT path, content_hash FROM workflows_generated WHERE repo = ?", (repo,))
+        return {path: content_hash for path, content_hash in rows}
 
     def set_status(self, run_id: str, status: str, *, now: str) -> None:
         self.db.execute("UPDATE workflows_run SET status = ?, updated_at = ? WHERE id = ?", (status, now, run_id))

@@ -256,13 +256,15 @@ async def list_runs(inp: ListInput, ctx: ToolContext) -> ListOutput:
 
 
 async def apply(inp: RunRefInput, ctx: ToolContext) -> ApplyOutput:
+    from kernel.crashpoints import crash_point
     from kernel.runstore import RunStore
     from kernel.worktrees.apply import apply_patches
 
     store = runner.open_store(ctx)
     row = runner.resolve_run(store, inp.run_id)
     _require_run_edit(row, ctx, "apply")
-    done = apply_patches(RunStore(store.db), row.id, Path(row.repo))
+    # the same crash points a run's own apply passes, so recovery is tested on the path users take
+    done = apply_patches(RunStore(store.db), row.id, Path(row.repo), step=crash_point)
     return ApplyOutput(run_id=row.id, applied=done.applied, already=done.already, skipped=done.skipped)
 
 
@@ -291,7 +293,7 @@ def _require_run_edit(row: Any, ctx: ToolContext, verb: str) -> None:
 
 
 def _run_exit(out: RunOutput) -> int:
-    return 0 if out.verdict.startswith("VERDICT: FINISHED") else 1
+    return 0 if out.ok else 1
 
 
 TOOLS = (
@@ -558,6 +560,7 @@ TOOLS = (
         ),
         positional=("run_id",),
         render=render.run,
+        exit_code=_run_exit,
         budget=CONTEXT_BUDGET,
     ),
     Tool(

@@ -336,3 +336,15 @@ def test_every_command_and_group_prints_its_help(capsys):
         out, err = capsys.readouterr()
         assert done.value.code == 0, f"pallium {' '.join(words)} --help: {err[-300:]}"
         assert "usage: pallium" in out and "Traceback" not in err
+
+
+def test_pallium_help_is_the_help_of_what_it_names(capsys):
+    from pallium_mcp.cli import main as cli_main
+
+    assert cli_main(["help"]) == 0
+    whole = capsys.readouterr().out
+    assert whole.startswith("usage: pallium") and "workflow" in whole
+    assert cli_main(["help", "workflow", "run"]) == 0
+    assert capsys.readouterr().out.startswith("usage: pallium workflow run")
+    done = subprocess.run([script("pallium"), "help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("usage: pallium"), done.stderr

@@ -256,13 +256,18 @@ async def test_core_and_adoption_tools_answer_in_a_fixed_shape(fixed_repo: Path,
 <!-- pallium:agents:begin -->
 ## Pallium
 
-This repository is set up for Pallium (MCP server `pallium`, CLI `pallium`), a local control plane for
-coding agents. When unsure which tool fits a task, call `pallium_route` first (CLI:
-`pallium route "<task>" --json`): it names the capability and its arguments, the authority it needs,
-and whether the ceiling blocks it; never raise the ceiling yourself. Habits: `pallium_explain` before
-editing a file, `pallium_callers` before renaming, `pallium_sessions_recall` at the start of a session,
-`pallium_workflow_preflight` then `pallium_start` for a whole task, `pallium_workflow_status` and
-`pallium_workflow_report` to follow a run, `pallium_handoff` before passing work on.
+This repository is set up for Pallium (MCP server `pallium`, CLI `pallium`), a local control plane
+for coding agents. Habits:
+- `pallium_route` first, when unsure which tool fits a task (CLI: `pallium route "<task>" --json`): it names the capability and its arguments, the authority it needs, and whether the ceiling blocks it; never raise the ceiling yourself.
+- `pallium_sessions_recall` at the start of a session.
+- `pallium_changed_now` to see the working tree's changes.
+- `pallium_explain` before editing a file.
+- `pallium_callers` before renaming.
+- `pallium_start` for a whole task (`dry_run` shows the plan, the files and the provider first).
+- `pallium_workflow_status` to follow a run (`ok` says whether it finished).
+- `pallium_workflow_report` for a run's outcome, findings and failures.
+- `pallium_workflow_apply` to apply a run's staged edits.
+- `pallium_handoff` before passing work on.
 Full guide: `pallium agents guide` (scripts: `pallium agents guide --workflow`).
 <!-- pallium:agents:end -->
 """
@@ -970,7 +975,7 @@ def total(items):
             "path": "<tmp>/user/.config/systemd/user/pallium-knowledge.service",
             "command": ["<bin>/pallium", "knowledge", "maintain", "run", "--authority", "admin"],
             "activated": False,
-            "note": "start it with `systemctl --user enable --now pallium-knowledge.service` (or pass `activate: true`)",
+            "note": "start it with `systemctl --user enable --now pallium-knowledge.service` (or run this again with `--activate`; MCP: `activate: true`)",
         }
     )
     assert await answer("knowledge serve", host="0.0.0.0") == snapshot(

@@ -54,6 +54,7 @@ async def test_workflow_run_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_
             "task": "zero totals",
             "status": "completed",
             "verdict": "VERDICT: FINISHED (completed) — 1/1 agents complete",
+            "ok": True,
             "repo": "<repo>",
             "result": {"done": "ok"},
             "error": None,
@@ -81,6 +82,7 @@ async def test_workflow_run_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_
             "task": "zero totals",
             "status": "completed",
             "verdict": "VERDICT: FINISHED (completed) — 1/1 agents complete",
+            "ok": True,
             "repo": "<repo>",
             "result": {"done": "ok"},
             "error": None,
@@ -105,6 +107,8 @@ async def test_workflow_run_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_
     assert await answer("workflow report", run_id="edit") == snapshot(
         {
             "verdict": "VERDICT: FINISHED (completed) — 1/1 agents complete",
+            "ok": True,
+            "outcome": None,
             "id": "edit",
             "task": "zero totals",
             "status": "completed",
@@ -113,6 +117,7 @@ async def test_workflow_run_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_
             "findings": [],
             "risks": [],
             "next_steps": [],
+            "failing": [],
             "patches": [{"call_key": "agent:63cd2284e912591f6d3b#0", "state": "staged", "detail": None}],
             "agents": [
                 {
@@ -322,6 +327,7 @@ async def test_workflow_gate_tools_answer_in_a_fixed_shape(fixed_repo: Path, pro
             "task": "release",
             "status": "completed",
             "verdict": "VERDICT: FINISHED (completed) — 1/1 agents complete",
+            "ok": True,
             "repo": "<repo>",
             "result": {"published": True, "draft": "v1 notes"},
             "error": None,
@@ -351,6 +357,7 @@ async def test_workflow_gate_tools_answer_in_a_fixed_shape(fixed_repo: Path, pro
             "task": "release",
             "status": "completed",
             "verdict": "VERDICT: FINISHED (completed) — 1/1 agents complete",
+            "ok": True,
             "repo": "<repo>",
             "result": {"published": False, "draft": "v1 notes"},
             "error": None,
@@ -385,6 +392,7 @@ async def test_workflow_planning_tools_answer_in_a_fixed_shape(fixed_repo: Path,
             "reason": "the task says 'review'",
             "args": {"task": "review my change", "files": []},
             "provider": "fake",
+            "provider_missing": None,
             "rehearsal": None,
             "changed_files": [],
             "preflight": {
@@ -452,7 +460,7 @@ const NAMED = {
 const input = args ?? {};
 const task = String(input.task ?? "Review the changes");
 const files = input.files && input.files.length ? input.files : (await pallium.changedNow()).files.map((f) => f.path);
-if (files.length === 0) return { findings: [], dimensions: [], note: "nothing changed to review" };
+if (files.length === 0) return { ok: true, verdict: "nothing changed to review", findings: [], dimensions: [] };
 const dimensions = input.dimensions && input.dimensions.length
   ? input.dimensions
   : ["correctness", "security", ...Object.keys(NAMED).filter((d) => NAMED[d].test(task))];
@@ -482,7 +490,13 @@ const surviving = found
   .filter(({ verdict }) => verdict && verdict.holds)
   .map(({ finding, verdict }) => ({ ...finding, why: verdict.why, confidence: verdict.confidence ?? 0.5 }))
   .sort((a, b) => (weight[b.severity] ?? 0) - (weight[a.severity] ?? 0) || b.confidence - a.confidence);
+const answered = reviews.filter(Boolean).length;
+// The result convention: the review did its job when some reviewer answered; what it found is in findings.
 return {
+  ok: answered > 0,
+  verdict: answered > 0
+    ? `${surviving.length} finding(s) survived review in ${answered} of ${dimensions.length} dimension(s)`
+    : "no reviewer answered",
   findings: surviving.map((finding, i) => ({ rank: i + 1, ...finding })),
   dimensions,
   files: files.length,
@@ -544,7 +558,12 @@ if (!args.test_command) throw new Error("test-fix needs args.test_command (palli
 phase("fix");
 const outcome = await verify.untilGreen(args.test_command, { maxRounds: args.max_rounds ?? 3 });
 const last = outcome.rounds[outcome.rounds.length - 1].check;
-return { ok: outcome.ok, stalled: outcome.stalled, rounds: outcome.rounds.length, failing: last.failures.map((f) => f.name) };
+const failing = last.failures.map((f) => f.name);
+// The result convention: `ok` says whether the run did what it was for, `verdict` says why.
+const verdict = outcome.ok
+  ? `green after ${outcome.rounds.length} round(s)`
+  : `still failing after ${outcome.rounds.length} round(s)${outcome.stalled ? ", stalled" : ""}: ${failing.join(", ") || last.summary}`;
+return { ok: outcome.ok, verdict, stalled: outcome.stalled, rounds: outcome.rounds.length, failing };
 """,
             "args": {"task": "make the cart tests pass"},
             "reads_args": {
@@ -613,7 +632,7 @@ const NAMED = {
 const input = args ?? {};
 const task = String(input.task ?? "Review the changes");
 const files = input.files && input.files.length ? input.files : (await pallium.changedNow()).files.map((f) => f.path);
-if (files.length === 0) return { findings: [], dimensions: [], note: "nothing changed to review" };
+if (files.length === 0) return { ok: true, verdict: "nothing changed to review", findings: [], dimensions: [] };
 const dimensions = input.dimensions && input.dimensions.length
   ? input.dimensions
   : ["correctness", "security", ...Object.keys(NAMED).filter((d) => NAMED[d].test(task))];
@@ -643,7 +662,13 @@ const surviving = found
   .filter(({ verdict }) => verdict && verdict.holds)
   .map(({ finding, verdict }) => ({ ...finding, why: verdict.why, confidence: verdict.confidence ?? 0.5 }))
   .sort((a, b) => (weight[b.severity] ?? 0) - (weight[a.severity] ?? 0) || b.confidence - a.confidence);
+const answered = reviews.filter(Boolean).length;
+// The result convention: the review did its job when some reviewer answered; what it found is in findings.
 return {
+  ok: answered > 0,
+  verdict: answered > 0
+    ? `${surviving.length} finding(s) survived review in ${answered} of ${dimensions.length} dimension(s)`
+    : "no reviewer answered",
   findings: surviving.map((finding, i) => ({ rank: i + 1, ...finding })),
   dimensions,
   files: files.length,

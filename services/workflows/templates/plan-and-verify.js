@@ -42,4 +42,19 @@ const review = await gate("done", `Review the change made for: ${args.task}. Is 
   criteria: ["the task is done", "nothing unrelated changed"],
   fail_on_deny: false,
 });
-return { plan: plan.steps, risks: plan.risks ?? [], work, tests_green: verification ? verification.ok : null, review };
+// The result convention: `ok` says whether the run did what it was for, `verdict` says why.
+const testsGreen = verification ? verification.ok : null;
+const problems = [
+  ...(testsGreen === false ? [`${args.test_command} still fails`] : []),
+  ...(review.approved ? [] : [`the review denied it: ${review.reason ?? "no reason given"}`]),
+];
+return {
+  ok: problems.length === 0,
+  verdict: problems.length === 0 ? "done: reviewed" + (testsGreen ? " and tests green" : "") : `not done: ${problems.join("; ")}`,
+  plan: plan.steps,
+  risks: plan.risks ?? [],
+  work,
+  tests_green: testsGreen,
+  failing: verification && !verification.ok ? (verification.rounds.at(-1)?.check?.failures ?? []).map((f) => f.name) : [],
+  review,
+};

@@ -20,5 +20,6 @@ const answers = await parallel(angles, (angle, i) =>
 );
 phase("reconcile");
 const heard = answers.filter(Boolean);
-if (heard.length === 0) return { answer: null, note: "no researcher answered" };
-return await agent(`Reconcile these answers to: ${args.task}\n${JSON.stringify(heard)}`, { label: "editor", schema: ANSWER });
+if (heard.length === 0) return { ok: false, verdict: "no researcher answered", answer: null };
+const reconciled = await agent(`Reconcile these answers to: ${args.task}\n${JSON.stringify(heard)}`, { label: "editor", schema: ANSWER });
+return { ok: true, verdict: `answered from ${heard.length} of ${angles.length} angles`, ...reconciled };

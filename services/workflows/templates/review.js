@@ -49,7 +49,7 @@ const NAMED = {
 const input = args ?? {};
 const task = String(input.task ?? "Review the changes");
 const files = input.files && input.files.length ? input.files : (await pallium.changedNow()).files.map((f) => f.path);
-if (files.length === 0) return { findings: [], dimensions: [], note: "nothing changed to review" };
+if (files.length === 0) return { ok: true, verdict: "nothing changed to review", findings: [], dimensions: [] };
 const dimensions = input.dimensions && input.dimensions.length
   ? input.dimensions
   : ["correctness", "security", ...Object.keys(NAMED).filter((d) => NAMED[d].test(task))];
@@ -79,7 +79,13 @@ const surviving = found
   .filter(({ verdict }) => verdict && verdict.holds)
   .map(({ finding, verdict }) => ({ ...finding, why: verdict.why, confidence: verdict.confidence ?? 0.5 }))
   .sort((a, b) => (weight[b.severity] ?? 0) - (weight[a.severity] ?? 0) || b.confidence - a.confidence);
+const answered = reviews.filter(Boolean).length;
+// The result convention: the review did its job when some reviewer answered; what it found is in findings.
 return {
+  ok: answered > 0,
+  verdict: answered > 0
+    ? `${surviving.length} finding(s) survived review in ${answered} of ${dimensions.length} dimension(s)`
+    : "no reviewer answered",
   findings: surviving.map((finding, i) => ({ rank: i + 1, ...finding })),
   dimensions,
   files: files.length,

@@ -14,4 +14,9 @@ if (!args.test_command) throw new Error("test-fix needs args.test_command (palli
 phase("fix");
 const outcome = await verify.untilGreen(args.test_command, { maxRounds: args.max_rounds ?? 3 });
 const last = outcome.rounds[outcome.rounds.length - 1].check;
-return { ok: outcome.ok, stalled: outcome.stalled, rounds: outcome.rounds.length, failing: last.failures.map((f) => f.name) };
+const failing = last.failures.map((f) => f.name);
+// The result convention: `ok` says whether the run did what it was for, `verdict` says why.
+const verdict = outcome.ok
+  ? `green after ${outcome.rounds.length} round(s)`
+  : `still failing after ${outcome.rounds.length} round(s)${outcome.stalled ? ", stalled" : ""}: ${failing.join(", ") || last.summary}`;
+return { ok: outcome.ok, verdict, stalled: outcome.stalled, rounds: outcome.rounds.length, failing };

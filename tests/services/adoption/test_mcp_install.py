@@ -108,3 +108,22 @@ def test_codex_invalid_toml_is_refused_untouched_and_project_scope_is_an_input_e
     with pytest.raises(PalliumError) as caught:
         anyio.run(lambda: _mcp(tmp_path, client="codex", scope="project"))
     assert caught.value.details["field"] == "scope"
+
+
+@pytest.mark.parametrize("where", ["home", "codex_home"])
+def test_codex_install_creates_its_folder_when_codex_never_ran(tmp_path: Path, monkeypatch, where):
+    home = tmp_path / "user"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    if where == "codex_home":
+        monkeypatch.setenv("CODEX_HOME", str(tmp_path / "not" / "yet" / ".codex"))
+        folder = tmp_path / "not" / "yet" / ".codex"
+    else:
+        monkeypatch.delenv("CODEX_HOME", raising=False)
+        folder = home / ".codex"
+    preview = anyio.run(lambda: _mcp(tmp_path, client="codex", dry_run=True))
+    assert preview.action == "created" and not folder.exists()
+    out = anyio.run(lambda: _mcp(tmp_path, client="codex"))
+    assert out.action == "created"
+    text = (folder / "config.toml").read_text(encoding="utf-8")
+    assert "[mcp_servers.pallium]" in text and out.server_command in text

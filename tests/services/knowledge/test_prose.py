@@ -59,6 +59,9 @@ async def test_a_tree_changed_while_the_model_worked_rejects_the_candidate(app_r
     )
     out = await _build(app_repo)
     assert out.claims_kept == 0 and out.rejected == ["app%2Fcore: the tree changed while the model worked"]
+    from services.knowledge.render import build_text
+
+    assert "REFUSED: app%2Fcore: the tree changed while the model worked" in build_text(out)  # text says it too
     with open_repo(app_repo, [SCHEMA]) as db:
         assert KnowledgeStore(db).claims("app%2Fcore") == []
 

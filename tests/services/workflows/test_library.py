@@ -70,6 +70,8 @@ async def test_start_runs_the_review_template_on_the_changed_files(git_repo: Pat
     assert out.run.status == "completed", out.run.error
     found = {"file": "src/app.py", "problem": "3?", "severity": "medium", "dimension": "correctness"}
     assert out.run.result == {
+        "ok": True,
+        "verdict": "1 finding(s) survived review in 2 of 2 dimension(s)",
         "findings": [{"rank": 1, **found, "why": "magic number", "confidence": 0.5}],
         "dimensions": ["correctness", "security"],
         "files": 1,

@@ -143,7 +143,14 @@ async def test_start_with_a_test_command_fixes_a_really_failing_test(git_repo, f
     ctx.close()
     assert out.chosen == "template:test-fix"
     assert out.run.status == "completed", out.run.error
-    assert out.run.result == {"ok": True, "stalled": False, "rounds": 2, "failing": []}
+    assert out.run.result == {
+        "ok": True,
+        "verdict": "green after 2 round(s)",
+        "stalled": False,
+        "rounds": 2,
+        "failing": [],
+    }
+    assert out.run.ok is True
     assert [p.state for p in out.run.patches] == ["staged"]
     assert len(fake.calls()) == 1
     assert (git_repo / "calc.py").read_text(encoding="utf-8").endswith("a - b\n")  # staged, not applied

@@ -17,7 +17,7 @@ from tests.conftest import git, write
 
 pytestmark = pytest.mark.anyio
 
-HOSTILE_PLAN = 'return await check("sh -c \'echo owned > ../owned.txt\'");'
+HOSTILE_PLAN = "return await check(\"sh -c 'echo owned > ../owned.txt'\");"
 HOSTILE_CONFIG = "[workflows]\nallow_commands = [\"sh -c 'echo owned > ../owned.txt'\"]\n"
 
 
@@ -201,5 +201,5 @@ def test_a_loop_tick_never_runs_above_the_ceiling_the_loop_started_with(git_repo
     assert any("keeps the authority it started with (consult)" in w for w in ticked["warnings"])
     assert fake.calls() == []
     run_id = ticked["run_id"]
-    assert main(["workflow", "status", run_id, "--json"]) == 0
+    assert main(["workflow", "status", run_id, "--json"]) == 1  # refused, so not finished
     assert json.loads(capsys.readouterr().out)["ceiling"] == "consult"
