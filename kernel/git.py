@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kernel.errors import PalliumError
 
-__all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "head_commit", "run", "status"]
+__all__ = ["StatusEntry", "WorkingTreeStatus", "git_version", "head_commit", "prepare", "run", "status"]
 
 # Stable, locale-free, pager-free output, and no prompts that could hang an agent's call.
 _ENV = {"LC_ALL": "C", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
@@ -66,8 +66,12 @@ def run(
     env: dict[str, str] | None = None,
     input: bytes | None = None,
 ) -> bytes:
-    """Run `git <args>` in `cwd` and return its stdout as bytes; `env` adds variables, `input` feeds stdin."""
-    command = ["git", "-c", "core.quotepath=false", *args]
+    """Run `git <args>` in `cwd` and return its stdout as bytes; `env` adds variables, `input` feeds stdin.
+
+    In a repository the user has not trusted, the repository's executable configuration is
+    neutralised first (`kernel.git_guard`): no hook, fsmonitor, filter, textconv or merge driver runs.
+    """
+    command, full_env = prepare(args, cwd, env)
     try:
         done = subprocess.run(
             command,
@@ -76,7 +80,7 @@ def run(
             input=input,
             capture_output=True,
             timeout=timeout,
-            env={**os.environ, **_ENV, **(env or {})},
+            env=full_env,
         )
     except FileNotFoundError as exc:
         raise PalliumError(
@@ -98,6 +102,18 @@ def run(
             hint="run the same git command in that folder to see why; `pallium doctor` checks git",
         )
     return done.stdout
+
+
+def prepare(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment `run` uses for `git <args>` in `cwd`; the one place git's config is guarded.
+
+    Any other way of starting git (an asynchronous one, say) must start it with these.
+    """
+    from kernel import git_guard
+
+    guarded = git_guard.prepare(Path(cwd), {**os.environ, **_ENV})
+    args = git_guard.subcommand_flags(list(args), guarded)
+    return ["git", *guarded.global_args, "-c", "core.quotepath=false", *args], {**guarded.env, **(env or {})}
 
 
 def git_version() -> str | None:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import contextlib
 import os
 from pathlib import Path
+from typing import Any
 
-from kernel import authority, paths, writes
+from kernel import authority, paths, trust, writes
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
 from kernel.providers.dispatcher import resolve_provider
 from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.workflows import library, render, runner, sources
+from services.workflows.checks import may_run_repo_commands
 from services.workflows.engine import ScriptFailed, evaluate_meta
 from services.workflows.models import (
     GenerateInput,
@@ -185,6 +187,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         "args": args,
         "provider": resolve_provider(None),
         "rehearsal": _rehearsal(resolve_provider(None)),
+        "repo_commands": _repo_commands_note(repo, scoped, inp.allow_repo_commands),
         "changed_files": changed_files,
         "preflight": scoped,
         "tailoring": tailoring,
@@ -201,11 +204,25 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         limits=Limits(budget_usd=inp.max_budget_usd),
         task=inp.task,
         allow_commands=[inp.test_command] if inp.test_command else [],
+        allow_repo_commands=inp.allow_repo_commands,
         background=inp.background,
         wait=inp.wait_seconds,
         source_label=found.label,
     )
     return StartOutput(**answer, script=None, run=run)
+
+
+def _repo_commands_note(repo: Path, scoped: Any, allowed: bool) -> str | None:
+    """What start says when the repository's own test commands will be offered, not run."""
+    if may_run_repo_commands(repo, allowed):
+        return None
+    v = scoped.verification
+    offered = list(dict.fromkeys([*v.fast, *v.safe, *v.full]))
+    named = ", ".join(offered[:3]) + (f" and {len(offered) - 3} more" if len(offered) > 3 else "")
+    return (
+        f"this repository is not trusted: its own commands ({named or 'none inferred'}) are offered, not run, "
+        f"since they run its code; trust it with `{trust.trust_command(repo)}` or pass --allow-repo-commands"
+    )
 
 
 def _rehearsal(provider: str) -> str | None:

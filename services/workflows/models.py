@@ -67,7 +67,13 @@ class RunInput(ToolInput):
     allow_command: list[str] = Field(
         default_factory=list,
         description="a command check() may run, repeatable; commands in .pallium/config.toml [workflows] "
-        "allow_commands and the verification commands the repository service infers are allowed too",
+        "allow_commands and the verification commands the repository service infers are allowed too "
+        "once the repository is trusted (or with allow_repo_commands)",
+    )
+    allow_repo_commands: bool = Field(
+        False,
+        description="let this run's checks run the repository's own commands (inferred test commands such "
+        "as make test or pytest, which run its Makefile or conftest.py) although it is not trusted",
     )
     allow_network: bool = Field(
         False,
@@ -318,6 +324,11 @@ class StartInput(ToolInput):
         "(or auto): chosen from the task's words and whether a test command is given",
     )
     test_command: str | None = Field(None, description="the repository's test command; checks may run it")
+    allow_repo_commands: bool = Field(
+        False,
+        description="let checks run the repository's own inferred commands (make test, pytest with its "
+        "conftest.py) although the repository is not trusted",
+    )
     scope: list[str] = Field(
         default_factory=list, description="paths to focus on, repeatable; default: the working tree's changed files"
     )
@@ -339,6 +350,11 @@ class StartOutput(ToolOutput):
     provider: str = Field(
         description="the provider the run's agents spend on, resolved as the run resolves it (an agent that names "
         "its own provider overrides it)"
+    )
+    repo_commands: str | None = Field(
+        None,
+        description="set when the repository is not trusted: its verification commands are offered, not run, "
+        "and how to allow them",
     )
     rehearsal: str | None = Field(
         None,

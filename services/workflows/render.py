@@ -258,6 +258,8 @@ def start(out: StartOutput) -> str:
     lines = [f"task: {out.task}", f"plan: {out.chosen} ({out.reason})", f"provider: {out.provider}"]
     if out.rehearsal:
         lines.append(f"note: {out.rehearsal}")
+    if out.repo_commands:
+        lines.append(f"note: {out.repo_commands}")
     if out.changed_files:
         lines.append(f"changed files: {len(out.changed_files)}")
     if out.tailoring is not None:
