@@ -89,4 +89,6 @@ def _replace(target: Path, text: str) -> None:
     The kernel's writer walks `.pallium/knowledge/` without following a link and refuses one at
     `target`, so a committed link there can never send a document outside the repository.
     """
-    writes.write_text(target, text, mode=0o644, atomic=True)
+    from kernel.redaction import redact_text
+
+    writes.write_text(target, redact_text(text), mode=0o644, atomic=True)
