@@ -183,6 +183,12 @@ def _usage_exit(argv: list[str], entries: list[dict[str, Any]]) -> int:
     return 2
 
 
+# Set by the resident server, which runs calls on its main thread: `seen` hears each signal a call's
+# event loop took (a SIGTERM there was meant for the server), `restore` takes the server's own signal
+# handling back the moment the loop lets go of it (asyncio resets it to the defaults).
+SIGNAL_HOOKS: dict[str, Any] = {}
+
+
 class _Interrupted(Exception):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -204,6 +210,8 @@ async def _cancellable(call: Any) -> Any:
     received: list[int] = []
 
     def on_signal(signum: int) -> None:
+        if "seen" in SIGNAL_HOOKS:
+            SIGNAL_HOOKS["seen"](signum)
         if not received:
             received.append(signum)
             task.cancel()
@@ -224,6 +232,8 @@ async def _cancellable(call: Any) -> Any:
     finally:
         for signum in handled:
             loop.remove_signal_handler(signum)
+        if "restore" in SIGNAL_HOOKS:
+            SIGNAL_HOOKS["restore"]()
 
 
 def _fail(error: PalliumError, as_json: bool, argv: list[str], entries: list[dict[str, Any]]) -> int:
