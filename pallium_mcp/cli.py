@@ -52,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     # Bytes that are not UTF-8 reach argv as lone surrogates, which nothing can store or print: they
     # become `\xNN` escapes, the form file names of that kind have in the index.
     argv = [path_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
+    if sys.stdout is None or sys.stderr is None or sys.stdin is None:  # started with one closed
+        from pallium_mcp.launcher import occupy_closed_streams
+
+        occupy_closed_streams()
     wants_json = "--json" in argv
     if argv[:2] == ["mcp", "serve"]:
         from pallium_mcp.server import main as serve

@@ -24,7 +24,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["main", "resident_enabled", "runtime_dir", "server_key", "socket_path"]
+__all__ = ["main", "occupy_closed_streams", "resident_enabled", "runtime_dir", "server_key", "socket_path"]
 
 PROTOCOL = "2"  # 2: signals travel on the call's connection
 # Variables that differ between two shells of one session without changing what a call does.
@@ -36,6 +36,7 @@ _START_TIMEOUT = 10.0
 
 def main() -> int:
     argv = sys.argv[1:]
+    occupy_closed_streams()
     environment = dict(os.environ)  # as the call found it: a server started after it gets this one
     why = "off"
     # `pallium`, `pallium --help`, `pallium --version`: no command, nothing a server answers
@@ -52,6 +53,25 @@ def main() -> int:
 
         resident.start_for(argv, environment)
     return code
+
+
+def occupy_closed_streams() -> None:
+    """Give a closed standard stream (`pallium search x >&-`) /dev/null, as a careful daemon does.
+
+    Python leaves `sys.stdout` None for a closed descriptor 1, and the next file opened would take
+    number 1, so an answer or a child's output could land in a database; here the number is taken
+    by /dev/null first, and the answer goes nowhere, quietly, as the caller asked.
+    """
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDONLY if mode == "r" else os.O_WRONLY)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+        if getattr(sys, name) is None:
+            setattr(sys, name, os.fdopen(fd, mode, closefd=False))
 
 
 def resident_enabled() -> bool:

@@ -41,9 +41,9 @@ async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
     location = None
     source = inp.source
     if inp.script is not None:
-        # validating changes nothing, so any file may be checked; running one follows the confinement rules
-        candidate = Path(inp.script).expanduser()
-        location = (candidate if candidate.is_absolute() else ctx.cwd / candidate).resolve()
+        # The same places a run may read a script from: an answer quoting any file's tokens and hash
+        # would read outside the repository (pass other text as `source`).
+        location = sources.script_path(inp.script, ctx)
         source = sources.read_script(location)
     checked = await validate_source(source or "")
     return ValidateOutput(
