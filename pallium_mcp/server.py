@@ -245,7 +245,11 @@ def main(argv: list[str] | None = None, prog: str = "pallium-mcp") -> int:
 
         anyio.run(_serve_http, server, args.host, args.port, token)
     else:
-        server.run("stdio")
+        import anyio
+
+        from pallium_mcp.stdio import serve_stdio
+
+        anyio.run(serve_stdio, server)
     return 0
 
 
