@@ -136,6 +136,23 @@ def _internal(tool: Tool, exc: Exception) -> PalliumError:
     )
 
 
+def _stopped(tool: Tool, exc: BaseException) -> PalliumError:
+    """A handler that tried to end the process (SystemExit) or was interrupted: this call's error only."""
+    if isinstance(exc, KeyboardInterrupt):
+        return PalliumError(
+            "unavailable",
+            f"{tool.name} was interrupted",
+            hint="run it again when ready",
+            details={"tool": tool.name, "exception": "KeyboardInterrupt"},
+        )
+    return PalliumError(
+        "internal",
+        f"{tool.name} tried to end the process (SystemExit {exc.code!r}); only this call failed",
+        hint="this is a bug in Pallium; rerun with PALLIUM_DEBUG=1 and report it",
+        details={"tool": tool.name, "exception": "SystemExit", "exit_code": str(exc.code)},
+    )
+
+
 def _refuse_unusable(tool: Tool, field: str, value: Any, *, depth: int) -> None:
     """Refuse what no field can use and what fails deep in a handler: NUL, lone surrogates, huge text.
 
@@ -182,7 +199,9 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
     The authority check comes first, so a refused call runs nothing. The answer leaves through
     `_finish`: the last word on every answer, whatever the door. Any exception that is not a
     `PalliumError` is a bug in a handler; it becomes an `internal` error (with the traceback on
-    stderr when `PALLIUM_DEBUG` is set) so no caller ever receives a raw traceback.
+    stderr when `PALLIUM_DEBUG` is set) so no caller ever receives a raw traceback. `SystemExit` and
+    `KeyboardInterrupt` become this call's error too: no handler ends the server that runs it.
+    Cancellation (`asyncio.CancelledError`) still propagates: it is how a call is stopped.
     """
     tool = find(name)
     authority.check(tool.name, tool.authority, ctx.ceiling)
@@ -208,6 +227,8 @@ async def call(name: str, arguments: Mapping[str, Any] | BaseModel, ctx: ToolCon
         ) from exc
     except Exception as exc:
         raise _internal(tool, exc) from exc
+    except (SystemExit, KeyboardInterrupt) as exc:  # never past the tool boundary: the server serves on
+        raise _stopped(tool, exc) from None
     if not isinstance(out, tool.output):
         raise PalliumError(
             "internal",
@@ -243,35 +264,16 @@ def _finish(tool: Tool, inp: BaseModel, out: BaseModel) -> BaseModel:
     """
     from kernel import fitting
 
-    if tool.redact:
+    if tool.redact:  # the default; a tool opts out only with a reason (`Tool.redact_exempt`)
         out = redacted(out)
     return fitting.enforce(tool, inp, out)
 
 
 def redacted(out: BaseModel) -> BaseModel:
-    """`out` with each likely secret in any of its texts replaced, and the count in `redactions`."""
-    from pydantic import BaseModel
+    """`out` with each likely secret in any of its texts replaced, and the count in `redactions` if it has one."""
+    from kernel.redaction import redact_value
 
-    from kernel.secrets import redact
-
-    count = 0
-
-    def clean(value: Any) -> Any:
-        nonlocal count
-        if isinstance(value, str):
-            text, found = redact(value)
-            count += found
-            return text
-        if isinstance(value, BaseModel):
-            changed = {name: clean(getattr(value, name)) for name in type(value).model_fields}
-            return value.model_copy(update=changed)
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(clean(v) for v in value)
-        if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items()}
-        return value
-
-    cleaned = clean(out)
-    return cleaned.model_copy(update={"redactions": count}) if count else cleaned
+    cleaned, count = redact_value(out)
+    if count and "redactions" in type(cleaned).model_fields:
+        return cleaned.model_copy(update={"redactions": count})
+    return cleaned

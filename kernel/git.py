@@ -21,6 +21,7 @@ __all__ = [
     "attempt",
     "git_version",
     "head_commit",
+    "prepare",
     "run",
     "run_async",
     "shown",
@@ -116,7 +117,11 @@ def run(
     env: dict[str, str] | None = None,
     input: bytes | None = None,
 ) -> bytes:
-    """Run `git <args>` in `cwd` and return its stdout as bytes; `env` adds variables, `input` feeds stdin."""
+    """Run `git <args>` in `cwd` and return its stdout as bytes; `env` adds variables, `input` feeds stdin.
+
+    In a repository the user has not trusted, the repository's executable configuration is
+    neutralised first (`kernel.git_guard`): no hook, fsmonitor, filter, textconv or merge driver runs.
+    """
     done = _spawn(args, cwd, timeout=timeout, env=env, input=input)
     if check and done.returncode != 0:
         stderr = done.stderr.decode("utf-8", "replace").strip()
@@ -132,7 +137,7 @@ def run(
 def _spawn(
     args: list[str], cwd: Path, *, timeout: float, env: dict[str, str] | None, input: bytes | None
 ) -> subprocess.CompletedProcess[bytes]:
-    command = ["git", "-c", "core.quotepath=false", *args]
+    command, full_env = prepare(args, cwd, env)
     try:
         return subprocess.run(
             command,
@@ -141,7 +146,7 @@ def _spawn(
             input=input,
             capture_output=True,
             timeout=timeout,
-            env={**os.environ, **_ENV, **(env or {})},
+            env=full_env,
         )
     except FileNotFoundError as exc:
         raise PalliumError(
@@ -161,6 +166,18 @@ async def run_async(args: list[str], cwd: Path, **options: object) -> bytes:
     from kernel.threads import in_pool
 
     return await in_pool(run, args, cwd, **options)  # type: ignore[arg-type]
+
+
+def prepare(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment `run` uses for `git <args>` in `cwd`; the one place git's config is guarded.
+
+    Any other way of starting git (an asynchronous one, say) must start it with these.
+    """
+    from kernel import git_guard
+
+    guarded = git_guard.prepare(Path(cwd), {**os.environ, **_ENV})
+    args = git_guard.subcommand_flags(list(args), guarded)
+    return ["git", *guarded.global_args, "-c", "core.quotepath=false", *args], {**guarded.env, **(env or {})}
 
 
 def git_version() -> str | None:

@@ -168,9 +168,10 @@ class Tool:
     cursor says so), then the kernel's generic cut of the longest lists and texts. `unbounded_by`
     names a boolean input field (`full`) that lifts the budget for one call.
 
-    `redact` passes every text of the answer through the kernel's secret detector before it leaves
-    (repo answers quote committed files and messages, which may hold keys), counting the
-    replacements in the output's `redactions` field.
+    `redact` (the default) passes every text of the answer through the kernel's secret detector
+    before it leaves (answers quote committed files, commit messages and transcripts, which may hold
+    keys), counting the replacements in the output's `redactions` field when it has one. A tool
+    opts out only by setting `redact=False` with the reason in `redact_exempt`.
     """
 
     cli: str
@@ -191,7 +192,8 @@ class Tool:
     budget: int | None = SEARCH_BUDGET
     trim: Callable[[Any, Any, int], Any] | None = None
     unbounded_by: str | None = None
-    redact: bool = False
+    redact: bool = True
+    redact_exempt: str = ""
 
     def __post_init__(self) -> None:
         if self.authority not in LEVELS:
@@ -202,8 +204,8 @@ class Tool:
             self.route.check(self.cli)
         if self.budget is not None and self.budget < 1024:
             raise ValueError(f"{self.cli}: a budget under 1 KB leaves no room for an answer")
-        if self.redact and "redactions" not in self.output.model_fields:
-            raise ValueError(f"{self.cli}: a tool that redacts must say how many times, in a `redactions` field")
+        if not self.redact and not self.redact_exempt.strip():
+            raise ValueError(f"{self.cli}: a tool that does not redact its answers must say why, in `redact_exempt`")
 
     @property
     def name(self) -> str:

@@ -4,8 +4,10 @@ A cloned repository can commit saved workflows (`.pallium/workflows/*.js`, `.cla
 and `.pallium/config.toml` (whose `allow_commands` let a script's `check()` run a shell command).
 Like direnv's `allow` and mise's `trust`, `pallium trust` records the repository and one hash over
 those files in `$PALLIUM_HOME/trust.json`; a file added, changed or removed afterwards changes the
-hash, and the repository is untrusted again until trusted anew. Commands inferred from the
-repository's own manifests (pytest, go test, npm test) need no trust; that is the repo service's.
+hash, and the repository is untrusted again until trusted anew. Trust also lets the repository's
+own verification commands run (`make test`, pytest with its conftest.py: running them runs its
+code) and lets git honour the repository's executable configuration (`kernel.git_guard`); the
+rule is written in docs/trust.md.
 """
 
 from __future__ import annotations

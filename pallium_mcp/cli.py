@@ -52,6 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     # Bytes that are not UTF-8 reach argv as lone surrogates, which nothing can store or print: they
     # become `\xNN` escapes, the form file names of that kind have in the index.
     argv = [path_text(arg) for arg in (sys.argv[1:] if argv is None else argv)]
+    if sys.stdout is None or sys.stderr is None or sys.stdin is None:  # started with one closed
+        from pallium_mcp.launcher import occupy_closed_streams
+
+        occupy_closed_streams()
     wants_json = "--json" in argv
     if argv[:2] == ["mcp", "serve"]:
         from pallium_mcp.server import main as serve
@@ -188,6 +192,12 @@ def _usage_exit(argv: list[str], entries: list[dict[str, Any]]) -> int:
     return 2
 
 
+# Set by the resident server, which runs calls on its main thread: `seen` hears each signal a call's
+# event loop took (a SIGTERM there was meant for the server), `restore` takes the server's own signal
+# handling back the moment the loop lets go of it (asyncio resets it to the defaults).
+SIGNAL_HOOKS: dict[str, Any] = {}
+
+
 class _Interrupted(Exception):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -209,6 +219,8 @@ async def _cancellable(call: Any) -> Any:
     received: list[int] = []
 
     def on_signal(signum: int) -> None:
+        if "seen" in SIGNAL_HOOKS:
+            SIGNAL_HOOKS["seen"](signum)
         if not received:
             received.append(signum)
             task.cancel()
@@ -229,6 +241,8 @@ async def _cancellable(call: Any) -> Any:
     finally:
         for signum in handled:
             loop.remove_signal_handler(signum)
+        if "restore" in SIGNAL_HOOKS:
+            SIGNAL_HOOKS["restore"]()
 
 
 def _fail(error: PalliumError, as_json: bool, argv: list[str], entries: list[dict[str, Any]]) -> int:

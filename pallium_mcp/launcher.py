@@ -24,9 +24,9 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["main", "resident_enabled", "runtime_dir", "server_key", "socket_path"]
+__all__ = ["main", "occupy_closed_streams", "resident_enabled", "runtime_dir", "server_key", "socket_path"]
 
-PROTOCOL = "1"
+PROTOCOL = "2"  # 2: signals travel on the call's connection
 # Variables that differ between two shells of one session without changing what a call does.
 _VOLATILE = frozenset({"_", "PWD", "OLDPWD", "SHLVL"})
 _MAX_SOCKET_PATH = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
@@ -36,6 +36,7 @@ _START_TIMEOUT = 10.0
 
 def main() -> int:
     argv = sys.argv[1:]
+    occupy_closed_streams()
     environment = dict(os.environ)  # as the call found it: a server started after it gets this one
     why = "off"
     # `pallium`, `pallium --help`, `pallium --version`: no command, nothing a server answers
@@ -52,6 +53,25 @@ def main() -> int:
 
         resident.start_for(argv, environment)
     return code
+
+
+def occupy_closed_streams() -> None:
+    """Give a closed standard stream (`pallium search x >&-`) /dev/null, as a careful daemon does.
+
+    Python leaves `sys.stdout` None for a closed descriptor 1, and the next file opened would take
+    number 1, so an answer or a child's output could land in a database; here the number is taken
+    by /dev/null first, and the answer goes nowhere, quietly, as the caller asked.
+    """
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDONLY if mode == "r" else os.O_WRONLY)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+        if getattr(sys, name) is None:
+            setattr(sys, name, os.fdopen(fd, mode, closefd=False))
 
 
 def resident_enabled() -> bool:
@@ -130,32 +150,44 @@ def _call_resident(argv: list[str]) -> int | str:
 
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(_START_TIMEOUT)
+    request = json.dumps({"key": key, "argv": argv, "cwd": cwd}).encode() + b"\n"
     try:
         conn.connect(path)
-        request = json.dumps({"key": key, "argv": argv, "cwd": cwd}).encode() + b"\n"
         sent = socket.send_fds(conn, [request], [0, 1, 2])
-        conn.sendall(request[sent:])
-        reader = conn.makefile("rb")
-        first = _reply(reader)
-        if first.get("started") is not True:
-            conn.close()
-            return str(first.get("why") or "absent")
-    except (OSError, ValueError):
+        if sent < len(request):  # an empty remainder is never sent: the server may have closed already
+            conn.sendall(request[sent:])
+    except OSError:  # not all of it arrived, so the server cannot have run it: run here
         conn.close()
         return "absent"
-    except KeyboardInterrupt:  # before the server started it: the call never ran
+    except KeyboardInterrupt:
         conn.close()
         print("interrupted", file=sys.stderr)
         return 130
+    # Delivered: from here the call may be running there, so a failure is reported, never run again.
+    reader = conn.makefile("rb")
+    try:
+        first = _reply(reader)
+    except (OSError, ValueError):
+        conn.close()
+        return _lost(argv)
+    except KeyboardInterrupt:
+        conn.close()
+        print("interrupted", file=sys.stderr)
+        return 130
+    if first.get("started") is not True:
+        conn.close()
+        return str(first.get("why") or "absent")
     conn.settimeout(None)  # the call itself takes as long as it takes
-    with _forwarding_signals(_peer_pid(conn)):
+    with _forwarding_signals(conn) as signals:
         try:
             last = _reply(reader)
         except (OSError, ValueError):
             last = {}
     conn.close()
     status = last.get("exit")
-    return status if isinstance(status, int) else _lost(argv)
+    if not isinstance(status, int):
+        return _lost(argv)
+    return 128 + signals.terminated if signals.terminated and status == 130 else status
 
 
 def _lost(argv: list[str]) -> int:
@@ -186,47 +218,37 @@ def _reply(reader: object) -> dict[str, object]:
     return answer
 
 
-def _peer_pid(conn: Any) -> int | None:
-    import socket
-
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return None
-    import struct
-
-    try:
-        pid, _uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
-    except OSError:
-        return None
-    return pid if pid > 0 else None
-
-
 class _forwarding_signals:
     """While the server runs the call, Ctrl-C or SIGTERM here cancels it there, as it would here.
 
-    The server's call answers with its own status (130 for SIGINT); a second signal stops waiting.
+    The signal travels on the call's own connection (`signal N`), so it reaches this call and no
+    other, never the server's process. The call answers with its own status (130 once cancelled;
+    this process then exits 143 for a SIGTERM, as it would have alone); a second signal stops waiting.
     """
 
-    def __init__(self, pid: int | None) -> None:
-        self.pid = pid
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
         self.previous: dict[int, object] = {}
         self.received = 0
+        self.terminated = 0
 
     def __enter__(self) -> _forwarding_signals:
-        if self.pid is None:
-            return self
         import signal
 
-        for signum in (signal.SIGINT, signal.SIGTERM):
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             self.previous[signum] = signal.signal(signum, self._forward)
         return self
 
     def _forward(self, signum: int, _frame: object) -> None:
+        import signal
+
         self.received += 1
+        if signum != signal.SIGINT:
+            self.terminated = signum
         if self.received > 1:
             os._exit(128 + signum)
         try:
-            os.kill(self.pid, signum)  # type: ignore[arg-type]
+            self.conn.sendall(f"signal {signum}\n".encode())
         except OSError:
             os._exit(128 + signum)
 

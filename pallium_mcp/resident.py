@@ -94,6 +94,10 @@ class _Server:
         self.listener: socket.socket | None = None
         self.inode = 0
         self.stamps: dict[str, tuple[int, int]] = {}
+        # The call running now (a token per call) and the one asked to stop: a cancellation from a
+        # connection that ended, or a signal its client forwarded, reaches that call and no other.
+        self.current: object | None = None
+        self.calls = threading.Lock()
 
     # -- life --------------------------------------------------------------------------------
 
@@ -110,6 +114,7 @@ class _Server:
                 os.chmod(self.path, 0o600)
                 self.listener.listen(32)
                 self.inode = os.stat(self.path).st_ino
+            self._handle_signals()
             _warm_up()
             self.stamps = _code_stamps()
             self.listener.settimeout(_TICK)
@@ -125,6 +130,52 @@ class _Server:
             os.close(lock)
         return 0
 
+    def _handle_signals(self) -> None:
+        """SIGTERM stops the whole server (a running call is cancelled first and answers); SIGHUP is
+        ignored. A client's own signal travels on its connection, and its watcher interrupts that call
+        with SIGINT on the main thread, so the call stops as it would in its own process (asyncio
+        cancels it, then `interrupted`, 130)."""
+        import signal
+
+        from pallium_mcp import cli
+
+        signal.signal(signal.SIGTERM, self._on_term)
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        cli.SIGNAL_HOOKS.update(seen=self._on_loop_signal, restore=self._handle_signals)
+
+    def _on_loop_signal(self, signum: int) -> None:
+        """A signal the call's event loop took: a SIGTERM was sent to this process, so the server stops."""
+        import signal
+
+        if signum == signal.SIGTERM:
+            self.stopping.set()
+
+    def _on_term(self, _signum: int, _frame: object) -> None:
+        self.stopping.set()
+        if self.current is not None:
+            raise KeyboardInterrupt  # even out of a write blocked on a pipe nobody reads
+
+    def _cancel(self, token: object) -> None:
+        """From a watcher thread: interrupt the call `token` while it is still the one running.
+
+        As Ctrl-C in a terminal reaches a process and its children, the call's main thread gets
+        SIGINT and so do the programs it started (a `git` it waits on); a second round a second
+        later kills those programs, so a call is never left running for a client that is gone.
+        """
+        import signal
+
+        main = threading.main_thread().ident or 0
+        for attempt in range(30):
+            with self.calls:
+                if self.current is not token:
+                    return
+                signal.pthread_kill(main, signal.SIGINT)
+                for child in _children():
+                    with contextlib.suppress(OSError):
+                        os.kill(child, signal.SIGINT if attempt == 0 else signal.SIGKILL)
+            time.sleep(1.0)
+
     def _serve(self) -> None:
         while not self.stopping.is_set():
             try:
@@ -133,10 +184,12 @@ class _Server:
                 if self._should_stop():
                     return
                 continue
-            except KeyboardInterrupt:  # a forwarded Ctrl-C that arrived after its call ended
+            except KeyboardInterrupt:  # a cancellation that arrived after its call ended
                 continue
             try:
                 self._run(*job)
+            except KeyboardInterrupt:
+                _restore_streams()
             finally:
                 self.last_call = time.monotonic()
                 self.slot.release()
@@ -233,10 +286,52 @@ class _Server:
             conn.close()
             return
         self.served += 1
-        code = _call([str(word) for word in request["argv"]], request["cwd"], fds)
+        token = object()
+        with self.calls:
+            self.current = token
+        conn.settimeout(None)
+        watcher = threading.Thread(target=self._watch, args=(conn, token), name="pallium-resident-watch", daemon=True)
+        watcher.start()
+        code = 130
+        try:
+            code = _call([str(word) for word in request["argv"]], request["cwd"], fds)
+        except KeyboardInterrupt:  # a cancellation that landed between the call's own handlers
+            _restore_streams()
+        finally:
+            self._end_call()
+            self._handle_signals()
         with contextlib.suppress(OSError):
             conn.sendall(json.dumps({"exit": code}).encode() + b"\n")
+        with contextlib.suppress(OSError):
+            conn.shutdown(socket.SHUT_RDWR)  # ends the watcher's read
         conn.close()
+
+    def _end_call(self) -> None:
+        """No call is current any more; a cancellation pending for it is taken here, not by the next step."""
+        while True:
+            try:
+                with self.calls:
+                    self.current = None
+                return
+            except KeyboardInterrupt:
+                continue
+
+    def _watch(self, conn: socket.socket, token: object) -> None:
+        """Read the call's connection: `signal N` from its client, or its end (the client died)."""
+        buffer = b""
+        while True:
+            try:
+                data = conn.recv(256)
+            except OSError:
+                data = b""
+            if not data:
+                self._cancel(token)  # the client is gone: nobody waits for this call any more
+                return
+            buffer += data
+            while b"\n" in buffer:
+                line, _, buffer = buffer.partition(b"\n")
+                if line.startswith(b"signal "):
+                    self._cancel(token)
 
 
 def _call(argv: list[str], cwd: str, fds: list[int]) -> int:
@@ -252,15 +347,16 @@ def _call(argv: list[str], cwd: str, fds: list[int]) -> int:
     except SystemExit as exc:  # argparse's --help, and anything else that exits
         code = _exit_status(exc.code)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        _say("interrupted")
         code = 130
     except OSError as exc:
-        print(f"error: cannot run in {cwd}: {exc.strerror or exc}", file=sys.stderr)
+        _say(f"error: cannot run in {cwd}: {exc.strerror or exc}")
         code = 1
     except Exception:
         import traceback
 
-        traceback.print_exc()
+        with contextlib.suppress(OSError, ValueError):
+            traceback.print_exc()
         code = 1
     finally:
         for stream in streams[1:]:
@@ -272,6 +368,29 @@ def _call(argv: list[str], cwd: str, fds: list[int]) -> int:
                 stream.close()
         os.chdir("/")
     return code
+
+
+def _children() -> list[int]:
+    """This process's child processes (Linux `/proc`; elsewhere none are found, and the call ends with them)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError, ValueError):
+                found += [int(p) for p in Path(f"/proc/self/task/{task}/children").read_text().split()]
+    return found
+
+
+def _restore_streams() -> None:
+    """The server's own streams and folder again, after a call cut short where `_call` could not."""
+    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+    with contextlib.suppress(OSError):
+        os.chdir("/")
+
+
+def _say(text: str) -> None:
+    """A line on the caller's standard error, which may be closed already (a killed client)."""
+    with contextlib.suppress(OSError, ValueError, KeyboardInterrupt):
+        print(text, file=sys.stderr)
 
 
 def _streams(fds: list[int]) -> tuple[Any, Any, Any]:

@@ -250,7 +250,11 @@ def main(argv: list[str] | None = None, prog: str = "pallium-mcp") -> int:
 
         anyio.run(_serve_http, server, args.host, args.port, token)
     else:
-        server.run("stdio")
+        import anyio
+
+        from pallium_mcp.stdio import serve_stdio
+
+        anyio.run(serve_stdio, server)
     return 0
 
 
@@ -352,10 +356,21 @@ async def _serve_http(server: Any, host: str, port: int, token: str | None) -> N
     bound = sock.getsockname()[1]
     # The SDK's own Host check allows any port and only three names; ours below is exact.
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    app = http_app(server.streamable_http_app(host=host, transport_security=security), host, bound, token)
+    from pallium_mcp import http_limits
+
+    mcp_app = server.streamable_http_app(
+        host=host, transport_security=security, session_idle_timeout=http_limits.session_idle_seconds()
+    )
+    app = http_app(mcp_app, host, bound, token)
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     print(f"pallium-mcp: serving streamable HTTP on http://{shown}:{bound}/mcp", file=sys.stderr, flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        http=http_limits.HeaderTimeoutH11,
+        limit_concurrency=http_limits.MAX_CONNECTIONS,
+    )
     await uvicorn.Server(config).serve(sockets=[sock])
 
 

@@ -23,7 +23,9 @@ class TrustInput(ToolInput):
 
 class TrustOutput(ToolOutput):
     repo: str = Field(description="the repository's root folder")
-    trusted: bool = Field(description="its shipped workflows and config.toml now count")
+    trusted: bool = Field(
+        description="its shipped workflows, config.toml, own test commands and git configuration now count"
+    )
     files: list[str] = Field(description="the repository files the trust covers: config.toml and saved workflows")
     fingerprint: str = Field(description="sha256 over those files; any change makes the repository untrusted")
     trusted_at: str | None = Field(description="when trust was given (UTC), null when untrusted")
@@ -43,7 +45,10 @@ async def trust_repo(inp: TrustInput, ctx: ToolContext) -> TrustOutput:
 
 def _render(out: TrustOutput) -> str:
     if not out.trusted:
-        return f"{out.repo} is not trusted: its saved workflows and config.toml allow_commands are ignored"
+        return (
+            f"{out.repo} is not trusted: its saved workflows, config.toml allow_commands and own test commands "
+            "are not run, and git runs with its hooks, fsmonitor and drivers neutralised"
+        )
     shown = ", ".join(out.files[:10]) + (f" and {len(out.files) - 10} more" if len(out.files) > 10 else "")
     return f"trusted {out.repo}" + (f": {shown}" if out.files else " (it ships no workflows or config.toml yet)")
 
@@ -57,11 +62,12 @@ TOOLS = (
         summary="Trust a repository's own saved workflows and allowed commands, or revoke that trust.",
         description=(
             "Use only when the user, having read them, wants a repository's .pallium/config.toml "
-            "(allow_commands) and its saved workflows (.pallium/workflows, .claude/workflows) to be "
-            "honoured: until then runs ignore them and say so. Trust covers the files as they are now; "
-            "any change needs trusting again. Not needed for built-in templates or for test commands "
-            "inferred from manifests (pytest, go test, npm test). Writes one record in PALLIUM_HOME; "
-            "admin authority; a few hundred bytes."
+            "(allow_commands), its saved workflows (.pallium/workflows, .claude/workflows), its own test "
+            "commands (make test, pytest with its conftest.py, npm test) and its git configuration (hooks, "
+            "fsmonitor, filters) to be honoured: until then runs ignore them and say so, and git runs with "
+            "them neutralised. Trust covers the files as they are now; any change needs trusting again. "
+            "Not needed for built-in templates. Writes one record in PALLIUM_HOME; admin authority; a few "
+            "hundred bytes."
         ),
         authority="admin",
         toolset="core",

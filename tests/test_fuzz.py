@@ -163,13 +163,21 @@ def check_error_text(text: str, where: str) -> str | None:
     return None
 
 
-# A foreground supervisor and a site run until they are stopped, by design: a call that validates
-# never returns (their own tests drive them).
-RUN_UNTIL_STOPPED = frozenset({"pallium_knowledge_maintain_run", "pallium_knowledge_serve"})
+# On the CLI a foreground supervisor and a site run until they are stopped, by design (their own
+# tests drive them); over MCP every call returns, those two included.
+RUN_UNTIL_STOPPED_ON_THE_CLI = frozenset({"pallium_knowledge_maintain_run", "pallium_knowledge_serve"})
 
 
-def fuzzed_tools() -> list[Any]:
-    return [t for t in all_tools() if t.name not in RUN_UNTIL_STOPPED]
+def fuzzed_tools(*, cli: bool = False) -> list[Any]:
+    return [t for t in all_tools() if not (cli and t.name in RUN_UNTIL_STOPPED_ON_THE_CLI)]
+
+
+@pytest.fixture(autouse=True)
+def no_sites_left():
+    yield
+    from services.knowledge import serve_background
+
+    serve_background.stop_all()
 
 
 async def test_every_tool_survives_hostile_arguments_over_mcp(fuzz_env: Path, outside: Path, capsys):
@@ -230,7 +238,7 @@ INVALID_UTF8 = os.fsdecode(b"caf\xe9-\xff\xfe")  # what argv holds for bytes tha
 def test_every_tool_survives_hostile_arguments_on_the_cli(fuzz_env: Path, outside: Path, capsys, monkeypatch, as_json):
     before = tree_digest(outside)
     monkeypatch.chdir(fuzz_env)
-    tools = fuzzed_tools()
+    tools = fuzzed_tools(cli=True)
     failures: list[str] = []
     tried = 0
     for tool in tools:

@@ -172,6 +172,7 @@ SPAWN_ALLOWED = {
     ("kernel/providers/fake.py", "_leave_grandchild"): "the fake provider's grandchild, for process-group kill tests",
     ("kernel/git.py", "_spawn"): "runs the git program only (for `run` and `attempt`)",
     ("kernel/git.py", "git_version"): "runs `git --version` only",
+    ("kernel/git_guard.py", "_config_listing"): "runs `git config --list` only, to learn which drivers to neutralise",
     ("kernel/background.py", "start_detached"): "Pallium's own detached runs (python -m ...), never provider workers",
     ("kernel/offload.py", "Offload.__init__"): "a child Python running a Pallium function (python -m kernel.offload)",
     ("services/adoption/mcp_install.py", "install_claude"): "runs `claude mcp add --scope user` only, at admin",

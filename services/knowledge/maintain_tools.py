@@ -63,7 +63,11 @@ async def retry(inp: MaintainRunInput, ctx: ToolContext) -> MaintainRunOutput:
 
 
 async def run(inp: MaintainRunInput, ctx: ToolContext) -> MaintainRunOutput:
-    """The foreground supervisor a scheduler keeps alive; `once` takes one step over the repositories."""
+    """The foreground supervisor a scheduler keeps alive; `once` takes one step over the repositories.
+
+    Over MCP it is always one step: a call must return, and a supervisor is the scheduler's, not an agent's.
+    """
+    once = inp.once or ctx.origin == "mcp"
     while True:
         if inp.repo is not None:
             roots = [ctx.repo_root(inp.repo)]
@@ -71,7 +75,7 @@ async def run(inp: MaintainRunInput, ctx: ToolContext) -> MaintainRunOutput:
             rows = ctx.store(LedgerStore).upkeeps()
             roots = [Path(r.repo) for r in rows if r.enabled and Path(r.repo).is_dir()]
         steps = [await maintain.step(ctx, root, max_modules=inp.max_modules, provider=inp.provider) for root in roots]
-        if inp.once:
+        if once:
             return MaintainRunOutput(steps=steps)
         await asyncio.sleep(inp.poll_seconds)
 

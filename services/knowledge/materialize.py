@@ -13,7 +13,21 @@ from kernel import paths, writes
 from kernel.errors import PalliumError
 from services.knowledge.documents import MARKER
 
-__all__ = ["Written", "knowledge_dir", "materialize", "materialize_one"]
+__all__ = ["Written", "file_name", "knowledge_dir", "materialize", "materialize_one"]
+
+MAX_NAME_BYTES = 200  # file systems allow 255 bytes per name; a module 120 folders deep has a longer slug
+
+
+def file_name(slug: str) -> str:
+    """`<slug>.md`, or for a slug too long for a file name, its start and a digest of the whole."""
+    name = f"{slug}.md"
+    if len(name.encode("utf-8")) <= MAX_NAME_BYTES:
+        return name
+    import hashlib
+
+    digest = hashlib.sha256(slug.encode("utf-8")).hexdigest()[:16]
+    start = slug.encode("utf-8")[: MAX_NAME_BYTES - 24].decode("utf-8", "ignore")
+    return f"{start}~{digest}.md"
 
 
 @dataclass(frozen=True)
@@ -46,7 +60,7 @@ def materialize(root: Path, documents: dict[str, str]) -> Written:
     existing = {p.name: p for p in folder.glob("*.md")}
     authored = sorted(name for name, p in existing.items() if not _is_generated(p))
     for slug, text in sorted(documents.items()):
-        name = f"{slug}.md"
+        name = file_name(slug)
         target = folder / name
         if name in existing and name in authored:
             collisions.append(name)
@@ -56,7 +70,7 @@ def materialize(root: Path, documents: dict[str, str]) -> Written:
             continue
         _replace(target, text)
         written.append(name)
-    wanted = {f"{slug}.md" for slug in documents}
+    wanted = {file_name(slug) for slug in documents}
     for name, path in sorted(existing.items()):
         if name not in wanted and name not in authored:
             path.unlink()
@@ -66,7 +80,7 @@ def materialize(root: Path, documents: dict[str, str]) -> Written:
 
 def materialize_one(root: Path, slug: str, text: str) -> bool:
     """Replace one generated document's file; False (nothing written) when an authored file holds the name."""
-    target = knowledge_dir(root) / f"{slug}.md"
+    target = knowledge_dir(root) / file_name(slug)
     if target.exists() and not _is_generated(target):
         return False
     _replace(target, text)
@@ -89,4 +103,6 @@ def _replace(target: Path, text: str) -> None:
     The kernel's writer walks `.pallium/knowledge/` without following a link and refuses one at
     `target`, so a committed link there can never send a document outside the repository.
     """
-    writes.write_text(target, text, mode=0o644, atomic=True)
+    from kernel.redaction import redact_text
+
+    writes.write_text(target, redact_text(text), mode=0o644, atomic=True)

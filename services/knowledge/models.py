@@ -273,7 +273,9 @@ class MaintainInput(ToolInput):
 
 class MaintainRunInput(ToolInput):
     repo: str | None = Field(None, description=_REPO + "; `run` without it supervises every enabled repository")
-    once: bool = Field(False, description="take one supervision step and return (schedulers and tests)")
+    once: bool = Field(
+        False, description="take one supervision step and return (schedulers and tests; always so over MCP)"
+    )
     poll_seconds: float = Field(2.0, ge=0.1, le=600, description="seconds between steps when running (default 2)")
     max_modules: int = Field(2, ge=0, le=50, description="most modules given new prose per generation (default 2)")
     provider: str | None = Field(None, description="provider for model work (`claude`, `codex`, `openai`, `fake`)")
@@ -334,4 +336,6 @@ class ServeInput(ToolInput):
 
 
 class ServeOutput(ToolOutput):
-    url: str = Field(description="where the site was served, once it stopped")
+    url: str = Field(description="where the site is served (over MCP, running) or was served (CLI, stopped)")
+    background: bool = Field(False, description="true over MCP: the site goes on in the background")
+    stops_in_seconds: int | None = Field(None, description="over MCP: when the background site stops by itself")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from kernel.redaction import redact_text, redact_value
 from kernel.store import Database, Schema
 from services.knowledge.rows import (
     AttemptRow,
@@ -259,7 +261,10 @@ class KnowledgeStore:
         """Store `doc`, keeping the one it replaces in `knowledge_revisions`; False when nothing changed.
 
         Its search row is written either way, so a change in how fields are drawn reaches every document.
+        Likely secrets the repository commits are replaced before anything is stored.
         """
+        doc = replace(doc, title=redact_text(doc.title), markdown=redact_text(doc.markdown), data=_redact(doc.data))
+        fields = replace(fields, purpose=redact_text(fields.purpose), symbols=redact_text(fields.symbols))
         old = self.doc(doc.slug)
         self.db.execute("DELETE FROM knowledge_fts WHERE slug = ?", (doc.slug,))
         self.db.execute(
@@ -343,7 +348,7 @@ class KnowledgeStore:
         for claim in claims:
             self.db.execute(
                 "INSERT INTO knowledge_claims(slug, section, text, audit, checked_at) VALUES (?, ?, ?, 'unaudited', ?)",
-                (slug, claim.section, claim.text, now),
+                (slug, claim.section, redact_text(claim.text), now),
             )
             claim_id = self.db.conn.last_insert_rowid()
             self.db.executemany(
@@ -382,7 +387,7 @@ class KnowledgeStore:
     def add_dropped(self, rows: Sequence[DroppedRow]) -> None:
         self.db.executemany(
             "INSERT INTO knowledge_dropped(slug, text, outcome, reason, at) VALUES (?, ?, ?, ?, ?)",
-            [(r.slug, r.text, r.outcome, r.reason, r.at) for r in rows],
+            [(r.slug, redact_text(r.text), r.outcome, r.reason, r.at) for r in rows],
         )
 
     def dropped(self, slug: str) -> list[DroppedRow]:
@@ -422,7 +427,7 @@ class KnowledgeStore:
         )
         self.db.executemany(
             "INSERT INTO knowledge_file_fts(path_terms, names, doc, path) VALUES (?, ?, ?, ?)",
-            [(f.path_terms, f.names, f.doc, f.path) for f in files],
+            [(f.path_terms, f.names, redact_text(f.doc), f.path) for f in files],
         )
         self.db.executemany(
             "INSERT INTO knowledge_symbols(name, lowered, path, kind, qualified, start_line, end_line, refs) "
@@ -569,6 +574,7 @@ class KnowledgeStore:
     # decisions ---------------------------------------------------------------------------------------
 
     def add_decision(self, row: DecisionRow) -> None:
+        row = replace(row, title=redact_text(row.title), text=redact_text(row.text))
         self.db.execute(
             "INSERT INTO knowledge_decisions(slug, title, text, file, source, supersedes, superseded_by, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, NULL, ?)",
@@ -618,3 +624,9 @@ def _doc(r: Sequence[Any]) -> DocRow:
 
 def _glob_escape(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def _redact(data: dict[str, Any]) -> dict[str, Any]:
+    """A document's data with every text in it redacted (a module's summary quotes its files)."""
+    cleaned, _ = redact_value(data)
+    return cleaned  # type: ignore[no-any-return]

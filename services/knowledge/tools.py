@@ -166,21 +166,25 @@ async def serve_tool(inp: ServeInput, ctx: ToolContext) -> ServeOutput:
 
     import uvicorn
 
-    from services.knowledge import serve
+    from services.knowledge import serve, serve_background
 
     token = inp.token or os.environ.get("PALLIUM_MCP_TOKEN") or None
     serve.check_bind(inp.host, token)
+    serve_background.check_reach(inp.host, ctx)
     root = ctx.repo_root(inp.repo)
+    if ctx.origin == "mcp":  # a call must return: the site goes on in the background, bounded
+        return serve_background.serve_for_call(root, inp.host, inp.port, token)
     app = serve.build_app(root, token=token)
-    config = uvicorn.Config(app, host=inp.host, port=inp.port, log_level="warning", lifespan="off")
+    sock = serve_background.bind(inp.host, inp.port)  # a port in use is this call's error, not SystemExit
+    config = uvicorn.Config(app, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
-    url = f"http://{inp.host}:{inp.port}/"
+    url = f"http://{inp.host}:{sock.getsockname()[1]}/"
     if ctx.origin == "cli":  # the URL alone on stdout, piped or not, and nothing opened
         print(url, flush=True)
     else:
         await ctx.progress.update(0, None, f"serving {url} (Ctrl-C stops)")
-    await server.serve()
-    return ServeOutput(url=f"http://{inp.host}:{inp.port}/")
+    await server.serve(sockets=[sock])
+    return ServeOutput(url=url)
 
 
 TOOLS = (
@@ -369,8 +373,10 @@ TOOLS = (
         description=(
             "Use for a person to browse the base: module list, each module's claims with citations linked to the "
             "cited source lines, freshness and evidence badges, search. Not for agents (use pallium_knowledge_get "
-            "or pallium_knowledge_context). Runs until interrupted; binds 127.0.0.1:8766 by default, any other "
-            "address only with a bearer token; reads the local base only."
+            "or pallium_knowledge_context). On the CLI runs until interrupted; over MCP starts the site in the "
+            "background for at most an hour and returns its URL (asking again returns the same one). Binds "
+            "127.0.0.1:8766 by default; any other address needs a bearer token and admin, and is refused over "
+            "MCP; reads the local base only."
         ),
         authority="observe",
         toolset="knowledge-serve",

@@ -4,7 +4,10 @@ edits, and reads the verdict from the exit code and the test runner's output.
 Only commands the run allows may run: those given with `--allow-command`, those listed in the
 repository's `.pallium/config.toml` under `[workflows] allow_commands`, and the verification commands
 the repository service infers for the work (asked once per attempt, when a check first needs them).
-A script cannot run anything else, so a model-written plan cannot turn `check` into a shell.
+A script cannot run anything else, so a model-written plan cannot turn `check` into a shell. The
+last two are the repository's own commands (`make test` runs its Makefile, pytest its conftest.py):
+in a repository the user has not trusted they are offered, not run, unless the run was started with
+`--allow-repo-commands` (docs/trust.md).
 """
 
 from __future__ import annotations
@@ -70,14 +73,32 @@ def ignored_entries(repo: Path) -> list[str]:
     return list(state.files)
 
 
-class CommandPolicy:
-    """What one attempt's checks may run: the explicit commands, then the inferred ones, asked for once."""
+def may_run_repo_commands(repo: Path, allow_repo_commands: bool) -> bool:
+    """Whether the repository's own commands may run: it is trusted, or this run was allowed to run them."""
+    return allow_repo_commands or trust.state(repo).trusted
 
-    def __init__(self, explicit: list[str], infer: Callable[[], Awaitable[list[str]]] | None = None) -> None:
+
+class CommandPolicy:
+    """What one attempt's checks may run: the explicit commands, then the inferred ones, asked for once.
+
+    With `run_inferred` False (an untrusted repository), the inferred commands are still found and
+    offered, but a check naming one is refused with the way to allow it.
+    """
+
+    def __init__(
+        self,
+        explicit: list[str],
+        infer: Callable[[], Awaitable[list[str]]] | None = None,
+        *,
+        run_inferred: bool = True,
+        repo: Path | None = None,
+    ) -> None:
         self.explicit = list(explicit)
         self._infer = infer
         self._inferred: list[str] | None = None
         self._lock = asyncio.Lock()
+        self.run_inferred = run_inferred
+        self.repo = repo
 
     @property
     def inferred(self) -> list[str] | None:
@@ -94,7 +115,24 @@ class CommandPolicy:
                     self._inferred = [c.strip() for c in await self._infer() if c.strip()]
                 except PalliumError:
                     self._inferred = []  # no index or no repository answer: only explicit commands run
+        if not self.run_inferred:
+            if command.strip() in self._inferred:
+                raise _offered_not_run(command.strip(), self.repo)
+            return self.explicit
         return list(dict.fromkeys(self.explicit + self._inferred))
+
+
+def _offered_not_run(command: str, repo: Path | None) -> PalliumError:
+    where = trust.trust_command(repo) if repo is not None else "pallium trust --authority admin"
+    return PalliumError(
+        "authority_exceeded",
+        f"check({command!r}) is the repository's own verification command: running it runs the repository's "
+        "code (its Makefile, conftest.py or package scripts), and this repository is not trusted, so it is "
+        "offered, not run",
+        hint=f"read it, then trust the repository with `{where}`, or start the run again with "
+        "--allow-repo-commands (MCP allow_repo_commands: true) to run the repository's commands this once",
+        details={"command": command, "offered": True, "repo": str(repo) if repo else None},
+    )
 
 
 async def run_check(run: Run, command: str, *, allowed: list[str], timeout: float | None) -> dict[str, Any]:

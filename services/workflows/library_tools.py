@@ -6,14 +6,16 @@ import contextlib
 import os
 import re
 from pathlib import Path
+from typing import Any
 
-from kernel import authority, paths, writes
+from kernel import authority, paths, trust, writes
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.execution import Limits
 from kernel.providers.dispatcher import provider_problem, resolve_provider
 from kernel.tool import CONTEXT_BUDGET, Annotations, Route, Tool
 from services.workflows import generated, library, render, runner, sources
+from services.workflows.checks import may_run_repo_commands
 from services.workflows.engine import ScriptFailed, evaluate_meta
 from services.workflows.models import (
     GenerateInput,
@@ -190,6 +192,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         "provider": provider,
         "provider_missing": missing,
         "rehearsal": _rehearsal(provider),
+        "repo_commands": _repo_commands_note(repo, scoped, inp.allow_repo_commands),
         "changed_files": changed_files,
         "preflight": scoped,
         "tailoring": tailoring,
@@ -214,6 +217,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         limits=Limits(budget_usd=inp.max_budget_usd),
         task=inp.task,
         allow_commands=[inp.test_command] if inp.test_command else [],
+        allow_repo_commands=inp.allow_repo_commands,
         background=inp.background,
         wait=inp.wait_seconds,
         source_label=found.label,
@@ -224,6 +228,19 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
 def _spends(source: str) -> bool:
     """The script calls an agent (directly, through a gate or a fix loop): it needs its provider."""
     return re.search(r"(?<![.\w$])(agent|gate|verify\s*\.\s*untilGreen|workflow)\s*\(", strip_code(source)) is not None
+
+
+def _repo_commands_note(repo: Path, scoped: Any, allowed: bool) -> str | None:
+    """What start says when the repository's own test commands will be offered, not run."""
+    if may_run_repo_commands(repo, allowed):
+        return None
+    v = scoped.verification
+    offered = list(dict.fromkeys([*v.fast, *v.safe, *v.full]))
+    named = ", ".join(offered[:3]) + (f" and {len(offered) - 3} more" if len(offered) > 3 else "")
+    return (
+        f"this repository is not trusted: its own commands ({named or 'none inferred'}) are offered, not run, "
+        f"since they run its code; trust it with `{trust.trust_command(repo)}` or pass --allow-repo-commands"
+    )
 
 
 def _rehearsal(provider: str) -> str | None:

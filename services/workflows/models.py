@@ -67,7 +67,13 @@ class RunInput(ToolInput):
     allow_command: list[str] = Field(
         default_factory=list,
         description="a command check() may run, repeatable; commands in .pallium/config.toml [workflows] "
-        "allow_commands and the verification commands the repository service infers are allowed too",
+        "allow_commands and the verification commands the repository service infers are allowed too "
+        "once the repository is trusted (or with allow_repo_commands)",
+    )
+    allow_repo_commands: bool = Field(
+        False,
+        description="let this run's checks run the repository's own commands (inferred test commands such "
+        "as make test or pytest, which run its Makefile or conftest.py) although it is not trusted",
     )
     allow_network: bool = Field(
         False,
@@ -323,6 +329,11 @@ class StartInput(ToolInput):
         "(or auto): chosen from the task's words and whether a test command is given",
     )
     test_command: str | None = Field(None, description="the repository's test command; checks may run it")
+    allow_repo_commands: bool = Field(
+        False,
+        description="let checks run the repository's own inferred commands (make test, pytest with its "
+        "conftest.py) although the repository is not trusted",
+    )
     scope: list[str] = Field(
         default_factory=list, description="paths to focus on, repeatable; default: the working tree's changed files"
     )
@@ -349,6 +360,11 @@ class StartOutput(ToolOutput):
         None,
         description="why the provider cannot run the plan's agents (not installed, not configured), checked as "
         "`pallium doctor` checks; a start that is not a dry run refuses with `unavailable` instead",
+    )
+    repo_commands: str | None = Field(
+        None,
+        description="set when the repository is not trusted: its verification commands are offered, not run, "
+        "and how to allow them",
     )
     rehearsal: str | None = Field(
         None,

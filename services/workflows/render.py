@@ -267,6 +267,8 @@ def start(out: StartOutput) -> str:
         lines[-1] += f" — MISSING: {out.provider_missing}; a run would fail (`pallium doctor` checks providers)"
     if out.rehearsal:
         lines.append(f"note: {out.rehearsal}")
+    if out.repo_commands:
+        lines.append(f"note: {out.repo_commands}")
     if out.changed_files:
         lines.append(f"changed files: {len(out.changed_files)}")
     if out.tailoring is not None:

@@ -23,7 +23,7 @@ from kernel.execution import Limits, Run
 from kernel.hashing import stable_hash
 from kernel.ids import resolve_prefix
 from kernel.progress import Progress
-from services.workflows.checks import CommandPolicy, allowed_commands, ignored_entries
+from services.workflows.checks import CommandPolicy, allowed_commands, ignored_entries, may_run_repo_commands
 from services.workflows.engine import ScriptFailed, run_script, unawaited_failure_message, unawaited_message
 from services.workflows.host import WorkflowHost
 from services.workflows.preflight import inferred_commands
@@ -84,6 +84,7 @@ def create_run(
     allow_commands: list[str],
     allow_network: bool = False,
     source_label: str = "inline",
+    allow_repo_commands: bool = False,
 ) -> RunRow:
     """Record a new run as `queued`: `run_attempt` starts it, here or in a worker process.
 
@@ -117,6 +118,7 @@ def create_run(
             **_limits_record(limits),
             "allow_commands": list(allow_commands),
             "allow_network": allow_network,
+            "allow_repo_commands": allow_repo_commands,
             "ceiling": ctx.ceiling,
             "source": source_label,
             "ignored": ignored_entries(repo),
@@ -176,7 +178,12 @@ async def _run_attempt(ctx: ToolContext, store: WorkflowStore, row: RunRow, sour
         now=iso_utc(ctx.clock.now()),
     )
     execution = await Run.open(run_id, repo, limits, db=store.db)
-    commands = CommandPolicy(allowed, infer=lambda: inferred_commands(ctx, repo, row.task))
+    commands = CommandPolicy(
+        allowed,
+        infer=lambda: inferred_commands(ctx, repo, row.task),
+        run_inferred=may_run_repo_commands(repo, bool(row.limits.get("allow_repo_commands", False))),
+        repo=repo,
+    )
     host = WorkflowHost(
         run=execution,
         store=store,

@@ -41,9 +41,9 @@ async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
     location = None
     source = inp.source
     if inp.script is not None:
-        # validating changes nothing, so any file may be checked; running one follows the confinement rules
-        candidate = Path(inp.script).expanduser()
-        location = (candidate if candidate.is_absolute() else ctx.cwd / candidate).resolve()
+        # The same places a run may read a script from: an answer quoting any file's tokens and hash
+        # would read outside the repository (pass other text as `source`).
+        location = sources.script_path(inp.script, ctx)
         source = sources.read_script(location)
     checked = await validate_source(source or "")
     return ValidateOutput(
@@ -83,6 +83,7 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
         task=inp.task,
         allow_commands=inp.allow_command,
         allow_network=inp.allow_network,
+        allow_repo_commands=inp.allow_repo_commands,
         background=inp.background,
         wait=inp.wait_seconds,
         source_label=f"script:{chosen.label}" if chosen.origin == "script" else chosen.label,
@@ -104,6 +105,7 @@ async def launch(
     wait: float,
     allow_network: bool = False,
     source_label: str = "inline",
+    allow_repo_commands: bool = False,
 ) -> RunOutput:
     """Record a new run and run it here, or in a worker process when in the background or over MCP."""
     store = runner.open_store(ctx)
@@ -121,6 +123,7 @@ async def launch(
         allow_commands=allow_commands,
         allow_network=allow_network,
         source_label=source_label,
+        allow_repo_commands=allow_repo_commands,
     )
     return await _attempt(ctx, store, run_id, source=None, background=background, wait=wait)
 

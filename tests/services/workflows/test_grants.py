@@ -12,7 +12,7 @@ from pallium_mcp.cli import main
 from services.workflows.models import RunInput
 from services.workflows.runner import open_store
 from services.workflows.tools import run
-from tests.conftest import git, write
+from tests.conftest import git, trusted, write
 
 pytestmark = pytest.mark.anyio
 
@@ -57,8 +57,11 @@ async def _run(repo: Path, source: str, **extra):
         ctx.close()
 
 
-async def test_an_inferred_verification_command_runs_without_allow_command(git_repo: Path, fake, python_on_path):
+async def test_an_inferred_verification_command_of_a_trusted_repository_runs_without_allow_command(
+    git_repo: Path, fake, python_on_path
+):
     _python_project(git_repo)
+    trusted(git_repo)  # untrusted, the repository's own commands are offered, not run (test_repo_commands.py)
     command = "python -m pytest -q -p no:cacheprovider tests/test_calc.py"
     source = 'return await check("python -m pytest -q tests/test_calc.py");'
     out = await _run(git_repo, source, id="inferred-1")

@@ -1,0 +1,295 @@
+"""What a repository's own git configuration may make git run, neutralised until the user trusts it.
+
+A repository can arrive with its `.git` folder (a tarball, a copied checkout, an agent's sandbox),
+and git then runs what that configuration names: `core.fsmonitor` on every index read, hooks on
+worktree creation and commits, filter, textconv, external-diff and merge drivers chosen by a
+committed `.gitattributes`, `gpg.program` under `log.showSignature`, transports and credential
+helpers on a lazy fetch. `kernel.git.run` asks `prepare` for every call: in a repository the user
+has not trusted (`kernel.trust`) each executable key is overridden on git's command line, which
+outranks every configuration file (included ones too), and a repository whose git folder, common
+folder or work tree lies outside it is refused. The rule and its comparison with git's own
+`safe.directory` and VS Code's restricted mode are in docs/trust.md.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernel.errors import PalliumError
+
+__all__ = ["DIFF_FAMILY", "NEUTRAL", "Prepared", "check_layout", "prepare", "scrubbed_env"]
+
+# Overrides that hold in every untrusted repository, whatever its configuration says.
+NEUTRAL: tuple[tuple[str, str], ...] = (
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", os.devnull),  # no hook is found under a file: none runs
+    ("log.showSignature", "false"),
+    ("commit.gpgSign", "false"),
+    ("tag.gpgSign", "false"),
+    ("gpg.program", "gpg"),
+    ("gpg.openpgp.program", "gpg"),
+    ("gpg.x509.program", "gpgsm"),
+    ("gpg.ssh.program", "ssh-keygen"),
+    ("credential.helper", ""),  # an empty value empties the helper list
+    ("core.askPass", ""),
+    ("protocol.allow", "never"),  # a lazy fetch or an ext:: URL could run a transport or upload-pack
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+)
+
+# Drivers a repository's `.gitattributes` selects by name; git runs them only when configuration
+# defines them, so the names come from git's own listing of the configuration.
+_DRIVER_KEYS = {
+    ("filter", "clean"): "",
+    ("filter", "smudge"): "",
+    ("filter", "process"): "",
+    ("filter", "required"): "false",
+    ("merge", "driver"): "git merge-file --marker-size=%L %A %O %B",  # git's own text merge
+    ("protocol", "allow"): "never",  # protocol.<name>.allow outranks protocol.allow
+}
+# Porcelain commands that run textconv or external diff drivers unless told not to.
+DIFF_FAMILY = frozenset({"diff", "log", "show", "blame", "format-patch", "whatchanged"})
+_DIFF_FLAGS = {"blame": ("--no-textconv",)}
+
+# Inherited variables that would point git at another repository, index or configuration, or run
+# a program: Pallium names the repository by the folder it runs git in, never by its environment.
+_SCRUBBED = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_PROXY_COMMAND",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_ASKPASS",
+)
+_UNTRUSTED_ENV = {"GIT_EDITOR": ":", "GIT_SEQUENCE_EDITOR": ":", "GIT_ASKPASS": ""}
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The arguments to put before git's subcommand, the flags to put after it, and the environment."""
+
+    global_args: tuple[str, ...]
+    env: dict[str, str]
+    trusted: bool
+
+
+def scrubbed_env(base: dict[str, str]) -> dict[str, str]:
+    """`base` without the inherited variables that redirect git (`GIT_CONFIG_KEY_n` included)."""
+    return {
+        k: v
+        for k, v in base.items()
+        if k not in _SCRUBBED and not k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))
+    }
+
+
+def prepare(cwd: Path, base_env: dict[str, str]) -> Prepared:
+    """How to run git in `cwd`: as configured when its repository is trusted, neutralised otherwise."""
+    env = scrubbed_env(base_env)
+    layout = _layout(Path(cwd))
+    if layout is not None and _trusted(layout.owner):
+        return Prepared((), env, True)
+    if layout is not None:
+        check_layout(layout)
+    overrides = list(NEUTRAL) + _driver_overrides(Path(cwd), env)
+    args: list[str] = []
+    for key, value in overrides:
+        args += ["-c", f"{key}={value}"]
+    return Prepared(tuple(args), {**env, **_UNTRUSTED_ENV}, False)
+
+
+def subcommand_flags(args: list[str], prepared: Prepared) -> list[str]:
+    """`args` with `--no-textconv --no-ext-diff` after a diff-family subcommand in an untrusted repository."""
+    if prepared.trusted or not args or args[0] not in DIFF_FAMILY:
+        return args
+    return [args[0], *_DIFF_FLAGS.get(args[0], ("--no-textconv", "--no-ext-diff")), *args[1:]]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one working tree keeps its git data: `top` holds `.git`, `owner` is whose trust counts."""
+
+    top: Path
+    git_dir: Path
+    common_dir: Path
+    owner: Path
+    linked: bool  # a linked worktree its main repository registered, or a submodule of an enclosing one
+
+
+def _layout(cwd: Path) -> Layout | None:
+    try:
+        here = cwd.resolve()
+    except (OSError, RuntimeError):
+        return None
+    for top in (here, *here.parents):
+        marker = top / ".git"
+        if os.path.lexists(marker):
+            return _layout_at(top, marker)
+    return None
+
+
+def _layout_at(top: Path, marker: Path) -> Layout:
+    if marker.is_file() and not marker.is_symlink():
+        text = marker.read_text(encoding="utf-8", errors="replace").strip()
+        if not text.startswith("gitdir:"):
+            return Layout(top, marker, marker, top, False)
+        git_dir = _resolve(top, text[len("gitdir:") :].strip())
+    else:
+        git_dir = _resolve(top, str(marker))
+    common_file = git_dir / "commondir"
+    common_dir = git_dir
+    if common_file.is_file():
+        common_dir = _resolve(git_dir, common_file.read_text(encoding="utf-8", errors="replace").strip())
+    registered = _registered_worktree(top, git_dir, common_dir)
+    if registered:
+        owner = common_dir.parent if common_dir.name == ".git" else common_dir
+        return Layout(top, git_dir, common_dir, owner, True)
+    submodule = common_dir == git_dir and any(_inside(git_dir, parent / ".git" / "modules") for parent in top.parents)
+    return Layout(top, git_dir, common_dir, top, submodule)
+
+
+def _registered_worktree(top: Path, git_dir: Path, common_dir: Path) -> bool:
+    """A linked worktree: its git folder is `<common>/worktrees/<name>` and points back at this `.git`."""
+    if git_dir.parent != common_dir / "worktrees":
+        return False
+    try:
+        back = (git_dir / "gitdir").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return False
+    return _resolve(git_dir, back) == (top / ".git").resolve()
+
+
+def check_layout(layout: Layout) -> None:
+    """Refuse an untrusted working tree whose git data, or a part git writes to, lies elsewhere."""
+    outside: list[str] = []
+    if not layout.linked:
+        for name, place in (("git folder", layout.git_dir), ("common git folder", layout.common_dir)):
+            if not _inside(place, layout.top):
+                outside.append(f"{name} {place}")
+    for part in ("objects", "refs", "index", "HEAD", "config", "logs", "packed-refs", "worktrees"):
+        for base in {layout.git_dir, layout.common_dir}:
+            path = base / part
+            if path.is_symlink() and not _inside(path.resolve(), layout.top if not layout.linked else layout.owner):
+                outside.append(f"{path} -> {path.resolve()}")
+    if outside:
+        from kernel import trust
+
+        raise PalliumError(
+            "authority_exceeded",
+            f"{layout.top} keeps its git data outside it ({'; '.join(outside[:3])}): git would read and "
+            "write that other place, so Pallium refuses until you trust this repository",
+            hint=f"look at {layout.top / '.git'}; if it is yours, run `{trust.trust_command(layout.top)}`",
+            details={"repo": str(layout.top), "outside": outside[:10]},
+        )
+
+
+def _driver_overrides(cwd: Path, env: dict[str, str]) -> list[tuple[str, str]]:
+    """An override per driver the configuration (includes followed, as git does) defines."""
+    listing = _config_listing(cwd, env)
+    overrides: dict[str, str] = {}
+    for key in listing:
+        section, _, rest = key.partition(".")
+        name, _, variable = rest.rpartition(".")
+        if not name or section.lower() not in ("filter", "merge", "protocol"):
+            continue
+        for (kind, var), neutral in _DRIVER_KEYS.items():
+            if kind == section.lower() and (kind == "filter" or var == variable.lower()):
+                overrides[f"{kind}.{name}.{var}"] = neutral
+    worktree = listing.get("core.worktree")
+    if worktree:
+        layout = _layout(cwd)
+        if layout is None or _resolve(layout.git_dir, worktree) != layout.top.resolve():
+            raise PalliumError(
+                "authority_exceeded",
+                f"the repository at {cwd} sets core.worktree to {worktree}: git would read and write there, "
+                "so Pallium refuses until you trust this repository",
+                hint="remove core.worktree from .git/config, or trust the repository with `pallium trust`",
+                details={"repo": str(cwd), "core.worktree": worktree},
+            )
+    return sorted(overrides.items())
+
+
+# cwd -> (listing, the stats of every file it came from or names); a changed stat lists again.
+_listing_cache: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
+
+
+def _config_listing(cwd: Path, env: dict[str, str]) -> dict[str, str]:
+    """`git config --list` (every scope, includes followed) as key -> last value, cached by its files' stats."""
+    cached = _listing_cache.get(str(cwd))
+    if cached is not None and _stats([Path(s[0]) for s in cached[1]]) == cached[1]:
+        return cached[0]
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "config", "--list", "--show-origin", "-z"],
+            cwd=cwd,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            env={**env, "LC_ALL": "C"},
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    listing: dict[str, str] = {}
+    watched: set[Path] = set()
+    layout = _layout(cwd)
+    if layout is not None:  # the files an include condition or a new include could bring in
+        watched |= {layout.common_dir / "config", layout.git_dir / "config.worktree", layout.git_dir / "HEAD"}
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    for origin, entry in zip(fields[0::2], fields[1::2], strict=False):
+        name, _, value = entry.partition("\n")
+        listing[name] = value
+        if origin.startswith("file:"):
+            source = _resolve(cwd, origin[5:])
+            watched.add(source)
+            if name.lower().startswith(("include.", "includeif.")) and name.lower().endswith(".path"):
+                watched.add(_resolve(source.parent, value))
+    if len(_listing_cache) > 256:
+        _listing_cache.clear()
+    _listing_cache[str(cwd)] = (listing, _stats(sorted(watched)))
+    return listing
+
+
+def _stats(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
+    out = []
+    for path in files:
+        try:
+            st = os.stat(path)
+            out.append((str(path), st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append((str(path), -1, -1))
+    return tuple(out)
+
+
+def _trusted(owner: Path) -> bool:
+    from kernel import trust
+
+    try:
+        return trust.state(owner).trusted
+    except PalliumError:
+        return False
+
+
+def _resolve(base: Path, value: str) -> Path:
+    path = Path(os.path.expanduser(value))
+    return (path if path.is_absolute() else base / path).resolve()
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except ValueError:
+        return False
+    return True
