@@ -473,6 +473,10 @@ class _Resolver:
                     return "same-file", next(iter(inner.values()))
             return "ambiguous", None
         paths = sorted({d.path for d in defs})
+        if row.language in ("c", "cpp") and (body := _one_c_function(defs)) is not None:
+            # `int f(void);` in a header and `int f(void) { ... }` in a .c file are one function
+            included = any(e.dst in paths for e in self._edges_with_raw(row.path))
+            return ("import" if included else "unique"), body
         hit = _resolve_path(self.store, row.path, self.member, paths, self.edges)
         if (hit is None or hit[0] == "unique") and row.language in EXPORTING:
             handed = self.exports.definition(row, defs)  # `import { Widget } from './index'`, which renames it
@@ -487,6 +491,18 @@ class _Resolver:
         if len({d.qualified for d in chosen}) > 1:
             return "ambiguous", None
         return how, chosen[0]
+
+
+_C_HEADERS = (".h", ".hh", ".hpp", ".hxx")
+
+
+def _one_c_function(defs: list[DefinitionRow]) -> DefinitionRow | None:
+    """The one C/C++ definition outside headers when every other candidate is its declaration in a
+    header (same qualified name, a function), else None."""
+    if len({d.qualified for d in defs}) != 1 or any(d.kind not in ("function", "method") for d in defs):
+        return None
+    bodies = [d for d in defs if not d.path.endswith(_C_HEADERS)]
+    return bodies[0] if len(bodies) == 1 and len(defs) > 1 else None
 
 
 def _bare_members(members: list[DefinitionRow], row: ReferenceRow) -> list[DefinitionRow]:

@@ -204,3 +204,17 @@ async def test_callers_accept_a_kotlin_name_with_its_package(tmp_path: Path):
     assert [(r.path, r.line, r.resolution) for r in out.references if r.kind == "call"] == [
         ("app/src/main/kotlin/Main.kt", 5, "import")
     ]
+
+
+async def test_a_c_function_declared_in_a_header_and_defined_in_a_c_file_is_one_target(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "include/store.h": "int store_get(int key);\n",
+            "src/store.c": '#include "store.h"\n\nint store_get(int key) { return key; }\n',
+            "examples/demo.c": "#include <store.h>\n\nint main(void) { return store_get(1); }\n",
+            "src/other.c": '#include "../include/store.h"\n\nint twice(void) { return 2 * store_get(2); }\n',
+        },
+    )
+    assert (await _calls(repo, "store_get", "examples/demo.c"))[3] == ("import", "src/store.c")
+    assert (await _calls(repo, "store_get", "src/other.c"))[3] == ("import", "src/store.c")
