@@ -92,7 +92,7 @@ async def test_ruby_requires_reach_each_gems_lib_and_bare_calls_go_to_self(tmp_p
         {
             "alpha/alpha.gemspec": "Gem::Specification.new\n",
             "alpha/lib/alpha/base.rb": "require 'beta/part'\n\nmodule Alpha\n  class Base\n    def run\n"
-            "      warn 'x'\n      helper()\n    end\n\n    def helper; end\n  end\nend\n",
+            "      warn 'x'\n      helper\n    end\n\n    def helper; end\n  end\nend\n",
             "beta/beta.gemspec": "Gem::Specification.new\n",
             "beta/lib/beta/part.rb": "module Beta\n  class Part\n    def warn(message); end\n  end\nend\n",
             "gamma/lib/gamma/log.rb": "class Log\n  def warn(message); end\nend\n",
