@@ -462,6 +462,10 @@ class _Resolver:
             defs = [d for d in defs if d.path != row.path or _in_sight(d, row)]
             if not defs:
                 return "unresolved", None
+        if row.language == "ruby" and not members_only and self.member[:1].isupper():
+            scoped = _ruby_constant(defs, row)
+            if scoped is not None:  # `class X < Base` in `module A; module B`: `A::B::Base` before `::Base`
+                return ("same-file" if scoped.path == row.path else "unique"), scoped
         local = [d for d in defs if d.path == row.path]
         if local:
             if len(local) == 1 or len({d.qualified for d in local}) == 1:
@@ -491,6 +495,20 @@ class _Resolver:
         if len({d.qualified for d in chosen}) > 1:
             return "ambiguous", None
         return how, chosen[0]
+
+
+def _ruby_constant(defs: list[DefinitionRow], row: ReferenceRow) -> DefinitionRow | None:
+    """The class, module or constant a Ruby constant names by lexical scope: the innermost module
+    nesting around the reference that defines it (in any file: modules reopen), then the top level;
+    None when that nesting defines it twice or not at all."""
+    constants = [d for d in defs if d.kind in ("class", "module", "constant")]
+    chain = (row.enclosing or "").split(".") if row.enclosing else []
+    for depth in range(len(chain), -1, -1):
+        scope = ".".join(chain[:depth])
+        hits = [d for d in constants if (d.parent or "") == scope]
+        if hits:
+            return hits[0] if len({d.qualified for d in hits}) == 1 and len({d.path for d in hits}) == 1 else None
+    return None
 
 
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx")

@@ -218,3 +218,18 @@ async def test_a_c_function_declared_in_a_header_and_defined_in_a_c_file_is_one_
     )
     assert (await _calls(repo, "store_get", "examples/demo.c"))[3] == ("import", "src/store.c")
     assert (await _calls(repo, "store_get", "src/other.c"))[3] == ("import", "src/store.c")
+
+
+async def test_a_ruby_constant_resolves_by_lexical_scope_before_the_top_level(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "lib/base.rb": "class Base\nend\n",
+            "lib/a/b/base.rb": "module A\n  module B\n    class Base\n    end\n  end\nend\n",
+            "lib/a/b/x.rb": "module A\n  module B\n    class X < Base\n    end\n  end\nend\n",
+            "lib/y.rb": "class Y < Base\nend\n",
+        },
+    )
+    out = await ask(repo, "pallium_callers", name="Base", kind="inherits")
+    found = {(r.path, r.line): (r.resolution, r.target_qualified) for r in out.references}
+    assert found == {("lib/a/b/x.rb", 3): ("unique", "A.B.Base"), ("lib/y.rb", 1): ("unique", "Base")}
