@@ -477,11 +477,10 @@ class _Resolver:
                     return "same-file", next(iter(inner.values()))
             return "ambiguous", None
         paths = sorted({d.path for d in defs})
-        if row.language in ("c", "cpp") and (body := _one_c_function(defs)) is not None:
-            # `int f(void);` in a header and `int f(void) { ... }` in a .c file are one function
-            included = any(e.dst in paths for e in self._edges_with_raw(row.path))
-            return ("import" if included else "unique"), body
         hit = _resolve_path(self.store, row.path, self.member, paths, self.edges)
+        if hit is None and row.language in ("c", "cpp") and (body := _one_c_function(defs)) is not None:
+            # no include reaches it, yet `int f(void);` in a header and its body in a .c file are one function
+            return "unique", body
         if (hit is None or hit[0] == "unique") and row.language in EXPORTING:
             handed = self.exports.definition(row, defs)  # `import { Widget } from './index'`, which renames it
             if handed is not None:

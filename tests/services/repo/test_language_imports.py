@@ -212,12 +212,13 @@ async def test_a_c_function_declared_in_a_header_and_defined_in_a_c_file_is_one_
         {
             "include/store.h": "int store_get(int key);\n",
             "src/store.c": '#include "store.h"\n\nint store_get(int key) { return key; }\n',
-            "examples/demo.c": "#include <store.h>\n\nint main(void) { return store_get(1); }\n",
+            "examples/demo.c": "#include <store/api.h>\n\nint main(void) { return store_get(1); }\n",
             "src/other.c": '#include "../include/store.h"\n\nint twice(void) { return 2 * store_get(2); }\n',
         },
     )
-    assert (await _calls(repo, "store_get", "examples/demo.c"))[3] == ("import", "src/store.c")
-    assert (await _calls(repo, "store_get", "src/other.c"))[3] == ("import", "src/store.c")
+    # an include the repository cannot resolve still reaches the one function, not an ambiguity
+    assert (await _calls(repo, "store_get", "examples/demo.c"))[3] == ("unique", "src/store.c")
+    assert (await _calls(repo, "store_get", "src/other.c"))[3] == ("import", "include/store.h")
 
 
 async def test_a_ruby_constant_resolves_by_lexical_scope_before_the_top_level(tmp_path: Path):
