@@ -503,6 +503,10 @@ class _Resolver:
             ]
             if not defs:
                 return "unresolved", None
+        if row.language == "ruby" and not members_only and self.member[:1].isupper():
+            scoped = _ruby_constant(defs, row)
+            if scoped is not None:  # `class X < Base` in `module A; module B`: `A::B::Base` before `::Base`
+                return ("same-file" if scoped.path == row.path else "unique"), scoped
         local = [d for d in defs if d.path == row.path]
         if local:
             if len(local) == 1 or len({d.qualified for d in local}) == 1:
@@ -515,6 +519,9 @@ class _Resolver:
             return "ambiguous", None
         paths = sorted({d.path for d in defs})
         hit = _resolve_path(self.store, row.path, self.member, paths, self.edges)
+        if hit is None and row.language in ("c", "cpp") and (body := _one_c_function(defs)) is not None:
+            # no include reaches it, yet `int f(void);` in a header and its body in a .c file are one function
+            return "unique", body
         if (hit is None or hit[0] == "unique") and row.language in EXPORTING:
             handed = self.exports.definition(row, defs)  # `import { Widget } from './index'`, which renames it
             if handed is not None:
@@ -528,6 +535,32 @@ class _Resolver:
         if len({d.qualified for d in chosen}) > 1:
             return "ambiguous", None
         return how, chosen[0]
+
+
+def _ruby_constant(defs: list[DefinitionRow], row: ReferenceRow) -> DefinitionRow | None:
+    """The class, module or constant a Ruby constant names by lexical scope: the innermost module
+    nesting around the reference that defines it (in any file: modules reopen), then the top level;
+    None when that nesting defines it twice or not at all."""
+    constants = [d for d in defs if d.kind in ("class", "module", "constant")]
+    chain = (row.enclosing or "").split(".") if row.enclosing else []
+    for depth in range(len(chain), -1, -1):
+        scope = ".".join(chain[:depth])
+        hits = [d for d in constants if (d.parent or "") == scope]
+        if hits:
+            return hits[0] if len({d.qualified for d in hits}) == 1 and len({d.path for d in hits}) == 1 else None
+    return None
+
+
+_C_HEADERS = (".h", ".hh", ".hpp", ".hxx")
+
+
+def _one_c_function(defs: list[DefinitionRow]) -> DefinitionRow | None:
+    """The one C/C++ definition outside headers when every other candidate is its declaration in a
+    header (same qualified name, a function), else None."""
+    if len({d.qualified for d in defs}) != 1 or any(d.kind not in ("function", "method") for d in defs):
+        return None
+    bodies = [d for d in defs if not d.path.endswith(_C_HEADERS)]
+    return bodies[0] if len(bodies) == 1 and len(defs) > 1 else None
 
 
 def _bare_members(members: list[DefinitionRow], row: ReferenceRow) -> list[DefinitionRow]:

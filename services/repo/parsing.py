@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from services.repo import aliases, assigned, grammars, languages, receivers
+from services.repo import aliases, assigned, grammars, languages, receivers, ruby_calls
 
 __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 
@@ -312,6 +312,9 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     refs.extend(QueryCursor(identifiers).captures(root).get("ref", ()))
     starts = [n.start_byte for n in refs]
     kinds = _context_kinds(starts, contexts)
+    if language == "ruby":  # `helper`, `request.path`: a bare name no assignment makes local is a call
+        for start in ruby_calls.bare_calls(root):
+            direct.setdefault(start, ("call", None, 2))
     add = facts.refs.add
     type_nodes = grammars.TYPE_NODES
     for node, start, kind in zip(refs, starts, kinds, strict=True):

@@ -223,3 +223,14 @@ async def test_symbols_past_the_budget_end_with_a_cursor_that_reaches_every_decl
 )
 def test_what_only_a_preprocessor_or_a_newer_grammar_reads_does_not_lose_the_declarations(path, text, expected):
     assert {(s[2], s[1]) for s in extract(path, text.encode()).symbols} == expected
+
+
+def test_a_bare_ruby_name_no_assignment_makes_local_is_a_call():
+    text = (
+        "def show(id, format: :html)\n  record = find(id)\n  render\n  record\n  request.path\n"
+        "  [1].each { |item| item }\nrescue => error\n  error\nend\n"
+    )
+    refs = {(name, line): kind for name, line, kind, _receiver in extract("app.rb", text.encode()).refs}
+    calls = {key for key, kind in refs.items() if kind == "call"}
+    assert {("find", 2), ("render", 3), ("request", 5), ("path", 5)} <= calls
+    assert not calls & {("record", 4), ("item", 6), ("error", 8), ("id", 2)}

@@ -92,7 +92,7 @@ async def test_ruby_requires_reach_each_gems_lib_and_bare_calls_go_to_self(tmp_p
         {
             "alpha/alpha.gemspec": "Gem::Specification.new\n",
             "alpha/lib/alpha/base.rb": "require 'beta/part'\n\nmodule Alpha\n  class Base\n    def run\n"
-            "      warn 'x'\n      helper()\n    end\n\n    def helper; end\n  end\nend\n",
+            "      warn 'x'\n      helper\n    end\n\n    def helper; end\n  end\nend\n",
             "beta/beta.gemspec": "Gem::Specification.new\n",
             "beta/lib/beta/part.rb": "module Beta\n  class Part\n    def warn(message); end\n  end\nend\n",
             "gamma/lib/gamma/log.rb": "class Log\n  def warn(message); end\nend\n",
@@ -204,3 +204,33 @@ async def test_callers_accept_a_kotlin_name_with_its_package(tmp_path: Path):
     assert [(r.path, r.line, r.resolution) for r in out.references if r.kind == "call"] == [
         ("app/src/main/kotlin/Main.kt", 5, "import")
     ]
+
+
+async def test_a_c_function_declared_in_a_header_and_defined_in_a_c_file_is_one_target(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "include/store.h": "int store_get(int key);\n",
+            "src/store.c": '#include "store.h"\n\nint store_get(int key) { return key; }\n',
+            "examples/demo.c": "#include <store/api.h>\n\nint main(void) { return store_get(1); }\n",
+            "src/other.c": '#include "../include/store.h"\n\nint twice(void) { return 2 * store_get(2); }\n',
+        },
+    )
+    # an include the repository cannot resolve still reaches the one function, not an ambiguity
+    assert (await _calls(repo, "store_get", "examples/demo.c"))[3] == ("unique", "src/store.c")
+    assert (await _calls(repo, "store_get", "src/other.c"))[3] == ("import", "include/store.h")
+
+
+async def test_a_ruby_constant_resolves_by_lexical_scope_before_the_top_level(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "lib/base.rb": "class Base\nend\n",
+            "lib/a/b/base.rb": "module A\n  module B\n    class Base\n    end\n  end\nend\n",
+            "lib/a/b/x.rb": "module A\n  module B\n    class X < Base\n    end\n  end\nend\n",
+            "lib/y.rb": "class Y < Base\nend\n",
+        },
+    )
+    out = await ask(repo, "pallium_callers", name="Base", kind="inherits")
+    found = {(r.path, r.line): (r.resolution, r.target_qualified) for r in out.references}
+    assert found == {("lib/a/b/x.rb", 3): ("unique", "A.B.Base"), ("lib/y.rb", 1): ("unique", "Base")}
