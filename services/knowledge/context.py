@@ -169,7 +169,12 @@ def context(
         for command in doc.data.get("checks", []) if doc else []:
             if command not in checks:
                 checks.append(command)
-        suite += [c for c in (doc.data.get("full_checks", []) if doc else [])[:1] if c not in suite]
+        # the whole-suite command the repository's own rules name (`uv run tox`), not a generic one
+        suite += [
+            c
+            for c in (doc.data.get("full_checks", []) if doc else [])[:1]
+            if c not in suite and not c.startswith("python -m pytest")
+        ]
     checks = checks[: 8 - min(1, len(suite))] + [c for c in suite[:1] if c not in checks]
     decisions = _decisions(store, match)
     claims = [c for c in claims_all if c.slug in {m.slug for m in modules}]

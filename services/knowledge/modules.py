@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from kernel.errors import PalliumError
+from kernel.generated import generated_by_name
 from services.knowledge import cohesion
 
 __all__ = ["Config", "Module", "build_modules", "load_config", "slug_of"]
@@ -276,7 +277,8 @@ def _surface(modules: dict[str, Module], owner: dict[str, str], facts: dict[str,
     per: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for s in facts["symbols"]:
         module = owner.get(s["path"])
-        if module is not None and s["parent"] is None:
+        # A generator's output (`_options_gen.ts`, `api_pb2.py`) is no part of what a module offers or is for.
+        if module is not None and s["parent"] is None and not generated_by_name(s["path"]):
             per[module].append(s)
 
     language = {f["path"]: f["language"] for f in facts["files"]}

@@ -174,11 +174,14 @@ def build_app(root: Path, *, token: str | None = None) -> Any:
             hit = any(w.lower() in said.lower() for w in words)
             snippet = said if hit or not r.snippet else r.snippet
             items.append(
-                f"<li class='result'><h3><a href='/m/{r.slug}'>{_e(r.title)}</a><span class='kind'>{_e(r.kind)}</span>"
-                f"</h3>{_evidence(r.evidence)}<p class='snippet'>{site.highlight(snippet[:300], words)}</p></li>"
+                f"<li class='result'><h3><a href='{site.page_of(r.slug)}'>{_e(r.title)}</a>"
+                f"<span class='kind'>{_e(r.kind)}</span></h3>{_evidence(r.evidence)}"
+                f"<p class='snippet'>{site.highlight(snippet[:300], words)}</p></li>"
             )
-        names = [*words, "_".join(w.lower() for w in words), words[0].lower() + "".join(w.title() for w in words[1:])]
-        for sym in st.symbols_named(list(dict.fromkeys(names)) if words else [], limit=5)[:8]:
+        # `parse config` also finds `parse_config` and `parseConfig`
+        names = [*words, "_".join(w.lower() for w in words), "".join(w.title() for w in words)[:1].lower()]
+        names[-1] = names[-1] + "".join(w.title() for w in words)[1:] if words else ""
+        for sym in st.symbols_named([n for n in dict.fromkeys(names) if n], limit=5)[:8]:
             items.append(
                 f"<li class='result'><h3>{site.src_link(sym.path, sym.start_line, sym.qualified)}"
                 f"<span class='kind'>symbol</span></h3><p class='snippet'>{_e(sym.kind)} in "
@@ -296,7 +299,7 @@ def _crumbs(module_path: str | None, docs: list[Any], *, link_last: bool = False
         prefix = "/".join(parts[: i + 1])
         slug = by_path.get(prefix)
         last = i == len(parts) - 1
-        out.append((part, f"/m/{slug}" if slug and (link_last or not last) else None))
+        out.append((part, site.page_of(slug) if slug and (link_last or not last) else None))
     return out
 
 

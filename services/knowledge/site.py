@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-__all__ = ["STYLE", "diagram_svg", "highlight", "layout", "module_extra", "overview", "readme_paragraph", "src_link"]
+__all__ = [
+    "STYLE",
+    "diagram_svg",
+    "highlight",
+    "layout",
+    "module_extra",
+    "overview",
+    "page_of",
+    "readme_paragraph",
+    "src_link",
+]
 
 STYLE = (
     "*{box-sizing:border-box}body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#222;display:flex;min-height:100vh}"
@@ -41,6 +51,16 @@ STYLE = (
 
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
+
+
+def page_of(slug: str) -> str:
+    """A module page's readable address: `/m/lib/sqlalchemy/orm@context`, not `/m/lib%2Fsqlalchemy...`
+    (`reading.get` takes the plain path); `@root`, `@incidents` and `@decisions` stay as they are."""
+    from urllib.parse import unquote
+
+    if slug.startswith("@"):
+        return f"/m/{quote(slug, safe='@')}"
+    return "/m/" + quote(unquote(slug), safe="/@._-")
 
 
 def src_link(path: str, line: int | None = None, label: str | None = None) -> str:
@@ -68,7 +88,7 @@ def _tree_html(node: dict[str, Any], current: str | None, prefix: str = "") -> s
     for name, child in sorted(node["children"].items()):
         doc = child["doc"]
         label = _e(name)
-        link = f"<a href='/m/{doc.slug}'>{label}</a>" if doc else label
+        link = f"<a href='{page_of(doc.slug)}'>{label}</a>" if doc else label
         cls = " class='current'" if doc is not None and doc.slug == current else ""
         if child["children"]:
             inside = _contains(child, current)
@@ -94,7 +114,7 @@ def layout(title: str, body: str, docs: list[Any], *, current: str | None, crumb
     trail = " / ".join(f"<a href='{href}'>{_e(label)}</a>" if href else _e(label) for label, href in crumbs)
     root_doc = next((d for d in docs if d.kind == "module" and not d.module_path), None)
     extra = "".join(
-        f"<li><a href='/m/{d.slug}'>{_e(d.title)}</a></li>" for d in docs if d.kind != "module" or d is root_doc
+        f"<li><a href='{page_of(d.slug)}'>{_e(d.title)}</a></li>" for d in docs if d.kind != "module" or d is root_doc
     )
     side = (
         "<aside id='sidebar'><div><a href='/'><b>Overview</b></a></div>"
@@ -186,7 +206,7 @@ def diagram_svg(docs: list[Any], *, limit: int = 30) -> str:
             label = _label(d.module_path or "(root)", names)
             label = label if len(label) <= 22 else label[:21] + "…"
             boxes.append(
-                f"<a href='/m/{d.slug}'><title>{_e(d.module_path or '(root)')}</title>"
+                f"<a href='{page_of(d.slug)}'><title>{_e(d.module_path or '(root)')}</title>"
                 f"<rect x='{x:.0f}' y='{y:.0f}' width='{box_w}' height='{box_h}' rx='6' fill='#eef3fa' "
                 "stroke='#6a8bb8'/>"
                 f"<text x='{x + box_w / 2:.0f}' y='{y + 22:.0f}' text-anchor='middle' font-size='13'>"
@@ -269,10 +289,11 @@ def module_extra(doc: Any, owners: list[tuple[str, int]] | None = None) -> str:
     tests = "".join(f"<li>{src_link(p)}</li>" for p in data.get("tests", [])[:40])
     checks = "".join(f"<li><code>{_e(c)}</code></li>" for c in data.get("checks", [])[:4])
     deps = ", ".join(
-        f"<a href='/m/{x['module']}'>{_e(x['path'])}</a> ({x['imports']})" for x in data.get("depends_on", [])[:12]
+        f"<a href='{page_of(x['module'])}'>{_e(x['path'])}</a> ({x['imports']})"
+        for x in data.get("depends_on", [])[:12]
     )
     used = ", ".join(
-        f"<a href='/m/{x['module']}'>{_e(x['path'])}</a> ({x['imports']})" for x in data.get("used_by", [])[:12]
+        f"<a href='{page_of(x['module'])}'>{_e(x['path'])}</a> ({x['imports']})" for x in data.get("used_by", [])[:12]
     )
     commits = "".join(
         f"<li><a href='/commit/{_e(c['sha'])}'><code>{_e(c['sha'][:10])}</code></a> {_e(c['committed_at'][:10])} "

@@ -144,21 +144,28 @@ async def context_tool(inp: ContextInput, ctx: ToolContext) -> ContextOutput:
 
 
 async def _resolved_references(ctx: ToolContext, root, names: list[str]) -> dict[str, list[tuple[str, str]]]:
-    """Who uses each name, by the repo service's resolved references (`pallium_callers`): files
-    whose reference was tied to a definition by import, receiver or same file, definitions left out."""
-    out: dict[str, list[tuple[str, str]]] = {}
-    for name in names:
+    """Who uses the task's first named symbol, by the repo service's resolved references (one
+    `pallium_callers` call, about 0.1-0.3 s on a 1,300-file repository under load, so only for a name
+    the base knows as defined in at most three files): files whose reference was tied to a
+    definition by import, receiver or same file, the definitions' own files left out."""
+
+    async def one(name: str) -> list[tuple[str, str]] | None:
         try:
-            found = await ctx.call("pallium_callers", {"repo": str(root), "name": name, "limit": 200})
+            found = await ctx.call("pallium_callers", {"repo": str(root), "name": name, "limit": 100})
         except PalliumError:
-            continue
+            return None
         defining = {d.path for d in found.definitions}
-        out[name] = [
+        return [
             (r.path, r.enclosing or "")
             for r in found.references
             if r.resolution in ("import", "receiver", "same-file", "unique") and r.target and r.path not in defining
         ]
-    return out
+
+    store = ctx.store(KnowledgeStore, root)
+    known = [n for n in names if 0 < len({s.path for s in store.symbols_named([n.rsplit(".", 1)[-1]])}) <= 3]
+    names = known[:1]
+    answers = await asyncio.gather(*(one(n) for n in names))
+    return {name: uses for name, uses in zip(names, answers, strict=True) if uses is not None}
 
 
 async def serve_tool(inp: ServeInput, ctx: ToolContext) -> ServeOutput:

@@ -770,7 +770,7 @@ Used by ... \
             "read": [
                 {
                     "path": "shop/cart.py",
-                    "why": ["matches the task's words"],
+                    "why": ["the task spells its name", "matches the task's words"],
                     "symbols": [],
                     "checks": ["python -m pytest -q tests/test_cart.py"],
                 }
@@ -958,7 +958,7 @@ def total(items):
             "enabled": False,
             "paused": False,
             "pause_reason": None,
-            "attempts_24h": 1,
+            "attempts_24h": 0,
             "attempt_limit": 40,
             "active_attempts": 0,
             "failed_24h": 0,

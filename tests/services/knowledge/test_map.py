@@ -89,3 +89,25 @@ async def test_surface_counts_files_that_reach_a_name_through_imports_not_every_
     net = next(m for m in out.full if m["path"] == "net")
     counts = {s["name"]: s["referencing_files"] for s in net["surface"]}
     assert counts["dns"] == 1  # app/lookup.py imports it; the five tools only share the word
+
+
+async def test_a_generated_file_gives_a_module_neither_surface_nor_purpose(empty_repo: Path):
+    from tests.services.knowledge.conftest import commit
+
+    commit(
+        empty_repo,
+        "Start",
+        {
+            "web/__init__.py": "",
+            "web/views.py": 'def render(page):\n    """Render one page of the site."""\n    return page\n',
+            "web/api_pb2.py": 'class ApiRequest:\n    """Generated request message."""\n',
+            "web/_options_gen.py": 'def option_names():\n    """Every option, generated."""\n    return []\n',
+        },
+    )
+    out = await ask(empty_repo, "pallium_knowledge_map", full=True)
+    web = next(m for m in out.full if m["path"] == "web")
+    assert [s["name"] for s in web["surface"]] == ["render"]
+    built = await ask(empty_repo, "pallium_knowledge_build", model=False)
+    assert built.modules >= 1
+    doc = await ask(empty_repo, "pallium_knowledge_get", slug="web", section="Purpose")
+    assert "generated" not in doc.sections["Purpose"].lower() and "Render one page" in doc.sections["Purpose"]

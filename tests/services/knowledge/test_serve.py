@@ -62,13 +62,13 @@ async def test_a_browser_reads_a_module_page_follows_a_citation_and_searches(app
             shot = tmp_path / "module.png"
             await _browse(tmp_path, f"--screenshot={shot}", "--window-size=1100,900", base + "/m/app%2Fcore")
             server.should_exit = True
-    assert 'href="/m/app%2Fcore"' in listing and "freshness: fresh" in listing
+    assert 'href="/m/app/core"' in listing and "freshness: fresh" in listing
     assert GOOD["text"] in page and 'href="/src/app/core/engine.py#L3"' in page
     assert "citations checked" in page and "## Surface" not in page and '<h2 id="surface">Surface</h2>' in page
     assert "2 claim(s) dropped: 2 unresolved citations at build" in page and 'href="#dropped"' in page
     assert "not a file of the index" in page and "'parse_config' is not defined in app/core/jobs.py" in page
     assert 'id="L3"' in cited and "def parse_config(text):" in cited
-    assert 'id="results"' in found and "/m/app%2Fcore" in found
+    assert 'id="results"' in found and "/m/app/core" in found
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -76,7 +76,7 @@ async def _site(app_repo: Path, tmp: Path) -> dict[str, str]:
         uvicorn.Config(build_app(app_repo), host="127.0.0.1", port=port, log_level="error", lifespan="off")
     )
     base = f"http://127.0.0.1:{port}"
-    pages = {"overview": "/", "module": "/m/app%2Fcore", "search": "/search?q=parse%20config"}
+    pages = {"overview": "/", "module": "/m/app/core", "search": "/search?q=parse%20config"}
     dom: dict[str, str] = {}
     sha = git(app_repo, "rev-list", "--max-parents=0", "HEAD").strip()  # "Start the engine"
     with anyio.fail_after(120):
@@ -109,7 +109,7 @@ async def test_the_overview_says_what_the_repository_is_and_draws_its_modules(si
     assert re.search(r'id="about">A demo app\.<', page)
     assert re.search(r'id="size">\d+ modules, \d+ files, \d+ lines\. Languages: python \d+', page)
     diagram = page[page.index("<svg") : page.index("</svg>")]
-    assert 'id="diagram"' in diagram and '<a href="/m/app%2Fcore">' in diagram and '<a href="/m/app%2Fweb">' in diagram
+    assert 'id="diagram"' in diagram and '<a href="/m/app/core">' in diagram and '<a href="/m/app/web">' in diagram
     assert "<line " in diagram  # app/web imports app/core: an arrow
     assert 'id="module-tree"' in page
     # nothing from outside loopback: no script at all, no absolute link or source
@@ -121,7 +121,7 @@ async def test_every_page_has_the_sidebar_with_the_current_module_open_and_bread
     for name in ("overview", "module", "search", "commit", "history", "source"):
         assert 'id="sidebar"' in dom[name] and 'id="crumbs"' in dom[name], name
     module = dom["module"]
-    assert '<li class="current"><a href="/m/app%2Fcore">core</a></li>' in module
+    assert '<li class="current"><a href="/m/app/core">core</a></li>' in module
     opened = module[: module.index('class="current"')].rsplit("<details", 1)[1]
     assert opened.startswith(" open")  # the folder holding the current module is open
     assert re.search(r'id="crumbs"><a href="/">repo</a> / app / core</nav>', module)
@@ -147,7 +147,7 @@ async def test_search_shows_headings_kinds_and_highlighted_snippets(site):
     dom, _tmp = site
     page = dom["search"]
     results = page[page.index('id="results"') :]
-    assert re.search(r'<h3><a href="/m/app%2Fcore">app/core</a><span class="kind">module</span></h3>', results)
+    assert re.search(r'<h3><a href="/m/app/core">app/core</a><span class="kind">module</span></h3>', results)
     assert '<span class="kind">symbol</span>' in results and '<span class="kind">file</span>' in results
     assert re.search(r"<mark>(?:parse|config)", results, re.I)
     assert "`" not in results and "## " not in results
