@@ -57,6 +57,9 @@ _GENERATORS = re.compile(
 _BARE_TOKEN = re.compile(r"[ \t>$#]*([A-Za-z0-9+/_=.:-]{16,})[ \t]*(?:\r?\n|$)")
 
 
+_UPPER, _LOWER, _DIGIT = re.compile(r"[A-Z]"), re.compile(r"[a-z]"), re.compile(r"[0-9]")
+
+
 def _entropy(value: str) -> float:
     counts = Counter(value)
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
@@ -67,10 +70,7 @@ def looks_generated(value: str, length: int = 20) -> bool:
     not a word, an id in one case (a commit hash, a UUID), or a path."""
     if len(value) < length:
         return False
-    upper = sum(c.isupper() for c in value)
-    lower = sum(c.islower() for c in value)
-    digits = sum(c.isdigit() for c in value)
-    if not (upper >= 2 and lower >= 2 and digits >= 2):
+    if len(_UPPER.findall(value)) < 2 or len(_LOWER.findall(value)) < 2 or len(_DIGIT.findall(value)) < 2:
         return False
     return _entropy(value) >= 3.6
 

@@ -291,6 +291,9 @@ _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(\[]")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _PATH_VALUE = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:\\)")
+_SPACE = re.compile(r"\s")
+_TOKEN_PREFIX = re.compile(r"[A-Za-z0-9]{1,9}[_-]")
+_FILLER = frozenset("x*0#._-=")
 _UUID = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
 _KEY_FILE = re.compile(
     r"(?i)(?:\.(?:pem|key|p12|pfx|jks|keystore|crt|pub|ppk|asc|gpg)|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)$"
@@ -463,7 +466,7 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         if close == -1:
             return []
         value = text[value_start:close]
-        if any(c.isspace() for c in value):
+        if _SPACE.search(value):
             return []
     else:
         value_match = _UNQUOTED_VALUE.match(text, value_start)
@@ -531,10 +534,12 @@ def _low_variety(value: str) -> bool:
     """`xxxxxxxx`, `********`, `hf_xxxx`, `glc_1111...`: a placeholder, whatever its prefix (three distinct
     characters at most). Sequences (`abcdef123456`) stay secrets: a made-up key pasted in a test is
     still shaped like one, and redacting it costs nothing."""
-    body = re.sub(r"^[A-Za-z0-9]{1,9}[_-]", "", value)
-    if len(body) >= 4 and (len(set(body.lower()) - set("x*0#._-=")) == 0 or len(set(body)) <= 3):
+    prefix = _TOKEN_PREFIX.match(value)
+    body = value[prefix.end() :] if prefix else value
+    if len(body) >= 4 and (not set(body.lower()) - _FILLER or len(set(body)) <= 3):
         return True
-    return len(value) >= 12 and sum(c in "xX*#" for c in value) >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
+    filler = value.count("x") + value.count("X") + value.count("*") + value.count("#")
+    return len(value) >= 12 and filler >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
 
 
 def _looks_like_code(value: str) -> bool:
