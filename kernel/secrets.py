@@ -341,6 +341,7 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
                     and not _PATH_VALUE.match(value)
                     and not _KEY_FILE.search(value)
                     and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
+                    and not _low_variety(value)
                 ):
                     found.append((prose.start(2), prose.start(2) + len(value), "secret_in_prose", 3))
     for cue in (b"bearer", b"ssws"):
