@@ -40,15 +40,19 @@ class Scored:
 # Deliberate differences: (peer, family or "*", predicate on the case, reason). Each one is printed with
 # its count; the raw figures with these cases counted are printed too. The predicates state a principle
 # of Pallium's detector, never a list of cases.
+_A_NAME = re.compile(r"""[A-Za-z_][\w.-]{2,}["']?\s*(?::|=|,)""")
 _SECRET_WORDS = re.compile(r"(?i)pass|pwd|secret|token|key|auth|credential|sid\b|bearer|ssws|private|session")
 
 
 def _named_by_vendor_only(case: Scored) -> bool:
     """A positive whose line names no secret (`cloudflare: "..."`, `"artifactory", "..."`, `SONAR_LOGIN`)."""
+    if not case.positive or case.caught:
+        return False
     rest = case.text
     for secret in case.secrets:
         rest = rest.replace(secret, " ")
-    return case.positive and not case.caught and _SECRET_WORDS.search(rest) is None
+    named = _A_NAME.search(rest) is not None  # a bare token (no name at all) is a plain miss, not this
+    return named and _SECRET_WORDS.search(rest) is None
 
 
 def _vendor_format_on_purpose(case: Scored) -> bool:

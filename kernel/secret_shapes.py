@@ -20,7 +20,7 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["generator_output", "looks_generated", "password_hashes", "url_secrets"]
+__all__ = ["GENERATOR_WORDS", "generator_output", "looks_generated", "password_hashes", "url_secrets"]
 
 _URL = re.compile(r"""(?i)\b(?:https?|wss?|ftp)://([^\s/?#"'`<>\\]+)([^\s?#"'`<>\\]*)(\?[^\s#"'`<>\\]*)?""")
 _WEBHOOKS = re.compile(
@@ -39,13 +39,15 @@ _SECRET_PARAM = re.compile(
     r"|password|passwd|pwd|pass|private[_-]?token|session[_-]?token|sessionid|code|auth|hmac|jwt)$"
 )
 _SAFE_PARAM = re.compile(r"(?i)^(?:sv|se|st|sp|spr|srt|ss|sr|skoid|sktid|skt|ske|sks|skv|v|ver|version|utm_\w+)$")
+# crypt(3) formats start with `$` (a literal first character keeps the scan fast); framework formats
+# (Django's `pbkdf2_sha256$...`) start with their algorithm's name and are looked for only when it occurs.
 _HASH = re.compile(
-    r"(?<![\w$])(?:\$(?:apr1|1|5|6|2[abxy]?|y|gy|7|sha1|md5)\$[./A-Za-z0-9]{1,64}\$[./A-Za-z0-9]{16,}"
-    r"|\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}"
-    r"|\$argon2(?:id|i|d)\$v=\d+\$[^\s$]+\$[A-Za-z0-9+/]{8,}\$[A-Za-z0-9+/]{16,}"
-    r"|\$(?:pbkdf2|scrypt)[\w-]*\$[^\s]{20,}"
-    r"|(?:pbkdf2_sha256|pbkdf2_sha1|bcrypt_sha256|argon2|scrypt)\$[^\s\"']{20,})"
+    r"(?<![\w$])\$(?:(?:apr1|1|5|6|2[abxy]?|y|gy|7|sha1|md5)\$[./A-Za-z0-9]{1,64}\$[./A-Za-z0-9]{16,}"
+    r"|2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}"
+    r"|argon2(?:id|i|d)\$v=\d+\$[^\s$]+\$[A-Za-z0-9+/]{8,}\$[A-Za-z0-9+/]{16,}"
+    r"|(?:pbkdf2|scrypt)[\w-]*\$[^\s]{20,})"
 )
+_FRAMEWORK_HASH = re.compile(r"(?<![\w$])(?:pbkdf2_sha256|pbkdf2_sha1|bcrypt_sha256|argon2|scrypt)\$[^\s\"']{20,}")
 _GENERATORS = re.compile(
     r"(?i)(?:openssl\s+rand|secrets\.token_(?:hex|urlsafe|bytes)|token_urlsafe|pwgen|wg\s+genkey|rails\s+secret"
     r"|rake\s+secret|phx\.gen\.secret|get_random_secret_key|gpg\s+--gen-random|/dev/urandom|apg\s|makepasswd"
@@ -53,6 +55,9 @@ _GENERATORS = re.compile(
     r"|uuidgen\s*\|\s*base64|base64\s+/dev/urandom)"
 )
 _BARE_TOKEN = re.compile(r"[ \t>$#]*([A-Za-z0-9+/_=.:-]{16,})[ \t]*(?:\r?\n|$)")
+
+
+_UPPER, _LOWER, _DIGIT = re.compile(r"[A-Z]"), re.compile(r"[a-z]"), re.compile(r"[0-9]")
 
 
 def _entropy(value: str) -> float:
@@ -65,10 +70,7 @@ def looks_generated(value: str, length: int = 20) -> bool:
     not a word, an id in one case (a commit hash, a UUID), or a path."""
     if len(value) < length:
         return False
-    upper = sum(c.isupper() for c in value)
-    lower = sum(c.islower() for c in value)
-    digits = sum(c.isdigit() for c in value)
-    if not (upper >= 2 and lower >= 2 and digits >= 2):
+    if len(_UPPER.findall(value)) < 2 or len(_LOWER.findall(value)) < 2 or len(_DIGIT.findall(value)) < 2:
         return False
     return _entropy(value) >= 3.6
 
@@ -145,13 +147,54 @@ def _query_secrets(query: str, offset: int) -> list[tuple[int, int, str, int]]:
 
 
 def password_hashes(text: str) -> list[tuple[int, int, str, int]]:
-    return [(m.start(), m.end(), "password_hash", 1) for m in _HASH.finditer(text)]
+    found = [(m.start(), m.end(), "password_hash", 1) for m in _HASH.finditer(text)]
+    if "pbkdf2" in text or "argon2" in text or "scrypt" in text or "bcrypt" in text:
+        found += [(m.start(), m.end(), "password_hash", 1) for m in _FRAMEWORK_HASH.finditer(text)]
+    return found
+
+
+# The words a generator command holds; the detector runs `generator_output` only on texts with one.
+GENERATOR_WORDS = (
+    "openssl rand",
+    "token_hex",
+    "token_urlsafe",
+    "token_bytes",
+    "pwgen",
+    "genkey",
+    " secret",
+    ".gen.secret",
+    "random_secret",
+    "gen-random",
+    "urandom",
+    "apg ",
+    "makepasswd",
+    "keygen",
+    "generate_",
+    "generate-",
+    "random_",
+    "random-",
+)
+
+
+def _generator_calls(text: str):
+    """`_GENERATORS` matches, looked for only on the lines holding one of its words (a regex alternation
+    scanned over a whole long text costs more than the rest of the detector)."""
+    lowered = text.lower()
+    lines: set[int] = set()
+    for word in GENERATOR_WORDS:
+        at = lowered.find(word)
+        while at != -1:
+            lines.add(lowered.rfind("\n", 0, at) + 1)
+            at = lowered.find(word, at + len(word))
+    for start in sorted(lines):
+        end = text.find("\n", start)
+        yield from _GENERATORS.finditer(text, start, len(text) if end == -1 else end)
 
 
 def generator_output(text: str) -> list[tuple[int, int, str, int]]:
     """The bare token on the line after a command that generates a secret."""
     found = []
-    for cue in _GENERATORS.finditer(text):
+    for cue in _generator_calls(text):
         newline = text.find("\n", cue.end())
         if newline == -1:
             continue

@@ -54,10 +54,57 @@ class SecretMatch:
 
 
 @functools.cache
-def _format_pattern() -> re.Pattern[str]:
-    """Every token format as one alternation, compiled when a text first has a candidate run: the
-    largest pattern here (about 7 ms), which a short answer from a one-shot CLI call rarely needs."""
-    return re.compile("|".join(f"(?P<k{i}>{pattern})" for i, (_, pattern) in enumerate(FORMATS)))
+def _format_pattern(first: str) -> re.Pattern[str] | None:
+    """The token formats that can start with the character `first`, as one alternation, compiled the
+    first time a candidate starts with it (trying only these keeps each candidate cheap)."""
+    wanted = [i for i, starts in enumerate(_first_characters()) if starts is None or first in starts]
+    if not wanted:
+        return None
+    return re.compile("|".join(f"(?P<k{i}>{FORMATS[i][1]})" for i in wanted))
+
+
+@functools.cache
+def _first_characters() -> tuple[frozenset[str] | None, ...]:
+    """For each format, the characters a match can start with (None: any), from the parsed pattern."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    def first(items) -> set[str] | None:
+        for op, arg in items:
+            name = str(op)
+            if name == "LITERAL":
+                return {chr(arg)}
+            if name == "IN":
+                out: set[str] = set()
+                for kind, value in arg:
+                    if str(kind) == "LITERAL":
+                        out.add(chr(value))
+                    elif str(kind) == "RANGE":
+                        out.update(chr(c) for c in range(value[0], value[1] + 1))
+                    else:
+                        return None  # a category or a negation: any character
+                return out
+            if name == "BRANCH":
+                out = set()
+                for branch in arg[1]:
+                    part = first(branch)
+                    if part is None:
+                        return None
+                    out |= part
+                return out
+            if name == "SUBPATTERN":
+                return first(arg[-1])
+            if name in ("MAX_REPEAT", "MIN_REPEAT"):
+                if arg[0] == 0:
+                    return None  # optional: what follows may start the match too
+                return first(arg[2])
+            return None
+        return None
+
+    out = []
+    for _, pattern in FORMATS:
+        starts = first(_parser.parse(pattern))
+        out.append(frozenset(starts) if starts is not None else None)
+    return tuple(out)
 
 
 _FORMAT_KINDS = {f"k{i}": kind for i, (kind, _) in enumerate(FORMATS)}
@@ -83,7 +130,8 @@ def _format_matches(text: str, marks: bytes) -> list[tuple[int, int, str, int]]:
         for candidate in _candidates(text, start):
             if candidate < covered:
                 continue
-            match = _format_pattern().match(text, candidate)
+            pattern = _format_pattern(text[candidate])
+            match = pattern.match(text, candidate) if pattern is not None else None
             if match is None:
                 continue
             kind = _FORMAT_KINDS[match.lastgroup or ""]
@@ -135,7 +183,7 @@ _PRIVATE_KEY = re.compile(
 
 # ---------------------------------------------------------------- keyword rules
 
-_KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"credential", b"creds", b"authorization", b"sid", b"data")
+_KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"credential", b"creds", b"authorization", b"sid")
 _SECRET_NOUN = re.compile(
     r"(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|api[_-]?key|apikey|access[_-]?key"
     r"|secret[_-]?key|private[_-]?key(?:[_-]?id)?|account[_-]?key|shared[_-]?access[_-]?key|master[_-]?key"
@@ -219,11 +267,12 @@ _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
 )
 _SCHEME_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}$")
 _URL_AFTER = re.compile(r"//[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@[A-Za-z0-9\[._-]")
-# A call that takes credentials positionally (`algoliasearch("APPID", "<key>")`, `Client(sid, "<token>")`):
-# each generated-looking string argument.
-_CREDENTIAL_CALL = re.compile(
-    r"""(?i)(?:client|init|initialize|connect|login|auth\w*|credentials?|configure|setup|search|sdk)\s*\(([^()\n]{0,400})\)"""
+# A call that takes credentials positionally (`algoliasearch("APPID", "<key>")`): each generated-looking
+# string argument.
+_CALLEE = re.compile(
+    r"(?i)(?:client|init|initialize|connect|login|auth\w*|credentials?|configure|setup|search|sdk)\s*$"
 )
+_ARGUMENTS = re.compile(r"\(([^()\n]{0,400})\)")
 _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
@@ -242,6 +291,9 @@ _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(\[]")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _PATH_VALUE = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:\\)")
+_SPACE = re.compile(r"\s")
+_TOKEN_PREFIX = re.compile(r"[A-Za-z0-9]{1,9}[_-]")
+_FILLER = frozenset("x*0#._-=")
 _UUID = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
 _KEY_FILE = re.compile(
     r"(?i)(?:\.(?:pem|key|p12|pfx|jks|keystore|crt|pub|ppk|asc|gpg)|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)$"
@@ -262,12 +314,14 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
             assignment = _ASSIGN_AT.match(text, at)
             if assignment is not None:
                 found += _assignment(text, assignment)
-            if word in (b"sid", b"data"):
+            if word == b"sid":
                 continue
-            found += _reverse_comparison(text, at)
-            xml = _XML_AT.match(text, at)
-            if xml is not None:
-                found += _xml_element(text, at, xml)
+            if "=" in text[max(0, at - 48) : at]:
+                found += _reverse_comparison(text, at)
+            if ">" in text[at : at + 24]:
+                xml = _XML_AT.match(text, at)
+                if xml is not None:
+                    found += _xml_element(text, at, xml)
             if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
                 continue
             if word == b"authorization":
@@ -287,6 +341,7 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
                     and not _PATH_VALUE.match(value)
                     and not _KEY_FILE.search(value)
                     and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
+                    and not _low_variety(value)
                 ):
                     found.append((prose.start(2), prose.start(2) + len(value), "secret_in_prose", 3))
     for cue in (b"bearer", b"ssws"):
@@ -298,9 +353,21 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
 
 
 def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
-    """Generated-looking string arguments of calls that take credentials (`algoliasearch("APPID", "<key>")`)."""
+    """Generated-looking string arguments of calls that take credentials (`algoliasearch("APPID", "<key>")`):
+    found from each parenthesis a quote follows, the callee read backwards from it."""
     found = []
-    for call in _CREDENTIAL_CALL.finditer(text):
+    opens = set()
+    for opener in ('("', "('", '( "', "( '"):
+        at = text.find(opener)
+        while at != -1:
+            opens.add(at)
+            at = text.find(opener, at + 1)
+    for at in sorted(opens):
+        if _CALLEE.search(text, max(0, at - 40), at) is None:
+            continue
+        call = _ARGUMENTS.match(text, at)
+        if call is None:
+            continue
         for arg in _STRING_ARG.finditer(call.group(1)):
             if looks_generated(arg.group(2), 16) or (len(arg.group(2)) >= 24 and _hex(arg.group(2))):
                 start = call.start(1) + arg.start(2)
@@ -400,7 +467,7 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         if close == -1:
             return []
         value = text[value_start:close]
-        if any(c.isspace() for c in value):
+        if _SPACE.search(value):
             return []
     else:
         value_match = _UNQUOTED_VALUE.match(text, value_start)
@@ -468,10 +535,12 @@ def _low_variety(value: str) -> bool:
     """`xxxxxxxx`, `********`, `hf_xxxx`, `glc_1111...`: a placeholder, whatever its prefix (three distinct
     characters at most). Sequences (`abcdef123456`) stay secrets: a made-up key pasted in a test is
     still shaped like one, and redacting it costs nothing."""
-    body = re.sub(r"^[A-Za-z0-9]{1,9}[_-]", "", value)
-    if len(body) >= 4 and (len(set(body.lower()) - set("x*0#._-=")) == 0 or len(set(body)) <= 3):
+    prefix = _TOKEN_PREFIX.match(value)
+    body = value[prefix.end() :] if prefix else value
+    if len(body) >= 4 and (not set(body.lower()) - _FILLER or len(set(body)) <= 3):
         return True
-    return len(value) >= 12 and sum(c in "xX*#" for c in value) >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
+    filler = value.count("x") + value.count("X") + value.count("*") + value.count("#")
+    return len(value) >= 12 and filler >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
 
 
 def _looks_like_code(value: str) -> bool:
@@ -554,7 +623,8 @@ def _aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
 # ---------------------------------------------------------------- the detector
 
 # Substring tests (`bytes.find` is far faster than a regex alternation over the same text).
-_GENERATOR_CUES = (b"rand", b"secret", b"genkey", b"keygen", b"pwgen", b"generate", b"token_", b"passwd")
+# Every word of `GENERATOR_WORDS` holds one of these: a few cheap tests before the full list.
+_GENERATOR_HINTS = (b"gen", b"rand", b"token_", b"secret", b"apg ", b"makepasswd")
 
 KINDS: tuple[str, ...] = (
     *dict.fromkeys(kind for kind, _ in FORMATS),
@@ -595,16 +665,18 @@ def find_secrets(text: str) -> list[SecretMatch]:
         if b"@" in raw:
             spans += _url_matches(text, raw)
         spans += url_secrets(text)
-    elif b"hooks.slack.com/" in lowered or b"/api/webhooks/" in lowered or b"webhook.office.com/" in lowered:
+    elif b"hook" in lowered and (
+        b"hooks.slack.com/" in lowered or b"/api/webhooks/" in lowered or b"webhook.office.com/" in lowered
+    ):
         spans += url_secrets(text)
     if b"$" in raw:
         spans += password_hashes(text)
     spans += _keyword_matches(text, lowered)
-    if b'("' in raw or b"('" in raw or b', "' in raw or b", '" in raw:
+    if b"(" in raw and (b'("' in raw or b"('" in raw or b'( "' in raw or b"( '" in raw):
         spans += _credential_calls(text)
     if b" -" in raw or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
-    if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_CUES):
+    if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_HINTS):
         spans += generator_output(text)
     if not spans:
         return []
