@@ -17,6 +17,16 @@ from tests.memory_keyring import MemoryKeyring
 REAL_HOME = Path(os.path.expanduser("~"))
 REAL_PALLIUM_HOME = REAL_HOME / ".pallium"
 _REAL_HOME_WATCH = home_guard.watch(REAL_PALLIUM_HOME)
+# Where toolchains the tests run (cargo through rustup, go, npm) keep their installs and caches by
+# default, under the home; the test's own HOME must not hide them.
+_TOOL_HOMES = (
+    ("RUSTUP_HOME", ".rustup"),
+    ("CARGO_HOME", ".cargo"),
+    ("npm_config_cache", ".npm"),
+    ("GOPATH", "go"),
+    ("GOCACHE", ".cache/go-build"),
+    ("GOMODCACHE", "go/pkg/mod"),
+)
 
 
 @pytest.fixture(autouse=True)
@@ -31,6 +41,9 @@ def pallium_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     if real_gitconfig.is_file():  # git's identity and settings, as the test had them before
         shutil.copyfile(real_gitconfig, user_home / ".gitconfig")
     monkeypatch.setenv("HOME", str(user_home))
+    for variable, folder in _TOOL_HOMES:  # toolchains keep finding what is installed in the real home
+        if variable not in os.environ and (REAL_HOME / folder).exists():
+            monkeypatch.setenv(variable, str(REAL_HOME / folder))
     monkeypatch.setenv("PALLIUM_HOME", str(home))
     monkeypatch.delenv("PALLIUM_AUTHORITY", raising=False)
     monkeypatch.delenv("PALLIUM_MCP_TOKEN", raising=False)

@@ -37,7 +37,11 @@ FATAL_CODES = frozenset({"budget_exhausted", "authority_exceeded", "conflict"})
 # them is the common `log("done"); return x;`, so they are let finish instead of being abandoned.
 _QUICK_OPS = frozenset({"log", "failure", "pallium"})
 QUICK_GRACE_SECONDS = 10.0
-SETTLE_TURNS = 64  # microtask turns a finished script's settled promises get to reach their handlers
+# Once the script returned, its settled promises get turns of the microtask queue to reach their
+# handlers: rounds of SETTLE_TURNS, while some promise settled in the last round (a chain of a
+# thousand `.then` takes a few rounds), at most SETTLE_ROUNDS of them.
+SETTLE_TURNS = 64
+SETTLE_ROUNDS = 256
 
 Host = Callable[[str, Any], Awaitable[Any]]
 
@@ -136,11 +140,14 @@ async def run_script(
             except mini_racer.JSParseException as exc:
                 raise ScriptFailed("syntax", _first_line(exc)) from None
             # Once the script returned, let chains of promises already settled run their course (a
-            # rejection reaches `.then(...).finally(...)` a few turns later) before asking what no
-            # handler observed.
+            # rejection reaches `.then(...).finally(...)` turns later) before asking what no handler
+            # observed.
             runner = mr.eval(
                 "(fn, unobserved) => fn().then(async (value) => {"
-                f" for (let turn = 0; turn < {SETTLE_TURNS}; turn++) await undefined;"
+                f" for (let round = 0; round < {SETTLE_ROUNDS}; round++) {{"
+                "   const before = unobserved('settled');"
+                f"  for (let turn = 0; turn < {SETTLE_TURNS}; turn++) await undefined;"
+                "   if (unobserved('settled') === before) break; }"
                 " return JSON.stringify({value: value === undefined ? null : value,"
                 " unobserved: JSON.parse(unobserved())}); })"
             )

@@ -93,6 +93,7 @@
   const tracking = new WeakMap(); // promise -> {op, what, handled}
   let internal = false; // the tracker's own reactions are not promises of the script
   let nextLabel = null; // the name a promise about to be made takes: {op, what}
+  let settled = 0; // how many tracked promises have settled: still moving while this grows
   class Tracked extends NativePromise {
     constructor(executor) {
       super(executor);
@@ -103,7 +104,8 @@
       tracking.set(this, entry);
       internal = true;
       try {
-        nativeThen.call(this, undefined, (err) => {
+        nativeThen.call(this, () => { settled += 1; }, (err) => {
+          settled += 1;
           if (!entry.handled) unhandled.set(this, { op: entry.op, what: entry.what, error: message(err) });
         });
       } finally {
@@ -301,6 +303,7 @@
     task: Object.freeze({ start: helper("task.start"), show: helper("task.show"), clear: helper("task.clear") }),
     decisions: Object.freeze({ record: helper("decisions.record"), search: searchDecisions }),
   }));
-  // what the engine asks once the script returned: the rejections no handler observed
-  return () => JSON.stringify([...unhandled.values()]);
+  // what the engine asks once the script returned: the rejections no handler observed, and how
+  // many promises have settled so far (it waits while that still grows: a long chain of `.then`)
+  return (ask) => (ask === "settled" ? settled : JSON.stringify([...unhandled.values()]));
 })();

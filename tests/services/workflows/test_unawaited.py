@@ -215,3 +215,16 @@ async def test_validate_reasons_about_unhandled_promises_as_the_run_does(git_rep
         ctx.close()
     unawaited = [w for w in out.warnings if "never awaited" in w or "no rejection handler" in w]
     assert bool(unawaited) is warned, out.warnings
+
+
+async def test_a_long_chain_made_just_before_returning_is_followed_to_its_end(git_repo, fake):
+    """The chain starts after the failure is known and the script returns at once: its 500 links reject
+    one microtask turn after another, well after the script's last line."""
+    fake.scenario({"match": "bad", "exit": 1, "stderr": "boom"})
+    source = (
+        'const failed = agent("bad");\nawait failed.catch(() => null);\n'
+        "let p = failed;\nfor (let i = 0; i < 500; i++) p = p.then((x) => x);\nreturn 1;"
+    )
+    out = await _run(git_repo, source, id="long-chain")
+    assert out.status == "failed", out.error
+    assert len(out.failures) == 1 and "boom" in out.failures[0].error
