@@ -17,6 +17,7 @@ BENCHMARKS = {
     "validate": "benchmarks.validate",
     "mcp": "benchmarks.mcp",
     "knowledge": "benchmarks.knowledge",
+    "hostile": "benchmarks.hostile",
 }
 
 
