@@ -20,6 +20,7 @@ BENCHMARKS = {
     "oracle": "benchmarks.oracle.run",
     "secrets": "benchmarks.secrets",
     "rejections": "benchmarks.rejections",
+    "hostile": "benchmarks.hostile",
 }
 
 

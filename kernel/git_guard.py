@@ -5,10 +5,11 @@ and git then runs what that configuration names: `core.fsmonitor` on every index
 worktree creation and commits, filter, textconv, external-diff and merge drivers chosen by a
 committed `.gitattributes`, `gpg.program` under `log.showSignature`, transports and credential
 helpers on a lazy fetch. `kernel.git.run` asks `prepare` for every call: in a repository the user
-has not trusted (`kernel.trust`) each executable key is overridden on git's command line, which
-outranks every configuration file (included ones too), and a repository whose git folder, common
-folder or work tree lies outside it is refused. The rule and its comparison with git's own
-`safe.directory` and VS Code's restricted mode are in docs/trust.md.
+has not trusted (`kernel.trust`) each executable key is overridden in git's command scope
+(`GIT_CONFIG_KEY_n`, as `-c` does), which outranks every configuration file (included ones too),
+and a repository whose git folder, common folder or work tree lies outside it is refused. The rule
+and its comparison with git's own `safe.directory` and VS Code's restricted mode are in
+docs/trust.md.
 """
 
 from __future__ import annotations
@@ -105,10 +106,13 @@ def prepare(cwd: Path, base_env: dict[str, str]) -> Prepared:
     if layout is not None:
         check_layout(layout)
     overrides = list(NEUTRAL) + _driver_overrides(Path(cwd), env)
-    args: list[str] = []
-    for key, value in overrides:
-        args += ["-c", f"{key}={value}"]
-    return Prepared(tuple(args), {**env, **_UNTRUSTED_ENV}, False)
+    # As GIT_CONFIG_KEY_n/VALUE_n (git's command scope, like -c, and passed on to the git processes
+    # git starts), since a driver's name may hold "=", which `-c name=value` would split at.
+    config = {"GIT_CONFIG_COUNT": str(len(overrides))}
+    for i, (key, value) in enumerate(overrides):
+        config[f"GIT_CONFIG_KEY_{i}"] = key
+        config[f"GIT_CONFIG_VALUE_{i}"] = value
+    return Prepared((), {**env, **_UNTRUSTED_ENV, **config}, False)
 
 
 def subcommand_flags(args: list[str], prepared: Prepared) -> list[str]:

@@ -103,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         return _fail(error, wants_json, argv, entries if "entries" in locals() else [])
     except PalliumError as exc:
+        if exc.details.get("exception") == "KeyboardInterrupt":  # the dispatcher's form of a Ctrl-C
+            print("interrupted", file=sys.stderr)
+            return 130
         return _fail(exc, wants_json, argv, entries if "entries" in locals() else [])
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

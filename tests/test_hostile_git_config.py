@@ -88,12 +88,13 @@ def test_an_included_config_file_is_neutralised_too(git_repo, program, marker, o
     assert_never_ran(marker, outside, before)
 
 
+@pytest.mark.parametrize("name", ["evil", "ev=il"])  # "=" would split a `-c name=value` override
 @pytest.mark.parametrize("variable", ["clean", "smudge", "process"])
-def test_a_filter_named_by_gitattributes_does_not_run(git_repo, program, marker, outside, variable):
-    write(git_repo, ".gitattributes", "*.py filter=evil\n")
+def test_a_filter_named_by_gitattributes_does_not_run(git_repo, program, marker, outside, variable, name):
+    write(git_repo, ".gitattributes", f"*.py filter={name}\n")
     sh_git(git_repo, "add", ".gitattributes")
     sh_git(git_repo, "commit", "-q", "-m", "attributes")
-    configure(git_repo, (f"filter.evil.{variable}", str(program)))
+    configure(git_repo, (f"filter.{name}.{variable}", str(program)))
     write(git_repo, "src/app.py", "def main():\n    return 3\n")
     before = tree_bytes(outside)
     snapshot(git_repo)  # git add -A: clean, process

@@ -401,6 +401,7 @@ WRITE_ALLOWED = {
     "kernel/providers/fake.py": "the fake worker writes as an agent would, inside its own worktree",
     "kernel/worktrees/snapshot.py": "copies git's index into a private temporary folder",
     "pallium_mcp/cli.py": "points standard output at /dev/null after a closed pipe; writes no file",
+    "pallium_mcp/launcher.py": "gives a closed standard stream /dev/null; writes no file",
 }
 WRITE_CALL = re.compile(
     r"(?<!writes)\.write_text\(|(?<!writes)\.write_bytes\(|\.mkdir\(|os\.makedirs\(|os\.replace\(|os\.rename\(|os\.open\(|"

@@ -236,9 +236,11 @@ def _repo_commands_note(repo: Path, scoped: Any, allowed: bool) -> str | None:
         return None
     v = scoped.verification
     offered = list(dict.fromkeys([*v.fast, *v.safe, *v.full]))
+    if not offered:
+        return None
     named = ", ".join(offered[:3]) + (f" and {len(offered) - 3} more" if len(offered) > 3 else "")
     return (
-        f"this repository is not trusted: its own commands ({named or 'none inferred'}) are offered, not run, "
+        f"this repository is not trusted: its own commands ({named}) are offered, not run, "
         f"since they run its code; trust it with `{trust.trust_command(repo)}` or pass --allow-repo-commands"
     )
 

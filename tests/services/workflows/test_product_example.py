@@ -69,8 +69,8 @@ def test_generate_validate_and_run_a_review_workflow_as_the_description_writes_t
 
 def test_validate_warns_when_a_script_reads_args_a_plain_run_does_not_give(git_repo, capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(git_repo)
-    outside = write(tmp_path, "elsewhere/flow.js", "const files = args.files;\nreturn args?.task ?? files;\n")
-    assert main(["workflow", "validate", str(outside), "--json"]) == 0  # a file anywhere: validating changes nothing
+    outside = write(git_repo, "elsewhere/flow.js", "const files = args.files;\nreturn args?.task ?? files;\n")
+    assert main(["workflow", "validate", str(outside), "--json"]) == 0
     warnings = json.loads(capsys.readouterr().out)["warnings"]
     assert [w for w in warnings if "args." in w] == [w for w in warnings if w.startswith("line 1: reads args.files")]
     assert len([w for w in warnings if "args." in w]) == 1

@@ -115,13 +115,14 @@ def test_cli_validate_exits_non_zero_for_an_invalid_script_with_json(git_repo: P
     assert capsys.readouterr().out.startswith("valid: review")
 
 
-def test_cli_validate_checks_a_script_outside_the_repository_but_run_refuses_it(
+def test_cli_validate_and_run_both_refuse_a_script_outside_the_repository(
     git_repo: Path, tmp_path: Path, capsys, monkeypatch
 ):
     write(tmp_path, "elsewhere.js", "return 1;")
     monkeypatch.chdir(git_repo)
-    assert main(["workflow", "validate", "--script", str(tmp_path / "elsewhere.js")]) == 0  # it changes nothing
-    assert capsys.readouterr().out.startswith("valid: ")
+    # An answer about any file (its tokens, its hash) reads it: validate reads only where run may (#32).
+    assert main(["workflow", "validate", "--script", str(tmp_path / "elsewhere.js")]) == 2
+    assert "outside the repository" in capsys.readouterr().err
     assert main(["workflow", "run", "t", "--script", str(tmp_path / "elsewhere.js")]) == 2
     assert "outside the repository" in capsys.readouterr().err
 
