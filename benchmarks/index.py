@@ -43,7 +43,15 @@ def main(argv: list[str]) -> int:
         os.environ["PALLIUM_HOME"] = str(Path(scratch) / "home")
         if args.repo:
             repo = Path(scratch) / "copy"
-            subprocess.run(["git", "clone", "-q", "--no-local", str(Path(args.repo).resolve()), str(repo)], check=True)
+            subprocess.run(["git", "clone", "-q", "--no-local", str(Path(args.repo).resolve()), str(repo)], check=False)
+            if not (repo / ".git").is_dir():  # a source git cannot pack (objects missing): copy its objects
+                subprocess.run(["git", "clone", "-q", str(Path(args.repo).resolve()), str(repo)], check=False)
+            if not (repo / ".git").is_dir():
+                raise SystemExit(f"could not clone {args.repo}")
+            # A source missing some blobs (a mirror that left large files out) fails the checkout: check
+            # out what there is, file by file, as the index will find it.
+            subprocess.run(["git", "reset", "-q"], cwd=repo, capture_output=True, check=False)
+            subprocess.run(["git", "checkout-index", "-a", "-f"], cwd=repo, capture_output=True, check=False)
         else:
             files, commits = (int(x) for x in args.synthetic.split(","))
             started = time.perf_counter()
