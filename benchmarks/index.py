@@ -23,8 +23,9 @@ from pathlib import Path
 
 from benchmarks.harness import percentile_ms, row
 
-# The issue's goals: cold at most 2x (git log + ctags); the rest in milliseconds.
-GOALS = {"cold_ratio": 2.0, "noop": 100.0, "one": 200.0, "query_p50": 30.0, "cli_wall": 150.0}
+# The issues' goals: cold at most 2x (git log + ctags; issue 25 asks 3x on real repositories) and
+# at most 1.5x its floor (`index_floor`); the rest in milliseconds.
+GOALS = {"cold_ratio": 2.0, "floor_ratio": 1.5, "noop": 100.0, "one": 200.0, "query_p50": 30.0, "cli_wall": 150.0}
 _COMMENT = {".py": "#", ".rb": "#", ".sh": "#", ".lua": "--"}  # others: `//`
 _CODE = (".py", ".ts", ".tsx", ".js", ".go", ".rs", ".java", ".c", ".cpp", ".cs", ".rb", ".php", ".kt", ".lua")
 
@@ -42,7 +43,15 @@ def main(argv: list[str]) -> int:
         os.environ["PALLIUM_HOME"] = str(Path(scratch) / "home")
         if args.repo:
             repo = Path(scratch) / "copy"
-            subprocess.run(["git", "clone", "-q", "--no-local", str(Path(args.repo).resolve()), str(repo)], check=True)
+            subprocess.run(["git", "clone", "-q", "--no-local", str(Path(args.repo).resolve()), str(repo)], check=False)
+            if not (repo / ".git").is_dir():  # a source git cannot pack (objects missing): copy its objects
+                subprocess.run(["git", "clone", "-q", str(Path(args.repo).resolve()), str(repo)], check=False)
+            if not (repo / ".git").is_dir():
+                raise SystemExit(f"could not clone {args.repo}")
+            # A source missing some blobs (a mirror that left large files out) fails the checkout: check
+            # out what there is, file by file, as the index will find it.
+            subprocess.run(["git", "reset", "-q"], cwd=repo, capture_output=True, check=False)
+            subprocess.run(["git", "checkout-index", "-a", "-f"], cwd=repo, capture_output=True, check=False)
         else:
             files, commits = (int(x) for x in args.synthetic.split(","))
             started = time.perf_counter()
@@ -72,6 +81,12 @@ def _run(repo: Path, queries: int) -> None:
         print(row("baseline: ctags -R", ctags))
     else:
         print("  baseline: ctags -R                          (ctags not installed)")
+    from benchmarks.index_floor import measure
+
+    floor = measure(repo, _tracked(repo))
+    print(row("floor: bare git commands of the index", floor.git_ms))
+    print(row(f"floor: bare parse+query, {os.cpu_count()} processes", floor.parse_ms) + f"  ({floor.files} files)")
+    print(row("floor: both at once", floor.both_ms))
     cold = subprocess.run(
         [sys.executable, "-m", "benchmarks", "index", "--child-cold", str(repo)],
         capture_output=True,
@@ -83,6 +98,11 @@ def _run(repo: Path, queries: int) -> None:
     verdict = "met" if ratio <= GOALS["cold_ratio"] else "MISSED"
     print(row("cold full index", child["ms"], "git log + ctags", baseline) + f"  goal <= 2x: {verdict}")
     print(f"    {child['summary']}")
+    to_floor = child["ms"] / floor.both_ms if floor.both_ms else float("inf")
+    verdict = "met" if to_floor <= GOALS["floor_ratio"] else "MISSED"
+    print(row("cold full index", child["ms"], "floor (both at once)", floor.both_ms) + f"  goal <= 1.5x: {verdict}")
+    print(row("  its git half", child["git_ms"], "bare git commands", floor.git_ms))
+    print(f"    cold / (git log + ctags) = {ratio:.2f}x: issue 25's goal <= 3x {'met' if ratio <= 3 else 'MISSED'}")
     print(f"  {'peak memory of the cold index process':<44} {child['max_rss_mb']:8.1f} MB")
 
     from kernel.clock import SystemClock
@@ -228,7 +248,7 @@ def _child_cold(repo: Path) -> int:
         f"skipped {out.files_skipped}"
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"ms": ms, "summary": summary, "max_rss_mb": peak}))
+    print(json.dumps({"ms": ms, "summary": summary, "max_rss_mb": peak, "git_ms": out.git_seconds * 1000}))
     return 0
 
 

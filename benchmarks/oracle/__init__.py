@@ -15,6 +15,9 @@ compared per reference line (path, line):
 - `call` restricts both sides to call sites by one textual rule: lines where the name is followed
   by `(` (a call, a called decorator, `new X(`).
 
+Needs `pip install jedi` (0.20.1 measured) and `npm install typescript` (5.x) with NODE_PATH
+pointing at that `node_modules`; neither is a dependency of Pallium. Run, for example:
+`python -m benchmarks oracle --repo /tmp/flask --language python --sample 200 --label flask`.
 It writes the index into `<repo>/.pallium` (give it a scratch clone). Sums are over all sampled
 definitions (micro-averaged); definitions neither side references count for nothing.
 """

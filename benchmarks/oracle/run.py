@@ -153,7 +153,10 @@ async def _grade(repo: Path, language: str, sample: int, seed: int) -> Grade:
             for r in listed
             if r.resolution == "ambiguous" or (r.target == symbol.path and r.target_qualified == symbol.qualified)
         ]
-        definition = {(symbol.path, symbol.start_line)}
+        # Declarations are no uses: the definition itself, and overrides a server counts as references.
+        definition = {(d.path, d.start_line) for d in store.definitions(symbol.name)} | {
+            (symbol.path, symbol.start_line)
+        }
         # A call site is a line where the name is followed by `(`, on both sides alike: Pallium's kind
         # `call` and a called decorator (`@app.route("/")`) both are.
         called = _call_lines(repo, symbol.name, {(r.path, r.line) for r in mine} | {(o[0], o[1]) for o in found})
@@ -255,9 +258,10 @@ def _typescript(repo: Path, chosen: list, store, suffixes: tuple[str, ...]) -> l
         input=payload,
         capture_output=True,
         text=True,
-        check=True,
         timeout=3600,
     )
+    if done.returncode != 0:
+        raise SystemExit(f"the TypeScript language service failed: {done.stderr[-2000:]}")
     out = []
     for line in done.stdout.splitlines():
         out.append([(f, n, bool(c)) for f, n, c in json.loads(line)["refs"]])

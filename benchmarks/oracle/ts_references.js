@@ -45,7 +45,12 @@ for (const q of input.queries) {
     const position = offset + m.index;
     let found = [];
     try { found = service.findReferences(file, position) || []; } catch (e) { found = []; }
-    for (const group of found) {
+    // Only the symbol asked about: the language service adds groups for the interface members a
+    // method implements, whose references are other classes' calls.
+    const own = (g) => g.definition.fileName === file &&
+      g.definition.textSpan.start <= position && position <= g.definition.textSpan.start + g.definition.textSpan.length;
+    const kept = found.filter((g) => own(g) || g.definition.kind === "alias");
+    for (const group of (kept.length ? kept : found)) {
       for (const ref of group.references) {
         if (ref.isDefinition) continue;
         if (!ref.fileName.startsWith(root + path.sep)) continue;

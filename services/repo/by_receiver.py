@@ -77,7 +77,9 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
     if typed:  # `Store.create()`: that class's member
         return r._by_place(row, typed, members_only=True)
-    through = _bound_modules(r, row.path, word)
+    # the modules an import binds to the name, else the files an import names it from (a namespace
+    # re-export, `export * as util`): only their module-level names count
+    through = _bound_modules(r, row.path, word) or r._modules_named(row.path, word)
     if through:  # `helpers.parse()` after `from pkg import helpers`: the module's own names, not members
         hit = r._in_or_through([d for d in defs if not d.parent], through)
         if len({(d.path, d.qualified) for d in hit}) == 1:
@@ -86,7 +88,9 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
             return "ambiguous", None
     if _from_outside(r, row.path, word):
         return "unresolved", None
-    classes = _classes(r, row, word)
+    # a class only when this file can see one by that name: its own, or one it imports by name (a
+    # variable `c` is no class `c` another file declares)
+    classes = [c for c in _classes(r, row, word) if c.path == row.path or _imports_name(r, row.path, word)]
     if classes:
         return _member_of(r, defs, classes)
     return unknown(defs)
@@ -175,6 +179,10 @@ def _bound_modules(r: _Resolver, path: str, word: str) -> set[str]:
         if raw == word or (word in names.split() and stem == word):
             out.add(dst)
     return out
+
+
+def _imports_name(r: _Resolver, path: str, word: str) -> bool:
+    return any(word in i.names.split() for i in r.store.imports_of_paths([path]))
 
 
 def _from_outside(r: _Resolver, path: str, word: str) -> bool:

@@ -472,6 +472,12 @@ class _Resolver:
                 out.add(dst)
         return out
 
+    def _imports_by_name(self, path: str) -> bool:
+        """True when some import of `path` names the member (or takes a whole module, `import * as`)."""
+        return any(
+            self.member in i.names.split() or not i.names.strip() for i in self.store.imports_of_paths([path])
+        )
+
     def _imported_from_outside(self, path: str) -> bool:
         """True when `path` imports the name by name from a module that is no file of the repository."""
         if path not in self.outside:
@@ -510,7 +516,9 @@ class _Resolver:
         local = [d for d in defs if d.path == row.path]
         if local:
             if len(local) == 1 or len({d.qualified for d in local}) == 1:
-                return "same-file", local[0]
+                # one name bound several times (`const encode = ...` in each test): the nearest before the use
+                before = [d for d in local if d.start_line <= row.line]
+                return "same-file", (max(before, key=lambda d: d.start_line) if before else local[0])
             if not members_only:  # the innermost scope that holds one wins, as the language looks names up
                 deepest = max(len(d.parent or "") for d in local)
                 inner = {d.qualified: d for d in local if len(d.parent or "") == deepest and d.parent}
@@ -531,6 +539,8 @@ class _Resolver:
         if hit[0] == "unique" and self._imported_from_outside(row.path):  # `use Vendor\Pkg\Factory;`: not ours
             return "unresolved", None
         how, path = hit
+        if how == "unique" and family(row.language) == "js" and not self._imports_by_name(row.path):
+            return "unresolved", None  # a module sees another file's name only through an import
         chosen = [d for d in defs if d.path == path]
         if len({d.qualified for d in chosen}) > 1:
             return "ambiguous", None

@@ -58,7 +58,14 @@ def risk_output(
 
 
 def explain(
-    store: RepoStore, root: Path, relative: str, row: FileRow, *, now: datetime, freshness: Freshness
+    store: RepoStore,
+    root: Path,
+    relative: str,
+    row: FileRow,
+    *,
+    now: datetime,
+    freshness: Freshness,
+    recent_limit: int = 10,
 ) -> ExplainOutput:
     info = store.content_info(row.hash) if row.hash else None
     symbols = [queries.to_symbol(s) for s in store.symbols_in(relative)]
@@ -66,7 +73,7 @@ def explain(
     _revisions, cochange = risk.cochange(store, relative, min_shared=2)
     tests = risk.tests_for(store, relative)
     risk_out = risk_output(store, relative, row, now=now, freshness=freshness, pairs=cochange)
-    recent = [_commit(c) for c in store.recent_commits(relative, limit=10)]
+    recent = [_commit(c) for c in store.recent_commits(relative, limit=recent_limit)]
     decisions = [_commit(c) for c in store.decisions_touching(relative, limit=5)]
     evidence = ["repo-structure"]
     if recent:
@@ -113,21 +120,34 @@ def explain(
     return out  # the dispatcher cuts it to the tool's budget (services/repo/trim.py) unless `full`
 
 
-def explain_gone(store: RepoStore, root: Path, relative: str, *, freshness: Freshness) -> ExplainOutput | None:
+def explain_gone(
+    store: RepoStore,
+    root: Path,
+    relative: str,
+    *,
+    freshness: Freshness,
+    now: datetime | None = None,
+    recent_limit: int = 10,
+) -> ExplainOutput | None:
     """The answer for a path no longer in the tree that history knows: its commits, the commit that
     deleted or renamed it and its new name, and the files still importing it. None when no commit
     ever touched it."""
     if not store.touches_of(relative):
         return None
     gone: FileHistory = history.file_history(store, relative, present=False)
-    recent = [_commit(c) for c in store.recent_commits(relative, limit=10)]
+    recent = [_commit(c) for c in store.recent_commits(relative, limit=recent_limit)]
     where = f"renamed to {gone.renamed_to}" if gone.state == "renamed" else "deleted"
     when = f" in {gone.removed_in.sha[:12]} ({gone.removed_in.subject})" if gone.removed_in else ""
     importers = history.old_path_importers(store, root, relative)
     summary = f"{relative}: no longer in the tree, {where}{when}; {gone.commits} commit(s) touched it" + (
         f"; {len(importers)} file(s) still import it" if importers else ""
     )
-    risk_out = RiskOutput(path=relative, score=0, level="low", inferred=True, reasons=[], freshness=freshness)
+    # Its history still says how risky the path was (churn, authors, co-change) for whoever brings it back.
+    risk_out = (
+        risk_output(store, relative, None, now=now, freshness=freshness)
+        if now is not None
+        else RiskOutput(path=relative, score=0, level="low", inferred=True, reasons=[], freshness=freshness)
+    )
     return ExplainOutput(
         path=relative,
         language=None,

@@ -90,8 +90,8 @@ def _differs(store: RepoStore, root: Path, fs: str) -> bool:
     full = root / fs
     try:
         info = os.lstat(full)
-    except OSError:
-        return row is not None  # deleted since it was indexed
+    except OSError:  # deleted since it was indexed, unless it was already missing then
+        return row is not None and row.skip_reason != "missing"
     if row is None:
         return True
     if row.hash is None or info.st_size > MAX_BYTES:

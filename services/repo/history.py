@@ -20,7 +20,7 @@ from kernel import clock
 from kernel.errors import PalliumError
 from kernel.paths import path_text
 from services.repo.history_read import read_log
-from services.repo.index_git import MAX_CHANGESET, partial_clone
+from services.repo.index_git import MAX_CHANGESET, is_noise, partial_clone
 from services.repo.models import FileHistory, Hotspot, HotspotsOutput, RecentCommit
 from services.repo.resolve import resolve_imports
 from services.repo.rows import CommitRow, ExitRow
@@ -231,7 +231,9 @@ def _read_churn(store: RepoStore, root: Path, since: int) -> None:
         store.set_state({"churn_notes": store_notes})
 
 
-def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datetime) -> HotspotsOutput:
+def hotspots(
+    store: RepoStore, root: Path, *, since: str, limit: int, now: datetime, cursor: str | None = None
+) -> HotspotsOutput:
     start = parse_since(since, now)
     epoch = int(start.timestamp())
     _read_churn(store, root, epoch)
@@ -252,6 +254,8 @@ def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datet
             found.pop(path, None)
     scored = []
     for h in found.values():
+        if is_noise(h.path):  # a changelog changes with every release: no hotspot
+            continue
         score = round(h.commits * (1 + math.log2(1 + h.fan_in)), 2)
         row = files.get(h.path)
         info = store.content_info(row.hash) if row is not None and row.hash else None
@@ -271,12 +275,16 @@ def hotspots(store: RepoStore, root: Path, *, since: str, limit: int, now: datet
         )
     scored.sort(key=lambda h: (-h.score, -(h.lines_added + h.lines_deleted), h.path))
     from services.repo import freshness
+    from services.repo.queries import decode_cursor, encode_cursor
 
+    offset = decode_cursor(cursor)
+    more = offset + limit < len(scored)
     return HotspotsOutput(
         since=clock.iso_utc(start),
         metric=_METRIC,
-        files=scored[:limit],
+        files=scored[offset : offset + limit],
         total=len(scored),
-        truncated=len(scored) > limit,
+        truncated=more,
+        next_cursor=encode_cursor(offset + limit) if more else None,
         freshness=freshness.PENDING,
     )

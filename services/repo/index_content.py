@@ -106,6 +106,10 @@ def read_content(
     pending: list[int] = []
     for i, entry in enumerate(entries):
         row = _without_reading(entry, attributes.get(entry.path), previous.get(entry.path), known)
+        prior = previous.get(entry.path)
+        gone = prior is not None and prior.skip_reason == "missing"
+        if row is None and gone and not os.path.lexists(root / entry.fs):
+            row = prior  # still gone from the working tree (a checkout that lacked its blob): nothing to read
         rows.append(row)
         if row is None:
             pending.append(i)
@@ -399,8 +403,13 @@ def _list_entries(root: Path, *, untracked: bool) -> list[_Entry]:
         mode, blob, _stage = meta.decode().split(" ")
         path = path_text(path_bytes)
         entries[path] = _Entry(path, mode, blob, True, path_bytes.decode("utf-8", "surrogateescape"))
-    for raw in git.run(["diff-files", "--name-only", "-z"], root).split(b"\0"):
-        path = path_text(raw)
+    # What differs from git's index in content, not in stat: `git status` refreshes the stat data in
+    # memory (writing nothing), so a copied repository (`cp -a`: every inode and ctime new) is not
+    # read whole at every run, as `git diff-files` would have it.
+    for changed in git.status(root, untracked=False).entries:
+        if changed.worktree == ".":
+            continue
+        path = path_text(changed.path)
         if path in entries:
             entry = entries[path]
             entries[path] = _Entry(path, entry.mode, None, True, entry.fs)

@@ -476,6 +476,7 @@ class HotspotsInput(_ReadInput):
         "default 365d",
     )
     limit: int = Field(20, ge=1, le=500, description="most files to list (1-500, default 20)")
+    cursor: str | None = Field(None, description="next_cursor of the previous page")
 
 
 class Hotspot(ToolOutput):
@@ -497,6 +498,10 @@ class HotspotsOutput(ToolOutput):
     since: str = Field(description="the start of the window, UTC")
     metric: str = Field(description="how files are ranked")
     files: list[Hotspot]
-    total: int = Field(description="files changed in the window")
+    total: int = Field(
+        description="files changed in the window, without changelogs, lockfiles and version files (they change "
+        "with everything and say nothing about risk)"
+    )
     truncated: bool
+    next_cursor: str | None = None
     freshness: Freshness

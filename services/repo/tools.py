@@ -179,7 +179,13 @@ async def risk_tool(inp: RiskInput, ctx: ToolContext) -> RiskOutput:
     from services.repo import explain as _explain
 
     def work(root: Path, store: RepoStore) -> RiskOutput:
-        relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+        try:
+            relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
+        except PalliumError as exc:  # a deleted or renamed path: scored from its history, as explain answers it
+            gone = exc.details.get("path") if exc.code == "not_found" else None
+            if not gone or not store.touches_of(gone):
+                raise
+            relative, row = gone, None
         return _explain.risk_output(store, relative, row, now=ctx.clock.now(), freshness=freshness.PENDING)
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
@@ -211,12 +217,25 @@ async def explain(inp: ExplainInput, ctx: ToolContext) -> ExplainOutput:
             relative, row = queries.indexed_file(store, root, inp.path, ctx.cwd)
         except PalliumError as exc:  # a deleted or renamed path: answer from its history
             gone = exc.details.get("path") if exc.code == "not_found" else None
-            answer = _explain.explain_gone(store, root, gone, freshness=freshness.PENDING) if gone else None
+            answer = (
+                _explain.explain_gone(
+                    store,
+                    root,
+                    gone,
+                    freshness=freshness.PENDING,
+                    now=ctx.clock.now(),
+                    recent_limit=100 if inp.full else 10,
+                )
+                if gone
+                else None
+            )
             if answer is None:
                 raise
             return answer
         now = ctx.clock.now()
-        return _explain.explain(store, root, relative, row, now=now, freshness=freshness.PENDING)
+        return _explain.explain(
+            store, root, relative, row, now=now, freshness=freshness.PENDING, recent_limit=100 if inp.full else 10
+        )
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 
@@ -225,7 +244,9 @@ async def hotspots_tool(inp: HotspotsInput, ctx: ToolContext) -> HotspotsOutput:
     from services.repo import history
 
     def work(root: Path, store: RepoStore) -> HotspotsOutput:
-        return history.hotspots(store, root, since=inp.since, limit=inp.limit, now=ctx.clock.now())
+        return history.hotspots(
+            store, root, since=inp.since, limit=inp.limit, now=ctx.clock.now(), cursor=inp.cursor
+        )
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 

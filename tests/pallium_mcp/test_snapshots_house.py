@@ -236,6 +236,7 @@ async def test_core_and_adoption_tools_answer_in_a_fixed_shape(fixed_repo: Path,
             ],
             "total": 3,
             "truncated": False,
+            "next_cursor": None,
             "freshness": {
                 "status": "fresh",
                 "indexed_commit": "b883f7242cc14422a13f4722a36eafbe78d62975",
