@@ -65,7 +65,7 @@ class Plan:
 async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) -> tuple[RouteOutput, Plan]:
     """Route a whole task: one answer per request, combined when there are several."""
     state = State(ctx, repo)
-    speller = catalog.load().speller
+    speller = catalog.load().reading_speller
     parts = reading.split(task)
     if len(parts) == 1:
         return await _decide_one(task, task, ceiling, state, _read(task, speller), None)
@@ -253,6 +253,8 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         return ("knowledge context",)
     if action == reading.REVIEW and obj == "run" and re.search(r"\.js\b", request.text):
         return ("workflow validate",)
+    if request.verb in _AUTHOR_VERBS and obj == "run" and re.search(r"\bworkflows?\b", request.text, re.I):
+        return ("workflow generate",)  # "write a research workflow to research.js" writes one, runs none
     if action in (reading.CHANGE, reading.REVIEW, reading.RESEARCH) and obj == "code":
         return ("start",)
     if obj is None and (reading.strong_change(request) or action in (reading.REVIEW, reading.RESEARCH)):
@@ -285,6 +287,7 @@ def shape(
     return _by_object(allowed, request, found)
 
 
+_AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "author", "make"})
 _OBJECT_OF_NOUN = {"sessions": "session", "workflow": "run", "loop": "loop", "team": "team", "knowledge": "knowledge"}
 _PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db"})
 _OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
@@ -322,7 +325,7 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
             readers = [s for s in readers if object_of(s.capability) == request.object] or readers
         if readers:
             return _lead(ranked, readers[0].capability.capability)
-    if request.object is None:
+    if request.object is None or _names_verb(best.capability, lexicon.canonical(request.verb)):
         return _argument_fit(ranked, request, found)
     if object_of(best.capability) == request.object:
         return _argument_fit(ranked, request, found)
@@ -350,6 +353,7 @@ def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract
     and who depends on it" names a file, not a symbol, so a file's capability answers it."""
     if found is None or ranked[0].structural:
         return _verb_fit(ranked, request)
+    ranked = _quoted_fit(ranked, found)
     best = ranked[0]
     if not found.paths:
         if _needs_missing(best.capability, found):
@@ -371,6 +375,18 @@ def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract
     return _verb_fit(ranked, request)
 
 
+def _quoted_fit(ranked: list[Scored], found: extract.Found) -> list[Scored]:
+    """A task quoting a phrase ("'connection reset'") is a search for it: among near ties, the tool that
+    takes quoted text."""
+    best = ranked[0]
+    if not found.quoted or {"text", "quoted"} & set(best.capability.arguments.values()):
+        return ranked
+    for s in ranked[1:4]:
+        if best.score - s.score <= 0.1 and {"text", "quoted"} & set(s.capability.arguments.values()):
+            return _lead(ranked, s.capability.capability)
+    return ranked
+
+
 def _needs_missing(cap: Capability, found: extract.Found) -> bool:
     """Whether a required argument of `cap` has a source the task does not supply."""
     present = {
@@ -384,19 +400,42 @@ def _needs_missing(cap: Capability, found: extract.Found) -> bool:
 
 
 _VERB_REACH = 0.05
+_VERB_OBJECT_REACH = 0.35  # a capability naming both the task's verb and its object may be this far behind
 
 
 def _verb_fit(ranked: list[Scored], request: reading.Request) -> list[Scored]:
-    """Words break ties: in a near tie, the capability named by the task's own verb ("generate ...")."""
+    """The action before the words: a close capability whose own command is the task's verb ("start an
+    agent team", "scope the change") leads one that only shares its words; in a near tie, any that is."""
     if len(ranked) < 2 or ranked[0].structural or not request.verb:
         return ranked
     best = ranked[0]
-    if request.verb in best.capability.cli.split():
+    verb = lexicon.canonical(request.verb)
+    if _names_verb(best.capability, verb):
+        if request.object is None or object_of(best.capability) == request.object:
+            return ranked
+        for s in ranked[1:6]:  # "start a team": the team's start, not the task's
+            if (
+                s.score > 0
+                and best.score - s.score <= _VERB_OBJECT_REACH
+                and _names_verb(s.capability, verb)
+                and object_of(s.capability) == request.object
+            ):
+                return _lead(ranked, s.capability.capability)
         return ranked
-    for s in ranked[1:4]:
-        if best.score - s.score <= _VERB_REACH and request.verb in s.capability.cli.split():
+    for s in ranked[1:6]:
+        if s.score <= 0 or not _names_verb(s.capability, verb):
+            continue
+        on_object = request.object is not None and object_of(s.capability) == request.object
+        if verb in lexicon.GENERIC_TERMS:
+            continue  # "find", "show", "run": too common a verb to tell two capabilities apart
+        if best.score - s.score <= (_OBJECT_REACH if on_object else _VERB_REACH):
             return _lead(ranked, s.capability.capability)
     return ranked
+
+
+def _names_verb(cap: Capability, verb: str) -> bool:
+    words = cap.cli.replace("-", " ").split()
+    return verb in {lexicon.canonical(w) for w in words[1:] or words}
 
 
 def _lead(ranked: list[Scored], name: str, structural: bool = False) -> list[Scored]:
