@@ -73,13 +73,15 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     texts: list[str] = []
     carried: list[str] = []  # paths named by an earlier request, for "add a test for it"
     for part in parts:
-        request = _read(part, speller)
-        answer, plan = await _decide_one(part, task, ceiling, state, request, carried)
-        if answer.capability is None and decided:  # "... and report back": part of the request before it
+        if decided and _TAIL.match(part):  # "... then report back": what to do with the result, not a request
             texts[-1] = f"{texts[-1]} {part}"
-            request = _read(texts[-1], speller)
-            decided[-1] = await _decide_one(texts[-1], task, ceiling, state, request, carried)
+            decided[-1] = await _decide_one(texts[-1], task, ceiling, state, _read(texts[-1], speller), carried)
             continue
+        request = _read(part, speller)
+        if request.object is None and decided and decided[-1][1].request is not None:
+            # "list the runs, then apply the last one": the object carries over from the request before
+            request = dataclasses.replace(request, object=decided[-1][1].request.object)
+        answer, plan = await _decide_one(part, task, ceiling, state, request, carried)
         carried += [p for p in extract.find(part).paths if p not in carried]
         decided.append((answer, plan))
         texts.append(part)
@@ -88,6 +90,15 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
         answer.task = task
         return answer, plan
     return _combined(task, ceiling, decided, state), Plan(None, None, state, steps=decided)
+
+
+# A part that only says what to do with the result of the one before ("report back", "tell me").
+_TAIL = re.compile(
+    r"^(?:(?:and|please|pls|just)\s+)*(?:report(?: back| to me| it| the findings)?|"
+    r"tell me(?: what you find| about it)?|"
+    r"let me know|summari[sz]e (?:it|them|the findings)|write it up)\s*[.!?]*$",
+    re.IGNORECASE,
+)
 
 
 def _read(text: str, speller: lexicon.Speller) -> reading.Request:
