@@ -92,6 +92,10 @@ class Catalog:
             for text in (*cap.phrasings, cap.summary, cap.cli):
                 surfaces.update(lexicon.words(text))
         self.speller = lexicon.Speller(surfaces)
+        from services.route.reading import VOCABULARY
+
+        # The reading corrects against its own words too, so "prveiew" reads as "preview".
+        self.reading_speller = lexicon.Speller(surfaces | VOCABULARY)
 
     def weight(self, term: str) -> float:
         w = self.idf.get(term, _UNKNOWN_WEIGHT)

@@ -346,6 +346,15 @@ async def _run(cap: Capability, name: str, found: Found, state: State, out: Grou
             detail = f"no workflow run {wanted!r}" + _closest(wanted, [r["id"] for r in runs])
             out.needs_input.append(_needs(cap, name, detail, value=wanted))
             return None
+    named = _named_token(found)
+    if named is not None:
+        matches = [r for r in runs if r["id"] == named]
+        if matches:
+            return matches[0]["id"]
+        # invariant 2: "status for nightly-7" names a run; never the only fit in its place
+        detail = f"no workflow run {named!r}" + _closest(named, [r["id"] for r in runs])
+        out.needs_input.append(_needs(cap, name, detail, value=named))
+        return None
     if not runs:
         out.needs_input.append(_needs(cap, name, "there are no workflow runs yet (`pallium start` makes one)"))
         return None
@@ -366,6 +375,23 @@ async def _run(cap: Capability, name: str, found: Found, state: State, out: Grou
     out.needs_input.append(
         _needs(cap, name, f"{len(fitting)} runs could be meant; name one (newest: {fitting[0]['id']})")
     )
+    return None
+
+
+_NAME_LIKE = re.compile(r"[A-Za-z][\w.]*[-_][\w.-]*|[A-Za-z]+\d[\w-]*")
+
+
+def _named_token(found: Found) -> str | None:
+    """A name the task gives that no other kind claims ("weekly-audit", "done-7"): a word with a hyphen,
+    an underscore or a digit that is not a path, an id, an age, a ref, a symbol or a test command."""
+    taken = {*found.paths, *found.run_ids, *found.session_ids, *found.team_ids, *found.refs, *found.symbols}
+    command = found.test_command or ""
+    for word in found.words:
+        word = word.rstrip(".")
+        if word in taken or word in command or re.fullmatch(r"\d+[a-z]{0,3}", word, re.I):
+            continue
+        if _NAME_LIKE.fullmatch(word) and not word.lower().startswith(("wf-", "team-")):
+            return word
     return None
 
 
@@ -398,7 +424,7 @@ async def _loop(cap: Capability, name: str, found: Found, state: State, out: Gro
     for word in [*found.names, *found.quoted, *found.words]:
         if word.lower() in lowered:
             return lowered[word.lower()]
-    named = found.loop_name
+    named = found.loop_name or _named_token(found)
     if named is not None:  # invariant 2: a loop the task names is that loop or none
         detail = f"no loop {named!r}" + _closest(named, loops)
         out.needs_input.append(_needs(cap, name, detail, value=named))

@@ -40,7 +40,7 @@ STOPWORDS = _bag(
     already still yet up out off over under than then them they their he she him her his hers please could
     you would mind im ive id youre gonna gotta bit little lot lots be able way ways use using whats wheres
     hows thats lets dont cant wont far against versus vs sure everything everyone anything something
-    somebody anybody isnt arent
+    somebody anybody isnt arent question
     doesnt didnt theres heres whos ya yeah yes no nope u ur
     """
 )
@@ -203,6 +203,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "database": ("database", "db", "sqlite", "store"),
     "configure": ("configure", "config", "configuration", "settings", "setting", "provider"),
 }
+_SYNONYM_GROUPS["sync"] = ("sync", "synchronize", "synchronise", "refresh", "ingest", "reimport")
 _SYNONYM_GROUPS["validate"] = ("validate", "validation", "lint", "linting", "syntax")
 _SYNONYM_GROUPS["runlist"] = ("runs",)  # the plural is the noun: "what runs have I got" lists, it does not run
 _SYNONYM_GROUPS["not"] = ("not", "never", "unfinished", "incomplete", "undone")

@@ -37,7 +37,8 @@ _MODIFIER_PART = re.compile(
 _QUOTE = re.compile(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|(?<![A-Za-z0-9])'[^']*'(?![A-Za-z0-9])")
 _CLAUSES = re.compile(r"[,.!?:]+(?:\s+|$)|\s+-\s+|\s+—\s+")
 _FILLER = re.compile(
-    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|ugh|well|honestly|quick one|alright|right|now|also|and|but|"
+    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|ugh|well|honestly|quick one|quick question|question|"
+    r"alright|right|now|also|and|but|"
     r"pls|plz|please|kindly|just|maybe|actually|go ahead and|let'?s|lets|"
     r"(?:can|could|would|will) (?:you|u)(?: please| kindly| just| maybe| quickly)?(?: mind)?|"
     r"would you be so kind as to|i'?d like (?:you )?to|i would like (?:you )?to|i want (?:you )?to|"
@@ -76,7 +77,9 @@ _REVIEW_LEAD = re.compile(
     r"check (?:my|the|this|these|over)\b(?=.*\b(?:bugs?|mistakes?|problems?|issues?|security|diff|changes?)\b))",
     re.IGNORECASE,
 )
-_RESEARCH_LEAD = re.compile(r"^(?:research|investigate|analy[sz]e|study|explore|dig into|find out)\b", re.I)
+_RESEARCH_LEAD = re.compile(
+    r"^(?:research|investigate|analy[sz]e|study|explore|dig into|find out|look into|figure out)\b", re.I
+)
 _VERIFY = re.compile(
     r"\b(?:verify|double[- ]check|re-?check|audit|check|still (?:true|accurate|correct|right|valid)|"
     r"lying|accurate|correct|true|stale|wrong|outdated)\b",
@@ -120,7 +123,8 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "session",
         re.compile(
             r"\b(?:claude|codex)\b(?! code\b)|\bagents? (?:sessions?|running|doing|up to)\b|"
-            r"\b(?:running|stuck|live|active|idle|busy) agents?\b",
+            r"\b(?:running|stuck|live|active|idle|busy) agents?\b|\bwhere (?:was|were|did) (?:i|we)\b|"
+            r"\bwhere (?:i|we) left off\b",
             re.I,
         ),
     ),
@@ -128,7 +132,8 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "team",
         re.compile(
             r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
-            r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b",
+            r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b|"
+            r"\b(?:start|spin up|create|launch|spawn|stop)\s+(?:a|an|the|my)?\s*(?:\w+\s+)?team\b",
             re.I,
         ),
     ),

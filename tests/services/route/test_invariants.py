@@ -147,7 +147,13 @@ RUN_TASKS = st.sampled_from(
     ]
 )
 LOOP_TASKS = st.sampled_from(
-    ["how is loop {x} doing", "stop the loop called {x}", "tick loop {x} once", "reset the {x} loop"]
+    [
+        "how is loop {x} doing",
+        "stop the loop called {x}",
+        "tick loop {x} once",
+        "reset the {x} loop",
+        "loop status for {x}",
+    ]
 )
 PATH_TASKS = st.sampled_from(["explain {x}", "how risky is {x}", "symbols in {x}", "what changes with {x}"])
 PATHS = st.builds(lambda a: f"src/{a}.py", st.text("abcdefghijklmnopqrstuvwxyz_", min_size=3, max_size=10)).filter(
@@ -173,6 +179,20 @@ def test_invariant_2_a_named_run_that_does_not_exist_is_never_replaced(
 ):
     answer = anyio.run(lambda: route(template.format(x=run_id), populated, ceiling=ceiling))
     _not_substituted(answer, run_id, "done-1")
+
+
+@SETTINGS
+@given(
+    template=st.sampled_from(
+        ["status for {x}", "report on {x}", "resume {x} please", "what is the {x} run waiting on"]
+    ),
+    name=st.builds(lambda a, n: f"{a}-{n}", st.sampled_from(["done", "nightly", "fix"]), st.integers(2, 999)),
+)
+def test_invariant_2_a_run_named_in_other_words_is_never_replaced(populated: Path, template: str, name: str):
+    answer = anyio.run(lambda: route(template.format(x=name), populated, ceiling="admin"))
+    for _capability, arguments in _chosen(answer):
+        assert "done-1" not in json.dumps(arguments), (template, name, arguments)
+        assert "nightly" not in json.dumps(arguments).replace(name, ""), (template, name, arguments)
 
 
 @SETTINGS

@@ -78,6 +78,14 @@ def test_an_executed_compound_task_runs_each_step_in_order(git_repo: Path):
     assert [s["tool"] for s in answer.executed["steps"]] == ["pallium_index", "pallium_callers"]
 
 
+def test_a_request_route_cannot_place_is_kept_as_a_step_never_dropped(git_repo: Path):
+    answer = anyio.run(lambda: route("list my loops; then write a sonnet for my aunt", git_repo, ceiling="admin"))
+    assert [s.capability for s in answer.steps] == ["loop list", None]
+    assert answer.blocked and "step 2" in answer.blocked_reason
+    kept = anyio.run(lambda: route("research how the cache works then report back", git_repo, ceiling="consult"))
+    assert (kept.capability, kept.steps) == ("start", [])  # "report back" is the same request, not a second
+
+
 def test_off_topic_tasks_abstain_with_what_pallium_can_do_and_a_named_path_never_is(git_repo: Path):
     off = anyio.run(lambda: route("write a cover letter for my sister", git_repo, ceiling="admin"))
     assert off.capability is None and off.alternatives  # the closest capabilities, each with what it is for

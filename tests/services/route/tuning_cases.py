@@ -67,4 +67,12 @@ TUNING = [
     HeldCase("write a resignation letter", "admin", None),
     HeldCase("think of ideas for a team lunch", "admin", None),
     HeldCase("what should I check before renaming main? don't run any agents", "observe", "workflow preflight"),
+    # added after the second held-out set was scored, for the classes it showed (in other words)
+    HeldCase("look into why the test is slow and tell me", "consult", "start"),
+    HeldCase("before editing README.md, scope adding a badge", "observe", "workflow preflight"),
+    HeldCase("ingest the latest transcripts", "observe", "sessions sync"),
+    HeldCase("where were we on the migration", "observe", "sessions recall"),
+    HeldCase("find 'flaky' in old chats", "observe", "sessions search"),
+    HeldCase("create a review workflow file at flows/r.js", "edit", "workflow generate"),
+    HeldCase("start a team for the flaky tests", "consult", "team start"),
 ]

@@ -1,0 +1,264 @@
+"""Choose from the reading first: what a request's action and object allow, and which capability they ask for.
+
+Invariant 1 lives here (`may_choose`, `acts`): a destructive tool only for a request that deletes its
+object. Then the object before the words: an id of a kind the task names, the object it names, the
+verb that names a capability, a file for a task naming a file; the lexical ranking orders the rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING
+
+from services.route import extract, lexicon, reading
+
+if TYPE_CHECKING:
+    from services.route.catalog import Capability, Catalog, Scored
+
+__all__ = ["acts", "may_choose", "object_of", "shape", "wanted"]
+
+
+# The object each destructive tool deletes, by the first word of its command.
+_DELETES_OBJECT = {"sessions": "session", "workflow": "run", "db": "pallium", "team": "team"}
+_DATA_OBJECTS = frozenset(_DELETES_OBJECT.values())
+_STRUCTURAL_LEAD = 0.001  # a capability the reading asks for leads the ranking, whatever the words
+
+
+def may_choose(cap: Capability, request: reading.Request) -> bool:
+    """Invariant 1: a destructive tool only for a request whose action deletes (or, for a revert tool,
+    reverts) and whose object is the tool's object. No other word reaches it."""
+    if not cap.destructive:
+        return True
+    if request.object != _DELETES_OBJECT.get(cap.cli.split()[0]):
+        return False
+    if "revert" in cap.cli:
+        return bool(reading.REVERTS.search(request.body))
+    return request.deletes or _acting_word(cap, request) is not None
+
+
+def acts(cap: Capability, request: reading.Request) -> bool:
+    """Whether a destructive tool's escalation (`confirm`) is set: the request deletes and asks no preview."""
+    if not cap.destructive or request.preview:
+        return False
+    return may_choose(cap, request)
+
+
+def _own_flag_word(cap: Capability, request: reading.Request) -> bool:
+    """Whether the request uses a word of one of the tool's own options other than its escalation."""
+    body = request.body.lower()
+    escalation = cap.escalation[0] if cap.escalation else None
+    return any(
+        re.search(rf"\b{re.escape(word)}", body)
+        for name, words in cap.flags.items()
+        if name != escalation
+        for word in words
+    )
+
+
+def _acting_word(cap: Capability, request: reading.Request) -> str | None:
+    if not cap.escalation:
+        return None
+    body = request.body.lower()
+    for word in cap.flags.get(cap.escalation[0], ()):
+        if re.search(rf"\b{re.escape(word)}", body):
+            return word
+    return None
+
+
+def wanted(request: reading.Request) -> tuple[str, ...]:
+    """Capabilities the request's action and object ask for, best first; empty leaves it to the ranking."""
+    action, obj = request.action, request.object
+    if request.deletes and obj in _DATA_OBJECTS and action in (None, reading.CHANGE, reading.QUESTION):
+        return ()  # a deletion of Pallium's data: the destructive tools of that object, by rank
+    if action == reading.REVERT:
+        return ()
+    if obj == "knowledge" and (action in (reading.REVIEW, reading.QUESTION, None) and reading.verifies(request.text)):
+        return ("knowledge audit",)
+    if action == reading.CONTEXT and obj in ("code", None, "knowledge"):
+        return ("knowledge context",)
+    if action == reading.REVIEW and obj == "run" and re.search(r"\.js\b", request.text):
+        return ("workflow validate",)
+    if request.verb in _AUTHOR_VERBS and obj == "run" and re.search(r"\bworkflows?\b", request.text, re.I):
+        return ("workflow generate",)  # "write a research workflow to research.js" writes one, runs none
+    if action in (reading.CHANGE, reading.REVIEW, reading.RESEARCH) and obj == "code":
+        return ("start",)
+    if obj is None and (reading.strong_change(request) or action in (reading.REVIEW, reading.RESEARCH)):
+        return ("start",)
+    if action == reading.CHANGE and obj == "run" and not request.deletes:
+        return ("start",)
+    return ()
+
+
+def shape(
+    ranked: list[Scored], request: reading.Request, cat: Catalog, found: extract.Found | None = None
+) -> list[Scored]:
+    """The ranking as the reading allows and prefers it: destructive tools out unless asked for, the
+    capability the action and object name first; words only order what is left."""
+    allowed = [s for s in ranked if may_choose(s.capability, request)]
+    if request.deletes and request.object in _DATA_OBJECTS and request.action != reading.REVERT:
+        deleting = [s for s in allowed if s.capability.destructive and "revert" not in s.capability.cli]
+        # The tool whose own words the request uses ("raw events", "vacuum") before the rank's choice.
+        deleting.sort(key=lambda s: not _own_flag_word(s.capability, request))
+        if deleting:
+            allowed = [*deleting, *(s for s in allowed if not s.capability.destructive)]
+            return _lead(allowed, deleting[0].capability.capability, structural=True)
+    if request.action == reading.REVERT:
+        reverting = [s for s in allowed if "revert" in s.capability.cli and s.capability.destructive]
+        if reverting:
+            return _lead(allowed, reverting[0].capability.capability, structural=True)
+    for name in wanted(request):
+        if name in cat.by_name:
+            return _lead(allowed, name, structural=True)
+    return _by_object(allowed, request, found)
+
+
+_AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "author", "make"})
+_OBJECT_OF_NOUN = {"sessions": "session", "workflow": "run", "loop": "loop", "team": "team", "knowledge": "knowledge"}
+_PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db"})
+_OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
+_ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"))
+
+
+def _reads(cap: Capability) -> bool:
+    """A tool that answers at observe and is no preview of a destructive act."""
+    return cap.authority == "observe" and not cap.destructive and not cap.levels.get("edit")
+
+
+def object_of(cap: Capability) -> str:
+    noun = cap.cli.split()[0]
+    if noun in _PALLIUM_ITSELF:
+        return "pallium"
+    return _OBJECT_OF_NOUN.get(noun, "code")
+
+
+def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Found | None) -> list[Scored]:
+    """Object before words: an id of a kind the task names, else the object it names, picks among the close."""
+    if not ranked or ranked[0].score <= 0:
+        return ranked
+    best = ranked[0]
+    if found is not None:
+        for attr, source in _ID_SOURCES:
+            if getattr(found, attr):
+                taking = [s for s in ranked if source in s.capability.arguments.values() and s.score > 0]
+                if taking and source not in best.capability.arguments.values():
+                    return _lead(ranked, taking[0].capability.capability)
+                break
+    if request.action == reading.QUESTION and not _reads(best.capability):
+        # "is the provider set up?", "is my install ok?": a question reads state, it does not act
+        readers = [s for s in ranked[1:] if _reads(s.capability) and s.score >= best.score - _OBJECT_REACH]
+        if request.object is not None:
+            readers = [s for s in readers if object_of(s.capability) == request.object] or readers
+        if readers:
+            return _lead(ranked, readers[0].capability.capability)
+    if request.object is None or _names_verb(best.capability, lexicon.canonical(request.verb)):
+        return _argument_fit(ranked, request, found)
+    if object_of(best.capability) == request.object:
+        return _argument_fit(ranked, request, found)
+    near = [
+        s
+        for s in ranked
+        if object_of(s.capability) == request.object and s.score > 0 and s.score >= best.score - _OBJECT_REACH
+    ]
+    return _lead(ranked, near[0].capability.capability) if near else _argument_fit(ranked, request, found)
+
+
+def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract.Found | None) -> list[Scored]:
+    """A candidate whose argument the task cannot supply yields to one it can: "how does src/app.py work
+    and who depends on it" names a file, not a symbol, so a file's capability answers it."""
+    if found is None or ranked[0].structural:
+        return _verb_fit(ranked, request)
+    ranked = _quoted_fit(ranked, found)
+    best = ranked[0]
+    if not found.paths:
+        if _needs_missing(best.capability, found):
+            # "what depends on what": a name's tool with no name; a close one the task can supply answers
+            for s in ranked[1:4]:
+                if s.score >= best.score - _OBJECT_REACH and not _needs_missing(s.capability, found):
+                    return _lead(ranked, s.capability.capability)
+        return _verb_fit(ranked, request)
+    sources = set(best.capability.arguments.values())
+    lacks_symbol = "symbol" in sources and not found.symbols
+    if sources & {"path", "paths", "script"} and not lacks_symbol:
+        return _verb_fit(ranked, request)
+    if not lacks_symbol and request.object != "code":
+        return _verb_fit(ranked, request)
+    reach = 1.0 if lacks_symbol else _OBJECT_REACH  # the best cannot be grounded at all: any file capability
+    for s in ranked[1:]:
+        if s.score > 0 and s.score >= best.score - reach and "path" in s.capability.arguments.values():
+            return _lead(ranked, s.capability.capability)
+    return _verb_fit(ranked, request)
+
+
+def _quoted_fit(ranked: list[Scored], found: extract.Found) -> list[Scored]:
+    """A task quoting a phrase ("'connection reset'") is a search for it: among near ties, the tool that
+    takes quoted text."""
+    best = ranked[0]
+    if not found.quoted or {"text", "quoted"} & set(best.capability.arguments.values()):
+        return ranked
+    for s in ranked[1:4]:
+        if best.score - s.score <= 0.1 and {"text", "quoted"} & set(s.capability.arguments.values()):
+            return _lead(ranked, s.capability.capability)
+    return ranked
+
+
+def _needs_missing(cap: Capability, found: extract.Found) -> bool:
+    """Whether a required argument of `cap` has a source the task does not supply."""
+    present = {
+        "path": bool(found.paths),
+        "paths": bool(found.paths),
+        "symbol": bool(found.symbols),
+        "session_id": bool(found.session_ids),
+        "team": bool(found.team_ids),
+    }
+    return any(not present.get(cap.arguments.get(name, ""), True) for name in cap.required)
+
+
+_VERB_REACH = 0.05
+_VERB_OBJECT_REACH = 0.35  # a capability naming both the task's verb and its object may be this far behind
+
+
+def _verb_fit(ranked: list[Scored], request: reading.Request) -> list[Scored]:
+    """The action before the words: a close capability whose own command is the task's verb ("start an
+    agent team", "scope the change") leads one that only shares its words; in a near tie, any that is."""
+    if len(ranked) < 2 or ranked[0].structural or not request.verb:
+        return ranked
+    best = ranked[0]
+    verb = lexicon.canonical(request.verb)
+    if _names_verb(best.capability, verb):
+        if request.object is None or object_of(best.capability) == request.object:
+            return ranked
+        for s in ranked[1:6]:  # "start a team": the team's start, not the task's
+            if (
+                s.score > 0
+                and best.score - s.score <= _VERB_OBJECT_REACH
+                and _names_verb(s.capability, verb)
+                and object_of(s.capability) == request.object
+            ):
+                return _lead(ranked, s.capability.capability)
+        return ranked
+    for s in ranked[1:6]:
+        if s.score <= 0 or not _names_verb(s.capability, verb):
+            continue
+        on_object = request.object is not None and object_of(s.capability) == request.object
+        if verb in lexicon.GENERIC_TERMS:
+            continue  # "find", "show", "run": too common a verb to tell two capabilities apart
+        if best.score - s.score <= (_OBJECT_REACH if on_object else _VERB_REACH):
+            return _lead(ranked, s.capability.capability)
+    return ranked
+
+
+def _names_verb(cap: Capability, verb: str) -> bool:
+    words = cap.cli.replace("-", " ").split()
+    return verb in {lexicon.canonical(w) for w in words[1:] or words}
+
+
+def _lead(ranked: list[Scored], name: str, structural: bool = False) -> list[Scored]:
+    """`name` first; `structural` when the reading itself asks for it (then it always fits the task)."""
+    chosen = next((s for s in ranked if s.capability.capability == name), None)
+    if chosen is None:
+        return ranked
+    top = max(s.score for s in ranked)
+    lifted = dataclasses.replace(chosen, score=max(chosen.score, top) + _STRUCTURAL_LEAD, structural=structural)
+    rest = [s for s in ranked if s is not chosen]
+    return [lifted, *rest]
