@@ -94,7 +94,7 @@ class _Host:
         if op == "agent":
             await asyncio.sleep(0.1 if payload.get("prompt") == "settle" else 0.005)
             if "bad" in str(payload.get("prompt")):
-                raise PalliumError("unavailable", "boom")
+                raise PalliumError("unavailable", "boom", hint="a scripted failure of the benchmark's fake host")
             return "fine"
         return None
 

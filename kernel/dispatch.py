@@ -145,11 +145,12 @@ def _stopped(tool: Tool, exc: BaseException) -> PalliumError:
             hint="run it again when ready",
             details={"tool": tool.name, "exception": "KeyboardInterrupt"},
         )
+    code = exc.code if isinstance(exc, SystemExit) else None
     return PalliumError(
         "internal",
-        f"{tool.name} tried to end the process (SystemExit {exc.code!r}); only this call failed",
+        f"{tool.name} tried to end the process (SystemExit {code!r}); only this call failed",
         hint="this is a bug in Pallium; rerun with PALLIUM_DEBUG=1 and report it",
-        details={"tool": tool.name, "exception": "SystemExit", "exit_code": str(exc.code)},
+        details={"tool": tool.name, "exception": "SystemExit", "exit_code": str(code)},
     )
 
 

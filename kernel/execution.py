@@ -160,8 +160,8 @@ class Run(LiveCalls):
             budget=budget,
             owns_db=owns_db,
         )
-        for row in adopted:
-            run.pool.adopt(Path(row.path), row.base_commit or base_commit)
+        for worktree in adopted:
+            run.pool.adopt(Path(worktree.path), worktree.base_commit or base_commit)
         try:
             recorded = {p.call_key for p in store.patches(run_id)}
             dropped = run.staging.restart(recorded)

@@ -165,7 +165,7 @@ async def run_async(args: list[str], cwd: Path, **options: object) -> bytes:
     """`run` off the event loop, in the bounded pool of `kernel.threads.in_pool` (same arguments, same errors)."""
     from kernel.threads import in_pool
 
-    return await in_pool(run, args, cwd, **options)  # type: ignore[arg-type]
+    return await in_pool(run, args, cwd, **options)
 
 
 def prepare(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[list[str], dict[str, str]]:

