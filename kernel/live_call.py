@@ -200,6 +200,7 @@ class LiveCalls:
             network=call.network,
             new_session=call.new_session,
             resume_session=call.resume_session,
+            session_file=call.session_file,
             run_id=self.run_id,
             agent_id=key,
             label=call.label,
