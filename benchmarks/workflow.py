@@ -42,6 +42,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--crash-agents", type=int, default=40, help="agents in the crash-and-resume fan-out (default 40; 0 skips it)"
     )
+    parser.add_argument("--fan-out-only", action="store_true", help="only the first fan-out beside bare asyncio")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pallium-bench-wf-") as scratch:
         root = Path(scratch)
@@ -52,6 +53,9 @@ def main(argv: list[str]) -> int:
         os.environ["PALLIUM_FAKE_LOG"] = ""
         os.environ["PALLIUM_WORKFLOW_PROVIDER_SLEEPER_COMMAND"] = f"sleep {args.delay}; echo ok"
         repo = _demo_repo(root / "repo")
+        if args.fan_out_only:
+            asyncio.run(_first_fan_out(repo))
+            return 0
         print(
             f"workflow ({os.cpu_count()} cores; goals: engine <= {GOALS['engine_ms']} ms, host call <= "
             f"{GOALS['host_call_ms']} ms, pipeline <= {GOALS['pipeline']}x ideal, replay <= {GOALS['replay_ms']} ms)"
@@ -59,6 +63,7 @@ def main(argv: list[str]) -> int:
         asyncio.run(_engine(args.runs))
         asyncio.run(_host_calls())
         asyncio.run(_pipelines(repo, args))
+        asyncio.run(_first_fan_out(repo))
         if args.crash_agents:
             _crash_resume(repo, args)
     return 0
@@ -224,6 +229,59 @@ async def _pipeline(ctx, store, repo: Path, args: argparse.Namespace, *, provide
     elapsed = time.perf_counter() - start
     assert first.live_calls == args.items * 3, first.run.error
     return elapsed
+
+
+FIRST_FAN_OUT = """
+const names = Array.from({length: args.agents}, (_, i) => i);
+return (await parallel(names, (i) => agent(`fan ${i}`))).length;
+"""
+
+
+async def _first_fan_out(repo: Path, agents: int = 64, width: int = 16, delay: float = 0.2, runs: int = 3) -> None:
+    """A run's first fan-out (its worktrees not made yet) of `sh` agents beside bare asyncio running the
+    same processes as wide: what a run adds when it starts, the goal being within 1.3x."""
+    from kernel.context import ToolContext
+    from kernel.execution import Limits
+    from services.workflows import runner
+
+    os.environ["PALLIUM_WORKFLOW_PROVIDER"] = "fanout"
+    os.environ["PALLIUM_WORKFLOW_PROVIDER_FANOUT_COMMAND"] = f"sleep {delay}; echo ok"
+    command = f"sleep {delay}; echo ok"
+
+    async def bare_once() -> float:
+        slots = asyncio.Semaphore(width)
+
+        async def one() -> None:
+            async with slots:
+                proc = await asyncio.create_subprocess_shell(
+                    command, stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL
+                )
+                await proc.wait()
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(agents)))
+        return time.perf_counter() - start
+
+    bare, ours = [], []
+    ctx = ToolContext(cwd=repo)
+    store = runner.open_store(ctx)
+    for n in range(runs):
+        bare.append(await bare_once())
+        run_id = f"bench-first-fan-out-{n}"
+        runner.create_run(
+            ctx, store, run_id=run_id, repo=repo, source=FIRST_FAN_OUT, args={"agents": agents},
+            limits=Limits(concurrency=width, max_agents=100_000), task="bench", script_path=None, allow_commands=[],
+        )  # fmt: skip
+        start = time.perf_counter()
+        done = await runner.run_attempt(ctx, store, run_id)
+        ours.append(time.perf_counter() - start)
+        assert done.live_calls == agents, done.run.error
+    ctx.close()
+    base, value = median_ms(bare), median_ms(ours)
+    print(row(f"first fan-out: {agents} sh agents x {delay:g}s, {width} wide", value, "bare asyncio", base)
+          + _goal(value <= 1.3 * base))  # fmt: skip
+    print(f"  every run: {', '.join(f'{x * 1000:.0f}' for x in ours)} ms; bare: "
+          f"{', '.join(f'{x * 1000:.0f}' for x in bare)} ms; load {os.getloadavg()[0]:.2f}")  # fmt: skip
 
 
 def _goal(met: bool) -> str:

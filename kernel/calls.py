@@ -7,6 +7,7 @@ is written to (and read back from) the journal.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kernel import leases
@@ -46,6 +47,7 @@ class AgentCall:
     schema_retry: bool = True  # a read-only call whose reply fails the schema is asked once more to correct it
     new_session: str | None = None  # start the provider's native session under this id (claude `--session-id`)
     resume_session: str | None = None  # continue this native session (claude `--resume`, codex `resume`, wrappers)
+    session_file: Path | None = None  # wrappers: where their session token is kept across calls (see ProviderRequest)
 
     @property
     def is_edit(self) -> bool:

@@ -98,9 +98,11 @@ class LiveCalls:
         reservation = self._begin(call, key, seq, {**request, "read": read})
         self.used.add(key)
         box = _Worktree()
+        user_tree: asyncio.Future[str] | None = None
         try:
             await self._worktree_for(call, key, seed, box)
-            user_tree = await self._user_tree(entered, running=True) if call.is_edit else None
+            # read beside the worker, not before it: it only records what the user changes meanwhile
+            user_tree = asyncio.ensure_future(self._user_tree(entered, running=True)) if call.is_edit else None
             provider_request = self._provider_request(call, key, request["provider"], box.cwd)
             result, charges, pending = await self._dispatch_with_retry(
                 call, key, provider_request, reservation, on_session
@@ -108,6 +110,8 @@ class LiveCalls:
             crash_point("after_provider_exit")
             outcome = await self._settle(call, key, result, box, seed, user_tree)
         except BaseException:
+            if user_tree is not None and not user_tree.done():
+                user_tree.cancel()  # this call's wait only: a reading others share goes on (shielded)
             if box.path is not None and not self.lease.fenced:  # after a takeover the new owner cleans up
                 tree.remove(self.store, box.path)
             elif box.lent is not None and not self.lease.fenced:
@@ -200,6 +204,7 @@ class LiveCalls:
             network=call.network,
             new_session=call.new_session,
             resume_session=call.resume_session,
+            session_file=call.session_file,
             run_id=self.run_id,
             agent_id=key,
             label=call.label,
@@ -233,11 +238,18 @@ class LiveCalls:
         return result, charges, pending
 
     async def _settle(
-        self, call: AgentCall, key: str, result: ProviderResult, box: _Worktree, seed: str | None, user_tree: str | None
+        self,
+        call: AgentCall,
+        key: str,
+        result: ProviderResult,
+        box: _Worktree,
+        seed: str | None,
+        user_tree: asyncio.Future[str] | None,
     ) -> AgentOutcome:
         """Decide what becomes of the worker's tree: capture and stage an edit, discard anything else."""
         done = finished(result)
-        outside = await self._outside_writes(key, user_tree, box.cwd, box.beside) if call.is_edit else []
+        before = await user_tree if user_tree is not None else None
+        outside = await self._outside_writes(key, before, box.cwd, box.beside) if call.is_edit else []
         if outside and done:
             shown = ", ".join(outside[:10]) + (f" and {len(outside) - 10} more" if len(outside) > 10 else "")
             result = replace(
@@ -409,7 +421,9 @@ class LiveCalls:
         written by nobody else, so an entry there that no worktree record explains is the worker's.
         """
         if user_tree is not None:
-            now = await self._user_tree(time.monotonic())
+            # a reading still under way will do: this only records what the user changed meanwhile
+            # (it fails no call), and waiting for a fresh one would queue every edit behind the last
+            now = await self._user_tree(time.monotonic(), running=True)
             if now != user_tree:
                 changed = await git.run_async(["diff-tree", "-r", "--name-only", "-z", user_tree, now], self.repo)
                 touched = [p for p in changed.decode("utf-8", "surrogateescape").split("\0") if p]

@@ -28,7 +28,7 @@ def _pool() -> concurrent.futures.ThreadPoolExecutor:
     on a `git` child process), few enough that a fan-out of hundreds does not start hundreds of gits."""
     global _POOL
     if _POOL is None:
-        size = int(os.environ.get("PALLIUM_GIT_THREADS") or 0) or min(16, 4 * (os.cpu_count() or 1))
+        size = int(os.environ.get("PALLIUM_GIT_THREADS") or 0) or min(32, 16 * (os.cpu_count() or 1))
         _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=size, thread_name_prefix="pallium-git")
     return _POOL
 

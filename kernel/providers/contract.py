@@ -53,6 +53,9 @@ class ProviderRequest:
     network: bool = False
     resume_session: str | None = None  # a native session to continue (claude uuid, codex thread id, wrapper token)
     new_session: str | None = None  # claude: the uuid to start a first turn under (`--session-id`)
+    # wrappers: a session file of the caller's that outlives the call (else one in the call's scratch
+    # folder): a token the wrapper wrote before it was killed is there for the next call to resume
+    session_file: Path | None = None
     run_id: str = ""
     agent_id: str = ""
     label: str = ""

@@ -276,8 +276,14 @@ class CommandDialect:
         schema_file = workdir / "schema.json"
         if req.schema:
             schema_file.write_text(json.dumps(req.schema), encoding="utf-8")
-        session_file = workdir / "session.txt"
-        session_file.write_text(req.resume_session or "", encoding="utf-8")
+        session_file = req.session_file or workdir / "session.txt"
+        if req.session_file is not None:
+            from kernel import writes
+
+            writes.ensure_dir(session_file.parent)
+            writes.write_bytes(session_file, (req.resume_session or "").encode("utf-8"))
+        else:
+            session_file.write_text(req.resume_session or "", encoding="utf-8")
         env = {
             **worker_env(req, self.name),
             "PALLIUM_WORKFLOW_PROMPT_FILE": str(prompt_file),
@@ -292,7 +298,7 @@ class CommandDialect:
 
     def parse(self, req: ProviderRequest, done: Completed, workdir: Path) -> ProviderResult:
         usage = _read_usage(workdir / "usage.json")
-        session_file = workdir / "session.txt"
+        session_file = req.session_file or workdir / "session.txt"
         session = session_file.read_text(encoding="utf-8").strip() or None if session_file.exists() else None
         output_file = workdir / "output.txt"
         text = output_file.read_text(encoding="utf-8") if output_file.exists() else ""

@@ -4,14 +4,14 @@ A read-only worker whose provider cannot be trusted to keep its hands off the tr
 command wrapper), or one that asked for `isolation: "worktree"`, runs in one of these instead of the
 user's tree. Whatever it changed there is discarded with the worktree and reported to the caller;
 a worktree it left untouched goes back to the pool, so a fan-out of hundreds of read-only agents
-creates only as many worktrees as run at once. Telling "untouched" apart is a walk of the folder
-comparing sizes and modification times with the walk made when it was handed out (no git process).
+creates only as many worktrees as run at once. Telling "untouched" apart is one `git status` of
+the worktree (ignored files included: a tree is lent without any) and its HEAD still at the commit
+it was lent at. Edit workers take from the same pool; their trees come back through `recycle`.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from kernel import git
@@ -27,7 +27,6 @@ class Lent:
 
     path: Path
     commit: str
-    files: dict[str, tuple[int, int]] = field(default_factory=dict)  # what it held when handed out
     dirty: bool = False  # given back by an edit worker: put at a commit and cleaned before it is lent again
 
 
@@ -49,7 +48,8 @@ class ReadOnlyPool:
         if self._idle:
             lent = self._idle.pop(0)
             git.run(["checkout", "-q", "--detach", "--force", commit], lent.path)
-            lent.commit, lent.files = commit, _walk(lent.path)
+            git.run(["clean", "-q", "-f", "-d", "-x"], lent.path)
+            lent.commit = commit
             return lent
         self._made += 1
         path = tree.create(
@@ -60,7 +60,7 @@ class ReadOnlyPool:
             commit=commit,
             purpose="seeded",
         )
-        return Lent(path, commit, _walk(path))
+        return Lent(path, commit)
 
     async def take_async(self, commit: str, *, walk: bool = True) -> Lent:
         """`take` with the checkout or the new worktree made off the event loop.
@@ -76,7 +76,7 @@ class ReadOnlyPool:
         if self._idle:
             lent = self._idle.pop(0)
             try:
-                lent.files = await in_pool(_move, lent.path, commit, walk=walk)
+                await in_pool(_move, lent.path, commit, clean=walk)
             except BaseException:
                 self.discard(lent)
                 raise
@@ -91,7 +91,7 @@ class ReadOnlyPool:
             commit=commit,
             purpose="seeded" if walk else "edit",  # made for an edit worker (it may serve any call after)
         )
-        return Lent(path, commit, await in_pool(_walk, path) if walk else {})
+        return Lent(path, commit)
 
     async def give_back_async(self, lent: Lent) -> list[str]:
         """`give_back` with the walk and `git check-ignore` off the event loop."""
@@ -121,17 +121,12 @@ class ReadOnlyPool:
 
     def give_back(self, lent: Lent) -> list[str]:
         """Return what the worker changed (paths git does not ignore); only an untouched worktree is kept."""
-        now = _walk(lent.path)
-        changed = sorted(p for p in now.keys() | lent.files.keys() if now.get(p) != lent.files.get(p))
-        if not changed:
+        dirty, changed = _changed(lent)
+        if not dirty:
             self._idle.append(lent)
             return []
-        ignored = set()
-        listed = "\n".join(changed).encode("utf-8", "surrogateescape")
-        found = git.run(["check-ignore", "--no-index", "--stdin"], lent.path, check=False, input=listed)
-        ignored = set(found.decode("utf-8", "surrogateescape").splitlines())
         self.discard(lent)
-        return [p for p in changed if p not in ignored and not any(p.startswith(i.rstrip("/") + "/") for i in ignored)]
+        return changed
 
     def discard(self, lent: Lent) -> None:
         tree.remove(self.store, lent.path)
@@ -142,57 +137,43 @@ class ReadOnlyPool:
             self.discard(self._idle.pop())
 
 
-def _move(path: Path, commit: str, *, walk: bool = True) -> dict[str, tuple[int, int]]:
-    """Put a pooled worktree at `commit` and walk it (unless `walk` is False: for an edit worker).
+def _move(path: Path, commit: str, *, clean: bool = True) -> None:
+    """Put a pooled worktree at `commit` (cleaned too, unless `clean` is False: for an edit worker).
 
     What an edit worker left is in the worktree's index (its capture ran `git add -A`), so the forced
     checkout takes all of it out; a tree lent to read-only work is cleaned too, ignored files
-    included, since its walk must match the commit. Files git ignores that an edit worker made
+    included, since any file git ignores in it counts as the worker's. Files git ignores that an edit worker made
     (build output) stay for the next edit worker of the run, as they would in one checkout.
     """
     git.run(["checkout", "-q", "--detach", "--force", commit], path)
-    if walk:
+    if clean:
         git.run(["clean", "-q", "-f", "-d", "-x"], path)
-    return _walk(path) if walk else {}
 
 
 def _changed(lent: Lent) -> tuple[bool, list[str]]:
-    """Whether a worker changed anything in a lent worktree, and what, but paths git ignores (the walk is
-    compared with the one made when it was handed out)."""
-    now = _walk(lent.path)
-    changed = sorted(p for p in now.keys() | lent.files.keys() if now.get(p) != lent.files.get(p))
-    if not changed:
-        return False, []
-    listed = "\n".join(changed).encode("utf-8", "surrogateescape")
-    found = git.run(["check-ignore", "--no-index", "--stdin"], lent.path, check=False, input=listed)
-    ignored = set(found.decode("utf-8", "surrogateescape").splitlines())
-    return True, [
-        p for p in changed if p not in ignored and not any(p.startswith(i.rstrip("/") + "/") for i in ignored)
-    ]
+    """Whether a worker changed anything in a lent worktree, and what, but paths git ignores.
 
-
-def _walk(root: Path) -> dict[str, tuple[int, int]]:
-    """Every entry under `root` but the worktree's `.git` link: relative path -> (size, mtime in ns)."""
-    found: dict[str, tuple[int, int]] = {}
-    stack = [""]
-    while stack:
-        relative = stack.pop()
-        try:
-            entries = os.scandir(os.path.join(root, relative))
-        except OSError:
-            continue
-        with entries:
-            for entry in entries:
-                name = f"{relative}/{entry.name}" if relative else entry.name
-                if name == ".git":
-                    continue
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    found[name + "/"] = (0, 0)
-                    stack.append(name)
-                else:
-                    found[name] = (info.st_size, info.st_mtime_ns)
-    return found
+    One `git status` of the worktree (tracked files changed or deleted, new files, new ignored files:
+    a tree is lent clean, so any ignored file in it is new), where a walk in Python compared every
+    file's size and time with those recorded when it was lent, holding the interpreter meanwhile.
+    """
+    out = git.run(
+        ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignored=matching", "--no-renames"],
+        lent.path,
+    ).decode("utf-8", "surrogateescape")
+    changed, dirty = [], False
+    for entry in out.split("\0"):
+        if entry.startswith("# branch.oid "):
+            dirty = dirty or entry.removeprefix("# branch.oid ") != lent.commit  # it moved HEAD itself
+        elif entry[:2] in ("1 ", "2 "):
+            dirty = True
+            changed.append(entry.split(" ", 8)[8])
+        elif entry.startswith("u "):
+            dirty = True
+            changed.append(entry.split(" ", 10)[10])
+        elif entry[:2] == "? ":
+            dirty = True
+            changed.append(entry[2:])
+        elif entry[:2] == "! ":
+            dirty = True  # an ignored file: the worker's (a lent tree has none), not reported
+    return dirty, sorted(changed)

@@ -1054,7 +1054,8 @@ TOOLS = (
         models.TeamOutput,
         "Make a parked or stopped team active again, with its board, mail, sessions and staged patches.",
         "Use after pallium_team_stop, or once pallium_team_budget gave a parked team room; then "
-        "pallium_team_run. Refused while the budget is still spent. Writes state only.",
+        "pallium_team_run. Not for a member in error (pallium_team_member_restart). Refused while the budget "
+        "is still spent. Writes state only.",
         "consult",
         positional=("team",),
         annotations=_SET,

@@ -12,8 +12,10 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kernel import paths
 from kernel.calls import AgentCall
 from kernel.clock import Clock, iso_utc
 from kernel.crashpoints import crash_point
@@ -177,6 +179,7 @@ class Turns:
                 op="turn",
                 new_session=new_session,
                 resume_session=resume,
+                session_file=self._session_file(member),
             )
             with self.store.db.transaction():
                 # the call's journal key and a reserved spend go first: a `team run` killed while the worker
@@ -267,7 +270,25 @@ class Turns:
             return "new", member.session_id, None
         if member.session_id:
             return "resume", None, member.session_id
+        left = self._wrapper_session(member)
+        if left is not None:  # an earlier turn was killed after its wrapper made a session: continue that one
+            self.store.update_member(self.team_id, member.name, session_id=left, session_established=True)
+            return "resume", None, left
         return "new", None, None
+
+    def _session_file(self, member: MemberRow) -> Path | None:
+        """Where a wrapper member's session token is kept between turns (claude and codex report theirs)."""
+        if member.provider in ("claude", "codex", "openai"):
+            return None
+        return paths.pallium_home() / "teams" / self.team_id / f"{member.name}.session"
+
+    def _wrapper_session(self, member: MemberRow) -> str | None:
+        path = self._session_file(member)
+        try:
+            token = path.read_text(encoding="utf-8").strip() if path is not None and path.is_file() else ""
+        except OSError:
+            return None
+        return token or None
 
     def _session_seen(self, name: str, resumed: str | None):
         """Record a session id the moment the worker streams it (codex's thread id comes in its first event).

@@ -238,6 +238,7 @@ async def test_status_output_is_plain_json(call):
 
 
 async def test_a_request_retried_with_its_request_id_answers_the_first_instead_of_repeating(team_env, call):
+    team_env.scenario({"match": "You are ", "reply": decision("blocked", summary="my plan")})
     team = (await call("start", goal="g")).team.id
     await call("spawn", team=team, name="ana", provider="claude", plan_required=True)
     await call("spawn", team=team, name="bo", provider="claude")
@@ -254,6 +255,7 @@ async def test_a_request_retried_with_its_request_id_answers_the_first_instead_o
     assert [d.outcome for d in done] == ["completed", "completed"]  # the second is not refused as already done
     steer = [await call("member_steer", team=team, member="ana", directive="d", request_id="r-steer") for _ in range(2)]
     assert steer[0].message.id == steer[1].message.id
+    await call("run", team=team, max_rounds=1)  # ana sends its plan: now there is one to approve
     approved = [await call("approve", team=team, member="ana", request_id="r-ok") for _ in range(2)]
     assert [a.member.plan_status for a in approved] == ["approved", "approved"]  # no "no plan waiting" conflict
     inbox = (await call("inbox", team=team, **{"for": "ana"})).messages

@@ -195,3 +195,31 @@ def test_watch_piped_prints_plain_lines_once(team_env, git_repo, capsys, monkeyp
     assert len([line for line in lines if line.startswith("  alice")]) == 1  # unchanged: not printed again
     assert main(["team", "watch", "team-w", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["frames"] == 1
+
+
+# a wrapper that makes its session (a token in the session file) at once, like a CLI that opens one first;
+# its first call is killed right after, before it answers
+SESSION_WRAPPER = (
+    'f="$PALLIUM_WORKFLOW_SESSION_FILE"; if [ ! -s "$f" ]; then t="tok-$$"; echo "$t" >> "{tokens}"; '
+    'printf %s "$t" > "$f"; fi; '
+    'if [ ! -e "{killed}" ]; then : > "{killed}"; kill -9 $$; fi; '
+    'printf \'{{"status": "idle", "summary": "resumed %s"}}\' "$(cat "$f")"'
+)
+
+
+async def test_a_wrapper_member_killed_in_its_first_turn_keeps_one_session(team_env, call, tmp_path, monkeypatch):
+    tokens, killed = tmp_path / "tokens.txt", tmp_path / "killed"
+    monkeypatch.setenv(
+        "PALLIUM_WORKFLOW_PROVIDER_WRAPBOT_COMMAND", SESSION_WRAPPER.format(tokens=tokens, killed=killed)
+    )
+    team = (await call("start", goal="g")).team.id
+    await call("spawn", team=team, name="w", provider="wrapbot")
+    first = await call("run", team=team, max_rounds=1)
+    assert [t.state for t in first.turns] == ["failed"]
+    await call("nudge", team=team, member="w")
+    second = await call("run", team=team, max_rounds=1)
+    assert [t.state for t in second.turns] == ["completed"]
+    made = tokens.read_text().split()
+    assert len(made) == 1 and second.turns[0].detail == f"resumed {made[0]}"
+    w = next(m for m in (await call("status", team=team)).members if m.name == "w")
+    assert w.session_id == made[0]
