@@ -105,6 +105,8 @@ SAMPLE_CALLS = {
     "pallium_knowledge_maintain_install": None,  # writes under HOME: called over MCP by test_maintain.py
     # Team tools need a team, members and the fake provider: tests/services/teams/test_tools.py calls each over MCP.
     "pallium_team_apply": None,
+    "pallium_team_budget": None,
+    "pallium_team_diff": None,
     "pallium_team_approve": None,
     "pallium_team_attach": None,
     "pallium_team_gate_set": None,
@@ -116,6 +118,7 @@ SAMPLE_CALLS = {
     "pallium_team_member_stop": None,
     "pallium_team_nudge": None,
     "pallium_team_reject": None,
+    "pallium_team_resume": None,
     "pallium_team_revert": None,
     "pallium_team_run": None,
     "pallium_team_send": None,
@@ -127,8 +130,10 @@ SAMPLE_CALLS = {
     "pallium_team_tasks_claim": None,
     "pallium_team_tasks_complete": None,
     "pallium_team_tasks_list": None,
+    "pallium_team_tasks_release": None,
     "pallium_team_template_list": None,
     "pallium_team_template_show": None,
+    "pallium_team_watch": None,
 }
 # Files some sample calls need in the repository before they run.
 SAMPLE_FILES = {

@@ -105,6 +105,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "updated_at": "2026-03-01T00:00:00Z",
                 "base_commit": None,
                 "base_at": None,
+                "ceiling": "admin",
+                "max_calls": None,
+                "calls": 0,
             },
             "members": [
                 {
@@ -133,11 +136,16 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "max_calls": None,
+                    "calls": 0,
                     "snapshot_commit": None,
                     "snapshot_at": None,
                     "snapshot_current": None,
                 }
             ],
+            "existed": False,
+            "warnings": [],
+            "next_step": 'pallium team spawn <team-1> NAME --role "what it does"',
         }
     )
     assert await answer("team spawn", team=team, name="rev", provider="claude", role="reviewer") == snapshot(
@@ -168,10 +176,14 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "max_calls": None,
+                "calls": 0,
                 "snapshot_commit": None,
                 "snapshot_at": None,
                 "snapshot_current": None,
-            }
+            },
+            "warnings": [],
+            "next_step": "pallium team run <team-1>",
         }
     )
     assert await answer(
@@ -204,10 +216,16 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "max_calls": 20,
+                "calls": 0,
                 "snapshot_commit": None,
                 "snapshot_at": None,
                 "snapshot_current": None,
-            }
+            },
+            "warnings": [
+                "codex reports no cost: budgets in USD cannot bind on it; planner is capped at 20 calls (change with `pallium team budget <team-1> --member planner --calls N`)"
+            ],
+            "next_step": "pallium team run <team-1>",
         }
     )
     assert await answer("team join", team=team, **{"as": "me"}) == snapshot(
@@ -238,10 +256,14 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "max_calls": None,
+                "calls": 0,
                 "snapshot_commit": None,
                 "snapshot_at": None,
                 "snapshot_current": None,
-            }
+            },
+            "warnings": [],
+            "next_step": "",
         }
     )
     assert await answer("team gate set", team=team, hooks=["task_completed"], prompt="be precise") == snapshot(
@@ -263,6 +285,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "updated_at": "2026-03-01T00:00:00Z",
                 "base_commit": None,
                 "base_at": None,
+                "ceiling": "admin",
+                "max_calls": None,
+                "calls": 0,
             }
         }
     )
@@ -386,10 +411,14 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "max_calls": None,
+                "calls": 0,
                 "snapshot_commit": None,
                 "snapshot_at": None,
                 "snapshot_current": None,
-            }
+            },
+            "warnings": [],
+            "next_step": "",
         }
     )
     assert await answer("team run", team=team) == snapshot(
@@ -411,6 +440,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "updated_at": "2026-03-01T00:00:00Z",
                 "base_commit": None,
                 "base_at": None,
+                "ceiling": "admin",
+                "max_calls": None,
+                "calls": 2,
             },
             "rounds": 1,
             "turns_taken": 2,
@@ -422,6 +454,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
             "stopped": False,
             "parked": False,
             "reason": "no member is eligible (no mail, nudge or claimable work)",
+            "failed_turns": 0,
+            "next_step": "pallium team approve <team-1> planner (read its plan: pallium team inbox <team-1> --for lead)",
         }
     )
     assert await answer("team tasks list", team=team) == snapshot(
@@ -518,10 +552,14 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 1,
+                "max_calls": 20,
+                "calls": 1,
                 "snapshot_commit": None,
                 "snapshot_at": None,
                 "snapshot_current": None,
-            }
+            },
+            "warnings": [],
+            "next_step": "",
         }
     )
     assert await answer("team approve", team=team, member="planner") == snapshot(
@@ -552,10 +590,14 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 1,
+                "max_calls": 20,
+                "calls": 1,
                 "snapshot_commit": None,
                 "snapshot_at": None,
                 "snapshot_current": None,
-            }
+            },
+            "warnings": [],
+            "next_step": "",
         }
     )
     assert await answer("team member stop", team=team, member="rev") == snapshot(
@@ -586,10 +628,14 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "max_calls": None,
+                "calls": 1,
                 "snapshot_commit": None,
                 "snapshot_at": None,
                 "snapshot_current": None,
-            }
+            },
+            "warnings": [],
+            "next_step": "",
         }
     )
     assert await answer("team member restart", team=team, member="rev") == snapshot(
@@ -620,10 +666,14 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "budget_usd": None,
                 "spend_usd": 0.0,
                 "unknown_cost_calls": 0,
+                "max_calls": None,
+                "calls": 1,
                 "snapshot_commit": None,
                 "snapshot_at": None,
                 "snapshot_current": None,
-            }
+            },
+            "warnings": [],
+            "next_step": "",
         }
     )
     assert await answer("team status", team=team) == snapshot(
@@ -645,6 +695,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "updated_at": "2026-03-01T00:00:00Z",
                 "base_commit": None,
                 "base_at": None,
+                "ceiling": "admin",
+                "max_calls": None,
+                "calls": 2,
             },
             "members": [
                 {
@@ -673,6 +726,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "max_calls": None,
+                    "calls": 0,
                     "snapshot_commit": None,
                     "snapshot_at": None,
                     "snapshot_current": None,
@@ -703,6 +758,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "max_calls": None,
+                    "calls": 1,
                     "snapshot_commit": None,
                     "snapshot_at": None,
                     "snapshot_current": None,
@@ -733,6 +790,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 1,
+                    "max_calls": 20,
+                    "calls": 1,
                     "snapshot_commit": None,
                     "snapshot_at": None,
                     "snapshot_current": None,
@@ -763,6 +822,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "max_calls": None,
+                    "calls": 0,
                     "snapshot_commit": None,
                     "snapshot_at": None,
                     "snapshot_current": None,
@@ -806,6 +867,7 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
             "untracked_cost_providers": ["codex", "gate"],
             "spend": "unknown (2 call(s) reported no cost) of $5.00",
             "reconciled_interrupted": [],
+            "next_step": "pallium team run <team-1>",
         }
     )
     assert await answer("team attach", team=team) == snapshot(
@@ -827,6 +889,9 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "updated_at": "2026-03-01T00:00:00Z",
                 "base_commit": None,
                 "base_at": None,
+                "ceiling": "admin",
+                "max_calls": None,
+                "calls": 2,
             },
             "members": [
                 {
@@ -855,6 +920,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "max_calls": None,
+                    "calls": 0,
                     "snapshot_commit": None,
                     "snapshot_at": None,
                     "snapshot_current": None,
@@ -885,6 +952,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "max_calls": None,
+                    "calls": 1,
                     "snapshot_commit": None,
                     "snapshot_at": None,
                     "snapshot_current": None,
@@ -915,6 +984,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 1,
+                    "max_calls": 20,
+                    "calls": 1,
                     "snapshot_commit": None,
                     "snapshot_at": None,
                     "snapshot_current": None,
@@ -945,6 +1016,8 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "budget_usd": None,
                     "spend_usd": 0.0,
                     "unknown_cost_calls": 0,
+                    "max_calls": None,
+                    "calls": 0,
                     "snapshot_commit": None,
                     "snapshot_at": None,
                     "snapshot_current": None,
@@ -988,6 +1061,74 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
             "untracked_cost_providers": ["codex", "gate"],
             "spend": "unknown (2 call(s) reported no cost) of $5.00",
             "reconciled_interrupted": [],
+            "next_step": "pallium team run <team-1>",
+        }
+    )
+    assert await answer("team budget", team=team, calls=50) == snapshot(
+        {
+            "team": {
+                "id": "<team-1>",
+                "goal": "review the cart",
+                "cwd": "<repo>",
+                "status": "active",
+                "template": None,
+                "budget_usd": 5.0,
+                "spend_usd": 0.0,
+                "unknown_cost_calls": 2,
+                "gate_hooks": ["task_completed"],
+                "gate_prompt": "be precise",
+                "auto_apply": False,
+                "board_version": 5,
+                "created_at": "2026-03-01T00:00:00Z",
+                "updated_at": "2026-03-01T00:00:00Z",
+                "base_commit": None,
+                "base_at": None,
+                "ceiling": "admin",
+                "max_calls": 50,
+                "calls": 2,
+            }
+        }
+    )
+    assert await answer("team diff", team=team) == snapshot(
+        {"team": "<team-1>", "patches": [], "diff": "", "truncated": False}
+    )
+    assert await answer("team watch", team=team, frames=1) == snapshot(
+        {
+            "team": "<team-1>",
+            "frames": 1,
+            "view": """\
+team <team-1> [active] spend unknown (2 call(s) reported no cost) of $5.00, 2 call(s)
+goal: review the cart
+  rev              idle     read-only turns 1   mail 0   #1    \n\
+  planner          idle     edit      turns 1   mail 2         ok
+board: 1 completed, 1 in_progress
+  #1 rev: read cart.py
+  2026-03-01T00:00:00Z me gate
+  2026-03-01T00:00:00Z planner session_started
+  2026-03-01T00:00:00Z - budget_set\
+""",
+            "next_step": "pallium team run <team-1>",
+        }
+    )
+    assert await answer("team tasks release", team=team, task_id=1) == snapshot(
+        {
+            "task": {
+                "id": 1,
+                "title": "read cart.py",
+                "description": "",
+                "status": "pending",
+                "owner": None,
+                "depends_on": [],
+                "requires": [],
+                "result": None,
+                "evidence": {},
+                "created_by": "lead",
+                "created_at": "2026-03-01T00:00:00Z",
+                "claimed_at": None,
+                "completed_at": None,
+            },
+            "outcome": "released",
+            "message": "was held by rev",
         }
     )
     assert await answer("team apply", team=team) == snapshot(
@@ -1008,7 +1149,7 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                     "members": 4,
                     "open_tasks": 1,
                     "completed_tasks": 1,
-                    "waiting_messages": 3,
+                    "waiting_messages": 4,
                     "spend": "unknown (2 call(s) reported no cost) of $5.00",
                     "created_at": "2026-03-01T00:00:00Z",
                     "updated_at": "2026-03-01T00:00:00Z",
@@ -1031,11 +1172,39 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
                 "gate_hooks": ["task_completed"],
                 "gate_prompt": "be precise",
                 "auto_apply": False,
-                "board_version": 5,
+                "board_version": 6,
                 "created_at": "2026-03-01T00:00:00Z",
                 "updated_at": "2026-03-01T00:00:00Z",
                 "base_commit": None,
                 "base_at": None,
+                "ceiling": "admin",
+                "max_calls": 50,
+                "calls": 2,
+            }
+        }
+    )
+    assert await answer("team resume", team=team) == snapshot(
+        {
+            "team": {
+                "id": "<team-1>",
+                "goal": "review the cart",
+                "cwd": "<repo>",
+                "status": "active",
+                "template": None,
+                "budget_usd": 5.0,
+                "spend_usd": 0.0,
+                "unknown_cost_calls": 2,
+                "gate_hooks": ["task_completed"],
+                "gate_prompt": "be precise",
+                "auto_apply": False,
+                "board_version": 6,
+                "created_at": "2026-03-01T00:00:00Z",
+                "updated_at": "2026-03-01T00:00:00Z",
+                "base_commit": None,
+                "base_at": None,
+                "ceiling": "admin",
+                "max_calls": 50,
+                "calls": 2,
             }
         }
     )
