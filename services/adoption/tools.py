@@ -96,6 +96,15 @@ async def update(inp: UpdateInput, ctx: ToolContext) -> UpdateOutput:
             message=f"an editable checkout at {where}: pull it (`git -C {where} pull`) and reinstall "
             f"(`pip install -e {where}`) instead",
         )
+    if install_.command is None:  # installed by name from an index: upgrading by name would take PyPI's
+        return UpdateOutput(  # `pallium`, which is another project
+            **base,
+            ran=False,
+            version_before=before,
+            version_after=None,
+            message="installed by name from a package index, and the name `pallium` on PyPI is another project's: "
+            "upgrade from where you got Pallium (`pip install --upgrade <its checkout or git URL>`)",
+        )
     if inp.dry_run:
         return UpdateOutput(
             **base,

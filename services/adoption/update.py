@@ -2,7 +2,13 @@
 
 Install kinds: `editable` (a source checkout: pull and reinstall instead), `pipx`, `uv_tool`,
 `pip_venv` (pip inside a virtual environment). Detection reads the environment's own files
-(`direct_url.json`, pipx's and uv's folders and receipts, `pyvenv.cfg`), never the network.
+(`direct_url.json`, pipx's and uv's folders and receipts, `pyvenv.cfg`), never the network, and
+only this environment's site-packages: a checkout's `pallium.egg-info` in the current folder is
+not the installed Pallium.
+
+pip upgrades only from where Pallium came from (the folder or git URL `direct_url.json` records),
+never by name from a package index: on PyPI the name `pallium` is another project's, so
+`pip install --upgrade pallium` would replace Pallium with a stranger's code.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ _OFFLINE = (
 class Install:
     kind: str  # editable | pipx | uv_tool | pip_venv
     prefix: Path
-    source: str | None  # the checkout, for editable installs
+    source: str | None  # where it came from: the checkout (editable), or the folder or git URL pip upgrades from
     command: list[str] | None  # the upgrade, without a shell; None when Pallium should not run it
 
 
@@ -60,7 +66,9 @@ def detect(prefix: Path | None = None, base_prefix: Path | None = None, dist_inf
     if (prefix / "uv-receipt.toml").exists() or ("uv" in parts and "tools" in parts):
         return Install("uv_tool", prefix, None, [shutil.which("uv") or "uv", "tool", "upgrade", PACKAGE])
     if (prefix / "pyvenv.cfg").exists() or prefix != base_prefix:
-        return Install("pip_venv", prefix, None, [str(python), "-m", "pip", "install", "--upgrade", PACKAGE])
+        origin = _pip_origin(direct)
+        command = [str(python), "-m", "pip", "install", "--upgrade", origin] if origin else None
+        return Install("pip_venv", prefix, origin, command)
     raise PalliumError(
         "unavailable",
         f"Pallium is installed in the system Python at {prefix}, which `pallium update` does not change",
@@ -125,6 +133,23 @@ def installed_version(install: Install) -> str | None:
     return done.stdout.strip() or None if done.returncode == 0 else None
 
 
+def _pip_origin(direct: dict | None) -> str | None:
+    """What pip may upgrade from: the folder or the git URL this install was made from, as pip takes it.
+
+    None for an install by name from an index (no `direct_url.json`) or from one fixed archive: an
+    upgrade by name would take PyPI's `pallium`, which is not this project.
+    """
+    if not direct or not isinstance(direct.get("url"), str):
+        return None
+    url: str = direct["url"]
+    if "dir_info" in direct and url.startswith("file://"):
+        return url.removeprefix("file://")
+    vcs = direct.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git":
+        return f"git+{url}"
+    return None
+
+
 def _python(prefix: Path) -> Path:
     for name in ("bin/python", "bin/python3", "Scripts/python.exe"):
         if (prefix / name).exists():
@@ -134,12 +159,13 @@ def _python(prefix: Path) -> Path:
 
 def _direct_url(dist_info: Path | None) -> dict | None:
     if dist_info is None:
-        from importlib.metadata import PackageNotFoundError, distribution
+        import sysconfig
+        from importlib.metadata import distributions
 
-        try:
-            text = distribution(PACKAGE).read_text("direct_url.json")
-        except PackageNotFoundError:
-            return None
+        # this environment's own site-packages, not sys.path (which may start with a checkout)
+        paths = sysconfig.get_paths()
+        found = next(iter(distributions(name=PACKAGE, path=[paths["purelib"], paths["platlib"]])), None)
+        text = found.read_text("direct_url.json") if found is not None else None
     else:
         path = dist_info / "direct_url.json"
         text = path.read_text(encoding="utf-8") if path.exists() else None

@@ -57,21 +57,61 @@ def test_pipx_and_uv_tool_installs_run_their_own_upgrade(tmp_path: Path, monkeyp
     assert log.read_text(encoding="utf-8").splitlines() == ["pipx upgrade pallium", "uv tool upgrade pallium"]
 
 
-def test_pip_in_a_virtualenv_upgrades_with_that_environments_python(tmp_path: Path):
+def _installed_from(tmp_path: Path, direct_url: dict) -> Path:
+    dist = tmp_path / "pallium-0.1.0.dist-info"
+    dist.mkdir()
+    (dist / "direct_url.json").write_text(json.dumps(direct_url), encoding="utf-8")
+    return dist
+
+
+def test_pip_in_a_virtualenv_upgrades_from_the_folder_it_was_installed_from(tmp_path: Path):
     prefix = tmp_path / "venv"
     log = _venv(prefix)
-    found = update.detect(prefix=prefix, base_prefix=Path("/usr"), dist_info=tmp_path / "none")
+    dist = _installed_from(tmp_path, {"url": "file:///src/pallium", "dir_info": {}})
+    found = update.detect(prefix=prefix, base_prefix=Path("/usr"), dist_info=dist)
     assert found.kind == "pip_venv" and found.command[0] == str(prefix / "bin" / "python")
     update.upgrade(found)
     assert update.installed_version(found) == "9.9.9"
-    assert log.read_text(encoding="utf-8").splitlines()[0] == "-m pip install --upgrade pallium"
+    assert log.read_text(encoding="utf-8").splitlines()[0] == "-m pip install --upgrade /src/pallium"
+
+
+def test_pip_upgrades_a_git_install_from_its_repository(tmp_path: Path):
+    dist = _installed_from(
+        tmp_path, {"url": "https://example.invalid/pallium.git", "vcs_info": {"vcs": "git", "commit_id": "ab" * 20}}
+    )
+    found = update.detect(prefix=tmp_path / "venv", base_prefix=Path("/usr"), dist_info=dist)
+    assert found.command[-1] == "git+https://example.invalid/pallium.git"
+
+
+@pytest.mark.parametrize(
+    "direct_url",
+    [None, {"url": "file:///wheels/pallium-0.1.0-py3-none-any.whl", "archive_info": {}}],
+    ids=["by-name-from-an-index", "one-fixed-archive"],
+)
+def test_pip_never_upgrades_by_name_since_pypi_pallium_is_another_project(tmp_path: Path, direct_url):
+    prefix = tmp_path / "venv"
+    _venv(prefix)
+    dist = _installed_from(tmp_path, direct_url) if direct_url else tmp_path / "none"
+    found = update.detect(prefix=prefix, base_prefix=Path("/usr"), dist_info=dist)
+    assert found.kind == "pip_venv" and found.command is None
+
+
+def test_a_checkout_first_on_sys_path_is_not_taken_for_the_installed_pallium(tmp_path: Path, monkeypatch):
+    before = update.detect()
+    checkout = tmp_path / "checkout"
+    (checkout / "pallium.egg-info").mkdir(parents=True)
+    (checkout / "pallium.egg-info" / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: pallium\nVersion: 0.1.0\n")
+    monkeypatch.syspath_prepend(str(checkout))
+    monkeypatch.chdir(checkout)
+    assert update.detect() == before
 
 
 def test_offline_the_upgrade_fails_unavailable_saying_so(tmp_path: Path):
     prefix = tmp_path / "venv"
     _venv(prefix)
     _program(prefix / "bin" / "python", 'echo "ERROR: Could not fetch URL: Network is unreachable" >&2\nexit 1\n')
-    found = update.detect(prefix=prefix, base_prefix=Path("/usr"), dist_info=tmp_path / "none")
+    dist = _installed_from(tmp_path, {"url": "file:///src/pallium", "dir_info": {}})
+    found = update.detect(prefix=prefix, base_prefix=Path("/usr"), dist_info=dist)
     with pytest.raises(PalliumError) as caught:
         update.upgrade(found)
     assert caught.value.code == "unavailable" and caught.value.details["offline"] is True
