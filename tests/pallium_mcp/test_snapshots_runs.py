@@ -215,10 +215,10 @@ async def test_workflow_run_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_
             },
             "worktrees": [
                 {
-                    "path": "<home>/workflow-runs/edit/worktrees/agent_63cd2284e912591f6d3b_0",
+                    "path": "<home>/workflow-runs/edit/worktrees/pooled-1",
                     "purpose": "edit",
                     "state": "removed",
-                    "call_key": "agent:63cd2284e912591f6d3b#0",
+                    "call_key": None,
                     "exists": False,
                 },
                 {
