@@ -27,8 +27,9 @@ from typing import Any
 __all__ = ["main", "occupy_closed_streams", "resident_enabled", "runtime_dir", "server_key", "socket_path"]
 
 PROTOCOL = "2"  # 2: signals travel on the call's connection
-# Variables that differ between two shells of one session without changing what a call does.
-_VOLATILE = frozenset({"_", "PWD", "OLDPWD", "SHLVL"})
+# Variables that differ between two shells of one session without changing what a call does: a
+# non-interactive bash drops the prompts an activated virtual environment exports (`PS1`).
+_VOLATILE = frozenset({"_", "PWD", "OLDPWD", "SHLVL", "PS1", "PS2", "PS3", "PS4"})
 _MAX_SOCKET_PATH = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
 # How long a server that accepted the connection may take to start the call (it may be warming up).
 _START_TIMEOUT = 10.0

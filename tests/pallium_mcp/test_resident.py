@@ -312,3 +312,13 @@ def test_a_server_lost_mid_call_is_a_clear_error_and_the_call_is_not_run_again(g
     assert held.returncode == 1 and out == ""
     error = json.loads(err)["error"]
     assert error["code"] == "unavailable" and "PALLIUM_RESIDENT=off" in error["hint"]
+
+
+def test_the_server_key_ignores_what_shells_change_alone_and_keeps_what_changes_an_answer():
+    from pallium_mcp import launcher
+
+    env = {"PATH": "/usr/bin", "PALLIUM_HOME": "/tmp/h"}
+    # an activated virtual environment exports PS1, which `bash -c` then drops: one server for both
+    shell_noise = {"PS1": "(.venv) ", "SHLVL": "3", "_": "/usr/bin/env", "PWD": "/x", "OLDPWD": "/y"}
+    assert launcher.server_key({**env, **shell_noise}) == launcher.server_key(env)
+    assert launcher.server_key({**env, "PALLIUM_AUTHORITY": "admin"}) != launcher.server_key(env)
