@@ -240,7 +240,8 @@ class Staging:
             raise PalliumError(
                 "internal",
                 f"cannot reset staging for run {self.run_id}: {exc.message}",
-                hint="remove the run's worktrees with `pallium workflow gc --confirm`, then resume the run",
+                hint="remove the run's worktrees with `pallium workflow gc --confirm --authority admin`, "
+                "then resume the run",
             ) from exc
 
 

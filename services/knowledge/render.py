@@ -32,15 +32,21 @@ def _evidence(e: Evidence) -> str:
     )
 
 
+def _some(names: list[str], shown: int) -> str:
+    """The first `shown` names, saying how many more the answer holds, so text keeps the count --json has."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" (+{more} more)" if more > 0 else "")
+
+
 def map_text(out: MapOutput) -> str:
     lines = [f"{out.module_count} module(s), {out.file_count} file(s), {out.incidents} incident candidate(s)"]
     for m in out.modules:
-        langs = ", ".join(f"{k} {v}" for k, v in list(m.languages.items())[:3])
+        langs = ", ".join(f"{k} {v}" for k, v in m.languages.items())  # every language, as --json has them
         lines.append(f"  {m.slug:<40} {m.files:>4} files ({langs}); tests {m.tests}")
         if m.surface:
-            lines.append(f"      surface: {', '.join(m.surface[:6])}")
+            lines.append(f"      surface: {_some(m.surface, 6)}")
         if m.depends_on:
-            lines.append(f"      depends on: {', '.join(m.depends_on[:6])}")
+            lines.append(f"      depends on: {_some(m.depends_on, 6)}")
     if out.truncated:
         lines.append("  ... (more; pass --full or --limit)")
     return "\n".join(lines)

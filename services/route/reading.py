@@ -306,9 +306,17 @@ def _is_verb_lead(lead: str) -> bool:
     return bool(_OTHER_VERBS.match(lead))
 
 
+# A path the task names (`src/patches.py`, `run_report.md`) is scope, not words: its folder and file
+# names never make it a task about runs, patches or sessions.
+_PATH_TOKEN = re.compile(
+    r"(?<![\w./-])(?:[\w.-]+/[\w./-]*[\w-]|[\w-]+\.(?:py|js|ts|go|rs|java|rb|c|h|cpp|md|json|toml|ya?ml|sh|txt))\b"
+)
+
+
 def _object(text: str) -> str | None:
+    words = _PATH_TOKEN.sub(" file ", text)
     for kind, pattern in _OBJECTS:
-        if pattern.search(text):
+        if pattern.search(words):
             return kind
     return "code" if _CODE.search(text) else None
 

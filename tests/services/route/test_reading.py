@@ -115,3 +115,17 @@ def test_start_still_reviews_a_task_that_only_asks_for_a_review():
     assert choose_style("review my workflow changes", test_command=None)[0] == "review"
     assert choose_style("review my workflow changes and fix what's broken", test_command=None)[0] == "plan-and-verify"
     assert choose_style("review it, don't fix anything", test_command=None)[0] == "review"
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "what changes with src/patches.py",
+        "explain services/sessions/store.py",
+        "how risky is lib/loops/tick.rb",
+        "symbols in teams.py",
+        "explain docs/knowledge.md",
+    ],
+)
+def test_the_words_of_a_path_the_task_names_are_scope_not_its_object(task: str):
+    assert reading.read(task).requests[0].object == "code"
