@@ -96,11 +96,19 @@ async def _site(app_repo: Path, tmp: Path) -> dict[str, str]:
     return dom
 
 
+_BROWSED: dict[str, tuple[dict[str, str], Path]] = {}
+
+
 @pytest.fixture
-async def site(app_repo: Path, fake, tmp_path: Path) -> tuple[dict[str, str], Path]:
-    fake.scenario({"match": "Module: app/core", "reply": {"claims": [GOOD]}})
-    await ask(app_repo, "pallium_knowledge_build", provider="claude", max_modules=1)
-    return await _site(app_repo, tmp_path), tmp_path
+async def site(app_repo: Path, fake, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], Path]:
+    """The site built and browsed once for this module (a dozen chromium starts): every test below reads
+    the same pages and screenshots of the same fixture repository."""
+    if "site" not in _BROWSED:
+        fake.scenario({"match": "Module: app/core", "reply": {"claims": [GOOD]}})
+        await ask(app_repo, "pallium_knowledge_build", provider="claude", max_modules=1)
+        shots = tmp_path_factory.mktemp("site")
+        _BROWSED["site"] = (await _site(app_repo, shots), shots)
+    return _BROWSED["site"]
 
 
 async def test_the_overview_says_what_the_repository_is_and_draws_its_modules(site):
