@@ -164,8 +164,15 @@ async def test_garbage_collection_removes_what_a_dead_run_left_and_keeps_a_live_
 
 
 async def test_a_change_to_the_users_tree_during_an_edit_is_recorded_but_does_not_fail_it(fake, git_repo):
-    """The user editing meanwhile looks the same as a worker writing there: say so, keep the work."""
-    fake.scenario({"match": "", "write": {str(git_repo / "README.md"): "escaped\n", "inside.txt": "ok\n"}})
+    """The user editing meanwhile looks the same as a worker writing there: say so, keep the work.
+
+    The tree the call started with is read beside the worker, not before it (so edit calls do not
+    queue behind a walk of the whole repository): a write in the worker's first instant may be in
+    that reading. The scripted worker writes after a second, as a user editing meanwhile would.
+    """
+    fake.scenario(
+        {"match": "", "delay": 1.0, "write": {str(git_repo / "README.md"): "escaped\n", "inside.txt": "ok\n"}}
+    )
     run = await Run.open("escape-run", git_repo)
     outcome = await run.agent(AgentCall("edit", mode="edit", provider="fake"))
     changed = run.store.events(run.run_id, "user_tree_changed")
