@@ -91,7 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         if entry is None:
             _build_parser(entries).print_help()
             return 0 if not argv else _usage_exit(argv, entries)
-        return _run(entry, args)
+        code = _run(entry, args)
+        # a short answer waits in the buffer: flush it here, where a reader already gone is a closed
+        # pipe like any other, not an "Exception ignored" at the interpreter's exit
+        sys.stdout.flush()
+        return code
     except _UsageError as exc:
         suggestion, group = _suggest(argv, entries) if "entries" in locals() else (None, None)
         prog = f"pallium {group}" if group and suggestion is None else exc.prog

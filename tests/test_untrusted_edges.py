@@ -14,7 +14,7 @@ from mcp import Client
 from pallium_mcp.server import build_server
 from tests.conftest import git, script, write
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("resident")]  # it starts resident servers too
 
 
 @pytest.mark.parametrize("where", ["/etc/passwd", "../outside/secret.txt", "outside-abs"])

@@ -22,7 +22,12 @@ import pytest
 from tests.conftest import git, write
 from tests.pallium_mcp.test_resident import PALLIUM, _gone, _mine, _pallium, _status, resident_env  # noqa: F401
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="the resident server passes descriptors over a unix socket")
+pytestmark = [
+    pytest.mark.skipif(os.name != "posix", reason="the resident server passes descriptors over a unix socket"),
+    # one worker for every test that starts resident servers: retiring on a changed source file
+    # (test_a_changed_source_file_retires_the_server) ends every server of the installation
+    pytest.mark.xdist_group("resident"),
+]
 
 
 @pytest.fixture
