@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from benchmarks.oracle.lsp import RESOLVED as _RESOLVED
-from benchmarks.oracle.lsp import Lsp
+from benchmarks.oracle.lsp import Lsp, locations_in, report
 
 
 def compile_commands(checkout: Path, files: list[str], into: Path) -> None:
@@ -142,31 +142,13 @@ def main(argv: list[str]) -> int:
                 )
                 or []
             )
-            refs = set()
-            for location in found:  # type: ignore[union-attr]
-                target = Path(location["uri"].removeprefix("file://"))
-                if target.is_relative_to(checkout):
-                    refs.add((target.relative_to(checkout).as_posix(), location["range"]["start"]["line"] + 1))
+            refs = locations_in(found, checkout)  # type: ignore[arg-type]
             truth[name] = refs
             defined[name] = path
         lsp.close()
         ours = asyncio.run(pallium_answers(checkout, defined))
-    both = sum(len(truth[n] & ours[n]) for n in truth)
-    theirs = sum(len(truth[n]) for n in truth)
-    given = sum(len(ours[n]) for n in truth)
-    print(
-        f"clangd references on {checkout.name}: {len(truth)} functions, clangd {theirs}, pallium {given}, both {both}"
-        f" (clangd indexed in {indexed_in:.0f} s)"
-    )
-    precision = both / given if given else float("nan")
-    recall = both / theirs if theirs else float("nan")
-    print(f"  precision {precision:.3f}  recall {recall:.3f}")
-    shown = 0
-    for name in sorted(truth):
-        extra, missed = sorted(ours[name] - truth[name]), sorted(truth[name] - ours[name])
-        if (extra or missed) and shown < args.misses * 3:
-            shown += 1
-            print(f"    {name}: pallium only {extra[: args.misses]}; clangd only {missed[: args.misses]}")
+    print(f"clangd references on {checkout.name}: {len(truth)} functions (clangd indexed in {indexed_in:.0f} s)")
+    report("clangd", truth, ours, args.misses)
     return 0
 
 

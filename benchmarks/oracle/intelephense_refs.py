@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.oracle.lsp import RESOLVED, Lsp
+from benchmarks.oracle.lsp import RESOLVED, Lsp, locations_in, report
 
 
 async def pallium_answers(checkout: Path, asked: list[tuple[str, str, str]]) -> dict[str, set[tuple[str, int]]]:
@@ -110,32 +110,14 @@ def main(argv: list[str]) -> int:
                 )
                 or []
             )
-            refs = set()
-            for location in found:  # type: ignore[union-attr]
-                target = Path(location["uri"].removeprefix("file://"))
-                if target.is_relative_to(checkout):
-                    refs.add((target.relative_to(checkout).as_posix(), location["range"]["start"]["line"] + 1))
+            refs = locations_in(found, checkout)  # type: ignore[arg-type]
             key = f"{path}:{qualified}"
             truth[key] = refs
             asked.append((key, path, qualified))
         lsp.close()
         ours = asyncio.run(pallium_answers(checkout, asked))
-    both = sum(len(truth[k] & ours[k]) for k in truth)
-    theirs = sum(len(truth[k]) for k in truth)
-    given = sum(len(ours[k]) for k in truth)
-    print(
-        f"intelephense references on {checkout.name}: {len(truth)} definitions, intelephense {theirs}, "
-        f"pallium {given}, both {both} (indexed in {indexed_in:.0f} s)"
-    )
-    precision = both / given if given else float("nan")
-    recall = both / theirs if theirs else float("nan")
-    print(f"  precision {precision:.3f}  recall {recall:.3f}")
-    shown = 0
-    for key in sorted(truth):
-        extra, missed = sorted(ours[key] - truth[key]), sorted(truth[key] - ours[key])
-        if (extra or missed) and shown < args.misses * 3:
-            shown += 1
-            print(f"    {key}: pallium only {extra[: args.misses]}; intelephense only {missed[: args.misses]}")
+    print(f"intelephense references on {checkout.name}: {len(truth)} definitions (indexed in {indexed_in:.0f} s)")
+    report("intelephense", truth, ours, args.misses)
     return 0
 
 

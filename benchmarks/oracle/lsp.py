@@ -75,3 +75,29 @@ class Lsp:
         except (EOFError, BrokenPipeError):
             pass
         self.proc.wait(timeout=30)
+
+
+def locations_in(found: list[dict], checkout: Path) -> set[tuple[str, int]]:
+    """(path, 1-based line) of each location an LSP answer gave inside `checkout`."""
+    refs = set()
+    for location in found:
+        target = Path(location["uri"].removeprefix("file://"))
+        if target.is_relative_to(checkout):
+            refs.add((target.relative_to(checkout).as_posix(), location["range"]["start"]["line"] + 1))
+    return refs
+
+
+def report(oracle: str, truth: dict[str, set], ours: dict[str, set], misses: int) -> None:
+    """Precision and recall of Pallium's references against the oracle's, and the first differences."""
+    both = sum(len(truth[k] & ours[k]) for k in truth)
+    theirs = sum(len(truth[k]) for k in truth)
+    given = sum(len(ours[k]) for k in truth)
+    precision = both / given if given else float("nan")
+    recall = both / theirs if theirs else float("nan")
+    print(f"  {oracle} {theirs}, pallium {given}, both {both}: precision {precision:.3f}  recall {recall:.3f}")
+    shown = 0
+    for key in sorted(truth):
+        extra, missed = sorted(ours[key] - truth[key]), sorted(truth[key] - ours[key])
+        if (extra or missed) and shown < misses * 3:
+            shown += 1
+            print(f"    {key}: pallium only {extra[:misses]}; {oracle} only {missed[:misses]}")
