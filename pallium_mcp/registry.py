@@ -36,6 +36,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.knowledge.maintain_tools",
     "services.teams.tools",
     "services.teams.board_tools",
+    "services.teams.patch_tools",
     "services.teams.list_tools",
 )
 
