@@ -12,6 +12,7 @@ import itertools
 import math
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from kernel.generated import generated_by_name
@@ -22,7 +23,14 @@ from services.knowledge.models import ContextDecision, ContextFile, ContextModul
 from services.knowledge.reading import STOPWORDS, doc_query, evidence_of, fts_query
 from services.knowledge.rows import ClaimRow
 from services.knowledge.store import KnowledgeStore
-from services.knowledge.task_words import carrying_words, compound_parts, compound_phrases, file_stem, stems
+from services.knowledge.task_words import (
+    carrying_words,
+    compound_parts,
+    compound_phrases,
+    file_stem,
+    prefixes,
+    stems,
+)
 
 __all__ = ["context"]
 
@@ -46,7 +54,18 @@ _LITERALS = {"true", "false", "none", "null", "nil", "undefined"}
 _COMMON = 0.4  # a word in more than this share of the files (the project's own name) does not rank them
 _FOLDER_COMMON = 0.15  # a folder named by a word this common (`proxy` in mitmproxy) is no lead
 _TEST_TAIL = 0.2  # likewise for tests, against the best test
+# Files that change together with the ones the task resolves to: `{anchor: [(path, shared, confidence)]}`.
+CoChangeReader = Callable[[list[str]], dict[str, list[tuple[str, int, float]]]]
+ANCHORS = 2  # the files co-change is read for: each is one `pallium_neighbors` call (20-120 ms)
+_CO_SHARED = 3  # fewer shared commits (the first one, say) are no pattern yet
+_CO_CONFIDENCE = 0.2  # P(other changes | anchor changes) below this is what every commit touches
 _TAIL = 0.4  # a file scoring under this share of the best is not worth reading unless named
+_WORDS_ONLY_SHARE = 0.55  # a words-only file's points when the task spells code the index defines
+_WORD_REASONS = {"matches the task's words", "the task's phrase is in it"}
+_LOOK_ALIKE = 0.5  # a sibling of a phrase's file, named alike but without the phrase
+_ENTRY_STEMS = ("cli", "main", "__main__", "_main", "console")
+_CALLED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,}) (?:function|method|class|decorator)\b")
+_COMMAND_LINE = re.compile(r"\b(?:command[- ]line|cli|commandline)\b", re.I)
 _TEST_NAME = re.compile(r"(?:^test_|_test$|^test$|tests?$|specs?$|\.(?:test|spec)$|_spec$)", re.I)
 _TEST_CODE = {
     "python",
@@ -78,12 +97,14 @@ def context(
     *,
     full: bool,
     references: dict[str, list[tuple[str, str]]] | None = None,
+    cochange: CoChangeReader | None = None,
 ) -> ContextOutput:
     claims_all = store.claims()
     here = current(store, root, claims_all)
     score: dict[str, float] = defaultdict(float)
     why: dict[str, list[str]] = defaultdict(list)
     named_symbols: dict[str, list[str]] = defaultdict(list)
+    spelled: set[str] = set()  # files defining a name the task spells as code
 
     def add(path: str, points: float, reason: str) -> None:
         score[path] += points
@@ -92,8 +113,10 @@ def context(
 
     repo_words = _repo_words(root)
     carrying = carrying_words(task, STOPWORDS, repo_words)
-    _named_paths(store, task, add)
-    _named_symbols(store, task, add, named_symbols)
+    unindexed = _named_paths(store, task, add, root)
+    phrase_words = _found_phrase_words(store, task, carrying)
+    _named_symbols(store, task, add, named_symbols, phrase_words, spelled)
+    _entry_points(store, task, add)
     words = _distinctive_words(store, carrying)
     _named_by_stem(store, task, carrying, words, add)
     _referencing(references or {}, set(carrying), add)
@@ -139,6 +162,19 @@ def context(
     named = {
         p for p, reasons in why.items() if any("named" in r or "name is" in r or "path ends" in r for r in reasons)
     }
+    spelled = {p for p in spelled if p in files and not files[p].test}
+    if spelled:
+        # The task spells the code it is about (`Cookies.set`, `click.echo`) and the index knows where
+        # it is defined: the files it names and uses lead; a file only sharing the task's words follows.
+        for path, reasons in why.items():
+            if all(r in _WORD_REASONS for r in reasons):
+                score[path] *= _WORDS_ONLY_SHARE
+    named |= spelled
+    _look_alikes(score, why, files)
+    if cochange is not None:
+        anchors = _anchors(score, files, named, spelled)
+        _co_changed(cochange(anchors), anchors, score, files, add, words_only_lead=not spelled, why=why)
+        files.update(store.files_at([p for p in score if p not in files]))
     ranked = sorted(
         (
             p
@@ -183,6 +219,15 @@ def context(
         task=task,
         modules=modules,
         read=[
+            ContextFile(
+                path=p,
+                why=["named in the task; not indexed (vendored, generated, minified or a lockfile)"],
+                symbols=[],
+                checks=[],
+            )
+            for p in unindexed
+        ]
+        + [
             ContextFile(path=p, why=why[p][:3], symbols=named_symbols.get(p, [])[:6], checks=own_checks.get(p, []))
             for p in sources
         ],
@@ -221,8 +266,8 @@ def _carrying_query(match: str | None, carrying: list[str], task: str) -> str | 
             continue
         # A carrying word matches its stem as a prefix: `proxying` finds `get_environment_proxies`,
         # `gzip` the `gzipdecoder` a `GZipDecoder` is indexed as.
-        stem = stems(word)[-1] if word in keep else word
-        terms.append(f'"{stem}"*' if word in keep and len(stem) >= 4 else t)
+        forms = prefixes(word) if word in keep else [word]
+        terms += [f'"{form}"*' if word in keep and len(form) >= 4 else t for form in forms]
     terms += [f'"{p}"' for p in dict.fromkeys(phrases)]
     return " OR ".join(dict.fromkeys(terms)) or None
 
@@ -310,6 +355,96 @@ def _phrases(store: KnowledgeStore, task: str, carrying: list[str], add) -> None
         add(hit.path, 4.0 * (hit.score / best) ** 2, "the task's phrase is in it")
 
 
+def _anchors(score: dict[str, float], files: dict, named: set[str], spelled: set[str]) -> list[str]:
+    """The files the task's words resolve to: those defining what it spells or named by it, else the best
+    scored; source files only, at most `ANCHORS`."""
+    source = [p for p in sorted(score, key=lambda p: (-score[p], p)) if p in files and not files[p].test]
+    if not source:
+        return []
+    best = score[source[0]]
+    lead = [p for p in source if p in spelled or p in named]
+    rest = [p for p in source if p not in lead and score[p] >= 0.6 * best]
+    return (lead + rest)[:ANCHORS]
+
+
+def _co_changed(
+    found: dict[str, list[tuple[str, int, float]]],
+    anchors: list[str],
+    score,
+    files,
+    add,
+    *,
+    words_only_lead: bool,
+    why: dict[str, list[str]],
+) -> None:
+    """What changes with the anchors, by the index's history: a file already found for the task's
+    words gains by how surely it changes with them; a test that changes with them is a test to run.
+    A source file found by co-change alone is left out: it changes with the anchor for many reasons;
+    so is a file sharing only words when the task spells the code it is about (a hub such as
+    `_client.py` changes with everything)."""
+    for anchor in anchors:
+        base = score.get(anchor, 0.0)
+        for path, shared, confidence in found.get(anchor, []):
+            if path == anchor or shared < _CO_SHARED or confidence < _CO_CONFIDENCE or generated_by_name(path):
+                continue
+            reason = f"changes with {anchor} ({shared} shared commits, {confidence:.0%} of its changes)"
+            if path in score and score[path] > 0:
+                if words_only_lead or not all(r in _WORD_REASONS for r in why[path]):
+                    add(path, 0.4 * base * confidence, reason)
+            elif _TEST_NAME.search(_stem_of(path)) or _in_tests(path):
+                add(path, 0.6 * base * confidence, reason)
+
+
+def _found_phrase_words(store: KnowledgeStore, task: str, carrying: list[str]) -> set[str]:
+    """The words of the task's two-word phrases that some file holds as that phrase (`server replay`)."""
+    keep = set(carrying)
+    lowered = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", task)]
+    found: set[str] = set()
+    for a, b in itertools.pairwise(lowered):
+        if a in keep and b in keep and store.files_matching(f'"{a} {b}"'):
+            found |= {a, b}
+    return found
+
+
+def _entry_points(store: KnowledgeStore, task: str, add) -> None:
+    """ "the command line client", "a CLI flag": the repository's command-line entry points (`cli.py`,
+    `__main__.py`, `_main.py`, `tools/main.py`), which own its options and arguments."""
+    if not _COMMAND_LINE.search(task):
+        return
+    paths = [
+        p
+        for p in store.file_blobs()
+        if p.rsplit("/", 1)[-1].split(".", 1)[0].lower() in _ENTRY_STEMS
+        and not _is_fixture(p)
+        and not is_peripheral(p)
+        and not _TEST_NAME.search(p.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+        and not any(part in ("tests", "test", "examples", "docs") for part in p.split("/")[:-1])
+    ]
+    for path in paths[:4]:
+        add(path, 6.0 / len(paths[:4]), "a command-line entry point, and the task is about the command line")
+
+
+def _look_alikes(score: dict[str, float], why: dict[str, list[str]], files: dict) -> None:
+    """`serverplayback.py` holds the task's phrase "server replay"; `clientplayback.py` beside it, named
+    alike, holds only its words: the look-alike is someone else's (auth add-ons, playback modes)."""
+    phrased = [p for p, reasons in why.items() if "the task's phrase is in it" in reasons and p in files]
+    for path in phrased:
+        folder, stem = path.rsplit("/", 1) if "/" in path else ("", path)
+        stem = file_stem(stem)
+        for other, reasons in why.items():
+            if other == path or other not in files or "the task's phrase is in it" in reasons:
+                continue
+            o_folder, o_stem = other.rsplit("/", 1) if "/" in other else ("", other)
+            if o_folder != folder or not all(r in _WORD_REASONS for r in reasons):
+                continue
+            o_stem = file_stem(o_stem)
+            common = 0
+            while common < min(len(stem), len(o_stem)) and stem[-1 - common] == o_stem[-1 - common]:
+                common += 1
+            if common >= 5 and common < len(stem):  # `...playback`, `...auth`: a family of alike names
+                score[other] *= _LOOK_ALIKE
+
+
 def explicit_names(task: str) -> list[str]:
     """The names a task spells as code (`DecodingError`, `Cookies.set`, `iter_lines`, anything in
     backticks): the ones worth asking the index who uses."""
@@ -395,15 +530,21 @@ def _distinctive(store: KnowledgeStore, match: str | None) -> str | None:
     return " OR ".join(kept) if kept else match
 
 
-def _named_paths(store: KnowledgeStore, task: str, add) -> None:
+def _named_paths(store: KnowledgeStore, task: str, add, root: Path) -> list[str]:
+    """Score the files the task names by path or name; answer the named ones the base leaves out
+    (a vendored bundle, a lockfile, generated output: out of context unless the task names them)."""
     tokens = set(_PATHLIKE.findall(task)) | {t.strip() for t in _CODE.findall(task)}
-    for raw in tokens:
+    unindexed: list[str] = []
+    for raw in sorted(tokens):
         token = raw.strip("`'\"()[]{}<>,;:").removeprefix("./").rstrip("/")
         if len(token) < 3 or (token.startswith(".") and "/" not in token):
             continue
         exact = store.file(token)
         if exact is not None:
             add(token, 12.0, "named in the task")
+            continue
+        if "/" in token and _is_repo_file(root, token):
+            unindexed.append(token)
             continue
         if "/" not in token and "." in token:
             for hit in store.files_named(token, limit=5):
@@ -415,9 +556,37 @@ def _named_paths(store: KnowledgeStore, task: str, add) -> None:
         if not under and "/" in token:
             for hit in store.files_named(token, limit=5):
                 add(hit.path, 8.0, "its path ends as the task says")
+    return unindexed[:3]
 
 
-def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[str]]) -> None:
+def _is_repo_file(root: Path, relative: str) -> bool:
+    """A regular file at `relative` inside the repository, reached through no link and no `..`."""
+    import os
+    import stat
+
+    parts = relative.split("/")
+    if relative.startswith("/") or ".." in parts or ".git" in parts or ".pallium" in parts:
+        return False
+    here = root
+    for part in parts:
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except OSError:
+            return False
+        if stat.S_ISLNK(mode):
+            return False
+    return stat.S_ISREG(mode)
+
+
+def _named_symbols(
+    store: KnowledgeStore,
+    task: str,
+    add,
+    named: dict[str, list[str]],
+    phrase_words: set[str] = frozenset(),
+    spelled: set[str] | None = None,
+) -> None:
     seen: set[str] = set()
     code_words = {w for chunk in _CODE.findall(task) for w in _IDENT.findall(chunk)}
     prose = compound_parts(task) - code_words  # `Content-Type`: words of a phrase, not names
@@ -427,6 +596,8 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
         if "/" in token and store.file(token) is None
         for w in _IDENT.findall(token)
     }
+    # "the prompt function", "the Retry class": a word the task calls a function, method or class is a name
+    called = {m.group(1) for m in _CALLED_NAME.finditer(task)}
     for ident in [*code_words, *_IDENT.findall(task)]:
         if ident in seen:
             continue
@@ -436,6 +607,7 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
             continue  # `native_enum=False`: a value, not the `false()` some library defines
         explicit = ident not in prose and (
             ident in code_words
+            or ident in called
             or "_" in last.strip("_")
             or "." in ident
             or bool(re.search(r"[a-z][A-Z]", last))
@@ -451,12 +623,21 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
         found = store.symbols_named([last], limit=400 if "." in ident else 20)
         if "." in ident:
             found = _narrowed(found, ident.split("."))
-        if not explicit and task.startswith(ident) and last[:1].isupper() and len(last) > 3:
+        if (
+            not explicit
+            and task.startswith(ident)
+            and last[:1].isupper()
+            and len(last) > 3
+            and last.lower() not in phrase_words  # "Server replay:" is a phrase some file holds, not `Server`
+        ):
             # A capitalised first word is a name when it names a class or type (`Enum type with ...`).
             classes = [s for s in found if s.kind in _TYPE_KINDS]
             if classes:
                 found, explicit = classes, True
         found = [s for s in found if not generated_by_name(s.path) or ident in code_words]
+        if explicit and any(not _TEST_NAME.search(_stem_of(s.path)) and not _in_tests(s.path) for s in found):
+            # `click.echo` is the library's `echo`, not a helper a test defines under that name
+            found = [s for s in found if not _TEST_NAME.search(_stem_of(s.path)) and not _in_tests(s.path)]
         if not explicit:
             # A plain word names a top-level definition or nothing: `Frame.type` is no lead for "type".
             found = [
@@ -474,11 +655,24 @@ def _named_symbols(store: KnowledgeStore, task: str, add, named: dict[str, list[
         if not explicit and len(paths) > 3:
             continue  # a common word that happens to name things all over the repository
         weight = (7.0 if explicit else 2.5) / len(paths)
+        as_code = (ident in code_words or ident in called or "_" in last.strip("_") or "." in ident) or bool(
+            re.search(r"[a-z][A-Z]", last)
+        )
+        if spelled is not None and explicit and as_code and len(paths) <= 3:
+            spelled.update(paths)  # `Cookies.set`, `iter_lines`, `click.echo`: code, defined here
         for s in found:
             add(s.path, weight, f"defines {s.qualified}")
             label = f"{s.qualified}:{s.start_line}"
             if label not in named[s.path]:
                 named[s.path].append(label)
+
+
+def _stem_of(path: str) -> str:
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+def _in_tests(path: str) -> bool:
+    return any(part in ("tests", "test", "__tests__", "spec") for part in path.split("/")[:-1])
 
 
 def _narrowed(found: list, parts: list[str]) -> list:
@@ -489,7 +683,9 @@ def _narrowed(found: list, parts: list[str]) -> list:
         hits = [s for s in found if s.qualified == tail or s.qualified.endswith("." + tail)]
         if hits:
             return hits
-    return found[:20]
+    # `click.echo`, `httpx.get`: a package's name before a name its modules define
+    packaged = [s for s in found if parts[-2] in s.path.split("/")[:-1]]
+    return packaged or found[:20]
 
 
 def _is_class_name(last: str, ident: str, task: str) -> bool:
@@ -505,14 +701,18 @@ def _task_stems(task: str, named: dict[str, list[str]]) -> list[str]:
             for part in label.split(":", 1)[0].split("."):
                 if len(part) > 3 and part.lower() not in out:
                     out.append(part.lower())
-    plain = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", task)]
+    # `--timeout` is a flag's spelling, the option's own name, not a subject a test file is named for
+    flags = {w.lower() for w in re.findall(r"(?<![\w-])--?([A-Za-z][\w-]*)", task)}
+    plain = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", task) if w.lower() not in flags]
     for a, b in itertools.pairwise(plain):  # `event hook` names `test_event_hooks.py`
         if a not in STOPWORDS and b not in STOPWORDS:
             out += [f"{a}_{b}", f"{a}_{b}s"]
     for word in plain:
         if word not in STOPWORDS and word not in out:
             out.append(word)
-    return list(dict.fromkeys(out))[:16]
+    # `option` names `test_options.py`, `prompt` `test_prompts.py`: a test file is often the plural
+    out += [w + "s" for w in plain if w not in STOPWORDS and not w.endswith("s") and len(w) > 3]
+    return list(dict.fromkeys(out))[:24]
 
 
 def _tests(sources, direct_tests, files, score, store, stems: list[str], words: set[str]) -> list[str]:

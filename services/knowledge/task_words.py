@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["REQUEST_VERBS", "carrying_words", "compound_parts", "compound_phrases", "file_stem", "stems"]
+__all__ = ["REQUEST_VERBS", "carrying_words", "compound_parts", "compound_phrases", "file_stem", "prefixes", "stems"]
 
 # Verbs and fillers change requests use to say what to do, not what to do it to.
 _VERBS = (
@@ -72,6 +72,18 @@ def stems(word: str) -> list[str]:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             out.append(word[: -len(suffix)])
             break
+    return out
+
+
+def prefixes(word: str) -> list[str]:
+    """The prefixes a word's forms share in the index: `proxying` -> `proxy`, `proxi` (for `proxies`);
+    `entries` -> `entri`, `entry`. Never shorter than four letters."""
+    stem = stems(word)[-1]
+    out = [stem]
+    if stem.endswith("y") and len(stem) >= 5:
+        out.append(stem[:-1] + "i")
+    elif word.endswith("ies") and len(word) >= 7:
+        out.append(word[:-3] + "y")
     return out
 
 
