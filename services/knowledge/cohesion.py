@@ -5,7 +5,8 @@ strategies, the declarative layer and the unit of work side by side. The files e
 imports (`base`, `util`, `interfaces`) are the folder's core and stay under its own name; the
 rest are grouped by modularity over the import links among them (Louvain's local moves, then
 aggregation, visiting nodes in path order so the same tree always gives the same groups). A
-group is named after its most connected file (`orm@loading`), so its slug survives small edits.
+group is named after the member the rest of the repository imports most (`orm@loading`), then its
+most connected one, so its name is a file it holds and one a reader knows it by.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def split_folder(files: list[str], edges: Iterable[tuple[str, str]]) -> dict[str
     `files` are the folder's own files; `edges` any import links (those between two of `files` count).
     """
     own = set(files)
+    edges = list(edges)
     weight: dict[tuple[str, str], int] = defaultdict(int)
     for src, dst in edges:
         if src != dst and src in own and dst in own:
@@ -45,10 +47,11 @@ def split_folder(files: list[str], edges: Iterable[tuple[str, str]]) -> dict[str
     real = [sorted(members) for members in groups.values() if len(members) >= GROUP_MIN]
     if not real or (len(real) == 1 and len(real[0]) >= len(files) - GROUP_MIN):
         return {}  # one group that is nearly the whole folder: nothing to split
+    edge_list = edges
     out: dict[str, str] = {}
     taken: set[str] = set()
     for members in sorted(real, key=lambda m: (-len(m), m[0])):
-        name = _name(members, kept, taken)
+        name = _name(members, kept, taken, _outside_importers(members, edge_list))
         taken.add(name)
         out.update(dict.fromkeys(members, name))
     return out
@@ -115,15 +118,30 @@ def communities(nodes: list[str], weight: dict[tuple[str, str], int]) -> dict[st
     return {x: label for label, xs in members.items() for x in xs}
 
 
-def _name(members: list[str], weight: dict[tuple[str, str], int], taken: set[str]) -> str:
-    """The stem of the group's most linked file (generic stems like `index` only as a last resort)."""
+def _outside_importers(members: list[str], edges: list[tuple[str, str]]) -> dict[str, int]:
+    """How many files outside the group import each member: the file the rest of the repository knows it by."""
     inside = set(members)
+    found: dict[str, set[str]] = defaultdict(set)
+    for src, dst in edges:
+        if dst in inside and src not in inside:
+            found[dst].add(src)
+    return {path: len(srcs) for path, srcs in found.items()}
+
+
+def _name(
+    members: list[str], weight: dict[tuple[str, str], int], taken: set[str], outside: dict[str, int] | None = None
+) -> str:
+    """The stem of the member the rest of the repository imports most (`http` for the group holding
+    `http.py`, `tcp.py` and `connection.py`, which those import), then of the most linked one;
+    generic stems like `index` only as a last resort."""
+    inside = set(members)
+    outside = outside or {}
     links: dict[str, int] = defaultdict(int)
     for (a, b), w in weight.items():
         if a in inside and b in inside:
             links[a] += w
             links[b] += w
-    ranked = sorted(members, key=lambda p: (_stem(p) in _GENERIC, -links[p], p))
+    ranked = sorted(members, key=lambda p: (_stem(p) in _GENERIC, -outside.get(p, 0), -links[p], p))
     for path in ranked:
         stem = _stem(path)
         if stem and stem not in taken:

@@ -115,3 +115,21 @@ def test_communities_are_the_same_whatever_order_the_links_come_in():
     one = communities(nodes, {pair: 1 for pair in ring})
     other = communities(nodes, {pair: 1 for pair in reversed(ring)})
     assert one == other == {"a": "a", "b": "a", "c": "a", "d": "d", "e": "d", "f": "d"}
+
+
+def test_a_group_is_named_after_the_member_the_rest_of_the_repository_imports():
+    """`link.py` ties the group together; `http.py` is what ten files elsewhere import: the group is `http`."""
+    from services.knowledge.cohesion import split_folder
+
+    families = {"http": ["link", "tcp", "udp", "dns"], "parse": ["lexer", "tokens", "grammar", "nodes"]}
+    files, edges = [], []
+    for members in families.values():
+        files += [f"pkg/{m}.py" for m in members]
+        for m in members[1:]:
+            edges += [(f"pkg/{m}.py", f"pkg/{members[0]}.py")] * 2  # every member leans on the first
+    files += ["pkg/http.py"]
+    edges += [("pkg/http.py", "pkg/link.py"), ("pkg/tcp.py", "pkg/http.py")]
+    edges += [(f"app/view_{i}.py", "pkg/http.py") for i in range(10)]
+    groups = split_folder(sorted(files), edges)
+    assert groups["pkg/http.py"] == groups["pkg/link.py"] == "http"
+    assert groups["pkg/lexer.py"] == "lexer"
