@@ -105,10 +105,11 @@ _HEADER_BYTES = 2048
 _MINIFIED_SUFFIXES = (".js", ".mjs", ".cjs", ".css")
 _LONG_LINE = 1_000  # bytes; a person's code keeps most of its bytes in lines shorter than this
 _BUNDLE_BYTES = 512 * 1024  # JavaScript or CSS this large is a bundle, whatever its lines
-# A bundler's names: `app.bundle.js`, `main.chunk.js`, and content-hashed assets: `vendor-BS4xPthR.js`
+# A bundler's names: `app.bundle.js`, `main.chunk.js` (a plain `bundle.js` is judged by its bytes), and
+# content-hashed assets: `vendor-BS4xPthR.js`
 # (mixed case with a digit, as Vite writes them) or `main.3f2a1b9c.css` (hex with two digits, as
 # webpack writes them); `component2.js` or `api-v2.js` are a person's names.
-_BUNDLE_NAME = re.compile(r"(?:^bundle|[.-]bundle|[.-]chunk)\.(?:js|mjs|cjs|css)$", re.I)
+_BUNDLE_NAME = re.compile(r"[.-](?:bundle|chunk)\.(?:js|mjs|cjs|css)$", re.I)
 _HASHED_NAME = re.compile(
     r"[.-](?:(?=[A-Za-z0-9_]*\d)(?=[A-Za-z0-9_]*[a-z])(?=[A-Za-z0-9_]*[A-Z])[A-Za-z0-9_]{8,20}"
     r"|(?=[0-9a-f]*\d[0-9a-f]*\d)[0-9a-f]{8,20})\.(?:js|mjs|cjs|css)$"

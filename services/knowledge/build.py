@@ -17,7 +17,7 @@ from typing import Any
 
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
-from services.knowledge import documents, modules
+from services.knowledge import cochange, documents, modules
 from services.knowledge.check_rules import read_rules
 from services.knowledge.documents import split_terms
 from services.knowledge.materialize import Written, materialize
@@ -162,7 +162,14 @@ def _store_and_write(
         for doc, fields in docs.values():
             changed += store.put_doc(doc, fields=fields, now=now)
         store.replace_files(*_file_rows(facts, per_file))
-        store.set_state({"built_commit": commit or "", "built_at": now, "modules": str(len(facts.modules))})
+        store.set_state(
+            {
+                "built_commit": commit or "",
+                "built_at": now,
+                "modules": str(len(facts.modules)),
+                "cochange": cochange.encode(cochange.pairs(facts.facts["commits"])),
+            }
+        )
     written = materialize(facts.root, {slug: doc.markdown for slug, (doc, _t) in docs.items()})
     return Built(facts, len(docs), changed, len(stale), written, commit, now)
 

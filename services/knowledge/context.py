@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kernel.generated import generated_by_name
+from services.knowledge import cochange as _cochange
 from services.knowledge import documents
 from services.knowledge.documents import is_peripheral
 from services.knowledge.freshness import current, is_stale
@@ -56,7 +57,7 @@ _FOLDER_COMMON = 0.15  # a folder named by a word this common (`proxy` in mitmpr
 _TEST_TAIL = 0.2  # likewise for tests, against the best test
 # Files that change together with the ones the task resolves to: `{anchor: [(path, shared, confidence)]}`.
 CoChangeReader = Callable[[list[str]], dict[str, list[tuple[str, int, float]]]]
-ANCHORS = 2  # the files co-change is read for: each is one `pallium_neighbors` call (20-120 ms)
+ANCHORS = 2  # the files co-change is read for
 _CO_SHARED = 3  # fewer shared commits (the first one, say) are no pattern yet
 _CO_CONFIDENCE = 0.2  # P(other changes | anchor changes) below this is what every commit touches
 _TAIL = 0.4  # a file scoring under this share of the best is not worth reading unless named
@@ -171,8 +172,11 @@ def context(
                 score[path] *= _WORDS_ONLY_SHARE
     named |= spelled
     _look_alikes(score, why, files)
-    if cochange is not None:
-        anchors = _anchors(score, files, named, spelled)
+    if cochange is None:
+        known = _cochange.decode(store.state().get("cochange"))
+        cochange = lambda paths: {p: known.get(p, []) for p in paths}  # noqa: E731
+    anchors = _anchors(score, files, named, spelled)
+    if anchors:
         _co_changed(cochange(anchors), anchors, score, files, add, words_only_lead=not spelled, why=why)
         files.update(store.files_at([p for p in score if p not in files]))
     ranked = sorted(
@@ -387,7 +391,7 @@ def _co_changed(
         for path, shared, confidence in found.get(anchor, []):
             if path == anchor or shared < _CO_SHARED or confidence < _CO_CONFIDENCE or generated_by_name(path):
                 continue
-            reason = f"changes with {anchor} ({shared} shared commits, {confidence:.0%} of its changes)"
+            reason = f"changes with {anchor} (in {shared} recent commits, {confidence:.0%} of its changes)"
             if path in score and score[path] > 0:
                 if words_only_lead or not all(r in _WORD_REASONS for r in why[path]):
                     add(path, 0.4 * base * confidence, reason)

@@ -140,33 +140,7 @@ async def context_tool(inp: ContextInput, ctx: ToolContext) -> ContextOutput:
     if "built_at" not in store.state():
         await _build.build_base(ctx, inp.repo)  # a first question builds the base, without a model
     references = await _resolved_references(ctx, root, _context.explicit_names(inp.task))
-    cochange = _cochange_reader(ctx, root, asyncio.get_running_loop())
-    return await asyncio.to_thread(
-        _context.context, store, root, inp.task, full=inp.full, references=references, cochange=cochange
-    )
-
-
-def _cochange_reader(ctx: ToolContext, root, loop: asyncio.AbstractEventLoop) -> _context.CoChangeReader:
-    """Co-change of a few files from the repo service's history (`pallium_neighbors`, 20-120 ms each,
-    run side by side), read from the ranking's thread once it knows which files the task resolves to."""
-
-    async def one(path: str) -> list[tuple[str, int, float]]:
-        try:
-            found = await ctx.call("pallium_neighbors", {"repo": str(root), "path": path, "limit": 10})
-        except PalliumError:
-            return []
-        return [(c.path, c.shared, c.confidence) for c in found.cochange]
-
-    async def every(paths: list[str]) -> dict[str, list[tuple[str, int, float]]]:
-        answers = await asyncio.gather(*(one(p) for p in paths))
-        return dict(zip(paths, answers, strict=True))
-
-    def read(paths: list[str]) -> dict[str, list[tuple[str, int, float]]]:
-        if not paths:
-            return {}
-        return asyncio.run_coroutine_threadsafe(every(paths), loop).result()
-
-    return read
+    return await asyncio.to_thread(_context.context, store, root, inp.task, full=inp.full, references=references)
 
 
 async def _resolved_references(ctx: ToolContext, root, names: list[str]) -> dict[str, list[tuple[str, str]]]:

@@ -163,7 +163,7 @@ async def test_a_co_changed_file_found_by_words_gains_and_says_why(empty_repo: P
         )
     out = await ask(empty_repo, "pallium_knowledge_context", task="The ledger balance should skip voided entries.")
     voids = [f for f in out.read if f.path == "pkg/voids.py"]
-    assert voids and any(r.startswith("changes with pkg/ledger.py (") for r in voids[0].why)
+    assert voids and any(r.startswith("changes with pkg/ledger.py (in ") for r in voids[0].why)
     read = [f.path for f in out.read]
     assert "pkg/audit.py" not in read or read.index("pkg/voids.py") < read.index("pkg/audit.py")
 
