@@ -62,7 +62,12 @@ async def read_facts(ctx: ToolContext, repo: str | None) -> Facts:
     await ctx.call("pallium_index", index_args)
     out = await ctx.call(
         "pallium_facts",
-        {"repo": str(root), "commit_limit": COMMIT_LIMIT, "commit_words": list(modules.INCIDENT_WORDS)},
+        {
+            "repo": str(root),
+            "sections": ["files", "symbols", "edges", "external", "references", "resolved", "tests", "commits"],
+            "commit_limit": COMMIT_LIMIT,
+            "commit_words": list(modules.INCIDENT_WORDS),
+        },
     )
     facts = out.model_dump(mode="json")
     found = await asyncio.to_thread(modules.build_modules, facts, config)

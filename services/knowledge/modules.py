@@ -265,8 +265,9 @@ def _surface(modules: dict[str, Module], owner: dict[str, str], facts: dict[str,
 
     A name is ranked by the files referencing it, resolved where the index can resolve it: in
     Python, JavaScript and TypeScript (where a top-level name is reached only by importing its
-    file), and for any name defined in several files (`run`, `search`), it counts at most the
-    files that import its own file, which is what could really reach it.
+    file) the files whose references the index resolves to it through an import
+    (`resolved_referencing`); for any other name defined in several files (`run`, `search`), at
+    most the files that import its own file, which is what could really reach it.
     """
     refs = facts["referencing_files"]
     definers: Counter[str] = Counter()
@@ -283,7 +284,13 @@ def _surface(modules: dict[str, Module], owner: dict[str, str], facts: dict[str,
 
     language = {f["path"]: f["language"] for f in facts["files"]}
 
+    resolved = facts.get("resolved_referencing") or {}
+
     def reach(s: dict[str, Any]) -> int:
+        if resolved and language.get(s["path"]) in _IMPORT_RESOLVED:
+            # The index's resolved references: files importing the definer (or a package passing the
+            # name on) and naming it as that import brings it; not every file spelling the name.
+            return resolved.get(f"{s['path']}#{s['name']}", 0)
         count = refs.get(s["name"], 0)
         if definers[s["name"]] > 1 or language.get(s["path"]) in _IMPORT_RESOLVED:
             # Resolved through the import graph: a file can use a top-level name of a Python or

@@ -28,7 +28,7 @@ from services.repo.verification import verification_for
 
 __all__ = ["TOOLS", "FactsInput", "FactsOutput"]
 
-Section = Literal["files", "symbols", "edges", "external", "references", "tests", "commits", "checks"]
+Section = Literal["files", "symbols", "edges", "external", "references", "resolved", "tests", "commits", "checks"]
 _ALL: tuple[Section, ...] = ("files", "symbols", "edges", "external", "references", "tests", "commits")
 
 
@@ -36,8 +36,8 @@ class FactsInput(ToolInput):
     repo: str | None = Field(None, description="repository path; default: the one holding the current folder")
     sections: list[Section] = Field(
         list(_ALL),
-        description="which parts to return (default all but `checks`): files, symbols, edges, external, "
-        "references, tests, commits, checks",
+        description="which parts to return (default all but `checks` and `resolved`): files, symbols, edges, "
+        "external, references, resolved, tests, commits, checks",
     )
     commit_limit: int = Field(200, ge=0, le=5000, description="newest commits to list with their files (default 200)")
     commit_words: list[str] = Field(
@@ -96,6 +96,9 @@ class FactsOutput(ToolOutput):
     edges: list[FactEdge]
     external: list[FactImport]
     referencing_files: dict[str, int] = Field(description="defined name -> distinct files referencing it")
+    resolved_referencing: dict[str, int] = Field(
+        {}, description="`path#name` of a top-level definition -> other files reaching it through a resolved import"
+    )
     tests: dict[str, list[str]] = Field(description="source path -> test files paired by name or by importing it")
     commits: list[FactCommit]
     checks: list[Verification] = Field(description="one per group of `checks`, in order")
@@ -152,6 +155,7 @@ def _collect(store: RepoStore, root: Path, inp: FactsInput) -> FactsOutput:
         edges=[FactEdge(src=a, dst=b) for a, b in edges] if "edges" in wanted else [],
         external=_external(store) if "external" in wanted else [],
         referencing_files=store.referencing_file_counts() if "references" in wanted else {},
+        resolved_referencing=_resolved(store) if "resolved" in wanted else {},
         tests=_tests(files, edges) if "tests" in wanted else {},
         commits=[
             FactCommit(
@@ -169,6 +173,12 @@ def _collect(store: RepoStore, root: Path, inp: FactsInput) -> FactsOutput:
         shared = Manifests(root)
         out.checks = [verification_for(root, group, _covering(group, tests), shared) for group in inp.checks]
     return out
+
+
+def _resolved(store: RepoStore) -> dict[str, int]:
+    from services.repo.surface_counts import resolved_referencing
+
+    return resolved_referencing(store)
 
 
 def _covering(group: list[str], tests: dict[str, list[str]]) -> list[str]:

@@ -1064,6 +1064,28 @@ class RepoStore:
         )
         return dict(rows)
 
+    def top_level_uses(self) -> tuple[list[tuple[str, str]], list[tuple[str, str, str]]]:
+        """`(path, name)` of every top-level definition of a parsed file, and `(path, name, receiver)`
+        of every reference elsewhere to one of those names (for `surface_counts`)."""
+        defs = list(
+            self.db.execute(
+                "SELECT DISTINCT f.path, s.name FROM repo_symbols s JOIN repo_files f ON f.hash = s.hash "
+                "WHERE s.parent IS NULL AND s.kind != 'module' AND f.skip_reason IS NULL"
+            )
+        )
+        uses = list(
+            self.db.execute(
+                "SELECT DISTINCT f.path, r.name, r.receiver FROM repo_refs r JOIN repo_content c ON c.id = r.content "
+                "JOIN repo_files f ON f.hash = c.hash WHERE r.name IN "
+                "(SELECT s.name FROM repo_symbols s WHERE s.parent IS NULL AND s.kind != 'module')"
+            )
+        )
+        return defs, uses
+
+    def edges_with_names(self) -> list[tuple[str, str, str, str]]:
+        """`(importer, imported, import as written, names it brings)` for every resolved import edge."""
+        return list(self.db.execute("SELECT src, dst, raw, names FROM repo_edges"))
+
     def commits_with_files(self, *, limit: int, subject_words: Sequence[str]) -> list[tuple[CommitRow, list[str]]]:
         """The newest `limit` commits, plus any whose subject holds one of `subject_words`, with their paths."""
         found: dict[str, CommitRow] = {}

@@ -91,6 +91,37 @@ async def test_surface_counts_files_that_reach_a_name_through_imports_not_every_
     assert counts["dns"] == 1  # app/lookup.py imports it; the five tools only share the word
 
 
+async def test_surface_counts_the_resolved_references_not_the_importers_naming_the_word(empty_repo: Path):
+    """Four files import `filt`; two use its `match` (as `filt.match` and after `from filt import match`),
+    one through a package passing it on; the others call `re.match` or `self.match`."""
+    from tests.services.knowledge.conftest import commit
+
+    commit(
+        empty_repo,
+        "Start",
+        {
+            "lib/__init__.py": "from lib.filt import *\n",
+            "lib/filt.py": "def match(flow):\n    return flow\n\n\ndef parse(text):\n    return text\n",
+            "lib/extra.py": "def helper():\n    return 1\n",
+            "app/__init__.py": "",
+            "app/a.py": "from lib import filt\n\n\ndef run(f):\n    return filt.match(f), filt.parse(f)\n",
+            "app/b.py": "from lib.filt import match\n\n\ndef go(f):\n    return match(f)\n",
+            "app/c.py": "import lib\n\n\ndef via(f):\n    return lib.match(f)\n",
+            "app/d.py": "import re\nfrom lib import filt\n\n\ndef other(s):\n"
+            "    return re.match('x', s), filt.parse(s)\n",
+            "app/e.py": "from lib import filt\n\n\nclass V:\n    def match(self):\n"
+            "        return self.match(), filt.parse(1)\n",
+        },
+    )
+    facts = await ask(empty_repo, "pallium_facts", sections=["resolved"])
+    assert facts.resolved_referencing["lib/filt.py#match"] == 3  # a, b, c
+    assert facts.resolved_referencing["lib/filt.py#parse"] == 3  # a, d, e
+    out = await ask(empty_repo, "pallium_knowledge_map", full=True)
+    lib = next(m for m in out.full if m["path"] == "lib")
+    counts = {s["name"]: s["referencing_files"] for s in lib["surface"]}
+    assert counts["match"] == 3  # by name and import alone it was 5: d and e import filt and say `match`
+
+
 async def test_a_generated_file_gives_a_module_neither_surface_nor_purpose(empty_repo: Path):
     from tests.services.knowledge.conftest import commit
 
