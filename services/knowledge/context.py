@@ -2,8 +2,11 @@
 
 Each file collects points: a path the task names (exactly, by file name, or a folder), a symbol
 it names (`parse_config`, `RunStore.open`, `parseConfig`), BM25 over each file's path words,
-symbol names and docs, and the module documents the words match. The best source files are the
-ones to read; tests come from those files' pairs (by name or import) and from tests the words hit.
+symbol names and docs, and the module documents the words match; then what owns the change
+weighs in: the definitions of names the task spells as code lead files sharing only its words,
+co-change from the index's history ties files and tests to those, a look-alike of the file holding
+the task's phrase steps back. The best source files are the ones to read; `context_tests` picks
+the tests to run from them.
 """
 
 from __future__ import annotations
@@ -18,6 +21,15 @@ from pathlib import Path
 from kernel.generated import generated_by_name
 from services.knowledge import cochange as _cochange
 from services.knowledge import documents
+from services.knowledge.context_tests import (
+    TEST_NAME,
+    choose_tests,
+    in_tests,
+    is_fixture,
+    runnable_test,
+    stem_of,
+    task_stems,
+)
 from services.knowledge.documents import is_peripheral
 from services.knowledge.freshness import current, is_stale
 from services.knowledge.models import ContextDecision, ContextFile, ContextModule, ContextOutput
@@ -37,10 +49,8 @@ __all__ = ["context"]
 
 CONTEXT_BUDGET = 12 * 1024
 _BOILERPLATE = ("LICENSE", "LICENCE", "COPYING", "CHANGELOG", "CHANGES", "NOTICE", "AUTHORS")
-_FIXTURE_FOLDERS = {"__fixtures__", "testdata", "__snapshots__", "snapshots", "__mocks__"}
 READ = 10
 PER_MODULE = 3
-TESTS = 10
 MODULES = 4
 _PATHLIKE = re.compile(r"[\w.@%+-]*[/.][\w./@%+-]*\w")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -54,7 +64,6 @@ _TYPE_KINDS = {"class", "interface", "type", "struct", "enum", "trait"}
 _LITERALS = {"true", "false", "none", "null", "nil", "undefined"}
 _COMMON = 0.4  # a word in more than this share of the files (the project's own name) does not rank them
 _FOLDER_COMMON = 0.15  # a folder named by a word this common (`proxy` in mitmproxy) is no lead
-_TEST_TAIL = 0.2  # likewise for tests, against the best test
 # Files that change together with the ones the task resolves to: `{anchor: [(path, shared, confidence)]}`.
 CoChangeReader = Callable[[list[str]], dict[str, list[tuple[str, int, float]]]]
 ANCHORS = 2  # the files co-change is read for
@@ -67,28 +76,6 @@ _LOOK_ALIKE = 0.5  # a sibling of a phrase's file, named alike but without the p
 _ENTRY_STEMS = ("cli", "main", "__main__", "_main", "console")
 _CALLED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,}) (?:function|method|class|decorator)\b")
 _COMMAND_LINE = re.compile(r"\b(?:command[- ]line|cli|commandline)\b", re.I)
-_TEST_NAME = re.compile(r"(?:^test_|_test$|^test$|tests?$|specs?$|\.(?:test|spec)$|_spec$)", re.I)
-_TEST_CODE = {
-    "python",
-    "javascript",
-    "typescript",
-    "tsx",
-    "go",
-    "rust",
-    "java",
-    "kotlin",
-    "ruby",
-    "c",
-    "cpp",
-    "csharp",
-    "php",
-    "swift",
-    "scala",
-    "shell",
-    "lua",
-    "elixir",
-    "dart",
-}
 
 
 def context(
@@ -191,8 +178,10 @@ def context(
     if sources:  # the long tail of one-word matches is noise an agent would read for nothing
         floor = _TAIL * score[sources[0]]
         sources = [p for p in sources if p in named or score[p] >= floor]
-    direct_tests = [p for p in ranked if files[p].test and _runnable_test(p, files[p].language)]
-    tests = _tests(sources, direct_tests, files, score, store, _task_stems(task, named_symbols), words)
+    direct_tests = [p for p in ranked if files[p].test and runnable_test(p, files[p].language)]
+    tests = choose_tests(
+        sources, direct_tests, files, score, store, task_stems(task, named_symbols), lambda t: _folder_named(t, words)
+    )
     modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
     own_checks = store.file_checks(sources)
     test_checks = store.file_checks(tests[:3])
@@ -395,7 +384,7 @@ def _co_changed(
             if path in score and score[path] > 0:
                 if words_only_lead or not all(r in _WORD_REASONS for r in why[path]):
                     add(path, 0.4 * base * confidence, reason)
-            elif _TEST_NAME.search(_stem_of(path)) or _in_tests(path):
+            elif TEST_NAME.search(stem_of(path)) or in_tests(path):
                 add(path, 0.6 * base * confidence, reason)
 
 
@@ -419,9 +408,9 @@ def _entry_points(store: KnowledgeStore, task: str, add) -> None:
         p
         for p in store.file_blobs()
         if p.rsplit("/", 1)[-1].split(".", 1)[0].lower() in _ENTRY_STEMS
-        and not _is_fixture(p)
+        and not is_fixture(p)
         and not is_peripheral(p)
-        and not _TEST_NAME.search(p.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+        and not TEST_NAME.search(p.rsplit("/", 1)[-1].rsplit(".", 1)[0])
         and not any(part in ("tests", "test", "examples", "docs") for part in p.split("/")[:-1])
     ]
     for path in paths[:4]:
@@ -478,19 +467,6 @@ def _referencing(references: dict[str, list[tuple[str, str]]], carrying: set[str
             named = any(len(w) >= 4 and w in enclosing for w in carrying if w != name.lower())
             points = 3.0 / math.sqrt(len(by_path)) + (4.0 if named else 0.0)
             add(path, points, f"uses {name} (a resolved reference)")
-
-
-def _runnable_test(path: str, language: str | None) -> bool:
-    """A test file one can run: code, named as a test or living in a test folder, not a helper or data
-    (`_tflow.ts`, `conftest.py`, a certificate, a `.har` dump)."""
-    if language not in _TEST_CODE:
-        return False
-    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
-    if stem.startswith("_") or stem in ("conftest", "__init__", "setup", "helpers", "utils", "common"):
-        return False
-    return bool(_TEST_NAME.search(path.rsplit("/", 1)[-1].rsplit(".", 1)[0])) or any(
-        part in ("tests", "test", "__tests__", "spec") for part in path.split("/")[:-1]
-    )
 
 
 def _word_only_skip(path: str, language: str | None) -> bool:
@@ -639,9 +615,9 @@ def _named_symbols(
             if classes:
                 found, explicit = classes, True
         found = [s for s in found if not generated_by_name(s.path) or ident in code_words]
-        if explicit and any(not _TEST_NAME.search(_stem_of(s.path)) and not _in_tests(s.path) for s in found):
+        if explicit and any(not TEST_NAME.search(stem_of(s.path)) and not in_tests(s.path) for s in found):
             # `click.echo` is the library's `echo`, not a helper a test defines under that name
-            found = [s for s in found if not _TEST_NAME.search(_stem_of(s.path)) and not _in_tests(s.path)]
+            found = [s for s in found if not TEST_NAME.search(stem_of(s.path)) and not in_tests(s.path)]
         if not explicit:
             # A plain word names a top-level definition or nothing: `Frame.type` is no lead for "type".
             found = [
@@ -671,14 +647,6 @@ def _named_symbols(
                 named[s.path].append(label)
 
 
-def _stem_of(path: str) -> str:
-    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-
-
-def _in_tests(path: str) -> bool:
-    return any(part in ("tests", "test", "__tests__", "spec") for part in path.split("/")[:-1])
-
-
 def _narrowed(found: list, parts: list[str]) -> list:
     """`Session.merge` means the `merge` of `Session`, not every `merge`: the longest tail of the
     dotted name that some definition's qualified name ends with (`pkg.mod.Class.method` too)."""
@@ -695,83 +663,6 @@ def _narrowed(found: list, parts: list[str]) -> list:
 def _is_class_name(last: str, ident: str, task: str) -> bool:
     """`Router` mid-sentence is a name; `Router` opening the task may just be a capitalised word."""
     return last[:1].isupper() and any(c.islower() for c in last[1:]) and len(last) > 3 and not task.startswith(ident)
-
-
-def _task_stems(task: str, named: dict[str, list[str]]) -> list[str]:
-    """Words a test file could be named after: the names the task gives, then its other long words."""
-    out: list[str] = []
-    for labels in named.values():
-        for label in labels:
-            for part in label.split(":", 1)[0].split("."):
-                if len(part) > 3 and part.lower() not in out:
-                    out.append(part.lower())
-    # `--timeout` is a flag's spelling, the option's own name, not a subject a test file is named for
-    flags = {w.lower() for w in re.findall(r"(?<![\w-])--?([A-Za-z][\w-]*)", task)}
-    plain = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", task) if w.lower() not in flags]
-    for a, b in itertools.pairwise(plain):  # `event hook` names `test_event_hooks.py`
-        if a not in STOPWORDS and b not in STOPWORDS:
-            out += [f"{a}_{b}", f"{a}_{b}s"]
-    for word in plain:
-        if word not in STOPWORDS and word not in out:
-            out.append(word)
-    # `option` names `test_options.py`, `prompt` `test_prompts.py`: a test file is often the plural
-    out += [w + "s" for w in plain if w not in STOPWORDS and not w.endswith("s") and len(w) > 3]
-    return list(dict.fromkeys(out))[:24]
-
-
-def _tests(sources, direct_tests, files, score, store, stems: list[str], words: set[str]) -> list[str]:
-    """Tests paired with the files to read (closest first), tests the words hit, and tests named after
-    what the task names (`test_merge.py` for a task about `Session.merge`)."""
-    points: dict[str, float] = defaultdict(float)
-    for rank, path in enumerate(sources):
-        hit = files[path]
-        weight = score[path] / (1 + rank * 0.3)
-        source_parts = set(path.split("/"))
-        stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
-        for test in hit.tests:
-            closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
-            own = 2.0 if _test_stem(test).lstrip("_") == stem.lstrip("_") else 1.0  # test_block.py for block.py
-            points[test] += weight * own * (1 + 0.5 * closeness)
-    for test in direct_tests:
-        points[test] += score[test]
-    best = max(points.values(), default=5.0)
-    by_stem: dict[str, list[str]] = defaultdict(list)
-    if stems:
-        for test in store.test_paths():
-            by_stem[_test_stem(test)].append(test)
-    for stem in stems:
-        named = sorted(by_stem.get(stem, []), key=lambda t: (len(t), t))[:4]
-        for test in named:
-            points[test] += 0.8 * best / len(named)
-    for test in points:
-        if _folder_named(test, words):  # `test/dialect/mysql/` for a task about MySQL
-            points[test] *= 1.5
-    kinds = store.files_at(list(points))
-    ranked = [
-        t
-        for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0]))
-        if not _is_fixture(t) and t in kinds and _runnable_test(t, kinds[t].language)
-    ]
-    if ranked:  # tests far below the best are someone else's: an agent would run them for nothing
-        floor = _TEST_TAIL * points[ranked[0]]
-        ranked = [t for t in ranked if points[t] >= floor]
-    return ranked[:TESTS]
-
-
-def _is_fixture(path: str) -> bool:
-    """A file under a test folder that only supports tests (`__tests__/fixtures/a.ts`): nothing to run."""
-    return any(part.startswith("fixture") or part in _FIXTURE_FOLDERS for part in path.lower().split("/")[:-1])
-
-
-def _test_stem(test: str) -> str:
-    """`test/orm/test_merge.py`, `merge_test.go`, `merge.spec.ts`, `MergeTest.java` -> `merge`."""
-    name = test.rsplit("/", 1)[-1].split(".", 1)[0].lower()
-    if name.startswith("test_"):
-        return name[5:]
-    for suffix in ("_test", "_spec", "test"):
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)].rstrip("_")
-    return name
 
 
 def _modules(store, sources, files, score, module_rank, why, claims_all, now) -> list[ContextModule]:

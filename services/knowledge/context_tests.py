@@ -1,0 +1,151 @@
+"""Which tests a change request should run: the tests paired with the files to read, the tests its
+words hit, and tests named after what it names (`test_merge.py` for `Session.merge`, `test_options.py`
+for "an option"); runnable code only, never a helper, a fixture or test data.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import defaultdict
+from collections.abc import Callable
+
+from services.knowledge.reading import STOPWORDS
+
+__all__ = [
+    "TESTS",
+    "TEST_NAME",
+    "choose_tests",
+    "in_tests",
+    "is_fixture",
+    "runnable_test",
+    "stem_of",
+    "task_stems",
+    "test_stem",
+]
+
+TESTS = 10
+_TEST_TAIL = 0.2  # a test scoring under this share of the best is for another change
+_FIXTURE_FOLDERS = {"__fixtures__", "testdata", "__snapshots__", "snapshots", "__mocks__"}
+TEST_NAME = re.compile(r"(?:^test_|_test$|^test$|tests?$|specs?$|\.(?:test|spec)$|_spec$)", re.I)
+_TEST_CODE = {
+    "python",
+    "javascript",
+    "typescript",
+    "tsx",
+    "go",
+    "rust",
+    "java",
+    "kotlin",
+    "ruby",
+    "c",
+    "cpp",
+    "csharp",
+    "php",
+    "swift",
+    "scala",
+    "shell",
+    "lua",
+    "elixir",
+    "dart",
+}
+
+
+def runnable_test(path: str, language: str | None) -> bool:
+    """A test file one can run: code, named as a test or living in a test folder, not a helper or data
+    (`_tflow.ts`, `conftest.py`, a certificate, a `.har` dump)."""
+    if language not in _TEST_CODE:
+        return False
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    if stem.startswith("_") or stem in ("conftest", "__init__", "setup", "helpers", "utils", "common"):
+        return False
+    return bool(TEST_NAME.search(path.rsplit("/", 1)[-1].rsplit(".", 1)[0])) or any(
+        part in ("tests", "test", "__tests__", "spec") for part in path.split("/")[:-1]
+    )
+
+
+def stem_of(path: str) -> str:
+    return path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
+def in_tests(path: str) -> bool:
+    return any(part in ("tests", "test", "__tests__", "spec") for part in path.split("/")[:-1])
+
+
+def task_stems(task: str, named: dict[str, list[str]]) -> list[str]:
+    """Words a test file could be named after: the names the task gives, then its other long words."""
+    out: list[str] = []
+    for labels in named.values():
+        for label in labels:
+            for part in label.split(":", 1)[0].split("."):
+                if len(part) > 3 and part.lower() not in out:
+                    out.append(part.lower())
+    # `--timeout` is a flag's spelling, the option's own name, not a subject a test file is named for
+    flags = {w.lower() for w in re.findall(r"(?<![\w-])--?([A-Za-z][\w-]*)", task)}
+    plain = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", task) if w.lower() not in flags]
+    for a, b in itertools.pairwise(plain):  # `event hook` names `test_event_hooks.py`
+        if a not in STOPWORDS and b not in STOPWORDS:
+            out += [f"{a}_{b}", f"{a}_{b}s"]
+    for word in plain:
+        if word not in STOPWORDS and word not in out:
+            out.append(word)
+    # `option` names `test_options.py`, `prompt` `test_prompts.py`: a test file is often the plural
+    out += [w + "s" for w in plain if w not in STOPWORDS and not w.endswith("s") and len(w) > 3]
+    return list(dict.fromkeys(out))[:24]
+
+
+def choose_tests(
+    sources, direct_tests, files, score, store, stems: list[str], folder_named: Callable[[str], str | None]
+) -> list[str]:
+    """Tests paired with the files to read (closest first), tests the words hit, and tests named after
+    what the task names (`test_merge.py` for a task about `Session.merge`)."""
+    points: dict[str, float] = defaultdict(float)
+    for rank, path in enumerate(sources):
+        hit = files[path]
+        weight = score[path] / (1 + rank * 0.3)
+        source_parts = set(path.split("/"))
+        stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+        for test in hit.tests:
+            closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
+            own = 2.0 if test_stem(test).lstrip("_") == stem.lstrip("_") else 1.0  # test_block.py for block.py
+            points[test] += weight * own * (1 + 0.5 * closeness)
+    for test in direct_tests:
+        points[test] += score[test]
+    best = max(points.values(), default=5.0)
+    by_stem: dict[str, list[str]] = defaultdict(list)
+    if stems:
+        for test in store.test_paths():
+            by_stem[test_stem(test)].append(test)
+    for stem in stems:
+        named = sorted(by_stem.get(stem, []), key=lambda t: (len(t), t))[:4]
+        for test in named:
+            points[test] += 0.8 * best / len(named)
+    for test in points:
+        if folder_named(test):  # `test/dialect/mysql/` for a task about MySQL
+            points[test] *= 1.5
+    kinds = store.files_at(list(points))
+    ranked = [
+        t
+        for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0]))
+        if not is_fixture(t) and t in kinds and runnable_test(t, kinds[t].language)
+    ]
+    if ranked:  # tests far below the best are someone else's: an agent would run them for nothing
+        floor = _TEST_TAIL * points[ranked[0]]
+        ranked = [t for t in ranked if points[t] >= floor]
+    return ranked[:TESTS]
+
+
+def is_fixture(path: str) -> bool:
+    """A file under a test folder that only supports tests (`__tests__/fixtures/a.ts`): nothing to run."""
+    return any(part.startswith("fixture") or part in _FIXTURE_FOLDERS for part in path.lower().split("/")[:-1])
+
+
+def test_stem(test: str) -> str:
+    """`test/orm/test_merge.py`, `merge_test.go`, `merge.spec.ts`, `MergeTest.java` -> `merge`."""
+    name = test.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    if name.startswith("test_"):
+        return name[5:]
+    for suffix in ("_test", "_spec", "test"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)].rstrip("_")
+    return name
