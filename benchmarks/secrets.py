@@ -68,21 +68,72 @@ def _vendor_format_on_purpose(case: Scored) -> bool:
     return not case.positive and case.caught and any(m.kind in kinds for m in find_secrets(case.text))
 
 
+# Families whose rule is the keyword rule itself, not one vendor's format.
+_KEYWORD_FAMILIES = {("detect-secrets", "keyword"), ("gitleaks", "generic")}
+
+
 def _random_value_under_a_secret_name(case: Scored) -> bool:
-    """A peer's false positive for one vendor's rule that assigns a random-looking value to a secret-named
-    variable (`nonMatchingToken := "0xkx870p73gjhty6"`): not that vendor's key, still a secret to Pallium."""
+    """A peer's false positive for one vendor's rule that assigns a random-looking value or a phrase to a
+    secret-named variable (`nonMatchingToken := "0xkx870p73gjhty6"`, `otherpassword = "two words"`): not
+    that vendor's key, still a secret to Pallium. Not for the peer's keyword rule, which has no format."""
     from kernel.secrets import find_secrets
 
-    if case.positive or not case.caught:
+    if case.positive or not case.caught or (case.peer, case.family) in _KEYWORD_FAMILIES:
         return False
     for match in find_secrets(case.text):
         value = case.text[match.start : match.end]
         digits, letters = sum(c.isdigit() for c in value), sum(c.isalpha() for c in value)
         if match.kind not in ("assignment", "authorization_header", "bearer_token", "url_query_secret"):
             return False
-        if not (digits >= 2 and letters >= 4 and len(value) >= 8):
+        if not ((digits >= 2 and letters >= 4 and len(value) >= 8) or len(value.split()) >= 2):
             return False
     return True
+
+
+_FILLER_BODY = re.compile(r"^[A-Za-z0-9]{0,4}[_-]?(.)\1{5,}$", re.I)
+_GENERIC_PAIR = re.compile(r"(?i)\b(?:user(?:name)?|admin|login):(?:password|passwd|pass|secret)@")
+
+
+def _placeholder_positive(case: Scored) -> bool:
+    """A positive whose value is a placeholder (`AP6xxxxxxxxxx`, `SKxxxx…`, `npm_xxxxxxxxxxx`,
+    `ACCAZZZZ…`, `https://username:password@host`): the issue requires placeholders to stay searchable."""
+    if not case.positive or case.caught:
+        return False
+    if _GENERIC_PAIR.search(case.text):
+        return True
+    if case.secrets:
+        return all(_FILLER_BODY.match(v) for v in case.secrets)
+    tokens = re.findall(r"[A-Za-z0-9_-]{8,}", case.text)
+    filler = [t for t in tokens if _FILLER_BODY.match(t)]
+    generated = [t for t in tokens if re.search(r"\d", t) and re.search(r"[A-Z]", t) and re.search(r"[a-z]", t)]
+    return bool(filler) and not set(generated) - set(filler)
+
+
+def _key_block_without_key(case: Scored) -> bool:
+    """A private-key block whose body holds no key material (`super secret private key here`): an example."""
+    if not case.positive or case.caught or "PRIVATE KEY-----" not in case.text:
+        return False
+    body = case.text.split("PRIVATE KEY-----", 1)[1].split("-----END", 1)[0]
+    return re.search(r"[A-Za-z0-9+/]{12,}", body) is None
+
+
+def _says_it_is_fake(case: Scored) -> bool:
+    """A positive whose value says it is not real (`...-abc12fake-456...`, `dummy`, `not-real`): a test value."""
+    if not case.positive or case.caught:
+        return False
+    values = case.secrets or [case.text]
+    return any(re.search(r"(?i)(?<![a-z])(?:fake|dummy|not[-_]?real)(?![a-z])", v) for v in values)
+
+
+def _unquoted_phrase(case: Scored) -> bool:
+    """A positive whose value is several words written without quotes (`secret_key: value with spaces`):
+    Pallium reads an unquoted phrase after a name as prose; a quoted phrase under a password name is redacted."""
+    if not case.positive or case.caught:
+        return False
+    return any(
+        re.fullmatch(r"[\w-]+(?: [\w-]+)+", v) and f'"{v}"' not in case.text and f"'{v}'" not in case.text
+        for v in case.secrets
+    )
 
 
 # Per (peer, family): the values the peer's own positives report as secrets.
@@ -119,11 +170,25 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
         "the line is a false positive for this rule but a true positive of a sibling rule (same text)",
     ),
     (
-        "trufflehog",
+        "*",
         "*",
         _a_value_the_peer_reports,
-        "the peer's negative holds a value its own test of the same detector reports as a secret "
-        "(its keyword is out of range, or a repeated value is reported once)",
+        "the peer's negative holds a value its own test of the same rule reports as a secret "
+        "(its keyword is out of range, a repeated value is reported once, or the file type decides)",
+    ),
+    ("*", "*", _placeholder_positive, "the peer's positive is a placeholder, which must stay searchable"),
+    (
+        "*",
+        "*",
+        _key_block_without_key,
+        "a private-key block whose body holds no key material is an example, not a key",
+    ),
+    ("*", "*", _says_it_is_fake, "the value says it is fake or not real: a test value"),
+    (
+        "*",
+        "*",
+        _unquoted_phrase,
+        "an unquoted phrase after a name is read as prose; quoted, under a password name, it is redacted",
     ),
     (
         "*",
@@ -143,7 +208,7 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
         "*",
         "*",
         _random_value_under_a_secret_name,
-        "a random-looking value under a secret-named variable is a "
+        "a random-looking value or a phrase under a secret-named variable is a "
         "secret to Pallium even when it is not the peer rule's vendor format",
     ),
 ]
@@ -158,7 +223,9 @@ def _read_gitleaks(root: Path) -> tuple[list[Scored], list[str]]:
     for rule in rules:
         for tp in rule.tps:
             _SIBLING_POSITIVES.add(tp)
-            out.append(Scored("gitleaks", rule.family, tp, True, secrets_in(rule, tp), rule.rule_id))
+            reported = secrets_in(rule, tp)
+            _REPORTED.setdefault(("gitleaks", rule.family), set()).update(v for v in reported if len(v) >= 12)
+            out.append(Scored("gitleaks", rule.family, tp, True, reported, rule.rule_id))
         for fp in rule.fps:
             out.append(Scored("gitleaks", rule.family, fp, False, [], rule.rule_id))
     return out, notes
@@ -171,6 +238,9 @@ def _read_detect_secrets(root: Path) -> tuple[list[Scored], list[str]]:
     out = [
         Scored("detect-secrets", c.family, c.text, c.positive, [c.secret] if c.secret else [], c.where) for c in cases
     ]
+    for c in cases:
+        if c.positive and c.secret and len(c.secret) >= 12:
+            _REPORTED.setdefault(("detect-secrets", c.family), set()).add(c.secret)
     return out, notes
 
 

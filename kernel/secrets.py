@@ -32,6 +32,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -197,6 +198,29 @@ _NOT_SECRET_NAME = re.compile(
     r"(?i)public|^pub|csrf|xsrf|(?:primary|foreign|sort|partition|cache|unique|composite|row|range|hash|lookup|index"
     r"|map|dict|object|item|group|shard|idempotency|i18n|translation|label|message|react|list|dedupe|storage)[_-]?key$"
 )
+_QUALIFIED_NOUN = re.compile(r"(?i)password|passwd|passphrase|secret|token|api[_-]?key|pass|pwd|credentials?")
+_QUALIFIER_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# What follows a secret noun glued, making another word: `tokens`, `tokenizer`, `secretary`, `passwordless`.
+_GLUED_SUFFIXES = frozenset(
+    ("s", "es", "less", "ly", "ary", "ion", "ions", "ize", "izer", "ized", "izes", "ization", "ise", "iser", "ised")
+)
+# Words after a secret noun that make the name metadata about the secret, not the secret.
+_METADATA_WORDS = frozenset(
+    """
+    name names id ids type types kind count counts len length size min max limit limits url uri urls
+    endpoint endpoints path paths file files filename dir folder env var vars variable header headers field
+    fields label labels hint hints policy policies ref refs reference hash hashed digest salt expiry expires
+    expiration exp ttl timeout age lifetime prefix suffix format mode version versions rotation rotate store
+    storage manager provider arn address addr location source scope scopes usage used regex pattern rule
+    rules check checker validator validation valid required enabled disabled enable disable reset changed
+    change updated created at date time timestamp strength score error errors message msg prompt placeholder
+    input form button text title description desc help template config settings options schema spec class
+    service method methods auth issuer audience claim claims grant flow callback redirect login logout
+    confirm confirmation match matches matcher set get is has use uses mask masked visible show hidden
+    toggle icon encoder decoder parser reader writer generator factory builder helper util utils handler
+    list map dict key keys index bucket table column row db cache queue topic channel budget rate per
+    """.split()  # noqa: SIM905 (a list of words reads best as words)
+)
 _SHORT_NOUNS = ("pass", "pwd", "sid")  # only as a whole name or after a separator: `DB_PASS`, not `bypass`
 # Nouns common outside secrets (`sort_key`, `primary_key: id`, `account_sid`): their values must look generated.
 _WEAK_NOUNS = ("key", "sid")
@@ -206,10 +230,11 @@ _WEAK_NOUNS = ("key", "sid")
 # `env("SECRET_KEY", default="...")`). Quotes may be JSON-escaped at any depth (`\"token\": \"...\"`).
 _ASSIGN_AT = re.compile(
     r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|creds|key|key[_-]?id|authorization"""
-    r"""|sid|key[_-]?data)(?:[_-]?(?:string|value|str|\d{1,3}))?(?:\\{0,7}["'])?"""
+    r"""|sid|key[_-]?data)[A-Za-z0-9_-]{0,40}?(?:\[\d*\])?(?:\\{0,7}["'])?"""
     r"""([ \t]+(?:string|String|str|\*?char\s*\*?|\[\]byte)\b)?"""
-    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,)[ \t]*(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
-    r"""((?:\\{0,7})["'`]|)"""
+    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])(?=@?["']))[ \t]*"""
+    r"""(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
+    r"""(?:@(?=["'])|[rRbBuU]{1,2}(?=["']))?((?:\\{0,7})["'`]|)"""
 )
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
 _XML_AT = re.compile(r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*([^<\s]{6,})\s*</""")
@@ -218,13 +243,16 @@ _PROSE_AT = re.compile(
     r"(?:[ \t]+(?:is|was|are|of|for[ \t]+\S+[ \t]+is|to[ \t]+use[ \t]+is))?[ \t]*[:=]?[ \t]+[\"'`]?([^\s\"'`,;]{8,})"
 )
 _NAME_CHARS = re.compile(r"[\w.-]*$")
+# `"auth": "<base64>"` (docker's config.json, `user_auth`): a secret when it decodes to `user:password`
+_AUTH_AT = re.compile(r"""(?i)auth(?:\\{0,7}["'])?[ \t]*[:=][ \t]*(?:\\{0,7}["'])?([A-Za-z0-9+/]{8,}={0,2})""")
+_TAGGED = re.compile(r"<(\w+)>([^<]+)(?:</\1>)?")
 _UNQUOTED_VALUE = re.compile(r"""[^\s"'`,;&|<>)\]}]+""")
 _HEADER_VALUE = re.compile(
     r"(?i)(bearer|basic|token|bot|digest|apikey|sso-key|ssws)\s+([A-Za-z0-9._~+/:=-][A-Za-z0-9._~+/:=$-]{7,})"
 )
 # `Authorization` without a colon: nginx's `proxy_set_header Authorization "Basic ..."`, `-H 'Authorization Bearer ...'`
 _HEADER_BARE = re.compile(r"""(?i)authorization[ \t]+["']?(?=(?:bearer|basic|token|ssws|digest)\s)""")
-_RAW_HEADER = re.compile(r"[ \t]*([A-Za-z0-9][A-Za-z0-9._~+/=-]{19,})(?=[\s\"'`]|$)")
+_RAW_HEADER = re.compile(r"[ \t]*([A-Za-z0-9][A-Za-z0-9._~+/=@-]{19,})(?=[\s\"'`]|$)")
 _BEARER_AT = re.compile(r"(?i)(?:bearer|ssws)\s+([A-Za-z0-9._~+/-][A-Za-z0-9._~+/$-]{15,}=*)")
 _VALUE = r"([^\s\"'`]+|\"[^\"\s]+\"|'[^'\s]+')"
 _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
@@ -283,13 +311,14 @@ _PLACEHOLDER = re.compile(
     r"|number|bytes|any|test|testing|include|omit|same-origin|pass|pwd)$"
     # values that say they are not secrets, and documentation examples (AWS's `...EXAMPLE` keys)
     r"|(?i:.*(?<![a-z])(?:not[-_ ]?(?:a[-_ ]?)?(?:real|secret)|test[-_]?only|for[-_]?tests?|dummy|fake|placeholder"
-    r"|changeme|redacted|xxxxxx|your)(?![a-z]).*)|.*EXAMPLE(?:KEY)?$"
+    r"|changeme|redacted|xxxxxx|your)(?![a-z]).*)|.*EXAMPLE.*"
 )
 # A literal list or map, or a reference through a known object; calls are `_CALL` (see `_looks_like_code`).
 _CODE_VALUE = re.compile(r"^[(\[{]|^(?:this|self|cls|os|process|env|config|settings|ctx|args|opts|request)\.")
 _CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(\[]")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_SNAKE_WORDS = re.compile(r"^[a-z]+(?:_[a-z]+)+$")
 _PATH_VALUE = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:\\)")
 _SPACE = re.compile(r"\s")
 _TOKEN_PREFIX = re.compile(r"[A-Za-z0-9]{1,9}[_-]")
@@ -333,17 +362,26 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
                 continue
             prose = _PROSE_AT.match(text, at)
             if prose is not None and not _public(text, at):
-                value = prose.group(2).rstrip(".!?)")
+                value, start = prose.group(2).rstrip(".!?)"), prose.start(2)
+                tag = _TAGGED.match(value)
+                if tag is not None:  # `token <code>hf_xxxxx</code>`: the value inside the markup
+                    value, start = tag.group(2), start + tag.start(2)
                 strong = 8 if prose.group(1).lower().startswith("pass") else 16
                 if (
-                    _strong(value, strong)
+                    "<" not in value
+                    and not _PLACEHOLDER.match(value)
+                    and _strong(value, strong)
                     and not _looks_like_code(value)
                     and not _PATH_VALUE.match(value)
                     and not _KEY_FILE.search(value)
                     and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
                     and not _low_variety(value)
                 ):
-                    found.append((prose.start(2), prose.start(2) + len(value), "secret_in_prose", 3))
+                    found.append((start, start + len(value), "secret_in_prose", 3))
+    for at in _occurrences(lowered, b"auth"):
+        auth = _AUTH_AT.match(text, at)
+        if auth is not None and _basic_credentials(auth.group(1)):
+            found.append((auth.start(1), auth.end(1), "assignment", 2))
     for cue in (b"bearer", b"ssws"):
         for at in _occurrences(lowered, cue):
             bearer = _BEARER_AT.match(text, at)
@@ -363,6 +401,7 @@ def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
             opens.add(at)
             at = text.find(opener, at + 1)
     for at in sorted(opens):
+        found += _setter_call(text, at)
         if _CALLEE.search(text, max(0, at - 40), at) is None:
             continue
         call = _ARGUMENTS.match(text, at)
@@ -373,6 +412,44 @@ def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
                 start = call.start(1) + arg.start(2)
                 found.append((start, start + len(arg.group(2)), "assignment", 3))
     return found
+
+
+# `.password("...")`, `setApiKey("...")`, `with_token("...")`, `std::string secret("...")`, `secret.assign("...")`
+_SETTER_BEFORE = re.compile(
+    r"(?:(?P<dot>\.)|(?P<type>\b(?:std::)?(?:string|String|QString|wstring|char)\s+)|\b)"
+    r"(?P<name>[A-Za-z_]\w*)(?P<assign>\.assign)?\s*$"
+)
+_VERB = re.compile(
+    r"^(?:get|fetch|load|read|find|lookup|has|is|check|verify|validate|compare|hash|encrypt|decrypt|generate"
+    r"|gen|create|new|make|rotate|revoke|delete|remove|del|store|save|put|write|update|reset|require|request"
+    r"|prompt|ask|input|parse|decode|encode|sign|print|log|mask|redact|sanitize|getpass|use|format|to|from)"
+    r"(?:[_A-Z0-9]|$)"
+)
+# The last of up to four string arguments (`keyring.set_password("svc", "user", "<password>")`).
+_SETTER_ARGS = re.compile(r"""\(\s*(?:(?:"[^"\n]*"|'[^'\n]*')\s*,\s*){0,3}(["'])([^"'\n]{6,200})\1\s*[,)]""")
+
+
+def _setter_call(text: str, at: int) -> list[tuple[int, int, str, int]]:
+    """A secret-named setter, builder step or constructor given a literal: its last string argument."""
+    before = _SETTER_BEFORE.search(text, max(0, at - 80), at)
+    if before is None:
+        return []
+    name = before.group("name")
+    setter = re.match(r"(?:set|with)_?(?=[A-Z_])", name)
+    if setter is None and not (before.group("dot") or before.group("type") or before.group("assign")):
+        return []
+    noun = name[setter.end() :].lstrip("_") if setter else name
+    if _VERB.match(noun[:1].lower() + noun[1:]) or not _secret_name(noun) or _weak_name(noun):
+        return []
+    call = _SETTER_ARGS.match(text, at)
+    if call is None:
+        return []
+    value = call.group(2)
+    if not _strong(value, 8) or not _acceptable_value(value, quoted=True, separator="(", name=noun):
+        return []
+    if " " in value and not _passphrase(value, noun):
+        return []
+    return [(call.start(2), call.end(2), "assignment", 2)]
 
 
 _REVERSE_CMP = re.compile(r"""(["'])([^"'\s]{8,200})\1[ \t]*(?:===|!==|==|!=)[ \t]*$""")
@@ -438,6 +515,8 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     noun_end = match.start(1) if match.group(1) else match.start(2)
     while noun_end > match.start() and text[noun_end - 1] in " \t\"'\\":
         noun_end -= 1
+    if text[noun_end - 1] == "]":  # `secret[] = "..."`, `char secret[25] = "..."`
+        noun_end = text.rfind("[", match.start(), noun_end)
     if separator == ",":  # only `"NAME", "value"`: a quoted name, then a quoted value
         if not quote or text[noun_end : noun_end + 8].lstrip("\\")[:1] not in ("'", '"'):
             return []
@@ -447,6 +526,10 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     name = name_match.group() if name_match else ""
     if not _secret_name(name):
         return []
+    if separator == "" and name_match is not None:  # `password "<literal>"` starts its line (a directive),
+        line_start = text.rfind("\n", 0, name_match.start()) + 1  # unlike `kubectl get secret "<name>"`
+        if text[line_start : name_match.start()].strip():
+            return []
     value_start = match.end()
     if name.lower().endswith("authorization"):
         header = _HEADER_VALUE.match(text, value_start)
@@ -467,13 +550,14 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         if close == -1:
             return []
         value = text[value_start:close]
-        if _SPACE.search(value):
+        if _SPACE.search(value) and (quote.endswith("`") or not _passphrase(value, name)):
             return []
     else:
         value_match = _UNQUOTED_VALUE.match(text, value_start)
         if value_match is None:
             return []
-        value = value_match.group()
+        value = _through_brackets(text, value_match)
+        value = _through_symbols(text, value, value_match.start() + len(value))
         if value.endswith("\\") or value.endswith("\\n"):  # `TOKEN=abc\nNEXT=1` inside a JSON string
             cut = value.find("\\")
             value = value[:cut]
@@ -483,10 +567,68 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         return []  # `io.jsonwebtoken:jjwt`, `host.token:8080`: coordinates, not a mapping
     if not _acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
         return []
-    if separator in ("==", "!=", "===", "!==") and not _strong(value, 8):
-        return []
+    if separator in ("==", "!=", "===", "!==", "") and not _strong(value, 8):
+        return []  # a comparison, or `password "<literal>"` (a directive, a DSL call): a strong literal only
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
+
+
+def _through_brackets(text: str, match: re.Match[str]) -> str:
+    """An unquoted value that holds an opening bracket, read on through `)`, `]`, `}`, `<` and `>` that
+    more of the value follows (`m{{h}o)p[e]x`) and through the closers that balance it; a value without
+    one stops at the first (`f(password=pw)`, `{token: t}`)."""
+    end = match.end()
+    while end < len(text) and text[end] in ")]}<>":
+        rest = end
+        while rest < len(text) and text[rest] in ")]}<>":
+            rest += 1
+        more = _UNQUOTED_VALUE.match(text, rest)
+        if more is None:
+            break
+        end = more.end()
+    value = text[match.start() : end]
+    if not any(c in value for c in "([{"):
+        return match.group()
+    unbalanced = sum(value.count(c) for c in "([{") - sum(value.count(c) for c in ")]}")
+    while unbalanced > 0 and end < len(text) and text[end] in ")]}":
+        end, unbalanced = end + 1, unbalanced - 1
+    return text[match.start() : end]
+
+
+_SYMBOL_TAIL = re.compile(r"""[,;][^\s=\"'`]*(?=[ \t]*(?:\r?\n|$))""")
+
+
+def _through_symbols(text: str, value: str, end: int) -> str:
+    """An unquoted value that a `,` or `;` continues to the end of its line (`p@ss,w0rd!`), not a list of
+    arguments or settings (`pw, x=1`, `pw,user=x`)."""
+    tail = _SYMBOL_TAIL.match(text, end)
+    if tail is None or not tail.group()[1:].strip(")]}") or not any(c.isalnum() for c in value):
+        return value
+    return value + tail.group()
+
+
+# Nouns whose quoted value may hold spaces (a passphrase); `token`, `key` and `auth` values never do.
+_PASSPHRASE_NAME = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|pass|secret|api[_-]?key|apikey|access[_-]?key)")
+
+
+def _passphrase(value: str, name: str) -> bool:
+    """A quoted value of a few lowercase words under a password-like name (`"correct horse battery"`):
+    a passphrase. A label or sentence (`"Enter your password"`, `"must be 12 characters."`), a template
+    or a long text is not."""
+    words = value.split()
+    if not 2 <= len(words) <= 8 or len(value) > 100 or "\n" in value or "\\n" in value:
+        return False
+    if value[:1].isupper() or value.rstrip()[-1:] in ".?!:" or not _PASSPHRASE_NAME.search(name):
+        return False
+    if any(c in value for c in "{}<>%$`") or _PLACEHOLDER.match(value):
+        return False
+    return not _PROSE_WORDS.search(value)
+
+
+_PROSE_WORDS = re.compile(
+    r"(?i)\b(?:your|enter|type|here|must|should|required|invalid|incorrect|wrong|missing|please|is|are|be|been"
+    r"|can|can't|cannot|not|too|least|most|characters|chars|blank|empty|match|matches|does|doesn't|don't)\b"
+)
 
 
 def _secret_name(name: str) -> bool:
@@ -495,13 +637,39 @@ def _secret_name(name: str) -> bool:
         return False
     noun = _SECRET_NOUN.search(name)
     if noun is None:
-        return False
+        return _qualified_name(name)
     head = name[: noun.start()]
     if not head:
         return True
     word = noun.group().lower()
     boundary = head[-1] in "_.-" or (name[noun.start()].isupper() and head[-1].islower())
-    return boundary or (word not in _SHORT_NOUNS and not word.endswith("key") and word != "key")
+    return boundary or (word not in _SHORT_NOUNS and word != "key")  # `IAMAPIKEY`, not `monkey`
+
+
+def _qualified_name(name: str) -> bool:
+    """`password_super_secure`, `apikey_myservice`, `db_pass_prod`: a strong secret noun, then words that
+    qualify the secret (whose, where), not metadata about it (`token_count`, `password_reset_url`,
+    `secret_name`, `tokenizer`); such names take only strong values (see `_acceptable_value`)."""
+    nouns = list(_QUALIFIED_NOUN.finditer(name))
+    if not nouns:
+        return False
+    noun = nouns[-1]
+    head, tail = name[: noun.start()], name[noun.end() :]
+    word = noun.group().lower()
+    glued = head and head[-1].isalpha() and not (name[noun.start()].isupper() and head[-1].islower())
+    if glued and (word in _SHORT_NOUNS or len(head) > 3):  # `bypass_mode`, `compass_heading`, `anothertoken_x`
+        return False
+    if word in _SHORT_NOUNS and tail[:1] not in ("_", "-"):
+        return False  # `passport`, `pwdump`
+    words = [w.lower() for w in _QUALIFIER_WORDS.findall(tail)]
+    glued_tail = tail[:1] not in ("_", "-") and not tail[:1].isupper()
+    if not words or (glued_tail and (words[0] in _GLUED_SUFFIXES or len(words[0]) > 2)):
+        return False  # `tokens`, `tokenizer`, `secretsmanager`: another word, not a qualified secret
+    return not any(w in _METADATA_WORDS or w.isdigit() for w in words)
+
+
+def _qualified(name: str) -> bool:
+    return _SECRET_NOUN.search(name.strip(".-$@")) is None and _qualified_name(name.strip(".-$@"))
 
 
 def _weak_name(name: str) -> bool:
@@ -514,8 +682,14 @@ def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) ->
         return False
     if _ENV_NAME.match(value):  # `SECRET_KEY_SETTING = "DJANGO_SECRET_KEY"`: the name of a variable
         return False
-    if _KEY_FILE.search(value) or _low_variety(value):
+    if _KEY_FILE.search(value) or _low_variety(value) or not any(c.isalnum() for c in value):
+        return False  # `,.:-@*?!`: separators or a mask, not a secret
+    if _alphabet(value):  # `keyStr = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef...0123456789"`: a base64 table
         return False
+    if _SNAKE_WORDS.match(value):  # `password: "real_key"`, `"db_password"`: a name that refers to a secret
+        return False
+    if _qualified(name):  # `password_super_secure`: a name only begins with the noun; a strong value only
+        return _strong(value, 8) and not (value.isidentifier() and not any(c.isdigit() for c in value))
     if _weak_name(name):  # `sort_key: created_at`, `primary_key: id`: only a generated-looking value
         hexadecimal = len(value) >= 20 and all(c in "0123456789abcdefABCDEF" for c in value)
         return looks_generated(value, 16) or hexadecimal or bool(_UUID.match(value))
@@ -531,13 +705,22 @@ def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) ->
     return _strong(value, 8) or (value.isdigit() and len(value) >= 16)
 
 
+def _alphabet(value: str) -> bool:
+    """A run of consecutive characters as long as an alphabet (the base64 table, `A-Z`), not a sequence
+    a person typed as a made-up key (`abcd1234abcd1234`, which stays a secret)."""
+    if len(value) < 26 or len(set(value)) < 0.9 * len(value):
+        return False
+    steps = sum(ord(b) - ord(a) == 1 for a, b in itertools.pairwise(value))
+    return steps >= 0.85 * (len(value) - 1)
+
+
 def _low_variety(value: str) -> bool:
     """`xxxxxxxx`, `********`, `hf_xxxx`, `glc_1111...`: a placeholder, whatever its prefix (three distinct
     characters at most). Sequences (`abcdef123456`) stay secrets: a made-up key pasted in a test is
     still shaped like one, and redacting it costs nothing."""
     prefix = _TOKEN_PREFIX.match(value)
     body = value[prefix.end() :] if prefix else value
-    if len(body) >= 4 and (not set(body.lower()) - _FILLER or len(set(body)) <= 3):
+    if len(body) >= 4 and (not set(body.lower()) - _FILLER or len(set(body)) <= (3 if len(body) >= 8 else 2)):
         return True
     filler = value.count("x") + value.count("X") + value.count("*") + value.count("#")
     return len(value) >= 12 and filler >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
