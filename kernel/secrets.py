@@ -184,7 +184,8 @@ _PRIVATE_KEY = re.compile(
 
 # ---------------------------------------------------------------- keyword rules
 
-_KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"credential", b"creds", b"authorization", b"sid")
+# `cred` stands for `credential(s)` and `creds`; `auth` for `authorization` and docker's `auth`.
+_KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"cred", b"auth", b"sid")
 _SECRET_NOUN = re.compile(
     r"(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|api[_-]?key|apikey|access[_-]?key"
     r"|secret[_-]?key|private[_-]?key(?:[_-]?id)?|account[_-]?key|shared[_-]?access[_-]?key|master[_-]?key"
@@ -242,7 +243,6 @@ _PROSE_AT = re.compile(
     r"(?i)(password|passphrase|passwd|secret(?:[ _]access)?(?:[ _]key)?|token|key|credentials?)"
     r"(?:[ \t]+(?:is|was|are|of|for[ \t]+\S+[ \t]+is|to[ \t]+use[ \t]+is))?[ \t]*[:=]?[ \t]+[\"'`]?([^\s\"'`,;]{8,})"
 )
-_NAME_CHARS = re.compile(r"[\w.-]*$")
 # `"auth": "<base64>"` (docker's config.json, `user_auth`): a secret when it decodes to `user:password`
 _AUTH_AT = re.compile(r"""(?i)auth(?:\\{0,7}["'])?[ \t]*[:=][ \t]*(?:\\{0,7}["'])?([A-Za-z0-9+/]{8,}={0,2})""")
 _TAGGED = re.compile(r"<(\w+)>([^<]+)(?:</\1>)?")
@@ -338,56 +338,68 @@ def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
 
 def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
     found: list[tuple[int, int, str, int]] = []
-    for word in _KEYWORDS:
-        for at in _occurrences(lowered, word):
-            assignment = _ASSIGN_AT.match(text, at)
-            if assignment is not None:
-                found += _assignment(text, assignment)
-            if word == b"sid":
-                continue
-            if "=" in text[max(0, at - 48) : at]:
-                found += _reverse_comparison(text, at)
-            if ">" in text[at : at + 24]:
-                xml = _XML_AT.match(text, at)
-                if xml is not None:
-                    found += _xml_element(text, at, xml)
-            if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
-                continue
-            if word == b"authorization":
-                bare = _HEADER_BARE.match(text, at)
-                if bare is not None:
-                    header = _HEADER_VALUE.match(text, bare.end())
-                    if header is not None and _header_secret(header):
-                        found.append((header.start(2), header.end(2), "authorization_header", 2))
-                continue
-            prose = _PROSE_AT.match(text, at)
-            if prose is not None and not _public(text, at):
-                value, start = prose.group(2).rstrip(".!?)"), prose.start(2)
-                tag = _TAGGED.match(value)
-                if tag is not None:  # `token <code>hf_xxxxx</code>`: the value inside the markup
-                    value, start = tag.group(2), start + tag.start(2)
-                strong = 8 if prose.group(1).lower().startswith("pass") else 16
-                if (
-                    "<" not in value
-                    and not _PLACEHOLDER.match(value)
-                    and _strong(value, strong)
-                    and not _looks_like_code(value)
-                    and not _PATH_VALUE.match(value)
-                    and not _KEY_FILE.search(value)
-                    and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
-                    and not _low_variety(value)
-                ):
-                    found.append((start, start + len(value), "secret_in_prose", 3))
-    for at in _occurrences(lowered, b"auth"):
-        auth = _AUTH_AT.match(text, at)
-        if auth is not None and _basic_credentials(auth.group(1)):
-            found.append((auth.start(1), auth.end(1), "assignment", 2))
+    find = lowered.find
+    for word in _KEYWORDS:  # one `find` per word for a text without it: most texts
+        at = find(word)
+        while at != -1:
+            _at_keyword(text, lowered, word, at, found)
+            at = find(word, at + 1)
     for cue in (b"bearer", b"ssws"):
-        for at in _occurrences(lowered, cue):
+        at = find(cue)
+        while at != -1:
             bearer = _BEARER_AT.match(text, at)
             if bearer is not None and _strong(bearer.group(1), 16) and not _PLACEHOLDER.match(bearer.group(1)):
                 found.append((bearer.start(1), bearer.end(1), "bearer_token", 2))
+            at = find(cue, at + 1)
     return found
+
+
+def _at_keyword(text: str, lowered: bytes, word: bytes, at: int, found: list[tuple[int, int, str, int]]) -> None:
+    """The rules that start at one occurrence of a keyword."""
+    if word == b"auth" and not lowered.startswith(b"orization", at + 4):
+        auth = _AUTH_AT.match(text, at)  # docker's `"auth": "<base64 of user:password>"`
+        if auth is not None and _basic_credentials(auth.group(1)):
+            found.append((auth.start(1), auth.end(1), "assignment", 2))
+        return
+    assignment = _ASSIGN_AT.match(text, at)
+    if assignment is not None:
+        found += _assignment(text, assignment)
+    if word == b"sid":
+        return
+    if "=" in text[max(0, at - 48) : at]:
+        found += _reverse_comparison(text, at)
+    if ">" in text[at : at + 24]:
+        xml = _XML_AT.match(text, at)
+        if xml is not None:
+            found += _xml_element(text, at, xml)
+    if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
+        return
+    if word == b"auth":  # `Authorization "Basic ..."`, without a colon
+        bare = _HEADER_BARE.match(text, at)
+        if bare is not None:
+            header = _HEADER_VALUE.match(text, bare.end())
+            if header is not None and _header_secret(header):
+                found.append((header.start(2), header.end(2), "authorization_header", 2))
+        return
+    prose = _PROSE_AT.match(text, at)
+    if prose is None or _public(text, at):
+        return
+    value, start = prose.group(2).rstrip(".!?)"), prose.start(2)
+    tag = _TAGGED.match(value)
+    if tag is not None:  # `token <code>hf_xxxxx</code>`: the value inside the markup
+        value, start = tag.group(2), start + tag.start(2)
+    strong = 8 if prose.group(1).lower().startswith("pass") else 16
+    if (
+        "<" not in value
+        and not _PLACEHOLDER.match(value)
+        and _strong(value, strong)
+        and not _looks_like_code(value)
+        and not _PATH_VALUE.match(value)
+        and not _KEY_FILE.search(value)
+        and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
+        and not _low_variety(value)
+    ):
+        found.append((start, start + len(value), "secret_in_prose", 3))
 
 
 def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
@@ -522,13 +534,15 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
             return []
         if text[max(0, noun_end - 1) :].startswith(")"):
             return []
-    name_match = _NAME_CHARS.search(text, max(0, noun_end - 80), noun_end)
-    name = name_match.group() if name_match else ""
+    name_start, lowest = noun_end, max(0, noun_end - 80)
+    while name_start > lowest and (text[name_start - 1].isalnum() or text[name_start - 1] in "_.-"):
+        name_start -= 1
+    name = text[name_start:noun_end]
     if not _secret_name(name):
         return []
-    if separator == "" and name_match is not None:  # `password "<literal>"` starts its line (a directive),
-        line_start = text.rfind("\n", 0, name_match.start()) + 1  # unlike `kubectl get secret "<name>"`
-        if text[line_start : name_match.start()].strip():
+    if separator == "":  # `password "<literal>"` starts its line (a directive),
+        line_start = text.rfind("\n", 0, name_start) + 1  # unlike `kubectl get secret "<name>"`
+        if text[line_start:name_start].strip():
             return []
     value_start = match.end()
     if name.lower().endswith("authorization"):
@@ -631,6 +645,7 @@ _PROSE_WORDS = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=4096)  # names repeat: `password`, `api_key`, `DB_PASSWORD`...
 def _secret_name(name: str) -> bool:
     name = name.strip(".-$@")
     if _NOT_SECRET_NAME.search(name):
@@ -668,10 +683,12 @@ def _qualified_name(name: str) -> bool:
     return not any(w in _METADATA_WORDS or w.isdigit() for w in words)
 
 
+@functools.lru_cache(maxsize=4096)  # names repeat: `password`, `api_key`, `DB_PASSWORD`...
 def _qualified(name: str) -> bool:
     return _SECRET_NOUN.search(name.strip(".-$@")) is None and _qualified_name(name.strip(".-$@"))
 
 
+@functools.lru_cache(maxsize=4096)  # names repeat: `password`, `api_key`, `DB_PASSWORD`...
 def _weak_name(name: str) -> bool:
     noun = _SECRET_NOUN.search(name.strip(".-$@"))
     return noun is not None and noun.group().lower() in _WEAK_NOUNS
