@@ -11,20 +11,23 @@ substring checks (indexing a gigabyte of transcripts runs every message through 
 - **private keys**: PEM and OpenSSH blocks, whole (an unterminated one: only the base64 lines after it);
 - **credentials in URLs**: `scheme://user:password@host` for any scheme (postgres, mysql, mongodb+srv,
   redis, amqp, http(s) basic auth...), wherever the URL stands;
-- **keyword rules**, only where a secret word appears: assignments whose name ends in a secret noun
-  (`DB_PASSWORD=...`, `"client_secret": "..."`, `Password=...;` in connection strings),
-  `Authorization: Bearer|Basic|token ...` headers, `--password X` / `mysql -pX` / `sshpass -p X` /
-  `curl -u user:pass` command lines, prose (`the password is ...`, `with secret ...`), and a bare
-  40-character AWS secret anywhere in a text that holds an AWS key id. Assignments are read in every
-  syntax (`:=`, `::=`, `?=`, `.=`, typed declarations, `"NAME", "value"` arguments, `default=`, XML
-  elements, comparisons with a literal) and through JSON escaping at any depth (`\\"token\\": \\"...\\"`);
+- **keyword rules**, only where a secret word appears: assignments to a secret-named name
+  (`DB_PASSWORD=...`, `"client_secret": "..."`, `password_prod: ...`, `Password=...;` in connection
+  strings), `Authorization: Bearer|Basic|token ...` headers, docker's base64 `"auth"`, `--password X` /
+  `mysql -pX` / `sshpass -p X` / `curl -u user:pass` command lines, prose (`the password is ...`), and a
+  bare 40-character AWS secret anywhere in a text that holds an AWS key id. Assignments are read in every
+  syntax (`:=`, `::=`, `?=`, `.=`, typed and `name[]` declarations, `@"..."` and `r"..."` literals,
+  `"NAME", "value"` arguments, `default=`, XML elements, comparisons with a literal, a line-start
+  directive `password "..."`, secret-named setters and builders `.password("...")`) and through JSON
+  escaping at any depth (`\\"token\\": \\"...\\"`);
 - **shapes** (`kernel/secret_shapes.py`): webhook URLs, keys in URL paths and queries, DSN users,
   password hashes, and the bare output line of a key generator.
 
-Precision: code is not a secret. A value that is an expression (`Math.min(this.burst, ...)`), a
-reference (`os.environ[...]`, `${TOKEN}`, `settings.API_KEY`), a placeholder (`<your key>`, `xxxx`,
-`changeme`) or a type (`password: string`) is left alone, and names must end in the secret noun
-(`this.tokens`, `token_count`, `max_tokens`, `secret_name` are not secrets).
+Precision: code is not a secret. Which names hold a secret and which values under them are one is
+`kernel/secret_values.py`: an expression (`Math.min(this.burst, ...)`), a reference (`os.environ[...]`,
+`${TOKEN}`, `settings.API_KEY`), a placeholder (`<your key>`, `xxxx`, `changeme`), a type
+(`password: string`) or a label is left alone, and metadata names (`this.tokens`, `token_count`,
+`max_tokens`, `secret_name`) are not secrets.
 """
 
 from __future__ import annotations
@@ -32,13 +35,24 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
-import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kernel.secret_formats import FORMATS, WEAK
 from kernel.secret_shapes import generator_output, looks_generated, password_hashes, url_secrets
+from kernel.secret_values import (
+    KEY_FILE,
+    PATH_VALUE,
+    PLACEHOLDER,
+    acceptable_value,
+    looks_like_code,
+    low_variety,
+    passphrase,
+    secret_name,
+    strong_value,
+    weak_name,
+)
 
 __all__ = ["KINDS", "SecretMatch", "find_secrets", "redact"]
 
@@ -139,7 +153,7 @@ def _format_matches(text: str, marks: bytes) -> list[tuple[int, int, str, int]]:
             value = match.group()
             if kind in WEAK and not _random_looking(value):
                 continue
-            if _low_variety(value) or _PLACEHOLDER.match(value):  # `hf_xxxx...`, AWS's `...EXAMPLE` keys
+            if low_variety(value) or PLACEHOLDER.match(value):  # `hf_xxxx...`, AWS's `...EXAMPLE` keys
                 continue
             found.append((match.start(), match.end(), kind, 0))
             covered = match.end()
@@ -186,45 +200,6 @@ _PRIVATE_KEY = re.compile(
 
 # `cred` stands for `credential(s)` and `creds`; `auth` for `authorization` and docker's `auth`.
 _KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"cred", b"auth", b"sid")
-_SECRET_NOUN = re.compile(
-    r"(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|api[_-]?key|apikey|access[_-]?key"
-    r"|secret[_-]?key|private[_-]?key(?:[_-]?id)?|account[_-]?key|shared[_-]?access[_-]?key|master[_-]?key"
-    r"|encryption[_-]?key|signing[_-]?key|auth[_-]?key|app[_-]?key|subscription[_-]?key|client[_-]?secret"
-    r"|webhook[_-]?secret|session[_-]?key|authorization|key|sid|key[_-]?data|creds)"
-    r"(?:[_-]?(?:string|value|str|\d{1,3}))?$",
-    re.IGNORECASE,
-)
-# Keys that are not secrets: database and map keys, public keys, anti-forgery tokens.
-_NOT_SECRET_NAME = re.compile(
-    r"(?i)public|^pub|csrf|xsrf|(?:primary|foreign|sort|partition|cache|unique|composite|row|range|hash|lookup|index"
-    r"|map|dict|object|item|group|shard|idempotency|i18n|translation|label|message|react|list|dedupe|storage)[_-]?key$"
-)
-_QUALIFIED_NOUN = re.compile(r"(?i)password|passwd|passphrase|secret|token|api[_-]?key|pass|pwd|credentials?")
-_QUALIFIER_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-# What follows a secret noun glued, making another word: `tokens`, `tokenizer`, `secretary`, `passwordless`.
-_GLUED_SUFFIXES = frozenset(
-    ("s", "es", "less", "ly", "ary", "ion", "ions", "ize", "izer", "ized", "izes", "ization", "ise", "iser", "ised")
-)
-# Words after a secret noun that make the name metadata about the secret, not the secret.
-_METADATA_WORDS = frozenset(
-    """
-    name names id ids type types kind count counts len length size min max limit limits url uri urls
-    endpoint endpoints path paths file files filename dir folder env var vars variable header headers field
-    fields label labels hint hints policy policies ref refs reference hash hashed digest salt expiry expires
-    expiration exp ttl timeout age lifetime prefix suffix format mode version versions rotation rotate store
-    storage manager provider arn address addr location source scope scopes usage used regex pattern rule
-    rules check checker validator validation valid required enabled disabled enable disable reset changed
-    change updated created at date time timestamp strength score error errors message msg prompt placeholder
-    input form button text title description desc help template config settings options schema spec class
-    service method methods auth issuer audience claim claims grant flow callback redirect login logout
-    confirm confirmation match matches matcher set get is has use uses mask masked visible show hidden
-    toggle icon encoder decoder parser reader writer generator factory builder helper util utils handler
-    list map dict key keys index bucket table column row db cache queue topic channel budget rate per
-    """.split()  # noqa: SIM905 (a list of words reads best as words)
-)
-_SHORT_NOUNS = ("pass", "pwd", "sid")  # only as a whole name or after a separator: `DB_PASS`, not `bypass`
-# Nouns common outside secrets (`sort_key`, `primary_key: id`, `account_sid`): their values must look generated.
-_WEAK_NOUNS = ("key", "sid")
 # At a keyword: NOUN ["'] SEP ["'`]; the name around the noun is read backwards from the separator.
 # Separators: assignments in every language and Makefile (`:=`, `::=`, `?=`, PHP's `.=`), maps (`=>`, `:`),
 # and `,` between a quoted name and its value (`System.setProperty("API_TOKEN", "...")`,
@@ -304,29 +279,7 @@ _ARGUMENTS = re.compile(r"\(([^()\n]{0,400})\)")
 _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
-_PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\{[^}]*\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
-    r"|(?:your|my|some|example|sample|dummy|fake|changeme|change_me|placeholder|redacted|replace|insert)[\w-]*"
-    r"|none|null|nil|true|false|undefined|required|optional|secret|password|passwd|token|string|str|int|bool"
-    r"|number|bytes|any|test|testing|include|omit|same-origin|pass|pwd)$"
-    # values that say they are not secrets, and documentation examples (AWS's `...EXAMPLE` keys)
-    r"|(?i:.*(?<![a-z])(?:not[-_ ]?(?:a[-_ ]?)?(?:real|secret)|test[-_]?only|for[-_]?tests?|dummy|fake|placeholder"
-    r"|changeme|redacted|xxxxxx|your)(?![a-z]).*)|.*EXAMPLE.*"
-)
-# A literal list or map, or a reference through a known object; calls are `_CALL` (see `_looks_like_code`).
-_CODE_VALUE = re.compile(r"^[(\[{]|^(?:this|self|cls|os|process|env|config|settings|ctx|args|opts|request)\.")
-_CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(\[]")
-_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_SNAKE_WORDS = re.compile(r"^[a-z]+(?:_[a-z]+)+$")
-_PATH_VALUE = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:\\)")
 _SPACE = re.compile(r"\s")
-_TOKEN_PREFIX = re.compile(r"[A-Za-z0-9]{1,9}[_-]")
-_FILLER = frozenset("x*0#._-=")
-_UUID = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
-_KEY_FILE = re.compile(
-    r"(?i)(?:\.(?:pem|key|p12|pfx|jks|keystore|crt|pub|ppk|asc|gpg)|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)$"
-)
 
 
 def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
@@ -348,7 +301,7 @@ def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int
         at = find(cue)
         while at != -1:
             bearer = _BEARER_AT.match(text, at)
-            if bearer is not None and _strong(bearer.group(1), 16) and not _PLACEHOLDER.match(bearer.group(1)):
+            if bearer is not None and strong_value(bearer.group(1), 16) and not PLACEHOLDER.match(bearer.group(1)):
                 found.append((bearer.start(1), bearer.end(1), "bearer_token", 2))
             at = find(cue, at + 1)
     return found
@@ -391,13 +344,13 @@ def _at_keyword(text: str, lowered: bytes, word: bytes, at: int, found: list[tup
     strong = 8 if prose.group(1).lower().startswith("pass") else 16
     if (
         "<" not in value
-        and not _PLACEHOLDER.match(value)
-        and _strong(value, strong)
-        and not _looks_like_code(value)
-        and not _PATH_VALUE.match(value)
-        and not _KEY_FILE.search(value)
+        and not PLACEHOLDER.match(value)
+        and strong_value(value, strong)
+        and not looks_like_code(value)
+        and not PATH_VALUE.match(value)
+        and not KEY_FILE.search(value)
         and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
-        and not _low_variety(value)
+        and not low_variety(value)
     ):
         found.append((start, start + len(value), "secret_in_prose", 3))
 
@@ -451,15 +404,15 @@ def _setter_call(text: str, at: int) -> list[tuple[int, int, str, int]]:
     if setter is None and not (before.group("dot") or before.group("type") or before.group("assign")):
         return []
     noun = name[setter.end() :].lstrip("_") if setter else name
-    if _VERB.match(noun[:1].lower() + noun[1:]) or not _secret_name(noun) or _weak_name(noun):
+    if _VERB.match(noun[:1].lower() + noun[1:]) or not secret_name(noun) or weak_name(noun):
         return []
     call = _SETTER_ARGS.match(text, at)
     if call is None:
         return []
     value = call.group(2)
-    if not _strong(value, 8) or not _acceptable_value(value, quoted=True, separator="(", name=noun):
+    if not strong_value(value, 8) or not acceptable_value(value, quoted=True, separator="(", name=noun):
         return []
-    if " " in value and not _passphrase(value, noun):
+    if " " in value and not passphrase(value, noun):
         return []
     return [(call.start(2), call.end(2), "assignment", 2)]
 
@@ -477,13 +430,13 @@ def _reverse_comparison(text: str, at: int) -> list[tuple[int, int, str, int]]:
     end = at
     while end < len(text) and (text[end].isalnum() or text[end] == "_"):
         end += 1
-    if not _secret_name(text[start:end]):
+    if not secret_name(text[start:end]):
         return []
     match = _REVERSE_CMP.search(text, max(0, start - 240), start)
     if match is None:
         return []
     value = match.group(2)
-    if _PLACEHOLDER.match(value) or _low_variety(value) or not _strong(value, 8):
+    if PLACEHOLDER.match(value) or low_variety(value) or not strong_value(value, 8):
         return []
     return [(match.start(2), match.end(2), "assignment", 2)]
 
@@ -500,7 +453,7 @@ def _public(text: str, at: int) -> bool:
 
 def _header_secret(header: re.Match[str]) -> bool:
     value = header.group(2)
-    if _PLACEHOLDER.match(value) or value.startswith("$") or _low_variety(value):
+    if PLACEHOLDER.match(value) or value.startswith("$") or low_variety(value):
         return False
     if header.group(1).lower() == "basic":
         return _basic_credentials(value) or looks_generated(value, 24)
@@ -512,10 +465,10 @@ def _xml_element(text: str, at: int, match: re.Match[str]) -> list[tuple[int, in
     if open_at == -1:
         return []
     name = text[open_at + 1 : match.start() + match.group().index(">")]
-    if not re.fullmatch(r"[\w.:-]+", name) or not _secret_name(name):
+    if not re.fullmatch(r"[\w.:-]+", name) or not secret_name(name):
         return []
     value = match.group(1)
-    if not _acceptable_value(value, quoted=True, separator=">", name=name):
+    if not acceptable_value(value, quoted=True, separator=">", name=name):
         return []
     return [(match.start(1), match.end(1), "assignment", 2)]
 
@@ -538,7 +491,7 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     while name_start > lowest and (text[name_start - 1].isalnum() or text[name_start - 1] in "_.-"):
         name_start -= 1
     name = text[name_start:noun_end]
-    if not _secret_name(name):
+    if not secret_name(name):
         return []
     if separator == "":  # `password "<literal>"` starts its line (a directive),
         line_start = text.rfind("\n", 0, name_start) + 1  # unlike `kubectl get secret "<name>"`
@@ -549,7 +502,7 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         header = _HEADER_VALUE.match(text, value_start)
         if header is None:  # a bare token: `Authorization: 5eb4223e-5008-...`
             raw = _RAW_HEADER.match(text, value_start)
-            if raw is not None and not _low_variety(raw.group(1)) and sum(c.isdigit() for c in raw.group(1)) >= 3:
+            if raw is not None and not low_variety(raw.group(1)) and sum(c.isdigit() for c in raw.group(1)) >= 3:
                 return [(raw.start(1), raw.end(1), "authorization_header", 2)]
             return []
         if not _header_secret(header):
@@ -564,7 +517,7 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         if close == -1:
             return []
         value = text[value_start:close]
-        if _SPACE.search(value) and (quote.endswith("`") or not _passphrase(value, name)):
+        if _SPACE.search(value) and (quote.endswith("`") or not passphrase(value, name)):
             return []
     else:
         value_match = _UNQUOTED_VALUE.match(text, value_start)
@@ -579,9 +532,9 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
             value = re.split(r"\\[nr]", value)[0]
     if separator == ":" and not quote and value_start == match.start(2) + 1 and "." in name:
         return []  # `io.jsonwebtoken:jjwt`, `host.token:8080`: coordinates, not a mapping
-    if not _acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
+    if not acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
         return []
-    if separator in ("==", "!=", "===", "!==", "") and not _strong(value, 8):
+    if separator in ("==", "!=", "===", "!==", "") and not strong_value(value, 8):
         return []  # a comparison, or `password "<literal>"` (a directive, a DSL call): a strong literal only
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
@@ -621,156 +574,6 @@ def _through_symbols(text: str, value: str, end: int) -> str:
     return value + tail.group()
 
 
-# Nouns whose quoted value may hold spaces (a passphrase); `token`, `key` and `auth` values never do.
-_PASSPHRASE_NAME = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|pass|secret|api[_-]?key|apikey|access[_-]?key)")
-
-
-def _passphrase(value: str, name: str) -> bool:
-    """A quoted value of a few lowercase words under a password-like name (`"correct horse battery"`):
-    a passphrase. A label or sentence (`"Enter your password"`, `"must be 12 characters."`), a template
-    or a long text is not."""
-    words = value.split()
-    if not 2 <= len(words) <= 8 or len(value) > 100 or "\n" in value or "\\n" in value:
-        return False
-    if value[:1].isupper() or value.rstrip()[-1:] in ".?!:" or not _PASSPHRASE_NAME.search(name):
-        return False
-    if any(c in value for c in "{}<>%$`") or _PLACEHOLDER.match(value):
-        return False
-    return not _PROSE_WORDS.search(value)
-
-
-_PROSE_WORDS = re.compile(
-    r"(?i)\b(?:your|enter|type|here|must|should|required|invalid|incorrect|wrong|missing|please|is|are|be|been"
-    r"|can|can't|cannot|not|too|least|most|characters|chars|blank|empty|match|matches|does|doesn't|don't)\b"
-)
-
-
-@functools.lru_cache(maxsize=4096)  # names repeat: `password`, `api_key`, `DB_PASSWORD`...
-def _secret_name(name: str) -> bool:
-    name = name.strip(".-$@")
-    if _NOT_SECRET_NAME.search(name):
-        return False
-    noun = _SECRET_NOUN.search(name)
-    if noun is None:
-        return _qualified_name(name)
-    head = name[: noun.start()]
-    if not head:
-        return True
-    word = noun.group().lower()
-    boundary = head[-1] in "_.-" or (name[noun.start()].isupper() and head[-1].islower())
-    return boundary or (word not in _SHORT_NOUNS and word != "key")  # `IAMAPIKEY`, not `monkey`
-
-
-def _qualified_name(name: str) -> bool:
-    """`password_super_secure`, `apikey_myservice`, `db_pass_prod`: a strong secret noun, then words that
-    qualify the secret (whose, where), not metadata about it (`token_count`, `password_reset_url`,
-    `secret_name`, `tokenizer`); such names take only strong values (see `_acceptable_value`)."""
-    nouns = list(_QUALIFIED_NOUN.finditer(name))
-    if not nouns:
-        return False
-    noun = nouns[-1]
-    head, tail = name[: noun.start()], name[noun.end() :]
-    word = noun.group().lower()
-    glued = head and head[-1].isalpha() and not (name[noun.start()].isupper() and head[-1].islower())
-    if glued and (word in _SHORT_NOUNS or len(head) > 3):  # `bypass_mode`, `compass_heading`, `anothertoken_x`
-        return False
-    if word in _SHORT_NOUNS and tail[:1] not in ("_", "-"):
-        return False  # `passport`, `pwdump`
-    words = [w.lower() for w in _QUALIFIER_WORDS.findall(tail)]
-    glued_tail = tail[:1] not in ("_", "-") and not tail[:1].isupper()
-    if not words or (glued_tail and (words[0] in _GLUED_SUFFIXES or len(words[0]) > 2)):
-        return False  # `tokens`, `tokenizer`, `secretsmanager`: another word, not a qualified secret
-    return not any(w in _METADATA_WORDS or w.isdigit() for w in words)
-
-
-@functools.lru_cache(maxsize=4096)  # names repeat: `password`, `api_key`, `DB_PASSWORD`...
-def _qualified(name: str) -> bool:
-    return _SECRET_NOUN.search(name.strip(".-$@")) is None and _qualified_name(name.strip(".-$@"))
-
-
-@functools.lru_cache(maxsize=4096)  # names repeat: `password`, `api_key`, `DB_PASSWORD`...
-def _weak_name(name: str) -> bool:
-    noun = _SECRET_NOUN.search(name.strip(".-$@"))
-    return noun is not None and noun.group().lower() in _WEAK_NOUNS
-
-
-def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) -> bool:
-    if len(value) < 6 or _PLACEHOLDER.match(value) or _looks_like_code(value) or _PATH_VALUE.match(value):
-        return False
-    if _ENV_NAME.match(value):  # `SECRET_KEY_SETTING = "DJANGO_SECRET_KEY"`: the name of a variable
-        return False
-    if _KEY_FILE.search(value) or _low_variety(value) or not any(c.isalnum() for c in value):
-        return False  # `,.:-@*?!`: separators or a mask, not a secret
-    if _alphabet(value):  # `keyStr = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef...0123456789"`: a base64 table
-        return False
-    if _SNAKE_WORDS.match(value):  # `password: "real_key"`, `"db_password"`: a name that refers to a secret
-        return False
-    if _qualified(name):  # `password_super_secure`: a name only begins with the noun; a strong value only
-        return _strong(value, 8) and not (value.isidentifier() and not any(c.isdigit() for c in value))
-    if _weak_name(name):  # `sort_key: created_at`, `primary_key: id`: only a generated-looking value
-        hexadecimal = len(value) >= 20 and all(c in "0123456789abcdefABCDEF" for c in value)
-        return looks_generated(value, 16) or hexadecimal or bool(_UUID.match(value))
-    if separator == ",":
-        return len(value) >= 8 and (_strong(value, 8) or looks_generated(value, 16) or value.isdigit())
-    if quoted:
-        return len(value) >= 6
-    shell_style = separator == "=" and name[:1].isalpha() and name == name.upper()
-    if shell_style:
-        return len(value) >= 6
-    if value.isidentifier() and not any(c.isdigit() for c in value):
-        return False  # `token = token`, `secret: mySecret`: a variable, not a literal
-    return _strong(value, 8) or (value.isdigit() and len(value) >= 16)
-
-
-def _alphabet(value: str) -> bool:
-    """A run of consecutive characters as long as an alphabet (the base64 table, `A-Z`), not a sequence
-    a person typed as a made-up key (`abcd1234abcd1234`, which stays a secret)."""
-    if len(value) < 26 or len(set(value)) < 0.9 * len(value):
-        return False
-    steps = sum(ord(b) - ord(a) == 1 for a, b in itertools.pairwise(value))
-    return steps >= 0.85 * (len(value) - 1)
-
-
-def _low_variety(value: str) -> bool:
-    """`xxxxxxxx`, `********`, `hf_xxxx`, `glc_1111...`: a placeholder, whatever its prefix (three distinct
-    characters at most). Sequences (`abcdef123456`) stay secrets: a made-up key pasted in a test is
-    still shaped like one, and redacting it costs nothing."""
-    prefix = _TOKEN_PREFIX.match(value)
-    body = value[prefix.end() :] if prefix else value
-    if len(body) >= 4 and (not set(body.lower()) - _FILLER or len(set(body)) <= (3 if len(body) >= 8 else 2)):
-        return True
-    filler = value.count("x") + value.count("X") + value.count("*") + value.count("#")
-    return len(value) >= 12 and filler >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
-
-
-def _looks_like_code(value: str) -> bool:
-    value = value.lstrip("*&")  # Go's `key *ecdsa.PrivateKey`, `&config.Token`
-    if _DOTTED.match(value):  # `settings.API_KEY` is code; `pk.eyJ1...x9.abc` (random parts) is a token
-        return not any(looks_generated(part, 8) or _random_part(part) for part in value.split("."))
-    call = _CALL.match(value)
-    if call is not None:  # `getPassword(user)`, `Math.min(this.burst,`; not `p(a)ss9!` or `Zx(9)qL#`
-        callee = call.group(1)
-        tail = value[value.rfind(")") + 1 :] if ")" in value else ""
-        if (len(callee.rsplit(".", 1)[-1]) >= 3 or "." in callee) and not re.search(r"\w", tail):
-            return True
-    return bool(_CODE_VALUE.search(value) or value.startswith("[]"))
-
-
-def _random_part(part: str) -> bool:
-    """A segment of 12+ characters with three or more digits among letters, as generated tokens have."""
-    return len(part) >= 12 and sum(c.isdigit() for c in part) >= 3 and any(c.isalpha() for c in part)
-
-
-def _strong(value: str, length: int) -> bool:
-    """Long enough, and mixing letters with digits or symbols, as generated secrets and passwords do."""
-    if len(value) < length or _PLACEHOLDER.match(value):
-        return False
-    letters = any(c.isalpha() for c in value)
-    digits = any(c.isdigit() for c in value)
-    symbols = any(not c.isalnum() for c in value)
-    return letters and (digits or (symbols and not value.replace("-", "").replace("_", "").isalpha()))
-
-
 def _basic_credentials(value: str) -> bool:
     try:
         decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
@@ -789,7 +592,7 @@ def _cli_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
             raw = match.group(1)
             value = raw.strip("\"'")
             bare = value.strip("<>[]{}()$")
-            if value.startswith(("-", "$")) or _PLACEHOLDER.match(bare) or len(value) < 4 or _low_variety(value):
+            if value.startswith(("-", "$")) or PLACEHOLDER.match(bare) or len(value) < 4 or low_variety(value):
                 continue
             start = match.start(1) + (1 if raw[:1] in "\"'" else 0)
             found.append((start, start + len(value), "command_line_password", 2))
@@ -805,7 +608,7 @@ def _url_matches(text: str, raw: bytes) -> list[tuple[int, int, str, int]]:
         if match is None:
             continue
         password = match.group(1)
-        if _PLACEHOLDER.match(password) or password.lower() in ("pass", "pwd"):
+        if PLACEHOLDER.match(password) or password.lower() in ("pass", "pwd"):
             continue
         found.append((match.start(1), match.end(1), "url_credentials", 1))
     return found
