@@ -85,7 +85,8 @@ def _random_value_under_a_secret_name(case: Scored) -> bool:
         digits, letters = sum(c.isdigit() for c in value), sum(c.isalpha() for c in value)
         if match.kind not in ("assignment", "authorization_header", "bearer_token", "url_query_secret"):
             return False
-        if not ((digits >= 2 and letters >= 4 and len(value) >= 8) or len(value.split()) >= 2):
+        mixed = len(value) >= 16 and digits and any(c.isupper() for c in value) and any(c.islower() for c in value)
+        if not ((digits >= 2 and letters >= 4 and len(value) >= 8) or mixed or len(value.split()) >= 2):
             return False
     return True
 

@@ -98,7 +98,7 @@ PLACEHOLDER = re.compile(
     r"|number|bytes|any|test|testing|include|omit|same-origin|pass|pwd)$"
     # values that say they are not secrets, and documentation examples (AWS's `...EXAMPLE` keys)
     r"|(?i:.*(?<![a-z])(?:not[-_ ]?(?:a[-_ ]?)?(?:real|secret)|test[-_]?only|for[-_]?tests?|dummy|fake|placeholder"
-    r"|changeme|redacted|xxxxxx|your)(?![a-z]).*)|.*EXAMPLE.*"
+    r"|changeme|redacted|xxxxxx|your)(?![a-z]).*)|.*EXAMPLE(?:KEY)?$"
 )
 
 

@@ -204,7 +204,7 @@ def test_a_base64_user_and_password_under_an_auth_name_is_redacted():
     [
         'const keyStr = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="',
         'SECRET_CHARSET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"',
-        'aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYx"',  # the documentation example, edited
+        '{"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}',  # the documentation example
         "<p>a token looks like <code>hf_xxxxx</code> or <code>api_org_XXXXXXXXXXXXXXXX</code></p>",
     ],
 )
