@@ -544,8 +544,8 @@ def _through_brackets(text: str, match: re.Match[str]) -> str:
     """An unquoted value that holds an opening bracket, read on through `)`, `]`, `}`, `<` and `>` that
     more of the value follows (`m{{h}o)p[e]x`) and through the closers that balance it; a value without
     one stops at the first (`f(password=pw)`, `{token: t}`)."""
-    end = match.end()
-    while end < len(text) and text[end] in ")]}<>":
+    end, limit = match.end(), match.start() + 512  # a value, not the rest of a minified line
+    while end < min(len(text), limit) and text[end] in ")]}<>":
         rest = end
         while rest < len(text) and text[rest] in ")]}<>":
             rest += 1
