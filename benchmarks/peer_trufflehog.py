@@ -153,23 +153,21 @@ def _parts(want: str, text: str) -> list[str]:
     for piece in re.split(r"""[\s;,|"'{}\[\]]+|\\n""", want):
         if len(piece) < 4:
             continue
-        if piece in text:  # a URL or `user:password` standing whole
-            found.append(piece)
-            continue
-        for sub in re.split(r"[:+@]+", piece):
-            found += _glued(sub, text)
+        found += [piece] if piece in text else _glued(piece, text)
     return list(dict.fromkeys(found))
 
 
 def _glued(piece: str, text: str) -> list[str]:
-    """`key + id` glued without a separator: the longest prefix in `text`, then the rest the same way."""
+    """Parts joined with or without a separator (`key + id`, `user:pa@ss`): the longest prefix that stands
+    in `text`, then the rest the same way, stepping over a character that starts none (a `:` or `@`)."""
     out = []
     while len(piece) >= 4:
         size = len(piece)
         while size >= 4 and piece[:size] not in text:
             size -= 1
         if size < 4:
-            break
+            piece = piece[1:]
+            continue
         out.append(piece[:size])
         piece = piece[size:]
     return out

@@ -150,12 +150,35 @@ def _a_value_the_peer_reports(case: Scored) -> bool:
     return any(value in case.text for value in _REPORTED.get((case.peer, case.family), ()))
 
 
+def _must_go(case: Scored) -> list[str]:
+    """The values that must be gone for a positive to count as caught."""
+    return [*case.secrets, *(part for parts in case.parts if (part := secret_part(parts)))]
+
+
+def _an_endpoint(case: Scored) -> bool:
+    """A positive whose expected values are all identifiers (`https://jira.corp.com`, `admin@corp.com`): the
+    URL, host or e-mail address the peer reports for an account, not its credential."""
+    values = _must_go(case)
+    return case.positive and not case.caught and bool(values) and all(_ENDPOINT.match(v) for v in values)
+
+
 _EXAMPLE_AWS = ("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+
+
+def _a_documentation_example(case: Scored) -> bool:
+    """A missed positive whose value is a documentation example (AWS's `...EXAMPLE` keys, `EXAMPLE` fillers)."""
+    return (
+        case.positive
+        and not case.caught
+        and any("EXAMPLE" in s or s in _EXAMPLE_AWS for s in _must_go(case) or [case.text])
+    )
+
+
 _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
     (
         "*",
         "*",
-        lambda c: c.positive and any("EXAMPLE" in s or s in _EXAMPLE_AWS for s in c.secrets or [c.text]),
+        _a_documentation_example,
         "documentation examples (AWS's `...EXAMPLE` keys, `EXAMPLE` fillers) are published placeholders",
     ),
     (
@@ -181,6 +204,12 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
     (
         "*",
         "*",
+        _an_endpoint,
+        "the peer's expected value identifies an account (a URL, host or e-mail address); it is not a credential",
+    ),
+    (
+        "*",
+        "*",
         _key_block_without_key,
         "a private-key block whose body holds no key material is an example, not a key",
     ),
@@ -202,8 +231,8 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
         "*",
         "*",
         _vendor_format_on_purpose,
-        "the peer rejects a vendor-prefixed token for its checksum, exact length "
-        "or a list of public keys; Pallium redacts every token with the vendor's prefix and shape",
+        "the peer rejects a vendor-prefixed token for its checksum, exact length, validity (an expired JWT), "
+        "sub-type or a list of public keys; Pallium redacts every token with the vendor's prefix and shape",
     ),
     (
         "*",
@@ -270,8 +299,13 @@ def _peer_of(root: Path) -> str:
     raise SystemExit(f"{root}: not a gitleaks, detect-secrets or TruffleHog checkout")
 
 
+# A URL without credentials, a host name or an e-mail address: what identifies an account, not its key.
+_ENDPOINT = re.compile(
+    r"(?i)^(?!.*://[^/\s]*:[^/\s]*@)(?:(?:[a-z][a-z0-9+.-]*:)?//\S+|(?:[\w-]+\.)+[a-z]{2,}(?:[:/]\S*)?"
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)$"
+)
 _HOSTLIKE = re.compile(
-    r"(?i)^(?:[a-z][a-z0-9+.-]*://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:[\w-]+\.)+[a-z]{2,}(?:[:/]\S*)?|\d+)$"
+    r"(?i)^(?!.*://[^/\s]*:[^/\s]*@)(?:(?:[a-z][a-z0-9+.-]*:)?//\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:[\w-]+\.)+[a-z]{2,}(?:[:/]\S*)?|\d+)$"
 )
 
 
@@ -291,8 +325,7 @@ def _score(cases: list[Scored]) -> None:
     for case in cases:
         redacted, count = redact(case.text)
         if case.positive and (case.secrets or case.parts):
-            must_go = [*case.secrets, *(secret_part(parts) for parts in case.parts)]
-            case.caught = all(secret not in redacted for secret in must_go if secret)
+            case.caught = all(secret not in redacted for secret in _must_go(case))
         else:
             case.caught = count > 0
         for peer, family, predicate, reason in _DIFFERENCES:

@@ -683,6 +683,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += generator_output(text)
     if not spans:
         return []
+    spans += _repeats(text, spans)
     spans.sort(key=lambda s: (s[0], s[3], -(s[1] - s[0])))
     found: list[SecretMatch] = []
     last_end = -1
@@ -692,6 +693,22 @@ def find_secrets(text: str) -> list[SecretMatch]:
         found.append(SecretMatch(kind, start, end, text.count("\n", 0, start) + 1))
         last_end = end
     return found
+
+
+def _repeats(text: str, spans: list[tuple[int, int, str, int]]) -> list[tuple[int, int, str, int]]:
+    """Every other occurrence of a value found as a secret (`token = '<v>' | '<v>'`, a key echoed back):
+    once the text shows the value is a secret, a bare copy of it is the same secret."""
+    out = []
+    for start, end, kind, priority in spans:
+        value = text[start:end]
+        if len(value) < 8:
+            continue
+        at = text.find(value)
+        while at != -1:
+            if at != start:
+                out.append((at, at + len(value), kind, priority + 1))
+            at = text.find(value, at + 1)
+    return out
 
 
 def redact(text: str) -> tuple[str, int]:

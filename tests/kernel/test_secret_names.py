@@ -223,3 +223,25 @@ def test_a_short_body_after_a_word_and_a_dash_is_a_secret_not_a_placeholder():
         value = _word() + "-" + _r(4)
         text = f'.password("{value}x")'
         assert _gone(f'password = "{value}"', value) and _gone(text, value), value
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "acme token = '{v}' | '{v}'",  # a value listed twice
+        'export API_TOKEN="{v}"\n$ echo $API_TOKEN\n{v}',  # echoed back by a command
+        '{{"password": "{v}", "confirm": "{v}"}}',
+        "DB_PASSWORD={v}\nthe login failed with {v} as the password",
+    ],
+)
+def test_every_copy_of_a_value_found_as_a_secret_is_redacted(template: str):
+    value = _r(14) + "-" + _r(6)
+    text = template.format(v=value)
+    redacted, count = redact(text)
+    assert value not in redacted and count == text.count(value), redacted
+
+
+def test_a_short_secret_is_not_hunted_through_the_rest_of_the_text():
+    text = "PGPASSWORD=abc123 psql -h db\nthe abc123 build passed"
+    redacted, _ = redact(text)
+    assert "the abc123 build passed" in redacted and "PGPASSWORD=abc123" not in redacted
