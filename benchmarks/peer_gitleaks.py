@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.go_subset import FAILURES, Evaluator, Unsupported, assignments, go_string, sprintf, tokens
 from benchmarks.regex_sample import go_to_python, sample
 
 __all__ = ["Rule", "read_rules"]
@@ -31,143 +32,21 @@ class Rule:
     fps: list[str] = field(default_factory=list)
 
 
-class _Unsupported(Exception):
-    pass
-
-
-_TOKEN = re.compile(
-    r"""(?P<space>\s+)|(?P<comment>//[^\n]*|/\*.*?\*/)|(?P<raw>`[^`]*`)|(?P<str>"(?:[^"\\\n]|\\.)*")"""
-    r"""|(?P<num>\d+)|(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)|(?P<op>\.\.\.|:=|[-+(){}\[\],:=*&!<>;.|])""",
-    re.S,
-)
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "'": "'", "0": "\0"}
-
-
-def _tokens(source: str) -> list[tuple[str, str]]:
-    out, position = [], 0
-    while position < len(source):
-        match = _TOKEN.match(source, position)
-        if match is None:
-            out.append(("op", source[position]))
-            position += 1
-            continue
-        position = match.end()
-        kind = match.lastgroup or ""
-        if kind not in ("space", "comment"):
-            out.append((kind, match.group()))
-    return out
-
-
-def _go_string(token: str) -> str:
-    body = token[1:-1]
-    if token[0] == "`":
-        return body
-    return re.sub(
-        r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)",
-        lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] in "xu" else _ESCAPES.get(m.group(1), m.group(1)),
-        body,
-    )
-
-
-class _Evaluator:
-    def __init__(self, tokens: list[tuple[str, str]], env: dict, helpers: _Helpers) -> None:
-        self.t, self.i, self.env, self.h = tokens, 0, env, helpers
-
-    def peek(self, k: int = 0) -> tuple[str, str]:
-        j = self.i + k
-        return self.t[j] if j < len(self.t) else ("eof", "")
-
-    def take(self, value: str | None = None) -> tuple[str, str]:
-        token = self.peek()
-        if value is not None and token[1] != value:
-            raise _Unsupported(f"expected {value}, got {token[1]}")
-        self.i += 1
-        return token
-
-    def expr(self):
-        value = self.term()
-        while self.peek()[1] == "+":
-            self.take()
-            right = self.term()
-            if type(value) is type(right) and isinstance(value, str | int):
-                value = value + right
-            else:
-                raise _Unsupported("+ of mixed values")
-        return value
-
-    def term(self):
-        kind, text = self.take()
-        if kind in ("raw", "str"):
-            return _go_string(text)
-        if kind == "num":
-            return int(text)
-        if text == "(":
-            value = self.expr()
-            self.take(")")
-            return value
-        if text == "[":
-            self.take("]")
-            element = self.take()[1]
-            if self.peek()[1] == "(":  # []byte(x): a conversion
-                self.take("(")
-                value = self.expr()
-                self.take(")")
-                return value
-            if element != "string":
-                raise _Unsupported("slice of " + element)
-            return self.items("{", "}")
-        if kind != "name":
-            raise _Unsupported(text)
-        if text in ("true", "false"):
-            return text == "true"
-        if text == "nil":
-            return None
-        if self.peek()[1] == "(":
-            args, spread = self.call_args()
-            return self.h.call(text, args, spread)
-        if text not in self.env:
-            raise _Unsupported("unknown name " + text)
-        return self.env[text]
-
-    def items(self, open_: str, close: str) -> list:
-        self.take(open_)
-        out = []
-        while self.peek()[1] != close:
-            out.append(self.expr())
-            if self.peek()[1] == ",":
-                self.take()
-        self.take(close)
-        return out
-
-    def call_args(self) -> tuple[list, bool]:
-        self.take("(")
-        args, spread = [], False
-        while self.peek()[1] != ")":
-            args.append(self.expr())
-            if self.peek()[1] == "...":
-                self.take()
-                spread = True
-            if self.peek()[1] == ",":
-                self.take()
-        self.take(")")
-        return args, spread
-
-
 class _Helpers:
     """The Go helpers the rules call, with the templates and regex pieces read from the peer's utils."""
 
     def __init__(self, generate_go: str, rnd: random.Random) -> None:
         self.rnd = rnd
         self.const: dict[str, str] = {
-            m.group(1): _go_string(m.group(2)) for m in re.finditer(r"\n\t(\w+)\s*=\s*(`[^`]*`)", generate_go)
+            m.group(1): go_string(m.group(2)) for m in re.finditer(r"\n\t(\w+)\s*=\s*(`[^`]*`)", generate_go)
         }
         block = generate_go[generate_go.index("samples := map[string]string{") :]
         block = block[: block.index("\n\t}\n")]
         self.samples = [
-            _go_string(m.group(1)) for m in re.finditer(r'^\s*"[^"\n]*":\s*(`[^`]*`|"(?:[^"\\\n]|\\.)*"),', block, re.M)
+            go_string(m.group(1)) for m in re.finditer(r'^\s*"[^"\n]*":\s*(`[^`]*`|"(?:[^"\\\n]|\\.)*"),', block, re.M)
         ]
         single = re.search(r"func GenerateSampleSecret\(.*?Sprintf\((\"(?:[^\"\\]|\\.)*\")", generate_go, re.S)
-        self.single = _go_string(single.group(1)) if single else '%s_api_token = "%s"'
+        self.single = go_string(single.group(1)) if single else '%s_api_token = "%s"'
 
     def call(self, name: str, args: list, spread: bool):
         short = name.split(".")[-1]
@@ -198,8 +77,7 @@ class _Helpers:
         if name == "utils.GenerateSampleSecret":
             return self.single.replace("%s", args[0], 1).replace("%s", args[1], 1)
         if name == "fmt.Sprintf":
-            text, values = args[0], list(args[1:])
-            return re.sub(r"%[sdvq]", lambda m: str(values.pop(0)) if values else m.group(), text)
+            return sprintf(args[0], list(args[1:]))
         if name == "append":
             base = list(args[0] or [])
             for extra in args[1:]:
@@ -239,36 +117,13 @@ class _Helpers:
             if "RawStd" in name:
                 return base64.b64encode(data).decode().rstrip("=")
             return base64.b64encode(data).decode()
-        raise _Unsupported("call " + name)
+        raise Unsupported("call " + name)
 
 
-def _assignments(tokens: list[tuple[str, str]], env: dict, helpers: _Helpers) -> tuple[int, int]:
-    """Evaluate every `name := expr`, `name = expr` and `var name = expr` in order; (evaluated, skipped)."""
-    done = skipped = 0
-    i = 0
-    while i < len(tokens) - 2:
-        kind, text = tokens[i]
-        op = tokens[i + 1][1]
-        if kind == "name" and op in (":=", "=") and (i == 0 or tokens[i - 1][1] not in (".", ",")):
-            evaluator = _Evaluator(tokens, env, helpers)
-            evaluator.i = i + 2
-            try:
-                env[text] = evaluator.expr()
-                done += 1
-                i = evaluator.i
-                continue
-            except (_Unsupported, KeyError, IndexError, TypeError, ValueError, re.error):
-                if text in ("tps", "fps"):
-                    skipped += 1
-        i += 1
-    return done, skipped
-
-
-def _validate_call(tokens: list[tuple[str, str]], env: dict, helpers: _Helpers) -> tuple[list, list] | None:
-    for i, (_, text) in enumerate(tokens):
+def _validate_call(toks: list[tuple[str, str]], env: dict, helpers: _Helpers) -> tuple[list, list] | None:
+    for i, (_, text) in enumerate(toks):
         if text == "utils.Validate":
-            evaluator = _Evaluator(tokens, env, helpers)
-            evaluator.i = i + 1
+            evaluator = Evaluator(toks, env, helpers.call, i + 1)
             evaluator.take("(")
             evaluator.take()  # the rule
             evaluator.take(",")
@@ -276,7 +131,7 @@ def _validate_call(tokens: list[tuple[str, str]], env: dict, helpers: _Helpers) 
                 tps = evaluator.expr()
                 evaluator.take(",")
                 fps = evaluator.expr()
-            except (_Unsupported, KeyError, IndexError, TypeError, ValueError, re.error):
+            except FAILURES:
                 return None
             return list(tps or []), list(fps or [])
     return None
@@ -293,18 +148,18 @@ def read_rules(root: Path, seed: int = 28) -> tuple[list[Rule], list[str]]:
         functions = list(re.finditer(r"^func (\w+)\(\) \*config\.Rule \{$", source, re.M))
         outside = source[: functions[0].start()] if functions else source
         package_env: dict = {}
-        _assignments(_tokens(outside), package_env, helpers)
+        assignments(tokens(outside), package_env, helpers.call)
         for n, function in enumerate(functions):
             end = functions[n + 1].start() if n + 1 < len(functions) else len(source)
             body = source[function.end() : end]
             rule_id = re.search(r'RuleID:\s*"([^"]+)"', body)
             if rule_id is None:
                 continue
-            tokens = _tokens(body)
+            toks = tokens(body)
             env = dict(package_env)
-            _, skipped = _assignments(tokens, env, helpers)
-            regex = _rule_regex(tokens, env, helpers)
-            cases = _validate_call(tokens, env, helpers)
+            _, skipped = assignments(toks, env, helpers.call, watched=("tps", "fps"))
+            regex = _rule_regex(toks, env, helpers)
+            cases = _validate_call(toks, env, helpers)
             if cases is None or regex is None:
                 notes.append(f"{path.name}:{rule_id.group(1)}: cases not readable (ValidateWithPaths or Go we skip)")
                 continue
@@ -324,14 +179,13 @@ def read_rules(root: Path, seed: int = 28) -> tuple[list[Rule], list[str]]:
     return rules, notes
 
 
-def _rule_regex(tokens: list[tuple[str, str]], env: dict, helpers: _Helpers) -> str | None:
-    for i, (_, text) in enumerate(tokens):
-        if text == "Regex" and tokens[i + 1][1] == ":":
-            evaluator = _Evaluator(tokens, env, helpers)
-            evaluator.i = i + 2
+def _rule_regex(toks: list[tuple[str, str]], env: dict, helpers: _Helpers) -> str | None:
+    for i, (_, text) in enumerate(toks):
+        if text == "Regex" and toks[i + 1][1] == ":":
+            evaluator = Evaluator(toks, env, helpers.call, i + 2)
             try:
                 value = evaluator.expr()
-            except (_Unsupported, KeyError, IndexError, TypeError, ValueError):
+            except FAILURES:
                 return None
             return value if isinstance(value, str) else None
     return None

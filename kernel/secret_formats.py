@@ -24,7 +24,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("alibaba_access_key_id", r"LTAI[A-Za-z0-9]{20}(?![A-Za-z0-9])"),
     ("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}(?![a-f0-9])"),
     ("heroku_api_key", r"HRKU-(?:AA)?[A-Za-z0-9_-]{58,60}" + _END),
-    ("fly_io_token", r"fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}"),
+    ("fly_io_token", r"(?:fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}|fo1_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-]))"),
     ("cloudflare_origin_ca_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     # source control and packages
     ("github_token", r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"),
@@ -34,7 +34,8 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("bitbucket_app_password", r"ATBB[A-Za-z0-9_=.-]{32,}"),
     ("atlassian_api_token", r"ATATT3[A-Za-z0-9_=\-]{150,}"),
     ("npm_token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
-    ("pypi_token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+    # macaroons of pypi.org and of test.pypi.org
+    ("pypi_token", r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}"),
     ("rubygems_token", r"rubygems_[a-f0-9]{48}(?![a-f0-9])"),
     ("clojars_token", r"CLOJARS_[a-z0-9]{60}(?![a-z0-9])"),
     ("docker_hub_token", r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{27,}"),
@@ -67,7 +68,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("slack_app_token", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
     ("stripe_key", r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])"),
     ("stripe_webhook_secret", r"whsec_[A-Za-z0-9]{32,}(?![A-Za-z0-9])"),
-    ("square_token", r"(?:sq0atp-[A-Za-z0-9_-]{22}|sq0csp-[A-Za-z0-9_-]{43}|EAAA[A-Za-z0-9_-]{60})" + _END),
+    ("square_token", r"(?:sq0atp-[A-Za-z0-9_-]{22}|sq0csp-[A-Za-z0-9_\\-]{43}|EAAA[A-Za-z0-9_-]{60})" + _END),
     ("twilio_api_key", r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
     ("twilio_account_sid", r"AC[0-9a-f]{32}(?![0-9a-fA-F])"),
     ("sendgrid_api_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END),
@@ -107,8 +108,13 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ),
     ("adobe_client_secret", r"p8e-[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
     ("intra42_client_secret", r"s-s4t2(?:ud|af)-[a-f0-9]{64}(?![a-f0-9])"),
-    ("discord_bot_token", r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _END),
-    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    # the user id's base64 may follow a character or two of the same run (`ATMyOTQ4...`)
+    (
+        "discord_bot_token",
+        r"[A-Za-z0-9_-]{0,2}[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _END,
+    ),
+    # the signature may be missing (an unsigned token, or one cut short): header and claims are enough
+    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"),
 )
 
 # Formats whose prefix is short or shaped like ordinary text: a match must also look random.

@@ -11,20 +11,23 @@ substring checks (indexing a gigabyte of transcripts runs every message through 
 - **private keys**: PEM and OpenSSH blocks, whole (an unterminated one: only the base64 lines after it);
 - **credentials in URLs**: `scheme://user:password@host` for any scheme (postgres, mysql, mongodb+srv,
   redis, amqp, http(s) basic auth...), wherever the URL stands;
-- **keyword rules**, only where a secret word appears: assignments whose name ends in a secret noun
-  (`DB_PASSWORD=...`, `"client_secret": "..."`, `Password=...;` in connection strings),
-  `Authorization: Bearer|Basic|token ...` headers, `--password X` / `mysql -pX` / `sshpass -p X` /
-  `curl -u user:pass` command lines, prose (`the password is ...`, `with secret ...`), and a bare
-  40-character AWS secret anywhere in a text that holds an AWS key id. Assignments are read in every
-  syntax (`:=`, `::=`, `?=`, `.=`, typed declarations, `"NAME", "value"` arguments, `default=`, XML
-  elements, comparisons with a literal) and through JSON escaping at any depth (`\\"token\\": \\"...\\"`);
+- **keyword rules**, only where a secret word appears: assignments to a secret-named name
+  (`DB_PASSWORD=...`, `"client_secret": "..."`, `password_prod: ...`, `Password=...;` in connection
+  strings), `Authorization: Bearer|Basic|token ...` headers, docker's base64 `"auth"`, `--password X` /
+  `mysql -pX` / `sshpass -p X` / `curl -u user:pass` command lines, prose (`the password is ...`), and a
+  bare 40-character AWS secret anywhere in a text that holds an AWS key id. Assignments are read in every
+  syntax (`:=`, `::=`, `?=`, `.=`, typed and `name[]` declarations, `@"..."` and `r"..."` literals,
+  `"NAME", "value"` arguments, `default=`, XML elements, comparisons with a literal, a line-start
+  directive `password "..."`, secret-named setters and builders `.password("...")`) and through JSON
+  escaping at any depth (`\\"token\\": \\"...\\"`);
 - **shapes** (`kernel/secret_shapes.py`): webhook URLs, keys in URL paths and queries, DSN users,
   password hashes, and the bare output line of a key generator.
 
-Precision: code is not a secret. A value that is an expression (`Math.min(this.burst, ...)`), a
-reference (`os.environ[...]`, `${TOKEN}`, `settings.API_KEY`), a placeholder (`<your key>`, `xxxx`,
-`changeme`) or a type (`password: string`) is left alone, and names must end in the secret noun
-(`this.tokens`, `token_count`, `max_tokens`, `secret_name` are not secrets).
+Precision: code is not a secret. Which names hold a secret and which values under them are one is
+`kernel/secret_values.py`: an expression (`Math.min(this.burst, ...)`), a reference (`os.environ[...]`,
+`${TOKEN}`, `settings.API_KEY`), a placeholder (`<your key>`, `xxxx`, `changeme`), a type
+(`password: string`) or a label is left alone, and metadata names (`this.tokens`, `token_count`,
+`max_tokens`, `secret_name`) are not secrets.
 """
 
 from __future__ import annotations
@@ -38,6 +41,18 @@ from dataclasses import dataclass
 
 from kernel.secret_formats import FORMATS, WEAK
 from kernel.secret_shapes import generator_output, looks_generated, password_hashes, url_secrets
+from kernel.secret_values import (
+    KEY_FILE,
+    PATH_VALUE,
+    PLACEHOLDER,
+    acceptable_value,
+    looks_like_code,
+    low_variety,
+    passphrase,
+    secret_name,
+    strong_value,
+    weak_name,
+)
 
 __all__ = ["KINDS", "SecretMatch", "find_secrets", "redact"]
 
@@ -138,7 +153,7 @@ def _format_matches(text: str, marks: bytes) -> list[tuple[int, int, str, int]]:
             value = match.group()
             if kind in WEAK and not _random_looking(value):
                 continue
-            if _low_variety(value) or _PLACEHOLDER.match(value):  # `hf_xxxx...`, AWS's `...EXAMPLE` keys
+            if low_variety(value) or PLACEHOLDER.match(value):  # `hf_xxxx...`, AWS's `...EXAMPLE` keys
                 continue
             found.append((match.start(), match.end(), kind, 0))
             covered = match.end()
@@ -183,33 +198,19 @@ _PRIVATE_KEY = re.compile(
 
 # ---------------------------------------------------------------- keyword rules
 
-_KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"credential", b"creds", b"authorization", b"sid")
-_SECRET_NOUN = re.compile(
-    r"(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|api[_-]?key|apikey|access[_-]?key"
-    r"|secret[_-]?key|private[_-]?key(?:[_-]?id)?|account[_-]?key|shared[_-]?access[_-]?key|master[_-]?key"
-    r"|encryption[_-]?key|signing[_-]?key|auth[_-]?key|app[_-]?key|subscription[_-]?key|client[_-]?secret"
-    r"|webhook[_-]?secret|session[_-]?key|authorization|key|sid|key[_-]?data|creds)"
-    r"(?:[_-]?(?:string|value|str|\d{1,3}))?$",
-    re.IGNORECASE,
-)
-# Keys that are not secrets: database and map keys, public keys, anti-forgery tokens.
-_NOT_SECRET_NAME = re.compile(
-    r"(?i)public|^pub|csrf|xsrf|(?:primary|foreign|sort|partition|cache|unique|composite|row|range|hash|lookup|index"
-    r"|map|dict|object|item|group|shard|idempotency|i18n|translation|label|message|react|list|dedupe|storage)[_-]?key$"
-)
-_SHORT_NOUNS = ("pass", "pwd", "sid")  # only as a whole name or after a separator: `DB_PASS`, not `bypass`
-# Nouns common outside secrets (`sort_key`, `primary_key: id`, `account_sid`): their values must look generated.
-_WEAK_NOUNS = ("key", "sid")
+# `cred` stands for `credential(s)` and `creds`; `auth` for `authorization` and docker's `auth`.
+_KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"cred", b"auth", b"sid")
 # At a keyword: NOUN ["'] SEP ["'`]; the name around the noun is read backwards from the separator.
 # Separators: assignments in every language and Makefile (`:=`, `::=`, `?=`, PHP's `.=`), maps (`=>`, `:`),
 # and `,` between a quoted name and its value (`System.setProperty("API_TOKEN", "...")`,
 # `env("SECRET_KEY", default="...")`). Quotes may be JSON-escaped at any depth (`\"token\": \"...\"`).
 _ASSIGN_AT = re.compile(
     r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|creds|key|key[_-]?id|authorization"""
-    r"""|sid|key[_-]?data)(?:[_-]?(?:string|value|str|\d{1,3}))?(?:\\{0,7}["'])?"""
+    r"""|sid|key[_-]?data)[A-Za-z0-9_-]{0,40}?(?:\[\d*\])?(?:\\{0,7}["'])?"""
     r"""([ \t]+(?:string|String|str|\*?char\s*\*?|\[\]byte)\b)?"""
-    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,)[ \t]*(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
-    r"""((?:\\{0,7})["'`]|)"""
+    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])(?=@?["']))[ \t]*"""
+    r"""(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
+    r"""(?:@(?=["'])|[rRbBuU]{1,2}(?=["']))?((?:\\{0,7})["'`]|)"""
 )
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
 _XML_AT = re.compile(r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*([^<\s]{6,})\s*</""")
@@ -217,14 +218,16 @@ _PROSE_AT = re.compile(
     r"(?i)(password|passphrase|passwd|secret(?:[ _]access)?(?:[ _]key)?|token|key|credentials?)"
     r"(?:[ \t]+(?:is|was|are|of|for[ \t]+\S+[ \t]+is|to[ \t]+use[ \t]+is))?[ \t]*[:=]?[ \t]+[\"'`]?([^\s\"'`,;]{8,})"
 )
-_NAME_CHARS = re.compile(r"[\w.-]*$")
+# `"auth": "<base64>"` (docker's config.json, `user_auth`): a secret when it decodes to `user:password`
+_AUTH_AT = re.compile(r"""(?i)auth(?:\\{0,7}["'])?[ \t]*[:=][ \t]*(?:\\{0,7}["'])?([A-Za-z0-9+/]{8,}={0,2})""")
+_TAGGED = re.compile(r"<(\w+)>([^<]+)(?:</\1>)?")
 _UNQUOTED_VALUE = re.compile(r"""[^\s"'`,;&|<>)\]}]+""")
 _HEADER_VALUE = re.compile(
     r"(?i)(bearer|basic|token|bot|digest|apikey|sso-key|ssws)\s+([A-Za-z0-9._~+/:=-][A-Za-z0-9._~+/:=$-]{7,})"
 )
 # `Authorization` without a colon: nginx's `proxy_set_header Authorization "Basic ..."`, `-H 'Authorization Bearer ...'`
 _HEADER_BARE = re.compile(r"""(?i)authorization[ \t]+["']?(?=(?:bearer|basic|token|ssws|digest)\s)""")
-_RAW_HEADER = re.compile(r"[ \t]*([A-Za-z0-9][A-Za-z0-9._~+/=-]{19,})(?=[\s\"'`]|$)")
+_RAW_HEADER = re.compile(r"[ \t]*([A-Za-z0-9][A-Za-z0-9._~+/=@-]{19,})(?=[\s\"'`]|$)")
 _BEARER_AT = re.compile(r"(?i)(?:bearer|ssws)\s+([A-Za-z0-9._~+/-][A-Za-z0-9._~+/$-]{15,}=*)")
 _VALUE = r"([^\s\"'`]+|\"[^\"\s]+\"|'[^'\s]+')"
 _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
@@ -276,28 +279,7 @@ _ARGUMENTS = re.compile(r"\(([^()\n]{0,400})\)")
 _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
-_PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\{[^}]*\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
-    r"|(?:your|my|some|example|sample|dummy|fake|changeme|change_me|placeholder|redacted|replace|insert)[\w-]*"
-    r"|none|null|nil|true|false|undefined|required|optional|secret|password|passwd|token|string|str|int|bool"
-    r"|number|bytes|any|test|testing|include|omit|same-origin|pass|pwd)$"
-    # values that say they are not secrets, and documentation examples (AWS's `...EXAMPLE` keys)
-    r"|(?i:.*(?<![a-z])(?:not[-_ ]?(?:a[-_ ]?)?(?:real|secret)|test[-_]?only|for[-_]?tests?|dummy|fake|placeholder"
-    r"|changeme|redacted|xxxxxx|your)(?![a-z]).*)|.*EXAMPLE(?:KEY)?$"
-)
-# A literal list or map, or a reference through a known object; calls are `_CALL` (see `_looks_like_code`).
-_CODE_VALUE = re.compile(r"^[(\[{]|^(?:this|self|cls|os|process|env|config|settings|ctx|args|opts|request)\.")
-_CALL = re.compile(r"^([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\s*[(\[]")
-_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_PATH_VALUE = re.compile(r"^(?:[/~]|\.{1,2}/|[A-Za-z]:\\)")
 _SPACE = re.compile(r"\s")
-_TOKEN_PREFIX = re.compile(r"[A-Za-z0-9]{1,9}[_-]")
-_FILLER = frozenset("x*0#._-=")
-_UUID = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
-_KEY_FILE = re.compile(
-    r"(?i)(?:\.(?:pem|key|p12|pfx|jks|keystore|crt|pub|ppk|asc|gpg)|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?)$"
-)
 
 
 def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
@@ -309,47 +291,68 @@ def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
 
 def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
     found: list[tuple[int, int, str, int]] = []
-    for word in _KEYWORDS:
-        for at in _occurrences(lowered, word):
-            assignment = _ASSIGN_AT.match(text, at)
-            if assignment is not None:
-                found += _assignment(text, assignment)
-            if word == b"sid":
-                continue
-            if "=" in text[max(0, at - 48) : at]:
-                found += _reverse_comparison(text, at)
-            if ">" in text[at : at + 24]:
-                xml = _XML_AT.match(text, at)
-                if xml is not None:
-                    found += _xml_element(text, at, xml)
-            if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
-                continue
-            if word == b"authorization":
-                bare = _HEADER_BARE.match(text, at)
-                if bare is not None:
-                    header = _HEADER_VALUE.match(text, bare.end())
-                    if header is not None and _header_secret(header):
-                        found.append((header.start(2), header.end(2), "authorization_header", 2))
-                continue
-            prose = _PROSE_AT.match(text, at)
-            if prose is not None and not _public(text, at):
-                value = prose.group(2).rstrip(".!?)")
-                strong = 8 if prose.group(1).lower().startswith("pass") else 16
-                if (
-                    _strong(value, strong)
-                    and not _looks_like_code(value)
-                    and not _PATH_VALUE.match(value)
-                    and not _KEY_FILE.search(value)
-                    and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
-                    and not _low_variety(value)
-                ):
-                    found.append((prose.start(2), prose.start(2) + len(value), "secret_in_prose", 3))
+    find = lowered.find
+    for word in _KEYWORDS:  # one `find` per word for a text without it: most texts
+        at = find(word)
+        while at != -1:
+            _at_keyword(text, lowered, word, at, found)
+            at = find(word, at + 1)
     for cue in (b"bearer", b"ssws"):
-        for at in _occurrences(lowered, cue):
+        at = find(cue)
+        while at != -1:
             bearer = _BEARER_AT.match(text, at)
-            if bearer is not None and _strong(bearer.group(1), 16) and not _PLACEHOLDER.match(bearer.group(1)):
+            if bearer is not None and strong_value(bearer.group(1), 16) and not PLACEHOLDER.match(bearer.group(1)):
                 found.append((bearer.start(1), bearer.end(1), "bearer_token", 2))
+            at = find(cue, at + 1)
     return found
+
+
+def _at_keyword(text: str, lowered: bytes, word: bytes, at: int, found: list[tuple[int, int, str, int]]) -> None:
+    """The rules that start at one occurrence of a keyword."""
+    if word == b"auth" and not lowered.startswith(b"orization", at + 4):
+        auth = _AUTH_AT.match(text, at)  # docker's `"auth": "<base64 of user:password>"`
+        if auth is not None and _basic_credentials(auth.group(1)):
+            found.append((auth.start(1), auth.end(1), "assignment", 2))
+        return
+    assignment = _ASSIGN_AT.match(text, at)
+    if assignment is not None:
+        found += _assignment(text, assignment)
+    if word == b"sid":
+        return
+    if "=" in text[max(0, at - 48) : at]:
+        found += _reverse_comparison(text, at)
+    if ">" in text[at : at + 24]:
+        xml = _XML_AT.match(text, at)
+        if xml is not None:
+            found += _xml_element(text, at, xml)
+    if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
+        return
+    if word == b"auth":  # `Authorization "Basic ..."`, without a colon
+        bare = _HEADER_BARE.match(text, at)
+        if bare is not None:
+            header = _HEADER_VALUE.match(text, bare.end())
+            if header is not None and _header_secret(header):
+                found.append((header.start(2), header.end(2), "authorization_header", 2))
+        return
+    prose = _PROSE_AT.match(text, at)
+    if prose is None or _public(text, at):
+        return
+    value, start = prose.group(2).rstrip(".!?)"), prose.start(2)
+    tag = _TAGGED.match(value)
+    if tag is not None:  # `token <code>hf_xxxxx</code>`: the value inside the markup
+        value, start = tag.group(2), start + tag.start(2)
+    strong = 8 if prose.group(1).lower().startswith("pass") else 16
+    if (
+        "<" not in value
+        and not PLACEHOLDER.match(value)
+        and strong_value(value, strong)
+        and not looks_like_code(value)
+        and not PATH_VALUE.match(value)
+        and not KEY_FILE.search(value)
+        and "://" not in value  # `API Token https://.../settings/tokens`: where to get one
+        and not low_variety(value)
+    ):
+        found.append((start, start + len(value), "secret_in_prose", 3))
 
 
 def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
@@ -363,6 +366,7 @@ def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
             opens.add(at)
             at = text.find(opener, at + 1)
     for at in sorted(opens):
+        found += _setter_call(text, at)
         if _CALLEE.search(text, max(0, at - 40), at) is None:
             continue
         call = _ARGUMENTS.match(text, at)
@@ -373,6 +377,44 @@ def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
                 start = call.start(1) + arg.start(2)
                 found.append((start, start + len(arg.group(2)), "assignment", 3))
     return found
+
+
+# `.password("...")`, `setApiKey("...")`, `with_token("...")`, `std::string secret("...")`, `secret.assign("...")`
+_SETTER_BEFORE = re.compile(
+    r"(?:(?P<dot>\.)|(?P<type>\b(?:std::)?(?:string|String|QString|wstring|char)\s+)|\b)"
+    r"(?P<name>[A-Za-z_]\w*)(?P<assign>\.assign)?\s*$"
+)
+_VERB = re.compile(
+    r"^(?:get|fetch|load|read|find|lookup|has|is|check|verify|validate|compare|hash|encrypt|decrypt|generate"
+    r"|gen|create|new|make|rotate|revoke|delete|remove|del|store|save|put|write|update|reset|require|request"
+    r"|prompt|ask|input|parse|decode|encode|sign|print|log|mask|redact|sanitize|getpass|use|format|to|from)"
+    r"(?:[_A-Z0-9]|$)"
+)
+# The last of up to four string arguments (`keyring.set_password("svc", "user", "<password>")`).
+_SETTER_ARGS = re.compile(r"""\(\s*(?:(?:"[^"\n]*"|'[^'\n]*')\s*,\s*){0,3}(["'])([^"'\n]{6,200})\1\s*[,)]""")
+
+
+def _setter_call(text: str, at: int) -> list[tuple[int, int, str, int]]:
+    """A secret-named setter, builder step or constructor given a literal: its last string argument."""
+    before = _SETTER_BEFORE.search(text, max(0, at - 80), at)
+    if before is None:
+        return []
+    name = before.group("name")
+    setter = re.match(r"(?:set|with)_?(?=[A-Z_])", name)
+    if setter is None and not (before.group("dot") or before.group("type") or before.group("assign")):
+        return []
+    noun = name[setter.end() :].lstrip("_") if setter else name
+    if _VERB.match(noun[:1].lower() + noun[1:]) or not secret_name(noun) or weak_name(noun):
+        return []
+    call = _SETTER_ARGS.match(text, at)
+    if call is None:
+        return []
+    value = call.group(2)
+    if not strong_value(value, 8) or not acceptable_value(value, quoted=True, separator="(", name=noun):
+        return []
+    if " " in value and not passphrase(value, noun):
+        return []
+    return [(call.start(2), call.end(2), "assignment", 2)]
 
 
 _REVERSE_CMP = re.compile(r"""(["'])([^"'\s]{8,200})\1[ \t]*(?:===|!==|==|!=)[ \t]*$""")
@@ -388,13 +430,13 @@ def _reverse_comparison(text: str, at: int) -> list[tuple[int, int, str, int]]:
     end = at
     while end < len(text) and (text[end].isalnum() or text[end] == "_"):
         end += 1
-    if not _secret_name(text[start:end]):
+    if not secret_name(text[start:end]):
         return []
     match = _REVERSE_CMP.search(text, max(0, start - 240), start)
     if match is None:
         return []
     value = match.group(2)
-    if _PLACEHOLDER.match(value) or _low_variety(value) or not _strong(value, 8):
+    if PLACEHOLDER.match(value) or low_variety(value) or not strong_value(value, 8):
         return []
     return [(match.start(2), match.end(2), "assignment", 2)]
 
@@ -411,7 +453,7 @@ def _public(text: str, at: int) -> bool:
 
 def _header_secret(header: re.Match[str]) -> bool:
     value = header.group(2)
-    if _PLACEHOLDER.match(value) or value.startswith("$") or _low_variety(value):
+    if PLACEHOLDER.match(value) or value.startswith("$") or low_variety(value):
         return False
     if header.group(1).lower() == "basic":
         return _basic_credentials(value) or looks_generated(value, 24)
@@ -423,10 +465,10 @@ def _xml_element(text: str, at: int, match: re.Match[str]) -> list[tuple[int, in
     if open_at == -1:
         return []
     name = text[open_at + 1 : match.start() + match.group().index(">")]
-    if not re.fullmatch(r"[\w.:-]+", name) or not _secret_name(name):
+    if not re.fullmatch(r"[\w.:-]+", name) or not secret_name(name):
         return []
     value = match.group(1)
-    if not _acceptable_value(value, quoted=True, separator=">", name=name):
+    if not acceptable_value(value, quoted=True, separator=">", name=name):
         return []
     return [(match.start(1), match.end(1), "assignment", 2)]
 
@@ -438,21 +480,29 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     noun_end = match.start(1) if match.group(1) else match.start(2)
     while noun_end > match.start() and text[noun_end - 1] in " \t\"'\\":
         noun_end -= 1
+    if text[noun_end - 1] == "]":  # `secret[] = "..."`, `char secret[25] = "..."`
+        noun_end = text.rfind("[", match.start(), noun_end)
     if separator == ",":  # only `"NAME", "value"`: a quoted name, then a quoted value
         if not quote or text[noun_end : noun_end + 8].lstrip("\\")[:1] not in ("'", '"'):
             return []
         if text[max(0, noun_end - 1) :].startswith(")"):
             return []
-    name_match = _NAME_CHARS.search(text, max(0, noun_end - 80), noun_end)
-    name = name_match.group() if name_match else ""
-    if not _secret_name(name):
+    name_start, lowest = noun_end, max(0, noun_end - 80)
+    while name_start > lowest and (text[name_start - 1].isalnum() or text[name_start - 1] in "_.-"):
+        name_start -= 1
+    name = text[name_start:noun_end]
+    if not secret_name(name):
         return []
+    if separator == "":  # `password "<literal>"` starts its line (a directive),
+        line_start = text.rfind("\n", 0, name_start) + 1  # unlike `kubectl get secret "<name>"`
+        if text[line_start:name_start].strip():
+            return []
     value_start = match.end()
     if name.lower().endswith("authorization"):
         header = _HEADER_VALUE.match(text, value_start)
         if header is None:  # a bare token: `Authorization: 5eb4223e-5008-...`
             raw = _RAW_HEADER.match(text, value_start)
-            if raw is not None and not _low_variety(raw.group(1)) and sum(c.isdigit() for c in raw.group(1)) >= 3:
+            if raw is not None and not low_variety(raw.group(1)) and sum(c.isdigit() for c in raw.group(1)) >= 3:
                 return [(raw.start(1), raw.end(1), "authorization_header", 2)]
             return []
         if not _header_secret(header):
@@ -467,13 +517,14 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         if close == -1:
             return []
         value = text[value_start:close]
-        if _SPACE.search(value):
+        if _SPACE.search(value) and (quote.endswith("`") or not passphrase(value, name)):
             return []
     else:
         value_match = _UNQUOTED_VALUE.match(text, value_start)
         if value_match is None:
             return []
-        value = value_match.group()
+        value = _through_brackets(text, value_match)
+        value = _through_symbols(text, value, value_match.start() + len(value))
         if value.endswith("\\") or value.endswith("\\n"):  # `TOKEN=abc\nNEXT=1` inside a JSON string
             cut = value.find("\\")
             value = value[:cut]
@@ -481,94 +532,46 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
             value = re.split(r"\\[nr]", value)[0]
     if separator == ":" and not quote and value_start == match.start(2) + 1 and "." in name:
         return []  # `io.jsonwebtoken:jjwt`, `host.token:8080`: coordinates, not a mapping
-    if not _acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
+    if not acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
         return []
-    if separator in ("==", "!=", "===", "!==") and not _strong(value, 8):
-        return []
+    if separator in ("==", "!=", "===", "!==", "") and not strong_value(value, 8):
+        return []  # a comparison, or `password "<literal>"` (a directive, a DSL call): a strong literal only
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
 
 
-def _secret_name(name: str) -> bool:
-    name = name.strip(".-$@")
-    if _NOT_SECRET_NAME.search(name):
-        return False
-    noun = _SECRET_NOUN.search(name)
-    if noun is None:
-        return False
-    head = name[: noun.start()]
-    if not head:
-        return True
-    word = noun.group().lower()
-    boundary = head[-1] in "_.-" or (name[noun.start()].isupper() and head[-1].islower())
-    return boundary or (word not in _SHORT_NOUNS and not word.endswith("key") and word != "key")
+def _through_brackets(text: str, match: re.Match[str]) -> str:
+    """An unquoted value that holds an opening bracket, read on through `)`, `]`, `}`, `<` and `>` that
+    more of the value follows (`m{{h}o)p[e]x`) and through the closers that balance it; a value without
+    one stops at the first (`f(password=pw)`, `{token: t}`)."""
+    end, limit = match.end(), match.start() + 512  # a value, not the rest of a minified line
+    while end < min(len(text), limit) and text[end] in ")]}<>":
+        rest = end
+        while rest < len(text) and text[rest] in ")]}<>":
+            rest += 1
+        more = _UNQUOTED_VALUE.match(text, rest)
+        if more is None:
+            break
+        end = more.end()
+    value = text[match.start() : end]
+    if not any(c in value for c in "([{"):
+        return match.group()
+    unbalanced = sum(value.count(c) for c in "([{") - sum(value.count(c) for c in ")]}")
+    while unbalanced > 0 and end < len(text) and text[end] in ")]}":
+        end, unbalanced = end + 1, unbalanced - 1
+    return text[match.start() : end]
 
 
-def _weak_name(name: str) -> bool:
-    noun = _SECRET_NOUN.search(name.strip(".-$@"))
-    return noun is not None and noun.group().lower() in _WEAK_NOUNS
+_SYMBOL_TAIL = re.compile(r"""[,;][^\s=\"'`]*(?=[ \t]*(?:\r?\n|$))""")
 
 
-def _acceptable_value(value: str, *, quoted: bool, separator: str, name: str) -> bool:
-    if len(value) < 6 or _PLACEHOLDER.match(value) or _looks_like_code(value) or _PATH_VALUE.match(value):
-        return False
-    if _ENV_NAME.match(value):  # `SECRET_KEY_SETTING = "DJANGO_SECRET_KEY"`: the name of a variable
-        return False
-    if _KEY_FILE.search(value) or _low_variety(value):
-        return False
-    if _weak_name(name):  # `sort_key: created_at`, `primary_key: id`: only a generated-looking value
-        hexadecimal = len(value) >= 20 and all(c in "0123456789abcdefABCDEF" for c in value)
-        return looks_generated(value, 16) or hexadecimal or bool(_UUID.match(value))
-    if separator == ",":
-        return len(value) >= 8 and (_strong(value, 8) or looks_generated(value, 16) or value.isdigit())
-    if quoted:
-        return len(value) >= 6
-    shell_style = separator == "=" and name[:1].isalpha() and name == name.upper()
-    if shell_style:
-        return len(value) >= 6
-    if value.isidentifier() and not any(c.isdigit() for c in value):
-        return False  # `token = token`, `secret: mySecret`: a variable, not a literal
-    return _strong(value, 8) or (value.isdigit() and len(value) >= 16)
-
-
-def _low_variety(value: str) -> bool:
-    """`xxxxxxxx`, `********`, `hf_xxxx`, `glc_1111...`: a placeholder, whatever its prefix (three distinct
-    characters at most). Sequences (`abcdef123456`) stay secrets: a made-up key pasted in a test is
-    still shaped like one, and redacting it costs nothing."""
-    prefix = _TOKEN_PREFIX.match(value)
-    body = value[prefix.end() :] if prefix else value
-    if len(body) >= 4 and (not set(body.lower()) - _FILLER or len(set(body)) <= 3):
-        return True
-    filler = value.count("x") + value.count("X") + value.count("*") + value.count("#")
-    return len(value) >= 12 and filler >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
-
-
-def _looks_like_code(value: str) -> bool:
-    value = value.lstrip("*&")  # Go's `key *ecdsa.PrivateKey`, `&config.Token`
-    if _DOTTED.match(value):  # `settings.API_KEY` is code; `pk.eyJ1...x9.abc` (random parts) is a token
-        return not any(looks_generated(part, 8) or _random_part(part) for part in value.split("."))
-    call = _CALL.match(value)
-    if call is not None:  # `getPassword(user)`, `Math.min(this.burst,`; not `p(a)ss9!` or `Zx(9)qL#`
-        callee = call.group(1)
-        tail = value[value.rfind(")") + 1 :] if ")" in value else ""
-        if (len(callee.rsplit(".", 1)[-1]) >= 3 or "." in callee) and not re.search(r"\w", tail):
-            return True
-    return bool(_CODE_VALUE.search(value) or value.startswith("[]"))
-
-
-def _random_part(part: str) -> bool:
-    """A segment of 12+ characters with three or more digits among letters, as generated tokens have."""
-    return len(part) >= 12 and sum(c.isdigit() for c in part) >= 3 and any(c.isalpha() for c in part)
-
-
-def _strong(value: str, length: int) -> bool:
-    """Long enough, and mixing letters with digits or symbols, as generated secrets and passwords do."""
-    if len(value) < length or _PLACEHOLDER.match(value):
-        return False
-    letters = any(c.isalpha() for c in value)
-    digits = any(c.isdigit() for c in value)
-    symbols = any(not c.isalnum() for c in value)
-    return letters and (digits or (symbols and not value.replace("-", "").replace("_", "").isalpha()))
+def _through_symbols(text: str, value: str, end: int) -> str:
+    """An unquoted value that a `,` or `;` continues to the end of its line (`p@ss,w0rd!`), not a list of
+    arguments or settings (`pw, x=1`, `pw,user=x`)."""
+    tail = _SYMBOL_TAIL.match(text, end)
+    if tail is None or not tail.group()[1:].strip(")]}") or not any(c.isalnum() for c in value):
+        return value
+    return value + tail.group()
 
 
 def _basic_credentials(value: str) -> bool:
@@ -589,7 +592,7 @@ def _cli_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
             raw = match.group(1)
             value = raw.strip("\"'")
             bare = value.strip("<>[]{}()$")
-            if value.startswith(("-", "$")) or _PLACEHOLDER.match(bare) or len(value) < 4 or _low_variety(value):
+            if value.startswith(("-", "$")) or PLACEHOLDER.match(bare) or len(value) < 4 or low_variety(value):
                 continue
             start = match.start(1) + (1 if raw[:1] in "\"'" else 0)
             found.append((start, start + len(value), "command_line_password", 2))
@@ -605,7 +608,7 @@ def _url_matches(text: str, raw: bytes) -> list[tuple[int, int, str, int]]:
         if match is None:
             continue
         password = match.group(1)
-        if _PLACEHOLDER.match(password) or password.lower() in ("pass", "pwd"):
+        if PLACEHOLDER.match(password) or password.lower() in ("pass", "pwd"):
             continue
         found.append((match.start(1), match.end(1), "url_credentials", 1))
     return found
@@ -680,6 +683,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += generator_output(text)
     if not spans:
         return []
+    spans += _repeats(text, spans)
     spans.sort(key=lambda s: (s[0], s[3], -(s[1] - s[0])))
     found: list[SecretMatch] = []
     last_end = -1
@@ -689,6 +693,22 @@ def find_secrets(text: str) -> list[SecretMatch]:
         found.append(SecretMatch(kind, start, end, text.count("\n", 0, start) + 1))
         last_end = end
     return found
+
+
+def _repeats(text: str, spans: list[tuple[int, int, str, int]]) -> list[tuple[int, int, str, int]]:
+    """Every other occurrence of a value found as a secret (`token = '<v>' | '<v>'`, a key echoed back):
+    once the text shows the value is a secret, a bare copy of it is the same secret."""
+    out = []
+    for start, end, kind, priority in spans:
+        value = text[start:end]
+        if len(value) < 8:
+            continue
+        at = text.find(value)
+        while at != -1:
+            if at != start:
+                out.append((at, at + len(value), kind, priority + 1))
+            at = text.find(value, at + 1)
+    return out
 
 
 def redact(text: str) -> tuple[str, int]:

@@ -305,9 +305,7 @@ def _migrate(db: Database, schemas: Sequence[Schema], *, root: Path) -> None:
             )
 
 
-def backup_before_migration(
-    db: Database, upgrading: dict[str, int], *, root: Path, stamp: str | None = None
-) -> Path:
+def backup_before_migration(db: Database, upgrading: dict[str, int], *, root: Path, stamp: str | None = None) -> Path:
     """Copy the open database, as it is now, to `<file>.<service>-v<version>.<time>.bak` beside it.
 
     SQLite's online backup copies every page as one consistent snapshot; the copy is made a
