@@ -16,6 +16,7 @@ from tests.services.route.cases import CASES
 from tests.services.route.conftest import call
 from tests.services.route.heldout2_cases import HELDOUT2
 from tests.services.route.heldout3_cases import HELDOUT3
+from tests.services.route.heldout4_cases import HELDOUT4
 from tests.services.route.heldout_cases import HELDOUT
 from tests.services.route.scoring import Score, score
 
@@ -38,7 +39,7 @@ def _report(title: str, result: Score) -> str:
     return "\n".join([*result.lines(title), *("  WRONG " + w for w in result.wrong)])
 
 
-SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3}
+SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3, "held-out-4": HELDOUT4}
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -59,7 +60,7 @@ def test_the_held_out_set_is_large_varied_and_apart_from_cases(name: str):
 # The goals on every held-out set, except abstention on the first: two of its 13 off-topic
 # requests ("kill the stuck agent", a cover letter "for a backend job") still reach a capability.
 # Each set was scored once before the changes its score led to; see docs/route.md for those figures.
-ABSTAIN_FLOOR = {"held-out": 0.8, "held-out-2": 0.95, "held-out-3": 0.95}
+ABSTAIN_FLOOR = {"held-out": 0.8, "held-out-2": 0.95, "held-out-3": 0.95, "held-out-4": 0.95}
 
 
 @pytest.mark.parametrize("name", SETS)
