@@ -16,6 +16,7 @@ __all__ = [
     "SOFTWARE",
     "SOFTWARE_TERMS",
     "STOPWORDS",
+    "SYNONYM_WORDS",
     "Speller",
     "stem",
     "terms",
@@ -208,6 +209,7 @@ _SYNONYM_GROUPS["validate"] = ("validate", "validation", "lint", "linting", "syn
 _SYNONYM_GROUPS["runlist"] = ("runs",)  # the plural is the noun: "what runs have I got" lists, it does not run
 _SYNONYM_GROUPS["not"] = ("not", "never", "unfinished", "incomplete", "undone")
 _SYNONYMS = {word: canon for canon, group in _SYNONYM_GROUPS.items() for word in group}
+SYNONYM_WORDS = frozenset(_SYNONYMS)
 # Later groups must not silently steal words from earlier ones: a word belongs to its first group.
 for _canon, _group in _SYNONYM_GROUPS.items():
     for _word in _group:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernel import authority
 from kernel.errors import PalliumError
-from services.route import catalog, extract, lexicon, reading
+from services.route import catalog, choose, extract, lexicon, reading
 from services.route.choose import acts, shape
 from services.route.ground import Grounded, ground, needed_level, repo_root, state_preconditions
 from services.route.models import Alternative, Confidence, Preparation, RouteInput, RouteOutput, Step
@@ -163,7 +163,10 @@ async def _decide_one(
     found = extract.find(task)
     if carried and not found.paths:
         found.paths = list(carried)
+    request, named_loop = await _known_names(found, request, state)
     terms = lexicon.terms(_unsaid(_masked(task, found)), cat.speller) + found.markers
+    if named_loop:
+        terms.append(lexicon.canonical("loop"))  # "tick nightly": the loop's name says "loop"
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
     ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
     ranked = shape(ranked, request, cat, found)
@@ -203,6 +206,34 @@ async def _decide_one(
         state=state.observed(),
     )
     return answer, Plan(cap, grounded, state, request)
+
+
+_NAME_LIKE = re.compile(r"[A-Za-z][\w.]*[-_][\w.-]*\d[\w.-]*|[A-Za-z]+\d[\w-]*|[A-Za-z][\w.]*[-_][\w.-]+")
+
+
+async def _known_names(
+    found: extract.Found, request: reading.Request, state: State
+) -> tuple[reading.Request, bool]:
+    """A word the stores know as a run id or a loop name names that run or loop, with no "run" or "loop"
+    beside it ("undo what done-1 applied", "tick nightly"): the request's object is that run or loop.
+    Runs are asked only for a word shaped like a name (a hyphen, an underscore or a digit); loops only
+    when the request names no other object, so a plain task pays for neither."""
+    words = [w.rstrip(".") for w in found.words]
+    if not found.run_ids and any(_NAME_LIKE.fullmatch(w) for w in words):
+        known = {r["id"] for r in await state.workflow_runs()}
+        named = [w for w in words if w in known]
+        if named:
+            found.run_ids = named
+            found.last_run = False
+            if request.object in (None, "code"):
+                request = dataclasses.replace(request, object="run")
+    if request.object in (None, "code") and not found.run_ids and not found.paths:
+        loops = {n.lower(): n for n in await state.loop_names()}
+        named = [loops[w.lower()] for w in words if w.lower() in loops]
+        if named:
+            found.loop_name = named[0]
+            return dataclasses.replace(request, object="loop"), True
+    return request, False
 
 
 # Terms that name an action, not a thing: a task whose only match is one of them names nothing Pallium has.
@@ -307,6 +338,12 @@ def _unfit(
     # "stop it", "resume that": a pronoun points at something the user and Pallium both see
     points = bool(re.search(r"\b(?:it|this|that|them|these|those)\b", task, re.IGNORECASE))
     names_thing = request.object is not None or points or bool(found.symbols or found.test_command or found.refs)
+    foreign = _foreign_object(request, found)
+    if foreign and (best.capability.needs or choose.object_of(best.capability) == "pallium"):
+        return (
+            f"the task asks to {request.verb} {foreign}, which is nothing Pallium has (its runs, loops, teams, "
+            "sessions, knowledge base or itself)"
+        )
     if not names_thing and not software and set(best.matched) <= _ACTION_TERMS:
         return (
             f"the task asks to {', '.join(best.matched)} but names nothing Pallium acts on (code, a session, a run, "
@@ -318,6 +355,27 @@ def _unfit(
 
 
 _NO_OBJECT_FLOOR = 0.6
+_DETERMINERS = frozenset(
+    "a an the my our your his her their its this that these those some all every any".split()
+)  # fmt: skip
+_NOUN_PHRASE_END = re.compile(r"\b(?:to|on|in|at|for|from|with|by|of|so|and|but|because|it|its)\b|[,.;:!?]")
+
+
+def _foreign_object(request: reading.Request, found: extract.Found) -> str | None:
+    """The verb's direct object when it is a thing no catalog word, path, id or name stands for ("restart
+    docker desktop", "reset my wifi router"): a tool of a run, a loop, a team or Pallium itself acts on
+    its own object, never on that. None when the request names any of Pallium's things or points ("it")."""
+    if request.action not in (None, reading.CHANGE) or request.object is not None or not request.verb:
+        return None
+    if found.paths or found.run_ids or found.team_ids or found.session_ids or found.loop_name or found.symbols:
+        return None
+    rest = request.body.split(None, 1)[1] if len(request.body.split(None, 1)) > 1 else ""
+    phrase = _NOUN_PHRASE_END.split(rest, maxsplit=1)[0]
+    nouns = [w for w in lexicon.words(phrase) if w not in _DETERMINERS]
+    known = catalog.load().surfaces
+    if not nouns or any(w in known or w in lexicon.STOPWORDS for w in nouns):
+        return None
+    return " ".join(nouns)
 _ARITHMETIC = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:[+*/x×^]|times|plus|minus|divided by|to the power of)\s*\d|"
     r"\b\d+(?:\.\d+)?\s*(?:squared|cubed|percent)\b|\b(?:square root|factorial) of\b|\bconvert \d",
