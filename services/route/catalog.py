@@ -96,8 +96,7 @@ class Catalog:
         # Pallium's. A software noun only a phrasing's example uses ("the router") is left out, as for idf.
         described_words = {w for c in capabilities for text in (c.summary, c.cli) for w in lexicon.words(text)}
         self.surfaces = (
-            frozenset(w for w in surfaces if w in described_words or w not in lexicon.SOFTWARE)
-            | lexicon.SYNONYM_WORDS
+            frozenset(w for w in surfaces if w in described_words or w not in lexicon.SOFTWARE) | lexicon.SYNONYM_WORDS
         )
         from services.route.reading import VOCABULARY
 

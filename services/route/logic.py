@@ -211,9 +211,7 @@ async def _decide_one(
 _NAME_LIKE = re.compile(r"[A-Za-z][\w.]*[-_][\w.-]*\d[\w.-]*|[A-Za-z]+\d[\w-]*|[A-Za-z][\w.]*[-_][\w.-]+")
 
 
-async def _known_names(
-    found: extract.Found, request: reading.Request, state: State
-) -> tuple[reading.Request, bool]:
+async def _known_names(found: extract.Found, request: reading.Request, state: State) -> tuple[reading.Request, bool]:
     """A word the stores know as a run id or a loop name names that run or loop, with no "run" or "loop"
     beside it ("undo what done-1 applied", "tick nightly"): the request's object is that run or loop.
     Runs are asked only for a word shaped like a name (a hyphen, an underscore or a digit); loops only
@@ -356,7 +354,8 @@ def _unfit(
 
 _NO_OBJECT_FLOOR = 0.6
 _DETERMINERS = frozenset(
-    "a an the my our your his her their its this that these those some all every any".split()
+    ("a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "this", "that", "these", "those", "some",
+     "all", "every", "any")
 )  # fmt: skip
 _NOUN_PHRASE_END = re.compile(r"\b(?:to|on|in|at|for|from|with|by|of|so|and|but|because|it|its)\b|[,.;:!?]")
 
@@ -376,6 +375,8 @@ def _foreign_object(request: reading.Request, found: extract.Found) -> str | Non
     if not nouns or any(w in known or w in lexicon.STOPWORDS for w in nouns):
         return None
     return " ".join(nouns)
+
+
 _ARITHMETIC = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:[+*/x×^]|times|plus|minus|divided by|to the power of)\s*\d|"
     r"\b\d+(?:\.\d+)?\s*(?:squared|cubed|percent)\b|\b(?:square root|factorial) of\b|\bconvert \d",

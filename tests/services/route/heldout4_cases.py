@@ -80,7 +80,12 @@ KNOWLEDGE = [
     ),
     HeldCase("open the knowledge doc for src/app and show only its Tests section", "observe", "knowledge get"),
     HeldCase("let me browse the knowledge base in my browser", "observe", "knowledge serve"),
-    HeldCase("find the recorded design decision about error handling", "observe", "knowledge decisions search", also=("decisions",)),
+    HeldCase(
+        "find the recorded design decision about error handling",
+        "observe",
+        "knowledge decisions search",
+        also=("decisions",),
+    ),
     HeldCase(
         "record README.md as the decision 'Single entrypoint', source PAL-88",
         "edit",
@@ -99,10 +104,14 @@ KNOWLEDGE = [
         missing="docs/adr/0007-caching.md",
     ),
     HeldCase("keep the knowledge base fresh in the background for this repo", "admin", "knowledge maintain enable"),
-    HeldCase("keep the knowledge base fresh in the background for this repo", "edit", "knowledge maintain enable", True),
+    HeldCase(
+        "keep the knowledge base fresh in the background for this repo", "edit", "knowledge maintain enable", True
+    ),
     HeldCase("pause knowledge upkeep's model spending for a while", "admin", "knowledge maintain pause"),
     HeldCase("how much of the daily model budget has knowledge upkeep burned", "observe", "knowledge maintain status"),
-    HeldCase("install the systemd unit so knowledge upkeep survives reboots", "edit", "knowledge maintain install", True),
+    HeldCase(
+        "install the systemd unit so knowledge upkeep survives reboots", "edit", "knowledge maintain install", True
+    ),
     HeldCase("turn off background knowledge maintenance here for good", "admin", "knowledge maintain disable"),
 ]
 
@@ -116,7 +125,9 @@ SESSIONS = [
     HeldCase("which sessions in this repo never finished", "observe", "sessions find"),
     HeldCase(f"show me session {NO_SESSION}", "observe", "sessions show", missing=NO_SESSION),
     HeldCase(f"read session {NO_SESSION} from line 40", "observe", "sessions read", missing=NO_SESSION),
-    HeldCase("is semantic recall configured, and how many sessions have vectors", "observe", "sessions embedding status"),
+    HeldCase(
+        "is semantic recall configured, and how many sessions have vectors", "observe", "sessions embedding status"
+    ),
     HeldCase("ping the embedding endpoint to make sure the key works", "consult", "sessions embedding check"),
     HeldCase("ping the embedding endpoint to make sure the key works", "observe", "sessions embedding check", True),
     HeldCase("configure voyage embeddings for session recall", "admin", "sessions embedding configure"),
@@ -150,7 +161,12 @@ RUNS = [
     HeldCase(f"approve the 'deploy' gate on {NO_RUN}", "edit", "workflow gate approve", True, missing=NO_RUN),
     HeldCase("what templates can i run", "observe", "workflow template list"),
     HeldCase("show me the test-fix template's code", "observe", "workflow template show"),
-    HeldCase("check flows/triage.js for syntax errors before I run it", "observe", "workflow validate", missing="flows/triage.js"),
+    HeldCase(
+        "check flows/triage.js for syntax errors before I run it",
+        "observe",
+        "workflow validate",
+        missing="flows/triage.js",
+    ),
     HeldCase("scaffold a research workflow comparing json libraries", "observe", "workflow generate"),
     HeldCase("generate a review workflow and have claude tailor it to this repo", "consult", "workflow generate"),
     HeldCase("generate a review workflow and have claude tailor it to this repo", "observe", "workflow generate", True),
