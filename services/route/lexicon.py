@@ -58,7 +58,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "agent": ("agent", "claude", "codex", "bot", "bots", "assistant", "assistants", "worker", "workers"),
     "run": ("run", "execute", "launch", "kick", "trigger"),
     "stop": ("stop", "halt", "kill", "cancel", "abort", "terminate", "end", "quit"),
-    "start": ("start", "begin", "initiate", "setup", "set", "create", "register"),
+    "start": ("start", "begin", "initiate", "setup", "set", "create", "register", "assemble", "convene"),
     "change": ("change", "modify", "edit", "alter", "touch", "tweak", "modification", "diff", "delta"),
     "file": ("file", "module", "source", "script", "files", "modules"),
     "risk": ("risk", "risky", "danger", "dangerous", "safe", "careful", "fragile", "hazard"),
@@ -204,6 +204,8 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "database": ("database", "db", "sqlite", "store"),
     "configure": ("configure", "config", "configuration", "settings", "setting", "provider"),
 }
+_SYNONYM_GROUPS["send"] = ("send", "message", "mail", "dm", "notify")
+_SYNONYM_GROUPS["link"] = ("link", "record")
 _SYNONYM_GROUPS["sync"] = ("sync", "synchronize", "synchronise", "refresh", "ingest", "reimport")
 _SYNONYM_GROUPS["validate"] = ("validate", "validation", "lint", "linting", "syntax")
 _SYNONYM_GROUPS["runlist"] = ("runs",)  # the plural is the noun: "what runs have I got" lists, it does not run
@@ -345,10 +347,25 @@ def canonical(word: str) -> str:
     return stemmed
 
 
+# Idioms whose words mean something else together: read as the one word they stand for.
+_IDIOMS = (
+    (re.compile(r"\blay of the land\b|\bbig picture\b|\bbird'?s[- ]eye view\b", re.I), "overview"),
+    (re.compile(r"\bup to\b(?=\s*(?:[?.!]|$|(?:right )?now\b|lately\b|today\b|these days\b))", re.I), "doing"),
+    (re.compile(r"\bkick(?:ing|ed)? off\b|\bspin(?:ning)? up\b|\bfire off\b", re.I), "start"),
+    (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),
+)
+
+
+def _idioms(text: str) -> str:
+    for pattern, word in _IDIOMS:
+        text = pattern.sub(word, text)
+    return text
+
+
 def terms(text: str, speller: Speller | None = None) -> list[str]:
     """The content terms of `text` in order: stopwords dropped, synonyms merged, typos corrected."""
     out: list[str] = []
-    for word in words(text):
+    for word in words(_idioms(text)):
         if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
             continue
         if word.isdigit():

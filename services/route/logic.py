@@ -164,7 +164,7 @@ async def _decide_one(
     if carried and not found.paths:
         found.paths = list(carried)
     request, named_loop = await _known_names(found, request, state)
-    terms = lexicon.terms(_unsaid(_masked(task, found)), cat.speller) + found.markers
+    terms = _rank_terms(task, request, found, cat) + found.markers
     if named_loop:
         terms.append(lexicon.canonical("loop"))  # "tick nightly": the loop's name says "loop"
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
@@ -206,6 +206,28 @@ async def _decide_one(
         state=state.observed(),
     )
     return answer, Plan(cap, grounded, state, request)
+
+
+# Nouns naming one of Pallium's objects: the only words a clause set aside before the request lends it.
+_OBJECT_NOUNS = frozenset(
+    lexicon.canonical(w)
+    for w in ("session", "loop", "run", "workflow", "team", "knowledge", "database", "index", "gate", "patch",
+              "template")
+)  # fmt: skip
+
+
+def _rank_terms(task: str, request: reading.Request, found: extract.Found, cat: catalog.Catalog) -> list[str]:
+    """The words the ranking weighs: the request's own clause when the reading set a clause aside before it
+    ("doctor says the db is corrupt, move it aside", "clear my head: who calls main?"), with only the object
+    nouns of what was set aside; otherwise the whole request."""
+    whole = lexicon.terms(_unsaid(_masked(task, found)), cat.speller)
+    body = request.body.strip()
+    at = task.lower().find(body.lower()) if body else -1
+    if at <= 0 or len(body.split()) < 2:
+        return whole
+    before = [lexicon.canonical(w) for w in lexicon.words(_masked(task[:at], found))]  # as written, no speller
+    own = lexicon.terms(_unsaid(_masked(task[at:], found)), cat.speller)
+    return [t for t in before if t in _OBJECT_NOUNS] + own
 
 
 _NAME_LIKE = re.compile(r"[A-Za-z][\w.]*[-_][\w.-]*\d[\w.-]*|[A-Za-z]+\d[\w-]*|[A-Za-z][\w.]*[-_][\w.-]+")

@@ -51,6 +51,19 @@ _SUBORDINATE = re.compile(
     r"i'?m about to|i am about to|i'?m going to|i plan to|that|which|whom?)\b.*$",
     re.IGNORECASE,
 )
+# A clause stating a fact ("doctor says the db is corrupt", "recall keeps returning junk") before the request.
+_STATEMENT = re.compile(
+    r"^(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:\w+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
+    r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
+    r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b",
+    re.IGNORECASE,
+)
+_DIAGNOSE = re.compile(r"^(?:debug\w*|diagnos\w*|troubleshoot\w*)\b", re.IGNORECASE)
+_STYLED_START = re.compile(
+    r"^(?:start|kick(?:ing)? off|launch|begin|fire off|spin up|run|do)\s+(?:a|an|the|another|one more)?\s*"
+    r"(?:quick |full |deep |thorough |security |code )?(research|investigation|analysis|review|audit)\b(?![.\w/-])",
+    re.IGNORECASE,
+)
 _REPEAT_VERBS = frozenset({"run", "keep", "loop", "go", "iterate", "repeat", "continue", "rerun"})
 _SUBORDINATE_LEAD = re.compile(r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", re.I)
 _QUESTION = re.compile(
@@ -63,7 +76,10 @@ _CHANGE_LEAD = re.compile(
     r"^(?:fix\w*|fxi|repair\w*|resolve|solve|mend|correct|debug|implement\w*|add|adding|introduce|"
     r"refactor\w*|restructure|rename\w*|rewrite|rework|simplify|change|changing|modify|edit|alter|tweak|"
     r"update|make\b(?!\s+sure\b)|sort (?:it |this |that |them )?out|clean(?:ing)? ?up|cleanup|tidy|tidying|"
-    r"get rid of|strip|drop|remove|delete|erase|optimi[sz]e|convert|migrate|port|bump|upgrade)\b",
+    r"get rid of|strip|drop|remove|delete|erase|nuke|zap|ditch|scrap|axe|optimi[sz]e|convert|migrate|port|bump|upgrade|"
+    # writing an artifact of code is a change to it ("write docstrings for ...", "write a test for x")
+    r"write (?:a |an |some |the |more |missing |proper )?(?:unit |integration |regression )?"
+    r"(?:tests?|docstrings?|comments?|type hints?|types|docs? for|documentation for|code|functions?|a fix))\b",
     re.IGNORECASE,
 )
 _CHANGE_AFTER_AND = re.compile(
@@ -86,10 +102,15 @@ _VERIFY = re.compile(
     re.IGNORECASE,
 )
 _CONTEXT = re.compile(
-    r"\bcontext\b(?!\s+(?:window|menu))|\bwhat (?:do|would|will) i need to (?:read|know|look at)\b", re.IGNORECASE
+    r"\bcontext\b(?!\s+(?:window|menu))|\bwhat (?:do|would|will) i need to (?:read|know|look at)\b|"
+    # "which files and tests should I look at": what to read before a change
+    r"\b(?:which|what)\s+(?:other\s+)?(?:files|tests|checks|modules|places|parts)\b.*"
+    r"\b(?:should|must|do|would) (?:i|we) (?:look at|read|check|watch|touch|mind)\b",
+    re.IGNORECASE,
 )
 _DELETE_WORDS = re.compile(
     r"\b(?:delete\w*|remov\w*|erase\w*|purg\w*|wip\w*|discard\w*|destroy\w*|trash\w*|prun\w*|forget\w*|"
+    r"nuk\w*|zap\w*|ditch\w*|scrap\w*|move (?:\w+ ){0,2}aside|"
     r"get rid of|gc|garbage[- ]collect\w*|clean(?:ing)? ?up|cleanup|tidy up|free (?:up )?(?:disk|space)|"
     r"vacuum\w*|compact\w*|reset\w*|drop\w*|expire\w*|clear (?:out|away))\b",
     re.IGNORECASE,
@@ -133,7 +154,10 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
             r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b|"
-            r"\b(?:start|spin up|create|launch|spawn|stop)\s+(?:a|an|the|my)?\s*(?:\w+\s+)?team\b",
+            r"\b(?:start|spin up|create|launch|spawn|stop)\s+(?:a|an|the|my)?\s*(?:\w+\s+)?team\b|"
+            # several agents working together are a team ("assemble a few agents to debate ...")
+            r"\b(?:a few|few|several|some|multiple|a couple of|a group of|a panel of|a handful of|a bunch of|"
+            r"two|three|four|five|\d+)\s+(?:\w+\s+)?agents\b(?!\s+(?:running|are running))",
             re.I,
         ),
     ),
@@ -159,7 +183,9 @@ _CODE = re.compile(
     r"\b(?:code|codebase|repo|repository|project|app|function|functions|class|classes|method|file|files|module|"
     r"modules|tests?|bugs?|imports?|comments?|helpers?|branch|diff|changes?|commits?|build|lint|types?|"
     r"docstrings?|endpoint|api|parser|config|crash\w*|errors?|exceptions?|checkout|auth\w*|cache|logging|"
-    r"retr(?:y|ies)|print statements?|dead code|todo|changed|modified|uncommitted|staged|working tree)\b",
+    r"retr(?:y|ies)|print statements?|dead code|todo|changed|modified|uncommitted|staged|working tree|"
+    r"validation|flags?|options?|features?|inputs?|outputs?|arguments?|parameters?|edge cases?|type hints?|"
+    r"docs?trings?|variables?|constants?|logic|coverage)\b",
     re.IGNORECASE,
 )
 
@@ -198,14 +224,21 @@ def split(task: str) -> list[str]:
         start = match.end()
     parts.append(task[start:])
     out: list[str] = []
+    pending = ""  # a part that is only a subordinate clause ("I'm about to add a flag;") qualifies the next
     for part in parts:
         text = re.sub(r"^[\s,;]*(?:and\s+)?|[\s,;]*(?:and)?\s*$", "", part, flags=re.IGNORECASE).strip()
         if not text:
             continue
+        if pending:
+            text, pending = f"{pending}, {text}", ""
         if out and (len(text.split()) < 2 or _MODIFIER_PART.match(text)):
             out[-1] = f"{out[-1]} {text}"
+        elif _SUBORDINATE_LEAD.match(_FILLER.sub("", text)) and not _CLAUSES.search(text):
+            pending = text
         else:
             out.append(text)
+    if pending:
+        out.append(pending)
     return out or [task.strip()]
 
 
@@ -217,12 +250,14 @@ def _request(text: str) -> Request:
     clauses = [c for c in _CLAUSES.split(_QUOTE.sub(" ", text)) if c.strip()]
     action: str | None = None
     main = ""
-    for clause in clauses:
+    for i, clause in enumerate(clauses):
         lead = _FILLER.sub("", clause.strip()).strip()
         if not lead or re.match(
             r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", lead, re.I
         ):
             continue
+        if i < len(clauses) - 1 and _STATEMENT.match(lead):
+            continue  # "recall keeps returning junk, check the index": the symptom, then the request
         found = _lead_action(lead)
         if found is not None or _is_verb_lead(lead):
             action, main = found, lead
@@ -232,14 +267,20 @@ def _request(text: str) -> Request:
         main = next((lead for lead in leads if lead and not _SUBORDINATE_LEAD.match(lead)), "")
     body = _SUBORDINATE.sub("", main) if action != QUESTION else main
     deletes = bool(_DELETE_WORDS.search(body) or _REVERT_WORDS.search(body))
-    if action == QUESTION and _DELETE_WORDS.search(main):
-        deletes = True
+    if action in (QUESTION, None) and _DELETE_WORDS.search(main) and (action == QUESTION or _PREVIEW.search(text)):
+        deletes = True  # "preview which sessions a prune would remove": the deletion is in the clause set aside
+    if action == CHANGE and _DIAGNOSE.match(main):
+        action = None  # "debug its lease": diagnosing a run, a loop or a session reads it; code is fixed below
     if action is None and _CHANGE_AFTER_AND.search(body):
         action = CHANGE
     if action in (REVIEW, RESEARCH, None) and _CHANGE_AFTER_AND.search(body):
         action = CHANGE
     no_edit = bool(_NO_EDIT.search(text))
     obj = _object(text)
+    if action is None and _DIAGNOSE.match(main) and obj in ("code", None):
+        action = CHANGE
+    if _STYLED_START.match(main) and obj in (None, "run"):
+        obj = "code"  # "kick off a research run on how logging is done": a run of `start`'s kind, on the repository
     if (
         action is None
         and request_verb(main) in _REPEAT_VERBS
@@ -282,6 +323,9 @@ def _lead_action(lead: str) -> str | None:
         return REVIEW
     if _RESEARCH_LEAD.match(lead):
         return RESEARCH
+    styled = _STYLED_START.match(lead)
+    if styled:  # "kick off a research run", "do a security review of the auth code"
+        return RESEARCH if styled.group(1).lower().startswith(("research", "investig", "analys")) else REVIEW
     if _CHANGE_LEAD.match(lead):
         if re.match(r"^make\b", lead, re.I) and not _MAKE_PASS.search(lead):
             return None
@@ -297,7 +341,8 @@ _OTHER_VERBS = re.compile(
     r"validate|lint|check|verify|test|configure|install|register|hook|put|trust|upgrade|stop|halt|pause|"
     r"resume|continue|retry|restart|spawn|send|summari[sz]e|prepare|scope|preflight|recall|remind|dump|grep|"
     r"look|see|know|tick|set|enable|disable|watch|describe|walk|compare|tell|report|inspect|analyse|vacuum|"
-    r"prune|purge|forget|wipe|kill|cancel|abort|attach|join|claim|complete|nudge|steer|serve|spin)\b",
+    r"prune|purge|forget|wipe|kill|cancel|abort|attach|join|claim|complete|nudge|steer|serve|spin|move|unstick|"
+    r"unblock|assemble|record|link|message|ping|step|refresh|dump|export|fact-check)\b",
     re.IGNORECASE,
 )
 
