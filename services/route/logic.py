@@ -208,26 +208,26 @@ async def _decide_one(
     return answer, Plan(cap, grounded, state, request)
 
 
-# Nouns naming one of Pallium's objects: the only words a clause set aside before the request lends it.
-_OBJECT_NOUNS = frozenset(
+# What a stated fact lends the request after it: the object it is about and that something is wrong.
+_STATED_TERMS = frozenset(
     lexicon.canonical(w)
     for w in ("session", "loop", "run", "workflow", "team", "knowledge", "database", "index", "gate", "patch",
-              "template")
+              "template", "pallium", "wrong", "stuck")
 )  # fmt: skip
 
 
 def _rank_terms(task: str, request: reading.Request, found: extract.Found, cat: catalog.Catalog) -> list[str]:
-    """The words the ranking weighs: the request's own clause when the reading set a clause aside before it
-    ("doctor says the db is corrupt, move it aside", "clear my head: who calls main?"), with only the object
-    nouns of what was set aside; otherwise the whole request."""
+    """The words the ranking weighs: after a stated fact ("doctor says the db is corrupt, move it aside",
+    "recall keeps returning junk, check the index"), the request's own clause, with only the objects and
+    the trouble the fact names; otherwise the whole request."""
     whole = lexicon.terms(_unsaid(_masked(task, found)), cat.speller)
     body = request.body.strip()
-    at = task.lower().find(body.lower()) if body else -1
-    if at <= 0 or len(body.split()) < 2:
+    at = task.lower().find(body.lower()) if body and request.stated else -1
+    if at <= 0:
         return whole
     before = [lexicon.canonical(w) for w in lexicon.words(_masked(task[:at], found))]  # as written, no speller
     own = lexicon.terms(_unsaid(_masked(task[at:], found)), cat.speller)
-    return [t for t in before if t in _OBJECT_NOUNS] + own
+    return [t for t in before if t in _STATED_TERMS] + own
 
 
 _NAME_LIKE = re.compile(r"[A-Za-z][\w.]*[-_][\w.-]*\d[\w.-]*|[A-Za-z]+\d[\w-]*|[A-Za-z][\w.]*[-_][\w.-]+")

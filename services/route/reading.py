@@ -203,6 +203,7 @@ class Request:
     object: str | None  # pallium, knowledge, team, loop, session, run, code; None when it names none
     preview: bool  # "dry run", "what would it delete"
     until: bool  # "until it is green", "keep fixing"
+    stated: str = ""  # clauses before the request that state a fact ("recall keeps returning junk")
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,7 @@ def _request(text: str) -> Request:
     clauses = [c for c in _CLAUSES.split(_QUOTE.sub(" ", text)) if c.strip()]
     action: str | None = None
     main = ""
+    stated: list[str] = []
     for i, clause in enumerate(clauses):
         lead = _FILLER.sub("", clause.strip()).strip()
         if not lead or re.match(
@@ -257,6 +259,7 @@ def _request(text: str) -> Request:
         ):
             continue
         if i < len(clauses) - 1 and _STATEMENT.match(lead):
+            stated.append(lead)
             continue  # "recall keeps returning junk, check the index": the symptom, then the request
         found = _lead_action(lead)
         if found is not None or _is_verb_lead(lead):
@@ -305,6 +308,7 @@ def _request(text: str) -> Request:
         object=obj,
         preview=preview,
         until=bool(_UNTIL.search(text)),
+        stated=", ".join(stated) if main and stated else "",
     )
 
 
