@@ -198,6 +198,10 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "flaky",
         "mistake",
         "mistakes",
+        "junk",
+        "nonsense",
+        "rubbish",
+        "weird",
     ),
     "implement": ("implement", "add", "introduce", "feature", "features"),
     "refactor": ("refactor", "restructure", "rename", "cleanup", "rework", "rewrite", "simplify", "extract"),
@@ -353,6 +357,8 @@ _IDIOMS = (
     (re.compile(r"\bup to\b(?=\s*(?:[?.!]|$|(?:right )?now\b|lately\b|today\b|these days\b))", re.I), "doing"),
     (re.compile(r"\bkick(?:ing|ed)? off\b|\bspin(?:ning)? up\b|\bfire off\b", re.I), "start"),
     (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),
+    # "tell the tester to focus on edge cases": a directive to someone, not "tell me"
+    (re.compile(r"\btell (?!me\b|us\b|him\b|her\b|them\b)((?:\S+\s+){1,5}?)to\b", re.I), r"steer \1to"),
 )
 
 

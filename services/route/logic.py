@@ -73,17 +73,24 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     decided: list[tuple[RouteOutput, Plan]] = []
     texts: list[str] = []
     carried: list[str] = []  # paths named by an earlier request, for "add a test for it"
+    ids: dict[str, list[str]] = {}  # runs, teams and sessions named by an earlier request, for "its diff"
     for part in parts:
         if decided and _TAIL.match(part):  # "... then report back": what to do with the result, not a request
             texts[-1] = f"{texts[-1]} {part}"
             decided[-1] = await _decide_one(texts[-1], task, ceiling, state, _read(texts[-1], speller), carried)
             continue
         request = _read(part, speller)
-        if request.object is None and decided and decided[-1][1].request is not None:
-            # "list the runs, then apply the last one": the object carries over from the request before
-            request = dataclasses.replace(request, object=decided[-1][1].request.object)
-        answer, plan = await _decide_one(part, task, ceiling, state, request, carried)
+        before = decided[-1][1].request if decided else None
+        points = bool(_POINTS.search(part))
+        if before is not None and (request.object is None or (points and before.object not in (None, "code"))):
+            # "list the runs, then apply the last one", "show the team's status and also its diff": the
+            # object carries over from the request before, and with a pronoun, the ids it named
+            request = dataclasses.replace(request, object=before.object)
+        answer, plan = await _decide_one(part, task, ceiling, state, request, carried, ids if points else None)
         carried += [p for p in extract.find(part).paths if p not in carried]
+        named = extract.find(part)
+        for kind in ("run_ids", "team_ids", "session_ids"):
+            ids[kind] = getattr(named, kind) or ids.get(kind, [])
         decided.append((answer, plan))
         texts.append(part)
     if len(decided) == 1:
@@ -92,6 +99,8 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
         return answer, plan
     return _combined(task, ceiling, decided, state), Plan(None, None, state, steps=decided)
 
+
+_POINTS = re.compile(r"\b(?:it|its|them|their|theirs|those|these)\b", re.IGNORECASE)
 
 # A part that only says what to do with the result of the one before ("report back", "tell me").
 _TAIL = re.compile(
@@ -157,12 +166,21 @@ def _combined(task: str, ceiling: str, decided: list[tuple[RouteOutput, Plan]], 
 
 
 async def _decide_one(
-    task: str, whole: str, ceiling: str, state: State, request: reading.Request, carried: list[str] | None
+    task: str,
+    whole: str,
+    ceiling: str,
+    state: State,
+    request: reading.Request,
+    carried: list[str] | None,
+    ids: dict[str, list[str]] | None = None,
 ) -> tuple[RouteOutput, Plan]:
     cat = catalog.load()
     found = extract.find(task)
     if carried and not found.paths:
         found.paths = list(carried)
+    if ids and not (found.run_ids or found.team_ids or found.session_ids):
+        for kind, values in ids.items():
+            setattr(found, kind, list(values))
     request, named_loop = await _known_names(found, request, state)
     terms = _rank_terms(task, request, found, cat) + found.markers
     if named_loop:
@@ -247,6 +265,8 @@ async def _known_names(found: extract.Found, request: reading.Request, state: St
             found.last_run = False
             if request.object in (None, "code"):
                 request = dataclasses.replace(request, object="run")
+            if request.action == reading.CHANGE and reading.diagnoses(request):
+                request = dataclasses.replace(request, action=None)  # "debug done-1's lease" reads the run
     if request.object in (None, "code") and not found.run_ids and not found.paths:
         loops = {n.lower(): n for n in await state.loop_names()}
         named = [loops[w.lower()] for w in words if w.lower() in loops]
@@ -340,6 +360,16 @@ def _unfit(
     software = task_words & lexicon.SOFTWARE
     off = task_words & lexicon.OFF_DOMAIN
     names_repo = bool(found.paths) or bool(found.run_ids) or bool(found.session_ids) or bool(found.team_ids)
+    command = set(lexicon.words(best.capability.cli))
+    if command <= task_words and (request.verb in ("run", "pallium", "try") or len(task_words) <= 3):
+        off -= command  # "run doctor": Pallium's own command by its name, not a physician
+    if (
+        request.object is not None
+        and best.score > 0
+        and choose.object_of(best.capability) == request.object
+        and choose.names_verb(best.capability, lexicon.canonical(request.verb))
+    ):
+        return None  # the verb names a command of the object the task names ("assemble a team of agents")
     if not names_repo and not software and _ARITHMETIC.search(task):
         return "the task is arithmetic or a unit conversion, which no Pallium capability covers"
     if best.score <= 0 or not best.matched:

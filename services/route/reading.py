@@ -12,7 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["REVERTS", "VOCABULARY", "Reading", "Request", "read", "split", "strong_change", "verifies"]
+__all__ = [
+    "REVERTS",
+    "VOCABULARY",
+    "Reading",
+    "Request",
+    "diagnoses",
+    "names_path",
+    "read",
+    "split",
+    "strong_change",
+    "verifies",
+]
 
 # Actions route acts on; any other lead verb leaves the choice to the ranking ("explain", "list").
 DELETE, REVERT, CHANGE, REVIEW, RESEARCH, CONTEXT, QUESTION = (
@@ -368,6 +379,16 @@ def _object(text: str) -> str | None:
         if pattern.search(words):
             return kind
     return "code" if _CODE.search(text) else None
+
+
+def names_path(text: str) -> bool:
+    """Whether the text names a file or folder (`src/app.py`, `README.md`)."""
+    return bool(_PATH_TOKEN.search(text))
+
+
+def diagnoses(request: Request) -> bool:
+    """Whether the request's verb asks to diagnose ("debug its lease"): a reading of a run, a loop or a session."""
+    return bool(_DIAGNOSE.match(request.verb))
 
 
 def verifies(text: str) -> bool:
