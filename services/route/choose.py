@@ -77,6 +77,13 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         return ("knowledge audit",)
     if action == reading.CONTEXT and obj in ("code", None, "knowledge"):
         return ("knowledge context",)
+    if (
+        obj == "knowledge"
+        and action == reading.QUESTION
+        and _WHICH_PART.match(request.body)
+        and not reading.names_path(request.text)
+    ):
+        return ("knowledge search",)  # "which module handles payments, per the docs": a search of the docs
     located = _located(request)
     if located:
         return (located,)
@@ -106,6 +113,11 @@ _WHERE = re.compile(r"^(?:where(?:'s|s| is| are| do| does| in)|in which files?)\
 _CHURN = re.compile(r"\b(?:chang\w*|churn\w*|hot\w*|often|most|edit\w*|touch\w*|active)\b", re.IGNORECASE)
 _USED = re.compile(r"\b(?:used|uses|called|calls|referenced|imported|invoked)\b", re.IGNORECASE)
 _VALIDATES = re.compile(r"\b(?:syntax|validat\w*|lint\w*|valid)\b", re.IGNORECASE)
+_WHICH_PART = re.compile(
+    r"^(?:which|what|wich|where)(?:'s|s)?\s+(?:\w+\s+)?(?:modules?|docs?|documents?|files?|parts?|components?|"
+    r"packages?|code)\b",
+    re.IGNORECASE,
+)
 _CHECK_VERBS = frozenset({"check", "validate", "lint", "verify", "test", "vet"})
 _RUNS = re.compile(r"\b(?:run|runs|running|workflow|script|loop)\b", re.IGNORECASE)
 

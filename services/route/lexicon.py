@@ -23,7 +23,7 @@ __all__ = [
     "words",
 ]
 
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # letters of any script: "quién" is one word, not "qui" and "n"
 
 
 def _bag(text: str) -> frozenset[str]:
@@ -43,6 +43,7 @@ STOPWORDS = _bag(
     hows thats lets dont cant wont far against versus vs sure everything everyone anything something
     somebody anybody isnt arent question
     doesnt didnt theres heres whos ya yeah yes no nope u ur
+    quién quien qué que dónde donde cuál qui quoi où quel quelle wer wo welche welcher le la les el los der das
     """
 )
 # Kept out of STOPWORDS because they carry routing sense: "why" (decisions), "where" (recall, search),
@@ -80,6 +81,13 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "invoked",
         "depends",
         "dependent",
+        # the same in the languages a user may slip into: Spanish, French, German
+        "llama",
+        "llaman",
+        "appelle",
+        "appellent",
+        "ruft",
+        "aufruft",
     ),
     "approve": ("approve", "approval", "signoff", "greenlight", "allow", "okay", "permit"),
     "reject": ("reject", "deny", "refuse", "decline", "veto"),
@@ -100,7 +108,22 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "review": ("review", "audit", "critique", "assess", "evaluate"),
     "scope": ("scope", "preflight", "plan", "planning", "prepare", "prep", "groundwork"),
     "generate": ("generate", "draft", "author", "scaffold", "template", "templates", "boilerplate"),
-    "explain": ("explain", "describe", "overview", "understand", "about", "walk", "story"),
+    "explain": (
+        "explain",
+        "describe",
+        "overview",
+        "understand",
+        "about",
+        "walk",
+        "story",
+        "explica",
+        "explícame",
+        "explique",
+        "expliquer",
+        "erklär",
+        "erkläre",
+        "erklären",
+    ),
     "decide": (
         "decide",
         "decided",

@@ -182,7 +182,10 @@ async def _decide_one(
         for kind, values in ids.items():
             setattr(found, kind, list(values))
     request, named_loop = await _known_names(found, request, state)
-    terms = _rank_terms(task, request, found, cat) + found.markers
+    markers = found.markers
+    if lexicon.canonical(request.verb) == lexicon.canonical("search") and set(found.symbols) <= set(found.quoted):
+        markers = [m for m in markers if m != "<symbol>"]  # "search them for 'TimeoutError'": text, not a name
+    terms = _rank_terms(task, request, found, cat) + markers
     if named_loop:
         terms.append(lexicon.canonical("loop"))  # "tick nightly": the loop's name says "loop"
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))

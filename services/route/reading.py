@@ -80,7 +80,8 @@ _SUBORDINATE_LEAD = re.compile(r"^(?:before|after|if|when|while|once|since|i'?m 
 _QUESTION = re.compile(
     r"^(?:what|what's|whats|wat|which|wich|who|whose|where|where's|wheres|why|how|hows|is|are|was|were|"
     r"(?:does|do|did)(?=\s+(?:i|you|we|they|it|he|she|this|that|these|those|my|our|the|any|anything|"
-    r"src|tests?)\b)|has|have|had|any|anything|should|would it)\b",
+    r"src|tests?)\b)|has|have|had|any|anything|should|would it|"
+    r"¿?(?:quién|quien|qué|dónde|donde|cuál|qui|quoi|où|quel|quelle|wer|wo|welche|welcher))\b",
     re.IGNORECASE,
 )
 _CHANGE_LEAD = re.compile(
@@ -150,7 +151,12 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    ("knowledge", re.compile(r"\bknowledge\b|\bmodule docs?\b|\bclaims?\b", re.I)),
+    (
+        "knowledge",
+        re.compile(
+            r"\bknowledge\b|\bmodule docs?\b|\bclaims?\b|\b(?:according to|per|in|from) the (?:module )?docs\b", re.I
+        ),
+    ),
     (
         "session",
         re.compile(
@@ -264,7 +270,7 @@ def _request(text: str) -> Request:
     main = ""
     stated: list[str] = []
     for i, clause in enumerate(clauses):
-        lead = _FILLER.sub("", clause.strip()).strip()
+        lead = _FILLER.sub("", clause.strip().lstrip("¿¡")).strip()
         if not lead or re.match(
             r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", lead, re.I
         ):
