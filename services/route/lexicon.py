@@ -56,7 +56,9 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "show": ("show", "display", "print", "view", "list", "lists", "listing", "enumerate", "see", "inventory"),
     "find": ("find", "search", "locate", "look", "lookup", "grep", "hunt", "seek", "query"),
     "session": ("session", "conversation", "transcript", "chat", "chats", "dialog", "dialogue", "thread"),
-    "agent": ("agent", "claude", "codex", "bot", "bots", "assistant", "assistants", "worker", "workers"),
+    # Claude and Codex are named as themselves: they are the clients `mcp install` registers with, and an
+    # "agent" word would make "register pallium with codex" the AGENTS.md files' tool.
+    "agent": ("agent", "bot", "bots", "assistant", "assistants", "worker", "workers"),
     "run": ("run", "execute", "launch", "kick", "trigger"),
     "stop": ("stop", "halt", "kill", "cancel", "abort", "terminate", "end", "quit"),
     "start": ("start", "begin", "initiate", "setup", "set", "create", "register", "assemble", "convene"),
@@ -231,6 +233,8 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "database": ("database", "db", "sqlite", "store"),
     "configure": ("configure", "config", "configuration", "settings", "setting", "provider"),
 }
+_SYNONYM_GROUPS["hotspot"] = ("hotspot", "hotspots", "hot", "churn", "churns", "churning", "churny", "churniest")
+_SYNONYM_GROUPS["fact"] = ("fact", "facts", "dump", "export")
 _SYNONYM_GROUPS["send"] = ("send", "message", "mail", "dm", "notify")
 _SYNONYM_GROUPS["link"] = ("link", "record")
 _SYNONYM_GROUPS["sync"] = ("sync", "synchronize", "synchronise", "refresh", "ingest", "reimport")
@@ -380,6 +384,15 @@ _IDIOMS = (
     (re.compile(r"\bup to\b(?=\s*(?:[?.!]|$|(?:right )?now\b|lately\b|today\b|these days\b))", re.I), "doing"),
     (re.compile(r"\bkick(?:ing|ed)? off\b|\bspin(?:ning)? up\b|\bfire off\b", re.I), "start"),
     (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),
+    # how often something changes is churn: "the files that change the most", "most often changed"
+    (
+        re.compile(
+            r"\bchang(?:e|es|ed|ing) (?:the )?most\b|\bmost (?:often|frequently) changed\b|"
+            r"\bchang(?:e|es|ed) (?:most )?(?:often|frequently)\b",
+            re.I,
+        ),
+        "churn",
+    ),
     # "tell the tester to focus on edge cases": a directive to someone, not "tell me"
     (re.compile(r"\btell (?!me\b|us\b|him\b|her\b|them\b)((?:\S+\s+){1,5}?)to\b", re.I), r"steer \1to"),
 )
