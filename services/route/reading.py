@@ -127,7 +127,9 @@ _DELETE_WORDS = re.compile(
     r"vacuum\w*|compact\w*|reset\w*|drop\w*|expire\w*|clear (?:out|away))\b",
     re.IGNORECASE,
 )
-REVERTS = _REVERT_WORDS = re.compile(r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply)\b", re.I)
+REVERTS = _REVERT_WORDS = re.compile(
+    r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply|take (?:\w+ ){0,4}?back(?! up\b))\b", re.I
+)
 _PREVIEW = re.compile(
     r"\b(?:preview\w*|dry[- ]?run|what would|which would|would (?:it|that|be)|how (?:much|many) would|simulate|"
     r"just (?:show|list|say|tell)|only (?:show|list|say)|without (?:deleting|removing|actually))\b",

@@ -11,28 +11,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.conftest import write
 from tests.services.route.cases import CASES
-from tests.services.route.conftest import call
 from tests.services.route.heldout2_cases import HELDOUT2
 from tests.services.route.heldout3_cases import HELDOUT3
 from tests.services.route.heldout4_cases import HELDOUT4
 from tests.services.route.heldout_cases import HELDOUT
 from tests.services.route.scoring import Score, score
-
-
-@pytest.fixture
-def populated(git_repo: Path, workflow_env) -> Path:
-    """`git_repo` with one completed run (`done-1`) and one loop (`nightly`)."""
-    done = anyio.run(
-        lambda: call(
-            "pallium_workflow_run", {"task": "notes", "source": "return {ok: true};", "id": "done-1"}, git_repo, "edit"
-        )
-    )
-    assert done.status == "completed"
-    write(git_repo, "work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"};\n')
-    anyio.run(lambda: call("pallium_loop_start", {"name": "nightly", "script": "work.loop.js"}, git_repo, "consult"))
-    return git_repo
 
 
 def _report(title: str, result: Score) -> str:
