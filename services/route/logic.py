@@ -201,6 +201,21 @@ async def _decide_one(
     )
     root = repo_root(state)
     reason = _unfit(task, terms, best, request, found, state, root)
+    idle = None
+    for _ in range(3):  # a tool with nothing to act on is no candidate: the next may fit ("stop it": the loop)
+        if reason is not None or best.structural:
+            break
+        nothing = await _nothing_to_act_on(best.capability, found, terms, state)
+        if nothing is None:
+            break
+        idle = idle or nothing
+        ranked = [s for s in ranked if s is not best]
+        best, runner = ranked[0], (ranked[1] if len(ranked) > 1 else None)
+        reason = _unfit(task, terms, best, request, found, state, root)
+    else:
+        reason = reason or idle
+    if idle is not None and reason is not None and reason != idle:
+        reason = f"{idle}; {reason}"
     if reason is not None:
         return _nothing(task, ceiling, reason, ranked, confidence, state), Plan(None, None, state, request)
     cap = best.capability
@@ -379,6 +394,11 @@ def _unfit(
         return "no capability shares a word with the task"
     if names_repo:
         return None
+    authoring = request.verb in _WRITING_VERBS
+    personal = [w for w in _object_nouns(request) if w in lexicon.OFF_DOMAIN] if authoring else []
+    if personal and not set(_object_nouns(request)) & lexicon.SOFTWARE:
+        # "write me a cover letter for a backend job": what is written is a letter, whatever it is about
+        return f"the task asks for {' '.join(personal)}, which no Pallium capability covers"
     strong = [t for t in best.matched if t not in lexicon.GENERIC_TERMS]
     if not strong and best.score < 0.5:
         return f"the task shares only general words ({', '.join(best.matched)}) with any capability"
@@ -407,12 +427,53 @@ def _unfit(
     return None
 
 
+_ACTS_ON = {
+    "runs_active": ("running", {"queued", "running", "paused"}),
+    "runs_interrupted": ("interrupted or failed", {"interrupted", "failed"}),
+    "runs_awaiting_approval": ("waiting at a gate", {"awaiting_approval"}),
+}
+_RUN_NOUNS = frozenset(lexicon.canonical(w) for w in ("run", "runs", "workflow", "gate", "patch")) | {"<run>"}
+
+
+async def _nothing_to_act_on(cap: Capability, found: extract.Found, terms: list[str], state: State) -> str | None:
+    """A run's tool that acts on a run in one state ("stop", "resume"), for a task that names no run, when
+    no stored run is in that state: "kill the stuck agent" with only a finished run means no run at all,
+    and the finished one must not be grounded in its place."""
+    if "team" in cap.needs and not found.team_ids and not set(terms) & catalog.OBJECT_CUES["team"]:
+        try:
+            teams = (await state.ctx.call("pallium_team_list", {})).teams
+        except PalliumError:
+            return None
+        return None if teams else f"{cap.capability} acts on a team; there is none, and the task names none"
+    wanted = [_ACTS_ON[s] for s in cap.signals if s in _ACTS_ON]
+    if "run" not in cap.needs or not wanted or len(wanted) != len(cap.signals):
+        return None
+    if found.run_ids or found.last_run or set(terms) & _RUN_NOUNS:
+        return None
+    runs = await state.workflow_runs()
+    if any(r["status"] in states for _, states in wanted for r in runs):
+        return None
+    what = " or ".join(name for name, _ in wanted)
+    return f"{cap.capability} acts on a workflow run that is {what}; none is, and the task names no run"
+
+
 _NO_OBJECT_FLOOR = 0.6
 _DETERMINERS = frozenset(
     ("a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "this", "that", "these", "those", "some",
      "all", "every", "any")
 )  # fmt: skip
 _NOUN_PHRASE_END = re.compile(r"\b(?:to|on|in|at|for|from|with|by|of|so|and|but|because|it|its)\b|[,.;:!?]")
+
+
+_WRITING_VERBS = frozenset({"write", "draft", "compose", "pen", "author", "prepare", "create", "make", "generate"})
+
+
+def _object_nouns(request: reading.Request) -> list[str]:
+    """The words of the verb's direct object: after the verb, up to a preposition or a clause's end."""
+    parts = request.body.split(None, 1)
+    rest = parts[1] if len(parts) > 1 and request.action != reading.QUESTION else ""
+    phrase = _NOUN_PHRASE_END.split(rest, maxsplit=1)[0]
+    return [w for w in lexicon.words(phrase) if w not in _DETERMINERS and w not in lexicon.STOPWORDS]
 
 
 def _foreign_object(request: reading.Request, found: extract.Found) -> str | None:
@@ -423,9 +484,7 @@ def _foreign_object(request: reading.Request, found: extract.Found) -> str | Non
         return None
     if found.paths or found.run_ids or found.team_ids or found.session_ids or found.loop_name or found.symbols:
         return None
-    rest = request.body.split(None, 1)[1] if len(request.body.split(None, 1)) > 1 else ""
-    phrase = _NOUN_PHRASE_END.split(rest, maxsplit=1)[0]
-    nouns = [w for w in lexicon.words(phrase) if w not in _DETERMINERS]
+    nouns = _object_nouns(request)
     known = catalog.load().surfaces
     if not nouns or any(w in known or w in lexicon.STOPWORDS for w in nouns):
         return None

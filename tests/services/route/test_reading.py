@@ -225,3 +225,19 @@ def test_a_tool_that_runs_until_stopped_is_not_executed_from_the_command_line(gi
     answer = anyio.run(lambda: route("serve the knowledge site locally", git_repo, ceiling="observe", execute=True))
     assert answer.capability == "knowledge serve"
     assert answer.executed["status"] == "not_run" and "until it is stopped" in answer.executed["reason"]
+
+
+def test_a_run_tool_with_no_run_in_the_state_it_acts_on_is_no_candidate(populated: Path):
+    # the only run is finished: nothing is running to stop, so "stop it" means the loop, never done-1
+    answer = anyio.run(lambda: route("halt it now", populated, ceiling="consult"))
+    assert (answer.capability, answer.arguments) == ("loop stop", {"name": "nightly"})
+    named = anyio.run(lambda: route("cancel the running workflow", populated, ceiling="consult"))
+    assert named.capability == "workflow stop"  # a task that names a run keeps the run's tool and its report
+
+
+@pytest.mark.parametrize(
+    "task", ["draft a thank-you email to the backend team", "compose a letter of resignation for my python job"]
+)
+def test_writing_a_personal_document_is_off_topic_whatever_it_is_about(git_repo: Path, task: str):
+    answer = anyio.run(lambda: route(task, git_repo, ceiling="admin"))
+    assert answer.capability is None, answer.why
