@@ -380,7 +380,8 @@ def canonical(word: str) -> str:
 
 # Idioms whose words mean something else together: read as the one word they stand for.
 _IDIOMS = (
-    (re.compile(r"\blay of the land\b|\bbig picture\b|\bbird'?s[- ]eye view\b", re.I), "overview"),
+    # the whole repository at a glance: its architecture, not one file's story
+    (re.compile(r"\blay of the land\b|\bbig picture\b|\bbird'?s[- ]eye view\b", re.I), "architecture overview"),
     (re.compile(r"\bup to\b(?=\s*(?:[?.!]|$|(?:right )?now\b|lately\b|today\b|these days\b))", re.I), "doing"),
     (re.compile(r"\bkick(?:ing|ed)? off\b|\bspin(?:ning)? up\b|\bfire off\b", re.I), "start"),
     (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),

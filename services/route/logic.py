@@ -462,7 +462,10 @@ _DETERMINERS = frozenset(
     ("a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "this", "that", "these", "those", "some",
      "all", "every", "any")
 )  # fmt: skip
-_NOUN_PHRASE_END = re.compile(r"\b(?:to|on|in|at|for|from|with|by|of|so|and|but|because|it|its)\b|[,.;:!?]")
+_NOUN_PHRASE_END = re.compile(
+    r"\b(?:to|on|in|at|for|from|with|by|of|so|and|but|because|it|its|about|like|as|into|than|that|which|who|"
+    r"asking|telling|saying|announcing)\b|[,.;:!?]"
+)
 
 
 _WRITING_VERBS = frozenset({"write", "draft", "compose", "pen", "author", "prepare", "create", "make", "generate"})

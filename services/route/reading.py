@@ -64,7 +64,8 @@ _SUBORDINATE = re.compile(
 )
 # A clause stating a fact ("doctor says the db is corrupt", "recall keeps returning junk") before the request.
 _STATEMENT = re.compile(
-    r"^(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:\w+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
+    r"^(?!(?:what|which|who|whose|where|why|how|is|are|was|were|does|do|did|has|have|can|could|should|would)\b)"
+    r"(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:\w+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
     r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
     r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b",
     re.IGNORECASE,
@@ -253,8 +254,8 @@ def split(task: str) -> list[str]:
             text, pending = f"{pending}, {text}", ""
         if out and (len(text.split()) < 2 or _MODIFIER_PART.match(text)):
             out[-1] = f"{out[-1]} {text}"
-        elif _SUBORDINATE_LEAD.match(_FILLER.sub("", text)) and not _CLAUSES.search(text):
-            pending = text
+        elif (_SUBORDINATE_LEAD.match(_FILLER.sub("", text)) or _STATEMENT.match(text)) and not _CLAUSES.search(text):
+            pending = text  # "nightly seems wedged; unstick it": the fact qualifies the request after it
         else:
             out.append(text)
     if pending:

@@ -147,9 +147,11 @@ def test_a_stated_fact_before_the_request_is_set_aside_and_kept(task: str, state
     assert (request.stated, request.body) == (stated, body)
 
 
-def test_a_part_that_is_only_a_subordinate_clause_qualifies_the_next_request():
+def test_a_part_that_is_only_a_subordinate_clause_or_a_fact_qualifies_the_next_request():
     assert reading.split("before I merge; what changed since main") == ["before I merge, what changed since main"]
+    assert reading.split("the loop seems wedged; clear it") == ["the loop seems wedged, clear it"]
     assert len(reading.split("list the loops; then show the teams")) == 2
+    assert len(reading.split("what are the loops; then show the teams")) == 2  # a question states nothing
 
 
 @pytest.mark.parametrize(
