@@ -186,6 +186,8 @@ async def _decide_one(
     if lexicon.canonical(request.verb) == lexicon.canonical("search") and set(found.symbols) <= set(found.quoted):
         markers = [m for m in markers if m != "<symbol>"]  # "search them for 'TimeoutError'": text, not a name
     terms = _rank_terms(task, request, found, cat) + markers
+    if not found.refs:
+        terms = [t for t in terms if t not in _BRANCH_WORDS]  # "search for main": a branch only where a ref stands
     if named_loop:
         terms.append(lexicon.canonical("loop"))  # "tick nightly": the loop's name says "loop"
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
@@ -266,6 +268,7 @@ def _rank_terms(task: str, request: reading.Request, found: extract.Found, cat: 
     return [t for t in before if t in _STATED_TERMS] + own
 
 
+_BRANCH_WORDS = frozenset(lexicon.canonical(w) for w in ("main", "master", "trunk", "develop"))
 _NAME_LIKE = re.compile(r"[A-Za-z][\w.]*[-_][\w.-]*\d[\w.-]*|[A-Za-z]+\d[\w-]*|[A-Za-z][\w.]*[-_][\w.-]+")
 
 
@@ -411,6 +414,10 @@ def _unfit(
     # "stop it", "resume that": a pronoun points at something the user and Pallium both see
     points = bool(re.search(r"\b(?:it|this|that|them|these|those)\b", task, re.IGNORECASE))
     names_thing = request.object is not None or points or bool(found.symbols or found.test_command or found.refs)
+    if lexicon.canonical(request.verb) == lexicon.canonical("search") and not off:
+        # "search for main": what is sought is a thing of the repository's text, unless it is of another world
+        sought = [w for w in lexicon.words(request.body)[1:] if w not in lexicon.STOPWORDS and w not in _DETERMINERS]
+        names_thing = names_thing or bool(sought)
     foreign = _foreign_object(request, found)
     if foreign and (best.capability.needs or choose.object_of(best.capability) == "pallium"):
         return (

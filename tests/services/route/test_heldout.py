@@ -49,10 +49,11 @@ def test_the_held_out_set_is_large_varied_and_apart_from_cases(name: str):
     assert sum(1 for c in cases if c.missing) >= 10 and sum(1 for c in cases if c.steps) >= 5
 
 
-# The goals on every held-out set, except abstention on the first: two of its 13 off-topic
-# requests ("kill the stuck agent", a cover letter "for a backend job") still reach a capability.
+# The goals on every held-out set, except abstention on the first: one of its 13 off-topic
+# requests ("kill the stuck agent") still reaches a capability, `sessions live`, a read that shows
+# stuck agents (Pallium kills no agent that is not a run's, and with no run running, stops none).
 # Each set was scored once before the changes its score led to; see docs/route.md for those figures.
-ABSTAIN_FLOOR = {"held-out": 0.8, "held-out-2": 0.95, "held-out-3": 0.95, "held-out-4": 0.95}
+ABSTAIN_FLOOR = {"held-out": 0.9, "held-out-2": 0.95, "held-out-3": 0.95, "held-out-4": 0.95}
 
 
 @pytest.mark.parametrize("name", SETS)
