@@ -250,7 +250,7 @@ async def _decide_one(
 _STATED_TERMS = frozenset(
     lexicon.canonical(w)
     for w in ("session", "loop", "run", "workflow", "team", "knowledge", "database", "index", "gate", "patch",
-              "template", "pallium", "wrong", "stuck")
+              "template", "pallium", "wrong", "stuck", "stagnation", "stagnated", "stagnating")
 )  # fmt: skip
 
 

@@ -70,6 +70,12 @@ _STATEMENT = re.compile(
     r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b",
     re.IGNORECASE,
 )
+_RETRACT = re.compile(
+    r"^(?:scrap|forget|ignore|cancel|drop|disregard|take back|never ?mind|nvm)\b\s*(?:that|this|it|all that|"
+    r"the last one|my (?:last|previous|earlier) (?:request|message|question|ask)|what i (?:said|asked|wrote))?"
+    r"(?:\s+(?:idea|request|question|one))?\s*$",
+    re.IGNORECASE,
+)
 _DIAGNOSE = re.compile(r"^(?:debug\w*|diagnos\w*|troubleshoot\w*)\b", re.IGNORECASE)
 _STYLED_START = re.compile(
     r"^(?:start|kick(?:ing)? off|launch|begin|fire off|spin up|run|do)\s+(?:a|an|the|another|one more)?\s*"
@@ -123,13 +129,17 @@ _CONTEXT = re.compile(
 )
 _DELETE_WORDS = re.compile(
     r"\b(?:delete\w*|remov\w*|erase\w*|purg\w*|wip\w*|discard\w*|destroy\w*|trash\w*|prun\w*|forget\w*|"
-    r"nuk\w*|zap\w*|ditch\w*|scrap\w*|move (?:\w+ ){0,2}aside|"
+    r"nuk\w*|zap\w*|ditch\w*|scrap\w*|trim\w*|move (?:\w+ ){0,2}aside|"
     r"get rid of|gc|garbage[- ]collect\w*|clean(?:ing)? ?up|cleanup|tidy up|free (?:up )?(?:disk|space)|"
     r"vacuum\w*|compact\w*|reset\w*|drop\w*|expire\w*|clear (?:out|away))\b",
     re.IGNORECASE,
 )
 REVERTS = _REVERT_WORDS = re.compile(
-    r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply|take (?:\w+ ){0,4}?back(?! up\b))\b", re.I
+    r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply|take (?:\w+ ){0,4}?back out|"
+    r"take (?:\w+ ){0,3}?(?:patch\w*|changes?|edits?) back|"
+    r"take back (?:the |its |their )?(?:patch\w*|changes?|edits?|"
+    r"what [\w.-]+ (?:applied|put|did|changed|landed|added)))\b",
+    re.I,
 )
 _PREVIEW = re.compile(
     r"\b(?:preview\w*|dry[- ]?run|what would|which would|would (?:it|that|be)|how (?:much|many) would|simulate|"
@@ -278,6 +288,8 @@ def _request(text: str) -> Request:
             r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", lead, re.I
         ):
             continue
+        if i < len(clauses) - 1 and _RETRACT.match(lead):
+            continue  # "scrap that idea, explain src/app.py instead": the earlier request is withdrawn
         if i < len(clauses) - 1 and _STATEMENT.match(lead):
             stated.append(lead)
             continue  # "recall keeps returning junk, check the index": the symptom, then the request
@@ -287,7 +299,9 @@ def _request(text: str) -> Request:
             break
     if action is None and not main:
         leads = [_FILLER.sub("", c.strip()).strip() for c in clauses]
-        main = next((lead for lead in leads if lead and not _SUBORDINATE_LEAD.match(lead)), "")
+        leads = [lead for lead in leads if lead and not _SUBORDINATE_LEAD.match(lead)]
+        # past a stated fact, the clause after it is the request even when its verb is not one we list
+        main = next((lead for lead in leads if lead not in stated), leads[0] if leads else "")
     body = _SUBORDINATE.sub("", main) if action != QUESTION else main
     deletes = bool(_DELETE_WORDS.search(body) or _REVERT_WORDS.search(body))
     if action in (QUESTION, None) and _DELETE_WORDS.search(main) and (action == QUESTION or _PREVIEW.search(text)):
@@ -366,7 +380,7 @@ _OTHER_VERBS = re.compile(
     r"resume|continue|retry|restart|spawn|send|summari[sz]e|prepare|scope|preflight|recall|remind|dump|grep|"
     r"look|see|know|tick|set|enable|disable|watch|describe|walk|compare|tell|report|inspect|analyse|vacuum|"
     r"prune|purge|forget|wipe|kill|cancel|abort|attach|join|claim|complete|nudge|steer|serve|spin|move|unstick|"
-    r"unblock|assemble|record|link|message|ping|step|refresh|dump|export|fact-check)\b",
+    r"unblock|assemble|record|link|message|ping|step|refresh|dump|export|fact-check|trim|shrink|archive)\b",
     re.IGNORECASE,
 )
 

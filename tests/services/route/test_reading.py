@@ -245,3 +245,16 @@ def test_a_run_tool_with_no_run_in_the_state_it_acts_on_is_no_candidate(populate
 def test_writing_a_personal_document_is_off_topic_whatever_it_is_about(git_repo: Path, task: str):
     answer = anyio.run(lambda: route(task, git_repo, ceiling="admin"))
     assert answer.capability is None, answer.why
+
+
+@pytest.mark.parametrize(
+    ("task", "capability"),
+    [
+        ("take back what I said, just list the runs", "workflow list"),  # a retraction, never a revert
+        ("never mind, show me the loops", "loop list"),
+        ("scrap that, what does src/app.py import", "explain"),
+    ],
+)
+def test_a_withdrawn_request_is_set_aside_and_reaches_no_tool(populated: Path, task: str, capability: str):
+    answer = anyio.run(lambda: route(task, populated, ceiling="admin"))
+    assert answer.capability == capability, answer.why
