@@ -84,6 +84,13 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         and not reading.names_path(request.text)
     ):
         return ("knowledge search",)  # "which module handles payments, per the docs": a search of the docs
+    if (
+        obj == "loop"
+        and action is None
+        and request.verb in ("run", "rerun", "execute", "advance", "cycle")
+        and not re.search(r"\bloop (?:list|status|stop|start|reset|tick)\b", request.text, re.IGNORECASE)
+    ):
+        return ("loop tick",)  # a loop runs one tick at a time: "run nightly once more"
     located = _located(request)
     if located:
         return (located,)
@@ -242,6 +249,8 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
         # candidate on the object that also takes the verb's sense wins, else one that shares the verb
         verb = lexicon.canonical(request.verb)
         near = [s for s in near if verb in s.matched]
+        if request.object != "code":
+            near.sort(key=lambda s: not names_verb(s.capability, verb))  # "create a team": the team's start
     return _lead(ranked, near[0].capability.capability) if near else _argument_fit(ranked, request, found)
 
 

@@ -384,6 +384,7 @@ _IDIOMS = (
     (re.compile(r"\blay of the land\b|\bbig picture\b|\bbird'?s[- ]eye view\b", re.I), "architecture overview"),
     (re.compile(r"\bup to\b(?=\s*(?:[?.!]|$|(?:right )?now\b|lately\b|today\b|these days\b))", re.I), "doing"),
     (re.compile(r"\bkick(?:ing|ed)? off\b|\bspin(?:ning)? up\b|\bfire off\b", re.I), "start"),
+    (re.compile(r"\bpull(?:ing)? in\b|\bbring(?:ing)? in\b|\bsuck(?:ing)? in\b", re.I), "import"),
     (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),
     # how often something changes is churn: "the files that change the most", "most often changed"
     (

@@ -288,7 +288,8 @@ async def _known_names(found: extract.Found, request: reading.Request, state: St
                 request = dataclasses.replace(request, object="run")
             if request.action == reading.CHANGE and reading.diagnoses(request):
                 request = dataclasses.replace(request, action=None)  # "debug done-1's lease" reads the run
-    if request.object in (None, "code") and not found.run_ids and not found.paths:
+    verb_run = request.object == "run" and request.verb == "run"  # "run nightly once more": the loop's tick
+    if (request.object in (None, "code") or verb_run) and not found.run_ids and not found.paths:
         loops = {n.lower(): n for n in await state.loop_names()}
         named = [loops[w.lower()] for w in words if w.lower() in loops]
         if named:

@@ -212,6 +212,9 @@ def test_a_verb_on_a_thing_pallium_does_not_have_reaches_no_tool(populated: Path
         ("which module covers the cli, according to the docs", "knowledge search"),
         ("look for the retry logic", "search"),
         ("search for main", "search"),  # a branch's name is a ref only where a ref stands ("since main")
+        ("create a team to refactor the parser", "team start"),
+        ("run nightly one more time", "loop tick"),
+        ("pull in my newest claude chats", "sessions sync"),
     ],
 )
 def test_a_request_chooses_by_its_action_and_object_in_any_wording(populated: Path, task: str, capability: str):
