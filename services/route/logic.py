@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernel import authority
 from kernel.errors import PalliumError
-from services.route import catalog, choose, extract, lexicon, reading
+from services.route import abstain, catalog, extract, lexicon, reading
 from services.route.choose import acts, shape
 from services.route.ground import Grounded, ground, needed_level, repo_root, state_preconditions
 from services.route.models import Alternative, Confidence, Preparation, RouteInput, RouteOutput, Step
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["argv_of", "decide", "route"]
 
-MIN_SCORE = 0.3  # below this, the best candidate shares too little with the task to be offered
 SIGNAL_BONUS = 0.06
 ABSENT_PENALTY = 0.15
 _CONTENDERS = 6
@@ -202,18 +201,18 @@ async def _decide_one(
         runner_up=runner.capability.capability if runner else None,
     )
     root = repo_root(state)
-    reason = _unfit(task, terms, best, request, found, state, root)
+    reason = abstain.unfit(task, terms, best, request, found, state, root)
     idle = None
     for _ in range(3):  # a tool with nothing to act on is no candidate: the next may fit ("stop it": the loop)
         if reason is not None or best.structural:
             break
-        nothing = await _nothing_to_act_on(best.capability, found, terms, state)
+        nothing = await abstain.nothing_to_act_on(best.capability, found, terms, state)
         if nothing is None:
             break
         idle = idle or nothing
         ranked = [s for s in ranked if s is not best]
         best, runner = ranked[0], (ranked[1] if len(ranked) > 1 else None)
-        reason = _unfit(task, terms, best, request, found, state, root)
+        reason = abstain.unfit(task, terms, best, request, found, state, root)
     else:
         reason = reason or idle
     if idle is not None and reason is not None and reason != idle:
@@ -298,17 +297,6 @@ async def _known_names(found: extract.Found, request: reading.Request, state: St
     return request, False
 
 
-# Terms that name an action, not a thing: a task whose only match is one of them names nothing Pallium has.
-_ACTION_TERMS = frozenset(
-    lexicon.canonical(w)
-    for w in (
-        "generate", "show", "find", "explain", "fix", "delete", "run", "start", "stop", "change", "review",
-        "verify", "apply", "revert", "resume", "recall", "approve", "reject", "clean", "prune", "install",
-        "upgrade", "implement", "refactor", "test", "check", "make", "write", "configure",
-    )
-)  # fmt: skip
-
-
 def argv_of(cap: Capability, arguments: dict[str, Any], level: str) -> list[str]:
     argv = ["pallium", *cap.cli.split()]
     flags: list[str] = []
@@ -360,153 +348,6 @@ async def _exists(state: State, need: str) -> bool:
     if need == "run":
         return bool(await state.workflow_runs())
     return bool(await state.loop_names())
-
-
-def _unfit(
-    task: str,
-    terms: list[str],
-    best: Scored,
-    request: reading.Request,
-    found: extract.Found,
-    state: State,
-    root: Any,
-) -> str | None:
-    """Why nothing fits the task, or None when the best candidate does.
-
-    A capability the reading itself asks for always fits; so does any task that names a path in the
-    repository (it is about the repository, even when its words are not Pallium's)."""
-    if best.structural:
-        return None
-    content = [t for t in terms if not t.startswith("<")]
-    task_words = set(lexicon.words(task))
-    software = task_words & lexicon.SOFTWARE
-    off = task_words & lexicon.OFF_DOMAIN
-    names_repo = bool(found.paths) or bool(found.run_ids) or bool(found.session_ids) or bool(found.team_ids)
-    command = set(lexicon.words(best.capability.cli))
-    if command <= task_words and (request.verb in ("run", "pallium", "try") or len(task_words) <= 3):
-        off -= command  # "run doctor": Pallium's own command by its name, not a physician
-    if (
-        request.object is not None
-        and best.score > 0
-        and choose.object_of(best.capability) == request.object
-        and choose.names_verb(best.capability, lexicon.canonical(request.verb))
-    ):
-        return None  # the verb names a command of the object the task names ("assemble a team of agents")
-    if not names_repo and not software and _ARITHMETIC.search(task):
-        return "the task is arithmetic or a unit conversion, which no Pallium capability covers"
-    if best.score <= 0 or not best.matched:
-        return "no capability shares a word with the task"
-    if names_repo:
-        return None
-    authoring = request.verb in _WRITING_VERBS
-    personal = [w for w in _object_nouns(request) if w in lexicon.OFF_DOMAIN] if authoring else []
-    if personal and not set(_object_nouns(request)) & lexicon.SOFTWARE:
-        # "write me a cover letter for a backend job": what is written is a letter, whatever it is about
-        return f"the task asks for {' '.join(personal)}, which no Pallium capability covers"
-    strong = [t for t in best.matched if t not in lexicon.GENERIC_TERMS]
-    if not strong and best.score < 0.5:
-        return f"the task shares only general words ({', '.join(best.matched)}) with any capability"
-    if off and not software and (len(off) >= len(strong) or best.score < 0.75):
-        return f"the task is about {', '.join(sorted(off))}, which no Pallium capability covers"
-    if best.score < MIN_SCORE:
-        return f"the closest capability covers too little of the task ({best.score:.2f} < {MIN_SCORE})"
-    if content and len(best.matched) == 1 and not software and best.score < MIN_SCORE + 0.15:
-        return "only one word of the task matches a capability, and nothing else ties it to software work"
-    # "stop it", "resume that": a pronoun points at something the user and Pallium both see
-    points = bool(re.search(r"\b(?:it|this|that|them|these|those)\b", task, re.IGNORECASE))
-    names_thing = request.object is not None or points or bool(found.symbols or found.test_command or found.refs)
-    if lexicon.canonical(request.verb) == lexicon.canonical("search") and not off:
-        # "search for main": what is sought is a thing of the repository's text, unless it is of another world
-        sought = [w for w in lexicon.words(request.body)[1:] if w not in lexicon.STOPWORDS and w not in _DETERMINERS]
-        names_thing = names_thing or bool(sought)
-    foreign = _foreign_object(request, found)
-    if foreign and (best.capability.needs or choose.object_of(best.capability) == "pallium"):
-        return (
-            f"the task asks to {request.verb} {foreign}, which is nothing Pallium has (its runs, loops, teams, "
-            "sessions, knowledge base or itself)"
-        )
-    if not names_thing and not software and set(best.matched) <= _ACTION_TERMS:
-        return (
-            f"the task asks to {', '.join(best.matched)} but names nothing Pallium acts on (code, a session, a run, "
-            "a loop, a team, the knowledge base, Pallium itself)"
-        )
-    if not names_thing and request.action is None and not software and best.score < _NO_OBJECT_FLOOR:
-        return "the task names nothing Pallium acts on (code, a session, a run, a loop, a team, the knowledge base)"
-    return None
-
-
-_ACTS_ON = {
-    "runs_active": ("running", {"queued", "running", "paused"}),
-    "runs_interrupted": ("interrupted or failed", {"interrupted", "failed"}),
-    "runs_awaiting_approval": ("waiting at a gate", {"awaiting_approval"}),
-}
-_RUN_NOUNS = frozenset(lexicon.canonical(w) for w in ("run", "runs", "workflow", "gate", "patch")) | {"<run>"}
-
-
-async def _nothing_to_act_on(cap: Capability, found: extract.Found, terms: list[str], state: State) -> str | None:
-    """A run's tool that acts on a run in one state ("stop", "resume"), for a task that names no run, when
-    no stored run is in that state: "kill the stuck agent" with only a finished run means no run at all,
-    and the finished one must not be grounded in its place."""
-    if "team" in cap.needs and not found.team_ids and not set(terms) & catalog.OBJECT_CUES["team"]:
-        try:
-            teams = (await state.ctx.call("pallium_team_list", {})).teams
-        except PalliumError:
-            return None
-        return None if teams else f"{cap.capability} acts on a team; there is none, and the task names none"
-    wanted = [_ACTS_ON[s] for s in cap.signals if s in _ACTS_ON]
-    if "run" not in cap.needs or not wanted or len(wanted) != len(cap.signals):
-        return None
-    if found.run_ids or found.last_run or set(terms) & _RUN_NOUNS:
-        return None
-    runs = await state.workflow_runs()
-    if any(r["status"] in states for _, states in wanted for r in runs):
-        return None
-    what = " or ".join(name for name, _ in wanted)
-    return f"{cap.capability} acts on a workflow run that is {what}; none is, and the task names no run"
-
-
-_NO_OBJECT_FLOOR = 0.6
-_DETERMINERS = frozenset(
-    ("a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "this", "that", "these", "those", "some",
-     "all", "every", "any")
-)  # fmt: skip
-_NOUN_PHRASE_END = re.compile(
-    r"\b(?:to|on|in|at|for|from|with|by|of|so|and|but|because|it|its|about|like|as|into|than|that|which|who|"
-    r"asking|telling|saying|announcing)\b|[,.;:!?]"
-)
-
-
-_WRITING_VERBS = frozenset({"write", "draft", "compose", "pen", "author", "prepare", "create", "make", "generate"})
-
-
-def _object_nouns(request: reading.Request) -> list[str]:
-    """The words of the verb's direct object: after the verb, up to a preposition or a clause's end."""
-    parts = request.body.split(None, 1)
-    rest = parts[1] if len(parts) > 1 and request.action != reading.QUESTION else ""
-    phrase = _NOUN_PHRASE_END.split(rest, maxsplit=1)[0]
-    return [w for w in lexicon.words(phrase) if w not in _DETERMINERS and w not in lexicon.STOPWORDS]
-
-
-def _foreign_object(request: reading.Request, found: extract.Found) -> str | None:
-    """The verb's direct object when it is a thing no catalog word, path, id or name stands for ("restart
-    docker desktop", "reset my wifi router"): a tool of a run, a loop, a team or Pallium itself acts on
-    its own object, never on that. None when the request names any of Pallium's things or points ("it")."""
-    if request.action not in (None, reading.CHANGE) or request.object is not None or not request.verb:
-        return None
-    if found.paths or found.run_ids or found.team_ids or found.session_ids or found.loop_name or found.symbols:
-        return None
-    nouns = _object_nouns(request)
-    known = catalog.load().surfaces
-    if not nouns or any(w in known or w in lexicon.STOPWORDS for w in nouns):
-        return None
-    return " ".join(nouns)
-
-
-_ARITHMETIC = re.compile(
-    r"\b\d+(?:\.\d+)?\s*(?:[+*/x×^]|times|plus|minus|divided by|to the power of)\s*\d|"
-    r"\b\d+(?:\.\d+)?\s*(?:squared|cubed|percent)\b|\b(?:square root|factorial) of\b|\bconvert \d",
-    re.IGNORECASE,
-)
 
 
 def _nothing(
