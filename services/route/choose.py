@@ -191,8 +191,10 @@ def _sibling(ranked: list[Scored], request: reading.Request) -> list[Scored]:
         listing = [s for s in siblings if s.capability.cli.endswith(" list")]
         if listing:
             return _lead(ranked, listing[0].capability.capability)
-    verb = request.verb.lower()
-    if own != verb:
+    # "double-check my key": the check; a generic verb ("show me the templates") leaves the words to decide
+    doubled = bool(re.match(r"^(?:double|re|sanity|cross)[- ]?check", request.body, re.I))
+    verb = "check" if doubled else request.verb.lower()
+    if own != verb and (doubled or lexicon.canonical(verb) not in lexicon.GENERIC_TERMS):
         verbatim = [s for s in siblings if s.capability.cli.rsplit(" ", 1)[1] == verb]
         if verbatim:
             return _lead(ranked, verbatim[0].capability.capability)

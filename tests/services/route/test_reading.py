@@ -215,6 +215,7 @@ def test_a_verb_on_a_thing_pallium_does_not_have_reaches_no_tool(populated: Path
         ("create a team to refactor the parser", "team start"),
         ("run nightly one more time", "loop tick"),
         ("pull in my newest claude chats", "sessions sync"),
+        ("show me the team templates", "team template list"),  # a generic verb leaves siblings to the words
     ],
 )
 def test_a_request_chooses_by_its_action_and_object_in_any_wording(populated: Path, task: str, capability: str):
