@@ -288,9 +288,21 @@ async def _known_names(found: extract.Found, request: reading.Request, state: St
             if request.action == reading.CHANGE and reading.diagnoses(request):
                 request = dataclasses.replace(request, action=None)  # "debug done-1's lease" reads the run
     verb_run = request.object == "run" and request.verb == "run"  # "run nightly once more": the loop's tick
-    if (request.object in (None, "code") or verb_run) and not found.run_ids and not found.paths:
+    known = catalog.load().surfaces
+    # A loop's name is a word no catalog phrasing, synonym or vocabulary list uses ("nightly"), so a task
+    # made only of such words ("fix the checkout race") asks the loop store nothing.
+    candidates = [
+        w
+        for w in words
+        if len(w) >= 3
+        and (low := w.lower()) not in known
+        and low not in lexicon.STOPWORDS
+        and low not in lexicon.SOFTWARE
+        and low not in lexicon.OFF_DOMAIN
+    ]
+    if candidates and (request.object in (None, "code") or verb_run) and not found.run_ids and not found.paths:
         loops = {n.lower(): n for n in await state.loop_names()}
-        named = [loops[w.lower()] for w in words if w.lower() in loops]
+        named = [loops[w.lower()] for w in candidates if w.lower() in loops]
         if named:
             found.loop_name = named[0]
             return dataclasses.replace(request, object="loop"), True
