@@ -92,6 +92,12 @@ class Catalog:
             for text in (*cap.phrasings, cap.summary, cap.cli):
                 surfaces.update(lexicon.words(text))
         self.speller = lexicon.Speller(surfaces)
+        # The words the catalog itself uses, and every synonym it knows: a noun outside them is no thing of
+        # Pallium's. A software noun only a phrasing's example uses ("the router") is left out, as for idf.
+        described_words = {w for c in capabilities for text in (c.summary, c.cli) for w in lexicon.words(text)}
+        self.surfaces = (
+            frozenset(w for w in surfaces if w in described_words or w not in lexicon.SOFTWARE) | lexicon.SYNONYM_WORDS
+        )
         from services.route.reading import VOCABULARY
 
         # The reading corrects against its own words too, so "prveiew" reads as "preview".

@@ -16,7 +16,7 @@ from services.route import extract, lexicon, reading
 if TYPE_CHECKING:
     from services.route.catalog import Capability, Catalog, Scored
 
-__all__ = ["acts", "may_choose", "object_of", "shape", "wanted"]
+__all__ = ["acts", "may_choose", "names_verb", "object_of", "shape", "wanted"]
 
 
 # The object each destructive tool deletes, by the first word of its command.
@@ -77,6 +77,30 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         return ("knowledge audit",)
     if action == reading.CONTEXT and obj in ("code", None, "knowledge"):
         return ("knowledge context",)
+    if (
+        obj == "knowledge"
+        and action == reading.QUESTION
+        and _WHICH_PART.match(request.body)
+        and not reading.names_path(request.text)
+    ):
+        return ("knowledge search",)  # "which module handles payments, per the docs": a search of the docs
+    if (
+        obj == "loop"
+        and action is None
+        and request.verb in ("run", "rerun", "execute", "advance", "cycle")
+        and not re.search(r"\bloop (?:list|status|stop|start|reset|tick)\b", request.text, re.IGNORECASE)
+    ):
+        return ("loop tick",)  # a loop runs one tick at a time: "run nightly once more"
+    located = _located(request)
+    if located:
+        return (located,)
+    if (
+        request.verb in _CHECK_VERBS
+        and re.search(r"[\w-]+\.js\b", request.text)
+        and _VALIDATES.search(request.text)
+        and _RUNS.search(request.text)
+    ):
+        return ("workflow validate",)  # "check flows/x.js for syntax errors before I run it": a script's check
     if action == reading.REVIEW and obj == "run" and re.search(r"\.js\b", request.text):
         return ("workflow validate",)
     if request.verb in _AUTHOR_VERBS and obj == "run" and re.search(r"\bworkflows?\b", request.text, re.I):
@@ -88,6 +112,32 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
     if action == reading.CHANGE and obj == "run" and not request.deletes:
         return ("start",)
     return ()
+
+
+# Where something is, in the present tense ("where's X defined", "where in the code do we ..."); "where did
+# the migration stop" asks where work stood, not where code is.
+_WHERE = re.compile(r"^(?:where(?:'s|s| is| are| do| does| in)|in which files?)\b", re.IGNORECASE)
+_CHURN = re.compile(r"\b(?:chang\w*|churn\w*|hot\w*|often|most|edit\w*|touch\w*|active)\b", re.IGNORECASE)
+_USED = re.compile(r"\b(?:used|uses|called|calls|referenced|imported|invoked)\b", re.IGNORECASE)
+_VALIDATES = re.compile(r"\b(?:syntax|validat\w*|lint\w*|valid)\b", re.IGNORECASE)
+_WHICH_PART = re.compile(
+    r"^(?:which|what|wich|where)(?:'s|s)?\s+(?:\w+\s+)?(?:modules?|docs?|documents?|files?|parts?|components?|"
+    r"packages?|code)\b",
+    re.IGNORECASE,
+)
+_CHECK_VERBS = frozenset({"check", "validate", "lint", "verify", "test", "vet"})
+_RUNS = re.compile(r"\b(?:run|runs|running|workflow|script|loop)\b", re.IGNORECASE)
+
+
+def _located(request: reading.Request) -> str | None:
+    """A question asking where something is in the code: where it is used is `callers`, where it is
+    defined or done is `search`; where the code changes most is left to the words (`hotspots`)."""
+    if request.action != reading.QUESTION or request.object not in ("code", None):
+        return None
+    text = request.body
+    if not _WHERE.match(text) or _CHURN.search(text) or reading.names_path(text):
+        return None
+    return "callers" if _USED.search(text) else "search"
 
 
 def shape(
@@ -110,7 +160,45 @@ def shape(
     for name in wanted(request):
         if name in cat.by_name:
             return _lead(allowed, name, structural=True)
-    return _by_object(allowed, request, found)
+    return _sibling(_by_object(allowed, request, found), request)
+
+
+_SIBLING_REACH = 0.15
+_PLURAL_QUESTION = re.compile(
+    r"^(?:what|which|wat|any)\s+(?:\w+\s+)?\w+s\b\s+(?:can|could|do|does|are|exist|is there|are there|have|"
+    r"did|should|there)\b",
+    re.IGNORECASE,
+)
+
+
+def _sibling(ranked: list[Scored], request: reading.Request) -> list[Scored]:
+    """Between commands of one noun ("workflow template show" and "... list"), the request's own word
+    decides: a question asking which things there are lists them, and a verb that is one command's
+    own name ("resume") picks it over the sibling a synonym merges with it ("retry")."""
+    if len(ranked) < 2 or ranked[0].structural or not request.verb:
+        return ranked
+    best = ranked[0]
+    stem = best.capability.cli.rsplit(" ", 1)[0] if " " in best.capability.cli else None
+    if stem is None:
+        return ranked
+    siblings = [
+        s
+        for s in ranked[1:8]
+        if s.capability.cli.rsplit(" ", 1)[0] == stem and best.score - s.score <= _SIBLING_REACH and s.score > 0
+    ]
+    own = best.capability.cli.rsplit(" ", 1)[1]
+    if request.action == reading.QUESTION and _PLURAL_QUESTION.match(request.body) and own != "list":
+        listing = [s for s in siblings if s.capability.cli.endswith(" list")]
+        if listing:
+            return _lead(ranked, listing[0].capability.capability)
+    # "double-check my key": the check; a generic verb ("show me the templates") leaves the words to decide
+    doubled = bool(re.match(r"^(?:double|re|sanity|cross)[- ]?check", request.body, re.I))
+    verb = "check" if doubled else request.verb.lower()
+    if own != verb and (doubled or lexicon.canonical(verb) not in lexicon.GENERIC_TERMS):
+        verbatim = [s for s in siblings if s.capability.cli.rsplit(" ", 1)[1] == verb]
+        if verbatim:
+            return _lead(ranked, verbatim[0].capability.capability)
+    return ranked
 
 
 _AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "author", "make"})
@@ -151,15 +239,20 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
             readers = [s for s in readers if object_of(s.capability) == request.object] or readers
         if readers:
             return _lead(ranked, readers[0].capability.capability)
-    if request.object is None or _names_verb(best.capability, lexicon.canonical(request.verb)):
-        return _argument_fit(ranked, request, found)
-    if object_of(best.capability) == request.object:
+    if request.object is None or object_of(best.capability) == request.object:
         return _argument_fit(ranked, request, found)
     near = [
         s
         for s in ranked
         if object_of(s.capability) == request.object and s.score > 0 and s.score >= best.score - _OBJECT_REACH
     ]
+    if near and names_verb(best.capability, lexicon.canonical(request.verb)):
+        # "refresh the index": the verb is a session tool's (sync), the object the repository's; a close
+        # candidate on the object that also takes the verb's sense wins, else one that shares the verb
+        verb = lexicon.canonical(request.verb)
+        near = [s for s in near if verb in s.matched]
+        if request.object != "code":
+            near.sort(key=lambda s: not names_verb(s.capability, verb))  # "create a team": the team's start
     return _lead(ranked, near[0].capability.capability) if near else _argument_fit(ranked, request, found)
 
 
@@ -225,20 +318,20 @@ def _verb_fit(ranked: list[Scored], request: reading.Request) -> list[Scored]:
         return ranked
     best = ranked[0]
     verb = lexicon.canonical(request.verb)
-    if _names_verb(best.capability, verb):
+    if names_verb(best.capability, verb):
         if request.object is None or object_of(best.capability) == request.object:
             return ranked
         for s in ranked[1:6]:  # "start a team": the team's start, not the task's
             if (
                 s.score > 0
                 and best.score - s.score <= _VERB_OBJECT_REACH
-                and _names_verb(s.capability, verb)
+                and names_verb(s.capability, verb)
                 and object_of(s.capability) == request.object
             ):
                 return _lead(ranked, s.capability.capability)
         return ranked
     for s in ranked[1:6]:
-        if s.score <= 0 or not _names_verb(s.capability, verb):
+        if s.score <= 0 or not names_verb(s.capability, verb):
             continue
         on_object = request.object is not None and object_of(s.capability) == request.object
         if verb in lexicon.GENERIC_TERMS:
@@ -248,7 +341,7 @@ def _verb_fit(ranked: list[Scored], request: reading.Request) -> list[Scored]:
     return ranked
 
 
-def _names_verb(cap: Capability, verb: str) -> bool:
+def names_verb(cap: Capability, verb: str) -> bool:
     words = cap.cli.replace("-", " ").split()
     return verb in {lexicon.canonical(w) for w in words[1:] or words}
 

@@ -35,6 +35,12 @@ async def execute(answer: RouteOutput, plan: Plan, ctx: ToolContext, inp: RouteI
     missing = [p for p in answer.preconditions if not p.met and p.kind == "needs_input"]
     if missing:
         return _not_run("needs input: " + "; ".join(p.detail for p in missing))
+    if plan.cap.tool in _UNTIL_STOPPED and ctx.origin != "mcp":
+        # Over MCP these return (a bounded background site, one upkeep step, one frame); on the command line
+        # they hold the terminal until Ctrl-C, and a routed call must return.
+        return _not_run(
+            f"{answer.capability} runs until it is stopped (Ctrl-C); run it yourself: {' '.join(answer.argv)}"
+        )
     ran: list[dict[str, Any]] = []
     for pre in answer.preconditions:
         if pre.met:
@@ -67,6 +73,9 @@ async def execute(answer: RouteOutput, plan: Plan, ctx: ToolContext, inp: RouteI
     except PalliumError as exc:
         return {"status": "error", "tool": plan.cap.tool, "error": exc.to_dict()["error"], "preconditions_run": ran}
     return {"status": "ok", "tool": plan.cap.tool, "output": out.model_dump(mode="json"), "preconditions_run": ran}
+
+
+_UNTIL_STOPPED = frozenset({"pallium_knowledge_serve", "pallium_knowledge_maintain_run", "pallium_team_watch"})
 
 
 def deletes(cap: Any, arguments: dict[str, Any]) -> bool:

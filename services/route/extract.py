@@ -101,7 +101,8 @@ _NOT_GATES = frozenset(
 # A plain word is a symbol only where the sentence says so: "who calls main", "callers of run", "is x used".
 _SYMBOL_AFTER = re.compile(
     r"\b(?:cal+s?|call(?:ed|ing)?|invokes?|invoking|uses?|using|references?|referencing|callers of|usages? of|"
-    r"users of|references to|rename|renaming|depends on|definition of|defined)\s+(?:the\s+)?"
+    r"users of|references to|rename|renaming|depends on|definition of|defined|"
+    r"llaman? a|appellent|appelle|ruft|aufruft)\s+(?:the\s+)?"
     r"(?:(?:function|method|class|symbol|variable|constant|type)\s+)?[`'\"]?([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)",
     re.IGNORECASE,
 )

@@ -16,13 +16,14 @@ __all__ = [
     "SOFTWARE",
     "SOFTWARE_TERMS",
     "STOPWORDS",
+    "SYNONYM_WORDS",
     "Speller",
     "stem",
     "terms",
     "words",
 ]
 
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")  # letters of any script: "quién" is one word, not "qui" and "n"
 
 
 def _bag(text: str) -> frozenset[str]:
@@ -42,6 +43,7 @@ STOPWORDS = _bag(
     hows thats lets dont cant wont far against versus vs sure everything everyone anything something
     somebody anybody isnt arent question
     doesnt didnt theres heres whos ya yeah yes no nope u ur
+    quién quien qué que dónde donde cuál qui quoi où quel quelle wer wo welche welcher le la les el los der das
     """
 )
 # Kept out of STOPWORDS because they carry routing sense: "why" (decisions), "where" (recall, search),
@@ -54,10 +56,12 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "show": ("show", "display", "print", "view", "list", "lists", "listing", "enumerate", "see", "inventory"),
     "find": ("find", "search", "locate", "look", "lookup", "grep", "hunt", "seek", "query"),
     "session": ("session", "conversation", "transcript", "chat", "chats", "dialog", "dialogue", "thread"),
-    "agent": ("agent", "claude", "codex", "bot", "bots", "assistant", "assistants", "worker", "workers"),
+    # Claude and Codex are named as themselves: they are the clients `mcp install` registers with, and an
+    # "agent" word would make "register pallium with codex" the AGENTS.md files' tool.
+    "agent": ("agent", "bot", "bots", "assistant", "assistants", "worker", "workers"),
     "run": ("run", "execute", "launch", "kick", "trigger"),
     "stop": ("stop", "halt", "kill", "cancel", "abort", "terminate", "end", "quit"),
-    "start": ("start", "begin", "initiate", "setup", "set", "create", "register"),
+    "start": ("start", "begin", "initiate", "setup", "set", "create", "register", "assemble", "convene"),
     "change": ("change", "modify", "edit", "alter", "touch", "tweak", "modification", "diff", "delta"),
     "file": ("file", "module", "source", "script", "files", "modules"),
     "risk": ("risk", "risky", "danger", "dangerous", "safe", "careful", "fragile", "hazard"),
@@ -79,6 +83,13 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "invoked",
         "depends",
         "dependent",
+        # the same in the languages a user may slip into: Spanish, French, German
+        "llama",
+        "llaman",
+        "appelle",
+        "appellent",
+        "ruft",
+        "aufruft",
     ),
     "approve": ("approve", "approval", "signoff", "greenlight", "allow", "okay", "permit"),
     "reject": ("reject", "deny", "refuse", "decline", "veto"),
@@ -99,7 +110,22 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "review": ("review", "audit", "critique", "assess", "evaluate"),
     "scope": ("scope", "preflight", "plan", "planning", "prepare", "prep", "groundwork"),
     "generate": ("generate", "draft", "author", "scaffold", "template", "templates", "boilerplate"),
-    "explain": ("explain", "describe", "overview", "understand", "about", "walk", "story"),
+    "explain": (
+        "explain",
+        "describe",
+        "overview",
+        "understand",
+        "about",
+        "walk",
+        "story",
+        "explica",
+        "explícame",
+        "explique",
+        "expliquer",
+        "erklär",
+        "erkläre",
+        "erklären",
+    ),
     "decide": (
         "decide",
         "decided",
@@ -197,17 +223,26 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "flaky",
         "mistake",
         "mistakes",
+        "junk",
+        "nonsense",
+        "rubbish",
+        "weird",
     ),
     "implement": ("implement", "add", "introduce", "feature", "features"),
     "refactor": ("refactor", "restructure", "rename", "cleanup", "rework", "rewrite", "simplify", "extract"),
     "database": ("database", "db", "sqlite", "store"),
     "configure": ("configure", "config", "configuration", "settings", "setting", "provider"),
 }
+_SYNONYM_GROUPS["hotspot"] = ("hotspot", "hotspots", "hot", "churn", "churns", "churning", "churny", "churniest")
+_SYNONYM_GROUPS["fact"] = ("fact", "facts", "dump", "export")
+_SYNONYM_GROUPS["send"] = ("send", "message", "mail", "dm", "notify")
+_SYNONYM_GROUPS["link"] = ("link", "record")
 _SYNONYM_GROUPS["sync"] = ("sync", "synchronize", "synchronise", "refresh", "ingest", "reimport")
 _SYNONYM_GROUPS["validate"] = ("validate", "validation", "lint", "linting", "syntax")
 _SYNONYM_GROUPS["runlist"] = ("runs",)  # the plural is the noun: "what runs have I got" lists, it does not run
 _SYNONYM_GROUPS["not"] = ("not", "never", "unfinished", "incomplete", "undone")
 _SYNONYMS = {word: canon for canon, group in _SYNONYM_GROUPS.items() for word in group}
+SYNONYM_WORDS = frozenset(_SYNONYMS)
 # Later groups must not silently steal words from earlier ones: a word belongs to its first group.
 for _canon, _group in _SYNONYM_GROUPS.items():
     for _word in _group:
@@ -343,10 +378,38 @@ def canonical(word: str) -> str:
     return stemmed
 
 
+# Idioms whose words mean something else together: read as the one word they stand for.
+_IDIOMS = (
+    # the whole repository at a glance: its architecture, not one file's story
+    (re.compile(r"\blay of the land\b|\bbig picture\b|\bbird'?s[- ]eye view\b", re.I), "architecture overview"),
+    (re.compile(r"\bup to\b(?=\s*(?:[?.!]|$|(?:right )?now\b|lately\b|today\b|these days\b))", re.I), "doing"),
+    (re.compile(r"\bkick(?:ing|ed)? off\b|\bspin(?:ning)? up\b|\bfire off\b", re.I), "start"),
+    (re.compile(r"\bpull(?:ing)? in\b|\bbring(?:ing)? in\b|\bsuck(?:ing)? in\b", re.I), "import"),
+    (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),
+    # how often something changes is churn: "the files that change the most", "most often changed"
+    (
+        re.compile(
+            r"\bchang(?:e|es|ed|ing) (?:the )?most\b|\bmost (?:often|frequently) changed\b|"
+            r"\bchang(?:e|es|ed) (?:most )?(?:often|frequently)\b",
+            re.I,
+        ),
+        "churn",
+    ),
+    # "tell the tester to focus on edge cases": a directive to someone, not "tell me"
+    (re.compile(r"\btell (?!me\b|us\b|him\b|her\b|them\b)((?:\S+\s+){1,5}?)to\b", re.I), r"steer \1to"),
+)
+
+
+def _idioms(text: str) -> str:
+    for pattern, word in _IDIOMS:
+        text = pattern.sub(word, text)
+    return text
+
+
 def terms(text: str, speller: Speller | None = None) -> list[str]:
     """The content terms of `text` in order: stopwords dropped, synonyms merged, typos corrected."""
     out: list[str] = []
-    for word in words(text):
+    for word in words(_idioms(text)):
         if word in STOPWORDS or (len(word) < 2 and not word.isdigit()):
             continue
         if word.isdigit():

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernel import authority
 from kernel.errors import PalliumError
-from services.route import catalog, extract, lexicon, reading
+from services.route import abstain, catalog, extract, lexicon, reading
 from services.route.choose import acts, shape
 from services.route.ground import Grounded, ground, needed_level, repo_root, state_preconditions
 from services.route.models import Alternative, Confidence, Preparation, RouteInput, RouteOutput, Step
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["argv_of", "decide", "route"]
 
-MIN_SCORE = 0.3  # below this, the best candidate shares too little with the task to be offered
 SIGNAL_BONUS = 0.06
 ABSENT_PENALTY = 0.15
 _CONTENDERS = 6
@@ -73,17 +72,24 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     decided: list[tuple[RouteOutput, Plan]] = []
     texts: list[str] = []
     carried: list[str] = []  # paths named by an earlier request, for "add a test for it"
+    ids: dict[str, list[str]] = {}  # runs, teams and sessions named by an earlier request, for "its diff"
     for part in parts:
         if decided and _TAIL.match(part):  # "... then report back": what to do with the result, not a request
             texts[-1] = f"{texts[-1]} {part}"
             decided[-1] = await _decide_one(texts[-1], task, ceiling, state, _read(texts[-1], speller), carried)
             continue
         request = _read(part, speller)
-        if request.object is None and decided and decided[-1][1].request is not None:
-            # "list the runs, then apply the last one": the object carries over from the request before
-            request = dataclasses.replace(request, object=decided[-1][1].request.object)
-        answer, plan = await _decide_one(part, task, ceiling, state, request, carried)
+        before = decided[-1][1].request if decided else None
+        points = bool(_POINTS.search(part))
+        if before is not None and (request.object is None or (points and before.object not in (None, "code"))):
+            # "list the runs, then apply the last one", "show the team's status and also its diff": the
+            # object carries over from the request before, and with a pronoun, the ids it named
+            request = dataclasses.replace(request, object=before.object)
+        answer, plan = await _decide_one(part, task, ceiling, state, request, carried, ids if points else None)
         carried += [p for p in extract.find(part).paths if p not in carried]
+        named = extract.find(part)
+        for kind in ("run_ids", "team_ids", "session_ids"):
+            ids[kind] = getattr(named, kind) or ids.get(kind, [])
         decided.append((answer, plan))
         texts.append(part)
     if len(decided) == 1:
@@ -92,6 +98,8 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
         return answer, plan
     return _combined(task, ceiling, decided, state), Plan(None, None, state, steps=decided)
 
+
+_POINTS = re.compile(r"\b(?:it|its|them|their|theirs|those|these)\b", re.IGNORECASE)
 
 # A part that only says what to do with the result of the one before ("report back", "tell me").
 _TAIL = re.compile(
@@ -157,13 +165,30 @@ def _combined(task: str, ceiling: str, decided: list[tuple[RouteOutput, Plan]], 
 
 
 async def _decide_one(
-    task: str, whole: str, ceiling: str, state: State, request: reading.Request, carried: list[str] | None
+    task: str,
+    whole: str,
+    ceiling: str,
+    state: State,
+    request: reading.Request,
+    carried: list[str] | None,
+    ids: dict[str, list[str]] | None = None,
 ) -> tuple[RouteOutput, Plan]:
     cat = catalog.load()
     found = extract.find(task)
     if carried and not found.paths:
         found.paths = list(carried)
-    terms = lexicon.terms(_unsaid(_masked(task, found)), cat.speller) + found.markers
+    if ids and not (found.run_ids or found.team_ids or found.session_ids):
+        for kind, values in ids.items():
+            setattr(found, kind, list(values))
+    request, named_loop = await _known_names(found, request, state)
+    markers = found.markers
+    if lexicon.canonical(request.verb) == lexicon.canonical("search") and set(found.symbols) <= set(found.quoted):
+        markers = [m for m in markers if m != "<symbol>"]  # "search them for 'TimeoutError'": text, not a name
+    terms = _rank_terms(task, request, found, cat) + markers
+    if not found.refs:
+        terms = [t for t in terms if t not in _BRANCH_WORDS]  # "search for main": a branch only where a ref stands
+    if named_loop:
+        terms.append(lexicon.canonical("loop"))  # "tick nightly": the loop's name says "loop"
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
     ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
     ranked = shape(ranked, request, cat, found)
@@ -176,7 +201,22 @@ async def _decide_one(
         runner_up=runner.capability.capability if runner else None,
     )
     root = repo_root(state)
-    reason = _unfit(task, terms, best, request, found, state, root)
+    reason = abstain.unfit(task, terms, best, request, found, state, root)
+    idle = None
+    for _ in range(3):  # a tool with nothing to act on is no candidate: the next may fit ("stop it": the loop)
+        if reason is not None or best.structural:
+            break
+        nothing = await abstain.nothing_to_act_on(best.capability, found, terms, state)
+        if nothing is None:
+            break
+        idle = idle or nothing
+        ranked = [s for s in ranked if s is not best]
+        best, runner = ranked[0], (ranked[1] if len(ranked) > 1 else None)
+        reason = abstain.unfit(task, terms, best, request, found, state, root)
+    else:
+        reason = reason or idle
+    if idle is not None and reason is not None and reason != idle:
+        reason = f"{idle}; {reason}"
     if reason is not None:
         return _nothing(task, ceiling, reason, ranked, confidence, state), Plan(None, None, state, request)
     cap = best.capability
@@ -205,15 +245,68 @@ async def _decide_one(
     return answer, Plan(cap, grounded, state, request)
 
 
-# Terms that name an action, not a thing: a task whose only match is one of them names nothing Pallium has.
-_ACTION_TERMS = frozenset(
+# What a stated fact lends the request after it: the object it is about and that something is wrong.
+_STATED_TERMS = frozenset(
     lexicon.canonical(w)
-    for w in (
-        "generate", "show", "find", "explain", "fix", "delete", "run", "start", "stop", "change", "review",
-        "verify", "apply", "revert", "resume", "recall", "approve", "reject", "clean", "prune", "install",
-        "upgrade", "implement", "refactor", "test", "check", "make", "write", "configure",
-    )
+    for w in ("session", "loop", "run", "workflow", "team", "knowledge", "database", "index", "gate", "patch",
+              "template", "pallium", "wrong", "stuck", "stagnation", "stagnated", "stagnating")
 )  # fmt: skip
+
+
+def _rank_terms(task: str, request: reading.Request, found: extract.Found, cat: catalog.Catalog) -> list[str]:
+    """The words the ranking weighs: after a stated fact ("doctor says the db is corrupt, move it aside",
+    "recall keeps returning junk, check the index"), the request's own clause, with only the objects and
+    the trouble the fact names; otherwise the whole request."""
+    whole = lexicon.terms(_unsaid(_masked(task, found)), cat.speller)
+    body = request.body.strip()
+    at = task.lower().find(body.lower()) if body and request.stated else -1
+    if at <= 0:
+        return whole
+    before = [lexicon.canonical(w) for w in lexicon.words(_masked(task[:at], found))]  # as written, no speller
+    own = lexicon.terms(_unsaid(_masked(task[at:], found)), cat.speller)
+    return [t for t in before if t in _STATED_TERMS] + own
+
+
+_BRANCH_WORDS = frozenset(lexicon.canonical(w) for w in ("main", "master", "trunk", "develop"))
+_NAME_LIKE = re.compile(r"[A-Za-z][\w.]*[-_][\w.-]*\d[\w.-]*|[A-Za-z]+\d[\w-]*|[A-Za-z][\w.]*[-_][\w.-]+")
+
+
+async def _known_names(found: extract.Found, request: reading.Request, state: State) -> tuple[reading.Request, bool]:
+    """A word the stores know as a run id or a loop name names that run or loop, with no "run" or "loop"
+    beside it ("undo what done-1 applied", "tick nightly"): the request's object is that run or loop.
+    Runs are asked only for a word shaped like a name (a hyphen, an underscore or a digit); loops only
+    when the request names no other object, so a plain task pays for neither."""
+    words = [w.rstrip(".") for w in found.words]
+    if not found.run_ids and any(_NAME_LIKE.fullmatch(w) for w in words):
+        known = {r["id"] for r in await state.workflow_runs()}
+        named = [w for w in words if w in known]
+        if named:
+            found.run_ids = named
+            found.last_run = False
+            if request.object in (None, "code"):
+                request = dataclasses.replace(request, object="run")
+            if request.action == reading.CHANGE and reading.diagnoses(request):
+                request = dataclasses.replace(request, action=None)  # "debug done-1's lease" reads the run
+    verb_run = request.object == "run" and request.verb == "run"  # "run nightly once more": the loop's tick
+    known = catalog.load().surfaces
+    # A loop's name is a word no catalog phrasing, synonym or vocabulary list uses ("nightly"), so a task
+    # made only of such words ("fix the checkout race") asks the loop store nothing.
+    candidates = [
+        w
+        for w in words
+        if len(w) >= 3
+        and (low := w.lower()) not in known
+        and low not in lexicon.STOPWORDS
+        and low not in lexicon.SOFTWARE
+        and low not in lexicon.OFF_DOMAIN
+    ]
+    if candidates and (request.object in (None, "code") or verb_run) and not found.run_ids and not found.paths:
+        loops = {n.lower(): n for n in await state.loop_names()}
+        named = [loops[w.lower()] for w in candidates if w.lower() in loops]
+        if named:
+            found.loop_name = named[0]
+            return dataclasses.replace(request, object="loop"), True
+    return request, False
 
 
 def argv_of(cap: Capability, arguments: dict[str, Any], level: str) -> list[str]:
@@ -267,62 +360,6 @@ async def _exists(state: State, need: str) -> bool:
     if need == "run":
         return bool(await state.workflow_runs())
     return bool(await state.loop_names())
-
-
-def _unfit(
-    task: str,
-    terms: list[str],
-    best: Scored,
-    request: reading.Request,
-    found: extract.Found,
-    state: State,
-    root: Any,
-) -> str | None:
-    """Why nothing fits the task, or None when the best candidate does.
-
-    A capability the reading itself asks for always fits; so does any task that names a path in the
-    repository (it is about the repository, even when its words are not Pallium's)."""
-    if best.structural:
-        return None
-    content = [t for t in terms if not t.startswith("<")]
-    task_words = set(lexicon.words(task))
-    software = task_words & lexicon.SOFTWARE
-    off = task_words & lexicon.OFF_DOMAIN
-    names_repo = bool(found.paths) or bool(found.run_ids) or bool(found.session_ids) or bool(found.team_ids)
-    if not names_repo and not software and _ARITHMETIC.search(task):
-        return "the task is arithmetic or a unit conversion, which no Pallium capability covers"
-    if best.score <= 0 or not best.matched:
-        return "no capability shares a word with the task"
-    if names_repo:
-        return None
-    strong = [t for t in best.matched if t not in lexicon.GENERIC_TERMS]
-    if not strong and best.score < 0.5:
-        return f"the task shares only general words ({', '.join(best.matched)}) with any capability"
-    if off and not software and (len(off) >= len(strong) or best.score < 0.75):
-        return f"the task is about {', '.join(sorted(off))}, which no Pallium capability covers"
-    if best.score < MIN_SCORE:
-        return f"the closest capability covers too little of the task ({best.score:.2f} < {MIN_SCORE})"
-    if content and len(best.matched) == 1 and not software and best.score < MIN_SCORE + 0.15:
-        return "only one word of the task matches a capability, and nothing else ties it to software work"
-    # "stop it", "resume that": a pronoun points at something the user and Pallium both see
-    points = bool(re.search(r"\b(?:it|this|that|them|these|those)\b", task, re.IGNORECASE))
-    names_thing = request.object is not None or points or bool(found.symbols or found.test_command or found.refs)
-    if not names_thing and not software and set(best.matched) <= _ACTION_TERMS:
-        return (
-            f"the task asks to {', '.join(best.matched)} but names nothing Pallium acts on (code, a session, a run, "
-            "a loop, a team, the knowledge base, Pallium itself)"
-        )
-    if not names_thing and request.action is None and not software and best.score < _NO_OBJECT_FLOOR:
-        return "the task names nothing Pallium acts on (code, a session, a run, a loop, a team, the knowledge base)"
-    return None
-
-
-_NO_OBJECT_FLOOR = 0.6
-_ARITHMETIC = re.compile(
-    r"\b\d+(?:\.\d+)?\s*(?:[+*/x×^]|times|plus|minus|divided by|to the power of)\s*\d|"
-    r"\b\d+(?:\.\d+)?\s*(?:squared|cubed|percent)\b|\b(?:square root|factorial) of\b|\bconvert \d",
-    re.IGNORECASE,
-)
 
 
 def _nothing(

@@ -12,7 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["REVERTS", "VOCABULARY", "Reading", "Request", "read", "split", "strong_change", "verifies"]
+__all__ = [
+    "REVERTS",
+    "VOCABULARY",
+    "Reading",
+    "Request",
+    "diagnoses",
+    "names_path",
+    "read",
+    "split",
+    "strong_change",
+    "verifies",
+]
 
 # Actions route acts on; any other lead verb leaves the choice to the ranking ("explain", "list").
 DELETE, REVERT, CHANGE, REVIEW, RESEARCH, CONTEXT, QUESTION = (
@@ -51,19 +62,43 @@ _SUBORDINATE = re.compile(
     r"i'?m about to|i am about to|i'?m going to|i plan to|that|which|whom?)\b.*$",
     re.IGNORECASE,
 )
+# A clause stating a fact ("doctor says the db is corrupt", "recall keeps returning junk") before the request.
+_STATEMENT = re.compile(
+    r"^(?!(?:what|which|who|whose|where|why|how|is|are|was|were|does|do|did|has|have|can|could|should|would)\b)"
+    r"(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:\w+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
+    r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
+    r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b",
+    re.IGNORECASE,
+)
+_RETRACT = re.compile(
+    r"^(?:scrap|forget|ignore|cancel|drop|disregard|take back|never ?mind|nvm)\b\s*(?:that|this|it|all that|"
+    r"the last one|my (?:last|previous|earlier) (?:request|message|question|ask)|what i (?:said|asked|wrote))?"
+    r"(?:\s+(?:idea|request|question|one))?\s*$",
+    re.IGNORECASE,
+)
+_DIAGNOSE = re.compile(r"^(?:debug\w*|diagnos\w*|troubleshoot\w*)\b", re.IGNORECASE)
+_STYLED_START = re.compile(
+    r"^(?:start|kick(?:ing)? off|launch|begin|fire off|spin up|run|do)\s+(?:a|an|the|another|one more)?\s*"
+    r"(?:quick |full |deep |thorough |security |code )?(research|investigation|analysis|review|audit)\b(?![.\w/-])",
+    re.IGNORECASE,
+)
 _REPEAT_VERBS = frozenset({"run", "keep", "loop", "go", "iterate", "repeat", "continue", "rerun"})
 _SUBORDINATE_LEAD = re.compile(r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", re.I)
 _QUESTION = re.compile(
     r"^(?:what|what's|whats|wat|which|wich|who|whose|where|where's|wheres|why|how|hows|is|are|was|were|"
     r"(?:does|do|did)(?=\s+(?:i|you|we|they|it|he|she|this|that|these|those|my|our|the|any|anything|"
-    r"src|tests?)\b)|has|have|had|any|anything|should|would it)\b",
+    r"src|tests?)\b)|has|have|had|any|anything|should|would it|"
+    r"¿?(?:quién|quien|qué|dónde|donde|cuál|qui|quoi|où|quel|quelle|wer|wo|welche|welcher))\b",
     re.IGNORECASE,
 )
 _CHANGE_LEAD = re.compile(
     r"^(?:fix\w*|fxi|repair\w*|resolve|solve|mend|correct|debug|implement\w*|add|adding|introduce|"
     r"refactor\w*|restructure|rename\w*|rewrite|rework|simplify|change|changing|modify|edit|alter|tweak|"
     r"update|make\b(?!\s+sure\b)|sort (?:it |this |that |them )?out|clean(?:ing)? ?up|cleanup|tidy|tidying|"
-    r"get rid of|strip|drop|remove|delete|erase|optimi[sz]e|convert|migrate|port|bump|upgrade)\b",
+    r"get rid of|strip|drop|remove|delete|erase|nuke|zap|ditch|scrap|axe|optimi[sz]e|convert|migrate|port|bump|upgrade|"
+    # writing an artifact of code is a change to it ("write docstrings for ...", "write a test for x")
+    r"write (?:a |an |some |the |more |missing |proper )?(?:unit |integration |regression )?"
+    r"(?:tests?|docstrings?|comments?|type hints?|types|docs? for|documentation for|code|functions?|a fix))\b",
     re.IGNORECASE,
 )
 _CHANGE_AFTER_AND = re.compile(
@@ -86,15 +121,26 @@ _VERIFY = re.compile(
     re.IGNORECASE,
 )
 _CONTEXT = re.compile(
-    r"\bcontext\b(?!\s+(?:window|menu))|\bwhat (?:do|would|will) i need to (?:read|know|look at)\b", re.IGNORECASE
+    r"\bcontext\b(?!\s+(?:window|menu))|\bwhat (?:do|would|will) i need to (?:read|know|look at)\b|"
+    # "which files and tests should I look at": what to read before a change
+    r"\b(?:which|what)\s+(?:other\s+)?(?:files|tests|checks|modules|places|parts)\b.*"
+    r"\b(?:should|must|do|would) (?:i|we) (?:look at|read|check|watch|touch|mind)\b",
+    re.IGNORECASE,
 )
 _DELETE_WORDS = re.compile(
     r"\b(?:delete\w*|remov\w*|erase\w*|purg\w*|wip\w*|discard\w*|destroy\w*|trash\w*|prun\w*|forget\w*|"
+    r"nuk\w*|zap\w*|ditch\w*|scrap\w*|trim\w*|move (?:\w+ ){0,2}aside|"
     r"get rid of|gc|garbage[- ]collect\w*|clean(?:ing)? ?up|cleanup|tidy up|free (?:up )?(?:disk|space)|"
     r"vacuum\w*|compact\w*|reset\w*|drop\w*|expire\w*|clear (?:out|away))\b",
     re.IGNORECASE,
 )
-REVERTS = _REVERT_WORDS = re.compile(r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply)\b", re.I)
+REVERTS = _REVERT_WORDS = re.compile(
+    r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply|take (?:\w+ ){0,4}?back out|"
+    r"take (?:\w+ ){0,3}?(?:patch\w*|changes?|edits?) back|"
+    r"take back (?:the |its |their )?(?:patch\w*|changes?|edits?|"
+    r"what [\w.-]+ (?:applied|put|did|changed|landed|added)))\b",
+    re.I,
+)
 _PREVIEW = re.compile(
     r"\b(?:preview\w*|dry[- ]?run|what would|which would|would (?:it|that|be)|how (?:much|many) would|simulate|"
     r"just (?:show|list|say|tell)|only (?:show|list|say)|without (?:deleting|removing|actually))\b",
@@ -118,7 +164,12 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    ("knowledge", re.compile(r"\bknowledge\b|\bmodule docs?\b|\bclaims?\b", re.I)),
+    (
+        "knowledge",
+        re.compile(
+            r"\bknowledge\b|\bmodule docs?\b|\bclaims?\b|\b(?:according to|per|in|from) the (?:module )?docs\b", re.I
+        ),
+    ),
     (
         "session",
         re.compile(
@@ -133,7 +184,10 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
             r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b|"
-            r"\b(?:start|spin up|create|launch|spawn|stop)\s+(?:a|an|the|my)?\s*(?:\w+\s+)?team\b",
+            r"\b(?:start|spin up|create|launch|spawn|stop)\s+(?:a|an|the|my)?\s*(?:\w+\s+)?team\b|"
+            # several agents working together are a team ("assemble a few agents to debate ...")
+            r"\b(?:a few|few|several|some|multiple|a couple of|a group of|a panel of|a handful of|a bunch of|"
+            r"two|three|four|five|\d+)\s+(?:\w+\s+)?agents\b(?!\s+(?:running|are running))",
             re.I,
         ),
     ),
@@ -159,7 +213,9 @@ _CODE = re.compile(
     r"\b(?:code|codebase|repo|repository|project|app|function|functions|class|classes|method|file|files|module|"
     r"modules|tests?|bugs?|imports?|comments?|helpers?|branch|diff|changes?|commits?|build|lint|types?|"
     r"docstrings?|endpoint|api|parser|config|crash\w*|errors?|exceptions?|checkout|auth\w*|cache|logging|"
-    r"retr(?:y|ies)|print statements?|dead code|todo|changed|modified|uncommitted|staged|working tree)\b",
+    r"retr(?:y|ies)|print statements?|dead code|todo|changed|modified|uncommitted|staged|working tree|"
+    r"validation|flags?|options?|features?|inputs?|outputs?|arguments?|parameters?|edge cases?|type hints?|"
+    r"docs?trings?|variables?|constants?|logic|coverage)\b",
     re.IGNORECASE,
 )
 
@@ -177,6 +233,7 @@ class Request:
     object: str | None  # pallium, knowledge, team, loop, session, run, code; None when it names none
     preview: bool  # "dry run", "what would it delete"
     until: bool  # "until it is green", "keep fixing"
+    stated: str = ""  # clauses before the request that state a fact ("recall keeps returning junk")
 
 
 @dataclass(frozen=True)
@@ -198,14 +255,21 @@ def split(task: str) -> list[str]:
         start = match.end()
     parts.append(task[start:])
     out: list[str] = []
+    pending = ""  # a part that is only a subordinate clause ("I'm about to add a flag;") qualifies the next
     for part in parts:
         text = re.sub(r"^[\s,;]*(?:and\s+)?|[\s,;]*(?:and)?\s*$", "", part, flags=re.IGNORECASE).strip()
         if not text:
             continue
+        if pending:
+            text, pending = f"{pending}, {text}", ""
         if out and (len(text.split()) < 2 or _MODIFIER_PART.match(text)):
             out[-1] = f"{out[-1]} {text}"
+        elif (_SUBORDINATE_LEAD.match(_FILLER.sub("", text)) or _STATEMENT.match(text)) and not _CLAUSES.search(text):
+            pending = text  # "nightly seems wedged; unstick it": the fact qualifies the request after it
         else:
             out.append(text)
+    if pending:
+        out.append(pending)
     return out or [task.strip()]
 
 
@@ -217,29 +281,43 @@ def _request(text: str) -> Request:
     clauses = [c for c in _CLAUSES.split(_QUOTE.sub(" ", text)) if c.strip()]
     action: str | None = None
     main = ""
-    for clause in clauses:
-        lead = _FILLER.sub("", clause.strip()).strip()
+    stated: list[str] = []
+    for i, clause in enumerate(clauses):
+        lead = _FILLER.sub("", clause.strip().lstrip("¿¡")).strip()
         if not lead or re.match(
             r"^(?:before|after|if|when|while|once|since|i'?m about to|i am about to)\b", lead, re.I
         ):
             continue
+        if i < len(clauses) - 1 and _RETRACT.match(lead):
+            continue  # "scrap that idea, explain src/app.py instead": the earlier request is withdrawn
+        if i < len(clauses) - 1 and _STATEMENT.match(lead):
+            stated.append(lead)
+            continue  # "recall keeps returning junk, check the index": the symptom, then the request
         found = _lead_action(lead)
         if found is not None or _is_verb_lead(lead):
             action, main = found, lead
             break
     if action is None and not main:
         leads = [_FILLER.sub("", c.strip()).strip() for c in clauses]
-        main = next((lead for lead in leads if lead and not _SUBORDINATE_LEAD.match(lead)), "")
+        leads = [lead for lead in leads if lead and not _SUBORDINATE_LEAD.match(lead)]
+        # past a stated fact, the clause after it is the request even when its verb is not one we list
+        main = next((lead for lead in leads if lead not in stated), leads[0] if leads else "")
     body = _SUBORDINATE.sub("", main) if action != QUESTION else main
     deletes = bool(_DELETE_WORDS.search(body) or _REVERT_WORDS.search(body))
-    if action == QUESTION and _DELETE_WORDS.search(main):
-        deletes = True
+    if action in (QUESTION, None) and _DELETE_WORDS.search(main) and (action == QUESTION or _PREVIEW.search(text)):
+        deletes = True  # "preview which sessions a prune would remove": the deletion is in the clause set aside
+    if action == CHANGE and _DIAGNOSE.match(main):
+        action = None  # "debug its lease": diagnosing a run, a loop or a session reads it; code is fixed below
     if action is None and _CHANGE_AFTER_AND.search(body):
         action = CHANGE
     if action in (REVIEW, RESEARCH, None) and _CHANGE_AFTER_AND.search(body):
         action = CHANGE
     no_edit = bool(_NO_EDIT.search(text))
     obj = _object(text)
+    if action is None and _DIAGNOSE.match(main) and obj in ("code", None):
+        action = CHANGE
+    if _STYLED_START.match(main) and obj in (None, "run"):
+        obj = "code"  # "kick off a research run on how logging is done": a run of `start`'s kind, on the repository
     if (
         action is None
         and request_verb(main) in _REPEAT_VERBS
@@ -264,6 +342,7 @@ def _request(text: str) -> Request:
         object=obj,
         preview=preview,
         until=bool(_UNTIL.search(text)),
+        stated=", ".join(stated) if main and stated else "",
     )
 
 
@@ -282,6 +361,9 @@ def _lead_action(lead: str) -> str | None:
         return REVIEW
     if _RESEARCH_LEAD.match(lead):
         return RESEARCH
+    styled = _STYLED_START.match(lead)
+    if styled:  # "kick off a research run", "do a security review of the auth code"
+        return RESEARCH if styled.group(1).lower().startswith(("research", "investig", "analys")) else REVIEW
     if _CHANGE_LEAD.match(lead):
         if re.match(r"^make\b", lead, re.I) and not _MAKE_PASS.search(lead):
             return None
@@ -297,7 +379,8 @@ _OTHER_VERBS = re.compile(
     r"validate|lint|check|verify|test|configure|install|register|hook|put|trust|upgrade|stop|halt|pause|"
     r"resume|continue|retry|restart|spawn|send|summari[sz]e|prepare|scope|preflight|recall|remind|dump|grep|"
     r"look|see|know|tick|set|enable|disable|watch|describe|walk|compare|tell|report|inspect|analyse|vacuum|"
-    r"prune|purge|forget|wipe|kill|cancel|abort|attach|join|claim|complete|nudge|steer|serve|spin)\b",
+    r"prune|purge|forget|wipe|kill|cancel|abort|attach|join|claim|complete|nudge|steer|serve|spin|move|unstick|"
+    r"unblock|assemble|record|link|message|ping|step|refresh|dump|export|fact-check|trim|shrink|archive)\b",
     re.IGNORECASE,
 )
 
@@ -319,6 +402,16 @@ def _object(text: str) -> str | None:
         if pattern.search(words):
             return kind
     return "code" if _CODE.search(text) else None
+
+
+def names_path(text: str) -> bool:
+    """Whether the text names a file or folder (`src/app.py`, `README.md`)."""
+    return bool(_PATH_TOKEN.search(text))
+
+
+def diagnoses(request: Request) -> bool:
+    """Whether the request's verb asks to diagnose ("debug its lease"): a reading of a run, a loop or a session."""
+    return bool(_DIAGNOSE.match(request.verb))
 
 
 def verifies(text: str) -> bool:

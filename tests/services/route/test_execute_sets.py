@@ -1,4 +1,4 @@
-"""Execute every route answer of both evaluation sets at its ceiling, and watch the repository.
+"""Execute every route answer of every evaluation set at its ceiling, and watch the repository.
 
 Nothing outside `.pallium/` may change unless the task asked for a change: the answer is the capability
 the case expects and it needs edit or admin. Agents are the fake provider; HOME is a temporary folder,
@@ -22,6 +22,8 @@ from tests.conftest import write
 from tests.services.route.cases import CASES
 from tests.services.route.conftest import call, route
 from tests.services.route.heldout2_cases import HELDOUT2
+from tests.services.route.heldout3_cases import HELDOUT3
+from tests.services.route.heldout4_cases import HELDOUT4
 from tests.services.route.heldout_cases import HELDOUT
 
 _PER_CALL = 120  # seconds one executed answer may take before the test gives up on it
@@ -88,7 +90,7 @@ def _installed() -> list[tuple[str, str]]:
     return sorted((d.metadata["Name"] or "", d.version) for d in metadata.distributions(path=[site]))
 
 
-SETS = {"own": CASES, "held-out": HELDOUT, "held-out-2": HELDOUT2}
+SETS = {"own": CASES, "held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3, "held-out-4": HELDOUT4}
 
 
 @pytest.mark.parametrize("name", SETS)

@@ -55,6 +55,13 @@ LOOSE = st.sampled_from(
         "forget about the old api, implement the new one",
         "explain how src/app.py cleans its inputs",
         "what removes entries from the cache",
+        "zap the unused constants in src/app.py",
+        "scrap that idea, just explain src/app.py",
+        "take back what I said and list the loops",
+        "move the old fixtures aside in tests/",
+        "trim the trailing whitespace in src/app.py",
+        "ditch the retry wrapper in src/app.py",
+        "the cache keeps growing, shrink it in src/app.py",
     ]
 )
 
@@ -70,6 +77,9 @@ DELETIONS = [
     ("garbage collect finished workflow runs", "workflow gc"),
     ("wipe pallium's database", "db reset"),
     ("reset pallium's database", "db reset"),
+    ("trim sessions older than {age}", "sessions prune"),
+    ("zap the worktrees of finished runs", "workflow gc"),
+    ("move pallium's database aside", "db reset"),
 ]
 AGES = st.sampled_from(["90 days", "6 months", "1 year", "2 weeks", "180d"])
 

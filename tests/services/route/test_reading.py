@@ -129,3 +129,136 @@ def test_start_still_reviews_a_task_that_only_asks_for_a_review():
 )
 def test_the_words_of_a_path_the_task_names_are_scope_not_its_object(task: str):
     assert reading.read(task).requests[0].object == "code"
+
+
+# Classes of misreading found on the fourth set (an independent hand's), each tested in other words.
+
+
+@pytest.mark.parametrize(
+    ("task", "stated", "body"),
+    [
+        ("the build is red again, make it pass", "the build is red again", "make it pass"),
+        ("my session memory looks broken, check it", "my session memory looks broken", "check it"),
+        ("show me the loops", "", "show me the loops"),
+    ],
+)
+def test_a_stated_fact_before_the_request_is_set_aside_and_kept(task: str, stated: str, body: str):
+    request = reading.read(task).requests[0]
+    assert (request.stated, request.body) == (stated, body)
+
+
+def test_a_part_that_is_only_a_subordinate_clause_or_a_fact_qualifies_the_next_request():
+    assert reading.split("before I merge; what changed since main") == ["before I merge, what changed since main"]
+    assert reading.split("the loop seems wedged; clear it") == ["the loop seems wedged, clear it"]
+    assert len(reading.split("list the loops; then show the teams")) == 2
+    assert len(reading.split("what are the loops; then show the teams")) == 2  # a question states nothing
+
+
+@pytest.mark.parametrize(
+    ("task", "action", "obj", "deletes"),
+    [
+        ("scrap the dead helpers in src/app.py", "change", "code", True),
+        ("zap sessions older than a year", "change", "session", True),
+        ("write unit tests for the parser", "change", "code", False),
+        ("gather several agents to argue about the schema", None, "team", False),
+        ("troubleshoot the flaky build", "change", "code", False),
+        ("start a quick review of the auth module", "review", "code", False),
+        ("add retries to the uploader", "change", "code", False),
+    ],
+)
+def test_words_are_read_by_their_meaning(task: str, action: str | None, obj: str, deletes: bool):
+    request = reading.read(task).requests[0]
+    assert (request.action, request.object, request.deletes) == (action, obj, deletes)
+
+
+@pytest.mark.parametrize(
+    ("task", "ceiling", "capability", "argument"),
+    [
+        ("list the events of done-1 in order", "observe", "workflow show", ("run_id", "done-1")),
+        ("take back what done-1 put in my tree", "admin", "workflow revert", ("run_id", "done-1")),
+        ("diagnose done-1's worktrees and lease", "observe", "workflow inspect", ("run_id", "done-1")),
+        ("advance nightly by one cycle", "consult", "loop tick", ("name", "nightly")),
+    ],
+)
+def test_a_run_or_loop_the_stores_know_is_named_without_the_word_beside_it(
+    populated: Path, task: str, ceiling: str, capability: str, argument: tuple[str, str]
+):
+    answer = anyio.run(lambda: route(task, populated, ceiling=ceiling))
+    assert answer.capability == capability, answer.why
+    assert answer.arguments.get(argument[0]) == argument[1]
+
+
+@pytest.mark.parametrize("task", ["reboot my printer", "update my iphone to the newest ios", "restart slack"])
+def test_a_verb_on_a_thing_pallium_does_not_have_reaches_no_tool(populated: Path, task: str):
+    answer = anyio.run(lambda: route(task, populated, ceiling="admin"))
+    assert answer.capability is None, answer.why
+    assert answer.arguments == {}  # above all, no run or loop grounded as "the only fit"
+
+
+@pytest.mark.parametrize(
+    ("task", "capability"),
+    [
+        ("where do we parse the config?", "search"),
+        ("where is main called", "callers"),
+        ("where does the code change most often", "hotspots"),
+        ("what workflow templates are there", "workflow template list"),
+        ("retry the knowledge upkeep right away", "knowledge maintain retry"),
+        ("please resume the knowledge upkeep", "knowledge maintain resume"),
+        ("search the transcripts for 'ValueError'", "sessions search"),
+        ("qui appelle main ?", "callers"),
+        ("wer ruft main auf", "callers"),
+        ("which files change the most", "hotspots"),
+        ("hook pallium up to claude code", "mcp install"),
+        ("which module covers the cli, according to the docs", "knowledge search"),
+        ("look for the retry logic", "search"),
+        ("search for main", "search"),  # a branch's name is a ref only where a ref stands ("since main")
+        ("create a team to refactor the parser", "team start"),
+        ("run nightly one more time", "loop tick"),
+        ("pull in my newest claude chats", "sessions sync"),
+        ("show me the team templates", "team template list"),  # a generic verb leaves siblings to the words
+    ],
+)
+def test_a_request_chooses_by_its_action_and_object_in_any_wording(populated: Path, task: str, capability: str):
+    answer = anyio.run(lambda: route(task, populated, ceiling="admin"))
+    assert answer.capability == capability, answer.why
+
+
+def test_a_pronoun_carries_the_object_and_the_ids_of_the_request_before(populated: Path):
+    answer = anyio.run(lambda: route("show done-1's events; then its report", populated, ceiling="observe"))
+    assert [s.capability for s in answer.steps] == ["workflow show", "workflow report"]
+    assert [s.arguments.get("run_id") for s in answer.steps] == ["done-1", "done-1"]
+
+
+def test_a_tool_that_runs_until_stopped_is_not_executed_from_the_command_line(git_repo: Path):
+    answer = anyio.run(lambda: route("serve the knowledge site locally", git_repo, ceiling="observe", execute=True))
+    assert answer.capability == "knowledge serve"
+    assert answer.executed["status"] == "not_run" and "until it is stopped" in answer.executed["reason"]
+
+
+def test_a_run_tool_with_no_run_in_the_state_it_acts_on_is_no_candidate(populated: Path):
+    # the only run is finished: nothing is running to stop, so "stop it" means the loop, never done-1
+    answer = anyio.run(lambda: route("halt it now", populated, ceiling="consult"))
+    assert (answer.capability, answer.arguments) == ("loop stop", {"name": "nightly"})
+    named = anyio.run(lambda: route("cancel the running workflow", populated, ceiling="consult"))
+    assert named.capability == "workflow stop"  # a task that names a run keeps the run's tool and its report
+
+
+@pytest.mark.parametrize(
+    "task", ["draft a thank-you email to the backend team", "compose a letter of resignation for my python job"]
+)
+def test_writing_a_personal_document_is_off_topic_whatever_it_is_about(git_repo: Path, task: str):
+    answer = anyio.run(lambda: route(task, git_repo, ceiling="admin"))
+    assert answer.capability is None, answer.why
+
+
+@pytest.mark.parametrize(
+    ("task", "capability"),
+    [
+        ("take back what I said, just list the runs", "workflow list"),  # a retraction, never a revert
+        ("never mind, show me the loops", "loop list"),
+        ("scrap that, what does src/app.py import", "explain"),
+    ],
+)
+def test_a_withdrawn_request_is_set_aside_and_reaches_no_tool(populated: Path, task: str, capability: str):
+    answer = anyio.run(lambda: route(task, populated, ceiling="admin"))
+    assert answer.capability == capability, answer.why
