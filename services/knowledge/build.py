@@ -8,6 +8,7 @@ ones kept as revisions), then writes the Markdown files.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import time
@@ -17,7 +18,7 @@ from typing import Any
 
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
-from services.knowledge import cochange, documents, modules
+from services.knowledge import cochange, documents, modules, uses
 from services.knowledge.check_rules import read_rules
 from services.knowledge.documents import split_terms
 from services.knowledge.materialize import Written, materialize
@@ -160,6 +161,9 @@ def _store_and_write(
         ),
         documents.keyword_fields("Decisions", "decision decisions why intent"),
     )
+    tested = {f["path"] for f in facts.facts["files"] if f["test"]}
+    owned = {p for m in facts.modules for p in m.files}
+    tables = uses.data_tables(facts.root, facts.facts["files"], owned)  # read before the transaction
     changed = 0
     with store.db.transaction():
         stale = [s for s in store.slugs() if s not in docs]
@@ -173,6 +177,8 @@ def _store_and_write(
                 "built_at": now,
                 "modules": str(len(facts.modules)),
                 "cochange": cochange.encode(cochange.pairs(facts.facts["commits"])),
+                "imports": uses.encode_imports(uses.imports_of(facts.facts["edges"], tested)),
+                "data_tables": json.dumps(tables),
             }
         )
     written = materialize(facts.root, {slug: doc.markdown for slug, (doc, _t) in docs.items()})
