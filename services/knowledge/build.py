@@ -71,6 +71,9 @@ async def read_facts(ctx: ToolContext, repo: str | None) -> Facts:
         },
     )
     facts = out.model_dump(mode="json")
+    # Data tables (`_emoji_codes.py`) are no part of what a module offers, nor leads for a task's words.
+    unskipped = {f["path"] for f in facts["files"] if not f["skip_reason"]}
+    facts["data_tables"] = await asyncio.to_thread(uses.data_tables, root, facts["files"], unskipped)
     found = await asyncio.to_thread(modules.build_modules, facts, config)
     return Facts(root, facts, config, found, modules.incidents(facts), started_ns)
 
@@ -163,7 +166,7 @@ def _store_and_write(
     )
     tested = {f["path"] for f in facts.facts["files"] if f["test"]}
     owned = {p for m in facts.modules for p in m.files}
-    tables = uses.data_tables(facts.root, facts.facts["files"], owned)  # read before the transaction
+    tables = [p for p in facts.facts.get("data_tables", []) if p in owned]
     changed = 0
     with store.db.transaction():
         stale = [s for s in store.slugs() if s not in docs]

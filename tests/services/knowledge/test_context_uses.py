@@ -100,3 +100,9 @@ async def test_a_data_table_stays_out_unless_the_task_names_it(empty_repo: Path)
     assert "pkg/_emoji_codes.py" not in read
     named = await ask(empty_repo, "pallium_knowledge_context", task="Add a new entry to pkg/_emoji_codes.py.")
     assert [f.path for f in named.read][:1] == ["pkg/_emoji_codes.py"]
+    # nor is the table part of what its module offers
+    mapped = await ask(empty_repo, "pallium_knowledge_map", full=True)
+    pkg = next(m for m in mapped.full if m["path"] == "pkg")
+    surface = {s["name"] for s in pkg["surface"]}
+    assert "replace_emoji_codes" in surface
+    assert "EMOJI" not in surface
