@@ -78,6 +78,7 @@ _USED_FILES = 1  # the imports of a definer worth following, the surest first
 _USED_SHARE = 0.8  # of the definer's points, for an import few other files import
 _TEST_SUPPORT = {"testing", "test_utils", "testutils", "pytest_plugin", "testclient", "test_client"}
 _TEST_SUPPORT_SHARE = 0.5
+_WRAPPER_SHARE = 0.4  # a definer importing another definer of the same name wraps it
 _TESTING_TASK = re.compile(r"\b(?:tests?|testing|tested|pytest|fixtures?|mocks?|runner|harness)\b", re.I)
 _ENTRY_STEMS = ("cli", "main", "__main__", "_main", "console")
 _CALLED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,}) (?:function|method|class|decorator)\b")
@@ -169,6 +170,8 @@ def context(
     _test_support_steps_back(score, files, named, task)
     state = store.state()
     tables = set(_json_list(state.get("data_tables")))
+    imports = _uses.decode_imports(state.get("imports"))
+    _wrappers_step_back(spans, imports, score, named)
     if cochange is None:
         known = _cochange.decode(state.get("cochange"))
         cochange = lambda paths: {p: known.get(p, []) for p in paths}  # noqa: E731
@@ -178,7 +181,6 @@ def context(
 
     anchors = _anchors(score, {p: f for p, f in files.items() if written(p)}, named, spelled)
     if anchors:
-        imports = _uses.decode_imports(state.get("imports"))
         _used_by_definitions(store, root, anchors, spans, carrying, imports, files, score, add, written)
         _co_changed(cochange(anchors), anchors, score, files, add, words_only_lead=not spelled, why=why)
         files.update(store.files_at([p for p in score if p not in files]))
@@ -497,6 +499,30 @@ def _look_alikes(score: dict[str, float], why: dict[str, list[str]], files: dict
                 common += 1
             if common >= 5 and common < len(stem):  # `...playback`, `...auth`: a family of alike names
                 score[other] *= _LOOK_ALIKE
+
+
+def _wrappers_step_back(
+    spans: dict[str, list[tuple[str, int, int]]],
+    imports: dict[str, list[str]],
+    score: dict[str, float],
+    named: set[str],
+) -> None:
+    """A name the task spells, defined in several files where some import another definer: those wrap
+    the one they import (`serveStatic` of each runtime adapter calls the middleware's `serveStatic`), so
+    the change belongs to the wrapped definition and the wrappers step back."""
+    definers: dict[str, set[str]] = defaultdict(set)
+    for path, found in spans.items():
+        for qualified, _start, _end in found:
+            definers[qualified.rsplit(".", 1)[-1]].add(path)
+    wrappers: set[str] = set()
+    for paths in definers.values():
+        if len(paths) < 2:
+            continue
+        for path in paths:
+            if path not in named and any(other in paths for other in imports.get(path, []) if other != path):
+                wrappers.add(path)
+    for path in wrappers:
+        score[path] *= _WRAPPER_SHARE
 
 
 def _test_support_steps_back(score: dict[str, float], files: dict, named: set[str], task: str) -> None:

@@ -106,3 +106,48 @@ async def test_a_data_table_stays_out_unless_the_task_names_it(empty_repo: Path)
     surface = {s["name"] for s in pkg["surface"]}
     assert "replace_emoji_codes" in surface
     assert "EMOJI" not in surface
+
+
+async def test_wrappers_of_a_named_definition_step_back_and_a_barrels_test_is_the_files_test(empty_repo: Path):
+    """`serveStatic` in each runtime adapter wraps the middleware's `serveStatic` it imports; the test of
+    `request-id/index.ts`, which passes `request-id.ts` on, is the test of `request-id.ts`."""
+    adapter = (
+        "import { serveStatic as baseServeStatic } from '../../middleware/serve-static'\n\n"
+        "export const serveStatic = (options) => {\n  return baseServeStatic({ ...options, precompressed: true })\n}\n"
+    )
+    commit(
+        empty_repo,
+        "Start",
+        {
+            "package.json": '{"name": "web", "scripts": {"test": "vitest --run"}}\n',
+            "src/middleware/serve-static/index.ts": "export const serveStatic = (options) => {\n"
+            "  // pick the precompressed file the client accepts\n  return options.precompressed\n}\n",
+            "src/middleware/serve-static/index.test.ts": "import { serveStatic } from '.'\n\n"
+            "test('precompressed', () => { serveStatic({}) })\n",
+            "src/adapter/bun/serve-static.ts": adapter,
+            "src/adapter/deno/serve-static.ts": adapter,
+            "src/adapter/node/serve-static.ts": adapter,
+            "src/middleware/request-id/request-id.ts": "export type RequestIdVariables = { requestId: string }\n"
+            "export const requestId = (options) => {\n"
+            "  // validate an incoming request id\n  return options.limitLength\n}\n",
+            "src/middleware/request-id/index.ts": "import type { RequestIdVariables } from './request-id'\n"
+            "export type { RequestIdVariables }\nexport { requestId } from './request-id'\n\n"
+            "declare module '../..' {\n  interface ContextVariableMap extends RequestIdVariables {}\n}\n",
+            "src/middleware/request-id/index.test.ts": "import { requestId as run } from '.'\n\n"
+            "test('works', () => { run({}) })\n",
+        },
+    )
+    out = await ask(
+        empty_repo,
+        "pallium_knowledge_context",
+        task="serveStatic with precompressed should pick the file by the client's q-values.",
+    )
+    read = [f.path for f in out.read]
+    assert read[0] == "src/middleware/serve-static/index.ts"
+    assert not {"src/adapter/bun/serve-static.ts", "src/adapter/deno/serve-static.ts"} & set(read)
+    assert out.tests[0] == "src/middleware/serve-static/index.test.ts"
+    validated = await ask(
+        empty_repo, "pallium_knowledge_context", task="requestId should validate an incoming request id."
+    )
+    assert validated.read[0].path == "src/middleware/request-id/request-id.ts"
+    assert validated.tests[:1] == ["src/middleware/request-id/index.test.ts"]
