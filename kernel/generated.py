@@ -2,8 +2,9 @@
 
 Pure path and content logic, kept to that one job: the names (`vendor/`, `dist/`, `*.min.js`,
 `app.bundle.js`, lockfiles, `_pb2.py`), the first lines (a generator's header) and the shape of
-the bytes (long lines, size). `.gitattributes`' `linguist-vendored` and `linguist-generated` are
-read by the index, which has git; its per-file `skip_reason` is what every service then sees.
+the bytes (long lines, size, a source file that is one long literal table). `.gitattributes`'
+`linguist-vendored` and `linguist-generated` are read by the index, which has git; its per-file
+`skip_reason` is what every service then sees.
 
 One list for every service that must tell them apart: the repository index skips them (never
 parsed, recorded with the reason), co-change leaves them out of its pairs (they change with
@@ -24,6 +25,7 @@ __all__ = [
     "has_generated_header",
     "is_lockfile",
     "is_noise",
+    "looks_like_data",
     "looks_minified",
     "skip_reason",
 ]
@@ -179,3 +181,30 @@ def looks_minified(path: str, data: bytes) -> bool:
         return True
     long_bytes = sum(len(line) for line in data.split(b"\n") if len(line) > _LONG_LINE)
     return long_bytes * 2 >= len(data)
+
+
+# A line of a literal table: an optional key (`"name":`, `name:`, `'k' =>`), then only strings, numbers,
+# literals and punctuation (`"1st_place_medal": "\U0001f947",`, `(768, 879, 0),`, `}`).
+_KEY = r"""(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z_$][\w$]*|\d+)\s*(?::|=>|=)\s*"""
+_ATOM = (
+    r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+    r"""|[-+]?(?:0[xX][0-9a-fA-F_]+|\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?)[nNlL]?"""
+    r"""|true|false|True|False|None|null|nil)"""
+)
+_LITERAL_LINE = re.compile(rf"""^\s*(?:{_KEY})?(?:{_ATOM}|[\[\](){{}},;:\s])*$""")
+_TABLE_LINES = 200  # a shorter table sits beside the code using it; this many lines of it is a data file
+_TABLE_SHARE = 0.9
+_CODE_SUFFIXES = (".py", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".rb", ".php", ".go", ".rs", ".lua")
+
+
+def looks_like_data(path: str, data: bytes) -> bool:
+    """A source file that is a data table, not code (`_emoji_codes.py`: one dict of 3,600 names and
+    characters): 200 lines or more, nine in ten of them keys, literals and punctuation. A person
+    edits the code that reads it; the table is read when a task names it."""
+    if not path.lower().endswith(_CODE_SUFFIXES):
+        return False
+    lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+    if len(lines) < _TABLE_LINES:
+        return False
+    literal = sum(1 for line in lines if _LITERAL_LINE.match(line))
+    return literal >= _TABLE_SHARE * len(lines)

@@ -8,6 +8,7 @@ ones kept as revisions), then writes the Markdown files.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import time
@@ -17,7 +18,7 @@ from typing import Any
 
 from kernel.clock import iso_utc
 from kernel.context import ToolContext
-from services.knowledge import cochange, documents, modules
+from services.knowledge import cochange, documents, modules, uses
 from services.knowledge.check_rules import read_rules
 from services.knowledge.documents import split_terms
 from services.knowledge.materialize import Written, materialize
@@ -70,6 +71,9 @@ async def read_facts(ctx: ToolContext, repo: str | None) -> Facts:
         },
     )
     facts = out.model_dump(mode="json")
+    # Data tables (`_emoji_codes.py`) are no part of what a module offers, nor leads for a task's words.
+    unskipped = {f["path"] for f in facts["files"] if not f["skip_reason"]}
+    facts["data_tables"] = await asyncio.to_thread(uses.data_tables, root, facts["files"], unskipped)
     found = await asyncio.to_thread(modules.build_modules, facts, config)
     return Facts(root, facts, config, found, modules.incidents(facts), started_ns)
 
@@ -160,6 +164,9 @@ def _store_and_write(
         ),
         documents.keyword_fields("Decisions", "decision decisions why intent"),
     )
+    tested = {f["path"] for f in facts.facts["files"] if f["test"]}
+    owned = {p for m in facts.modules for p in m.files}
+    tables = [p for p in facts.facts.get("data_tables", []) if p in owned]
     changed = 0
     with store.db.transaction():
         stale = [s for s in store.slugs() if s not in docs]
@@ -173,6 +180,8 @@ def _store_and_write(
                 "built_at": now,
                 "modules": str(len(facts.modules)),
                 "cochange": cochange.encode(cochange.pairs(facts.facts["commits"])),
+                "imports": uses.encode_imports(uses.imports_of(facts.facts["edges"], tested)),
+                "data_tables": json.dumps(tables),
             }
         )
     written = materialize(facts.root, {slug: doc.markdown for slug, (doc, _t) in docs.items()})

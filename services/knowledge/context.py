@@ -21,6 +21,7 @@ from pathlib import Path
 from kernel.generated import generated_by_name
 from services.knowledge import cochange as _cochange
 from services.knowledge import documents
+from services.knowledge import uses as _uses
 from services.knowledge.context_tests import (
     TEST_NAME,
     choose_tests,
@@ -73,6 +74,12 @@ _TAIL = 0.4  # a file scoring under this share of the best is not worth reading 
 _WORDS_ONLY_SHARE = 0.55  # a words-only file's points when the task spells code the index defines
 _WORD_REASONS = {"matches the task's words", "the task's phrase is in it"}
 _LOOK_ALIKE = 0.5  # a sibling of a phrase's file, named alike but without the phrase
+_USED_FILES = 1  # the imports of a definer worth following, the surest first
+_USED_SHARE = 0.8  # of the definer's points, for an import few other files import
+_TEST_SUPPORT = {"testing", "test_utils", "testutils", "pytest_plugin", "testclient", "test_client"}
+_TEST_SUPPORT_SHARE = 0.5
+_WRAPPER_SHARE = 0.4  # a definer importing another definer of the same name wraps it
+_TESTING_TASK = re.compile(r"\b(?:tests?|testing|tested|pytest|fixtures?|mocks?|runner|harness)\b", re.I)
 _ENTRY_STEMS = ("cli", "main", "__main__", "_main", "console")
 _CALLED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,}) (?:function|method|class|decorator)\b")
 _COMMAND_LINE = re.compile(r"\b(?:command[- ]line|cli|commandline)\b", re.I)
@@ -103,7 +110,8 @@ def context(
     carrying = carrying_words(task, STOPWORDS, repo_words)
     unindexed = _named_paths(store, task, add, root)
     phrase_words = _found_phrase_words(store, task, carrying)
-    _named_symbols(store, task, add, named_symbols, phrase_words, spelled)
+    spans: dict[str, list[tuple[str, int, int]]] = defaultdict(list)  # where each named definition is
+    _named_symbols(store, task, add, named_symbols, phrase_words, spelled, spans)
     _entry_points(store, task, add)
     words = _distinctive_words(store, carrying)
     _named_by_stem(store, task, carrying, words, add)
@@ -159,19 +167,25 @@ def context(
                 score[path] *= _WORDS_ONLY_SHARE
     named |= spelled
     _look_alikes(score, why, files)
+    _test_support_steps_back(score, files, named, task)
+    state = store.state()
+    tables = set(_json_list(state.get("data_tables")))
+    imports = _uses.decode_imports(state.get("imports"))
+    _wrappers_step_back(spans, imports, score, named)
     if cochange is None:
-        known = _cochange.decode(store.state().get("cochange"))
+        known = _cochange.decode(state.get("cochange"))
         cochange = lambda paths: {p: known.get(p, []) for p in paths}  # noqa: E731
-    anchors = _anchors(score, files, named, spelled)
+
+    def written(path: str) -> bool:  # by a person: not a data table or a generator's output, unless named
+        return path in named or not (path in tables or generated_by_name(path))
+
+    anchors = _anchors(score, {p: f for p, f in files.items() if written(p)}, named, spelled)
     if anchors:
+        _used_by_definitions(store, root, anchors, spans, carrying, imports, files, score, add, written)
         _co_changed(cochange(anchors), anchors, score, files, add, words_only_lead=not spelled, why=why)
         files.update(store.files_at([p for p in score if p not in files]))
     ranked = sorted(
-        (
-            p
-            for p in score
-            if p in files and (p in named or not (_word_only_skip(p, files[p].language) or generated_by_name(p)))
-        ),
+        (p for p in score if p in files and written(p) and (p in named or not _word_only_skip(p, files[p].language))),
         key=lambda p: (-score[p], p),
     )
     sources = _diverse([p for p in ranked if not files[p].test], files, named)
@@ -360,6 +374,55 @@ def _anchors(score: dict[str, float], files: dict, named: set[str], spelled: set
     return (lead + rest)[:ANCHORS]
 
 
+def _used_by_definitions(
+    store: KnowledgeStore,
+    root: Path,
+    anchors: list[str],
+    spans: dict[str, list[tuple[str, int, int]]],
+    carrying: list[str],
+    imports: dict[str, list[str]],
+    files: dict,
+    score: dict[str, float],
+    add,
+    written: Callable[[str], bool],
+) -> None:
+    """The second file a change needs is often what the named definition uses where the task's words
+    are: `TransferSpeedColumn` in `progress.py` formats its speed with `filesize.decimal`; `iter_lines`
+    in `_models.py` splits with `_decoders.py`'s `LineDecoder`. Those imported files gain a share of the
+    definer's points, more for a file few others import (a hub is imported for everything)."""
+    forms = {f for w in carrying for f in stems(w) if len(f) >= 4}
+
+    def definers(idents: list[str]) -> dict[str, set[str]]:
+        wanted = set(idents)
+        out: dict[str, set[str]] = defaultdict(set)
+        for s in store.symbols_named(idents, limit=8):
+            if s.name in wanted and "." not in s.qualified:
+                out[s.name].add(s.path)
+        return out
+
+    for anchor in anchors:
+        used = _uses.used_imports(root, anchor, spans.get(anchor, []), forms, imports.get(anchor, []), definers)
+        found = [p for p in used if written(p) and not in_tests(p) and not TEST_NAME.search(stem_of(p))]
+        if not found:
+            continue
+        files.update(store.files_at([p for p in found if p not in files]))
+        share = _USED_SHARE * score[anchor]
+        gain = {p: share / (1.0 + math.log2(1.0 + files[p].importers / 4.0)) for p in found if p in files}
+        for path in sorted(gain, key=lambda p: (-(score.get(p, 0.0) + gain[p]), p))[:_USED_FILES]:
+            qualified, ident = used[path]
+            add(path, gain[path], f"{qualified} in {anchor} uses its {ident}")
+
+
+def _json_list(text: str | None) -> list[str]:
+    import json
+
+    try:
+        found = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return [str(p) for p in found] if isinstance(found, list) else []
+
+
 def _co_changed(
     found: dict[str, list[tuple[str, int, float]]],
     anchors: list[str],
@@ -436,6 +499,45 @@ def _look_alikes(score: dict[str, float], why: dict[str, list[str]], files: dict
                 common += 1
             if common >= 5 and common < len(stem):  # `...playback`, `...auth`: a family of alike names
                 score[other] *= _LOOK_ALIKE
+
+
+def _wrappers_step_back(
+    spans: dict[str, list[tuple[str, int, int]]],
+    imports: dict[str, list[str]],
+    score: dict[str, float],
+    named: set[str],
+) -> None:
+    """A name the task spells, defined in several files where some import another definer: those wrap
+    the one they import (`serveStatic` of each runtime adapter calls the middleware's `serveStatic`), so
+    the change belongs to the wrapped definition and the wrappers step back."""
+    definers: dict[str, set[str]] = defaultdict(set)
+    for path, found in spans.items():
+        for qualified, _start, _end in found:
+            definers[qualified.rsplit(".", 1)[-1]].add(path)
+    wrappers: set[str] = set()
+    for paths in definers.values():
+        if len(paths) < 2:
+            continue
+        for path in paths:
+            if path not in named and any(other in paths for other in imports.get(path, []) if other != path):
+                wrappers.add(path)
+    for path in wrappers:
+        score[path] *= _WRAPPER_SHARE
+
+
+def _test_support_steps_back(score: dict[str, float], files: dict, named: set[str], task: str) -> None:
+    """A library's own test support (`click/testing.py`, `helper/testing/`, `pytest_plugin.py`) patches and
+    imitates the code a task is about, so it shares the task's words; it is read for a task about testing
+    or one naming it, not for a change to what it imitates."""
+    if _TESTING_TASK.search(task):
+        return
+    for path in score:
+        if path in named or path not in files or files[path].test:
+            continue
+        parts = path.lower().split("/")
+        stem = parts[-1].split(".", 1)[0]
+        if stem in _TEST_SUPPORT or (stem in ("__init__", "index", "mod") and parts[-2:-1] == ["testing"]):
+            score[path] *= _TEST_SUPPORT_SHARE
 
 
 def explicit_names(task: str) -> list[str]:
@@ -566,6 +668,7 @@ def _named_symbols(
     named: dict[str, list[str]],
     phrase_words: set[str] = frozenset(),
     spelled: set[str] | None = None,
+    spans: dict[str, list[tuple[str, int, int]]] | None = None,
 ) -> None:
     seen: set[str] = set()
     code_words = {w for chunk in _CODE.findall(task) for w in _IDENT.findall(chunk)}
@@ -641,6 +744,8 @@ def _named_symbols(
         if spelled is not None and explicit and as_code and len(paths) <= 3:
             spelled.update(paths)  # `Cookies.set`, `iter_lines`, `click.echo`: code, defined here
         for s in found:
+            if spans is not None:
+                spans[s.path].append((s.qualified, s.start_line, s.end_line))
             add(s.path, weight, f"defines {s.qualified}")
             label = f"{s.qualified}:{s.start_line}"
             if label not in named[s.path]:

@@ -100,12 +100,13 @@ def choose_tests(
     """Tests paired with the files to read (closest first), tests the words hit, and tests named after
     what the task names (`test_merge.py` for a task about `Session.merge`)."""
     points: dict[str, float] = defaultdict(float)
+    barrels = _barrel_tests([p for p in sources if not files[p].tests], store)
     for rank, path in enumerate(sources):
         hit = files[path]
         weight = score[path] / (1 + rank * 0.3)
         source_parts = set(path.split("/"))
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
-        for test in hit.tests:
+        for test in hit.tests or barrels.get(path, ()):
             closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
             own = 2.0 if test_stem(test).lstrip("_") == stem.lstrip("_") else 1.0  # test_block.py for block.py
             points[test] += weight * own * (1 + 0.5 * closeness)
@@ -133,6 +134,26 @@ def choose_tests(
         floor = _TEST_TAIL * points[ranked[0]]
         ranked = [t for t in ranked if points[t] >= floor]
     return ranked[:TESTS]
+
+
+_BARRELS = ("index.ts", "index.tsx", "index.js", "index.mjs", "__init__.py", "mod.ts", "mod.rs")
+
+
+def _barrel_tests(untested: list[str], store) -> dict[str, tuple[str, ...]]:
+    """The tests of the package index beside a file no test imports (`request-id/index.test.ts` imports
+    `.`, the `index.ts` passing `request-id.ts` on): they are the file's tests too."""
+    wanted = {
+        path: [f"{path.rsplit('/', 1)[0]}/{b}" for b in _BARRELS if f"{path.rsplit('/', 1)[0]}/{b}" != path]
+        for path in untested
+        if "/" in path
+    }
+    hits = store.files_at(sorted({b for found in wanted.values() for b in found}))
+    out: dict[str, tuple[str, ...]] = {}
+    for path, found in wanted.items():
+        tests = [t for b in found if b in hits for t in hits[b].tests]
+        if tests:
+            out[path] = tuple(dict.fromkeys(tests))
+    return out
 
 
 def is_fixture(path: str) -> bool:

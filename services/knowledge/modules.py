@@ -276,10 +276,12 @@ def _surface(modules: dict[str, Module], owner: dict[str, str], facts: dict[str,
             definers[s["name"]] += 1
     importers: Counter[str] = Counter(e["dst"] for e in facts["edges"])
     per: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    tables = set(facts.get("data_tables", ()))
     for s in facts["symbols"]:
         module = owner.get(s["path"])
-        # A generator's output (`_options_gen.ts`, `api_pb2.py`) is no part of what a module offers or is for.
-        if module is not None and s["parent"] is None and not generated_by_name(s["path"]):
+        # A generator's output (`_options_gen.ts`, `api_pb2.py`) or a data table (`EMOJI` in `_emoji_codes.py`)
+        # is no part of what a module offers or is for.
+        if module is not None and s["parent"] is None and not generated_by_name(s["path"]) and s["path"] not in tables:
             per[module].append(s)
 
     language = {f["path"]: f["language"] for f in facts["files"]}

@@ -87,3 +87,19 @@ def test_generator_headers(header: bytes) -> None:
 )
 def test_what_is_no_generator_header(text: bytes) -> None:
     assert not generated.has_generated_header(text)
+
+
+def test_a_source_file_that_is_one_literal_table_looks_like_data() -> None:
+    emoji = "EMOJI = {\n" + "".join(f'    "name_{i}": "\\U0001f{i % 900:03x}",\n' for i in range(300)) + "}\n"
+    widths = "TABLE = [\n" + "".join(f"    ({i}, {i + 5}, 0),\n" for i in range(300)) + "]\n"
+    mimes = "export const mimes = {\n" + "".join(f"  ext{i}: 'type/x{i}',\n" for i in range(250)) + "}\n"
+    assert generated.looks_like_data("pkg/_emoji_codes.py", emoji.encode())
+    assert generated.looks_like_data("pkg/_widths.py", widths.encode())
+    assert generated.looks_like_data("src/mime.ts", mimes.encode())
+    # code, a short table beside its code, and a table that is not source all stay what they are
+    code = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(120))
+    assert not generated.looks_like_data("pkg/funcs.py", code.encode())
+    assert not generated.looks_like_data("pkg/small.py", emoji.encode()[:2000])
+    assert not generated.looks_like_data("data/emoji.json", emoji.encode())
+    half = emoji.replace('    "name_1', '    x = compute(1)\n    "name_1')
+    assert not generated.looks_like_data("pkg/mixed.py", (half + code).encode())
