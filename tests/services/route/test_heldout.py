@@ -15,6 +15,7 @@ from tests.services.route.cases import CASES
 from tests.services.route.heldout2_cases import HELDOUT2
 from tests.services.route.heldout3_cases import HELDOUT3
 from tests.services.route.heldout4_cases import HELDOUT4
+from tests.services.route.heldout5_cases import HELDOUT5
 from tests.services.route.heldout_cases import HELDOUT
 from tests.services.route.scoring import Score, score
 
@@ -23,7 +24,13 @@ def _report(title: str, result: Score) -> str:
     return "\n".join([*result.lines(title), *("  WRONG " + w for w in result.wrong)])
 
 
-SETS = {"held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3, "held-out-4": HELDOUT4}
+SETS = {
+    "held-out": HELDOUT,
+    "held-out-2": HELDOUT2,
+    "held-out-3": HELDOUT3,
+    "held-out-4": HELDOUT4,
+    "held-out-5": HELDOUT5,
+}
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -35,10 +42,12 @@ def test_the_held_out_set_is_large_varied_and_apart_from_cases(name: str):
         own |= {c.task.lower() for c in HELDOUT}
     if name == "held-out-3":
         own |= {c.task.lower() for c in HELDOUT2}
-    if name == "held-out-4":
+    if name in ("held-out-4", "held-out-5"):
         own |= {c.task.lower() for c in HELDOUT2 + HELDOUT3}
+    if name == "held-out-5":
+        own |= {c.task.lower() for c in HELDOUT4}
     overlap = [c.task for c in cases if c.task.lower() in own]
-    if name == "held-out-4":
+    if name in ("held-out-4", "held-out-5"):
         # Written by another hand that never read the other sets: a few short tasks ("upgrade pallium")
         # coincide by chance, and are kept as written.
         assert len(set(overlap)) <= 0.02 * len(cases), overlap
@@ -53,7 +62,7 @@ def test_the_held_out_set_is_large_varied_and_apart_from_cases(name: str):
 # requests ("kill the stuck agent") still reaches a capability, `sessions live`, a read that shows
 # stuck agents (Pallium kills no agent that is not a run's, and with no run running, stops none).
 # Each set was scored once before the changes its score led to; see docs/route.md for those figures.
-ABSTAIN_FLOOR = {"held-out": 0.9, "held-out-2": 0.95, "held-out-3": 0.95, "held-out-4": 0.95}
+ABSTAIN_FLOOR = {"held-out": 0.9, "held-out-2": 0.95, "held-out-3": 0.95, "held-out-4": 0.95, "held-out-5": 0.95}
 
 
 @pytest.mark.parametrize("name", SETS)
