@@ -39,6 +39,10 @@ _CHUNK_BYTES = 400_000  # and at most about this much source, so the children's 
 _OFFLOAD_FILES = 1000
 _OFFLOAD_BYTES = 1_000_000
 _OFFLOAD_CHILDREN = 2  # with 2 cores: two parsing children, this process storing what they parsed
+# How far (in source) the child taking the small languages may run ahead of the other: about as
+# long to parse as the C++ query takes to compile.
+_SLACK_BYTES = 2_000_000
+_AHEAD = 12  # chunks a child parses ahead of this process: a run of one child's chunks leaves the other busy
 
 Progress = Callable[[int, int, str], None]
 
@@ -280,21 +284,22 @@ def _load_all(
     out: list[_Loaded] = []
     count = min(_OFFLOAD_CHILDREN, os.cpu_count() or 1)
     worth = _worth_children(paths, sizes)
+    owners = _owners(chunks, dict(zip((fs for fs, _path in paths), sizes, strict=True)), count)
     with contextlib.ExitStack() as stack:
         answers: list[Iterator[list[_Loaded]] | None] = [None] * count
         if worth and offload.worth_a_child():
             for share in range(count):
-                work = [(root, chunk, known) for chunk in chunks[share::count]]
+                work = [(root, chunk, known) for chunk, owner in zip(chunks, owners, strict=True) if owner == share]
                 with contextlib.suppress(offload.OffloadFailed):
-                    child = offload.Offload("services.repo.index_content:load_chunk", work, ahead=8)
+                    child = offload.Offload("services.repo.index_content:load_chunk", work, ahead=_AHEAD)
                     answers[share] = iter(stack.enter_context(child))
-        for number, chunk in enumerate(chunks):
+        for chunk, owner in zip(chunks, owners, strict=True):
             loaded = None
-            if (share := answers[number % count]) is not None:
+            if (share := answers[owner]) is not None:
                 try:
                     loaded = next(share)
                 except (offload.OffloadFailed, StopIteration):
-                    answers[number % count] = None  # that child stopped: the rest of its chunks are parsed here
+                    answers[owner] = None  # that child stopped: the rest of its chunks are parsed here
             if loaded is None:
                 loaded = _load_chunk(root, chunk, known)
             if on_chunk is not None:
@@ -302,6 +307,42 @@ def _load_all(
             out.extend(loaded)
             progress(len(out), total, "parsing files")
     return out
+
+
+def _owners(chunks: list[list[tuple[str, str]]], sizes: dict[str, int], count: int) -> list[int]:
+    """Which child parses each chunk: the languages with a small share of the source go to one
+    child, while it is not too far ahead of the others; the rest to whichever has the least source.
+
+    Each child compiles the query of every language it meets, and a query takes up to a second to
+    compile (C++'s), as long as parsing megabytes of source: a language of a few files compiled in
+    both children cost more than its files' parsing. The results are read back in chunk order, so
+    which child parsed a chunk changes nothing stored.
+    """
+    by_language: dict[str, int] = {}
+    for chunk in chunks:
+        for fs, path in chunk:
+            if n := _code_bytes(path, sizes[fs]):
+                language = parsing.language_of(path) or ""
+                by_language[language] = by_language.get(language, 0) + n
+    minor = sum(by_language.values()) / (2 * count)  # under this, a language is one child's
+    load = [0] * count
+    keeper: int | None = None  # the child that takes the small languages
+    owners = []
+    for chunk in chunks:
+        source = [(parsing.language_of(path), _code_bytes(path, sizes[fs])) for fs, path in chunk]
+        least = min(range(count), key=load.__getitem__)
+        share = least
+        if any(n and by_language[lang or ""] < minor for lang, n in source):
+            keeper = least if keeper is None else keeper
+            share = keeper if load[keeper] - load[least] <= _SLACK_BYTES else least
+        load[share] += sum(n for _lang, n in source)
+        owners.append(share)
+    return owners
+
+
+def _code_bytes(path: str, size: int) -> int:
+    """The source the parsers will walk in a file: none in a file skipped for its size or its language."""
+    return size if size <= MAX_BYTES and parsing.language_of(path) in parsing.CODE_LANGUAGES else 0
 
 
 def _worth_children(paths: list[tuple[str, str]], sizes: list[int]) -> bool:
