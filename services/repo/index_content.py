@@ -92,13 +92,21 @@ def path_skip_reason(path: str) -> str | None:
 
 
 def read_content(
-    store: RepoStore, root: Path, *, untracked: bool, full: bool, progress: Progress, write_facts: bool = False
+    store: RepoStore,
+    root: Path,
+    *,
+    untracked: bool,
+    full: bool,
+    progress: Progress,
+    write_facts: bool = False,
+    after_chunk: Callable[[], None] | None = None,
 ) -> ContentHalf:
     """Read and parse what is new; the rest is written when the caller calls `write` in its transaction.
 
     With `write_facts` (the caller holds a transaction already) each chunk's new contents are stored
     as soon as it is parsed, so the inserts overlap with the parsing of later chunks in the child
-    processes; a failure later in the run rolls them back with the rest.
+    processes; a failure later in the run rolls them back with the rest. `after_chunk` runs after
+    each chunk is stored: the caller's own writes, in the same transaction, while children parse.
     """
     entries = _list_entries(root, untracked=untracked)
     attributes = _linguist_attributes(root, [e.fs for e in entries])
@@ -123,7 +131,7 @@ def read_content(
         if full:  # every content is written anew below
             store.set_files([])
             store.drop_orphan_content()
-        on_chunk = _FactsWriter(store, known).add
+        on_chunk = _FactsWriter(store, known, after_chunk).add
     to_read = [(entries[i].fs, entries[i].path) for i in pending]
     bulk = store.bulk_references(everything=full) if write_facts else contextlib.nullcontext()
     with bulk:
@@ -159,9 +167,10 @@ def read_content(
 class _FactsWriter:
     """Stores the facts of each parsed chunk's new contents, each content once."""
 
-    def __init__(self, store: RepoStore, known: set[str]) -> None:
+    def __init__(self, store: RepoStore, known: set[str], then: Callable[[], None] | None = None) -> None:
         self.store = store
         self.skip = set(known)
+        self.then = then
 
     def add(self, chunk: list[_Loaded]) -> None:
         batch = []
@@ -172,6 +181,8 @@ class _FactsWriter:
             batch.append(facts)
         if batch:
             self.store.add_contents(batch)
+        if self.then is not None:
+            self.then()
 
 
 def _content_facts(hash_: str, f: parsing.Facts) -> ContentFacts:
