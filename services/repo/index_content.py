@@ -69,10 +69,21 @@ class ContentHalf:
     dirty_paths: str  # JSON list of the filesystem names indexed from the working tree
     result: ContentHalfResult
     facts_written: bool = False  # the new contents' facts went in while files were read
+    search_written: bool = False  # and, in a first or full index, every path's search rows too
 
     def write(self, store: RepoStore) -> ContentHalfResult:
         facts = not self.facts_written
-        _write(store, self.root, self.rows, self.fresh, self.before, self.result, full=self.full, facts=facts)
+        _write(
+            store,
+            self.root,
+            self.rows,
+            self.fresh,
+            self.before,
+            self.result,
+            full=self.full,
+            facts=facts,
+            search=not self.search_written,
+        )
         store.set_state({"dirty_paths": self.dirty_paths})
         return self.result
 
@@ -128,10 +139,11 @@ def read_content(
     fresh: dict[str, ContentFacts] = {}
     on_chunk = None
     if write_facts:
-        if full:  # every content is written anew below
+        if full:  # every content is written anew below, and every search row with it
             store.set_files([])
             store.drop_orphan_content()
-        on_chunk = _FactsWriter(store, known, after_chunk).add
+            store.clear_symbol_search()
+        on_chunk = _FactsWriter(store, known, after_chunk, search=full).add
     to_read = [(entries[i].fs, entries[i].path) for i in pending]
     bulk = store.bulk_references(everything=full) if write_facts else contextlib.nullcontext()
     with bulk:
@@ -161,18 +173,25 @@ def read_content(
     # Freshness re-hashes these later: content indexed from the working tree may be reverted silently.
     # JSON escapes the surrogates of an odd name, so the real name survives the round trip.
     dirty = json.dumps(sorted(e.fs for e in entries if e.blob is None))
-    return ContentHalf(root, final, fresh, before, full, dirty, result, facts_written=write_facts)
+    return ContentHalf(
+        root, final, fresh, before, full, dirty, result, facts_written=write_facts, search_written=write_facts and full
+    )
 
 
 class _FactsWriter:
     """Stores the facts of each parsed chunk's new contents, each content once."""
 
-    def __init__(self, store: RepoStore, known: set[str], then: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, store: RepoStore, known: set[str], then: Callable[[], None] | None = None, *, search: bool = False
+    ) -> None:
         self.store = store
         self.skip = set(known)
         self.then = then
+        # A full index reads every path with content, in path order: each chunk's search rows can be
+        # written as it comes, while the children parse, instead of all of them after the last.
+        self.search = search
 
-    def add(self, chunk: list[_Loaded]) -> None:
+    def add(self, paths: list[tuple[str, str]], chunk: list[_Loaded]) -> None:
         batch = []
         for hash_, _reason, facts in chunk:
             if facts is None or hash_ is None or hash_ in self.skip:
@@ -181,6 +200,9 @@ class _FactsWriter:
             batch.append(facts)
         if batch:
             self.store.add_contents(batch)
+        if self.search:
+            located = [(p, h) for (_fs, p), (h, reason, _f) in zip(paths, chunk, strict=True) if h and not reason]
+            self.store.append_symbol_search(located, split_terms)
         if self.then is not None:
             self.then()
 
@@ -202,10 +224,12 @@ def _write(
     *,
     full: bool,
     facts: bool = True,
+    search: bool = True,
 ) -> None:
     """Write only what differs from the previous run; a no-op reindex writes no file row at all.
 
-    `facts` false: the new contents' facts are stored already (`read_content(write_facts=True)`).
+    `facts` false: the new contents' facts are stored already (`read_content(write_facts=True)`);
+    `search` false: so are the search rows of a full index.
     """
     current = {r.path: r for r in rows}
     result.changed_paths = sorted(
@@ -229,8 +253,9 @@ def _write(
     if not full and not fresh and unmoved and resolved_by == str(RESOLVER_VERSION):
         return  # nothing a search row or an import edge depends on has moved
     store.drop_orphan_content()
-    if full:  # every symbol row was rewritten, so every search row must be too
-        store.reindex_symbol_search([], [], split_terms, everything=True)
+    if full:  # every symbol row was rewritten, so every search row must be too (unless it is already)
+        if search:
+            store.reindex_symbol_search([], [], split_terms, everything=True)
     else:
         store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
     _update_edges(store, root, current, previous, result, full=full)
@@ -281,7 +306,7 @@ def _load_all(
     progress: Progress,
     *,
     total: int,
-    on_chunk: Callable[[list[_Loaded]], None] | None = None,
+    on_chunk: Callable[[list[tuple[str, str]], list[_Loaded]], None] | None = None,
 ) -> list[_Loaded]:
     """Read, hash and parse `paths` (`(filesystem name, shown name)`), in order, reporting progress every chunk.
 
@@ -314,7 +339,7 @@ def _load_all(
             if loaded is None:
                 loaded = _load_chunk(root, chunk, known)
             if on_chunk is not None:
-                on_chunk(loaded)
+                on_chunk(chunk, loaded)
             out.extend(loaded)
             progress(len(out), total, "parsing files")
     return out
