@@ -39,6 +39,10 @@ _CHUNK_BYTES = 400_000  # and at most about this much source, so the children's 
 _OFFLOAD_FILES = 1000
 _OFFLOAD_BYTES = 1_000_000
 _OFFLOAD_CHILDREN = 2  # with 2 cores: two parsing children, this process storing what they parsed
+# How far (in source) the child taking the small languages may run ahead of the other: about as
+# long to parse as the C++ query takes to compile.
+_SLACK_BYTES = 2_000_000
+_AHEAD = 12  # chunks a child parses ahead of this process: a run of one child's chunks leaves the other busy
 
 Progress = Callable[[int, int, str], None]
 
@@ -65,10 +69,21 @@ class ContentHalf:
     dirty_paths: str  # JSON list of the filesystem names indexed from the working tree
     result: ContentHalfResult
     facts_written: bool = False  # the new contents' facts went in while files were read
+    search_written: bool = False  # and, in a first or full index, every path's search rows too
 
     def write(self, store: RepoStore) -> ContentHalfResult:
         facts = not self.facts_written
-        _write(store, self.root, self.rows, self.fresh, self.before, self.result, full=self.full, facts=facts)
+        _write(
+            store,
+            self.root,
+            self.rows,
+            self.fresh,
+            self.before,
+            self.result,
+            full=self.full,
+            facts=facts,
+            search=not self.search_written,
+        )
         store.set_state({"dirty_paths": self.dirty_paths})
         return self.result
 
@@ -88,13 +103,21 @@ def path_skip_reason(path: str) -> str | None:
 
 
 def read_content(
-    store: RepoStore, root: Path, *, untracked: bool, full: bool, progress: Progress, write_facts: bool = False
+    store: RepoStore,
+    root: Path,
+    *,
+    untracked: bool,
+    full: bool,
+    progress: Progress,
+    write_facts: bool = False,
+    after_chunk: Callable[[], None] | None = None,
 ) -> ContentHalf:
     """Read and parse what is new; the rest is written when the caller calls `write` in its transaction.
 
     With `write_facts` (the caller holds a transaction already) each chunk's new contents are stored
     as soon as it is parsed, so the inserts overlap with the parsing of later chunks in the child
-    processes; a failure later in the run rolls them back with the rest.
+    processes; a failure later in the run rolls them back with the rest. `after_chunk` runs after
+    each chunk is stored: the caller's own writes, in the same transaction, while children parse.
     """
     entries = _list_entries(root, untracked=untracked)
     attributes = _linguist_attributes(root, [e.fs for e in entries])
@@ -116,10 +139,11 @@ def read_content(
     fresh: dict[str, ContentFacts] = {}
     on_chunk = None
     if write_facts:
-        if full:  # every content is written anew below
+        if full:  # every content is written anew below, and every search row with it
             store.set_files([])
             store.drop_orphan_content()
-        on_chunk = _FactsWriter(store, known).add
+            store.clear_symbol_search()
+        on_chunk = _FactsWriter(store, known, after_chunk, search=full).add
     to_read = [(entries[i].fs, entries[i].path) for i in pending]
     bulk = store.bulk_references(everything=full) if write_facts else contextlib.nullcontext()
     with bulk:
@@ -149,17 +173,25 @@ def read_content(
     # Freshness re-hashes these later: content indexed from the working tree may be reverted silently.
     # JSON escapes the surrogates of an odd name, so the real name survives the round trip.
     dirty = json.dumps(sorted(e.fs for e in entries if e.blob is None))
-    return ContentHalf(root, final, fresh, before, full, dirty, result, facts_written=write_facts)
+    return ContentHalf(
+        root, final, fresh, before, full, dirty, result, facts_written=write_facts, search_written=write_facts and full
+    )
 
 
 class _FactsWriter:
     """Stores the facts of each parsed chunk's new contents, each content once."""
 
-    def __init__(self, store: RepoStore, known: set[str]) -> None:
+    def __init__(
+        self, store: RepoStore, known: set[str], then: Callable[[], None] | None = None, *, search: bool = False
+    ) -> None:
         self.store = store
         self.skip = set(known)
+        self.then = then
+        # A full index reads every path with content, in path order: each chunk's search rows can be
+        # written as it comes, while the children parse, instead of all of them after the last.
+        self.search = search
 
-    def add(self, chunk: list[_Loaded]) -> None:
+    def add(self, paths: list[tuple[str, str]], chunk: list[_Loaded]) -> None:
         batch = []
         for hash_, _reason, facts in chunk:
             if facts is None or hash_ is None or hash_ in self.skip:
@@ -168,6 +200,11 @@ class _FactsWriter:
             batch.append(facts)
         if batch:
             self.store.add_contents(batch)
+        if self.search:
+            located = [(p, h) for (_fs, p), (h, reason, _f) in zip(paths, chunk, strict=True) if h and not reason]
+            self.store.append_symbol_search(located, split_terms)
+        if self.then is not None:
+            self.then()
 
 
 def _content_facts(hash_: str, f: parsing.Facts) -> ContentFacts:
@@ -187,10 +224,12 @@ def _write(
     *,
     full: bool,
     facts: bool = True,
+    search: bool = True,
 ) -> None:
     """Write only what differs from the previous run; a no-op reindex writes no file row at all.
 
-    `facts` false: the new contents' facts are stored already (`read_content(write_facts=True)`).
+    `facts` false: the new contents' facts are stored already (`read_content(write_facts=True)`);
+    `search` false: so are the search rows of a full index.
     """
     current = {r.path: r for r in rows}
     result.changed_paths = sorted(
@@ -214,8 +253,9 @@ def _write(
     if not full and not fresh and unmoved and resolved_by == str(RESOLVER_VERSION):
         return  # nothing a search row or an import edge depends on has moved
     store.drop_orphan_content()
-    if full:  # every symbol row was rewritten, so every search row must be too
-        store.reindex_symbol_search([], [], split_terms, everything=True)
+    if full:  # every symbol row was rewritten, so every search row must be too (unless it is already)
+        if search:
+            store.reindex_symbol_search([], [], split_terms, everything=True)
     else:
         store.reindex_symbol_search(result.changed_paths, result.removed_paths, split_terms)
     _update_edges(store, root, current, previous, result, full=full)
@@ -266,7 +306,7 @@ def _load_all(
     progress: Progress,
     *,
     total: int,
-    on_chunk: Callable[[list[_Loaded]], None] | None = None,
+    on_chunk: Callable[[list[tuple[str, str]], list[_Loaded]], None] | None = None,
 ) -> list[_Loaded]:
     """Read, hash and parse `paths` (`(filesystem name, shown name)`), in order, reporting progress every chunk.
 
@@ -280,28 +320,65 @@ def _load_all(
     out: list[_Loaded] = []
     count = min(_OFFLOAD_CHILDREN, os.cpu_count() or 1)
     worth = _worth_children(paths, sizes)
+    owners = _owners(chunks, dict(zip((fs for fs, _path in paths), sizes, strict=True)), count)
     with contextlib.ExitStack() as stack:
         answers: list[Iterator[list[_Loaded]] | None] = [None] * count
         if worth and offload.worth_a_child():
             for share in range(count):
-                work = [(root, chunk, known) for chunk in chunks[share::count]]
+                work = [(root, chunk, known) for chunk, owner in zip(chunks, owners, strict=True) if owner == share]
                 with contextlib.suppress(offload.OffloadFailed):
-                    child = offload.Offload("services.repo.index_content:load_chunk", work, ahead=8)
+                    child = offload.Offload("services.repo.index_content:load_chunk", work, ahead=_AHEAD)
                     answers[share] = iter(stack.enter_context(child))
-        for number, chunk in enumerate(chunks):
+        for chunk, owner in zip(chunks, owners, strict=True):
             loaded = None
-            if (share := answers[number % count]) is not None:
+            if (share := answers[owner]) is not None:
                 try:
                     loaded = next(share)
                 except (offload.OffloadFailed, StopIteration):
-                    answers[number % count] = None  # that child stopped: the rest of its chunks are parsed here
+                    answers[owner] = None  # that child stopped: the rest of its chunks are parsed here
             if loaded is None:
                 loaded = _load_chunk(root, chunk, known)
             if on_chunk is not None:
-                on_chunk(loaded)
+                on_chunk(chunk, loaded)
             out.extend(loaded)
             progress(len(out), total, "parsing files")
     return out
+
+
+def _owners(chunks: list[list[tuple[str, str]]], sizes: dict[str, int], count: int) -> list[int]:
+    """Which child parses each chunk: the languages with a small share of the source go to one
+    child, while it is not too far ahead of the others; the rest to whichever has the least source.
+
+    Each child compiles the query of every language it meets, and a query takes up to a second to
+    compile (C++'s), as long as parsing megabytes of source: a language of a few files compiled in
+    both children cost more than its files' parsing. The results are read back in chunk order, so
+    which child parsed a chunk changes nothing stored.
+    """
+    by_language: dict[str, int] = {}
+    for chunk in chunks:
+        for fs, path in chunk:
+            if n := _code_bytes(path, sizes[fs]):
+                language = parsing.language_of(path) or ""
+                by_language[language] = by_language.get(language, 0) + n
+    minor = sum(by_language.values()) / (2 * count)  # under this, a language is one child's
+    load = [0] * count
+    keeper: int | None = None  # the child that takes the small languages
+    owners = []
+    for chunk in chunks:
+        source = [(parsing.language_of(path), _code_bytes(path, sizes[fs])) for fs, path in chunk]
+        least = min(range(count), key=load.__getitem__)
+        share = least
+        if any(n and by_language[lang or ""] < minor for lang, n in source):
+            keeper = least if keeper is None else keeper
+            share = keeper if load[keeper] - load[least] <= _SLACK_BYTES else least
+        load[share] += sum(n for _lang, n in source)
+        owners.append(share)
+    return owners
+
+
+def _code_bytes(path: str, size: int) -> int:
+    """The source the parsers will walk in a file: none in a file skipped for its size or its language."""
+    return size if size <= MAX_BYTES and parsing.language_of(path) in parsing.CODE_LANGUAGES else 0
 
 
 def _worth_children(paths: list[tuple[str, str]], sizes: list[int]) -> bool:

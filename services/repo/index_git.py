@@ -188,20 +188,28 @@ def parse_log(raw: bytes) -> list[Commit]:
 
 
 def _pairs(commits: list[Commit]) -> Pairs:
-    """The co-change counts of `commits` (see `Pairs`), each pair in both directions."""
+    """The co-change counts of `commits` (see `Pairs`), each pair in both directions.
+
+    A commit's paths are distinct and sorted (`parse_log`), so each pair is counted once, in order,
+    and written both ways at the end: half the counting of every ordered pair.
+    """
     pairs: dict[tuple[str, str], list[int]] = {}
+    noise: dict[str, bool] = {}
     for _sha, _author, when, _subject, _body, paths, _changes in commits:
         if len(paths) > MAX_CHANGESET:
             continue
-        kept = [p for p in paths if not is_noise(p)]
-        for a, b in itertools.permutations(kept, 2):
-            entry = pairs.get((a, b))
+        kept = [p for p in paths if not (noise[p] if p in noise else noise.setdefault(p, is_noise(p)))]
+        for key in itertools.combinations(sorted(set(kept)), 2):
+            entry = pairs.get(key)
             if entry is None:
-                pairs[(a, b)] = [1, when]
+                pairs[key] = [1, when]
             else:
                 entry[0] += 1
-                entry[1] = max(entry[1], when)
-    rows = [[a, b, shared, last] for (a, b), (shared, last) in sorted(pairs.items())]
+                if when > entry[1]:
+                    entry[1] = when
+    rows = [[a, b, shared, last] for (a, b), (shared, last) in pairs.items()]
+    rows += [[b, a, shared, last] for a, b, shared, last in rows]
+    rows.sort(key=lambda r: (r[0], r[1]))
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -22,6 +22,7 @@ from services.repo import parsing
 from services.repo.index_content import read_content
 from services.repo.index_git import (
     Commit,
+    GitHalfResult,
     HistoryPlan,
     Pairs,
     apply_history,
@@ -57,15 +58,38 @@ def run_index(
         # as they come, inside the run's one transaction: a failure anywhere rolls all of it back.
         with ThreadPoolExecutor(max_workers=1) as pool, db.transaction():
             reading = pool.submit(_timed, _read_history, root, plan)
+            written: list[tuple[GitHalfResult, float]] = []
+
+            def write_history() -> None:
+                # The history is written as soon as it is read, between two chunks of parsed files,
+                # rather than after the last: then it is not part of the run's tail, which this
+                # process works through alone while the parsing children have stopped.
+                if written:
+                    return
+                (commits, pairs, notes), read_seconds = reading.result()  # only a missing git or a timeout raise
+                git_started = time.perf_counter()
+                history = apply_history(store, plan, commits, pairs, notes)
+                written.append((history, read_seconds + time.perf_counter() - git_started))
+
+            def between_chunks() -> None:
+                if reading.done():
+                    write_history()
+
             # Facts an older parser wrote are parsed again: they are a function of the parser too.
             reparse = full or store.state().get("facts_version") != parsing.FACTS_VERSION
-            half = read_content(store, root, untracked=untracked, full=reparse, progress=progress, write_facts=True)
-            (commits, pairs, notes), read_seconds = reading.result()  # only a missing git or a timeout raise here
+            half = read_content(
+                store,
+                root,
+                untracked=untracked,
+                full=reparse,
+                progress=progress,
+                write_facts=True,
+                after_chunk=between_chunks,
+            )
+            write_history()
             progress(1, 1, "writing the index")
             content = half.write(store)
-            git_started = time.perf_counter()
-            history = apply_history(store, plan, commits, pairs, notes)
-            git_seconds = read_seconds + time.perf_counter() - git_started
+            history, git_seconds = written[0]
             store.set_state(
                 {
                     "content_head": plan.head or "",

@@ -301,7 +301,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     bound_by_assignment = assigned.of(language, root, top)
     assigned_exports = bound.assign(bound_by_assignment)
     name_starts.update(a.start for a in bound_by_assignment if a.local)
-    scopes = {(n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS}
+    scopes = _ScopeSpans((n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS)
     bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]] = {}
     for var, type_ in bind_nodes:
         type_ = bound.type_name(type_) if bound else type_
@@ -482,6 +482,8 @@ def _receiver(
 
 def _scope_span(node: Any, scopes: set[tuple[int, int]]) -> tuple[int, int] | None:
     """The span of the innermost function or method holding `node` (None at module level)."""
+    if isinstance(scopes, _ScopeSpans):
+        return scopes.innermost(node.start_byte, node.end_byte)
     current = node.parent
     while current is not None:
         span = (current.start_byte, current.end_byte)
@@ -489,6 +491,32 @@ def _scope_span(node: Any, scopes: set[tuple[int, int]]) -> tuple[int, int] | No
             return span
         current = current.parent
     return None
+
+
+class _ScopeSpans(frozenset):
+    """The spans of a file's functions and methods, which nest as the tree does, with that nesting
+    kept so the innermost one holding a node is found by bisection. Walking up `node.parent` finds
+    the same span, but tree-sitter finds each parent by descending from the root again: that walk
+    was a tenth of the content half's time on a C repository."""
+
+    def __init__(self, spans: Any = ()) -> None:
+        ordered = sorted(self, key=lambda s: (s[0], -s[1]))  # outer before inner at one start
+        self._ordered = ordered
+        self._starts = [s[0] for s in ordered]
+        self._outer: list[int] = []  # index of the nearest span holding each one, or -1
+        stack: list[int] = []
+        for i, (_start, end) in enumerate(ordered):
+            while stack and ordered[stack[-1]][1] < end:
+                stack.pop()
+            self._outer.append(stack[-1] if stack else -1)
+            stack.append(i)
+
+    def innermost(self, start: int, end: int) -> tuple[int, int] | None:
+        # The last span starting at or before `start` holds it, or one of the spans holding that one does.
+        i = bisect.bisect_right(self._starts, start) - 1
+        while i >= 0 and self._ordered[i][1] < end:
+            i = self._outer[i]
+        return self._ordered[i] if i >= 0 else None
 
 
 def _text(node: Any) -> str:

@@ -862,8 +862,7 @@ class RepoStore:
         two lists are not read.
         """
         if everything:
-            self.db.execute("DELETE FROM repo_symbol_fts")
-            self.db.execute("DELETE FROM repo_symbol_fts_rows")
+            self.clear_symbol_search()
         else:
             dropped = [*changed_paths, *removed_paths]
             for start in range(0, len(dropped), _CHUNK):  # chunks, not three statements per path
@@ -873,7 +872,6 @@ class RepoStore:
                 self.db.executemany("DELETE FROM repo_symbol_fts WHERE rowid = ?", [(r,) for (r,) in rows])
                 self.db.execute(f"DELETE FROM repo_symbol_fts_rows WHERE path IN ({marks})", chunk)
         next_row = (self.db.execute("SELECT max(rowid) FROM repo_symbol_fts").get or 0) + 1
-        rows, mapping = [], []
         select = (
             "SELECT f.path, s.id, s.name, s.qualified, s.signature, s.doc FROM repo_files f "
             "JOIN repo_symbols s ON s.hash = f.hash"
@@ -886,6 +884,31 @@ class RepoStore:
                 chunk = changed_paths[start : start + _CHUNK]
                 marks = ", ".join("?" * len(chunk))
                 found += self.db.execute(select + f" WHERE f.path IN ({marks}) ORDER BY f.path, s.id", chunk).fetchall()
+        self._insert_search_rows(found, next_row, split_terms)
+
+    def clear_symbol_search(self) -> None:
+        self.db.execute("DELETE FROM repo_symbol_fts")
+        self.db.execute("DELETE FROM repo_symbol_fts_rows")
+
+    def append_symbol_search(self, located: Sequence[tuple[str, str]], split_terms: Callable[[str], str]) -> None:
+        """Add the search rows of `located` (`(path, content hash)`, in path order, after every path
+        already there): what `reindex_symbol_search(everything=True)` writes for them, row for row,
+        when a first index hands its paths over in order as their contents are stored."""
+        if not located:
+            return
+        next_row = (self.db.execute("SELECT max(rowid) FROM repo_symbol_fts").get or 0) + 1
+        marks = ", ".join("(?, ?)" for _ in located)
+        found = self.db.execute(
+            f"WITH p(path, hash) AS (VALUES {marks}) SELECT p.path, s.id, s.name, s.qualified, s.signature, s.doc "
+            "FROM p JOIN repo_symbols s ON s.hash = p.hash ORDER BY p.path, s.id",
+            [value for pair in located for value in pair],
+        ).fetchall()
+        self._insert_search_rows(found, next_row, split_terms)
+
+    def _insert_search_rows(
+        self, found: Sequence[Sequence[Any]], next_row: int, split_terms: Callable[[str], str]
+    ) -> None:
+        rows, mapping = [], []
         path_terms = ""
         last_path = None
         for path, sid, name, qualified, signature, doc in found:

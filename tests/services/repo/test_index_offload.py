@@ -116,3 +116,42 @@ def test_children_start_for_enough_source_but_not_for_images_read_again():
     assert not index_content._worth_children(code[:1], [400_000])
     bundles = [(f"web/bundle{i}.js", f"web/bundle{i}.js") for i in range(3)]
     assert not index_content._worth_children(bundles, [index_content.MAX_BYTES + 1] * 3), "too large to parse"
+
+
+def test_a_language_of_a_few_files_is_parsed_by_one_child_and_the_children_share_the_rest():
+    # 40 chunks of C, and a C++ file or a Ruby script in every fifth: each child would compile the
+    # queries of every language it meets, so the small languages stay with one child
+    chunks, sizes = [], {}
+    for i in range(40):
+        chunk = [(f"src/c{i}_{j}.c", f"src/c{i}_{j}.c") for j in range(4)]
+        if i % 5 == 0:
+            chunk.append((f"deps/x{i}.cpp", f"deps/x{i}.cpp") if i % 10 else (f"utils/u{i}.rb", f"utils/u{i}.rb"))
+        chunks.append(chunk)
+        sizes.update({fs: 100_000 if fs.endswith(".c") else 2_000 for fs, _path in chunk})
+    owners = index_content._owners(chunks, sizes, 2)
+    small = {owner for chunk, owner in zip(chunks, owners, strict=True) if len(chunk) == 5}
+    assert len(small) == 1, "every chunk holding C++ or Ruby goes to one child"
+    loads = [sum(sizes[fs] for c, o in zip(chunks, owners, strict=True) if o == k for fs, _ in c) for k in (0, 1)]
+    assert abs(loads[0] - loads[1]) <= 2 * 400_000, "the C is shared evenly"
+    assert all(owners[i : i + 12].count(owners[i]) < 12 for i in range(len(owners) - 12)), "no long run of one child"
+
+
+async def test_search_rows_written_chunk_by_chunk_are_those_written_all_at_once(empty_repo, monkeypatch):
+    from kernel.store import open_repo
+    from services.repo.store import SCHEMA, RepoStore
+    from services.repo.text import split_terms
+
+    _project(empty_repo)
+    commit(empty_repo, "Duplicate a module", {"pkg/copy.py": (empty_repo / "pkg/mod_3.py").read_text()})
+    monkeypatch.setattr(index_content, "_CHUNK", 2)
+    monkeypatch.setattr(index_content, "_OFFLOAD_FILES", 0)
+    await ask(empty_repo, "pallium_index", full=True)
+    sql = "SELECT rowid, terms, signature, doc, path_terms, path, symbol_id FROM repo_symbol_fts ORDER BY rowid"
+    with open_repo(empty_repo, [SCHEMA]) as db:
+        by_chunk = db.execute(sql).fetchall()
+        mapping = db.execute("SELECT path, row FROM repo_symbol_fts_rows ORDER BY path, row").fetchall()
+        with db.transaction():
+            RepoStore(db).reindex_symbol_search([], [], split_terms, everything=True)
+        assert db.execute(sql).fetchall() == by_chunk
+        assert db.execute("SELECT path, row FROM repo_symbol_fts_rows ORDER BY path, row").fetchall() == mapping
+    assert len(by_chunk) == 11 + 9 + 2 and any(row[5] == "pkg/copy.py" for row in by_chunk)
