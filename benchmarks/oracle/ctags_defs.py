@@ -150,6 +150,13 @@ def left_out(language: str, tag: dict) -> str | None:
         return "anonymous"
     if language == "kotlin" and scope_kind == "method" and kind in ("constant", "variable"):
         return "local"
+    if (
+        language == "kotlin"
+        and kind == "method"
+        and scope_kind == "method"
+        and not re.search(rf"\bfun\b[^(]*\b{re.escape(name)}\b", pattern)
+    ):
+        return "local: a loop variable or lambda parameter (`for (x in xs)`, `{ argv -> }`) ctags files as a method"
     if language == "kotlin" and "<lambda>" in tag.get("scope", ""):
         return "local: a lambda's parameter or value"
     if language == "kotlin" and not re.fullmatch(r"\w+", name) and "`" not in name:
