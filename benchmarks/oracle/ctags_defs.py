@@ -164,6 +164,13 @@ def left_out(language: str, tag: dict) -> str | None:
     if language == "php" and (kind == "alias" or scope_kind == "function"):
         return "import or local"
     if (
+        language == "php"
+        and kind == "variable"
+        and scope_kind in ("class", "trait", "interface", "enum")
+        and not re.search(rf"\b(?:public|protected|private|var|static|readonly)\b[^=;(]*\${re.escape(name)}\b", pattern)
+    ):
+        return "local: a closure's variable inside a method, which ctags files under the class"
+    if (
         language in ("c", "cpp")
         and kind in ("function", "prototype")
         and re.match(rf"/\^\s*{re.escape(name)}\s*\(", pattern)
@@ -184,6 +191,10 @@ def left_out(language: str, tag: dict) -> str | None:
         return "ctags misreading: an explicit instantiation (`template class sink<std::mutex>;`) declares no name"
     if language in ("c", "cpp") and kind in ("struct", "union", "variable") and scope_kind in ("function", "prototype"):
         return "local: `struct addrinfo hints {};` inside a function is a local variable"
+    if language == "bash" and kind == "alias" and (name.startswith("-") or not re.match(r"/\^\s*alias\b", pattern)):
+        return "ctags misreading: `nvm alias x` (`alias` as an argument) or `alias -g` (an option) names no alias"
+    if language == "bash" and kind == "function" and re.search(rf"\bfunction\s+{re.escape(name)}\s*\(\s*\w", pattern):
+        return "ctags misreading: `function f(a, b) {` is awk's, inside a string handed to awk"
     if language == "bash" and name.endswith("="):
         return "ctags misreading: an array assignment `NAME=(...)` is no function"
     if language == "ruby" and kind == "constant" and re.search(rf"\b{re.escape(name)}\s*(==|=>|===|\.|\[)", pattern):

@@ -305,6 +305,9 @@ _PHP = """
 (method_declaration name: (name) @name) @definition.method
 (namespace_definition name: (namespace_name) @name) @definition.namespace
 (const_element (name) @name) @definition.constant
+(function_call_expression function: [(name) @_define (qualified_name (name) @_define)] (#eq? @_define "define")
+  arguments: (arguments . (argument [(string (string_content) @name) (encapsed_string (string_content) @name)])))
+  @definition.constant
 (program (expression_statement (assignment_expression left: (variable_name (name) @name))) @definition.variable)
 (namespace_use_clause) @import
 (include_expression (string) @source) @import
@@ -410,6 +413,8 @@ _SCALA = """
 
 _BASH = """
 (function_definition name: (word) @name) @definition.function
+(command name: (command_name (word) @_alias (#eq? @_alias "alias"))
+  argument: [(concatenation . (word) @name) (word) @name] (#match? @name "^[^-=][^=]*=")) @definition.alias
 (command name: (command_name (word) @fn) . argument: (_) @source) @import
 (command_name) @call
 """
@@ -454,7 +459,7 @@ def definition_names(node: Any, name: str) -> tuple[str, ...]:
     """The names a definition defines as its language spells them, where the captured node is not the
     name itself: Ruby's `attr_reader :id` defines `id`, `attr_writer :id` defines `id=`,
     `attr_accessor :id` both, `alias_method :<<` defines `<<`; Kotlin's unnamed companion object is
-    `Companion`; PHP's anonymous class is `class@anonymous`."""
+    `Companion`; PHP's anonymous class is `class@anonymous`; Bash's `alias ll='ls -l'` defines `ll`."""
     if node.type == "call":
         name = name.removeprefix(":")
         method = node.child_by_field_name("method")
@@ -469,6 +474,8 @@ def definition_names(node: Any, name: str) -> tuple[str, ...]:
         return (_text(named) if named is not None else "Companion",)
     if node.type == "anonymous_class":
         return ("class@anonymous",)
+    if node.type == "command":  # Bash `alias ll='ls -l'` defines `ll`
+        return (name.split("=", 1)[0],)
     return (name,)
 
 

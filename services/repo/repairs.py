@@ -67,6 +67,8 @@ _LONE_MACRO = re.compile(
 )
 # `SPDLOG_TRY {`: a macro standing for a statement's keyword before a block.
 _BLOCK_MACRO = re.compile(rb"(?<=[;{}])([ \t\n]*)(" + _MACRO + rb")(?=[ \t]*\{)")
+# A double-quoted Bash string holding an escaped `\$`: the text of a command to `eval` later.
+_BASH_EVAL_STRING = re.compile(rb'"((?:[^"\\]|\\.)*?\\\$(?:[^"\\]|\\.)*)"', re.S)
 _KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
 _NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
@@ -85,9 +87,12 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
     """`data` with what its grammar cannot parse blanked, or None when there is none: in C and C++
     the `#include`/`#define` lines inside braces and the macros that stand for specifiers
     (before a declaration, between its type and name, after its parameters, or alone on a line);
-    in Kotlin the delegation of an object expression."""
+    in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval`."""
     if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
         repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+        return repaired if repaired != data else None
+    if language == "bash":  # `eval "(( \${#${name}[@]} > 0 ))"`: code built for eval, which the grammar misreads
+        repaired = _BASH_EVAL_STRING.sub(lambda m: b'"' + re.sub(rb"[^\n]", b" ", m.group(1)) + b'"', data)
         return repaired if repaired != data else None
     if language not in ("c", "cpp"):
         return None
