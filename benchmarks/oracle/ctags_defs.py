@@ -195,6 +195,8 @@ def left_out(language: str, tag: dict) -> str | None:
         return "ctags misreading: `nvm alias x` (`alias` as an argument) or `alias -g` (an option) names no alias"
     if language == "bash" and kind == "function" and re.search(rf"\bfunction\s+{re.escape(name)}\s*\(\s*\w", pattern):
         return "ctags misreading: `function f(a, b) {` is awk's, inside a string handed to awk"
+    if language == "bash" and kind == "function" and not re.fullmatch(r"[\w:.+-]+", name):
+        return "ctags misreading: `[[ $(type -t f) == function ]]` takes the word after `function` (`]]`) for a name"
     if language == "bash" and name.endswith("="):
         return "ctags misreading: an array assignment `NAME=(...)` is no function"
     if language == "ruby" and kind == "constant" and re.search(rf"\b{re.escape(name)}\s*(==|=>|===|\.|\[)", pattern):

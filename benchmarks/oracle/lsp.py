@@ -6,8 +6,22 @@ import json
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 RESOLVED = {"import", "same-file", "unique", "receiver"}  # Pallium resolutions that name a definition
+
+
+async def every_reference(call: Any, name: str, ctx: Any) -> list[Any]:
+    """All of `pallium_callers`' references for `name`, following `next_cursor`: one page holds
+    what fits the answer's 8 KB, often fewer than a much-called function has."""
+    references, cursor = [], None
+    while True:
+        arguments = {"name": name, "limit": 500} | ({"cursor": cursor} if cursor else {})
+        answer = await call("pallium_callers", arguments, ctx)
+        references += answer.references
+        cursor = answer.next_cursor
+        if not cursor:
+            return references
 
 
 class Lsp:
