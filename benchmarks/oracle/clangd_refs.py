@@ -33,7 +33,9 @@ _COMPILER = {"c": "cc", "cpp": "c++ -std=c++17"}
 
 
 def compile_commands(checkout: Path, files: list[str], into: Path, language: str = "c") -> None:
-    folders = sorted({str(Path(f).parent) for f in files} | {str(Path(f).parent) for f in _headers(checkout)})
+    # every folder holding a header and each folder above it: `#include "leveldb/db.h"` needs `include/`
+    held = {Path(f).parent for f in files} | {Path(f).parent for f in _headers(checkout)}
+    folders = sorted({str(p) for d in held for p in (d, *d.parents)})
     flags = " ".join(f"-I{checkout / d}" for d in folders)
     compiler = _COMPILER[language]
     entries = [

@@ -7,6 +7,7 @@ import subprocess
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 RESOLVED = {"import", "same-file", "unique", "receiver"}  # Pallium resolutions that name a definition
 
@@ -95,7 +96,7 @@ def locations_in(found: list[dict], checkout: Path) -> set[tuple[str, int]]:
     """(path, 1-based line) of each location an LSP answer gave inside `checkout`."""
     refs = set()
     for location in found:
-        target = Path(location["uri"].removeprefix("file://"))
+        target = Path(unquote(location["uri"].removeprefix("file://")))  # clangd writes `+` as `%2B`
         if target.is_relative_to(checkout):
             refs.add((target.relative_to(checkout).as_posix(), location["range"]["start"]["line"] + 1))
     return refs
