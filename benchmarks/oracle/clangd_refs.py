@@ -1,8 +1,9 @@
-"""References precision and recall against clangd, for C functions, on a checked-out repository.
+"""References precision and recall against clangd, for C functions or C++ functions and methods.
 
-    python -m benchmarks.oracle.clangd_refs CHECKOUT [--sample N] [--misses N]
+    python -m benchmarks.oracle.clangd_refs CHECKOUT [--language c|cpp] [--sample N] [--misses N]
 
-The checkout gets a generated compile_commands.json (every `.c` file compiled from the root with
+The checkout gets a generated compile_commands.json (every `.c` file, or `.cc`/`.cpp` file with
+`c++ -std=c++17`, compiled from the root with
 `-I` of every folder holding a header, in a temporary folder, never in the checkout), clangd
 (Debian's) builds its background index over it, and for a sample of the functions the checkout
 defines (every k-th by path and line, so the sample is fixed) clangd's `textDocument/references`
@@ -25,24 +26,34 @@ import time
 from pathlib import Path
 
 from benchmarks.oracle.lsp import RESOLVED as _RESOLVED
-from benchmarks.oracle.lsp import Lsp, locations_in, report
+from benchmarks.oracle.lsp import Lsp, every_reference, locations_in, report
+
+_SOURCES = {"c": ["*.c"], "cpp": ["*.cc", "*.cpp", "*.cxx"]}
+_COMPILER = {"c": "cc", "cpp": "c++ -std=c++17"}
 
 
-def compile_commands(checkout: Path, files: list[str], into: Path) -> None:
-    folders = sorted({str(Path(f).parent) for f in files} | {str(Path(f).parent) for f in _headers(checkout)})
+def compile_commands(checkout: Path, files: list[str], into: Path, language: str = "c") -> None:
+    # every folder holding a header and each folder above it: `#include "leveldb/db.h"` needs `include/`
+    held = {Path(f).parent for f in files} | {Path(f).parent for f in _headers(checkout)}
+    folders = sorted({str(p) for d in held for p in (d, *d.parents)})
     flags = " ".join(f"-I{checkout / d}" for d in folders)
-    entries = [{"directory": str(checkout), "file": str(checkout / f), "command": f"cc {flags} -c {f}"} for f in files]
+    compiler = _COMPILER[language]
+    entries = [
+        {"directory": str(checkout), "file": str(checkout / f), "command": f"{compiler} {flags} -c {f}"} for f in files
+    ]
     (into / "compile_commands.json").write_text(json.dumps(entries))
 
 
 def _headers(checkout: Path) -> list[str]:
-    out = subprocess.run(["git", "ls-files", "*.h"], cwd=checkout, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["git", "ls-files", "*.h", "*.hpp", "*.hh"], cwd=checkout, capture_output=True, text=True, check=True
+    )
     return out.stdout.split()
 
 
 async def pallium_answers(checkout: Path, asked: dict[str, str]) -> dict[str, set[tuple[str, int]]]:
-    """For each name, the (path, line) of Pallium's references resolved to its definition in
-    `asked[name]` or to a header declaring it."""
+    """For each name (a C function, a C++ `Class.method`), the (path, line) of Pallium's references
+    resolved to its definition in `asked[name]` or to a header declaring it."""
     from kernel.context import ToolContext
     from kernel.dispatch import call
 
@@ -51,11 +62,13 @@ async def pallium_answers(checkout: Path, asked: dict[str, str]) -> dict[str, se
         await call("pallium_index", {}, ctx)
         out = {}
         for name, path in asked.items():
-            answer = await call("pallium_callers", {"name": name, "limit": 500}, ctx)
             out[name] = {
                 (r.path, r.line)
-                for r in answer.references
-                if r.resolution in _RESOLVED and r.target is not None and (r.target == path or r.target.endswith(".h"))
+                for r in await every_reference(call, name, ctx)
+                if r.resolution in _RESOLVED
+                and r.target is not None
+                and (r.target == path or r.target.endswith((".h", ".hpp", ".hh")))
+                and (r.target_qualified is None or r.target_qualified == name)
             }
         return out
     finally:
@@ -67,18 +80,22 @@ def main(argv: list[str]) -> int:
     parser.add_argument("checkout", type=Path)
     parser.add_argument("--sample", type=int, default=40, help="functions to ask about (default 40)")
     parser.add_argument("--misses", type=int, default=3)
+    parser.add_argument("--language", choices=sorted(_SOURCES), default="c")
     args = parser.parse_args(argv)
     checkout = args.checkout.resolve()
     from services.repo.parsing import extract
 
-    listed = subprocess.run(["git", "ls-files", "*.c"], cwd=checkout, capture_output=True, text=True, check=True)
+    listed = subprocess.run(
+        ["git", "ls-files", *_SOURCES[args.language]], cwd=checkout, capture_output=True, text=True, check=True
+    )
     files = listed.stdout.split()
     functions = []
     for path in files:
         for symbol in extract(path, (checkout / path).read_bytes()).symbols:
-            name, kind, line = symbol[0], symbol[1], symbol[5]
-            if kind == "function" and symbol[6] > line:  # a definition with a body, not a prototype
-                functions.append((path, line, name))
+            name, kind, qualified, line = symbol[0], symbol[1], symbol[2], symbol[5]
+            if kind in ("function", "method") and symbol[6] > line and "~" not in name and "operator" not in name:
+                # a definition with a body, not a prototype; a C++ member asked for as `Class.method`
+                functions.append((path, line, qualified if args.language == "cpp" else name))
     functions.sort()
     by_name: dict[str, list[tuple[str, int]]] = {}
     for path, line, name in functions:
@@ -88,7 +105,7 @@ def main(argv: list[str]) -> int:
     sample = unique[::step][: args.sample]
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
-        compile_commands(checkout, files, work)
+        compile_commands(checkout, files, work, args.language)
         os.environ["PALLIUM_HOME"] = str(work / "home")
         lsp = Lsp(["clangd", f"--compile-commands-dir={work}", "--background-index", "-j=1"], checkout)
         lsp.request(
@@ -106,7 +123,7 @@ def main(argv: list[str]) -> int:
             {
                 "textDocument": {
                     "uri": first.as_uri(),
-                    "languageId": "c",
+                    "languageId": args.language,
                     "version": 1,
                     "text": first.read_text(errors="replace"),
                 }
@@ -119,17 +136,18 @@ def main(argv: list[str]) -> int:
         defined: dict[str, str] = {}
         for path, line, name in sample:
             text = (checkout / path).read_text(errors="replace").splitlines()
-            column = text[line - 1].find(name + "(") if line - 1 < len(text) else -1
+            name_at = name.rsplit(".", 1)[-1]
+            column = text[line - 1].find(name_at + "(") if line - 1 < len(text) else -1
             offset = 0
             while column < 0 and offset < 6 and line - 1 + offset < len(text):  # the name below its return type
                 offset += 1
-                column = text[line - 1 + offset].find(name + "(")
+                column = text[line - 1 + offset].find(name_at + "(")
             if column < 0:
                 continue
             uri = (checkout / path).as_uri()
             lsp.notify(
                 "textDocument/didOpen",
-                {"textDocument": {"uri": uri, "languageId": "c", "version": 1, "text": "\n".join(text)}},
+                {"textDocument": {"uri": uri, "languageId": args.language, "version": 1, "text": "\n".join(text)}},
             )
             found = (
                 lsp.request(
@@ -147,7 +165,8 @@ def main(argv: list[str]) -> int:
             defined[name] = path
         lsp.close()
         ours = asyncio.run(pallium_answers(checkout, defined))
-    print(f"clangd references on {checkout.name}: {len(truth)} functions (clangd indexed in {indexed_in:.0f} s)")
+    heading = f"clangd references on {checkout.name} ({args.language}): {len(truth)} functions"
+    print(f"{heading} (clangd indexed in {indexed_in:.0f} s)")
     report("clangd", truth, ours, args.misses)
     return 0
 

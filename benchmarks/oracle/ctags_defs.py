@@ -33,8 +33,11 @@ CTAGS_NAME = {
 }
 # ctags kinds that are not definitions: never counted.
 NOT_DEFINITIONS = frozenset(
-    {"local", "parameter", "label", "macroparam", "header", "tparam", "library", "heredoc", "script", "using"}
+    {"local", "parameter", "label", "macroparam", "header", "tparam", "library", "heredoc", "script", "using", "name"}
 )
+# `TEST_CASE("parses", "[cli]") {`: a macro call with a string argument opening a block at file level.
+_MACRO_BLOCK = re.compile(r'^[ \t]*[A-Z][A-Z0-9_]*[ \t]*\((?:[^()\n]|\([^()\n]*\))*"[^\n]*\)[ \t]*(?:\{|$)', re.M)
+_NOT_CODE = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 _FUNCTION = {"function", "method"}
 # ctags kind -> the Pallium kinds that mean it, per language.
 KINDS: dict[str, dict[str, set[str]]] = {
@@ -97,15 +100,44 @@ def ctags_tags(language: str, checkout: Path) -> list[dict]:
         check=False,
     )
     tags = []
+    bodies: dict[str, list[tuple[int, int]]] = {}
     for line in done.stdout.splitlines():
         try:
             tag = json.loads(line)
         except ValueError:
             continue
         counted = tag.get("_type") == "tag" and tag.get("kind") not in NOT_DEFINITIONS and tag.get("line")
-        if counted and not left_out(language, tag):
-            tags.append(tag)
+        if not counted or left_out(language, tag):
+            continue
+        if language in ("c", "cpp"):
+            if tag["path"] not in bodies:
+                bodies[tag["path"]] = macro_blocks((checkout / tag["path"]).read_text(errors="replace"))
+            if any(start < tag["line"] <= end for start, end in bodies[tag["path"]]):
+                continue  # ctags misreading: a test macro's body read as declarations at file level
+        tags.append(tag)
     return tags
+
+
+def macro_blocks(text: str) -> list[tuple[int, int]]:
+    """(first, last line) of each block a macro call with a string argument opens at file level
+    (`TEST_CASE("parses", "[cli]") {`, `SECTION("x") {` inside it): ctags 5.9 cannot take such a
+    call for a function's head, so it reads the statements of the body (`const char *argv[] =`,
+    `sink.add_sink(s);`) as variables and prototypes of the file."""
+    code = _NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()) if m.group()[0] in "/" else m.group(), text)
+    stripped = _NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code)
+    blocks = []
+    for found in _MACRO_BLOCK.finditer(code):
+        opened = code.find("{", found.start())
+        if opened < 0 or code.count("\n", found.end(), opened) > 1:
+            continue
+        depth, at = 0, opened
+        while at < len(stripped):
+            depth += {"{": 1, "}": -1}.get(stripped[at], 0)
+            if depth == 0:
+                break
+            at += 1
+        blocks.append((code.count("\n", 0, found.start()) + 1, code.count("\n", 0, at) + 1))
+    return blocks
 
 
 def left_out(language: str, tag: dict) -> str | None:
@@ -118,12 +150,26 @@ def left_out(language: str, tag: dict) -> str | None:
         return "anonymous"
     if language == "kotlin" and scope_kind == "method" and kind in ("constant", "variable"):
         return "local"
+    if (
+        language == "kotlin"
+        and kind == "method"
+        and scope_kind == "method"
+        and not re.search(rf"\bfun\b[^(]*\b{re.escape(name)}\b", pattern)
+    ):
+        return "local: a loop variable or lambda parameter (`for (x in xs)`, `{ argv -> }`) ctags files as a method"
     if language == "kotlin" and "<lambda>" in tag.get("scope", ""):
         return "local: a lambda's parameter or value"
     if language == "kotlin" and not re.fullmatch(r"\w+", name) and "`" not in name:
         return "ctags misreading: a backquoted name (`fun \\`does a thing\\`()`) comes out as `B+V`"
     if language == "php" and (kind == "alias" or scope_kind == "function"):
         return "import or local"
+    if (
+        language == "php"
+        and kind == "variable"
+        and scope_kind in ("class", "trait", "interface", "enum")
+        and not re.search(rf"\b(?:public|protected|private|var|static|readonly)\b[^=;(]*\${re.escape(name)}\b", pattern)
+    ):
+        return "local: a closure's variable inside a method, which ctags files under the class"
     if (
         language in ("c", "cpp")
         and kind in ("function", "prototype")
@@ -137,6 +183,20 @@ def left_out(language: str, tag: dict) -> str | None:
         if not re.fullmatch(r"[\w.:]+", name) or not re.search(declared, pattern):
             # `<metatable> = <function 1>` in a string; `colors = setmetatable({}, {__index = function`
             return "ctags misreading: its line regex takes any `name = ... function` for a definition"
+    if (
+        language == "cpp"
+        and kind == "member"
+        and re.match(r"/\^\s*(?:extern\s+)?template\s+(?:class|struct)\b", pattern)
+    ):
+        return "ctags misreading: an explicit instantiation (`template class sink<std::mutex>;`) declares no name"
+    if language in ("c", "cpp") and kind in ("struct", "union", "variable") and scope_kind in ("function", "prototype"):
+        return "local: `struct addrinfo hints {};` inside a function is a local variable"
+    if language == "bash" and kind == "alias" and (name.startswith("-") or not re.match(r"/\^\s*alias\b", pattern)):
+        return "ctags misreading: `nvm alias x` (`alias` as an argument) or `alias -g` (an option) names no alias"
+    if language == "bash" and kind == "function" and re.search(rf"\bfunction\s+{re.escape(name)}\s*\(\s*\w", pattern):
+        return "ctags misreading: `function f(a, b) {` is awk's, inside a string handed to awk"
+    if language == "bash" and kind == "function" and not re.fullmatch(r"[\w:.+-]+", name):
+        return "ctags misreading: `[[ $(type -t f) == function ]]` takes the word after `function` (`]]`) for a name"
     if language == "bash" and name.endswith("="):
         return "ctags misreading: an array assignment `NAME=(...)` is no function"
     if language == "ruby" and kind == "constant" and re.search(rf"\b{re.escape(name)}\s*(==|=>|===|\.|\[)", pattern):
@@ -152,6 +212,8 @@ def same_name(language: str, ours: str, theirs: str) -> bool:
         return True
     if language == "ruby":  # ctags drops a Ruby alias's `?`/`!`
         return ours.rstrip("?!") == theirs
+    if language in ("c", "cpp") and theirs.startswith("operator"):  # ctags writes `operator ()`, `operator =`
+        return ours.replace(" ", "") == theirs.replace(" ", "")
     if language == "lua":  # ctags names a Lua function as written, `M.run` or `Inspector:getId`
         return ours == re.split(r"[.:]", theirs)[-1]
     return False

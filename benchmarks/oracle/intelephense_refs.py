@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.oracle.lsp import RESOLVED, Lsp, locations_in, report
+from benchmarks.oracle.lsp import RESOLVED, Lsp, every_reference, locations_in, report
 
 
 async def pallium_answers(checkout: Path, asked: list[tuple[str, str, str]]) -> dict[str, set[tuple[str, int]]]:
@@ -34,10 +34,9 @@ async def pallium_answers(checkout: Path, asked: list[tuple[str, str, str]]) -> 
         await call("pallium_index", {}, ctx)
         out = {}
         for key, path, qualified in asked:
-            answer = await call("pallium_callers", {"name": qualified, "limit": 500}, ctx)
             out[key] = {
                 (r.path, r.line)
-                for r in answer.references
+                for r in await every_reference(call, qualified, ctx)
                 if r.resolution in RESOLVED and r.target == path and r.target_qualified == qualified
             }
         return out

@@ -6,8 +6,23 @@ import json
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
 
 RESOLVED = {"import", "same-file", "unique", "receiver"}  # Pallium resolutions that name a definition
+
+
+async def every_reference(call: Any, name: str, ctx: Any) -> list[Any]:
+    """All of `pallium_callers`' references for `name`, following `next_cursor`: one page holds
+    what fits the answer's 8 KB, often fewer than a much-called function has."""
+    references, cursor = [], None
+    while True:
+        arguments = {"name": name, "limit": 500} | ({"cursor": cursor} if cursor else {})
+        answer = await call("pallium_callers", arguments, ctx)
+        references += answer.references
+        cursor = answer.next_cursor
+        if not cursor:
+            return references
 
 
 class Lsp:
@@ -81,7 +96,7 @@ def locations_in(found: list[dict], checkout: Path) -> set[tuple[str, int]]:
     """(path, 1-based line) of each location an LSP answer gave inside `checkout`."""
     refs = set()
     for location in found:
-        target = Path(location["uri"].removeprefix("file://"))
+        target = Path(unquote(location["uri"].removeprefix("file://")))  # clangd writes `+` as `%2B`
         if target.is_relative_to(checkout):
             refs.add((target.relative_to(checkout).as_posix(), location["range"]["start"]["line"] + 1))
     return refs

@@ -21,9 +21,7 @@ __all__ = [
     "QUERIES",
     "definition_names",
     "import_rows",
-    "repaired_source",
     "shebang_language",
-    "without_export_macros",
 ]
 
 EXTENSIONS = {
@@ -195,12 +193,13 @@ _C_COMMON = (
 def _cpp_functions() -> str:
     """Functions, methods, constructors, destructors and operators, defined or declared, returning
     values, pointers or references, with plain or qualified names (`Arena::Allocate`, `~Arena`)."""
-    names = (
-        "[(identifier) @name (field_identifier) @name (destructor_name) @name (operator_name) @name"
-        " (qualified_identifier name: [(identifier) (destructor_name) (operator_name)] @name)"
-        " (qualified_identifier name: (qualified_identifier name: [(identifier) (destructor_name) (operator_name)]"
-        " @name))]"
-    )
+    leaf = "[(identifier) (destructor_name) (operator_name)] @name"
+    qualified = []
+    for _ in range(4):  # `a::b::sink<M>::flush`: one qualified_identifier per `::`
+        leaf = f"(qualified_identifier name: {leaf})"
+        qualified.append(leaf)
+    plain = "(identifier) @name (field_identifier) @name (destructor_name) @name (operator_name) @name"
+    names = f"[{plain} {' '.join(qualified)}]"
     function = f"(function_declarator declarator: {names})"
     shapes = [function]
     for _ in range(2):  # `char* f()`, `const T& f()`, `T** f()`
@@ -222,8 +221,15 @@ _CPP = (
 (function_definition declarator: (function_declarator declarator: (field_identifier) @name)) @definition.method
 (field_declaration declarator: (function_declarator declarator: (field_identifier) @name)) @definition.method
 (class_specifier name: (type_identifier) @name body: (_)) @definition.class
+(class_specifier name: (template_type name: (type_identifier) @name) body: (_)) @definition.class
+(struct_specifier name: (template_type name: (type_identifier) @name) body: (_)) @definition.struct
+(struct_specifier name: (qualified_identifier name: (type_identifier) @name) body: (_)) @definition.struct
+(struct_specifier name: (qualified_identifier name: (template_type name: (type_identifier) @name)) body: (_))
+  @definition.struct
+(namespace_alias_definition name: (namespace_identifier) @name) @definition.namespace
 (namespace_definition name: (namespace_identifier) @name) @definition.namespace
 (alias_declaration name: (type_identifier) @name) @definition.type
+(field_declaration declarator: (reference_declarator (field_identifier) @name)) @definition.field
 (base_class_clause) @ctx.inherits
 (call_expression function: (qualified_identifier scope: (_) @recv name: (identifier) @call))
 (qualified_identifier scope: (_) @recv name: (identifier) @attr)
@@ -299,6 +305,9 @@ _PHP = """
 (method_declaration name: (name) @name) @definition.method
 (namespace_definition name: (namespace_name) @name) @definition.namespace
 (const_element (name) @name) @definition.constant
+(function_call_expression function: [(name) @_define (qualified_name (name) @_define)] (#eq? @_define "define")
+  arguments: (arguments . (argument [(string (string_content) @name) (encapsed_string (string_content) @name)])))
+  @definition.constant
 (program (expression_statement (assignment_expression left: (variable_name (name) @name))) @definition.variable)
 (namespace_use_clause) @import
 (include_expression (string) @source) @import
@@ -404,6 +413,8 @@ _SCALA = """
 
 _BASH = """
 (function_definition name: (word) @name) @definition.function
+(command name: (command_name (word) @_alias (#eq? @_alias "alias"))
+  argument: [(concatenation . (word) @name) (word) @name] (#match? @name "^[^-=][^=]*=")) @definition.alias
 (command name: (command_name (word) @fn) . argument: (_) @source) @import
 (command_name) @call
 """
@@ -448,7 +459,7 @@ def definition_names(node: Any, name: str) -> tuple[str, ...]:
     """The names a definition defines as its language spells them, where the captured node is not the
     name itself: Ruby's `attr_reader :id` defines `id`, `attr_writer :id` defines `id=`,
     `attr_accessor :id` both, `alias_method :<<` defines `<<`; Kotlin's unnamed companion object is
-    `Companion`; PHP's anonymous class is `class@anonymous`."""
+    `Companion`; PHP's anonymous class is `class@anonymous`; Bash's `alias ll='ls -l'` defines `ll`."""
     if node.type == "call":
         name = name.removeprefix(":")
         method = node.child_by_field_name("method")
@@ -463,56 +474,9 @@ def definition_names(node: Any, name: str) -> tuple[str, ...]:
         return (_text(named) if named is not None else "Companion",)
     if node.type == "anonymous_class":
         return ("class@anonymous",)
+    if node.type == "command":  # Bash `alias ll='ls -l'` defines `ll`
+        return (name.split("=", 1)[0],)
     return (name,)
-
-
-# Preprocessor lines inside a body (`enum { #include "x.def" }`, an X-macro) are not C the grammar
-# can parse; blanking them keeps the body's declarations and every line number.
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*", re.M)
-# `class LEVELDB_EXPORT Cache {`: an export macro between the keyword and the name.
-_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*[ \t]*(?:final\b|[:{]))")
-# `int CJSON_CDECL main(void)`, `void *(CJSON_CDECL *allocate)(size_t)`: a calling-convention or
-# export macro before a function's name, which only the preprocessor would remove.
-_CALLING_MACRO = re.compile(
-    rb"^[ \t]*(?:[A-Za-z_]\w*[ \t*]+)+?([A-Z][A-Z0-9_]{2,})[ \t]+\**[ \t]*[A-Za-z_]\w*[ \t]*\(", re.M
-)
-_POINTER_MACRO = re.compile(rb"\([ \t]*([A-Z][A-Z0-9_]{2,})[ \t]+\*")
-_KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
-_NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-
-
-def without_export_macros(language: str, data: bytes) -> bytes:
-    """C and C++ with the export macro of each class or struct head blanked (`struct LEVELDB_EXPORT
-    Options {` parses as a declaration of `LEVELDB_EXPORT`, with no error to notice); lines and
-    offsets stay where they were."""
-    if language not in ("c", "cpp") or (b"class" not in data and b"struct" not in data):
-        return data
-    blanked = _EXPORT_MACRO.sub(lambda m: m.group().replace(m.group(1), b" " * len(m.group(1)), 1), data)
-    return blanked
-
-
-def repaired_source(language: str, data: bytes) -> bytes | None:
-    """`data` with what its grammar cannot parse blanked, or None when there is none: the
-    `#include`/`#define` lines inside braces and calling-convention macros before a function's name
-    (C and C++), the delegation of a Kotlin object expression."""
-    if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
-        repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
-        return repaired if repaired != data else None
-    if language not in ("c", "cpp"):
-        return None
-    code = _NOT_CODE.sub(lambda m: b" " * len(m.group()), data)  # braces in comments and strings do not count
-    out = bytearray(data)
-    depth, at, changed = 0, 0, False
-    for found in (*_CALLING_MACRO.finditer(code), *_POINTER_MACRO.finditer(code)):
-        out[found.start(1) : found.end(1)] = b" " * (found.end(1) - found.start(1))
-        changed = True
-    for found in _DIRECTIVE.finditer(code):
-        depth += code.count(b"{", at, found.start()) - code.count(b"}", at, found.start())
-        at = found.end()
-        if depth > 0:
-            out[found.start() : found.end()] = b" " * (found.end() - found.start())
-            changed = True
-    return bytes(out) if changed else None
 
 
 def _text(node: Any) -> str:

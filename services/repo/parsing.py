@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from services.repo import aliases, assigned, grammars, languages, receivers, ruby_calls
+from services.repo import aliases, assigned, grammars, languages, receivers, repairs, ruby_calls
 
 __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 
@@ -25,9 +25,10 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # Rust `impl Trait for Type` blocks; 7: Python/JS/TS receivers by `receivers`, decorator receivers,
 # `registration` references; 8: declarations of the pack languages ctags finds, C globals, Ruby
 # accessors and aliases, Swift initialisers, Kotlin packages and top-level properties, C++ headers and
-# methods, scripts known by their shebang): an index whose facts an older parser wrote parses its
-# contents again at the next run.
-FACTS_VERSION = "8"
+# methods, scripts known by their shebang; 9: C/C++ specifier and statement macros read around
+# (`services.repo.repairs`), deep qualified members, reference fields, specialisations): an index
+# whose facts an older parser wrote parses its contents again at the next run.
+FACTS_VERSION = "9"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -111,6 +112,7 @@ _TEXT_DEFINITIONS = {
         rb"^(?:function\s+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)\s*\(\)\s*\{?|([A-Za-z][\w.-]*)\s*:(?!=))", re.M
     ),
 }
+_TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>")
 _CAPTURE = re.compile(r"@([\w.]+)")
 # A field of the enclosing object as a receiver: `$this->collector`, `this.collector`, `self.collector`.
 _SELF_FIELD = re.compile(r"^(?:\$this->|this\.|self\.)([A-Za-z_]\w*)$")
@@ -157,9 +159,9 @@ def extract(path: str, data: bytes) -> Facts:
         except (ImportError, OSError, ValueError):
             return Facts(language, "unparsed", lines)
         facts = Facts(language, "parsed", lines)
-        data = languages.without_export_macros(language, data)
+        data = repairs.without_export_macros(language, data)
         tree = parser.parse(data)
-        if tree.root_node.has_error and (repaired := languages.repaired_source(language, data)) is not None:
+        if tree.root_node.has_error and (repaired := repairs.repaired_source(language, data)) is not None:
             again = parser.parse(repaired)  # an X-macro body parses once its directives are blanked
             if _errors(again.root_node) < _errors(tree.root_node):
                 tree, data = again, repaired
@@ -272,9 +274,13 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
         scope = _scope(node, by_node)
         owner = name_node.parent
         if owner is not None and owner.type in languages.NAME_OWNERS:  # `Store::save`, `function M.add`
-            target = owner.child_by_field_name(languages.NAME_OWNERS[owner.type])
-            if target is not None:
-                scope = [*scope, (_text(target).replace("::", "."), "class")]
+            owners = [owner]
+            while owners[-1].type == "qualified_identifier" and owners[-1].parent.type == "qualified_identifier":
+                owners.append(owners[-1].parent)  # `ns::sink<M>::flush`: each `::` nests one more
+            for each in reversed(owners):
+                target = each.child_by_field_name(languages.NAME_OWNERS[each.type])
+                if target is not None:  # `sink<Mutex>::flush` belongs to `sink`, whatever its arguments
+                    scope = [*scope, (_TEMPLATE_ARGUMENTS.sub("", _text(target)).replace("::", "."), "class")]
         if kind == "function" and scope and _is_class_like(scope[-1][1]):
             kind = "function" if owner is not None and owner.type == "dot_index_expression" else "method"
         elif kind == "method" and not scope:  # a Ruby `def` at the top level

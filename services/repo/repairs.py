@@ -1,0 +1,146 @@
+"""Source repairs before a reparse: what only a preprocessor (C, C++) or a newer grammar (Kotlin)
+would read, blanked with spaces so that every line and offset stays where it was.
+
+`services.repo.parsing` parses a file as written; when the tree holds errors it parses
+`repaired_source` too and keeps the tree with fewer errors. Nothing here knows about queries.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["repaired_source", "without_export_macros"]
+
+# Preprocessor lines inside a body (`enum { #include "x.def" }`, an X-macro) are not C the grammar
+# can parse; blanking them keeps the body's declarations and every line number.
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*", re.M)
+# What opens a list rather than a body: `enum colors {`, `= {`, `[] = {`, a `{` inside another list.
+_LIST_HEAD = re.compile(rb"(?:\benum\b[^;{}()]*|=[ \t\n]*|[{,][ \t\n]*)$")
+_WHOLE_DIRECTIVE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
+# `class LEVELDB_EXPORT Cache {`: an export macro between the keyword and the name.
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*[ \t]*(?:final\b|[:{]))")
+_MACRO = rb"[A-Z][A-Z0-9_]{2,}"
+# A name as C++ writes it where a function is defined: `f`, `Store::save`, `sink<Mutex>::flush`, `~Cache`.
+_QUALIFIED = rb"~?[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?(?:::~?[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?)*"
+# `int CJSON_CDECL main(void)`, `void SPDLOG_INLINE sink<M>::flush()`: a calling-convention or export
+# macro between a function's return type and its name.
+_CALLING_MACRO = re.compile(
+    rb"^[ \t]*(?:[A-Za-z_]\w*[ \t*&]+)+?(" + _MACRO + rb")[ \t]+[*&]*[ \t]*" + _QUALIFIED + rb"[ \t]*\(", re.M
+)
+# `void *(CJSON_CDECL *allocate)(size_t)`: the same inside a function pointer's parentheses.
+_POINTER_MACRO = re.compile(rb"\([ \t]*(" + _MACRO + rb")[ \t]+\*[ \t]*[A-Za-z_]\w*[ \t]*\)[ \t]*\(")
+# `SPDLOG_INLINE size_t f()`, `template <class T> FMT_CONSTEXPR auto g(T)`, `API logger::logger()`: a
+# specifier macro that opens a declaration, followed by the declaration's type (never another
+# macro: `DWORD WINAPI f()` keeps its return type) and a declared name.
+_LEADING_MACRO = re.compile(
+    rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(?:(?:static|inline|extern|virtual|explicit|friend|constexpr)[ \t]+)*"
+    rb"((?:" + _MACRO + rb"\b[ \t]+)+)(?!" + _MACRO + rb"\b)"
+    rb"(?=(?:(?:const|unsigned|signed|struct|class|enum|typename|static|inline)[ \t]+)*"
+    rb"(?:" + _QUALIFIED + rb"[ \t*&]+[*&]*[ \t]*" + _QUALIFIED + rb"[ \t]*[(\[=;{]"
+    rb"|[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?(?:::~?[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?)+[ \t]*\("
+    rb"|(?:" + _QUALIFIED + rb"[ \t*&]+)?operator\b))",
+    re.M,
+)
+# `FMT_CONSTEXPR rgb() : r(0) {}`: before a constructor there is no type to tell a macro from a
+# return type (`BOOL IsOk(void)`), so only a macro named as a specifier is blanked there.
+_SPECIFIER_MACRO = re.compile(
+    rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(?:(?:static|inline|explicit|friend|constexpr)[ \t]+)*"
+    rb"((?:[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:API|EXPORT|PUBLIC|INLINE|FORCE_INLINE|CONSTEXPR\w*|NODISCARD|DEPRECATED\w*"
+    rb"|NOINLINE|EXTERN|DECL|ATTR\w*|VISIBILITY\w*|NORETURN)[ \t]+)+)(?=explicit\b|~?[A-Za-z_]\w*[ \t]*\()",
+    re.M,
+)
+# `size_t id() SPDLOG_NOEXCEPT {`, `bool empty() const FMT_NOEXCEPT;`: specifier macros after a
+# parameter list, before the body, the `;`, `= default`, an initializer list or a trailing return.
+_TRAILING_MACROS = re.compile(
+    rb"\)[ \t]*(?:\n[ \t]*(?="
+    + _MACRO
+    + rb"\b[ \t]*[{;]))?(?:(?:const|volatile|noexcept|override|final|&&?)[ \t]*)*((?:"
+    + _MACRO
+    + rb"\b[ \t]*)+)"
+    rb"(?=[{;:=]|->|const\b|override\b|final\b|$)",
+    re.M,
+)
+# `FMT_BEGIN_NAMESPACE`, `Q_OBJECT`, `LOG_CATCH(msg)`: a macro alone on its line, a statement
+# without a semicolon.
+_LONE_MACRO = re.compile(
+    rb"^[ \t]*(" + _MACRO + rb"(?:[ \t]*\([^;{}()\n]*(?:\([^;{}()\n]*\)[^;{}()\n]*)*\))?)[ \t]*$", re.M
+)
+# `SPDLOG_TRY {`: a macro standing for a statement's keyword before a block.
+_BLOCK_MACRO = re.compile(rb"(?<=[;{}])([ \t\n]*)(" + _MACRO + rb")(?=[ \t]*\{)")
+# A double-quoted Bash string holding an escaped `\$`: the text of a command to `eval` later.
+_BASH_EVAL_STRING = re.compile(rb'"((?:[^"\\]|\\.)*?\\\$(?:[^"\\]|\\.)*)"', re.S)
+_KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
+_NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def without_export_macros(language: str, data: bytes) -> bytes:
+    """C and C++ with the export macro of each class or struct head blanked (`struct LEVELDB_EXPORT
+    Options {` parses as a declaration of `LEVELDB_EXPORT`, with no error to notice); lines and
+    offsets stay where they were."""
+    if language not in ("c", "cpp") or (b"class" not in data and b"struct" not in data):
+        return data
+    blanked = _EXPORT_MACRO.sub(lambda m: m.group().replace(m.group(1), b" " * len(m.group(1)), 1), data)
+    return blanked
+
+
+def repaired_source(language: str, data: bytes) -> bytes | None:
+    """`data` with what its grammar cannot parse blanked, or None when there is none: in C and C++
+    the `#include`/`#define` lines inside braces and the macros that stand for specifiers
+    (before a declaration, between its type and name, after its parameters, or alone on a line);
+    in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval`."""
+    if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
+        repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+        return repaired if repaired != data else None
+    if language == "bash":  # `eval "(( \${#${name}[@]} > 0 ))"`: code built for eval, which the grammar misreads
+        repaired = _BASH_EVAL_STRING.sub(lambda m: b'"' + re.sub(rb"[^\n]", b" ", m.group(1)) + b'"', data)
+        return repaired if repaired != data else None
+    if language not in ("c", "cpp"):
+        return None
+    code = _NOT_CODE.sub(lambda m: b" " * len(m.group()), data)  # braces in comments and strings do not count
+    out = bytearray(data)
+    spans = [
+        m.span(1) for p in (_CALLING_MACRO, _POINTER_MACRO, _LEADING_MACRO, _SPECIFIER_MACRO) for m in p.finditer(code)
+    ]
+    spans += [m.span(1) for m in _TRAILING_MACROS.finditer(code)]
+    spans += [m.span(2) for m in _BLOCK_MACRO.finditer(code)]
+    spans += [m.span(1) for m in _LONE_MACRO.finditer(code) if _is_statement_macro(code, m.start(), m.end())]
+    spans += _directives_in_lists(code)
+    for start, end in spans:
+        out[start:end] = b" " * (end - start)
+    return bytes(out) if spans else None
+
+
+def _is_statement_macro(code: bytes, start: int, end: int) -> bool:
+    """Whether a macro alone on its line stands where a declaration could: after a `;`, a brace,
+    a directive or nothing, and not the last of an enum's members (before a `}`)."""
+    before = code[:start].rstrip()
+    after = code[end:].lstrip()
+    if after.startswith((b",", b"=", b"(")) or (after.startswith(b"}") and not code[start:end].rstrip().endswith(b")")):
+        return False  # `HIGH` before the `}` is an enum's last member; `LOG_CATCH(e)` there is no member
+    last_line = before[before.rfind(b"\n") + 1 :].lstrip()
+    return (
+        not before
+        or before.endswith((b";", b"{", b"}", b":"))
+        or last_line.startswith(b"#")
+        or re.fullmatch(_MACRO, last_line) is not None  # `FMT_BEGIN_NAMESPACE` then `FMT_MODULE_EXPORT_BEGIN`
+    )
+
+
+def _directives_in_lists(code: bytes) -> list[tuple[int, int]]:
+    """The `#include`/`#define`/`#undef` lines inside an enum's body or a braced initializer (an
+    X-macro), never those in a namespace, class or function body, which the grammar reads."""
+    bodies = _WHOLE_DIRECTIVE.sub(lambda m: b" " * len(m.group()), code)  # `#define TRY try {` opens nothing
+    braces = [(m.start(), m.group()) for m in re.finditer(rb"[{}]", bodies)]
+    spans, stack, at = [], [], 0
+    for found in _DIRECTIVE.finditer(code):
+        while at < len(braces) and braces[at][0] < found.start():
+            where, brace = braces[at]
+            at += 1
+            if brace == b"{":
+                head = bodies[max(0, where - 200) : where]
+                stack.append(_LIST_HEAD.search(head) is not None)
+            elif stack:
+                stack.pop()
+        if stack and stack[-1]:
+            spans.append(found.span())
+    return spans
