@@ -65,10 +65,7 @@ def _block_scalar(lines: list[str], i: int, parent: int, header: str) -> tuple[s
             break
         body.append(line[content:])
         i += 1
-    if header.startswith(">"):
-        text = re.sub(r"(?<=\S)\n(?=\S)", " ", "\n".join(body))
-    else:
-        text = "\n".join(body)
+    text = re.sub(r"(?<=\S)\n(?=\S)", " ", "\n".join(body)) if header.startswith(">") else "\n".join(body)
     stripped = text.rstrip("\n")
     if chomp == "-":
         return stripped, i
@@ -216,8 +213,17 @@ def _parse_rules(text: str) -> dict:
 
 # --- the patterns ----------------------------------------------------------------------------------
 
-_POSIX = {"alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "digit": "0-9", "xdigit": "0-9A-Fa-f", "upper": "A-Z",
-          "lower": "a-z", "space": r"\s", "punct": r"!-/:-@\[-`{-~", "word": r"\w"}
+_POSIX = {
+    "alnum": "a-zA-Z0-9",
+    "alpha": "a-zA-Z",
+    "digit": "0-9",
+    "xdigit": "0-9A-Fa-f",
+    "upper": "A-Z",
+    "lower": "a-z",
+    "space": r"\s",
+    "punct": r"!-/:-@\[-`{-~",
+    "word": r"\w",
+}
 
 
 def _python_pattern(pattern: str) -> re.Pattern | None:
@@ -282,8 +288,10 @@ def read_cases(root: Path) -> tuple[list[Case], list[str]]:
     if left_out:
         notes.append(f"{len(left_out)} identifier rules (the np.assets ruleset, not secrets): {', '.join(left_out)}")
     if unread:
-        notes.append(f"{len(unread)} patterns Python's re does not read (their cases judged by any redaction): "
-                     + ", ".join(unread))
+        notes.append(
+            f"{len(unread)} patterns Python's re does not read (their cases judged by any redaction): "
+            + ", ".join(unread)
+        )
     if unmatched:
         notes.append(f"{unmatched} examples without a value the pattern names (judged by any redaction)")
     return cases, notes
