@@ -88,7 +88,10 @@ def _random_value_under_a_secret_name(case: Scored) -> bool:
         if match.kind not in ("assignment", "authorization_header", "bearer_token", "url_query_secret"):
             return False
         mixed = len(value) >= 16 and digits and any(c.isupper() for c in value) and any(c.islower() for c in value)
-        if not ((digits >= 2 and letters >= 4 and len(value) >= 8) or mixed or len(value.split()) >= 2):
+        symbols = any(not c.isalnum() for c in value)  # `KULO?aja`: a password's shape, letters with a symbol
+        password_like = len(value) >= 8 and letters >= 4 and (digits or symbols)
+        generated = digits >= 2 and letters >= 4 and len(value) >= 8
+        if not (generated or mixed or password_like or len(value.split()) >= 2):
             return False
     return True
 
