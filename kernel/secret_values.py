@@ -240,7 +240,9 @@ def _base36_random(value: str) -> bool:
     """`smcud4y6elxx7u6q58ewwv8rq01hpi3f`, `LY027C40U2KNNZ...`: one case of letters with digits strewn through
     them, as a generator prints; a name with a number in it (`user42profile2024`) changes between letters
     and digits a few times only."""
-    if len(value) < 20 or not value.isalnum() or not (value.islower() or value.isupper()):
+    groups = value.split("-")  # `2FTJTA1C-BXO0DV4J-HGTP9E62-QHQSILY1`: groups a generator joined with dashes
+    value = "".join(groups)
+    if len(value) < 20 or not all(g.isalnum() for g in groups) or not (value.islower() or value.isupper()):
         return False
     digits = sum(c.isdigit() for c in value)
     if digits < 0.15 * len(value) or digits > 0.7 * len(value):

@@ -208,7 +208,7 @@ _ASSIGN_AT = re.compile(
     r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|creds|key|key[_-]?id|authorization"""
     r"""|sid|key[_-]?data)[A-Za-z0-9_-]{0,40}?(?:\[\d*\])?(?:\\{0,7}["'])?"""
     r"""([ \t]+(?:string|String|str|\*?char\s*\*?|\[\]byte)\b)?"""
-    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])-(?=[ \t]*["'])|(?<=[ \t])(?=@?["']))[ \t]*"""
+    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])-(?=[ \t]*["'])|(?<=[ \t])(?=@?["']|\w))[ \t]*"""
     r"""(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
     r"""(?:@(?=["'])|[rRbBuU]{1,2}(?=["']))?((?:\\{0,7})["'`]|)"""
 )
@@ -501,10 +501,14 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     name = text[name_start:noun_end]
     if not secret_name(name) or (weak_name(name) and _public(text, name_start)):  # `# public key: age1...`
         return []
-    if separator == "":  # `password "<literal>"` starts its line (a directive),
+    if separator == "":  # `password "<literal>"`, `LicenseKey <key>` start their line (a directive),
         line_start = text.rfind("\n", 0, name_start) + 1  # unlike `kubectl get secret "<name>"`
         if text[line_start:name_start].strip():
             return []
+        if not quote:  # unquoted, only what a generator prints: `PasswordAuthentication no` is a setting
+            value_match = _UNQUOTED_VALUE.match(text, match.end())
+            if value_match is None or not looks_generated(value_match.group(), 16):
+                return []
     value_start = match.end()
     if name.lower().endswith("authorization"):
         header = _HEADER_VALUE.match(text, value_start)

@@ -344,3 +344,37 @@ def test_a_jenkins_encrypted_credential_in_braces_is_redacted(element: str):
 )
 def test_references_and_words_in_braces_inside_secret_elements_stay(text: str):
     assert _kept(text)
+
+
+@pytest.mark.parametrize("groups", [4, 5])
+def test_a_generated_key_in_dashed_groups_under_a_key_name_is_redacted(groups: int):
+    value = "-".join(_base36(8, string.ascii_uppercase + string.digits) for _ in range(groups))
+    for text in (f"Using Key={value}", f"license_key: {value}"):
+        assert _gone(text, value), text
+
+
+@pytest.mark.parametrize("name", ["LicenseKey", "Password", "ApiToken", "secret"])
+def test_a_generated_value_after_a_secret_name_starting_its_line_is_redacted(name: str):
+    value = _r(36, _ALNUM + "_")
+    text = f"# {name} is from your account page\n{name} {value}\nAccountID 123456\n"
+    redacted, count = redact(text)
+    assert count > 0 and value not in redacted and "AccountID 123456" in redacted, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PasswordAuthentication no",
+        "PubkeyAcceptedKeyTypes ssh-ed25519,rsa-sha2-512",
+        "HostKey /etc/ssh/ssh_host_ed25519_key",
+        "SSLCertificateKeyFile conf/Server2024Key.pem",
+        "Token usage is shown below",
+        "token count 12345",
+        "Key Features of v2",
+        "Secret santa2024 list",
+        "primary_key: order-2024-item-17-final-v2-batch-9",
+        "key=2021-01-05-release-notes-v3",
+    ],
+)
+def test_settings_and_prose_after_a_secret_name_starting_its_line_stay(text: str):
+    assert _kept(text)
