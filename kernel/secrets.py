@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from kernel.secret_contexts import context_secrets
 from kernel.secret_formats import FORMATS, WEAK
 from kernel.secret_shapes import generator_output, looks_generated, password_hashes, url_secrets
 from kernel.secret_values import (
@@ -660,6 +661,10 @@ KINDS: tuple[str, ...] = (
     "url_query_secret",
     "password_hash",
     "generated_secret",
+    "connection_string_password",
+    "netrc_password",
+    "vault_unseal_key",
+    "salesforce_session_id",
 )
 
 
@@ -694,6 +699,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += _credential_calls(text)
     if b" -" in raw or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
+    spans += context_secrets(text, raw, lowered)
     if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_HINTS):
         spans += generator_output(text)
     if not spans:
