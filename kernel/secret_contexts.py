@@ -34,7 +34,9 @@ _PSEXEC = re.compile(r"(?i)\bpsexec(?:64)?(?:\.exe)?\b[^\n|;&]*?\s-p\s+(\"[^\"\n
 # PowerShell: `ConvertTo-SecureString "<plain>" -AsPlainText`, `-String "<plain>"`
 _SECURE_STRING = re.compile(r"(?i)convertto-securestring\s+(?:-string\s+)?(\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'|)]+)")
 # HashiCorp Vault's Shamir shares: `Unseal Key 1: <base64>`, `vault operator unseal <base64>`
-_UNSEAL = re.compile(r"(?i)\bunseal(?:[ \t]+key[ \t]+\d+[ \t]*:|[ \t]+)[ \t]*([A-Za-z0-9+/]{40,}={0,2})(?![A-Za-z0-9+/=])")
+_UNSEAL = re.compile(
+    r"(?i)\bunseal(?:[ \t]+key[ \t]+\d+[ \t]*:|[ \t]+)[ \t]*([A-Za-z0-9+/]{40,}={0,2})(?![A-Za-z0-9+/=])"
+)
 # "the (default) password (for user 'x') is 'value'": a password given in prose, in quotes
 _PROSE_PASSWORD = re.compile(
     r"(?i)\bpassword(?:[ \t]+for[ \t]+(?:the[ \t]+)?(?:user[ \t]+|account[ \t]+)?[\"'`]?[\w@.-]+[\"'`]?)?"
@@ -76,7 +78,7 @@ def _connection_strings(text: str, lowered: bytes) -> list[tuple[int, int, str, 
                 line_end = text.find("\n", at)
                 line = text[line_start : len(text) if line_end == -1 else line_end]
                 if ";" in line and _CONNECTION_KEYS.search(line):
-                    start, end, value = _quoted(match, 1)
+                    start, _, value = _quoted(match, 1)
                     value = value.rstrip()
                     if not stand_in(value):
                         found.append((start, start + len(value), "connection_string_password", 2))

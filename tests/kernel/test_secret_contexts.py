@@ -50,7 +50,7 @@ _CASES = [
     (f"machine {_word()}.example.com login {_word()} password {{s}}", _r(12)),
     (f"machine {_word()}.example.com\n  login {_word()}\n  password {{s}}\n", _word() + "123"),
     (f"PsExec.exe \\\\{_word()} -u DOMAIN\\{_word()} -p {{s}} cmd /c dir", _word() + "_" + _word()),
-    (f'system("psexec64 \\\\\\\\10.1.2.3 -u Administrator -p {{s}} shutdown -r");', _word()),
+    ('system("psexec64 \\\\\\\\10.1.2.3 -u Administrator -p {s} shutdown -r");', _word()),
     ('$pw = ConvertTo-SecureString "{s}" -AsPlainText -Force', _word() + "#" + _r(4)),
     ("ConvertTo-SecureString -String '{s}' -AsPlainText -Force", _r(14)),
     ("Unseal Key 3: {s}", _r(44, _B64)),
