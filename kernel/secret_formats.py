@@ -48,7 +48,9 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("octopus_deploy_key", r"API-[A-Z0-9]{26}(?![A-Z0-9])"),
     ("age_secret_key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
     ("onepassword_token", r"ops_eyJ[A-Za-z0-9+/]{100,}={0,3}"),
-    ("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    # a service token may name its environment: `dp.st.dev.<key>`
+    ("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,32}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9])"),
+    ("dependency_track_key", r"odt_[A-Za-z0-9]{32,40}(?![A-Za-z0-9])"),
     ("prefect_token", r"pnu_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("readme_token", r"rdme_[a-z0-9]{70}(?![a-z0-9])"),
     ("supabase_token", r"sbp_[a-f0-9]{40}(?![a-f0-9])"),
@@ -62,6 +64,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("xai_api_key", r"xai-[A-Za-z0-9]{70,90}(?![A-Za-z0-9])"),
     ("nvidia_api_key", r"nvapi-[A-Za-z0-9_-]{64}" + _END),
     ("langsmith_api_key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![a-f0-9])"),
+    ("tavily_api_key", r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
     ("pinecone_api_key", r"pcsk_[A-Za-z0-9_]{50,}"),
     # messaging, email, payments, SaaS
     ("slack_token", r"(?:xox[abposre]-(?:\d+-)+[A-Za-z0-9]{10,}(?:-[A-Za-z0-9]+)*|xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,})"),
@@ -113,6 +116,8 @@ FORMATS: tuple[tuple[str, str], ...] = (
         "discord_bot_token",
         r"[A-Za-z0-9_-]{0,2}[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _END,
     ),
+    # a stream key: the channel's numeric id, then the key
+    ("twitch_stream_key", r"live_\d{5,12}_[A-Za-z0-9]{30}(?![A-Za-z0-9])"),
     # the signature may be missing (an unsigned token, or one cut short): header and claims are enough
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"),
 )

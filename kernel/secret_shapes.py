@@ -42,7 +42,8 @@ _SAFE_PARAM = re.compile(r"(?i)^(?:sv|se|st|sp|spr|srt|ss|sr|skoid|sktid|skt|ske
 # crypt(3) formats start with `$` (a literal first character keeps the scan fast); framework formats
 # (Django's `pbkdf2_sha256$...`) start with their algorithm's name and are looked for only when it occurs.
 _HASH = re.compile(
-    r"(?<![\w$])\$(?:(?:apr1|1|5|6|2[abxy]?|y|gy|7|sha1|md5)\$[./A-Za-z0-9]{1,64}\$[./A-Za-z0-9]{16,}"
+    r"(?<![\w$])\$(?:(?:apr1|1|5|6|2[abxy]?|y|gy|7|8|9|sha1|md5)\$(?:rounds=\d{1,9}\$)?[./A-Za-z0-9]{1,64}\$[./A-Za-z0-9]{16,}"
+    r"|krb5(?:asrep|tgs)\$\d{1,2}\$[^\s]{0,256}?[0-9a-fA-F]{32}\$[0-9a-fA-F]{64,}"
     r"|2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}"
     r"|argon2(?:id|i|d)\$v=\d+\$[^\s$]+\$[A-Za-z0-9+/]{8,}\$[A-Za-z0-9+/]{16,}"
     r"|(?:pbkdf2|scrypt)[\w-]*\$[^\s]{20,})"

@@ -223,7 +223,7 @@ def acceptable_value(value: str, *, quoted: bool, separator: str, name: str) -> 
         return strong_value(value, 8) and not (value.isidentifier() and not any(c.isdigit() for c in value))
     if weak_name(name):  # `sort_key: created_at`, `primary_key: id`: only a generated-looking value
         hexadecimal = len(value) >= 20 and all(c in "0123456789abcdefABCDEF" for c in value)
-        return looks_generated(value, 16) or hexadecimal or bool(_UUID.match(value))
+        return looks_generated(value, 16) or hexadecimal or bool(_UUID.match(value)) or _base36_random(value)
     if separator == ",":
         return len(value) >= 8 and (strong_value(value, 8) or looks_generated(value, 16) or value.isdigit())
     if quoted:
@@ -234,6 +234,21 @@ def acceptable_value(value: str, *, quoted: bool, separator: str, name: str) -> 
     if value.isidentifier() and not any(c.isdigit() for c in value):
         return False  # `token = token`, `secret: mySecret`: a variable, not a literal
     return strong_value(value, 8) or (value.isdigit() and len(value) >= 16)
+
+
+def _base36_random(value: str) -> bool:
+    """`smcud4y6elxx7u6q58ewwv8rq01hpi3f`, `LY027C40U2KNNZ...`: one case of letters with digits strewn through
+    them, as a generator prints; a name with a number in it (`user42profile2024`) changes between letters
+    and digits a few times only."""
+    groups = value.split("-")  # `2FTJTA1C-BXO0DV4J-HGTP9E62-QHQSILY1`: groups a generator joined with dashes
+    value = "".join(groups)
+    if len(value) < 20 or not all(g.isalnum() for g in groups) or not (value.islower() or value.isupper()):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    if digits < 0.15 * len(value) or digits > 0.7 * len(value):
+        return False
+    changes = sum(a.isdigit() != b.isdigit() for a, b in itertools.pairwise(value))
+    return changes >= max(8, len(value) // 4)
 
 
 def is_alphabet(value: str) -> bool:

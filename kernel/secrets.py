@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from kernel.secret_contexts import context_secrets
 from kernel.secret_formats import FORMATS, WEAK
 from kernel.secret_shapes import generator_output, looks_generated, password_hashes, url_secrets
 from kernel.secret_values import (
@@ -208,12 +209,15 @@ _ASSIGN_AT = re.compile(
     r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|creds|key|key[_-]?id|authorization"""
     r"""|sid|key[_-]?data)[A-Za-z0-9_-]{0,40}?(?:\[\d*\])?(?:\\{0,7}["'])?"""
     r"""([ \t]+(?:string|String|str|\*?char\s*\*?|\[\]byte)\b)?"""
-    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])(?=@?["']))[ \t]*"""
+    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])-(?=[ \t]*["'])|(?<=[ \t])(?=@?["']|\w))[ \t]*"""
     r"""(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
     r"""(?:@(?=["'])|[rRbBuU]{1,2}(?=["']))?((?:\\{0,7})["'`]|)"""
 )
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
-_XML_AT = re.compile(r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*([^<\s]{6,})\s*</""")
+# Jenkins keeps a credential encrypted in braces (`<secret>{AQAAABAAAAAQ...=}</secret>`), words and all
+_XML_AT = re.compile(
+    r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*(\{[^<}\n]{6,}\}|[^<\s]{6,})\s*</"""
+)
 _PROSE_AT = re.compile(
     r"(?i)(password|passphrase|passwd|secret(?:[ _]access)?(?:[ _]key)?|token|key|credentials?)"
     r"(?:[ \t]+(?:is|was|are|of|for[ \t]+\S+[ \t]+is|to[ \t]+use[ \t]+is))?[ \t]*[:=]?[ \t]+[\"'`]?([^\s\"'`,;]{8,})"
@@ -468,6 +472,11 @@ def _xml_element(text: str, at: int, match: re.Match[str]) -> list[tuple[int, in
     if not re.fullmatch(r"[\w.:-]+", name) or not secret_name(name):
         return []
     value = match.group(1)
+    if value.startswith("{") and value.endswith("}"):
+        words = value[1:-1].split()
+        if not any(acceptable_value(w, quoted=True, separator=">", name=name) and strong_value(w, 8) for w in words):
+            return []
+        return [(match.start(1) + 1, match.end(1) - 1, "assignment", 2)]
     if not acceptable_value(value, quoted=True, separator=">", name=name):
         return []
     return [(match.start(1), match.end(1), "assignment", 2)]
@@ -491,12 +500,16 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     while name_start > lowest and (text[name_start - 1].isalnum() or text[name_start - 1] in "_.-"):
         name_start -= 1
     name = text[name_start:noun_end]
-    if not secret_name(name):
+    if not secret_name(name) or (weak_name(name) and _public(text, name_start)):  # `# public key: age1...`
         return []
-    if separator == "":  # `password "<literal>"` starts its line (a directive),
+    if separator == "":  # `password "<literal>"`, `LicenseKey <key>` start their line (a directive),
         line_start = text.rfind("\n", 0, name_start) + 1  # unlike `kubectl get secret "<name>"`
         if text[line_start:name_start].strip():
             return []
+        if not quote:  # unquoted, only what a generator prints: `PasswordAuthentication no` is a setting
+            value_match = _UNQUOTED_VALUE.match(text, match.end())
+            if value_match is None or not looks_generated(value_match.group(), 16):
+                return []
     value_start = match.end()
     if name.lower().endswith("authorization"):
         header = _HEADER_VALUE.match(text, value_start)
@@ -517,7 +530,10 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         if close == -1:
             return []
         value = text[value_start:close]
-        if _SPACE.search(value) and (quote.endswith("`") or not passphrase(value, name)):
+        if value != value.strip() and not _SPACE.search(value.strip()):  # `" V77f6...6yC "`: padded, one word
+            value_start += len(value) - len(value.lstrip())
+            value = value.strip()
+        if _SPACE.search(value) and (quote.endswith("`") or separator == "-" or not passphrase(value, name)):
             return []
     else:
         value_match = _UNQUOTED_VALUE.match(text, value_start)
@@ -534,7 +550,7 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         return []  # `io.jsonwebtoken:jjwt`, `host.token:8080`: coordinates, not a mapping
     if not acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
         return []
-    if separator in ("==", "!=", "===", "!==", "") and not strong_value(value, 8):
+    if separator in ("==", "!=", "===", "!==", "", "-") and not strong_value(value, 8):
         return []  # a comparison, or `password "<literal>"` (a directive, a DSL call): a strong literal only
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
@@ -645,6 +661,10 @@ KINDS: tuple[str, ...] = (
     "url_query_secret",
     "password_hash",
     "generated_secret",
+    "connection_string_password",
+    "netrc_password",
+    "vault_unseal_key",
+    "salesforce_session_id",
 )
 
 
@@ -679,6 +699,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += _credential_calls(text)
     if b" -" in raw or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
+    spans += context_secrets(text, raw, lowered)
     if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_HINTS):
         spans += generator_output(text)
     if not spans:

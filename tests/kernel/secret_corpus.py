@@ -143,6 +143,13 @@ FORMAT_SAMPLES: dict[str, str] = {
     "openshift_token": "sha256~" + _r(43, _URLSAFE),
     "sourcegraph_token": "sgp_" + _r(40, _HEX),
     "twilio_account_sid": "AC" + _r(32, _HEX),
+    "doppler_token/service_with_environment": f"dp.st.{_rnd.choice(('dev', 'prd', 'stg_eu'))}.{_r(43)}",
+    "dependency_track_key": "odt_" + _r(32),
+    "dependency_track_key/long": "odt_" + _r(40),
+    "tavily_api_key": "tvly-" + _r(32),
+    "tavily_api_key/dev": "tvly-dev-" + _r(32),
+    "twitch_stream_key": f"live_{_r(9, string.digits)}_{_r(30)}",
+    "salesforce_session_id": f"00D{_r(12)}!{_r(96, _ALNUM + '._')}",
 }
 
 

@@ -9,6 +9,7 @@ fails the others.
 from __future__ import annotations
 
 import base64
+import itertools
 import random
 import string
 
@@ -245,3 +246,135 @@ def test_a_short_secret_is_not_hunted_through_the_rest_of_the_text():
     text = "PGPASSWORD=abc123 psql -h db\nthe abc123 build passed"
     redacted, _ = redact(text)
     assert "the abc123 build passed" in redacted and "PGPASSWORD=abc123" not in redacted
+
+
+def _base36(n: int, alphabet: str) -> str:
+    """n random characters of one case with digits strewn through them, as a key generator prints."""
+    while True:
+        out = "".join(_rnd.choice(alphabet) for _ in range(n))
+        changes = sum(a.isdigit() != b.isdigit() for a, b in itertools.pairwise(out))
+        if sum(c.isdigit() for c in out) >= 0.2 * n and changes >= n // 3:
+            return out
+
+
+@pytest.mark.parametrize("name", ["Key", "KEY", "api key", "adzuna KEY", "license_key"])
+@pytest.mark.parametrize("alphabet", [string.ascii_lowercase + string.digits, string.ascii_uppercase + string.digits])
+def test_a_generated_key_in_one_case_under_a_bare_key_name_is_redacted(name: str, alphabet: str):
+    value = _base36(32, alphabet)
+    missed = [s for s in ("Using {n}={v}", "{n}: {v}", '{n} = "{v}"') if not _gone(s.format(n=name, v=value), value)]
+    assert missed == [], (name, missed)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cache_key = user42profile2024settings",
+        "sort_key: created_at_2021_v2",
+        "primary_key: order_id_12345678901234",
+        "key=release2024build17final",
+        "partition_key: TENANT2024REGION7EUWEST",
+        "public key: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p",
+        "pub_key = npub1x7k2m9q4w8e3r6t5y0u2i7o9p1a3s5d8f0g2h4j6k8l",
+    ],
+)
+def test_names_with_numbers_in_them_under_a_key_name_stay(text: str):
+    assert _kept(text)
+
+
+@pytest.mark.parametrize("vendor", ["neutrinoapi", "plivo", "swell", "acme"])
+@pytest.mark.parametrize("noun", ["token", "key", "secret", "password"])
+def test_a_quoted_value_after_a_secret_noun_and_a_dash_is_redacted(vendor: str, noun: str):
+    value = _r(28, _ALNUM + "-_")
+    for text in (f"{vendor} {noun} - '{value}'", f'{vendor} {noun} - "{value}"\n'):
+        assert _gone(text, value), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the token - 'refresh' is sent back",
+        "key - 'primary'",
+        "- password - 'see the vault'",
+        "token -'x'",
+        "secret - 'rotate-monthly'",
+        "key - 'name'",
+    ],
+)
+def test_words_after_a_secret_noun_and_a_dash_stay(text: str):
+    assert _kept(text)
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+@pytest.mark.parametrize("pad", [" ", "  ", "\t", " \n"])
+def test_a_quoted_secret_padded_with_whitespace_is_redacted(quote: str, pad: str):
+    value = _r(40)
+    for name in ("formio_secret", "api_token", "password"):
+        text = f"{name} = {quote}{pad}{value}{pad.strip(chr(10))}{quote}"
+        assert _gone(text, value), text
+
+
+def test_a_padded_phrase_under_a_secret_name_is_still_read_as_a_phrase():
+    assert _kept('secret_name = " rotate the key monthly "')
+
+
+@pytest.mark.parametrize("element", ["secret", "password", "apiToken", "privateKey"])
+def test_a_jenkins_encrypted_credential_in_braces_is_redacted(element: str):
+    body = "AQAAABAAAAAQ" + _r(44, _ALNUM + "+/") + "="
+    words = f"{_word()} AQAAABAAA {_r(32)}"
+    for value in (body, words):
+        text = (
+            "<com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>\n  <scope>GLOBAL</scope>\n"
+            f"  <id>{{{_word()}}}</id>\n  <{element}>{{{value}}}</{element}>\n"
+            "  <description>deploy</description>\n</com.cloudbees.plugins.credentials.impl.StringCredentialsImpl>"
+        )
+        redacted, count = redact(text)
+        assert count > 0 and all(w not in redacted for w in value.split() if len(w) >= 20), text
+        assert "<scope>GLOBAL</scope>" in redacted and "<description>deploy</description>" in redacted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<secret>{name}</secret>",
+        "<key>{projectKey}</key>",
+        "<password>{{ vault_password }}</password>",
+        "<token>{ see the admin page }</token>",
+        "<secretKey>${SECRET_KEY}</secretKey>",
+    ],
+)
+def test_references_and_words_in_braces_inside_secret_elements_stay(text: str):
+    assert _kept(text)
+
+
+@pytest.mark.parametrize("groups", [4, 5])
+def test_a_generated_key_in_dashed_groups_under_a_key_name_is_redacted(groups: int):
+    value = "-".join(_base36(8, string.ascii_uppercase + string.digits) for _ in range(groups))
+    for text in (f"Using Key={value}", f"license_key: {value}"):
+        assert _gone(text, value), text
+
+
+@pytest.mark.parametrize("name", ["LicenseKey", "Password", "ApiToken", "secret"])
+def test_a_generated_value_after_a_secret_name_starting_its_line_is_redacted(name: str):
+    value = _r(36, _ALNUM + "_")
+    text = f"# {name} is from your account page\n{name} {value}\nAccountID 123456\n"
+    redacted, count = redact(text)
+    assert count > 0 and value not in redacted and "AccountID 123456" in redacted, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "PasswordAuthentication no",
+        "PubkeyAcceptedKeyTypes ssh-ed25519,rsa-sha2-512",
+        "HostKey /etc/ssh/ssh_host_ed25519_key",
+        "SSLCertificateKeyFile conf/Server2024Key.pem",
+        "Token usage is shown below",
+        "token count 12345",
+        "Key Features of v2",
+        "Secret santa2024 list",
+        "primary_key: order-2024-item-17-final-v2-batch-9",
+        "key=2021-01-05-release-notes-v3",
+    ],
+)
+def test_settings_and_prose_after_a_secret_name_starting_its_line_stay(text: str):
+    assert _kept(text)

@@ -1,0 +1,128 @@
+"""Secrets `kernel.secrets` knows by the sentence or record around them rather than by their own shape:
+a password in a connection string, a `.netrc` entry, a Windows command line, a Vault unseal key, a
+password stated in prose, and a PEM private key wrapped in base64.
+
+A value that is an ordinary word counts here (`Password=secret;` in a connection string is the
+database's password, whatever it looks like); what stays searchable is what names no value at all:
+a reference (`$password`, `%PASS%`, `{password}`), a mask (`****`), and a capitalised stand-in
+(`YOUR_PASSWORD`, `PASSWORD`).
+
+`context_secrets(text, raw, lowered)` returns `(start, end, kind, priority)` spans like the rest of the
+detector; each rule is looked for only where its cue word occurs in `lowered`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from kernel.secret_values import low_variety
+
+__all__ = ["context_secrets", "stand_in"]
+
+# `Password=...;` / `Pwd=...;` among the other `Key=Value;` pairs of an ODBC, ADO.NET or JDBC string
+_CONNECTION_KEYS = re.compile(
+    r"(?i)(?:^|[;\s\"'])(?:server|data source|host|hostname|user id|userid|uid|user|username|database"
+    r"|initial catalog|provider|driver|dsn|port|address|addr)\s*="
+)
+_CONNECTION_PASSWORD = re.compile(r"(?i)(?<![\w-])(?:password|pwd)\s*=\s*(\{[^}\n]{1,128}\}|[^;\"'\s][^;\"'\n]{0,127})")
+# `.netrc`: `machine <host> login <user> password <value>`, on one line or several
+_NETRC = re.compile(r"(?i)\bmachine\s+\S+\s+(?:login|user(?:name)?)\s+\S+\s+password\s+(\S+)")
+# Sysinternals' `psexec \\host -u <user> -p <password>`
+_PSEXEC = re.compile(r"(?i)\bpsexec(?:64)?(?:\.exe)?\b[^\n|;&]*?\s-p\s+(\"[^\"\n]+\"|'[^'\n]+'|[^\s\"']+)")
+# PowerShell: `ConvertTo-SecureString "<plain>" -AsPlainText`, `-String "<plain>"`
+_SECURE_STRING = re.compile(r"(?i)convertto-securestring\s+(?:-string\s+)?(\"[^\"\n]+\"|'[^'\n]+'|[^\s\"'|)]+)")
+# HashiCorp Vault's Shamir shares: `Unseal Key 1: <base64>`, `vault operator unseal <base64>`
+_UNSEAL = re.compile(
+    r"(?i)\bunseal(?:[ \t]+key[ \t]+\d+[ \t]*:|[ \t]+)[ \t]*([A-Za-z0-9+/]{40,}={0,2})(?![A-Za-z0-9+/=])"
+)
+# "the (default) password (for user 'x') is 'value'": a password given in prose, in quotes
+_PROSE_PASSWORD = re.compile(
+    r"(?i)\bpassword(?:[ \t]+for[ \t]+(?:the[ \t]+)?(?:user[ \t]+|account[ \t]+)?[\"'`]?[\w@.-]+[\"'`]?)?"
+    r"[ \t]+(?:is|was|will[ \t]+be|should[ \t]+be|:)[ \t]+(?:set[ \t]+to[ \t]+)?([\"'`])([^\"'`\s]{3,64})\1"
+)
+# Salesforce's session id: the 15-character org id (`00D...`), `!`, then the session's own part, whose
+# dots and underscores break it into runs too short for the token scan of `kernel.secrets`
+_SALESFORCE = re.compile(r"(?<![A-Za-z0-9])00D[A-Za-z0-9]{12}![A-Za-z0-9._]{80,}")
+# `-----BEGIN` in base64 (a key kept in an environment variable or a Kubernetes secret)
+_PEM_BASE64 = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}")
+
+
+def stand_in(value: str) -> bool:
+    """A value that names no secret: a reference, a template, a mask or a capitalised stand-in."""
+    bare = value.strip("\"'")
+    if len(bare) < 3 or low_variety(bare) or not any(c.isalnum() for c in bare):
+        return True
+    if bare[0] in "$%<[" or bare.startswith(("{{", "${", "{password", "{pwd")) or bare.endswith("..."):
+        return True
+    letters = bare.replace("_", "").replace("-", "")
+    return letters.isalpha() and letters.isupper()  # `YOUR_PASSWORD`, `PASSWORD`, `YOURPASSWROD`
+
+
+def _quoted(match: re.Match[str], group: int) -> tuple[int, int, str]:
+    raw = match.group(group)
+    if raw[:1] in "\"'" and raw[-1:] == raw[:1]:
+        return match.start(group) + 1, match.end(group) - 1, raw[1:-1]
+    return match.start(group), match.end(group), raw
+
+
+def _connection_strings(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+    found = []
+    for cue in (b"password", b"pwd"):
+        at = lowered.find(cue)
+        while at != -1:
+            match = _CONNECTION_PASSWORD.match(text, at)
+            if match is not None:
+                line_start = text.rfind("\n", 0, at) + 1
+                line_end = text.find("\n", at)
+                line = text[line_start : len(text) if line_end == -1 else line_end]
+                if ";" in line and _CONNECTION_KEYS.search(line):
+                    start, _, value = _quoted(match, 1)
+                    value = value.rstrip()
+                    if not stand_in(value):
+                        found.append((start, start + len(value), "connection_string_password", 2))
+            at = lowered.find(cue, at + len(cue))
+    return found
+
+
+def _pem_base64(text: str) -> list[tuple[int, int, str, int]]:
+    found = []
+    for match in _PEM_BASE64.finditer(text):
+        head = match.group()[:64]
+        try:
+            decoded = base64.b64decode(head[: len(head) // 4 * 4]).decode("ascii", "replace")
+        except (binascii.Error, ValueError):
+            continue
+        if "PRIVATE KEY" in decoded:  # a certificate or a public key in base64 stays
+            found.append((match.start(), match.end(), "private_key", 0))
+    return found
+
+
+_SIMPLE = (
+    (b"machine", _NETRC, "netrc_password"),
+    (b"psexec", _PSEXEC, "command_line_password"),
+    (b"convertto-securestring", _SECURE_STRING, "command_line_password"),
+    (b"unseal", _UNSEAL, "vault_unseal_key"),
+)
+
+
+def context_secrets(text: str, raw: bytes, lowered: bytes) -> list[tuple[int, int, str, int]]:
+    found: list[tuple[int, int, str, int]] = []
+    if b"=" in lowered and (b"password" in lowered or b"pwd" in lowered):
+        found += _connection_strings(text, lowered)
+    for cue, pattern, kind in _SIMPLE:
+        if cue in lowered:
+            for match in pattern.finditer(text):
+                start, end, value = _quoted(match, 1)
+                if not stand_in(value):
+                    found.append((start, end, kind, 2))
+    if b"password" in lowered:
+        for match in _PROSE_PASSWORD.finditer(text):
+            if not stand_in(match.group(2)) and match.group(2).lower() not in ("required", "optional", "none", "null"):
+                found.append((match.start(2), match.end(2), "secret_in_prose", 3))
+    if b"00D" in raw and b"!" in raw:
+        found += [(m.start(), m.end(), "salesforce_session_id", 0) for m in _SALESFORCE.finditer(text)]
+    if b"LS0tLS1CRUdJTi" in raw:
+        found += _pem_base64(text)
+    return found
