@@ -160,6 +160,7 @@ async def test_core_and_adoption_tools_answer_in_a_fixed_shape(fixed_repo: Path,
             "edges": [],
             "external": [],
             "referencing_files": {},
+            "resolved_referencing": {},
             "tests": {},
             "commits": [
                 {
@@ -440,7 +441,7 @@ async def test_route_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 }
             ],
             "confidence": {"score": 0.883, "margin": 0.459, "runner_up": "knowledge map"},
-            "state": {"git": True, "dirty": False, "index": "missing"},
+            "state": {"git": True, "dirty": False, "index": "missing", "loops": 0},
             "steps": [],
             "executed": None,
         }
