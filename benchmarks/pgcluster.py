@@ -89,7 +89,7 @@ class Cluster:
         with open(self.data / "postgresql.conf", "a", encoding="utf-8") as conf:
             conf.write(
                 f"listen_addresses = '127.0.0.1'\nport = {self.port}\nunix_socket_directories = '{self.root}'\n"
-                "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 200\n"
+                "fsync = off\nfull_page_writes = off\nmax_connections = 200\n"
             )
         return self.start()
 

@@ -10,7 +10,6 @@ Everything lives under the cache folder; nothing is written anywhere else.
 from __future__ import annotations
 
 import hashlib
-import shutil
 import threading
 from pathlib import Path
 
@@ -31,6 +30,8 @@ class Checkouts:
         self.cache = cache
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
+        self._free: dict[Path, list[Path]] = {}  # per bare repository: worktrees no call holds
+        self._lent: dict[Path, Path] = {}  # worktree -> its bare repository
 
     def _bare(self, remote: str) -> Path:
         name = hashlib.sha256(remote.encode()).hexdigest()[:16]
@@ -64,14 +65,25 @@ class Checkouts:
         )
 
     def prepare(self, remote: str, commit: str, overlay: bytes, name: str) -> Path:
-        """A fresh worktree at `commit` with `overlay` applied and committed; its path."""
+        """A worktree at `commit` with `overlay` applied and committed, clean of what an earlier call left; its path.
+
+        Worktrees are kept and lent again (moving one touches only the files that differ); adding one
+        changes the bare repository's list of worktrees, so that step is taken one at a time.
+        """
         bare = self._bare(remote)
         self._ensure_commit(bare, remote, commit)
-        path = self.cache / "worktrees" / name
-        writes.ensure_dir(path.parent, root=self.cache)
-        if path.exists():
-            self.remove(path)
-        git.run(["worktree", "add", "-q", "--detach", "--force", str(path), commit], bare)
+        with self._guard:
+            free = self._free.setdefault(bare, [])
+            path = free.pop() if free else None
+        if path is None:
+            with self._locks[bare.name[:16]]:
+                path = self.cache / "worktrees" / f"{bare.name[:16]}-{name}"
+                writes.ensure_dir(path.parent, root=self.cache)
+                git.run(["worktree", "add", "-q", "--detach", "--force", str(path), commit], bare)
+        else:
+            git.run(["checkout", "-q", "--detach", "--force", commit], path)
+            git.run(["clean", "-q", "-ffdx"], path)
+        self._lent[path] = bare
         if overlay:
             git.run(["apply", "--binary", "--index", "--whitespace=nowarn", "-"], path, input=overlay)
             message = "pallium: the call's tree"
@@ -83,11 +95,9 @@ class Checkouts:
         git.run(["add", "-A", "--", "."], path)
         return git.run(["diff", "--cached", "--binary", "HEAD"], path)
 
-    def remove(self, path: Path) -> None:
-        gitfile = path / ".git"
-        if gitfile.is_file():
-            bare = Path(gitfile.read_text(encoding="utf-8").split(":", 1)[1].strip()).parent.parent
-            git.attempt(["worktree", "remove", "--force", str(path)], bare)
-            git.attempt(["worktree", "prune"], bare)
-        if path.exists():
-            shutil.rmtree(path, ignore_errors=True)
+    def release(self, path: Path) -> None:
+        """Hand a worktree back for the next call (it is reset when lent again)."""
+        with self._guard:
+            bare = self._lent.pop(path, None)
+            if bare is not None:
+                self._free.setdefault(bare, []).append(path)

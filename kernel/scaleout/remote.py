@@ -72,7 +72,13 @@ class RemoteCalls:
         holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         try:
             chosen = remote or await in_pool(_origin_url, repo)
-            epoch = await asyncio.to_thread(store.take_run, run_id, holder, ttl)
+            # an orchestrator that died a moment ago still holds the run until its lease lapses: wait that
+            # long (a live one renews its lease and keeps the run)
+            deadline = time.monotonic() + ttl * 1.5
+            while (epoch := await asyncio.to_thread(store.take_run, run_id, holder, ttl)) is None:
+                if time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(min(0.25, ttl / 4))
             if epoch is None:
                 raise PalliumError(
                     "conflict",
@@ -132,8 +138,14 @@ class RemoteCalls:
     async def _tree_of(self, base_commit: str, seed: str) -> tuple[str, bytes]:
         """A commit the remote has (the user's HEAD under the run's snapshot) and the diff from it to `seed`."""
         if self._origin is None:
-            parent = await git.run_async(["rev-parse", f"{base_commit}^"], self.repo)
-            self._origin = parent.decode().strip()
+            parent = await in_pool(git.attempt, ["rev-parse", "--verify", "--quiet", f"{base_commit}^"], self.repo)
+            if parent.returncode != 0:
+                raise PalliumError(
+                    "unavailable",
+                    "the repository has no commit yet, so workers on other machines have nothing to fetch",
+                    hint="commit and push the work first, or run without --database",
+                )
+            self._origin = parent.stdout.decode().strip()
         if seed not in self._overlays:
             self._overlays[seed] = await git.run_async(["diff", "--binary", self._origin, seed], self.repo)
         return self._origin, self._overlays[seed]

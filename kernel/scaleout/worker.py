@@ -164,7 +164,7 @@ class _Worker:
             with contextlib.suppress(asyncio.CancelledError):
                 await heart
             if path is not None:
-                await in_pool(self.checkouts.remove, path)
+                self.checkouts.release(path)
 
 
 def _request(claim: Claim, cwd: Path) -> ProviderRequest:

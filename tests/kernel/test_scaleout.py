@@ -1,0 +1,351 @@
+"""Agent calls on many machines through a shared queue: the queue itself on both backends, and runs
+across worker processes with their own homes and caches, talking only through a throwaway Postgres
+cluster and a git remote, through each fault the design must survive.
+
+One cluster serves the module (a database per test); the tests that start it share one xdist worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from benchmarks.pgcluster import Cluster, available
+from benchmarks.scaleout_rig import Machine, make_remote, wait_for
+from kernel.errors import PalliumError
+from kernel.scaleout.store import QueueStore, check_url, connect
+
+WHY_NOT = available()
+needs_postgres = pytest.mark.skipif(WHY_NOT is not None, reason=f"no throwaway Postgres here: {WHY_NOT}")
+pytestmark = pytest.mark.xdist_group("postgres")
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    if WHY_NOT is not None:
+        pytest.skip(f"no throwaway Postgres here: {WHY_NOT}")
+    with Cluster() as started:
+        yield started
+
+
+@pytest.fixture
+def url(cluster: Cluster) -> str:
+    return cluster.create_database(f"t_{uuid.uuid4().hex[:10]}")
+
+
+@pytest.fixture
+def queue() -> Iterator[Callable[[str], QueueStore]]:
+    """Open a queue store on a URL; every one opened is closed when the test ends."""
+    opened: list[QueueStore] = []
+
+    def open_queue(url: str) -> QueueStore:
+        opened.append(connect(url))
+        return opened[-1]
+
+    yield open_queue
+    for store in opened:
+        store.close()
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    return make_remote(tmp_path / "git")
+
+
+def _parallel(n: int, nap: float, prefix: str = "task") -> str:
+    return (
+        f"const outs = await parallel(Array.from({{length: {n}}}, (_, i) => () => "
+        f'agent(`{prefix} ${{i}} nap {nap}`, {{provider: "sh"}})));\nreturn outs;'
+    )
+
+
+def _finish(proc: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    _, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err.decode()[-2000:] if err else proc.returncode
+
+
+def _stop(*procs: subprocess.Popen[bytes]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def _done(store: QueueStore, run_id: str) -> list[dict[str, object]]:
+    return [c for c in store.calls(run_id) if c["state"] == "done"]
+
+
+# ---------------------------------------------------------------- the queue on both backends
+
+
+def _exercise_queue(store: QueueStore, other: QueueStore) -> None:
+    assert store.take_run("r1", "home-a", 30) == 1
+    assert other.take_run("r1", "home-b", 30) is None, "a live orchestrator's run was taken"
+    assert store.enqueue("r1", "k1", provider="sh", request={"prompt": "x"}, remote="/r", commit="c", overlay=b"")
+    assert not store.enqueue("r1", "k1", provider="sh", request={"prompt": "x"}, remote="/r", commit="c", overlay=b"")
+    store.enqueue("r1", "k2", provider="claude", request={}, remote="/r", commit="c", overlay=b"diff")
+    assert other.claim("w1", ["codex"], 4, 5) == []
+    first = other.claim("w1", ["sh"], 4, 0.3)
+    assert [c.call_key for c in first] == ["k1"] and first[0].token == 1
+    assert store.claim("w2", ["sh"], 4, 5) == [], "a call under a live lease was claimed twice"
+    time.sleep(0.5)
+    second = store.claim("w2", ["sh"], 4, 10)
+    assert [(c.call_key, c.token, c.attempts) for c in second] == [("k1", 2, 2)]
+    assert not other.heartbeat(first[0], 5)
+    assert not other.complete(first[0], "w1", {"from": "w1"}, b"")
+    assert store.complete(second[0], "w2", {"from": "w2"}, b"patch")
+    done = store.results("r1", ["k1", "k2"])
+    assert [(d.call_key, d.result, d.patch, d.token) for d in done] == [("k1", {"from": "w2"}, b"patch", 2)]
+    assert [(e["kind"], e["token"]) for e in store.events("r1")] == [("heartbeat_refused", 1), ("result_refused", 1)]
+
+
+def test_queue_claims_leases_and_fences_on_sqlite(tmp_path: Path, queue: Callable[[str], QueueStore]):
+    url = f"sqlite:///{tmp_path / 'queue.sqlite'}"
+    _exercise_queue(queue(url), queue(url))
+
+
+@needs_postgres
+def test_queue_claims_leases_and_fences_on_postgres(url: str, queue: Callable[[str], QueueStore]):
+    _exercise_queue(queue(url), queue(url))
+
+
+@needs_postgres
+def test_a_notified_waiter_wakes_before_its_timeout(url: str, queue: Callable[[str], QueueStore]):
+    waiter, writer = queue(url), queue(url)
+    assert not waiter.wait(["pallium_done"], 0.1)
+    threading.Timer(0.3, lambda: writer.backend.notify("pallium_done", "r1")).start()
+    began = time.monotonic()
+    assert waiter.wait(["pallium_done"], 20)
+    assert time.monotonic() - began < 15
+
+
+def test_a_password_in_the_url_or_a_readable_password_file_is_refused(tmp_path: Path):
+    with pytest.raises(PalliumError) as caught:
+        check_url("postgresql://me:secret@db.example/pallium")
+    assert caught.value.code == "invalid_input" and "secret" not in caught.value.message
+    loose = tmp_path / "pgpass"
+    loose.write_text("db.example:5432:pallium:me:secret\n")
+    loose.chmod(0o644)
+    with pytest.raises(PalliumError, match="read by others"):
+        check_url(f"postgresql://me@db.example/pallium?passfile={loose}&sslmode=verify-full")
+    loose.chmod(0o600)
+    check_url(f"postgresql://me@db.example/pallium?passfile={loose}&sslmode=verify-full")
+
+
+# ---------------------------------------------------------------- runs across worker processes
+
+
+@needs_postgres
+def test_a_run_across_two_workers_gives_the_one_machine_answer_and_its_patch(
+    url: str, remote: Path, tmp_path: Path, queue: Callable[[str], QueueStore]
+):
+    script = _parallel(6, 0.1) + "\n"
+    script = script.replace(
+        "return outs;", 'const e = await agent("edit the notes nap 0", {provider: "sh", mode: "edit"});\nreturn outs;'
+    )
+    alone = Machine(tmp_path, "alone")
+    local = alone.workflow(alone.clone(remote), script, url=None, run_id="same")
+    _finish(local)
+    user, w1, w2 = Machine(tmp_path, "user"), Machine(tmp_path, "w1"), Machine(tmp_path, "w2")
+    repo = user.clone(remote)
+    workers = [w1.worker(url, concurrency=3), w2.worker(url, concurrency=3)]
+    try:
+        run = user.workflow(repo, script, url=url, run_id="same")
+        _finish(run)
+    finally:
+        _stop(*workers)
+    spread, one = user.answer("same"), alone.answer("same")
+    assert spread["status"] == "completed" and spread["failures"] == [] and spread["result"] == one["result"]
+    assert [p["state"] for p in spread["patches"]] == ["staged"]
+    assert user.executions() == [] and w1.executions() and w2.executions(), "both workers, not the user's machine"
+    assert len(w1.executions()) + len(w2.executions()) == 7
+    assert "edit the notes" not in (repo / "notes.txt").read_text(), "a worker's edit reached the user's tree"
+    applied = subprocess.run(
+        [*_cli(), "workflow", "apply", "same", "--authority", "edit", "--json"],
+        cwd=repo, env=user.env(), capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert applied.returncode == 0, applied.stderr
+    assert "edit the notes" in (repo / "notes.txt").read_text()
+
+
+def _cli() -> list[str]:
+    from benchmarks.scaleout_rig import pallium
+
+    return pallium()
+
+
+@needs_postgres
+def test_a_worker_killed_mid_call_hands_it_to_another_within_the_lease(
+    url: str, remote: Path, tmp_path: Path, queue: Callable[[str], QueueStore]
+):
+    user, doomed, spare = Machine(tmp_path, "user"), Machine(tmp_path, "doomed"), Machine(tmp_path, "spare")
+    store = queue(url)
+    first = doomed.worker(url, concurrency=2, lease=2)
+    run = user.workflow(user.clone(remote), _parallel(2, 3), url=url, run_id="kill-worker")
+    started = [first, run]
+    try:
+        wait_for(lambda: len(doomed.executions()) == 2, 60, "the first worker to start both calls")
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+        second = spare.worker(url, concurrency=2, lease=2)
+        started.append(second)
+        _finish(run)
+    finally:
+        _stop(*started)
+    rows = store.calls("kill-worker")
+    assert [r["token"] for r in rows] == [2, 2] and {r["attempts"] for r in rows} == {2}
+    assert {str(r["worker"]).split(":")[1] for r in rows} == {str(second.pid)}
+    answer = user.answer("kill-worker")
+    assert len(spare.executions()) == 2 and answer["status"] == "completed" and answer["failures"] == []
+
+
+@needs_postgres
+def test_a_killed_orchestrator_resumes_from_another_home_repeating_no_finished_call(
+    url: str, remote: Path, tmp_path: Path, queue: Callable[[str], QueueStore]
+):
+    first_home, second_home, worker_host = Machine(tmp_path, "a"), Machine(tmp_path, "b"), Machine(tmp_path, "w")
+    store = queue(url)
+    script = _parallel(10, 0.4)
+    worker = worker_host.worker(url, concurrency=2, lease=5)
+    try:
+        run = first_home.workflow(first_home.clone(remote), script, url=url, run_id="moved", lease=2)
+        wait_for(lambda: len(_done(store, "moved")) >= 3, 90, "three calls done")
+        os.kill(run.pid, signal.SIGKILL)
+        run.communicate()
+        finished_before = {str(c["call_key"]) for c in _done(store, "moved")}
+        repo_b = second_home.clone(remote)
+        # the dead orchestrator's lease in the database lapses within its 2 s: the new one waits for that
+        resumed = second_home.workflow(repo_b, script, url=url, run_id="moved", lease=2)
+        _, err = resumed.communicate(timeout=120)
+        assert resumed.returncode == 0, err.decode()[-2000:]
+    finally:
+        _stop(worker)
+    answer = second_home.answer("moved")
+    assert answer["status"] == "completed" and answer["failures"] == [] and len(answer["result"]) == 10
+    ran = worker_host.executions()
+    assert len(ran) == len(set(ran)) == 10, "a call ran twice"
+    assert finished_before <= set(ran) and all(r["attempts"] == 1 for r in store.calls("moved"))
+
+
+@needs_postgres
+def test_a_postgres_restart_mid_run_loses_nothing(
+    cluster: Cluster, url: str, remote: Path, tmp_path: Path, queue: Callable[[str], QueueStore]
+):
+    user, w1, w2 = Machine(tmp_path, "user"), Machine(tmp_path, "w1"), Machine(tmp_path, "w2")
+    store = queue(url)
+    workers = [w1.worker(url, concurrency=2, lease=20), w2.worker(url, concurrency=2, lease=20)]
+    try:
+        run = user.workflow(user.clone(remote), _parallel(12, 0.5), url=url, run_id="restart", lease=20)
+        wait_for(lambda: len(_done(store, "restart")) >= 3, 90, "three calls done")
+        cluster.restart()
+        _finish(run, timeout=180)
+    finally:
+        _stop(*workers)
+    answer = user.answer("restart")
+    assert answer["status"] == "completed" and answer["failures"] == [] and len(answer["result"]) == 12
+    ran = w1.executions() + w2.executions()
+    assert sorted(ran) == sorted(set(ran)) and len(ran) == 12, "a call was lost or ran twice across the restart"
+    assert len(_done(store, "restart")) == 12
+
+
+@needs_postgres
+def test_a_worker_without_the_provider_never_takes_the_call(
+    url: str, remote: Path, tmp_path: Path, queue: Callable[[str], QueueStore]
+):
+    user, fake_only, sh_host = Machine(tmp_path, "user"), Machine(tmp_path, "fake"), Machine(tmp_path, "sh")
+    store = queue(url)
+    store.enqueue("other", "k", provider="claude", request={"prompt": "x"}, remote=str(remote), commit="0", overlay=b"")
+    idle = fake_only.worker(url, providers="fake", concurrency=4)
+    time.sleep(1.0)  # the fake-only worker is up and polling before any sh call exists
+    busy = sh_host.worker(url, providers="sh", concurrency=4)
+    try:
+        run = user.workflow(user.clone(remote), _parallel(6, 0.2), url=url, run_id="providers")
+        _finish(run)
+    finally:
+        _stop(idle, busy)
+    rows = store.calls("providers")
+    assert len(rows) == 6 and {str(r["worker"]).split(":")[1] for r in rows} == {str(busy.pid)}
+    answer = user.answer("providers")
+    assert answer["failures"] == [] and fake_only.executions() == [] and len(sh_host.executions()) == 6
+    assert [c["state"] for c in store.calls("other")] == ["queued"], "a worker took a provider it lacks"
+
+
+class _Partition:
+    """A TCP relay between one worker and Postgres that can stop passing bytes (a network partition)."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.cut = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                while self.cut.is_set():
+                    time.sleep(0.02)
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (src, dst):
+                with contextlib.suppress(OSError):
+                    end.close()
+
+
+@needs_postgres
+def test_a_partitioned_workers_late_result_is_refused(
+    cluster: Cluster, url: str, remote: Path, tmp_path: Path, queue: Callable[[str], QueueStore]
+):
+    user, cut_off, spare = Machine(tmp_path, "user"), Machine(tmp_path, "cut"), Machine(tmp_path, "spare")
+    store = queue(url)
+    relay = _Partition(cluster.port)
+    relayed = url.replace(f":{cluster.port}/", f":{relay.port}/")
+    partitioned = cut_off.worker(relayed, concurrency=1, lease=2)
+    run = user.workflow(user.clone(remote), _parallel(1, 3), url=url, run_id="partition")
+    other = None
+    try:
+        wait_for(lambda: len(cut_off.executions()) == 1, 60, "the call to start on the partitioned worker")
+        relay.cut.set()
+        other = spare.worker(url, concurrency=1, lease=2)
+        _finish(run)
+        assert [r["token"] for r in store.calls("partition")] == [2]
+        relay.cut.clear()
+        wait_for(lambda: any(e["token"] == 1 for e in store.events("partition")), 60, "the late result to arrive")
+    finally:
+        relay.cut.clear()
+        _stop(partitioned, run, *([other] if other else []))
+    refused = [e for e in store.events("partition") if e["token"] == 1]
+    assert refused and {e["kind"] for e in refused} <= {"heartbeat_refused", "result_refused"}
+    (row,) = store.calls("partition")
+    assert row["token"] == 2 and str(row["worker"]).split(":")[1] == str(other.pid)
+    (done,) = store.results("partition", [str(row["call_key"])])
+    assert user.answer("partition")["result"] == [done.result["result"]["text"]]
