@@ -32,6 +32,8 @@ class Checkouts:
         self._guard = threading.Lock()
         self._free: dict[Path, list[Path]] = {}  # per bare repository: worktrees no call holds
         self._lent: dict[Path, Path] = {}  # worktree -> its bare repository
+        self._at: dict[Path, str | None] = {}  # worktree -> the commit it was lent at (None: with an overlay)
+        self._clean_at: dict[Path, str] = {}  # worktree -> the commit it is known clean at (nothing to reset)
 
     def _bare(self, remote: str) -> Path:
         name = hashlib.sha256(remote.encode()).hexdigest()[:16]
@@ -80,10 +82,13 @@ class Checkouts:
                 path = self.cache / "worktrees" / f"{bare.name[:16]}-{name}"
                 writes.ensure_dir(path.parent, root=self.cache)
                 git.run(["worktree", "add", "-q", "--detach", "--force", str(path), commit], bare)
-        else:
+        elif self._clean_at.get(path) != commit or overlay:
             git.run(["checkout", "-q", "--detach", "--force", commit], path)
             git.run(["clean", "-q", "-ffdx"], path)
+        # else: the last call left it clean at this very commit (its capture found nothing): lent as it is
+        self._clean_at.pop(path, None)
         self._lent[path] = bare
+        self._at[path] = None if overlay else commit
         if overlay:
             git.run(["apply", "--binary", "--index", "--whitespace=nowarn", "-"], path, input=overlay)
             message = "pallium: the call's tree"
@@ -92,6 +97,11 @@ class Checkouts:
 
     def capture(self, path: Path) -> bytes:
         """What the agent changed in its worktree, as a binary diff against the tree it was given."""
+        if not git.run(["status", "--porcelain", "--untracked-files=all", "--ignored"], path).strip():
+            at = self._at.get(path)
+            if at is not None:
+                self._clean_at[path] = at
+            return b""
         git.run(["add", "-A", "--", "."], path)
         return git.run(["diff", "--cached", "--binary", "HEAD"], path)
 

@@ -7,7 +7,7 @@ runs none of them again); the answer comes back from the queue row. A worker's p
 to the worktree the run lent the call, so capture, gates and staging go on exactly as for a local
 worker, and the user's tree is touched only by `apply`, on this machine.
 
-The run itself is held in the database too (`pallium_run_lease`): a second orchestrator of the
+The run itself is held in the database too (its run lease): a second orchestrator of the
 same run, on any machine, is refused until this one's lease expires.
 """
 
@@ -20,12 +20,13 @@ import socket
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from kernel import git
 from kernel.errors import PalliumError
-from kernel.providers.contract import ProviderRequest, ProviderResult
+from kernel.providers.contract import Failure, ProviderRequest, ProviderResult
 from kernel.scaleout.store import WAKE_DONE, Done, QueueStore, connect
 from kernel.threads import in_pool
 
@@ -133,6 +134,13 @@ class RemoteCalls:
             on_session(result.session_id)
         if done.patch and request.cwd != self.repo:
             await git.run_async(["apply", "--binary", "--whitespace=nowarn", "-"], request.cwd, input=done.patch)
+        elif done.patch and request.mode == "read-only" and result.ok:
+            # no worktree here to hand back and check: the worker's own says what a read-only agent wrote
+            changed = sorted({line[6:] for line in done.patch.decode("utf-8", "replace").splitlines()
+                              if line.startswith("+++ b/")})  # fmt: skip
+            shown = ", ".join(changed[:10]) + (f" and {len(changed) - 10} more" if len(changed) > 10 else "")
+            failure = Failure("unknown", f"a read-only worker changed files (discarded): {shown}", "read_only_write")
+            result = replace(result, failure=failure)
         return result
 
     async def _tree_of(self, base_commit: str, seed: str) -> tuple[str, bytes]:
