@@ -185,6 +185,30 @@ def test_a_run_across_two_workers_gives_the_one_machine_answer_and_its_patch(
     assert "edit the notes" in (repo / "notes.txt").read_text()
 
 
+@needs_postgres
+def test_a_three_stage_pipeline_across_workers_matches_one_machine(
+    url: str, remote: Path, tmp_path: Path, queue: Callable[[str], QueueStore]
+):
+    script = """
+const out = await pipeline(Array.from({length: 5}, (_, i) => i),
+  (i) => agent(`stage one ${i} nap 0.1`, {provider: "sh"}),
+  (prev, i) => agent(`stage two ${i} after ${prev} nap 0.1`, {provider: "sh"}),
+  (prev, i) => agent(`stage three ${i} after ${prev} nap 0`, {provider: "sh"}));
+return out;
+"""
+    alone, user, w1, w2 = (Machine(tmp_path, n) for n in ("alone", "user", "w1", "w2"))
+    _finish(alone.workflow(alone.clone(remote), script, url=None, run_id="stages"))
+    workers = [w1.worker(url, concurrency=2), w2.worker(url, concurrency=2)]
+    try:
+        _finish(user.workflow(user.clone(remote), script, url=url, run_id="stages"))
+    finally:
+        _stop(*workers)
+    spread, one = user.answer("stages"), alone.answer("stages")
+    assert spread["failures"] == [] and len(spread["result"]) == 5 and spread["result"] == one["result"]
+    assert len(w1.executions()) + len(w2.executions()) == 15 and user.executions() == []
+    assert len(queue(url).calls("stages")) == 15
+
+
 def _cli() -> list[str]:
     from benchmarks.scaleout_rig import pallium
 
