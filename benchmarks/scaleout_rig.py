@@ -25,6 +25,9 @@ SH_AGENT = (
     'echo "$PALLIUM_WORKFLOW_AGENT_ID" >> "$PALLIUM_RIG_LOG"; '
     'sleep "${d:-0}"; '
     'if grep -q "edit" "$p"; then head -c 80 "$p" >> notes.txt; echo >> notes.txt; fi; '
+    # a team member's turn: an idle decision that names the member, so runs compare member by member
+    'm=$(sed -n "s/^You are \\([A-Za-z0-9_-]*\\),.*/\\1/p" "$p" | head -n 1); '
+    'if [ -n "$m" ]; then printf \'{"status": "idle", "status_reason": "", "summary": "%s looked"}\' "$m"; exit 0; fi; '
     'printf "reply to %s" "$(head -c 40 "$p")"'
 )
 

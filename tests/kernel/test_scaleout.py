@@ -8,6 +8,7 @@ One cluster serves the module (a database per test); the tests that start it sha
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -17,6 +18,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -207,6 +209,39 @@ return out;
     assert spread["failures"] == [] and len(spread["result"]) == 5 and spread["result"] == one["result"]
     assert len(w1.executions()) + len(w2.executions()) == 15 and user.executions() == []
     assert len(queue(url).calls("stages")) == 15
+
+
+def _team_of_eight(machine: Machine, repo: Path, url: str | None) -> list[tuple[str, str, str]]:
+    def cli(*args: str) -> dict[str, Any]:
+        done = subprocess.run(
+            [*_cli(), *args, "--json", "--authority", "consult"],
+            cwd=repo, env=machine.env(), capture_output=True, text=True, timeout=180,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        return dict(json.loads(done.stdout))
+
+    cli("team", "start", "look at the files", "--id", "team-eight")
+    for n in range(8):
+        cli("team", "spawn", "team-eight", f"m{n}", "--provider", "sh", "--role", f"reader {n}")
+    ran = cli("team", "run", "team-eight", "--max-rounds", "3", *(["--database", url] if url else []))
+    return sorted((t["member"], t["state"], t["detail"]) for t in ran["turns"])
+
+
+@needs_postgres
+def test_a_team_of_eight_across_workers_matches_one_machine(
+    url: str, remote: Path, tmp_path: Path, queue: Callable[[str], QueueStore]
+):
+    alone, user, w1, w2 = (Machine(tmp_path, n) for n in ("alone", "user", "w1", "w2"))
+    one = _team_of_eight(alone, alone.clone(remote), None)
+    workers = [w1.worker(url, concurrency=4), w2.worker(url, concurrency=4)]
+    try:
+        spread = _team_of_eight(user, user.clone(remote), url)
+    finally:
+        _stop(*workers)
+    assert len(one) == 8 and {state for _, state, _ in one} == {"completed"}
+    assert spread == one
+    assert user.executions() == [] and len(w1.executions()) + len(w2.executions()) == 8
+    assert {c["state"] for c in queue(url).calls("team-eight")} == {"done"}
 
 
 def _cli() -> list[str]:
