@@ -115,6 +115,7 @@ class Backend:
     blob = ""  # the DDL's binary and floating-point column types
     real = ""
     lost: tuple[type[BaseException], ...] = ()  # errors that mean the connection is gone (reconnect and retry)
+    missing: tuple[type[BaseException], ...] = ()  # the error of a query on a table that does not exist
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         raise NotImplementedError
@@ -150,6 +151,7 @@ class SqliteBackend(Backend):
 
         self.path = path
         self.lost = (apsw.BusyError,)
+        self.missing = (apsw.SQLError,)
         self.conn = apsw.Connection(str(path))
         self.conn.setbusytimeout(10_000)
         self.conn.execute("PRAGMA journal_mode=WAL")
@@ -194,6 +196,7 @@ class PostgresBackend(Backend):
 
         self.url = url
         self.lost = (psycopg.OperationalError, psycopg.InterfaceError)
+        self.missing = (psycopg.errors.UndefinedTable,)
         self._psycopg = psycopg
         self.conn: Any = None
         self.listener: Any = None
@@ -336,25 +339,34 @@ class QueueStore:
         ddl = _DDL.format(blob=self.backend.blob, real=self.backend.real)
 
         def step() -> None:
-            with self.backend.transaction():
-                if self.backend.migration_lock:
-                    self.backend.execute(self.backend.migration_lock)
-                for statement in ddl.split(";"):
-                    if statement.strip():
-                        self.backend.execute(statement)
-                found = self.backend.execute("SELECT version FROM pallium_queue_schema")
-                if not found:
-                    self.backend.execute("INSERT INTO pallium_queue_schema(version) VALUES (?)", (SCHEMA_VERSION,))
-                elif found[0][0] > SCHEMA_VERSION:
-                    raise PalliumError(
-                        "conflict",
-                        f"the queue's schema is version {found[0][0]}, newer than this Pallium's {SCHEMA_VERSION}",
-                        hint="upgrade Pallium on this machine to the version the other machines run",
-                    )
+            # a worker's role may read and write the queue but not create tables: look before creating
+            if (self._version() or 0) < SCHEMA_VERSION:
+                with self.backend.transaction():
+                    if self.backend.migration_lock:
+                        self.backend.execute(self.backend.migration_lock)
+                    for statement in ddl.split(";"):
+                        if statement.strip():
+                            self.backend.execute(statement)
+                    if not self.backend.execute("SELECT version FROM pallium_queue_schema"):
+                        self.backend.execute("INSERT INTO pallium_queue_schema(version) VALUES (?)", (SCHEMA_VERSION,))
+            found = self._version()
+            if found is not None and found > SCHEMA_VERSION:
+                raise PalliumError(
+                    "conflict",
+                    f"the queue's schema is version {found}, newer than this Pallium's {SCHEMA_VERSION}",
+                    hint="upgrade Pallium on this machine to the version the other machines run",
+                )
             for table, wanted in _COLUMNS.items():  # a missing column fails here, loudly, not half-way through a call
                 self.backend.execute(f"SELECT {', '.join(sorted(wanted))} FROM {table} WHERE 1=0")
 
         self._retrying(step)
+
+    def _version(self) -> int | None:
+        try:
+            rows = self.backend.execute("SELECT version FROM pallium_queue_schema")
+        except self.backend.missing:
+            return None
+        return int(rows[0][0]) if rows else None
 
     # ------------------------------------------------------------ the run's orchestrator
 

@@ -151,6 +151,37 @@ def test_a_password_in_the_url_or_a_readable_password_file_is_refused(tmp_path: 
     check_url(f"postgresql://me@db.example/pallium?passfile={loose}&sslmode=verify-full")
 
 
+WORKER_GRANTS = """
+CREATE ROLE pallium_worker LOGIN;
+GRANT SELECT, UPDATE ON pallium_call_queue TO pallium_worker;
+GRANT SELECT, INSERT ON pallium_queue_event TO pallium_worker;
+GRANT SELECT ON pallium_queue_schema, pallium_run_lease TO pallium_worker;
+"""
+
+
+@needs_postgres
+def test_a_worker_role_with_the_documented_grants_serves_calls_and_can_do_nothing_else(
+    url: str, queue: Callable[[str], QueueStore]
+):
+    import psycopg
+
+    docs = (Path(__file__).parents[2] / "docs" / "scale-out.md").read_text(encoding="utf-8")
+    for statement in WORKER_GRANTS.strip().splitlines():
+        assert statement in docs, f"docs/scale-out.md does not give {statement!r}"
+    owner = queue(url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        for statement in WORKER_GRANTS.strip().splitlines():
+            conn.execute(statement.rstrip(";"))
+    owner.enqueue("r", "k", provider="sh", request={"prompt": "x"}, remote="/r", commit="c", overlay=b"")
+    worker = queue(url.replace("//pallium@", "//pallium_worker@"))
+    (claim,) = worker.claim("w", ["sh"], 1, 30)
+    assert worker.heartbeat(claim, 30) and worker.complete(claim, "w", {"ok": True}, b"")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        worker.enqueue("r", "k2", provider="sh", request={}, remote="/r", commit="c", overlay=b"")
+    with pytest.raises(psycopg.errors.InsufficientPrivilege):
+        worker.take_run("r", "w", 30)
+
+
 # ---------------------------------------------------------------- runs across worker processes
 
 
