@@ -127,6 +127,11 @@ class RemoteCalls:
             )  # fmt: skip
             self.queued += int(new)
             done = await future
+        except asyncio.CancelledError:
+            # the run stopped waiting (stopped, taken over): no worker should spend on it any more
+            with contextlib.suppress(Exception):
+                await asyncio.shield(asyncio.to_thread(self.store.cancel, self.run_id, key))
+            raise
         finally:
             self._pending.pop(key, None)
         result = ProviderResult.from_dict(done.result["result"])

@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS pallium_call_queue (
     attempts INTEGER NOT NULL DEFAULT 0,
     lease_expires_at {real},
     result_json TEXT,
+    ok INTEGER,
     patch {blob},
     enqueued_at {real} NOT NULL,
     claimed_at {real},
@@ -76,7 +77,7 @@ CREATE TABLE IF NOT EXISTS pallium_queue_schema (version INTEGER NOT NULL)
 _COLUMNS = {
     "pallium_call_queue": {
         "run_id", "call_key", "provider", "request_json", "remote", "commit_id", "overlay", "state", "token",
-        "worker", "attempts", "lease_expires_at", "result_json", "patch", "enqueued_at", "claimed_at", "done_at",
+        "worker", "attempts", "lease_expires_at", "result_json", "ok", "patch", "enqueued_at", "claimed_at", "done_at",
     },
     "pallium_run_lease": {"run_id", "epoch", "holder", "expires_at"},
     "pallium_queue_event": {"run_id", "call_key", "kind", "worker", "token", "at"},
@@ -419,14 +420,22 @@ class QueueStore:
         commit: str,
         overlay: bytes,
     ) -> bool:
-        """Queue a call unless the run already queued it (a resumed orchestrator); True when it is new."""
+        """Queue a call unless the run already queued it (a resumed orchestrator); True when it is (queued) anew.
+
+        A call that was cancelled, or that finished with a failure, is queued again: a resumed run
+        reruns what failed, as the journal does on one machine, and replays only what succeeded.
+        """
         now = self.backend.now
 
         def step() -> bool:
             rows = self.backend.execute(
                 "INSERT INTO pallium_call_queue(run_id, call_key, provider, request_json, remote, commit_id, "
                 f"overlay, state, enqueued_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', {now}) "
-                "ON CONFLICT(run_id, call_key) DO NOTHING RETURNING call_key",
+                "ON CONFLICT(run_id, call_key) DO UPDATE SET state='queued', provider=excluded.provider, "
+                "request_json=excluded.request_json, remote=excluded.remote, commit_id=excluded.commit_id, "
+                "overlay=excluded.overlay, enqueued_at=excluded.enqueued_at, result_json=NULL, ok=NULL, patch=NULL, "
+                "worker=NULL, lease_expires_at=NULL WHERE pallium_call_queue.state='cancelled' OR "
+                "(pallium_call_queue.state='done' AND pallium_call_queue.ok=0) RETURNING call_key",
                 (run_id, call_key, provider, json.dumps(request, sort_keys=True), remote, commit, overlay),
             )
             if rows:
@@ -434,6 +443,17 @@ class QueueStore:
             return bool(rows)
 
         return bool(self._retrying(step))
+
+    def cancel(self, run_id: str, call_key: str) -> None:
+        """Withdraw a call its run no longer waits for: unclaimed, it is never taken; claimed, its worker's
+        next heartbeat fails and the agent is stopped."""
+        self._retrying(
+            lambda: self.backend.execute(
+                "UPDATE pallium_call_queue SET state='cancelled', lease_expires_at=NULL "
+                "WHERE run_id=? AND call_key=? AND state IN ('queued', 'claimed')",
+                (run_id, call_key),
+            )
+        )
 
     def results(self, run_id: str, call_keys: Sequence[str]) -> list[Done]:
         if not call_keys:
@@ -490,15 +510,15 @@ class QueueStore:
             self.record(claim, "heartbeat_refused")
         return bool(rows)
 
-    def complete(self, claim: Claim, worker: str, result: dict[str, Any], patch: bytes) -> bool:
+    def complete(self, claim: Claim, worker: str, result: dict[str, Any], patch: bytes, *, ok: bool = True) -> bool:
         """Store the call's result if this claim still holds it; a late or fenced result is refused (False)."""
         now = self.backend.now
 
         def step() -> bool:
             rows = self.backend.execute(
-                f"UPDATE pallium_call_queue SET state='done', result_json=?, patch=?, done_at={now}, "
+                f"UPDATE pallium_call_queue SET state='done', result_json=?, ok=?, patch=?, done_at={now}, "
                 "lease_expires_at=NULL WHERE run_id=? AND call_key=? AND token=? AND state='claimed' RETURNING token",
-                (json.dumps(result, sort_keys=True), patch, claim.run_id, claim.call_key, claim.token),
+                (json.dumps(result, sort_keys=True), int(ok), patch, claim.run_id, claim.call_key, claim.token),
             )
             if rows:
                 self.backend.notify(WAKE_DONE, claim.run_id)

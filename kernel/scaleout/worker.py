@@ -155,7 +155,9 @@ class _Worker:
             if lost.is_set():
                 return
             record = {"result": result.to_dict(), "worker": self.config.worker_id, "attempts": claim.attempts}
-            accepted = await asyncio.to_thread(self.store.complete, claim, self.config.worker_id, record, patch)
+            accepted = await asyncio.to_thread(
+                self.store.complete, claim, self.config.worker_id, record, patch, ok=result.ok
+            )
             self.report.calls_run += 1
             if not accepted:
                 self.report.results_refused += 1

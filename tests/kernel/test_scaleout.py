@@ -116,6 +116,17 @@ def _exercise_queue(store: QueueStore, other: QueueStore) -> None:
     done = store.results("r1", ["k1", "k2"])
     assert [(d.call_key, d.result, d.patch, d.token) for d in done] == [("k1", {"from": "w2"}, b"patch", 2)]
     assert [(e["kind"], e["token"]) for e in store.events("r1")] == [("heartbeat_refused", 1), ("result_refused", 1)]
+    # a resumed run replays what succeeded, and queues again what failed or was cancelled
+    assert not store.enqueue("r1", "k1", provider="sh", request={}, remote="/r", commit="c", overlay=b"")
+    store.enqueue("r1", "k3", provider="sh", request={}, remote="/r", commit="c", overlay=b"")
+    (failing,) = other.claim("w1", ["sh"], 4, 10)
+    assert other.complete(failing, "w1", {"failed": True}, b"", ok=False)
+    assert store.enqueue("r1", "k3", provider="sh", request={}, remote="/r", commit="c", overlay=b"")
+    store.cancel("r1", "k2")
+    assert other.claim("w1", ["claude"], 4, 10) == []
+    assert store.enqueue("r1", "k2", provider="claude", request={}, remote="/r", commit="c", overlay=b"")
+    states = {c["call_key"]: (c["state"], c["token"]) for c in store.calls("r1")}
+    assert states == {"k1": ("done", 2), "k2": ("queued", 0), "k3": ("queued", 1)}
 
 
 def test_queue_claims_leases_and_fences_on_sqlite(tmp_path: Path, queue: Callable[[str], QueueStore]):
