@@ -444,6 +444,18 @@ class QueueStore:
 
         return bool(self._retrying(step))
 
+    def release(self, claim: Claim) -> None:
+        """Give a claimed call back to the queue at once (a worker stopping), rather than at its lease's end."""
+        def step() -> None:
+            self.backend.execute(
+                "UPDATE pallium_call_queue SET state='queued', worker=NULL, lease_expires_at=NULL "
+                "WHERE run_id=? AND call_key=? AND token=? AND state='claimed'",
+                (claim.run_id, claim.call_key, claim.token),
+            )
+            self.backend.notify(WAKE_QUEUE, str(claim.request.get("provider")))
+
+        self._retrying(step)
+
     def cancel(self, run_id: str, call_key: str) -> None:
         """Withdraw a call its run no longer waits for: unclaimed, it is never taken; claimed, its worker's
         next heartbeat fails and the agent is stopped."""

@@ -145,7 +145,9 @@ class _Worker:
                 result = await agent
                 patch = await in_pool(self.checkouts.capture, path)
             except asyncio.CancelledError:
-                if not lost.is_set():
+                if not lost.is_set():  # this worker is stopping: another may take the call now
+                    with contextlib.suppress(Exception):
+                        await asyncio.shield(asyncio.to_thread(self.store.release, claim))
                     raise
                 return  # the call belongs to another worker now: its result is theirs to give
             except PalliumError as exc:

@@ -127,6 +127,9 @@ def _exercise_queue(store: QueueStore, other: QueueStore) -> None:
     assert store.enqueue("r1", "k2", provider="claude", request={}, remote="/r", commit="c", overlay=b"")
     states = {c["call_key"]: (c["state"], c["token"]) for c in store.calls("r1")}
     assert states == {"k1": ("done", 2), "k2": ("queued", 0), "k3": ("queued", 1)}
+    (stopping,) = other.claim("w1", ["claude"], 4, 600)
+    other.release(stopping)  # a worker that stops hands its calls back at once, not at its lease's end
+    assert [c.call_key for c in store.claim("w2", ["claude"], 4, 10)] == ["k2"]
 
 
 def test_queue_claims_leases_and_fences_on_sqlite(tmp_path: Path, queue: Callable[[str], QueueStore]):
