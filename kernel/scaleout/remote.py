@@ -72,7 +72,7 @@ class RemoteCalls:
         ttl = lease_ttl()
         holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         try:
-            chosen = remote or await in_pool(_origin_url, repo)
+            chosen = remote if remote else str(await in_pool(_origin_url, repo))
             # an orchestrator that died a moment ago still holds the run until its lease lapses: wait that
             # long (a live one renews its lease and keeps the run)
             deadline = time.monotonic() + ttl * 1.5

@@ -110,7 +110,8 @@ class _Worker:
             if waiter is None or waiter.done():
                 # woken by a new call, else re-read at least twice a second (expired leases send no notice)
                 waiter = asyncio.ensure_future(asyncio.to_thread(self.store.wait, [WAKE_QUEUE], 0.5))
-            await asyncio.wait({waiter, *self.running}, return_when=asyncio.FIRST_COMPLETED)
+            watched: set[asyncio.Future[Any]] = {waiter, *self.running}
+            await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
             for task in [t for t in self.running if t.done()]:
                 self.running.discard(task)
                 task.result()  # a bug in a call's handling stops the worker loudly
