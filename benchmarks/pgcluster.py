@@ -8,6 +8,7 @@ says why a cluster cannot start here, so a test can skip with the reason.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 import socket
@@ -17,17 +18,16 @@ from pathlib import Path
 
 __all__ = ["Cluster", "available"]
 
-_SEARCH = ("/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin")
-
-
 def _binary(name: str) -> str | None:
+    """`name` on PATH, else in Debian's versioned folder (the newest), where its postgresql package puts it."""
     found = shutil.which(name)
     if found:
         return found
-    for folder in _SEARCH:
-        if os.access(os.path.join(folder, name), os.X_OK):
-            return os.path.join(folder, name)
-    return None
+    def version(path: str) -> int:
+        return int("0" + "".join(c for c in path.split("/")[4] if c.isdigit()))
+
+    versions = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), key=version, reverse=True)
+    return next((p for p in versions if os.access(p, os.X_OK)), None)
 
 
 def available() -> str | None:
