@@ -64,6 +64,7 @@ class RemoteCalls:
         self._origin: str | None = None
         self._overlays: dict[str, bytes] = {}
         self._poller: asyncio.Task[None] | None = None
+        self._woken: asyncio.Future[bool] | None = None  # the listener's wait in its thread
 
     @classmethod
     async def open(cls, url: str, *, run_id: str, repo: Path, remote: str | None) -> RemoteCalls:
@@ -164,12 +165,13 @@ class RemoteCalls:
         return self._origin, self._overlays[seed]
 
     async def _poll(self) -> None:
-        """Resolve waiting calls as their rows are done (woken by NOTIFY, re-read each second); keep the run's lease."""
+        """Resolve waiting calls as their rows are done (woken by NOTIFY, else re-read); keep the run's lease."""
         beat_at = time.monotonic() + self.ttl / 3
         while True:
-            woken = asyncio.to_thread(self.waker.wait, [WAKE_DONE], 1.0)
+            # short waits: a notice wakes it at once, and closing never waits long for the thread to return
+            self._woken = asyncio.ensure_future(asyncio.to_thread(self.waker.wait, [WAKE_DONE], 0.25))
             with contextlib.suppress(Exception):
-                await woken
+                await asyncio.shield(self._woken)
             if self._pending:
                 for done in await asyncio.to_thread(self.store.results, self.run_id, list(self._pending)):
                     future = self._pending.get(done.call_key)
@@ -197,6 +199,12 @@ class RemoteCalls:
             self._poller.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._poller
+        if self._woken is not None and not self._woken.done():
+            # the listener's thread is blocked in its wait: wake it, so closing (and exiting) does not wait it out
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.store.wake, WAKE_DONE, self.run_id)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._woken), 2.0)
         with contextlib.suppress(Exception):
             if not self.fenced:
                 await asyncio.to_thread(self.store.release_run, self.run_id, self.epoch)

@@ -575,6 +575,9 @@ class QueueStore:
         )
         return [{"call_key": k, "kind": kind, "worker": w, "token": t} for k, kind, w, t in rows]
 
+    def wake(self, channel: str, payload: str) -> None:
+        self._retrying(lambda: self.backend.notify(channel, payload))
+
     def wait(self, channels: Sequence[str], timeout: float) -> bool:
         """Block until woken on `channels` or `timeout` passes (a lost connection counts as woken: re-read)."""
         try:
