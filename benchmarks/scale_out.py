@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from benchmarks.pgcluster import Cluster, available
-from benchmarks.scaleout_rig import Machine, make_remote
+from benchmarks.scaleout_rig import SH_AGENT, Machine, make_remote
 
 GOAL = 1.5  # x ideal
 
@@ -47,7 +47,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--nap", type=float, default=0.2, help="seconds each agent sleeps (default 0.2)")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=8, help="calls each worker runs at once (default 8)")
+    parser.add_argument(
+        "--lean", action="store_true", help="an agent that only sleeps (no tools it starts): Pallium's own share"
+    )
     args = parser.parse_args(argv)
+    lean = f'echo "$PALLIUM_WORKFLOW_AGENT_ID" >> "$PALLIUM_RIG_LOG"; sleep {args.nap}; echo ok'
+    agent = lean if args.lean else SH_AGENT
     why = available()
     if why:
         print(f"scale-out: skipped, no throwaway Postgres here: {why}")
@@ -58,9 +63,9 @@ def main(argv: list[str]) -> int:
         root = Path(scratch)
         remote = make_remote(root / "git")
         url = cluster.create_database("bench")
-        user = Machine(root, "user")
+        user = Machine(root, "user", agent)
         repo = user.clone(remote)
-        hosts = [Machine(root, f"worker{n}") for n in range(args.workers)]
+        hosts = [Machine(root, f"worker{n}", agent) for n in range(args.workers)]
         workers = [h.worker(url, concurrency=args.concurrency) for h in hosts]
         try:
             _timed(user, repo, _script(slots, args.nap, "warm"), url=url, run_id="warm", concurrency=slots)
@@ -73,14 +78,15 @@ def main(argv: list[str]) -> int:
             for proc in workers:
                 proc.wait(timeout=60)
         per_worker = [len(h.executions()) for h in hosts]
-        alone = Machine(root, "alone")
+        alone = Machine(root, "alone", agent)
         alone_repo = alone.clone(remote)
         _timed(alone, alone_repo, _script(slots, args.nap, "warm"), url=None, run_id="warm", concurrency=slots)
         one = _timed(alone, alone_repo, _script(args.calls, args.nap, "task"), url=None, run_id="one",
                      concurrency=slots)  # fmt: skip
         one_floor = _timed(alone, alone_repo, _script(0, 0, "none"), url=None, run_id="floor", concurrency=slots)
     load = os.getloadavg()[0]
-    print(f"scale-out: {args.calls} calls x {args.nap * 1000:.0f} ms sh agent; {os.cpu_count()} cores, load {load:.1f}")
+    kind = "lean sh agent (sleep; echo)" if args.lean else "sh agent (sed, grep, head, printf)"
+    print(f"scale-out: {args.calls} calls x {args.nap * 1000:.0f} ms, {kind}; {os.cpu_count()} cores, load {load:.1f}")
     print("wall: the whole `workflow run`; calls: minus the same command with no call (process start, V8, lease)")
     print("| where | workers x concurrency | ideal s | wall s | no-call run s | calls s | calls x ideal |")
     print("|---|---|---|---|---|---|---|")

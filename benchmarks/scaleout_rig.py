@@ -68,6 +68,7 @@ class Machine:
 
     root: Path
     name: str
+    agent: str = SH_AGENT
 
     def __post_init__(self) -> None:
         self.folder = self.root / self.name
@@ -80,7 +81,7 @@ class Machine:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PALLIUM_")}
         env.update(
             PALLIUM_HOME=str(self.home), HOME=str(self.folder), PALLIUM_RESIDENT="off",
-            PALLIUM_WORKFLOW_PROVIDER_SH_COMMAND=SH_AGENT, PALLIUM_RIG_LOG=str(self.log),
+            PALLIUM_WORKFLOW_PROVIDER_SH_COMMAND=self.agent, PALLIUM_RIG_LOG=str(self.log),
         )  # fmt: skip
         env.update(extra)
         return env
