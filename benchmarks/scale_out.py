@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import signal
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -47,6 +48,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--nap", type=float, default=0.2, help="seconds each agent sleeps (default 0.2)")
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=8, help="calls each worker runs at once (default 8)")
+    parser.add_argument("--repeat", type=int, default=3, help="measured runs of each (default 3)")
     parser.add_argument(
         "--lean", action="store_true", help="an agent that only sleeps (no tools it starts): Pallium's own share"
     )
@@ -67,34 +69,39 @@ def main(argv: list[str]) -> int:
         repo = user.clone(remote)
         hosts = [Machine(root, f"worker{n}", agent) for n in range(args.workers)]
         workers = [h.worker(url, concurrency=args.concurrency) for h in hosts]
+        alone = Machine(root, "alone", agent)
+        alone_repo = alone.clone(remote)
+        walls: dict[str, list[float]] = {"spread": [], "spread_floor": [], "one": [], "one_floor": []}
         try:
             _timed(user, repo, _script(slots, args.nap, "warm"), url=url, run_id="warm", concurrency=slots)
-            spread = _timed(user, repo, _script(args.calls, args.nap, "task"), url=url, run_id="spread",
-                            concurrency=slots)  # fmt: skip
-            spread_floor = _timed(user, repo, _script(0, 0, "none"), url=url, run_id="floor", concurrency=slots)
+            _timed(alone, alone_repo, _script(slots, args.nap, "warm"), url=None, run_id="warm", concurrency=slots)
+            # alternate the two, so both see the host's load as it comes and goes
+            for n in range(args.repeat):
+                for name, machine, where, db in (("spread", user, repo, url), ("one", alone, alone_repo, None)):
+                    script = _script(args.calls, args.nap, f"task{n}")
+                    walls[name].append(_timed(machine, where, script, url=db, run_id=f"{name}{n}", concurrency=slots))
+                    floor = _timed(machine, where, _script(0, 0, "none"), url=db, run_id=f"{name}-floor{n}",
+                                   concurrency=slots)  # fmt: skip
+                    walls[f"{name}_floor"].append(floor)
         finally:
             for proc in workers:
                 proc.send_signal(signal.SIGTERM)
             for proc in workers:
                 proc.wait(timeout=60)
         per_worker = [len(h.executions()) for h in hosts]
-        alone = Machine(root, "alone", agent)
-        alone_repo = alone.clone(remote)
-        _timed(alone, alone_repo, _script(slots, args.nap, "warm"), url=None, run_id="warm", concurrency=slots)
-        one = _timed(alone, alone_repo, _script(args.calls, args.nap, "task"), url=None, run_id="one",
-                     concurrency=slots)  # fmt: skip
-        one_floor = _timed(alone, alone_repo, _script(0, 0, "none"), url=None, run_id="floor", concurrency=slots)
     load = os.getloadavg()[0]
     kind = "lean sh agent (sleep; echo)" if args.lean else "sh agent (sed, grep, head, printf)"
     print(f"scale-out: {args.calls} calls x {args.nap * 1000:.0f} ms, {kind}; {os.cpu_count()} cores, load {load:.1f}")
-    print("wall: the whole `workflow run`; calls: minus the same command with no call (process start, V8, lease)")
+    print(f"median (best) of {args.repeat}; wall: the whole `workflow run`; calls: minus the same command with no call")
     print("| where | workers x concurrency | ideal s | wall s | no-call run s | calls s | calls x ideal |")
     print("|---|---|---|---|---|---|---|")
-    for where, shape, wall, floor in (
-        ("Postgres queue, worker processes", f"{args.workers} x {args.concurrency}", spread, spread_floor),
-        ("one machine, no database", f"1 x {slots}", one, one_floor),
+    for where, shape, name in (
+        ("Postgres queue, worker processes", f"{args.workers} x {args.concurrency}", "spread"),
+        ("one machine, no database", f"1 x {slots}", "one"),
     ):
-        print(f"| {where} | {shape} | {ideal:.2f} | {wall:.2f} | {floor:.2f} | {wall - floor:.2f} | "
-              f"{(wall - floor) / ideal:.2f} |")  # fmt: skip
+        calls = [w - f for w, f in zip(walls[name], walls[f"{name}_floor"], strict=True)]
+        wall, floor, net = (statistics.median(v) for v in (walls[name], walls[f"{name}_floor"], calls))
+        print(f"| {where} | {shape} | {ideal:.2f} | {wall:.2f} ({min(walls[name]):.2f}) | {floor:.2f} | "
+              f"{net:.2f} ({min(calls):.2f}) | {net / ideal:.2f} ({min(calls) / ideal:.2f}) |")  # fmt: skip
     print(f"calls per worker (warm-up included): {per_worker}; goal <= {GOAL}x ideal")
     return 0
