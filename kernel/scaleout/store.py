@@ -270,8 +270,8 @@ def connect(url: str) -> QueueStore:
                 f"cannot connect to the database: {str(exc).strip()[:300]}",
                 hint="check the URL, that Postgres is running, and the password file (see docs/scale-out.md)",
             ) from exc
-    elif scheme == "sqlite":
-        backend = SqliteBackend(Path(urlsplit(url).path))
+    elif scheme == "sqlite":  # as SQLAlchemy writes it: sqlite:///relative/path, sqlite:////absolute/path
+        backend = SqliteBackend(Path(urlsplit(url).path[1:]))
     else:
         raise PalliumError(
             "invalid_input",

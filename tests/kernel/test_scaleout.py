@@ -196,6 +196,40 @@ def test_a_worker_role_with_the_documented_grants_serves_calls_and_can_do_nothin
         worker.take_run("r", "w", 30)
 
 
+@pytest.mark.anyio
+async def test_the_worker_tool_serves_a_queued_call_over_mcp_and_stops_when_idle(
+    tmp_path: Path, queue: Callable[[str], QueueStore], monkeypatch: pytest.MonkeyPatch
+):
+    from mcp import Client
+
+    from pallium_mcp.server import build_server
+
+    remote = make_remote(tmp_path / "git")
+    commit = subprocess.run(["git", "rev-parse", "main"], cwd=remote, capture_output=True, text=True).stdout.strip()
+    url = f"sqlite:///{tmp_path / 'queue.sqlite'}"
+    store = queue(url)
+    store.enqueue("r", "k", provider="sh", request={"prompt": "hello", "provider": "sh"}, remote=str(remote),
+                  commit=commit, overlay=b"")  # fmt: skip
+    monkeypatch.setenv("PALLIUM_WORKFLOW_PROVIDER_SH_COMMAND", 'printf "seen %s" "$(cat file0.txt)"')
+    async with Client(build_server(toolsets="workflows", cwd=tmp_path, ceiling="consult")) as client:
+        answer = await client.call_tool(
+            "pallium_worker",
+            {"database": url, "providers": "sh", "idle_exit_seconds": 0.5, "repo_cache": str(tmp_path / "cache")},
+        )
+    assert not answer.is_error, answer.content[0].text
+    assert answer.structured_content["calls_run"] == 1 and answer.structured_content["stopped_because"] == "idle"
+    (done,) = store.results("r", ["k"])
+    assert done.result["result"]["text"] == "seen line 0" and done.patch == b""
+    assert {p.name for p in (tmp_path / "cache").iterdir()} == {"repos", "worktrees"}
+
+
+def test_the_worker_command_without_a_database_is_a_usage_error(tmp_path: Path):
+    env = {k: v for k, v in os.environ.items() if k != "PALLIUM_DATABASE_URL"}
+    done = subprocess.run([*_cli(), "worker", "--providers", "sh"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 2 and "needs the shared database" in done.stderr
+
+
 # ---------------------------------------------------------------- runs across worker processes
 
 
