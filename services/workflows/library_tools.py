@@ -217,7 +217,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         source=source,
         script_path=found.path if found.origin != "template" else None,
         args=args,
-        limits=Limits(budget_usd=inp.max_budget_usd, database=database, git_remote=inp.git_remote),
+        limits=Limits(budget_usd=inp.max_budget_usd, database=database),
         task=inp.task,
         allow_commands=[inp.test_command] if inp.test_command else [],
         allow_repo_commands=inp.allow_repo_commands,

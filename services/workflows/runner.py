@@ -293,8 +293,8 @@ def _limits_record(limits: Limits) -> dict[str, Any]:
         "max_agents": limits.max_agents,
         "concurrency": limits.concurrency,
         "agent_timeout": limits.agent_timeout,
-        "database": limits.database,
-        "git_remote": limits.git_remote,
+        # only when set: a one-machine run's record stays what it was
+        **({"database": limits.database, "git_remote": limits.git_remote} if limits.database else {}),
     }
 
 
