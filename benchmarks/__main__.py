@@ -21,6 +21,8 @@ BENCHMARKS = {
     "secrets": "benchmarks.secrets",
     "rejections": "benchmarks.rejections",
     "hostile": "benchmarks.hostile",
+    "dbos-probe": "benchmarks.dbos_probe",
+    "scale-out": "benchmarks.scale_out",
 }
 
 

@@ -29,6 +29,10 @@ class Limits:
     # keep the pooled worktrees when the run closes and lend them again when it is opened next (a team's
     # many `team run`s): made once per run, not once per attempt; each is reset and cleaned before use
     reuse_worktrees: bool = False
+    # many machines: the shared database whose queue the run's agent calls go to (None: this machine's
+    # workers, the default), and the git remote those workers fetch the run's base from (None: `origin`)
+    database: str | None = None
+    git_remote: str | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernel import leases, paths, writes
 from kernel.budget import Budget
@@ -37,6 +37,9 @@ from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
 from kernel.worktrees.pool import ReadOnlyPool
 from kernel.worktrees.snapshot import snapshot
 from kernel.worktrees.staging import Staging
+
+if TYPE_CHECKING:
+    from kernel.scaleout.remote import RemoteCalls
 
 __all__ = ["AgentCall", "AgentOutcome", "Limits", "Rebase", "Run", "collect_garbage"]
 
@@ -95,6 +98,7 @@ class Run(LiveCalls):
         self._groups: dict[str, tuple[int, int | None]] = {}  # call key -> the worker's process group
         self._stopped: set[asyncio.Future[ProviderResult]] = set()  # cancelled because the run was taken over
         self._blocked: tuple[str, list[str], list[str]] | None = None  # (tree, staged keys, in the way): last rebase
+        self.remote: RemoteCalls | None = None  # the shared queue, when the run's agents run on other machines
         lease.on_fenced = self._stop_workers
         self.staging.on_deferred_conflict = self._restage_conflict
 
@@ -172,6 +176,16 @@ class Run(LiveCalls):
             if owns_db:
                 db.close()
             raise
+        if limits.database:
+            from kernel.scaleout.remote import RemoteCalls
+
+            try:
+                run.remote = await RemoteCalls.open(limits.database, run_id=run_id, repo=repo, remote=limits.git_remote)
+            except BaseException:
+                store.finish_run(run_id, lease.epoch, "interrupted")
+                if owns_db:
+                    db.close()
+                raise
         lease.start_heartbeat()
         return run
 
@@ -255,7 +269,11 @@ class Run(LiveCalls):
         on_session: Callable[[str], None] | None = None,
     ) -> ProviderResult:
         """Dispatch in a task of its own, so a takeover can cancel the worker without cancelling the caller."""
-        worker = asyncio.ensure_future(dispatch(request, on_spawn=on_spawn, on_session=on_session))
+        if self.remote is not None:
+            remote = self.remote.dispatch(request, base_commit=self.base_commit, on_session=on_session)
+            worker = asyncio.ensure_future(remote)
+        else:
+            worker = asyncio.ensure_future(dispatch(request, on_spawn=on_spawn, on_session=on_session))
         self._live[worker] = key
         try:
             return await worker
@@ -369,6 +387,8 @@ class Run(LiveCalls):
             self.staging.remove()
             self.store.finish_run(self.run_id, self.lease.epoch, status)
         finally:
+            if self.remote is not None:
+                await self.remote.close()
             if self._owns_db:
                 self.store.db.close()
 

@@ -38,6 +38,7 @@ from kernel.worktrees.staging import Staging
 
 if TYPE_CHECKING:
     from kernel import leases
+    from kernel.scaleout.remote import RemoteCalls
 
 __all__ = ["LiveCalls"]
 
@@ -65,6 +66,7 @@ class LiveCalls:
     _groups: dict[str, tuple[int, int | None]]
     _staging_lock: asyncio.Lock
     _user_snapshot: tuple[float, asyncio.Future[Any]] | None
+    remote: RemoteCalls | None
 
     def _drain_conflicts(self) -> None:
         raise NotImplementedError  # Run's
@@ -188,6 +190,8 @@ class LiveCalls:
             box.edit = True
             box.beside = await in_pool(_entries, box.lent.path.parent)
             return
+        if seed is None and self.remote is not None:
+            return  # a worker on another machine runs it in a worktree of its own cache
         confined = call.mode == "read-only" and call.isolation == "" and confines_read_only(call.provider)
         if seed is not None or not confined:
             box.lent = await self.pool.take_async(seed or self.base_commit)

@@ -26,6 +26,7 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.workflows.library_tools",
     "services.workflows.inspect_tools",
     "services.workflows.upkeep_tools",
+    "services.workflows.worker_tools",
     "services.workflows.decisions",
     "services.sessions.tools",
     "services.loops.tools",

@@ -22,6 +22,7 @@ def _owned_tables() -> dict[Path, set[str]]:
     stores = [
         ROOT / "kernel" / "store.py",
         ROOT / "kernel" / "runstore.py",
+        ROOT / "kernel" / "scaleout" / "store.py",
         *sorted((ROOT / "services").glob("*/store.py")),
     ]
     return {store: set(CREATE_TABLE.findall(store.read_text(encoding="utf-8"))) for store in stores}
@@ -49,6 +50,12 @@ def test_each_table_is_named_only_by_its_owners_store():
         "kernel_worktree",
         "kernel_patch",
         "kernel_event",
+    }
+    assert owned[ROOT / "kernel" / "scaleout" / "store.py"] == {
+        "pallium_call_queue",
+        "pallium_run_lease",
+        "pallium_queue_event",
+        "pallium_queue_schema",
     }
     assert find_foreign_table_uses(_python_files(*SOURCE_DIRS), owned) == []
 

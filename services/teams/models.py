@@ -278,6 +278,14 @@ class RunInput(ToolInput):
     )
     max_concurrent: int = Field(16, ge=1, le=64, description="turns running at once (1-64, default 16)")
     max_rounds: int = Field(50, ge=1, le=1000, description="rounds before returning (1-1000, default 50)")
+    database: str | None = Field(
+        None,
+        description="a shared database (postgresql://user@host/db, password in a 0600 file) whose `pallium "
+        "worker`s on other machines run the turns; default: PALLIUM_DATABASE_URL, else this machine",
+    )
+    git_remote: str | None = Field(
+        None, description="with database: the git remote workers fetch the team's base commit from (default: origin)"
+    )
 
 
 class GateSetInput(ToolInput):

@@ -33,6 +33,8 @@ class RunOptions:
     stale_after_minutes: float = 15.0
     max_concurrent: int = 16
     max_rounds: int = 50
+    database: str | None = None  # a shared database whose workers on other machines run the turns
+    git_remote: str | None = None
 
 
 @dataclass
@@ -83,6 +85,8 @@ async def run_team(db: Database, team_id: str, options: RunOptions, *, clock: Cl
         concurrency=options.max_concurrent,
         agent_timeout=options.agent_timeout,
         reuse_worktrees=True,  # a team runs many times: its members' worktrees are made once, not every run
+        database=options.database,
+        git_remote=options.git_remote,
     )
     run = await Run.open(team_id, Path(team.cwd), limits, db=db)  # reconciles the kernel's runs, kills leftovers
     try:

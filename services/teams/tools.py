@@ -351,6 +351,7 @@ async def stop(inp: models.TeamInput, ctx: ToolContext) -> models.TeamOutput:
 
 
 async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
+    from kernel.scaleout.remote import database_url
     from services.teams.scheduler import RunOptions, run_team
 
     store = _store(ctx)
@@ -364,6 +365,8 @@ async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
         stale_after_minutes=inp.stale_after_minutes,
         max_concurrent=inp.max_concurrent,
         max_rounds=inp.max_rounds,
+        database=database_url(inp.database),
+        git_remote=inp.git_remote,
     )
     result = await run_team(store.db, team.id, options, clock=ctx.clock)
     return models.RunOutput(

@@ -199,7 +199,10 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
     }
     if inp.dry_run:
         return StartOutput(**answer, script=source, run=None)
-    if missing is not None:
+    from kernel.scaleout.remote import database_url
+
+    database = database_url(inp.database)
+    if missing is not None and database is None:  # with a database, the workers' machines have the provider
         raise PalliumError(
             "unavailable",
             f"the plan's agents run on {provider}, and {missing}",
@@ -214,7 +217,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
         source=source,
         script_path=found.path if found.origin != "template" else None,
         args=args,
-        limits=Limits(budget_usd=inp.max_budget_usd),
+        limits=Limits(budget_usd=inp.max_budget_usd, database=database),
         task=inp.task,
         allow_commands=[inp.test_command] if inp.test_command else [],
         allow_repo_commands=inp.allow_repo_commands,

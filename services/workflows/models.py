@@ -80,6 +80,10 @@ class RunInput(ToolInput):
         description="let agents that ask for it (network: true) use the network (default false: such agents "
         "run offline, and an event says so)",
     )
+    database: str | None = Field(
+        None, description="Postgres URL whose `pallium worker`s run the agents (default: PALLIUM_DATABASE_URL)"
+    )
+    git_remote: str | None = Field(None, description="with database: the remote workers fetch from (default: origin)")
 
 
 class ResumeInput(ToolInput):
@@ -345,6 +349,7 @@ class StartInput(ToolInput):
     max_budget_usd: float | None = Field(None, gt=0, description="spending limit in USD; default: none")
     background: bool = Field(False, description="return after wait_seconds while the run goes on (always over MCP)")
     wait_seconds: float = Field(30, ge=0, le=600, description="in the background: how long to wait (default 30)")
+    database: str | None = Field(None, description="Postgres URL: agents run on its `pallium worker`s")
 
 
 class StartOutput(ToolOutput):

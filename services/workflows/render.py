@@ -342,3 +342,10 @@ def saved(out: SaveOutput) -> str:
 def _one_line(item: Any) -> str:
     text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, default=str)
     return " ".join(text.split())
+
+
+def worker(out: Any) -> str:
+    return (
+        f"worker {out.worker_id} ({', '.join(out.providers)}) stopped ({out.stopped_because}): "
+        f"{out.calls_run} call(s) run, {out.results_refused} result(s) refused"
+    )

@@ -293,6 +293,8 @@ def _limits_record(limits: Limits) -> dict[str, Any]:
         "max_agents": limits.max_agents,
         "concurrency": limits.concurrency,
         "agent_timeout": limits.agent_timeout,
+        # only when set: a one-machine run's record stays what it was
+        **({"database": limits.database, "git_remote": limits.git_remote} if limits.database else {}),
     }
 
 
@@ -302,6 +304,8 @@ def limits_from_record(record: dict[str, Any]) -> Limits:
         max_agents=record.get("max_agents", 1000),
         concurrency=record.get("concurrency", 16),
         agent_timeout=record.get("agent_timeout", 600.0),
+        database=record.get("database"),
+        git_remote=record.get("git_remote"),
     )
 
 

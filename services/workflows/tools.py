@@ -57,6 +57,8 @@ async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
 
 
 async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
+    from kernel.scaleout.remote import database_url
+
     inp = sources.default_task(inp)
     repo = ctx.repo_root(inp.repo)
     chosen = sources.choose(ctx, repo, script=inp.script, source=inp.source, workflow=inp.workflow)
@@ -71,6 +73,8 @@ async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
         max_agents=inp.max_agents,
         concurrency=inp.max_concurrent_agents,
         agent_timeout=inp.agent_timeout,
+        database=database_url(inp.database),
+        git_remote=inp.git_remote,
     )
     return await launch(
         ctx,

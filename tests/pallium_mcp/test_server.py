@@ -57,6 +57,7 @@ SAMPLE_CALLS = {
     "pallium_workflow_read": None,  # needs an agent call: tests/services/workflows/test_inspect.py
     "pallium_workflow_gc": {"older_than": 0},
     "pallium_workflow_tools_list": {},
+    "pallium_worker": None,  # serves a queue until it is idle: tests/kernel/test_scaleout.py, over MCP too
     "pallium_workflow_decisions": {"query": "sample"},
     "pallium_sessions_sync": {"claude_home": str(_HOMES["claude"]), "codex_home": str(_HOMES["codex"])},
     "pallium_sessions_recall": {"query": "where did the checkout migration stop?"},

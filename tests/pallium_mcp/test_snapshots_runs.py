@@ -943,3 +943,24 @@ async def test_loop_tools_answer_in_a_fixed_shape(fixed_repo: Path, tmp_path: Pa
             "changed": True,
         }
     )
+
+
+def _worker_named(out: dict) -> dict:
+    """The worker's id is host:pid:nonce, different on every run."""
+    return {**out, "worker_id": "<host>:<pid>:<nonce>"} if "worker_id" in out else out
+
+
+async def test_worker_answers_in_a_fixed_shape(fixed_repo: Path, tmp_path: Path):
+    answer = Answers(fixed_repo, tmp=tmp_path)
+    queue = f"sqlite:///{tmp_path / 'queue.sqlite'}"
+    assert _worker_named(
+        await answer("worker", database=queue, providers="fake", idle_exit_seconds=0.2, repo_cache=str(tmp_path / "c"))
+    ) == snapshot(
+        {
+            "worker_id": "<host>:<pid>:<nonce>",
+            "providers": ["fake"],
+            "calls_run": 0,
+            "results_refused": 0,
+            "stopped_because": "idle",
+        }
+    )

@@ -1,0 +1,113 @@
+"""A worker's repository cache: a bare clone per remote, and a worktree per call at the tree the call runs in.
+
+The orchestrator names a commit its remote has (the user's HEAD) and the diff from it to the
+call's tree (the user's uncommitted changes and the edits the run staged so far). The worker
+fetches the commit once into its cache, adds a detached worktree at it, applies the diff and
+commits it, so the patch it hands back is relative to exactly the tree the orchestrator holds.
+Everything lives under the cache folder; nothing is written anywhere else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+from kernel import git, writes
+from kernel.errors import PalliumError
+from kernel.worktrees.snapshot import IDENTITY
+
+__all__ = ["Checkouts"]
+
+# The remote is the user's own choice (the run's `origin` or --git-remote), often a path on a shared
+# disk: git's guard refuses the file transport for what a repository names, not for what the user does.
+# `ext::` (which runs a command) stays refused.
+_FETCH = tuple(a for name in ("file", "ssh", "https", "http", "git") for a in ("-c", f"protocol.{name}.allow=always"))
+
+
+class Checkouts:
+    def __init__(self, cache: Path) -> None:
+        self.cache = cache
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self._free: dict[Path, list[Path]] = {}  # per bare repository: worktrees no call holds
+        self._lent: dict[Path, Path] = {}  # worktree -> its bare repository
+        self._at: dict[Path, str | None] = {}  # worktree -> the commit it was lent at (None: with an overlay)
+        self._clean_at: dict[Path, str] = {}  # worktree -> the commit it is known clean at (nothing to reset)
+
+    def _bare(self, remote: str) -> Path:
+        name = hashlib.sha256(remote.encode()).hexdigest()[:16]
+        bare = self.cache / "repos" / f"{name}.git"
+        with self._guard:
+            lock = self._locks.setdefault(name, threading.Lock())
+        with lock:
+            if not (bare / "HEAD").exists():
+                writes.ensure_dir(bare.parent, root=self.cache)
+                git.run(["init", "--bare", "-q", str(bare)], bare.parent)
+        return bare
+
+    def _ensure_commit(self, bare: Path, remote: str, commit: str) -> None:
+        if git.attempt(["cat-file", "-e", f"{commit}^{{commit}}"], bare).returncode == 0:
+            return
+        with self._locks[bare.name[:16]]:
+            if git.attempt(["cat-file", "-e", f"{commit}^{{commit}}"], bare).returncode == 0:
+                return
+            branches = "+refs/heads/*:refs/remotes/origin/*"
+            fetched = git.attempt([*_FETCH, "fetch", "-q", "--no-tags", remote, branches], bare)
+            if git.attempt(["cat-file", "-e", f"{commit}^{{commit}}"], bare).returncode == 0:
+                return
+            git.attempt([*_FETCH, "fetch", "-q", "--no-tags", remote, commit], bare)  # a commit no branch points at
+            if git.attempt(["cat-file", "-e", f"{commit}^{{commit}}"], bare).returncode == 0:
+                return
+        raise PalliumError(
+            "unavailable",
+            f"commit {commit[:12]} is not on the remote {remote} this worker fetched from",
+            details={"remote": remote, "commit": commit, "fetch": fetched.why if fetched.returncode else ""},
+            hint="push the commit the run starts from (the orchestrator's HEAD) to the remote, or pass another remote",
+        )
+
+    def prepare(self, remote: str, commit: str, overlay: bytes, name: str) -> Path:
+        """A worktree at `commit` with `overlay` applied and committed, clean of what an earlier call left; its path.
+
+        Worktrees are kept and lent again (moving one touches only the files that differ); adding one
+        changes the bare repository's list of worktrees, so that step is taken one at a time.
+        """
+        bare = self._bare(remote)
+        self._ensure_commit(bare, remote, commit)
+        with self._guard:
+            free = self._free.setdefault(bare, [])
+            path = free.pop() if free else None
+        if path is None:
+            with self._locks[bare.name[:16]]:
+                path = self.cache / "worktrees" / f"{bare.name[:16]}-{name}"
+                writes.ensure_dir(path.parent, root=self.cache)
+                git.run(["worktree", "add", "-q", "--detach", "--force", str(path), commit], bare)
+        elif self._clean_at.get(path) != commit or overlay:
+            git.run(["checkout", "-q", "--detach", "--force", commit], path)
+            git.run(["clean", "-q", "-ffdx"], path)
+        # else: the last call left it clean at this very commit (its capture found nothing): lent as it is
+        self._clean_at.pop(path, None)
+        self._lent[path] = bare
+        self._at[path] = None if overlay else commit
+        if overlay:
+            git.run(["apply", "--binary", "--index", "--whitespace=nowarn", "-"], path, input=overlay)
+            message = "pallium: the call's tree"
+            git.run(["commit", "-q", "--no-verify", "--allow-empty", "-m", message], path, env=IDENTITY)
+        return path
+
+    def capture(self, path: Path) -> bytes:
+        """What the agent changed in its worktree, as a binary diff against the tree it was given."""
+        if not git.run(["status", "--porcelain", "--untracked-files=all", "--ignored"], path).strip():
+            at = self._at.get(path)
+            if at is not None:
+                self._clean_at[path] = at
+            return b""
+        git.run(["add", "-A", "--", "."], path)
+        return git.run(["diff", "--cached", "--binary", "HEAD"], path)
+
+    def release(self, path: Path) -> None:
+        """Hand a worktree back for the next call (it is reset when lent again)."""
+        with self._guard:
+            bare = self._lent.pop(path, None)
+            if bare is not None:
+                self._free.setdefault(bare, []).append(path)
