@@ -313,10 +313,38 @@ def _column(lines: list[str], line: int, name: str) -> int | None:
     return match.start()
 
 
+def _read(path: Path) -> str:
+    try:
+        return path.read_text("utf-8")
+    except OSError:
+        return ""
+
+
+def _workspace(repo: Path, store) -> list[dict[str, str]]:
+    """The packages of a monorepo (every package.json with a name, outside node_modules), for the
+    language service to find them by name as an installed checkout links them."""
+    out = []
+    for p in store.files():
+        if p.rsplit("/", 1)[-1] != "package.json" or "node_modules/" in p or "/" not in p:
+            continue
+        try:
+            name = json.loads((repo / p).read_text("utf-8")).get("name")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(name, str) and name:
+            out.append({"name": name, "folder": p.rsplit("/", 1)[0]})
+    return out
+
+
 def _typescript(repo: Path, chosen: list, store, suffixes: tuple[str, ...]) -> list[list[tuple[str, int, bool]]]:
     files = [p for p in store.files() if p.endswith(suffixes) and "/node_modules/" not in p]
     queries = [{"file": s.path, "line": s.start_line, "name": s.name} for s in chosen]
-    payload = json.dumps({"root": str(repo), "files": files, "queries": queries})
+    workspace = _workspace(repo, store)
+    exclude = repo / ".git" / "info" / "exclude"
+    if workspace and exclude.parent.is_dir() and "/node_modules/" not in _read(exclude):
+        with exclude.open("a", encoding="utf-8") as f:  # the links are the oracle's, never the index's
+            f.write("\n/node_modules/\n")
+    payload = json.dumps({"root": str(repo), "files": files, "queries": queries, "workspace": workspace})
     done = subprocess.run(
         ["node", "--max-old-space-size=3072", str(_SCRIPT)],
         input=payload,
