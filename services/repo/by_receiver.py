@@ -31,12 +31,42 @@ __all__ = ["LANGUAGES", "is_member", "resolve", "unknown"]
 Answer = tuple[str, DefinitionRow | None]
 _MEMBERS = frozenset({"method", "field", "property", "enum_member"})
 _SELF_WORDS = frozenset({"self", "cls", "this"})
+_JS = frozenset({"javascript", "typescript", "tsx"})
 _RETURNS = (re.compile(r"->\s*(.+)$", re.S), re.compile(r"\)\s*:\s*([^=>{]+?)\s*(?:=>)?$", re.S))
 
 
 def is_member(d: DefinitionRow) -> bool:
-    """A definition an attribute reference can reach: a class's method, field or property."""
-    return bool(d.parent) and d.kind in _MEMBERS
+    """A definition an attribute reference can reach: a class's method, field or property, or a JS/TS
+    function written as an object's property (`{ delay: () => 0 }`, `api.create = () => ...`)."""
+    return (bool(d.parent) and d.kind in _MEMBERS) or is_property_function(d)
+
+
+# `delay: () => 0`, `async fetch: ...` (an object literal's property), `api.create = () =>` (an assignment)
+_PROPERTY_SIGNATURE = re.compile(r"\s*(?:async\s+)?(?:[\w$]+\s*:|(?:[\w$]+\s*\.\s*)+[\w$]+\s*=[^=>])")
+
+
+def is_property_function(d: DefinitionRow) -> bool:
+    """A JS/TS function that is an object's property, not a binding: a bare name never reaches it.
+    `const f: Handler = () => ...` is a binding with a type, not a property (`=` before any `=>`)."""
+    if d.kind != "function" or d.language not in _JS:
+        return False
+    match = _PROPERTY_SIGNATURE.match(d.signature)
+    if match is None:
+        return False
+    return not match.group(0).rstrip().endswith(":") or not _typed_binding(d.signature[match.end() :])
+
+
+def _typed_binding(rest: str) -> bool:
+    """True when `rest` (after `name:`) is `Type = value`: its first `=` outside brackets is no `=>`."""
+    depth = 0
+    for i, ch in enumerate(rest):
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>" and not (ch == ">" and i and rest[i - 1] == "="):
+            depth = max(0, depth - 1)
+        elif ch == "=" and depth == 0:
+            return rest[i + 1 : i + 2] not in (">", "=")
+    return False
 
 
 def unknown(defs: list[DefinitionRow]) -> Answer:
@@ -64,7 +94,6 @@ def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answe
     return _typed(r, row, defs, receiver, hops=2)
 
 
-_JS = frozenset({"javascript", "typescript", "tsx"})
 _HOPS = 4
 
 
@@ -73,7 +102,7 @@ def _exported_member(r: _Resolver, defs: list[DefinitionRow], modules: set[str])
     definition, else what they re-export by that name or through `export *`, nearest first; None
     when the walk finds none (a value's member, `ky.create()` on a default export, is not a
     namespace's and is left to the general rules)."""
-    top = [d for d in defs if not d.parent and d.kind != "module"]
+    top = [d for d in defs if not d.parent and d.kind != "module" and not is_property_function(d)]
     frontier = sorted((m, r.member) for m in modules)
     seen = set(frontier)
     for _hop in range(_HOPS):
