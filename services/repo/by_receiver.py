@@ -57,15 +57,17 @@ def is_property_function(d: DefinitionRow) -> bool:
 
 
 def _typed_binding(rest: str) -> bool:
-    """True when `rest` (after `name:`) is `Type = value`: its first `=` outside brackets is no `=>`."""
+    """True when `rest` (after `name:`) is `Type = value`: an `=` outside brackets that is no arrow or
+    comparison (`(...paths: string[]) => string = (...) =>` is a typed binding, `() => 0` a value)."""
     depth = 0
     for i, ch in enumerate(rest):
+        before, after = rest[i - 1 : i] if i else "", rest[i + 1 : i + 2]
         if ch in "([{<":
             depth += 1
-        elif ch in ")]}>" and not (ch == ">" and i and rest[i - 1] == "="):
+        elif ch in ")]}" or (ch == ">" and before != "="):
             depth = max(0, depth - 1)
-        elif ch == "=" and depth == 0:
-            return rest[i + 1 : i + 2] not in (">", "=")
+        elif ch == "=" and depth == 0 and after not in (">", "=") and before not in ("=", "!", "<", ">"):
+            return True
     return False
 
 

@@ -30,6 +30,9 @@ _FILES = {
         "});\n"
     ),
     "src/api.js": "export const api = {};\napi.create = () => 1;\ncreate();\napi.create();\n",
+    "src/url.ts": "export const mergePath: (...paths: string[]) => string = (...paths) => paths.join('/');\n",
+    "src/other.ts": "export const mergePath = (a: string, b: string) => a + b;\n",
+    "src/base.ts": 'import { mergePath } from "./url";\n\nmergePath("a", "b");\n',
 }
 
 
@@ -49,3 +52,10 @@ async def test_a_property_assignment_is_no_bare_name(repo: Path):
     out = await ask(repo, "pallium_callers", name="create")
     bare = [(r.path, r.line, r.resolution, r.target) for r in out.references if r.line == 3]
     assert [b[2] for b in bare] == ["unresolved"], bare  # `create()`: nothing binds the bare name
+
+
+async def test_a_function_typed_where_it_is_bound_is_a_binding_not_a_property(repo: Path):
+    out = await ask(repo, "pallium_callers", name="url.mergePath")  # `name: (...) => T = (...) =>`
+    assert [(r.path, r.line, r.resolution) for r in out.references if r.kind == "call"] == [
+        ("src/base.ts", 3, "import")
+    ]
