@@ -131,7 +131,13 @@ async def _grade(repo: Path, language: str, sample: int, seed: int) -> Grade:
     ]
     random.Random(seed).shuffle(symbols)
     chosen = symbols[:sample]
-    oracle = _jedi(repo, chosen) if language == "python" else _typescript(repo, chosen, store, suffixes)
+    one_symbol: dict[int, set[Line]] = {}
+    if language == "python":
+        oracle, declared = _jedi(repo, chosen)
+        one_symbol = {id(s): d for s, d in zip(chosen, declared, strict=True)}
+    else:
+        oracle, declared = _typescript(repo, chosen, store, suffixes)
+        one_symbol = {id(s): d for s, d in zip(chosen, declared, strict=True)}
     grade = Grade(sampled=len(chosen))
     for symbol, found in zip(chosen, oracle, strict=True):
         name = f"{module_path(symbol.path)}.{symbol.qualified}"
@@ -149,10 +155,27 @@ async def _grade(repo: Path, language: str, sample: int, seed: int) -> Grade:
             listed = []
         finally:
             ctx.close()
+        # A name bound several times in one file (`const condition = ...` in each test's callback) is
+        # told apart by the binding each reference reaches; declarations the server counts as one
+        # symbol (TypeScript overloads) are one.
+        declared = {n for p, n in one_symbol.get(id(symbol), set()) if p == symbol.path}
+        same = {
+            d.start_line
+            for d in store.definitions(symbol.name)
+            if d.path == symbol.path
+            and d.qualified == symbol.qualified
+            # a decorated definition starts at its decorator, a server names the `def` line
+            and (d.start_line == symbol.start_line or any(d.start_line <= n <= d.start_line + 5 for n in declared))
+        }
         mine = [
             r
             for r in listed
-            if r.resolution == "ambiguous" or (r.target == symbol.path and r.target_qualified == symbol.qualified)
+            if r.resolution == "ambiguous"
+            or (
+                r.target == symbol.path
+                and r.target_qualified == symbol.qualified
+                and (r.target_line is None or r.target_line in same)
+            )
         ]
         # A claim find-references left out is asked back at its own position: the server's goto from
         # the use (jedi's search skips uses through a decorated method of a base class, `@app.route`
@@ -211,15 +234,16 @@ def _call_lines(repo: Path, name: str, lines: set[Line]) -> set[Line]:
     return out
 
 
-def _jedi(repo: Path, chosen: list) -> list[list[tuple[str, int, bool]]]:
+def _jedi(repo: Path, chosen: list) -> tuple[list[list[tuple[str, int, bool]]], list[set[Line]]]:
     import jedi
 
     project = jedi.Project(str(repo), sys_path=_python_roots(repo) + _environment_path(repo), smart_sys_path=True)
     texts: dict[str, list[str]] = {}
-    out = []
+    out, declared = [], []
     for symbol in chosen:
         lines = texts.setdefault(symbol.path, (repo / symbol.path).read_text("utf-8", "replace").splitlines())
         found: list[tuple[str, int, bool]] = []
+        defs: set[Line] = set()
         column = _column(lines, symbol.start_line, symbol.name)
         if column is not None:
             try:
@@ -228,17 +252,21 @@ def _jedi(repo: Path, chosen: list) -> list[list[tuple[str, int, bool]]]:
             except Exception:  # jedi's own failures: no oracle answer for that definition
                 refs = []
             for ref in refs:
-                if ref.module_path is None or ref.is_definition():
+                if ref.module_path is None:
                     continue
                 try:
                     relative = Path(ref.module_path).resolve().relative_to(repo).as_posix()
                 except ValueError:
                     continue
+                if ref.is_definition():  # a declaration jedi counts as this symbol's (a setter, a rebinding)
+                    defs.add((relative, ref.line))
+                    continue
                 other = texts.setdefault(relative, (repo / relative).read_text("utf-8", "replace").splitlines())
                 rest = other[ref.line - 1][ref.column + len(symbol.name) :] if ref.line <= len(other) else ""
                 found.append((relative, ref.line, rest.lstrip().startswith("(")))
         out.append(found)
-    return out
+        declared.append(defs)
+    return out, declared
 
 
 _JEDI: dict[str, object] = {}
@@ -336,7 +364,9 @@ def _workspace(repo: Path, store) -> list[dict[str, str]]:
     return out
 
 
-def _typescript(repo: Path, chosen: list, store, suffixes: tuple[str, ...]) -> list[list[tuple[str, int, bool]]]:
+def _typescript(
+    repo: Path, chosen: list, store, suffixes: tuple[str, ...]
+) -> tuple[list[list[tuple[str, int, bool]]], list[set[Line]]]:
     files = [p for p in store.files() if p.endswith(suffixes) and "/node_modules/" not in p]
     queries = [{"file": s.path, "line": s.start_line, "name": s.name} for s in chosen]
     workspace = _workspace(repo, store)
@@ -354,7 +384,9 @@ def _typescript(repo: Path, chosen: list, store, suffixes: tuple[str, ...]) -> l
     )
     if done.returncode != 0:
         raise SystemExit(f"the TypeScript language service failed: {done.stderr[-2000:]}")
-    out = []
+    out, declared = [], []
     for line in done.stdout.splitlines():
-        out.append([(f, n, bool(c)) for f, n, c in json.loads(line)["refs"]])
-    return out
+        answer = json.loads(line)
+        out.append([(f, n, bool(c)) for f, n, c in answer["refs"]])
+        declared.append({(f, n) for f, n in answer.get("defs", [])})
+    return out, declared

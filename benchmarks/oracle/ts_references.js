@@ -57,6 +57,7 @@ for (const q of input.queries) {
   const re = new RegExp("\\b" + q.name.replace(/[$]/g, "\\$") + "\\b");
   const m = re.exec(lineText);
   const out = [];
+  const defs = [];  // the declarations the service counts as this symbol's (overloads, merged declarations)
   if (m) {
     let offset = 0;
     for (let i = 0; i < q.line - 1; i++) offset += lines[i].length + 1;
@@ -74,14 +75,14 @@ for (const q of input.queries) {
     const inside = (g) => g.definition.fileName.startsWith(root + path.sep) && !g.definition.fileName.includes("/node_modules/");
     for (const group of (kept.length ? kept : found.filter(inside))) {
       for (const ref of group.references) {
-        if (ref.isDefinition) continue;
         if (!ref.fileName.startsWith(root + path.sep)) continue;
         const src = read(ref.fileName) || "";
         const start = ts.getLineAndCharacterOfPosition(service.getProgram().getSourceFile(ref.fileName), ref.textSpan.start);
+        if (ref.isDefinition) { defs.push([path.relative(root, ref.fileName), start.line + 1]); continue; }
         const after = src.slice(ref.textSpan.start + ref.textSpan.length).trimStart();
         out.push([path.relative(root, ref.fileName), start.line + 1, after.startsWith("(") || after.startsWith("<")]);
       }
     }
   }
-  process.stdout.write(JSON.stringify({ refs: out }) + "\n");
+  process.stdout.write(JSON.stringify({ refs: out, defs }) + "\n");
 }

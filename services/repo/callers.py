@@ -218,6 +218,7 @@ def _handed_on(store: RepoStore, member: str, defs: list[DefinitionRow], kind: s
             resolution="import",
             target=d.path,
             target_qualified=d.qualified,
+            target_line=d.start_line,
         )
         for row, d in found
         if (row.path, row.line, row.kind, row.receiver) not in by_name
@@ -344,6 +345,7 @@ class _Resolver:
             resolution=resolution,  # type: ignore[arg-type]
             target=target.path if target else None,
             target_qualified=target.qualified if target else None,
+            target_line=target.start_line if target else None,
         )
 
     def _may_be_member(self, row: ReferenceRow, reachable: list[DefinitionRow]) -> bool:

@@ -59,3 +59,19 @@ async def test_a_function_typed_where_it_is_bound_is_a_binding_not_a_property(re
     assert [(r.path, r.line, r.resolution) for r in out.references if r.kind == "call"] == [
         ("src/base.ts", 3, "import")
     ]
+
+
+async def test_each_reference_names_the_binding_it_reaches_when_a_name_is_bound_twice(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/flag.test.ts": (
+                'test("on", () => {\n  const condition = () => true;\n  condition();\n});\n\n'
+                'test("off", () => {\n  const condition = () => false;\n  condition();\n});\n'
+            )
+        },
+    )
+    out = await ask(repo, "pallium_callers", name="condition")
+    assert sorted(d.line for d in out.definitions) == [2, 7]
+    reached = [(r.line, r.target_line) for r in out.references if r.kind == "call"]
+    assert reached == [(3, 2), (8, 7)]  # each callback's own binding, said so
