@@ -159,14 +159,7 @@ async def _grade(repo: Path, language: str, sample: int, seed: int) -> Grade:
         # told apart by the binding each reference reaches; declarations the server counts as one
         # symbol (TypeScript overloads) are one.
         declared = {n for p, n in one_symbol.get(id(symbol), set()) if p == symbol.path}
-        same = {
-            d.start_line
-            for d in store.definitions(symbol.name)
-            if d.path == symbol.path
-            and d.qualified == symbol.qualified
-            # a decorated definition starts at its decorator, a server names the `def` line
-            and (d.start_line == symbol.start_line or any(d.start_line <= n <= d.start_line + 5 for n in declared))
-        }
+        same = _one_declaration(store, symbol, declared)
         mine = [
             r
             for r in listed
@@ -216,6 +209,28 @@ async def _grade(repo: Path, language: str, sample: int, seed: int) -> Grade:
 
 
 _LINES: dict[str, list[str]] = {}
+
+
+def _one_declaration(store, symbol, declared: set[int]) -> set[int]:
+    """The start lines of the definitions of `symbol`'s path and qualified name that are one symbol
+    with it: declarations next to each other (overloads, `def f` after its `@overload`s), and those
+    the server lists as its declarations; a rebinding further on (another callback's `const f`) is not."""
+    rows = sorted(
+        (s for s in store.symbols_in(symbol.path) if s.qualified == symbol.qualified), key=lambda s: s.start_line
+    )
+    runs: list[list] = []
+    for row in rows:
+        if runs and row.start_line <= max(r.end_line for r in runs[-1]) + 1:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    same = {symbol.start_line}
+    for run in runs:
+        if any(r.start_line == symbol.start_line for r in run):
+            same |= {r.start_line for r in run}
+    # a decorated definition starts at its decorator, a server names the `def` line
+    same |= {r.start_line for r in rows if any(r.start_line <= n <= r.start_line + 5 for n in declared)}
+    return same
 
 
 def _call_lines(repo: Path, name: str, lines: set[Line]) -> set[Line]:
