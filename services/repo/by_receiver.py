@@ -198,6 +198,8 @@ def _dotted(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: st
     if nested:  # `Outer.Inner.method()`
         return r._by_place(row, nested, members_only=True)
     in_module = [d for d in defs if not d.parent and module_path(d.path).endswith(word)]
+    if len({d.path for d in in_module}) > 1:  # `mod.py` beside its stub `mod.pyi` is one module: the code
+        in_module = [d for d in in_module if not d.path.endswith(".pyi")] or in_module
     if len({d.path for d in in_module}) == 1 and r._modules_named(row.path, parts[0]):
         return "import", in_module[0]  # `pkg.mod.func()` after `import pkg`
     return unknown(defs)
