@@ -15,6 +15,23 @@ compared per reference line (path, line):
 - `call` restricts both sides to call sites by one textual rule: lines where the name is followed
   by `(` (a call, a called decorator, `new X(`).
 
+Each server is set up as an editor in an installed checkout would be:
+
+- jedi imports the repository's own packages first (the root, and `src/` in a src layout), ahead
+  of anything installed beside it: otherwise `import click` in click's tests is the installed
+  click and no use across files is found;
+- a Pallium claim find-references left out is asked back with jedi's `goto` from the use; when
+  goto lands on the definition, the server agrees (its search skips uses through a decorated
+  method of a base class, `@app.route` on a Flask app, which its goto follows to `Scaffold.route`);
+- the TypeScript service reads the repository's tsconfig for `customConditions`, `paths` and
+  `baseUrl`, and finds a monorepo's packages by name through `node_modules/<name>` links to their
+  folders (what `pnpm install` makes; written into the scratch clone);
+- groups of references the service adds for a platform symbol (`globalThis.performance.now = ...`
+  or `response.text = ...` in a test assigns to the platform's member) are not the repository
+  definition's references.
+
+The sets, their commits and what is held out are in `sets.md`.
+
 Needs `pip install jedi` (0.20.1 measured) and `npm install typescript` (5.x) with NODE_PATH
 pointing at that `node_modules`; neither is a dependency of Pallium. Run, for example:
 `python -m benchmarks oracle --repo /tmp/flask --language python --sample 200 --label flask`.

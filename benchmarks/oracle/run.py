@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -130,7 +131,13 @@ async def _grade(repo: Path, language: str, sample: int, seed: int) -> Grade:
     ]
     random.Random(seed).shuffle(symbols)
     chosen = symbols[:sample]
-    oracle = _jedi(repo, chosen) if language == "python" else _typescript(repo, chosen, store, suffixes)
+    one_symbol: dict[int, set[Line]] = {}
+    if language == "python":
+        oracle, declared = _jedi(repo, chosen)
+        one_symbol = {id(s): d for s, d in zip(chosen, declared, strict=True)}
+    else:
+        oracle, declared = _typescript(repo, chosen, store, suffixes)
+        one_symbol = {id(s): d for s, d in zip(chosen, declared, strict=True)}
     grade = Grade(sampled=len(chosen))
     for symbol, found in zip(chosen, oracle, strict=True):
         name = f"{module_path(symbol.path)}.{symbol.qualified}"
@@ -148,11 +155,30 @@ async def _grade(repo: Path, language: str, sample: int, seed: int) -> Grade:
             listed = []
         finally:
             ctx.close()
+        # A name bound several times in one file (`const condition = ...` in each test's callback) is
+        # told apart by the binding each reference reaches; declarations the server counts as one
+        # symbol (TypeScript overloads) are one.
+        declared = {n for p, n in one_symbol.get(id(symbol), set()) if p == symbol.path}
+        same = _one_declaration(store, symbol, declared)
         mine = [
             r
             for r in listed
-            if r.resolution == "ambiguous" or (r.target == symbol.path and r.target_qualified == symbol.qualified)
+            if r.resolution == "ambiguous"
+            or (
+                r.target == symbol.path
+                and r.target_qualified == symbol.qualified
+                and (r.target_line is None or r.target_line in same)
+            )
         ]
+        # A claim find-references left out is asked back at its own position: the server's goto from
+        # the use (jedi's search skips uses through a decorated method of a base class, `@app.route`
+        # on a Flask, which its goto follows to `Scaffold.route`). Claims it confirms are its answer.
+        theirs_lines = {(o[0], o[1]) for o in found}
+        doubtful = sorted(
+            {(r.path, r.line) for r in mine if r.resolution != "ambiguous" and (r.path, r.line) not in theirs_lines}
+        )
+        if doubtful and language == "python":
+            found = found + [(p, n, False) for p, n in _jedi_confirms(repo, symbol, doubtful)]
         # Declarations are no uses: the definition itself, and overrides a server counts as references.
         definition = {(d.path, d.start_line) for d in store.definitions(symbol.name)} | {
             (symbol.path, symbol.start_line)
@@ -185,8 +211,29 @@ async def _grade(repo: Path, language: str, sample: int, seed: int) -> Grade:
 _LINES: dict[str, list[str]] = {}
 
 
+def _one_declaration(store, symbol, declared: set[int]) -> set[int]:
+    """The start lines of the definitions of `symbol`'s path and qualified name that are one symbol
+    with it: declarations next to each other (overloads, `def f` after its `@overload`s), and those
+    the server lists as its declarations; a rebinding further on (another callback's `const f`) is not."""
+    rows = sorted(
+        (s for s in store.symbols_in(symbol.path) if s.qualified == symbol.qualified), key=lambda s: s.start_line
+    )
+    runs: list[list] = []
+    for row in rows:
+        if runs and row.start_line <= max(r.end_line for r in runs[-1]) + 1:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    same = {symbol.start_line}
+    for run in runs:
+        if any(r.start_line == symbol.start_line for r in run):
+            same |= {r.start_line for r in run}
+    # a decorated definition starts at its decorator, a server names the `def` line
+    same |= {r.start_line for r in rows if any(r.start_line <= n <= r.start_line + 5 for n in declared)}
+    return same
+
+
 def _call_lines(repo: Path, name: str, lines: set[Line]) -> set[Line]:
-    import re
 
     pattern = re.compile(r"(?<![\w$])" + re.escape(name) + r"\s*(?:<[^<>()]*>)?\s*\(")
     out = set()
@@ -202,15 +249,16 @@ def _call_lines(repo: Path, name: str, lines: set[Line]) -> set[Line]:
     return out
 
 
-def _jedi(repo: Path, chosen: list) -> list[list[tuple[str, int, bool]]]:
+def _jedi(repo: Path, chosen: list) -> tuple[list[list[tuple[str, int, bool]]], list[set[Line]]]:
     import jedi
 
-    project = jedi.Project(str(repo))
+    project = jedi.Project(str(repo), sys_path=_python_roots(repo) + _environment_path(repo), smart_sys_path=True)
     texts: dict[str, list[str]] = {}
-    out = []
+    out, declared = [], []
     for symbol in chosen:
         lines = texts.setdefault(symbol.path, (repo / symbol.path).read_text("utf-8", "replace").splitlines())
         found: list[tuple[str, int, bool]] = []
+        defs: set[Line] = set()
         column = _column(lines, symbol.start_line, symbol.name)
         if column is not None:
             try:
@@ -219,21 +267,80 @@ def _jedi(repo: Path, chosen: list) -> list[list[tuple[str, int, bool]]]:
             except Exception:  # jedi's own failures: no oracle answer for that definition
                 refs = []
             for ref in refs:
-                if ref.module_path is None or ref.is_definition():
+                if ref.module_path is None:
                     continue
                 try:
                     relative = Path(ref.module_path).resolve().relative_to(repo).as_posix()
                 except ValueError:
                     continue
+                if ref.is_definition():  # a declaration jedi counts as this symbol's (a setter, a rebinding)
+                    defs.add((relative, ref.line))
+                    continue
                 other = texts.setdefault(relative, (repo / relative).read_text("utf-8", "replace").splitlines())
                 rest = other[ref.line - 1][ref.column + len(symbol.name) :] if ref.line <= len(other) else ""
                 found.append((relative, ref.line, rest.lstrip().startswith("(")))
         out.append(found)
+        declared.append(defs)
+    return out, declared
+
+
+_JEDI: dict[str, object] = {}
+
+
+def _jedi_confirms(repo: Path, symbol, lines: list[Line]) -> list[Line]:
+    """The lines among `lines` where jedi's goto from the symbol's name lands on its definition."""
+
+    import jedi
+
+    project = _JEDI.get("project")
+    if project is None:
+        project = _JEDI["project"] = jedi.Project(
+            str(repo), sys_path=_python_roots(repo) + _environment_path(repo), smart_sys_path=True
+        )
+    pattern = re.compile(r"(?<![\w$])" + re.escape(symbol.name) + r"(?![\w$])")
+    where = (repo / symbol.path).resolve()
+    out = []
+    for path, line in lines:
+        _call_lines(repo, symbol.name, {(path, line)})  # reads the file into _LINES
+        text = _LINES[path][line - 1] if 0 < line <= len(_LINES[path]) else ""
+        for match in pattern.finditer(text):
+            try:
+                script = jedi.Script(path=str(repo / path), project=project)
+                names = script.goto(line, match.start(), follow_imports=True)
+            except Exception:  # jedi's own failures: not confirmed
+                names = []
+            if any(
+                n.module_path and Path(n.module_path).resolve() == where and _decorated(repo, symbol, n.line)
+                for n in names
+            ):
+                out.append((path, line))
+                break
     return out
 
 
+def _decorated(repo: Path, symbol, line: int) -> bool:
+    """`line` is the symbol's: its first line, or (decorated) the `def` after its decorators."""
+    if line == symbol.start_line:
+        return True
+    _call_lines(repo, symbol.name, {(symbol.path, line)})
+    between = _LINES[symbol.path][symbol.start_line - 1 : line - 1]
+    return line > symbol.start_line and all(not re.match(r"\s*(async\s+def|def|class)\s", t) for t in between)
+
+
+def _python_roots(repo: Path) -> list[str]:
+    """Where the repository's own packages are imported from, ahead of everything installed: the root
+    and a `src/` layout's folder. Without them jedi reads `import click` in click's tests as the
+    click installed beside it, and finds none of the repository's uses across files."""
+    return [str(repo / "src")] if (repo / "src").is_dir() else []
+
+
+def _environment_path(repo: Path) -> list[str]:
+    """This interpreter's import path without the working folder (the standard library and what is
+    installed: jedi needs them to infer types)."""
+    return [p for p in sys.path if p and Path(p).resolve() != Path.cwd().resolve() and Path(p).is_dir()]
+
+
 def _column(lines: list[str], line: int, name: str) -> int | None:
-    import re
 
     if line > len(lines):
         return None
@@ -249,10 +356,40 @@ def _column(lines: list[str], line: int, name: str) -> int | None:
     return match.start()
 
 
-def _typescript(repo: Path, chosen: list, store, suffixes: tuple[str, ...]) -> list[list[tuple[str, int, bool]]]:
+def _read(path: Path) -> str:
+    try:
+        return path.read_text("utf-8")
+    except OSError:
+        return ""
+
+
+def _workspace(repo: Path, store) -> list[dict[str, str]]:
+    """The packages of a monorepo (every package.json with a name, outside node_modules), for the
+    language service to find them by name as an installed checkout links them."""
+    out = []
+    for p in store.files():
+        if p.rsplit("/", 1)[-1] != "package.json" or "node_modules/" in p or "/" not in p:
+            continue
+        try:
+            name = json.loads((repo / p).read_text("utf-8")).get("name")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(name, str) and name:
+            out.append({"name": name, "folder": p.rsplit("/", 1)[0]})
+    return out
+
+
+def _typescript(
+    repo: Path, chosen: list, store, suffixes: tuple[str, ...]
+) -> tuple[list[list[tuple[str, int, bool]]], list[set[Line]]]:
     files = [p for p in store.files() if p.endswith(suffixes) and "/node_modules/" not in p]
     queries = [{"file": s.path, "line": s.start_line, "name": s.name} for s in chosen]
-    payload = json.dumps({"root": str(repo), "files": files, "queries": queries})
+    workspace = _workspace(repo, store)
+    exclude = repo / ".git" / "info" / "exclude"
+    if workspace and exclude.parent.is_dir() and "/node_modules/" not in _read(exclude):
+        with exclude.open("a", encoding="utf-8") as f:  # the links are the oracle's, never the index's
+            f.write("\n/node_modules/\n")
+    payload = json.dumps({"root": str(repo), "files": files, "queries": queries, "workspace": workspace})
     done = subprocess.run(
         ["node", "--max-old-space-size=3072", str(_SCRIPT)],
         input=payload,
@@ -262,7 +399,9 @@ def _typescript(repo: Path, chosen: list, store, suffixes: tuple[str, ...]) -> l
     )
     if done.returncode != 0:
         raise SystemExit(f"the TypeScript language service failed: {done.stderr[-2000:]}")
-    out = []
+    out, declared = [], []
     for line in done.stdout.splitlines():
-        out.append([(f, n, bool(c)) for f, n, c in json.loads(line)["refs"]])
-    return out
+        answer = json.loads(line)
+        out.append([(f, n, bool(c)) for f, n, c in answer["refs"]])
+        declared.append({(f, n) for f, n in answer.get("defs", [])})
+    return out, declared

@@ -31,12 +31,44 @@ __all__ = ["LANGUAGES", "is_member", "resolve", "unknown"]
 Answer = tuple[str, DefinitionRow | None]
 _MEMBERS = frozenset({"method", "field", "property", "enum_member"})
 _SELF_WORDS = frozenset({"self", "cls", "this"})
+_JS = frozenset({"javascript", "typescript", "tsx"})
 _RETURNS = (re.compile(r"->\s*(.+)$", re.S), re.compile(r"\)\s*:\s*([^=>{]+?)\s*(?:=>)?$", re.S))
 
 
 def is_member(d: DefinitionRow) -> bool:
-    """A definition an attribute reference can reach: a class's method, field or property."""
-    return bool(d.parent) and d.kind in _MEMBERS
+    """A definition an attribute reference can reach: a class's method, field or property, or a JS/TS
+    function written as an object's property (`{ delay: () => 0 }`, `api.create = () => ...`)."""
+    return (bool(d.parent) and d.kind in _MEMBERS) or is_property_function(d)
+
+
+# `delay: () => 0`, `async fetch: ...` (an object literal's property), `api.create = () =>` (an assignment)
+_PROPERTY_SIGNATURE = re.compile(r"\s*(?:async\s+)?(?:[\w$]+\s*:|(?:[\w$]+\s*\.\s*)+[\w$]+\s*=[^=>])")
+
+
+def is_property_function(d: DefinitionRow) -> bool:
+    """A JS/TS function that is an object's property, not a binding: a bare name never reaches it.
+    `const f: Handler = () => ...` is a binding with a type, not a property (`=` before any `=>`)."""
+    if d.kind != "function" or d.language not in _JS:
+        return False
+    match = _PROPERTY_SIGNATURE.match(d.signature)
+    if match is None:
+        return False
+    return not match.group(0).rstrip().endswith(":") or not _typed_binding(d.signature[match.end() :])
+
+
+def _typed_binding(rest: str) -> bool:
+    """True when `rest` (after `name:`) is `Type = value`: an `=` outside brackets that is no arrow or
+    comparison (`(...paths: string[]) => string = (...) =>` is a typed binding, `() => 0` a value)."""
+    depth = 0
+    for i, ch in enumerate(rest):
+        before, after = rest[i - 1 : i] if i else "", rest[i + 1 : i + 2]
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}" or (ch == ">" and before != "="):
+            depth = max(0, depth - 1)
+        elif ch == "=" and depth == 0 and after not in (">", "=") and before not in ("=", "!", "<", ">"):
+            return True
+    return False
 
 
 def unknown(defs: list[DefinitionRow]) -> Answer:
@@ -48,6 +80,10 @@ def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answe
     """The answer for a Python or JS/TS reference with a receiver; None leaves it to the general rules
     (a bare name, `self`, a name brought in through an import)."""
     receiver = row.receiver
+    if receiver.startswith("=") and len(receiver) > 1 and row.language in _JS:
+        # `z.string()` after `import * as z from "./external"`: what that module exports as `string`
+        modules = {e.dst for e in r._edges_with_raw(row.path) if e.raw == receiver[1:]}
+        return _exported_member(r, defs, modules)
     if not receiver or receiver == "self" or receiver.startswith("="):
         return None
     if receiver == "super":
@@ -58,6 +94,56 @@ def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answe
         word = receiver[1:]
         return _dotted(r, row, defs, word) if "." in word else _named(r, row, defs, word)
     return _typed(r, row, defs, receiver, hops=2)
+
+
+_HOPS = 4
+
+
+def _exported_member(r: _Resolver, defs: list[DefinitionRow], modules: set[str]) -> Answer | None:
+    """The definition `modules` (namespaces) export under the member's name: their own top-level
+    definition, else what they re-export by that name or through `export *`, nearest first; None
+    when the walk finds none (a value's member, `ky.create()` on a default export, is not a
+    namespace's and is left to the general rules)."""
+    top = [d for d in defs if not d.parent and d.kind != "module" and not is_property_function(d)]
+    frontier = sorted((m, r.member) for m in modules)
+    seen = set(frontier)
+    for _hop in range(_HOPS):
+        hit = [d for d in top if any(d.path == path and d.name == name for path, name in frontier)]
+        if hit:
+            if len({(d.path, d.qualified) for d in hit}) == 1:
+                return "import", hit[0]
+            return "ambiguous", None
+        found = []
+        for path, name in frontier:
+            edges = r.exports.edges_of(path)
+            for x in r.exports.exports_of(path):
+                if x.name == name:
+                    nxt = [(path, x.original)] if not x.raw else [(e.dst, x.original) for e in edges if e.raw == x.raw]
+                elif x.name == "*" and x.original == "*" and x.raw:
+                    nxt = [(e.dst, name) for e in edges if e.raw == x.raw]
+                else:
+                    continue
+                for pair in nxt:
+                    if pair not in seen:
+                        seen.add(pair)
+                        found.append(pair)
+        if not found:
+            return None
+        frontier = sorted(found)
+    return None
+
+
+def _handed_namespaces(r: _Resolver, path: str, word: str) -> set[str]:
+    """The modules another file binds `word` to as a namespace (`import * as z from "./external"`) and
+    `path` imports `word` from by name (`import { z } from "./index"`)."""
+    out: set[str] = set()
+    for edge in r._edges_with_raw(path):
+        if word not in edge.names.split():
+            continue
+        bound = {row.line for row in r.store.references_in(word, [edge.dst], kind="import")}
+        raws = {raw for raw, line in r.store.whole_module_imports(edge.dst) if line in bound}
+        out |= {e.dst for e in r._edges_with_raw(edge.dst) if e.raw in raws}
+    return out
 
 
 def _super(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer:
@@ -77,6 +163,11 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
     if typed:  # `Store.create()`: that class's member
         return r._by_place(row, typed, members_only=True)
+    if row.language in _JS and (handed := _handed_namespaces(r, row.path, word)):
+        # `import { z } from "./index"` where index.ts binds `z` to a namespace: `import * as z from ...; export { z }`
+        found = _exported_member(r, defs, handed)
+        if found is not None:
+            return found
     # the modules an import binds to the name, else the files an import names it from (a namespace
     # re-export, `export * as util`): only their module-level names count
     through = _bound_modules(r, row.path, word) or r._modules_named(row.path, word)
@@ -107,6 +198,8 @@ def _dotted(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: st
     if nested:  # `Outer.Inner.method()`
         return r._by_place(row, nested, members_only=True)
     in_module = [d for d in defs if not d.parent and module_path(d.path).endswith(word)]
+    if len({d.path for d in in_module}) > 1:  # `mod.py` beside its stub `mod.pyi` is one module: the code
+        in_module = [d for d in in_module if not d.path.endswith(".pyi")] or in_module
     if len({d.path for d in in_module}) == 1 and r._modules_named(row.path, parts[0]):
         return "import", in_module[0]  # `pkg.mod.func()` after `import pkg`
     return unknown(defs)

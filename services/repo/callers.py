@@ -218,6 +218,7 @@ def _handed_on(store: RepoStore, member: str, defs: list[DefinitionRow], kind: s
             resolution="import",
             target=d.path,
             target_qualified=d.qualified,
+            target_line=d.start_line,
         )
         for row, d in found
         if (row.path, row.line, row.kind, row.receiver) not in by_name
@@ -344,6 +345,7 @@ class _Resolver:
             resolution=resolution,  # type: ignore[arg-type]
             target=target.path if target else None,
             target_qualified=target.qualified if target else None,
+            target_line=target.start_line if target else None,
         )
 
     def _may_be_member(self, row: ReferenceRow, reachable: list[DefinitionRow]) -> bool:
@@ -474,9 +476,7 @@ class _Resolver:
 
     def _imports_by_name(self, path: str) -> bool:
         """True when some import of `path` names the member (or takes a whole module, `import * as`)."""
-        return any(
-            self.member in i.names.split() or not i.names.strip() for i in self.store.imports_of_paths([path])
-        )
+        return any(self.member in i.names.split() or not i.names.strip() for i in self.store.imports_of_paths([path]))
 
     def _imported_from_outside(self, path: str) -> bool:
         """True when `path` imports the name by name from a module that is no file of the repository."""
@@ -498,7 +498,9 @@ class _Resolver:
         if members_only:
             defs = [d for d in defs if d.parent] or defs
         else:  # a bare name reaches a function, not another class's method (Swift `open()` beside `Cache.open`)
-            defs = [d for d in defs if d.kind not in _MEMBER_KINDS] or _bare_members(defs, row)
+            defs = [
+                d for d in defs if d.kind not in _MEMBER_KINDS and not by_receiver.is_property_function(d)
+            ] or _bare_members(defs, row)
             if row.language == "lua":  # a bare `encode()` is the local or global, never the field `M.encode`
                 defs = [d for d in defs if not d.parent]
             # and only what is in sight: not a function nested in another one from outside it (vue's

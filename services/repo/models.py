@@ -206,6 +206,9 @@ class Reference(ToolOutput):
     )
     target: str | None = Field(description="path of the definition it resolves to, when one was chosen")
     target_qualified: str | None = Field(None, description="qualified name of that definition, when known")
+    target_line: int | None = Field(
+        None, description="line of that definition: tells apart one name bound several times in a file"
+    )
 
 
 class CallersOutput(ToolOutput):

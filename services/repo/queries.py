@@ -99,7 +99,11 @@ def symbols(
     )
 
 
-def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness) -> SearchOutput:
+def search(
+    store: RepoStore, query: str, *, limit: int, cursor: str | None, freshness: Freshness, root: Path | None = None
+) -> SearchOutput:
+    """Definitions ranked by BM25 and reranked (see below), and the strings registration calls register
+    (`add_option("max_conns")`, `@app.route("/x")`), whose hit is the registering line."""
     match = fts_query(query)
     if match is None:
         raise PalliumError(
@@ -124,16 +128,30 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
                 candidates.append(SearchCandidate(d.id, d.path, best, f"{d.name} {d.qualified}", split_terms(d.path)))
     exact = {sid for sid, _path, _score, terms, _pt in candidates if terms.split(" ", 1)[0].lower() == asked.lower()}
     names = {sid: store.symbol(sid, path) for sid, path, *_rest in candidates if sid in exact}
+    registered = _registrations(store, query, window, min((c.score for c in candidates), default=0.0))
+    candidates += [c for c, _key, _exact in registered.values()]
 
-    def rank(c: SearchCandidate) -> tuple[int, int, float, str]:
-        symbol = names.get(c.symbol_id)
-        closeness = 0 if symbol is not None and symbol.name == asked else 1 if symbol is not None else 2
-        return (closeness, -_coverage(words, c.terms + " " + c.path_terms), c.score, c.path)
+    def rank(c: SearchCandidate) -> tuple[int, int, float, str, int]:
+        if c.symbol_id in registered:
+            closeness = 0 if registered[c.symbol_id][2] else 2
+        else:
+            symbol = names.get(c.symbol_id)
+            closeness = 0 if symbol is not None and symbol.name == asked else 1 if symbol is not None else 2
+        return (closeness, -_coverage(words, c.terms + " " + c.path_terms), c.score, c.path, c.symbol_id)
 
     candidates.sort(key=rank)
     hits, size = [], 0
     shown = float("inf")
+    lines: dict[str, list[str]] = {}
     for sid, path, score, terms, path_terms in candidates[offset : offset + limit]:
+        if sid in registered:
+            shown = min(shown, round(-score, 3))
+            hit = _registration_hit(registered[sid][1], path, terms, words, path_terms, shown, root, lines)
+            size += len(hit.model_dump_json())
+            if hits and size > SEARCH_BUDGET - 1024:
+                break
+            hits.append(hit)
+            continue
         symbol = store.symbol(sid, path)
         if symbol is None:
             continue
@@ -159,6 +177,68 @@ def search(store: RepoStore, query: str, *, limit: int, cursor: str | None, fres
         truncated=more,
         next_cursor=encode_cursor(offset + len(hits)) if more else None,
         freshness=freshness,
+    )
+
+
+def _registrations(
+    store: RepoStore, query: str, limit: int, score: float
+) -> dict[int, tuple[SearchCandidate, str, bool]]:
+    """Registered strings whose words hold every word of the query, as candidates under ids no
+    symbol has (negative), with their key and whether the key is the query in other spelling
+    (`max-conns` for `max_conns`); they score as the best definition found."""
+    wanted = split_terms(query).split()
+    if not wanted:
+        return {}
+    out: dict[int, tuple[SearchCandidate, str, bool]] = {}
+    for key, path, line in store.registrations_like(max(wanted, key=len), limit=limit * 4):
+        terms = split_terms(key)
+        tokens = terms.split()
+        if not all(any(t.startswith(w) for t in tokens) for w in wanted):
+            continue
+        sid = -(len(out) + 1)
+        # the line rides in `terms`' slot after the key's words, for the hit to name it
+        out[sid] = (SearchCandidate(sid, path, score, f"{terms}\0{line}", split_terms(path)), key, tokens == wanted)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _registration_hit(
+    key: str,
+    path: str,
+    terms: str,
+    words: list[str],
+    path_terms: str,
+    score: float,
+    root: Path | None,
+    lines: dict[str, list[str]],
+) -> SearchHit:
+    """A registered string as a hit: where it is registered, and the registering line as its signature."""
+    key_terms, _, line_text = terms.partition("\0")
+    line = int(line_text)
+    if root is not None and path not in lines:
+        try:
+            lines[path] = (root / path).read_text("utf-8", "replace").splitlines()
+        except OSError:
+            lines[path] = []
+    source = lines.get(path, [])
+    signature = source[line - 1].strip()[:200] if 0 < line <= len(source) else key
+    found = [w for w in words if any(t.startswith(w) for t in key_terms.split())]
+    where = [w for w in words if any(t.startswith(w) for t in path_terms.split())]
+    matched = "; ".join(
+        p
+        for p in (f"registration: {', '.join(found)}" if found else "", f"path: {', '.join(where)}" if where else "")
+        if p
+    )
+    return SearchHit(
+        path=path,
+        line=line,
+        kind="registration",
+        qualified=key,
+        signature=signature,
+        doc=None,
+        matched=matched or "registration",
+        score=score,
     )
 
 

@@ -26,7 +26,7 @@ __all__ = ["ImportResolver", "resolve_imports"]
 _JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json")
 _JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 # Bumped when the edges the same inputs give change, so every index resolves its imports again once.
-RESOLVER_VERSION = 3
+RESOLVER_VERSION = 4
 _WHOLE = "\0"  # a whole-module import while edges are merged: no name can be it
 
 
@@ -64,6 +64,7 @@ class ImportResolver:
                 self.go_dirs[posixpath.dirname(p)].append(p)
         self.java_paths = sorted(p for p in paths if p.endswith(".java"))
         self.ts_base, self.ts_base_url, self.ts_paths = _tsconfig(root)
+        self.workspace = _workspace_packages(root, paths)
         self.python_absolute: dict[tuple[str, str], list[str]] = {}
 
     @property
@@ -76,6 +77,7 @@ class ImportResolver:
             self.python_roots,
             self.go_modules,
             [self.ts_base, self.ts_base_url, self.ts_paths],
+            [(n, f, json.dumps(e), en) for n, (f, e, en) in sorted(self.workspace.items())],
             self.pack.psr4,
             sorted(self.pack.namespaces.items()),
             self.pack.include_dirs,
@@ -175,8 +177,39 @@ class ImportResolver:
                     hit = self._js_file(posixpath.normpath(posixpath.join(self.ts_base, target)))
                     if hit:
                         return hit
+        found = self._workspace_package(raw)
+        if found:
+            return found
         if self.ts_base_url is not None:  # only an explicit baseUrl makes bare paths files (`src/lib/b`)
             return self._js_file(posixpath.normpath(posixpath.join(self.ts_base_url, raw)))
+        return []
+
+    def _workspace_package(self, raw: str) -> list[str]:
+        """A monorepo's own package imported by name (`@acme/core`, `zod/v4`): its workspace folder, as
+        the package manager links it, through its `exports` (or `main`, `module`, `types`, `index`)."""
+        if raw.startswith("@"):
+            scope, _, rest = raw.partition("/")
+            name, _, sub = rest.partition("/")
+            name = f"{scope}/{name}"
+        else:
+            name, _, sub = raw.partition("/")
+        package = self.workspace.get(name)
+        if package is None:
+            return []
+        folder, exports, entries = package
+        subpath = "./" + sub if sub else "."
+        targets: list[str] = []
+        if exports is not None:
+            targets = _export_targets(exports, subpath)
+        elif not sub:
+            targets = entries
+        else:
+            targets = ["./" + sub]
+        for target in targets:
+            for candidate in _built_or_source(target):
+                hit = self._js_file(posixpath.normpath(posixpath.join(folder, candidate)))
+                if hit:
+                    return hit
         return []
 
     def _js_file(self, base: str) -> list[str]:
@@ -232,6 +265,71 @@ class ImportResolver:
             if p == suffix or p.endswith("/" + suffix):
                 return [p]
         return []
+
+
+_ENTRY_FIELDS = ("source", "module", "main", "types", "typings")
+# Folders build tools write compiled output to; an entry there is read from the source beside it.
+_BUILT = re.compile(r"^\./?(?:dist|lib|build|out|esm|cjs|mjs)(?:/(?:esm|cjs|mjs|types|src))?/")
+
+
+def _workspace_packages(root: Path, paths: set[str]) -> dict[str, tuple[str, object, list[str]]]:
+    """`name -> (folder, exports, entry points)` of every package.json the repository holds (outside
+    node_modules), for imports of a monorepo's own packages by name; the root's too."""
+    found: dict[str, tuple[str, object, list[str]]] = {}
+    for path in sorted(paths):
+        if posixpath.basename(path) != "package.json" or "node_modules/" in path:
+            continue
+        try:
+            data = json.loads((root / path).read_text(encoding="utf-8", errors="replace"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not data["name"]:
+            continue
+        entries = [data[f] for f in _ENTRY_FIELDS if isinstance(data.get(f), str)] + ["./index", "./src/index"]
+        found.setdefault(data["name"], (posixpath.dirname(path), data.get("exports"), entries))
+    return found
+
+
+def _export_targets(exports: object, subpath: str) -> list[str]:
+    """The files an `exports` map gives `subpath` (`.`, `./util`, `./locale/fr`), in the order of its
+    conditions; a wildcard key (`./locale/*`) fills in the matched part."""
+    if isinstance(exports, (str, list)) or (
+        isinstance(exports, dict) and exports and not any(str(k).startswith(".") for k in exports)
+    ):
+        exports = {".": exports}  # sugar: the map is the root subpath's conditions
+    if not isinstance(exports, dict):
+        return []
+    if subpath in exports:
+        return _condition_targets(exports[subpath], "")
+    for key in sorted((k for k in exports if "*" in k), key=len, reverse=True):
+        prefix, _, suffix = key.partition("*")
+        if subpath.startswith(prefix) and subpath.endswith(suffix) and len(subpath) >= len(prefix) + len(suffix):
+            return _condition_targets(exports[key], subpath[len(prefix) : len(subpath) - len(suffix)])
+    return []
+
+
+def _condition_targets(value: object, star: str, depth: int = 0) -> list[str]:
+    if isinstance(value, str):
+        return [value.replace("*", star)]
+    if depth > 4:
+        return []
+    if isinstance(value, list):
+        return [t for item in value for t in _condition_targets(item, star, depth + 1)]
+    if isinstance(value, dict):  # every condition in order: the first that leads to a committed file wins
+        return [t for item in value.values() for t in _condition_targets(item, star, depth + 1)]
+    return []
+
+
+def _built_or_source(target: str) -> list[str]:
+    """The target, then (for built output not committed: `./dist/index.js`, `./dist/index.d.ts`) the
+    source a compiler would have read: `./src/index`."""
+    out = [target]
+    stem = re.sub(r"\.d\.(?:ts|mts|cts)$|\.(?:js|mjs|cjs|jsx)$", "", target)
+    if _BUILT.match(target):
+        out.append(_BUILT.sub("./src/", stem))
+    if stem != target:
+        out.append(stem)
+    return out
 
 
 def _crate_src(src: str) -> str:

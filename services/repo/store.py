@@ -953,6 +953,27 @@ class RepoStore:
         found.sort(key=lambda c: (c.score, c.path))  # the order the single query gave: score, then path
         return found
 
+    def whole_module_imports(self, path: str) -> list[tuple[str, int]]:
+        """`(raw, line)` of the indexed file's imports of a whole module (`import * as z from "./x"`)."""
+        rows = self.db.execute(
+            "SELECT i.raw, i.line FROM repo_files f JOIN repo_imports i ON i.hash = f.hash "
+            "WHERE f.path = ? AND i.names = '' ORDER BY i.line, i.raw",
+            (path,),
+        )
+        return [(raw, line) for raw, line in rows]
+
+    def registrations_like(self, fragment: str, *, limit: int) -> list[tuple[str, str, int]]:
+        """`(key, path, line)` of the strings registration calls register (`add_option("max_conns")`)
+        whose key holds `fragment` (any case), by path and line."""
+        escaped = fragment.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.db.execute(
+            "SELECT r.name, f.path, r.line FROM repo_refs r JOIN repo_content c ON c.id = r.content "
+            "JOIN repo_files f ON f.hash = c.hash WHERE r.kind = 'registration' AND r.name LIKE ? ESCAPE '\\' "
+            "ORDER BY f.path, r.line, r.name LIMIT ?",
+            (f"%{escaped}%", limit),
+        )
+        return [(name, path, line) for name, path, line in rows]
+
     def symbol(self, symbol_id: int, path: str) -> SymbolRow | None:
         r = self.db.execute(
             "SELECT id, name, kind, qualified, parent, signature, start_line, end_line, doc, decorators "

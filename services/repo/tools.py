@@ -119,8 +119,10 @@ async def callers(inp: CallersInput, ctx: ToolContext) -> CallersOutput:
 
 
 async def search(inp: SearchInput, ctx: ToolContext) -> SearchOutput:
-    def work(_root: Path, store: RepoStore) -> SearchOutput:
-        return queries.search(store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING)
+    def work(root: Path, store: RepoStore) -> SearchOutput:
+        return queries.search(
+            store, inp.query, limit=inp.limit, cursor=inp.cursor, freshness=freshness.PENDING, root=root
+        )
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 

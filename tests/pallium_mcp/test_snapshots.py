@@ -102,6 +102,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "resolution": "import",
                     "target": "shop/cart.py",
                     "target_qualified": "total",
+                    "target_line": 1,
                 },
                 {
                     "path": "shop/api.py",
@@ -111,6 +112,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "resolution": "import",
                     "target": "shop/cart.py",
                     "target_qualified": "total",
+                    "target_line": 1,
                 },
                 {
                     "path": "tests/test_cart.py",
@@ -120,6 +122,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "resolution": "import",
                     "target": "shop/cart.py",
                     "target_qualified": "total",
+                    "target_line": 1,
                 },
                 {
                     "path": "tests/test_cart.py",
@@ -129,6 +132,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "resolution": "import",
                     "target": "shop/cart.py",
                     "target_qualified": "total",
+                    "target_line": 1,
                 },
             ],
             "total": 4,

@@ -251,3 +251,18 @@ async def test_string_registrations_are_references(tmp_path: Path):
     for key, where in (("/health", ("server.py", 7)), ("cleanup", ("server.py", 12)), ("/users", ("web/app.js", 2))):
         out = await ask(repo, "pallium_callers", name=key)
         assert where in {(r.path, r.line) for r in out.references if r.kind == "registration"}, key
+
+
+async def test_a_module_beside_its_stub_is_one_module_for_a_dotted_call(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/kit/__init__.py": "from . import converters\n",
+            "src/kit/converters.py": "def optional(c):\n    return c\n",
+            "src/kit/converters.pyi": "def optional(c: object) -> object: ...\n",
+            "tests/test_kit.py": "import kit\n\n\ndef test_optional():\n    kit.converters.optional(int)\n",
+        },
+    )
+    out = await ask(repo, "pallium_callers", name="kit.converters.optional")
+    calls = [(r.path, r.line, r.resolution, r.target) for r in out.references if r.kind == "call"]
+    assert calls == [("tests/test_kit.py", 5, "import", "src/kit/converters.py")]
