@@ -365,8 +365,8 @@ class Run(LiveCalls):
             if status != "interrupted" and not self.lease.fenced:
                 self.supersede()
             if not self.limits.reuse_worktrees:
-                self.pool.close()
-            self.staging.remove()
+                await self.pool.close_async()
+            await self.staging.remove_async()
             self.store.finish_run(self.run_id, self.lease.epoch, status)
         finally:
             if self._owns_db:

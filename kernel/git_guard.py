@@ -22,7 +22,7 @@ from pathlib import Path
 
 from kernel.errors import PalliumError
 
-__all__ = ["DIFF_FAMILY", "NEUTRAL", "Prepared", "check_layout", "prepare", "scrubbed_env"]
+__all__ = ["DIFF_FAMILY", "NEUTRAL", "Layout", "Prepared", "check_layout", "layout_of", "prepare", "scrubbed_env"]
 
 # Overrides that hold in every untrusted repository, whatever its configuration says.
 NEUTRAL: tuple[tuple[str, str], ...] = (
@@ -132,6 +132,11 @@ class Layout:
     common_dir: Path
     owner: Path
     linked: bool  # a linked worktree its main repository registered, or a submodule of an enclosing one
+
+
+def layout_of(cwd: Path) -> Layout | None:
+    """Where the working tree holding `cwd` keeps its git data (None outside any repository)."""
+    return _layout(Path(cwd))
 
 
 def _layout(cwd: Path) -> Layout | None:

@@ -136,6 +136,13 @@ class ReadOnlyPool:
         while self._idle:
             self.discard(self._idle.pop())
 
+    async def close_async(self) -> None:
+        """`close` with the worktrees deleted side by side, off the event loop."""
+        from kernel.threads import all_of
+
+        idle, self._idle = self._idle, []
+        await all_of(*(tree.remove_async(self.store, lent.path) for lent in idle))
+
 
 def _move(path: Path, commit: str, *, clean: bool = True) -> None:
     """Put a pooled worktree at `commit` (cleaned too, unless `clean` is False: for an edit worker).

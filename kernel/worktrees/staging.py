@@ -205,6 +205,15 @@ class Staging:
         if self.store.worktree(str(self.path)) is not None:
             tree.remove(self.store, self.path)
 
+    async def remove_async(self) -> None:
+        """`remove` with the deleting off the event loop (the store is read and written on it)."""
+        self._head = None
+        self._staged = None
+        self._active = False
+        self._deferred.clear()
+        if self.store.worktree(str(self.path)) is not None:
+            await tree.remove_async(self.store, self.path)
+
     def _already_staged(self, call_key: str) -> str | None:
         if self._staged is None:  # read once, then kept as this process stages (see `_reset`)
             log = git.run(["log", "--format=%H %s", f"{self.base_commit}..HEAD"], self.path).decode()

@@ -17,6 +17,7 @@ from pathlib import Path
 from kernel import git, paths, writes
 from kernel.errors import PalliumError
 from kernel.runstore import RunStore
+from kernel.worktrees import registry
 
 __all__ = ["GcReport", "capture", "create", "create_async", "gc", "remove", "remove_async", "run_dir"]
 
@@ -71,13 +72,14 @@ def _clear(repo: Path, path: Path) -> None:
 
 
 def _check_out(repo: Path, path: Path, commit: str) -> None:
-    add = ["worktree", "add", "--detach", "--no-checkout", "--quiet", str(path), commit]
-    with _registry(repo):  # registered one at a time; the files are written after, side by side
-        try:
-            git.run(add, repo)
-        except PalliumError:
-            git.run(["worktree", "prune"], repo, check=False)  # a folder deleted by hand is still registered
-            git.run(add, repo)
+    if not registry.register(repo, path, commit):  # written as git writes it: no lock, no process
+        add = ["worktree", "add", "--detach", "--no-checkout", "--quiet", str(path), commit]
+        with _registry(repo):  # registered one at a time; the files are written after, side by side
+            try:
+                git.run(add, repo)
+            except PalliumError:
+                git.run(["worktree", "prune"], repo, check=False)  # a folder deleted by hand is still registered
+                git.run(add, repo)
     git.run(["reset", "-q", "--hard", commit], path)
 
 
@@ -145,6 +147,8 @@ def gc(
 
 
 def _remove_path(repo: Path, path: Path) -> None:
+    if registry.unregister(path):
+        return
     if Path(repo).is_dir():
         with _registry(repo):
             git.run(["worktree", "remove", "--force", "--force", str(path)], repo, check=False)
