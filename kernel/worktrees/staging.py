@@ -2,13 +2,17 @@
 
 Each patch is applied with `git apply --3way` and committed, which is what lets two workers' edits to
 different parts of one file compose. A conflict is reported and staging is reset to its last good
-commit. Staging a call is idempotent (its commit message names the call), so a resumed run can stage
-again what it staged before the crash. The composed diff of each commit is written beside the raw
-patch: that is what later reaches the user's tree, in order.
+commit. Staging composes in its index alone (`apply --cached`, git 2.32 and newer): its files are never
+checked out, so making or resetting it costs an index, not a checkout of the whole repository (on an
+older git it is a checked-out worktree, `apply --index`). Staging a call is idempotent (its commit
+message names the call), so a resumed run can stage again what it staged before the crash. The
+composed diff of each commit is written beside the raw patch: that is what later reaches the user's
+tree, in order.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +50,7 @@ class Staging:
         self._deferred: list[tuple[str, Path]] = []  # replayed calls' patches, staged when staging is next read
         self.on_deferred_conflict: Callable[[str, str], None] | None = None  # (call key, message)
         self._active = False  # known active: staging's git work in a worker thread needs no store read
+        self._cached = _index_only()  # composes in its index alone, its files never checked out
         self._staged: dict[str, str] | None = None  # call key -> its staging commit, as read from the log
 
     @property
@@ -66,6 +71,7 @@ class Staging:
                 name="staging",
                 commit=self.base_commit,
                 purpose="staging",
+                files=not self._cached,
             )
             self._active = True
         return self.path
@@ -82,6 +88,7 @@ class Staging:
                 name="staging",
                 commit=self.base_commit,
                 purpose="staging",
+                files=not self._cached,
             )
             self._active = True
         return self.path
@@ -147,11 +154,12 @@ class Staging:
         if done is not None:
             return StageResult(True, done, self._composed(call_key, done) if compose else None)
         before = self.head(flush=False)
+        where = "--cached" if self._cached else "--index"
         try:
-            git.run(["apply", "--3way", "--index", "--whitespace=nowarn", str(patch_file)], self.path)
+            git.run(["apply", "--3way", where, "--whitespace=nowarn", str(patch_file)], self.path)
         except PalliumError as exc:
-            status = git.run(["status", "--porcelain", "--untracked-files=no"], self.path).decode()
-            unmerged = tuple(line[3:] for line in status.splitlines() if "U" in line[:2] or line[:2] in ("AA", "DD"))
+            listed = git.run(["ls-files", "-u", "-z"], self.path).decode("utf-8", "surrogateescape")
+            unmerged = tuple(dict.fromkeys(e.split("\t", 1)[1] for e in listed.split("\0") if "\t" in e))
             self._reset(before)
             return StageResult(False, conflicts=unmerged, message=exc.message)
         # commit with plumbing: `git commit` re-reads every file of the tree, and apply --index has just
@@ -243,8 +251,12 @@ class Staging:
         self._head = None
         self._staged = None
         try:
-            git.run(["reset", "-q", "--hard", commit], self.path)
-            git.run(["clean", "-q", "-fd"], self.path)
+            if self._cached:  # the index and HEAD: staging has no files
+                git.run(["read-tree", commit], self.path)
+                git.run(["update-ref", "--no-deref", "HEAD", commit], self.path)
+            else:
+                git.run(["reset", "-q", "--hard", commit], self.path)
+                git.run(["clean", "-q", "-fd"], self.path)
         except PalliumError as exc:
             raise PalliumError(
                 "internal",
@@ -256,3 +268,14 @@ class Staging:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+@functools.cache
+def _index_only() -> bool:
+    """Whether this git composes a three-way apply in the index alone (`apply --3way --cached`, 2.32)."""
+    version = git.git_version() or "0"
+    try:
+        numbers = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return False
+    return numbers >= (2, 32)

@@ -132,10 +132,12 @@ def test_two_edits_to_one_file_compose_in_staging_and_a_conflict_keeps_the_last_
     assert stage(store, staging, run_id, "bottom", bottom).ok
     good = staging.head()
     conflict = stage(store, staging, run_id, "clash", clash)
-    assert not conflict.ok and conflict.message
+    assert not conflict.ok and conflict.message and conflict.conflicts == ("lines.txt",)
+    assert [p.name for p in staging.path.iterdir()] == [".git"], "staging composes in its index: no checkout"
     assert staging.head() == good
-    assert git(staging.path, "status", "--porcelain") == ""
-    staged = (staging.path / "lines.txt").read_text()
+    assert git(staging.path, "diff", "--cached", "--name-only", "HEAD") == ""  # nothing of the clash is left
+    assert git(staging.path, "ls-files", "-u") == ""
+    staged = git(staging.path, "show", "HEAD:lines.txt")
     assert "TOP\n" in staged and "BOTTOM\n" in staged and "OTHER" not in staged
     assert stage(store, staging, run_id, "top", top).commit == first_top.commit, "staging a call again is a no-op"
 
