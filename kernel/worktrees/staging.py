@@ -13,6 +13,7 @@ tree, in order.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -171,12 +172,35 @@ class Staging:
         commit = (
             git.run(["commit-tree", new_tree, "-p", before], self.path, env=IDENTITY, input=message).decode().strip()
         )
-        git.run(["update-ref", "--no-deref", "HEAD", commit, before], self.path)
+        self._move_head(commit, before)
         self._trees[commit] = new_tree
         self._head = commit
         if self._staged is not None:
             self._staged[call_key] = commit
         return StageResult(True, commit, self._composed(call_key, commit) if compose else None)
+
+    def _move_head(self, commit: str, before: str) -> None:
+        """Point staging's detached HEAD at `commit` if it is still at `before`, as `git update-ref` does
+        (its lock file, then a rename), without a git process: one fewer for every patch staged."""
+        try:
+            admin = Path((self.path / ".git").read_text(encoding="utf-8").removeprefix("gitdir: ").strip())
+            head, lock = admin / "HEAD", admin / "HEAD.lock"
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        except OSError:
+            git.run(["update-ref", "--no-deref", "HEAD", commit, before], self.path)
+            return
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as out:
+                out.write(commit + "\n")
+            if head.read_text(encoding="ascii").strip() != before:
+                raise PalliumError(
+                    "internal",
+                    f"staging for run {self.run_id} moved while a patch was staged",
+                    hint="resume the run: staging is rebuilt from its recorded patches",
+                )
+            os.replace(lock, head)
+        finally:
+            lock.unlink(missing_ok=True)
 
     def restart(self, recorded: set[str]) -> list[str]:
         """Reset staging to the base for a new attempt of the run; return the staged calls nobody recorded.
