@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernel import git
+from kernel import git, writes
 from kernel.runstore import RunStore
 from kernel.worktrees import tree
 
@@ -258,7 +258,7 @@ def _clock_past(folder: Path, newest_ns: int) -> bool:
     """Whether a change made now gets a ctime after `newest_ns`, as a probe file in `folder` shows."""
     probe = folder / ".clock"
     try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+        os.close(writes.open_fd(probe, os.O_WRONLY | os.O_CREAT))
         for _ in range(30):
             os.utime(probe)
             if os.stat(probe).st_ctime_ns > newest_ns:

@@ -185,8 +185,8 @@ class Staging:
         try:
             admin = Path((self.path / ".git").read_text(encoding="utf-8").removeprefix("gitdir: ").strip())
             head, lock = admin / "HEAD", admin / "HEAD.lock"
-            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        except OSError:
+            fd = writes.open_fd(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644, root=admin)
+        except (OSError, PalliumError):
             git.run(["update-ref", "--no-deref", "HEAD", commit, before], self.path)
             return
         try:
@@ -198,7 +198,7 @@ class Staging:
                     f"staging for run {self.run_id} moved while a patch was staged",
                     hint="resume the run: staging is rebuilt from its recorded patches",
                 )
-            os.replace(lock, head)
+            writes.move(lock, head, root=admin)
         finally:
             lock.unlink(missing_ok=True)
 
