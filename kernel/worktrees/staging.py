@@ -182,8 +182,10 @@ class Staging:
     def _move_head(self, commit: str, before: str) -> None:
         """Point staging's detached HEAD at `commit` if it is still at `before`, as `git update-ref` does
         (its lock file, then a rename), without a git process: one fewer for every patch staged."""
+        admin = _admin_dir(self.path)
         try:
-            admin = Path((self.path / ".git").read_text(encoding="utf-8").removeprefix("gitdir: ").strip())
+            if admin is None:
+                raise FileNotFoundError(self.path / ".git")
             head, lock = admin / "HEAD", admin / "HEAD.lock"
             fd = writes.open_fd(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644, root=admin)
         except (OSError, PalliumError):
@@ -220,7 +222,12 @@ class Staging:
         for key in unrecorded:
             self._composed_path(key).unlink(missing_ok=True)
         # always, even with nothing committed: a process killed while it applied a patch leaves that
-        # patch half-applied in staging's index and files, and the next patch staged would carry it
+        # patch half-applied in staging's index and files, and the next patch staged would carry it;
+        # and the lock files such a process held (this attempt holds the run's lease: no one else stages)
+        admin = _admin_dir(self.path)
+        for name in ("HEAD.lock", "index.lock"):
+            if admin is not None:
+                (admin / name).unlink(missing_ok=True)
         self._reset(self.base_commit)
         return unrecorded
 
@@ -292,6 +299,15 @@ class Staging:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def _admin_dir(path: Path) -> Path | None:
+    """The git folder of the linked worktree at `path` (what its `.git` file names), or None."""
+    try:
+        text = (path / ".git").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return Path(text.removeprefix("gitdir: ").strip()) if text.startswith("gitdir: ") else None
 
 
 @functools.cache
