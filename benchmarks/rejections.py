@@ -59,6 +59,25 @@ HELD_OUT = {
         'async function a() { await agent("bad"); }\nasync function b() { try { await a(); } catch (e) {} }\nb();'
     ),
 }
+# Written in the eighth session, before either side ran them, after `validate` learned rethrowing
+# handlers and async functions wholly inside `try`: scored once, not tuned on.
+HELD_OUT_2 = {
+    "catch_rethrow_wrapped": 'agent("bad").catch((e) => { log(e); throw new Error("wrapped"); });',
+    "catch_returns_reject": 'agent("bad").catch((e) => Promise.reject(e));',
+    "catch_retry_call": 'agent("bad").catch(() => agent("bad again"));',
+    "catch_conditional_swallow": 'agent("bad").catch((e) => { if (!e) throw e; });',
+    "try_wrapper_arrow": 'const safe = async () => { try { await agent("bad"); } catch (e) { log(e); } };\nsafe();',
+    "try_wrapper_returns": 'async function f() { try { return agent("bad"); } catch (e) { return 0; } }\nf();',
+    "try_wrapper_finally": (
+        'async function f() { try { await agent("bad"); } catch (e) { log(e); } finally { log("done"); } }\nf();'
+    ),
+    "try_wrapper_then_more": (
+        'async function f() { try { await agent("bad"); } catch (e) {} await agent("bad"); }\nf();'
+    ),
+    "nested_handler_function": 'agent("bad").catch((e) => { const again = () => { throw e; }; return 1; });',
+    "then_two_args_rethrow": 'agent("bad").then((x) => x, function (e) { throw e; });',
+    "catch_async_handler": 'agent("bad").catch(async (e) => { await agent("bad"); });',
+}
 
 _NODE_HARNESS = r"""
 const pending = new Set();
@@ -126,7 +145,7 @@ def main(argv: list[str]) -> int:
         return 2
     version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"oracle: node {version} (V8's promise-rejection tracker)")
-    for name, cases in (("tuned", TUNED), ("held_out", HELD_OUT)):
+    for name, cases in (("tuned", TUNED), ("held_out", HELD_OUT), ("held_out_2", HELD_OUT_2)):
         agree = warned_right = 0
         for case, body in cases.items():
             theirs, ours = node_says(body, node), asyncio.run(pallium_says(body))

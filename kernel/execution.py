@@ -291,7 +291,7 @@ class Run(LiveCalls):
         self.supersede()
         return apply_patches(self.store, self.run_id, self.repo, step=crash_point, epoch=self.lease.epoch)
 
-    def rebase(self, *, restage: bool = False) -> Rebase:
+    async def rebase(self, *, restage: bool = False) -> Rebase:
         """Move the run onto the user's tree as it is now, its unapplied staged patches composed again on top.
 
         A long-lived run (a team's, across many `team run`s) would otherwise keep the snapshot of its
@@ -301,27 +301,32 @@ class Run(LiveCalls):
         changed the lines it edits), nothing moves: the run stays on its snapshot, staging is rebuilt
         as it was, and the answer names the patches in the way. `restage` composes the staged patches
         again even when the tree did not change (a new attempt of the run starts with bare staging).
+
+        Its git work (the snapshot, every patch composed) runs in the bounded pool; the store is read
+        and written on the event loop's thread, which the run's other tasks (its lease) share.
         """
-        snap = snapshot(self.repo)
+        from kernel.threads import in_pool
+
+        snap = await in_pool(snapshot, self.repo)
         pending = [row for row in self.store.patches(self.run_id) if row.state == "staged" and Path(row.path).is_file()]
         if snap.tree == self.base_tree and not restage:
             return Rebase(False, self.base_commit, [], [])
         keys = [row.call_key for row in pending]
         if not restage and self._blocked is not None and self._blocked[:2] == (snap.tree, keys):
             return Rebase(False, self.base_commit, [], self._blocked[2])  # tried on this very tree: it still fails
-        diffs = {row.call_key: Path(row.path).read_bytes() for row in pending}
+        diffs = {row.call_key: await in_pool(Path(row.path).read_bytes) for row in pending}
         old_commit, old_tree = self.base_commit, self.base_tree
         moved = snap.tree != self.base_tree
-        blocked = self._compose_onto(snap.commit, snap.tree, diffs) if moved else []
+        blocked = await self._compose_onto(snap.commit, snap.tree, diffs) if moved else []
         self._blocked = (snap.tree, keys, blocked) if blocked else None
         if blocked:
-            self._compose_onto(old_commit, old_tree, diffs)
+            await self._compose_onto(old_commit, old_tree, diffs)
             self.store.log_event(
                 self.run_id, "rebase_blocked", {"base": snap.commit, "patches": blocked}, epoch=self.lease.epoch
             )
             return Rebase(False, old_commit, [], blocked)
         if not moved:
-            self._compose_onto(old_commit, old_tree, diffs)
+            await self._compose_onto(old_commit, old_tree, diffs)
         else:
             self.store.log_event(
                 self.run_id, "rebased", {"from": old_commit, "to": snap.commit, "patches": list(diffs)},
@@ -329,18 +334,24 @@ class Run(LiveCalls):
             )  # fmt: skip
         return Rebase(moved, self.base_commit, list(diffs), [])
 
-    def _compose_onto(self, commit: str, tree_id: str, diffs: dict[str, bytes]) -> list[str]:
+    async def _compose_onto(self, commit: str, tree_id: str, diffs: dict[str, bytes]) -> list[str]:
         """Point the run and its staging at `commit` and stage `diffs` in order; return the keys that conflict."""
+        from kernel.threads import in_pool
+
         self.store.repin_base(self.run_id, self.lease.epoch, commit=commit, tree=tree_id)
         self.base_commit, self.base_tree = commit, tree_id
-        self.staging.rebase(commit)
+        await self.staging.remove_async()
+        self.staging.base_commit = commit
         self._composed = {}
         blocked = []
+        if diffs:
+            await self.staging.ensure_async()
         for key, diff in diffs.items():
             raw = tree.run_dir(self.run_id) / "patches" / f"{_safe(key)}.rebase.patch"
-            writes.write_bytes(raw, diff)
+            await in_pool(writes.write_bytes, raw, diff)
             self.staging.forget(key)
-            staged = self.staging.stage(key, raw)
+            async with self._staging_lock:
+                staged = await in_pool(self.staging.stage, key, raw)
             if not staged.ok:
                 blocked.append(key)
                 continue
@@ -383,8 +394,8 @@ class Run(LiveCalls):
             if status != "interrupted" and not self.lease.fenced:
                 self.supersede()
             if not self.limits.reuse_worktrees:
-                self.pool.close()
-            self.staging.remove()
+                await self.pool.close_async()
+            await self.staging.remove_async()
             self.store.finish_run(self.run_id, self.lease.epoch, status)
         finally:
             if self.remote is not None:

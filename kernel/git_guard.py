@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from kernel.errors import PalliumError
 
-__all__ = ["DIFF_FAMILY", "NEUTRAL", "Prepared", "check_layout", "prepare", "scrubbed_env"]
+__all__ = ["DIFF_FAMILY", "NEUTRAL", "Layout", "Prepared", "check_layout", "layout_of", "prepare", "scrubbed_env"]
 
 # Overrides that hold in every untrusted repository, whatever its configuration says.
 NEUTRAL: tuple[tuple[str, str], ...] = (
@@ -105,7 +106,7 @@ def prepare(cwd: Path, base_env: dict[str, str]) -> Prepared:
         return Prepared((), env, True)
     if layout is not None:
         check_layout(layout)
-    overrides = list(NEUTRAL) + _driver_overrides(Path(cwd), env)
+    overrides = list(NEUTRAL) + _driver_overrides(Path(cwd), env, layout)
     # As GIT_CONFIG_KEY_n/VALUE_n (git's command scope, like -c, and passed on to the git processes
     # git starts), since a driver's name may hold "=", which `-c name=value` would split at.
     config = {"GIT_CONFIG_COUNT": str(len(overrides))}
@@ -131,6 +132,11 @@ class Layout:
     common_dir: Path
     owner: Path
     linked: bool  # a linked worktree its main repository registered, or a submodule of an enclosing one
+
+
+def layout_of(cwd: Path) -> Layout | None:
+    """Where the working tree holding `cwd` keeps its git data (None outside any repository)."""
+    return _layout(Path(cwd))
 
 
 def _layout(cwd: Path) -> Layout | None:
@@ -200,9 +206,9 @@ def check_layout(layout: Layout) -> None:
         )
 
 
-def _driver_overrides(cwd: Path, env: dict[str, str]) -> list[tuple[str, str]]:
+def _driver_overrides(cwd: Path, env: dict[str, str], layout: Layout | None) -> list[tuple[str, str]]:
     """An override per driver the configuration (includes followed, as git does) defines."""
-    listing = _config_listing(cwd, env)
+    listing = _config_listing(cwd, env, layout)
     overrides: dict[str, str] = {}
     for key in listing:
         section, _, rest = key.partition(".")
@@ -213,28 +219,55 @@ def _driver_overrides(cwd: Path, env: dict[str, str]) -> list[tuple[str, str]]:
             if kind == section.lower() and (kind == "filter" or var == variable.lower()):
                 overrides[f"{kind}.{name}.{var}"] = neutral
     worktree = listing.get("core.worktree")
-    if worktree:
-        layout = _layout(cwd)
-        if layout is None or _resolve(layout.git_dir, worktree) != layout.top.resolve():
-            raise PalliumError(
-                "authority_exceeded",
-                f"the repository at {cwd} sets core.worktree to {worktree}: git would read and write there, "
-                "so Pallium refuses until you trust this repository",
-                hint="remove core.worktree from .git/config, or trust the repository with `pallium trust`",
-                details={"repo": str(cwd), "core.worktree": worktree},
-            )
+    if worktree and (layout is None or _resolve(layout.git_dir, worktree) != layout.top.resolve()):
+        raise PalliumError(
+            "authority_exceeded",
+            f"the repository at {cwd} sets core.worktree to {worktree}: git would read and write there, "
+            "so Pallium refuses until you trust this repository",
+            hint="remove core.worktree from .git/config, or trust the repository with `pallium trust`",
+            details={"repo": str(cwd), "core.worktree": worktree},
+        )
     return sorted(overrides.items())
 
 
-# cwd -> (listing, the stats of every file it came from or names); a changed stat lists again.
-_listing_cache: dict[str, tuple[dict[str, str], tuple[tuple[str, int, int], ...]]] = {}
+# The variables that choose which global and system files git reads: part of every cache key.
+_CONFIG_ENV = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
+# A listing is trusted again only when every file it came from was last changed this long before it
+# was taken: a file rewritten within one tick of the file system's clock can keep its time and size
+# (git's "racily clean" problem), so a younger one is listed anew on every call until it ages.
+_RACY_NS = 50_000_000
+_COARSE_RACY_NS = 2_000_000_000  # a file system whose times have no sub-second part (FAT, HFS+)
 
 
-def _config_listing(cwd: Path, env: dict[str, str]) -> dict[str, str]:
-    """`git config --list` (every scope, includes followed) as key -> last value, cached by its files' stats."""
-    cached = _listing_cache.get(str(cwd))
-    if cached is not None and _stats([Path(s[0]) for s in cached[1]]) == cached[1]:
-        return cached[0]
+@dataclass(frozen=True)
+class _Listing:
+    values: dict[str, str]
+    stats: tuple[tuple[str, int, int, int, int], ...]  # (path, inode, size, mtime, ctime) of every watched file
+
+
+# (common git folder, or this tree's git folder and top when its configuration is its own, and the
+# variables above) -> the listing; a changed stat of any file it came from or names lists again.
+_listing_cache: dict[tuple[str, ...], _Listing] = {}
+
+
+def _config_listing(cwd: Path, env: dict[str, str], layout: Layout | None = None) -> dict[str, str]:
+    """`git config --list` (every scope, includes followed) as key -> last value, cached per repository.
+
+    The worktrees of one repository read the same files (system, global, the common `config` and
+    what it includes), so one listing serves them all, unless the configuration depends on the
+    tree: a conditional include (`includeIf`, matched against the tree's git folder or branch) or
+    per-worktree files (`extensions.worktreeConfig`); such a tree gets a listing of its own.
+    """
+    scope = tuple(env.get(name, "") for name in _CONFIG_ENV)
+    own = (str(layout.git_dir), str(layout.top)) if layout is not None else (str(cwd),)
+    keys = [(*own, *scope)]
+    if layout is not None:
+        keys.append((str(layout.common_dir), *scope))
+    for key in keys:
+        cached = _listing_cache.get(key)
+        if cached is not None and _stats([s[0] for s in cached.stats]) == cached.stats:
+            return cached.values
+    listed_at = time.time_ns()
     try:
         done = subprocess.run(
             ["git", "-c", "core.fsmonitor=false", "config", "--list", "--show-origin", "-z"],
@@ -246,34 +279,67 @@ def _config_listing(cwd: Path, env: dict[str, str]) -> dict[str, str]:
         )
     except (OSError, subprocess.TimeoutExpired):
         return {}
-    listing: dict[str, str] = {}
-    watched: set[Path] = set()
-    layout = _layout(cwd)
+    values: dict[str, str] = {}
+    watched: set[str] = set(_scope_files(env))
     if layout is not None:  # the files an include condition or a new include could bring in
-        watched |= {layout.common_dir / "config", layout.git_dir / "config.worktree", layout.git_dir / "HEAD"}
+        watched |= {str(layout.common_dir / "config"), str(layout.git_dir / "config.worktree")}
+    top = layout.top if layout is not None else cwd  # git reads from the top: relative origins start there
     fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     for origin, entry in zip(fields[0::2], fields[1::2], strict=False):
         name, _, value = entry.partition("\n")
-        listing[name] = value
+        values[name] = value
         if origin.startswith("file:"):
-            source = _resolve(cwd, origin[5:])
-            watched.add(source)
+            source = _resolve(top, origin[5:])
+            watched.add(str(source))
             if name.lower().startswith(("include.", "includeif.")) and name.lower().endswith(".path"):
-                watched.add(_resolve(source.parent, value))
-    if len(_listing_cache) > 256:
-        _listing_cache.clear()
-    _listing_cache[str(cwd)] = (listing, _stats(sorted(watched)))
-    return listing
+                watched.add(str(_resolve(source.parent, value)))
+    lowered = {name.lower(): value for name, value in values.items()}
+    own_config = any(name.startswith("includeif.") for name in lowered) or (
+        lowered.get("extensions.worktreeconfig", "").lower() in ("true", "yes", "on", "1")
+    )
+    if layout is not None and any(name.startswith("includeif.") and ".onbranch:" in name for name in lowered):
+        watched.add(str(layout.git_dir / "HEAD"))  # the branch the tree is on decides what is included
+    stats = _stats(sorted(watched))
+    if _settled(stats, listed_at):
+        if len(_listing_cache) > 256:
+            _listing_cache.clear()
+        _listing_cache[keys[0] if own_config or layout is None else keys[1]] = _Listing(values, stats)
+    return values
 
 
-def _stats(files: list[Path]) -> tuple[tuple[str, int, int], ...]:
+def _scope_files(env: dict[str, str]) -> list[str]:
+    """The global and system files git would read, whether or not they exist yet (a new one is a change)."""
+    home = env.get("HOME", "")
+    xdg = env.get("XDG_CONFIG_HOME") or (os.path.join(home, ".config") if home else "")
+    files = [env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"]
+    if env.get("GIT_CONFIG_GLOBAL"):
+        files.append(env["GIT_CONFIG_GLOBAL"])
+    else:
+        files += [os.path.join(home, ".gitconfig")] if home else []
+        files += [os.path.join(xdg, "git", "config")] if xdg else []
+    return files
+
+
+def _settled(stats: tuple[tuple[str, int, int, int, int], ...], listed_at: int) -> bool:
+    """Whether every existing file was last changed far enough before `listed_at` that any later change
+    must show in its stat (see `_RACY_NS`)."""
+    for _, inode, _, _, ctime in stats:
+        if inode == -1:
+            continue
+        racy = _COARSE_RACY_NS if ctime % 1_000_000_000 == 0 else _RACY_NS
+        if ctime >= listed_at - racy:
+            return False
+    return True
+
+
+def _stats(files: list[str]) -> tuple[tuple[str, int, int, int, int], ...]:
     out = []
     for path in files:
         try:
             st = os.stat(path)
-            out.append((str(path), st.st_mtime_ns, st.st_size))
+            out.append((path, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
         except OSError:
-            out.append((str(path), -1, -1))
+            out.append((path, -1, -1, -1, -1))
     return tuple(out)
 
 

@@ -407,6 +407,8 @@ WRITE_ALLOWED = {
     "kernel/providers/dialects.py": "a provider call's private temporary folder (mkdtemp, mode 0700)",
     "kernel/providers/fake.py": "the fake worker writes as an agent would, inside its own worktree",
     "kernel/worktrees/snapshot.py": "copies git's index into a private temporary folder",
+    "kernel/worktrees/registry.py": "makes a worktree's entry folder in the git folder with git's own exclusive mkdir "
+    "(a link there fails it); the entry's files go through the writer",
     "pallium_mcp/cli.py": "points standard output at /dev/null after a closed pipe; writes no file",
     "pallium_mcp/launcher.py": "gives a closed standard stream /dev/null; writes no file",
 }

@@ -121,7 +121,9 @@ async def dispatch(
             result = dialect.parse(req, done, workdir)
         result = replace(result, provider=provider, duration_ms=done.duration_ms)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        from kernel.threads import in_pool
+
+        await in_pool(shutil.rmtree, workdir, ignore_errors=True)  # a few ms each on a busy disk: not on the loop
     return _checked(req, result)
 
 

@@ -4,17 +4,23 @@ A read-only worker whose provider cannot be trusted to keep its hands off the tr
 command wrapper), or one that asked for `isolation: "worktree"`, runs in one of these instead of the
 user's tree. Whatever it changed there is discarded with the worktree and reported to the caller;
 a worktree it left untouched goes back to the pool, so a fan-out of hundreds of read-only agents
-creates only as many worktrees as run at once. Telling "untouched" apart is one `git status` of
-the worktree (ignored files included: a tree is lent without any) and its HEAD still at the commit
-it was lent at. Edit workers take from the same pool; their trees come back through `recycle`.
+creates only as many worktrees as run at once. Telling "untouched" apart is a comparison of every
+entry's stat, the worktree's HEAD and its index with what they were when it was lent (no process:
+a write always changes a file's ctime, and the tree is lent only once the file system's clock has
+moved past its newest change, so a write after it cannot keep the old time). A tree too big to walk
+cheaply, or one that did not compare equal, is asked of `git status` (ignored files included: a
+tree is lent without any), whose answer decides. Edit workers take from the same pool; their trees
+come back through `recycle`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernel import git
+from kernel import git, writes
 from kernel.runstore import RunStore
 from kernel.worktrees import tree
 
@@ -28,6 +34,7 @@ class Lent:
     path: Path
     commit: str
     dirty: bool = False  # given back by an edit worker: put at a commit and cleaned before it is lent again
+    baseline: Baseline | None = field(default=None, repr=False)  # what it held when lent (read-only work)
 
 
 class ReadOnlyPool:
@@ -70,6 +77,16 @@ class ReadOnlyPool:
         """
         from kernel.threads import in_pool
 
+        lent = await self._take_async(commit, walk=walk)
+        if not walk:
+            lent.baseline = None  # an edit worker's tree is captured with git, and recycled dirty
+        elif lent.baseline is None:
+            lent.baseline = await in_pool(baseline_of, lent.path)
+        return lent
+
+    async def _take_async(self, commit: str, *, walk: bool) -> Lent:
+        from kernel.threads import in_pool
+
         for i, lent in enumerate(self._idle):
             if lent.commit == commit and not lent.dirty:
                 return self._idle.pop(i)
@@ -80,7 +97,7 @@ class ReadOnlyPool:
             except BaseException:
                 self.discard(lent)
                 raise
-            lent.commit, lent.dirty = commit, False
+            lent.commit, lent.dirty, lent.baseline = commit, False, None
             return lent
         self._made += 1
         path = await tree.create_async(
@@ -109,7 +126,7 @@ class ReadOnlyPool:
         the next call's commit and cleaned (`take_async`). That checkout touches only the files that
         differ, where a fresh worktree writes every file of the repository (most of an edit call's
         cost on a big one)."""
-        lent.dirty = True
+        lent.dirty, lent.baseline = True, None
         self._idle.insert(0, lent)
 
     def adopt(self, path: Path, commit: str) -> None:
@@ -136,6 +153,13 @@ class ReadOnlyPool:
         while self._idle:
             self.discard(self._idle.pop())
 
+    async def close_async(self) -> None:
+        """`close` with the worktrees deleted side by side, off the event loop."""
+        from kernel.threads import all_of
+
+        idle, self._idle = self._idle, []
+        await all_of(*(tree.remove_async(self.store, lent.path) for lent in idle))
+
 
 def _move(path: Path, commit: str, *, clean: bool = True) -> None:
     """Put a pooled worktree at `commit` (cleaned too, unless `clean` is False: for an edit worker).
@@ -153,10 +177,14 @@ def _move(path: Path, commit: str, *, clean: bool = True) -> None:
 def _changed(lent: Lent) -> tuple[bool, list[str]]:
     """Whether a worker changed anything in a lent worktree, and what, but paths git ignores.
 
-    One `git status` of the worktree (tracked files changed or deleted, new files, new ignored files:
-    a tree is lent clean, so any ignored file in it is new), where a walk in Python compared every
-    file's size and time with those recorded when it was lent, holding the interpreter meanwhile.
+    Nothing, without git, when every entry, HEAD and the index compare equal with the tree's baseline;
+    otherwise one `git status` of the worktree decides (tracked files changed or deleted, new files,
+    new ignored files: a tree is lent clean, so any ignored file in it is new).
     """
+    if lent.baseline is not None:
+        if baseline_of(lent.path, settle=False) == lent.baseline:
+            return False, []
+        lent.baseline = None  # something changed, if only a file's time: git says what, and a new one is taken
     out = git.run(
         ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--ignored=matching", "--no-renames"],
         lent.path,
@@ -177,3 +205,65 @@ def _changed(lent: Lent) -> tuple[bool, list[str]]:
         elif entry[:2] == "! ":
             dirty = True  # an ignored file: the worker's (a lent tree has none), not reported
     return dirty, sorted(changed)
+
+
+# Entries past which a tree is compared by `git status` (in C, off the interpreter) rather than walked:
+# on redis (3,400 entries) a walk holds the interpreter about as long as git takes in its own process.
+WALK_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Every entry of a lent tree (path -> inode, size, mtime, ctime, mode), its HEAD and its index's stat."""
+
+    entries: dict[str, tuple[int, int, int, int, int]]
+    head: bytes
+    index: tuple[int, int, int, int]
+
+
+def baseline_of(path: Path, *, settle: bool = True) -> Baseline | None:
+    """What `path` holds now, or None when a later write could not be told apart by its stat alone: more
+    than `WALK_LIMIT` entries, an unreadable git entry, or (with `settle`) a clock that does not move
+    past the tree's newest change within a few milliseconds (a file system with coarse times)."""
+    entries: dict[str, tuple[int, int, int, int, int]] = {}
+    folders = [path]
+    try:
+        while folders:
+            with os.scandir(folders.pop()) as listing:
+                for entry in listing:
+                    st = entry.stat(follow_symlinks=False)
+                    entries[entry.path] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+                    if len(entries) > WALK_LIMIT:
+                        return None
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+        text = (path / ".git").read_text(encoding="utf-8")
+        admin = Path(text.removeprefix("gitdir: ").strip())
+        head = (admin / "HEAD").read_bytes()
+        try:
+            st = os.stat(admin / "index")
+            index = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        except FileNotFoundError:
+            index = (-1, -1, -1, -1)
+    except OSError:
+        return None
+    # the probe sits in the run's folder, not beside the trees: an entry there would read as an edit
+    # worker's write outside its worktree (`live_call._outside_writes`)
+    if settle and not _clock_past(path.parent.parent, max([v[3] for v in entries.values()] + [index[3]])):
+        return None
+    return Baseline(entries, head, index)
+
+
+def _clock_past(folder: Path, newest_ns: int) -> bool:
+    """Whether a change made now gets a ctime after `newest_ns`, as a probe file in `folder` shows."""
+    probe = folder / ".clock"
+    try:
+        os.close(writes.open_fd(probe, os.O_WRONLY | os.O_CREAT))
+        for _ in range(30):
+            os.utime(probe)
+            if os.stat(probe).st_ctime_ns > newest_ns:
+                return True
+            time.sleep(0.001)
+    except OSError:
+        pass
+    return False

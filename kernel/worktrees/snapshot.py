@@ -33,8 +33,18 @@ class Snapshot:
 
 
 def head_commit(repo: Path) -> str | None:
-    out = git.run(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], repo, check=False).decode().strip()
-    return out or None
+    """The commit HEAD names, read from `.git` without starting git when the layout is the plain one."""
+    return git.head_commit(repo)
+
+
+def _index_path(repo: Path) -> Path:
+    """The index file of the working tree at `repo` (its git folder's `index`; git is asked otherwise)."""
+    from kernel.git_guard import layout_of
+
+    layout = layout_of(repo)
+    if layout is not None and layout.git_dir.is_dir() and layout.top == repo.resolve():
+        return layout.git_dir / "index"
+    return Path(git.run(["rev-parse", "--path-format=absolute", "--git-path", "index"], repo).decode().strip())
 
 
 def _seed_index(real_index: Path, copy: Path) -> None:
@@ -50,7 +60,7 @@ def _seed_index(real_index: Path, copy: Path) -> None:
 def snapshot(repo: Path) -> Snapshot:
     """Commit the working tree of `repo` into the object store (no ref points at it) and return it."""
     head = head_commit(repo)
-    real_index = Path(git.run(["rev-parse", "--path-format=absolute", "--git-path", "index"], repo).decode().strip())
+    real_index = _index_path(repo)
     with tempfile.TemporaryDirectory(prefix="pallium-snapshot-") as tmp:
         index = Path(tmp) / "index"
         if real_index.exists():
@@ -65,7 +75,7 @@ def snapshot(repo: Path) -> Snapshot:
 
 def working_tree(repo: Path) -> str:
     """The tree id of `repo`'s working tree as it is now (as `snapshot(repo).tree`, without the commit)."""
-    real_index = Path(git.run(["rev-parse", "--path-format=absolute", "--git-path", "index"], repo).decode().strip())
+    real_index = _index_path(repo)
     with tempfile.TemporaryDirectory(prefix="pallium-snapshot-") as tmp:
         index = Path(tmp) / "index"
         if real_index.exists():

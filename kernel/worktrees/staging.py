@@ -2,13 +2,18 @@
 
 Each patch is applied with `git apply --3way` and committed, which is what lets two workers' edits to
 different parts of one file compose. A conflict is reported and staging is reset to its last good
-commit. Staging a call is idempotent (its commit message names the call), so a resumed run can stage
-again what it staged before the crash. The composed diff of each commit is written beside the raw
-patch: that is what later reaches the user's tree, in order.
+commit. Staging composes in its index alone (`apply --cached`, git 2.32 and newer): its files are never
+checked out, so making or resetting it costs an index, not a checkout of the whole repository (on an
+older git it is a checked-out worktree, `apply --index`). Staging a call is idempotent (its commit
+message names the call), so a resumed run can stage again what it staged before the crash. The
+composed diff of each commit is written beside the raw patch: that is what later reaches the user's
+tree, in order.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +51,7 @@ class Staging:
         self._deferred: list[tuple[str, Path]] = []  # replayed calls' patches, staged when staging is next read
         self.on_deferred_conflict: Callable[[str, str], None] | None = None  # (call key, message)
         self._active = False  # known active: staging's git work in a worker thread needs no store read
+        self._cached = _index_only()  # composes in its index alone, its files never checked out
         self._staged: dict[str, str] | None = None  # call key -> its staging commit, as read from the log
 
     @property
@@ -66,6 +72,7 @@ class Staging:
                 name="staging",
                 commit=self.base_commit,
                 purpose="staging",
+                files=not self._cached,
             )
             self._active = True
         return self.path
@@ -82,6 +89,7 @@ class Staging:
                 name="staging",
                 commit=self.base_commit,
                 purpose="staging",
+                files=not self._cached,
             )
             self._active = True
         return self.path
@@ -147,11 +155,12 @@ class Staging:
         if done is not None:
             return StageResult(True, done, self._composed(call_key, done) if compose else None)
         before = self.head(flush=False)
+        where = "--cached" if self._cached else "--index"
         try:
-            git.run(["apply", "--3way", "--index", "--whitespace=nowarn", str(patch_file)], self.path)
+            git.run(["apply", "--3way", where, "--whitespace=nowarn", str(patch_file)], self.path)
         except PalliumError as exc:
-            status = git.run(["status", "--porcelain", "--untracked-files=no"], self.path).decode()
-            unmerged = tuple(line[3:] for line in status.splitlines() if "U" in line[:2] or line[:2] in ("AA", "DD"))
+            listed = git.run(["ls-files", "-u", "-z"], self.path).decode("utf-8", "surrogateescape")
+            unmerged = tuple(dict.fromkeys(e.split("\t", 1)[1] for e in listed.split("\0") if "\t" in e))
             self._reset(before)
             return StageResult(False, conflicts=unmerged, message=exc.message)
         # commit with plumbing: `git commit` re-reads every file of the tree, and apply --index has just
@@ -163,12 +172,37 @@ class Staging:
         commit = (
             git.run(["commit-tree", new_tree, "-p", before], self.path, env=IDENTITY, input=message).decode().strip()
         )
-        git.run(["update-ref", "--no-deref", "HEAD", commit, before], self.path)
+        self._move_head(commit, before)
         self._trees[commit] = new_tree
         self._head = commit
         if self._staged is not None:
             self._staged[call_key] = commit
         return StageResult(True, commit, self._composed(call_key, commit) if compose else None)
+
+    def _move_head(self, commit: str, before: str) -> None:
+        """Point staging's detached HEAD at `commit` if it is still at `before`, as `git update-ref` does
+        (its lock file, then a rename), without a git process: one fewer for every patch staged."""
+        admin = _admin_dir(self.path)
+        try:
+            if admin is None:
+                raise FileNotFoundError(self.path / ".git")
+            head, lock = admin / "HEAD", admin / "HEAD.lock"
+            fd = writes.open_fd(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644, root=admin)
+        except (OSError, PalliumError):
+            git.run(["update-ref", "--no-deref", "HEAD", commit, before], self.path)
+            return
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as out:
+                out.write(commit + "\n")
+            if head.read_text(encoding="ascii").strip() != before:
+                raise PalliumError(
+                    "internal",
+                    f"staging for run {self.run_id} moved while a patch was staged",
+                    hint="resume the run: staging is rebuilt from its recorded patches",
+                )
+            writes.move(lock, head, root=admin)
+        finally:
+            lock.unlink(missing_ok=True)
 
     def restart(self, recorded: set[str]) -> list[str]:
         """Reset staging to the base for a new attempt of the run; return the staged calls nobody recorded.
@@ -188,7 +222,12 @@ class Staging:
         for key in unrecorded:
             self._composed_path(key).unlink(missing_ok=True)
         # always, even with nothing committed: a process killed while it applied a patch leaves that
-        # patch half-applied in staging's index and files, and the next patch staged would carry it
+        # patch half-applied in staging's index and files, and the next patch staged would carry it;
+        # and the lock files such a process held (this attempt holds the run's lease: no one else stages)
+        admin = _admin_dir(self.path)
+        for name in ("HEAD.lock", "index.lock"):
+            if admin is not None:
+                (admin / name).unlink(missing_ok=True)
         self._reset(self.base_commit)
         return unrecorded
 
@@ -204,6 +243,15 @@ class Staging:
         self._deferred.clear()
         if self.store.worktree(str(self.path)) is not None:
             tree.remove(self.store, self.path)
+
+    async def remove_async(self) -> None:
+        """`remove` with the deleting off the event loop (the store is read and written on it)."""
+        self._head = None
+        self._staged = None
+        self._active = False
+        self._deferred.clear()
+        if self.store.worktree(str(self.path)) is not None:
+            await tree.remove_async(self.store, self.path)
 
     def _already_staged(self, call_key: str) -> str | None:
         if self._staged is None:  # read once, then kept as this process stages (see `_reset`)
@@ -234,8 +282,12 @@ class Staging:
         self._head = None
         self._staged = None
         try:
-            git.run(["reset", "-q", "--hard", commit], self.path)
-            git.run(["clean", "-q", "-fd"], self.path)
+            if self._cached:  # the index and HEAD: staging has no files
+                git.run(["read-tree", commit], self.path)
+                git.run(["update-ref", "--no-deref", "HEAD", commit], self.path)
+            else:
+                git.run(["reset", "-q", "--hard", commit], self.path)
+                git.run(["clean", "-q", "-fd"], self.path)
         except PalliumError as exc:
             raise PalliumError(
                 "internal",
@@ -247,3 +299,23 @@ class Staging:
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def _admin_dir(path: Path) -> Path | None:
+    """The git folder of the linked worktree at `path` (what its `.git` file names), or None."""
+    try:
+        text = (path / ".git").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    return Path(text.removeprefix("gitdir: ").strip()) if text.startswith("gitdir: ") else None
+
+
+@functools.cache
+def _index_only() -> bool:
+    """Whether this git composes a three-way apply in the index alone (`apply --3way --cached`, 2.32)."""
+    version = git.git_version() or "0"
+    try:
+        numbers = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return False
+    return numbers >= (2, 32)

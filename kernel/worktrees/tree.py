@@ -17,6 +17,7 @@ from pathlib import Path
 from kernel import git, paths, writes
 from kernel.errors import PalliumError
 from kernel.runstore import RunStore
+from kernel.worktrees import registry
 
 __all__ = ["GcReport", "capture", "create", "create_async", "gc", "remove", "remove_async", "run_dir"]
 
@@ -35,21 +36,40 @@ def run_dir(run_id: str) -> Path:
 
 
 def create(
-    store: RunStore, *, repo: Path, run_id: str, name: str, commit: str, purpose: str, call_key: str | None = None
+    store: RunStore,
+    *,
+    repo: Path,
+    run_id: str,
+    name: str,
+    commit: str,
+    purpose: str,
+    call_key: str | None = None,
+    files: bool = True,
 ) -> Path:
-    """Check `commit` out detached at a fresh path for this run; a stale folder of the same name goes first."""
+    """Check `commit` out detached at a fresh path for this run; a stale folder of the same name goes first.
+
+    `files=False` fills only the worktree's index (staging composes patches there and reads no file).
+    """
     path = run_dir(run_id) / "worktrees" / name
     _clear(repo, path)
     store.add_worktree(
         path=str(path), repo=str(repo), run_id=run_id, call_key=call_key, purpose=purpose, base_commit=commit
     )
-    _check_out(repo, path, commit)
+    _check_out(repo, path, commit, files=files)
     store.set_worktree_state(str(path), "active")
     return path
 
 
 async def create_async(
-    store: RunStore, *, repo: Path, run_id: str, name: str, commit: str, purpose: str, call_key: str | None = None
+    store: RunStore,
+    *,
+    repo: Path,
+    run_id: str,
+    name: str,
+    commit: str,
+    purpose: str,
+    call_key: str | None = None,
+    files: bool = True,
 ) -> Path:
     """`create` with its git and file work off the event loop (the store is written on the loop's thread)."""
     from kernel.threads import in_pool
@@ -59,7 +79,7 @@ async def create_async(
     store.add_worktree(
         path=str(path), repo=str(repo), run_id=run_id, call_key=call_key, purpose=purpose, base_commit=commit
     )
-    await in_pool(_check_out, repo, path, commit)
+    await in_pool(_check_out, repo, path, commit, files=files)
     store.set_worktree_state(str(path), "active")
     return path
 
@@ -70,15 +90,16 @@ def _clear(repo: Path, path: Path) -> None:
     writes.ensure_dir(path.parent)
 
 
-def _check_out(repo: Path, path: Path, commit: str) -> None:
-    add = ["worktree", "add", "--detach", "--no-checkout", "--quiet", str(path), commit]
-    with _registry(repo):  # registered one at a time; the files are written after, side by side
-        try:
-            git.run(add, repo)
-        except PalliumError:
-            git.run(["worktree", "prune"], repo, check=False)  # a folder deleted by hand is still registered
-            git.run(add, repo)
-    git.run(["reset", "-q", "--hard", commit], path)
+def _check_out(repo: Path, path: Path, commit: str, *, files: bool = True) -> None:
+    if not registry.register(repo, path, commit):  # written as git writes it: no lock, no process
+        add = ["worktree", "add", "--detach", "--no-checkout", "--quiet", str(path), commit]
+        with _registry(repo):  # registered one at a time; the files are written after, side by side
+            try:
+                git.run(add, repo)
+            except PalliumError:
+                git.run(["worktree", "prune"], repo, check=False)  # a folder deleted by hand is still registered
+                git.run(add, repo)
+    git.run(["reset", "-q", "--hard", commit] if files else ["read-tree", commit], path)
 
 
 _REGISTRIES: dict[str, threading.Lock] = {}
@@ -145,6 +166,8 @@ def gc(
 
 
 def _remove_path(repo: Path, path: Path) -> None:
+    if registry.unregister(path):
+        return
     if Path(repo).is_dir():
         with _registry(repo):
             git.run(["worktree", "remove", "--force", "--force", str(path)], repo, check=False)

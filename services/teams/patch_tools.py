@@ -12,6 +12,7 @@ from kernel import paths
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.runstore import RunStore
+from kernel.threads import in_thread
 from kernel.tool import CONTEXT_BUDGET, Annotations
 from services.teams import models, views
 from services.teams.roster import require_member, require_team
@@ -38,7 +39,8 @@ async def apply(inp: models.ApplyInput, ctx: ToolContext) -> models.ApplyOutput:
                 details={"field": "patch", "known": list(known)[:50]},
             )
         only = set(inp.patch)
-    done = apply_patches(runs, team.id, paths.find_repo_root(Path(team.cwd)), only=only)
+    # its git (checks, the apply) in a thread: this call's own store goes with it, used by nothing else meanwhile
+    done = await in_thread(apply_patches, runs, team.id, paths.find_repo_root(Path(team.cwd)), only=only)
     store.log(team.id, "applied", {"patches": done.applied}, now=_now(ctx))
     return models.ApplyOutput(team=team.id, applied=done.applied, already=done.already, skipped=done.skipped)
 
@@ -82,7 +84,7 @@ async def revert(inp: models.TeamInput, ctx: ToolContext) -> models.ApplyOutput:
 
     store = _store(ctx)
     team = require_team(store, inp.team)
-    done = revert_patches(RunStore(store.db), team.id, paths.find_repo_root(Path(team.cwd)))
+    done = await in_thread(revert_patches, RunStore(store.db), team.id, paths.find_repo_root(Path(team.cwd)))
     store.log(team.id, "reverted", {"patches": done.applied}, now=_now(ctx))
     return models.ApplyOutput(team=team.id, applied=done.applied, already=done.already, skipped=done.skipped)
 

@@ -95,7 +95,7 @@ async def run_team(db: Database, team_id: str, options: RunOptions, *, clock: Cl
         )
         turns = Turns(store, team_id, run, clock=clock, owner=this_owner())
         if any(m.mode == "edit" for m in store.members(team_id)) or run.store.patches(team_id):
-            refresh(store, turns, restage=True)  # staging starts bare in a new attempt: compose the staged again
+            await refresh(store, turns, restage=True)  # staging starts bare in a new attempt: compose the staged again
         beat = asyncio.get_running_loop().create_task(_heartbeat(store, turns))
         try:
             await _rounds(store, team_id, turns, options, result)
@@ -156,7 +156,7 @@ async def _rounds(store: TeamStore, team_id: str, turns: Turns, options: RunOpti
             result.reason = "no member is eligible (no mail, nudge or claimable work)"
             return
         if any(m.mode == "edit" for m in chosen) and await _tree_moved(turns):
-            refresh(store, turns)
+            await refresh(store, turns)
         result.rounds += 1
         result.turns += await asyncio.gather(*(one(m.name) for m in chosen))
 
@@ -181,7 +181,7 @@ def _team_limit(team: TeamRow, result: RunResult) -> str:
     return refused[0].removeprefix("budget_exhausted: ") if refused else ""
 
 
-def refresh(store: TeamStore, turns: Turns, *, restage: bool = False) -> None:
+async def refresh(store: TeamStore, turns: Turns, *, restage: bool = False) -> None:
     """Move the team's worktrees onto your tree as it is now (applied patches and your edits in it), between turns.
 
     The team's staged, unapplied patches are composed again on top, so a member keeps seeing its own
@@ -189,7 +189,7 @@ def refresh(store: TeamStore, turns: Turns, *, restage: bool = False) -> None:
     stays on its snapshot (nothing is dropped) and the lead is told once which patches are in the way.
     """
     now = turns.now()
-    done = turns.run.rebase(restage=restage)
+    done = await turns.run.rebase(restage=restage)
     team = store.team(turns.team_id)
     assert team is not None
     if team.base_commit != done.base_commit:

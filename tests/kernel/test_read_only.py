@@ -50,3 +50,39 @@ async def test_read_only_workers_that_change_nothing_share_a_few_pooled_worktree
     assert all(o.ok for o in first + second)
     assert len(made) <= 4 and len({c["cwd"] for c in fake.calls()}) <= 4
     assert git(git_repo, "worktree", "list").count("\n") == 1
+
+
+# Writes a worker can make in its lent tree, each at once (the tree's files were just written, in the
+# same tick of a coarse clock) and in a tree lent before: the stat comparison that replaced `git status`
+# must see each of them, and `git status` then says what changed.
+WRITES = {
+    "same_size_rewrite": "printf 'def main():\\n    return 2\\n' > src/app.py",
+    "same_size_time_put_back": "t=$(stat -c %y src/app.py); printf 'def main():\\n    return 3\\n' > src/app.py; "
+    'touch -d "$t" src/app.py',
+    "new_ignored_file": "printf 'build/\\n' > .git/../.gitignore.tmp; mkdir -p .cache && echo x > .cache/x; "
+    "rm .gitignore.tmp",
+    "deleted_file": "rm README.md",
+    "mode_change": "chmod +x src/app.py",
+    "staged_edit": "printf 'def main():\\n    return 4\\n' > src/app.py && git add src/app.py && "
+    "git checkout -q -- src/app.py",
+    "new_file_in_a_new_folder": "mkdir -p docs/notes && echo x > docs/notes/new.md",
+    "hard_link_of_a_tracked_file": "ln src/app.py src/copy.py",
+}
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+async def test_every_kind_of_write_in_a_lent_tree_is_seen(fake, git_repo, monkeypatch, write):
+    import asyncio
+
+    monkeypatch.setenv("PALLIUM_WORKFLOW_PROVIDER_LOOKER_COMMAND", "sleep 0.05; echo ok")
+    monkeypatch.setenv("PALLIUM_WORKFLOW_PROVIDER_WRITER_COMMAND", WRITES[write] + "; echo ok")
+    run = await Run.open(f"ro-{write.replace('_', '-')}", git_repo)
+    fresh = await run.agent(AgentCall("write at once", provider="writer"))  # a tree made this instant
+    looks = await asyncio.gather(*(run.agent(AgentCall(f"look {i}", provider="looker")) for i in range(3)))
+    again = await run.agent(AgentCall("write again", provider="writer"))  # a tree lent clean before
+    after = await run.agent(AgentCall("look after", provider="looker"))
+    await run.close()
+    for outcome in (fresh, again):
+        assert outcome.result.failure is not None and outcome.result.failure.reason == "read_only_write", outcome
+    assert all(o.ok for o in [*looks, after])
+    assert git(git_repo, "status", "--porcelain") == ""

@@ -132,10 +132,12 @@ def test_two_edits_to_one_file_compose_in_staging_and_a_conflict_keeps_the_last_
     assert stage(store, staging, run_id, "bottom", bottom).ok
     good = staging.head()
     conflict = stage(store, staging, run_id, "clash", clash)
-    assert not conflict.ok and conflict.message
+    assert not conflict.ok and conflict.message and conflict.conflicts == ("lines.txt",)
+    assert [p.name for p in staging.path.iterdir()] == [".git"], "staging composes in its index: no checkout"
     assert staging.head() == good
-    assert git(staging.path, "status", "--porcelain") == ""
-    staged = (staging.path / "lines.txt").read_text()
+    assert git(staging.path, "diff", "--cached", "--name-only", "HEAD") == ""  # nothing of the clash is left
+    assert git(staging.path, "ls-files", "-u") == ""
+    staged = git(staging.path, "show", "HEAD:lines.txt")
     assert "TOP\n" in staged and "BOTTOM\n" in staged and "OTHER" not in staged
     assert stage(store, staging, run_id, "top", top).commit == first_top.commit, "staging a call again is a no-op"
 
@@ -241,3 +243,20 @@ def test_a_worktree_folder_deleted_by_hand_is_recreated_at_the_same_path(git_rep
     shutil.rmtree(path)
     again = tree.create(store, repo=git_repo, run_id=run_id, name="again", commit=base, purpose="edit")
     assert again == path and (path / "README.md").exists() and store.worktree(str(path)).state == "active"
+
+
+def test_lock_files_a_killed_process_left_in_staging_do_not_stop_the_next_attempt(git_repo, store):
+    run_id = new_run(store, git_repo)
+    base = snapshot(git_repo).commit
+    first = edit_in_worktree(store, git_repo, run_id, "first", base, {"src/app.py": "def main():\n    return 7\n"})
+    staging = Staging(store, repo=git_repo, run_id=run_id, base_commit=base)
+    assert stage(store, staging, run_id, "first", first).ok
+    admin = Path((staging.path / ".git").read_text().removeprefix("gitdir: ").strip())
+    for name in ("HEAD.lock", "index.lock"):  # as a `kill -9` mid-write leaves them
+        (admin / name).write_text("", encoding="utf-8")
+    again = Staging(store, repo=git_repo, run_id=run_id, base_commit=base)
+    assert again.restart(set()) == ["first"]
+    assert again.head() == base
+    staged = stage(store, again, run_id, "first", first)
+    assert staged.ok and git(again.path, "show", f"{staged.commit}:src/app.py") == "def main():\n    return 7\n"
+    assert again.head() == staged.commit

@@ -205,6 +205,23 @@ async def test_the_budget_refusal_is_budget_exhausted_however_the_script_handled
         ('["x", "y"].forEach(async (x) => { await agent(x); });', True),
         ('const o = { async go() { await agent("a"); } };\no.go();', True),
         ('const p = agent("a");\np.then((x) => x);', True),
+        # a rejection handler that rethrows, or returns a promise that may reject, handles nothing
+        ('agent("a").catch((e) => { throw e; });', True),
+        ('agent("a").catch(function (e) { log(e); if (e) { throw new Error("again"); } });', True),
+        ('agent("a").catch((e) => Promise.reject(e));', True),
+        ('agent("a").catch((e) => agent("retry"));', True),
+        ('agent("a").then((x) => x, (e) => { throw e; });', True),
+        ('agent("a").catch((e) => { try { throw e; } catch (again) { log(again); } });', False),
+        ('agent("a").catch((e) => { const later = () => { throw e; }; log(later); });', False),
+        ('agent("a").catch((e) => { return 1; });', False),
+        # an async function wholly inside a `try` whose `catch` cannot reject never rejects
+        ('async function w() { try { await agent("a"); } catch (e) { log(e); } }\nw();', False),
+        ('const w = async () => { try { await agent("a"); } catch (e) {} };\nw();', False),
+        ('class A { async m() { try { await agent("a"); } catch (e) {} } }\nnew A().m();', False),
+        ('async function w() { try { await agent("a"); } catch (e) { throw e; } }\nw();', True),
+        ('async function w() { try { await agent("a"); } finally { log("x"); } }\nw();', True),
+        ('async function w() { try { return agent("a"); } catch (e) {} }\nw();', True),
+        ('async function w() { const x = await agent("a"); try { log(x); } catch (e) {} }\nw();', True),
     ],
 )
 async def test_validate_reasons_about_unhandled_promises_as_the_run_does(git_repo, source, warned):
