@@ -325,6 +325,7 @@ class _Resolver:
         self.inherited: dict[int, DefinitionRow | None] = {}
         self.exports = Exports(store)
         self.outside: dict[str, set[str]] = {}
+        self.local_imports: dict[str, set[str]] = {}  # per file: the functions that import the name
         self.outside_words: dict[tuple[str, str], bool] = {}
 
     def reference(self, row: ReferenceRow) -> Reference | None:
@@ -486,6 +487,29 @@ class _Resolver:
             self.outside[path] = {w for i in imports if i.raw not in reached for w in i.names.split()}
         return self.member in self.outside[path]
 
+    def _bound_by_outside_import(self, row: ReferenceRow) -> bool:
+        """Python: the name is bound where it is used by a function's own import from outside the repository.
+
+        `from sqlalchemy.testing.engines import testing_engine` inside `def testing_engine()`: that
+        import, and every use of the name in that function, are the outside module's.
+        """
+        if row.language != "python" or not self._imported_from_outside(row.path):
+            return False
+        if row.kind == "import":  # the import itself, unless the file also imports the name from inside
+            return self.member not in self._imported_from_inside(row.path)
+        if not row.enclosing:
+            return False
+        if row.path not in self.local_imports:
+            found = self.store.references_in(self.member, [row.path], kind="import")
+            self.local_imports[row.path] = {r.enclosing for r in found if r.enclosing}
+        scope = row.enclosing
+        return any(scope == owner or scope.startswith(owner + ".") for owner in self.local_imports[row.path])
+
+    def _imported_from_inside(self, path: str) -> set[str]:
+        """The names `path` imports by name from files of the repository."""
+        reached = {e.raw for e in self._edges_with_raw(path)}
+        return {w for i in self.store.imports_of_paths([path]) if i.raw in reached for w in i.names.split()}
+
     def _edges_with_raw(self, path: str) -> list[EdgeRow]:
         if path not in self.raw_edges:
             self.raw_edges[path] = self.store.edges_of(path)
@@ -509,7 +533,7 @@ class _Resolver:
             defs = [
                 d for d in defs if (_in_sight(d, row) if d.path == row.path else not _nested_in_function(self.store, d))
             ]
-            if not defs:
+            if not defs or self._bound_by_outside_import(row):
                 return "unresolved", None
         if row.language == "ruby" and not members_only and self.member[:1].isupper():
             scoped = _ruby_constant(defs, row)
