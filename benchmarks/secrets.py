@@ -100,6 +100,17 @@ _FILLER_BODY = re.compile(r"^[A-Za-z0-9]{0,4}[_-]?(.)\1{5,}$", re.I)
 _GENERIC_PAIR = re.compile(r"(?i)\b(?:user(?:name)?|admin|login):(?:password|passwd|pass|secret)@")
 
 
+def _a_reference_or_stand_in(case: Scored) -> bool:
+    """A missed positive whose every value names no secret: a variable (`-p $Password`, `%nothing%`),
+    a mask (`######`) or a capitalised stand-in (`-p PASSWORD`, `YOURPASSWROD`)."""
+    from kernel.secret_contexts import stand_in
+
+    if not case.positive or case.caught:
+        return False
+    values = _must_go(case)
+    return bool(values) and all(stand_in(v) for v in values)
+
+
 def _placeholder_positive(case: Scored) -> bool:
     """A positive whose value is a placeholder (`AP6xxxxxxxxxx`, `SKxxxx…`, `npm_xxxxxxxxxxx`,
     `ACCAZZZZ…`, `https://username:password@host`): the issue requires placeholders to stay searchable."""
@@ -157,7 +168,7 @@ def _a_value_the_peer_reports(case: Scored) -> bool:
 
 def _must_go(case: Scored) -> list[str]:
     """The values that must be gone for a positive to count as caught."""
-    return [*case.secrets, *(part for parts in case.parts if (part := secret_part(parts)))]
+    return [*case.secrets, *(part for parts in case.parts if (part := secret_part(parts, case.text)))]
 
 
 def _an_endpoint(case: Scored) -> bool:
@@ -206,6 +217,13 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
         "(its keyword is out of range, a repeated value is reported once, or the file type decides)",
     ),
     ("*", "*", _placeholder_positive, "the peer's positive is a placeholder, which must stay searchable"),
+    (
+        "*",
+        "*",
+        _a_reference_or_stand_in,
+        "the peer's value names no secret: a variable (`-p $Password`, `%nothing%`), a mask or a "
+        "capitalised stand-in (`-p PASSWORD`, `YOURPASSWROD`), which stays searchable",
+    ),
     (
         "*",
         "*",
@@ -287,7 +305,7 @@ def _read_trufflehog(root: Path) -> tuple[list[Scored], list[str]]:
     for c in cases:
         out.append(Scored("trufflehog", c.family, c.text, c.positive, c.secrets, c.where, parts=c.parts))
         if c.positive:
-            secret_parts = [secret_part(parts) for parts in c.parts]
+            secret_parts = [secret_part(parts, c.text) for parts in c.parts]
             _REPORTED.setdefault(("trufflehog", c.family), set()).update(
                 [*c.secrets, *(part for part in secret_parts if part and len(part) >= 12)]
             )
@@ -302,7 +320,7 @@ def _read_noseyparker(root: Path) -> tuple[list[Scored], list[str]]:
     for c in cases:
         out.append(Scored("noseyparker", c.family, c.text, c.positive, c.secrets, c.where, parts=c.parts))
         if c.positive:
-            secret_parts = [secret_part(parts) for parts in c.parts]
+            secret_parts = [secret_part(parts, c.text) for parts in c.parts]
             _REPORTED.setdefault(("noseyparker", c.family), set()).update(
                 [*(s for s in c.secrets if len(s) >= 12), *(part for part in secret_parts if part and len(part) >= 12)]
             )
@@ -331,12 +349,25 @@ _HOSTLIKE = re.compile(
 )
 
 
-def secret_part(parts: list[str]) -> str | None:
+# What stands just before a part the text itself names as the password (`Password=`, `password `, `-p `)
+_PASSWORD_BEFORE = re.compile(
+    r"(?i)(?:(?:password|passwd|pwd|-p)[\"']?[ \t]*[:=]?|\bpassword\b[^\n]{0,40}?[ \t]is)[ \t]*[\"'`]?$"
+)
+
+
+def secret_part(parts: list[str], text: str | None = None) -> str | None:
     """Of a credential's parts that stand in the text (an id and its secret, a user, a host), the one that
-    must not survive: the longest that is not a URL, host name, e-mail address or number (ids, users and
-    endpoints are not secrets; when every part is one of those, the longest part)."""
+    must not survive: the one the text names as the password (`login <user> password <value>`), else the
+    longest that is not a URL, host name, e-mail address or number (ids, users and endpoints are not
+    secrets; when every part is one of those, the longest part)."""
     if not parts:
         return None
+    if text is not None:
+        named = [
+            p for p in parts if p and (at := text.find(p)) > 0 and _PASSWORD_BEFORE.search(text[max(0, at - 64) : at])
+        ]
+        if named:
+            return max(named, key=len)
     secret = [p for p in parts if not _HOSTLIKE.match(p)]
     return max(secret or parts, key=len)
 
