@@ -17,7 +17,7 @@ import base64
 import binascii
 import re
 
-from kernel.secret_values import low_variety
+from kernel.secret_values import acceptable_value, low_variety, secret_name
 
 __all__ = ["context_secrets", "stand_in"]
 
@@ -45,6 +45,18 @@ _PROSE_PASSWORD = re.compile(
 # Salesforce's session id: the 15-character org id (`00D...`), `!`, then the session's own part, whose
 # dots and underscores break it into runs too short for the token scan of `kernel.secrets`
 _SALESFORCE = re.compile(r"(?<![A-Za-z0-9])00D[A-Za-z0-9]{12}![A-Za-z0-9._]{80,}")
+# .NET's appSettings: `<add key="SmtpPassword" value="..."/>`, the name in one attribute, the value in the next
+_APP_SETTING = re.compile(r"""(?i)<add\s+(?:key|name)\s*=\s*"([\w.:-]{1,80})"\s+value\s*=\s*"([^"\n]{1,512})\"""")
+# Terraform: `variable "db_password" { default = "..." }`
+_TF_DEFAULT = re.compile(r"""variable\s+"([\w-]{1,80})"\s*\{[^{}]{0,400}?\bdefault\s*=\s*"([^"\n]{1,512})\"""")
+# Constructors whose signature puts a password at a known position: (user, password[, domain]) and
+# `DirectoryEntry(path, user, password)`; the arguments are string literals
+_CREDENTIAL_CALL = re.compile(
+    r"(?i)\b(NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|UsernamePasswordCredentials?"
+    r"|PasswordAuthentication|PasswordCredential|DirectoryEntry)\s*\(((?:\s*(?:\"[^\"\n]*\"|'[^'\n]*')\s*,){1,2}"
+    r"\s*(?:\"[^\"\n]*\"|'[^'\n]*'))"
+)
+_STRING_LITERAL = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 # `-----BEGIN` in base64 (a key kept in an environment variable or a Kubernetes secret)
 _PEM_BASE64 = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}")
 
@@ -86,6 +98,30 @@ def _connection_strings(text: str, lowered: bytes) -> list[tuple[int, int, str, 
     return found
 
 
+def _named_values(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int, str, int]]:
+    """A value whose name stands in a neighbouring attribute or block header: the name must be a secret's."""
+    found = []
+    for match in pattern.finditer(text):
+        name, value = match.group(1), match.group(2)
+        if secret_name(name) and not stand_in(value) and acceptable_value(value, quoted=True, separator="=", name=name):
+            found.append((match.start(2), match.end(2), "assignment", 2))
+    return found
+
+
+def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
+    found = []
+    for match in _CREDENTIAL_CALL.finditer(text):
+        literals = list(_STRING_LITERAL.finditer(text, match.start(2), match.end(2)))
+        index = 2 if match.group(1).lower() == "directoryentry" else 1
+        if len(literals) <= index:
+            continue
+        literal = literals[index]
+        group = 1 if literal.group(1) is not None else 2
+        if not stand_in(literal.group(group)):
+            found.append((literal.start(group), literal.end(group), "assignment", 2))
+    return found
+
+
 def _pem_base64(text: str) -> list[tuple[int, int, str, int]]:
     found = []
     for match in _PEM_BASE64.finditer(text):
@@ -99,6 +135,7 @@ def _pem_base64(text: str) -> list[tuple[int, int, str, int]]:
     return found
 
 
+_CALL_CUES = (b"credential", b"basicauth", b"digestauth", b"passwordauth", b"directoryentry")
 _SIMPLE = (
     (b"machine", _NETRC, "netrc_password"),
     (b"psexec", _PSEXEC, "command_line_password"),
@@ -117,6 +154,12 @@ def context_secrets(text: str, raw: bytes, lowered: bytes) -> list[tuple[int, in
                 start, end, value = _quoted(match, 1)
                 if not stand_in(value):
                     found.append((start, end, kind, 2))
+    if b"<add" in lowered:
+        found += _named_values(text, _APP_SETTING)
+    if b"variable" in lowered and b"default" in lowered:
+        found += _named_values(text, _TF_DEFAULT)
+    if b"(" in lowered and any(cue in lowered for cue in _CALL_CUES):
+        found += _credential_calls(text)
     if b"password" in lowered:
         for match in _PROSE_PASSWORD.finditer(text):
             if not stand_in(match.group(2)) and match.group(2).lower() not in ("required", "optional", "none", "null"):

@@ -42,7 +42,11 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("artifactory_token", r"(?:AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56})(?![A-Za-z0-9])"),
     ("sonarqube_token", r"sq[pua]_[a-f0-9]{40}(?![a-f0-9])"),
     ("terraform_cloud_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}"),
-    ("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    # `s.`/`b.` are the tokens of Vault before 1.10; only their long protobuf form (`CAES...`) is distinctive
+    ("vault_token", r"(?:hv[sbr]\.[A-Za-z0-9_-]{24,}|[sb]\.CAES[A-Za-z0-9_-]{60,})"),
+    ("crates_io_token", r"cio[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
+    # TrueNAS: the key's numeric id, `-`, then 64 characters of both cases
+    ("truenas_api_key", r"\d{1,4}-(?=[A-Za-z0-9]{0,63}[A-Z])(?=[A-Za-z0-9]{0,63}[a-z])[A-Za-z0-9]{64}(?![A-Za-z0-9])"),
     ("pulumi_token", r"pul-[a-f0-9]{40}(?![a-f0-9])"),
     ("netlify_token", r"nfp_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("octopus_deploy_key", r"API-[A-Z0-9]{26}(?![A-Z0-9])"),
@@ -79,7 +83,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("mailchimp_api_key", r"[0-9a-f]{32}-us\d{1,2}(?![0-9A-Za-z])"),
     ("brevo_api_key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
     ("postman_api_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
-    ("newrelic_key", r"NR(?:AK|AA|II|JS)-[A-Za-z0-9]{27}(?![A-Za-z0-9])"),
+    ("newrelic_key", r"(?:NR(?:AK|AA|II|JS)-[A-Za-z0-9]{27}(?![A-Za-z0-9])|NRIQ-[A-Za-z0-9_-]{32}" + _END + ")"),
     ("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![a-fA-F0-9])"),
     ("databricks_token", r"dapi[a-f0-9]{32}(?:-\d)?(?![a-f0-9])"),
     ("planetscale_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}"),
@@ -133,5 +137,7 @@ WEAK = frozenset(
         "octopus_deploy_key",
         "twilio_api_key",
         "facebook_app_token",
+        "crates_io_token",
+        "truenas_api_key",
     }
 )

@@ -213,6 +213,8 @@ _ASSIGN_AT = re.compile(
     r"""(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
     r"""(?:@(?=["'])|[rRbBuU]{1,2}(?=["']))?((?:\\{0,7})["'`]|)"""
 )
+# A name that ends in a password noun: what a comparison with any quoted literal gives away
+_PASSWORD_NAME = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|secret)$")
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
 # Jenkins keeps a credential encrypted in braces (`<secret>{AQAAABAAAAAQ...=}</secret>`), words and all
 _XML_AT = re.compile(
@@ -273,7 +275,8 @@ _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
     ),
 )
 _SCHEME_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}$")
-_URL_AFTER = re.compile(r"//[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@[A-Za-z0-9\[._-]")
+# the password runs to the authority's last `@` (an unencoded `@` in it: `user:p@ss@host`)
+_URL_AFTER = re.compile(r"//[^\s:/@'\"<>]*:([^\s/?#'\"<>]+)@[A-Za-z0-9\[._-]")
 # A call that takes credentials positionally (`algoliasearch("APPID", "<key>")`): each generated-looking
 # string argument.
 _CALLEE = re.compile(
@@ -550,7 +553,9 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         return []  # `io.jsonwebtoken:jjwt`, `host.token:8080`: coordinates, not a mapping
     if not acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
         return []
-    if separator in ("==", "!=", "===", "!==", "", "-") and not strong_value(value, 8):
+    if separator in ("==", "!=", "===", "!==") and quote and _PASSWORD_NAME.search(name):
+        pass  # `if password == "team10"`: a login check against a hard-coded password, whatever it looks like
+    elif separator in ("==", "!=", "===", "!==", "", "-") and not strong_value(value, 8):
         return []  # a comparison, or `password "<literal>"` (a directive, a DSL call): a strong literal only
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
