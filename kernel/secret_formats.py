@@ -122,6 +122,12 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ),
     # a stream key: the channel's numeric id, then the key
     ("twitch_stream_key", r"live_\d{5,12}_[A-Za-z0-9]{30}(?![A-Za-z0-9])"),
+    # a PEM private key wrapped in base64 (an environment variable, a Kubernetes secret): `-----BEGIN `, a
+    # label, then `PRIVATE KEY` in any of its three base64 alignments; a certificate's block stays
+    (
+        "private_key_base64",
+        r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,48}?(?:UFJJVkFURSBLRV|SSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]{20,}={0,2}",
+    ),
     # the signature may be missing (an unsigned token, or one cut short): header and claims are enough
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"),
 )

@@ -296,11 +296,14 @@ def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
         position = lowered.find(word, position + 1)
 
 
-def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+def _keyword_matches(text: str, lowered: bytes, seen: set[bytes]) -> list[tuple[int, int, str, int]]:
+    """The keyword rules; `seen` gets each keyword that occurs (the rules of `kernel.secret_contexts` hang off them)."""
     found: list[tuple[int, int, str, int]] = []
     find = lowered.find
     for word in _KEYWORDS:  # one `find` per word for a text without it: most texts
         at = find(word)
+        if at != -1:
+            seen.add(word)
         while at != -1:
             _at_keyword(text, lowered, word, at, found)
             at = find(word, at + 1)
@@ -699,12 +702,14 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += url_secrets(text)
     if b"$" in raw:
         spans += password_hashes(text)
-    spans += _keyword_matches(text, lowered)
+    words: set[bytes] = set()
+    spans += _keyword_matches(text, lowered, words)
     if b"(" in raw and (b'("' in raw or b"('" in raw or b'( "' in raw or b"( '" in raw):
         spans += _credential_calls(text)
-    if b" -" in raw or b"pgpassword" in lowered or b"bundle_" in lowered:
+    dashed = b" -" in raw
+    if dashed or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
-    spans += context_secrets(text, raw, lowered)
+    spans += context_secrets(text, raw, lowered, words, dashed)
     if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_HINTS):
         spans += generator_output(text)
     if not spans:
