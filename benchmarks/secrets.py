@@ -108,7 +108,11 @@ def _a_reference_or_stand_in(case: Scored) -> bool:
     if not case.positive or case.caught:
         return False
     values = _must_go(case)
-    return bool(values) and all(stand_in(v) for v in values)
+    return bool(values) and all(stand_in(v) or v.lower() in _THE_NOUN_ITSELF for v in values)
+
+
+# `password 'password'`, `$mail->Password = 'secret'`: the value is the name of what should stand there
+_THE_NOUN_ITSELF = frozenset(("password", "passwd", "pass", "pwd", "secret", "token"))
 
 
 def _placeholder_positive(case: Scored) -> bool:
@@ -168,7 +172,8 @@ def _a_value_the_peer_reports(case: Scored) -> bool:
 
 def _must_go(case: Scored) -> list[str]:
     """The values that must be gone for a positive to count as caught."""
-    return [*case.secrets, *(part for parts in case.parts if (part := secret_part(parts, case.text)))]
+    last = case.peer == "noseyparker"
+    return [*case.secrets, *(part for parts in case.parts if (part := secret_part(parts, case.text, last=last)))]
 
 
 def _an_endpoint(case: Scored) -> bool:
@@ -221,8 +226,9 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
         "*",
         "*",
         _a_reference_or_stand_in,
-        "the peer's value names no secret: a variable (`-p $Password`, `%nothing%`), a mask or a "
-        "capitalised stand-in (`-p PASSWORD`, `YOURPASSWROD`), which stays searchable",
+        "the peer's value names no secret: a variable (`-p $Password`, `%nothing%`), a mask, a "
+        "capitalised stand-in (`-p PASSWORD`, `YOURPASSWROD`) or the noun itself (`password 'password'`), "
+        "which stays searchable",
     ),
     (
         "*",
@@ -320,7 +326,7 @@ def _read_noseyparker(root: Path) -> tuple[list[Scored], list[str]]:
     for c in cases:
         out.append(Scored("noseyparker", c.family, c.text, c.positive, c.secrets, c.where, parts=c.parts))
         if c.positive:
-            secret_parts = [secret_part(parts, c.text) for parts in c.parts]
+            secret_parts = [secret_part(parts, c.text, last=True) for parts in c.parts]
             _REPORTED.setdefault(("noseyparker", c.family), set()).update(
                 [*(s for s in c.secrets if len(s) >= 12), *(part for part in secret_parts if part and len(part) >= 12)]
             )
@@ -355,10 +361,11 @@ _PASSWORD_BEFORE = re.compile(
 )
 
 
-def secret_part(parts: list[str], text: str | None = None) -> str | None:
+def secret_part(parts: list[str], text: str | None = None, *, last: bool = False) -> str | None:
     """Of a credential's parts that stand in the text (an id and its secret, a user, a host), the one that
     must not survive: the one the text names as the password (`login <user> password <value>`), else the
-    longest that is not a URL, host name, e-mail address or number (ids, users and endpoints are not
+    longest (with `last`, the last: Nosey Parker's groups follow the text, the id or user before the
+    secret) that is not a URL, host name, e-mail address or number (ids, users and endpoints are not
     secrets; when every part is one of those, the longest part)."""
     if not parts:
         return None
@@ -369,6 +376,8 @@ def secret_part(parts: list[str], text: str | None = None) -> str | None:
         if named:
             return max(named, key=len)
     secret = [p for p in parts if not _HOSTLIKE.match(p)]
+    if last and secret:  # the peer captures in text order, a credential's id or user before its secret
+        return secret[-1]
     return max(secret or parts, key=len)
 
 

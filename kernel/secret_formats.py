@@ -105,7 +105,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("mapbox_token", r"[sp]k\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
     ("facebook_token", r"EAA[A-Za-z0-9]{100,}"),
     # the id may be glued to the `bot` of an API path (`/bot123456:AA...`, `botbot123456:AA...`)
-    ("telegram_bot_token", r"(?:bot)*\d{5,16}:A[A-Za-z0-9_-]{34}" + _END),
+    ("telegram_bot_token", r"(?:bot)*\d{5,16}:A[A-Za-z0-9_-]{33,34}" + _END),
     ("facebook_app_token", r"\d{15,16}\|[A-Za-z0-9_-]{27}" + _END),
     ("openshift_token", r"sha256~[A-Za-z0-9_-]{43}" + _END),
     ("sourcegraph_token", r"sgp_(?:[A-Fa-f0-9]{16}_|local_)?[A-Fa-f0-9]{40}(?![A-Fa-f0-9])"),

@@ -650,7 +650,7 @@ def _aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
 # ---------------------------------------------------------------- the detector
 
 # Substring tests (`bytes.find` is far faster than a regex alternation over the same text).
-# Every word of `GENERATOR_WORDS` holds one of these: a few cheap tests before the full list.
+# Every word of `GENERATOR_WORDS` holds one of these or `password`: a few cheap tests before the full list.
 _GENERATOR_HINTS = (b"gen", b"rand", b"token_", b"secret", b"apg ", b"makepasswd")
 
 KINDS: tuple[str, ...] = (
@@ -710,7 +710,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
     if dashed or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
     spans += context_secrets(text, raw, lowered, words, dashed)
-    if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_HINTS):
+    if b"\n" in raw and (
+        any(cue in lowered for cue in _GENERATOR_HINTS) or (b"pass" in words and b"password" in lowered)
+    ):
         spans += generator_output(text)
     if not spans:
         return []

@@ -78,6 +78,10 @@ _CASES = [
     ("if user == 'x' and user_password === \"{s}\"", _word()),
     (f"mongodb+srv://{_word()}:{{s}}@cluster0.{_word()}.mongodb.net/db", f"{_word()}@{_r(5)}!"),
     (f"postgres://{_word()}:{{s}}@db.internal:5432/app", f"{_word()}@{_word()}"),
+    # a setup log that prints the password it generated on a line of its own
+    ("A password was generated.\nPlease use the following password to proceed:\n\n{s}\n", _r(32, _HEX)),
+    ("Your password has been generated:\n{s}\n", _r(20)),
+    ("{s}", f"{_rnd.randint(10**8, 10**10)}:AA{_r(32, _ALNUM + '_-')}"),  # a Telegram token a character short
     # a base64 key whose first character is `/` is not a path
     ("AccountName=shop;AccountKey={s};EndpointSuffix=core.windows.net", "/" + _r(85, _B64) + "=="),
     ('client_secret = "{s}"', "/" + _r(43, _B64) + "="),
@@ -109,6 +113,7 @@ _LOOKALIKES = [
     "PUB_B64=" + _pem_b64("PUBLIC KEY"),
     "price is $5$ per seat and $8$ per admin",
     "echo $9$HOME",
+    "Choose the following password policy:\n\nMinimumLength\n",  # a word: no generator prints it
     "SECRET_PATH=/etc/app/Secrets2/Key1/Store3/Abc9Def",  # a path under a secret name
     'secret_file = "/run/secrets/DbPassword2/Current9/Key"',
     '<add key="PasswordMinLength" value="12" />',  # a setting about passwords
