@@ -333,6 +333,13 @@ def _read_noseyparker(root: Path) -> tuple[list[Scored], list[str]]:
     return out, notes
 
 
+def _read_ripsecrets(root: Path) -> tuple[list[Scored], list[str]]:
+    from benchmarks.peer_ripsecrets import read_cases
+
+    cases, notes = read_cases(root)
+    return [Scored("ripsecrets", c.family, c.text, c.positive, [], c.where) for c in cases], notes
+
+
 def _peer_of(root: Path) -> str:
     if (root / "cmd" / "generate" / "config" / "rules").is_dir():
         return "gitleaks"
@@ -342,7 +349,9 @@ def _peer_of(root: Path) -> str:
         return "trufflehog"
     if (root / "crates" / "noseyparker" / "data" / "default" / "builtin" / "rules").is_dir():
         return "noseyparker"
-    raise SystemExit(f"{root}: not a gitleaks, detect-secrets, TruffleHog or Nosey Parker checkout")
+    if (root / "test" / "one_per_line").is_dir() and (root / "src" / "matcher").is_dir():
+        return "ripsecrets"
+    raise SystemExit(f"{root}: not a gitleaks, detect-secrets, TruffleHog, Nosey Parker or ripsecrets checkout")
 
 
 # A URL without credentials, a host name or an e-mail address: what identifies an account, not its key.
@@ -458,6 +467,7 @@ def main(argv: list[str]) -> int:
         "detect-secrets": _read_detect_secrets,
         "trufflehog": _read_trufflehog,
         "noseyparker": _read_noseyparker,
+        "ripsecrets": _read_ripsecrets,
     }
     by_peer: dict[str, list[Scored]] = {}
     for root in args.peer:

@@ -87,3 +87,21 @@ def test_a_sampled_pattern_matches_its_pattern():
     for pattern in (r"ghp_[A-Za-z0-9]{36}", r"(?:AKIA|ASIA)[A-Z0-9]{16}", r"[[:xdigit:]]{32}\z"):
         value = sample(pattern, rnd)
         assert re.fullmatch(go_to_python(pattern), value), (pattern, value)
+
+
+def test_the_ripsecrets_reader_takes_each_line_or_file_as_a_case(tmp_path):
+    from benchmarks.peer_ripsecrets import read_cases
+
+    (tmp_path / "test" / "one_per_line").mkdir(parents=True)
+    (tmp_path / "test" / "one_per_file").mkdir()
+    (tmp_path / "test" / "one_per_line" / "vendor").write_text("tok_one\n\ntok_two\n")
+    (tmp_path / "test" / "one_per_file" / "block").write_text("line a\nline b\n")
+    (tmp_path / "test" / "none").write_text("harmless = 1\n")
+    cases, notes = read_cases(tmp_path)
+    assert [(c.family, c.text, c.positive) for c in cases] == [
+        ("vendor", "tok_one", True),
+        ("vendor", "tok_two", True),
+        ("block", "line a\nline b\n", True),
+        ("none", "harmless = 1", False),
+    ]
+    assert notes == []
