@@ -12,9 +12,9 @@ in the text after `kernel.secrets.redact`; of a credential of several parts, its
 positives). Cases Pallium decides differently on purpose are listed with the reason and left out of
 the figures; the raw figures with them counted are printed too.
 
-One peer is held out of tuning (`--held-out`, Nosey Parker by default; TruffleHog was held out until
-it was scored and read): its table is printed apart,
-and its misses are shown only with `--show-held-out`.
+One peer may be held out of tuning (`--held-out NAME`): its table is printed apart, and its misses are
+shown only with `--show-held-out`. TruffleHog, then Nosey Parker, were held out until each was scored
+once and read; all four are tuning peers now, so the default holds none out.
 """
 
 from __future__ import annotations
@@ -100,6 +100,21 @@ _FILLER_BODY = re.compile(r"^[A-Za-z0-9]{0,4}[_-]?(.)\1{5,}$", re.I)
 _GENERIC_PAIR = re.compile(r"(?i)\b(?:user(?:name)?|admin|login):(?:password|passwd|pass|secret)@")
 
 
+def _a_reference_or_stand_in(case: Scored) -> bool:
+    """A missed positive whose every value names no secret: a variable (`-p $Password`, `%nothing%`),
+    a mask (`######`) or a capitalised stand-in (`-p PASSWORD`, `YOURPASSWROD`)."""
+    from kernel.secret_contexts import stand_in
+
+    if not case.positive or case.caught:
+        return False
+    values = _must_go(case)
+    return bool(values) and all(stand_in(v) or v.lower() in _THE_NOUN_ITSELF for v in values)
+
+
+# `password 'password'`, `$mail->Password = 'secret'`: the value is the name of what should stand there
+_THE_NOUN_ITSELF = frozenset(("password", "passwd", "pass", "pwd", "secret", "token"))
+
+
 def _placeholder_positive(case: Scored) -> bool:
     """A positive whose value is a placeholder (`AP6xxxxxxxxxx`, `SKxxxx…`, `npm_xxxxxxxxxxx`,
     `ACCAZZZZ…`, `https://username:password@host`): the issue requires placeholders to stay searchable."""
@@ -157,7 +172,8 @@ def _a_value_the_peer_reports(case: Scored) -> bool:
 
 def _must_go(case: Scored) -> list[str]:
     """The values that must be gone for a positive to count as caught."""
-    return [*case.secrets, *(part for parts in case.parts if (part := secret_part(parts)))]
+    last = case.peer == "noseyparker"
+    return [*case.secrets, *(part for parts in case.parts if (part := secret_part(parts, case.text, last=last)))]
 
 
 def _an_endpoint(case: Scored) -> bool:
@@ -206,6 +222,14 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
         "(its keyword is out of range, a repeated value is reported once, or the file type decides)",
     ),
     ("*", "*", _placeholder_positive, "the peer's positive is a placeholder, which must stay searchable"),
+    (
+        "*",
+        "*",
+        _a_reference_or_stand_in,
+        "the peer's value names no secret: a variable (`-p $Password`, `%nothing%`), a mask, a "
+        "capitalised stand-in (`-p PASSWORD`, `YOURPASSWROD`) or the noun itself (`password 'password'`), "
+        "which stays searchable",
+    ),
     (
         "*",
         "*",
@@ -287,7 +311,7 @@ def _read_trufflehog(root: Path) -> tuple[list[Scored], list[str]]:
     for c in cases:
         out.append(Scored("trufflehog", c.family, c.text, c.positive, c.secrets, c.where, parts=c.parts))
         if c.positive:
-            secret_parts = [secret_part(parts) for parts in c.parts]
+            secret_parts = [secret_part(parts, c.text) for parts in c.parts]
             _REPORTED.setdefault(("trufflehog", c.family), set()).update(
                 [*c.secrets, *(part for part in secret_parts if part and len(part) >= 12)]
             )
@@ -302,11 +326,18 @@ def _read_noseyparker(root: Path) -> tuple[list[Scored], list[str]]:
     for c in cases:
         out.append(Scored("noseyparker", c.family, c.text, c.positive, c.secrets, c.where, parts=c.parts))
         if c.positive:
-            secret_parts = [secret_part(parts) for parts in c.parts]
+            secret_parts = [secret_part(parts, c.text, last=True) for parts in c.parts]
             _REPORTED.setdefault(("noseyparker", c.family), set()).update(
                 [*(s for s in c.secrets if len(s) >= 12), *(part for part in secret_parts if part and len(part) >= 12)]
             )
     return out, notes
+
+
+def _read_ripsecrets(root: Path) -> tuple[list[Scored], list[str]]:
+    from benchmarks.peer_ripsecrets import read_cases
+
+    cases, notes = read_cases(root)
+    return [Scored("ripsecrets", c.family, c.text, c.positive, [], c.where) for c in cases], notes
 
 
 def _peer_of(root: Path) -> str:
@@ -318,7 +349,9 @@ def _peer_of(root: Path) -> str:
         return "trufflehog"
     if (root / "crates" / "noseyparker" / "data" / "default" / "builtin" / "rules").is_dir():
         return "noseyparker"
-    raise SystemExit(f"{root}: not a gitleaks, detect-secrets, TruffleHog or Nosey Parker checkout")
+    if (root / "test" / "one_per_line").is_dir() and (root / "src" / "matcher").is_dir():
+        return "ripsecrets"
+    raise SystemExit(f"{root}: not a gitleaks, detect-secrets, TruffleHog, Nosey Parker or ripsecrets checkout")
 
 
 # A URL without credentials, a host name or an e-mail address: what identifies an account, not its key.
@@ -331,13 +364,29 @@ _HOSTLIKE = re.compile(
 )
 
 
-def secret_part(parts: list[str]) -> str | None:
+# What stands just before a part the text itself names as the password (`Password=`, `password `, `-p `)
+_PASSWORD_BEFORE = re.compile(
+    r"(?i)(?:(?:password|passwd|pwd|-p)[\"']?[ \t]*[:=]?|\bpassword\b[^\n]{0,40}?[ \t]is)[ \t]*[\"'`]?$"
+)
+
+
+def secret_part(parts: list[str], text: str | None = None, *, last: bool = False) -> str | None:
     """Of a credential's parts that stand in the text (an id and its secret, a user, a host), the one that
-    must not survive: the longest that is not a URL, host name, e-mail address or number (ids, users and
-    endpoints are not secrets; when every part is one of those, the longest part)."""
+    must not survive: the one the text names as the password (`login <user> password <value>`), else the
+    longest (with `last`, the last: Nosey Parker's groups follow the text, the id or user before the
+    secret) that is not a URL, host name, e-mail address or number (ids, users and endpoints are not
+    secrets; when every part is one of those, the longest part)."""
     if not parts:
         return None
+    if text is not None:
+        named = [
+            p for p in parts if p and (at := text.find(p)) > 0 and _PASSWORD_BEFORE.search(text[max(0, at - 64) : at])
+        ]
+        if named:
+            return max(named, key=len)
     secret = [p for p in parts if not _HOSTLIKE.match(p)]
+    if last and secret:  # the peer captures in text order, a credential's id or user before its secret
+        return secret[-1]
     return max(secret or parts, key=len)
 
 
@@ -408,7 +457,7 @@ def _misses(cases: list[Scored], limit: int) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks secrets")
     parser.add_argument("--peer", action="append", required=True, type=Path, help="a fetched peer checkout")
-    parser.add_argument("--held-out", default="noseyparker", help="the peer kept out of tuning")
+    parser.add_argument("--held-out", default="none", help="the peer kept out of tuning")
     parser.add_argument("--misses", type=int, default=0, help="list this many wrong cases of tuning peers")
     parser.add_argument("--show-held-out", action="store_true", help="also list the held-out peer's wrong cases")
     parser.add_argument("--family", help="only this family (to look at misses)")
@@ -418,6 +467,7 @@ def main(argv: list[str]) -> int:
         "detect-secrets": _read_detect_secrets,
         "trufflehog": _read_trufflehog,
         "noseyparker": _read_noseyparker,
+        "ripsecrets": _read_ripsecrets,
     }
     by_peer: dict[str, list[Scored]] = {}
     for root in args.peer:

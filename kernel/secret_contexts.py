@@ -7,17 +7,15 @@ database's password, whatever it looks like); what stays searchable is what name
 a reference (`$password`, `%PASS%`, `{password}`), a mask (`****`), and a capitalised stand-in
 (`YOUR_PASSWORD`, `PASSWORD`).
 
-`context_secrets(text, raw, lowered)` returns `(start, end, kind, priority)` spans like the rest of the
+`context_secrets(...)` returns `(start, end, kind, priority)` spans like the rest of the
 detector; each rule is looked for only where its cue word occurs in `lowered`.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 
-from kernel.secret_values import low_variety
+from kernel.secret_values import acceptable_value, low_variety, secret_name
 
 __all__ = ["context_secrets", "stand_in"]
 
@@ -45,8 +43,18 @@ _PROSE_PASSWORD = re.compile(
 # Salesforce's session id: the 15-character org id (`00D...`), `!`, then the session's own part, whose
 # dots and underscores break it into runs too short for the token scan of `kernel.secrets`
 _SALESFORCE = re.compile(r"(?<![A-Za-z0-9])00D[A-Za-z0-9]{12}![A-Za-z0-9._]{80,}")
-# `-----BEGIN` in base64 (a key kept in an environment variable or a Kubernetes secret)
-_PEM_BASE64 = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,}={0,2}")
+# .NET's appSettings: `<add key="SmtpPassword" value="..."/>`, the name in one attribute, the value in the next
+_APP_SETTING = re.compile(r"""(?i)<add\s+(?:key|name)\s*=\s*"([\w.:-]{1,80})"\s+value\s*=\s*"([^"\n]{1,512})\"""")
+# Terraform: `variable "db_password" { default = "..." }`
+_TF_DEFAULT = re.compile(r"""variable\s+"([\w-]{1,80})"\s*\{[^{}]{0,400}?\bdefault\s*=\s*"([^"\n]{1,512})\"""")
+# Constructors whose signature puts a password at a known position: (user, password[, domain]) and
+# `DirectoryEntry(path, user, password)`; the arguments are string literals
+_CREDENTIAL_CALL = re.compile(
+    r"(?i)\b(NetworkCredential|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|UsernamePasswordCredentials?"
+    r"|PasswordAuthentication|PasswordCredential|DirectoryEntry)\s*\(((?:\s*(?:\"[^\"\n]*\"|'[^'\n]*')\s*,){1,2}"
+    r"\s*(?:\"[^\"\n]*\"|'[^'\n]*'))"
+)
+_STRING_LITERAL = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 
 
 def stand_in(value: str) -> bool:
@@ -86,43 +94,70 @@ def _connection_strings(text: str, lowered: bytes) -> list[tuple[int, int, str, 
     return found
 
 
-def _pem_base64(text: str) -> list[tuple[int, int, str, int]]:
+def _named_values(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int, str, int]]:
+    """A value whose name stands in a neighbouring attribute or block header: the name must be a secret's."""
     found = []
-    for match in _PEM_BASE64.finditer(text):
-        head = match.group()[:64]
-        try:
-            decoded = base64.b64decode(head[: len(head) // 4 * 4]).decode("ascii", "replace")
-        except (binascii.Error, ValueError):
-            continue
-        if "PRIVATE KEY" in decoded:  # a certificate or a public key in base64 stays
-            found.append((match.start(), match.end(), "private_key", 0))
+    for match in pattern.finditer(text):
+        name, value = match.group(1), match.group(2)
+        if secret_name(name) and not stand_in(value) and acceptable_value(value, quoted=True, separator="=", name=name):
+            found.append((match.start(2), match.end(2), "assignment", 2))
     return found
 
 
-_SIMPLE = (
-    (b"machine", _NETRC, "netrc_password"),
-    (b"psexec", _PSEXEC, "command_line_password"),
-    (b"convertto-securestring", _SECURE_STRING, "command_line_password"),
-    (b"unseal", _UNSEAL, "vault_unseal_key"),
-)
+def _credential_calls(text: str) -> list[tuple[int, int, str, int]]:
+    found = []
+    for match in _CREDENTIAL_CALL.finditer(text):
+        literals = list(_STRING_LITERAL.finditer(text, match.start(2), match.end(2)))
+        index = 2 if match.group(1).lower() == "directoryentry" else 1
+        if len(literals) <= index:
+            continue
+        literal = literals[index]
+        group = 1 if literal.group(1) is not None else 2
+        if not stand_in(literal.group(group)):
+            found.append((literal.start(group), literal.end(group), "assignment", 2))
+    return found
 
 
-def context_secrets(text: str, raw: bytes, lowered: bytes) -> list[tuple[int, int, str, int]]:
+def _simple(text: str, pattern: re.Pattern[str], kind: str) -> list[tuple[int, int, str, int]]:
+    found = []
+    for match in pattern.finditer(text):
+        start, end, value = _quoted(match, 1)
+        if not stand_in(value):
+            found.append((start, end, kind, 2))
+    return found
+
+
+def context_secrets(
+    text: str, raw: bytes, lowered: bytes, words: set[bytes], dashed: bool
+) -> list[tuple[int, int, str, int]]:
+    """`words`: the keywords of `kernel.secrets` that occur in the text; `dashed`: the text holds ` -`.
+    Each test of a cue scans the whole text, so the cues hang off what the caller already knows."""
     found: list[tuple[int, int, str, int]] = []
-    if b"=" in lowered and (b"password" in lowered or b"pwd" in lowered):
-        found += _connection_strings(text, lowered)
-    for cue, pattern, kind in _SIMPLE:
-        if cue in lowered:
-            for match in pattern.finditer(text):
-                start, end, value = _quoted(match, 1)
-                if not stand_in(value):
-                    found.append((start, end, kind, 2))
-    if b"password" in lowered:
-        for match in _PROSE_PASSWORD.finditer(text):
-            if not stand_in(match.group(2)) and match.group(2).lower() not in ("required", "optional", "none", "null"):
-                found.append((match.start(2), match.end(2), "secret_in_prose", 3))
+    has_password = b"pass" in words and b"password" in lowered
+    if has_password or b"pwd" in words:
+        if b"=" in lowered:
+            found += _connection_strings(text, lowered)
+        if has_password:
+            if b"machine" in lowered:
+                found += _simple(text, _NETRC, "netrc_password")
+            for match in _PROSE_PASSWORD.finditer(text):
+                value = match.group(2)
+                if not stand_in(value) and value.lower() not in ("required", "optional", "none", "null"):
+                    found.append((match.start(2), match.end(2), "secret_in_prose", 3))
+    if dashed:
+        if b"psexec" in lowered:
+            found += _simple(text, _PSEXEC, "command_line_password")
+        if b"securestring" in lowered:
+            found += _simple(text, _SECURE_STRING, "command_line_password")
+    if b"unseal" in lowered:
+        found += _simple(text, _UNSEAL, "vault_unseal_key")
+    if words:  # a value named in a neighbouring attribute: the name holds a keyword
+        if b"<add" in lowered:
+            found += _named_values(text, _APP_SETTING)
+        if b"variable" in lowered and b"default" in lowered:
+            found += _named_values(text, _TF_DEFAULT)
+    if (b"cred" in words or b"auth" in words or b"entry(" in lowered) and b"(" in raw:
+        found += _credential_calls(text)
     if b"00D" in raw and b"!" in raw:
         found += [(m.start(), m.end(), "salesforce_session_id", 0) for m in _SALESFORCE.finditer(text)]
-    if b"LS0tLS1CRUdJTi" in raw:
-        found += _pem_base64(text)
     return found

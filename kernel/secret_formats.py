@@ -42,7 +42,11 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("artifactory_token", r"(?:AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56})(?![A-Za-z0-9])"),
     ("sonarqube_token", r"sq[pua]_[a-f0-9]{40}(?![a-f0-9])"),
     ("terraform_cloud_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}"),
-    ("vault_token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    # `s.`/`b.` are the tokens of Vault before 1.10; only their long protobuf form (`CAES...`) is distinctive
+    ("vault_token", r"(?:hv[sbr]\.[A-Za-z0-9_-]{24,}|[sb]\.CAES[A-Za-z0-9_-]{60,})"),
+    ("crates_io_token", r"cio[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
+    # TrueNAS: the key's numeric id, `-`, then 64 characters of both cases
+    ("truenas_api_key", r"\d{1,4}-(?=[A-Za-z0-9]{0,63}[A-Z])(?=[A-Za-z0-9]{0,63}[a-z])[A-Za-z0-9]{64}(?![A-Za-z0-9])"),
     ("pulumi_token", r"pul-[a-f0-9]{40}(?![a-f0-9])"),
     ("netlify_token", r"nfp_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("octopus_deploy_key", r"API-[A-Z0-9]{26}(?![A-Z0-9])"),
@@ -79,7 +83,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("mailchimp_api_key", r"[0-9a-f]{32}-us\d{1,2}(?![0-9A-Za-z])"),
     ("brevo_api_key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
     ("postman_api_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
-    ("newrelic_key", r"NR(?:AK|AA|II|JS)-[A-Za-z0-9]{27}(?![A-Za-z0-9])"),
+    ("newrelic_key", r"(?:NR(?:AK|AA|II|JS)-[A-Za-z0-9]{27}(?![A-Za-z0-9])|NRIQ-[A-Za-z0-9_-]{32}" + _END + ")"),
     ("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![a-fA-F0-9])"),
     ("databricks_token", r"dapi[a-f0-9]{32}(?:-\d)?(?![a-f0-9])"),
     ("planetscale_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}"),
@@ -101,7 +105,7 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("mapbox_token", r"[sp]k\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
     ("facebook_token", r"EAA[A-Za-z0-9]{100,}"),
     # the id may be glued to the `bot` of an API path (`/bot123456:AA...`, `botbot123456:AA...`)
-    ("telegram_bot_token", r"(?:bot)*\d{5,16}:A[A-Za-z0-9_-]{34}" + _END),
+    ("telegram_bot_token", r"(?:bot)*\d{5,16}:A[A-Za-z0-9_-]{33,34}" + _END),
     ("facebook_app_token", r"\d{15,16}\|[A-Za-z0-9_-]{27}" + _END),
     ("openshift_token", r"sha256~[A-Za-z0-9_-]{43}" + _END),
     ("sourcegraph_token", r"sgp_(?:[A-Fa-f0-9]{16}_|local_)?[A-Fa-f0-9]{40}(?![A-Fa-f0-9])"),
@@ -118,6 +122,12 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ),
     # a stream key: the channel's numeric id, then the key
     ("twitch_stream_key", r"live_\d{5,12}_[A-Za-z0-9]{30}(?![A-Za-z0-9])"),
+    # a PEM private key wrapped in base64 (an environment variable, a Kubernetes secret): `-----BEGIN `, a
+    # label, then `PRIVATE KEY` in any of its three base64 alignments; a certificate's block stays
+    (
+        "private_key_base64",
+        r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,48}?(?:UFJJVkFURSBLRV|SSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]{20,}={0,2}",
+    ),
     # the signature may be missing (an unsigned token, or one cut short): header and claims are enough
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"),
 )
@@ -133,5 +143,7 @@ WEAK = frozenset(
         "octopus_deploy_key",
         "twilio_api_key",
         "facebook_app_token",
+        "crates_io_token",
+        "truenas_api_key",
     }
 )

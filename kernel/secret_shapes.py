@@ -53,7 +53,9 @@ _GENERATORS = re.compile(
     r"(?i)(?:openssl\s+rand|secrets\.token_(?:hex|urlsafe|bytes)|token_urlsafe|pwgen|wg\s+genkey|rails\s+secret"
     r"|rake\s+secret|phx\.gen\.secret|get_random_secret_key|gpg\s+--gen-random|/dev/urandom|apg\s|makepasswd"
     r"|keygen\b|generate[_-]?(?:secret|key|token|password)|random[_-]?(?:secret|key|token|password)"
-    r"|uuidgen\s*\|\s*base64|base64\s+/dev/urandom)"
+    r"|uuidgen\s*\|\s*base64|base64\s+/dev/urandom"
+    # a setup log that prints a generated password on its own line (Jenkins' initial admin password)
+    r"|use\s+the\s+following\s+password|password\s+(?:has\s+been\s+|was\s+)?generated)"
 )
 _BARE_TOKEN = re.compile(r"[ \t>$#]*([A-Za-z0-9+/_=.:-]{16,})[ \t]*(?:\r?\n|$)")
 
@@ -174,6 +176,10 @@ GENERATOR_WORDS = (
     "generate-",
     "random_",
     "random-",
+    "following password",
+    "password generated",
+    "password has been generated",
+    "password was generated",
 )
 
 

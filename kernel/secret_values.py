@@ -209,7 +209,9 @@ def weak_name(name: str) -> bool:
 
 
 def acceptable_value(value: str, *, quoted: bool, separator: str, name: str) -> bool:
-    if len(value) < 6 or PLACEHOLDER.match(value) or looks_like_code(value) or PATH_VALUE.match(value):
+    if len(value) < 6 or PLACEHOLDER.match(value) or looks_like_code(value):
+        return False
+    if PATH_VALUE.match(value) and not _base64_key(value):  # `/lNid...EP==` is a key that starts with `/`
         return False
     if _ENV_NAME.match(value):  # `SECRET_KEY_SETTING = "DJANGO_SECRET_KEY"`: the name of a variable
         return False
@@ -234,6 +236,14 @@ def acceptable_value(value: str, *, quoted: bool, separator: str, name: str) -> 
     if value.isidentifier() and not any(c.isdigit() for c in value):
         return False  # `token = token`, `secret: mySecret`: a variable, not a literal
     return strong_value(value, 8) or (value.isdigit() and len(value) >= 16)
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]{32,}={0,2}")
+
+
+def _base64_key(value: str) -> bool:
+    """Base64 of random bytes, whatever its first character: a path has a `/` every few characters."""
+    return bool(_BASE64.fullmatch(value)) and value.count("/") * 12 < len(value) and looks_generated(value, 32)
 
 
 def _base36_random(value: str) -> bool:

@@ -213,6 +213,8 @@ _ASSIGN_AT = re.compile(
     r"""(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
     r"""(?:@(?=["'])|[rRbBuU]{1,2}(?=["']))?((?:\\{0,7})["'`]|)"""
 )
+# A name that ends in a password noun: what a comparison with any quoted literal gives away
+_PASSWORD_NAME = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|secret)$")
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
 # Jenkins keeps a credential encrypted in braces (`<secret>{AQAAABAAAAAQ...=}</secret>`), words and all
 _XML_AT = re.compile(
@@ -273,7 +275,8 @@ _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
     ),
 )
 _SCHEME_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,30}$")
-_URL_AFTER = re.compile(r"//[^\s:/@'\"<>]*:([^\s@/'\"<>]+)@[A-Za-z0-9\[._-]")
+# the password runs to the authority's last `@` (an unencoded `@` in it: `user:p@ss@host`)
+_URL_AFTER = re.compile(r"//[^\s:/@'\"<>]*:([^\s/?#'\"<>]+)@[A-Za-z0-9\[._-]")
 # A call that takes credentials positionally (`algoliasearch("APPID", "<key>")`): each generated-looking
 # string argument.
 _CALLEE = re.compile(
@@ -293,11 +296,14 @@ def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
         position = lowered.find(word, position + 1)
 
 
-def _keyword_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+def _keyword_matches(text: str, lowered: bytes, seen: set[bytes]) -> list[tuple[int, int, str, int]]:
+    """The keyword rules; `seen` gets each keyword that occurs (the rules of `kernel.secret_contexts` hang off them)."""
     found: list[tuple[int, int, str, int]] = []
     find = lowered.find
     for word in _KEYWORDS:  # one `find` per word for a text without it: most texts
         at = find(word)
+        if at != -1:
+            seen.add(word)
         while at != -1:
             _at_keyword(text, lowered, word, at, found)
             at = find(word, at + 1)
@@ -550,7 +556,9 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         return []  # `io.jsonwebtoken:jjwt`, `host.token:8080`: coordinates, not a mapping
     if not acceptable_value(value, quoted=bool(quote), separator=separator, name=name):
         return []
-    if separator in ("==", "!=", "===", "!==", "", "-") and not strong_value(value, 8):
+    if separator in ("==", "!=", "===", "!==") and quote and _PASSWORD_NAME.search(name):
+        pass  # `if password == "team10"`: a login check against a hard-coded password, whatever it looks like
+    elif separator in ("==", "!=", "===", "!==", "", "-") and not strong_value(value, 8):
         return []  # a comparison, or `password "<literal>"` (a directive, a DSL call): a strong literal only
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
@@ -642,7 +650,7 @@ def _aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
 # ---------------------------------------------------------------- the detector
 
 # Substring tests (`bytes.find` is far faster than a regex alternation over the same text).
-# Every word of `GENERATOR_WORDS` holds one of these: a few cheap tests before the full list.
+# Every word of `GENERATOR_WORDS` holds one of these or `password`: a few cheap tests before the full list.
 _GENERATOR_HINTS = (b"gen", b"rand", b"token_", b"secret", b"apg ", b"makepasswd")
 
 KINDS: tuple[str, ...] = (
@@ -694,13 +702,17 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += url_secrets(text)
     if b"$" in raw:
         spans += password_hashes(text)
-    spans += _keyword_matches(text, lowered)
+    words: set[bytes] = set()
+    spans += _keyword_matches(text, lowered, words)
     if b"(" in raw and (b'("' in raw or b"('" in raw or b'( "' in raw or b"( '" in raw):
         spans += _credential_calls(text)
-    if b" -" in raw or b"pgpassword" in lowered or b"bundle_" in lowered:
+    dashed = b" -" in raw
+    if dashed or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
-    spans += context_secrets(text, raw, lowered)
-    if b"\n" in raw and any(cue in lowered for cue in _GENERATOR_HINTS):
+    spans += context_secrets(text, raw, lowered, words, dashed)
+    if b"\n" in raw and (
+        any(cue in lowered for cue in _GENERATOR_HINTS) or (b"pass" in words and b"password" in lowered)
+    ):
         spans += generator_output(text)
     if not spans:
         return []

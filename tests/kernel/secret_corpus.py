@@ -149,6 +149,13 @@ FORMAT_SAMPLES: dict[str, str] = {
     "tavily_api_key": "tvly-" + _r(32),
     "tavily_api_key/dev": "tvly-dev-" + _r(32),
     "twitch_stream_key": f"live_{_r(9, string.digits)}_{_r(30)}",
+    "newrelic_key/insights_query": f"NRIQ-{_r(2)}-{_r(14)}-{_r(14)}",
+    "vault_token/legacy_service": "s.CAES" + _r(96, _URLSAFE),
+    "crates_io_token": "cio" + _r(32),
+    "truenas_api_key": f"{_rnd.randint(1, 40)}-{_r(64)}",
+    "private_key_base64": base64.b64encode(
+        f"-----BEGIN {_rnd.choice(('RSA ', 'EC ', '', 'OPENSSH '))}PRIVATE KEY-----\n{_r(64, _ALNUM + '+/')}\n".encode()
+    ).decode(),
     "salesforce_session_id": f"00D{_r(12)}!{_r(96, _ALNUM + '._')}",
 }
 

@@ -67,6 +67,24 @@ _CASES = [
     ("{s}", f"$krb5asrep$23${_word()}@corp.example:{_r(32, _HEX)}${_r(180, _HEX)}"),
     ("hash.txt: {s}", f"$krb5asrep$23${_r(32, _HEX)}${_r(220, _HEX)}"),
     ("{s}", f"$krb5tgs$23$*{_word()}$CORP.EXAMPLE$cifs/host*${_r(32, _HEX)}${_r(300, _HEX)}"),
+    (f'<add key="Smtp{_word().title()}Password" value="{{s}}" />', _word() + "$"),
+    (f'  <add name="{_word()}_api_token" value="{{s}}"/>', _r(40)),
+    (f'variable "{_word()}_password" {{{{\n  type    = string\n  default = "{{s}}"\n}}}}', _word() + "9"),
+    (f'new NetworkCredential("{_word()}@example.com", "{{s}}");', _word() + _word()),
+    (f'new DirectoryEntry("LDAP://10.0.0.1", "corp\\\\{_word()}", "{{s}}")', _word()),
+    (f"requests.get(url, auth=HTTPBasicAuth('{_word()}', '{{s}}'))", _word() + "7"),
+    ('if password == "{s}":', _word() + "x"),
+    ("if (creds.Secret != '{s}') {{", _word() + "-" + _word()),
+    ("if user == 'x' and user_password === \"{s}\"", _word()),
+    (f"mongodb+srv://{_word()}:{{s}}@cluster0.{_word()}.mongodb.net/db", f"{_word()}@{_r(5)}!"),
+    (f"postgres://{_word()}:{{s}}@db.internal:5432/app", f"{_word()}@{_word()}"),
+    # a setup log that prints the password it generated on a line of its own
+    ("A password was generated.\nPlease use the following password to proceed:\n\n{s}\n", _r(32, _HEX)),
+    ("Your password has been generated:\n{s}\n", _r(20)),
+    ("{s}", f"{_rnd.randint(10**8, 10**10)}:AA{_r(32, _ALNUM + '_-')}"),  # a Telegram token a character short
+    # a base64 key whose first character is `/` is not a path
+    ("AccountName=shop;AccountKey={s};EndpointSuffix=core.windows.net", "/" + _r(85, _B64) + "=="),
+    ('client_secret = "{s}"', "/" + _r(43, _B64) + "="),
 ]
 
 
@@ -95,6 +113,21 @@ _LOOKALIKES = [
     "PUB_B64=" + _pem_b64("PUBLIC KEY"),
     "price is $5$ per seat and $8$ per admin",
     "echo $9$HOME",
+    "Choose the following password policy:\n\nMinimumLength\n",  # a word: no generator prints it
+    "SECRET_PATH=/etc/app/Secrets2/Key1/Store3/Abc9Def",  # a path under a secret name
+    'secret_file = "/run/secrets/DbPassword2/Current9/Key"',
+    '<add key="PasswordMinLength" value="12" />',  # a setting about passwords
+    '<add key="SmtpPassword" value="$(SMTP_PASSWORD)" />',
+    '<add key="ApiTokenHeader" value="X-Api-Token" />',
+    'variable "db_password" {\n  type      = string\n  sensitive = true\n}',
+    'variable "token_ttl" {\n  default = "3600"\n}',
+    "new NetworkCredential(user, password);",  # variables, not literals
+    'HTTPBasicAuth("admin", os.environ["ADMIN_PW"])',
+    'if secret_type == "aws_key":',
+    'if password == "":',
+    'if token_kind == "refresh":',
+    "https://example.com/login?next=/home&email=someone@example.org",
+    "see https://host.example/docs and mail admin@example.org",
 ]
 
 

@@ -1,0 +1,107 @@
+"""The parsing helpers of the secret benchmark's peer readers (`benchmarks/peer_*.py`, `go_subset`,
+`regex_sample`), on small inline samples written here: the conformance figures are only as good as
+what these read. No peer checkout is needed."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from benchmarks.go_subset import go_string, sprintf, tokens
+from benchmarks.peer_noseyparker import _parse_rules, _python_pattern, _values
+from benchmarks.regex_sample import go_to_python, sample
+from benchmarks.secrets import secret_part
+
+_RULES = """\
+rules:
+- name: Example Token
+  id: ex.token.1
+  pattern: |
+    (?x)
+    \\b
+    (exa_[a-z0-9]{8})  # the token
+    \\b
+  examples:
+  - 'key = exa_1234abcd'
+  - "quoted \\"exa_abcd1234\\" here"
+  - |
+    first line
+    exa_0000ffff
+  negative_examples:
+  - exa_short
+  references:
+  - https://example.com/docs
+- name: Folded
+  id: ex.folded.1
+  pattern: 'plain'
+  examples:
+  - >-
+    folded
+    into one
+"""
+
+
+def test_the_yaml_subset_reader_reads_block_scalars_quotes_and_sequences():
+    parsed = _parse_rules(_RULES)
+    first, second = parsed["rules"]
+    assert first["id"] == "ex.token.1"
+    assert first["pattern"].startswith("(?x)\n") and "# the token" in first["pattern"]
+    assert first["examples"] == ["key = exa_1234abcd", 'quoted "exa_abcd1234" here', "first line\nexa_0000ffff\n"]
+    assert first["negative_examples"] == ["exa_short"]
+    assert first["references"] == ["https://example.com/docs"]
+    assert second["examples"] == ["folded into one"]
+
+
+def test_a_verbose_rust_pattern_becomes_python_and_yields_its_group():
+    parsed = _parse_rules(_RULES)
+    pattern = _python_pattern(parsed["rules"][0]["pattern"])
+    assert pattern is not None
+    assert _values(pattern, "key = exa_1234abcd") == (["exa_1234abcd"], [])
+    assert _values(pattern, "exa_short") == ([], [])
+    assert _python_pattern(r"[[:alnum:]]{4}\z").pattern == r"[a-zA-Z0-9]{4}\Z"
+
+
+def test_several_groups_are_parts_of_one_credential():
+    pattern = _python_pattern(r"login\s+(\S+)\s+password\s+(\S+)")
+    assert _values(pattern, "login bob password hunter2") == ([], [["bob", "hunter2"]])
+
+
+def test_the_part_that_must_go_is_the_one_the_text_names_as_the_password():
+    text = "machine example.com login averylongusername password s3cret"
+    assert secret_part(["averylongusername", "s3cret"], text) == "s3cret"
+    assert secret_part(["averylongusername", "s3cret"]) == "averylongusername"  # longest, without the text
+    assert secret_part(["id-1234", "https://host.example/x", "sk9"], None, last=True) == "sk9"
+    assert secret_part(["user@example.com", "tok3n"]) == "tok3n"
+
+
+def test_go_tokens_strings_and_sprintf():
+    found = tokens('x := "a\\tb" + `raw\\n` // note\n')  # the comment and spaces are dropped
+    assert found == [("name", "x"), ("op", ":="), ("str", '"a\\tb"'), ("op", "+"), ("raw", "`raw\\n`")]
+    assert go_string('"a\\tb\\x41"') == "a\tbA"
+    assert go_string("`raw\\n`") == "raw\\n"
+    assert sprintf("%s=%d %q %[1]s %%", ["k", 5, "v"]) == 'k=5 "v" k %'
+
+
+def test_a_sampled_pattern_matches_its_pattern():
+    rnd = random.Random(5)
+    for pattern in (r"ghp_[A-Za-z0-9]{36}", r"(?:AKIA|ASIA)[A-Z0-9]{16}", r"[[:xdigit:]]{32}\z"):
+        value = sample(pattern, rnd)
+        assert re.fullmatch(go_to_python(pattern), value), (pattern, value)
+
+
+def test_the_ripsecrets_reader_takes_each_line_or_file_as_a_case(tmp_path):
+    from benchmarks.peer_ripsecrets import read_cases
+
+    (tmp_path / "test" / "one_per_line").mkdir(parents=True)
+    (tmp_path / "test" / "one_per_file").mkdir()
+    (tmp_path / "test" / "one_per_line" / "vendor").write_text("tok_one\n\ntok_two\n")
+    (tmp_path / "test" / "one_per_file" / "block").write_text("line a\nline b\n")
+    (tmp_path / "test" / "none").write_text("harmless = 1\n")
+    cases, notes = read_cases(tmp_path)
+    assert [(c.family, c.text, c.positive) for c in cases] == [
+        ("vendor", "tok_one", True),
+        ("vendor", "tok_two", True),
+        ("block", "line a\nline b\n", True),
+        ("none", "harmless = 1", False),
+    ]
+    assert notes == []
