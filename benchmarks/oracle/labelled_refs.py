@@ -1,6 +1,6 @@
 """References precision and recall against a hand-labelled sample, for languages with no language server here.
 
-    python -m benchmarks.oracle.labelled_refs LABELS.json CHECKOUT [--misses N] [--json]
+    python -m benchmarks.oracle.labelled_refs LABELS.json CHECKOUT [--misses N] [--json] [--check]
 
 `LABELS.json` (under `benchmarks/oracle/labels/`) names a repository, its commit, the labeller's
 rule, and for each sampled definition (file:line) the references a person found by reading every
@@ -19,6 +19,8 @@ and qualified name); `ambiguous` lines are listed, not claimed. Compared per (pa
 - `call` restricts the labels to kind `call` and Pallium's side to its references of kind `call`.
 
 A definition Pallium does not index at that line counts all its references as misses.
+`--check` only verifies the labels against the checkout: every `git grep -n -w NAME` line over the
+file's `globs` is labelled one way or the other, and no label names a line grep does not find.
 """
 
 from __future__ import annotations
@@ -148,6 +150,24 @@ async def grade(labels: dict, checkout: Path) -> Grade:
     return result
 
 
+def unlabelled(labels: dict, checkout: Path) -> list[str]:
+    """The grep lines no label covers and the labels no grep line backs, as `name: path:line`."""
+    problems = []
+    for entry in labels["definitions"]:
+        done = subprocess.run(
+            ["git", "grep", "-n", "-w", entry["name"], "--", *labels["globs"]],
+            cwd=checkout,
+            capture_output=True,
+            text=True,
+        )
+        found = {":".join(hit.split(":", 2)[:2]) for hit in done.stdout.splitlines()}
+        labelled = {r["at"] for r in entry["references"]} | {r["at"] for r in entry["not_references"]}
+        labelled.add(entry["at"])
+        problems += [f"{entry['name']}: {at} is not labelled" for at in sorted(found - labelled)]
+        problems += [f"{entry['name']}: {at} is labelled but no grep line" for at in sorted(labelled - found)]
+    return problems
+
+
 def _symbol_at(symbols: list, name: str, line: int):
     """Pallium's symbol for the labelled definition: that name starting on that line (or the next,
     where a comment or decorator line shifts the start)."""
@@ -163,6 +183,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("checkout", type=Path)
     parser.add_argument("--misses", type=int, default=10, help="definitions whose differences to print")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--check", action="store_true", help="only check that every grep line is labelled")
     args = parser.parse_args(argv)
     labels = json.loads(args.labels.read_text())
     checkout = args.checkout.resolve()
@@ -170,6 +191,10 @@ def main(argv: list[str]) -> int:
     if head != labels["commit"]:
         print(f"{checkout} is at {head or 'no commit'}, the labels are of {labels['commit']}", file=sys.stderr)
         return 2
+    if args.check:
+        problems = unlabelled(labels, checkout)
+        print("\n".join(problems) or f"every grep line of {len(labels['definitions'])} definitions is labelled")
+        return 1 if problems else 0
     os.environ["PALLIUM_HOME"] = tempfile.mkdtemp(prefix="labelled-home-")
     os.environ["PALLIUM_RESIDENT"] = "off"
     started = time.perf_counter()
