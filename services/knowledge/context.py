@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kernel.generated import generated_by_name
 from services.knowledge import cochange as _cochange
+from services.knowledge import copies as _copies
 from services.knowledge import documents
 from services.knowledge import uses as _uses
 from services.knowledge.context_tests import (
@@ -79,6 +80,7 @@ _USED_SHARE = 0.8  # of the definer's points, for an import few other files impo
 _TEST_SUPPORT = {"testing", "test_utils", "testutils", "pytest_plugin", "testclient", "test_client"}
 _TEST_SUPPORT_SHARE = 0.5
 _WRAPPER_SHARE = 0.4  # a definer importing another definer of the same name wraps it
+_COPY_SHARE = 0.2  # a file in a frozen copy of its package, for a task not naming the copy
 _TESTING_TASK = re.compile(r"\b(?:tests?|testing|tested|pytest|fixtures?|mocks?|runner|harness)\b", re.I)
 _ENTRY_STEMS = ("cli", "main", "__main__", "_main", "console")
 _CALLED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,}) (?:function|method|class|decorator)\b")
@@ -172,6 +174,10 @@ def context(
     tables = set(_json_list(state.get("data_tables")))
     imports = _uses.decode_imports(state.get("imports"))
     _wrappers_step_back(spans, imports, score, named)
+    for path in _copies.in_copies(store, list(score), imports, task):
+        score[path] *= _COPY_SHARE  # `pydantic/v1/networks.py` for a change to `pydantic/networks.py`
+        named.discard(path)
+        spelled.discard(path)
     if cochange is None:
         known = _cochange.decode(state.get("cochange"))
         cochange = lambda paths: {p: known.get(p, []) for p in paths}  # noqa: E731
