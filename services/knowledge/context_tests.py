@@ -101,14 +101,16 @@ def choose_tests(
     what the task names (`test_merge.py` for a task about `Session.merge`)."""
     points: dict[str, float] = defaultdict(float)
     barrels = _barrel_tests([p for p in sources if not files[p].tests], store)
+    named_after = _tests_named_after([p for p in sources if not files[p].tests and p not in barrels], store)
     for rank, path in enumerate(sources):
         hit = files[path]
         weight = score[path] / (1 + rank * 0.3)
         source_parts = set(path.split("/"))
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
-        for test in hit.tests or barrels.get(path, ()):
+        for test in hit.tests or barrels.get(path, ()) or named_after.get(path, ()):
             closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
-            own = 2.0 if test_stem(test).lstrip("_") == stem.lstrip("_") else 1.0  # test_block.py for block.py
+            # test_block.py for block.py; test_model_signature.py, named after it, for _signature.py
+            own = 2.0 if test_stem(test).lstrip("_") == stem.lstrip("_") or test in named_after.get(path, ()) else 1.0
             points[test] += weight * own * (1 + 0.5 * closeness)
     for test in direct_tests:
         points[test] += score[test]
@@ -134,6 +136,24 @@ def choose_tests(
         floor = _TEST_TAIL * points[ranked[0]]
         ranked = [t for t in ranked if points[t] >= floor]
     return ranked[:TESTS]
+
+
+def _tests_named_after(untested: list[str], store) -> dict[str, list[str]]:
+    """The tests named after a private module no test imports (`tests/test_model_signature.py` for
+    `_internal/_signature.py`, reached through the public `BaseModel`): they are the module's tests."""
+    stems = {p: p.rsplit("/", 1)[-1].split(".", 1)[0].lower().strip("_") for p in untested}
+    stems = {p: s for p, s in stems.items() if len(s) >= 5 and s not in ("index", "__init__", "utils", "types")}
+    if not stems:
+        return {}
+    all_tests = [t for t in store.test_paths() if not is_fixture(t)]
+    out: dict[str, list[str]] = {}
+    for path, stem in stems.items():
+        found = sorted(
+            (t for t in all_tests if f"_{stem}_" in f"_{test_stem(t).strip('_')}_"), key=lambda t: (len(t), t)
+        )
+        if 0 < len(found) <= 4:  # a stem many tests share names no one module's tests
+            out[path] = found
+    return out
 
 
 _BARRELS = ("index.ts", "index.tsx", "index.js", "index.mjs", "__init__.py", "mod.ts", "mod.rs")

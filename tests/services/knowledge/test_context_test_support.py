@@ -43,3 +43,37 @@ async def test_the_librarys_test_support_steps_back_unless_the_task_is_about_tes
         empty_repo, "pallium_knowledge_context", task="The test Runner should strip ANSI color codes by default."
     )
     assert "pkg/testing.py" in [f.path for f in about.read][:2]
+
+
+async def test_tests_named_after_a_private_module_no_test_imports_are_its_tests(empty_repo: Path):
+    """`_internal/_signature.py` is reached only through the public `Model`; `tests/test_model_signature.py`
+    is named after it and is the test to run, before the many tests importing the package."""
+    commit(
+        empty_repo,
+        "Start",
+        {
+            "pkg/__init__.py": "from pkg.main import Model\n",
+            "pkg/_internal/__init__.py": "",
+            "pkg/_internal/_signature.py": "def generate_signature(fields):\n"
+            "    # show each default_factory as <factory>\n    return '<factory>'\n",
+            "pkg/main.py": "from pkg._internal._signature import generate_signature\n\n\nclass Model:\n"
+            "    def __init_subclass__(cls):\n        cls.__signature__ = generate_signature(cls.__annotations__)\n",
+            "tests/test_model_signature.py": "from pkg import Model\n\n\ndef test_signature():\n"
+            "    assert Model.__signature__\n",
+            "pkg/fields.py": "def Field(default=None, default_factory=None):\n    return (default, default_factory)\n",
+            "tests/test_fields.py": "from pkg.fields import Field\n\n\ndef test_factory():\n"
+            "    assert Field(default_factory=list)\n",
+            "tests/test_fields_default.py": "from pkg.fields import Field\n\n\ndef test_default():\n"
+            "    assert Field(default=1)\n",
+            "tests/test_main.py": "from pkg import Model\n\n\ndef test_model():\n    assert Model()\n",
+            "tests/test_dump.py": "from pkg import Model\n\n\ndef test_dump():\n    assert Model()\n",
+            "tests/test_copy.py": "from pkg import Model\n\n\ndef test_copy():\n    assert Model()\n",
+        },
+    )
+    out = await ask(
+        empty_repo,
+        "pallium_knowledge_context",
+        task="A model's generated __signature__ should show a Field's default_factory by its name, not <factory>.",
+    )
+    assert "pkg/_internal/_signature.py" in [f.path for f in out.read]
+    assert "tests/test_model_signature.py" in out.tests[:3]

@@ -151,3 +151,44 @@ async def test_wrappers_of_a_named_definition_step_back_and_a_barrels_test_is_th
     )
     assert validated.read[0].path == "src/middleware/request-id/request-id.ts"
     assert validated.tests[:1] == ["src/middleware/request-id/index.test.ts"]
+
+
+async def test_the_file_reading_a_named_setting_leads_to_what_does_the_work(empty_repo: Path):
+    """`use_attribute_docstrings` is only declared in the config classes; `_fields.py` reads it and
+    calls `extract_docstrings_from_cls` of `_docs.py`, the file a change to that setting goes to."""
+    commit(
+        empty_repo,
+        "Start",
+        {
+            "pkg/__init__.py": "",
+            "pkg/_internal/__init__.py": "",
+            "pkg/config.py": "from typing import TypedDict\n\n\nclass ConfigDict(TypedDict):\n"
+            "    use_attribute_docstrings: bool\n    strict: bool\n",
+            "pkg/_internal/_config.py": "class ConfigWrapper:\n    use_attribute_docstrings: bool\n\n"
+            "    def __init__(self, config):\n"
+            "        self.use_attribute_docstrings = config.get('use_attribute_docstrings')\n",
+            "pkg/_internal/_docs.py": "def extract_docstrings_from_cls(cls):\n"
+            "    # read each attribute's string from the class source\n"
+            "    return {}\n",
+            "pkg/_internal/_typing.py": "def eval_type(value):\n    return value\n",
+            "pkg/_internal/_fields.py": "from pkg._internal._config import ConfigWrapper\n"
+            "from pkg._internal._docs import extract_docstrings_from_cls\n"
+            "from pkg._internal._typing import eval_type\n\n\ndef _update_from_docstrings(cls, fields):\n"
+            "    docs = extract_docstrings_from_cls(cls)\n    for name in fields:\n"
+            "        fields[name] = docs.get(name)\n\n\n"
+            "def collect_fields(cls, config_wrapper: ConfigWrapper):\n"
+            "    fields = {n: eval_type(t) for n, t in cls.__annotations__.items()}\n"
+            "    if config_wrapper.use_attribute_docstrings:\n        _update_from_docstrings(cls, fields)\n"
+            "    return fields\n",
+            "tests/test_fields.py": "from pkg._internal._fields import collect_fields\n\n\ndef test_collect():\n"
+            "    assert collect_fields\n",
+        },
+    )
+    out = await ask(
+        empty_repo,
+        "pallium_knowledge_context",
+        task="use_attribute_docstrings should read field docstrings of a class defined inside a function.",
+    )
+    read = [f.path for f in out.read]
+    assert "pkg/_internal/_docs.py" in read
+    assert "pkg/_internal/_typing.py" not in read
