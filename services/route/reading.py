@@ -67,7 +67,10 @@ _STATEMENT = re.compile(
     r"^(?!(?:what|which|who|whose|where|why|how|is|are|was|were|does|do|did|has|have|can|could|should|would)\b)"
     r"(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:\w+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
     r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
-    r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b",
+    r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b|"
+    # "I reviewed .pallium/workflows, honour them": what the user did, before the request
+    r"^(?:i|we) (?:have |'ve |already )?(?:reviewed|read|checked|audited|inspected|looked (?:at|over|through)|"
+    r"went (?:over|through))\b",
     re.IGNORECASE,
 )
 _RETRACT = re.compile(
@@ -134,8 +137,18 @@ _DELETE_WORDS = re.compile(
     r"vacuum\w*|compact\w*|reset\w*|drop\w*|expire\w*|clear (?:out|away))\b",
     re.IGNORECASE,
 )
+# A run's changes, named: "done-1's patches", "the changes of done-1", "what done-1 applied".
+_RUN_CHANGES = (
+    r"(?:(?:[\w.-]+'s |the |its |their )(?:patch\w*|changes?|edits?|diffs?)|"
+    r"(?:the )?(?:patch\w*|changes?|edits?|diffs?) (?:of|from|by|that) (?:run |workflow )?(?:[a-z]+-\d+|wf-[\w-]+|"
+    r"the (?:last |latest )?(?:run|workflow))|what [\w.-]+ (?:applied|put|did|changed|landed|added))"
+)
 REVERTS = _REVERT_WORDS = re.compile(
-    r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply|take (?:\w+ ){0,4}?back out|"
+    r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply|take (?:[\w'.-]+ ){0,4}?back out|"
+    # Taking a run's changes out of the tree again is a revert, whichever verb carries it.
+    rf"(?:take|pull|get|remove|strip|drop|discard|delete|rip) (?:back )?{_RUN_CHANGES}|"
+    r"(?:take|pull|get|remove|strip|rip) (?:[\w'.-]+ ){1,5}?(?:back )?(?:out of|from) (?:my |the |our )?"
+    r"(?:working )?(?:tree|checkout|worktree|working copy)|"
     r"take (?:\w+ ){0,3}?(?:patch\w*|changes?|edits?) back|"
     r"take back (?:the |its |their )?(?:patch\w*|changes?|edits?|"
     r"what [\w.-]+ (?:applied|put|did|changed|landed|added)))\b",
