@@ -246,6 +246,7 @@ TOOLS = (
                 "update the pallium section of AGENTS.md",
                 "write the adoption block into the agents files",
                 "add the pallium instructions to AGENTS.md",
+                "write the agents block into the instruction files",
             ),
             flags={"dry_run": ("dry", "preview")},
             levels={"admin": ("add", "write", "put", "insert", "install")},

@@ -289,6 +289,8 @@ def _quoted_fit(ranked: list[Scored], found: extract.Found) -> list[Scored]:
     best = ranked[0]
     if not found.quoted or {"text", "quoted"} & set(best.capability.arguments.values()):
         return ranked
+    if "name" in best.capability.arguments.values() and all(len(q.split()) == 1 for q in found.quoted):
+        return ranked  # "take the 'docs' member off": a quoted name, not a phrase to search for
     for s in ranked[1:4]:
         if best.score - s.score <= 0.1 and {"text", "quoted"} & set(s.capability.arguments.values()):
             return _lead(ranked, s.capability.capability)

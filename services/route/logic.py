@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from kernel import authority
 from kernel.errors import PalliumError
 from services.route import abstain, catalog, extract, lexicon, reading
-from services.route.choose import acts, shape
+from services.route.choose import _lead, acts, may_choose, shape
 from services.route.ground import Grounded, ground, needed_level, repo_root, state_preconditions
 from services.route.models import Alternative, Confidence, Preparation, RouteInput, RouteOutput, Step
 from services.route.state import State
@@ -66,7 +66,7 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     """Route a whole task: one answer per request, combined when there are several."""
     state = State(ctx, repo)
     speller = catalog.load().reading_speller
-    parts = reading.split(task)
+    parts = reading.split(task, _one_word_commands())
     if len(parts) == 1:
         return await _decide_one(task, task, ceiling, state, _read(task, speller), None)
     decided: list[tuple[RouteOutput, Plan]] = []
@@ -192,6 +192,9 @@ async def _decide_one(
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
     ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
     ranked = shape(ranked, request, cat, found)
+    typed = _command_line(task, cat)
+    if typed is not None and may_choose(cat.by_name[typed], request):
+        ranked = _lead(ranked, typed, structural=True)  # the command typed out is the one asked for
     best = ranked[0]
     runner = ranked[1] if len(ranked) > 1 else None
     margin = round(best.score - (runner.score if runner else 0.0), 3)
@@ -307,6 +310,28 @@ async def _known_names(found: extract.Found, request: reading.Request, state: St
             found.loop_name = named[0]
             return dataclasses.replace(request, object="loop"), True
     return request, False
+
+
+def _one_word_commands() -> frozenset[str]:
+    """Commands of one word ("handoff", "changed-now"): alone after a `;` they are a request of their own."""
+    return frozenset(n for n in catalog.load().by_name if " " not in n)
+
+
+_COMMAND_LINE = re.compile(r"^\W*pallium\s+([a-z][a-z -]*)", re.IGNORECASE)
+
+
+def _command_line(task: str, cat: catalog.Catalog) -> str | None:
+    """The capability a task typed as a Pallium command line names (`pallium symbols src/app.py`): the
+    longest run of its words that is a command."""
+    match = _COMMAND_LINE.match(task.strip().strip("`"))
+    if match is None:
+        return None
+    words = match.group(1).lower().split()
+    for n in range(min(len(words), 4), 0, -1):
+        name = " ".join(words[:n])
+        if name in cat.by_name:
+            return name
+    return None
 
 
 def argv_of(cap: Capability, arguments: dict[str, Any], level: str) -> list[str]:

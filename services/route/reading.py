@@ -132,7 +132,7 @@ _CONTEXT = re.compile(
 )
 _DELETE_WORDS = re.compile(
     r"\b(?:delete\w*|remov\w*|erase\w*|purg\w*|wip\w*|discard\w*|destroy\w*|trash\w*|prun\w*|forget\w*|"
-    r"nuk\w*|zap\w*|ditch\w*|scrap\w*|trim\w*|move (?:\w+ ){0,2}aside|"
+    r"nuk\w*|zap\w*|scrub\w*|ditch\w*|scrap\w*|trim\w*|move (?:\w+ ){0,2}aside|"
     r"get rid of|gc|garbage[- ]collect\w*|clean(?:ing)? ?up|cleanup|tidy up|free (?:up )?(?:disk|space)|"
     r"vacuum\w*|compact\w*|reset\w*|drop\w*|expire\w*|clear (?:out|away))\b",
     re.IGNORECASE,
@@ -254,8 +254,9 @@ class Reading:
     requests: tuple[Request, ...]
 
 
-def split(task: str) -> list[str]:
-    """The task's requests, in order; quoted text is never split, and a part of one word joins the last."""
+def split(task: str, commands: frozenset[str] = frozenset()) -> list[str]:
+    """The task's requests, in order; quoted text is never split, and a part of one word joins the last
+    unless that word is one of `commands` ("changed-now; handoff": two requests)."""
     masked = _QUOTE.sub(lambda m: "\0" * len(m.group(0)), task)
     parts: list[str] = []
     start = 0
@@ -275,7 +276,8 @@ def split(task: str) -> list[str]:
             continue
         if pending:
             text, pending = f"{pending}, {text}", ""
-        if out and (len(text.split()) < 2 or _MODIFIER_PART.match(text)):
+        alone = len(text.split()) == 1 and text.lower() in commands
+        if out and ((len(text.split()) < 2 and not alone) or _MODIFIER_PART.match(text)):
             out[-1] = f"{out[-1]} {text}"
         elif (_SUBORDINATE_LEAD.match(_FILLER.sub("", text)) or _STATEMENT.match(text)) and not _CLAUSES.search(text):
             pending = text  # "nightly seems wedged; unstick it": the fact qualifies the request after it
