@@ -64,6 +64,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "start": ("start", "begin", "initiate", "setup", "set", "create", "register", "assemble", "convene"),
     "change": ("change", "modify", "edit", "alter", "touch", "tweak", "modification", "diff", "delta"),
     "file": ("file", "module", "source", "script", "files", "modules"),
+    "trust": ("trust", "trusted", "honour", "honor", "honoured", "honored", "honouring", "honoring"),
     "cost": ("cost", "costs", "spend", "spent", "spending", "expense", "expenses", "price"),
     "risk": (
         "risk",
@@ -409,6 +410,8 @@ _IDIOMS = (
         "churn",
     ),
     # conflicts a merge left in the tree are its state, not a merge to make
+    # opening a transcript is reading it, line by line
+    (re.compile(r"\bopen(?=\s+(?:\S+\s+){0,3}?(?:transcripts?|conversations?|messages)\b)", re.I), "read"),
     (re.compile(r"\bmerge conflicts?\b|\bconflicted files?\b|\bconflict markers?\b", re.I), "conflicted uncommitted"),
     # the same in the languages a user may slip into: Italian, Dutch, Spanish ("cambian más a menudo")
     (

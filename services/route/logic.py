@@ -78,6 +78,10 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
             texts[-1] = f"{texts[-1]} {part}"
             decided[-1] = await _decide_one(texts[-1], task, ceiling, state, _read(texts[-1], speller), carried)
             continue
+        quoted = extract.find(texts[-1]).quoted if texts else []
+        if quoted and _DO_IT.match(part):
+            # "preflight 'add caching to main'; then do it": "it" is the task quoted before
+            part = f"implement this: {quoted[0]}"
         request = _read(part, speller)
         before = decided[-1][1].request if decided else None
         points = bool(_POINTS.search(part))
@@ -99,6 +103,11 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     return _combined(task, ceiling, decided, state), Plan(None, None, state, steps=decided)
 
 
+_DO_IT = re.compile(
+    r"^(?:(?:and|please|pls|now|then|go ahead and)\s+)*(?:do|implement|make|carry out|build) (?:it|that|this)\b"
+    r"(?:\s+(?:for real|now|then|please))?\s*[.!?]*$",
+    re.IGNORECASE,
+)
 _POINTS = re.compile(r"\b(?:it|its|them|their|theirs|those|these)\b", re.IGNORECASE)
 
 # A part that only says what to do with the result of the one before ("report back", "tell me").
@@ -189,6 +198,8 @@ async def _decide_one(
         terms = [t for t in terms if t not in _BRANCH_WORDS]  # "search for main": a branch only where a ref stands
     if named_loop:
         terms.append(lexicon.canonical("loop"))  # "tick nightly": the loop's name says "loop"
+        if request.verb.lower() in ("how", "how's", "hows"):
+            terms.append(lexicon.canonical("status"))  # "how's nightly": how a thing is doing is its status
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
     ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
     ranked = shape(ranked, request, cat, found)

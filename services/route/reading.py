@@ -276,7 +276,10 @@ def split(task: str, commands: frozenset[str] = frozenset()) -> list[str]:
             continue
         if pending:
             text, pending = f"{pending}, {text}", ""
-        alone = len(text.split()) == 1 and text.lower() in commands
+        # "prune sessions older than 1y; then sync": a verb alone acts on the object the part before names
+        alone = len(text.split()) == 1 and (
+            text.lower() in commands or (bool(out) and _is_verb_lead(text) and _object(out[-1]) not in (None, "code"))
+        )
         if out and ((len(text.split()) < 2 and not alone) or _MODIFIER_PART.match(text)):
             out[-1] = f"{out[-1]} {text}"
         elif (_SUBORDINATE_LEAD.match(_FILLER.sub("", text)) or _STATEMENT.match(text)) and not _CLAUSES.search(text):
@@ -402,6 +405,9 @@ _OTHER_VERBS = re.compile(
 
 def _is_verb_lead(lead: str) -> bool:
     return bool(_OTHER_VERBS.match(lead))
+
+
+is_verb_lead = _is_verb_lead
 
 
 # A path the task names (`src/patches.py`, `run_report.md`) is scope, not words: its folder and file
