@@ -196,6 +196,7 @@ TOOLS = (
                 "read the pallium manual",
                 "how do I author workflow scripts",
                 "print PALLIUM.md",
+                "the guide to writing workflow scripts",
             ),
             flags={"workflow": ("workflow", "script", "scripts", "author", "authoring")},
         ),
