@@ -63,7 +63,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "stop": ("stop", "halt", "kill", "cancel", "abort", "terminate", "end", "quit"),
     "start": ("start", "begin", "initiate", "setup", "set", "create", "register", "assemble", "convene"),
     "change": ("change", "modify", "edit", "alter", "touch", "tweak", "modification", "diff", "delta"),
-    "file": ("file", "module", "source", "script", "files", "modules"),
+    "file": ("file", "module", "source", "script", "files", "modules", "bestand", "bestanden", "archivo", "archivos"),
     "trust": ("trust", "trusted", "honour", "honor", "honoured", "honored", "honouring", "honoring"),
     "cost": ("cost", "costs", "spend", "spent", "spending", "expense", "expenses", "price"),
     "risk": (
@@ -416,7 +416,7 @@ _IDIOMS = (
     # the same in the languages a user may slip into: Italian, Dutch, Spanish ("cambian más a menudo")
     (
         re.compile(
-            r"(?:veranderen|wijzigen|cambian|cambiano|modificano)\s+(?:\w+\s+)?(?:het vaakst|vaak|"
+            r"\b(?:veranderen|wijzigen|cambian|cambiano|modificano)\s+(?:\w+\s+)?(?:het vaakst|vaak|"
             r"(?:más |mas )?a menudo|(?:più )?spesso|con frecuencia)\b",
             re.I,
         ),
