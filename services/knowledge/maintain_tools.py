@@ -225,6 +225,7 @@ TOOLS = (
             "keep the knowledge base fresh in the background",
             "enable knowledge upkeep for this repository",
             "turn on knowledge base maintenance",
+            "register the repository for background upkeep of its knowledge",
         ),
     ),
     _admin(

@@ -248,6 +248,8 @@ TOOLS = (
                 "generate the knowledge base without a model",
                 "refresh the module documentation",
                 "build knowledge docs with prose and checked citations",
+                "fill in the knowledge docs for the modules",
+                "write the knowledge docs for each module",
             ),
             flags={"model": ("prose", "model", "explain why", "llm")},
             needs=("git", "index"),
@@ -393,6 +395,13 @@ TOOLS = (
                 "browse the module docs in a browser",
                 "open the knowledge site on localhost",
             ),
+            # Beyond loopback the site serves the source to the network: the handler asks admin for it.
+            levels={
+                "admin": (
+                    "on 0.0.0.0", "to 0.0.0.0", "all interfaces", "every interface", "the network", "the lan",
+                    "teammate", "colleague", "other machines", "remotely", "publicly",
+                )
+            },
         ),
         annotations=_READS,
     ),

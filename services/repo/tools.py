@@ -666,6 +666,7 @@ TOOLS = (
                 "is the tree dirty",
                 "list my local edits right now",
                 "what have I changed since my last commit",
+                "which files are conflicted",
                 "do I have uncommitted work",
             ),
             needs=("git",),

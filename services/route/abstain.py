@@ -74,6 +74,10 @@ def unfit(
     if personal and not set(_object_nouns(request)) & lexicon.SOFTWARE:
         # "write me a cover letter for a backend job": what is written is a letter, whatever it is about
         return f"the task asks for {' '.join(personal)}, which no Pallium capability covers"
+    snippet = [w for w in _object_nouns(request) if w in _SNIPPETS] if authoring else []
+    if snippet and not (found.symbols or _THIS_REPO.search(task)):
+        # "write a SQL query that finds duplicate emails": a stand-alone snippet, nothing of this repository
+        return f"the task asks for a stand-alone {' '.join(snippet)}, which is not about this repository"
     strong = [t for t in best.matched if t not in lexicon.GENERIC_TERMS]
     if not strong and best.score < 0.5:
         return f"the task shares only general words ({', '.join(best.matched)}) with any capability"
@@ -147,6 +151,12 @@ _NOUN_PHRASE_END = re.compile(
 )
 
 
+_SNIPPETS = frozenset({"query", "regex", "regexp", "oneliner", "one-liner", "snippet", "sql"})
+_THIS_REPO = re.compile(
+    r"\b(?:this|our|my|the) (?:repo|repository|project|codebase|code|app|schema|database|store|tests?)\b|"
+    r"\bin (?:here|this)\b",
+    re.IGNORECASE,
+)
 _WRITING_VERBS = frozenset({"write", "draft", "compose", "pen", "author", "prepare", "create", "make", "generate"})
 
 

@@ -187,6 +187,26 @@ def _sibling(ranked: list[Scored], request: reading.Request) -> list[Scored]:
         if s.capability.cli.rsplit(" ", 1)[0] == stem and best.score - s.score <= _SIBLING_REACH and s.score > 0
     ]
     own = best.capability.cli.rsplit(" ", 1)[1]
+    if (
+        request.text.rstrip().endswith("?")
+        and not reading.is_verb_lead(request.body)
+        and request.action in (None, reading.QUESTION)
+        and not _reads(best.capability)
+    ):
+        # "vectors configured for recall?": a question of nouns and participles asks to see, not to act
+        noun = best.capability.cli.split()[0]
+        looking = [
+            s
+            for s in ranked[1:8]
+            if s.capability.cli.split()[0] == noun and _reads(s.capability) and best.score - s.score <= _SIBLING_REACH
+        ]
+        if looking:
+            return _lead(ranked, looking[0].capability.capability)
+    if _WRITES_INTO.match(request.body) and _reads(best.capability):
+        # "write the pallium block into CLAUDE.md": writing into a file is the sibling that writes, not a print
+        writing = [s for s in siblings if not _reads(s.capability) and not s.capability.destructive]
+        if writing:
+            return _lead(ranked, writing[0].capability.capability)
     if request.action == reading.QUESTION and _PLURAL_QUESTION.match(request.body) and own != "list":
         listing = [s for s in siblings if s.capability.cli.endswith(" list")]
         if listing:
@@ -201,6 +221,11 @@ def _sibling(ranked: list[Scored], request: reading.Request) -> list[Scored]:
     return ranked
 
 
+_WRITES_INTO = re.compile(
+    r"^(?:write|put|insert|add|paste|drop)\b.*\b(?:into|in to|to|in)\s+(?:the |my |our )?"
+    r"[\w.-]+\.(?:md|toml|json|ya?ml)\b",
+    re.IGNORECASE,
+)
 _AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "author", "make"})
 _OBJECT_OF_NOUN = {"sessions": "session", "workflow": "run", "loop": "loop", "team": "team", "knowledge": "knowledge"}
 _PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db"})
@@ -289,6 +314,8 @@ def _quoted_fit(ranked: list[Scored], found: extract.Found) -> list[Scored]:
     best = ranked[0]
     if not found.quoted or {"text", "quoted"} & set(best.capability.arguments.values()):
         return ranked
+    if "name" in best.capability.arguments.values() and all(len(q.split()) == 1 for q in found.quoted):
+        return ranked  # "take the 'docs' member off": a quoted name, not a phrase to search for
     for s in ranked[1:4]:
         if best.score - s.score <= 0.1 and {"text", "quoted"} & set(s.capability.arguments.values()):
             return _lead(ranked, s.capability.capability)

@@ -495,7 +495,8 @@ def _negated(task: str, words: tuple[str, ...]) -> bool:
     lowered = task.lower()
     used = [w for w in words if re.search(rf"\b{re.escape(w)}", lowered)]
     return bool(used) and all(
-        re.search(rf"\b(without|no|not|never|don'?t|do not)\s+(\w+\s+){{0,2}}{re.escape(w)}", lowered) for w in used
+        re.search(rf"\b(without|no|not|never|don'?t|do not|skip(?:ping)?)\s+(\w+\s+){{0,2}}{re.escape(w)}", lowered)
+        for w in used
     )
 
 

@@ -52,7 +52,7 @@ STOPWORDS = _bag(
 # Surface word -> canonical word, applied before stemming. Groups of words a person uses for one idea.
 _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "fix": ("fix", "fixes", "fixed", "fixing", "repair", "resolve", "solve", "mend", "correct", "debug", "broken"),
-    "delete": ("delete", "remove", "erase", "purge", "wipe", "rm", "discard", "destroy", "trash"),
+    "delete": ("delete", "remove", "erase", "purge", "wipe", "rm", "discard", "destroy", "trash", "scrub"),
     "show": ("show", "display", "print", "view", "list", "lists", "listing", "enumerate", "see", "inventory"),
     "find": ("find", "search", "locate", "look", "lookup", "grep", "hunt", "seek", "query"),
     "session": ("session", "conversation", "transcript", "chat", "chats", "dialog", "dialogue", "thread"),
@@ -63,8 +63,22 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "stop": ("stop", "halt", "kill", "cancel", "abort", "terminate", "end", "quit"),
     "start": ("start", "begin", "initiate", "setup", "set", "create", "register", "assemble", "convene"),
     "change": ("change", "modify", "edit", "alter", "touch", "tweak", "modification", "diff", "delta"),
-    "file": ("file", "module", "source", "script", "files", "modules"),
-    "risk": ("risk", "risky", "danger", "dangerous", "safe", "careful", "fragile", "hazard"),
+    "file": ("file", "module", "source", "script", "files", "modules", "bestand", "bestanden", "archivo", "archivos"),
+    "trust": ("trust", "trusted", "honour", "honor", "honoured", "honored", "honouring", "honoring"),
+    "cost": ("cost", "costs", "spend", "spent", "spending", "expense", "expenses", "price"),
+    "risk": (
+        "risk",
+        "risky",
+        "danger",
+        "dangerous",
+        "safe",
+        "careful",
+        "fragile",
+        "hazard",
+        "rischio",
+        "riesgo",
+        "risico",
+    ),
     "call": (
         "call",
         "calls",
@@ -394,6 +408,27 @@ _IDIOMS = (
             re.I,
         ),
         "churn",
+    ),
+    # conflicts a merge left in the tree are its state, not a merge to make
+    # opening a transcript is reading it, line by line
+    (re.compile(r"\bopen(?=\s+(?:\S+\s+){0,3}?(?:transcripts?|conversations?|messages)\b)", re.I), "read"),
+    (re.compile(r"\bmerge conflicts?\b|\bconflicted files?\b|\bconflict markers?\b", re.I), "conflicted uncommitted"),
+    # the same in the languages a user may slip into: Italian, Dutch, Spanish ("cambian más a menudo")
+    (
+        re.compile(
+            r"\b(?:veranderen|wijzigen|cambian|cambiano|modificano)\s+(?:\w+\s+)?(?:het vaakst|vaak|"
+            r"(?:más |mas )?a menudo|(?:più )?spesso|con frecuencia)\b",
+            re.I,
+        ),
+        "churn",
+    ),
+    (
+        re.compile(
+            r"\b(?:d[oó]nde nos quedamos|d[oó]nde lo dejamos|dove (?:eravamo rimasti|ci siamo fermati)|"
+            r"waar (?:waren we gebleven|zijn we gebleven|bleven we))\b",
+            re.I,
+        ),
+        "where we left off",
     ),
     # "tell the tester to focus on edge cases": a directive to someone, not "tell me"
     (re.compile(r"\btell (?!me\b|us\b|him\b|her\b|them\b)((?:\S+\s+){1,5}?)to\b", re.I), r"steer \1to"),

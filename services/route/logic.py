@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from kernel import authority
 from kernel.errors import PalliumError
 from services.route import abstain, catalog, extract, lexicon, reading
-from services.route.choose import acts, shape
+from services.route.choose import _lead, acts, may_choose, shape
 from services.route.ground import Grounded, ground, needed_level, repo_root, state_preconditions
 from services.route.models import Alternative, Confidence, Preparation, RouteInput, RouteOutput, Step
 from services.route.state import State
@@ -66,7 +66,7 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     """Route a whole task: one answer per request, combined when there are several."""
     state = State(ctx, repo)
     speller = catalog.load().reading_speller
-    parts = reading.split(task)
+    parts = reading.split(task, _one_word_commands())
     if len(parts) == 1:
         return await _decide_one(task, task, ceiling, state, _read(task, speller), None)
     decided: list[tuple[RouteOutput, Plan]] = []
@@ -78,6 +78,10 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
             texts[-1] = f"{texts[-1]} {part}"
             decided[-1] = await _decide_one(texts[-1], task, ceiling, state, _read(texts[-1], speller), carried)
             continue
+        quoted = extract.find(texts[-1]).quoted if texts else []
+        if quoted and _DO_IT.match(part):
+            # "preflight 'add caching to main'; then do it": "it" is the task quoted before
+            part = f"implement this: {quoted[0]}"
         request = _read(part, speller)
         before = decided[-1][1].request if decided else None
         points = bool(_POINTS.search(part))
@@ -99,6 +103,11 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     return _combined(task, ceiling, decided, state), Plan(None, None, state, steps=decided)
 
 
+_DO_IT = re.compile(
+    r"^(?:(?:and|please|pls|now|then|go ahead and)\s+)*(?:do|implement|make|carry out|build) (?:it|that|this)\b"
+    r"(?:\s+(?:for real|now|then|please))?\s*[.!?]*$",
+    re.IGNORECASE,
+)
 _POINTS = re.compile(r"\b(?:it|its|them|their|theirs|those|these)\b", re.IGNORECASE)
 
 # A part that only says what to do with the result of the one before ("report back", "tell me").
@@ -189,9 +198,14 @@ async def _decide_one(
         terms = [t for t in terms if t not in _BRANCH_WORDS]  # "search for main": a branch only where a ref stands
     if named_loop:
         terms.append(lexicon.canonical("loop"))  # "tick nightly": the loop's name says "loop"
+        if request.verb.lower() in ("how", "how's", "hows"):
+            terms.append(lexicon.canonical("status"))  # "how's nightly": how a thing is doing is its status
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
     ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
     ranked = shape(ranked, request, cat, found)
+    typed = _command_line(task, cat)
+    if typed is not None and may_choose(cat.by_name[typed], request):
+        ranked = _lead(ranked, typed, structural=True)  # the command typed out is the one asked for
     best = ranked[0]
     runner = ranked[1] if len(ranked) > 1 else None
     margin = round(best.score - (runner.score if runner else 0.0), 3)
@@ -307,6 +321,28 @@ async def _known_names(found: extract.Found, request: reading.Request, state: St
             found.loop_name = named[0]
             return dataclasses.replace(request, object="loop"), True
     return request, False
+
+
+def _one_word_commands() -> frozenset[str]:
+    """Commands of one word ("handoff", "changed-now"): alone after a `;` they are a request of their own."""
+    return frozenset(n for n in catalog.load().by_name if " " not in n)
+
+
+_COMMAND_LINE = re.compile(r"^\W*pallium\s+([a-z][a-z -]*)", re.IGNORECASE)
+
+
+def _command_line(task: str, cat: catalog.Catalog) -> str | None:
+    """The capability a task typed as a Pallium command line names (`pallium symbols src/app.py`): the
+    longest run of its words that is a command."""
+    match = _COMMAND_LINE.match(task.strip().strip("`"))
+    if match is None:
+        return None
+    words = match.group(1).lower().split()
+    for n in range(min(len(words), 4), 0, -1):
+        name = " ".join(words[:n])
+        if name in cat.by_name:
+            return name
+    return None
 
 
 def argv_of(cap: Capability, arguments: dict[str, Any], level: str) -> list[str]:

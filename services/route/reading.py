@@ -67,7 +67,10 @@ _STATEMENT = re.compile(
     r"^(?!(?:what|which|who|whose|where|why|how|is|are|was|were|does|do|did|has|have|can|could|should|would)\b)"
     r"(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:\w+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
     r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
-    r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b",
+    r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b|"
+    # "I reviewed .pallium/workflows, honour them": what the user did, before the request
+    r"^(?:i|we) (?:have |'ve |already )?(?:reviewed|read|checked|audited|inspected|looked (?:at|over|through)|"
+    r"went (?:over|through))\b",
     re.IGNORECASE,
 )
 _RETRACT = re.compile(
@@ -129,13 +132,23 @@ _CONTEXT = re.compile(
 )
 _DELETE_WORDS = re.compile(
     r"\b(?:delete\w*|remov\w*|erase\w*|purg\w*|wip\w*|discard\w*|destroy\w*|trash\w*|prun\w*|forget\w*|"
-    r"nuk\w*|zap\w*|ditch\w*|scrap\w*|trim\w*|move (?:\w+ ){0,2}aside|"
+    r"nuk\w*|zap\w*|scrub\w*|ditch\w*|scrap\w*|trim\w*|move (?:\w+ ){0,2}aside|"
     r"get rid of|gc|garbage[- ]collect\w*|clean(?:ing)? ?up|cleanup|tidy up|free (?:up )?(?:disk|space)|"
     r"vacuum\w*|compact\w*|reset\w*|drop\w*|expire\w*|clear (?:out|away))\b",
     re.IGNORECASE,
 )
+# A run's changes, named: "done-1's patches", "the changes of done-1", "what done-1 applied".
+_RUN_CHANGES = (
+    r"(?:(?:[\w.-]+'s |the |its |their )(?:patch\w*|changes?|edits?|diffs?)|"
+    r"(?:the )?(?:patch\w*|changes?|edits?|diffs?) (?:of|from|by|that) (?:run |workflow )?(?:[a-z]+-\d+|wf-[\w-]+|"
+    r"the (?:last |latest )?(?:run|workflow))|what [\w.-]+ (?:applied|put|did|changed|landed|added))"
+)
 REVERTS = _REVERT_WORDS = re.compile(
-    r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply|take (?:\w+ ){0,4}?back out|"
+    r"\b(?:revert\w*|undo\w*|roll(?:ing)? ?back|rollback|back ?out|unapply|take (?:[\w'.-]+ ){0,4}?back out|"
+    # Taking a run's changes out of the tree again is a revert, whichever verb carries it.
+    rf"(?:take|pull|get|remove|strip|drop|discard|delete|rip) (?:back )?{_RUN_CHANGES}|"
+    r"(?:take|pull|get|remove|strip|rip) (?:[\w'.-]+ ){1,5}?(?:back )?(?:out of|from) (?:my |the |our )?"
+    r"(?:working )?(?:tree|checkout|worktree|working copy)|"
     r"take (?:\w+ ){0,3}?(?:patch\w*|changes?|edits?) back|"
     r"take back (?:the |its |their )?(?:patch\w*|changes?|edits?|"
     r"what [\w.-]+ (?:applied|put|did|changed|landed|added)))\b",
@@ -241,8 +254,9 @@ class Reading:
     requests: tuple[Request, ...]
 
 
-def split(task: str) -> list[str]:
-    """The task's requests, in order; quoted text is never split, and a part of one word joins the last."""
+def split(task: str, commands: frozenset[str] = frozenset()) -> list[str]:
+    """The task's requests, in order; quoted text is never split, and a part of one word joins the last
+    unless that word is one of `commands` ("changed-now; handoff": two requests)."""
     masked = _QUOTE.sub(lambda m: "\0" * len(m.group(0)), task)
     parts: list[str] = []
     start = 0
@@ -262,7 +276,11 @@ def split(task: str) -> list[str]:
             continue
         if pending:
             text, pending = f"{pending}, {text}", ""
-        if out and (len(text.split()) < 2 or _MODIFIER_PART.match(text)):
+        # "prune sessions older than 1y; then sync": a verb alone acts on the object the part before names
+        alone = len(text.split()) == 1 and (
+            text.lower() in commands or (bool(out) and _is_verb_lead(text) and _object(out[-1]) not in (None, "code"))
+        )
+        if out and ((len(text.split()) < 2 and not alone) or _MODIFIER_PART.match(text)):
             out[-1] = f"{out[-1]} {text}"
         elif (_SUBORDINATE_LEAD.match(_FILLER.sub("", text)) or _STATEMENT.match(text)) and not _CLAUSES.search(text):
             pending = text  # "nightly seems wedged; unstick it": the fact qualifies the request after it
@@ -387,6 +405,9 @@ _OTHER_VERBS = re.compile(
 
 def _is_verb_lead(lead: str) -> bool:
     return bool(_OTHER_VERBS.match(lead))
+
+
+is_verb_lead = _is_verb_lead
 
 
 # A path the task names (`src/patches.py`, `run_report.md`) is scope, not words: its folder and file

@@ -451,6 +451,7 @@ TOOLS = (
                 "show the run's record, lease and attempts",
                 "debug why the run failed",
                 "which base commit and worktrees did the run use",
+                "why will the run not resume, check its lease",
             ),
             arguments={"run_id": "run_id"},
             needs=("run",),

@@ -424,6 +424,7 @@ TOOLS = (
                 "keep this workflow for reuse",
                 "save the run as my review workflow",
                 "store the script of the run in the library",
+                "keep the run's script around under a name, for the user or the project",
             ),
             arguments={"run_id": "run_id", "name": "name"},
             needs=("run",),

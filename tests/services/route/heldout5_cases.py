@@ -22,6 +22,9 @@ drop with `--dry-run` (update, mcp install) stays at its level for a dry run.
 Scored once, on main at a744e01 (issue #24's fourth round merged), before any change made in the light
 of it: right 186/233 (79.8%), blocked 46/51, abstained 17/18, destructive not asked for 2 ("take
 done-1's patches back out of my tree" chose `workflow gc --confirm`), substituted 0/54.
+
+Since then it is tuning (issue #24's fifth round): after changes by class, right 214/233 (91.8%),
+blocked 51/51, abstained 18/18, destructive 0, substituted 0. Not a held-out figure.
 """
 
 from __future__ import annotations

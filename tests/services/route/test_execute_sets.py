@@ -24,6 +24,7 @@ from tests.services.route.conftest import call, route
 from tests.services.route.heldout2_cases import HELDOUT2
 from tests.services.route.heldout3_cases import HELDOUT3
 from tests.services.route.heldout4_cases import HELDOUT4
+from tests.services.route.heldout5_cases import HELDOUT5
 from tests.services.route.heldout_cases import HELDOUT
 
 _PER_CALL = 120  # seconds one executed answer may take before the test gives up on it
@@ -90,7 +91,14 @@ def _installed() -> list[tuple[str, str]]:
     return sorted((d.metadata["Name"] or "", d.version) for d in metadata.distributions(path=[site]))
 
 
-SETS = {"own": CASES, "held-out": HELDOUT, "held-out-2": HELDOUT2, "held-out-3": HELDOUT3, "held-out-4": HELDOUT4}
+SETS = {
+    "own": CASES,
+    "held-out": HELDOUT,
+    "held-out-2": HELDOUT2,
+    "held-out-3": HELDOUT3,
+    "held-out-4": HELDOUT4,
+    "held-out-5": HELDOUT5,
+}
 
 
 @pytest.mark.parametrize("name", SETS)

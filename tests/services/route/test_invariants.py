@@ -132,6 +132,41 @@ def test_invariant_1_a_deletion_of_pallium_data_reaches_the_tool_of_that_object(
     assert answer.needed_authority == ("observe" if preview else "admin"), task
 
 
+# Taking back what a run applied is a revert of the working tree, never a deletion of Pallium's data,
+# in whatever words: the verbs of undoing, each with the ways a run's changes are named.
+UNDO_VERBS = st.sampled_from(
+    [
+        "undo {c}",
+        "revert {c}",
+        "back out {c}",
+        "roll back {c}",
+        "take {c} back out of my tree",
+        "take back {c}",
+        "remove {c} from my working tree",
+        "pull {c} back out of the tree",
+        "get {c} out of my tree again",
+        "unapply {c}",
+    ]
+)
+RUN_CHANGES = st.sampled_from(
+    ["done-1's patches", "the changes of done-1", "what done-1 applied", "done-1's edits", "the patch from done-1"]
+)
+
+
+@SETTINGS
+@given(filler=FILLERS, verb=UNDO_VERBS, changes=RUN_CHANGES, ceiling=st.sampled_from(LEVELS))
+def test_invariant_1_undoing_a_runs_changes_is_a_revert_never_a_deletion(
+    populated: Path, filler: str, verb: str, changes: str, ceiling: str
+):
+    task = filler + verb.format(c=changes)
+    answer = anyio.run(lambda: route(task, populated, ceiling=ceiling))
+    destructive = destructive_capabilities() - {"workflow revert"}
+    for capability, arguments in _chosen(answer):
+        assert capability not in destructive, (task, capability)
+        assert capability != "workflow revert" or arguments.get("confirm") is not True, (task, arguments)
+    assert answer.capability == "workflow revert", (task, answer.capability)
+
+
 # --- invariant 2 -----------------------------------------------------------------------------------
 
 RUN_IDS = st.builds(
