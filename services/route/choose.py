@@ -105,6 +105,13 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         return ("workflow validate",)
     if request.verb in _AUTHOR_VERBS and obj == "run" and re.search(r"\bworkflows?\b", request.text, re.I):
         return ("workflow generate",)  # "write a research workflow to research.js" writes one, runs none
+    if (
+        obj == "team"
+        and request.verb
+        and lexicon.canonical(request.verb.lower()) == lexicon.canonical("start")
+        and not _TEMPLATE.search(request.text)
+    ):
+        return ("team start",)  # "assemble a few agents to debate X": a team to start, not a template to read
     if action in (reading.CHANGE, reading.REVIEW, reading.RESEARCH) and obj == "code":
         return ("start",)
     if obj is None and (reading.strong_change(request) or action in (reading.REVIEW, reading.RESEARCH)):
@@ -125,6 +132,7 @@ _WHICH_PART = re.compile(
     r"packages?|code)\b",
     re.IGNORECASE,
 )
+_TEMPLATE = re.compile(r"\b(?:templates?|rosters?|presets?|built-?ins?)\b", re.IGNORECASE)
 _CHECK_VERBS = frozenset({"check", "validate", "lint", "verify", "test", "vet"})
 _RUNS = re.compile(r"\b(?:run|runs|running|workflow|script|loop)\b", re.IGNORECASE)
 
@@ -228,7 +236,7 @@ _WRITES_INTO = re.compile(
 )
 _AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "author", "make"})
 _OBJECT_OF_NOUN = {"sessions": "session", "workflow": "run", "loop": "loop", "team": "team", "knowledge": "knowledge"}
-_PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db"})
+_PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db", "worker"})
 _OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
 _ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"))
 
