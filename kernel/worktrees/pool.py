@@ -226,7 +226,7 @@ def baseline_of(path: Path, *, settle: bool = True) -> Baseline | None:
     than `WALK_LIMIT` entries, an unreadable git entry, or (with `settle`) a clock that does not move
     past the tree's newest change within a few milliseconds (a file system with coarse times)."""
     entries: dict[str, tuple[int, int, int, int, int]] = {}
-    folders = [path]
+    folders: list[str | Path] = [path]
     try:
         while folders:
             with os.scandir(folders.pop()) as listing:
