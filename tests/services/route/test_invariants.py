@@ -14,13 +14,11 @@ import json
 from pathlib import Path
 
 import anyio
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kernel import authority, dispatch
-from tests.conftest import write
-from tests.services.route.conftest import call, route
+from tests.services.route.conftest import route
 from tests.services.route.scoring import destructive_capabilities
 
 SETTINGS = settings(
@@ -82,20 +80,6 @@ DELETIONS = [
     ("move pallium's database aside", "db reset"),
 ]
 AGES = st.sampled_from(["90 days", "6 months", "1 year", "2 weeks", "180d"])
-
-
-@pytest.fixture
-def populated(git_repo: Path, workflow_env) -> Path:
-    """`git_repo` with one completed run (`done-1`) and one loop (`nightly`): real things to substitute."""
-    done = anyio.run(
-        lambda: call(
-            "pallium_workflow_run", {"task": "notes", "source": "return {ok: true};", "id": "done-1"}, git_repo, "edit"
-        )
-    )
-    assert done.status == "completed"
-    write(git_repo, "work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"};\n')
-    anyio.run(lambda: call("pallium_loop_start", {"name": "nightly", "script": "work.loop.js"}, git_repo, "consult"))
-    return git_repo
 
 
 def _chosen(answer) -> list[tuple[str, dict]]:
