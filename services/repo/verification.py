@@ -55,7 +55,7 @@ def verification_for(
     if "java" in families.values():
         _java(found, [p for p, f in families.items() if f == "java"], tests, tiers)
     for ecosystem, run in ECOSYSTEMS.items():
-        own = [p for p in paths if ecosystem_of(p) == ecosystem]
+        own = [p for p in paths if ecosystem_of(p, found.root) == ecosystem]
         if ecosystem == "scala":  # sbt builds; a Gradle or Maven Scala build went with Java above
             own = [p for p in own if found.nearest(p, ("build.sbt",)) is not None]
         if own:

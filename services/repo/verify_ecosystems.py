@@ -15,6 +15,7 @@ import json
 import posixpath
 import re
 import shlex
+from pathlib import Path
 
 from services.repo.manifests import Manifests
 
@@ -35,12 +36,33 @@ _EXTENSIONS = {
 _RUBY_NAMES = frozenset({"Gemfile", "Rakefile", "config.ru", "Guardfile"})
 
 
-def ecosystem_of(path: str) -> str | None:
-    """The ecosystem of this module that verifies `path`, or None (Kotlin goes with Java's builds)."""
+def ecosystem_of(path: str, root: Path | None = None) -> str | None:
+    """The ecosystem of this module that verifies `path`, or None (Kotlin goes with Java's builds).
+
+    With `root`, a script without an extension (`libexec/pyenv`, `bin/setup`) goes by its shebang."""
     name = posixpath.basename(path)
     if name in _RUBY_NAMES:
         return "ruby"
-    return _EXTENSIONS.get(posixpath.splitext(name)[1].lower())
+    ext = posixpath.splitext(name)[1].lower()
+    if ext or root is None:
+        return _EXTENSIONS.get(ext)
+    return _SCRIPT_ECOSYSTEMS.get(_shebang_language(root / path) or "")
+
+
+# A script's language (by its shebang) -> the ecosystem that verifies it.
+_SCRIPT_ECOSYSTEMS = {"bash": "shell", "ruby": "ruby", "php": "php", "lua": "lua"}
+
+
+def _shebang_language(path: Path) -> str | None:
+    from services.repo.languages import shebang_language
+
+    try:
+        if path.is_symlink() or not path.is_file():
+            return None
+        with path.open("rb") as handle:
+            return shebang_language(handle.read(200))
+    except OSError:
+        return None
 
 
 def _q(paths) -> str:
@@ -166,7 +188,7 @@ def _ruby(found: Manifests, paths: list[str], tests: list[str], tiers: Tiers) ->
         for test in minitests[:_MOST]:  # `ruby` runs one file; minitest autoruns what it loads
             fast.append(_in(project, f"{bundle}ruby -Ilib -Itest {shlex.quote(test)}"))
         if found.exists(posixpath.join(project, ".rubocop.yml")):
-            own = [_rel(p, project) for p in paths if ecosystem_of(p) == "ruby" and found.exists(p)]
+            own = [_rel(p, project) for p in paths if ecosystem_of(p, found.root) == "ruby" and found.exists(p)]
             if own:
                 safe.append(_in(project, f"{bundle}rubocop {_q(own)}"))
         if found.exists(posixpath.join(project, "Rakefile")):
@@ -277,7 +299,9 @@ def _shell(found: Manifests, paths: list[str], tests: list[str], tiers: Tiers) -
     if bats:
         fast.append("bats " + _q(bats))
         full.append("bats " + _q(sorted({posixpath.dirname(t) or "." for t in bats})))
-    scripts = [p for p in paths if p.endswith((".sh", ".bash")) and found.exists(p)]
+    scripts = [
+        p for p in paths if (p.endswith((".sh", ".bash")) or ecosystem_of(p, found.root) == "shell") and found.exists(p)
+    ]
     if scripts:
         safe.append(_each("bash -n", scripts))
 

@@ -187,3 +187,28 @@ async def test_bats_runs_the_paired_shell_test_and_bash_checks_the_script(tmp_pa
         ran = _run(repo, command)
         assert ran.returncode == 0, command + "\n" + ran.stdout + ran.stderr
     assert "ok 1 greets" in _run(repo, out.verification.fast[0]).stdout
+
+
+async def test_a_script_without_an_extension_is_verified_by_its_shebangs_ecosystem(tmp_path: Path):
+    # `libexec/pyenv`, `bin/setup`: the shebang names the language, so its bats test and `bash -n` apply
+    repo = new_repo(
+        tmp_path,
+        {
+            "libexec/greet": '#!/usr/bin/env bash\necho "hello $1"\n',
+            "test/greet.bats": '#!/usr/bin/env bats\n@test "greets" {\n  run libexec/greet ada\n'
+            '  [ "$output" = "hello ada" ]\n}\n',
+            "bin/tool": '#!/usr/bin/env python3\nprint("not a shell script")\n',
+        },
+    )
+    out = await ask(repo, "explain", path="libexec/greet")
+    assert out.tests == ["test/greet.bats"]
+    assert out.verification.model_dump() == {
+        "fast": ["bats test/greet.bats"],
+        "safe": ["bash -n libexec/greet"],
+        "full": ["bats test"],
+    }
+    other = await ask(repo, "explain", path="bin/tool")
+    assert not [c for c in (*other.verification.fast, *other.verification.safe) if "bats" in c or "bash -n" in c]
+    if shutil.which("bash"):
+        ran = _run(repo, out.verification.safe[0])
+        assert ran.returncode == 0, ran.stderr
