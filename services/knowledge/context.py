@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kernel.generated import generated_by_name
 from services.knowledge import cochange as _cochange
+from services.knowledge import context_follow as _follow
 from services.knowledge import copies as _copies
 from services.knowledge import documents
 from services.knowledge import uses as _uses
@@ -75,8 +76,6 @@ _TAIL = 0.4  # a file scoring under this share of the best is not worth reading 
 _WORDS_ONLY_SHARE = 0.55  # a words-only file's points when the task spells code the index defines
 _WORD_REASONS = {"matches the task's words", "the task's phrase is in it"}
 _LOOK_ALIKE = 0.5  # a sibling of a phrase's file, named alike but without the phrase
-_USED_FILES = 1  # the imports of a definer worth following, the surest first
-_USED_SHARE = 0.8  # of the definer's points, for an import few other files import
 _TEST_SUPPORT = {"testing", "test_utils", "testutils", "pytest_plugin", "testclient", "test_client"}
 _TEST_SUPPORT_SHARE = 0.5
 _WRAPPER_SHARE = 0.4  # a definer importing another definer of the same name wraps it
@@ -187,9 +186,9 @@ def context(
 
     anchors = _anchors(score, {p: f for p, f in files.items() if written(p)}, named, spelled)
     if anchors:
-        _used_by_definitions(store, root, anchors, spans, carrying, imports, files, score, add, written)
+        _follow.used_by_definitions(store, root, anchors, spans, carrying, imports, files, score, add, written)
         _co_changed(cochange(anchors), anchors, score, files, add, words_only_lead=not spelled, why=why)
-        _user_follows(store, root, references or {}, spans, anchors, imports, files, score, add, written)
+        _follow.user_follows(store, root, references or {}, spans, anchors, imports, files, score, add, written)
         files.update(store.files_at([p for p in score if p not in files]))
     ranked = sorted(
         (p for p in score if p in files and written(p) and (p in named or not _word_only_skip(p, files[p].language))),
@@ -379,99 +378,6 @@ def _anchors(score: dict[str, float], files: dict, named: set[str], spelled: set
     lead = [p for p in source if p in spelled or p in named]
     rest = [p for p in source if p not in lead and score[p] >= 0.6 * best]
     return (lead + rest)[:ANCHORS]
-
-
-def _used_by_definitions(
-    store: KnowledgeStore,
-    root: Path,
-    anchors: list[str],
-    spans: dict[str, list[tuple[str, int, int]]],
-    carrying: list[str],
-    imports: dict[str, list[str]],
-    files: dict,
-    score: dict[str, float],
-    add,
-    written: Callable[[str], bool],
-) -> None:
-    """The second file a change needs is often what the named definition uses where the task's words
-    are: `TransferSpeedColumn` in `progress.py` formats its speed with `filesize.decimal`; `iter_lines`
-    in `_models.py` splits with `_decoders.py`'s `LineDecoder`. Those imported files gain a share of the
-    definer's points, more for a file few others import (a hub is imported for everything)."""
-    forms = {f for w in carrying for f in stems(w) if len(f) >= 4}
-    definers = _top_level_definers(store)
-    for anchor in anchors:
-        used = _uses.used_imports(root, anchor, spans.get(anchor, []), forms, imports.get(anchor, []), definers)
-        found = [p for p in used if written(p) and not in_tests(p) and not TEST_NAME.search(stem_of(p))]
-        if not found:
-            continue
-        files.update(store.files_at([p for p in found if p not in files]))
-        share = _USED_SHARE * score[anchor]
-        gain = {p: share / (1.0 + math.log2(1.0 + files[p].importers / 4.0)) for p in found if p in files}
-        for path in sorted(gain, key=lambda p: (-(score.get(p, 0.0) + gain[p]), p))[:_USED_FILES]:
-            qualified, ident = used[path]
-            add(path, gain[path], f"{qualified} in {anchor} uses its {ident}")
-
-
-def _top_level_definers(store: KnowledgeStore) -> Callable[[list[str]], dict[str, set[str]]]:
-    def definers(idents: list[str]) -> dict[str, set[str]]:
-        wanted = set(idents)
-        out: dict[str, set[str]] = defaultdict(set)
-        for s in store.symbols_named(idents, limit=8):
-            if s.name in wanted and "." not in s.qualified:
-                out[s.name].add(s.path)
-        return out
-
-    return definers
-
-
-def _user_follows(
-    store: KnowledgeStore,
-    root: Path,
-    references: dict[str, list[tuple[str, str]]],
-    spans: dict[str, list[tuple[str, int, int]]],
-    anchors: list[str],
-    imports: dict[str, list[str]],
-    files: dict,
-    score: dict[str, float],
-    add,
-    written: Callable[[str], bool],
-) -> None:
-    """A setting the task spells (`use_attribute_docstrings`) is only declared where it is defined; the
-    best file reading it does the work through an import named by the setting's own words
-    (`_fields.py` calls `extract_docstrings_from_cls` of `_docs_extraction.py`): that file follows it."""
-    definers = _top_level_definers(store)
-    for name, uses in references.items():
-        defined = [
-            (q, start, end) for found in spans.values() for q, start, end in found if q.rsplit(".", 1)[-1] == name
-        ]
-        if not defined or any("." not in q or end - start > 1 for q, start, end in defined):
-            continue  # a function or method the task names does its own work (`setCookie`); a field declares
-        forms = {part.lower() for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name) if len(part) >= 5}
-        users = sorted(
-            (p for p, _ in uses if p in files and not files[p].test and p not in anchors and p in score),
-            key=lambda p: (-score[p], p),
-        )
-        if not users or not forms or ("_" not in name and not re.search(r"[a-z][A-Z]", name)):
-            continue
-        user = users[0]
-        used = _uses.used_imports(root, user, [(user, 1, 1 << 30)], forms, imports.get(user, []), definers)
-        found = [
-            p
-            for p, (_, ident) in used.items()
-            if any(form in ident.lower() for form in forms)  # `extract_docstrings_from_cls`, not a helper
-            and written(p)
-            and not in_tests(p)
-            and not TEST_NAME.search(stem_of(p))
-        ]
-        files.update(store.files_at([p for p in found if p not in files]))
-        gain = {
-            # a share of the setting's definer's points, as for what a named definition uses
-            p: _USED_SHARE * score[anchors[0]] / (1.0 + math.log2(1.0 + files[p].importers / 4.0))
-            for p in found
-            if p in files
-        }
-        for path in sorted(gain, key=lambda p: (-(score.get(p, 0.0) + gain[p]), p))[:_USED_FILES]:
-            add(path, gain[path], f"{used[path][1]} in {user}, which reads {name}, does it")
 
 
 def _json_list(text: str | None) -> list[str]:

@@ -1,0 +1,117 @@
+"""Files a change needs that no task word names: what the named definition uses, and what does the work of a
+setting the task names. Each gains a share of the points of the file that leads to it, damped for a file
+that everything imports (a hub is imported for everything, so it says little about this change)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from services.knowledge import uses as _uses
+from services.knowledge.context_tests import TEST_NAME, in_tests, stem_of
+from services.knowledge.store import KnowledgeStore
+from services.knowledge.task_words import stems
+
+__all__ = ["used_by_definitions", "user_follows"]
+
+_USED_FILES = 1  # the imports of a definer worth following, the surest first
+_USED_SHARE = 0.8  # of the definer's points, for an import few other files import
+
+
+def used_by_definitions(
+    store: KnowledgeStore,
+    root: Path,
+    anchors: list[str],
+    spans: dict[str, list[tuple[str, int, int]]],
+    carrying: list[str],
+    imports: dict[str, list[str]],
+    files: dict,
+    score: dict[str, float],
+    add,
+    written: Callable[[str], bool],
+) -> None:
+    """The second file a change needs is often what the named definition uses where the task's words
+    are: `TransferSpeedColumn` in `progress.py` formats its speed with `filesize.decimal`; `iter_lines`
+    in `_models.py` splits with `_decoders.py`'s `LineDecoder`."""
+    forms = {f for w in carrying for f in stems(w) if len(f) >= 4}
+    definers = _top_level_definers(store)
+    for anchor in anchors:
+        used = _uses.used_imports(root, anchor, spans.get(anchor, []), forms, imports.get(anchor, []), definers)
+        found = [p for p in used if _source(p, written)]
+        for path, gain in _gains(store, files, score, found, _USED_SHARE * score[anchor]):
+            qualified, ident = used[path]
+            add(path, gain, f"{qualified} in {anchor} uses its {ident}")
+
+
+def user_follows(
+    store: KnowledgeStore,
+    root: Path,
+    references: dict[str, list[tuple[str, str]]],
+    spans: dict[str, list[tuple[str, int, int]]],
+    anchors: list[str],
+    imports: dict[str, list[str]],
+    files: dict,
+    score: dict[str, float],
+    add,
+    written: Callable[[str], bool],
+) -> None:
+    """A setting the task spells (`use_attribute_docstrings`) is only declared where it is defined; the
+    best file reading it does the work through an import named by the setting's own words
+    (`_fields.py` calls `extract_docstrings_from_cls` of `_docs_extraction.py`): that file follows it."""
+    definers = _top_level_definers(store)
+    for name, uses in references.items():
+        defined = [
+            (q, start, end) for found in spans.values() for q, start, end in found if q.rsplit(".", 1)[-1] == name
+        ]
+        if not defined or any("." not in q or end - start > 1 for q, start, end in defined):
+            continue  # a function or method the task names does its own work (`setCookie`); a field declares
+        forms = {part.lower() for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", name) if len(part) >= 5}
+        users = sorted(
+            (p for p, _ in uses if p in files and not files[p].test and p not in anchors and p in score),
+            key=lambda p: (-score[p], p),
+        )
+        if not users or not forms or ("_" not in name and not re.search(r"[a-z][A-Z]", name)):
+            continue
+        user = users[0]
+        used = _uses.used_imports(root, user, [(user, 1, 1 << 30)], forms, imports.get(user, []), definers)
+        found = [
+            p
+            for p, (_, ident) in used.items()
+            if any(form in ident.lower() for form in forms)  # `extract_docstrings_from_cls`, not a helper
+            and _source(p, written)
+        ]
+        # a share of the setting's definer's points, as for what a named definition uses
+        for path, gain in _gains(store, files, score, found, _USED_SHARE * score[anchors[0]]):
+            add(path, gain, f"{used[path][1]} in {user}, which reads {name}, does it")
+
+
+def _source(path: str, written: Callable[[str], bool]) -> bool:
+    """A file worth following: written by hand, and no test."""
+    return written(path) and not in_tests(path) and not TEST_NAME.search(stem_of(path))
+
+
+def _gains(
+    store: KnowledgeStore, files: dict, score: dict[str, float], found: list[str], share: float
+) -> list[tuple[str, float]]:
+    """`share` damped by how many files import each found one, the best `_USED_FILES` of them."""
+    files.update(store.files_at([p for p in found if p not in files]))
+    gain = {p: share / (1.0 + math.log2(1.0 + files[p].importers / 4.0)) for p in found if p in files}
+    best = sorted(gain, key=lambda p: (-(score.get(p, 0.0) + gain[p]), p))[:_USED_FILES]
+    return [(p, gain[p]) for p in best]
+
+
+def _top_level_definers(store: KnowledgeStore) -> Callable[[list[str]], dict[str, set[str]]]:
+    """The files defining each of a list of names at their top level (a module's function or class)."""
+
+    def definers(idents: list[str]) -> dict[str, set[str]]:
+        wanted = set(idents)
+        out: dict[str, set[str]] = defaultdict(set)
+        for s in store.symbols_named(idents, limit=8):
+            if s.name in wanted and "." not in s.qualified:
+                out[s.name].add(s.path)
+        return out
+
+    return definers
