@@ -93,7 +93,10 @@ _WEAK_NOUNS = ("key", "sid")
 
 PLACEHOLDER = re.compile(
     r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\{[^}]*\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
-    r"|(?:your|my|some|example|sample|dummy|fake|changeme|change_me|placeholder|redacted|replace|insert)[\w-]*"
+    # a stand-in word and then words (`my-password`, `YOUR_API_KEY_HERE`, `example123`), never a random tail:
+    # `MyXY5I1RqA0t-bUY7` only begins with "my"
+    r"|(?:your|my|some|example|sample|dummy|fake|changeme|change_me|placeholder|redacted|replace|insert)"
+    r"[a-z]*(?:[-_.][a-z]+)*(?:[-_]?\d{1,4})?"  # one way to split: no backtracking on a long value
     r"|none|null|nil|true|false|undefined|required|optional|secret|password|passwd|token|string|str|int|bool"
     r"|number|bytes|any|test|testing|include|omit|same-origin|pass|pwd)$"
     # values that say they are not secrets, and documentation examples (AWS's `...EXAMPLE` keys)

@@ -153,6 +153,19 @@ def test_literals_with_a_prefix_declarations_and_directives_are_redacted(templat
     assert _gone(template.format(v=value), value), redact(template.format(v=value))[0]
 
 
+@pytest.mark.parametrize("word", ["My", "your", "Some", "example", "insert", "Sample"])
+def test_a_generated_value_that_begins_with_a_stand_in_word_is_still_a_secret(word: str):
+    # a placeholder is a stand-in word and more words (`my-password`, `YOUR_API_KEY_HERE`), not a random tail
+    value = word + "XY5I1RqA0t-bUY7"
+    for template in ('password = "{v}"', 'secret[] = "{v}";', 'password "{v}";'):
+        assert _gone(template.format(v=value), value), redact(template.format(v=value))[0]
+
+
+@pytest.mark.parametrize("text", ['password = "my-password"', "api_key: YOUR_API_KEY_HERE", 'token = "example123"'])
+def test_stand_in_words_followed_by_words_stay_placeholders(text: str):
+    assert redact(text)[0] == text
+
+
 @pytest.mark.parametrize(
     "template",
     [
