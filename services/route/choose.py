@@ -238,7 +238,9 @@ _AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "
 _OBJECT_OF_NOUN = {"sessions": "session", "workflow": "run", "loop": "loop", "team": "team", "knowledge": "knowledge"}
 _PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db", "worker"})
 _OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
-_ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"))
+# A thing the task names, by kind: a tool that takes it answers before one that takes none ("check on
+# nightly" is that loop's status, not the list of loops).
+_ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"), ("loop_name", "loop_name"))
 
 
 def _reads(cap: Capability) -> bool:
@@ -262,7 +264,9 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
         for attr, source in _ID_SOURCES:
             if getattr(found, attr):
                 taking = [s for s in ranked if source in s.capability.arguments.values() and s.score > 0]
-                if taking and source not in best.capability.arguments.values():
+                # ... unless the verb names the best ("start a loop called lint-sweep": a new loop's name)
+                verb_names_best = names_verb(best.capability, lexicon.canonical(request.verb))
+                if taking and source not in best.capability.arguments.values() and not verb_names_best:
                     return _lead(ranked, taking[0].capability.capability)
                 break
     if request.action == reading.QUESTION and not _reads(best.capability):
@@ -274,15 +278,16 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
             return _lead(ranked, readers[0].capability.capability)
     if request.object is None or object_of(best.capability) == request.object:
         return _argument_fit(ranked, request, found)
+    verb = lexicon.canonical(request.verb)
+    # "refresh the index": the verb is a session tool's (sync), the object the repository's; a close
+    # candidate on the object that also takes the verb's sense wins, else one that shares the verb. A
+    # thing of Pallium's named outright ("index my session history") reaches further than code does.
+    named_verb = names_verb(best.capability, verb)
+    reach = _VERB_OBJECT_REACH_FAR if named_verb and request.object != "code" else _OBJECT_REACH
     near = [
-        s
-        for s in ranked
-        if object_of(s.capability) == request.object and s.score > 0 and s.score >= best.score - _OBJECT_REACH
+        s for s in ranked if object_of(s.capability) == request.object and s.score > 0 and s.score >= best.score - reach
     ]
-    if near and names_verb(best.capability, lexicon.canonical(request.verb)):
-        # "refresh the index": the verb is a session tool's (sync), the object the repository's; a close
-        # candidate on the object that also takes the verb's sense wins, else one that shares the verb
-        verb = lexicon.canonical(request.verb)
+    if near and named_verb:
         near = [s for s in near if verb in s.matched]
         if request.object != "code":
             near.sort(key=lambda s: not names_verb(s.capability, verb))  # "create a team": the team's start
@@ -344,6 +349,7 @@ def _needs_missing(cap: Capability, found: extract.Found) -> bool:
 
 _VERB_REACH = 0.05
 _VERB_OBJECT_REACH = 0.35  # a capability naming both the task's verb and its object may be this far behind
+_VERB_OBJECT_REACH_FAR = 0.4  # one on a named thing of Pallium's that shares the verb another tool is named for
 
 
 def _verb_fit(ranked: list[Scored], request: reading.Request) -> list[Scored]:

@@ -100,8 +100,10 @@ _NOT_GATES = frozenset(
 )
 # A plain word is a symbol only where the sentence says so: "who calls main", "callers of run", "is x used".
 _SYMBOL_AFTER = re.compile(
-    r"\b(?:cal+s?|call(?:ed|ing)?|invokes?|invoking|uses?|using|references?|referencing|callers of|usages? of|"
-    r"users of|references to|rename|renaming|depends on|definition of|defined|"
+    r"\b(?:cal+s?|call(?:ed|ing)?|invokes?|invoking|uses?|using|references?|referencing|"
+    # a noun of use before its name: "every caller of main", "the call sites of x", "references to y"
+    r"(?:callers?|call[- ]?sites?|usages?|users|uses|references?|refs|invocations?|definitions?|importers?)"
+    r"\s+(?:of|to|for)|rename|renaming|depends on|defined|"
     r"llaman? a|appellent|appelle|ruft|aufruft)\s+(?:the\s+)?"
     r"(?:(?:function|method|class|symbol|variable|constant|type)\s+)?[`'\"]?([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)",
     re.IGNORECASE,

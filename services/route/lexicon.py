@@ -392,19 +392,38 @@ def canonical(word: str) -> str:
     return stemmed
 
 
+# A verb of editing in any form: with "most" or "often" beside it, how often files change is churn.
+_EDITED = r"(?:chang|edit|modif|touch|updat|rewrit)(?:e|es|ed|ing|ied|ies|y|s)?"
 # Idioms whose words mean something else together: read as the one word they stand for.
 _IDIOMS = (
     # the whole repository at a glance: its architecture, not one file's story
     (re.compile(r"\blay of the land\b|\bbig picture\b|\bbird'?s[- ]eye view\b", re.I), "architecture overview"),
     (re.compile(r"\bup to\b(?=\s*(?:[?.!]|$|(?:right )?now\b|lately\b|today\b|these days\b))", re.I), "doing"),
     (re.compile(r"\bkick(?:ing|ed)? off\b|\bspin(?:ning)? up\b|\bfire off\b", re.I), "start"),
+    # bringing patches or changes in is applying them; bringing transcripts in is importing them
+    (
+        re.compile(
+            r"\b(?:pull|bring|get|take)(?:ing)? in(?:to)?\b"
+            r"(?=(?:\s+\S+){0,4}?\s+(?:patch\w*|changes?|edits?|diffs?)\b)",
+            re.I,
+        ),
+        "apply",
+    ),
     (re.compile(r"\bpull(?:ing)? in\b|\bbring(?:ing)? in\b|\bsuck(?:ing)? in\b", re.I), "import"),
     (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),
+    # phrasal verbs: "shut down the loop" stops it, "check on the run" asks its status
+    (
+        re.compile(
+            r"\b(?:shut(?:ting)? down|turn(?:ing)? off|switch(?:ing)? off|wind(?:ing)? down|put an end to)\b", re.I
+        ),
+        "stop",
+    ),
+    (re.compile(r"\bcheck(?:ing)? (?:on|in on|up on)\b", re.I), "status of"),
     # how often something changes is churn: "the files that change the most", "most often changed"
     (
         re.compile(
-            r"\bchang(?:e|es|ed|ing) (?:the )?most\b|\bmost (?:often|frequently) changed\b|"
-            r"\bchang(?:e|es|ed) (?:most )?(?:often|frequently)\b",
+            rf"\b{_EDITED} (?:the )?most\b(?!\s+recent)|\bmost (?:often|frequently) {_EDITED}\b|"
+            rf"\b{_EDITED} (?:the )?(?:most )?(?:often|frequently)\b|\b(?:often|frequently) {_EDITED}\b",
             re.I,
         ),
         "churn",

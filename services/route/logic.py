@@ -314,12 +314,13 @@ async def _known_names(found: extract.Found, request: reading.Request, state: St
         and low not in lexicon.SOFTWARE
         and low not in lexicon.OFF_DOMAIN
     ]
-    if candidates and (request.object in (None, "code") or verb_run) and not found.run_ids and not found.paths:
+    if candidates and (request.object in (None, "code", "loop") or verb_run) and not found.run_ids and not found.paths:
         loops = {n.lower(): n for n in await state.loop_names()}
         named = [loops[w.lower()] for w in candidates if w.lower() in loops]
         if named:
             found.loop_name = named[0]
-            return dataclasses.replace(request, object="loop"), True
+            # the name says "loop" only where the task's own words did not
+            return dataclasses.replace(request, object="loop"), request.object != "loop"
     return request, False
 
 

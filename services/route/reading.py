@@ -120,11 +120,17 @@ _RESEARCH_LEAD = re.compile(
 )
 _VERIFY = re.compile(
     r"\b(?:verify|double[- ]check|re-?check|audit|check|still (?:true|accurate|correct|right|valid)|"
-    r"lying|accurate|correct|true|stale|wrong|outdated)\b",
+    r"lying|accurate|correct|true|stale|wrong|outdated|"
+    # whether what is written still agrees with the code: "make sure the docs still match the code"
+    r"make sure|ensure|still (?:match\w*|hold\w*|appl\w*|reflect\w*|agree\w*)|"
+    r"(?:match|matches|agree|agrees) (?:with )?the (?:code|source)|up[- ]to[- ]date|out[- ]of[- ]date|in sync)\b",
     re.IGNORECASE,
 )
 _CONTEXT = re.compile(
     r"\bcontext\b(?!\s+(?:window|menu))|\bwhat (?:do|would|will) i need to (?:read|know|look at)\b|"
+    # what to read first, asked of a change to come: "what should I read before I add retries"
+    r"\bwhat (?:do|would|will|should|must) (?:i|we) (?:need to |have to |first )?(?:read|know|look at|study|check|"
+    r"understand)(?: first)?\b(?=.*\b(?:before|to|for|if)\b)|"
     # "which files and tests should I look at": what to read before a change
     r"\b(?:which|what)\s+(?:other\s+)?(?:files|tests|checks|modules|places|parts)\b.*"
     r"\b(?:should|must|do|would) (?:i|we) (?:look at|read|check|watch|touch|mind)\b",

@@ -133,3 +133,74 @@ async def score(cases: list[Any], repo: Path) -> Score:
         answer = await route(case.task, repo, ceiling=case.ceiling)
         judge(case, answer, out)
     return out
+
+
+def _fixture(root: Path) -> Path:
+    """The `populated` fixture outside pytest: a home and a fake provider of its own under `root`, a git
+    repository with one finished run (`done-1`) and one loop (`nightly`)."""
+    import os
+
+    import anyio
+
+    from kernel.providers.fake import install
+    from tests.conftest import git, write
+    from tests.services.route.conftest import call
+
+    home, fake, repo = root / "home", root / "fake", root / "repo"
+    for folder in (home, fake / "bin", repo):
+        folder.mkdir(parents=True)
+    install(fake / "bin")
+    (fake / "scenario.json").write_text('{"rules": []}', encoding="utf-8")
+    os.environ.update(
+        HOME=str(root),
+        PALLIUM_HOME=str(home),
+        PALLIUM_RESIDENT="off",
+        PALLIUM_WORKFLOW_PROVIDER="fake",
+        PALLIUM_FAKE_SCENARIO=str(fake / "scenario.json"),
+        PALLIUM_FAKE_LOG=str(fake / "calls.jsonl"),
+        PATH=f"{fake / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
+    os.environ.pop("PALLIUM_AUTHORITY", None)
+    git(repo, "init", "-q", "-b", "main")
+    write(repo, "README.md", "# demo\n")
+    write(repo, "src/app.py", "def main():\n    return 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "Start the demo")
+    write(repo, "tests/test_app.py", "from src.app import main\n\ndef test_main():\n    assert main() == 1\n")
+    write(repo, ".gitignore", "*.log\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "Test the app")
+    run = {"task": "notes", "source": "return {ok: true};", "id": "done-1"}
+    anyio.run(lambda: call("pallium_workflow_run", run, repo, "edit"))
+    write(repo, "work.loop.js", 'export const meta = {kind: "loop"};\nreturn {state: "success"};\n')
+    anyio.run(lambda: call("pallium_loop_start", {"name": "nightly", "script": "work.loop.js"}, repo, "consult"))
+    return repo
+
+
+def main(argv: list[str]) -> int:
+    """`python -m tests.services.route.scoring [MODULE:NAME ...]`: score sets line by line, with the wrong
+    answers (default: every held-out set the held-out test knows)."""
+    import importlib
+    import tempfile
+
+    import anyio
+
+    with tempfile.TemporaryDirectory(prefix="route-score-") as scratch:
+        repo = _fixture(Path(scratch))
+        if argv:
+            sets = {}
+            for spec in argv:
+                module, _, name = spec.partition(":")
+                sets[name] = getattr(importlib.import_module(f"tests.services.route.{module}"), name)
+        else:
+            from tests.services.route.test_heldout import SETS as sets
+        for title, cases in sets.items():
+            result = anyio.run(score, list(cases), repo)
+            print("\n".join([*result.lines(title), *("  WRONG " + w for w in result.wrong)]))
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))
