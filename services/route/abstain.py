@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MIN_SCORE", "nothing_to_act_on", "unfit"]
 
+_COMMAND_WORDS = frozenset(w for name in catalog.load().by_name for w in lexicon.words(name))  # "run doctor"
 MIN_SCORE = 0.3  # below this, the best candidate shares too little with the task to be offered
 
 # Terms that name an action, not a thing: a task whose only match is one of them names nothing Pallium has.
@@ -47,7 +48,9 @@ def unfit(
     A capability the reading itself asks for always fits; so does any task that names a path in the
     repository (it is about the repository, even when its words are not Pallium's)."""
     if best.structural:
-        return None
+        # "fix my bike", "review this restaurant": the reading asks for a change or a review, but its
+        # object is another world's
+        return _worldly(request, found)
     content = [t for t in terms if not t.startswith("<")]
     task_words = set(lexicon.words(task))
     software = task_words & lexicon.SOFTWARE
@@ -158,6 +161,16 @@ _THIS_REPO = re.compile(
     re.IGNORECASE,
 )
 _WRITING_VERBS = frozenset({"write", "draft", "compose", "pen", "author", "prepare", "create", "make", "generate"})
+
+
+def _worldly(request: reading.Request, found: extract.Found) -> str | None:
+    nouns = _object_nouns(request)
+    if found.paths or found.run_ids or found.session_ids or found.team_ids or found.symbols:
+        return None
+    worldly = [w for w in nouns if w in lexicon.OFF_DOMAIN and w not in _COMMAND_WORDS]
+    if worldly and not set(nouns) & lexicon.SOFTWARE:
+        return f"the task is about {' '.join(worldly)}, which no Pallium capability covers"
+    return None
 
 
 def _object_nouns(request: reading.Request) -> list[str]:

@@ -124,6 +124,15 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
 # Where something is, in the present tense ("where's X defined", "where in the code do we ..."); "where did
 # the migration stop" asks where work stood, not where code is.
 _WHERE = re.compile(r"^(?:where(?:'s|s| is| are| do| does| in)|in which files?)\b", re.IGNORECASE)
+# "which file opens the database": which piece of code does something, in the present tense
+_WHICH_DOES = re.compile(
+    r"^(?:which|what) (?:file|files|module|modules|function|functions|class|classes|code|part of the code)"
+    r"\s+(?!(?:is|are|was|were|did|do|does|has|have|had|should|would|can|could|will|changed?)\b)\w+s\b",
+    re.IGNORECASE,
+)
+_POINT_TO = re.compile(
+    r"^(?:point me (?:to|at)|take me to|show me where|tell me where|find where|locate)\b", re.IGNORECASE
+)
 _CHURN = re.compile(r"\b(?:chang\w*|churn\w*|hot\w*|often|most|edit\w*|touch\w*|active)\b", re.IGNORECASE)
 _USED = re.compile(r"\b(?:used|uses|called|calls|referenced|imported|invoked)\b", re.IGNORECASE)
 _VALIDATES = re.compile(r"\b(?:syntax|validat\w*|lint\w*|valid)\b", re.IGNORECASE)
@@ -140,10 +149,16 @@ _RUNS = re.compile(r"\b(?:run|runs|running|workflow|script|loop)\b", re.IGNORECA
 def _located(request: reading.Request) -> str | None:
     """A question asking where something is in the code: where it is used is `callers`, where it is
     defined or done is `search`; where the code changes most is left to the words (`hotspots`)."""
-    if request.action != reading.QUESTION or request.object not in ("code", None):
+    if request.object not in ("code", None):
         return None
     text = request.body
-    if not _WHERE.match(text) or _CHURN.search(text) or reading.names_path(text):
+    if request.action != reading.QUESTION:
+        # "point me to the code that opens the database", "take me to where retries happen": a request to locate
+        if not _POINT_TO.match(text):
+            return None
+    elif not (_WHERE.match(text) or _WHICH_DOES.match(text)):
+        return None
+    if _CHURN.search(text) or reading.names_path(text):
         return None
     return "callers" if _USED.search(text) else "search"
 
@@ -240,6 +255,7 @@ _PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "age
 _OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
 # A thing the task names, by kind: a tool that takes it answers before one that takes none ("check on
 # nightly" is that loop's status, not the list of loops).
+_LOOKING = frozenset(lexicon.canonical(w) for w in ("show", "find", "see", "look"))  # verbs that name no one tool
 _ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"), ("loop_name", "loop_name"))
 
 
@@ -265,7 +281,8 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
             if getattr(found, attr):
                 taking = [s for s in ranked if source in s.capability.arguments.values() and s.score > 0]
                 # ... unless the verb names the best ("start a loop called lint-sweep": a new loop's name)
-                verb_names_best = names_verb(best.capability, lexicon.canonical(request.verb))
+                verb = lexicon.canonical(request.verb)
+                verb_names_best = verb not in _LOOKING and names_verb(best.capability, verb)
                 if taking and source not in best.capability.arguments.values() and not verb_names_best:
                     return _lead(ranked, taking[0].capability.capability)
                 break

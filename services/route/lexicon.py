@@ -394,12 +394,43 @@ def canonical(word: str) -> str:
 
 # A verb of editing in any form: with "most" or "often" beside it, how often files change is churn.
 _EDITED = r"(?:chang|edit|modif|touch|updat|rewrit)(?:e|es|ed|ing|ied|ies|y|s)?"
+# Verbs of two or more words, read as the one verb they stand for: the action of a request.
+PHRASAL = (
+    (
+        re.compile(
+            r"\bkick(?:ing|ed)? off\b|\bspin(?:ning)? up\b|\bfire off\b|\bput(?:ting)? together\b|\bstand(?:ing)? up\b|"
+            r"\bget (?=(?:\S+\s+){1,5}?(?:working|going|started) on\b)",
+            re.I,
+        ),
+        "start ",
+    ),
+    (
+        re.compile(r"\bsiz(?:e|ing) up\b|\bplan(?:ning)? out\b|\bmap(?:ping)? out (?=the (?:change|work|task))", re.I),
+        "scope",
+    ),
+    # phrasal verbs: "shut down the loop" stops it, "check on the run" asks its status
+    (
+        re.compile(
+            r"\b(?:shut(?:ting)? down|turn(?:ing)? off|switch(?:ing)? off|wind(?:ing)? down|put an end to)\b", re.I
+        ),
+        "stop",
+    ),
+    (re.compile(r"\bcheck(?:ing)? (?:on|in on|up on)\b", re.I), "status of"),
+)
+
+
+def phrasal(text: str) -> str:
+    """`text` with its phrasal verbs read as one verb ("spin up a team" -> "start a team")."""
+    for pattern, word in PHRASAL:
+        text = pattern.sub(word, text)
+    return text
+
+
 # Idioms whose words mean something else together: read as the one word they stand for.
 _IDIOMS = (
     # the whole repository at a glance: its architecture, not one file's story
     (re.compile(r"\blay of the land\b|\bbig picture\b|\bbird'?s[- ]eye view\b", re.I), "architecture overview"),
     (re.compile(r"\bup to\b(?=\s*(?:[?.!]|$|(?:right )?now\b|lately\b|today\b|these days\b))", re.I), "doing"),
-    (re.compile(r"\bkick(?:ing|ed)? off\b|\bspin(?:ning)? up\b|\bfire off\b", re.I), "start"),
     # bringing patches or changes in is applying them; bringing transcripts in is importing them
     (
         re.compile(
@@ -411,14 +442,6 @@ _IDIOMS = (
     ),
     (re.compile(r"\bpull(?:ing)? in\b|\bbring(?:ing)? in\b|\bsuck(?:ing)? in\b", re.I), "import"),
     (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),
-    # phrasal verbs: "shut down the loop" stops it, "check on the run" asks its status
-    (
-        re.compile(
-            r"\b(?:shut(?:ting)? down|turn(?:ing)? off|switch(?:ing)? off|wind(?:ing)? down|put an end to)\b", re.I
-        ),
-        "stop",
-    ),
-    (re.compile(r"\bcheck(?:ing)? (?:on|in on|up on)\b", re.I), "status of"),
     # how often something changes is churn: "the files that change the most", "most often changed"
     (
         re.compile(
@@ -455,7 +478,7 @@ _IDIOMS = (
 
 
 def _idioms(text: str) -> str:
-    for pattern, word in _IDIOMS:
+    for pattern, word in (*PHRASAL, *_IDIOMS):
         text = pattern.sub(word, text)
     return text
 

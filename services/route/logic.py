@@ -271,7 +271,7 @@ def _rank_terms(task: str, request: reading.Request, found: extract.Found, cat: 
     """The words the ranking weighs: after a stated fact ("doctor says the db is corrupt, move it aside",
     "recall keeps returning junk, check the index"), the request's own clause, with only the objects and
     the trouble the fact names; otherwise the whole request."""
-    whole = lexicon.terms(_unsaid(_masked(task, found)), cat.speller)
+    whole = lexicon.terms(_unsaid(_sought(_masked(task, found), request)), cat.speller)
     body = request.body.strip()
     at = task.lower().find(body.lower()) if body and request.stated else -1
     if at <= 0:
@@ -279,6 +279,25 @@ def _rank_terms(task: str, request: reading.Request, found: extract.Found, cat: 
     before = [lexicon.canonical(w) for w in lexicon.words(_masked(task[:at], found))]  # as written, no speller
     own = lexicon.terms(_unsaid(_masked(task[at:], found)), cat.speller)
     return [t for t in before if t in _STATED_TERMS] + own
+
+
+_SEARCH_VERBS = frozenset(lexicon.canonical(w) for w in ("search", "find", "query", "grep", "look"))
+_SOUGHT = re.compile(r"^(?P<head>.*?)\s(?:for|about)\s(?P<topic>.+)$", re.IGNORECASE)
+
+
+def _sought(text: str, request: reading.Request) -> str:
+    """A search of a named place ("search the knowledge base for the retry policy") without what is sought:
+    the topic says what to look for, not which capability looks ("retry" is no resume). A search that
+    names no place ("search for main") keeps its words: there the topic is all the task says."""
+    if lexicon.canonical(request.verb) not in _SEARCH_VERBS:
+        return text
+    match = _SOUGHT.match(text)
+    if match is None:
+        return text
+    head = [w for w in lexicon.words(match.group("head")) if w not in lexicon.STOPWORDS]
+    if len(head) < 2:
+        return text
+    return match.group("head")
 
 
 _BRANCH_WORDS = frozenset(lexicon.canonical(w) for w in ("main", "master", "trunk", "develop"))

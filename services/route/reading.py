@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from services.route import lexicon
+
 __all__ = [
     "REVERTS",
     "VOCABULARY",
@@ -227,6 +229,13 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# A request whose object's head noun is code, whatever a clause after it speaks of.
+_CODE_HEAD = re.compile(
+    r"^(?:\w+\s+){0,3}?(?:the|which|what|a|any)\s+(?:\w+\s+)?(?:code|file|files|function|functions|module|modules|"
+    r"class|classes|method|methods|line|lines)\s+(?:that|which|where|in charge of|responsible for|handling|"
+    r"opens?|reads?|writes?|parses?|handles?|calls?|does|talks to)\b",
+    re.IGNORECASE,
+)
 _CODE = re.compile(
     r"[\w-]+/[\w./-]+|\b[\w-]+\.(?:py|js|ts|go|rs|java|rb|c|h|cpp|md|json|toml|ya?ml|sh|txt)\b|"
     r"\b(?:code|codebase|repo|repository|project|app|function|functions|class|classes|method|file|files|module|"
@@ -338,6 +347,8 @@ def _request(text: str) -> Request:
         action = CHANGE
     no_edit = bool(_NO_EDIT.search(text))
     obj = _object(text)
+    if obj in ("pallium", "session", "run", "loop") and _CODE_HEAD.match(main):
+        obj = "code"  # "point me to the code that opens the database": the head noun is code, not its clause
     if action is None and _DIAGNOSE.match(main) and obj in ("code", None):
         action = CHANGE
     if _STYLED_START.match(main) and obj in (None, "run"):
@@ -371,7 +382,8 @@ def _request(text: str) -> Request:
 
 
 def request_verb(main: str) -> str:
-    return (re.findall(r"[\w'-]+", main.lower()) or [""])[0]
+    """The request's verb: its first word, a phrasal verb read as the one it stands for ("spin up": start)."""
+    return (re.findall(r"[\w'-]+", lexicon.phrasal(main).lower()) or [""])[0]
 
 
 def _lead_action(lead: str) -> str | None:
