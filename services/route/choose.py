@@ -331,11 +331,21 @@ def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract
         return _verb_fit(ranked, request)
     if not lacks_symbol and request.object != "code":
         return _verb_fit(ranked, request)
-    reach = 1.0 if lacks_symbol else _OBJECT_REACH  # the best cannot be grounded at all: any file capability
+    # the best cannot be grounded at all, or the question is about the file itself ("what does
+    # tests/test_api.py cover"): any file capability
+    reach = 1.0 if lacks_symbol or _ABOUT_FILE.match(request.body) else _OBJECT_REACH
     for s in ranked[1:]:
         if s.score > 0 and s.score >= best.score - reach and "path" in s.capability.arguments.values():
             return _lead(ranked, s.capability.capability)
     return _verb_fit(ranked, request)
+
+
+# A question whose subject is a named file: "what does tests/test_api.py cover", "how is src/app.py used"
+_ABOUT_FILE = re.compile(
+    r"^\W*(?:what|how|why)(?:'s)?\s+(?:does|do|did|is|are|was)\s+(?:the\s+)?(?:file\s+)?"
+    r"(?:[\w.-]+/[\w./-]*[\w-]|[\w-]+\.[a-z]{1,5})\b",
+    re.IGNORECASE,
+)
 
 
 def _quoted_fit(ranked: list[Scored], found: extract.Found) -> list[Scored]:

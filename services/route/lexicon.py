@@ -560,6 +560,8 @@ class Speller:
                 and sorted(fixed) != sorted(lowered)
             ):
                 fixed = None  # a short word with one letter changed is as likely a real word ("miles", not "files")
+            if fixed is not None and fixed in STOPWORDS:
+                fixed = None  # a word read as a stopword loses its sense ("cover" is no slip for "over")
             if fixed is not None and fixed != lowered:
                 out += [text[last : match.start()], fixed]
                 last = match.end()
