@@ -83,7 +83,20 @@ def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answe
     if receiver.startswith("=") and len(receiver) > 1 and row.language in _JS:
         # `z.string()` after `import * as z from "./external"`: what that module exports as `string`
         modules = {e.dst for e in r._edges_with_raw(row.path) if e.raw == receiver[1:]}
-        return _exported_member(r, defs, modules)
+        found = _exported_member(r, defs, modules)
+        if found is None:  # `ky.create()` after `import ky from "./index"`, where `const ky = createInstance()`
+            found = _bound_value(
+                r,
+                row,
+                defs,
+                {
+                    (m, x.original)
+                    for m in modules
+                    for x in r.exports.exports_of(m)
+                    if x.name == "default" and not x.raw
+                },
+            )
+        return found
     if not receiver or receiver == "self" or receiver.startswith("="):
         return None
     if receiver == "super":
@@ -177,6 +190,10 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
             return "import", hit[0]
         if hit:
             return "ambiguous", None
+    if through:  # `app.route()` after `from pkg import app`, where `app = Flask(__name__)`
+        found = _bound_value(r, row, defs, {(m, word) for m in through})
+        if found is not None:
+            return found
     if _from_outside(r, row.path, word):
         return "unresolved", None
     # a class only when this file can see one by that name: its own, or one it imports by name (a
@@ -205,8 +222,26 @@ def _dotted(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: st
     return unknown(defs)
 
 
+def _bound_value(
+    r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], names: set[tuple[str, str]]
+) -> Answer | None:
+    """A member of the value that modules bind at their top level (`(module, name)` in `names`) to
+    one known type (`const ky = createInstance()`); None when no such binding is known."""
+    types = {t for module, name in names if (t := r.store.bound_type(module, name))}
+    if len(types) != 1:
+        return None
+    return _typed(r, row, defs, types.pop(), hops=2)
+
+
 def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: str, *, hops: int) -> Answer:
     """A variable or attribute whose type is known by name (constructed, annotated, returned)."""
+    named = r.store.definitions(type_)
+    functions = [d for d in named if d.kind in ("function", "method") and d.language in LANGUAGES]
+    if functions and hops > 0 and not any(d.kind in CLASS_KINDS for d in named):
+        # `ky = createInstance()`: what the function says it returns, not what is nested in it
+        returned = {t for d in functions if (t := _returned(d.signature))}
+        if len(returned) == 1:
+            return _typed(r, row, defs, returned.pop(), hops=hops - 1)
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == type_]
     if typed:
         local = [d for d in typed if d.path == row.path]
@@ -216,7 +251,6 @@ def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: st
     classes = _classes(r, row, type_)
     if classes:
         return _member_of(r, defs, classes)
-    functions = [d for d in r.store.definitions(type_) if d.kind in ("function", "method") and d.language in LANGUAGES]
     if functions:  # `m = make_model()`: what the function says it returns
         returned = {t for d in functions if (t := _returned(d.signature))}
         if len(returned) == 1 and hops > 0:

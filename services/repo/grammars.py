@@ -44,6 +44,8 @@ _JS_COMMON = """
 (new_expression constructor: (identifier) @call)
 (member_expression object: (_) @recv property: (property_identifier) @attr)
 (variable_declarator name: (identifier) @bind.var value: (new_expression constructor: (identifier) @bind.type))
+(variable_declarator name: (identifier) @bind.var value: (call_expression function: (identifier) @bind.type
+  (#not-eq? @bind.type "require")))
 """
 
 _JAVASCRIPT = (

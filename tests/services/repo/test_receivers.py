@@ -266,3 +266,90 @@ async def test_a_module_beside_its_stub_is_one_module_for_a_dotted_call(tmp_path
     out = await ask(repo, "pallium_callers", name="kit.converters.optional")
     calls = [(r.path, r.line, r.resolution, r.target) for r in out.references if r.kind == "call"]
     assert calls == [("tests/test_kit.py", 5, "import", "src/kit/converters.py")]
+
+
+_KY_TYPES = """\
+export type Instance = {
+  create: (defaults?: object) => Instance;
+  get: (url: string) => Promise<Response>;
+};
+"""
+
+_KY_INDEX = """\
+import type {Instance} from './types.js';
+
+const createInstance = (defaults?: object): Instance => {
+  const ky: any = (url: string) => fetch(url);
+  ky.create = (more?: object) => createInstance(more);
+  return ky as Instance;
+};
+
+const ky = createInstance();
+
+export default ky;
+"""
+
+_KY_USE = """\
+import ky from './index.js';
+import {Store} from './store.js';
+
+export const client = ky.create({});
+client.get('/a');
+ky.get('/b');
+
+const store = makeStore();
+store.save();
+const other = new Store();
+other.save();
+const loose = makeLoose();
+loose.save();
+
+function makeStore(): Store {
+  return new Store();
+}
+
+function makeLoose() {
+  return new Store();
+}
+"""
+
+_STORE = """\
+export class Store {
+  save() {}
+}
+
+export class Cache {
+  save() {}
+}
+"""
+
+
+async def test_initializer_typed_receivers(tmp_path: Path):
+    """A variable is what its initializer says: `new Store()`, a call of a function that declares its
+    return type, and (across files) a default export bound at the top level to such a call."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/types.ts": _KY_TYPES,
+            "src/index.ts": _KY_INDEX,
+            "src/use.ts": _KY_USE,
+            "src/store.ts": _STORE,
+            "py/app.py": "from py.web import Web\n\napp = Web()\nother = make()\n",
+            "py/web.py": "class Web:\n    def route(self, path):\n        return path\n",
+            "py/use.py": "from py.app import app\n\n\n@app.route('/x')\ndef x():\n    return app.route('/y')\n",
+            "py/__init__.py": "",
+        },
+    )
+    create = _at(await ask(repo, "pallium_callers", name="types.Instance.create", kind="call"))
+    assert create == {("src/use.ts", 4): "receiver"}  # not the `ky.create` assigned inside createInstance
+    get = _at(await ask(repo, "pallium_callers", name="types.Instance.get", kind="call"))
+    assert get[("src/use.ts", 6)] == "receiver"  # ky.get, ky being createInstance()'s Instance
+    assert get[("src/use.ts", 5)] == "ambiguous"  # client = ky.create(): a member's return type is not read
+    save = _at(await ask(repo, "pallium_callers", name="store.Store.save", kind="call"))
+    assert save[("src/use.ts", 9)] == "receiver"  # makeStore(): Store
+    assert save[("src/use.ts", 11)] == "receiver"  # new Store()
+    assert save[("src/use.ts", 13)] == "ambiguous"  # makeLoose() declares nothing: Store or Cache
+    cache = _at(await ask(repo, "pallium_callers", name="store.Cache.save", kind="call"))
+    assert ("src/use.ts", 9) not in cache and ("src/use.ts", 11) not in cache
+    route = _at(await ask(repo, "pallium_callers", name="web.Web.route"))
+    assert route == {("py/use.py", 4): "receiver", ("py/use.py", 6): "receiver"}  # app = Web() in py/app.py
