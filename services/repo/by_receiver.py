@@ -15,6 +15,7 @@ An attribute reference is never resolved like a bare name. Its receiver decides 
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import TYPE_CHECKING
 
@@ -168,7 +169,61 @@ def _super(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer
         inherited = r._through_bases(here[0])
         if inherited is not None:
             return "receiver", inherited
+        if _outside_ancestry(r, here[0], set()):  # `class LRI(dict)`: `super().popitem()` is dict's
+            return "unresolved", None
     return unknown([d for d in defs if not here or d.parent != here[0].qualified or d.path != row.path])
+
+
+# Classes every module sees without an import, whose members are never the repository's.
+_BUILTIN_CLASSES = {
+    "python": frozenset(n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and not n.startswith("_")),
+    "js": frozenset(
+        {
+            "Object",
+            "Array",
+            "Error",
+            "TypeError",
+            "RangeError",
+            "Map",
+            "Set",
+            "WeakMap",
+            "WeakSet",
+            "Promise",
+            "EventTarget",
+            "Event",
+            "HTMLElement",
+            "Function",
+            "Date",
+            "RegExp",
+            "Response",
+            "Request",
+            "Headers",
+        }
+    ),
+}
+
+
+def _outside_ancestry(r: _Resolver, cls: DefinitionRow, seen: set[int]) -> bool:
+    """True when every class `cls` inherits from, through the repository's classes, is one from
+    outside it (a builtin such as `dict`, or an outside import such as `MutableSet`): whatever
+    `super().member` reaches then is none of the repository's definitions."""
+    from services.repo.callers import _class_for
+
+    seen.add(cls.id)
+    builtin = _BUILTIN_CLASSES["python" if cls.language == "python" else "js"]
+    for base in r.store.bases_of(cls.path, cls.qualified):
+        name = base.name.replace("::", ".").rsplit(".", 1)[-1]
+        found = _class_for(r.store, base.reference, name)
+        if found is not None:
+            if found.id in seen or not _outside_ancestry(r, found, seen):
+                return False
+            continue
+        head = base.reference.receiver.lstrip("?").split(".", 1)[0] or base.name.split(".", 1)[0]
+        if name in builtin and not base.reference.receiver:
+            continue
+        if not _from_outside(r, cls.path, head):
+            return False
+    return True
 
 
 def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str) -> Answer:

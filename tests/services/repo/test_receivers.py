@@ -353,3 +353,29 @@ async def test_initializer_typed_receivers(tmp_path: Path):
     assert ("src/use.ts", 9) not in cache and ("src/use.ts", 11) not in cache
     route = _at(await ask(repo, "pallium_callers", name="web.Web.route"))
     assert route == {("py/use.py", 4): "receiver", ("py/use.py", 6): "receiver"}  # app = Web() in py/app.py
+
+
+async def test_super_of_a_class_whose_bases_are_all_outside_is_unresolved(tmp_path: Path):
+    """`super().popitem()` in `class LRI(dict)` is dict's: never the repository's other `popitem`s,
+    and not ambiguous among them either; a base the index cannot place keeps it ambiguous."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/cache.py": (
+                "from collections.abc import MutableSet\n\n\n"
+                "class LRI(dict):\n    def popitem(self):\n        return super().popitem()\n\n\n"
+                "class Base(MutableSet):\n    pass\n\n\n"
+                "class Child(Base):\n    def pop(self):\n        return super().pop()\n\n\n"
+                "class Odd(make_base()):\n    def pop(self):\n        return super().pop()\n"
+            ),
+            "pkg/other.py": "class Bag:\n    def popitem(self):\n        return 1\n\n    def pop(self):\n        return 2\n",
+        },
+    )
+    popitem = _at(await ask(repo, "pallium_callers", name="popitem", kind="call"))
+    assert popitem == {("pkg/cache.py", 6): "unresolved"}
+    pop = _at(await ask(repo, "pallium_callers", name="pop", kind="call"))
+    assert pop[("pkg/cache.py", 15)] == "unresolved"  # Child -> Base -> MutableSet, from outside
+    assert pop[("pkg/cache.py", 20)] == "ambiguous"  # a base made by a call: anything
+    bag = _at(await ask(repo, "pallium_callers", name="Bag.pop", kind="call"))
+    assert ("pkg/cache.py", 15) not in bag and ("pkg/cache.py", 20) in bag
