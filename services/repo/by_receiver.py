@@ -228,6 +228,16 @@ def _outside_ancestry(r: _Resolver, cls: DefinitionRow, seen: set[int]) -> bool:
 
 def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str) -> Answer:
     """`word.member` with `word` a plain name: a class, a module, an outside import, or a variable."""
+    declared = _declared_value(r, row, word)
+    if declared is not None:  # `export const Node: NodeFactory = freeze({...})`: the type's member
+        where, type_ = declared
+        found = _typed(r, row, defs, type_, hops=2)
+        if found[0] == "receiver":
+            # the object the file writes for that value implements the member (`cloneWith(node) {...}`
+            # in the literal): one symbol to a type checker, so the one asked for answers
+            written = [d for d in defs if d.path == where and d.parent in (None, "", word) and d.kind == "function"]
+            asked = [d for d in written if r.wanted is not None and d.id in r.wanted]
+            return ("receiver", asked[0]) if len(asked) == 1 else found
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
     if typed:  # `Store.create()`: that class's member
         return r._by_place(row, typed, members_only=True)
@@ -277,6 +287,21 @@ def _dotted(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: st
     return unknown(defs)
 
 
+def _declared_value(r: _Resolver, row: ReferenceRow, word: str) -> tuple[str, str] | None:
+    """`(file, type)` when `word` is a value a file's top level binds to one known type: this file's
+    (in Python for a use at its own top level, where no local can shadow it; a JS/TS top-level
+    binding is read in its functions too), or the file an import by name brings `word` from."""
+    here = row.enclosing is None or row.language in _JS
+    if here and (type_ := r.store.bound_type(row.path, word)):
+        return row.path, type_
+    found = {
+        (e.dst, t)
+        for e in r._edges_with_raw(row.path)
+        if word in e.names.split() and (t := r.store.bound_type(e.dst, word))
+    }
+    return found.pop() if len(found) == 1 else None
+
+
 def _bound_value(
     r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], names: set[tuple[str, str]]
 ) -> Answer | None:
@@ -296,6 +321,12 @@ def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: st
         # `ky = createInstance()`: what the function says it returns, not what is nested in it
         returned = {t for d in functions if (t := _returned(d.signature))}
         if len(returned) == 1:
+            # the factory's own `ky.create = ...` is that member too (the service counts both as one):
+            # the one asked for answers
+            made = [d for d in defs for f in functions if d.parent == f.qualified and d.path == f.path]
+            asked = [d for d in made if r.wanted is not None and d.id in r.wanted and is_property_function(d)]
+            if len(asked) == 1:
+                return "receiver", asked[0]
             return _typed(r, row, defs, returned.pop(), hops=hops - 1)
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == type_]
     if typed:

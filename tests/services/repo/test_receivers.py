@@ -369,7 +369,9 @@ async def test_super_of_a_class_whose_bases_are_all_outside_is_unresolved(tmp_pa
                 "class Child(Base):\n    def pop(self):\n        return super().pop()\n\n\n"
                 "class Odd(make_base()):\n    def pop(self):\n        return super().pop()\n"
             ),
-            "pkg/other.py": "class Bag:\n    def popitem(self):\n        return 1\n\n    def pop(self):\n        return 2\n",
+            "pkg/other.py": (
+                "class Bag:\n    def popitem(self):\n        return 1\n\n    def pop(self):\n        return 2\n"
+            ),
         },
     )
     popitem = _at(await ask(repo, "pallium_callers", name="popitem", kind="call"))
@@ -379,3 +381,72 @@ async def test_super_of_a_class_whose_bases_are_all_outside_is_unresolved(tmp_pa
     assert pop[("pkg/cache.py", 20)] == "ambiguous"  # a base made by a call: anything
     bag = _at(await ask(repo, "pallium_callers", name="Bag.pop", kind="call"))
     assert ("pkg/cache.py", 15) not in bag and ("pkg/cache.py", 20) in bag
+
+
+async def test_a_factorys_own_member_assignment_answers_for_itself(tmp_path: Path):
+    """`ky.create()` reaches both `Instance.create` and the `ky.create = ...` its factory assigns (one
+    symbol to a type checker): each, asked for, lists it."""
+    repo = new_repo(tmp_path, {"src/types.ts": _KY_TYPES, "src/index.ts": _KY_INDEX, "src/use.ts": _KY_USE})
+    made = _at(await ask(repo, "pallium_callers", name="createInstance.create", kind="call"))
+    assert made == {("src/use.ts", 4): "receiver"}
+    declared = _at(await ask(repo, "pallium_callers", name="types.Instance.create", kind="call"))
+    assert declared == {("src/use.ts", 4): "receiver"}
+
+
+_NODE = """\
+import { freeze } from './freeze.js'
+
+export interface ColumnNode {
+  readonly kind: 'ColumnNode'
+}
+
+type ColumnNodeFactory = Readonly<{
+  create(name: string): ColumnNode
+  cloneWith(node: ColumnNode, name: string): ColumnNode
+}>
+
+export const ColumnNode: ColumnNodeFactory = freeze<ColumnNodeFactory>({
+  create(name) {
+    return freeze({ kind: 'ColumnNode' as const, name })
+  },
+  cloneWith(node, name) {
+    return ColumnNode.create(name)
+  },
+})
+"""
+
+_BUILDER = """\
+import { ColumnNode } from './column-node.js'
+
+export class Builder {
+  build() {
+    return ColumnNode.cloneWith(ColumnNode.create('a'), 'b')
+  }
+}
+
+export function cloneWith() {
+  return 0
+}
+"""
+
+
+async def test_a_value_declared_with_a_type_has_the_types_members(tmp_path: Path):
+    """`ColumnNode.cloneWith()` where `export const ColumnNode: ColumnNodeFactory = freeze({...})`:
+    the factory type's member, which the literal's `cloneWith(node) {...}` implements; never
+    another file's function of that name."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/freeze.ts": "export function freeze<T>(x: T): T {\n  return x\n}\n",
+            "src/column-node.ts": _NODE,
+            "src/builder.ts": _BUILDER,
+        },
+    )
+    declared = _at(await ask(repo, "pallium_callers", name="ColumnNodeFactory.cloneWith", kind="call"))
+    assert declared == {("src/builder.ts", 5): "receiver"}
+    written = _at(await ask(repo, "pallium_callers", name="column-node.cloneWith", kind="call"))
+    assert written == {("src/builder.ts", 5): "receiver"}
+    create = _at(await ask(repo, "pallium_callers", name="ColumnNodeFactory.create", kind="call"))
+    assert create == {("src/builder.ts", 5): "receiver", ("src/column-node.ts", 17): "receiver"}
+    other = _at(await ask(repo, "pallium_callers", name="builder.cloneWith", kind="call"))
+    assert other == {}
