@@ -234,8 +234,17 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
         found = _typed(r, row, defs, type_, hops=2)
         if found[0] == "receiver":
             # the object the file writes for that value implements the member (`cloneWith(node) {...}`
-            # in the literal): one symbol to a type checker, so the one asked for answers
-            written = [d for d in defs if d.path == where and d.parent in (None, "", word) and d.kind == "function"]
+            # in the literal): one symbol to a type checker, so the one asked for answers. Only a
+            # method whose parameters the type gives (written untyped): one that types its own
+            # (`lit<V>(value: V)` in `Object.assign(fn, {...})`) is no contextually typed literal's.
+            written = [
+                d
+                for d in defs
+                if d.path == where
+                and d.parent in (None, "", word)
+                and d.kind == "function"
+                and not _types_its_parameters(d.signature)
+            ]
             asked = [d for d in written if r.wanted is not None and d.id in r.wanted]
             return ("receiver", asked[0]) if len(asked) == 1 else found
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
@@ -285,6 +294,19 @@ def _dotted(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: st
     if len({d.path for d in in_module}) == 1 and r._modules_named(row.path, parts[0]):
         return "import", in_module[0]  # `pkg.mod.func()` after `import pkg`
     return unknown(defs)
+
+
+def _types_its_parameters(signature: str) -> bool:
+    """True when a signature's parameter list (between its first `(` and the matching `)`) annotates a type."""
+    start = signature.find("(")
+    if start < 0:
+        return False
+    depth = 0
+    for i in range(start, len(signature)):
+        depth += {"(": 1, ")": -1}.get(signature[i], 0)
+        if depth == 0:
+            return ":" in signature[start:i]
+    return ":" in signature[start:]
 
 
 def _declared_value(r: _Resolver, row: ReferenceRow, word: str) -> tuple[str, str] | None:

@@ -440,8 +440,17 @@ async def test_a_value_declared_with_a_type_has_the_types_members(tmp_path: Path
             "src/freeze.ts": "export function freeze<T>(x: T): T {\n  return x\n}\n",
             "src/column-node.ts": _NODE,
             "src/builder.ts": _BUILDER,
+            "src/raw.ts": (
+                "interface Sql {\n  lit<V>(value: V): V\n}\n\n"
+                "export const sql: Sql = Object.assign(() => 0, {\n"
+                "  lit<V>(value: V): V {\n    return value\n  },\n})\n"
+            ),
+            "src/use.ts": "import { sql } from './raw.js'\n\nsql.lit(1)\n",
         },
     )
+    assert _at(await ask(repo, "pallium_callers", name="Sql.lit", kind="call")) == {("src/use.ts", 3): "receiver"}
+    # a literal that types its own parameters is not the one `Sql` types (Object.assign infers its own)
+    assert _at(await ask(repo, "pallium_callers", name="raw.lit", kind="call")) == {}
     declared = _at(await ask(repo, "pallium_callers", name="ColumnNodeFactory.cloneWith", kind="call"))
     assert declared == {("src/builder.ts", 5): "receiver"}
     written = _at(await ask(repo, "pallium_callers", name="column-node.cloneWith", kind="call"))
