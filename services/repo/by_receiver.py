@@ -15,6 +15,7 @@ An attribute reference is never resolved like a bare name. Its receiver decides 
 
 from __future__ import annotations
 
+import builtins
 import re
 from typing import TYPE_CHECKING
 
@@ -83,7 +84,20 @@ def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answe
     if receiver.startswith("=") and len(receiver) > 1 and row.language in _JS:
         # `z.string()` after `import * as z from "./external"`: what that module exports as `string`
         modules = {e.dst for e in r._edges_with_raw(row.path) if e.raw == receiver[1:]}
-        return _exported_member(r, defs, modules)
+        found = _exported_member(r, defs, modules)
+        if found is None:  # `ky.create()` after `import ky from "./index"`, where `const ky = createInstance()`
+            found = _bound_value(
+                r,
+                row,
+                defs,
+                {
+                    (m, x.original)
+                    for m in modules
+                    for x in r.exports.exports_of(m)
+                    if x.name == "default" and not x.raw
+                },
+            )
+        return found
     if not receiver or receiver == "self" or receiver.startswith("="):
         return None
     if receiver == "super":
@@ -155,11 +169,84 @@ def _super(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer
         inherited = r._through_bases(here[0])
         if inherited is not None:
             return "receiver", inherited
+        if _outside_ancestry(r, here[0], set()):  # `class LRI(dict)`: `super().popitem()` is dict's
+            return "unresolved", None
     return unknown([d for d in defs if not here or d.parent != here[0].qualified or d.path != row.path])
+
+
+# Classes every module sees without an import, whose members are never the repository's.
+_BUILTIN_CLASSES = {
+    "python": frozenset(n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and not n.startswith("_")),
+    "js": frozenset(
+        {
+            "Object",
+            "Array",
+            "Error",
+            "TypeError",
+            "RangeError",
+            "Map",
+            "Set",
+            "WeakMap",
+            "WeakSet",
+            "Promise",
+            "EventTarget",
+            "Event",
+            "HTMLElement",
+            "Function",
+            "Date",
+            "RegExp",
+            "Response",
+            "Request",
+            "Headers",
+        }
+    ),
+}
+
+
+def _outside_ancestry(r: _Resolver, cls: DefinitionRow, seen: set[int]) -> bool:
+    """True when every class `cls` inherits from, through the repository's classes, is one from
+    outside it (a builtin such as `dict`, or an outside import such as `MutableSet`): whatever
+    `super().member` reaches then is none of the repository's definitions."""
+    from services.repo.callers import _class_for
+
+    seen.add(cls.id)
+    builtin = _BUILTIN_CLASSES["python" if cls.language == "python" else "js"]
+    for base in r.store.bases_of(cls.path, cls.qualified):
+        name = base.name.replace("::", ".").rsplit(".", 1)[-1]
+        found = _class_for(r.store, base.reference, name)
+        if found is not None:
+            if found.id in seen or not _outside_ancestry(r, found, seen):
+                return False
+            continue
+        head = base.reference.receiver.lstrip("?").split(".", 1)[0] or base.name.split(".", 1)[0]
+        if name in builtin and not base.reference.receiver:
+            continue
+        if not _from_outside(r, cls.path, head):
+            return False
+    return True
 
 
 def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str) -> Answer:
     """`word.member` with `word` a plain name: a class, a module, an outside import, or a variable."""
+    declared = _declared_value(r, row, word)
+    if declared is not None:  # `export const Node: NodeFactory = freeze({...})`: the type's member
+        where, type_ = declared
+        found = _typed(r, row, defs, type_, hops=2)
+        if found[0] == "receiver":
+            # the object the file writes for that value implements the member (`cloneWith(node) {...}`
+            # in the literal): one symbol to a type checker, so the one asked for answers. Only a
+            # method whose parameters the type gives (written untyped): one that types its own
+            # (`lit<V>(value: V)` in `Object.assign(fn, {...})`) is no contextually typed literal's.
+            written = [
+                d
+                for d in defs
+                if d.path == where
+                and d.parent in (None, "", word)
+                and d.kind == "function"
+                and not _types_its_parameters(d.signature)
+            ]
+            asked = [d for d in written if r.wanted is not None and d.id in r.wanted]
+            return ("receiver", asked[0]) if len(asked) == 1 else found
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
     if typed:  # `Store.create()`: that class's member
         return r._by_place(row, typed, members_only=True)
@@ -177,6 +264,10 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
             return "import", hit[0]
         if hit:
             return "ambiguous", None
+    if through:  # `app.route()` after `from pkg import app`, where `app = Flask(__name__)`
+        found = _bound_value(r, row, defs, {(m, word) for m in through})
+        if found is not None:
+            return found
     if _from_outside(r, row.path, word):
         return "unresolved", None
     # a class only when this file can see one by that name: its own, or one it imports by name (a
@@ -205,8 +296,60 @@ def _dotted(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: st
     return unknown(defs)
 
 
+def _types_its_parameters(signature: str) -> bool:
+    """True when a signature's parameter list (between its first `(` and the matching `)`) annotates a type."""
+    start = signature.find("(")
+    if start < 0:
+        return False
+    depth = 0
+    for i in range(start, len(signature)):
+        depth += {"(": 1, ")": -1}.get(signature[i], 0)
+        if depth == 0:
+            return ":" in signature[start:i]
+    return ":" in signature[start:]
+
+
+def _declared_value(r: _Resolver, row: ReferenceRow, word: str) -> tuple[str, str] | None:
+    """`(file, type)` when `word` is a value a file's top level binds to one known type: this file's
+    (in Python for a use at its own top level, where no local can shadow it; a JS/TS top-level
+    binding is read in its functions too), or the file an import by name brings `word` from."""
+    here = row.enclosing is None or row.language in _JS
+    if here and (type_ := r.store.bound_type(row.path, word)):
+        return row.path, type_
+    found = {
+        (e.dst, t)
+        for e in r._edges_with_raw(row.path)
+        if word in e.names.split() and (t := r.store.bound_type(e.dst, word))
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+def _bound_value(
+    r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], names: set[tuple[str, str]]
+) -> Answer | None:
+    """A member of the value that modules bind at their top level (`(module, name)` in `names`) to
+    one known type (`const ky = createInstance()`); None when no such binding is known."""
+    types = {t for module, name in names if (t := r.store.bound_type(module, name))}
+    if len(types) != 1:
+        return None
+    return _typed(r, row, defs, types.pop(), hops=2)
+
+
 def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: str, *, hops: int) -> Answer:
     """A variable or attribute whose type is known by name (constructed, annotated, returned)."""
+    named = r.store.definitions(type_)
+    functions = [d for d in named if d.kind in ("function", "method") and d.language in LANGUAGES]
+    if functions and hops > 0 and not any(d.kind in CLASS_KINDS for d in named):
+        # `ky = createInstance()`: what the function says it returns, not what is nested in it
+        returned = {t for d in functions if (t := _returned(d.signature))}
+        if len(returned) == 1:
+            # the factory's own `ky.create = ...` is that member too (the service counts both as one):
+            # the one asked for answers
+            made = [d for d in defs for f in functions if d.parent == f.qualified and d.path == f.path]
+            asked = [d for d in made if r.wanted is not None and d.id in r.wanted and is_property_function(d)]
+            if len(asked) == 1:
+                return "receiver", asked[0]
+            return _typed(r, row, defs, returned.pop(), hops=hops - 1)
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == type_]
     if typed:
         local = [d for d in typed if d.path == row.path]
@@ -216,7 +359,6 @@ def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: st
     classes = _classes(r, row, type_)
     if classes:
         return _member_of(r, defs, classes)
-    functions = [d for d in r.store.definitions(type_) if d.kind in ("function", "method") and d.language in LANGUAGES]
     if functions:  # `m = make_model()`: what the function says it returns
         returned = {t for d in functions if (t := _returned(d.signature))}
         if len(returned) == 1 and hops > 0:

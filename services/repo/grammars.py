@@ -50,6 +50,8 @@ _JAVASCRIPT = (
     _JS_COMMON
     + """
 (field_definition property: [(property_identifier) (private_property_identifier)] @name) @definition.field
+(variable_declarator name: (identifier) @bind.var value: (call_expression function: (identifier) @bind.type
+  (#not-eq? @bind.type "require")))
 """
 )
 
@@ -68,6 +70,8 @@ _TYPESCRIPT = (
 (type_annotation) @ctx.type
 (type_arguments) @ctx.type
 (variable_declarator name: (identifier) @bind.var type: (type_annotation (type_identifier) @bind.type))
+(variable_declarator name: (identifier) @bind.var !type value: (call_expression function: (identifier) @bind.type
+  (#not-eq? @bind.type "require")))
 (required_parameter pattern: (identifier) @bind.var type: (type_annotation (type_identifier) @bind.type))
 (optional_parameter pattern: (identifier) @bind.var type: (type_annotation (type_identifier) @bind.type))
 (public_field_definition name: (property_identifier) @bind.var type: (type_annotation (type_identifier) @bind.type))

@@ -211,7 +211,7 @@ def _content_facts(hash_: str, f: parsing.Facts) -> ContentFacts:
     """What the store keeps of one parsed content; built where it was parsed, so a child process
     hands this process one JSON text of references instead of a Python object per reference."""
     refs = json.dumps(sorted(f.refs), ensure_ascii=False, separators=(",", ":"))
-    return ContentFacts(hash_, f.language, f.status, f.lines, f.size, f.symbols, f.imports, refs, f.exports)
+    return ContentFacts(hash_, f.language, f.status, f.lines, f.size, f.symbols, f.imports, refs, f.exports, f.typed)
 
 
 def _write(

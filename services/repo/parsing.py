@@ -26,9 +26,10 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # `registration` references; 8: declarations of the pack languages ctags finds, C globals, Ruby
 # accessors and aliases, Swift initialisers, Kotlin packages and top-level properties, C++ headers and
 # methods, scripts known by their shebang; 9: C/C++ specifier and statement macros read around
-# (`services.repo.repairs`), deep qualified members, reference fields, specialisations): an index
-# whose facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "9"
+# (`services.repo.repairs`), deep qualified members, reference fields, specialisations; 10: the
+# types of top-level bindings, `const ky = createInstance()`, `app = Flask()`, and JS/TS variables
+# bound to a call): an index whose facts an older parser wrote parses its contents again at the next run.
+FACTS_VERSION = "10"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -133,6 +134,8 @@ class Facts:
     refs: set[tuple[str, int, str, str]] = field(default_factory=set)  # (name, line, kind, receiver)
     # (name importers use, original name, import it came through or "", line): `aliases.exports`
     exports: list[tuple[str, str, str, int]] = field(default_factory=list)
+    # (name, type word, line): a top-level name bound once to a value of known type (`typed_bindings`)
+    typed: list[tuple[str, str, int]] = field(default_factory=list)
 
 
 def language_of(path: str) -> str | None:
@@ -312,6 +315,8 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     for var, type_ in bind_nodes:
         type_ = bound.type_name(type_) if bound else type_
         bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), type_))
+    if language in receivers.LANGUAGES:
+        facts.typed = typed_bindings(bind_nodes, bound)
     # Identifiers, the bulk of the nodes, come from a query of their own through `captures`, which
     # builds no match object per node (a third of the walk's cost on a large file).
     members = receivers.MemberTypes(language, root, _language(language)) if language in receivers.LANGUAGES else None
@@ -484,6 +489,35 @@ def _receiver(
         if best is not None:
             return best
     return "?" + text
+
+
+# What lies between a top-level binding's name and the module: `export const x = ...`, `x = ...`.
+_TOP_LEVEL_PATH = frozenset(
+    {
+        "variable_declarator",
+        "lexical_declaration",
+        "variable_declaration",
+        "export_statement",
+        "assignment",
+        "expression_statement",
+    }
+)
+
+
+def typed_bindings(bind_nodes: list[tuple[Any, str]], bound: aliases.Bound) -> list[tuple[str, str, int]]:
+    """`(name, type, line)` for each name the module's top level binds to a value of one known type
+    (`const ky = createInstance()`, `app = Flask(__name__)`, `export const api: Api = ...`), which
+    an importer's `ky.create()` reads as a member of that type. A name bound to two types is none."""
+    seen: dict[str, tuple[set[str], int]] = {}
+    for var, type_ in bind_nodes:
+        current = var.parent
+        while current is not None and current.type in _TOP_LEVEL_PATH:
+            current = current.parent
+        if current is None or current.type not in ("module", "program"):
+            continue
+        type_ = bound.type_name(type_) if bound else type_
+        seen.setdefault(_text(var), (set(), var.start_point[0] + 1))[0].add(type_)
+    return sorted((name, next(iter(types)), line) for name, (types, line) in seen.items() if len(types) == 1)
 
 
 def _scope_span(node: Any, scopes: set[tuple[int, int]]) -> tuple[int, int] | None:

@@ -61,6 +61,8 @@ class ContentFacts:
     refs: str  # a JSON array of `[name, line, kind, receiver]`, sorted: `encode_refs`
     # `(name, original, raw, line)`: what the file hands importers under another name (`aliases.exports`)
     exports: Sequence[tuple[str, str, str, int]] = ()
+    # `(name, type, line)`: a top-level name bound to a value of one known type (`parsing.typed_bindings`)
+    typed: Sequence[tuple[str, str, int]] = ()
 
 
 @dataclass(frozen=True)

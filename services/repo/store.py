@@ -178,7 +178,15 @@ CREATE TABLE repo_exports (
 CREATE INDEX repo_exports_hash ON repo_exports(hash, name);
 """
 
-SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4, _V5, _V6))
+# Version 7: the type of each name a content's top level binds to a value of one known type
+# (`const ky = createInstance()`: the function whose declared return type it is; `app = Flask()`),
+# for an importer's `ky.create()`. Filled as `parsing.FACTS_VERSION` 10 parses every content again.
+_V7 = """
+CREATE TABLE repo_typed (hash TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, line INTEGER NOT NULL);
+CREATE INDEX repo_typed_hash ON repo_typed(hash, name);
+"""
+
+SCHEMA = Schema("repo", (_V1, _V2, _V3, _V4, _V5, _V6, _V7))
 
 
 def read_state(path: Path) -> dict[str, str]:
@@ -647,6 +655,10 @@ class RepoStore:
             [(c.hash, *e) for c in contents for e in c.exports],
         )
         self.db.executemany(
+            "INSERT INTO repo_typed(hash, name, type, line) VALUES (?, ?, ?, ?)",
+            [(c.hash, *t) for c in contents for t in c.typed],
+        )
+        self.db.executemany(
             "INSERT INTO repo_refs(content, name, line, kind, receiver) "
             "SELECT c.id, j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 "
             "FROM repo_content c, json_each(?2) j WHERE c.hash = ?1",
@@ -694,7 +706,7 @@ class RepoStore:
             )
         )
         self.db.executemany("DELETE FROM repo_refs WHERE content = ?", [(i,) for i, _h in orphans])
-        for table in ("repo_symbols", "repo_imports", "repo_exports", "repo_content"):
+        for table in ("repo_symbols", "repo_imports", "repo_exports", "repo_typed", "repo_content"):
             self.db.executemany(f"DELETE FROM {table} WHERE hash = ?", [(h,) for _i, h in orphans])
         return len(orphans)
 
@@ -794,6 +806,15 @@ class RepoStore:
             (path,),
         )
         return [ExportRow(*r) for r in rows]
+
+    def bound_type(self, path: str, name: str) -> str | None:
+        """The type word `path`'s top level binds `name` to (`parsing.typed_bindings`), if one."""
+        rows = self.db.execute(
+            "SELECT DISTINCT t.type FROM repo_files f JOIN repo_typed t ON t.hash = f.hash "
+            "WHERE f.path = ? AND t.name = ?",
+            (path, name),
+        ).fetchall()
+        return rows[0][0] if len(rows) == 1 else None
 
     def exports_named(self, name: str, *, limit: int) -> list[NamedExportRow]:
         """The files that hand their importers `name` bound to another name, by path and line."""

@@ -266,3 +266,196 @@ async def test_a_module_beside_its_stub_is_one_module_for_a_dotted_call(tmp_path
     out = await ask(repo, "pallium_callers", name="kit.converters.optional")
     calls = [(r.path, r.line, r.resolution, r.target) for r in out.references if r.kind == "call"]
     assert calls == [("tests/test_kit.py", 5, "import", "src/kit/converters.py")]
+
+
+_KY_TYPES = """\
+export type Instance = {
+  create: (defaults?: object) => Instance;
+  get: (url: string) => Promise<Response>;
+};
+"""
+
+_KY_INDEX = """\
+import type {Instance} from './types.js';
+
+const createInstance = (defaults?: object): Instance => {
+  const ky: any = (url: string) => fetch(url);
+  ky.create = (more?: object) => createInstance(more);
+  return ky as Instance;
+};
+
+const ky = createInstance();
+
+export default ky;
+"""
+
+_KY_USE = """\
+import ky from './index.js';
+import {Store} from './store.js';
+
+export const client = ky.create({});
+client.get('/a');
+ky.get('/b');
+
+const store = makeStore();
+store.save();
+const other = new Store();
+other.save();
+const loose = makeLoose();
+loose.save();
+
+function makeStore(): Store {
+  return new Store();
+}
+
+function makeLoose() {
+  return new Store();
+}
+"""
+
+_STORE = """\
+export class Store {
+  save() {}
+}
+
+export class Cache {
+  save() {}
+}
+"""
+
+
+async def test_initializer_typed_receivers(tmp_path: Path):
+    """A variable is what its initializer says: `new Store()`, a call of a function that declares its
+    return type, and (across files) a default export bound at the top level to such a call."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/types.ts": _KY_TYPES,
+            "src/index.ts": _KY_INDEX,
+            "src/use.ts": _KY_USE,
+            "src/store.ts": _STORE,
+            "py/app.py": "from py.web import Web\n\napp = Web()\nother = make()\n",
+            "py/web.py": "class Web:\n    def route(self, path):\n        return path\n",
+            "py/use.py": "from py.app import app\n\n\n@app.route('/x')\ndef x():\n    return app.route('/y')\n",
+            "py/__init__.py": "",
+        },
+    )
+    create = _at(await ask(repo, "pallium_callers", name="types.Instance.create", kind="call"))
+    assert create == {("src/use.ts", 4): "receiver"}  # not the `ky.create` assigned inside createInstance
+    get = _at(await ask(repo, "pallium_callers", name="types.Instance.get", kind="call"))
+    assert get[("src/use.ts", 6)] == "receiver"  # ky.get, ky being createInstance()'s Instance
+    assert get[("src/use.ts", 5)] == "ambiguous"  # client = ky.create(): a member's return type is not read
+    save = _at(await ask(repo, "pallium_callers", name="store.Store.save", kind="call"))
+    assert save[("src/use.ts", 9)] == "receiver"  # makeStore(): Store
+    assert save[("src/use.ts", 11)] == "receiver"  # new Store()
+    assert save[("src/use.ts", 13)] == "ambiguous"  # makeLoose() declares nothing: Store or Cache
+    cache = _at(await ask(repo, "pallium_callers", name="store.Cache.save", kind="call"))
+    assert ("src/use.ts", 9) not in cache and ("src/use.ts", 11) not in cache
+    route = _at(await ask(repo, "pallium_callers", name="web.Web.route"))
+    assert route == {("py/use.py", 4): "receiver", ("py/use.py", 6): "receiver"}  # app = Web() in py/app.py
+
+
+async def test_super_of_a_class_whose_bases_are_all_outside_is_unresolved(tmp_path: Path):
+    """`super().popitem()` in `class LRI(dict)` is dict's: never the repository's other `popitem`s,
+    and not ambiguous among them either; a base the index cannot place keeps it ambiguous."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/cache.py": (
+                "from collections.abc import MutableSet\n\n\n"
+                "class LRI(dict):\n    def popitem(self):\n        return super().popitem()\n\n\n"
+                "class Base(MutableSet):\n    pass\n\n\n"
+                "class Child(Base):\n    def pop(self):\n        return super().pop()\n\n\n"
+                "class Odd(make_base()):\n    def pop(self):\n        return super().pop()\n"
+            ),
+            "pkg/other.py": (
+                "class Bag:\n    def popitem(self):\n        return 1\n\n    def pop(self):\n        return 2\n"
+            ),
+        },
+    )
+    popitem = _at(await ask(repo, "pallium_callers", name="popitem", kind="call"))
+    assert popitem == {("pkg/cache.py", 6): "unresolved"}
+    pop = _at(await ask(repo, "pallium_callers", name="pop", kind="call"))
+    assert pop[("pkg/cache.py", 15)] == "unresolved"  # Child -> Base -> MutableSet, from outside
+    assert pop[("pkg/cache.py", 20)] == "ambiguous"  # a base made by a call: anything
+    bag = _at(await ask(repo, "pallium_callers", name="Bag.pop", kind="call"))
+    assert ("pkg/cache.py", 15) not in bag and ("pkg/cache.py", 20) in bag
+
+
+async def test_a_factorys_own_member_assignment_answers_for_itself(tmp_path: Path):
+    """`ky.create()` reaches both `Instance.create` and the `ky.create = ...` its factory assigns (one
+    symbol to a type checker): each, asked for, lists it."""
+    repo = new_repo(tmp_path, {"src/types.ts": _KY_TYPES, "src/index.ts": _KY_INDEX, "src/use.ts": _KY_USE})
+    made = _at(await ask(repo, "pallium_callers", name="createInstance.create", kind="call"))
+    assert made == {("src/use.ts", 4): "receiver"}
+    declared = _at(await ask(repo, "pallium_callers", name="types.Instance.create", kind="call"))
+    assert declared == {("src/use.ts", 4): "receiver"}
+
+
+_NODE = """\
+import { freeze } from './freeze.js'
+
+export interface ColumnNode {
+  readonly kind: 'ColumnNode'
+}
+
+type ColumnNodeFactory = Readonly<{
+  create(name: string): ColumnNode
+  cloneWith(node: ColumnNode, name: string): ColumnNode
+}>
+
+export const ColumnNode: ColumnNodeFactory = freeze<ColumnNodeFactory>({
+  create(name) {
+    return freeze({ kind: 'ColumnNode' as const, name })
+  },
+  cloneWith(node, name) {
+    return ColumnNode.create(name)
+  },
+})
+"""
+
+_BUILDER = """\
+import { ColumnNode } from './column-node.js'
+
+export class Builder {
+  build() {
+    return ColumnNode.cloneWith(ColumnNode.create('a'), 'b')
+  }
+}
+
+export function cloneWith() {
+  return 0
+}
+"""
+
+
+async def test_a_value_declared_with_a_type_has_the_types_members(tmp_path: Path):
+    """`ColumnNode.cloneWith()` where `export const ColumnNode: ColumnNodeFactory = freeze({...})`:
+    the factory type's member, which the literal's `cloneWith(node) {...}` implements; never
+    another file's function of that name."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/freeze.ts": "export function freeze<T>(x: T): T {\n  return x\n}\n",
+            "src/column-node.ts": _NODE,
+            "src/builder.ts": _BUILDER,
+            "src/raw.ts": (
+                "interface Sql {\n  lit<V>(value: V): V\n}\n\n"
+                "export const sql: Sql = Object.assign(() => 0, {\n"
+                "  lit<V>(value: V): V {\n    return value\n  },\n})\n"
+            ),
+            "src/use.ts": "import { sql } from './raw.js'\n\nsql.lit(1)\n",
+        },
+    )
+    assert _at(await ask(repo, "pallium_callers", name="Sql.lit", kind="call")) == {("src/use.ts", 3): "receiver"}
+    # a literal that types its own parameters is not the one `Sql` types (Object.assign infers its own)
+    assert _at(await ask(repo, "pallium_callers", name="raw.lit", kind="call")) == {}
+    declared = _at(await ask(repo, "pallium_callers", name="ColumnNodeFactory.cloneWith", kind="call"))
+    assert declared == {("src/builder.ts", 5): "receiver"}
+    written = _at(await ask(repo, "pallium_callers", name="column-node.cloneWith", kind="call"))
+    assert written == {("src/builder.ts", 5): "receiver"}
+    create = _at(await ask(repo, "pallium_callers", name="ColumnNodeFactory.create", kind="call"))
+    assert create == {("src/builder.ts", 5): "receiver", ("src/column-node.ts", 17): "receiver"}
+    other = _at(await ask(repo, "pallium_callers", name="builder.cloneWith", kind="call"))
+    assert other == {}
