@@ -13,10 +13,10 @@ __all__ = ["repaired_source", "without_export_macros"]
 
 # Preprocessor lines inside a body (`enum { #include "x.def" }`, an X-macro) are not C the grammar
 # can parse; blanking them keeps the body's declarations and every line number.
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*", re.M)
+_DIRECTIVE = re.compile(rb"\n[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*")
 # What opens a list rather than a body: `enum colors {`, `= {`, `[] = {`, a `{` inside another list.
 _LIST_HEAD = re.compile(rb"(?:\benum\b[^;{}()]*|=[ \t\n]*|[{,][ \t\n]*)$")
-_WHOLE_DIRECTIVE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
+_WHOLE_DIRECTIVE = re.compile(rb"\n[ \t]*#(?:[^\n]*\\\n)*[^\n]*")
 # `class LEVELDB_EXPORT Cache {`: an export macro between the keyword and the name.
 _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*[ \t]*(?:final\b|[:{]))")
 _MACRO = rb"[A-Z][A-Z0-9_]{2,}"
@@ -25,7 +25,7 @@ _QUALIFIED = rb"~?[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?(?:::~?[A-Za-z_]\w*(?:[ 
 # `int CJSON_CDECL main(void)`, `void SPDLOG_INLINE sink<M>::flush()`: a calling-convention or export
 # macro between a function's return type and its name.
 _CALLING_MACRO = re.compile(
-    rb"^[ \t]*(?:[A-Za-z_]\w*[ \t*&]+)+?(" + _MACRO + rb")[ \t]+[*&]*[ \t]*" + _QUALIFIED + rb"[ \t]*\(", re.M
+    rb"\n[ \t]*+(?:[A-Za-z_]\w*+[ \t*&]++)+?(" + _MACRO + rb")[ \t]+[*&]*[ \t]*" + _QUALIFIED + rb"[ \t]*\("
 )
 # `void *(CJSON_CDECL *allocate)(size_t)`: the same inside a function pointer's parentheses.
 _POINTER_MACRO = re.compile(rb"\([ \t]*(" + _MACRO + rb")[ \t]+\*[ \t]*[A-Za-z_]\w*[ \t]*\)[ \t]*\(")
@@ -33,21 +33,20 @@ _POINTER_MACRO = re.compile(rb"\([ \t]*(" + _MACRO + rb")[ \t]+\*[ \t]*[A-Za-z_]
 # specifier macro that opens a declaration, followed by the declaration's type (never another
 # macro: `DWORD WINAPI f()` keeps its return type) and a declared name.
 _LEADING_MACRO = re.compile(
-    rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(?:(?:static|inline|extern|virtual|explicit|friend|constexpr)[ \t]+)*"
+    rb"\n[ \t]*+(?:template[ \t]*<[^;{}\n]*>[ \t]*)?"
+    rb"(?:(?:static|inline|extern|virtual|explicit|friend|constexpr)[ \t]+)*"
     rb"((?:" + _MACRO + rb"\b[ \t]+)+)(?!" + _MACRO + rb"\b)"
     rb"(?=(?:(?:const|unsigned|signed|struct|class|enum|typename|static|inline)[ \t]+)*"
     rb"(?:" + _QUALIFIED + rb"[ \t*&]+[*&]*[ \t]*" + _QUALIFIED + rb"[ \t]*[(\[=;{]"
     rb"|[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?(?:::~?[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?)+[ \t]*\("
     rb"|(?:" + _QUALIFIED + rb"[ \t*&]+)?operator\b))",
-    re.M,
 )
 # `FMT_CONSTEXPR rgb() : r(0) {}`: before a constructor there is no type to tell a macro from a
 # return type (`BOOL IsOk(void)`), so only a macro named as a specifier is blanked there.
 _SPECIFIER_MACRO = re.compile(
-    rb"^[ \t]*(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(?:(?:static|inline|explicit|friend|constexpr)[ \t]+)*"
+    rb"\n[ \t]*+(?:template[ \t]*<[^;{}\n]*>[ \t]*)?(?:(?:static|inline|explicit|friend|constexpr)[ \t]+)*"
     rb"((?:[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:API|EXPORT|PUBLIC|INLINE|FORCE_INLINE|CONSTEXPR\w*|NODISCARD|DEPRECATED\w*"
     rb"|NOINLINE|EXTERN|DECL|ATTR\w*|VISIBILITY\w*|NORETURN)[ \t]+)+)(?=explicit\b|~?[A-Za-z_]\w*[ \t]*\()",
-    re.M,
 )
 # `size_t id() SPDLOG_NOEXCEPT {`, `bool empty() const FMT_NOEXCEPT;`: specifier macros after a
 # parameter list, before the body, the `;`, `= default`, an initializer list or a trailing return.
@@ -63,10 +62,18 @@ _TRAILING_MACROS = re.compile(
 # `FMT_BEGIN_NAMESPACE`, `Q_OBJECT`, `LOG_CATCH(msg)`: a macro alone on its line, a statement
 # without a semicolon.
 _LONE_MACRO = re.compile(
-    rb"^[ \t]*(" + _MACRO + rb"(?:[ \t]*\([^;{}()\n]*(?:\([^;{}()\n]*\)[^;{}()\n]*)*\))?)[ \t]*$", re.M
+    rb"\n[ \t]*+(" + _MACRO + rb"(?:[ \t]*\([^;{}()\n]*(?:\([^;{}()\n]*\)[^;{}()\n]*)*\))?)[ \t]*$", re.M
 )
-# `SPDLOG_TRY {`: a macro standing for a statement's keyword before a block.
-_BLOCK_MACRO = re.compile(rb"(?<=[;{}])([ \t\n]*)(" + _MACRO + rb")(?=[ \t]*\{)")
+# `SPDLOG_TRY {`: a macro standing for a statement's keyword before a block (after a `;` or a brace,
+# matched rather than looked behind for, so that `re` scans for it; the spans are group 2's).
+_BLOCK_MACRO = re.compile(rb"[;{}]([ \t\n]*+)(" + _MACRO + rb")(?=[ \t]*\{)")
+# The patterns above that begin at a line's start take the newline before it (searched in the code
+# after one newline), not `^` under re.M: `re` finds a literal first byte by a fast scan, but tries
+# `^` at every offset. None of them ends after a newline (or where a match could begin), so they
+# find what `^` found. A run of blanks or of a word's letters is taken whole (`*+`, `++`) where
+# what follows it can never begin with what it took: giving some back cannot make a match, and
+# trying it at every line's indentation cost as long as parsing the file.
+_LINE_MACROS = (_CALLING_MACRO, _LEADING_MACRO, _SPECIFIER_MACRO)
 # A double-quoted Bash string holding an escaped `\$`: the text of a command to `eval` later.
 _BASH_EVAL_STRING = re.compile(rb'"((?:[^"\\]|\\.)*?\\\$(?:[^"\\]|\\.)*)"', re.S)
 _KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
@@ -98,13 +105,17 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
         return None
     code = _NOT_CODE.sub(lambda m: b" " * len(m.group()), data)  # braces in comments and strings do not count
     out = bytearray(data)
-    spans = [
-        m.span(1) for p in (_CALLING_MACRO, _POINTER_MACRO, _LEADING_MACRO, _SPECIFIER_MACRO) for m in p.finditer(code)
-    ]
+    lined = b"\n" + code  # for the patterns of a line's start: offsets in it are one past the code's
+    spans = [m.span(1) for m in _POINTER_MACRO.finditer(code)]
+    spans += [(m.start(1) - 1, m.end(1) - 1) for p in _LINE_MACROS for m in p.finditer(lined)]
     spans += [m.span(1) for m in _TRAILING_MACROS.finditer(code)]
     spans += [m.span(2) for m in _BLOCK_MACRO.finditer(code)]
-    spans += [m.span(1) for m in _LONE_MACRO.finditer(code) if _is_statement_macro(code, m.start(), m.end())]
-    spans += _directives_in_lists(code)
+    spans += [
+        (m.start(1) - 1, m.end(1) - 1)
+        for m in _LONE_MACRO.finditer(lined)
+        if _is_statement_macro(code, m.start(), m.end() - 1)  # the line's start: the newline's offset in `lined`
+    ]
+    spans += _directives_in_lists(code, lined)
     for start, end in spans:
         out[start:end] = b" " * (end - start)
     return bytes(out) if spans else None
@@ -126,14 +137,17 @@ def _is_statement_macro(code: bytes, start: int, end: int) -> bool:
     )
 
 
-def _directives_in_lists(code: bytes) -> list[tuple[int, int]]:
+def _directives_in_lists(code: bytes, lined: bytes) -> list[tuple[int, int]]:
     """The `#include`/`#define`/`#undef` lines inside an enum's body or a braced initializer (an
-    X-macro), never those in a namespace, class or function body, which the grammar reads."""
-    bodies = _WHOLE_DIRECTIVE.sub(lambda m: b" " * len(m.group()), code)  # `#define TRY try {` opens nothing
+    X-macro), never those in a namespace, class or function body, which the grammar reads.
+    `lined` is `code` after one newline."""
+    # `#define TRY try {` opens nothing: each directive blanked, its newline kept
+    bodies = _WHOLE_DIRECTIVE.sub(lambda m: b"\n" + b" " * (len(m.group()) - 1), lined)[1:]
     braces = [(m.start(), m.group()) for m in re.finditer(rb"[{}]", bodies)]
     spans, stack, at = [], [], 0
-    for found in _DIRECTIVE.finditer(code):
-        while at < len(braces) and braces[at][0] < found.start():
+    for found in _DIRECTIVE.finditer(lined):
+        start, end = found.start(), found.end() - 1  # the line's start in `code`, and its end
+        while at < len(braces) and braces[at][0] < start:
             where, brace = braces[at]
             at += 1
             if brace == b"{":
@@ -142,5 +156,5 @@ def _directives_in_lists(code: bytes) -> list[tuple[int, int]]:
             elif stack:
                 stack.pop()
         if stack and stack[-1]:
-            spans.append(found.span())
+            spans.append((start, end))
     return spans
