@@ -26,9 +26,10 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # `registration` references; 8: declarations of the pack languages ctags finds, C globals, Ruby
 # accessors and aliases, Swift initialisers, Kotlin packages and top-level properties, C++ headers and
 # methods, scripts known by their shebang; 9: C/C++ specifier and statement macros read around
-# (`services.repo.repairs`), deep qualified members, reference fields, specialisations): an index
+# (`services.repo.repairs`), deep qualified members, reference fields, specialisations; 10: C
+# comments before a `#define`'s continuation, return-type macros above a definition): an index
 # whose facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "9"
+FACTS_VERSION = "10"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {

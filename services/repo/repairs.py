@@ -66,10 +66,15 @@ _LONE_MACRO = re.compile(
     rb"^[ \t]*(" + _MACRO + rb"(?:[ \t]*\([^;{}()\n]*(?:\([^;{}()\n]*\)[^;{}()\n]*)*\))?)[ \t]*$", re.M
 )
 # `SPDLOG_TRY {`: a macro standing for a statement's keyword before a block.
+# What follows a return-type macro at the top level: the declared function's name and parameters.
+_DECLARATOR_NEXT = re.compile(rb"[*&\s]*[A-Za-z_]\w*[ \t]*\(")
 _BLOCK_MACRO = re.compile(rb"(?<=[;{}])([ \t\n]*)(" + _MACRO + rb")(?=[ \t]*\{)")
 # A double-quoted Bash string holding an escaped `\$`: the text of a command to `eval` later.
 _BASH_EVAL_STRING = re.compile(rb'"((?:[^"\\]|\\.)*?\\\$(?:[^"\\]|\\.)*)"', re.S)
 _KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
+# `(a) ?   /* CR LF */   \\`: a comment before a directive's line continuation, where the grammar ends
+# the directive (and reads the rest of the macro's body as code, an error to the next recovery).
+_COMMENT_BEFORE_CONTINUATION = re.compile(rb"/\*[^\n]*?\*/(?=[ \t]*\\\n)")
 _NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
@@ -85,8 +90,9 @@ def without_export_macros(language: str, data: bytes) -> bytes:
 
 def repaired_source(language: str, data: bytes) -> bytes | None:
     """`data` with what its grammar cannot parse blanked, or None when there is none: in C and C++
-    the `#include`/`#define` lines inside braces and the macros that stand for specifiers
-    (before a declaration, between its type and name, after its parameters, or alone on a line);
+    the `#include`/`#define` lines inside braces, the comments before a `#define`'s line
+    continuations, and the macros that stand for specifiers (before a declaration, between its type
+    and name, after its parameters, or alone on a line);
     in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval`."""
     if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
         repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
@@ -105,6 +111,8 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
     spans += [m.span(2) for m in _BLOCK_MACRO.finditer(code)]
     spans += [m.span(1) for m in _LONE_MACRO.finditer(code) if _is_statement_macro(code, m.start(), m.end())]
     spans += _directives_in_lists(code)
+    for directive in _WHOLE_DIRECTIVE.finditer(data):
+        spans += [m.span() for m in _COMMENT_BEFORE_CONTINUATION.finditer(data, *directive.span())]
     for start, end in spans:
         out[start:end] = b" " * (end - start)
     return bytes(out) if spans else None
@@ -117,6 +125,8 @@ def _is_statement_macro(code: bytes, start: int, end: int) -> bool:
     after = code[end:].lstrip()
     if after.startswith((b",", b"=", b"(")) or (after.startswith(b"}") and not code[start:end].rstrip().endswith(b")")):
         return False  # `HIGH` before the `}` is an enum's last member; `LOG_CATCH(e)` there is no member
+    if _DECLARATOR_NEXT.match(after) and code.count(b"{", 0, start) == code.count(b"}", 0, start):
+        return False  # `YAML_DECLARE(int)` above `yaml_parser_scan(...) {` at the top level: its return type
     last_line = before[before.rfind(b"\n") + 1 :].lstrip()
     return (
         not before
