@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from services.repo import aliases, assigned, grammars, languages, receivers, repairs, ruby_calls
+from services.repo import aliases, assigned, grammars, languages, macros, receivers, repairs, ruby_calls
 
 __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 
@@ -27,9 +27,10 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # accessors and aliases, Swift initialisers, Kotlin packages and top-level properties, C++ headers and
 # methods, scripts known by their shebang; 9: C/C++ specifier and statement macros read around
 # (`services.repo.repairs`), deep qualified members, reference fields, specialisations; 10: C
-# comments before a `#define`'s continuation, return-type macros above a definition): an index
+# comments before a `#define`'s continuation, return-type macros above a definition, the calls in
+# a macro's body; 11: PHP docblock types and fields assigned from typed parameters): an index
 # whose facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "10"
+FACTS_VERSION = "11"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -303,6 +304,10 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
         )
     for node in impls:
         _trait_impl(node, data, by_node, facts)
+    if language in macros.LANGUAGES:  # `#define FREE(p) (yaml_free(p), p = 0)`: the body's calls, as text
+        for node, _nm, kind in found:
+            if kind == "macro":
+                facts.refs.update((name, line, "call", "") for name, line in macros.body_calls(node))
     # `Base = Widget` at the top level: after the imports, which say where `Widget` comes from
     top = {s[0] for s in facts.symbols if s[3] is None and s[1] != "constant"} | bound.taken()
     bound_by_assignment = assigned.of(language, root, top)
@@ -313,6 +318,8 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     for var, type_ in bind_nodes:
         type_ = bound.type_name(type_) if bound else type_
         bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), type_))
+    if language == "php":  # docblock types, and `$this->writer = $writer` from a typed parameter
+        _php_bindings(root, scopes, bindings)
     # Identifiers, the bulk of the nodes, come from a query of their own through `captures`, which
     # builds no match object per node (a third of the walk's cost on a large file).
     members = receivers.MemberTypes(language, root, _language(language)) if language in receivers.LANGUAGES else None
@@ -485,6 +492,21 @@ def _receiver(
         if best is not None:
             return best
     return "?" + text
+
+
+def _php_bindings(root: Any, scopes: Any, bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]]) -> None:
+    from services.repo import php_types
+
+    for var, node, type_ in php_types.docblock_bindings(root):
+        bindings.setdefault(var, []).append((node.start_byte, _scope_span(node, scopes), type_))
+
+    def type_of(var: str, at: Any) -> str | None:
+        scope = _scope_span(at, scopes)
+        types = {t for _w, s, t in bindings.get(var, ()) if s == scope}
+        return types.pop() if len(types) == 1 else None
+
+    for field_name, node, type_ in list(php_types.assigned_fields(root, _language("php"), type_of)):
+        bindings.setdefault(field_name, []).append((node.start_byte, _scope_span(node, scopes), type_))
 
 
 def _scope_span(node: Any, scopes: set[tuple[int, int]]) -> tuple[int, int] | None:
