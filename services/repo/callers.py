@@ -8,12 +8,13 @@ A name that is only another name for a definition (`Motor` re-exporting Engine) 
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from collections.abc import Callable
 
 from kernel.errors import PalliumError
-from services.repo import by_receiver, macros
+from services.repo import by_receiver, macros, php_types
 from services.repo.exports import BINDING_KINDS, Exports, module_path
 from services.repo.exports import LANGUAGES as EXPORTING
 from services.repo.inheritance import member_through_bases, members_above
@@ -389,6 +390,7 @@ class _Resolver:
         self.outside: dict[str, set[str]] = {}
         self.local_imports: dict[str, set[str]] = {}  # per file: the functions that import the name
         self.outside_words: dict[tuple[str, str], bool] = {}
+        self.returns: dict[tuple[str, str], str | None] = {}  # (class, method) -> the class it returns
 
     def reference(self, row: ReferenceRow) -> Reference | None:
         reachable = self.by_family.get(family(row.language), [])
@@ -430,6 +432,11 @@ class _Resolver:
             return ("same-file", local[0]) if local else ("unresolved", None)
         if receiver.startswith("="):  # named through an import: an alias, or a module alias's member
             return self._through_import(row, defs, receiver[1:])
+        if receiver.startswith("()"):  # PHP `Dotenv::create()->load()`: what the chain's methods return
+            cls = self._returned(row, receiver[2:])
+            if cls is None:
+                return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
+            return self._resolve(dataclasses.replace(row, receiver=cls), defs)
         if receiver == "self":
             classes = (row.enclosing or "").split(".")[:-1]  # `Store.save` -> the class `Store`
             for depth in range(len(classes), 0, -1):
@@ -476,6 +483,32 @@ class _Resolver:
             if row.language == "ruby" and classes:
                 return self._ruby_bare_call(row, defs, classes)
         return self._by_place(row, defs, members_only=False)
+
+    def _returned(self, row: ReferenceRow, chain: str) -> str | None:
+        """The class a PHP call chain (`Dotenv.create.make`, `self.make`) ends on, by each method's
+        declared or docblock return type; None where one is not known or not one class."""
+        start, *methods = chain.split(".")
+        cls: str | None = start
+        if start == "self":
+            classes = (row.enclosing or "").split(".")[:-1]
+            cls = classes[-1] if classes else None
+        for method in methods:
+            if cls is None:
+                return None
+            key = (cls, method)
+            if key not in self.returns:
+                owned = [
+                    d
+                    for d in self.store.definitions(method)
+                    if d.kind == "method"
+                    and d.parent
+                    and d.parent.rsplit(".", 1)[-1] == cls
+                    and family(d.language) == family(row.language)
+                ]
+                found = {php_types.return_class(d.signature, cls) for d in owned}
+                self.returns[key] = found.pop() if len(found) == 1 else None
+            cls = self.returns[key]
+        return cls
 
     def _ruby_bare_call(
         self, row: ReferenceRow, defs: list[DefinitionRow], classes: list[str]

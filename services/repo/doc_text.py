@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from services.repo import php_types
+
 __all__ = ["COMMENTS", "QUOTES", "WRAPPERS", "decorators", "doc", "first_line", "signature"]
 
 COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
@@ -45,7 +47,9 @@ def signature(node: Any, data: bytes, language: str = "") -> str:
         text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S) if marker == "//" else text
         text = "\n".join(re.sub(r"(^|\s)" + re.escape(marker) + r".*$", "", line) for line in text.split("\n"))
     text = " ".join(text.split()).rstrip(":{ ").strip()
-    return text if len(text) <= 200 else text[:199] + "…"
+    written = php_types.docblock_return(node) if language == "php" else None
+    kept = f" /** @return {written} */" if written else ""  # the type the code leaves to its docblock
+    return text + kept if len(text) + len(kept) <= 200 else text[: 199 - len(kept)] + "…" + kept
 
 
 _DECORATOR_NODES = frozenset({"decorator", "marker_annotation", "annotation", "attribute_list"})

@@ -28,9 +28,10 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # methods, scripts known by their shebang; 9: C/C++ specifier and statement macros read around
 # (`services.repo.repairs`), deep qualified members, reference fields, specialisations; 10: C
 # comments before a `#define`'s continuation, return-type macros above a definition, the calls in
-# a macro's body; 11: PHP docblock types and fields assigned from typed parameters): an index
+# a macro's body; 11: PHP docblock types and fields assigned from typed parameters; 12: PHP call
+# chains' receivers and docblock return types in signatures): an index
 # whose facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "11"
+FACTS_VERSION = "12"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -91,6 +92,7 @@ _IDENTIFIERS = {
 }
 _IGNORED_NAMES = frozenset({"self", "cls", "this", "super", "_", "None", "True", "False", "nil", "null"})
 _WRAPPERS = doc_text.WRAPPERS
+_PHP_CALLS = frozenset({"member_call_expression", "scoped_call_expression", "nullsafe_member_call_expression"})
 # Definitions worth finding in text-indexed files: SQL objects, shell functions, make targets.
 _TEXT_DEFINITIONS = {
     "sql": re.compile(
@@ -464,6 +466,10 @@ def _receiver(
         return ""
     if members is not None and (known := receivers.receiver_of(node, members)) is not None:
         return known
+    if node.type in _PHP_CALLS:  # `Dotenv::create()->load()`: what `create` returns
+        from services.repo import php_types
+
+        return php_types.call_chain(node, lambda base: _receiver(base, scopes, bindings, at, members)) or "?"
     text = _text(node)
     if text in grammars.RECEIVER_SELF:
         return "self"
@@ -505,6 +511,10 @@ def _php_bindings(root: Any, scopes: Any, bindings: dict[str, list[tuple[int, tu
 
     for field_name, node, type_ in list(php_types.assigned_fields(root, _language("php"), type_of)):
         bindings.setdefault(field_name, []).append((node.start_byte, _scope_span(node, scopes), type_))
+    for var, node, call in php_types.assigned_calls(root, _language("php")):  # `$d = Dotenv::create()`
+        chain = _receiver(call, scopes, bindings, call)
+        if chain.startswith("()"):
+            bindings.setdefault(var, []).append((node.start_byte, _scope_span(node, scopes), chain))
 
 
 def _scope_span(node: Any, scopes: set[tuple[int, int]]) -> tuple[int, int] | None:

@@ -122,3 +122,92 @@ async def test_a_call_through_the_interface_is_a_reference_of_each_implementatio
     assert (28, "PutenvAdapter.write") not in {(r.line, r.target_qualified) for r in sibling.references}
     interface = await ask(php_repo, "pallium_callers", name="WriterInterface.write")
     assert interface.implements == []
+
+
+BUILDER = """\
+<?php
+namespace Env\\Store;
+
+final class StoreBuilder
+{
+    private $fileEncoding;
+
+    /**
+     * @return \\Env\\Store\\StoreBuilder
+     */
+    public static function create()
+    {
+        return new self();
+    }
+
+    public function fileEncoding(?string $encoding): static
+    {
+        return $this;
+    }
+
+    /**
+     * @return \\Env\\Store\\FileStore
+     */
+    public function make()
+    {
+        return new FileStore();
+    }
+}
+"""
+
+STORES = """\
+<?php
+namespace Env\\Store;
+
+final class FileStore
+{
+    public function read(): string
+    {
+        return '';
+    }
+}
+
+final class StringStore
+{
+    public function read(): string
+    {
+        return 'x';
+    }
+}
+"""
+
+USES = """\
+<?php
+namespace Env\\Tests;
+
+use Env\\Store\\StoreBuilder;
+
+final class StoreTest
+{
+    public function testRead()
+    {
+        $builder = StoreBuilder::create()
+            ->fileEncoding('UTF-8');
+        $builder->make()->read();
+        StoreBuilder::create()->make()->read();
+        $unknown->make()->read();
+    }
+}
+"""
+
+
+async def test_a_call_chain_is_resolved_through_declared_and_docblock_return_types(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "Start", {"src/StoreBuilder.php": BUILDER, "src/Stores.php": STORES, "tests/StoreTest.php": USES})
+    symbols = await ask(repo, "pallium_symbols", path="src/StoreBuilder.php")
+    signatures = {s.name: s.signature for s in symbols.symbols}
+    assert signatures["make"] == "public function make() /** @return \\Env\\Store\\FileStore */"
+    out = await ask(repo, "pallium_callers", name="read")
+    found = {r.line: (r.resolution, r.target_qualified) for r in out.references if r.path == "tests/StoreTest.php"}
+    assert found == {
+        12: ("receiver", "FileStore.read"),  # $builder: create() then fileEncoding(): static, then make()
+        13: ("receiver", "FileStore.read"),
+        14: ("unresolved", None),  # a chain on a variable of unknown class: never guessed
+    }
