@@ -18,7 +18,7 @@ _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*", re.M
 _LIST_HEAD = re.compile(rb"(?:\benum\b[^;{}()]*|=[ \t\n]*|[{,][ \t\n]*)$")
 _WHOLE_DIRECTIVE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
 # `class LEVELDB_EXPORT Cache {`: an export macro between the keyword and the name.
-_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*[ \t]*(?:final\b|[:{]))")
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
 _MACRO = rb"[A-Z][A-Z0-9_]{2,}"
 # A name as C++ writes it where a function is defined: `f`, `Store::save`, `sink<Mutex>::flush`, `~Cache`.
 _QUALIFIED = rb"~?[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?(?:::~?[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?)*"

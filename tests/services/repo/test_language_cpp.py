@@ -142,3 +142,8 @@ def test_a_return_type_macro_alone_on_its_line_above_a_definition_is_kept():
     expected = {("yaml_scan", "function", 1), ("TWICE", "macro", 6), ("run", "function", 8)}
     assert expected <= declared("src/scanner.c", text)
     assert b"YAML_DECLARE(int)" in (repaired_source("c", text.encode()) or b"")
+
+
+def test_an_export_macro_in_a_class_head_whose_brace_is_on_the_next_line_is_no_declaration():
+    text = "class TINYXML2_LIB XMLNode\n{\npublic:\n    XMLNode* InsertFirstChild(XMLNode* addThis);\n};\n"
+    assert declared("tinyxml2.h", text) >= {("XMLNode", "class", 1), ("XMLNode.InsertFirstChild", "method", 4)}
