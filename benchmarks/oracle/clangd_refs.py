@@ -11,7 +11,8 @@ build folder's generated headers for the rest), clangd
 defines (every k-th by path and line, so the sample is fixed) clangd's `textDocument/references`
 (declarations left out) is the truth. Pallium indexes the checkout in a temporary PALLIUM_HOME
 and answers `pallium_callers` for each name; a Pallium reference counts when it resolves to a
-definition of that name (`import`, `same-file`, `unique`, `receiver`). Both are compared as
+definition of that name (`import`, `same-file`, `unique`, `receiver`), or to a base's virtual it
+overrides (the answer's `implements`; clangd lists calls through those too). Both are compared as
 (path, line) pairs within the checkout.
 """
 
@@ -86,17 +87,25 @@ async def pallium_answers(checkout: Path, asked: dict[str, str]) -> dict[str, se
         await call("pallium_index", {}, ctx)
         out = {}
         for name, path in asked.items():
+            # a call through a base's virtual this one overrides counts, as clangd counts it
+            above = await call("pallium_callers", {"name": name, "limit": 1}, ctx)
+            overridden = {d.qualified for d in above.implements}
             out[name] = {
                 (r.path, r.line)
                 for r in await every_reference(call, name, ctx)
                 if r.resolution in _RESOLVED
                 and r.target is not None
-                and (r.target == path or r.target.endswith((".h", ".hpp", ".hh")))
-                and (r.target_qualified is None or r.target_qualified == name)
+                and (_this_one(r, path, name) or r.target_qualified in overridden)
             }
         return out
     finally:
         ctx.close()
+
+
+def _this_one(r: object, path: str, name: str) -> bool:
+    """A reference resolved to the definition asked for, or to a header declaring it."""
+    target, qualified = r.target, r.target_qualified  # type: ignore[attr-defined]
+    return (target == path or target.endswith((".h", ".hpp", ".hh"))) and qualified in (None, name)
 
 
 def main(argv: list[str]) -> int:

@@ -266,20 +266,24 @@ def _handed_on(store: RepoStore, member: str, defs: list[DefinitionRow], kind: s
 
 
 # Languages whose calls through an interface's or base's method count as references of the
-# methods implementing it, as their language servers list them (intelephense).
-_THROUGH_INTERFACES = frozenset({"php"})
+# methods implementing or overriding it, as their language servers list them (intelephense; clangd
+# for a C++ virtual called on a base pointer).
+_THROUGH_INTERFACES = frozenset({"php", "cpp"})
 
 
 def _implemented(
     store: RepoStore, member: str, defs: list[DefinitionRow], every: list[DefinitionRow]
 ) -> list[DefinitionRow]:
-    """The interface and base methods the methods `defs` implement or override (PHP), nearest first."""
+    """The interface and base methods the methods `defs` implement or override (PHP, C++), nearest first."""
     found: dict[int, DefinitionRow] = {}
     for d in defs:
         if d.language not in _THROUGH_INTERFACES or not d.parent or d.kind != "method":
             continue
         owner = d.parent.rsplit(".", 1)[-1]
-        classes = [c for c in store.definitions(owner) if c.path == d.path and c.qualified == d.parent]
+        named = [c for c in store.definitions(owner) if c.qualified == d.parent and c.kind in CLASS_KINDS]
+        # C++ defines a member out of line (`void XMLComment::Accept()` in the .cpp, the class in the .h)
+        here = [c for c in named if c.path == d.path]
+        classes = here or [c for c in named if family(c.language) == family(d.language)]
         for cls in classes:
             resolve = lambda ref, name: _class_for(store, ref, name)  # noqa: E731
             for above in members_above(store, cls, member, every, resolve):

@@ -237,7 +237,7 @@ class CallersOutput(ToolOutput):
     )
     implements: list[Definition] = Field(
         default_factory=list,
-        description="PHP, for `Class.method`: the interface and base methods it implements or overrides; the "
+        description="PHP and C++, for `Class.method`: the interface and base methods it implements or overrides; the "
         "calls through them are listed too (with those as `target`), since they may run this one",
     )
     kinds: dict[str, int] = Field(

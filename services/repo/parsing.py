@@ -30,9 +30,9 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # comments before a `#define`'s continuation, return-type macros above a definition, the calls in
 # a macro's body; 11: PHP docblock types and fields assigned from typed parameters; 12: PHP call
 # chains' receivers and docblock return types in signatures; 13: C++ export macros before a class
-# name whose brace is on the next line): an index
+# name whose brace is on the next line; 14: C++ locals declared as pointers or references): an index
 # whose facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "13"
+FACTS_VERSION = "14"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
