@@ -4,12 +4,15 @@
 
 The checkout gets a generated compile_commands.json (every `.c` file, or `.cc`/`.cpp` file with
 `c++ -std=c++17`, compiled from the root with
-`-I` of every folder holding a header, in a temporary folder, never in the checkout), clangd
+`-I` of every folder holding a header, in a temporary folder, never in the checkout; where the
+repository builds with CMake, its own configured commands for the sources it builds, and its
+build folder's generated headers for the rest), clangd
 (Debian's) builds its background index over it, and for a sample of the functions the checkout
 defines (every k-th by path and line, so the sample is fixed) clangd's `textDocument/references`
 (declarations left out) is the truth. Pallium indexes the checkout in a temporary PALLIUM_HOME
 and answers `pallium_callers` for each name; a Pallium reference counts when it resolves to a
-definition of that name (`import`, `same-file`, `unique`, `receiver`). Both are compared as
+definition of that name (`import`, `same-file`, `unique`, `receiver`), or to a base's virtual it
+overrides (the answer's `implements`; clangd lists calls through those too). Both are compared as
 (path, line) pairs within the checkout.
 """
 
@@ -36,12 +39,34 @@ def compile_commands(checkout: Path, files: list[str], into: Path, language: str
     # every folder holding a header and each folder above it: `#include "leveldb/db.h"` needs `include/`
     held = {Path(f).parent for f in files} | {Path(f).parent for f in _headers(checkout)}
     folders = sorted({str(p) for d in held for p in (d, *d.parents)})
-    flags = " ".join(f"-I{checkout / d}" for d in folders)
+    built = _cmake_commands(checkout, into / "build")
+    generated = sorted({str(Path(e["file"]).parent) for e in built.values()} | {str(into / "build")}) if built else []
+    flags = " ".join([f"-I{checkout / d}" for d in folders] + [f"-I{d}" for d in generated])
     compiler = _COMPILER[language]
     entries = [
-        {"directory": str(checkout), "file": str(checkout / f), "command": f"{compiler} {flags} -c {f}"} for f in files
+        built.get(str(checkout / f))
+        or {"directory": str(checkout), "file": str(checkout / f), "command": f"{compiler} {flags} -c {f}"}
+        for f in files
     ]
     (into / "compile_commands.json").write_text(json.dumps(entries))
+
+
+def _cmake_commands(checkout: Path, build: Path) -> dict[str, dict]:
+    """The repository's own compile commands where it builds with CMake (configured in a temporary
+    folder, never in the checkout), by source path: the headers its configure step generates
+    (json-c's `json.h` from `json.h.cmakein`, `config.h`) exist only there."""
+    if not (checkout / "CMakeLists.txt").is_file():
+        return {}
+    done = subprocess.run(
+        ["cmake", "-S", str(checkout), "-B", str(build), "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    listed = build / "compile_commands.json"
+    if done.returncode != 0 or not listed.is_file():
+        return {}
+    return {str(Path(e["directory"], e["file"]).resolve()): e for e in json.loads(listed.read_text())}
 
 
 def _headers(checkout: Path) -> list[str]:
@@ -62,17 +87,25 @@ async def pallium_answers(checkout: Path, asked: dict[str, str]) -> dict[str, se
         await call("pallium_index", {}, ctx)
         out = {}
         for name, path in asked.items():
+            # a call through a base's virtual this one overrides counts, as clangd counts it
+            above = await call("pallium_callers", {"name": name, "limit": 1}, ctx)
+            overridden = {d.qualified for d in above.implements}
             out[name] = {
                 (r.path, r.line)
                 for r in await every_reference(call, name, ctx)
                 if r.resolution in _RESOLVED
                 and r.target is not None
-                and (r.target == path or r.target.endswith((".h", ".hpp", ".hh")))
-                and (r.target_qualified is None or r.target_qualified == name)
+                and (_this_one(r, path, name) or r.target_qualified in overridden)
             }
         return out
     finally:
         ctx.close()
+
+
+def _this_one(r: object, path: str, name: str) -> bool:
+    """A reference resolved to the definition asked for, or to a header declaring it."""
+    target, qualified = r.target, r.target_qualified  # type: ignore[attr-defined]
+    return (target == path or target.endswith((".h", ".hpp", ".hh"))) and qualified in (None, name)
 
 
 def main(argv: list[str]) -> int:

@@ -8,14 +8,16 @@ A name that is only another name for a definition (`Motor` re-exporting Engine) 
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
+from collections.abc import Callable
 
 from kernel.errors import PalliumError
-from services.repo import by_receiver
+from services.repo import by_receiver, macros, php_types
 from services.repo.exports import BINDING_KINDS, Exports, module_path
 from services.repo.exports import LANGUAGES as EXPORTING
-from services.repo.inheritance import member_through_bases
+from services.repo.inheritance import member_through_bases, members_above
 from services.repo.languages import CLASS_KINDS
 from services.repo.models import CallersOutput, Definition, Freshness, Reference
 from services.repo.queries import decode_cursor, encode_cursor
@@ -105,10 +107,11 @@ def callers(
             _nothing_named(store, name, member, every)
     else:
         defs = every
+    above = _implemented(store, member, defs, every) if owner else []
     kinds = store.reference_kinds(member)
     if not defs and not kinds:  # a name the index has never seen: likely misspelt, and never "unused"
         _nothing_named(store, name, member, every)
-    resolver = _Resolver(store, member, every, defs if owner else None)
+    resolver = _Resolver(store, member, every, defs + above if owner else None)
     offset = decode_cursor(cursor)
     handed = _handed_on(store, member, defs, kind)  # made under another name: `import Base from`, re-exports
     for ref in handed:
@@ -119,6 +122,10 @@ def callers(
         # Every reference resolved: narrowed to what can reach the definitions asked for, the resolved
         # ones first (an agent reads page 1 first), and counted as listed.
         refs = [r for r in (resolver.reference(row) for row in store.references(member, kind=kind)) if r is not None]
+        if any(r.enclosing and r.path.endswith(_C_FILES) for r in refs):  # calls made in a macro's body
+            expanded = macros.expand(refs, *_macro_lookups(store))
+            if len(expanded) != len(refs) or expanded != refs:
+                refs, kinds = expanded, _kinds_of(expanded) if kind is None else {kind: len(expanded)}
         refs = sorted(refs + handed, key=lambda r: (_RANK[r.resolution], r.path, r.line, r.kind))
         total, page = len(refs), refs[offset : offset + limit]
         resolutions = _resolution_counts(refs)
@@ -133,6 +140,8 @@ def callers(
         page = [r for r in (resolver.reference(row) for row in rows) if r is not None]
         page += handed[max(0, offset - named) : max(0, offset + limit - named)][: limit - len(rows)]
     kinds = dict(sorted(kinds.items()))
+    implements = [_definition(d) for d in above[:_MAX_DEFINITIONS]]
+    reserve += sum(len(item.model_dump_json()) + 1 for item in implements)
     definitions, page = _fit_callers(defs, page, reserve)
     more = offset + len(page) < total
     return CallersOutput(
@@ -140,6 +149,7 @@ def callers(
         definitions=definitions,
         definition_count=len(defs),
         inherited=inherited,
+        implements=implements,
         kinds=kinds,
         resolutions=resolutions,
         references=page,
@@ -153,6 +163,36 @@ def callers(
 # A bare name used this often or less is resolved whole, so its answer is ranked and counted.
 _RESOLVE_ALL = 3000
 _RANK = {"receiver": 0, "same-file": 0, "import": 0, "unique": 1, "ambiguous": 2, "unresolved": 3}
+
+
+_C_FILES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".inl", ".ipp")
+
+
+def _macro_lookups(store: RepoStore) -> tuple[Callable[[str, str], bool], Callable[[str, str], list[Reference]]]:
+    """For `macros.expand`: whether a name is a macro of a file, and the references that reach it."""
+    macros_of: dict[str, set[str]] = {}
+
+    def is_macro(path: str, name: str) -> bool:
+        if name not in macros_of:
+            macros_of[name] = {d.path for d in store.definitions(name) if d.kind == "macro"}
+        return path in macros_of[name]
+
+    def uses_of(path: str, name: str) -> list[Reference]:
+        resolver = _Resolver(store, name, store.definitions(name), None)
+        return [
+            r
+            for r in (resolver.reference(row) for row in store.references(name))
+            if r is not None and r.target == path and r.resolution in ("import", "same-file", "unique", "receiver")
+        ]
+
+    return is_macro, uses_of
+
+
+def _kinds_of(refs: list[Reference]) -> dict[str, int]:
+    kinds: dict[str, int] = {}
+    for ref in refs:
+        kinds[ref.kind] = kinds.get(ref.kind, 0) + 1
+    return kinds
 
 
 def _resolution_counts(refs: list[Reference]) -> dict[str, int]:
@@ -223,6 +263,33 @@ def _handed_on(store: RepoStore, member: str, defs: list[DefinitionRow], kind: s
         for row, d in found
         if (row.path, row.line, row.kind, row.receiver) not in by_name
     ]
+
+
+# Languages whose calls through an interface's or base's method count as references of the
+# methods implementing or overriding it, as their language servers list them (intelephense; clangd
+# for a C++ virtual called on a base pointer).
+_THROUGH_INTERFACES = frozenset({"php", "cpp"})
+
+
+def _implemented(
+    store: RepoStore, member: str, defs: list[DefinitionRow], every: list[DefinitionRow]
+) -> list[DefinitionRow]:
+    """The interface and base methods the methods `defs` implement or override (PHP, C++), nearest first."""
+    found: dict[int, DefinitionRow] = {}
+    for d in defs:
+        if d.language not in _THROUGH_INTERFACES or not d.parent or d.kind != "method":
+            continue
+        owner = d.parent.rsplit(".", 1)[-1]
+        named = [c for c in store.definitions(owner) if c.qualified == d.parent and c.kind in CLASS_KINDS]
+        # C++ defines a member out of line (`void XMLComment::Accept()` in the .cpp, the class in the .h)
+        here = [c for c in named if c.path == d.path]
+        classes = here or [c for c in named if family(c.language) == family(d.language)]
+        for cls in classes:
+            resolve = lambda ref, name: _class_for(store, ref, name)  # noqa: E731
+            for above in members_above(store, cls, member, every, resolve):
+                if above.id not in found and above not in defs:
+                    found[above.id] = above
+    return list(found.values())
 
 
 def _inherited(
@@ -327,6 +394,7 @@ class _Resolver:
         self.outside: dict[str, set[str]] = {}
         self.local_imports: dict[str, set[str]] = {}  # per file: the functions that import the name
         self.outside_words: dict[tuple[str, str], bool] = {}
+        self.returns: dict[tuple[str, str], str | None] = {}  # (class, method) -> the class it returns
 
     def reference(self, row: ReferenceRow) -> Reference | None:
         reachable = self.by_family.get(family(row.language), [])
@@ -368,6 +436,11 @@ class _Resolver:
             return ("same-file", local[0]) if local else ("unresolved", None)
         if receiver.startswith("="):  # named through an import: an alias, or a module alias's member
             return self._through_import(row, defs, receiver[1:])
+        if receiver.startswith("()"):  # PHP `Dotenv::create()->load()`: what the chain's methods return
+            cls = self._returned(row, receiver[2:])
+            if cls is None:
+                return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
+            return self._resolve(dataclasses.replace(row, receiver=cls), defs)
         if receiver == "self":
             classes = (row.enclosing or "").split(".")[:-1]  # `Store.save` -> the class `Store`
             for depth in range(len(classes), 0, -1):
@@ -414,6 +487,32 @@ class _Resolver:
             if row.language == "ruby" and classes:
                 return self._ruby_bare_call(row, defs, classes)
         return self._by_place(row, defs, members_only=False)
+
+    def _returned(self, row: ReferenceRow, chain: str) -> str | None:
+        """The class a PHP call chain (`Dotenv.create.make`, `self.make`) ends on, by each method's
+        declared or docblock return type; None where one is not known or not one class."""
+        start, *methods = chain.split(".")
+        cls: str | None = start
+        if start == "self":
+            classes = (row.enclosing or "").split(".")[:-1]
+            cls = classes[-1] if classes else None
+        for method in methods:
+            if cls is None:
+                return None
+            key = (cls, method)
+            if key not in self.returns:
+                owned = [
+                    d
+                    for d in self.store.definitions(method)
+                    if d.kind == "method"
+                    and d.parent
+                    and d.parent.rsplit(".", 1)[-1] == cls
+                    and family(d.language) == family(row.language)
+                ]
+                found = {php_types.return_class(d.signature, cls) for d in owned}
+                self.returns[key] = found.pop() if len(found) == 1 else None
+            cls = self.returns[key]
+        return cls
 
     def _ruby_bare_call(
         self, row: ReferenceRow, defs: list[DefinitionRow], classes: list[str]

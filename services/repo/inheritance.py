@@ -16,7 +16,7 @@ from services.repo.languages import CLASS_KINDS
 from services.repo.rows import BaseRow, DefinitionRow, ReferenceRow
 from services.repo.store import RepoStore
 
-__all__ = ["Inherited", "member_through_bases"]
+__all__ = ["Inherited", "member_through_bases", "members_above"]
 
 _MAX_DEPTH = 25
 
@@ -59,6 +59,30 @@ def member_through_bases(
         return None
 
     return walk(cls, [cls.qualified], 0)
+
+
+def members_above(
+    store: RepoStore, cls: DefinitionRow, member: str, members: list[DefinitionRow], resolve: ResolveClass
+) -> list[DefinitionRow]:
+    """Every definition of `member` on the ancestors of `cls` (interfaces and bases, all of them,
+    not only the nearest): the methods a call can go through and still run `cls`'s own."""
+    by_owner: dict[tuple[str, str], list[DefinitionRow]] = {}
+    for d in members:
+        if d.parent:
+            by_owner.setdefault((d.path, d.parent), []).append(d)
+    seen, found, stack = {cls.id}, [], [(cls, 0)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            continue
+        for base in _bases(store, current):
+            above = resolve(base.reference, base.name.replace("::", ".").rsplit(".", 1)[-1])
+            if above is None or above.id in seen:
+                continue
+            seen.add(above.id)
+            found += by_owner.get((above.path, above.qualified), [])
+            stack.append((above, depth + 1))
+    return found
 
 
 def _bases(store: RepoStore, cls: DefinitionRow) -> list[BaseRow]:

@@ -234,6 +234,11 @@ _CPP = (
 (call_expression function: (qualified_identifier scope: (_) @recv name: (identifier) @call))
 (qualified_identifier scope: (_) @recv name: (identifier) @attr)
 (parameter_declaration type: (type_identifier) @bind.type declarator: (reference_declarator (identifier) @bind.var))
+(declaration type: (type_identifier) @bind.type declarator: (pointer_declarator declarator: (identifier) @bind.var))
+(declaration type: (type_identifier) @bind.type
+  declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @bind.var)))
+(declaration type: (type_identifier) @bind.type
+  declarator: (init_declarator declarator: (reference_declarator (identifier) @bind.var)))
 """
 )
 

@@ -209,6 +209,11 @@ class Reference(ToolOutput):
     target_line: int | None = Field(
         None, description="line of that definition: tells apart one name bound several times in a file"
     )
+    via: str | None = Field(
+        None,
+        description="C/C++: the macro written here that makes the call (its body calls the name, itself or "
+        "through the macros it uses); the line is the macro's use, as the preprocessor expands it",
+    )
 
 
 class CallersOutput(ToolOutput):
@@ -229,6 +234,11 @@ class CallersOutput(ToolOutput):
         None,
         description="when the class named does not define the member itself: the classes it was found "
         "through, nearest last (`Web -> App -> Scaffold`; `; ` between several classes of that name)",
+    )
+    implements: list[Definition] = Field(
+        default_factory=list,
+        description="PHP and C++, for `Class.method`: the interface and base methods it implements or overrides; the "
+        "calls through them are listed too (with those as `target`), since they may run this one",
     )
     kinds: dict[str, int] = Field(
         description="references by kind, of the set listed across all pages (a qualified name counts only the "

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from services.repo import aliases, assigned, grammars, languages, receivers, repairs, ruby_calls
+from services.repo import aliases, assigned, doc_text, grammars, languages, macros, receivers, repairs, ruby_calls
 
 __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 
@@ -28,8 +28,12 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # methods, scripts known by their shebang; 9: C/C++ specifier and statement macros read around
 # (`services.repo.repairs`), deep qualified members, reference fields, specialisations; 10: the
 # types of top-level bindings, `const ky = createInstance()`, `app = Flask()`, and JS/TS variables
-# bound to a call): an index whose facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "10"
+# bound to a call; 11: C comments before a `#define`'s continuation, return-type macros above a
+# definition, the calls in a macro's body; 12: PHP docblock types and fields assigned from typed parameters; 13: PHP call
+# chains' receivers and docblock return types in signatures; 14: C++ export macros before a class
+# name whose brace is on the next line; 15: C++ locals declared as pointers or references): an index
+# whose facts an older parser wrote parses its contents again at the next run.
+FACTS_VERSION = "15"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -89,19 +93,8 @@ _IDENTIFIERS = {
     **languages.IDENTIFIERS,
 }
 _IGNORED_NAMES = frozenset({"self", "cls", "this", "super", "_", "None", "True", "False", "nil", "null"})
-_COMMENTS = frozenset({"comment", "line_comment", "block_comment", "multiline_comment"})
-_WRAPPERS = frozenset(
-    {
-        "export_statement",
-        "decorated_definition",
-        "lexical_declaration",
-        "variable_declaration",
-        "type_declaration",
-        "type_definition",
-    }
-)
-_DOC_WRAPPERS = _WRAPPERS | {"variable_declarator"}
-_QUOTES = re.compile(r"^[rRbBuUfF]*(?:\"\"\"|'''|\"|')|(?:\"\"\"|'''|\"|')$")
+_WRAPPERS = doc_text.WRAPPERS
+_PHP_CALLS = frozenset({"member_call_expression", "scoped_call_expression", "nullsafe_member_call_expression"})
 # Definitions worth finding in text-indexed files: SQL objects, shell functions, make targets.
 _TEXT_DEFINITIONS = {
     "sql": re.compile(
@@ -296,15 +289,19 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
                 kind,
                 qualified,
                 parent,
-                _signature(node, data, language),
+                doc_text.signature(node, data, language),
                 node.start_point[0] + 1,
                 node.end_point[0] + 1,
-                _doc(language, node),
-                "\n".join(_decorators(node)),
+                doc_text.doc(language, node),
+                "\n".join(doc_text.decorators(node)),
             )
         )
     for node in impls:
         _trait_impl(node, data, by_node, facts)
+    if language in macros.LANGUAGES:  # `#define FREE(p) (yaml_free(p), p = 0)`: the body's calls, as text
+        for node, _nm, kind in found:
+            if kind == "macro":
+                facts.refs.update((name, line, "call", "") for name, line in macros.body_calls(node))
     # `Base = Widget` at the top level: after the imports, which say where `Widget` comes from
     top = {s[0] for s in facts.symbols if s[3] is None and s[1] != "constant"} | bound.taken()
     bound_by_assignment = assigned.of(language, root, top)
@@ -315,6 +312,8 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     for var, type_ in bind_nodes:
         type_ = bound.type_name(type_) if bound else type_
         bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), type_))
+    if language == "php":  # docblock types, and `$this->writer = $writer` from a typed parameter
+        _php_bindings(root, scopes, bindings)
     if language in receivers.LANGUAGES:
         facts.typed = typed_bindings(bind_nodes, bound)
     # Identifiers, the bulk of the nodes, come from a query of their own through `captures`, which
@@ -388,7 +387,17 @@ def _trait_impl(node: Any, data: bytes, by_node: dict[tuple[int, int, str], tupl
     qualified = f"{parent}.{name}" if parent else name
     line, end = node.start_point[0] + 1, node.end_point[0] + 1
     facts.symbols.append(
-        (name, "impl", qualified, parent, _signature(node, data, "rust"), line, end, _doc("rust", node), "")
+        (
+            name,
+            "impl",
+            qualified,
+            parent,
+            doc_text.signature(node, data, "rust"),
+            line,
+            end,
+            doc_text.doc("rust", node),
+            "",
+        )
     )
 
 
@@ -463,6 +472,10 @@ def _receiver(
         return ""
     if members is not None and (known := receivers.receiver_of(node, members)) is not None:
         return known
+    if node.type in _PHP_CALLS:  # `Dotenv::create()->load()`: what `create` returns
+        from services.repo import php_types
+
+        return php_types.call_chain(node, lambda base: _receiver(base, scopes, bindings, at, members)) or "?"
     text = _text(node)
     if text in grammars.RECEIVER_SELF:
         return "self"
@@ -518,6 +531,25 @@ def typed_bindings(bind_nodes: list[tuple[Any, str]], bound: aliases.Bound) -> l
         type_ = bound.type_name(type_) if bound else type_
         seen.setdefault(_text(var), (set(), var.start_point[0] + 1))[0].add(type_)
     return sorted((name, next(iter(types)), line) for name, (types, line) in seen.items() if len(types) == 1)
+
+
+def _php_bindings(root: Any, scopes: Any, bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]]) -> None:
+    from services.repo import php_types
+
+    for var, node, type_ in php_types.docblock_bindings(root):
+        bindings.setdefault(var, []).append((node.start_byte, _scope_span(node, scopes), type_))
+
+    def type_of(var: str, at: Any) -> str | None:
+        scope = _scope_span(at, scopes)
+        types = {t for _w, s, t in bindings.get(var, ()) if s == scope}
+        return types.pop() if len(types) == 1 else None
+
+    for field_name, node, type_ in list(php_types.assigned_fields(root, _language("php"), type_of)):
+        bindings.setdefault(field_name, []).append((node.start_byte, _scope_span(node, scopes), type_))
+    for var, node, call in php_types.assigned_calls(root, _language("php")):  # `$d = Dotenv::create()`
+        chain = _receiver(call, scopes, bindings, call)
+        if chain.startswith("()"):
+            bindings.setdefault(var, []).append((node.start_byte, _scope_span(node, scopes), chain))
 
 
 def _scope_span(node: Any, scopes: set[tuple[int, int]]) -> tuple[int, int] | None:
@@ -587,100 +619,6 @@ def _scope(node: Any, by_node: dict[tuple[int, int, str], tuple[str, str]]) -> l
 
 def _is_class_like(kind: str) -> bool:
     return kind in languages.CLASS_KINDS
-
-
-_LINE_COMMENT = {"python": "#", "ruby": "#", "bash": "#", "lua": "--"}
-
-
-def _signature(node: Any, data: bytes, language: str = "") -> str:
-    """The definition up to its body, or its first line, without comments; sliced from the file."""
-    start = node.start_byte
-    body = node.child_by_field_name("body")
-    if body is not None and body.start_byte > start:
-        end = body.start_byte
-    else:
-        newline = data.find(b"\n", start, node.end_byte)
-        end = node.end_byte if newline < 0 else newline
-    text = data[start:end].decode("utf-8", "replace")
-    marker = _LINE_COMMENT.get(language, "//")
-    if marker in text or "/*" in text:  # `def f(x):  # why` keeps `def f(x)`
-        text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S) if marker == "//" else text
-        text = "\n".join(re.sub(r"(^|\s)" + re.escape(marker) + r".*$", "", line) for line in text.split("\n"))
-    text = " ".join(text.split()).rstrip(":{ ").strip()
-    return text if len(text) <= 200 else text[:199] + "…"
-
-
-_DECORATOR_NODES = frozenset({"decorator", "marker_annotation", "annotation", "attribute_list"})
-
-
-def _decorators(node: Any) -> list[str]:
-    """`@property`, `@overload`, `@dataclass(frozen=True)`, Java annotations, TypeScript decorators."""
-    found = []
-    parent = node.parent
-    if parent is not None and parent.type == "decorated_definition":  # Python
-        found = [c for c in parent.named_children if c.type == "decorator"]
-    else:
-        for child in node.named_children:
-            if child.type in _DECORATOR_NODES:  # a TypeScript class's own decorators
-                found.append(child)
-            elif child.type == "modifiers":  # Java annotations
-                found += [c for c in child.named_children if c.type in _DECORATOR_NODES]
-        before = node.prev_named_sibling  # a TypeScript method's decorators sit before it in the class body
-        while before is not None and before.type == "decorator":
-            found.insert(0, before)
-            before = before.prev_named_sibling
-    return [" ".join(_text(d).split())[:120] for d in found]
-
-
-def _doc(language: str, node: Any) -> str | None:
-    if language == "python":
-        body = node.child_by_field_name("body")
-        if body is not None and body.named_child_count:
-            first = body.named_child(0)  # not `named_children`, which builds a node for every statement
-            if first.type == "expression_statement" and first.named_child_count:
-                first = first.named_child(0)
-            if first.type == "string":
-                return _first_line(_QUOTES.sub("", first.text.decode("utf-8", "replace")))
-        return None
-    anchor = node
-    while anchor.parent is not None and anchor.parent.type in _DOC_WRAPPERS:
-        anchor = anchor.parent
-    comment = anchor.prev_named_sibling
-    if comment is None and anchor.parent is not None:  # Ruby: a comment before a body's first statement
-        comment = anchor.parent.prev_named_sibling
-    if comment is not None and comment.type not in _COMMENTS and comment.named_child_count:
-        last = comment.named_child(comment.named_child_count - 1)  # Kotlin: the package header holds it
-        comment = last if last.type in _COMMENTS else comment
-    if comment is None or comment.type not in _COMMENTS or comment.end_point[0] < anchor.start_point[0] - 1:
-        return None
-    while True:  # climb to the first line of a run of `//` comments
-        earlier = comment.prev_named_sibling
-        if earlier is None or earlier.type not in _COMMENTS or earlier.end_point[0] < comment.start_point[0] - 1:
-            break
-        comment = earlier
-    if comment.start_point[0] == 0 and comment.text.startswith(b"#!"):  # a script's shebang documents nothing
-        comment = comment.next_named_sibling
-        if comment is None or comment.type not in _COMMENTS:
-            return None
-    return _first_line(comment.text.decode("utf-8", "replace"))
-
-
-def _first_line(text: str) -> str | None:
-    """The first paragraph of a docstring or doc comment, on one line (at most 300 characters)."""
-    kept: list[str] = []
-    for line in text.splitlines():
-        cleaned = line.strip().lstrip("/*!#").removeprefix("--").strip().rstrip("*/").strip()
-        if not cleaned:
-            if kept:
-                break
-            continue
-        if kept and cleaned.startswith(("@", ":param", ":return", "Args:", "Returns:")):
-            break
-        kept.append(cleaned)
-    if not kept:
-        return None
-    joined = " ".join(kept)
-    return joined if len(joined) <= 300 else joined[:299] + "…"
 
 
 def _import_rows(language: str, captures: dict[str, list[Any]]) -> list[tuple[str, str, int]]:
@@ -874,7 +812,7 @@ def _module_docstring(path: str, root: Any, facts: Facts) -> None:
         first = first.named_child(0)
     if first.type != "string":
         return
-    doc = _first_line(_QUOTES.sub("", _text(first)))
+    doc = doc_text.first_line(doc_text.QUOTES.sub("", _text(first)))
     if not doc:
         return
     stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]

@@ -18,7 +18,7 @@ _DIRECTIVE = re.compile(rb"\n[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*")
 _LIST_HEAD = re.compile(rb"(?:\benum\b[^;{}()]*|=[ \t\n]*|[{,][ \t\n]*)$")
 _WHOLE_DIRECTIVE = re.compile(rb"\n[ \t]*#(?:[^\n]*\\\n)*[^\n]*")
 # `class LEVELDB_EXPORT Cache {`: an export macro between the keyword and the name.
-_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*[ \t]*(?:final\b|[:{]))")
+_EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
 _MACRO = rb"[A-Z][A-Z0-9_]{2,}"
 # A name as C++ writes it where a function is defined: `f`, `Store::save`, `sink<Mutex>::flush`, `~Cache`.
 _QUALIFIED = rb"~?[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?(?:::~?[A-Za-z_]\w*(?:[ \t]*<[^<>;{}()\n]*>)?)*"
@@ -64,6 +64,8 @@ _TRAILING_MACROS = re.compile(
 _LONE_MACRO = re.compile(
     rb"\n[ \t]*+(" + _MACRO + rb"(?:[ \t]*\([^;{}()\n]*(?:\([^;{}()\n]*\)[^;{}()\n]*)*\))?)[ \t]*$", re.M
 )
+# What follows a return-type macro at the top level: the declared function's name and parameters.
+_DECLARATOR_NEXT = re.compile(rb"[*&\s]*[A-Za-z_]\w*[ \t]*\(")
 # `SPDLOG_TRY {`: a macro standing for a statement's keyword before a block (after a `;` or a brace,
 # matched rather than looked behind for, so that `re` scans for it; the spans are group 2's).
 _BLOCK_MACRO = re.compile(rb"[;{}]([ \t\n]*+)(" + _MACRO + rb")(?=[ \t]*\{)")
@@ -74,6 +76,9 @@ _BLOCK_MACRO = re.compile(rb"[;{}]([ \t\n]*+)(" + _MACRO + rb")(?=[ \t]*\{)")
 # what follows it can never begin with what it took: giving some back cannot make a match, and
 # trying it at every line's indentation cost as long as parsing the file.
 _LINE_MACROS = (_CALLING_MACRO, _LEADING_MACRO, _SPECIFIER_MACRO)
+# `(a) ?   /* CR LF */   \\`: a comment before a directive's line continuation, where the grammar ends
+# the directive (and reads the rest of the macro's body as code, an error to the next recovery).
+_COMMENT_BEFORE_CONTINUATION = re.compile(rb"/\*[^\n]*?\*/(?=[ \t]*\\\n)")
 # A double-quoted Bash string holding an escaped `\$`: the text of a command to `eval` later.
 _BASH_EVAL_STRING = re.compile(rb'"((?:[^"\\]|\\.)*?\\\$(?:[^"\\]|\\.)*)"', re.S)
 _KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
@@ -92,8 +97,9 @@ def without_export_macros(language: str, data: bytes) -> bytes:
 
 def repaired_source(language: str, data: bytes) -> bytes | None:
     """`data` with what its grammar cannot parse blanked, or None when there is none: in C and C++
-    the `#include`/`#define` lines inside braces and the macros that stand for specifiers
-    (before a declaration, between its type and name, after its parameters, or alone on a line);
+    the `#include`/`#define` lines inside braces, the comments before a `#define`'s line
+    continuations, and the macros that stand for specifiers (before a declaration, between its type
+    and name, after its parameters, or alone on a line);
     in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval`."""
     if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
         repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
@@ -116,6 +122,10 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
         if _is_statement_macro(code, m.start(), m.end() - 1)  # the line's start: the newline's offset in `lined`
     ]
     spans += _directives_in_lists(code, lined)
+    lined_data = b"\n" + data  # comments kept: they are what is looked for
+    for directive in _WHOLE_DIRECTIVE.finditer(lined_data):
+        found = _COMMENT_BEFORE_CONTINUATION.finditer(lined_data, *directive.span())
+        spans += [(m.start() - 1, m.end() - 1) for m in found]
     for start, end in spans:
         out[start:end] = b" " * (end - start)
     return bytes(out) if spans else None
@@ -128,6 +138,8 @@ def _is_statement_macro(code: bytes, start: int, end: int) -> bool:
     after = code[end:].lstrip()
     if after.startswith((b",", b"=", b"(")) or (after.startswith(b"}") and not code[start:end].rstrip().endswith(b")")):
         return False  # `HIGH` before the `}` is an enum's last member; `LOG_CATCH(e)` there is no member
+    if _DECLARATOR_NEXT.match(after) and code.count(b"{", 0, start) == code.count(b"}", 0, start):
+        return False  # `YAML_DECLARE(int)` above `yaml_parser_scan(...) {` at the top level: its return type
     last_line = before[before.rfind(b"\n") + 1 :].lstrip()
     return (
         not before

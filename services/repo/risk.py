@@ -146,12 +146,41 @@ def tests_for(store: RepoStore, path: str) -> list[str]:
     if is_test_path(path) or not testnames.source_stem(path):
         return []
     named = {p for p in store.paths_with_names(testnames.name_patterns(path)) if testnames.pairs_by_name(p, path)}
-    if named:
+    packaged = path.endswith(_PACKAGED)
+    if named or packaged:
         roots = testnames.project_roots(store.paths_with_names([f"*{m}" for m in testnames.PROJECT_MANIFESTS]))
         home = testnames.project_of(path, roots)
         named = {t for t in named if is_test_path(t) and testnames.project_of(t, roots) == home}
     by_import = {p for p in store.importers_of(path) if is_test_path(p)}
-    return sorted(closest(named, path) | by_import)
+    same_package = _same_package_tests(store, path, roots, home) if packaged else set()
+    return sorted(closest(named, path) | by_import | same_package)
+
+
+_PACKAGED = (".kt", ".java", ".scala")
+_PACKAGE_KINDS = frozenset({"namespace", "package"})
+_MOST_NAMES = 30
+
+
+def _same_package_tests(store: RepoStore, path: str, roots: set[str], home: str) -> set[str]:
+    """JVM tests of the file's own project and package that use a name it declares at the top level:
+    a Kotlin, Java or Scala test in the same package needs no import (kotlin-result's `MapTest` of
+    `Result`)."""
+    symbols = store.symbols_in(path)
+    package = next((s.name for s in symbols if s.kind in _PACKAGE_KINDS and s.parent is None), None)
+    names = [s.name for s in symbols if s.parent is None and s.kind not in _PACKAGE_KINDS][:_MOST_NAMES]
+    if package is None or not names:
+        return set()
+    tests = sorted(
+        {
+            d.path
+            for d in store.definitions(package)
+            if d.kind in _PACKAGE_KINDS
+            and d.path != path
+            and is_test_path(d.path)
+            and testnames.project_of(d.path, roots) == home
+        }
+    )
+    return {r.path for name in names for r in store.references_in(name, tests)} if tests else set()
 
 
 def closest(tests: set[str], path: str) -> set[str]:
@@ -159,18 +188,9 @@ def closest(tests: set[str], path: str) -> set[str]:
     `web/src/sum.test.mjs`, not with another package's `ui/src/sum.test.mjs` of the same name."""
     if len(tests) < 2:
         return tests
-    depth = {t: _shared_depth(t, path) for t in tests}
+    depth = {t: testnames.shared_folders(t, path) for t in tests}
     best = max(depth.values())
     return {t for t, d in depth.items() if d == best}
-
-
-def _shared_depth(a: str, b: str) -> int:
-    depth = 0
-    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
-        if x != y:
-            break
-        depth += 1
-    return depth
 
 
 def structural_links(store: RepoStore, path: str) -> list[StructuralLink]:

@@ -23,6 +23,7 @@ __all__ = [
     "name_patterns",
     "project_of",
     "project_roots",
+    "shared_folders",
     "source_stem",
     "subject_of",
 ]
@@ -239,3 +240,13 @@ def project_of(path: str, roots: set[str]) -> str:
             return folder
         folder = posixpath.dirname(folder)
     return ""
+
+
+def shared_folders(a: str, b: str) -> int:
+    """How many leading folders two paths share (`web/src/a.ts`, `web/src/b.ts`: 2)."""
+    depth = 0
+    for x, y in zip(a.split("/")[:-1], b.split("/")[:-1], strict=False):
+        if x != y:
+            break
+        depth += 1
+    return depth

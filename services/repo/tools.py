@@ -246,9 +246,7 @@ async def hotspots_tool(inp: HotspotsInput, ctx: ToolContext) -> HotspotsOutput:
     from services.repo import history
 
     def work(root: Path, store: RepoStore) -> HotspotsOutput:
-        return history.hotspots(
-            store, root, since=inp.since, limit=inp.limit, now=ctx.clock.now(), cursor=inp.cursor
-        )
+        return history.hotspots(store, root, since=inp.since, limit=inp.limit, now=ctx.clock.now(), cursor=inp.cursor)
 
     return await _answer(ctx, inp.repo, inp.refresh, work)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from services.repo.manifests import CARGO, GRADLE, MAVEN, Manifests
 from services.repo.models import Verification
-from services.repo.testnames import is_test_path, source_stem, subject_of
+from services.repo.testnames import is_test_path, shared_folders, source_stem, subject_of
 from services.repo.verify_ecosystems import ECOSYSTEMS, ecosystem_of
 
 __all__ = ["verification_for"]
@@ -37,8 +37,15 @@ def verification_for(
     # A suggested test must exist and be a test: deleted files, conftest.py and fixtures fail or run nothing.
     tests = [t for t in tests if is_test_path(t) and found.exists(t)]
     stems = {source_stem(p) for p in paths}
-    # The file's own tests first, unit before integration (Failsafe's `*IT`), then by path.
-    tests.sort(key=lambda t: (subject_of(t) not in stems, posixpath.basename(t).split(".")[0].endswith("IT"), t))
+
+    # The file's own tests first, then those of its own module (the deepest folder shared with it:
+    # `kotlin-result/src/...` before `kotlin-result-coroutines/...`), unit before integration
+    # (Failsafe's `*IT`), then by path.
+    def order(t: str) -> tuple:
+        shared = max((shared_folders(t, p) for p in paths), default=0)
+        return (subject_of(t) not in stems, -shared, posixpath.basename(t).split(".")[0].endswith("IT"), t)
+
+    tests.sort(key=order)
     tiers: tuple[list[str], list[str], list[str]] = ([], [], [])
     families = {p: _family(p) for p in paths}
     for p in paths:  # Scala built by Gradle or Maven, not sbt, runs with Java's builds

@@ -116,3 +116,34 @@ def test_directives_are_blanked_in_an_x_macro_list_but_read_in_a_namespace():
     )
     found = declared("src/codes.h", text)
     assert {("app.APP_LEVEL", "macro", 2), ("app.codes", "enum", 3), ("app.level", "function", 8)} <= found
+
+
+def test_a_comment_before_a_macros_line_continuation_does_not_end_the_macro():
+    # the grammar ends a `#define` at a comment followed by `\`, and reads the rest of the body as code
+    text = (
+        "#define READ_LINE(p)                  \\\n"
+        "    ((CHECK(p, '\\r') ?  /* CR LF */   \\\n"
+        "      (p)->pointer += 2 : 0))\n"
+        "\n"
+        "int\nscan_anchor(parser_t *parser)\n{\n    return READ_LINE(parser);\n}\n"
+    )
+    macro = [s for s in extract("src/scanner.c", text.encode()).symbols if s[0] == "READ_LINE"]
+    assert [(s[1], s[5], s[6]) for s in macro] == [("macro", 1, 4)]  # its body, and the line it ends
+    assert ("scan_anchor", "function", 5) in declared("src/scanner.c", text)
+
+
+def test_a_return_type_macro_alone_on_its_line_above_a_definition_is_kept():
+    # `YAML_DECLARE(int)` alone on its line: blanked, `yaml_scan(...) {` would be a call without a `;`
+    text = (
+        "YAML_DECLARE(int)\nyaml_scan(parser_t *parser)\n{\n    return 0;\n}\n"
+        "#define TWICE(p) (TRY(p) ? /* one */ \\\n   TRY(p) : 0)\n"  # an error the repairs mend
+        "void run(void) {\n    yaml_scan(p);\n}\n"
+    )
+    expected = {("yaml_scan", "function", 1), ("TWICE", "macro", 6), ("run", "function", 8)}
+    assert expected <= declared("src/scanner.c", text)
+    assert b"YAML_DECLARE(int)" in (repaired_source("c", text.encode()) or b"")
+
+
+def test_an_export_macro_in_a_class_head_whose_brace_is_on_the_next_line_is_no_declaration():
+    text = "class TINYXML2_LIB XMLNode\n{\npublic:\n    XMLNode* InsertFirstChild(XMLNode* addThis);\n};\n"
+    assert declared("tinyxml2.h", text) >= {("XMLNode", "class", 1), ("XMLNode.InsertFirstChild", "method", 4)}
