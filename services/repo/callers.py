@@ -481,9 +481,20 @@ class _Resolver:
         if row.kind == "call" and row.language in _IMPLICIT_SELF:  # `save()` inside a class is `this.save()`
             classes = (row.enclosing or "").split(".")[:-1]
             for depth in range(len(classes), 0, -1):
-                own = [d for d in defs if d.path == row.path and d.parent == ".".join(classes[:depth])]
+                owner = ".".join(classes[:depth])
+                own = [d for d in defs if d.path == row.path and d.parent == owner]
+                if not own and row.language == "cpp":  # a member declared in the class's header, called in the .cpp
+                    own = [d for d in defs if d.parent == owner and family(d.language) == family(row.language)]
                 if own:
                     return "receiver", own[0]
+            if row.language == "cpp" and classes:  # `Value()` in XMLText's method: the member XMLNode gives it
+                owner = ".".join(classes)
+                named = [
+                    c for c in self.store.definitions(classes[-1]) if c.qualified == owner and c.kind in CLASS_KINDS
+                ]
+                inherited = self._through_bases(named[0]) if len(named) == 1 else None
+                if inherited is not None:
+                    return "receiver", inherited
             if row.language == "ruby" and classes:
                 return self._ruby_bare_call(row, defs, classes)
         return self._by_place(row, defs, members_only=False)

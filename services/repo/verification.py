@@ -24,6 +24,7 @@ __all__ = ["verification_for"]
 
 _EXEC = {"npm": "npx", "pnpm": "pnpm exec", "yarn": "yarn", "bun": "bunx"}  # runs a package's local bin
 _MOST = 5  # files or packages one command names
+_JVM_TESTS = (".kt", ".java", ".scala")
 
 
 def verification_for(
@@ -38,11 +39,11 @@ def verification_for(
     tests = [t for t in tests if is_test_path(t) and found.exists(t)]
     stems = {source_stem(p) for p in paths}
 
-    # The file's own tests first, then those of its own module (the deepest folder shared with it:
-    # `kotlin-result/src/...` before `kotlin-result-coroutines/...`), unit before integration
+    # The file's own tests first, then, for a JVM build, those of its own module (the deepest folder
+    # shared with it: `kotlin-result/src/...` before `kotlin-result-coroutines/...`), unit before integration
     # (Failsafe's `*IT`), then by path.
     def order(t: str) -> tuple:
-        shared = max((shared_folders(t, p) for p in paths), default=0)
+        shared = max((shared_folders(t, p) for p in paths), default=0) if t.endswith(_JVM_TESTS) else 0
         return (subject_of(t) not in stems, -shared, posixpath.basename(t).split(".")[0].endswith("IT"), t)
 
     tests.sort(key=order)

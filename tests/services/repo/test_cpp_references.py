@@ -100,3 +100,33 @@ async def test_a_call_through_the_base_virtual_is_listed_for_each_override(cpp_r
     assert (8, "xml.XMLNode.Accept") in lines  # `node->Accept(1)` may run XMLText's
     assert (10, "xml.XMLText.Accept") in lines
     assert not any(q == "xml.XMLComment.Accept" for _, q in lines)  # a sibling's is never this one's
+
+
+INHERITING = """\
+#include "xml.h"
+namespace xml {
+class XML_LIB XMLElement : public XMLNode
+{
+public:
+    bool Accept(int visitor) const override;
+    void Detach();
+};
+
+void XMLElement::Detach()
+{
+    Unlink();
+}
+}
+"""
+
+
+async def test_a_bare_call_in_an_out_of_line_method_reaches_the_member_a_base_gives(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    other = "namespace other {\nclass Attribute\n{\npublic:\n    void Unlink() {}\n};\n}\n"
+    files = {"src/xml.h": HEADER, "src/xml.cpp": SOURCE, "src/element.cpp": INHERITING, "src/attribute.h": other}
+    commit(repo, "Start", files)
+    out = await ask(repo, "pallium_callers", name="Unlink")
+    found = {(r.path, r.line): (r.resolution, r.target_qualified) for r in out.references}
+    assert found[("src/element.cpp", 12)] == ("receiver", "xml.XMLNode.Unlink")  # never other.Attribute's

@@ -212,3 +212,52 @@ async def test_a_script_without_an_extension_is_verified_by_its_shebangs_ecosyst
     if shutil.which("bash"):
         ran = _run(repo, out.verification.safe[0])
         assert ran.returncode == 0, ran.stderr
+
+
+async def test_swift_package_tests_run_through_swift_test(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "Package.swift": "// swift-tools-version:5.5\nimport PackageDescription\n"
+            'let package = Package(name: "Shop", targets: [.target(name: "Shop"), '
+            '.testTarget(name: "ShopTests", dependencies: ["Shop"])])\n',
+            "Sources/Shop/Cart.swift": "public struct Cart {\n    public init() {}\n"
+            "    public func total(_ xs: [Int]) -> Int { xs.reduce(0, +) }\n}\n",
+            "Tests/ShopTests/CartTests.swift": "import XCTest\n@testable import Shop\n"
+            "final class CartTests: XCTestCase {\n"
+            "    func testTotal() { XCTAssertEqual(Cart().total([1, 2]), 3) }\n}\n",
+        },
+    )
+    out = await ask(repo, "explain", path="Sources/Shop/Cart.swift")
+    assert out.tests == ["Tests/ShopTests/CartTests.swift"]
+    assert out.verification.model_dump() == {
+        "fast": ["swift test --filter CartTests"],
+        "safe": ["swift build"],
+        "full": ["swift test"],
+    }
+    _need("swift")  # not in Debian's archive: the commands are checked above, run where it installs
+    for command in (*out.verification.fast, *out.verification.full):
+        ran = _run(repo, command)
+        assert ran.returncode == 0, command + "\n" + ran.stdout + ran.stderr
+
+
+async def test_scala_sbt_tests_run_through_sbt(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "build.sbt": 'scalaVersion := "3.3.1"\n'
+            'libraryDependencies += "org.scalameta" %% "munit" % "0.7.29" % Test\n',
+            "src/main/scala/shop/Cart.scala": "package shop\n\nobject Cart:\n"
+            "  def total(xs: List[Int]): Int = xs.sum\n",
+            "src/test/scala/shop/CartSuite.scala": "package shop\n\nclass CartSuite extends munit.FunSuite:\n"
+            '  test("total")(assertEquals(Cart.total(List(1, 2)), 3))\n',
+        },
+    )
+    out = await ask(repo, "explain", path="src/main/scala/shop/Cart.scala")
+    assert out.tests == ["src/test/scala/shop/CartSuite.scala"]
+    assert "sbt test" in out.verification.full
+    assert any("CartSuite" in c and c.startswith("sbt") for c in out.verification.fast), out.verification
+    _need("sbt")  # not in Debian's archive: the commands are checked above, run where it installs
+    for command in (*out.verification.fast, *out.verification.full):
+        ran = _run(repo, command)
+        assert ran.returncode == 0, command + "\n" + ran.stdout + ran.stderr
