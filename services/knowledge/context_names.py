@@ -157,7 +157,11 @@ def narrowed(found: list, parts: list[str]) -> list:
             return hits
     # `click.echo`, `httpx.get`: a package's name before a name its modules define
     packaged = [s for s in found if parts[-2] in s.path.split("/")[:-1]]
-    return packaged or found[:20]
+    if packaged:
+        return packaged
+    # `app.get`: a qualifier the index does not know, so the name as spelled; `io.Writer` is the
+    # standard library's, not a `writer` method here
+    return [s for s in found if s.name == parts[-1]][:20]
 
 
 def _owned_methods(names: list[_Name]) -> None:

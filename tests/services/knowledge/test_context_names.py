@@ -3,7 +3,8 @@
 The traps are the classes a held-out Go repository showed: a plain verb of the task ("split") naming
 an unexported helper of another file, a quoted header (`Content-Type`) spelling the name of a file
 the task is not about, and a method name (`WriteHeader`) that every writer type in the package
-implements while the task names the one type it means.
+implements while the task names the one type it means, and a standard-library name (`io.Writer`)
+matching a `writer` method here.
 """
 
 from pathlib import Path
@@ -53,7 +54,12 @@ def gate_repo(empty_repo: Path) -> Path:
             "func Gzip(next http.Handler) http.Handler { return next }\n\n"
             "type gzipWriter struct {\n\thttp.ResponseWriter\n\twrote bool\n}\n\n"
             "func (w *gzipWriter) WriteHeader(code int) { w.wrote = true }\n\n"
-            "func (w *gzipWriter) Write(b []byte) (int, error) { w.wrote = true; return len(b), nil }\n",
+            "func (w *gzipWriter) Write(b []byte) (int, error) { w.wrote = true; return len(b), nil }\n\n"
+            "func (w *gzipWriter) writer() http.ResponseWriter { return w.ResponseWriter }\n",
+            "gate/report.go": 'package gate\n\nimport (\n\t"fmt"\n\t"os"\n)\n\n'
+            "// Report prints a recovered panic.\n"
+            "func Report(v any) { fmt.Fprintln(os.Stderr, v) }\n",
+            "gate/report_test.go": _go_test("Report", "Report"),
             "gate/charset_test.go": _go_test("Charset", "AcceptCharset"),
             "gate/encoding_test.go": _go_test("Encoding", "AcceptEncoding"),
             "gate/content_type_test.go": _go_test("ContentType", "RequireContentType"),
@@ -122,3 +128,10 @@ async def test_a_quoted_header_naming_a_module_the_spelled_code_imports_is_read(
     read, tests = await _read(empty_repo, task)
     assert set(read[:2]) == {"headers/secure.py", "headers/permissions_policy.py"}  # the change spans both
     assert tests[0] == "tests/test_secure.py"
+
+
+async def test_a_standard_library_name_is_not_a_same_named_method_here(gate_repo: Path):
+    await ask(gate_repo, "pallium_knowledge_build", model=False)
+    read, tests = await _read(gate_repo, "Report should print to a configurable io.Writer instead of os.Stderr")
+    assert read == ["gate/report.go"]  # not gzip.go for its unexported `gzipWriter.writer`
+    assert tests[0] == "gate/report_test.go"
