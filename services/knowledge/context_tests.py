@@ -102,6 +102,7 @@ def choose_tests(
     points: dict[str, float] = defaultdict(float)
     barrels = _barrel_tests([p for p in sources if not files[p].tests], store)
     named_after = _tests_named_after([p for p in sources if not files[p].tests and p not in barrels], store)
+    packages = _go_packages(sources, store)
     for rank, path in enumerate(sources):
         hit = files[path]
         weight = score[path] / (1 + rank * 0.3)
@@ -111,6 +112,10 @@ def choose_tests(
             closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
             # test_block.py for block.py; test_model_signature.py, named after it, for _signature.py
             own = 2.0 if test_stem(test).lstrip("_") == stem.lstrip("_") or test in named_after.get(path, ()) else 1.0
+            if own == 1.0 and stem not in test.lower() and _folder(test) in packages:
+                # `package middleware_test` imports the package, so it is tied to every file of it: it
+                # tests the package, its points shared among the package's files, not one file's test
+                own = 1.0 / packages[_folder(test)]
             points[test] += weight * own * (1 + 0.5 * closeness)
     for test in direct_tests:
         points[test] += score[test]
@@ -136,6 +141,22 @@ def choose_tests(
         floor = _TEST_TAIL * points[ranked[0]]
         ranked = [t for t in ranked if points[t] >= floor]
     return ranked[:TESTS]
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _go_packages(sources: list[str], store) -> dict[str, int]:
+    """For each folder of a Go file to read, how many Go source files (not tests) that package has."""
+    folders = {_folder(p) for p in sources if p.endswith(".go")}
+    if not folders:
+        return {}
+    counts: dict[str, int] = defaultdict(int)
+    for path in store.file_blobs():
+        if path.endswith(".go") and not path.endswith("_test.go") and _folder(path) in folders:
+            counts[_folder(path)] += 1
+    return dict(counts)
 
 
 def _tests_named_after(untested: list[str], store) -> dict[str, list[str]]:

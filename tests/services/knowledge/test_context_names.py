@@ -4,7 +4,8 @@ The traps are the classes a held-out Go repository showed: a plain verb of the t
 an unexported helper of another file, a quoted header (`Content-Type`) spelling the name of a file
 the task is not about, and a method name (`WriteHeader`) that every writer type in the package
 implements while the task names the one type it means, and a standard-library name (`io.Writer`)
-matching a `writer` method here.
+matching a `writer` method here; an external test package (`package gate_test`) imports every
+file of the package and is no one file's test.
 """
 
 from pathlib import Path
@@ -60,6 +61,8 @@ def gate_repo(empty_repo: Path) -> Path:
             "// Report prints a recovered panic.\n"
             "func Report(v any) { fmt.Fprintln(os.Stderr, v) }\n",
             "gate/report_test.go": _go_test("Report", "Report"),
+            "gate/example_test.go": 'package gate_test\n\nimport "example.com/gate/gate"\n\n'
+            "func Example() {\n\t_ = gate.Gzip\n\t_ = gate.Report\n}\n",
             "gate/charset_test.go": _go_test("Charset", "AcceptCharset"),
             "gate/encoding_test.go": _go_test("Encoding", "AcceptEncoding"),
             "gate/content_type_test.go": _go_test("ContentType", "RequireContentType"),
@@ -81,7 +84,7 @@ async def test_a_plain_verb_is_no_name_for_an_unexported_go_helper(gate_repo: Pa
     read, tests = await _read(gate_repo, task)
     assert read[0] == "gate/encoding.go"
     assert "gate/charset.go" not in read  # `split` and `charsetOf` are its own, unexported
-    assert tests[0] == "gate/encoding_test.go"
+    assert tests == ["gate/encoding_test.go"]  # not the example test, which imports every file of the package
 
 
 async def test_an_exported_go_function_is_still_named_by_a_plain_word(gate_repo: Path):
@@ -134,4 +137,4 @@ async def test_a_standard_library_name_is_not_a_same_named_method_here(gate_repo
     await ask(gate_repo, "pallium_knowledge_build", model=False)
     read, tests = await _read(gate_repo, "Report should print to a configurable io.Writer instead of os.Stderr")
     assert read == ["gate/report.go"]  # not gzip.go for its unexported `gzipWriter.writer`
-    assert tests[0] == "gate/report_test.go"
+    assert tests == ["gate/report_test.go"]
