@@ -22,6 +22,7 @@ from kernel.generated import generated_by_name
 from services.knowledge import cochange as _cochange
 from services.knowledge import context_follow as _follow
 from services.knowledge import context_names as _names
+from services.knowledge import context_stubs as _stubs
 from services.knowledge import copies as _copies
 from services.knowledge import documents
 from services.knowledge import uses as _uses
@@ -197,9 +198,19 @@ def context(
     if sources:  # the long tail of one-word matches is noise an agent would read for nothing
         floor = _TAIL * score[sources[0]]
         sources = [p for p in sources if p in named or score[p] >= floor]
+    declared = {p: {q.rsplit(".", 1)[-1] for q, _s, _e in spans.get(p, [])} for p in sources if p in spelled}
+    sources = _stubs.stubs_follow(store, sources, files, why, declared, types_task=_stubs.is_types_task(task))[:READ]
     direct_tests = [p for p in ranked if files[p].test and runnable_test(p, files[p].language)]
+    defined = [label.split(":", 1)[0].rsplit(".", 1)[-1] for p in sources for label in named_symbols.get(p, [])]
     tests = choose_tests(
-        sources, direct_tests, files, score, store, task_stems(task, named_symbols), lambda t: _folder_named(t, words)
+        sources,
+        direct_tests,
+        files,
+        score,
+        store,
+        task_stems(task, named_symbols),
+        lambda t: _folder_named(t, words),
+        defined,
     )
     modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
     own_checks = store.file_checks(sources)
