@@ -36,6 +36,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tasks", action="append", help="labelled change requests to score context on")
     parser.add_argument("--work", help="keep the indexed clones here between runs (default: a temporary folder)")
     parser.add_argument("--show", action="store_true", help="print each task's answer beside its labels")
+    parser.add_argument("--lines", action="store_true", help="a score line for every task, not only the misses")
     args = parser.parse_args(argv)
     if args.tasks:
         return _score_tasks(args)
@@ -70,7 +71,11 @@ def _score_tasks(args: argparse.Namespace) -> int:
             repo = knowledge_eval.prepare(source, scratch, name, spec.get("missing_blobs", []))
             scores = asyncio.run(knowledge_eval.evaluate(repo, Path(tasks), show=args.show))
             split = spec.get("split", "tuning")
-            print(knowledge_eval.report(spec["repository"], split, scores, has_check=bool(spec.get("check"))))
+            print(
+                knowledge_eval.report(
+                    spec["repository"], split, scores, has_check=bool(spec.get("check")), every=args.lines
+                )
+            )
     return 0
 
 

@@ -81,7 +81,8 @@ async def evaluate(repo: Path, tasks_file: Path, *, show: bool) -> list[Score]:
     return scores
 
 
-def report(name: str, split: str, scores: list[Score], *, has_check: bool = True) -> str:
+def report(name: str, split: str, scores: list[Score], *, has_check: bool = True, every: bool = False) -> str:
+    """The set's totals, then a line for each task that missed a goal (each task with `every`)."""
     n = len(scores) or 1
     recall = sum(s.recall for s in scores) / n
     top3 = sum(s.test_top3 for s in scores)
@@ -98,7 +99,7 @@ def report(name: str, split: str, scores: list[Score], *, has_check: bool = True
         f"useful read entries {useful}/{read}"
     ]
     for s in scores:
-        if s.recall < 1 or not s.test_top3 or s.traps:
+        if every or s.recall < 1 or not s.test_top3 or s.traps:
             lines.append(
                 f"    {s.id}: recall {s.recall:.2f}, test top3 {s.test_top3}, traps {s.traps or '-'}, {s.bytes} B"
             )

@@ -21,9 +21,12 @@ from pathlib import Path
 from kernel.generated import generated_by_name
 from services.knowledge import cochange as _cochange
 from services.knowledge import context_follow as _follow
+from services.knowledge import context_names as _names
+from services.knowledge import context_stubs as _stubs
 from services.knowledge import copies as _copies
 from services.knowledge import documents
 from services.knowledge import uses as _uses
+from services.knowledge.context_names import CODE, IDENT, PATHLIKE
 from services.knowledge.context_tests import (
     TEST_NAME,
     choose_tests,
@@ -55,16 +58,8 @@ _BOILERPLATE = ("LICENSE", "LICENCE", "COPYING", "CHANGELOG", "CHANGES", "NOTICE
 READ = 10
 PER_MODULE = 3
 MODULES = 4
-_PATHLIKE = re.compile(r"[\w.@%+-]*[/.][\w./@%+-]*\w")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_CODE = re.compile(r"`([^`]+)`")
 # Images, icons, marker files and configuration: read only when the task names them.
 _WORD_ONLY_SKIP = {"other", None, "config"}
-# A plain word naming a heading, a make target or a key is no lead to code.
-_NOT_CODE = {"other", "text", "config", "markdown", None}
-_TEXT_KINDS = {"heading", "section", "target", "key"}
-_TYPE_KINDS = {"class", "interface", "type", "struct", "enum", "trait"}
-_LITERALS = {"true", "false", "none", "null", "nil", "undefined"}
 _COMMON = 0.4  # a word in more than this share of the files (the project's own name) does not rank them
 _FOLDER_COMMON = 0.15  # a folder named by a word this common (`proxy` in mitmproxy) is no lead
 # Files that change together with the ones the task resolves to: `{anchor: [(path, shared, confidence)]}`.
@@ -74,7 +69,8 @@ _CO_SHARED = 3  # fewer shared commits (the first one, say) are no pattern yet
 _CO_CONFIDENCE = 0.2  # P(other changes | anchor changes) below this is what every commit touches
 _TAIL = 0.4  # a file scoring under this share of the best is not worth reading unless named
 _WORDS_ONLY_SHARE = 0.55  # a words-only file's points when the task spells code the index defines
-_WORD_REASONS = {"matches the task's words", "the task's phrase is in it"}
+_COMPOUND_SPELLED = "a compound of the task's words spells its name"  # `Content-Type`: `content_type.go`
+_WORD_REASONS = {"matches the task's words", "the task's phrase is in it", _COMPOUND_SPELLED}
 _LOOK_ALIKE = 0.5  # a sibling of a phrase's file, named alike but without the phrase
 _TEST_SUPPORT = {"testing", "test_utils", "testutils", "pytest_plugin", "testclient", "test_client"}
 _TEST_SUPPORT_SHARE = 0.5
@@ -82,7 +78,6 @@ _WRAPPER_SHARE = 0.4  # a definer importing another definer of the same name wra
 _COPY_SHARE = 0.2  # a file in a frozen copy of its package, for a task not naming the copy
 _TESTING_TASK = re.compile(r"\b(?:tests?|testing|tested|pytest|fixtures?|mocks?|runner|harness)\b", re.I)
 _ENTRY_STEMS = ("cli", "main", "__main__", "_main", "console")
-_CALLED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,}) (?:function|method|class|decorator)\b")
 _COMMAND_LINE = re.compile(r"\b(?:command[- ]line|cli|commandline)\b", re.I)
 
 
@@ -112,10 +107,11 @@ def context(
     unindexed = _named_paths(store, task, add, root)
     phrase_words = _found_phrase_words(store, task, carrying)
     spans: dict[str, list[tuple[str, int, int]]] = defaultdict(list)  # where each named definition is
-    _named_symbols(store, task, add, named_symbols, phrase_words, spelled, spans)
+    _names.named_symbols(store, task, add, named_symbols, phrase_words, spelled, spans)
     _entry_points(store, task, add)
     words = _distinctive_words(store, carrying)
-    _named_by_stem(store, task, carrying, words, add)
+    compounds: dict[str, float] = defaultdict(float)  # points a quoted compound gave by spelling a file's name
+    _named_by_stem(store, task, carrying, words, add, compounds)
     _referencing(references or {}, set(carrying), add)
     match = _carrying_query(fts_query(task), carrying, task)
     file_match = _distinctive(store, match)
@@ -160,18 +156,22 @@ def context(
         p for p, reasons in why.items() if any("named" in r or "name is" in r or "path ends" in r for r in reasons)
     }
     spelled = {p for p in spelled if p in files and not files[p].test}
-    if spelled:
-        # The task spells the code it is about (`Cookies.set`, `click.echo`) and the index knows where
-        # it is defined: the files it names and uses lead; a file only sharing the task's words follows.
-        for path, reasons in why.items():
-            if all(r in _WORD_REASONS for r in reasons):
-                score[path] *= _WORDS_ONLY_SHARE
-    named |= spelled
-    _look_alikes(score, why, files)
-    _test_support_steps_back(score, files, named, task)
     state = store.state()
     tables = set(_json_list(state.get("data_tables")))
     imports = _uses.decode_imports(state.get("imports"))
+    if spelled:
+        # The task spells the code it is about (`Cookies.set`, `click.echo`) and the index knows where
+        # it is defined: the files it names and uses lead; a file only sharing the task's words follows.
+        used = {u for p in spelled for u in imports.get(p, [])}
+        for path, reasons in why.items():
+            if _COMPOUND_SPELLED in reasons and path in used:
+                continue  # `Permissions-Policy`: the directives `secureHeaders` imports, part of the change
+            if all(r in _WORD_REASONS for r in reasons):
+                # a header the task quotes (`Content-Type`) names no file beside the code it spells
+                score[path] = (score[path] - compounds.get(path, 0.0)) * _WORDS_ONLY_SHARE
+    named |= spelled
+    _look_alikes(score, why, files)
+    _test_support_steps_back(score, files, named, task)
     _wrappers_step_back(spans, imports, score, named)
     for path in _copies.in_copies(store, list(score), imports, task):
         score[path] *= _COPY_SHARE  # `pydantic/v1/networks.py` for a change to `pydantic/networks.py`
@@ -198,9 +198,19 @@ def context(
     if sources:  # the long tail of one-word matches is noise an agent would read for nothing
         floor = _TAIL * score[sources[0]]
         sources = [p for p in sources if p in named or score[p] >= floor]
+    declared = {p: {q.rsplit(".", 1)[-1] for q, _s, _e in spans.get(p, [])} for p in sources if p in spelled}
+    sources = _stubs.stubs_follow(store, sources, files, why, declared, types_task=_stubs.is_types_task(task))[:READ]
     direct_tests = [p for p in ranked if files[p].test and runnable_test(p, files[p].language)]
+    defined = [label.split(":", 1)[0].rsplit(".", 1)[-1] for p in sources for label in named_symbols.get(p, [])]
     tests = choose_tests(
-        sources, direct_tests, files, score, store, task_stems(task, named_symbols), lambda t: _folder_named(t, words)
+        sources,
+        direct_tests,
+        files,
+        score,
+        store,
+        task_stems(task, named_symbols),
+        lambda t: _folder_named(t, words),
+        defined,
     )
     modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
     own_checks = store.file_checks(sources)
@@ -299,7 +309,9 @@ def _distinctive_words(store: KnowledgeStore, carrying: list[str]) -> set[str]:
     return {w for w in carrying if store.files_matching(f'"{w}"') <= _FOLDER_COMMON * total}
 
 
-def _named_by_stem(store: KnowledgeStore, task: str, carrying: list[str], rare: set[str], add) -> None:
+def _named_by_stem(
+    store: KnowledgeStore, task: str, carrying: list[str], rare: set[str], add, compounds: dict[str, float]
+) -> None:
     """A file whose name the task spells as words: `export` for `export.py`, `Proxy authentication`
     for `proxyauth.py`, `map_local` for `maplocal.py`, `reading` for `read.py`. Two adjacent words
     naming one file are a strong lead; one word, a weaker one that weakens with each namesake."""
@@ -311,18 +323,24 @@ def _named_by_stem(store: KnowledgeStore, task: str, carrying: list[str], rare: 
         if "/" in path:
             folders[path.rsplit("/", 2)[-2].replace("_", "").lower()].append(path)
     lowered = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", task.replace("_", ""))]
+    # A header or value the task quotes (`Content-Type`) is words that happen to spell a file's name:
+    # as good as a word match, no better, beside code the task spells (`ContentCharset`).
+    quoted = set(compound_phrases(task)[0])
     seen: set[str] = set()
     for i, word in enumerate(lowered[:-1]):
         if len(word) < 3 or word in STOPWORDS:
             continue
         following = lowered[i + 1]
         joined = word + following
+        reason = _COMPOUND_SPELLED if f"{word} {following}" in quoted else "the task spells its name"
         for j in range(len(joined), len(word) + 3, -1):  # `proxyauthentication` -> `proxyauth`
             paths = [p for p in by_stem.get(joined[:j], []) if not generated_by_name(p)]
             if paths and joined[:j] not in seen:
                 seen.add(joined[:j])
                 for path in paths[:4]:
-                    add(path, 9.0 / len(paths), "the task spells its name")
+                    add(path, 9.0 / len(paths), reason)
+                    if reason == _COMPOUND_SPELLED:
+                        compounds[path] += 9.0 / len(paths)
                 break
         # `content view` names the package `contentviews/`; `JSON view` the module `view_json`
         for package in (joined, joined + "s"):
@@ -510,10 +528,10 @@ def _test_support_steps_back(score: dict[str, float], files: dict, named: set[st
 def explicit_names(task: str) -> list[str]:
     """The names a task spells as code (`DecodingError`, `Cookies.set`, `iter_lines`, anything in
     backticks): the ones worth asking the index who uses."""
-    code_words = {w for chunk in _CODE.findall(task) for w in _IDENT.findall(chunk)}
+    code_words = {w for chunk in CODE.findall(task) for w in IDENT.findall(chunk)}
     prose = compound_parts(task) - code_words
     out: list[str] = []
-    for ident in [*code_words, *_IDENT.findall(task)]:
+    for ident in [*code_words, *IDENT.findall(task)]:
         last = ident.rsplit(".", 1)[-1]
         if ident in prose or len(last) < 4 or last.isupper():
             continue
@@ -582,7 +600,7 @@ def _distinctive(store: KnowledgeStore, match: str | None) -> str | None:
 def _named_paths(store: KnowledgeStore, task: str, add, root: Path) -> list[str]:
     """Score the files the task names by path or name; answer the named ones the base leaves out
     (a vendored bundle, a lockfile, generated output: out of context unless the task names them)."""
-    tokens = set(_PATHLIKE.findall(task)) | {t.strip() for t in _CODE.findall(task)}
+    tokens = set(PATHLIKE.findall(task)) | {t.strip() for t in CODE.findall(task)}
     unindexed: list[str] = []
     for raw in sorted(tokens):
         token = raw.strip("`'\"()[]{}<>,;:").removeprefix("./").rstrip("/")
@@ -626,115 +644,6 @@ def _is_repo_file(root: Path, relative: str) -> bool:
         if stat.S_ISLNK(mode):
             return False
     return stat.S_ISREG(mode)
-
-
-def _named_symbols(
-    store: KnowledgeStore,
-    task: str,
-    add,
-    named: dict[str, list[str]],
-    phrase_words: set[str] = frozenset(),
-    spelled: set[str] | None = None,
-    spans: dict[str, list[tuple[str, int, int]]] | None = None,
-) -> None:
-    seen: set[str] = set()
-    code_words = {w for chunk in _CODE.findall(task) for w in _IDENT.findall(chunk)}
-    prose = compound_parts(task) - code_words  # `Content-Type`: words of a phrase, not names
-    prose |= {  # `application/yaml`: a media type, not a path here
-        w
-        for token in _PATHLIKE.findall(task)
-        if "/" in token and store.file(token) is None
-        for w in _IDENT.findall(token)
-    }
-    # "the prompt function", "the Retry class": a word the task calls a function, method or class is a name
-    called = {m.group(1) for m in _CALLED_NAME.finditer(task)}
-    for ident in [*code_words, *_IDENT.findall(task)]:
-        if ident in seen:
-            continue
-        seen.add(ident)
-        last = ident.rsplit(".", 1)[-1]
-        if last.lower() in _LITERALS and ident not in code_words:
-            continue  # `native_enum=False`: a value, not the `false()` some library defines
-        explicit = ident not in prose and (
-            ident in code_words
-            or ident in called
-            or "_" in last.strip("_")
-            or "." in ident
-            or bool(re.search(r"[a-z][A-Z]", last))
-            or (
-                last[:1].isupper()
-                and any(c.islower() for c in last[1:])
-                and len(last) > 3
-                and not task.startswith(ident)
-            )
-        )
-        if not explicit and (len(last) < 4 or last.lower() in STOPWORDS or ident in prose):
-            continue
-        found = store.symbols_named([last], limit=400 if "." in ident else 20)
-        if "." in ident:
-            found = _narrowed(found, ident.split("."))
-        if (
-            not explicit
-            and task.startswith(ident)
-            and last[:1].isupper()
-            and len(last) > 3
-            and last.lower() not in phrase_words  # "Server replay:" is a phrase some file holds, not `Server`
-        ):
-            # A capitalised first word is a name when it names a class or type (`Enum type with ...`).
-            classes = [s for s in found if s.kind in _TYPE_KINDS]
-            if classes:
-                found, explicit = classes, True
-        found = [s for s in found if not generated_by_name(s.path) or ident in code_words]
-        if explicit and any(not TEST_NAME.search(stem_of(s.path)) and not in_tests(s.path) for s in found):
-            # `click.echo` is the library's `echo`, not a helper a test defines under that name
-            found = [s for s in found if not TEST_NAME.search(stem_of(s.path)) and not in_tests(s.path)]
-        if not explicit:
-            # A plain word names a top-level definition or nothing: `Frame.type` is no lead for "type".
-            found = [
-                s
-                for s in found
-                if s.kind not in _TEXT_KINDS and "." not in s.qualified and store.file_language(s.path) not in _NOT_CODE
-            ]
-            if found and store.files_matching(f'{{path_terms}} : "{last.lower()}"'):
-                # A plain word some folder or file is named for (`build`): its namesakes count only in
-                # such files (`build()` in build.ts), not a method of that name elsewhere.
-                found = [s for s in found if last.lower() in s.path.lower()]
-        if not found:
-            continue
-        paths = {s.path for s in found}
-        if not explicit and len(paths) > 3:
-            continue  # a common word that happens to name things all over the repository
-        weight = (7.0 if explicit else 2.5) / len(paths)
-        as_code = (ident in code_words or ident in called or "_" in last.strip("_") or "." in ident) or bool(
-            re.search(r"[a-z][A-Z]", last)
-        )
-        if spelled is not None and explicit and as_code and len(paths) <= 3:
-            spelled.update(paths)  # `Cookies.set`, `iter_lines`, `click.echo`: code, defined here
-        for s in found:
-            if spans is not None:
-                spans[s.path].append((s.qualified, s.start_line, s.end_line))
-            add(s.path, weight, f"defines {s.qualified}")
-            label = f"{s.qualified}:{s.start_line}"
-            if label not in named[s.path]:
-                named[s.path].append(label)
-
-
-def _narrowed(found: list, parts: list[str]) -> list:
-    """`Session.merge` means the `merge` of `Session`, not every `merge`: the longest tail of the
-    dotted name that some definition's qualified name ends with (`pkg.mod.Class.method` too)."""
-    for k in range(len(parts), 1, -1):
-        tail = ".".join(parts[-k:])
-        hits = [s for s in found if s.qualified == tail or s.qualified.endswith("." + tail)]
-        if hits:
-            return hits
-    # `click.echo`, `httpx.get`: a package's name before a name its modules define
-    packaged = [s for s in found if parts[-2] in s.path.split("/")[:-1]]
-    return packaged or found[:20]
-
-
-def _is_class_name(last: str, ident: str, task: str) -> bool:
-    """`Router` mid-sentence is a name; `Router` opening the task may just be a capitalised word."""
-    return last[:1].isupper() and any(c.islower() for c in last[1:]) and len(last) > 3 and not task.startswith(ident)
 
 
 def _modules(store, sources, files, score, module_rank, why, claims_all, now) -> list[ContextModule]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from services.knowledge.reading import STOPWORDS
 
@@ -95,13 +95,23 @@ def task_stems(task: str, named: dict[str, list[str]]) -> list[str]:
 
 
 def choose_tests(
-    sources, direct_tests, files, score, store, stems: list[str], folder_named: Callable[[str], str | None]
+    sources,
+    direct_tests,
+    files,
+    score,
+    store,
+    stems: list[str],
+    folder_named: Callable[[str], str | None],
+    defined: Sequence[str] = (),
 ) -> list[str]:
-    """Tests paired with the files to read (closest first), tests the words hit, and tests named after
-    what the task names (`test_merge.py` for a task about `Session.merge`)."""
+    """Tests paired with the files to read (closest first), tests the words hit, tests named after what
+    the task names (`test_merge.py` for a task about `Session.merge`), and the test files holding a test
+    class named after a definition the task names (`TestEvolve` in `test_funcs.py` for
+    `evolve`, defined in `_make.py`)."""
     points: dict[str, float] = defaultdict(float)
     barrels = _barrel_tests([p for p in sources if not files[p].tests], store)
     named_after = _tests_named_after([p for p in sources if not files[p].tests and p not in barrels], store)
+    packages = _go_packages(sources, store)
     for rank, path in enumerate(sources):
         hit = files[path]
         weight = score[path] / (1 + rank * 0.3)
@@ -111,6 +121,10 @@ def choose_tests(
             closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
             # test_block.py for block.py; test_model_signature.py, named after it, for _signature.py
             own = 2.0 if test_stem(test).lstrip("_") == stem.lstrip("_") or test in named_after.get(path, ()) else 1.0
+            if own == 1.0 and stem not in test.lower() and _folder(test) in packages:
+                # `package middleware_test` imports the package, so it is tied to every file of it: it
+                # tests the package, its points shared among the package's files, not one file's test
+                own = 1.0 / packages[_folder(test)]
             points[test] += weight * own * (1 + 0.5 * closeness)
     for test in direct_tests:
         points[test] += score[test]
@@ -123,6 +137,9 @@ def choose_tests(
         named = sorted(by_stem.get(stem, []), key=lambda t: (len(t), t))[:4]
         for test in named:
             points[test] += 0.8 * best / len(named)
+    for holders in _tests_defining(store, defined).values():
+        for test in holders:  # `class TestEvolve`: what the test file says it tests
+            points[test] += best / len(holders)
     for test in points:
         if folder_named(test):  # `test/dialect/mysql/` for a task about MySQL
             points[test] *= 1.5
@@ -136,6 +153,36 @@ def choose_tests(
         floor = _TEST_TAIL * points[ranked[0]]
         ranked = [t for t in ranked if points[t] >= floor]
     return ranked[:TESTS]
+
+
+def _tests_defining(store, defined: Sequence[str]) -> dict[str, list[str]]:
+    """For each name (of four letters or more), the test files defining a test class `Test<Name>`, when at
+    most three do; a function `test_content` is one case of many, a class groups the tests of one thing."""
+    out: dict[str, list[str]] = {}
+    for name in dict.fromkeys(n for n in defined if len(n) >= 4):
+        found = store.symbols_named([f"test{name}"], limit=20)
+        holders = sorted(
+            {s.path for s in found if s.kind == "class" and (in_tests(s.path) or TEST_NAME.search(stem_of(s.path)))}
+        )
+        if 0 < len(holders) <= 3:
+            out[name] = holders
+    return out
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _go_packages(sources: list[str], store) -> dict[str, int]:
+    """For each folder of a Go file to read, how many Go source files (not tests) that package has."""
+    folders = {_folder(p) for p in sources if p.endswith(".go")}
+    if not folders:
+        return {}
+    counts: dict[str, int] = defaultdict(int)
+    for path in store.file_blobs():
+        if path.endswith(".go") and not path.endswith("_test.go") and _folder(path) in folders:
+            counts[_folder(path)] += 1
+    return dict(counts)
 
 
 def _tests_named_after(untested: list[str], store) -> dict[str, list[str]]:

@@ -21,6 +21,8 @@ from kernel.generated import looks_like_data
 __all__ = ["data_tables", "decode_imports", "encode_imports", "imports_of", "used_imports"]
 
 _MAX_BYTES = 4 * 1024 * 1024  # read no more of a file than this to judge it
+_TRIPLE = re.compile(r'"""|\'\'\'')
+_COMMENT = re.compile(r"(?:^|\s)(?:#|//).*$|/\*.*?(?:\*/|$)|^\s*\*.*$")
 _ABOVE = 2
 
 
@@ -46,6 +48,28 @@ def decode_imports(text: str | None) -> dict[str, list[str]]:
     except ValueError:
         return {}
     return {str(p): [str(q) for q in found] for p, found in raw.items() if isinstance(found, list)}
+
+
+def _code_only(body: list[str]) -> list[str]:
+    """The lines without docstrings and comments: a name in prose (`attrs.field`'s eq) is no use of the
+    definition it names; string literals stay, an f-string holds code."""
+    out: list[str] = []
+    open_quote: str | None = None
+    for line in body:
+        text = line
+        if open_quote is not None:
+            if open_quote not in text:
+                out.append("")
+                continue
+            text, open_quote = text.split(open_quote, 1)[1], None
+        while (m := _TRIPLE.search(text)) is not None:
+            rest = text[m.end() :]
+            if m.group(0) in rest:
+                text = text[: m.start()] + " " + rest.split(m.group(0), 1)[1]
+            else:
+                text, open_quote = text[: m.start()], m.group(0)
+        out.append(_COMMENT.sub(" ", text))
+    return out
 
 
 def data_tables(root: Path, files: list[dict[str, Any]], included: set[str]) -> list[str]:
@@ -98,12 +122,13 @@ def used_imports(
     modules: dict[str, str] = {}  # `filesize` of `filesize.decimal` -> the definition
     for qualified, start, end in spans:
         body = lines[max(0, start - 1) : end]
+        code = _code_only(body)
         for i, line in enumerate(body):
             lowered = line.lower()
             if not any(form in lowered for form in forms):
                 continue
             # the statement a word sits in may open a line or two above (`LogRender(` over `show_level=`)
-            for near in body[max(0, i - _ABOVE) : i + 1]:
+            for near in code[max(0, i - _ABOVE) : i + 1]:
                 for ident in _IDENT.findall(near):
                     if len(ident) >= 3 and ident not in wanted:
                         wanted[ident] = qualified
