@@ -87,7 +87,13 @@ def _random_value_under_a_secret_name(case: Scored) -> bool:
     for match in find_secrets(case.text):
         value = case.text[match.start : match.end]
         digits, letters = sum(c.isdigit() for c in value), sum(c.isalpha() for c in value)
-        if match.kind not in ("assignment", "authorization_header", "bearer_token", "url_query_secret"):
+        if match.kind not in (
+            "assignment",
+            "authorization_header",
+            "bearer_token",
+            "url_query_secret",
+            "secret_in_prose",
+        ):
             return False
         mixed = len(value) >= 16 and digits and any(c.isupper() for c in value) and any(c.islower() for c in value)
         symbols = any(not c.isalnum() for c in value)  # `KULO?aja`: a password's shape, letters with a symbol
@@ -382,11 +388,26 @@ _HOSTLIKE = re.compile(
 _PASSWORD_BEFORE = re.compile(
     r"(?i)(?:(?:password|passwd|pwd|-p)[\"']?[ \t]*[:=]?|\bpassword\b[^\n]{0,40}?[ \t]is)[ \t]*[\"'`]?$"
 )
+# How a part is assigned: `name = "`, `name := '`, `"name": "`, `name: ` (never `user:password`, in a URL)
+_ASSIGNED = r"""\d{0,2}[\"']?(?:[ \t]*:?=[ \t]*|:[ \t]+|:(?=[\"'`]))[\"'`]?$"""
+# A part assigned to a name that ends in a secret noun (`caspio_secret: "`, `"fmfw_key": "`, `secret_id = '`);
+# a bare `key` is an attribute that names a setting (`<add key="FromEmailPassword"`), not a secret
+_SECRET_NAMED_BEFORE = re.compile(r"(?i)(?:secret|token|password|passwd|pwd|[a-z0-9][_-]?key)(?:[_-]?id)?" + _ASSIGNED)
+# A part assigned to, or wrapped in, a name of an identifier (`caspio_id: "`, `"guru_user": "`, `<id>{`)
+_ID_NAMED_BEFORE = re.compile(
+    r"(?i)(?:(?<![a-z])id|_id|user(?:name)?|email|account|domain|host|url)(?:" + _ASSIGNED[:-1] + r"|>\{?(?:[a-z]+ )?)$"
+)
+
+
+def _before(text: str, at: int, pattern: re.Pattern[str]) -> bool:
+    return pattern.search(text, max(0, at - 64), at) is not None
 
 
 def secret_part(parts: list[str], text: str | None = None, *, last: bool = False) -> str | None:
     """Of a credential's parts that stand in the text (an id and its secret, a user, a host), the one that
     must not survive: the one the text names as the password (`login <user> password <value>`), else the
+    one assigned to a secret-named name (`caspio_secret: "<value>"`), else, leaving out the parts the text
+    names as an id or user (`caspio_id: "<value>"`, `<id>{<value>}</id>`) while another part remains, the
     longest (with `last`, the last: Nosey Parker's groups follow the text, the id or user before the
     secret) that is not a URL, host name, e-mail address or number (ids, users and endpoints are not
     secrets; when every part is one of those, the longest part)."""
@@ -398,6 +419,12 @@ def secret_part(parts: list[str], text: str | None = None, *, last: bool = False
         ]
         if named:
             return max(named, key=len)
+        named = [p for p in parts if p and (at := text.find(p)) > 0 and _before(text, at, _SECRET_NAMED_BEFORE)]
+        if named:
+            return max(named, key=len)
+        ids = [p for p in parts if p and (at := text.find(p)) > 0 and _before(text, at, _ID_NAMED_BEFORE)]
+        if len(ids) < len(parts):
+            parts = [p for p in parts if p not in ids]
     secret = [p for p in parts if not _HOSTLIKE.match(p)]
     if last and secret:  # the peer captures in text order, a credential's id or user before its secret
         return secret[-1]

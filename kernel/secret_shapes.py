@@ -16,6 +16,7 @@ Each function returns `(start, end, kind, priority)` spans like the rest of the 
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -32,6 +33,7 @@ _WEBHOOKS = re.compile(
 # Path segments that hold a key: RPC gateways (`/v2/<key>`, `/v3/<key>`) and token-named parents.
 _KEY_PARENTS = re.compile(r"(?i)^(?:v\d|keys?|tokens?|secrets?|apikey|api-key|api_key|access[_-]?token|bot)$")
 # `/document/d/<id>`, `/drive/folders/<id>`: a document's id, shared to be opened, not a credential.
+_VENDOR_PREFIX = re.compile(r"^[a-z]{2,6}_")
 _DOCUMENT_PARENTS = frozenset(("d", "folders", "file", "spreadsheets", "presentation", "document"))
 _SECRET_PARAM = re.compile(
     r"(?i)^(?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|key|api[_-]?key|apikey"
@@ -70,12 +72,28 @@ def _entropy(value: str) -> float:
 
 def looks_generated(value: str, length: int = 20) -> bool:
     """Long, mixing upper and lower case with digits, and of high entropy: what a generator prints,
-    not a word, an id in one case (a commit hash, a UUID), or a path."""
+    not a word, an id in one case (a commit hash, a UUID), or a path. A generator's output may hold
+    one digit or none (`uthuXAJ_LvTVqR_DhWka4nOBiOJb`): then both cases must be strewn through each
+    other, as a random draw gives and camelCase words (`getUserAccountSettings`) never do."""
     if len(value) < length:
         return False
-    if len(_UPPER.findall(value)) < 2 or len(_LOWER.findall(value)) < 2 or len(_DIGIT.findall(value)) < 2:
+    uppers, lowers = len(_UPPER.findall(value)), len(_LOWER.findall(value))
+    if uppers < 2 or lowers < 2:
         return False
+    if len(_DIGIT.findall(value)) < 2:
+        return len(value) >= 20 and _cases_strewn(value, uppers, lowers) and _entropy(value) >= 4.0
     return _entropy(value) >= 3.6
+
+
+def _cases_strewn(value: str, uppers: int, lowers: int) -> bool:
+    """Upper and lower case each a quarter of the letters at least, changing from one to the other at
+    a third of the letters or more (camelCase changes case once or twice a word)."""
+    letters = uppers + lowers
+    if min(uppers, lowers) < 0.25 * letters:
+        return False
+    cased = [c.isupper() for c in value if c.isalpha()]
+    changes = sum(a != b for a, b in itertools.pairwise(cased))
+    return changes >= letters / 3
 
 
 def _low_variety(value: str) -> bool:
@@ -104,7 +122,8 @@ def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
         for index, segment in enumerate(segments):
             parent = segments[index - 1] if index else ""
             if segment and index and _KEY_PARENTS.match(parent) and len(segment) >= 16:
-                if (looks_generated(segment, 16) or _hexlike(segment)) and not _low_variety(segment):
+                body = _VENDOR_PREFIX.sub("", segment)  # `/keys/pri_0998...`: a vendor's prefix, then hex
+                if (looks_generated(segment, 16) or _hexlike(body)) and not _low_variety(segment):
                     found.append((position, position + len(segment), "url_path_key", 2))
             elif (
                 segment

@@ -282,7 +282,20 @@ def low_variety(value: str) -> bool:
     if len(body) >= 4 and (not set(body.lower()) - _FILLER or len(set(body)) <= (3 if len(body) >= 8 else 2)):
         return True
     filler = value.count("x") + value.count("X") + value.count("*") + value.count("#")
-    return len(value) >= 12 and filler >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
+    if len(value) >= 12 and filler >= 0.6 * len(value):  # `4b1dXXXXXXXX...`
+        return True
+    return _repeated_unit(body)
+
+
+def _repeated_unit(body: str) -> bool:
+    """`asdfasdfasdf...`, `abcabcabc`: a few letters of one case typed over and over, a keyboard's filler
+    (a unit that mixes cases or digits, `xY3_xY3_...`, is a made-up key and stays a secret)."""
+    if len(body) < 12 or not body.isalpha() or not (body.islower() or body.isupper()):
+        return False
+    for unit in range(2, 7):
+        if len(body) >= 3 * unit and body == (body[:unit] * (len(body) // unit + 1))[: len(body)]:
+            return True
+    return False
 
 
 def looks_like_code(value: str) -> bool:

@@ -539,8 +539,17 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         if value != value.strip() and not _SPACE.search(value.strip()):  # `" V77f6...6yC "`: padded, one word
             value_start += len(value) - len(value.lstrip())
             value = value.strip()
-        if _SPACE.search(value) and (quote.endswith("`") or separator == "-" or not passphrase(value, name)):
-            return []
+        if _SPACE.search(value):
+            header = _HEADER_VALUE.fullmatch(value)  # `bannerBearToken := "Bearer <token>"`: a header's value
+            token = header.group(2) if header is not None else ""
+            if (
+                header is not None
+                and _header_secret(header)
+                and (strong_value(token, 16) or looks_generated(token, 16))
+            ):
+                return [(value_start + header.start(2), value_start + header.end(2), "authorization_header", 2)]
+            if quote.endswith("`") or separator == "-" or not passphrase(value, name):
+                return []
     else:
         value_match = _UNQUOTED_VALUE.match(text, value_start)
         if value_match is None:
@@ -558,7 +567,9 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         return []
     if separator in ("==", "!=", "===", "!==") and quote and _PASSWORD_NAME.search(name):
         pass  # `if password == "team10"`: a login check against a hard-coded password, whatever it looks like
-    elif separator in ("==", "!=", "===", "!==", "", "-") and not strong_value(value, 8):
+    elif separator in ("==", "!=", "===", "!==", "", "-") and not (
+        strong_value(value, 8) or looks_generated(value, 16)
+    ):
         return []  # a comparison, or `password "<literal>"` (a directive, a DSL call): a strong literal only
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
@@ -639,11 +650,31 @@ def _url_matches(text: str, raw: bytes) -> list[tuple[int, int, str, int]]:
 
 
 def _aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
+    """Beside an AWS key id: a bare 40-character secret, and a session token (base64 of 100 characters or
+    more, written bare, in YAML or in a Jenkins credential's braces)."""
     found = []
     for match in _AWS_SECRET.finditer(text):
         value = match.group()
         if any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value):
             found.append((match.start(), match.end(), "aws_secret_access_key", 1))
+    for match in _AWS_SESSION_TOKEN.finditer(text):
+        if looks_generated(match.group(), 100):
+            found.append((match.start(), match.end(), "aws_secret_access_key", 2))
+    return found
+
+
+_AWS_SESSION_TOKEN = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{100,}={0,2}(?![A-Za-z0-9/+=])")
+# The account key of Azure Storage (and of Cosmos DB): base64 of 64 random bytes, 88 characters ending `==`,
+# a key when the text before it names one (`AccountKey`, `-storagekey`, `// the default key of ...`)
+_STORAGE_KEY = re.compile(r"(?<![A-Za-z0-9+/=-])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])")
+
+
+def _storage_keys(text: str) -> list[tuple[int, int, str, int]]:
+    found = []
+    for match in _STORAGE_KEY.finditer(text):
+        before = text[max(0, match.start() - 160) : match.start()].lower()
+        if "key" in before and looks_generated(match.group(), 64):
+            found.append((match.start(), match.end(), "azure_storage_key", 2))
     return found
 
 
@@ -687,6 +718,8 @@ def find_secrets(text: str) -> list[SecretMatch]:
         spans += _format_matches(text, marks)
         if any(kind == "aws_access_key_id" for _, _, kind, _ in spans):
             spans += _aws_secrets(text)
+        if b"==" in raw and b"key" in raw.lower():
+            spans += _storage_keys(text)
     if b"PRIVATE KEY" in raw:  # a block whose body holds no base64 (`anything`, `...`) is an example
         spans += [
             (m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text) if _KEY_BODY.search(m.group())
