@@ -80,6 +80,7 @@ def _random_value_under_a_secret_name(case: Scored) -> bool:
     """A peer's false positive for one vendor's rule that assigns a random-looking value or a phrase to a
     secret-named variable (`nonMatchingToken := "0xkx870p73gjhty6"`, `otherpassword = "two words"`): not
     that vendor's key, still a secret to Pallium. Not for the peer's keyword rule, which has no format."""
+    from kernel.secret_shapes import looks_generated
     from kernel.secrets import find_secrets
 
     if case.positive or not case.caught or (case.peer, case.family) in _KEYWORD_FAMILIES:
@@ -98,7 +99,7 @@ def _random_value_under_a_secret_name(case: Scored) -> bool:
         mixed = len(value) >= 16 and digits and any(c.isupper() for c in value) and any(c.islower() for c in value)
         symbols = any(not c.isalnum() for c in value)  # `KULO?aja`: a password's shape, letters with a symbol
         password_like = len(value) >= 8 and letters >= 4 and (digits or symbols)
-        generated = digits >= 2 and letters >= 4 and len(value) >= 8
+        generated = (digits >= 2 and letters >= 4 and len(value) >= 8) or looks_generated(value, 16)
         if not (generated or mixed or password_like or len(value.split()) >= 2):
             return False
     return True
@@ -181,7 +182,13 @@ def _a_value_the_peer_reports(case: Scored) -> bool:
 def _must_go(case: Scored) -> list[str]:
     """The values that must be gone for a positive to count as caught."""
     last = case.peer == "noseyparker"
-    return [*case.secrets, *(part for parts in case.parts if (part := secret_part(parts, case.text, last=last)))]
+    parts = [part for parts in case.parts if (part := secret_part(parts, case.text, last=last))]
+    # a credential's id that the peer also reports alone (`customerio_id: "..."`) is not its secret, while
+    # the same case has another part that must go
+    ids = {p for p in parts if (at := case.text.find(p)) > 0 and _before(case.text, at, _ID_NAMED_BEFORE)}
+    if ids and set(parts) - ids:
+        parts = [p for p in parts if p not in ids]
+    return [*case.secrets, *parts]
 
 
 def _an_endpoint(case: Scored) -> bool:

@@ -106,7 +106,7 @@ def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
     for hook in _WEBHOOKS.finditer(text):  # with or without a scheme (`hooks.slack.com/services/...`)
         group = next(i for i in range(1, 5) if hook.group(i))
         hooks.append((hook.start(), hook.end()))
-        if not _low_variety(hook.group(group)):
+        if not _low_variety(hook.group(group)) and (group != 3 or len(hook.group(3)) >= 24):
             found.append((hook.start(group), hook.end(group), "webhook_url", 1))
     for url in _URL.finditer(text):
         host, path, query = url.group(1), url.group(2) or "", url.group(3) or ""

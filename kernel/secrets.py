@@ -51,6 +51,7 @@ from kernel.secret_values import (
     low_variety,
     passphrase,
     secret_name,
+    spaced_password,
     strong_value,
     weak_name,
 )
@@ -207,7 +208,7 @@ _KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"cred", b"auth", b"s
 # `env("SECRET_KEY", default="...")`). Quotes may be JSON-escaped at any depth (`\"token\": \"...\"`).
 _ASSIGN_AT = re.compile(
     r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|creds|key|key[_-]?id|authorization"""
-    r"""|sid|key[_-]?data)[A-Za-z0-9_-]{0,40}?(?:\[\d*\])?(?:\\{0,7}["'])?"""
+    r"""|sid|key[_-]?data)[A-Za-z0-9_-]{0,40}?(?:\[\d*\])?(?:\\{0,7}["']\]?)?"""
     r"""([ \t]+(?:string|String|str|\*?char\s*\*?|\[\]byte)\b)?"""
     r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])-(?=[ \t]*["'])|(?<=[ \t])(?=@?["']|\w))[ \t]*"""
     r"""(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
@@ -495,7 +496,9 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     noun_end = match.start(1) if match.group(1) else match.start(2)
     while noun_end > match.start() and text[noun_end - 1] in " \t\"'\\":
         noun_end -= 1
-    if text[noun_end - 1] == "]":  # `secret[] = "..."`, `char secret[25] = "..."`
+    if text[noun_end - 1] == "]" and text[noun_end - 2 : noun_end - 1] in ("'", '"'):
+        noun_end -= 2  # `os.environ["OPENAI_API_KEY"] = "..."`: the quoted subscript is the name
+    elif text[noun_end - 1] == "]":  # `secret[] = "..."`, `char secret[25] = "..."`
         noun_end = text.rfind("[", match.start(), noun_end)
     if separator == ",":  # only `"NAME", "value"`: a quoted name, then a quoted value
         if not quote or text[noun_end : noun_end + 8].lstrip("\\")[:1] not in ("'", '"'):
@@ -548,7 +551,7 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
                 and (strong_value(token, 16) or looks_generated(token, 16))
             ):
                 return [(value_start + header.start(2), value_start + header.end(2), "authorization_header", 2)]
-            if quote.endswith("`") or separator == "-" or not passphrase(value, name):
+            if quote.endswith("`") or separator == "-" or not (passphrase(value, name) or spaced_password(value, name)):
                 return []
     else:
         value_match = _UNQUOTED_VALUE.match(text, value_start)
@@ -556,6 +559,8 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
             return []
         value = _through_brackets(text, value_match)
         value = _through_symbols(text, value, value_match.start() + len(value))
+        if separator == "=" and name.isupper() and text[value_start + len(value) : value_start + len(value) + 1] == "&":
+            value = _through_ampersands(text, value_start, value)  # `SAS_TOKEN=sp=r&st=...&sig=...` in a .env file
         if value.endswith("\\") or value.endswith("\\n"):  # `TOKEN=abc\nNEXT=1` inside a JSON string
             cut = value.find("\\")
             value = value[:cut]
@@ -597,6 +602,16 @@ def _through_brackets(text: str, match: re.Match[str]) -> str:
     return text[match.start() : end]
 
 
+_AMPERSAND_TAIL = re.compile(r"(?:&[^\s\"'`&;|<>]+)+(?=[ \t]*(?:\r?\n|$))")
+
+
+def _through_ampersands(text: str, start: int, value: str) -> str:
+    """A `.env` value that `&` joins to the end of its line (`sp=r&st=...&sig=...`, `git&2025...&<key>`),
+    not a shell's background `&` (followed by a space or nothing)."""
+    tail = _AMPERSAND_TAIL.match(text, start + len(value))
+    return value + tail.group() if tail is not None else value
+
+
 _SYMBOL_TAIL = re.compile(r"""[,;][^\s=\"'`]*(?=[ \t]*(?:\r?\n|$))""")
 
 
@@ -614,7 +629,13 @@ def _basic_credentials(value: str) -> bool:
         decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return False
-    return ":" in decoded and len(decoded) >= 3
+    return ":" in decoded and len(decoded) >= 3 and not _STAND_IN_PAIR.match(decoded)
+
+
+# `user:pass`, `username:password`, `admin:secret`: a documented stand-in, not a credential
+_STAND_IN_PAIR = re.compile(
+    r"(?i)^(?:user(?:name)?|admin|login|foo|test):(?:pass(?:word)?|passwd|pwd|secret|bar|test)$"
+)
 
 
 def _cli_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:

@@ -343,3 +343,65 @@ def test_a_key_after_a_vendor_prefix_in_a_url_path_is_redacted():
     key = "pri_" + _r(32, _HEX)
     text = f'url := "https://api.example.com/v1/venues/keys/{key}"'
     assert _gone(text, key), redact(text)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "os.environ[\"OPENAI_API_KEY\"] = '{v}'",  # a subscript names the secret
+        "config['db_password'] = \"{v}\"",
+        "ACRPWD={v}",  # `pwd` glued to the end of a name
+        "MYSQL_ROOTPWD: {v}",
+    ],
+)
+def test_a_secret_named_by_a_subscript_or_a_glued_pwd_is_redacted(template: str):
+    value = _r(24, _ALNUM + "+/")
+    assert _gone(template.format(v=value), value), redact(template.format(v=value))
+
+
+def test_a_vault_secret_id_is_redacted_and_its_role_id_and_names_stay():
+    secret_id = f"{_r(8, _HEX)}-{_r(4, _HEX)}-{_r(4, _HEX)}-{_r(4, _HEX)}-{_r(12, _HEX)}"
+    for text in (f"secret_id = '{secret_id}'", f"VAULT_SECRET_ID={secret_id}", f'"secret_id": "{secret_id}"'):
+        assert _gone(text, secret_id), redact(text)
+    for text in ("secret_id: prod-db-credentials", "role_id = 'billing-reader'", "secretId: keyvault-secret-name"):
+        assert redact(text) == (text, 0), text
+
+
+def test_an_env_value_joined_by_ampersands_is_redacted_whole():
+    sig = _r(40, _ALNUM)
+    text = f"AZURE_BLOB_SAS_TOKEN=sp=r&st=2025-03-04T07:24:52Z&se=2025-04-04T15:24:52Z&sv=2022-11-02&sig={sig}\nNEXT=1"
+    assert _gone(text, sig) and _gone(text, "sp=r&st=2025"), redact(text)
+    kept = "sleep 10 & TOKEN=$TOKEN ./run.sh"
+    assert redact(kept) == (kept, 0)
+
+
+def test_a_quoted_password_of_strong_words_with_spaces_is_redacted():
+    value = f"{_r(6)}+{_r(4, string.digits)} {_r(3)}@{_r(4)}"
+    for text in (f'couchbase_password: "{value}"', f"DB_PASSWORD='{value}'"):
+        assert _gone(text, value), redact(text)
+    for text in (
+        'password: "Enter 8+ chars"',
+        'password = "at least 12 chars, 1 digit"',
+        'password: "Min 8 chars!"',
+    ):
+        assert redact(text) == (text, 0), text
+
+
+def test_a_lowercase_random_key_with_few_vowels_under_a_key_name_is_redacted():
+    consonants = "bcdfghjklmnpqrstvwxz"
+    value = "".join(_rnd.choice(consonants + "0123456789" + "aeo") for _ in range(32))
+    text = f"[DEBUG] Using Key={value}"
+    assert _gone(text, value), redact(text)
+    for text in ("sort_key: user42profile2024settings", "cache_key = release2024candidate3build"):
+        assert redact(text) == (text, 0), text
+
+
+@pytest.mark.parametrize("pair", ["user:pass", "username:password", "admin:secret"])
+def test_a_documented_stand_in_pair_in_base64_auth_stays(pair: str):
+    text = '{"auths":{"registry.example.com":{"auth":"' + base64.b64encode(pair.encode()).decode() + '"}}}'
+    assert redact(text) == (text, 0)
+
+
+def test_a_teams_webhook_of_words_stays():
+    text = "webhook = 'https://contoso.webhook.office.com/webhookb2/not-a-v2-url'"
+    assert redact(text) == (text, 0)
