@@ -140,7 +140,12 @@ FORMATS: tuple[tuple[str, str], ...] = (
         r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,48}?(?:UFJJVkFURSBLRV|SSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]{20,}={0,2}",
     ),
     # the signature may be missing (an unsigned token, or one cut short): header and claims are enough
-    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"),
+    # claims that are not JSON (encrypted, or a custom encoding) after a header that names its `alg` or `typ`
+    (
+        "jwt",
+        r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"
+        r"|eyJ(?:hbGci|0eXAi)[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+    ),
 )
 
 # Formats whose prefix is short or shaped like ordinary text: a match must also look random.

@@ -666,6 +666,9 @@ def _url_matches(text: str, raw: bytes) -> list[tuple[int, int, str, int]]:
         password = match.group(1)
         if PLACEHOLDER.match(password) or password.lower() in ("pass", "pwd"):
             continue
+        user = text[at + 3 : match.start(1) - 1]
+        if password == user:  # `postgresql://user:user@...`, `admin:admin`: a stand-in, not a credential
+            continue
         found.append((match.start(1), match.end(1), "url_credentials", 1))
     return found
 
@@ -724,6 +727,7 @@ KINDS: tuple[str, ...] = (
     "connection_string_password",
     "netrc_password",
     "vault_unseal_key",
+    "maven_master_password",
     "salesforce_session_id",
 )
 

@@ -405,3 +405,21 @@ def test_a_documented_stand_in_pair_in_base64_auth_stays(pair: str):
 def test_a_teams_webhook_of_words_stays():
     text = "webhook = 'https://contoso.webhook.office.com/webhookb2/not-a-v2-url'"
     assert redact(text) == (text, 0)
+
+
+def test_a_maven_master_password_in_braces_is_redacted():
+    value = _r(64, _ALNUM + "+/")
+    text = f"<settingsSecurity>\n  <master>{{{value}}}</master>\n</settingsSecurity>"
+    assert _gone(text, value), redact(text)
+
+
+def test_a_url_whose_password_is_its_user_stays():
+    for text in ("postgresql://user:user@localhost/db", "amqp://guest:guest@rabbit:5672/"):
+        assert redact(text) == (text, 0), text
+
+
+def test_a_jwt_whose_claims_are_not_json_is_redacted():
+    header = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').decode().rstrip("=")
+    token = f"{header}.{_r(120, _ALNUM + '_-')}.{_r(43, _ALNUM + '_-')}"
+    text = f"Authorization header was {token} in the log"
+    assert _gone(text, token), redact(text)
