@@ -52,14 +52,24 @@ _SECRET_WORDS = re.compile(r"(?i)pass|pwd|secret|token|key|auth|credential|sid\b
 
 
 def _named_by_vendor_only(case: Scored) -> bool:
-    """A positive whose line names no secret (`cloudflare: "..."`, `"artifactory", "..."`, `SONAR_LOGIN`)."""
+    """A positive whose line names no secret (`cloudflare: "..."`, `"artifactory", "..."`, `SONAR_LOGIN`,
+    `instamojo '...'`): the lines that hold the values the peer reports, read without them, name a vendor
+    or a thing (as a name with a separator, or a word just before the value) but no secret noun."""
     if not case.positive or case.caught:
         return False
-    rest = case.text
-    for secret in case.secrets:
+    values = [v for v in _must_go(case) if v]
+    lines = [line for line in case.text.splitlines() if any(v in line for v in values)] or [case.text]
+    rest = "\n".join(lines)
+    for secret in values:
         rest = rest.replace(secret, " ")
-    named = _A_NAME.search(rest) is not None  # a bare token (no name at all) is a plain miss, not this
-    return named and _SECRET_WORDS.search(rest) is None
+    named = _A_NAME.search(rest) is not None or any(
+        (at := case.text.find(v)) > 0 and _A_VENDOR_WORD.search(case.text, max(0, at - 40), at) for v in values
+    )
+    return named and _SECRET_WORDS.search(rest) is None  # a bare token (no word at all) is a plain miss
+
+
+# `instamojo '<value>'`, `jira <value>`: a word written just before the value, without a separator
+_A_VENDOR_WORD = re.compile(r"(?i)\b[a-z][a-z0-9]{2,}[ \t]+[\"'`]?$")
 
 
 def _vendor_format_on_purpose(case: Scored) -> bool:
@@ -105,7 +115,8 @@ def _random_value_under_a_secret_name(case: Scored) -> bool:
     return True
 
 
-_FILLER_BODY = re.compile(r"^[A-Za-z0-9]{0,4}[_-]?(.)\1{5,}$", re.I)
+# a filler after a prefix of up to three words (`hf_`, `shippo_live_`, `duffel_test_`)
+_FILLER_BODY = re.compile(r"^(?:[A-Za-z0-9]{0,12}[_-]){0,3}?[A-Za-z0-9]{0,4}[_-]?(.)\1{5,}$", re.I)
 _GENERIC_PAIR = re.compile(r"(?i)\b(?:user(?:name)?|admin|login):(?:password|passwd|pass|secret)@")
 
 
