@@ -10,6 +10,8 @@ hashes, and the bare output line of a key generator.
   `pbkdf2_sha256$`), which an attacker can crack offline;
 - **generator output**: the line after a command that prints a fresh secret (`openssl rand`,
   `secrets.token_hex`, `pwgen`, `wg genkey`, `rails secret`...), when that line is one bare token.
+- **cloud keys beside a cue**: a bare 40-character AWS secret and a session token in a text holding an
+  AWS key id; an Azure storage account key (88 base64 characters) after a word that names a key.
 
 Each function returns `(start, end, kind, priority)` spans like the rest of the detector.
 """
@@ -21,7 +23,15 @@ import math
 import re
 from collections import Counter
 
-__all__ = ["GENERATOR_WORDS", "generator_output", "looks_generated", "password_hashes", "url_secrets"]
+__all__ = [
+    "GENERATOR_WORDS",
+    "aws_secrets",
+    "generator_output",
+    "looks_generated",
+    "password_hashes",
+    "storage_keys",
+    "url_secrets",
+]
 
 _URL = re.compile(r"""(?i)\b(?:https?|wss?|ftp)://([^\s/?#"'`<>\\]+)([^\s?#"'`<>\\]*)(\?[^\s#"'`<>\\]*)?""")
 _WEBHOOKS = re.compile(
@@ -237,4 +247,37 @@ def generator_output(text: str) -> list[tuple[int, int, str, int]]:
             if nxt == -1 or text[start:nxt].strip() not in ("", "```", "$"):
                 break
             start = nxt + 1
+    return found
+
+
+# Cloud keys known by their shape beside a cue (`kernel.secrets` calls these only when the cue is there).
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
+
+def aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
+    """Beside an AWS key id: a bare 40-character secret, and a session token (base64 of 100 characters or
+    more, written bare, in YAML or in a Jenkins credential's braces)."""
+    found = []
+    for match in _AWS_SECRET.finditer(text):
+        value = match.group()
+        if any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value):
+            found.append((match.start(), match.end(), "aws_secret_access_key", 1))
+    for match in _AWS_SESSION_TOKEN.finditer(text):
+        if looks_generated(match.group(), 100):
+            found.append((match.start(), match.end(), "aws_secret_access_key", 2))
+    return found
+
+
+_AWS_SESSION_TOKEN = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{100,}={0,2}(?![A-Za-z0-9/+=])")
+# The account key of Azure Storage (and of Cosmos DB): base64 of 64 random bytes, 88 characters ending `==`,
+# a key when the text before it names one (`AccountKey`, `-storagekey`, `// the default key of ...`)
+_STORAGE_KEY = re.compile(r"(?<![A-Za-z0-9+/=-])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])")
+
+
+def storage_keys(text: str) -> list[tuple[int, int, str, int]]:
+    found = []
+    for match in _STORAGE_KEY.finditer(text):
+        before = text[max(0, match.start() - 160) : match.start()].lower()
+        if "key" in before and looks_generated(match.group(), 64):
+            found.append((match.start(), match.end(), "azure_storage_key", 2))
     return found

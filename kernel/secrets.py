@@ -41,7 +41,14 @@ from dataclasses import dataclass
 
 from kernel.secret_contexts import context_secrets
 from kernel.secret_formats import FORMATS, WEAK
-from kernel.secret_shapes import generator_output, looks_generated, password_hashes, url_secrets
+from kernel.secret_shapes import (
+    aws_secrets,
+    generator_output,
+    looks_generated,
+    password_hashes,
+    storage_keys,
+    url_secrets,
+)
 from kernel.secret_values import (
     KEY_FILE,
     PATH_VALUE,
@@ -285,7 +292,6 @@ _CALLEE = re.compile(
 )
 _ARGUMENTS = re.compile(r"\(([^()\n]{0,400})\)")
 _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 _SPACE = re.compile(r"\s")
 
@@ -673,35 +679,6 @@ def _url_matches(text: str, raw: bytes) -> list[tuple[int, int, str, int]]:
     return found
 
 
-def _aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
-    """Beside an AWS key id: a bare 40-character secret, and a session token (base64 of 100 characters or
-    more, written bare, in YAML or in a Jenkins credential's braces)."""
-    found = []
-    for match in _AWS_SECRET.finditer(text):
-        value = match.group()
-        if any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value):
-            found.append((match.start(), match.end(), "aws_secret_access_key", 1))
-    for match in _AWS_SESSION_TOKEN.finditer(text):
-        if looks_generated(match.group(), 100):
-            found.append((match.start(), match.end(), "aws_secret_access_key", 2))
-    return found
-
-
-_AWS_SESSION_TOKEN = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{100,}={0,2}(?![A-Za-z0-9/+=])")
-# The account key of Azure Storage (and of Cosmos DB): base64 of 64 random bytes, 88 characters ending `==`,
-# a key when the text before it names one (`AccountKey`, `-storagekey`, `// the default key of ...`)
-_STORAGE_KEY = re.compile(r"(?<![A-Za-z0-9+/=-])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])")
-
-
-def _storage_keys(text: str) -> list[tuple[int, int, str, int]]:
-    found = []
-    for match in _STORAGE_KEY.finditer(text):
-        before = text[max(0, match.start() - 160) : match.start()].lower()
-        if "key" in before and looks_generated(match.group(), 64):
-            found.append((match.start(), match.end(), "azure_storage_key", 2))
-    return found
-
-
 # ---------------------------------------------------------------- the detector
 
 # Substring tests (`bytes.find` is far faster than a regex alternation over the same text).
@@ -742,9 +719,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
     if _RUN_BYTES in marks:
         spans += _format_matches(text, marks)
         if any(kind == "aws_access_key_id" for _, _, kind, _ in spans):
-            spans += _aws_secrets(text)
+            spans += aws_secrets(text)
         if b"==" in raw and b"key" in raw.lower():
-            spans += _storage_keys(text)
+            spans += storage_keys(text)
     if b"PRIVATE KEY" in raw:  # a block whose body holds no base64 (`anything`, `...`) is an example
         spans += [
             (m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text) if _KEY_BODY.search(m.group())
