@@ -35,6 +35,8 @@ _SECURE_STRING = re.compile(r"(?i)convertto-securestring\s+(?:-string\s+)?(\"[^\
 _UNSEAL = re.compile(
     r"(?i)\bunseal(?:[ \t]+key[ \t]+\d+[ \t]*:|[ \t]+)[ \t]*([A-Za-z0-9+/]{40,}={0,2})(?![A-Za-z0-9+/=])"
 )
+# Maven's `settings-security.xml`: the master password, encrypted in braces (`<master>{...}</master>`)
+_MAVEN_MASTER = re.compile(r"<master>\s*\{([A-Za-z0-9+/=\\]{16,})\}\s*</master>")
 # "the (default) password (for user 'x') is 'value'": a password given in prose, in quotes
 _PROSE_PASSWORD = re.compile(
     r"(?i)\bpassword(?:[ \t]+for[ \t]+(?:the[ \t]+)?(?:user[ \t]+|account[ \t]+)?[\"'`]?[\w@.-]+[\"'`]?)?"
@@ -151,6 +153,8 @@ def context_secrets(
             found += _simple(text, _SECURE_STRING, "command_line_password")
     if b"unseal" in lowered:
         found += _simple(text, _UNSEAL, "vault_unseal_key")
+    if b"<master>" in lowered:
+        found += [(m.start(1), m.end(1), "maven_master_password", 1) for m in _MAVEN_MASTER.finditer(text)]
     if words:  # a value named in a neighbouring attribute: the name holds a keyword
         if b"<add" in lowered:
             found += _named_values(text, _APP_SETTING)

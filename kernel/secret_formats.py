@@ -28,10 +28,11 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("cloudflare_origin_ca_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     # source control and packages
     ("github_token", r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"),
-    ("github_fine_grained_token", r"github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}(?![A-Za-z0-9])"),
+    # the fine-grained token, and the shorter shape it had in its beta
+    ("github_fine_grained_token", r"github_pat_(?:[A-Za-z0-9]{22}_[A-Za-z0-9]{59}|[A-Za-z0-9_]{30,80})(?![A-Za-z0-9])"),
     ("gitlab_token", r"gl(?:pat|ptt|dt|rt|cbt|imt|agent|oas|ft|soat|ffct)-[A-Za-z0-9_-]{20,}"),
     ("gitlab_runner_token", r"GR1348941[A-Za-z0-9_-]{20,}"),
-    ("bitbucket_app_password", r"ATBB[A-Za-z0-9_=.-]{32,}"),
+    ("bitbucket_app_password", r"ATBB[A-Za-z0-9_=.-]{24,}"),
     ("atlassian_api_token", r"ATATT3[A-Za-z0-9_=\-]{150,}"),
     ("npm_token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     # macaroons of pypi.org and of test.pypi.org
@@ -75,15 +76,25 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("slack_app_token", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
     ("stripe_key", r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])"),
     ("stripe_webhook_secret", r"whsec_[A-Za-z0-9]{32,}(?![A-Za-z0-9])"),
-    ("square_token", r"(?:sq0atp-[A-Za-z0-9_-]{22}|sq0csp-[A-Za-z0-9_\\-]{43}|EAAA[A-Za-z0-9_-]{60})" + _END),
+    ("square_token", r"(?:sq0(?:atp|idp|idk|csp)-[A-Za-z0-9_-]{20,64}|EAAA[A-Za-z0-9_-]{60})" + _END),
     ("twilio_api_key", r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
     ("twilio_account_sid", r"AC[0-9a-f]{32}(?![0-9a-fA-F])"),
     ("sendgrid_api_key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _END),
-    ("mailgun_api_key", r"key-[0-9a-f]{32}(?![0-9a-f])"),
+    ("mailgun_api_key", r"key-[0-9a-z]{32}(?![0-9A-Za-z])"),
     ("mailchimp_api_key", r"[0-9a-f]{32}-us\d{1,2}(?![0-9A-Za-z])"),
     ("brevo_api_key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}"),
     ("postman_api_key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
     ("newrelic_key", r"(?:NR(?:AK|AA|II|JS)-[A-Za-z0-9]{27}(?![A-Za-z0-9])|NRIQ-[A-Za-z0-9_-]{32}" + _END + ")"),
+    # a license key (40 characters ending in `NRAL`) and a mobile app token (`...-NRMA`): the suffix is the vendor's
+    ("newrelic_key", r"(?:[A-Za-z0-9]{36}NRAL|[A-Za-z0-9]{40,42}-NRMA)(?![A-Za-z0-9])"),
+    # Azure DevOps personal access tokens: 84 characters with `AZDO` at the 77th
+    ("azure_devops_token", r"[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}(?![A-Za-z0-9])"),
+    ("pganalyze_key", r"pga[rw]_[A-Za-z0-9]{24,40}(?![A-Za-z0-9])"),
+    ("rootly_key", r"rootly_[a-f0-9]{64}(?![a-f0-9])"),
+    ("photoroom_key", r"(?:sandbox_)?sk_pr_[A-Za-z0-9]{1,40}_[a-f0-9]{40}(?![a-f0-9])"),
+    ("endorlabs_key", r"endr\+[A-Za-z0-9]{16}(?![A-Za-z0-9])"),
+    # LaunchDarkly: `api-`, `sdk-` or `mob-`, then a UUID's shape
+    ("launchdarkly_key", r"(?:api|sdk|mob)-[a-z0-9]{8}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{12}(?![a-z0-9])"),
     ("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![a-fA-F0-9])"),
     ("databricks_token", r"dapi[a-f0-9]{32}(?:-\d)?(?![a-f0-9])"),
     ("planetscale_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}"),
@@ -129,7 +140,12 @@ FORMATS: tuple[tuple[str, str], ...] = (
         r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,48}?(?:UFJJVkFURSBLRV|SSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/]{20,}={0,2}",
     ),
     # the signature may be missing (an unsigned token, or one cut short): header and claims are enough
-    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"),
+    # claims that are not JSON (encrypted, or a custom encoding) after a header that names its `alg` or `typ`
+    (
+        "jwt",
+        r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"
+        r"|eyJ(?:hbGci|0eXAi)[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
+    ),
 )
 
 # Formats whose prefix is short or shaped like ordinary text: a match must also look random.
@@ -145,5 +161,9 @@ WEAK = frozenset(
         "facebook_app_token",
         "crates_io_token",
         "truenas_api_key",
+        "mailgun_api_key",
+        "newrelic_key",
+        "azure_devops_token",
+        "launchdarkly_key",
     }
 )

@@ -10,17 +10,28 @@ hashes, and the bare output line of a key generator.
   `pbkdf2_sha256$`), which an attacker can crack offline;
 - **generator output**: the line after a command that prints a fresh secret (`openssl rand`,
   `secrets.token_hex`, `pwgen`, `wg genkey`, `rails secret`...), when that line is one bare token.
+- **cloud keys beside a cue**: a bare 40-character AWS secret and a session token in a text holding an
+  AWS key id; an Azure storage account key (88 base64 characters) after a word that names a key.
 
 Each function returns `(start, end, kind, priority)` spans like the rest of the detector.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
 
-__all__ = ["GENERATOR_WORDS", "generator_output", "looks_generated", "password_hashes", "url_secrets"]
+__all__ = [
+    "GENERATOR_WORDS",
+    "aws_secrets",
+    "generator_output",
+    "looks_generated",
+    "password_hashes",
+    "storage_keys",
+    "url_secrets",
+]
 
 _URL = re.compile(r"""(?i)\b(?:https?|wss?|ftp)://([^\s/?#"'`<>\\]+)([^\s?#"'`<>\\]*)(\?[^\s#"'`<>\\]*)?""")
 _WEBHOOKS = re.compile(
@@ -32,6 +43,7 @@ _WEBHOOKS = re.compile(
 # Path segments that hold a key: RPC gateways (`/v2/<key>`, `/v3/<key>`) and token-named parents.
 _KEY_PARENTS = re.compile(r"(?i)^(?:v\d|keys?|tokens?|secrets?|apikey|api-key|api_key|access[_-]?token|bot)$")
 # `/document/d/<id>`, `/drive/folders/<id>`: a document's id, shared to be opened, not a credential.
+_VENDOR_PREFIX = re.compile(r"^[a-z]{2,6}_")
 _DOCUMENT_PARENTS = frozenset(("d", "folders", "file", "spreadsheets", "presentation", "document"))
 _SECRET_PARAM = re.compile(
     r"(?i)^(?:sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|key|api[_-]?key|apikey"
@@ -70,12 +82,28 @@ def _entropy(value: str) -> float:
 
 def looks_generated(value: str, length: int = 20) -> bool:
     """Long, mixing upper and lower case with digits, and of high entropy: what a generator prints,
-    not a word, an id in one case (a commit hash, a UUID), or a path."""
+    not a word, an id in one case (a commit hash, a UUID), or a path. A generator's output may hold
+    one digit or none (`uthuXAJ_LvTVqR_DhWka4nOBiOJb`): then both cases must be strewn through each
+    other, as a random draw gives and camelCase words (`getUserAccountSettings`) never do."""
     if len(value) < length:
         return False
-    if len(_UPPER.findall(value)) < 2 or len(_LOWER.findall(value)) < 2 or len(_DIGIT.findall(value)) < 2:
+    uppers, lowers = len(_UPPER.findall(value)), len(_LOWER.findall(value))
+    if uppers < 2 or lowers < 2:
         return False
+    if len(_DIGIT.findall(value)) < 2:
+        return len(value) >= 20 and _cases_strewn(value, uppers, lowers) and _entropy(value) >= 4.0
     return _entropy(value) >= 3.6
+
+
+def _cases_strewn(value: str, uppers: int, lowers: int) -> bool:
+    """Upper and lower case each a quarter of the letters at least, changing from one to the other at
+    a third of the letters or more (camelCase changes case once or twice a word)."""
+    letters = uppers + lowers
+    if min(uppers, lowers) < 0.25 * letters:
+        return False
+    cased = [c.isupper() for c in value if c.isalpha()]
+    changes = sum(a != b for a, b in itertools.pairwise(cased))
+    return changes >= letters / 3
 
 
 def _low_variety(value: str) -> bool:
@@ -88,7 +116,7 @@ def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
     for hook in _WEBHOOKS.finditer(text):  # with or without a scheme (`hooks.slack.com/services/...`)
         group = next(i for i in range(1, 5) if hook.group(i))
         hooks.append((hook.start(), hook.end()))
-        if not _low_variety(hook.group(group)):
+        if not _low_variety(hook.group(group)) and (group != 3 or len(hook.group(3)) >= 24):
             found.append((hook.start(group), hook.end(group), "webhook_url", 1))
     for url in _URL.finditer(text):
         host, path, query = url.group(1), url.group(2) or "", url.group(3) or ""
@@ -104,7 +132,8 @@ def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
         for index, segment in enumerate(segments):
             parent = segments[index - 1] if index else ""
             if segment and index and _KEY_PARENTS.match(parent) and len(segment) >= 16:
-                if (looks_generated(segment, 16) or _hexlike(segment)) and not _low_variety(segment):
+                body = _VENDOR_PREFIX.sub("", segment)  # `/keys/pri_0998...`: a vendor's prefix, then hex
+                if (looks_generated(segment, 16) or _hexlike(body)) and not _low_variety(segment):
                     found.append((position, position + len(segment), "url_path_key", 2))
             elif (
                 segment
@@ -218,4 +247,37 @@ def generator_output(text: str) -> list[tuple[int, int, str, int]]:
             if nxt == -1 or text[start:nxt].strip() not in ("", "```", "$"):
                 break
             start = nxt + 1
+    return found
+
+
+# Cloud keys known by their shape beside a cue (`kernel.secrets` calls these only when the cue is there).
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
+
+def aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
+    """Beside an AWS key id: a bare 40-character secret, and a session token (base64 of 100 characters or
+    more, written bare, in YAML or in a Jenkins credential's braces)."""
+    found = []
+    for match in _AWS_SECRET.finditer(text):
+        value = match.group()
+        if any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value):
+            found.append((match.start(), match.end(), "aws_secret_access_key", 1))
+    for match in _AWS_SESSION_TOKEN.finditer(text):
+        if looks_generated(match.group(), 100):
+            found.append((match.start(), match.end(), "aws_secret_access_key", 2))
+    return found
+
+
+_AWS_SESSION_TOKEN = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{100,}={0,2}(?![A-Za-z0-9/+=])")
+# The account key of Azure Storage (and of Cosmos DB): base64 of 64 random bytes, 88 characters ending `==`,
+# a key when the text before it names one (`AccountKey`, `-storagekey`, `// the default key of ...`)
+_STORAGE_KEY = re.compile(r"(?<![A-Za-z0-9+/=-])[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])")
+
+
+def storage_keys(text: str) -> list[tuple[int, int, str, int]]:
+    found = []
+    for match in _STORAGE_KEY.finditer(text):
+        before = text[max(0, match.start() - 160) : match.start()].lower()
+        if "key" in before and looks_generated(match.group(), 64):
+            found.append((match.start(), match.end(), "azure_storage_key", 2))
     return found

@@ -31,6 +31,7 @@ __all__ = [
     "passphrase",
     "qualified_only",
     "secret_name",
+    "spaced_password",
     "strong_value",
     "weak_name",
 ]
@@ -40,7 +41,7 @@ _SECRET_NOUN = re.compile(
     r"(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|api[_-]?key|apikey|access[_-]?key"
     r"|secret[_-]?key|private[_-]?key(?:[_-]?id)?|account[_-]?key|shared[_-]?access[_-]?key|master[_-]?key"
     r"|encryption[_-]?key|signing[_-]?key|auth[_-]?key|app[_-]?key|subscription[_-]?key|client[_-]?secret"
-    r"|webhook[_-]?secret|session[_-]?key|authorization|key|sid|key[_-]?data|creds)"
+    r"|webhook[_-]?secret|session[_-]?key|authorization|key|sid|key[_-]?data|creds|secret[_-]?id)"
     r"(?:[_-]?(?:string|value|str|\d{1,3}))?$",
     re.IGNORECASE,
 )
@@ -88,7 +89,7 @@ _SHORT_NOUNS = ("pass", "pwd", "sid")  # only as a whole name or after a separat
 
 
 # Nouns common outside secrets (`sort_key`, `primary_key: id`, `account_sid`): their values must look generated.
-_WEAK_NOUNS = ("key", "sid")
+_WEAK_NOUNS = ("key", "sid", "secret_id", "secret-id", "secretid")  # Vault AppRole's `secret_id`: a UUID
 
 
 PLACEHOLDER = re.compile(
@@ -156,6 +157,17 @@ def passphrase(value: str, name: str) -> bool:
     return not _PROSE_WORDS.search(value)
 
 
+def spaced_password(value: str, name: str) -> bool:
+    """A quoted password with a space or two in it whose words are themselves strong (`"p4ss+2028 rf@V[4"`):
+    symbols and digits in every word, as a typed password has and a label or sentence never does."""
+    words = value.split()
+    if not 2 <= len(words) <= 3 or len(value) > 80 or not _PASSPHRASE_NAME.search(name) or _PROSE_WORDS.search(value):
+        return False
+    if any(c in value for c in "<>%$`") or "{{" in value:
+        return False
+    return all(strong_value(w, 4) for w in words)
+
+
 _PROSE_WORDS = re.compile(
     r"(?i)\b(?:your|enter|type|here|must|should|required|invalid|incorrect|wrong|missing|please|is|are|be|been"
     r"|can|can't|cannot|not|too|least|most|characters|chars|blank|empty|match|matches|does|doesn't|don't)\b"
@@ -175,7 +187,8 @@ def secret_name(name: str) -> bool:
         return True
     word = noun.group().lower()
     boundary = head[-1] in "_.-" or (name[noun.start()].isupper() and head[-1].islower())
-    return boundary or (word not in _SHORT_NOUNS and word != "key")  # `IAMAPIKEY`, not `monkey`
+    # `IAMAPIKEY`, not `monkey`; `ACRPWD`, `MYSQL_ROOTPWD` (no word ends in `pwd`), not `bypass`
+    return boundary or (word not in _SHORT_NOUNS and word != "key") or word == "pwd"
 
 
 def _qualified_name(name: str) -> bool:
@@ -259,9 +272,15 @@ def _base36_random(value: str) -> bool:
         return False
     digits = sum(c.isdigit() for c in value)
     if digits < 0.15 * len(value) or digits > 0.7 * len(value):
-        return False
+        return digits >= 2 and len(value) >= 24 and _few_vowels(value)
     changes = sum(a.isdigit() != b.isdigit() for a, b in itertools.pairwise(value))
-    return changes >= max(8, len(value) // 4)
+    return changes >= max(8, len(value) // 4) or (changes >= 4 and len(value) >= 24 and _few_vowels(value))
+
+
+def _few_vowels(value: str) -> bool:
+    """Letters drawn at random hold a vowel one time in five; words, even run together, two in five."""
+    letters = [c for c in value.lower() if c.isalpha()]
+    return len(letters) >= 16 and sum(c in "aeiouy" for c in letters) < 0.3 * len(letters)
 
 
 def is_alphabet(value: str) -> bool:
@@ -282,7 +301,20 @@ def low_variety(value: str) -> bool:
     if len(body) >= 4 and (not set(body.lower()) - _FILLER or len(set(body)) <= (3 if len(body) >= 8 else 2)):
         return True
     filler = value.count("x") + value.count("X") + value.count("*") + value.count("#")
-    return len(value) >= 12 and filler >= 0.6 * len(value)  # `4b1dXXXXXXXX...`
+    if len(value) >= 12 and filler >= 0.6 * len(value):  # `4b1dXXXXXXXX...`
+        return True
+    return _repeated_unit(body)
+
+
+def _repeated_unit(body: str) -> bool:
+    """`asdfasdfasdf...`, `abcabcabc`: a few letters of one case typed over and over, a keyboard's filler
+    (a unit that mixes cases or digits, `xY3_xY3_...`, is a made-up key and stays a secret)."""
+    if len(body) < 12 or not body.isalpha() or not (body.islower() or body.isupper()):
+        return False
+    for unit in range(2, 7):
+        if len(body) >= 3 * unit and body == (body[:unit] * (len(body) // unit + 1))[: len(body)]:
+            return True
+    return False
 
 
 def looks_like_code(value: str) -> bool:

@@ -41,7 +41,14 @@ from dataclasses import dataclass
 
 from kernel.secret_contexts import context_secrets
 from kernel.secret_formats import FORMATS, WEAK
-from kernel.secret_shapes import generator_output, looks_generated, password_hashes, url_secrets
+from kernel.secret_shapes import (
+    aws_secrets,
+    generator_output,
+    looks_generated,
+    password_hashes,
+    storage_keys,
+    url_secrets,
+)
 from kernel.secret_values import (
     KEY_FILE,
     PATH_VALUE,
@@ -51,6 +58,7 @@ from kernel.secret_values import (
     low_variety,
     passphrase,
     secret_name,
+    spaced_password,
     strong_value,
     weak_name,
 )
@@ -207,7 +215,7 @@ _KEYWORDS = (b"pass", b"pwd", b"secret", b"token", b"key", b"cred", b"auth", b"s
 # `env("SECRET_KEY", default="...")`). Quotes may be JSON-escaped at any depth (`\"token\": \"...\"`).
 _ASSIGN_AT = re.compile(
     r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|creds|key|key[_-]?id|authorization"""
-    r"""|sid|key[_-]?data)[A-Za-z0-9_-]{0,40}?(?:\[\d*\])?(?:\\{0,7}["'])?"""
+    r"""|sid|key[_-]?data)[A-Za-z0-9_-]{0,40}?(?:\[\d*\])?(?:\\{0,7}["']\]?)?"""
     r"""([ \t]+(?:string|String|str|\*?char\s*\*?|\[\]byte)\b)?"""
     r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])-(?=[ \t]*["'])|(?<=[ \t])(?=@?["']|\w))[ \t]*"""
     r"""(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
@@ -284,7 +292,6 @@ _CALLEE = re.compile(
 )
 _ARGUMENTS = re.compile(r"\(([^()\n]{0,400})\)")
 _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
 _SPACE = re.compile(r"\s")
 
@@ -495,7 +502,9 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     noun_end = match.start(1) if match.group(1) else match.start(2)
     while noun_end > match.start() and text[noun_end - 1] in " \t\"'\\":
         noun_end -= 1
-    if text[noun_end - 1] == "]":  # `secret[] = "..."`, `char secret[25] = "..."`
+    if text[noun_end - 1] == "]" and text[noun_end - 2 : noun_end - 1] in ("'", '"'):
+        noun_end -= 2  # `os.environ["OPENAI_API_KEY"] = "..."`: the quoted subscript is the name
+    elif text[noun_end - 1] == "]":  # `secret[] = "..."`, `char secret[25] = "..."`
         noun_end = text.rfind("[", match.start(), noun_end)
     if separator == ",":  # only `"NAME", "value"`: a quoted name, then a quoted value
         if not quote or text[noun_end : noun_end + 8].lstrip("\\")[:1] not in ("'", '"'):
@@ -539,14 +548,25 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         if value != value.strip() and not _SPACE.search(value.strip()):  # `" V77f6...6yC "`: padded, one word
             value_start += len(value) - len(value.lstrip())
             value = value.strip()
-        if _SPACE.search(value) and (quote.endswith("`") or separator == "-" or not passphrase(value, name)):
-            return []
+        if _SPACE.search(value):
+            header = _HEADER_VALUE.fullmatch(value)  # `bannerBearToken := "Bearer <token>"`: a header's value
+            token = header.group(2) if header is not None else ""
+            if (
+                header is not None
+                and _header_secret(header)
+                and (strong_value(token, 16) or looks_generated(token, 16))
+            ):
+                return [(value_start + header.start(2), value_start + header.end(2), "authorization_header", 2)]
+            if quote.endswith("`") or separator == "-" or not (passphrase(value, name) or spaced_password(value, name)):
+                return []
     else:
         value_match = _UNQUOTED_VALUE.match(text, value_start)
         if value_match is None:
             return []
         value = _through_brackets(text, value_match)
         value = _through_symbols(text, value, value_match.start() + len(value))
+        if separator == "=" and name.isupper() and text[value_start + len(value) : value_start + len(value) + 1] == "&":
+            value = _through_ampersands(text, value_start, value)  # `SAS_TOKEN=sp=r&st=...&sig=...` in a .env file
         if value.endswith("\\") or value.endswith("\\n"):  # `TOKEN=abc\nNEXT=1` inside a JSON string
             cut = value.find("\\")
             value = value[:cut]
@@ -558,7 +578,9 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         return []
     if separator in ("==", "!=", "===", "!==") and quote and _PASSWORD_NAME.search(name):
         pass  # `if password == "team10"`: a login check against a hard-coded password, whatever it looks like
-    elif separator in ("==", "!=", "===", "!==", "", "-") and not strong_value(value, 8):
+    elif separator in ("==", "!=", "===", "!==", "", "-") and not (
+        strong_value(value, 8) or looks_generated(value, 16)
+    ):
         return []  # a comparison, or `password "<literal>"` (a directive, a DSL call): a strong literal only
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
@@ -586,6 +608,16 @@ def _through_brackets(text: str, match: re.Match[str]) -> str:
     return text[match.start() : end]
 
 
+_AMPERSAND_TAIL = re.compile(r"(?:&[^\s\"'`&;|<>]+)+(?=[ \t]*(?:\r?\n|$))")
+
+
+def _through_ampersands(text: str, start: int, value: str) -> str:
+    """A `.env` value that `&` joins to the end of its line (`sp=r&st=...&sig=...`, `git&2025...&<key>`),
+    not a shell's background `&` (followed by a space or nothing)."""
+    tail = _AMPERSAND_TAIL.match(text, start + len(value))
+    return value + tail.group() if tail is not None else value
+
+
 _SYMBOL_TAIL = re.compile(r"""[,;][^\s=\"'`]*(?=[ \t]*(?:\r?\n|$))""")
 
 
@@ -603,7 +635,13 @@ def _basic_credentials(value: str) -> bool:
         decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return False
-    return ":" in decoded and len(decoded) >= 3
+    return ":" in decoded and len(decoded) >= 3 and not _STAND_IN_PAIR.match(decoded)
+
+
+# `user:pass`, `username:password`, `admin:secret`: a documented stand-in, not a credential
+_STAND_IN_PAIR = re.compile(
+    r"(?i)^(?:user(?:name)?|admin|login|foo|test):(?:pass(?:word)?|passwd|pwd|secret|bar|test)$"
+)
 
 
 def _cli_matches(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
@@ -634,16 +672,10 @@ def _url_matches(text: str, raw: bytes) -> list[tuple[int, int, str, int]]:
         password = match.group(1)
         if PLACEHOLDER.match(password) or password.lower() in ("pass", "pwd"):
             continue
+        user = text[at + 3 : match.start(1) - 1]
+        if password == user:  # `postgresql://user:user@...`, `admin:admin`: a stand-in, not a credential
+            continue
         found.append((match.start(1), match.end(1), "url_credentials", 1))
-    return found
-
-
-def _aws_secrets(text: str) -> list[tuple[int, int, str, int]]:
-    found = []
-    for match in _AWS_SECRET.finditer(text):
-        value = match.group()
-        if any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value):
-            found.append((match.start(), match.end(), "aws_secret_access_key", 1))
     return found
 
 
@@ -672,6 +704,7 @@ KINDS: tuple[str, ...] = (
     "connection_string_password",
     "netrc_password",
     "vault_unseal_key",
+    "maven_master_password",
     "salesforce_session_id",
 )
 
@@ -686,7 +719,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
     if _RUN_BYTES in marks:
         spans += _format_matches(text, marks)
         if any(kind == "aws_access_key_id" for _, _, kind, _ in spans):
-            spans += _aws_secrets(text)
+            spans += aws_secrets(text)
+        if b"==" in raw and b"key" in raw.lower():
+            spans += storage_keys(text)
     if b"PRIVATE KEY" in raw:  # a block whose body holds no base64 (`anything`, `...`) is an example
         spans += [
             (m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text) if _KEY_BODY.search(m.group())

@@ -157,6 +157,18 @@ FORMAT_SAMPLES: dict[str, str] = {
         f"-----BEGIN {_rnd.choice(('RSA ', 'EC ', '', 'OPENSSH '))}PRIVATE KEY-----\n{_r(64, _ALNUM + '+/')}\n".encode()
     ).decode(),
     "salesforce_session_id": f"00D{_r(12)}!{_r(96, _ALNUM + '._')}",
+    "github_fine_grained_token/beta": "github_pat_" + _r(37),
+    "bitbucket_app_password/short": "ATBB" + _r(27),
+    "square_token/sandbox_id": "sq0idk-" + _r(27, _URLSAFE),
+    "mailgun_api_key/base36": "key-" + _r(32, string.ascii_lowercase + string.digits),
+    "newrelic_key/license": f"eu01xx{_r(30, _HEX)}NRAL",
+    "newrelic_key/mobile": f"{_r(42, _HEX)}-NRMA",
+    "azure_devops_token": f"{_r(76)}AZDO{_r(4)}",
+    "pganalyze_key": "pgar_" + _r(27),
+    "rootly_key": "rootly_" + _r(64, _HEX),
+    "photoroom_key": f"sk_pr_{_r(6, string.ascii_lowercase)}_{_r(40, _HEX)}",
+    "endorlabs_key": "endr+" + _r(16),
+    "launchdarkly_key": "sdk-" + "-".join(_r(n, string.ascii_lowercase + string.digits) for n in (8, 4, 4, 4, 12)),
 }
 
 

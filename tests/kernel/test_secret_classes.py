@@ -1,7 +1,8 @@
 """The secret detector by class: shapes without a prefix, wider contexts, limits, and what must stay.
 
-Every secret here is generated at import from a seeded random body (no credential-shaped literal in
-the repository). Each class gets several cases, so a rule that learned one example fails the others.
+Every secret here is generated from a seeded random body, at import or, inside a test, from a seed of
+the test's own name (no credential-shaped literal in the repository). Each class gets several cases,
+so a rule that learned one example fails the others.
 The contexts test runs every format sample of `secret_corpus` through assignments as a dozen
 languages and config formats write them, so a clean clone tests every family.
 """
@@ -9,6 +10,7 @@ languages and config formats write them, so a clean clone tests every family.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import random
 import string
@@ -22,6 +24,13 @@ _rnd = random.Random(28)
 _ALNUM = string.ascii_letters + string.digits
 _HEX = "0123456789abcdef"
 _UP = string.ascii_uppercase + string.digits
+
+
+@pytest.fixture(autouse=True)
+def _seed_per_test(request: pytest.FixtureRequest) -> None:
+    """Draw each test's values from a seed of its own name, so they do not depend on which tests ran
+    before it in the same worker (xdist hands tests out in no fixed order)."""
+    _rnd.seed(f"{request.node.module.__name__}::{request.node.name}")
 
 
 def _r(n: int, alphabet: str = _ALNUM) -> str:
@@ -243,3 +252,174 @@ def test_every_format_has_a_sample_and_every_kind_is_declared():
 def test_tool_flags_that_take_passwords_are_redacted(template: str):
     value = VALUES["pw"].replace("!", "x")
     assert _gone(template.format(pw=value), value), redact(template.format(pw=value))
+
+
+def _letters_only(n: int) -> str:
+    """A generator's draw that happens to hold no digit: both cases strewn through each other."""
+    while True:
+        out = "".join(_rnd.choice(string.ascii_letters) for _ in range(n))
+        changes = sum(a.isupper() != b.isupper() for a, b in itertools.pairwise(out))
+        if changes >= n / 3 and min(sum(c.isupper() for c in out), sum(c.islower() for c in out)) >= n / 4:
+            return out
+
+
+@pytest.mark.parametrize("template", ["api key - '{v}'", 'routing_key: "{v}"', "Using Key={v}", "sid = {v}"])
+@pytest.mark.parametrize("digits", [0, 1])
+def test_a_generated_value_with_one_digit_or_none_under_a_key_name_is_redacted(template: str, digits: int):
+    value = _letters_only(28)
+    if digits:
+        at = _rnd.randrange(1, 27)
+        value = value[:at] + _rnd.choice(string.digits) + value[at + 1 :]
+    assert _gone(template.format(v=value), value), redact(template.format(v=value))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sort_key: getUserAccountSettingsForAdminPanel",
+        "cache_key = XMLHttpRequestHandlerFactoryBean",
+        "key: HTTPSConnectionPoolAdapterConfig",
+    ],
+)
+def test_camel_case_words_under_a_key_name_stay(text: str):
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("unit", ["asdf", "qwe", "ABCD", "xy"])
+def test_a_few_characters_typed_over_and_over_stay(unit: str):
+    text = f'secret = "{unit * (36 // len(unit))}"'
+    assert redact(text) == (text, 0)
+
+
+@pytest.mark.parametrize("name", ["bannerBearToken :=", "auth_token =", "apiKey:"])
+@pytest.mark.parametrize("scheme", ["Bearer", "Token"])
+def test_a_header_value_kept_in_a_secret_named_variable_is_redacted(name: str, scheme: str):
+    token = _r(32, string.ascii_letters + string.digits)
+    text = f'{name} "{scheme} {token}"'
+    assert _gone(text, token), redact(text)
+
+
+@pytest.mark.parametrize(
+    "text", ['token = "Bearer ${TOKEN}"', 'auth_token = "Bearer <your token>"', 'apiKey: "Token xxxxxxxxxxxxxxxxxxxx"']
+)
+def test_a_header_value_of_a_reference_in_a_secret_named_variable_stays(text: str):
+    assert redact(text) == (text, 0)
+
+
+def _storage_key() -> str:
+    return base64.b64encode(_rnd.randbytes(64)).decode()
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "AzureStorageCleanup.exe -storagename acct -storagekey {k}",
+        "assert.equal(parsed['AccountKey'], '{k}');",
+        '// the default key of the emulator\nstatic const std::string Key{{"{k}"}};',
+        'export const key =\n  process.env.ACCOUNT_KEY ||\n  "{k}";',
+    ],
+)
+def test_a_storage_account_key_after_a_word_that_names_a_key_is_redacted(template: str):
+    key = _storage_key()
+    assert _gone(template.format(k=key), key), redact(template.format(k=key))
+
+
+def test_a_hash_of_the_same_length_stays():
+    text = f'"integrity": "sha512-{_storage_key()}", "key": "lodash"'
+    assert redact(text) == (text, 0)
+
+
+def test_an_aws_session_token_beside_its_key_id_is_redacted():
+    key_id = "ASIA" + _r(16, _UP)
+    token = base64.b64encode(_rnd.randbytes(180)).decode().rstrip("=")
+    for text in (
+        f"aws credentials{{\n  id: {key_id}\n  session: {token}\n}}",
+        f"<id>{{{key_id}}}</id>\n<session>{{AQAAABAAA {token}}}</session>",
+    ):
+        assert _gone(text, token), redact(text)
+
+
+def test_a_key_after_a_vendor_prefix_in_a_url_path_is_redacted():
+    key = "pri_" + _r(32, _HEX)
+    text = f'url := "https://api.example.com/v1/venues/keys/{key}"'
+    assert _gone(text, key), redact(text)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "os.environ[\"OPENAI_API_KEY\"] = '{v}'",  # a subscript names the secret
+        "config['db_password'] = \"{v}\"",
+        "ACRPWD={v}",  # `pwd` glued to the end of a name
+        "MYSQL_ROOTPWD: {v}",
+    ],
+)
+def test_a_secret_named_by_a_subscript_or_a_glued_pwd_is_redacted(template: str):
+    value = _r(24, _ALNUM + "+/")
+    assert _gone(template.format(v=value), value), redact(template.format(v=value))
+
+
+def test_a_vault_secret_id_is_redacted_and_its_role_id_and_names_stay():
+    secret_id = f"{_r(8, _HEX)}-{_r(4, _HEX)}-{_r(4, _HEX)}-{_r(4, _HEX)}-{_r(12, _HEX)}"
+    for text in (f"secret_id = '{secret_id}'", f"VAULT_SECRET_ID={secret_id}", f'"secret_id": "{secret_id}"'):
+        assert _gone(text, secret_id), redact(text)
+    for text in ("secret_id: prod-db-credentials", "role_id = 'billing-reader'", "secretId: keyvault-secret-name"):
+        assert redact(text) == (text, 0), text
+
+
+def test_an_env_value_joined_by_ampersands_is_redacted_whole():
+    sig = _r(40, _ALNUM)
+    text = f"AZURE_BLOB_SAS_TOKEN=sp=r&st=2025-03-04T07:24:52Z&se=2025-04-04T15:24:52Z&sv=2022-11-02&sig={sig}\nNEXT=1"
+    assert _gone(text, sig) and _gone(text, "sp=r&st=2025"), redact(text)
+    kept = "sleep 10 & TOKEN=$TOKEN ./run.sh"
+    assert redact(kept) == (kept, 0)
+
+
+def test_a_quoted_password_of_strong_words_with_spaces_is_redacted():
+    value = f"{_r(6)}+{_r(4, string.digits)} {_r(3)}@{_r(4)}"
+    for text in (f'couchbase_password: "{value}"', f"DB_PASSWORD='{value}'"):
+        assert _gone(text, value), redact(text)
+    for text in (
+        'password: "Enter 8+ chars"',
+        'password = "at least 12 chars, 1 digit"',
+        'password: "Min 8 chars!"',
+    ):
+        assert redact(text) == (text, 0), text
+
+
+def test_a_lowercase_random_key_with_few_vowels_under_a_key_name_is_redacted():
+    consonants = "bcdfghjklmnpqrstvwxz"
+    value = "".join(_rnd.choice(consonants + "0123456789" + "aeo") for _ in range(32))
+    text = f"[DEBUG] Using Key={value}"
+    assert _gone(text, value), redact(text)
+    for text in ("sort_key: user42profile2024settings", "cache_key = release2024candidate3build"):
+        assert redact(text) == (text, 0), text
+
+
+@pytest.mark.parametrize("pair", ["user:pass", "username:password", "admin:secret"])
+def test_a_documented_stand_in_pair_in_base64_auth_stays(pair: str):
+    text = '{"auths":{"registry.example.com":{"auth":"' + base64.b64encode(pair.encode()).decode() + '"}}}'
+    assert redact(text) == (text, 0)
+
+
+def test_a_teams_webhook_of_words_stays():
+    text = "webhook = 'https://contoso.webhook.office.com/webhookb2/not-a-v2-url'"
+    assert redact(text) == (text, 0)
+
+
+def test_a_maven_master_password_in_braces_is_redacted():
+    value = _r(64, _ALNUM + "+/")
+    text = f"<settingsSecurity>\n  <master>{{{value}}}</master>\n</settingsSecurity>"
+    assert _gone(text, value), redact(text)
+
+
+def test_a_url_whose_password_is_its_user_stays():
+    for text in ("postgresql://user:user@localhost/db", "amqp://guest:guest@rabbit:5672/"):
+        assert redact(text) == (text, 0), text
+
+
+def test_a_jwt_whose_claims_are_not_json_is_redacted():
+    header = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').decode().rstrip("=")
+    token = f"{header}.{_r(120, _ALNUM + '_-')}.{_r(43, _ALNUM + '_-')}"
+    text = f"Authorization header was {token} in the log"
+    assert _gone(text, token), redact(text)

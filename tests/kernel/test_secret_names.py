@@ -1,7 +1,8 @@
 """The keyword rule by class: which names hold a secret, which values under them are one, and the calls,
 declarations and directives that assign them; and, for each class, the look-alikes that must stay.
 
-Every secret is generated here from a seeded random body, so the repository holds no credential-shaped
+Every secret is generated here from a random body, seeded per test by the test's name (so a value
+does not depend on the order xdist runs tests in), and the repository holds no credential-shaped
 literal. Each class runs several names through several syntaxes, so a rule that learned one example
 fails the others.
 """
@@ -19,6 +20,13 @@ from kernel.secrets import find_secrets, redact
 
 _rnd = random.Random(2812)
 _ALNUM = string.ascii_letters + string.digits
+
+
+@pytest.fixture(autouse=True)
+def _seed_per_test(request: pytest.FixtureRequest) -> None:
+    """Draw each test's values from a seed of its own name, so they do not depend on which tests ran
+    before it in the same worker (xdist hands tests out in no fixed order)."""
+    _rnd.seed(f"{request.node.module.__name__}::{request.node.name}")
 
 
 def _r(n: int, alphabet: str = _ALNUM) -> str:

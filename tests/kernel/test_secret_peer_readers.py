@@ -105,3 +105,45 @@ def test_the_ripsecrets_reader_takes_each_line_or_file_as_a_case(tmp_path):
         ("none", "harmless = 1", False),
     ]
     assert notes == []
+
+
+def test_the_part_that_must_go_is_the_secret_named_one_never_the_id():
+    text = 'api:\n  caspio_id: "qye6c979b55w55hz7nqrdga"\n  caspio_secret: "x5vz1o2fm"\n'
+    assert secret_part(["qye6c979b55w55hz7nqrdga", "x5vz1o2fm"], text) == "x5vz1o2fm"
+    text = "<id>{acme 17c55fba5c93de5646b10507c36fbc23}</id>\n<data>{acme ab12}</data>"
+    assert secret_part(["17c55fba5c93de5646b10507c36fbc23", "ab12cd"], text + " ab12cd") == "ab12cd"
+
+
+def test_the_secretlint_reader_takes_each_reported_range_and_each_silent_snapshot(tmp_path):
+    import json
+
+    from benchmarks.peer_secretlint import read_cases
+
+    base = tmp_path / "packages" / "@secretlint"
+    rule = base / "secretlint-rule-acme" / "test" / "snapshots"
+
+    def snapshot(name: str, text: str, ranges: list[tuple[int, int]], **extra: str) -> None:
+        folder = rule / name
+        folder.mkdir(parents=True)
+        (folder / "input.txt").write_text(text, encoding="utf-8")
+        messages = [{"range": list(r)} for r in ranges]
+        (folder / "output.json").write_text(json.dumps({"messages": messages}), encoding="utf-8")
+        for file, content in extra.items():
+            (folder / file).write_text(content, encoding="utf-8")
+
+    snapshot("ng.two", "é TOKEN=acme_1\nTOKEN=acme_2\n", [(8, 14), (21, 27)])  # JS ranges: UTF-16 units
+    snapshot("ok.clean", "nothing here\n", [])
+    snapshot("ok.allows", "TOKEN=acme_3\n", [], **{".secretlintrc.json": '{"rules": [{"options": {"allows": ["x"]}}]}'})
+    (base / "secretlint-rule-no-homedir" / "test" / "snapshots" / "ng.home").mkdir(parents=True)
+    binary = rule / "ng.p12"
+    binary.mkdir(parents=True)
+    (binary / "input.p12").write_bytes(b"\x80\x81\xff")
+    (binary / "output.json").write_text('{"messages": [{"range": [0, 1]}]}', encoding="utf-8")
+    cases, notes = read_cases(tmp_path)
+    assert [(c.where, c.positive, c.secrets) for c in cases] == [
+        ("acme/ng.two#1", True, ["acme_1"]),
+        ("acme/ng.two#2", True, ["acme_2"]),
+        ("acme/ok.clean", False, []),
+    ]
+    assert any("ok.allows" in n for n in notes) and any("binary" in n for n in notes)
+    assert any(n.startswith("no-homedir") for n in notes)
