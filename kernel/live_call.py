@@ -96,9 +96,10 @@ class LiveCalls:
         request: dict[str, Any],
         on_session: Callable[[str], None] | None = None,
     ) -> AgentOutcome:
-        for leftover in self.store.worktrees(run_id=self.run_id, states=("creating", "active", "captured")):
-            if leftover.call_key == key:
-                await tree.remove_async(self.store, Path(leftover.path))
+        for leftover in self.store.worktrees(
+            run_id=self.run_id, states=("creating", "active", "captured"), call_key=key
+        ):
+            await tree.remove_async(self.store, Path(leftover.path))
         entered = time.monotonic()
         seed = self._seed(call, await self._staging_head())
         read = list(self._composed)  # the edits in staging when the call is made: what it reads
