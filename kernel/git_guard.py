@@ -176,10 +176,10 @@ def _known_layout(cwd: Path) -> tuple[Layout | None, _Known | None]:
     if layout is None or not os.path.isabs(key):
         return layout, None
     watched = _layout_inputs(key, layout)
-    if watched is None:
-        return layout, None
     stats = _watch(watched)
     if not _settled_stats(stats, started):
+        return layout, None
+    if _layout(cwd) != layout or _watch(watched) != stats:  # changed while it was read: not kept
         return layout, None
     if len(_known_layouts) >= _KEEP_AT_MOST:
         _known_layouts.clear()
@@ -187,9 +187,9 @@ def _known_layout(cwd: Path) -> tuple[Layout | None, _Known | None]:
     return layout, known
 
 
-def _layout_inputs(cwd: str, layout: Layout) -> tuple[tuple[str, str], ...] | None:
-    """What `_layout(cwd)` and `check_layout` read to give `layout`; None when a link among the git folders'
-    parts makes the answer depend on more than these (such a layout is worked out every time)."""
+def _layout_inputs(cwd: str, layout: Layout) -> tuple[tuple[str, str], ...]:
+    """What `_layout(cwd)` and `check_layout` read to give `layout` (a link among the git folders' parts makes
+    the answer depend on more than these: `_watch` marks it, and such a layout is worked out every time)."""
     watched: list[tuple[str, str]] = [(_ANCESTOR, p) for p in _ancestors(cwd)]
     here = os.path.realpath(cwd)
     top = str(layout.top)
@@ -474,11 +474,21 @@ def _trusted(owner: Path) -> bool:
     watched = _trust_inputs(owner, Path(key[1]))
     if watched is not None:
         stats = _watch(watched)
-        if _settled_stats(stats, started):
+        if _settled_stats(stats, started) and _state_is(owner, trusted) and _watch(watched) == stats:
             if len(_known_trust) >= _KEEP_AT_MOST:
                 _known_trust.clear()
             _known_trust[key] = (trusted, watched, stats)
     return trusted
+
+
+def _state_is(owner: Path, trusted: bool) -> bool:
+    """Whether the trust of `owner` read again is still `trusted` (an answer read across a change is not kept)."""
+    from kernel import trust
+
+    try:
+        return trust.state(owner).trusted == trusted
+    except PalliumError:
+        return False
 
 
 def _trust_inputs(owner: Path, trust_file: Path) -> tuple[tuple[str, str], ...] | None:
