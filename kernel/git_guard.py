@@ -15,6 +15,7 @@ docs/trust.md.
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -101,11 +102,13 @@ def scrubbed_env(base: dict[str, str]) -> dict[str, str]:
 def prepare(cwd: Path, base_env: dict[str, str]) -> Prepared:
     """How to run git in `cwd`: as configured when its repository is trusted, neutralised otherwise."""
     env = scrubbed_env(base_env)
-    layout = _layout(Path(cwd))
+    layout, known = _known_layout(Path(cwd))
     if layout is not None and _trusted(layout.owner):
         return Prepared((), env, True)
-    if layout is not None:
+    if layout is not None and not (known is not None and known.checked):
         check_layout(layout)
+        if known is not None:
+            known.checked = True  # its inputs are what `known` watches: unchanged, it passes again
     overrides = list(NEUTRAL) + _driver_overrides(Path(cwd), env, layout)
     # As GIT_CONFIG_KEY_n/VALUE_n (git's command scope, like -c, and passed on to the git processes
     # git starts), since a driver's name may hold "=", which `-c name=value` would split at.
@@ -136,7 +139,116 @@ class Layout:
 
 def layout_of(cwd: Path) -> Layout | None:
     """Where the working tree holding `cwd` keeps its git data (None outside any repository)."""
-    return _layout(Path(cwd))
+    return _known_layout(Path(cwd))[0]
+
+
+# Every git call asks where its folder's git data is and whether its owner is trusted, and working that
+# out (paths resolved, files read, links looked for) cost about as much interpreter time as starting
+# git: a run's or a team's calls hold the interpreter one after another. So each answer is kept with
+# the stat of everything it was read from (the folder and each folder above it, every `.git` looked
+# for, the git folders and the files `check_layout` looks at; for trust, the shipped files and
+# `trust.json`) and served again only while each of those stats is unchanged. As with the config
+# listing, an answer read from a file changed within one tick of the clock is not kept (`_settled`).
+_KEEP_AT_MOST = 512
+_ANCESTOR = "ancestor"  # a folder only its identity is watched for (its own entries change freely)
+
+
+@dataclass
+class _Known:
+    layout: Layout
+    watched: tuple[tuple[str, str], ...]  # (how, path): see `_watch`
+    stats: tuple[tuple[int, ...] | None, ...]
+    checked: bool = False  # `check_layout` passed on these very inputs
+
+
+_known_layouts: dict[str, _Known] = {}
+_known_trust: dict[tuple[str, str], tuple[bool, tuple[tuple[str, str], ...], tuple[tuple[int, ...] | None, ...]]] = {}
+
+
+def _known_layout(cwd: Path) -> tuple[Layout | None, _Known | None]:
+    """`_layout(cwd)`, and the entry it is kept in (None when it is not kept)."""
+    key = str(cwd)
+    known = _known_layouts.get(key)
+    if known is not None and _watch(known.watched) == known.stats:
+        return known.layout, known
+    started = time.time_ns()
+    layout = _layout(cwd)
+    if layout is None or not os.path.isabs(key):
+        return layout, None
+    watched = _layout_inputs(key, layout)
+    stats = _watch(watched)
+    if not _settled_stats(stats, started):
+        return layout, None
+    if _layout(cwd) != layout or _watch(watched) != stats:  # changed while it was read: not kept
+        return layout, None
+    if len(_known_layouts) >= _KEEP_AT_MOST:
+        _known_layouts.clear()
+    known = _known_layouts[key] = _Known(layout, watched, stats)
+    return layout, known
+
+
+def _layout_inputs(cwd: str, layout: Layout) -> tuple[tuple[str, str], ...]:
+    """What `_layout(cwd)` and `check_layout` read to give `layout` (a link among the git folders' parts makes
+    the answer depend on more than these: `_watch` marks it, and such a layout is worked out every time)."""
+    watched: list[tuple[str, str]] = [(_ANCESTOR, p) for p in _ancestors(cwd)]
+    here = os.path.realpath(cwd)
+    top = str(layout.top)
+    probe = here
+    while True:  # every `.git` looked for on the way up to the one found
+        watched.append(("marker", os.path.join(probe, ".git")))
+        if probe == top or os.path.dirname(probe) == probe:
+            break
+        probe = os.path.dirname(probe)
+    if layout.git_dir == layout.common_dir:  # whether it is a submodule: a `.git/modules` above holds it
+        watched += [("marker", os.path.join(p, ".git")) for p in _ancestors(top)[1:]]
+    for folder in dict.fromkeys((str(layout.git_dir), str(layout.common_dir))):
+        watched += [(_ANCESTOR, p) for p in _ancestors(folder)]
+        watched += [("marker", os.path.join(folder, name)) for name in ("gitdir", "commondir")]
+        watched += [("link", os.path.join(folder, part)) for part in _LAYOUT_PARTS]
+    return tuple(dict.fromkeys(watched))
+
+
+def _ancestors(path: str) -> list[str]:
+    out = [path]
+    while os.path.dirname(out[-1]) != out[-1]:
+        out.append(os.path.dirname(out[-1]))
+    return out
+
+
+def _watch(watched: tuple[tuple[str, str], ...]) -> tuple[tuple[int, ...] | None, ...]:
+    """The stat of each watched path: whole for a file read ("file", and a "marker" `.git` file), its
+    identity for a folder only looked through ("ancestor", a `.git` folder), and for a part
+    `check_layout` looks at ("link") only whether it is a link, given as -1 so that such an answer is
+    not kept (`_settled_stats`)."""
+    out: list[tuple[int, ...] | None] = []
+    for how, path in watched:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            out.append(None)
+            continue
+        if how == "link":  # only whether it is one: git rewrites the index and adds worktrees freely
+            out.append((-1,) if stat.S_ISLNK(st.st_mode) else ())
+        elif how == _ANCESTOR or (how == "marker" and stat.S_ISDIR(st.st_mode)):
+            out.append((st.st_dev, st.st_ino, st.st_mode))
+        else:
+            out.append((st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(out)
+
+
+def _settled_stats(stats: tuple[tuple[int, ...] | None, ...], started: int) -> bool:
+    """Whether an answer read from files with these stats may be kept: no link among the parts, and no file
+    changed so recently that a later change could keep its stat (`_settled`)."""
+    for st in stats:
+        if st == (-1,):
+            return False
+        if st is None or len(st) <= 3:
+            continue
+        ctime = st[5]
+        racy = _COARSE_RACY_NS if ctime % 1_000_000_000 == 0 else _RACY_NS
+        if ctime >= started - racy:
+            return False
+    return True
 
 
 def _layout(cwd: Path) -> Layout | None:
@@ -182,6 +294,9 @@ def _registered_worktree(top: Path, git_dir: Path, common_dir: Path) -> bool:
     return _resolve(git_dir, back) == (top / ".git").resolve()
 
 
+_LAYOUT_PARTS = ("objects", "refs", "index", "HEAD", "config", "logs", "packed-refs", "worktrees")
+
+
 def check_layout(layout: Layout) -> None:
     """Refuse an untrusted working tree whose git data, or a part git writes to, lies elsewhere."""
     outside: list[str] = []
@@ -189,7 +304,7 @@ def check_layout(layout: Layout) -> None:
         for name, place in (("git folder", layout.git_dir), ("common git folder", layout.common_dir)):
             if not _inside(place, layout.top):
                 outside.append(f"{name} {place}")
-    for part in ("objects", "refs", "index", "HEAD", "config", "logs", "packed-refs", "worktrees"):
+    for part in _LAYOUT_PARTS:
         for base in {layout.git_dir, layout.common_dir}:
             path = base / part
             if path.is_symlink() and not _inside(path.resolve(), layout.top if not layout.linked else layout.owner):
@@ -344,12 +459,56 @@ def _stats(files: list[str]) -> tuple[tuple[str, int, int, int, int], ...]:
 
 
 def _trusted(owner: Path) -> bool:
+    """Whether the user trusts `owner` now (`kernel.trust`), kept while its inputs' stats hold (see `_Known`)."""
+    from kernel import paths, trust
+
+    key = (str(owner), str(paths.pallium_home() / trust.TRUST_FILE))
+    known = _known_trust.get(key)
+    if known is not None and _watch(known[1]) == known[2]:
+        return known[0]
+    started = time.time_ns()
+    try:
+        trusted = trust.state(owner).trusted
+    except PalliumError:
+        return False
+    watched = _trust_inputs(owner, Path(key[1]))
+    if watched is not None:
+        stats = _watch(watched)
+        if _settled_stats(stats, started) and _state_is(owner, trusted) and _watch(watched) == stats:
+            if len(_known_trust) >= _KEEP_AT_MOST:
+                _known_trust.clear()
+            _known_trust[key] = (trusted, watched, stats)
+    return trusted
+
+
+def _state_is(owner: Path, trusted: bool) -> bool:
+    """Whether the trust of `owner` read again is still `trusted` (an answer read across a change is not kept)."""
     from kernel import trust
 
     try:
-        return trust.state(owner).trusted
+        return trust.state(owner).trusted == trusted
     except PalliumError:
         return False
+
+
+def _trust_inputs(owner: Path, trust_file: Path) -> tuple[tuple[str, str], ...] | None:
+    """What `trust.state(owner)` reads: the repository's shipped files and folders (every entry below the
+    workflow folders, whose own stat changes when an entry is added or removed) and the trust file;
+    None when there are too many to watch cheaply."""
+    from kernel import trust
+
+    top = str(owner)
+    watched = [(_ANCESTOR, p) for p in _ancestors(top)] + [("file", str(trust_file))]
+    watched += [("file", os.path.join(top, name)) for name in trust.SHIPPED_FILES]
+    for rel in trust.SHIPPED_DIRS:
+        folder = os.path.join(top, rel)
+        watched.append(("file", folder))
+        if os.path.isdir(folder) and not os.path.islink(folder):
+            for dirpath, dirnames, filenames in os.walk(folder):
+                watched += [("file", os.path.join(dirpath, name)) for name in dirnames + filenames]
+                if len(watched) > 200:
+                    return None
+    return tuple(watched)
 
 
 def _resolve(base: Path, value: str) -> Path:

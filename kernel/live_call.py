@@ -42,6 +42,11 @@ if TYPE_CHECKING:
 
 __all__ = ["LiveCalls"]
 
+# How long before an edit call starts a reading of the user's tree still counts as the tree it starts from:
+# a team's eight edit turns start together just after the round read the tree, and each reading walks
+# the whole repository (1,600 files on redis: a full `git add -A` on a copy of the index)
+RECENT_READING = 1.0
+
 CORRECTION = (
     "\n\nCORRECTION REQUIRED: your previous reply was not valid JSON for the schema above. Reply again with the "
     "bare JSON value only: no prose, no code fence."
@@ -91,9 +96,10 @@ class LiveCalls:
         request: dict[str, Any],
         on_session: Callable[[str], None] | None = None,
     ) -> AgentOutcome:
-        for leftover in self.store.worktrees(run_id=self.run_id, states=("creating", "active", "captured")):
-            if leftover.call_key == key:
-                await tree.remove_async(self.store, Path(leftover.path))
+        for leftover in self.store.worktrees(
+            run_id=self.run_id, states=("creating", "active", "captured"), call_key=key
+        ):
+            await tree.remove_async(self.store, Path(leftover.path))
         entered = time.monotonic()
         seed = self._seed(call, await self._staging_head())
         read = list(self._composed)  # the edits in staging when the call is made: what it reads
@@ -104,7 +110,11 @@ class LiveCalls:
         try:
             await self._worktree_for(call, key, seed, box)
             # read beside the worker, not before it: it only records what the user changes meanwhile
-            user_tree = asyncio.ensure_future(self._user_tree(entered, running=True)) if call.is_edit else None
+            # a reading begun just before the call (the one a team's round starts with, or another call's)
+            # will do as the tree it starts from: the pair of readings only records what the user changed
+            user_tree = (
+                asyncio.ensure_future(self._user_tree(entered - RECENT_READING, running=True)) if call.is_edit else None
+            )
             provider_request = self._provider_request(call, key, request["provider"], box.cwd)
             result, charges, pending = await self._dispatch_with_retry(
                 call, key, provider_request, reservation, on_session
@@ -145,6 +155,11 @@ class LiveCalls:
             )
         return reservation
 
+    async def user_tree(self) -> str:
+        """The tree id of the user's working tree read now, shared with the run's calls starting after it (a
+        team's round reads it to see whether the user moved, and its edit turns start from that reading)."""
+        return await self._user_tree(time.monotonic())
+
     async def _user_tree(self, not_before: float, *, running: bool = False) -> str:
         """The tree of the user's working tree read at `not_before` or later (with `running`, one still
         being read will do: the tree as a call starts needs no reading of its own).
@@ -155,7 +170,8 @@ class LiveCalls:
         """
         while True:
             shared = self._user_snapshot
-            if shared is not None and (shared[0] >= not_before or (running and not shared[1].done())):
+            failed = shared is not None and shared[1].done() and (shared[1].cancelled() or shared[1].exception())
+            if shared is not None and not failed and (shared[0] >= not_before or (running and not shared[1].done())):
                 return await asyncio.shield(shared[1])
             if shared is not None and not shared[1].done():
                 await asyncio.wait({shared[1]})  # the next reading starts after this one: fewer, shared

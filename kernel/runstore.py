@@ -420,11 +420,16 @@ class RunStore:
         found = self.db.execute(f"SELECT {_WT_COLUMNS} FROM kernel_worktree WHERE path=?", (path,)).fetchone()
         return WorktreeRow(*found) if found else None
 
-    def worktrees(self, *, run_id: str | None = None, states: tuple[str, ...] = ()) -> list[WorktreeRow]:
+    def worktrees(
+        self, *, run_id: str | None = None, states: tuple[str, ...] = (), call_key: str | None = None
+    ) -> list[WorktreeRow]:
         sql, args = f"SELECT {_WT_COLUMNS} FROM kernel_worktree WHERE 1=1", []
         if run_id is not None:
             sql += " AND run_id=?"
             args.append(run_id)
+        if call_key is not None:
+            sql += " AND call_key=?"
+            args.append(call_key)
         if states:
             sql += f" AND state IN ({', '.join('?' * len(states))})"
             args += states

@@ -27,6 +27,7 @@ __all__ = [
     "append_handle",
     "check_file",
     "ensure_dir",
+    "folder_fd",
     "home",
     "move",
     "open_fd",
@@ -66,6 +67,15 @@ def ensure_dir(path: Path, *, root: Path | None = None, mode: int = 0o700) -> Pa
     with _walk(anchor, parts, mode=mode):
         pass
     return path
+
+
+@contextlib.contextmanager
+def folder_fd(path: Path, *, root: Path | None = None, mode: int = 0o700) -> Iterator[int]:
+    """An fd of the folder `path` (made with its missing parents below the anchor), reached refusing any
+    link, for writing several files in it with `dir_fd`; closed after the block."""
+    anchor, parts = _split(path, root)
+    with _walk(anchor, parts, mode=mode) as fd:
+        yield fd
 
 
 def open_fd(path: Path, flags: int, mode: int = 0o600, *, root: Path | None = None, dir_mode: int = 0o700) -> int:

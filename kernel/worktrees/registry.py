@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import threading
 from pathlib import Path
 
 from kernel import writes
@@ -24,34 +25,60 @@ __all__ = ["register", "unregister"]
 
 def register(repo: Path, path: Path, commit: str) -> bool:
     """Register the empty folder `path` as a worktree of `repo` detached at `commit`, its files not
-    checked out (as `git worktree add --detach --no-checkout`); False when git must do it."""
+    checked out (as `git worktree add --detach --no-checkout`); False when git must do it.
+
+    The files are written through folder descriptors reached without following a link (the entry's
+    folder is made here, so it holds nothing else yet); a fan-out registers sixteen at once, and the
+    interpreter time of one is the wait of the others.
+    """
     common = _common_dir(repo)
     if common is None or not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
         return False
     folder = common / "worktrees"
-    writes.ensure_dir(folder, root=common, mode=0o755)
     name = re.sub(r"[^A-Za-z0-9._-]", "-", path.name).strip(".") or "worktree"
-    admin = folder / name
-    for counter in range(1, 10_000):  # git's own naming: the folder's name, then name1, name2, ...
-        try:
-            os.mkdir(admin, 0o755)
-            break
-        except FileExistsError:
-            if _names(admin, path):  # an entry left for this very folder (deleted by hand): replaced
-                (admin / "gitdir").unlink(missing_ok=True)
-                shutil.rmtree(admin, ignore_errors=True)
-                continue
-            admin = folder / f"{name}{counter}"
-    else:
-        return False
-    admin = admin.resolve()
     writes.ensure_dir(path, mode=0o755)
-    # readable by whoever may share the repository (git writes them 0666 less the umask)
-    writes.write_text(admin / "HEAD", commit + "\n", mode=0o644, root=admin, atomic=True)
-    writes.write_text(admin / "commondir", "../..\n", mode=0o644, root=admin, atomic=True)
-    writes.write_text(path / ".git", f"gitdir: {admin}\n", mode=0o644, root=path, atomic=True)
-    writes.write_text(admin / "gitdir", f"{path.resolve() / '.git'}\n", mode=0o644, root=admin, atomic=True)
+    target = os.path.realpath(path)
+    with writes.folder_fd(folder, root=common, mode=0o755) as folder_fd:
+        admin_name = name
+        for counter in range(1, 10_000):  # git's own naming: the folder's name, then name1, name2, ...
+            try:
+                os.mkdir(admin_name, 0o755, dir_fd=folder_fd)
+                break
+            except FileExistsError:
+                if _names(folder / admin_name, path):  # an entry left for this very folder (deleted by hand): replaced
+                    (folder / admin_name / "gitdir").unlink(missing_ok=True)
+                    shutil.rmtree(folder / admin_name, ignore_errors=True)
+                    continue
+                admin_name = f"{name}{counter}"
+        else:
+            return False
+        admin = folder / admin_name  # `common` is resolved and `worktrees` is no link: so is this
+        admin_fd = os.open(admin_name, _DIR_FLAGS, dir_fd=folder_fd)
+    try:
+        # readable by whoever may share the repository (git writes them 0666 less the umask)
+        _put(admin_fd, "HEAD", commit + "\n")
+        _put(admin_fd, "commondir", "../..\n")
+        with writes.folder_fd(path, mode=0o755) as tree_fd:
+            _put(tree_fd, ".git", f"gitdir: {admin}\n")
+        _put(admin_fd, "gitdir", f"{os.path.join(target, '.git')}\n")  # last: git skips an entry without it
+    finally:
+        os.close(admin_fd)
     return True
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _put(dir_fd: int, name: str, text: str) -> None:
+    """Write `name` in the folder `dir_fd` atomically (a temporary file renamed over it), mode 0644."""
+    tmp = f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644, dir_fd=dir_fd)
+    try:
+        os.fchmod(fd, 0o644)
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+    os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
 
 
 def unregister(path: Path) -> bool:
@@ -92,9 +119,11 @@ def _common_dir(repo: Path) -> Path | None:
     from kernel.git_guard import layout_of
 
     layout = layout_of(repo)
-    if layout is None or not layout.common_dir.is_dir() or layout.common_dir.is_symlink():
+    if layout is None:
         return None
-    common = layout.common_dir.resolve()
-    if (common / "reftable").exists() or not (common / "refs").is_dir() or not (common / "HEAD").is_file():
+    common = str(layout.common_dir)  # resolved by `layout_of`
+    if not os.path.isdir(common) or os.path.islink(common) or os.path.realpath(common) != common:
         return None
-    return common
+    if os.path.lexists(os.path.join(common, "reftable")) or not os.path.isdir(os.path.join(common, "refs")):
+        return None
+    return layout.common_dir if os.path.isfile(os.path.join(common, "HEAD")) else None

@@ -162,11 +162,9 @@ async def _rounds(store: TeamStore, team_id: str, turns: Turns, options: RunOpti
 
 
 async def _tree_moved(turns: Turns) -> bool:
-    """Whether the user's tree differs from the one the team works on (read off the event loop)."""
-    from kernel.threads import in_pool
-    from kernel.worktrees.snapshot import working_tree
-
-    return await in_pool(working_tree, turns.run.repo) != turns.run.base_tree
+    """Whether the user's tree differs from the one the team works on (read off the event loop, and shared with
+    the round's edit turns as the tree they start from)."""
+    return await turns.run.user_tree() != turns.run.base_tree
 
 
 def _team_limit(team: TeamRow, result: RunResult) -> str:

@@ -367,6 +367,10 @@ class TeamStore:
         )
         return [build_row(MemberRow, r) for r in rows]
 
+    def member_names(self, team_id: str) -> set[str]:
+        """The names on the roster (what a turn's messages are checked against), without reading whole rows."""
+        return {name for (name,) in self.db.execute("SELECT name FROM teams_member WHERE team_id = ?", (team_id,))}
+
     def update_member(self, team_id: str, name: str, **changes: Any) -> None:
         """Set the named columns of one member (column names come from this module's callers, never input)."""
         allowed = {f.name for f in fields(MemberRow)} - {"team_id", "name"}
@@ -630,6 +634,15 @@ class TeamStore:
             (*args, limit),
         )
         return [build_row(TurnRow, r) for r in rows]
+
+    def dearest_recent_turn(self, team_id: str, *, limit: int = 50) -> float | None:
+        """The highest known cost among the team's last `limit` completed turns (None when none is known)."""
+        rows = self.db.execute(
+            "SELECT MAX(NULLIF(cost_usd, 0)) FROM (SELECT cost_usd FROM teams_turn WHERE team_id = ? AND "
+            "state = 'completed' ORDER BY started_at DESC, seq DESC LIMIT ?)",
+            (team_id, limit),
+        )
+        return next(iter(rows), (None,))[0]
 
     def update_turn(self, turn_id: str, **changes: Any) -> None:
         allowed = {f.name for f in fields(TurnRow)} - {"id"}

@@ -75,7 +75,8 @@ class Turns:
         team = self.store.team(self.team_id)
         member = self.store.member(self.team_id, name)
         assert team is not None and member is not None
-        refused = self._admit(team, member)
+        estimate = self._estimate(team)
+        refused = self._admit(team, member, estimate)
         if refused is not None:
             return self._refused(member, refused)
         turn_id = f"turn-{secrets.token_hex(6)}"
@@ -91,7 +92,7 @@ class Turns:
         if turn is None:
             return TurnReport(name, None, "skipped", "a turn is already in flight")
         self.in_flight.add(turn_id)
-        self.reserved[name] = self._estimate(team)
+        self.reserved[name] = estimate
         try:
             return await self._run_turn(turn, member)
         finally:
@@ -104,15 +105,15 @@ class Turns:
         """What one turn is expected to cost: the dearest known turn of this team, else the kernel's default."""
         from kernel.budget import DEFAULT_ESTIMATE_USD
 
-        known = [t.cost_usd for t in self.store.turns(team.id, states=("completed",), limit=50) if t.cost_usd]
-        return max(known, default=DEFAULT_ESTIMATE_USD)
+        known = self.store.dearest_recent_turn(team.id, limit=50)
+        return DEFAULT_ESTIMATE_USD if known is None else known
 
-    def _admit(self, team, member: MemberRow) -> str | None:
+    def _admit(self, team, member: MemberRow, cost: float) -> str | None:
         """Why this turn may not start, or None. Budgets bind before the call: the spend known so far, plus
         what the turns in flight hold, plus this one's estimate, must stay within the team's and the
         member's budgets; calls started (in flight included) within their caps. Checked and reserved
-        with no await between, so the turns of one round cannot all pass on the same room."""
-        cost = self._estimate(team)
+        with no await between, so the turns of one round cannot all pass on the same room (`cost` is
+        this turn's estimate, `_estimate`)."""
         held = sum(self.reserved.values())
         if team.budget_usd is not None and team.spend_usd + held + cost > team.budget_usd + 1e-9:
             return (
@@ -472,7 +473,7 @@ class Turns:
             elif verdict.outcome == "broken":
                 status, reason = "active", "the idle gate could not check; kept working (fails closed)"
                 notes.append(f"the idle gate could not check, so you stay active: {verdict.reason}")
-        roster = {m.name for m in self.store.members(team.id)}
+        roster = self.store.member_names(team.id)
         try:
             with self.store.db.transaction():
                 if not self.store.finish_turn(
