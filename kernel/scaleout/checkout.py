@@ -10,6 +10,7 @@ Everything lives under the cache folder; nothing is written anywhere else.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from pathlib import Path
 
@@ -23,6 +24,9 @@ __all__ = ["Checkouts"]
 # disk: git's guard refuses the file transport for what a repository names, not for what the user does.
 # `ext::` (which runs a command) stays refused.
 _FETCH = tuple(a for name in ("file", "ssh", "https", "http", "git") for a in ("-c", f"protocol.{name}.allow=always"))
+# A worktree of at most this many entries is checked for the agent's changes by a walk of its own (no
+# `git status` process per call); a larger one by git, whose index makes that cheaper than a walk.
+WALK_LIMIT = 5000
 
 
 class Checkouts:
@@ -34,6 +38,8 @@ class Checkouts:
         self._lent: dict[Path, Path] = {}  # worktree -> its bare repository
         self._at: dict[Path, str | None] = {}  # worktree -> the commit it was lent at (None: with an overlay)
         self._clean_at: dict[Path, str] = {}  # worktree -> the commit it is known clean at (nothing to reset)
+        self._seen: dict[Path, dict[str, tuple[int, ...]] | None] = {}  # worktree -> its entries when lent
+        self._present: set[tuple[Path, str]] = set()  # (bare repository, commit) known fetched
 
     def _bare(self, remote: str) -> Path:
         name = hashlib.sha256(remote.encode()).hexdigest()[:16]
@@ -47,7 +53,10 @@ class Checkouts:
         return bare
 
     def _ensure_commit(self, bare: Path, remote: str, commit: str) -> None:
+        if (bare, commit) in self._present:  # objects are never removed while the worker runs
+            return
         if git.attempt(["cat-file", "-e", f"{commit}^{{commit}}"], bare).returncode == 0:
+            self._present.add((bare, commit))
             return
         with self._locks[bare.name[:16]]:
             if git.attempt(["cat-file", "-e", f"{commit}^{{commit}}"], bare).returncode == 0:
@@ -58,6 +67,7 @@ class Checkouts:
                 return
             git.attempt([*_FETCH, "fetch", "-q", "--no-tags", remote, commit], bare)  # a commit no branch points at
             if git.attempt(["cat-file", "-e", f"{commit}^{{commit}}"], bare).returncode == 0:
+                self._present.add((bare, commit))
                 return
         raise PalliumError(
             "unavailable",
@@ -85,7 +95,11 @@ class Checkouts:
         elif self._clean_at.get(path) != commit or overlay:
             git.run(["checkout", "-q", "--detach", "--force", commit], path)
             git.run(["clean", "-q", "-ffdx"], path)
-        # else: the last call left it clean at this very commit (its capture found nothing): lent as it is
+        else:  # the last call left it clean at this very commit (its capture found nothing): lent as it is
+            self._clean_at.pop(path, None)
+            self._lent[path] = bare
+            self._at[path] = commit
+            return path  # its entries as that capture saw them are in `_seen`
         self._clean_at.pop(path, None)
         self._lent[path] = bare
         self._at[path] = None if overlay else commit
@@ -93,14 +107,21 @@ class Checkouts:
             git.run(["apply", "--binary", "--index", "--whitespace=nowarn", "-"], path, input=overlay)
             message = "pallium: the call's tree"
             git.run(["commit", "-q", "--no-verify", "--allow-empty", "-m", message], path, env=IDENTITY)
+        self._seen[path] = _entries(path) if not overlay else None
         return path
 
     def capture(self, path: Path) -> bytes:
         """What the agent changed in its worktree, as a binary diff against the tree it was given."""
+        at = self._at.get(path)
+        before = self._seen.pop(path, None)
+        if before is not None and at is not None and _entries(path) == before:  # no entry changed, came or went
+            self._clean_at[path] = at
+            self._seen[path] = before
+            return b""
         if not git.run(["status", "--porcelain", "--untracked-files=all", "--ignored"], path).strip():
-            at = self._at.get(path)
             if at is not None:
                 self._clean_at[path] = at
+                self._seen[path] = _entries(path)
             return b""
         git.run(["add", "-A", "--", "."], path)
         return git.run(["diff", "--cached", "--binary", "HEAD"], path)
@@ -111,3 +132,27 @@ class Checkouts:
             bare = self._lent.pop(path, None)
             if bare is not None:
                 self._free.setdefault(bare, []).append(path)
+
+
+def _entries(root: Path) -> dict[str, tuple[int, ...]] | None:
+    """Every entry under `root` but `.git`, with what any write changes (inode, size, mode, and the
+    change time, which no program can set back); None past `WALK_LIMIT` entries (git checks those)."""
+    found: dict[str, tuple[int, ...]] = {}
+    stack = [str(root)]
+    while stack:
+        folder = stack.pop()
+        try:
+            listing = os.scandir(folder)
+        except OSError:
+            return None
+        with listing:
+            for entry in listing:
+                if folder == str(root) and entry.name == ".git":
+                    continue
+                info = entry.stat(follow_symlinks=False)
+                found[entry.path] = (info.st_ino, info.st_size, info.st_mode, info.st_mtime_ns, info.st_ctime_ns)
+                if len(found) > WALK_LIMIT:
+                    return None
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+    return found

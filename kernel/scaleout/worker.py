@@ -138,13 +138,18 @@ class _Worker:
                     return
 
         heart = asyncio.create_task(beat())
+        began = time.monotonic()
+        timing: dict[str, float] = {}  # seconds of each step, kept with the result (benchmarks read it)
         try:
             try:
                 name = re.sub(r"[^A-Za-z0-9._-]", "_", f"{claim.run_id}-{claim.call_key}-{claim.token}")[:120]
                 path = await in_pool(self.checkouts.prepare, claim.remote, claim.commit, claim.overlay, name)
+                timing["prepare"] = time.monotonic() - began
                 agent = asyncio.ensure_future(dispatch(_request(claim, path)))
                 result = await agent
+                timing["agent"] = time.monotonic() - began - timing["prepare"]
                 patch = await in_pool(self.checkouts.capture, path)
+                timing["capture"] = time.monotonic() - began - timing["prepare"] - timing["agent"]
             except asyncio.CancelledError:
                 if not lost.is_set():  # this worker is stopping: another may take the call now
                     with contextlib.suppress(Exception):
@@ -157,7 +162,9 @@ class _Worker:
                 patch = b""
             if lost.is_set():
                 return
-            record = {"result": result.to_dict(), "worker": self.config.worker_id, "attempts": claim.attempts}
+            timing = {k: round(v, 4) for k, v in timing.items()}
+            record = {"result": result.to_dict(), "worker": self.config.worker_id, "attempts": claim.attempts,
+                      "timing": timing}  # fmt: skip
             accepted = await asyncio.to_thread(
                 self.store.complete, claim, self.config.worker_id, record, patch, ok=result.ok
             )
