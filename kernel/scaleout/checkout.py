@@ -5,13 +5,20 @@ call's tree (the user's uncommitted changes and the edits the run staged so far)
 fetches the commit once into its cache, adds a detached worktree at it, applies the diff and
 commits it, so the patch it hands back is relative to exactly the tree the orchestrator holds.
 Everything lives under the cache folder; nothing is written anywhere else.
+
+A cache belongs to one worker at a time (a lock file says which): so what a worker finds there
+when it starts, no call holds, and `collect` removes it: the worktrees an earlier worker left, and
+the clones of remotes no call has used for `cache_days` (a stamp in each says when one last was).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
+import shutil
 import threading
+import time
 from pathlib import Path
 
 from kernel import git, writes
@@ -40,6 +47,63 @@ class Checkouts:
         self._clean_at: dict[Path, str] = {}  # worktree -> the commit it is known clean at (nothing to reset)
         self._seen: dict[Path, dict[str, tuple[int, ...]] | None] = {}  # worktree -> its entries when lent
         self._present: set[tuple[Path, str]] = set()  # (bare repository, commit) known fetched
+        self._stamped: dict[Path, float] = {}  # bare repository -> when its use was last stamped
+        self._lockfile: int | None = None  # the descriptor whose lock says this cache is ours
+
+    def lock(self) -> None:
+        """Hold the cache for this worker; `conflict` if another worker process holds it."""
+        fd = writes.open_fd(self.cache / "worker.lock", os.O_WRONLY | os.O_CREAT, root=self.cache)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise PalliumError(
+                "conflict",
+                f"the repo cache {self.cache} is used by another worker on this machine",
+                details={"repo_cache": str(self.cache)},
+                hint="give each worker a --repo-cache of its own, or stop the other one",
+            ) from None
+        self._lockfile = fd
+
+    def close(self) -> None:
+        if self._lockfile is not None:
+            os.close(self._lockfile)
+            self._lockfile = None
+
+    def collect(self, keep_days: float) -> dict[str, int]:
+        """Remove the worktrees no call holds that this worker does not keep (an earlier one's), and the
+        clones no call used for `keep_days` with their worktrees; how many of each went."""
+        removed = {"worktrees": 0, "repos": 0}
+        folder = self.cache / "worktrees"
+        with self._guard:
+            kept = set(self._lent) | {p for free in self._free.values() for p in free}
+        if folder.is_dir():
+            for entry in folder.iterdir():
+                if entry not in kept:
+                    shutil.rmtree(entry, ignore_errors=True)
+                    removed["worktrees"] += 1
+        repos = self.cache / "repos"
+        cutoff = time.time() - keep_days * 86400
+        for bare in sorted(repos.iterdir()) if repos.is_dir() else []:
+            with self._guard:
+                lock = self._locks.setdefault(bare.name[:16], threading.Lock())
+            with lock:
+                stamp = bare / "pallium-used"
+                used = stamp.stat().st_mtime if stamp.exists() else bare.stat().st_mtime
+                with self._guard:
+                    busy = any(b == bare for b in self._lent.values())
+                if used < cutoff and not busy:
+                    with self._guard:
+                        for path in self._free.pop(bare, []):
+                            shutil.rmtree(path, ignore_errors=True)
+                            removed["worktrees"] += 1
+                        self._present = {(b, c) for b, c in self._present if b != bare}
+                        self._stamped.pop(bare, None)
+                    shutil.rmtree(bare, ignore_errors=True)
+                    removed["repos"] += 1
+                elif (bare / "HEAD").exists():
+                    git.attempt(["worktree", "prune"], bare)  # forget the worktrees removed above
+        return removed
 
     def _bare(self, remote: str) -> Path:
         name = hashlib.sha256(remote.encode()).hexdigest()[:16]
@@ -50,6 +114,9 @@ class Checkouts:
             if not (bare / "HEAD").exists():
                 writes.ensure_dir(bare.parent, root=self.cache)
                 git.run(["init", "--bare", "-q", str(bare)], bare.parent)
+            if time.time() - self._stamped.get(bare, 0.0) > 3600:  # when a call last used it, for `collect`
+                writes.write_bytes(bare / "pallium-used", f"{time.time():.0f}\n".encode(), root=self.cache)
+                self._stamped[bare] = time.time()
         return bare
 
     def _ensure_commit(self, bare: Path, remote: str, commit: str) -> None:
