@@ -52,6 +52,8 @@ class Checkouts:
 
     def lock(self) -> None:
         """Hold the cache for this worker; `conflict` if another worker process holds it."""
+        if not self.cache.is_dir():
+            writes.ensure_dir(self.cache, root=self.cache.parent)
         fd = writes.open_fd(self.cache / "worker.lock", os.O_WRONLY | os.O_CREAT, root=self.cache)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

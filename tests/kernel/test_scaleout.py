@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -618,8 +619,9 @@ def test_a_workers_cache_is_its_own_and_collects_what_no_call_uses(tmp_path: Pat
         Checkouts(cache).lock()
     assert caught.value.code == "conflict"
     kept = first.prepare(str(remote), commit, b"", "a")
-    first.release(kept)
     left = first.prepare(str(remote), commit, b"", "b")  # held by a call when its worker died
+    first.release(kept)
+    assert kept != left
     (left / "scratch.txt").write_text("a dead call's file\n")
     first.close()
     # a second remote, last used long ago
@@ -645,3 +647,19 @@ def test_a_workers_cache_is_its_own_and_collects_what_no_call_uses(tmp_path: Pat
 
 def commit_of(repo: Path) -> str:
     return subprocess.run(["git", "rev-parse", "main"], cwd=repo, capture_output=True, text=True).stdout.strip()
+
+
+def test_a_one_machine_run_never_imports_the_postgres_driver(tmp_path: Path, remote: Path):
+    """SQLite stays the default: no --database, no variable, no config entry, and psycopg is not loaded."""
+    alone = Machine(tmp_path, "alone")
+    repo = alone.clone(remote)
+    probe = (
+        "import sys\nfrom pallium_mcp.cli import main\n"
+        f"code = main(['workflow', 'run', 'rig', '--source', {_parallel(2, 0)!r}, '--json', '--id', 'solo'])\n"
+        "print('psycopg loaded' if 'psycopg' in sys.modules else 'psycopg absent', code, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=repo, env=alone.env(), capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.strip().endswith("psycopg absent 0"), done.stderr[-2000:]
+    assert json.loads(done.stdout)["status"] == "completed" and len(alone.executions()) == 2
