@@ -92,23 +92,21 @@ def _timed(machine: Machine, repo: Path, script: str, *, url: str | None, run_id
 
 def _profile(url: str, run_ids: list[str], started: dict[str, tuple[float, float]]) -> list[str]:
     """Where a distributed run's time went, from the queue's own timestamps (the database's clock, this host's)."""
-    import psycopg
+    from kernel.scaleout.store import connect
 
     steps: dict[str, list[float]] = {"queued to claimed": [], "prepare worktree": [], "agent": [], "capture": [],
                                      "result write": [], "claimed to done": []}  # fmt: skip
     lines = []
-    with psycopg.connect(url, autocommit=True) as conn:
+    store = connect(url)
+    try:
         for run_id in run_ids:
-            rows = conn.execute(
-                "SELECT enqueued_at, claimed_at, done_at, result_json FROM pallium_call_queue WHERE run_id=%s",
-                (run_id,),
-            ).fetchall()
+            rows = store.timings(run_id)
             if not rows:
                 continue
             begin, end = started[run_id]
             first_q, last_d = min(r[0] for r in rows), max(r[2] for r in rows)
             for enq, claimed, done, result in rows:
-                timing = json.loads(result).get("timing", {})
+                timing = result.get("timing", {})
                 steps["queued to claimed"].append(claimed - enq)
                 steps["claimed to done"].append(done - claimed)
                 for name, key in (("prepare worktree", "prepare"), ("agent", "agent"), ("capture", "capture")):
@@ -117,6 +115,8 @@ def _profile(url: str, run_ids: list[str], started: dict[str, tuple[float, float
                 steps["result write"].append(rest)
             lines.append(f"{run_id}: start to first queued {first_q - begin:.2f} s, first queued to last done "
                          f"{last_d - first_q:.2f} s, last done to exit {end - last_d:.2f} s")  # fmt: skip
+    finally:
+        store.close()
     lines.append("| step (per call) | median ms | p90 ms | max ms |")
     lines.append("|---|---|---|---|")
     for name, values in steps.items():
@@ -138,6 +138,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--lean", action="store_true", help="an agent that only sleeps (no tools it starts): Pallium's own share"
     )
+    parser.add_argument(
+        "--queue-ahead", type=float, default=2.0,
+        help="the distributed run may have this many times the workers' slots queued or running (default 2: "
+        "a worker that finishes a call finds the next one queued); the one-machine run runs as many as the slots",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     lean = f'echo "$PALLIUM_WORKFLOW_AGENT_ID" >> "$PALLIUM_RIG_LOG"; sleep {args.nap}; echo ok'
     agent = lean if args.lean else SH_AGENT
@@ -146,6 +151,7 @@ def main(argv: list[str]) -> int:
         print(f"scale-out: skipped, no throwaway Postgres here: {why}")
         return 1
     slots = args.workers * args.concurrency
+    ahead = max(slots, round(slots * args.queue_ahead))
     ideal = args.calls * args.nap / slots
     with tempfile.TemporaryDirectory(prefix="pallium-bench-scale-") as scratch, Cluster() as cluster:
         root = Path(scratch)
@@ -161,17 +167,20 @@ def main(argv: list[str]) -> int:
         cpu: dict[str, list[tuple[float, ...]]] = {key: [] for key in walls}
         meter = Meter(cluster, workers)
         try:
-            _timed(user, repo, _script(slots, args.nap, "warm"), url=url, run_id="warm", concurrency=slots)
+            _timed(user, repo, _script(slots, args.nap, "warm"), url=url, run_id="warm", concurrency=ahead)
             _timed(alone, alone_repo, _script(slots, args.nap, "warm"), url=None, run_id="warm", concurrency=slots)
             # alternate the two, so both see the host's load as it comes and goes
             for n in range(args.repeat):
-                for name, machine, where, db in (("spread", user, repo, url), ("one", alone, alone_repo, None)):
+                for name, machine, where, db, cap in (
+                    ("spread", user, repo, url, ahead),
+                    ("one", alone, alone_repo, None, slots),
+                ):
                     for key, script, run_id in (
                         (name, _script(args.calls, args.nap, f"task{n}"), f"{name}{n}"),
                         (f"{name}_floor", _script(0, 0, "none"), f"{name}-floor{n}"),
                     ):
                         before = meter.read()
-                        walls[key].append(_timed(machine, where, script, url=db, run_id=run_id, concurrency=slots))
+                        walls[key].append(_timed(machine, where, script, url=db, run_id=run_id, concurrency=cap))
                         cpu[key].append(tuple(b - a for a, b in zip(before, meter.read(), strict=True)))
         finally:
             for proc in workers:
@@ -184,6 +193,7 @@ def main(argv: list[str]) -> int:
     kind = "lean sh agent (sleep; echo)" if args.lean else "sh agent (sed, grep, head, printf)"
     print(f"scale-out: {args.calls} calls x {args.nap * 1000:.0f} ms, {kind}; {os.cpu_count()} cores, load {load:.1f}")
     print(f"median (best) of {args.repeat}; wall: the whole `workflow run`; calls: minus the same command with no call")
+    print(f"distributed run: --max-concurrent-agents {ahead} (queued or running; the workers run {slots} at once)")
     print("cpu ms/call: the CPU the calls used (orchestrator, workers, agents, Postgres), minus the no-call run's")
     print("| where | workers x conc. | ideal s | wall s | no-call run s | calls s | calls x ideal | cpu ms/call |")
     print("|---|---|---|---|---|---|---|---|")

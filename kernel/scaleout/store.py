@@ -431,6 +431,17 @@ class QueueStore:
         names = ("run_id", "call_key", "provider", "state", "token", "worker", "attempts")
         return [dict(zip(names, row, strict=True)) for row in rows]
 
+    def timings(self, run_id: str) -> list[tuple[float, float, float, dict[str, Any]]]:
+        """(queued, claimed, done) on the database's clock, and the result, of each finished call of a run."""
+        rows = self._retrying(
+            lambda: self.backend.execute(
+                "SELECT enqueued_at, claimed_at, done_at, result_json FROM pallium_call_queue "
+                "WHERE run_id=? AND state='done'",
+                (run_id,),
+            )
+        )
+        return [(float(q), float(c), float(d), json.loads(r)) for q, c, d, r in rows]
+
     def events(self, run_id: str) -> list[dict[str, Any]]:
         rows = self._retrying(
             lambda: self.backend.execute(
