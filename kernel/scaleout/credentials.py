@@ -37,13 +37,6 @@ def database_url(given: str | None) -> str | None:
     config = paths.pallium_home() / "config.toml"
     if not config.is_file():
         return None
-    if config.stat().st_mode & 0o077:
-        raise PalliumError(
-            "invalid_input",
-            f"the configuration file {config} can be read or written by others",
-            details={"field": "database"},
-            hint=f"chmod 600 {config}",
-        )
     try:
         data = tomllib.loads(config.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -52,9 +45,18 @@ def database_url(given: str | None) -> str | None:
         ) from exc
     section = data.get("database")
     url = section.get("url") if isinstance(section, dict) else None
-    if url is not None and not isinstance(url, str):
+    if url is None:
+        return None  # a file that names no database changes nothing on a one-machine install
+    if not isinstance(url, str):
         raise PalliumError(
             "invalid_input", f"[database] url in {config} must be a string", hint='url = "postgresql://..."'
+        )
+    if config.stat().st_mode & 0o077:
+        raise PalliumError(
+            "invalid_input",
+            f"the configuration file {config} can be read or written by others",
+            details={"field": "database"},
+            hint=f"chmod 600 {config}",
         )
     return url or None
 

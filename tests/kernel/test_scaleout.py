@@ -515,6 +515,9 @@ def test_the_database_url_comes_from_the_flag_the_environment_or_the_homes_0600_
     monkeypatch.delenv("PALLIUM_DATABASE_URL", raising=False)
     assert database_url(None) is None, "a one-machine install names no database"
     config = pallium_home / "config.toml"
+    config.write_text('[other]\nkey = "value"\n')
+    config.chmod(0o644)
+    assert database_url(None) is None, "a file that names no database changes nothing"
     config.write_text('[database]\nurl = "postgresql://pallium@db.example/from-config"\n')
     config.chmod(0o600)
     assert database_url(None) == "postgresql://pallium@db.example/from-config"
