@@ -18,11 +18,13 @@ from pathlib import Path
 
 __all__ = ["Cluster", "available"]
 
+
 def _binary(name: str) -> str | None:
     """`name` on PATH, else in Debian's versioned folder (the newest), where its postgresql package puts it."""
     found = shutil.which(name)
     if found:
         return found
+
     def version(path: str) -> int:
         return int("0" + "".join(c for c in path.split("/")[4] if c.isdigit()))
 

@@ -86,8 +86,13 @@ class Machine:
         env.update(extra)
         return env
 
+    @property
+    def repo(self) -> Path:
+        """Its clone (made by `clone`)."""
+        return self.folder / "repo"
+
     def clone(self, remote: Path) -> Path:
-        repo = self.folder / "repo"
+        repo = self.repo
         if not repo.exists():
             _git("clone", "-q", str(remote), str(repo), cwd=self.folder)
         return repo
@@ -105,14 +110,14 @@ class Machine:
             return subprocess.Popen(argv, cwd=self.folder, env=self.env(**extra), stdout=out, stderr=subprocess.STDOUT)
 
     def workflow(self, repo: Path, script: str, *, url: str | None, run_id: str, concurrency: int = 16,
-                 lease: float = 30) -> subprocess.Popen[bytes]:  # fmt: skip
+                 lease: float = 30, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:  # fmt: skip
         argv = [*pallium(), "workflow", "run", "rig", "--source", script, "--id", run_id, "--json",
                 "--authority", "edit", "--max-concurrent-agents", str(concurrency)]  # fmt: skip
         if url is not None:
             argv += ["--database", url]
-        env = self.env(PALLIUM_SCALEOUT_LEASE_TTL=str(lease))
+        environ = self.env(PALLIUM_SCALEOUT_LEASE_TTL=str(lease), **(env or {}))
         with open(self.folder / f"{run_id}.out", "wb") as out:  # the child keeps its own copy of the handle
-            return subprocess.Popen(argv, cwd=repo, env=env, stdout=out, stderr=subprocess.PIPE)
+            return subprocess.Popen(argv, cwd=repo, env=environ, stdout=out, stderr=subprocess.PIPE)
 
     def answer(self, run_id: str) -> dict[str, object]:
         return json.loads((self.folder / f"{run_id}.out").read_text())

@@ -56,6 +56,7 @@ def test_each_table_is_named_only_by_its_owners_store():
         "pallium_run_lease",
         "pallium_queue_event",
         "pallium_queue_schema",
+        "pallium_worker",
     }
     assert find_foreign_table_uses(_python_files(*SOURCE_DIRS), owned) == []
 

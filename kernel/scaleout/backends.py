@@ -4,20 +4,21 @@
 opens and reconnects, which errors mean it was lost or a table is missing, the claim's row lock
 (`FOR UPDATE SKIP LOCKED` on Postgres; on SQLite, which has one writer, `BEGIN IMMEDIATE` is the
 lock), the database's clock, the DDL's column types, and how a waiter is woken (`LISTEN/NOTIFY`
-on Postgres, a short poll on SQLite). `connect` picks one from a URL, refusing credentials in it.
+on Postgres, a short poll on SQLite). `connect` picks one from a URL, refusing credentials in it
+(kernel/scaleout/credentials.py says where a password may come from).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 from kernel.errors import PalliumError
+from kernel.scaleout.credentials import check_url, password_for
 
 if TYPE_CHECKING:
     from kernel.scaleout.store import QueueStore
@@ -120,10 +121,15 @@ class PostgresBackend(Backend):
         self.conn: Any = None
         self.listener: Any = None
         self._listening: set[str] = set()
+        password = password_for(url)  # the keyring's, when no password file is named; held in memory only
+        self._extra: dict[str, Any] = {"password": password} if password else {}
         self._connect()
 
+    def _open(self) -> Any:
+        return self._psycopg.connect(self.url, autocommit=True, connect_timeout=10, **self._extra)
+
     def _connect(self) -> None:
-        self.conn = self._psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        self.conn = self._open()
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         cursor = self.conn.execute(sql.replace("?", "%s"), tuple(args))
@@ -147,7 +153,7 @@ class PostgresBackend(Backend):
             with contextlib.suppress(Exception):
                 self.listener.close()
         if self.listener is None or self.listener.closed:
-            self.listener = self._psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+            self.listener = self._open()
             self._listening = set()
         for channel in set(channels) - self._listening:
             self.listener.execute(f"LISTEN {channel}")
@@ -186,7 +192,8 @@ def connect(url: str) -> QueueStore:
             raise PalliumError(
                 "unavailable",
                 f"cannot connect to the database: {str(exc).strip()[:300]}",
-                hint="check the URL, that Postgres is running, and the password file (see docs/scale-out.md)",
+                hint="check the URL, that Postgres is running, and the password file or keyring entry "
+                "(see docs/scale-out.md)",
             ) from exc
     elif scheme == "sqlite":  # as SQLAlchemy writes it: sqlite:///relative/path, sqlite:////absolute/path
         backend = SqliteBackend(Path(urlsplit(url).path[1:]))
@@ -202,25 +209,3 @@ def connect(url: str) -> QueueStore:
     store = QueueStore(backend)
     store.migrate()
     return store
-
-
-def check_url(url: str) -> None:
-    """Refuse a password written in the URL itself (it would sit in argv and shell history) and a
-    password file others can read; TLS follows the URL's own `sslmode`, which libpq honours."""
-    parts = urlsplit(url)
-    if parts.password:
-        raise PalliumError(
-            "invalid_input",
-            "the database URL holds a password; it would be visible to every process and in shell history",
-            details={"field": "database"},
-            hint="put it in a 0600 password file (`?passfile=/path` in the URL, or PGPASSFILE, or ~/.pgpass)",
-        )
-    passfiles = parse_qs(parts.query).get("passfile", [])
-    for name in [*passfiles, os.environ.get("PGPASSFILE", "")]:
-        if name and os.path.exists(name) and os.stat(name).st_mode & 0o077:
-            raise PalliumError(
-                "invalid_input",
-                f"the password file {name} can be read by others",
-                details={"field": "database"},
-                hint=f"chmod 600 {name}",
-            )

@@ -9,6 +9,11 @@ worker, and the user's tree is touched only by `apply`, on this machine.
 
 The run itself is held in the database too (its run lease): a second orchestrator of the
 same run, on any machine, is refused until this one's lease expires.
+
+A call that no live worker can take (none serves its provider, or the only ones that did died)
+fails after `PALLIUM_SCALEOUT_NO_WORKER_SECONDS` (default 60) with an error that says so, and is
+withdrawn from the queue, instead of waiting forever; a call whose workers are alive but busy waits
+its turn however long that takes.
 """
 
 from __future__ import annotations
@@ -27,22 +32,25 @@ from typing import Any
 from kernel import git
 from kernel.errors import PalliumError
 from kernel.providers.contract import Failure, ProviderRequest, ProviderResult
+from kernel.scaleout.credentials import database_url
 from kernel.scaleout.store import WAKE_DONE, Done, QueueStore, connect
 from kernel.threads import in_pool
 
-__all__ = ["DEFAULT_LEASE_TTL", "RemoteCalls", "database_url"]
+__all__ = ["DEFAULT_LEASE_TTL", "DEFAULT_NO_WORKER_WAIT", "RemoteCalls", "database_url"]
 
 DEFAULT_LEASE_TTL = 30.0
-
-
-def database_url(given: str | None) -> str | None:
-    """The database a run or worker uses: the argument, else `PALLIUM_DATABASE_URL`, else none (one machine)."""
-    return given or os.environ.get("PALLIUM_DATABASE_URL") or None
+DEFAULT_NO_WORKER_WAIT = 60.0
+STRANDED_EVERY = 1.0  # seconds between looks at which providers the live workers serve
 
 
 def lease_ttl() -> float:
     raw = os.environ.get("PALLIUM_SCALEOUT_LEASE_TTL")
     return float(raw) if raw else DEFAULT_LEASE_TTL
+
+
+def no_worker_wait() -> float:
+    raw = os.environ.get("PALLIUM_SCALEOUT_NO_WORKER_SECONDS")
+    return float(raw) if raw else DEFAULT_NO_WORKER_WAIT
 
 
 class RemoteCalls:
@@ -61,6 +69,9 @@ class RemoteCalls:
         self.fenced = False
         self.queued = 0  # calls this attempt put on the queue (the rest were found done or queued already)
         self._pending: dict[str, asyncio.Future[Done]] = {}
+        self._provider_of: dict[str, str] = {}  # pending call key -> its provider
+        self._unserved: dict[str, float] = {}  # provider -> since when no live worker serves it (monotonic)
+        self.no_worker_wait = no_worker_wait()
         self._origin: str | None = None
         self._overlays: dict[str, bytes] = {}
         self._poller: asyncio.Task[None] | None = None
@@ -121,6 +132,7 @@ class RemoteCalls:
         }
         future: asyncio.Future[Done] = asyncio.get_running_loop().create_future()
         self._pending[key] = future
+        self._provider_of[key] = str(request.provider)
         try:
             new = await asyncio.to_thread(
                 self.store.enqueue, self.run_id, key, provider=str(request.provider), request=fields,
@@ -135,6 +147,7 @@ class RemoteCalls:
             raise
         finally:
             self._pending.pop(key, None)
+            self._provider_of.pop(key, None)
         result = ProviderResult.from_dict(done.result["result"])
         if on_session is not None and result.session_id:
             on_session(result.session_id)
@@ -167,6 +180,7 @@ class RemoteCalls:
     async def _poll(self) -> None:
         """Resolve waiting calls as their rows are done (woken by NOTIFY, else re-read); keep the run's lease."""
         beat_at = time.monotonic() + self.ttl / 3
+        stranded_at = time.monotonic() + STRANDED_EVERY
         while True:
             # short waits: a notice wakes it at once, and closing never waits long for the thread to return
             self._woken = asyncio.ensure_future(asyncio.to_thread(self.waker.wait, [WAKE_DONE], 0.25))
@@ -177,6 +191,9 @@ class RemoteCalls:
                     future = self._pending.get(done.call_key)
                     if future is not None and not future.done():
                         future.set_result(done)
+            if time.monotonic() >= stranded_at:
+                stranded_at = time.monotonic() + STRANDED_EVERY
+                await self._fail_stranded()
             if time.monotonic() >= beat_at:
                 beat_at = time.monotonic() + self.ttl / 3
                 if not await asyncio.to_thread(self.store.beat_run, self.run_id, self.epoch, self.ttl):
@@ -185,6 +202,35 @@ class RemoteCalls:
                         if not future.done():
                             future.set_exception(self._stale())
                     return
+
+    async def _fail_stranded(self) -> None:
+        """Fail the waiting calls of providers no live worker has served for `no_worker_wait` seconds."""
+        wanted = set(self._provider_of.values())
+        if not wanted:
+            self._unserved.clear()
+            return
+        served = await asyncio.to_thread(self.store.live_providers)
+        now = time.monotonic()
+        for provider in list(self._unserved):
+            if provider in served or provider not in wanted:
+                del self._unserved[provider]
+        for provider in wanted - set(served):
+            self._unserved.setdefault(provider, now)
+        for provider, since in list(self._unserved.items()):
+            if now - since < self.no_worker_wait:
+                continue
+            keys = [k for k, p in self._provider_of.items() if p == provider]
+            shown = ", ".join(f"{p} ({n})" for p, n in sorted(served.items())) or "none"
+            message = (
+                f"no live worker serves provider {provider!r}: none has been seen for {self.no_worker_wait:g}s "
+                f"(live workers serve: {shown}); start `pallium worker --providers {provider}` on a machine "
+                "that has it, then resume the run"
+            )
+            failed = ProviderResult(provider, failure=Failure("not_configured", message, "no_live_worker"))
+            for key in await asyncio.to_thread(self.store.withdraw, self.run_id, keys):
+                future = self._pending.get(key)
+                if future is not None and not future.done():
+                    future.set_result(Done(key, {"result": failed.to_dict()}, b"", 0, None))
 
     def _stale(self) -> PalliumError:
         return PalliumError(

@@ -1,11 +1,13 @@
 """The shared call queue: what orchestrators and workers on many machines agree through, and nothing else.
 
-Three tables. `pallium_call_queue` holds one row per agent call of a run, keyed like the journal
+Four tables. `pallium_call_queue` holds one row per agent call of a run, keyed like the journal
 (run id, call key): the request, where its tree comes from (a git remote, a commit it can reach
 there, and the diff from that commit to the tree the call runs in), its state (`queued`, `claimed`,
 `done`), the fencing token of the claim that holds it and that claim's lease, and the result.
 `pallium_run_lease` says which orchestrator holds a run, so two homes never drive one run at once.
 `pallium_queue_event` records what the fencing refused (a late result, a lost heartbeat).
+`pallium_worker` lists the workers alive (each renews its row as it renews its leases), so a run
+can tell a call no live worker can take from one that waits its turn.
 
 Both backends run the same SQL; what differs is a handful of methods of `Backend`: how a
 connection opens and reconnects, the claim's row lock (`FOR UPDATE SKIP LOCKED` on Postgres,
@@ -29,7 +31,7 @@ from kernel.scaleout.backends import Backend, check_url, connect
 
 __all__ = ["Claim", "Done", "QueueStore", "check_url", "connect"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 WAKE_QUEUE = "pallium_queue"  # a call was queued (payload: its provider)
 WAKE_DONE = "pallium_done"  # a call finished (payload: its run id)
 
@@ -70,7 +72,15 @@ CREATE TABLE IF NOT EXISTS pallium_queue_event (
     token INTEGER,
     at {real} NOT NULL
 );
-CREATE TABLE IF NOT EXISTS pallium_queue_schema (version INTEGER NOT NULL)
+CREATE TABLE IF NOT EXISTS pallium_queue_schema (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS pallium_worker (
+    worker_id TEXT PRIMARY KEY,
+    providers TEXT NOT NULL,
+    concurrency INTEGER NOT NULL,
+    started_at {real} NOT NULL,
+    seen_at {real} NOT NULL,
+    expires_at {real} NOT NULL
+)
 """
 _COLUMNS = {
     "pallium_call_queue": {
@@ -79,6 +89,7 @@ _COLUMNS = {
     },
     "pallium_run_lease": {"run_id", "epoch", "holder", "expires_at"},
     "pallium_queue_event": {"run_id", "call_key", "kind", "worker", "token", "at"},
+    "pallium_worker": {"worker_id", "providers", "concurrency", "started_at", "seen_at", "expires_at"},
 }  # fmt: skip
 
 
@@ -149,6 +160,11 @@ class QueueStore:
                             self.backend.execute(statement)
                     if not self.backend.execute("SELECT version FROM pallium_queue_schema"):
                         self.backend.execute("INSERT INTO pallium_queue_schema(version) VALUES (?)", (SCHEMA_VERSION,))
+                    else:  # each version only adds tables (IF NOT EXISTS above): the older rows stay as they are
+                        self.backend.execute(
+                            "UPDATE pallium_queue_schema SET version=? WHERE version < ?",
+                            (SCHEMA_VERSION, SCHEMA_VERSION),
+                        )
             found = self._version()
             if found is not None and found > SCHEMA_VERSION:
                 raise PalliumError(
@@ -267,6 +283,34 @@ class QueueStore:
             )
         )
 
+    def withdraw(self, run_id: str, call_keys: Sequence[str]) -> list[str]:
+        """Cancel those of `call_keys` no worker holds (queued, or claimed under a lapsed lease); the ones cancelled."""
+        if not call_keys:
+            return []
+        now = self.backend.now
+        marks = ", ".join("?" * len(call_keys))
+        rows = self._retrying(
+            lambda: self.backend.execute(
+                f"UPDATE pallium_call_queue SET state='cancelled', lease_expires_at=NULL WHERE run_id=? AND "
+                f"call_key IN ({marks}) AND (state='queued' OR (state='claimed' AND lease_expires_at < {now})) "
+                "RETURNING call_key",
+                (run_id, *call_keys),
+            )
+        )
+        return [str(k) for (k,) in rows]
+
+    def live_providers(self) -> dict[str, int]:
+        """Providers the live workers serve, each with how many workers serve it."""
+        now = self.backend.now
+        rows = self._retrying(
+            lambda: self.backend.execute(f"SELECT providers FROM pallium_worker WHERE expires_at >= {now}")
+        )
+        served: dict[str, int] = {}
+        for (providers,) in rows:
+            for provider in str(providers).split(","):
+                served[provider] = served.get(provider, 0) + 1
+        return served
+
     def results(self, run_id: str, call_keys: Sequence[str]) -> list[Done]:
         if not call_keys:
             return []
@@ -281,6 +325,26 @@ class QueueStore:
         return [Done(k, json.loads(r), bytes(p or b""), int(t), w) for k, r, p, t, w in rows]
 
     # ------------------------------------------------------------ workers
+
+    def register(self, worker: str, providers: Sequence[str], concurrency: int, ttl: float) -> None:
+        """Say (again) that `worker` is alive and serves `providers`, until `ttl` seconds from now."""
+        now = self.backend.now
+        self._retrying(
+            lambda: self.backend.execute(
+                "INSERT INTO pallium_worker(worker_id, providers, concurrency, started_at, seen_at, expires_at) "
+                f"VALUES (?, ?, ?, {now}, {now}, {now}+?) ON CONFLICT(worker_id) DO UPDATE SET "
+                "seen_at=excluded.seen_at, expires_at=excluded.expires_at",
+                (worker, ",".join(providers), concurrency, ttl),
+            )
+        )
+
+    def forget_dead_workers(self, after: float = 86400.0) -> None:
+        """Drop the rows of workers gone for `after` seconds (killed ones never unregister)."""
+        now = self.backend.now
+        self._retrying(lambda: self.backend.execute(f"DELETE FROM pallium_worker WHERE expires_at < {now}-?", (after,)))
+
+    def unregister(self, worker: str) -> None:
+        self._retrying(lambda: self.backend.execute("DELETE FROM pallium_worker WHERE worker_id=?", (worker,)))
 
     def claim(self, worker: str, providers: Sequence[str], limit: int, ttl: float) -> list[Claim]:
         """Take up to `limit` calls for providers this worker has: queued ones, or ones whose claim's lease
@@ -366,6 +430,17 @@ class QueueStore:
         )
         names = ("run_id", "call_key", "provider", "state", "token", "worker", "attempts")
         return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def timings(self, run_id: str) -> list[tuple[float, float, float, dict[str, Any]]]:
+        """(queued, claimed, done) on the database's clock, and the result, of each finished call of a run."""
+        rows = self._retrying(
+            lambda: self.backend.execute(
+                "SELECT enqueued_at, claimed_at, done_at, result_json FROM pallium_call_queue "
+                "WHERE run_id=? AND state='done'",
+                (run_id,),
+            )
+        )
+        return [(float(q), float(c), float(d), json.loads(r)) for q, c, d, r in rows]
 
     def events(self, run_id: str) -> list[dict[str, Any]]:
         rows = self._retrying(

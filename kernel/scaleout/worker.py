@@ -30,6 +30,8 @@ from kernel.threads import in_pool
 
 __all__ = ["WorkerConfig", "WorkerReport", "serve"]
 
+COLLECT_EVERY = 3600.0  # seconds between collections of the repo cache while the worker runs
+
 
 @dataclass(frozen=True)
 class WorkerConfig:
@@ -40,6 +42,7 @@ class WorkerConfig:
     lease_ttl: float = 30.0
     max_calls: int | None = None  # stop after this many calls (tests, draining a machine)
     idle_exit: float | None = None  # stop after this many seconds with nothing to do
+    cache_days: float = 14.0  # a clone of a remote no call used for this long is removed
     worker_id: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}")
 
 
@@ -63,20 +66,31 @@ async def serve(config: WorkerConfig) -> WorkerReport:
             details={"providers": sorted(missing)},
             hint="install or configure them, or leave them out of --providers",
         )
-    store = await asyncio.to_thread(connect, config.url)
-    worker = _Worker(config, store)
+    checkouts = Checkouts(config.cache)
+    checkouts.lock()  # one worker per cache: what it finds there, no other process uses
     try:
+        await in_pool(checkouts.collect, config.cache_days)
+        store = await asyncio.to_thread(connect, config.url)
+    except BaseException:
+        checkouts.close()
+        raise
+    worker = _Worker(config, store, checkouts)
+    try:
+        await asyncio.to_thread(store.forget_dead_workers)
         return await worker.run()
     finally:
         await worker.stop()
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(store.unregister, config.worker_id)
         store.close()
+        checkouts.close()
 
 
 class _Worker:
-    def __init__(self, config: WorkerConfig, store: QueueStore) -> None:
+    def __init__(self, config: WorkerConfig, store: QueueStore, checkouts: Checkouts) -> None:
         self.config = config
         self.store = store
-        self.checkouts = Checkouts(config.cache)
+        self.checkouts = checkouts
         self.report = WorkerReport(config.worker_id, list(config.providers))
         self.running: set[asyncio.Task[None]] = set()
         self.taken = 0
@@ -85,8 +99,10 @@ class _Worker:
         config = self.config
         idle_since = time.monotonic()
         waiter: asyncio.Future[bool] | None = None
+        alive = asyncio.create_task(self._alive())
+        self.running.add(alive)  # watched with the calls: if it fails, the worker stops loudly
         while True:
-            budget = config.concurrency - len(self.running)
+            budget = config.concurrency - len(self.running) + 1  # the liveness task holds no slot
             if config.max_calls is not None:
                 budget = min(budget, config.max_calls - self.taken)
             if budget > 0:
@@ -99,10 +115,11 @@ class _Worker:
                 if claims:
                     idle_since = time.monotonic()
                     continue
-            if config.max_calls is not None and self.taken >= config.max_calls and not self.running:
+            calls = self.running - {alive}
+            if config.max_calls is not None and self.taken >= config.max_calls and not calls:
                 self.report.stopped_because = "max_calls"
                 return self.report
-            if self.running:
+            if calls:
                 idle_since = time.monotonic()
             elif config.idle_exit is not None and time.monotonic() - idle_since > config.idle_exit:
                 self.report.stopped_because = "idle"
@@ -115,6 +132,18 @@ class _Worker:
             for task in [t for t in self.running if t.done()]:
                 self.running.discard(task)
                 task.result()  # a bug in a call's handling stops the worker loudly
+
+    async def _alive(self) -> None:
+        """Keep this worker's row in the queue's list of live workers, as often as its leases are renewed."""
+        config = self.config
+        collected = time.monotonic()  # serve collected the cache as it started
+        while True:
+            await asyncio.to_thread(self.store.register, config.worker_id, config.providers, config.concurrency,
+                                    config.lease_ttl)  # fmt: skip
+            if time.monotonic() - collected > COLLECT_EVERY:
+                await in_pool(self.checkouts.collect, config.cache_days)
+                collected = time.monotonic()
+            await asyncio.sleep(config.lease_ttl / 3)
 
     async def stop(self) -> None:
         for task in self.running:
@@ -138,13 +167,18 @@ class _Worker:
                     return
 
         heart = asyncio.create_task(beat())
+        began = time.monotonic()
+        timing: dict[str, float] = {}  # seconds of each step, kept with the result (benchmarks read it)
         try:
             try:
                 name = re.sub(r"[^A-Za-z0-9._-]", "_", f"{claim.run_id}-{claim.call_key}-{claim.token}")[:120]
                 path = await in_pool(self.checkouts.prepare, claim.remote, claim.commit, claim.overlay, name)
+                timing["prepare"] = time.monotonic() - began
                 agent = asyncio.ensure_future(dispatch(_request(claim, path)))
                 result = await agent
+                timing["agent"] = time.monotonic() - began - timing["prepare"]
                 patch = await in_pool(self.checkouts.capture, path)
+                timing["capture"] = time.monotonic() - began - timing["prepare"] - timing["agent"]
             except asyncio.CancelledError:
                 if not lost.is_set():  # this worker is stopping: another may take the call now
                     with contextlib.suppress(Exception):
@@ -157,7 +191,9 @@ class _Worker:
                 patch = b""
             if lost.is_set():
                 return
-            record = {"result": result.to_dict(), "worker": self.config.worker_id, "attempts": claim.attempts}
+            timing = {k: round(v, 4) for k, v in timing.items()}
+            record = {"result": result.to_dict(), "worker": self.config.worker_id, "attempts": claim.attempts,
+                      "timing": timing}  # fmt: skip
             accepted = await asyncio.to_thread(
                 self.store.complete, claim, self.config.worker_id, record, patch, ok=result.ok
             )

@@ -351,7 +351,7 @@ async def stop(inp: models.TeamInput, ctx: ToolContext) -> models.TeamOutput:
 
 
 async def run(inp: models.RunInput, ctx: ToolContext) -> models.RunOutput:
-    from kernel.scaleout.remote import database_url
+    from kernel.scaleout.credentials import database_url
     from services.teams.scheduler import RunOptions, run_team
 
     store = _store(ctx)

@@ -199,7 +199,7 @@ async def start(inp: StartInput, ctx: ToolContext) -> StartOutput:
     }
     if inp.dry_run:
         return StartOutput(**answer, script=source, run=None)
-    from kernel.scaleout.remote import database_url
+    from kernel.scaleout.credentials import database_url
 
     database = database_url(inp.database)
     if missing is not None and database is None:  # with a database, the workers' machines have the provider

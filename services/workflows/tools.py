@@ -57,7 +57,7 @@ async def validate(inp: ValidateInput, ctx: ToolContext) -> ValidateOutput:
 
 
 async def run(inp: RunInput, ctx: ToolContext) -> RunOutput:
-    from kernel.scaleout.remote import database_url
+    from kernel.scaleout.credentials import database_url
 
     inp = sources.default_task(inp)
     repo = ctx.repo_root(inp.repo)

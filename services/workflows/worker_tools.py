@@ -28,7 +28,11 @@ class WorkerInput(ToolInput):
         "PALLIUM_WORKFLOW_PROVIDER_<NAME>_COMMAND set); only their calls are taken",
     )
     repo_cache: str | None = Field(
-        None, description="folder for the bare clones and worktrees; default: $PALLIUM_HOME/worker-cache"
+        None,
+        description="folder for the bare clones and worktrees (one worker each); default: $PALLIUM_HOME/worker-cache",
+    )
+    cache_days: float = Field(
+        14, gt=0, description="remove the clone of a remote no call used for this many days (default 14)"
     )
     lease_seconds: float = Field(
         30, ge=1, le=3600, description="a call's lease: heartbeats renew it; another worker takes over when it lapses"
@@ -49,7 +53,7 @@ class WorkerOutput(ToolOutput):
 
 async def worker(inp: WorkerInput, ctx: ToolContext) -> WorkerOutput:
     from kernel import paths, writes
-    from kernel.scaleout.remote import database_url
+    from kernel.scaleout.credentials import database_url
     from kernel.scaleout.worker import WorkerConfig, serve
 
     url = database_url(inp.database)
@@ -58,7 +62,8 @@ async def worker(inp: WorkerInput, ctx: ToolContext) -> WorkerOutput:
             "invalid_input",
             "a worker needs the shared database to take calls from",
             details={"field": "database"},
-            hint="pass --database postgresql://user@host/db or set PALLIUM_DATABASE_URL",
+            hint="pass --database postgresql://user@host/db, set PALLIUM_DATABASE_URL, or put url under [database] "
+            "in $PALLIUM_HOME/config.toml",
         )
     providers = tuple(p.strip() for p in inp.providers.split(",") if p.strip())
     if not providers:
@@ -79,6 +84,7 @@ async def worker(inp: WorkerInput, ctx: ToolContext) -> WorkerOutput:
         lease_ttl=inp.lease_seconds,
         max_calls=inp.max_calls,
         idle_exit=inp.idle_exit_seconds,
+        cache_days=inp.cache_days,
     )
     report = await serve(config)
     return WorkerOutput(

@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -104,10 +105,10 @@ def _exercise_queue(store: QueueStore, other: QueueStore) -> None:
     assert not store.enqueue("r1", "k1", provider="sh", request={"prompt": "x"}, remote="/r", commit="c", overlay=b"")
     store.enqueue("r1", "k2", provider="claude", request={}, remote="/r", commit="c", overlay=b"diff")
     assert other.claim("w1", ["codex"], 4, 5) == []
-    first = other.claim("w1", ["sh"], 4, 0.3)
+    first = other.claim("w1", ["sh"], 4, 2.0)  # long enough for the next line on a loaded host
     assert [c.call_key for c in first] == ["k1"] and first[0].token == 1
     assert store.claim("w2", ["sh"], 4, 5) == [], "a call under a live lease was claimed twice"
-    time.sleep(0.5)
+    time.sleep(2.2)
     second = store.claim("w2", ["sh"], 4, 10)
     assert [(c.call_key, c.token, c.attempts) for c in second] == [("k1", 2, 2)]
     assert not other.heartbeat(first[0], 5)
@@ -179,6 +180,7 @@ CREATE ROLE pallium_worker LOGIN;
 GRANT SELECT, UPDATE ON pallium_call_queue TO pallium_worker;
 GRANT SELECT, INSERT ON pallium_queue_event TO pallium_worker;
 GRANT SELECT ON pallium_queue_schema, pallium_run_lease TO pallium_worker;
+GRANT SELECT, INSERT, UPDATE, DELETE ON pallium_worker TO pallium_worker;
 """
 
 
@@ -197,8 +199,12 @@ def test_a_worker_role_with_the_documented_grants_serves_calls_and_can_do_nothin
             conn.execute(statement.rstrip(";"))
     owner.enqueue("r", "k", provider="sh", request={"prompt": "x"}, remote="/r", commit="c", overlay=b"")
     worker = queue(url.replace("//pallium@", "//pallium_worker@"))
+    worker.register("w", ["sh"], 1, 30)
+    assert worker.live_providers() == {"sh": 1}
     (claim,) = worker.claim("w", ["sh"], 1, 30)
     assert worker.heartbeat(claim, 30) and worker.complete(claim, "w", {"ok": True}, b"")
+    worker.forget_dead_workers()
+    worker.unregister("w")
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         worker.enqueue("r", "k2", provider="sh", request={}, remote="/r", commit="c", overlay=b"")
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
@@ -229,7 +235,7 @@ async def test_the_worker_tool_serves_a_queued_call_over_mcp_and_stops_when_idle
     assert answer.structured_content["calls_run"] == 1 and answer.structured_content["stopped_because"] == "idle"
     (done,) = store.results("r", ["k"])
     assert done.result["result"]["text"] == "seen line 0" and done.patch == b""
-    assert {p.name for p in (tmp_path / "cache").iterdir()} == {"repos", "worktrees"}
+    assert {p.name for p in (tmp_path / "cache").iterdir()} == {"repos", "worktrees", "worker.lock"}
 
 
 def test_the_worker_command_without_a_database_is_a_usage_error(tmp_path: Path):
@@ -496,3 +502,167 @@ def test_a_partitioned_workers_late_result_is_refused(
     assert row["token"] == 2 and str(row["worker"]).split(":")[1] == str(other.pid)
     (done,) = store.results("partition", [str(row["call_key"])])
     assert user.answer("partition")["result"] == [done.result["result"]["text"]]
+
+
+# ---------------------------------------------------------------- credentials, stranded calls, the cache
+
+
+def test_the_database_url_comes_from_the_flag_the_environment_or_the_homes_0600_config(
+    tmp_path: Path, pallium_home: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from kernel.scaleout.credentials import database_url
+
+    monkeypatch.delenv("PALLIUM_DATABASE_URL", raising=False)
+    assert database_url(None) is None, "a one-machine install names no database"
+    config = pallium_home / "config.toml"
+    config.write_text('[other]\nkey = "value"\n')
+    config.chmod(0o644)
+    assert database_url(None) is None, "a file that names no database changes nothing"
+    config.write_text('[database]\nurl = "postgresql://pallium@db.example/from-config"\n')
+    config.chmod(0o600)
+    assert database_url(None) == "postgresql://pallium@db.example/from-config"
+    monkeypatch.setenv("PALLIUM_DATABASE_URL", "postgresql://pallium@db.example/from-env")
+    assert database_url(None) == "postgresql://pallium@db.example/from-env"
+    assert database_url("postgresql://pallium@db.example/given") == "postgresql://pallium@db.example/given"
+    monkeypatch.delenv("PALLIUM_DATABASE_URL")
+    config.chmod(0o644)
+    with pytest.raises(PalliumError, match="read or written by others") as caught:
+        database_url(None)
+    assert caught.value.hint == f"chmod 600 {config}"
+    config.chmod(0o600)
+    # the worker program finds it there too (a queue file on this machine, so no Postgres is needed)
+    config.write_text(f'[database]\nurl = "sqlite:///{tmp_path / "queue.sqlite"}"\n')
+    env = {k: v for k, v in os.environ.items() if k != "PALLIUM_DATABASE_URL"}
+    env["PALLIUM_WORKFLOW_PROVIDER_SH_COMMAND"] = "echo ok"
+    done = subprocess.run(
+        [*_cli(), "worker", "--providers", "sh", "--idle-exit-seconds", "0.3", "--repo-cache", str(tmp_path / "c"),
+         "--json"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["stopped_because"] == "idle" and (tmp_path / "queue.sqlite").exists()
+
+
+@needs_postgres
+def test_a_password_comes_from_the_keyring_or_a_0600_file_never_the_command_line(
+    cluster: Cluster, url: str, tmp_path: Path, queue: Callable[[str], QueueStore], memory_keyring: Any
+):
+    import psycopg
+
+    from kernel.scaleout.credentials import KEYRING_SERVICE, keyring_user
+
+    secret = f"pw-{uuid.uuid4().hex}"
+    queue(url)  # the owner makes the tables
+    hba = cluster.data / "pg_hba.conf"
+    hba.write_text(f"host all locked 127.0.0.1/32 scram-sha-256\n{hba.read_text()}")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE locked LOGIN PASSWORD '{secret}'")
+        conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO locked")
+        conn.execute("SELECT pg_reload_conf()")
+    locked = url.replace("//pallium@", "//locked@")
+    time.sleep(0.3)  # the postmaster rereads pg_hba.conf on its signal
+    with pytest.raises(PalliumError) as caught:
+        connect(locked)
+    assert caught.value.code == "unavailable" and "password" in caught.value.message
+    memory_keyring.set_password(KEYRING_SERVICE, keyring_user(locked), secret)
+    assert keyring_user(locked) == f"locked@127.0.0.1:{cluster.port}/{url.rsplit('/', 1)[1]}"
+    connect(locked).close()
+    # a password file named in the URL wins over the keyring; one others can read is refused
+    memory_keyring.set_password(KEYRING_SERVICE, keyring_user(locked), "wrong")
+    passfile = tmp_path / "pgpass"
+    passfile.write_text(f"127.0.0.1:{cluster.port}:*:locked:{secret}\n")
+    passfile.chmod(0o600)
+    connect(f"{locked}?passfile={passfile}").close()
+    passfile.chmod(0o640)
+    with pytest.raises(PalliumError, match="read by others"):
+        connect(f"{locked}?passfile={passfile}")
+
+
+@needs_postgres
+def test_a_call_no_live_worker_can_take_fails_with_a_clear_error_instead_of_waiting(
+    url: str, remote: Path, tmp_path: Path, queue: Callable[[str], QueueStore]
+):
+    user, fake_only, sh_host = Machine(tmp_path, "user"), Machine(tmp_path, "fake"), Machine(tmp_path, "sh")
+    store = queue(url)
+    grace = {"PALLIUM_SCALEOUT_NO_WORKER_SECONDS": "1.5"}
+    idle = fake_only.worker(url, providers="fake", concurrency=2)
+    busy = None
+    try:
+        # only a worker without the provider is alive: the call fails, saying why, and is withdrawn
+        run = user.workflow(user.clone(remote), _parallel(2, 0.1), url=url, run_id="stranded", env=grace)
+        run.communicate(timeout=90)  # a run whose agents failed exits non-zero
+        failures = user.answer("stranded")["failures"]
+        assert len(failures) == 2 and all("no live worker serves provider 'sh'" in json.dumps(f) for f in failures)
+        assert {c["state"] for c in store.calls("stranded")} == {"cancelled"} and fake_only.executions() == []
+        # a live worker that has the provider but is busy is waited for, however long its queue
+        busy = sh_host.worker(url, providers="sh", concurrency=1, lease=2)
+        run = user.workflow(user.repo, _parallel(3, 1.0, "slow"), url=url, run_id="waited", env=grace)
+        _finish(run, timeout=90)
+        assert user.answer("waited")["failures"] == [] and len(sh_host.executions()) == 3
+        # the only worker with the provider dies mid-call: once its lease and registration lapse, the
+        # call fails instead of waiting for a worker that will never come
+        run = user.workflow(user.repo, _parallel(1, 30, "doomed"), url=url, run_id="orphaned", env=grace)
+        wait_for(lambda: len(sh_host.executions()) == 4, 60, "the call to start on the sh worker")
+        os.kill(busy.pid, signal.SIGKILL)
+        busy.wait()
+        run.communicate(timeout=60)
+        (failure,) = user.answer("orphaned")["failures"]
+        assert "no live worker serves provider 'sh'" in json.dumps(failure)
+    finally:
+        _stop(idle, *([busy] if busy else []))
+
+
+def test_a_workers_cache_is_its_own_and_collects_what_no_call_uses(tmp_path: Path, remote: Path):
+    from kernel.scaleout.checkout import Checkouts
+
+    commit = subprocess.run(["git", "rev-parse", "main"], cwd=remote, capture_output=True, text=True).stdout.strip()
+    cache = tmp_path / "cache"
+    first = Checkouts(cache)
+    first.lock()
+    with pytest.raises(PalliumError, match="another worker") as caught:
+        Checkouts(cache).lock()
+    assert caught.value.code == "conflict"
+    kept = first.prepare(str(remote), commit, b"", "a")
+    left = first.prepare(str(remote), commit, b"", "b")  # held by a call when its worker died
+    first.release(kept)
+    assert kept != left
+    (left / "scratch.txt").write_text("a dead call's file\n")
+    first.close()
+    # a second remote, last used long ago
+    other = make_remote(tmp_path / "git2")
+    second = Checkouts(cache)
+    second.lock()
+    old = second.prepare(str(other), commit_of(other), b"", "c")
+    second.release(old)
+    second.close()
+    stale_bare = next(p for p in (cache / "repos").iterdir() if p.name.startswith(old.name[:16]))
+    long_ago = time.time() - 40 * 86400
+    os.utime(stale_bare / "pallium-used", (long_ago, long_ago))
+    third = Checkouts(cache)
+    third.lock()
+    removed = third.collect(keep_days=14)
+    assert not left.exists() and not kept.exists() and not old.exists() and not stale_bare.exists()
+    assert removed == {"worktrees": 3, "repos": 1}
+    assert len(list((cache / "repos").iterdir())) == 1, "the remote used recently keeps its clone"
+    again = third.prepare(str(remote), commit, b"", "d")  # the kept clone serves the next call
+    assert (again / "file0.txt").read_text() == "line 0\n"
+    third.close()
+
+
+def commit_of(repo: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "main"], cwd=repo, capture_output=True, text=True).stdout.strip()
+
+
+def test_a_one_machine_run_never_imports_the_postgres_driver(tmp_path: Path, remote: Path):
+    """SQLite stays the default: no --database, no variable, no config entry, and psycopg is not loaded."""
+    alone = Machine(tmp_path, "alone")
+    repo = alone.clone(remote)
+    probe = (
+        "import sys\nfrom pallium_mcp.cli import main\n"
+        f"code = main(['workflow', 'run', 'rig', '--source', {_parallel(2, 0)!r}, '--json', '--id', 'solo'])\n"
+        "print('psycopg loaded' if 'psycopg' in sys.modules else 'psycopg absent', code, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], cwd=repo, env=alone.env(), capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.strip().endswith("psycopg absent 0"), done.stderr[-2000:]
+    assert json.loads(done.stdout)["status"] == "completed" and len(alone.executions()) == 2
