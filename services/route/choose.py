@@ -255,6 +255,15 @@ _PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "age
 _OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
 # A thing the task names, by kind: a tool that takes it answers before one that takes none ("check on
 # nightly" is that loop's status, not the list of loops).
+# Words that lead a request made of nouns alone ("unread mail for bob", "members and spend of team-x"):
+# such a request asks to see the thing, not to act on it.
+_LEADING_NOUNS = frozenset(
+    lexicon.canonical(w)
+    for w in (
+        "member", "members", "mail", "inbox", "unread", "spend", "cost", "budget", "board", "roster", "patches",
+        "diffs", "gates", "tasks", "history", "events", "cycles", "verdict", "findings", "mailbox", "messages",
+    )
+)  # fmt: skip
 _LOOKING = frozenset(lexicon.canonical(w) for w in ("show", "find", "see", "look"))  # verbs that name no one tool
 _ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"), ("loop_name", "loop_name"))
 
@@ -286,8 +295,10 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
                 if taking and source not in best.capability.arguments.values() and not verb_names_best:
                     return _lead(ranked, taking[0].capability.capability)
                 break
-    if request.action == reading.QUESTION and not _reads(best.capability):
-        # "is the provider set up?", "is my install ok?": a question reads state, it does not act
+    verbless = request.action is None and lexicon.canonical(request.verb) in _LEADING_NOUNS
+    if (request.action == reading.QUESTION or verbless) and not _reads(best.capability):
+        # "is the provider set up?", "is my install ok?": a question reads state, it does not act; nor does
+        # a request of nouns alone ("unread mail for bob in team-x", "members and spend of team-y")
         readers = [s for s in ranked[1:] if _reads(s.capability) and s.score >= best.score - _OBJECT_REACH]
         if request.object is not None:
             readers = [s for s in readers if object_of(s.capability) == request.object] or readers

@@ -343,6 +343,7 @@ OFF_DOMAIN = _bag(
     letter letters email emails tweet tweets toast speech offsite aunt uncle brother sister cousin boss
     miles mile km kilometers kilometres ounces ounce pounds inches feet celsius fahrenheit dollars euros
     plot painted painting painter octopus octopuses dragon dragons rhymes rhyme stretches
+    posture marathon closet kitchen tax taxes
     """
 )
 
@@ -410,12 +411,14 @@ PHRASAL = (
     ),
     # phrasal verbs: "shut down the loop" stops it, "check on the run" asks its status
     (
-        re.compile(
-            r"\b(?:shut(?:ting)? down|turn(?:ing)? off|switch(?:ing)? off|wind(?:ing)? down|put an end to)\b", re.I
-        ),
+        re.compile(r"\b(?:shut(?:ting)? down|wind(?:ing)? down|put an end to)\b", re.I),
         "stop",
     ),
+    (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) off\b", re.I), "disable stop"),
+    (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) on\b", re.I), "enable"),
+    (re.compile(r"\bcarry(?:ing)? on\b|\bpick(?:ing)? (?:it |\S+ )?(?:back )?up again\b", re.I), "resume"),
     (re.compile(r"\bcheck(?:ing)? (?:on|in on|up on)\b", re.I), "status of"),
+    (re.compile(r"\bwak(?:e|ing) (?:up )?|\bpok(?:e|ing)\b|\bprod(?:ding)?\b", re.I), "nudge "),
 )
 
 

@@ -38,7 +38,11 @@ DELETE, REVERT, CHANGE, REVIEW, RESEARCH, CONTEXT, QUESTION = (
     "question",
 )
 
-_SPLIT = re.compile(r";|\bthen\b|\band also\b|\balso,", re.IGNORECASE)
+_SPLIT = re.compile(
+    r";|\bthen\b|\band also\b|\balso,|"
+    r",?\s*\b(?:after that|afterwards|after which|once (?:that'?s|that is|it'?s) done)\b,?",
+    re.IGNORECASE,
+)
 _NOT_SPLIT_BEFORE = frozenset({"back", "by", "since", "until", "till", "from", "even", "and", "just"})
 # A part that only qualifies the request before it ("; just preview", "then no edits") is not a request.
 _MODIFIER_PART = re.compile(
@@ -69,6 +73,7 @@ _STATEMENT = re.compile(
     r"^(?!(?:what|which|who|whose|where|why|how|is|are|was|were|does|do|did|has|have|can|could|should|would)\b)"
     r"(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:\w+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
     r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
+    r"got|gets|went|goes|ran|needs|needed|lost|runs out|ran out|"
     r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b|"
     # "I reviewed .pallium/workflows, honour them": what the user did, before the request
     r"^(?:i|we) (?:have |'ve |already )?(?:reviewed|read|checked|audited|inspected|looked (?:at|over|through)|"
@@ -101,6 +106,9 @@ _CHANGE_LEAD = re.compile(
     r"refactor\w*|restructure|rename\w*|rewrite|rework|simplify|change|changing|modify|edit|alter|tweak|"
     r"update|make\b(?!\s+sure\b)|sort (?:it |this |that |them )?out|clean(?:ing)? ?up|cleanup|tidy|tidying|"
     r"get rid of|strip|drop|remove|delete|erase|nuke|zap|ditch|scrap|axe|optimi[sz]e|convert|migrate|port|bump|upgrade|"
+    # giving code an artifact is changing it: "give main a docstring", "annotate src/app.py with type hints"
+    r"annotate|give (?!me\b|us\b)(?:\S+\s+){1,4}?(?:a |an |some |proper |better )?(?:docstrings?|type hints?|tests?|"
+    r"comments?|logging|error handling|usage message)(?![\w/.])|"
     # writing an artifact of code is a change to it ("write docstrings for ...", "write a test for x")
     r"write (?:a |an |some |the |more |missing |proper )?(?:unit |integration |regression )?"
     r"(?:tests?|docstrings?|comments?|type hints?|types|docs? for|documentation for|code|functions?|a fix))\b",
@@ -203,7 +211,7 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "team",
         re.compile(
-            r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
+            r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\brosters?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
             r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b|"
             r"\b(?:start|spin up|create|launch|spawn|stop)\s+(?:a|an|the|my)?\s*(?:\w+\s+)?team\b|"
             # several agents working together are a team ("assemble a few agents to debate ...")
@@ -416,7 +424,8 @@ _OTHER_VERBS = re.compile(
     r"resume|continue|retry|restart|spawn|send|summari[sz]e|prepare|scope|preflight|recall|remind|dump|grep|"
     r"look|see|know|tick|set|enable|disable|watch|describe|walk|compare|tell|report|inspect|analyse|vacuum|"
     r"prune|purge|forget|wipe|kill|cancel|abort|attach|join|claim|complete|nudge|steer|serve|spin|move|unstick|"
-    r"unblock|assemble|record|link|message|ping|step|refresh|dump|export|fact-check|trim|shrink|archive)\b",
+    r"unblock|assemble|record|link|message|ping|step|refresh|dump|export|fact-check|trim|shrink|archive|reattach|"
+    r"rejoin|reconnect|annotate|nudge|wake|poke)\b",
     re.IGNORECASE,
 )
 
