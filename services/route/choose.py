@@ -103,7 +103,10 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         return ("workflow validate",)  # "check flows/x.js for syntax errors before I run it": a script's check
     if action == reading.REVIEW and obj == "run" and re.search(r"\.js\b", request.text):
         return ("workflow validate",)
-    if request.verb in _AUTHOR_VERBS and obj == "run" and re.search(r"\bworkflows?\b", request.text, re.I):
+    if request.verb in _AUTHOR_VERBS and (
+        (obj == "run" and re.search(r"\bworkflows?\b", request.text, re.I))
+        or re.search(r"\b(?:workflow|script)s?\b.*\b(?:to|into|as|at)\s+[\w./-]+\.js\b", request.text, re.I)
+    ):
         return ("workflow generate",)  # "write a research workflow to research.js" writes one, runs none
     if (
         obj == "team"
@@ -249,7 +252,7 @@ _WRITES_INTO = re.compile(
     r"[\w.-]+\.(?:md|toml|json|ya?ml)\b",
     re.IGNORECASE,
 )
-_AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "author", "make"})
+_AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "author", "make", "tailor"})
 _OBJECT_OF_NOUN = {"sessions": "session", "workflow": "run", "loop": "loop", "team": "team", "knowledge": "knowledge"}
 _PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db", "worker"})
 _OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
@@ -258,11 +261,10 @@ _OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object 
 # Words that lead a request made of nouns alone ("unread mail for bob", "members and spend of team-x"):
 # such a request asks to see the thing, not to act on it.
 _LEADING_NOUNS = frozenset(
-    lexicon.canonical(w)
-    for w in (
-        "member", "members", "mail", "inbox", "unread", "spend", "cost", "budget", "board", "roster", "patches",
-        "diffs", "gates", "tasks", "history", "events", "cycles", "verdict", "findings", "mailbox", "messages",
-    )
+    {
+        "members", "member's", "inbox", "unread", "spend", "spending", "costs", "board", "roster", "diffs", "tasks",
+        "history", "events", "cycles", "verdict", "findings", "mailbox", "messages", "status",
+    }
 )  # fmt: skip
 _LOOKING = frozenset(lexicon.canonical(w) for w in ("show", "find", "see", "look"))  # verbs that name no one tool
 _ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"), ("loop_name", "loop_name"))
@@ -291,11 +293,11 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
                 taking = [s for s in ranked if source in s.capability.arguments.values() and s.score > 0]
                 # ... unless the verb names the best ("start a loop called lint-sweep": a new loop's name)
                 verb = lexicon.canonical(request.verb)
-                verb_names_best = verb not in _LOOKING and names_verb(best.capability, verb)
+                verb_names_best = source == "loop_name" and verb not in _LOOKING and names_verb(best.capability, verb)
                 if taking and source not in best.capability.arguments.values() and not verb_names_best:
                     return _lead(ranked, taking[0].capability.capability)
                 break
-    verbless = request.action is None and lexicon.canonical(request.verb) in _LEADING_NOUNS
+    verbless = request.action is None and request.verb.lower() in _LEADING_NOUNS
     if (request.action == reading.QUESTION or verbless) and not _reads(best.capability):
         # "is the provider set up?", "is my install ok?": a question reads state, it does not act; nor does
         # a request of nouns alone ("unread mail for bob in team-x", "members and spend of team-y")

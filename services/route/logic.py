@@ -133,7 +133,7 @@ _TAIL = re.compile(
 
 def _read(text: str, speller: lexicon.Speller) -> reading.Request:
     """The request's reading, over its words with typos corrected ("wokrflow" reads as "workflow")."""
-    return reading.read(speller.fix_text(text, reading.VOCABULARY)).requests[0]
+    return reading.read(lexicon.unloose(speller.fix_text(text, reading.VOCABULARY))).requests[0]
 
 
 def _combined(task: str, ceiling: str, decided: list[tuple[RouteOutput, Plan]], state: State) -> RouteOutput:
@@ -322,6 +322,9 @@ def _sought(text: str, request: reading.Request) -> str:
     return match.group("head")
 
 
+_RUN_WORDS = frozenset(
+    lexicon.canonical(w) for w in ("report", "resume", "apply", "revert", "inspect", "gates", "findings", "verdict")
+)
 _BRANCH_WORDS = frozenset(lexicon.canonical(w) for w in ("main", "master", "trunk", "develop"))
 _NAME_LIKE = re.compile(r"[A-Za-z][\w.]*[-_][\w.-]*\d[\w.-]*|[A-Za-z]+\d[\w-]*|[A-Za-z][\w.]*[-_][\w.-]+")
 
@@ -342,6 +345,15 @@ async def _known_names(found: extract.Found, request: reading.Request, state: St
                 request = dataclasses.replace(request, object="run")
             if request.action == reading.CHANGE and reading.diagnoses(request):
                 request = dataclasses.replace(request, action=None)  # "debug done-1's lease" reads the run
+        elif request.object in (None, "code") and not found.paths and request.action in (None, reading.QUESTION):
+            # "report for fix-auth-7", "resume fix-auth-7": a run's own word beside a name shaped like an id
+            # names a run, one that does not exist; it is reported not found, never read as code
+            shaped = [w for w in words if "-" in w and re.search(r"\d", w) and _NAME_LIKE.fullmatch(w)]
+            said = {lexicon.canonical(w) for w in lexicon.words(request.body)}
+            if shaped and said & _RUN_WORDS:
+                found.run_ids = shaped[:1]
+                found.last_run = False
+                request = dataclasses.replace(request, object="run", action=None)
     verb_run = request.object == "run" and request.verb == "run"  # "run nightly once more": the loop's tick
     known = catalog.load().surfaces
     # A loop's name is a word no catalog phrasing, synonym or vocabulary list uses ("nightly"), so a task

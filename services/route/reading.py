@@ -59,7 +59,8 @@ _FILLER = re.compile(
     r"pls|plz|please|kindly|just|maybe|actually|go ahead and|let'?s|lets|"
     r"(?:can|could|would|will) (?:you|u)(?: please| kindly| just| maybe| quickly)?(?: mind)?|"
     r"would you be so kind as to|i'?d like (?:you )?to|i would like (?:you )?to|i want (?:you )?to|"
-    r"i need (?:you )?to|i wanna|help me(?: to)?|try to|time to|it'?d be (?:great|nice|good) to|"
+    r"i need (?:you )?to|i wanna|help me(?: to)?|try to|time to|"
+    r"have (?:a|the|an) (?:model|llm|agent) |it'?d be (?:great|nice|good) to|"
     r"i just want to|i'?d love to|you should|we should|we need to|i must)\b[\s,]*)+",
     re.IGNORECASE,
 )
@@ -106,6 +107,13 @@ _CHANGE_LEAD = re.compile(
     r"refactor\w*|restructure|rename\w*|rewrite|rework|simplify|change|changing|modify|edit|alter|tweak|"
     r"update|make\b(?!\s+sure\b)|sort (?:it |this |that |them )?out|clean(?:ing)? ?up|cleanup|tidy|tidying|"
     r"get rid of|strip|drop|remove|delete|erase|nuke|zap|ditch|scrap|axe|optimi[sz]e|convert|migrate|port|bump|upgrade|"
+    # a loose deletion verb is a change only of code: "purge the dead code", never "purge my worries"
+    r"(?:purge|scrub|wipe|excise|cut out|rip out)(?=.*\b(?:code|print|prints|statements?|imports?|comments?|"
+    r"functions?|dead|unused|todos?|debug|logging|logs?|helpers?|tests?|lines?)\b)|"
+    # "make main print a usage message", "make it accept a path": making code do something changes it
+    r"make (?:it|them|this|that|the \w+|[A-Za-z_][\w.]*) (?:\w+ly )?(?:print|accept|take|handle|return|support|use|"
+    r"raise|throw|log|emit|read|write|show|exit|fail|retry|parse|validate|ignore|skip|respect|honou?r|default|"
+    r"work with)|"
     # giving code an artifact is changing it: "give main a docstring", "annotate src/app.py with type hints"
     r"annotate|give (?!me\b|us\b)(?:\S+\s+){1,4}?(?:a |an |some |proper |better )?(?:docstrings?|type hints?|tests?|"
     r"comments?|logging|error handling|usage message)(?![\w/.])|"
@@ -119,9 +127,16 @@ _CHANGE_AFTER_AND = re.compile(
     r"make (?:it|them|the \w+|everything|tests?) (?:pass|green|work)|correct)\b",
     re.IGNORECASE,
 )
+_MAKE_DO = re.compile(
+    r"^make (?:it|them|this|that|the \w+|[A-Za-z_][\w.]*) (?:\w+ly )?(?:print|accept|take|handle|return|support|use|"
+    r"raise|throw|log|emit|read|write|show|exit|fail|retry|parse|validate|ignore|skip|respect|honou?r|default|"
+    r"work with)\b",
+    re.IGNORECASE,
+)
 _MAKE_PASS = re.compile(r"\bmake\b.*\b(?:pass|passes|green|work|compile|build)\b", re.IGNORECASE)
 _REVIEW_LEAD = re.compile(
-    r"^(?:review\w*|audit\w*|critique|look over|go over|double[- ]check|re-?check|sanity[- ]check|"
+    r"^(?:give (?!me\b|us\b)(?:\S+\s+){1,4}?(?:a |an )?(?:\w+ )?(?:code )?(?:review|once-over|audit|look-over)\b|"
+    r"review\w*|audit\w*|critique|look over|go over|double[- ]check|re-?check|sanity[- ]check|"
     r"check (?:my|the|this|these|over)\b(?=.*\b(?:bugs?|mistakes?|problems?|issues?|security|diff|changes?)\b))",
     re.IGNORECASE,
 )
@@ -409,7 +424,7 @@ def _lead_action(lead: str) -> str | None:
     if styled:  # "kick off a research run", "do a security review of the auth code"
         return RESEARCH if styled.group(1).lower().startswith(("research", "investig", "analys")) else REVIEW
     if _CHANGE_LEAD.match(lead):
-        if re.match(r"^make\b", lead, re.I) and not _MAKE_PASS.search(lead):
+        if re.match(r"^make\b", lead, re.I) and not _MAKE_PASS.search(lead) and not _MAKE_DO.match(lead):
             return None
         return CHANGE
     if re.match(r"^keep\s+\w+ing\b", lead, re.I):
