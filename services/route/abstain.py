@@ -47,10 +47,12 @@ def unfit(
 
     A capability the reading itself asks for always fits; so does any task that names a path in the
     repository (it is about the repository, even when its words are not Pallium's)."""
-    if best.structural:
-        # "fix my bike", "review this restaurant": the reading asks for a change or a review, but its
-        # object is another world's
-        return _worldly(request, found)
+    if best.structural or reading.is_verb_lead(request.body):
+        # "fix my bike", "review this restaurant", "open a jira ticket for the login bug": the verb is one
+        # Pallium knows, its object another world's
+        worldly = _worldly(request, found)
+        if worldly is not None or best.structural:
+            return worldly
     content = [t for t in terms if not t.startswith("<")]
     task_words = set(lexicon.words(task))
     software = task_words & lexicon.SOFTWARE

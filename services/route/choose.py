@@ -103,7 +103,10 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         return ("workflow validate",)  # "check flows/x.js for syntax errors before I run it": a script's check
     if action == reading.REVIEW and obj == "run" and re.search(r"\.js\b", request.text):
         return ("workflow validate",)
-    if request.verb in _AUTHOR_VERBS and obj == "run" and re.search(r"\bworkflows?\b", request.text, re.I):
+    if request.verb in _AUTHOR_VERBS and (
+        (obj == "run" and re.search(r"\bworkflows?\b", request.text, re.I))
+        or re.search(r"\b(?:workflow|script)s?\b.*\b(?:to|into|as|at)\s+[\w./-]+\.js\b", request.text, re.I)
+    ):
         return ("workflow generate",)  # "write a research workflow to research.js" writes one, runs none
     if (
         obj == "team"
@@ -249,12 +252,20 @@ _WRITES_INTO = re.compile(
     r"[\w.-]+\.(?:md|toml|json|ya?ml)\b",
     re.IGNORECASE,
 )
-_AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "author", "make"})
+_AUTHOR_VERBS = frozenset({"write", "create", "draft", "generate", "scaffold", "author", "make", "tailor"})
 _OBJECT_OF_NOUN = {"sessions": "session", "workflow": "run", "loop": "loop", "team": "team", "knowledge": "knowledge"}
 _PALLIUM_ITSELF = frozenset({"doctor", "version", "update", "trust", "mcp", "agents", "db", "worker"})
 _OBJECT_REACH = 0.25  # how far below the best a candidate on the task's object may be and still lead
 # A thing the task names, by kind: a tool that takes it answers before one that takes none ("check on
 # nightly" is that loop's status, not the list of loops).
+# Words that lead a request made of nouns alone ("unread mail for bob", "members and spend of team-x"):
+# such a request asks to see the thing, not to act on it.
+_LEADING_NOUNS = frozenset(
+    {
+        "members", "member's", "inbox", "unread", "spend", "spending", "costs", "board", "roster", "diffs", "tasks",
+        "history", "events", "cycles", "verdict", "findings", "mailbox", "messages", "status",
+    }
+)  # fmt: skip
 _LOOKING = frozenset(lexicon.canonical(w) for w in ("show", "find", "see", "look"))  # verbs that name no one tool
 _ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"), ("loop_name", "loop_name"))
 
@@ -282,12 +293,14 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
                 taking = [s for s in ranked if source in s.capability.arguments.values() and s.score > 0]
                 # ... unless the verb names the best ("start a loop called lint-sweep": a new loop's name)
                 verb = lexicon.canonical(request.verb)
-                verb_names_best = verb not in _LOOKING and names_verb(best.capability, verb)
+                verb_names_best = source == "loop_name" and verb not in _LOOKING and names_verb(best.capability, verb)
                 if taking and source not in best.capability.arguments.values() and not verb_names_best:
                     return _lead(ranked, taking[0].capability.capability)
                 break
-    if request.action == reading.QUESTION and not _reads(best.capability):
-        # "is the provider set up?", "is my install ok?": a question reads state, it does not act
+    verbless = request.action is None and request.verb.lower() in _LEADING_NOUNS
+    if (request.action == reading.QUESTION or verbless) and not _reads(best.capability):
+        # "is the provider set up?", "is my install ok?": a question reads state, it does not act; nor does
+        # a request of nouns alone ("unread mail for bob in team-x", "members and spend of team-y")
         readers = [s for s in ranked[1:] if _reads(s.capability) and s.score >= best.score - _OBJECT_REACH]
         if request.object is not None:
             readers = [s for s in readers if object_of(s.capability) == request.object] or readers

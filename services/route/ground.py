@@ -492,7 +492,7 @@ def _content_words(task: str, found: Found, cap: Capability) -> str:
 
 def _negated(task: str, words: tuple[str, ...]) -> bool:
     """Whether the task says not to ("without a model", "no prose", "don't confirm") for each word it uses."""
-    lowered = task.lower()
+    lowered = re.sub(r"--no-(?=\w)", "no ", task.lower())  # a typed `--no-model` says "no model"
     used = [w for w in words if re.search(rf"\b{re.escape(w)}", lowered)]
     return bool(used) and all(
         re.search(rf"\b(without|no|not|never|don'?t|do not|skip(?:ping)?)\s+(\w+\s+){{0,2}}{re.escape(w)}", lowered)

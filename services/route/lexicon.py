@@ -123,7 +123,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "live": ("running", "active", "live", "alive", "working", "busy", "ongoing", "underway", "currently"),
     "review": ("review", "audit", "critique", "assess", "evaluate"),
     "scope": ("scope", "preflight", "plan", "planning", "prepare", "prep", "groundwork"),
-    "generate": ("generate", "draft", "author", "scaffold", "template", "templates", "boilerplate"),
+    "generate": ("generate", "draft", "author", "scaffold", "template", "templates", "boilerplate", "tailor"),
     "explain": (
         "explain",
         "describe",
@@ -343,6 +343,7 @@ OFF_DOMAIN = _bag(
     letter letters email emails tweet tweets toast speech offsite aunt uncle brother sister cousin boss
     miles mile km kilometers kilometres ounces ounce pounds inches feet celsius fahrenheit dollars euros
     plot painted painting painter octopus octopuses dragon dragons rhymes rhyme stretches
+    posture marathon closet kitchen tax taxes slack jira standup meeting meetings calendar zoom trello
     """
 )
 
@@ -410,13 +411,30 @@ PHRASAL = (
     ),
     # phrasal verbs: "shut down the loop" stops it, "check on the run" asks its status
     (
-        re.compile(
-            r"\b(?:shut(?:ting)? down|turn(?:ing)? off|switch(?:ing)? off|wind(?:ing)? down|put an end to)\b", re.I
-        ),
+        re.compile(r"\b(?:shut(?:ting)? down|wind(?:ing)? down|put an end to)\b", re.I),
         "stop",
     ),
+    (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) off\b", re.I), "disable stop"),
+    (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) on\b", re.I), "enable"),
+    (re.compile(r"\bcarry(?:ing)? on\b|\bpick(?:ing)? (?:it |\S+ )?(?:back )?up again\b", re.I), "resume"),
     (re.compile(r"\bcheck(?:ing)? (?:on|in on|up on)\b", re.I), "status of"),
+    (re.compile(r"\bwak(?:e|ing) (?:up )?|\bpok(?:e|ing)\b|\bprod(?:ding)?\b", re.I), "nudge "),
 )
+
+
+# Loose idioms that name no object of anyone's ("wipe the slate", "kill the noise", "purge my confusion"):
+# they say how the user feels, not what to do, and are read as nothing.
+_LOOSE = re.compile(
+    r"\b(?:wipe|clean) the slate(?: clean)?\b|\b(?:kill|cut) (?:the|all the) noise\b|"
+    r"\b(?:purge|clear|wipe) my (?:confusion|worries|doubts|mind|head|thoughts)\b|\bstart (?:fresh|over)\b|"
+    r"\bscrap (?:the|my) old plan\b|\bdrop the old plan\b",
+    re.IGNORECASE,
+)
+
+
+def unloose(text: str) -> str:
+    """`text` without its loose idioms."""
+    return _LOOSE.sub(" ", text)
 
 
 def phrasal(text: str) -> str:
@@ -478,6 +496,7 @@ _IDIOMS = (
 
 
 def _idioms(text: str) -> str:
+    text = unloose(text)
     for pattern, word in (*PHRASAL, *_IDIOMS):
         text = pattern.sub(word, text)
     return text

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from kernel import authority
 from kernel.errors import PalliumError
 from services.route import abstain, catalog, extract, lexicon, reading
-from services.route.choose import _lead, acts, may_choose, shape
+from services.route.choose import _lead, acts, may_choose, object_of, shape
 from services.route.ground import Grounded, ground, needed_level, repo_root, state_preconditions
 from services.route.models import Alternative, Confidence, Preparation, RouteInput, RouteOutput, Step
 from services.route.state import State
@@ -73,6 +73,7 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
     texts: list[str] = []
     carried: list[str] = []  # paths named by an earlier request, for "add a test for it"
     ids: dict[str, list[str]] = {}  # runs, teams and sessions named by an earlier request, for "its diff"
+    loops: list[str] = []  # the loop an earlier request named
     for part in parts:
         if decided and _TAIL.match(part):  # "... then report back": what to do with the result, not a request
             texts[-1] = f"{texts[-1]} {part}"
@@ -89,11 +90,22 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
             # "list the runs, then apply the last one", "show the team's status and also its diff": the
             # object carries over from the request before, and with a pronoun, the ids it named
             request = dataclasses.replace(request, object=before.object)
-        answer, plan = await _decide_one(part, task, ceiling, state, request, carried, ids if points else None)
+        answer, plan = await _decide_one(
+            part,
+            task,
+            ceiling,
+            state,
+            request,
+            carried,
+            ids if points else None,
+            loops[0] if points and loops else None,
+        )
         carried += [p for p in extract.find(part).paths if p not in carried]
         named = extract.find(part)
         for kind in ("run_ids", "team_ids", "session_ids"):
             ids[kind] = getattr(named, kind) or ids.get(kind, [])
+        if plan.grounded is not None and (loop := plan.grounded.arguments.get("name")) and request.object == "loop":
+            loops[0:] = [loop]  # "tick nightly then show its status": "its" is the loop named before
         decided.append((answer, plan))
         texts.append(part)
     if len(decided) == 1:
@@ -121,7 +133,7 @@ _TAIL = re.compile(
 
 def _read(text: str, speller: lexicon.Speller) -> reading.Request:
     """The request's reading, over its words with typos corrected ("wokrflow" reads as "workflow")."""
-    return reading.read(speller.fix_text(text, reading.VOCABULARY)).requests[0]
+    return reading.read(lexicon.unloose(speller.fix_text(text, reading.VOCABULARY))).requests[0]
 
 
 def _combined(task: str, ceiling: str, decided: list[tuple[RouteOutput, Plan]], state: State) -> RouteOutput:
@@ -181,14 +193,21 @@ async def _decide_one(
     request: reading.Request,
     carried: list[str] | None,
     ids: dict[str, list[str]] | None = None,
+    loop: str | None = None,
 ) -> tuple[RouteOutput, Plan]:
     cat = catalog.load()
     found = extract.find(task)
+    if loop and found.loop_name is None and not (found.run_ids or found.team_ids or found.session_ids):
+        found.loop_name = loop
     if carried and not found.paths:
         found.paths = list(carried)
     if ids and not (found.run_ids or found.team_ids or found.session_ids):
         for kind, values in ids.items():
             setattr(found, kind, list(values))
+    typed = _command_line(task, cat)
+    if typed is not None:
+        # `pallium workflow gc --confirm`: the command typed out says its object, whatever word leads it
+        request = dataclasses.replace(request, object=object_of(cat.by_name[typed]))
     request, named_loop = await _known_names(found, request, state)
     markers = found.markers
     if lexicon.canonical(request.verb) == lexicon.canonical("search") and set(found.symbols) <= set(found.quoted):
@@ -203,7 +222,6 @@ async def _decide_one(
     hints = frozenset(lexicon.canonical(w) for path in found.paths for w in lexicon.words(path))
     ranked = await _adjust(cat.rank(terms, hints), state, set(terms) | hints)
     ranked = shape(ranked, request, cat, found)
-    typed = _command_line(task, cat)
     if typed is not None and may_choose(cat.by_name[typed], request):
         ranked = _lead(ranked, typed, structural=True)  # the command typed out is the one asked for
     best = ranked[0]
@@ -234,7 +252,11 @@ async def _decide_one(
     if reason is not None:
         return _nothing(task, ceiling, reason, ranked, confidence, state), Plan(None, None, state, request)
     cap = best.capability
-    grounded = await ground(cap, task, found, state, root, acts=acts(cap, request))
+    acting = acts(cap, request)
+    if acting and typed == cap.capability and cap.escalation:
+        # a command line typed out deletes only with its escalation typed too (`--confirm`)
+        acting = f"--{cap.escalation[0].replace('_', '-')}" in task
+    grounded = await ground(cap, task, found, state, root, acts=acting)
     level, level_reason = needed_level(cap, grounded.arguments, task, request)
     blocked = not authority.allows(ceiling, level)  # type: ignore[arg-type]
     preconditions = [*(await state_preconditions(cap, state)), *grounded.needs_input]
@@ -300,6 +322,9 @@ def _sought(text: str, request: reading.Request) -> str:
     return match.group("head")
 
 
+_RUN_WORDS = frozenset(
+    lexicon.canonical(w) for w in ("report", "resume", "apply", "revert", "inspect", "gates", "findings", "verdict")
+)
 _BRANCH_WORDS = frozenset(lexicon.canonical(w) for w in ("main", "master", "trunk", "develop"))
 _NAME_LIKE = re.compile(r"[A-Za-z][\w.]*[-_][\w.-]*\d[\w.-]*|[A-Za-z]+\d[\w-]*|[A-Za-z][\w.]*[-_][\w.-]+")
 
@@ -320,6 +345,15 @@ async def _known_names(found: extract.Found, request: reading.Request, state: St
                 request = dataclasses.replace(request, object="run")
             if request.action == reading.CHANGE and reading.diagnoses(request):
                 request = dataclasses.replace(request, action=None)  # "debug done-1's lease" reads the run
+        elif request.object in (None, "code") and not found.paths and request.action in (None, reading.QUESTION):
+            # "report for fix-auth-7", "resume fix-auth-7": a run's own word beside a name shaped like an id
+            # names a run, one that does not exist; it is reported not found, never read as code
+            shaped = [w for w in words if "-" in w and re.search(r"\d", w) and _NAME_LIKE.fullmatch(w)]
+            said = {lexicon.canonical(w) for w in lexicon.words(request.body)}
+            if shaped and said & _RUN_WORDS:
+                found.run_ids = shaped[:1]
+                found.last_run = False
+                request = dataclasses.replace(request, object="run", action=None)
     verb_run = request.object == "run" and request.verb == "run"  # "run nightly once more": the loop's tick
     known = catalog.load().surfaces
     # A loop's name is a word no catalog phrasing, synonym or vocabulary list uses ("nightly"), so a task

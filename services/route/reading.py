@@ -38,7 +38,11 @@ DELETE, REVERT, CHANGE, REVIEW, RESEARCH, CONTEXT, QUESTION = (
     "question",
 )
 
-_SPLIT = re.compile(r";|\bthen\b|\band also\b|\balso,", re.IGNORECASE)
+_SPLIT = re.compile(
+    r";|\bthen\b|\band also\b|\balso,|"
+    r",?\s*\b(?:after that|afterwards|after which|once (?:that'?s|that is|it'?s) done)\b,?",
+    re.IGNORECASE,
+)
 _NOT_SPLIT_BEFORE = frozenset({"back", "by", "since", "until", "till", "from", "even", "and", "just"})
 # A part that only qualifies the request before it ("; just preview", "then no edits") is not a request.
 _MODIFIER_PART = re.compile(
@@ -55,7 +59,8 @@ _FILLER = re.compile(
     r"pls|plz|please|kindly|just|maybe|actually|go ahead and|let'?s|lets|"
     r"(?:can|could|would|will) (?:you|u)(?: please| kindly| just| maybe| quickly)?(?: mind)?|"
     r"would you be so kind as to|i'?d like (?:you )?to|i would like (?:you )?to|i want (?:you )?to|"
-    r"i need (?:you )?to|i wanna|help me(?: to)?|try to|time to|it'?d be (?:great|nice|good) to|"
+    r"i need (?:you )?to|i wanna|help me(?: to)?|try to|time to|"
+    r"have (?:a|the|an) (?:model|llm|agent) |it'?d be (?:great|nice|good) to|"
     r"i just want to|i'?d love to|you should|we should|we need to|i must)\b[\s,]*)+",
     re.IGNORECASE,
 )
@@ -69,6 +74,7 @@ _STATEMENT = re.compile(
     r"^(?!(?:what|which|who|whose|where|why|how|is|are|was|were|does|do|did|has|have|can|could|should|would)\b)"
     r"(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:\w+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
     r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
+    r"got|gets|went|goes|ran|needs|needed|lost|runs out|ran out|"
     r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b|"
     # "I reviewed .pallium/workflows, honour them": what the user did, before the request
     r"^(?:i|we) (?:have |'ve |already )?(?:reviewed|read|checked|audited|inspected|looked (?:at|over|through)|"
@@ -101,6 +107,16 @@ _CHANGE_LEAD = re.compile(
     r"refactor\w*|restructure|rename\w*|rewrite|rework|simplify|change|changing|modify|edit|alter|tweak|"
     r"update|make\b(?!\s+sure\b)|sort (?:it |this |that |them )?out|clean(?:ing)? ?up|cleanup|tidy|tidying|"
     r"get rid of|strip|drop|remove|delete|erase|nuke|zap|ditch|scrap|axe|optimi[sz]e|convert|migrate|port|bump|upgrade|"
+    # a loose deletion verb is a change only of code: "purge the dead code", never "purge my worries"
+    r"(?:purge|scrub|wipe|excise|cut out|rip out)(?=.*\b(?:code|print|prints|statements?|imports?|comments?|"
+    r"functions?|dead|unused|todos?|debug|logging|logs?|helpers?|tests?|lines?)\b)|"
+    # "make main print a usage message", "make it accept a path": making code do something changes it
+    r"make (?:it|them|this|that|the \w+|[A-Za-z_][\w.]*) (?:\w+ly )?(?:print|accept|take|handle|return|support|use|"
+    r"raise|throw|log|emit|read|write|show|exit|fail|retry|parse|validate|ignore|skip|respect|honou?r|default|"
+    r"work with)|"
+    # giving code an artifact is changing it: "give main a docstring", "annotate src/app.py with type hints"
+    r"annotate|give (?!me\b|us\b)(?:\S+\s+){1,4}?(?:a |an |some |proper |better )?(?:docstrings?|type hints?|tests?|"
+    r"comments?|logging|error handling|usage message)(?![\w/.])|"
     # writing an artifact of code is a change to it ("write docstrings for ...", "write a test for x")
     r"write (?:a |an |some |the |more |missing |proper )?(?:unit |integration |regression )?"
     r"(?:tests?|docstrings?|comments?|type hints?|types|docs? for|documentation for|code|functions?|a fix))\b",
@@ -111,9 +127,16 @@ _CHANGE_AFTER_AND = re.compile(
     r"make (?:it|them|the \w+|everything|tests?) (?:pass|green|work)|correct)\b",
     re.IGNORECASE,
 )
+_MAKE_DO = re.compile(
+    r"^make (?:it|them|this|that|the \w+|[A-Za-z_][\w.]*) (?:\w+ly )?(?:print|accept|take|handle|return|support|use|"
+    r"raise|throw|log|emit|read|write|show|exit|fail|retry|parse|validate|ignore|skip|respect|honou?r|default|"
+    r"work with)\b",
+    re.IGNORECASE,
+)
 _MAKE_PASS = re.compile(r"\bmake\b.*\b(?:pass|passes|green|work|compile|build)\b", re.IGNORECASE)
 _REVIEW_LEAD = re.compile(
-    r"^(?:review\w*|audit\w*|critique|look over|go over|double[- ]check|re-?check|sanity[- ]check|"
+    r"^(?:give (?!me\b|us\b)(?:\S+\s+){1,4}?(?:a |an )?(?:\w+ )?(?:code )?(?:review|once-over|audit|look-over)\b|"
+    r"review\w*|audit\w*|critique|look over|go over|double[- ]check|re-?check|sanity[- ]check|"
     r"check (?:my|the|this|these|over)\b(?=.*\b(?:bugs?|mistakes?|problems?|issues?|security|diff|changes?)\b))",
     re.IGNORECASE,
 )
@@ -203,7 +226,7 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "team",
         re.compile(
-            r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
+            r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\brosters?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
             r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b|"
             r"\b(?:start|spin up|create|launch|spawn|stop)\s+(?:a|an|the|my)?\s*(?:\w+\s+)?team\b|"
             # several agents working together are a team ("assemble a few agents to debate ...")
@@ -401,7 +424,7 @@ def _lead_action(lead: str) -> str | None:
     if styled:  # "kick off a research run", "do a security review of the auth code"
         return RESEARCH if styled.group(1).lower().startswith(("research", "investig", "analys")) else REVIEW
     if _CHANGE_LEAD.match(lead):
-        if re.match(r"^make\b", lead, re.I) and not _MAKE_PASS.search(lead):
+        if re.match(r"^make\b", lead, re.I) and not _MAKE_PASS.search(lead) and not _MAKE_DO.match(lead):
             return None
         return CHANGE
     if re.match(r"^keep\s+\w+ing\b", lead, re.I):
@@ -416,7 +439,8 @@ _OTHER_VERBS = re.compile(
     r"resume|continue|retry|restart|spawn|send|summari[sz]e|prepare|scope|preflight|recall|remind|dump|grep|"
     r"look|see|know|tick|set|enable|disable|watch|describe|walk|compare|tell|report|inspect|analyse|vacuum|"
     r"prune|purge|forget|wipe|kill|cancel|abort|attach|join|claim|complete|nudge|steer|serve|spin|move|unstick|"
-    r"unblock|assemble|record|link|message|ping|step|refresh|dump|export|fact-check|trim|shrink|archive)\b",
+    r"unblock|assemble|record|link|message|ping|step|refresh|dump|export|fact-check|trim|shrink|archive|reattach|"
+    r"rejoin|reconnect|annotate|nudge|wake|poke)\b",
     re.IGNORECASE,
 )
 
