@@ -327,10 +327,14 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
             direct.setdefault(start, ("call", None, 2))
     add = facts.refs.add
     type_nodes = grammars.TYPE_NODES
+    has_bound = bool(bound)  # the loop only reads `bound`
+    # The names whose bare use an alias changes (`Bound.original`): any other bare name is added as
+    # written, without a call per identifier (this loop runs once for every identifier of the file).
+    renamed = bound.names if has_bound else {}
     for node, start, kind in zip(refs, starts, kinds, strict=True):
         if kind == "skip" or start in name_starts:
             continue
-        text = node.text.decode("utf-8", "replace")
+        text = data[start : node.end_byte].decode("utf-8", "replace")  # `node.text`, without its lookup
         if text in _IGNORED_NAMES:
             continue
         if kind is None:
@@ -339,7 +343,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
                 receiver = _receiver(hit[1], scopes, bindings, node, members)
                 if members is not None and hit[0] == "call":
                     _add_registrations(add, language, node)
-                if bound:
+                if has_bound:
                     _add_aliased(add, bound, text, node.start_point[0] + 1, hit[0], receiver, hit[1])
                     continue
                 add((text, node.start_point[0] + 1, hit[0], receiver))
@@ -364,7 +368,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
                 receiver = aliases.qualifier_receiver(written)
                 _add_aliased(add, bound, text, node.start_point[0] + 1, kind, receiver, written)
                 continue
-        if bound:
+        if text in renamed:
             _add_aliased(add, bound, text, node.start_point[0] + 1, kind, "", None)
             continue
         add((text, node.start_point[0] + 1, kind, ""))

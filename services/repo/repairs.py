@@ -17,6 +17,7 @@ _DIRECTIVE = re.compile(rb"\n[ \t]*#[ \t]*(?:include|define|undef)\b[^\n]*")
 # What opens a list rather than a body: `enum colors {`, `= {`, `[] = {`, a `{` inside another list.
 _LIST_HEAD = re.compile(rb"(?:\benum\b[^;{}()]*|=[ \t\n]*|[{,][ \t\n]*)$")
 _WHOLE_DIRECTIVE = re.compile(rb"\n[ \t]*#(?:[^\n]*\\\n)*[^\n]*")
+_BRACE = re.compile(rb"[{}]")
 # `class LEVELDB_EXPORT Cache {`: an export macro between the keyword and the name.
 _EXPORT_MACRO = re.compile(rb"\b(?:class|struct)[ \t]+([A-Z][A-Z0-9_]{2,})[ \t]+(?=[A-Za-z_]\w*\s*(?:final\b|[:{]))")
 _MACRO = rb"[A-Z][A-Z0-9_]{2,}"
@@ -153,20 +154,30 @@ def _directives_in_lists(code: bytes, lined: bytes) -> list[tuple[int, int]]:
     """The `#include`/`#define`/`#undef` lines inside an enum's body or a braced initializer (an
     X-macro), never those in a namespace, class or function body, which the grammar reads.
     `lined` is `code` after one newline."""
+    directives = list(_DIRECTIVE.finditer(lined))
+    if not directives:
+        return []
     # `#define TRY try {` opens nothing: each directive blanked, its newline kept
     bodies = _WHOLE_DIRECTIVE.sub(lambda m: b"\n" + b" " * (len(m.group()) - 1), lined)[1:]
-    braces = [(m.start(), m.group()) for m in re.finditer(rb"[{}]", bodies)]
+    # Only the braces before the last directive decide anything; whether a brace opens a list is
+    # read when a directive lies right inside it, once.
+    braces = [(m.start(), m.group()) for m in _BRACE.finditer(bodies, 0, directives[-1].start())]
     spans, stack, at = [], [], 0
-    for found in _DIRECTIVE.finditer(lined):
+    heads: dict[int, bool] = {}
+    for found in directives:
         start, end = found.start(), found.end() - 1  # the line's start in `code`, and its end
         while at < len(braces) and braces[at][0] < start:
             where, brace = braces[at]
             at += 1
             if brace == b"{":
-                head = bodies[max(0, where - 200) : where]
-                stack.append(_LIST_HEAD.search(head) is not None)
+                stack.append(where)
             elif stack:
                 stack.pop()
-        if stack and stack[-1]:
-            spans.append((start, end))
+        if stack:
+            where = stack[-1]
+            listed = heads.get(where)
+            if listed is None:
+                listed = heads[where] = _LIST_HEAD.search(bodies[max(0, where - 200) : where]) is not None
+            if listed:
+                spans.append((start, end))
     return spans
