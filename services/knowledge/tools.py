@@ -398,8 +398,17 @@ TOOLS = (
             # Beyond loopback the site serves the source to the network: the handler asks admin for it.
             levels={
                 "admin": (
-                    "on 0.0.0.0", "to 0.0.0.0", "all interfaces", "every interface", "the network", "the lan",
-                    "teammate", "colleague", "other machines", "remotely", "publicly",
+                    "on 0.0.0.0",
+                    "to 0.0.0.0",
+                    "all interfaces",
+                    "every interface",
+                    "the network",
+                    "the lan",
+                    "teammate",
+                    "colleague",
+                    "other machines",
+                    "remotely",
+                    "publicly",
                 )
             },
         ),

@@ -24,15 +24,15 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # receivers; 5: fields of classes and structs; 6: names bound by assignment, `Base = Widget`, and
 # Rust `impl Trait for Type` blocks; 7: Python/JS/TS receivers by `receivers`, decorator receivers,
 # `registration` references; 8: declarations of the pack languages ctags finds, C globals, Ruby
-# accessors and aliases, Swift initialisers, Kotlin packages and top-level properties, C++ headers and
-# methods, scripts known by their shebang; 9: C/C++ specifier and statement macros read around
+# accessors and aliases, Swift initialisers, Kotlin packages and top-level properties, C++ headers
+# and methods, scripts known by their shebang; 9: C/C++ specifier and statement macros read around
 # (`services.repo.repairs`), deep qualified members, reference fields, specialisations; 10: the
 # types of top-level bindings, `const ky = createInstance()`, `app = Flask()`, and JS/TS variables
 # bound to a call; 11: C comments before a `#define`'s continuation, return-type macros above a
-# definition, the calls in a macro's body; 12: PHP docblock types and fields assigned from typed parameters; 13: PHP call
-# chains' receivers and docblock return types in signatures; 14: C++ export macros before a class
-# name whose brace is on the next line; 15: C++ locals declared as pointers or references): an index
-# whose facts an older parser wrote parses its contents again at the next run.
+# definition, the calls in a macro's body; 12: PHP docblock types and fields assigned from typed
+# parameters; 13: PHP call chains' receivers and docblock return types in signatures; 14: C++ export
+# macros before a class name whose brace is on the next line; 15: C++ locals declared as pointers or
+# references): an index whose facts an older parser wrote parses its contents again at the next run.
 FACTS_VERSION = "15"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.

@@ -17,11 +17,7 @@ from tests.services.repo.conftest import ask, new_repo
 pytestmark = pytest.mark.anyio
 
 _FILES = {
-    "src/client.ts": (
-        "export function send(options: any) {\n"
-        "  return options.retry.delay(1);\n"
-        "}\n"
-    ),
+    "src/client.ts": ("export function send(options: any) {\n  return options.retry.delay(1);\n}\n"),
     "test/send.test.ts": (
         'import { send } from "../src/client";\n\n'
         'test("retries", () => {\n'

@@ -76,12 +76,12 @@ async def test_a_same_package_test_using_the_files_names_covers_it(tmp_path: Pat
     git(repo, "init", "-q", "-b", "main")
     files = {
         "settings.gradle.kts": 'include("result", "result-coroutines")\n',
-        "result/build.gradle.kts": "plugins { kotlin(\"jvm\") }\n",
+        "result/build.gradle.kts": 'plugins { kotlin("jvm") }\n',
         "result/src/main/kotlin/com/example/result/Result.kt": RESULT,
         "result/src/test/kotlin/com/example/result/MapTest.kt": MAP_TEST,
         "result/src/test/kotlin/com/example/result/SilentTest.kt": SILENT_TEST,
         "result/src/test/kotlin/com/example/other/OkTest.kt": OTHER_PACKAGE_TEST,
-        "result-coroutines/build.gradle.kts": "plugins { kotlin(\"jvm\") }\n",
+        "result-coroutines/build.gradle.kts": 'plugins { kotlin("jvm") }\n',
         "result-coroutines/src/test/kotlin/com/example/result/coroutines/BindingTest.kt": COROUTINES_TEST,
     }
     commit(repo, "Start", files)
