@@ -343,7 +343,8 @@ OFF_DOMAIN = _bag(
     letter letters email emails tweet tweets toast speech offsite aunt uncle brother sister cousin boss
     miles mile km kilometers kilometres ounces ounce pounds inches feet celsius fahrenheit dollars euros
     plot painted painting painter octopus octopuses dragon dragons rhymes rhyme stretches
-    posture marathon closet kitchen tax taxes slack jira standup meeting meetings calendar zoom trello
+    posture marathon closet kitchen tax taxes fun trivia riddle riddles
+    slack jira standup meeting meetings calendar zoom trello
     """
 )
 
@@ -460,6 +461,20 @@ _IDIOMS = (
     ),
     (re.compile(r"\bpull(?:ing)? in\b|\bbring(?:ing)? in\b|\bsuck(?:ing)? in\b", re.I), "import"),
     (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),
+    # whether Pallium itself works is its health check
+    (
+        re.compile(r"\bis (?:pallium|it) (?:working|ok|okay|fine|healthy|broken|alright|all right)\b", re.I),
+        "check health",
+    ),
+    # what earlier work found is where those sessions stood: "what did the agent find out about X last time"
+    (
+        re.compile(
+            r"\bwhat did (?:i|we|you|the agents?|claude|codex) (?:find out|figure out|conclude|learn|discover|"
+            r"settle on|end up with)\b",
+            re.I,
+        ),
+        "recall where we left off on",
+    ),
     # how often something changes is churn: "the files that change the most", "most often changed"
     (
         re.compile(
