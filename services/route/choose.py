@@ -91,6 +91,8 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         and not re.search(r"\bloop (?:list|status|stop|start|reset|tick)\b", request.text, re.IGNORECASE)
     ):
         return ("loop tick",)  # a loop runs one tick at a time: "run nightly once more"
+    if _SINCE_REF.search(request.text) and obj in ("code", None) and action in (None, reading.QUESTION):
+        return ("handoff",)  # "catch a reviewer up on all that's changed since HEAD~3": everything since a base
     located = _located(request)
     if located:
         return (located,)
@@ -144,6 +146,11 @@ _VALIDATES = re.compile(r"\b(?:syntax|validat\w*|lint\w*|valid)\b", re.IGNORECAS
 _WHICH_PART = re.compile(
     r"^(?:which|what|wich|where)(?:'s|s)?\s+(?:\w+\s+)?(?:modules?|docs?|documents?|files?|parts?|components?|"
     r"packages?|code)\b",
+    re.IGNORECASE,
+)
+_SINCE_REF = re.compile(
+    r"\b(?:chang\w*|happened|landed|done|modified|touched)\b.*\bsince\s+(?:HEAD(?:~\d+|\^+)?|[0-9a-f]{7,40}|"
+    r"v?\d+\.\d+(?:\.\d+)?|origin/[\w./-]+|(?:the )?(?:main|master|develop) branch|main|master)\b",
     re.IGNORECASE,
 )
 _AS_DECISION = re.compile(

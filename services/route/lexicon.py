@@ -74,6 +74,9 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "safe",
         "careful",
         "fragile",
+        "nervous",
+        "scary",
+        "scariest",
         "hazard",
         "rischio",
         "riesgo",
@@ -170,6 +173,8 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "definitions",
         "signature",
         "signatures",
+        "sig",
+        "sigs",
         "toc",
         "def",
         "defs",
@@ -623,7 +628,8 @@ class Speller:
         return best[3] if best is not None else None
 
 
-_PLAIN_WORD = re.compile(r"(?<![\w./@`'\"-])[A-Za-z]+(?![\w./@`'\"-])")
+# A word written in capitals (HEAD, CI) or joined to a ref's ~ or ^ is a name, never a slip.
+_PLAIN_WORD = re.compile(r"(?<![\w./@`'\"~^-])(?![A-Z]{2,}\b)[A-Za-z]+(?![\w./@`'\"~^-])")
 
 
 def _inside_quotes(text: str, at: int) -> bool:

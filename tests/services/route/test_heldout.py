@@ -68,9 +68,9 @@ def test_the_held_out_set_is_large_varied_and_apart_from_cases(name: str):
 # Each set was scored once before the changes its score led to; see docs/route.md for those figures.
 # Set 5 was scored once by an independent hand at 79.8% right; tuned on it since, route reaches 93.6%
 # (218/233), so its floor is that tuning figure, not the 95%: it is tuning now, not held out.
-# Set 6 likewise: 79.6% (230/289) when first scored, then tuned by class to 88.9% (257/289); it too is
+# Set 6 likewise: 79.6% (230/289) when first scored, then tuned by class to 90.0% (260/289); it too is
 # tuning now, and its floor is that figure.
-RIGHT_FLOOR = {"held-out-5": 0.93, "held-out-6": 0.88}
+RIGHT_FLOOR = {"held-out-5": 0.93, "held-out-6": 0.89}
 ABSTAIN_FLOOR = {
     "held-out": 0.9,
     "held-out-2": 0.95,
