@@ -91,6 +91,8 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         and not re.search(r"\bloop (?:list|status|stop|start|reset|tick)\b", request.text, re.IGNORECASE)
     ):
         return ("loop tick",)  # a loop runs one tick at a time: "run nightly once more"
+    if _SINCE_REF.search(request.text) and obj in ("code", None) and action in (None, reading.QUESTION):
+        return ("handoff",)  # "catch a reviewer up on all that's changed since HEAD~3": everything since a base
     located = _located(request)
     if located:
         return (located,)
@@ -108,6 +110,8 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         or re.search(r"\b(?:workflow|script)s?\b.*\b(?:to|into|as|at)\s+[\w./-]+\.js\b", request.text, re.I)
     ):
         return ("workflow generate",)  # "write a research workflow to research.js" writes one, runs none
+    if _AS_DECISION.search(request.text):
+        return ("knowledge decisions link",)  # "register README.md as an authored decision": one to record
     if (
         obj == "team"
         and request.verb
@@ -142,6 +146,16 @@ _VALIDATES = re.compile(r"\b(?:syntax|validat\w*|lint\w*|valid)\b", re.IGNORECAS
 _WHICH_PART = re.compile(
     r"^(?:which|what|wich|where)(?:'s|s)?\s+(?:\w+\s+)?(?:modules?|docs?|documents?|files?|parts?|components?|"
     r"packages?|code)\b",
+    re.IGNORECASE,
+)
+_SINCE_REF = re.compile(
+    r"\b(?:chang\w*|happened|landed|done|modified|touched)\b.*\bsince\s+(?:HEAD(?:~\d+|\^+)?|[0-9a-f]{7,40}|"
+    r"v?\d+\.\d+(?:\.\d+)?|origin/[\w./-]+|(?:the )?(?:main|master|develop) branch|main|master)\b",
+    re.IGNORECASE,
+)
+_AS_DECISION = re.compile(
+    r"^\W*(?:please\s+)?(?:register|record|add|log|file|save|store|link|enter)\b.*\bas (?:an? |the )?(?:new )?"
+    r"(?:authored )?decision\b",
     re.IGNORECASE,
 )
 _TEMPLATE = re.compile(r"\b(?:templates?|rosters?|presets?|built-?ins?)\b", re.IGNORECASE)
@@ -320,8 +334,13 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
     if near and named_verb:
         near = [s for s in near if verb in s.matched]
         if request.object != "code":
-            near.sort(key=lambda s: not names_verb(s.capability, verb))  # "create a team": the team's start
+            # "create a team": the team's start; "index my session history": the tool phrased with that verb first
+            near.sort(key=lambda s: (not names_verb(s.capability, verb), not _leads_with(s.capability, request.verb)))
     return _lead(ranked, near[0].capability.capability) if near else _argument_fit(ranked, request, found)
+
+
+def _leads_with(cap: Capability, verb: str) -> bool:
+    return any(p.split()[0].lower() == verb.lower() for p in cap.phrasings if p)
 
 
 def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract.Found | None) -> list[Scored]:

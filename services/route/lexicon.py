@@ -74,6 +74,9 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "safe",
         "careful",
         "fragile",
+        "nervous",
+        "scary",
+        "scariest",
         "hazard",
         "rischio",
         "riesgo",
@@ -170,6 +173,8 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "definitions",
         "signature",
         "signatures",
+        "sig",
+        "sigs",
         "toc",
         "def",
         "defs",
@@ -343,7 +348,8 @@ OFF_DOMAIN = _bag(
     letter letters email emails tweet tweets toast speech offsite aunt uncle brother sister cousin boss
     miles mile km kilometers kilometres ounces ounce pounds inches feet celsius fahrenheit dollars euros
     plot painted painting painter octopus octopuses dragon dragons rhymes rhyme stretches
-    posture marathon closet kitchen tax taxes slack jira standup meeting meetings calendar zoom trello
+    posture marathon closet kitchen tax taxes fun trivia riddle riddles
+    slack jira standup meeting meetings calendar zoom trello
     """
 )
 
@@ -460,6 +466,20 @@ _IDIOMS = (
     ),
     (re.compile(r"\bpull(?:ing)? in\b|\bbring(?:ing)? in\b|\bsuck(?:ing)? in\b", re.I), "import"),
     (re.compile(r"\bclear (?:my|your) head\b", re.I), " "),
+    # whether Pallium itself works is its health check
+    (
+        re.compile(r"\bis (?:pallium|it) (?:working|ok|okay|fine|healthy|broken|alright|all right)\b", re.I),
+        "check health",
+    ),
+    # what earlier work found is where those sessions stood: "what did the agent find out about X last time"
+    (
+        re.compile(
+            r"\bwhat did (?:i|we|you|the agents?|claude|codex) (?:find out|figure out|conclude|learn|discover|"
+            r"settle on|end up with)\b",
+            re.I,
+        ),
+        "recall where we left off on",
+    ),
     # how often something changes is churn: "the files that change the most", "most often changed"
     (
         re.compile(
@@ -608,7 +628,8 @@ class Speller:
         return best[3] if best is not None else None
 
 
-_PLAIN_WORD = re.compile(r"(?<![\w./@`'\"-])[A-Za-z]+(?![\w./@`'\"-])")
+# A word written in capitals (HEAD, CI) or joined to a ref's ~ or ^ is a name, never a slip.
+_PLAIN_WORD = re.compile(r"(?<![\w./@`'\"~^-])(?![A-Z]{2,}\b)[A-Za-z]+(?![\w./@`'\"~^-])")
 
 
 def _inside_quotes(text: str, at: int) -> bool:

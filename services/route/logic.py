@@ -215,6 +215,8 @@ async def _decide_one(
     terms = _rank_terms(task, request, found, cat) + markers
     if not found.refs:
         terms = [t for t in terms if t not in _BRANCH_WORDS]  # "search for main": a branch only where a ref stands
+    if request.object == "loop" and _AGAIN.search(task):
+        terms.append(lexicon.canonical("tick"))  # "hit the nightly loop once more": another cycle
     if named_loop:
         terms.append(lexicon.canonical("loop"))  # "tick nightly": the loop's name says "loop"
         if request.verb.lower() in ("how", "how's", "hows"):
@@ -322,6 +324,7 @@ def _sought(text: str, request: reading.Request) -> str:
     return match.group("head")
 
 
+_AGAIN = re.compile(r"\b(?:once more|one more time|another (?:go|time|round|cycle|pass))\b", re.IGNORECASE)
 _RUN_WORDS = frozenset(
     lexicon.canonical(w) for w in ("report", "resume", "apply", "revert", "inspect", "gates", "findings", "verdict")
 )

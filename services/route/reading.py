@@ -228,7 +228,8 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\brosters?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
             r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b|"
-            r"\b(?:start|spin up|create|launch|spawn|stop)\s+(?:a|an|the|my)?\s*(?:\w+\s+)?team\b|"
+            r"\b(?:start|spin up|create|launch|spawn|stop|set up|form|assemble|put together)\s+(?:a|an|the|my)?\s*"
+            r"(?:[\w-]+\s+)?team\b|"
             # several agents working together are a team ("assemble a few agents to debate ...")
             r"\b(?:a few|few|several|some|multiple|a couple of|a group of|a panel of|a handful of|a bunch of|"
             r"two|three|four|five|\d+)\s+(?:\w+\s+)?agents\b(?!\s+(?:running|are running))",

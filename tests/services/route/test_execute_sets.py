@@ -25,6 +25,7 @@ from tests.services.route.heldout2_cases import HELDOUT2
 from tests.services.route.heldout3_cases import HELDOUT3
 from tests.services.route.heldout4_cases import HELDOUT4
 from tests.services.route.heldout5_cases import HELDOUT5
+from tests.services.route.heldout6_cases import HELDOUT6
 from tests.services.route.heldout_cases import HELDOUT
 
 _PER_CALL = 120  # seconds one executed answer may take before the test gives up on it
@@ -98,6 +99,7 @@ SETS = {
     "held-out-3": HELDOUT3,
     "held-out-4": HELDOUT4,
     "held-out-5": HELDOUT5,
+    "held-out-6": HELDOUT6,
 }
 
 
