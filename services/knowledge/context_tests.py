@@ -123,7 +123,11 @@ def choose_tests(
             closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
             # test_block.py for block.py; test_model_signature.py, named after it, for _signature.py
             own = 2.0 if test_stem(test).lstrip("_") == stem.lstrip("_") or test in named_after.get(path, ()) else 1.0
-            if own == 1.0 and stem not in test.lower() and _folder(test) in packages:
+            if own == 1.0 and stem not in test.lower() and _folder(test) != _folder(path) and path.endswith(".go"):
+                # `middleware/strip_test.go` imports the root package for its router: it tests the
+                # middleware, and the package it imports only through its API, shared among its files
+                own = 1.0 / max(1, packages.get(_folder(path), 1))
+            elif own == 1.0 and stem not in test.lower() and _folder(test) in packages:
                 # `package middleware_test` imports the package, so it is tied to every file of it: it
                 # tests the package, its points shared among the package's files, not one file's test
                 own = 1.0 / packages[_folder(test)]
