@@ -211,6 +211,7 @@ def context(
         task_stems(task, named_symbols),
         lambda t: _folder_named(t, words),
         defined,
+        {p: [label.split(":", 1)[0].rsplit(".", 1)[-1] for label in named_symbols.get(p, [])] for p in sources},
     )
     modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
     own_checks = store.file_checks(sources)

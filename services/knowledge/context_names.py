@@ -159,9 +159,61 @@ def narrowed(found: list, parts: list[str]) -> list:
     packaged = [s for s in found if parts[-2] in s.path.split("/")[:-1]]
     if packaged:
         return packaged
+    owned = _short_qualifier(found, parts[-2])
+    if owned:
+        return owned
     # `app.get`: a qualifier the index does not know, so the name as spelled; `io.Writer` is the
     # standard library's, not a `writer` method here
     return [s for s in found if s.name == parts[-1]][:20]
+
+
+# The short names code conventionally gives an object of a class or module (`app` for an `Application`).
+_SHORT_NAMES = {
+    "app": "application",
+    "ctx": "context",
+    "req": "request",
+    "res": "response",
+    "resp": "response",
+    "cfg": "config",
+    "conf": "config",
+    "db": "database",
+    "env": "environment",
+    "srv": "server",
+    "msg": "message",
+    "err": "error",
+    "opts": "options",
+    "repo": "repository",
+    "doc": "document",
+    "pkg": "package",
+    "mgr": "manager",
+    "conn": "connection",
+    "sess": "session",
+    "tx": "transaction",
+}
+
+
+def _short_qualifier(found: list, qualifier: str) -> list:
+    """`app.toJSON`, `ctx.throw`: a qualifier the index does not know that is the conventional short name
+    of, or a prefix of, exactly one class or file stem among the definitions found (`Application`,
+    `context.js`): the definitions there, not every `toJSON` of the repository."""
+    short = qualifier.lower()
+    full = _SHORT_NAMES.get(short)
+
+    def owners(s) -> set[str]:
+        names = {stem_of(s.path).lower()}
+        if "." in s.qualified:
+            names.add(s.qualified.rsplit(".", 2)[-2].lower())
+        return names
+
+    exact = [s for s in found if {short, full or short} & owners(s)]
+    if len({s.path for s in exact}) == 1:
+        return exact
+    if len(short) < 3:
+        return []
+    prefixed = [s for s in found if any(o.startswith(short) or (full and o.startswith(full)) for o in owners(s))]
+    if len({s.path for s in prefixed}) == 1:
+        return prefixed
+    return []
 
 
 def _owned_methods(names: list[_Name]) -> None:

@@ -103,11 +103,13 @@ def choose_tests(
     stems: list[str],
     folder_named: Callable[[str], str | None],
     defined: Sequence[str] = (),
+    members: dict[str, list[str]] | None = None,
 ) -> list[str]:
     """Tests paired with the files to read (closest first), tests the words hit, tests named after what
     the task names (`test_merge.py` for a task about `Session.merge`), and the test files holding a test
     class named after a definition the task names (`TestEvolve` in `test_funcs.py` for
-    `evolve`, defined in `_make.py`)."""
+    `evolve`, defined in `_make.py`), and the test named after a member the task names in the test folder
+    named after its module (`__tests__/context/cookies.test.js` for `cookies` in `lib/context.js`)."""
     points: dict[str, float] = defaultdict(float)
     barrels = _barrel_tests([p for p in sources if not files[p].tests], store)
     named_after = _tests_named_after([p for p in sources if not files[p].tests and p not in barrels], store)
@@ -121,7 +123,11 @@ def choose_tests(
             closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
             # test_block.py for block.py; test_model_signature.py, named after it, for _signature.py
             own = 2.0 if test_stem(test).lstrip("_") == stem.lstrip("_") or test in named_after.get(path, ()) else 1.0
-            if own == 1.0 and stem not in test.lower() and _folder(test) in packages:
+            if own == 1.0 and stem not in test.lower() and _folder(test) != _folder(path) and path.endswith(".go"):
+                # `middleware/strip_test.go` imports the root package for its router: it tests the
+                # middleware, and the package it imports only through its API, shared among its files
+                own = 1.0 / max(1, packages.get(_folder(path), 1))
+            elif own == 1.0 and stem not in test.lower() and _folder(test) in packages:
                 # `package middleware_test` imports the package, so it is tied to every file of it: it
                 # tests the package, its points shared among the package's files, not one file's test
                 own = 1.0 / packages[_folder(test)]
@@ -129,6 +135,8 @@ def choose_tests(
     for test in direct_tests:
         points[test] += score[test]
     best = max(points.values(), default=5.0)
+    for rank, test in enumerate(_member_tests(store, sources, members or {})):
+        points[test] += 1.5 * best / (1 + rank * 0.3)  # the member's own test, for the member's change
     by_stem: dict[str, list[str]] = defaultdict(list)
     if stems:
         for test in store.test_paths():
@@ -153,6 +161,29 @@ def choose_tests(
         floor = _TEST_TAIL * points[ranked[0]]
         ranked = [t for t in ranked if points[t] >= floor]
     return ranked[:TESTS]
+
+
+def _member_tests(store, sources: Sequence[str], members: dict[str, list[str]]) -> list[str]:
+    """Each test file named after a member a source defines and the task names, in a
+    test folder named after that source (`__tests__/application/use.test.js` for `Application.use` in
+    `lib/application.js`), best source first: a tree of one test file per property pairs that way."""
+    wanted = {
+        (stem_of(path).lower(), name.lower()): path
+        for path in sources
+        for name in members.get(path, [])
+        if len(name) >= 3 and stem_of(path).lower() not in ("index", "__init__", "mod", "lib")
+    }
+    if not wanted:
+        return []
+    found = []
+    for test in store.test_paths():
+        if not in_tests(test) or is_fixture(test) or "/" not in test:
+            continue
+        source = wanted.get((_folder(test).rsplit("/", 1)[-1].lower(), test_stem(test)))
+        if source is not None:
+            found.append((test, source))
+    order = {p: i for i, p in enumerate(sources)}
+    return [test for test, _ in sorted(found, key=lambda ts: (order[ts[1]], ts[0]))]
 
 
 def _tests_defining(store, defined: Sequence[str]) -> dict[str, list[str]]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel.generated import looks_like_data
+from kernel.keywords import keywords_of
 
 __all__ = ["data_tables", "decode_imports", "encode_imports", "imports_of", "used_imports"]
 
@@ -91,6 +92,8 @@ def data_tables(root: Path, files: list[dict[str, Any]], included: set[str]) -> 
 
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _QUALIFIER = re.compile(r"(?<![\w$.])([A-Za-z_$][A-Za-z0-9_$]*)\.[A-Za-z_$]")
+# `this.toJSON()`, `self.render()`: the definition's own member, no use of an imported file's namesake
+_OWN_MEMBER = re.compile(r"(?<![\w$.])(?:this|self)\.[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 def used_imports(
@@ -118,10 +121,12 @@ def used_imports(
         if name in ("__init__", "index", "mod") and "/" in dst:
             name = dst.rsplit("/", 2)[-2]
         by_stem[name.lstrip("_").lower()].append(dst)
+    reserved = keywords_of(path)  # `throw new TypeError` is the statement, not a `throw` method
     wanted: dict[str, str] = {}  # identifier -> the definition it is used in
     modules: dict[str, str] = {}  # `filesize` of `filesize.decimal` -> the definition
     for qualified, start, end in spans:
         body = lines[max(0, start - 1) : end]
+        own = qualified.rsplit(".", 1)[-1]  # its own name on its first line is no use of a namesake
         code = _code_only(body)
         for i, line in enumerate(body):
             lowered = line.lower()
@@ -129,8 +134,8 @@ def used_imports(
                 continue
             # the statement a word sits in may open a line or two above (`LogRender(` over `show_level=`)
             for near in code[max(0, i - _ABOVE) : i + 1]:
-                for ident in _IDENT.findall(near):
-                    if len(ident) >= 3 and ident not in wanted:
+                for ident in _IDENT.findall(_OWN_MEMBER.sub(" ", near)):
+                    if len(ident) >= 3 and ident not in wanted and ident not in reserved and ident != own:
                         wanted[ident] = qualified
                 for ident in _QUALIFIER.findall(near):  # a local `traceback` is no use of traceback.py
                     modules.setdefault(ident, qualified)

@@ -138,3 +138,32 @@ async def test_a_standard_library_name_is_not_a_same_named_method_here(gate_repo
     read, tests = await _read(gate_repo, "Report should print to a configurable io.Writer instead of os.Stderr")
     assert read == ["gate/report.go"]  # not gzip.go for its unexported `gzipWriter.writer`
     assert tests == ["gate/report_test.go"]
+
+
+async def test_a_go_test_of_another_package_importing_this_one_is_no_one_files_test(empty_repo: Path):
+    router = "package web\n\n// Router routes requests.\ntype Router struct{ routes map[string]string }\n\n"
+    files = {
+        "go.mod": "module example.com/web\n\ngo 1.22\n",
+        "tree.go": "package web\n\n// RegisterVerb adds a request method the router accepts.\n"
+        "func RegisterVerb(verb string) { verbs[verb] = true }\n\nvar verbs = map[string]bool{}\n",
+        "tree_test.go": _go_test("RegisterVerb", 'RegisterVerb("LINK")').replace("package gate", "package web"),
+        "router.go": router + "// Handle adds a route.\nfunc (r *Router) Handle(p, h string) { r.routes[p] = h }\n",
+        "router_test.go": _go_test("Handle", "(&Router{}).Handle").replace("package gate", "package web"),
+    }
+    for i, name in enumerate(("params", "walk", "chain", "context")):
+        title = f"{name.title()}{i}"
+        files[f"{name}.go"] = f"package web\n\n// {title} is part of the router.\nfunc {title}() {{}}\n"
+    files["plugins/trim.go"] = (
+        "package plugins\n\n// Trim drops a trailing slash of the path.\nfunc Trim(p string) string { return p }\n"
+    )
+    files["plugins/trim_test.go"] = (
+        'package plugins\n\nimport (\n\t"testing"\n\n\t"example.com/web"\n)\n\n'
+        'func TestTrim(t *testing.T) {\n\tweb.RegisterVerb("TRIM")\n'
+        '\t_ = (&web.Router{}).Handle\n\t_ = Trim("/a/")\n}\n'
+    )
+    commit(empty_repo, "Start", files)
+    await ask(empty_repo, "pallium_knowledge_build", model=False)
+    read, tests = await _read(empty_repo, "RegisterVerb should panic on a verb that is not a valid HTTP token")
+    assert read[0] == "tree.go"
+    assert tests[0] == "tree_test.go"
+    assert "plugins/trim_test.go" not in tests  # it tests Trim, using the router only to do so
