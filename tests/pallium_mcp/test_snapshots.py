@@ -91,6 +91,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
             "definition_count": 1,
             "alias_of": None,
             "inherited": None,
+            "implements": [],
             "kinds": {"call": 2, "import": 2},
             "resolutions": {"resolved": 4, "ambiguous": 0, "unresolved": 0},
             "references": [
@@ -103,6 +104,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "target": "shop/cart.py",
                     "target_qualified": "total",
                     "target_line": 1,
+                    "via": None,
                 },
                 {
                     "path": "shop/api.py",
@@ -113,6 +115,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "target": "shop/cart.py",
                     "target_qualified": "total",
                     "target_line": 1,
+                    "via": None,
                 },
                 {
                     "path": "tests/test_cart.py",
@@ -123,6 +126,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "target": "shop/cart.py",
                     "target_qualified": "total",
                     "target_line": 1,
+                    "via": None,
                 },
                 {
                     "path": "tests/test_cart.py",
@@ -133,6 +137,7 @@ async def test_repo_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                     "target": "shop/cart.py",
                     "target_qualified": "total",
                     "target_line": 1,
+                    "via": None,
                 },
             ],
             "total": 4,
