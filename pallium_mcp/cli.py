@@ -85,11 +85,11 @@ def main(argv: list[str] | None = None) -> int:
             args = _parse(_build_parser(entries, only=only), joined) if only is not None else None
         except _UsageError:
             args = None  # the whole parser words the error (and its suggestion) as it always has
-        if args is None:
-            args = _parse(_build_parser(entries), joined)
+        if args is None:  # only the named command's fields can matter to the error: the rest are left bare
+            args = _parse(_build_parser(entries, fields_of=only), joined)
         entry = getattr(args, "_entry", None)
         if entry is None:
-            _build_parser(entries).print_help()
+            _build_parser(entries, fields_of=None).print_help()
             return 0 if not argv else _usage_exit(argv, entries)
         code = _run(entry, args)
         # a short answer waits in the buffer: flush it here, where a reader already gone is a closed
@@ -272,8 +272,18 @@ def _named_command(argv: list[str], entries: list[dict[str, Any]]) -> dict[str, 
     return best
 
 
-def _build_parser(entries: list[dict[str, Any]], *, only: dict[str, Any] | None = None) -> _Parser:
-    """The parser of every command, or of `only` (with the same prog, help and fields)."""
+_EVERY = object()
+
+
+def _build_parser(
+    entries: list[dict[str, Any]], *, only: dict[str, Any] | None = None, fields_of: Any = _EVERY
+) -> _Parser:
+    """The parser of every command, or of `only` (with the same prog, help and fields).
+
+    `fields_of` limits the options added to one entry's parser (None: to none). Adding every command's
+    options costs more than the rest of an error put together, and a parse stops at the one
+    command it names, so the others' options are never read.
+    """
     root = _Parser(
         prog="pallium",
         usage="pallium <command> [options]",
@@ -305,7 +315,8 @@ def _build_parser(entries: list[dict[str, Any]], *, only: dict[str, Any] | None 
             epilog=_TIME_NOTE if _TIME_FIELDS & set(entry["input_schema"].get("properties", {})) else None,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        _add_fields(command, entry)
+        if fields_of is _EVERY or fields_of is entry:
+            _add_fields(command, entry)
         command.set_defaults(_entry=entry, _parser=command, _words=words)
     if ("mcp",) in groups:  # tools declared under `mcp` (mcp install) share the group with `mcp serve`
         mcp_sub = groups[("mcp",)]

@@ -31,13 +31,12 @@ def _owned_tables() -> dict[Path, set[str]]:
 def find_foreign_table_uses(files: list[Path], owned: dict[Path, set[str]], root: Path = ROOT) -> list[str]:
     problems = []
     for path in files:
-        text = path.read_text(encoding="utf-8")
+        words = set(re.findall(r"\w+", path.read_text(encoding="utf-8")))  # a table name is one whole word
         for store, tables in owned.items():
             if path == store:
                 continue
-            for table in tables:
-                if re.search(rf"\b{re.escape(table)}\b", text):
-                    problems.append(f"{path.relative_to(root)} names {table}, owned by {store.relative_to(root)}")
+            for table in sorted(tables & words):
+                problems.append(f"{path.relative_to(root)} names {table}, owned by {store.relative_to(root)}")
     return problems
 
 
@@ -202,8 +201,9 @@ class _SpawnFinder(ast.NodeVisitor):
         self.aliases: dict[str, str] = {}
         self.scope: list[str] = []
         self.found: list[tuple[int, str, str]] = []  # (line, enclosing function, what)
+        binders = [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom | ast.Assign | ast.AnnAssign)]
         for _ in range(3):  # reassignments of reassignments settle in a few rounds
-            for node in ast.walk(tree):
+            for node in binders:
                 self._bind(node)
         self.visit(tree)
 
