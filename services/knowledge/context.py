@@ -107,13 +107,14 @@ def context(
     unindexed = _named_paths(store, task, add, root)
     phrase_words = _found_phrase_words(store, task, carrying)
     spans: dict[str, list[tuple[str, int, int]]] = defaultdict(list)  # where each named definition is
-    _names.named_symbols(store, task, add, named_symbols, phrase_words, spelled, spans)
+    descriptive: set[str] = set()  # plain words naming only a sibling of a type the task names
+    _names.named_symbols(store, task, add, named_symbols, phrase_words, spelled, spans, descriptive)
     _entry_points(store, task, add)
     words = _distinctive_words(store, carrying)
     compounds: dict[str, float] = defaultdict(float)  # points a quoted compound gave by spelling a file's name
-    _named_by_stem(store, task, carrying, words, add, compounds)
+    _named_by_stem(store, task, [w for w in carrying if w not in descriptive], words, add, compounds)
     _referencing(references or {}, set(carrying), add)
-    match = _carrying_query(fts_query(task), carrying, task)
+    match = _carrying_query(fts_query(task), carrying, task, descriptive)
     file_match = _distinctive(store, match)
     module_rank: dict[str, float] = {}
     if match and file_match:
@@ -186,7 +187,7 @@ def context(
 
     anchors = _anchors(score, {p: f for p, f in files.items() if written(p)}, named, spelled)
     if anchors:
-        _follow.used_by_definitions(store, root, anchors, spans, carrying, imports, files, score, add, written)
+        _follow.used_by_definitions(store, root, anchors, spans, carrying, imports, files, score, add, written, task)
         _co_changed(cochange(anchors), anchors, score, files, add, words_only_lead=not spelled, why=why)
         _follow.user_follows(store, root, references or {}, spans, anchors, imports, files, score, add, written)
         files.update(store.files_at([p for p in score if p not in files]))
@@ -208,10 +209,11 @@ def context(
         files,
         score,
         store,
-        task_stems(task, named_symbols),
+        [w for w in task_stems(task, named_symbols) if w.rstrip("s") not in descriptive],
         lambda t: _folder_named(t, words),
         defined,
         {p: [label.split(":", 1)[0].rsplit(".", 1)[-1] for label in named_symbols.get(p, [])] for p in sources},
+        words=frozenset(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", task.replace("_", " "))),
     )
     modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
     own_checks = store.file_checks(sources)
@@ -275,10 +277,13 @@ def _repo_words(root: Path) -> set[str]:
     return {name, name.replace("-", "").replace("_", ""), *parts}
 
 
-def _carrying_query(match: str | None, carrying: list[str], task: str) -> str | None:
-    """The FTS query without verbs, the repository's name and words under three letters; camelCase
-    parts of a name stay (`DecodingError` keeps `decoding`); a compound (`Content-Type`) matches as
-    its phrase, so a file naming `type` and `content` apart is no match."""
+def _carrying_query(
+    match: str | None, carrying: list[str], task: str, descriptive: set[str] = frozenset()
+) -> str | None:
+    """The FTS query without verbs, the repository's name, words under three letters and words that only
+    describe a named type's work by naming its sibling (`limit` beside `Take`); camelCase parts of a
+    name stay (`DecodingError` keeps `decoding`); a compound (`Content-Type`) matches as its phrase,
+    so a file naming `type` and `content` apart is no match."""
     if not match:
         return None
     keep = set(carrying)
@@ -286,7 +291,7 @@ def _carrying_query(match: str | None, carrying: list[str], task: str) -> str | 
     terms = []
     for t in match.split(" OR "):
         word = t.strip('"')
-        if len(word) <= 2 or word in inside or not _keep_term(word, keep):
+        if len(word) <= 2 or word in inside or word in descriptive or not _keep_term(word, keep):
             continue
         # A carrying word matches its stem as a prefix: `proxying` finds `get_environment_proxies`,
         # `gzip` the `gzipdecoder` a `GZipDecoder` is indexed as.

@@ -32,18 +32,30 @@ def used_by_definitions(
     score: dict[str, float],
     add,
     written: Callable[[str], bool],
+    task: str = "",
 ) -> None:
     """The second file a change needs is often what the named definition uses where the task's words
     are: `TransferSpeedColumn` in `progress.py` formats its speed with `filesize.decimal`; `iter_lines`
-    in `_models.py` splits with `_decoders.py`'s `LineDecoder`."""
+    in `_models.py` splits with `_decoders.py`'s `LineDecoder`. A look-alike of a type the task spells
+    (`Bytes` used by `BytesMut.copy_to_bytes`, in a task naming `BytesMut` and never `Bytes`) is the
+    sibling the task tells apart, not a second file of the change."""
     forms = {f for w in carrying for f in stems(w) if len(f) >= 4}
     definers = _top_level_definers(store)
     for anchor in anchors:
         used = _uses.used_imports(root, anchor, spans.get(anchor, []), forms, imports.get(anchor, []), definers)
-        found = [p for p in used if _source(p, written)]
+        found = [p for p in used if _source(p, written) and not look_alike_of_spelled(used[p][1], task)]
         for path, gain in _gains(store, files, score, found, _USED_SHARE * score[anchor]):
             qualified, ident = used[path]
             add(path, gain, f"{qualified} in {anchor} uses its {ident}")
+
+
+def look_alike_of_spelled(ident: str, task: str) -> bool:
+    """Whether `ident` is a type name the task does not spell that a type name it does spell extends or
+    shortens (`Bytes` beside `BytesMut`, `BufMut` beside `Buf`)."""
+    if not task or not ident[:1].isupper() or len(ident) < 3 or re.search(rf"\b{re.escape(ident)}\b", task):
+        return False
+    spelled = set(re.findall(r"\b[A-Z][A-Za-z0-9]+\b", task))
+    return any(w != ident and (w.startswith(ident) or ident.startswith(w)) and len(w) >= 3 for w in spelled)
 
 
 def user_follows(
