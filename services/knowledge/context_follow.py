@@ -15,7 +15,9 @@ from services.knowledge.context_tests import TEST_NAME, in_tests, stem_of
 from services.knowledge.store import KnowledgeStore
 from services.knowledge.task_words import stems
 
-__all__ = ["used_by_definitions", "user_follows"]
+__all__ = ["key_readers", "used_by_definitions", "user_follows"]
+
+_KEY_READERS = 3  # more files reading the key is a key everything passes along, no lead
 
 _USED_FILES = 1  # the imports of a definer worth following, the surest first
 _USED_SHARE = 0.8  # of the definer's points, for an import few other files import
@@ -47,6 +49,47 @@ def used_by_definitions(
         for path, gain in _gains(store, files, score, found, _USED_SHARE * score[anchor]):
             qualified, ident = used[path]
             add(path, gain, f"{qualified} in {anchor} uses its {ident}")
+
+
+def key_readers(
+    store: KnowledgeStore,
+    root: Path,
+    spans: dict[str, list[tuple[str, int, int]]],
+    spelled: set[str],
+    files: dict,
+    score: dict[str, float],
+    add,
+    written: Callable[[str], bool],
+) -> None:
+    """An option the task names is set where it is defined (`def raise_on` storing
+    `default_options[:raise_on]`) and does its work where its key is read (`options[:raise_on]` in
+    `response.rb`): the few source files reading the key of a named setter follow it."""
+    from kernel import git
+
+    for definer in sorted(spelled):
+        if definer not in spans or definer not in score:
+            continue
+        for qualified, start, end in spans[definer]:
+            name = qualified.rsplit(".", 1)[-1]
+            if len(name) < 3 or not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+                continue
+            keys = (f"[:{name}]", f'["{name}"]', f"['{name}']", f"fetch(:{name}", f'.get("{name}"')
+            try:
+                with open(root / definer, "rb") as handle:
+                    body = handle.read(1 << 20).decode("utf-8", "replace").splitlines()[max(0, start - 1) : end]
+            except OSError:
+                continue
+            if not any(k in line for line in body for k in keys):
+                continue  # not a setter: a method doing its own work
+            args = ["grep", "-l", "-I", "-F"] + [a for k in keys for a in ("-e", k)] + ["--"]
+            out = git.run(args, root, check=False, timeout=10).decode("utf-8", "replace").split("\n")
+            readers = [p for p in out if p and p != definer and _source(p, written)]
+            known = store.files_at(readers)
+            readers = [p for p in readers if p in known and not known[p].test]
+            if not readers or len(readers) > _KEY_READERS:
+                continue
+            for path in readers:
+                add(path, 0.8 * score[definer] / len(readers), f"reads the option {name} ({definer} sets it)")
 
 
 def look_alike_of_spelled(ident: str, task: str) -> bool:

@@ -19,11 +19,12 @@ from services.knowledge.rows import SymbolEntry
 from services.knowledge.store import KnowledgeStore
 from services.knowledge.task_words import compound_parts
 
-__all__ = ["CODE", "IDENT", "PATHLIKE", "named_symbols"]
+__all__ = ["CODE", "IDENT", "PATHLIKE", "SYMBOL_KEY", "named_symbols"]
 
 PATHLIKE = re.compile(r"[\w.@%+-]*[/.][\w./@%+-]*\w")
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 CODE = re.compile(r"`([^`]+)`")
+SYMBOL_KEY = re.compile(r"(?<![\w:]):([a-z_][a-z0-9_]*)\b")
 # A plain word naming a heading, a make target or a key is no lead to code.
 _NOT_CODE = {"other", "text", "config", "markdown", None}
 _TEXT_KINDS = {"heading", "section", "target", "key"}
@@ -56,6 +57,7 @@ def named_symbols(
     seen: set[str] = set()
     names: list[_Name] = []
     code_words = {w for chunk in CODE.findall(task) for w in IDENT.findall(chunk)}
+    code_words |= set(SYMBOL_KEY.findall(task))  # `the :pem option`: a Ruby symbol is the option's own name
     prose = compound_parts(task) - code_words  # `Content-Type`: words of a phrase, not names
     prose |= {  # `application/yaml`: a media type, not a path here
         w
@@ -168,6 +170,8 @@ def narrowed(found: list, parts: list[str]) -> list:
     owned = _short_qualifier(found, parts[-2])
     if owned:
         return owned
+    if parts[-2][:1].isupper():
+        return []  # `OpenSSL::PKey.read`: a type the index does not know is another library's, its `read` too
     # `app.get`: a qualifier the index does not know, so the name as spelled; `io.Writer` is the
     # standard library's, not a `writer` method here
     return [s for s in found if s.name == parts[-1]][:20]
