@@ -107,13 +107,14 @@ def context(
     unindexed = _named_paths(store, task, add, root)
     phrase_words = _found_phrase_words(store, task, carrying)
     spans: dict[str, list[tuple[str, int, int]]] = defaultdict(list)  # where each named definition is
-    _names.named_symbols(store, task, add, named_symbols, phrase_words, spelled, spans)
+    descriptive: set[str] = set()  # plain words naming only a sibling of a type the task names
+    _names.named_symbols(store, task, add, named_symbols, phrase_words, spelled, spans, descriptive)
     _entry_points(store, task, add)
     words = _distinctive_words(store, carrying)
     compounds: dict[str, float] = defaultdict(float)  # points a quoted compound gave by spelling a file's name
-    _named_by_stem(store, task, carrying, words, add, compounds)
+    _named_by_stem(store, task, [w for w in carrying if w not in descriptive], words, add, compounds)
     _referencing(references or {}, set(carrying), add)
-    match = _carrying_query(fts_query(task), carrying, task)
+    match = _carrying_query(fts_query(task), carrying, task, descriptive)
     file_match = _distinctive(store, match)
     module_rank: dict[str, float] = {}
     if match and file_match:
@@ -170,7 +171,7 @@ def context(
                 # a header the task quotes (`Content-Type`) names no file beside the code it spells
                 score[path] = (score[path] - compounds.get(path, 0.0)) * _WORDS_ONLY_SHARE
     named |= spelled
-    _look_alikes(score, why, files)
+    alike = _look_alikes(score, why, files)
     _test_support_steps_back(score, files, named, task)
     _wrappers_step_back(spans, imports, score, named)
     for path in _copies.in_copies(store, list(score), imports, task):
@@ -186,9 +187,13 @@ def context(
 
     anchors = _anchors(score, {p: f for p, f in files.items() if written(p)}, named, spelled)
     if anchors:
-        _follow.used_by_definitions(store, root, anchors, spans, carrying, imports, files, score, add, written)
+        _follow.used_by_definitions(store, root, anchors, spans, carrying, imports, files, score, add, written, task)
+        before = {p: score[p] for p in alike}
         _co_changed(cochange(anchors), anchors, score, files, add, words_only_lead=not spelled, why=why)
+        for path, points in before.items():  # a family changes together: no evidence for this change
+            score[path] = points
         _follow.user_follows(store, root, references or {}, spans, anchors, imports, files, score, add, written)
+        _follow.key_readers(store, root, spans, spelled, files, score, add, written)
         files.update(store.files_at([p for p in score if p not in files]))
     ranked = sorted(
         (p for p in score if p in files and written(p) and (p in named or not _word_only_skip(p, files[p].language))),
@@ -208,10 +213,11 @@ def context(
         files,
         score,
         store,
-        task_stems(task, named_symbols),
+        [w for w in task_stems(task, named_symbols) if w.rstrip("s") not in descriptive],
         lambda t: _folder_named(t, words),
         defined,
         {p: [label.split(":", 1)[0].rsplit(".", 1)[-1] for label in named_symbols.get(p, [])] for p in sources},
+        words=frozenset(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", task.replace("_", " "))),
     )
     modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
     own_checks = store.file_checks(sources)
@@ -275,10 +281,13 @@ def _repo_words(root: Path) -> set[str]:
     return {name, name.replace("-", "").replace("_", ""), *parts}
 
 
-def _carrying_query(match: str | None, carrying: list[str], task: str) -> str | None:
-    """The FTS query without verbs, the repository's name and words under three letters; camelCase
-    parts of a name stay (`DecodingError` keeps `decoding`); a compound (`Content-Type`) matches as
-    its phrase, so a file naming `type` and `content` apart is no match."""
+def _carrying_query(
+    match: str | None, carrying: list[str], task: str, descriptive: set[str] = frozenset()
+) -> str | None:
+    """The FTS query without verbs, the repository's name, words under three letters and words that only
+    describe a named type's work by naming its sibling (`limit` beside `Take`); camelCase parts of a
+    name stay (`DecodingError` keeps `decoding`); a compound (`Content-Type`) matches as its phrase,
+    so a file naming `type` and `content` apart is no match."""
     if not match:
         return None
     keep = set(carrying)
@@ -286,7 +295,7 @@ def _carrying_query(match: str | None, carrying: list[str], task: str) -> str | 
     terms = []
     for t in match.split(" OR "):
         word = t.strip('"')
-        if len(word) <= 2 or word in inside or not _keep_term(word, keep):
+        if len(word) <= 2 or word in inside or word in descriptive or not _keep_term(word, keep):
             continue
         # A carrying word matches its stem as a prefix: `proxying` finds `get_environment_proxies`,
         # `gzip` the `gzipdecoder` a `GZipDecoder` is indexed as.
@@ -347,6 +356,15 @@ def _named_by_stem(
         for package in (joined, joined + "s"):
             for path in folders.get(package, [])[:2]:
                 add(path, 6.0, f"the package {path.rsplit('/', 1)[0]}/ is in the task's words")
+        # `curl log formatter` names `curl_formatter.rb` around the word between (the formatter of curl logs)
+        after = lowered[i + 2] if i + 2 < len(lowered) else ""
+        skipped = word + after
+        if len(after) > 3 and after not in STOPWORDS and skipped not in seen:
+            paths = [p for p in by_stem.get(skipped, []) if not generated_by_name(p)]
+            if paths:
+                seen.add(skipped)
+                for path in paths[:4]:
+                    add(path, 6.0 / len(paths), "the task spells its name")
         swapped = following + word
         if len(following) > 2 and following not in STOPWORDS and swapped not in seen:
             paths = [p for p in by_stem.get(swapped, []) if not generated_by_name(p)]
@@ -466,18 +484,21 @@ def _entry_points(store: KnowledgeStore, task: str, add) -> None:
         add(path, 6.0 / len(paths[:4]), "a command-line entry point, and the task is about the command line")
 
 
-def _look_alikes(score: dict[str, float], why: dict[str, list[str]], files: dict) -> None:
+def _look_alikes(score: dict[str, float], why: dict[str, list[str]], files: dict) -> set[str]:
     """`serverplayback.py` holds the task's phrase "server replay"; `clientplayback.py` beside it, named
-    alike, holds only its words: the look-alike is someone else's (auth add-ons, playback modes)."""
-    phrased = [p for p, reasons in why.items() if "the task's phrase is in it" in reasons and p in files]
+    alike, holds only its words: the look-alike is someone else's (auth add-ons, playback modes). So is
+    `apache_formatter.rb` beside `curl_formatter.rb`, whose name the task spells ("the curl log formatter")."""
+    leads = ("the task's phrase is in it", "the task spells its name")
+    phrased = [p for p, reasons in why.items() if any(r in reasons for r in leads) and p in files]
+    alike: set[str] = set()
     for path in phrased:
         folder, stem = path.rsplit("/", 1) if "/" in path else ("", path)
         stem = file_stem(stem)
         for other, reasons in why.items():
-            if other == path or other not in files or "the task's phrase is in it" in reasons:
+            if other == path or other not in files or any(r in reasons for r in leads):
                 continue
             o_folder, o_stem = other.rsplit("/", 1) if "/" in other else ("", other)
-            if o_folder != folder or not all(r in _WORD_REASONS for r in reasons):
+            if o_folder != folder or not all(r in _WORD_REASONS or r.startswith("changes with ") for r in reasons):
                 continue
             o_stem = file_stem(o_stem)
             common = 0
@@ -485,6 +506,8 @@ def _look_alikes(score: dict[str, float], why: dict[str, list[str]], files: dict
                 common += 1
             if common >= 5 and common < len(stem):  # `...playback`, `...auth`: a family of alike names
                 score[other] *= _LOOK_ALIKE
+                alike.add(other)
+    return alike
 
 
 def _wrappers_step_back(

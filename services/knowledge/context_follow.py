@@ -15,7 +15,9 @@ from services.knowledge.context_tests import TEST_NAME, in_tests, stem_of
 from services.knowledge.store import KnowledgeStore
 from services.knowledge.task_words import stems
 
-__all__ = ["used_by_definitions", "user_follows"]
+__all__ = ["key_readers", "used_by_definitions", "user_follows"]
+
+_KEY_READERS = 3  # more files reading the key is a key everything passes along, no lead
 
 _USED_FILES = 1  # the imports of a definer worth following, the surest first
 _USED_SHARE = 0.8  # of the definer's points, for an import few other files import
@@ -32,18 +34,71 @@ def used_by_definitions(
     score: dict[str, float],
     add,
     written: Callable[[str], bool],
+    task: str = "",
 ) -> None:
     """The second file a change needs is often what the named definition uses where the task's words
     are: `TransferSpeedColumn` in `progress.py` formats its speed with `filesize.decimal`; `iter_lines`
-    in `_models.py` splits with `_decoders.py`'s `LineDecoder`."""
+    in `_models.py` splits with `_decoders.py`'s `LineDecoder`. A look-alike of a type the task spells
+    (`Bytes` used by `BytesMut.copy_to_bytes`, in a task naming `BytesMut` and never `Bytes`) is the
+    sibling the task tells apart, not a second file of the change."""
     forms = {f for w in carrying for f in stems(w) if len(f) >= 4}
     definers = _top_level_definers(store)
     for anchor in anchors:
         used = _uses.used_imports(root, anchor, spans.get(anchor, []), forms, imports.get(anchor, []), definers)
-        found = [p for p in used if _source(p, written)]
+        found = [p for p in used if _source(p, written) and not look_alike_of_spelled(used[p][1], task)]
         for path, gain in _gains(store, files, score, found, _USED_SHARE * score[anchor]):
             qualified, ident = used[path]
             add(path, gain, f"{qualified} in {anchor} uses its {ident}")
+
+
+def key_readers(
+    store: KnowledgeStore,
+    root: Path,
+    spans: dict[str, list[tuple[str, int, int]]],
+    spelled: set[str],
+    files: dict,
+    score: dict[str, float],
+    add,
+    written: Callable[[str], bool],
+) -> None:
+    """An option the task names is set where it is defined (`def raise_on` storing
+    `default_options[:raise_on]`) and does its work where its key is read (`options[:raise_on]` in
+    `response.rb`): the few source files reading the key of a named setter follow it."""
+    from kernel import git
+
+    for definer in sorted(spelled):
+        if definer not in spans or definer not in score:
+            continue
+        for qualified, start, end in spans[definer]:
+            name = qualified.rsplit(".", 1)[-1]
+            if len(name) < 3 or not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+                continue
+            keys = (f"[:{name}]", f'["{name}"]', f"['{name}']", f"fetch(:{name}", f'.get("{name}"')
+            try:
+                with open(root / definer, "rb") as handle:
+                    body = handle.read(1 << 20).decode("utf-8", "replace").splitlines()[max(0, start - 1) : end]
+            except OSError:
+                continue
+            if not any(k in line for line in body for k in keys):
+                continue  # not a setter: a method doing its own work
+            args = ["grep", "-l", "-I", "-F"] + [a for k in keys for a in ("-e", k)] + ["--"]
+            out = git.run(args, root, check=False, timeout=10).decode("utf-8", "replace").split("\n")
+            readers = [p for p in out if p and p != definer and _source(p, written)]
+            known = store.files_at(readers)
+            readers = [p for p in readers if p in known and not known[p].test]
+            if not readers or len(readers) > _KEY_READERS:
+                continue
+            for path in readers:
+                add(path, 0.8 * score[definer] / len(readers), f"reads the option {name} ({definer} sets it)")
+
+
+def look_alike_of_spelled(ident: str, task: str) -> bool:
+    """Whether `ident` is a type name the task does not spell that a type name it does spell extends or
+    shortens (`Bytes` beside `BytesMut`, `BufMut` beside `Buf`)."""
+    if not task or not ident[:1].isupper() or len(ident) < 3 or re.search(rf"\b{re.escape(ident)}\b", task):
+        return False
+    spelled = set(re.findall(r"\b[A-Z][A-Za-z0-9]+\b", task))
+    return any(w != ident and (w.startswith(ident) or ident.startswith(w)) and len(w) >= 3 for w in spelled)
 
 
 def user_follows(

@@ -19,11 +19,12 @@ from services.knowledge.rows import SymbolEntry
 from services.knowledge.store import KnowledgeStore
 from services.knowledge.task_words import compound_parts
 
-__all__ = ["CODE", "IDENT", "PATHLIKE", "named_symbols"]
+__all__ = ["CODE", "IDENT", "PATHLIKE", "SYMBOL_KEY", "named_symbols"]
 
 PATHLIKE = re.compile(r"[\w.@%+-]*[/.][\w./@%+-]*\w")
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 CODE = re.compile(r"`([^`]+)`")
+SYMBOL_KEY = re.compile(r"(?<![\w:]):([a-z_][a-z0-9_]*)\b")
 # A plain word naming a heading, a make target or a key is no lead to code.
 _NOT_CODE = {"other", "text", "config", "markdown", None}
 _TEXT_KINDS = {"heading", "section", "target", "key"}
@@ -48,12 +49,15 @@ def named_symbols(
     phrase_words: set[str] = frozenset(),
     spelled: set[str] | None = None,
     spans: dict[str, list[tuple[str, int, int]]] | None = None,
+    descriptive: set[str] | None = None,
 ) -> None:
     """Score the files defining what the task names: `add(path, points, why)` per definition, its line in
-    `named`, its span in `spans`; the definers of names spelled as code go to `spelled`."""
+    `named`, its span in `spans`; the definers of names spelled as code go to `spelled`; the plain
+    words naming only a sibling of a type the task names go to `descriptive`."""
     seen: set[str] = set()
     names: list[_Name] = []
     code_words = {w for chunk in CODE.findall(task) for w in IDENT.findall(chunk)}
+    code_words |= set(SYMBOL_KEY.findall(task))  # `the :pem option`: a Ruby symbol is the option's own name
     prose = compound_parts(task) - code_words  # `Content-Type`: words of a phrase, not names
     prose |= {  # `application/yaml`: a media type, not a path here
         w
@@ -123,11 +127,15 @@ def named_symbols(
             re.search(r"[a-z][A-Z]", last)
         )
         names.append(_Name(ident, explicit, as_code, found))
-    _owned_methods(names)
+    _owned_methods(names, task)
+    for entry in _siblings_described(names):
+        names.remove(entry)
+        if descriptive is not None:
+            descriptive.add(entry.ident.lower())
     for entry in names:
         ident, explicit, as_code, found = entry.ident, entry.explicit, entry.as_code, entry.found
         paths = {s.path for s in found}
-        if not explicit and len(paths) > 3:
+        if not paths or (not explicit and len(paths) > 3):
             continue  # a common word that happens to name things all over the repository
         weight = (7.0 if explicit else 2.5) / len(paths)
         if spelled is not None and explicit and as_code and len(paths) <= 3:
@@ -162,6 +170,8 @@ def narrowed(found: list, parts: list[str]) -> list:
     owned = _short_qualifier(found, parts[-2])
     if owned:
         return owned
+    if parts[-2][:1].isupper():
+        return []  # `OpenSSL::PKey.read`: a type the index does not know is another library's, its `read` too
     # `app.get`: a qualifier the index does not know, so the name as spelled; `io.Writer` is the
     # standard library's, not a `writer` method here
     return [s for s in found if s.name == parts[-1]][:20]
@@ -216,16 +226,66 @@ def _short_qualifier(found: list, qualifier: str) -> list:
     return []
 
 
-def _owned_methods(names: list[_Name]) -> None:
+def _owned_methods(names: list[_Name], task: str) -> None:
     """A method name the task uses beside a type it names (`WrapResponseWriter` ... `WriteHeader`): the
     methods of that name in the files defining the named type, not those of every other type
-    implementing the same interface (`compressResponseWriter.WriteHeader`)."""
+    implementing the same interface (`compressResponseWriter.WriteHeader`). A trait method the task
+    places on a type (`Buf::chunks_vectored for VecDeque<u8>`) is that type's and the trait's, not
+    `Chain`'s; a method the task names beside the types it is about, defined only on types it does not
+    name (`copy_from_slice` of the standard slice, in a task about `BufMut::put_slice`), is none here."""
     typed = {s.path for n in names if n.explicit for s in n.found if s.kind in TYPE_KINDS}
-    if not typed:
+    methods = [n for n in names if "." not in n.ident and n.found and all("." in s.qualified for s in n.found)]
+    owned_of = {id(n): [s for s in n.found if s.path in typed or _owner_named(s.qualified, task)] for n in methods}
+    placed = typed or any(owned_of.values())
+    if not placed:
         return
-    for n in names:
-        if "." in n.ident or not all("." in s.qualified for s in n.found):
-            continue
-        owned = [s for s in n.found if s.path in typed]
+    for n in methods:
+        owned = owned_of[id(n)]
         if owned and len(owned) < len(n.found):
             n.found = owned
+        elif not owned and n.explicit and _owner_named_any(names, task):
+            n.found = []
+
+
+def _siblings_described(names: list[_Name]) -> list[_Name]:
+    """A plain word naming only a type defined in a file of its own beside the file of its own of a type
+    the task names (`Take ... each cut to the limit`: `Limit` in `limit.rs` beside `Take` in `take.rs`)
+    describes the named type's work; the sibling is another member of the family, not a second file of
+    the change. A type in a file named otherwise (`Response` in `_models.py`) is no such sibling."""
+
+    def own_file(s: SymbolEntry) -> bool:
+        return s.kind in TYPE_KINDS and stem_of(s.path).strip("_").replace("_", "") == s.name.lower().replace("_", "")
+
+    def folder(path: str) -> str:
+        return path.rsplit("/", 1)[0] if "/" in path else ""
+
+    typed = {s.path for n in names if n.explicit for s in n.found if own_file(s)}
+    folders = {folder(p) for p in typed}
+    out = []
+    for n in names:
+        code = [s for s in n.found if not TEST_NAME.search(stem_of(s.path)) and not in_tests(s.path)]
+        if n.explicit or n.ident != n.ident.lower() or not code:
+            continue
+        if all(own_file(s) and s.path not in typed and folder(s.path) in folders for s in code):
+            out.append(n)
+    return out
+
+
+def _owner(qualified: str) -> str:
+    """`Chain<T, U>.chunks_vectored` -> `Chain<T, U>`."""
+    return qualified.rsplit(".", 1)[0]
+
+
+def _owner_named(qualified: str, task: str) -> bool:
+    """Whether the task spells the type a method is defined on: `VecDeque` for `VecDeque<u8>`, or the
+    receiver as written (`&mut [u8]`)."""
+    owner = _owner(qualified)
+    if owner and re.search(rf"(?<![\w]){re.escape(owner)}(?![\w])", task):
+        return True
+    bare = re.sub(r"<.*", "", owner).rsplit(".", 1)[-1].rsplit("::", 1)[-1].strip()
+    return len(bare) > 1 and bool(re.search(rf"(?<![\w]){re.escape(bare)}(?![\w])", task))
+
+
+def _owner_named_any(names: list[_Name], task: str) -> bool:
+    """The task places some method it names on a type it spells (`BufMut::put_slice`)."""
+    return bool(re.search(r"\b[A-Z][A-Za-z0-9_]*(?:<[^>]*>)?(?:::|\.)[a-z_][A-Za-z0-9_]*", task))

@@ -104,6 +104,7 @@ def choose_tests(
     folder_named: Callable[[str], str | None],
     defined: Sequence[str] = (),
     members: dict[str, list[str]] | None = None,
+    words: frozenset[str] = frozenset(),
 ) -> list[str]:
     """Tests paired with the files to read (closest first), tests the words hit, tests named after what
     the task names (`test_merge.py` for a task about `Session.merge`), and the test files holding a test
@@ -160,7 +161,25 @@ def choose_tests(
     if ranked:  # tests far below the best are someone else's: an agent would run them for nothing
         floor = _TEST_TAIL * points[ranked[0]]
         ranked = [t for t in ranked if points[t] >= floor]
-    return ranked[:TESTS]
+    return _without_variants(ranked, words)[:TESTS]
+
+
+def _without_variants(ranked: list[str], words: frozenset[str]) -> list[str]:
+    """A test named as a variant of one ranked above it (`test_bytes_odd_alloc.rs` after `test_bytes.rs`:
+    the same tests under another allocator) is for a task that says the variant's words (`alloc`), not
+    for every change its base test checks."""
+    if not words:
+        return ranked
+    kept: list[str] = []
+    for test in ranked:
+        stem = test_stem(test)
+        base = next((test_stem(k) for k in kept if stem.startswith(test_stem(k) + "_")), None)
+        if base is not None and _folder(test) in {_folder(k) for k in kept}:
+            extra = [w for w in stem[len(base) + 1 :].split("_") if w]
+            if not all(w in words or w.rstrip("s") in words for w in extra):
+                continue
+        kept.append(test)
+    return kept
 
 
 def _member_tests(store, sources: Sequence[str], members: dict[str, list[str]]) -> list[str]:

@@ -1,8 +1,12 @@
 """`knowledge serve` in a real headless chromium: module page, a citation followed, a search; bind rules."""
 
+import re
 import shutil
 import socket
 import subprocess
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -26,42 +30,50 @@ _FLAGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+@asynccontextmanager
+async def serving(app) -> AsyncIterator[str]:
+    """The app served on a loopback socket bound before anything browses it: a browser started at once
+    finds its connection queued until the server accepts it, however slowly the server comes up on a
+    loaded machine, so no test waits for it by a clock."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve, [sock])
+            try:
+                yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+            finally:
+                server.should_exit = True
+    finally:
+        sock.close()
 
 
 async def _browse(tmp: Path, *args: str) -> str:
+    """One headless chromium run with a profile of its own: a run sharing a profile with one still
+    shutting down would hand its URL to that process and exit with nothing."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    profile = tempfile.mkdtemp(prefix="profile-", dir=tmp)
     done = await anyio.run_process(
-        [CHROMIUM, *_FLAGS, f"--user-data-dir={tmp / 'profile'}", *args], check=False, stderr=subprocess.DEVNULL
+        [CHROMIUM, *_FLAGS, f"--user-data-dir={profile}", *args], check=False, stderr=subprocess.DEVNULL
     )
     return done.stdout.decode("utf-8", "replace")
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 async def test_a_browser_reads_a_module_page_follows_a_citation_and_searches(app_repo: Path, fake, tmp_path: Path):
-    import uvicorn
-
     fake.scenario({"match": "Module: app/core", "reply": {"claims": [GOOD, MISSING_FILE, OTHER_FILE]}})
     await ask(app_repo, "pallium_knowledge_build", provider="claude", max_modules=1)
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(build_app(app_repo), host="127.0.0.1", port=port, log_level="error", lifespan="off")
-    )
-    base = f"http://127.0.0.1:{port}"
-    with anyio.fail_after(60):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(server.serve)
-            while not server.started:
-                await anyio.sleep(0.01)
-            listing = await _browse(tmp_path, "--dump-dom", base + "/")
-            page = await _browse(tmp_path, "--dump-dom", base + "/m/app%2Fcore")
-            cited = await _browse(tmp_path, "--dump-dom", base + "/src/app/core/engine.py#L3")
-            found = await _browse(tmp_path, "--dump-dom", base + "/search?q=engine")
-            shot = tmp_path / "module.png"
-            await _browse(tmp_path, f"--screenshot={shot}", "--window-size=1100,900", base + "/m/app%2Fcore")
-            server.should_exit = True
+    async with serving(build_app(app_repo)) as base:
+        listing = await _browse(tmp_path, "--dump-dom", base + "/")
+        page = await _browse(tmp_path, "--dump-dom", base + "/m/app%2Fcore")
+        cited = await _browse(tmp_path, "--dump-dom", base + "/src/app/core/engine.py#L3")
+        found = await _browse(tmp_path, "--dump-dom", base + "/search?q=engine")
+        shot = tmp_path / "module.png"
+        await _browse(tmp_path, f"--screenshot={shot}", "--window-size=1100,900", base + "/m/app%2Fcore")
     assert 'href="/m/app/core"' in listing and "freshness: fresh" in listing
     assert GOOD["text"] in page and 'href="/src/app/core/engine.py#L3"' in page
     assert "citations checked" in page and "## Surface" not in page and '<h2 id="surface">Surface</h2>' in page
@@ -121,26 +133,20 @@ async def test_serve_prints_its_url_alone_on_stdout_when_piped_and_the_url_answe
     import urllib.request
 
     await ask(app_repo, "pallium_knowledge_build", model=False)
-    port = _free_port()
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "pallium"), "knowledge", "serve", "--port", str(port)],
+        [str(Path(sys.executable).parent / "pallium"), "knowledge", "serve", "--port", "0"],
         cwd=app_repo,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
     try:
-        with anyio.fail_after(60):
-            first = await anyio.to_thread.run_sync(proc.stdout.readline)
-        assert first == f"http://127.0.0.1:{port}/\n".encode()
-        page = ""
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as answer:
-                    page = answer.read().decode()
-                break
-            except OSError:
-                await anyio.sleep(0.1)
+        # The URL is printed once the socket listens: a request sent then waits in its queue until the
+        # server accepts it, so it is read once, with no clock and no retries.
+        first = (await anyio.to_thread.run_sync(proc.stdout.readline)).decode()
+        assert re.fullmatch(r"http://127\.0\.0\.1:[1-9]\d*/\n", first), first
+        with urllib.request.urlopen(first.strip()) as answer:
+            page = answer.read().decode()
         assert "id='diagram'" in page and "id='sidebar'" in page
     finally:
         os.killpg(proc.pid, signal.SIGTERM)

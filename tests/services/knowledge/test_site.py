@@ -10,14 +10,13 @@ import struct
 import zlib
 from pathlib import Path
 
-import anyio
 import pytest
 
 from services.knowledge.serve import build_app
 from tests.conftest import git
 from tests.services.knowledge.conftest import ask
 from tests.services.knowledge.test_prose import GOOD
-from tests.services.knowledge.test_serve import CHROMIUM, _browse, _free_port
+from tests.services.knowledge.test_serve import CHROMIUM, _browse, serving
 
 pytestmark = [
     pytest.mark.anyio,
@@ -69,30 +68,18 @@ def _colour(shot: tuple[int, int, list[bytes]], x: int, y: int) -> tuple[int, in
 
 
 async def _site(app_repo: Path, tmp: Path) -> dict[str, str]:
-    import uvicorn
-
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(build_app(app_repo), host="127.0.0.1", port=port, log_level="error", lifespan="off")
-    )
-    base = f"http://127.0.0.1:{port}"
     pages = {"overview": "/", "module": "/m/app/core", "search": "/search?q=parse%20config"}
     dom: dict[str, str] = {}
     sha = git(app_repo, "rev-list", "--max-parents=0", "HEAD").strip()  # "Start the engine"
-    with anyio.fail_after(120):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(server.serve)
-            while not server.started:
-                await anyio.sleep(0.01)
-            for name, path in pages.items():
-                dom[name] = await _browse(tmp, "--dump-dom", base + path)
-                for width in (1280, 390):
-                    shot = tmp / f"{name}-{width}.png"
-                    await _browse(tmp, f"--screenshot={shot}", f"--window-size={width},900", base + path)
-            dom["commit"] = await _browse(tmp, "--dump-dom", f"{base}/commit/{sha}")
-            dom["history"] = await _browse(tmp, "--dump-dom", base + "/history/app/core/engine.py")
-            dom["source"] = await _browse(tmp, "--dump-dom", base + "/src/app/core/engine.py#L3")
-            server.should_exit = True
+    async with serving(build_app(app_repo)) as base:
+        for name, path in pages.items():
+            dom[name] = await _browse(tmp, "--dump-dom", base + path)
+            for width in (1280, 390):
+                shot = tmp / f"{name}-{width}.png"
+                await _browse(tmp, f"--screenshot={shot}", f"--window-size={width},900", base + path)
+        dom["commit"] = await _browse(tmp, "--dump-dom", f"{base}/commit/{sha}")
+        dom["history"] = await _browse(tmp, "--dump-dom", base + "/history/app/core/engine.py")
+        dom["source"] = await _browse(tmp, "--dump-dom", base + "/src/app/core/engine.py#L3")
     return dom
 
 
