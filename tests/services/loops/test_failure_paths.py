@@ -151,3 +151,10 @@ def test_outside_git_only_the_root_is_known(tmp_path):
     paths = RepoPaths.read(tmp_path)
     assert normalize_failure(f"{tmp_path.as_posix()}/tests/test_a.py::t", paths) == "tests/test_a.py::t"
     assert normalize_failure("test_a.py::t", paths) == "test_a.py::t"
+
+
+def test_a_go_package_path_reads_as_its_folder_and_two_packages_stay_two(repo):
+    paths = RepoPaths.read(repo)
+    a = normalize_failure("FAIL\texample.com/m/src/a\t0.012s", paths)
+    assert a == normalize_failure("FAIL ./src/a 1.5s", paths) == "FAIL src/a <duration>"
+    assert a != normalize_failure("FAIL\texample.com/m/src/b\t0.012s", paths)
