@@ -215,11 +215,21 @@ class Run(LiveCalls):
                 request[name] = getattr(call, name)
         return request
 
-    async def agent(self, call: AgentCall, *, on_session: Callable[[str], None] | None = None) -> AgentOutcome:
+    async def agent(
+        self,
+        call: AgentCall,
+        *,
+        on_session: Callable[[str], None] | None = None,
+        record: Callable[[AgentOutcome], None] | None = None,
+    ) -> AgentOutcome:
         """Run one worker call, or return it from the journal; caps and budget raise `budget_exhausted`.
 
         `on_session(id)` hears the native session id the worker streams as soon as it is seen (see
         `dispatcher.dispatch`); a caller that resumes sessions records it there, not after the call.
+
+        `record(outcome)` is the caller's own record of the call, written once: in the transaction that
+        completes a live call in the journal (both or neither survive a crash, and a fan-out commits
+        once per call instead of twice), or at once for a call answered from the journal.
         """
         if call.isolation not in ISOLATIONS:
             raise PalliumError(
@@ -239,11 +249,13 @@ class Run(LiveCalls):
             self.stats["cached"] += 1
             self.used.add(key)
             self._restage(key, cached)
+            if record is not None:
+                record(cached)
             return cached
         async with self._slots:
             # the call that passed the budget keeps its answer (it was paid for); none starts after it
             self.check_budget()
-            return await self._run_live(call, key, seq, request, on_session)
+            return await self._run_live(call, key, seq, request, on_session, record)
 
     def _stale(self) -> PalliumError:
         return PalliumError(

@@ -95,6 +95,7 @@ class LiveCalls:
         seq: int,
         request: dict[str, Any],
         on_session: Callable[[str], None] | None = None,
+        record: Callable[[AgentOutcome], None] | None = None,
     ) -> AgentOutcome:
         for leftover in self.store.worktrees(
             run_id=self.run_id, states=("creating", "active", "captured"), call_key=key
@@ -131,7 +132,7 @@ class LiveCalls:
             raise
         if pending is not None:
             self.budget.settle(pending, charges[-1])
-        self._record(key, outcome, charges)
+        self._record(key, outcome, charges, record)
         return outcome
 
     def _begin(self, call: AgentCall, key: str, seq: int, stored: dict[str, Any]) -> Reservation:
@@ -308,7 +309,13 @@ class LiveCalls:
         failure = Failure("unknown", f"a read-only worker changed files (discarded): {shown}", "read_only_write")
         return replace(outcome, result=replace(outcome.result, failure=failure))
 
-    def _record(self, key: str, outcome: AgentOutcome, charges: list[float | None]) -> None:
+    def _record(
+        self,
+        key: str,
+        outcome: AgentOutcome,
+        charges: list[float | None],
+        record: Callable[[AgentOutcome], None] | None = None,
+    ) -> None:
         result = outcome.result
         self.store.record_completion(
             self.run_id,
@@ -319,6 +326,7 @@ class LiveCalls:
             cost_usd=result.usage.cost_usd,
             spent=True,
             charges=charges,
+            also=None if record is None else lambda: record(outcome),
         )
         crash_point("after_completion")
 

@@ -360,11 +360,13 @@ class RunStore:
         cost_usd: float | None,
         spent: bool,
         charges: Sequence[float | None] | None = None,
+        also: Callable[[], None] | None = None,
     ) -> None:
         """Close a call; when `spent`, add its cost to the run (or count it as unknown).
 
         `charges` lists the cost of each try when a call took more than one (a corrective retry), so
-        the run is charged per try exactly as the budget was; the call row keeps the total.
+        the run is charged per try exactly as the budget was; the call row keeps the total. `also`
+        writes in the same transaction (the caller's own record of the call: both or neither).
         """
         with self.fenced(run_id, epoch):
             self.db.execute(
@@ -379,6 +381,8 @@ class RunStore:
                     )
                 else:
                     self.db.execute("UPDATE kernel_run SET spent_usd=spent_usd+? WHERE id=?", (charge, run_id))
+            if also is not None:
+                also()
 
     def count_agent(self, run_id: str, epoch: int) -> None:
         """Count one more spawned agent against the run's lifetime cap (a retry within one call)."""

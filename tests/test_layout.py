@@ -174,7 +174,8 @@ SPAWN_ATTRIBUTES |= {"posix_spawn", "posix_spawnp", "forkpty", "fork_exec"}
 # kernel/providers/process.py. An entry that no longer matches anything fails the test, so the list stays
 # exact. Benchmarks and tests are measuring and testing harnesses, not Pallium, and are not scanned.
 SPAWN_ALLOWED = {
-    ("kernel/providers/process.py", "run_worker"): "the dispatcher's one door for provider workers",
+    ("kernel/providers/process.py", "_run_with_files"): "the dispatcher's one door for provider workers (`run_worker`)",
+    ("kernel/providers/process.py", "_run_with_pipes"): "the same door, for a worker whose output is streamed",
     ("kernel/providers/process.py", "probe"): "a CLI's --help and --version for the doctor's drift probe",
     ("kernel/providers/fake.py", "_leave_grandchild"): "the fake provider's grandchild, for process-group kill tests",
     ("kernel/git.py", "_spawn"): "runs the git program only (for `run` and `attempt`)",

@@ -54,7 +54,140 @@ async def run_worker(
     `on_line` sees each line of standard output as it arrives (a CLI that streams events says who it
     is before it finishes: codex's thread id comes first), so a caller can record it durably before
     the worker, or this process, dies.
+
+    Without `on_line` the worker's standard streams are files in memory (stdin filled before it starts)
+    and its end is heard on a pidfd: asyncio's pipes and child watcher cost a thread started per
+    worker and a transport per stream, all on the event loop that every call of a fan-out waits on.
     """
+    if on_line is None and _PIDFD:
+        return await _run_with_files(inv, timeout=timeout, on_spawn=on_spawn)
+    return await _run_with_pipes(inv, timeout=timeout, on_spawn=on_spawn, on_line=on_line)
+
+
+async def _run_with_files(
+    inv: Invocation, *, timeout: float | None, on_spawn: Callable[[int, int | None], None] | None
+) -> Completed:
+    started = time.monotonic()
+    out, err = _memory_file("stdout"), _memory_file("stderr")
+    given = None
+    try:
+        if inv.stdin is not None:
+            given = _memory_file("stdin")
+            _write_all(given, inv.stdin)
+            os.lseek(given, 0, os.SEEK_SET)
+        try:
+            proc = subprocess.Popen(
+                inv.argv,
+                cwd=inv.cwd,
+                env={**os.environ, **inv.env},
+                stdin=given if given is not None else subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,
+            )
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+            return Completed(b"", str(exc).encode(), None, _ms(started), missing=True)
+        finally:
+            if given is not None:
+                os.close(given)  # the worker holds its own copy
+        ended = _ended(proc)
+        timed_out = False
+        try:
+            if on_spawn is not None:  # inside: a journal that refuses the write (a takeover) ends the worker
+                on_spawn(proc.pid, process_start_ticks(proc.pid))
+            try:
+                await asyncio.wait_for(asyncio.shield(ended), timeout=timeout or None)
+            except TimeoutError:
+                timed_out = True
+                _kill(proc.pid, signal.SIGTERM)
+                try:
+                    await asyncio.wait_for(asyncio.shield(ended), timeout=TERM_GRACE_SECONDS)
+                except TimeoutError:
+                    _kill(proc.pid, signal.SIGKILL)
+                    await asyncio.shield(ended)
+        except BaseException:  # cancelled by the caller: never leave the group running (reaped when it ends)
+            _kill(proc.pid, signal.SIGKILL)
+            raise
+        finally:
+            if _kill(proc.pid, signal.SIGKILL):  # grandchildren the worker left behind
+                await asyncio.to_thread(wait_group_gone, proc.pid)
+        return Completed(_read_all(out), _read_all(err), proc.returncode, _ms(started), timed_out=timed_out)
+    finally:
+        os.close(out)
+        os.close(err)
+
+
+def _ended(proc: subprocess.Popen) -> asyncio.Future[int]:
+    """A future of `proc`'s exit status, set (and the process reaped) when its pidfd becomes readable."""
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[int] = loop.create_future()
+    pidfd = os.pidfd_open(proc.pid)
+
+    def reap() -> None:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+        code = proc.wait()  # it has exited: no wait
+        if not ended.done():
+            ended.set_result(code)
+
+    loop.add_reader(pidfd, reap)
+    return ended
+
+
+def _memory_file(name: str) -> int:
+    """A file descriptor of an anonymous file (in memory where the system has them), closed on exec."""
+    if hasattr(os, "memfd_create"):
+        try:
+            return os.memfd_create(f"pallium-worker-{name}", os.MFD_CLOEXEC)
+        except OSError:
+            pass
+    import tempfile
+
+    with tempfile.TemporaryFile() as handle:
+        fd = os.dup(handle.fileno())  # the file lives while this copy is open
+    os.set_inheritable(fd, False)
+    return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    chunks, offset = [], 0
+    while offset < size:
+        chunk = os.pread(fd, size - offset, offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def _pidfd_works() -> bool:
+    """Whether this system gives pidfds (Linux 5.3 and later), asked of this very process."""
+    if not hasattr(os, "pidfd_open"):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:
+        return False
+    return True
+
+
+_PIDFD = _pidfd_works()
+
+
+async def _run_with_pipes(
+    inv: Invocation,
+    *,
+    timeout: float | None,
+    on_spawn: Callable[[int, int | None], None] | None,
+    on_line: Callable[[bytes], None] | None,
+) -> Completed:
     started = time.monotonic()
     try:
         proc = await asyncio.create_subprocess_exec(

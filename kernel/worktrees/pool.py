@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,45 +71,43 @@ class ReadOnlyPool:
         return Lent(path, commit)
 
     async def take_async(self, commit: str, *, walk: bool = True) -> Lent:
-        """`take` with the checkout or the new worktree made off the event loop.
+        """`take` with the checkout or the new worktree made off the event loop, in one trip to the thread
+        pool with the reading of what the tree holds.
 
         `walk=False` (an edit worker, whose tree is captured with git, not compared by a walk) skips
         recording what the tree holds.
         """
         from kernel.threads import in_pool
 
-        lent = await self._take_async(commit, walk=walk)
-        if not walk:
-            lent.baseline = None  # an edit worker's tree is captured with git, and recycled dirty
-        elif lent.baseline is None:
-            lent.baseline = await in_pool(baseline_of, lent.path)
-        return lent
-
-    async def _take_async(self, commit: str, *, walk: bool) -> Lent:
-        from kernel.threads import in_pool
-
+        read = baseline_of if walk else None
         for i, lent in enumerate(self._idle):
             if lent.commit == commit and not lent.dirty:
-                return self._idle.pop(i)
+                lent = self._idle.pop(i)
+                if walk and lent.baseline is None:
+                    lent.baseline = await in_pool(baseline_of, lent.path)
+                elif not walk:
+                    lent.baseline = None
+                return lent
         if self._idle:
             lent = self._idle.pop(0)
             try:
-                await in_pool(_move, lent.path, commit, clean=walk)
+                baseline = await in_pool(_move, lent.path, commit, clean=walk, read=read)
             except BaseException:
                 self.discard(lent)
                 raise
-            lent.commit, lent.dirty, lent.baseline = commit, False, None
+            lent.commit, lent.dirty, lent.baseline = commit, False, baseline
             return lent
         self._made += 1
-        path = await tree.create_async(
+        path, baseline = await tree.create_and_read_async(
             self.store,
             repo=self.repo,
             run_id=self.run_id,
             name=f"pooled-{self._made}",
             commit=commit,
             purpose="seeded" if walk else "edit",  # made for an edit worker (it may serve any call after)
+            read=read,
         )
-        return Lent(path, commit)
+        return Lent(path, commit, baseline=baseline)
 
     async def give_back_async(self, lent: Lent) -> list[str]:
         """`give_back` with the walk and `git check-ignore` off the event loop."""
@@ -161,17 +160,21 @@ class ReadOnlyPool:
         await all_of(*(tree.remove_async(self.store, lent.path) for lent in idle))
 
 
-def _move(path: Path, commit: str, *, clean: bool = True) -> None:
+def _move(
+    path: Path, commit: str, *, clean: bool = True, read: Callable[[Path], Baseline | None] | None = None
+) -> Baseline | None:
     """Put a pooled worktree at `commit` (cleaned too, unless `clean` is False: for an edit worker).
 
     What an edit worker left is in the worktree's index (its capture ran `git add -A`), so the forced
     checkout takes all of it out; a tree lent to read-only work is cleaned too, ignored files
     included, since any file git ignores in it counts as the worker's. Files git ignores that an edit worker made
-    (build output) stay for the next edit worker of the run, as they would in one checkout.
+    (build output) stay for the next edit worker of the run, as they would in one checkout. What
+    `read(path)` gives after it, in the same thread (the tree's baseline), is returned.
     """
     git.run(["checkout", "-q", "--detach", "--force", commit], path)
     if clean:
         git.run(["clean", "-q", "-f", "-d", "-x"], path)
+    return read(path) if read is not None else None
 
 
 def _changed(lent: Lent) -> tuple[bool, list[str]]:

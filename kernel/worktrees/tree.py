@@ -13,13 +13,26 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from kernel import git, paths, writes
 from kernel.errors import PalliumError
 from kernel.runstore import RunStore
 from kernel.worktrees import registry
 
-__all__ = ["GcReport", "capture", "create", "create_async", "gc", "remove", "remove_async", "run_dir"]
+__all__ = [
+    "GcReport",
+    "capture",
+    "create",
+    "create_and_read_async",
+    "create_async",
+    "gc",
+    "remove",
+    "remove_async",
+    "run_dir",
+]
+
+T = TypeVar("T")
 
 LIVE_STATES = ("creating", "active", "captured")
 
@@ -72,16 +85,42 @@ async def create_async(
     files: bool = True,
 ) -> Path:
     """`create` with its git and file work off the event loop (the store is written on the loop's thread)."""
+    path, _ = await create_and_read_async(
+        store, repo=repo, run_id=run_id, name=name, commit=commit, purpose=purpose, call_key=call_key, files=files
+    )
+    return path
+
+
+async def create_and_read_async(
+    store: RunStore,
+    *,
+    repo: Path,
+    run_id: str,
+    name: str,
+    commit: str,
+    purpose: str,
+    call_key: str | None = None,
+    files: bool = True,
+    read: Callable[[Path], T] | None = None,
+) -> tuple[Path, T | None]:
+    """`create_async`, and `read(path)` of the new worktree in the same trip to the thread pool (a pooled
+    tree's baseline): recorded first, then cleared, checked out and read in one go, then marked active.
+    Each trip is a wait behind every other call's work in a fan-out's first wave."""
     from kernel.threads import in_pool
 
     path = run_dir(run_id) / "worktrees" / name
-    await in_pool(_clear, repo, path)
     store.add_worktree(
         path=str(path), repo=str(repo), run_id=run_id, call_key=call_key, purpose=purpose, base_commit=commit
     )
-    await in_pool(_check_out, repo, path, commit, files=files)
+    found = await in_pool(_make, repo, path, commit, files, read)
     store.set_worktree_state(str(path), "active")
-    return path
+    return path, found
+
+
+def _make(repo: Path, path: Path, commit: str, files: bool, read: Callable[[Path], T] | None) -> T | None:
+    _clear(repo, path)
+    _check_out(repo, path, commit, files=files)
+    return read(path) if read is not None else None
 
 
 def _clear(repo: Path, path: Path) -> None:

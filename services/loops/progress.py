@@ -14,6 +14,7 @@ from pathlib import Path
 from kernel import git
 from kernel.errors import PalliumError
 from kernel.hashing import stable_hash
+from services.loops.failure_paths import RepoPaths
 
 __all__ = [
     "HISTORY_LENGTH",
@@ -31,11 +32,6 @@ _NOISE = (
     (re.compile(r"0x[0-9a-fA-F]+"), "0x?"),
     (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "<time>"),
     (re.compile(r"\b\d+(?:\.\d+)?\s*(?:ms|s|sec|seconds)\b"), "<duration>"),
-    # A path token, at any depth, absolute or relative, POSIX or Windows, becomes its last part: the
-    # same failure printed from another directory (`tests/test_a.py::t`, `test_a.py::t`,
-    # `/tmp/build-1/tests/test_a.py::t`) is the same failure. The last part must hold a letter, so
-    # a ratio such as `1/2` stays what it is.
-    (re.compile(r"(?<![\w.@~+-])(?:[A-Za-z]:)?(?:[\w.@~+-]*[/\\])+([\w.@~+-]*[A-Za-z_][\w.@~+-]*)"), r"\1"),
     (re.compile(r"(:|line )\d+(?::\d+)?"), r"\1N"),
     (re.compile(r"\s+"), " "),
 )
@@ -78,20 +74,27 @@ def short(signature: str | None) -> str:
     return signature if len(signature) <= 24 else signature[:21] + "..."
 
 
-def normalize_failure(line: str) -> str:
-    """One failure as it would read on any machine, any day: no paths, line numbers, addresses or times."""
+_NO_REPO = RepoPaths()
+
+
+def normalize_failure(line: str, paths: RepoPaths | None = None) -> str:
+    """One failure as it would read on any machine, any day: paths relative to the repository (`paths`,
+    read once per cycle; without it only temporary folders are dropped), no line numbers, addresses or times."""
     text = line.strip()
-    for pattern, replacement in _NOISE:
+    for pattern, replacement in _NOISE[:3]:  # times and durations before paths: `12:00:01` is no line number
+        text = pattern.sub(replacement, text)
+    text = (paths or _NO_REPO).normalize(text)
+    for pattern, replacement in _NOISE[3:]:
         text = pattern.sub(replacement, text)
     return text.strip()
 
 
-def signature_from_failures(failures: list[str], tree: str | None = None) -> str:
+def signature_from_failures(failures: list[str], tree: str | None = None, paths: RepoPaths | None = None) -> str:
     """A signature from the normalized set of failing tests (order and repeats ignored) and a tree hash.
 
     No failures and no tree give "": an empty signature, which never counts towards stagnation.
     """
-    normalized = sorted({normalize_failure(f) for f in failures if str(f).strip()})
+    normalized = sorted({normalize_failure(f, paths) for f in failures if str(f).strip()})
     parts = []
     if normalized:
         parts.append(f"f{len(normalized)}:{stable_hash(normalized)[:12]}")

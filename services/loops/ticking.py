@@ -17,6 +17,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from services.loops import lease, lifecycle, progress
+from services.loops.failure_paths import RepoPaths
 from services.loops.models import TickOutput
 from services.loops.store import CycleEnd, CycleRow, LoopRow, LoopStore
 from services.loops.verdict import Reading, budget_text, budget_verdict, read_result
@@ -150,7 +151,8 @@ async def _judge(
     state, reason, signature = reading.state, reading.reason, reading.signature
     if reading.failures is not None:
         tree = reading.tree or await threads.in_thread(progress.working_tree_hash, Path(row.cwd))
-        signature = progress.signature_from_failures(reading.failures, tree)
+        paths = await threads.in_thread(RepoPaths.read, Path(row.cwd))  # once per cycle: files move between cycles
+        signature = progress.signature_from_failures(reading.failures, tree, paths)
     counted = state != "error"
     count, history = row.stagnation_count, row.signature_history
     if counted:

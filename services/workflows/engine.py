@@ -17,6 +17,7 @@ from typing import Any
 
 from kernel.errors import PalliumError
 from services.workflows.asyncwrap import track_async_functions
+from services.workflows.door import host_door
 from services.workflows.script import parse_script, wrap_body
 
 __all__ = [
@@ -130,7 +131,7 @@ async def run_script(
     )
     with mini_racer.MiniRacer() as mr:
         mr.set_hard_memory_limit(limits.memory_bytes)
-        async with mr.wrap_py_function(bridge) as js_bridge:
+        async with host_door(mr, bridge) as js_bridge:
             global_object = mr.eval("globalThis")
             global_object["__pallium_host"] = js_bridge
             global_object["__pallium_config"] = config

@@ -16,7 +16,7 @@ from kernel.clock import iso_utc
 from kernel.context import ToolContext
 from kernel.crashpoints import crash_point
 from kernel.errors import PalliumError
-from kernel.execution import AgentCall, Run
+from kernel.execution import AgentCall, AgentOutcome, Run
 from kernel.hashing import stable_hash
 from kernel.providers.contract import MODES
 from kernel.testfailures import TestFailure, signature_of
@@ -110,24 +110,27 @@ class WorkflowHost:
 
     async def _agent(self, payload: dict[str, Any]) -> Any:
         call = self._agent_call(payload["prompt"], payload.get("opts") or {}, op="agent")
-        outcome = await self.run.agent(call)
-        self._event(
-            "agent",
-            payload.get("phase"),
-            {
-                "label": call.label,
-                "mode": call.mode,
-                "cached": outcome.cached,
-                "ok": outcome.ok,
-                "provider": outcome.result.provider,
-                "cost_usd": outcome.result.usage.cost_usd,
-                "patch_state": outcome.patch_state,
-                "patch_files": outcome.patch_files,
-                "error": outcome.result.failure.to_dict() if outcome.result.failure else None,
-                "call_key": outcome.call_key,
-                "excerpt": _excerpt(outcome.result),
-            },
-        )
+
+        def record(outcome: AgentOutcome) -> None:  # in the transaction that completes the call (`Run.agent`)
+            self._event(
+                "agent",
+                payload.get("phase"),
+                {
+                    "label": call.label,
+                    "mode": call.mode,
+                    "cached": outcome.cached,
+                    "ok": outcome.ok,
+                    "provider": outcome.result.provider,
+                    "cost_usd": outcome.result.usage.cost_usd,
+                    "patch_state": outcome.patch_state,
+                    "patch_files": outcome.patch_files,
+                    "error": outcome.result.failure.to_dict() if outcome.result.failure else None,
+                    "call_key": outcome.call_key,
+                    "excerpt": _excerpt(outcome.result),
+                },
+            )
+
+        outcome = await self.run.agent(call, record=record)
         if not outcome.ok:
             failure = outcome.result.failure
             raise PalliumError(

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from kernel.context import ToolContext
+from services.loops.failure_paths import RepoPaths
 from services.loops.models import NameInput, StartInput
 from services.loops.progress import signature_from_failures, working_tree_hash
 from services.loops.tools import reset, start
@@ -47,7 +48,8 @@ async def test_the_review_loop_stagnates_on_the_same_findings_and_ends_clean(git
     assert [(t.state, t.stagnation_count) for t in ticks] == [("no_op", 1), ("no_op", 2), ("stagnated", 3)]
     # Pallium built the signature from the findings and the working tree; the script holds no hash code.
     finding = _finding(12, "0x7f00")["findings"][0]
-    built = signature_from_failures([f"{finding['file']}: {finding['problem']}"], working_tree_hash(git_repo))
+    line = f"{finding['file']}: {finding['problem']}"  # another machine's checkout: read as src/app.py
+    built = signature_from_failures([line], working_tree_hash(git_repo), RepoPaths.read(git_repo))
     assert [t.signature for t in ticks] == [built] * 3 and "+t:" in built
     assert ticks[0].summary == "1 finding(s) in src"
     ctx = ToolContext(cwd=git_repo)

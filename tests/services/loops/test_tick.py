@@ -306,3 +306,26 @@ def test_loop_start_takes_the_task_as_a_positional_and_each_tick_runs_with_it(gi
     assert json.loads(capsys.readouterr().out)["task"] == "tidy the parser"
     assert main(["loop", "tick", "t", "--json"]) == 0
     assert [c["prompt"] for c in loop_env.calls()] == ["work on: tidy the parser"]
+
+
+async def test_a_failure_printed_at_another_depth_stagnates_and_one_moving_between_packages_does_not(
+    git_repo, loop_env
+):
+    for package in ("a", "b"):
+        write(git_repo, f"src/{package}/mod_test.go", "package m\n")
+    await start_loop(git_repo, settings={"stagnationThreshold": 3})
+    root = git_repo.as_posix()
+    replies(
+        loop_env,
+        {"state": "no_op", "failing": ["tests/test_app.py::test_main - assert 2 == 1"]},
+        {"state": "no_op", "failing": ["test_app.py::test_main - assert 2 == 1"]},  # run inside tests/
+        {"state": "no_op", "failing": [f"{root}/tests/test_app.py::test_main - assert 2 == 1"]},
+        {"state": "no_op", "failing": ["src/a/mod_test.go:41: want 1"]},
+        {"state": "no_op", "failing": [f"{root}/src/b/mod_test.go:41: want 1"]},
+    )
+    ticks = [await tick_loop(git_repo) for _ in range(3)]
+    assert [(t.state, t.stagnation_count) for t in ticks] == [("no_op", 1), ("no_op", 2), ("stagnated", 3)]
+    await start_loop(git_repo, name="moving", settings={"stagnationThreshold": 2})
+    moved = [await tick_loop(git_repo, "moving") for _ in range(2)]
+    assert [(t.state, t.stagnation_count) for t in moved] == [("no_op", 1), ("no_op", 1)]
+    assert moved[0].signature != moved[1].signature

@@ -90,3 +90,26 @@ def test_a_resume_after_a_kill_replays_every_completed_call_of_a_mixed_fan_out(g
     applied = pallium(git_repo, "workflow", "apply", run_id, "--json")
     assert applied.returncode == 0, applied.stderr
     assert sorted(p.name for p in (git_repo / "out").iterdir()) == ["f0.txt", "f10.txt", "f15.txt", "f5.txt"]
+
+
+def test_a_kill_right_after_a_completion_keeps_the_agent_event_of_every_completed_call(git_repo, fake, monkeypatch):
+    """The run's own record of an agent (what `workflow report` and the agent counts read) is written in
+    the transaction that completes the call in the journal: a kill between the two cannot lose it."""
+    from services.workflows.store import SCHEMA as WORKFLOW_SCHEMA
+    from services.workflows.store import WorkflowStore
+
+    monkeypatch.setenv("PALLIUM_WORKFLOW_PROVIDER", "fake")
+    fake.scenario(*({"match": f"^task {i}$", "delay": (i * 7 % 5) * 0.04, "reply": f"r{i}"} for i in range(AGENTS)))
+    run_id = f"crash-events-{git_repo.parent.name}"
+    argv = ["workflow", "run", "fan out", "--source", FAN_OUT, "--id", run_id]
+    killed = pallium(git_repo, *argv, crash="after_completion:5")
+    assert killed.returncode == CRASH_EXIT_CODE, killed.stderr
+    wait_for_workers_to_exit(run_id)
+    db = open_global([SCHEMA, WORKFLOW_SCHEMA])
+    try:
+        journal = {c.call_key for c in RunStore(db).calls(run_id, status="completed")}
+        recorded = {e.detail["call_key"] for e in WorkflowStore(db).events(run_id, kind="agent")}
+    finally:
+        db.close()
+    assert len(journal) == 5
+    assert recorded == journal
