@@ -69,6 +69,18 @@ def _cmake_commands(checkout: Path, build: Path) -> dict[str, dict]:
     return {str(Path(e["directory"], e["file"]).resolve()): e for e in json.loads(listed.read_text())}
 
 
+def _shards(work: Path, files: list[str]) -> tuple[int, int]:
+    """(sources with a background-index shard on disk, sources): clangd writes one
+    `<file name>.<hash>.idx` per file it indexed beside the compilation database."""
+    from collections import Counter
+
+    wanted = Counter(Path(f).name for f in files)
+    folder = work / ".cache" / "clangd" / "index"
+    names = [p.name.split(".idx")[0].rsplit(".", 1)[0] for p in folder.glob("*.idx")] if folder.is_dir() else []
+    have = Counter(names)
+    return sum(min(n, have[name]) for name, n in wanted.items()), len(files)
+
+
 def _headers(checkout: Path) -> list[str]:
     out = subprocess.run(
         ["git", "ls-files", "*.h", "*.hpp", "*.hh"], cwd=checkout, capture_output=True, text=True, check=True
@@ -163,7 +175,7 @@ def main(argv: list[str]) -> int:
             },
         )
         started = time.monotonic()
-        lsp.wait_for_index(timeout=600)
+        lsp.wait_for_index(timeout=900, shards=lambda: _shards(work, files))
         indexed_in = time.monotonic() - started
         truth: dict[str, set[tuple[str, int]]] = {}
         defined: dict[str, str] = {}

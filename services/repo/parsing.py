@@ -32,8 +32,9 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # definition, the calls in a macro's body; 12: PHP docblock types and fields assigned from typed
 # parameters; 13: PHP call chains' receivers and docblock return types in signatures; 14: C++ export
 # macros before a class name whose brace is on the next line; 15: C++ locals declared as pointers or
-# references): an index whose facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "15"
+# references; 16: Bash tests whose operator comes from their arguments, `[ "$(f)" "$@" ]`): an index
+# whose facts an older parser wrote parses its contents again at the next run.
+FACTS_VERSION = "16"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {

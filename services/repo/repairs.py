@@ -82,6 +82,17 @@ _LINE_MACROS = (_CALLING_MACRO, _LEADING_MACRO, _SPECIFIER_MACRO)
 _COMMENT_BEFORE_CONTINUATION = re.compile(rb"/\*[^\n]*?\*/(?=[ \t]*\\\n)")
 # A double-quoted Bash string holding an escaped `\$`: the text of a command to `eval` later.
 _BASH_EVAL_STRING = re.compile(rb'"((?:[^"\\]|\\.)*?\\\$(?:[^"\\]|\\.)*)"', re.S)
+# `[ "$(osx_version)" "$@" ]`: a test whose operator comes from its arguments (or none, as `[ "$a" "$b" ]`
+# reads), which the grammar cannot parse; the error swallows the functions after it. Its `[` at a
+# command's position and its `]` before the command's end, on one line.
+_BASH_TEST = re.compile(
+    rb"(?:^|(?<=[;&|!({])|(?<=\bthen)|(?<=\bif)|(?<=\belif)|(?<=\bwhile)|(?<=\buntil)|(?<=\bdo)|(?<=\belse))"
+    rb"([ \t]*)\[([ \t][^\n]*?[ \t])\](?=[ \t]*(?:$|[;&|)#]|[0-9]?>))",
+    re.M,
+)
+# a test operator standing alone between the brackets: `-f`, `=`, `!=`, `-eq`, `<`, `!`
+_TEST_OPERATOR = re.compile(rb"(?:^|[ \t])(?:-[A-Za-z]{1,2}|!?=|==|<|>|!)(?=[ \t]|$)")
+_QUOTED = re.compile(rb'"(?:\\.|[^"\\])*"|\'[^\']*\'')
 _KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
 _NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
@@ -101,12 +112,13 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
     the `#include`/`#define` lines inside braces, the comments before a `#define`'s line
     continuations, and the macros that stand for specifiers (before a declaration, between its type
     and name, after its parameters, or alone on a line);
-    in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval`."""
+    in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval` and a test whose operator is not written in it."""
     if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
         repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
         return repaired if repaired != data else None
     if language == "bash":  # `eval "(( \${#${name}[@]} > 0 ))"`: code built for eval, which the grammar misreads
         repaired = _BASH_EVAL_STRING.sub(lambda m: b'"' + re.sub(rb"[^\n]", b" ", m.group(1)) + b'"', data)
+        repaired = _BASH_TEST.sub(_test_as_command, repaired)
         return repaired if repaired != data else None
     if language not in ("c", "cpp"):
         return None
@@ -130,6 +142,16 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
     for start, end in spans:
         out[start:end] = b" " * (end - start)
     return bytes(out) if spans else None
+
+
+def _test_as_command(m: re.Match) -> bytes:
+    """`[ "$(f)" "$@" ]` as `: "$(f)" "$@"  `: the no-op builtin with the same arguments, so the
+    commands substituted inside stay calls and every offset stays where it was; a test with an
+    operator of its own, which the grammar reads, is left as written."""
+    inner = m.group(2)
+    if _TEST_OPERATOR.search(_QUOTED.sub(lambda q: b"x" * len(q.group()), inner)):
+        return m.group()
+    return m.group(1) + b":" + inner + b" "
 
 
 def _is_statement_macro(code: bytes, start: int, end: int) -> bool:
