@@ -112,7 +112,8 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
     the `#include`/`#define` lines inside braces, the comments before a `#define`'s line
     continuations, and the macros that stand for specifiers (before a declaration, between its type
     and name, after its parameters, or alone on a line);
-    in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval` and a test whose operator is not written in it."""
+    in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval`
+    and a test whose operator is not written in it."""
     if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
         repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
         return repaired if repaired != data else None
