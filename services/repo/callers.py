@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from kernel.errors import PalliumError
-from services.repo import by_receiver, macros, php_types
+from services.repo import by_receiver, cpp_types, macros, php_types
 from services.repo.exports import BINDING_KINDS, Exports, module_path
 from services.repo.exports import LANGUAGES as EXPORTING
 from services.repo.inheritance import member_through_bases, members_above
@@ -457,6 +457,8 @@ class _Resolver:
             return self._by_place(row, defs, members_only=True)
         if receiver.startswith("?") and len(receiver) > 1:  # a plain name: a class, a module, or unknown
             word = receiver[1:]
+            if row.language == "cpp" and (held := cpp_types.field_class(self.store.definitions, row.enclosing, word)):
+                return self._resolve(dataclasses.replace(row, receiver=held), defs)  # `cache_->Lookup()`
             typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
             if typed:  # `Store.create()`, `Store::new()`: that class's member
                 return self._by_place(row, typed, members_only=True)
@@ -500,13 +502,15 @@ class _Resolver:
         return self._by_place(row, defs, members_only=False)
 
     def _returned(self, row: ReferenceRow, chain: str) -> str | None:
-        """The class a PHP call chain (`Dotenv.create.make`, `self.make`) ends on, by each method's
+        """The class a PHP or C++ call chain (`Dotenv.create.make`, `self.make`) ends on, by each method's
         declared or docblock return type; None where one is not known or not one class."""
         start, *methods = chain.split(".")
         cls: str | None = start
         if start == "self":
             classes = (row.enclosing or "").split(".")[:-1]
             cls = classes[-1] if classes else None
+        elif start.startswith("?") and row.language == "cpp":  # `cache_->Find(k)->value()`: the field's class
+            cls = cpp_types.field_class(self.store.definitions, row.enclosing, start[1:])
         for method in methods:
             if cls is None:
                 return None
@@ -520,7 +524,10 @@ class _Resolver:
                     and d.parent.rsplit(".", 1)[-1] == cls
                     and family(d.language) == family(row.language)
                 ]
-                found = {php_types.return_class(d.signature, cls) for d in owned}
+                if row.language == "cpp":
+                    found = {cpp_types.return_class(d.signature, method, cls) for d in owned}
+                else:
+                    found = {php_types.return_class(d.signature, cls) for d in owned}
                 self.returns[key] = found.pop() if len(found) == 1 else None
             cls = self.returns[key]
         return cls
