@@ -94,6 +94,13 @@ _BASH_TEST = re.compile(
 _TEST_OPERATOR = re.compile(rb"(?:^|[ \t])(?:-[A-Za-z]{1,2}|!?=|==|<|>|!)(?=[ \t]|$)")
 _QUOTED = re.compile(rb'"(?:\\.|[^"\\])*"|\'[^\']*\'')
 _KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
+# `public class FunSpec\nprivate constructor(`: a primary constructor on the line after the class's
+# name, which the grammar reads only on the same line.
+_KOTLIN_NEXT_LINE_CONSTRUCTOR = re.compile(
+    rb"\b(?:class|object)[ \t]+[A-Za-z_]\w*(?:[ \t]*<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>)?[ \t]*(\n)"
+    rb"[ \t]*(?:(?:@[\w.]+(?:\([^()\n]*\))?|public|private|internal|protected)[ \t]+)*constructor[ \t]*\("
+)
+_BLANK = re.compile(rb"[ \t]")
 _NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
@@ -112,10 +119,11 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
     the `#include`/`#define` lines inside braces, the comments before a `#define`'s line
     continuations, and the macros that stand for specifiers (before a declaration, between its type
     and name, after its parameters, or alone on a line);
-    in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval`
-    and a test whose operator is not written in it."""
+    in Kotlin the delegation of an object expression and the newline before a primary constructor;
+    in Bash the text of a string built for `eval` and a test whose operator is not written in it."""
     if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
         repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+        repaired = _constructor_on_the_head_line(repaired)
         return repaired if repaired != data else None
     if language == "bash":  # `eval "(( \${#${name}[@]} > 0 ))"`: code built for eval, which the grammar misreads
         repaired = _BASH_EVAL_STRING.sub(lambda m: b'"' + re.sub(rb"[^\n]", b" ", m.group(1)) + b'"', data)
@@ -143,6 +151,19 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
     for start, end in spans:
         out[start:end] = b" " * (end - start)
     return bytes(out) if spans else None
+
+
+def _constructor_on_the_head_line(data: bytes) -> bytes:
+    """The newline before a primary constructor moved to the first blank inside its parameter list,
+    so the head is one line as the grammar reads it and every line from there on stays where it was."""
+    out = bytearray(data)
+    for found in _KOTLIN_NEXT_LINE_CONSTRUCTOR.finditer(data):
+        blank = _BLANK.search(data, found.end())
+        if blank is None:
+            continue
+        out[found.start(1)] = ord(" ")
+        out[blank.start()] = ord("\n")
+    return bytes(out)
 
 
 def _test_as_command(m: re.Match) -> bytes:

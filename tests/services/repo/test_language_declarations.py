@@ -225,6 +225,26 @@ def test_what_only_a_preprocessor_or_a_newer_grammar_reads_does_not_lose_the_dec
     assert {(s[2], s[1]) for s in extract(path, text.encode()).symbols} == expected
 
 
+def test_a_kotlin_primary_constructor_on_the_line_after_the_class_name_keeps_every_line():
+    # kotlinpoet's style: `public class FunSpec` then `private constructor(` on the next line
+    text = (
+        "public sealed class TypeName\nconstructor(\n  public val isNullable: Boolean,\n) : Annotatable {\n"
+        "  internal fun emit(out: Int): Int = out\n}\n\n"
+        "public class Spec\n@Inject internal constructor(builder: Builder) {\n"
+        "  public val name: String = builder.name\n}\n"
+        "\npublic val ANY: TypeName = TypeName(false)\n"
+    )
+    found = {(s[2], s[1], s[5]) for s in extract("src/TypeName.kt", text.encode()).symbols}
+    assert {
+        ("TypeName", "class", 1),
+        ("TypeName.isNullable", "field", 3),
+        ("TypeName.emit", "method", 5),
+        ("Spec", "class", 8),
+        ("Spec.name", "field", 10),
+        ("ANY", "variable", 13),  # a top-level `val` is a variable, as ctags files it
+    } <= found
+
+
 def test_a_bare_ruby_name_no_assignment_makes_local_is_a_call():
     text = (
         "def show(id, format: :html)\n  record = find(id)\n  render\n  record\n  request.path\n"
