@@ -101,6 +101,10 @@ _KOTLIN_NEXT_LINE_CONSTRUCTOR = re.compile(
     rb"[ \t]*(?:(?:@[\w.]+(?:\([^()\n]*\))?|public|private|internal|protected)[ \t]+)*constructor[ \t]*\("
 )
 _BLANK = re.compile(rb"[ \t]")
+# `Limiter(int n)\n    :\n#if !defined(NDEBUG)\n      max_(n),\n#endif\n      left_(n) {`: a conditional
+# inside a constructor's initializer list (or any list the code before it leaves open with `,`).
+_CONDITIONAL = re.compile(rb"\n([ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b[^\n]*)")
+_OPENS_A_LIST = re.compile(rb"(?:,|\)[ \t\n]*(?:noexcept[ \t\n]*)?:)$")
 _NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
@@ -116,7 +120,7 @@ def without_export_macros(language: str, data: bytes) -> bytes:
 
 def repaired_source(language: str, data: bytes) -> bytes | None:
     """`data` with what its grammar cannot parse blanked, or None when there is none: in C and C++
-    the `#include`/`#define` lines inside braces, the comments before a `#define`'s line
+    the `#include`/`#define` lines inside braces, the conditionals inside a list, the comments before a `#define`'s line
     continuations, and the macros that stand for specifiers (before a declaration, between its type
     and name, after its parameters, or alone on a line);
     in Kotlin the delegation of an object expression and the newline before a primary constructor;
@@ -144,6 +148,7 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
         if _is_statement_macro(code, m.start(), m.end() - 1)  # the line's start: the newline's offset in `lined`
     ]
     spans += _directives_in_lists(code, lined)
+    spans += _conditionals_in_lists(code, lined)
     lined_data = b"\n" + data  # comments kept: they are what is looked for
     for directive in _WHOLE_DIRECTIVE.finditer(lined_data):
         found = _COMMENT_BEFORE_CONTINUATION.finditer(lined_data, *directive.span())
@@ -192,6 +197,19 @@ def _is_statement_macro(code: bytes, start: int, end: int) -> bool:
         or last_line.startswith(b"#")
         or re.fullmatch(_MACRO, last_line) is not None  # `FMT_BEGIN_NAMESPACE` then `FMT_MODULE_EXPORT_BEGIN`
     )
+
+
+def _conditionals_in_lists(code: bytes, lined: bytes) -> list[tuple[int, int]]:
+    """The `#if`/`#else`/`#endif` lines where the code before them leaves a list open (after a `,`,
+    or a constructor's `) :`): the grammar reads a directive only between declarations or
+    statements, and there the error took the rest of the file. Both branches are kept."""
+    spans = []
+    for found in _CONDITIONAL.finditer(lined):
+        at = found.start()  # the newline before the directive, in `code`'s offsets
+        before = code[max(0, at - 200) : at].rstrip()
+        if _OPENS_A_LIST.search(before):
+            spans.append((found.start(1) - 1, found.end(1) - 1))
+    return spans
 
 
 def _directives_in_lists(code: bytes, lined: bytes) -> list[tuple[int, int]]:

@@ -207,6 +207,14 @@ async def test_symbols_past_the_budget_end_with_a_cursor_that_reaches_every_decl
             {("hooks", "struct"), ("hooks.allocate", "field"), ("hooks", "type")},
         ),
         (
+            "util/env_posix.cc",  # leveldb's: the class after it was filed under `Limiter`
+            "namespace db {\nclass Limiter {\n public:\n  Limiter(int n)\n      :\n#if !defined(NDEBUG)\n"
+            "        max_(n),\n#endif  // !defined(NDEBUG)\n        left_(n) {}\n};\n"
+            "class PosixEnv {\n public:\n  void NewLogger();\n};\n}\n",
+            {("db", "namespace"), ("db.Limiter", "class"), ("db.Limiter.Limiter", "method")}
+            | {("db.PosixEnv", "class"), ("db.PosixEnv.NewLogger", "method")},
+        ),
+        (
             "src/Flow.kt",
             "class Flow(val channel: Channel) {\n    private val wrapped = object : Channel by channel {\n"
             "        override fun close() = Unit\n    }\n\n"
