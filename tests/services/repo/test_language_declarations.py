@@ -207,6 +207,14 @@ async def test_symbols_past_the_budget_end_with_a_cursor_that_reaches_every_decl
             {("hooks", "struct"), ("hooks.allocate", "field"), ("hooks", "type")},
         ),
         (
+            "src/lib_json/json_valueiterator.inl",  # jsoncpp's: inline members kept apart from the header
+            "namespace Json {\nValueIterator::ValueIterator() = default;\nFastWriter::FastWriter()\n\n    = default;\n"
+            "bool ValueIterator::isEqual() const { return true; }\nint x = f();\nValue::~Value() = default;\n}\n",
+            {("Json", "namespace"), ("Json.ValueIterator.ValueIterator", "method"), ("Json.x", "variable")}
+            | {("Json.Value.~Value", "method")}
+            | {("Json.FastWriter.FastWriter", "method"), ("Json.ValueIterator.isEqual", "method")},
+        ),
+        (
             "util/env_posix.cc",  # leveldb's: the class after it was filed under `Limiter`
             "namespace db {\nclass Limiter {\n public:\n  Limiter(int n)\n      :\n#if !defined(NDEBUG)\n"
             "        max_(n),\n#endif  // !defined(NDEBUG)\n        left_(n) {}\n};\n"
