@@ -32,9 +32,10 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # definition, the calls in a macro's body; 12: PHP docblock types and fields assigned from typed
 # parameters; 13: PHP call chains' receivers and docblock return types in signatures; 14: C++ export
 # macros before a class name whose brace is on the next line; 15: C++ locals declared as pointers or
-# references; 16: Bash tests whose operator comes from their arguments, `[ "$(f)" "$@" ]`, and C++
-# call chains' and `this->field`'s receivers): an index whose facts an older parser wrote parses its
-# contents again at the next run.
+# references; 16: Bash tests whose operator comes from their arguments, `[ "$(f)" "$@" ]`, C++
+# call chains' and `this->field`'s receivers, conditionals in lists, defaulted members, `.inl`;
+# Kotlin constructors on the next line; PHP `foreach` over docblock-typed arrays): an index whose
+# facts an older parser wrote parses its contents again at the next run.
 FACTS_VERSION = "16"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
@@ -561,6 +562,10 @@ def _php_bindings(root: Any, scopes: Any, bindings: dict[str, list[tuple[int, tu
 
     for field_name, node, type_ in list(php_types.assigned_fields(root, _language("php"), type_of)):
         bindings.setdefault(field_name, []).append((node.start_byte, _scope_span(node, scopes), type_))
+    for var, node, iterated in php_types.foreach_values(root, _language("php")):  # `foreach ($this->readers as $r)`
+        held = _receiver(iterated, scopes, bindings, iterated)
+        if held.startswith("[]"):
+            bindings.setdefault(var, []).append((node.start_byte, _scope_span(node, scopes), held[2:]))
     for var, node, call in php_types.assigned_calls(root, _language("php")):  # `$d = Dotenv::create()`
         chain = _receiver(call, scopes, bindings, call)
         if chain.startswith("()"):

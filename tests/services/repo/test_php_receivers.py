@@ -211,3 +211,55 @@ async def test_a_call_chain_is_resolved_through_declared_and_docblock_return_typ
         13: ("receiver", "FileStore.read"),
         14: ("unresolved", None),  # a chain on a variable of unknown class: never guessed
     }
+
+
+MULTI = """\
+<?php
+namespace Env\\Adapter;
+
+final class MultiWriter
+{
+    /**
+     * @var \\Env\\Adapter\\WriterInterface[]
+     */
+    private $writers;
+
+    /**
+     * @param array<string, \\Env\\Adapter\\ArrayAdapter> $spares
+     */
+    public function __construct(array $writers, array $spares)
+    {
+        $this->writers = $writers;
+        foreach ($spares as $key => $spare) {
+            $spare->write($key, '');
+        }
+    }
+
+    public function write(string $name, string $value)
+    {
+        foreach ($this->writers as $writer) {
+            $writer->write($name, $value);
+        }
+        return true;
+    }
+}
+"""
+
+
+async def test_a_foreach_over_an_array_a_docblock_types_binds_its_value_to_the_element_class(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    files = {
+        "src/Adapter/WriterInterface.php": WRITER,
+        "src/Adapter/PutenvAdapter.php": PUTENV,
+        "src/Adapter/ArrayAdapter.php": ARRAY,
+        "src/Adapter/MultiWriter.php": MULTI,
+    }
+    commit(repo, "Start", files)
+    out = await ask(repo, "pallium_callers", name="write")
+    found = {r.line: (r.resolution, r.target_qualified) for r in out.references if r.path.endswith("MultiWriter.php")}
+    assert found == {
+        18: ("receiver", "ArrayAdapter.write"),  # `array<string, ArrayAdapter> $spares`, `as $key => $spare`
+        25: ("receiver", "WriterInterface.write"),  # the property's `@var WriterInterface[]`
+    }
