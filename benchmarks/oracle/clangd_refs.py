@@ -126,6 +126,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sample", type=int, default=40, help="functions to ask about (default 40)")
     parser.add_argument("--misses", type=int, default=3)
     parser.add_argument("--language", choices=sorted(_SOURCES), default="c")
+    parser.add_argument("--index-timeout", type=float, default=3600, help="seconds to wait for clangd's index")
     args = parser.parse_args(argv)
     checkout = args.checkout.resolve()
     from services.repo.parsing import extract
@@ -175,8 +176,13 @@ def main(argv: list[str]) -> int:
             },
         )
         started = time.monotonic()
-        lsp.wait_for_index(timeout=900, shards=lambda: _shards(work, files))
+        complete = lsp.wait_for_index(timeout=args.index_timeout, shards=lambda: _shards(work, files))
         indexed_in = time.monotonic() - started
+        have, want = _shards(work, files)
+        if not complete:  # a partial index lists fewer references: a figure from it is not clangd's
+            lsp.close()
+            print(f"clangd's index was not complete after {indexed_in:.0f} s ({have} of {want} files): no figure")
+            return 2
         truth: dict[str, set[tuple[str, int]]] = {}
         defined: dict[str, str] = {}
         for path, line, name in sample:
@@ -211,7 +217,7 @@ def main(argv: list[str]) -> int:
         lsp.close()
         ours = asyncio.run(pallium_answers(checkout, defined))
     heading = f"clangd references on {checkout.name} ({args.language}): {len(truth)} functions"
-    print(f"{heading} (clangd indexed in {indexed_in:.0f} s)")
+    print(f"{heading} (clangd indexed {have} of {want} files in {indexed_in:.0f} s)")
     report("clangd", truth, ours, args.misses)
     return 0
 

@@ -87,8 +87,12 @@ def main(argv: list[str]) -> int:
         )
         lsp.notify("initialized", {})
         started = time.monotonic()
-        lsp.wait_for_index(timeout=600, notification="indexingEnded")
+        complete = lsp.wait_for_index(timeout=1800, notification="indexingEnded")
         indexed_in = time.monotonic() - started
+        if not complete:  # a partial index lists fewer references: a figure from it is not intelephense's
+            lsp.close()
+            print(f"intelephense had not ended its indexing after {indexed_in:.0f} s: no figure")
+            return 2
         truth: dict[str, set[tuple[str, int]]] = {}
         asked = []
         for path, line, name, qualified in sample:

@@ -51,6 +51,12 @@ class Lsp:
             self.proc.stdin.flush()
 
     def _reader(self) -> None:
+        try:
+            self._read_all()
+        except (OSError, ValueError):  # the pipe closed under the reader: the server was stopped
+            self.messages.put(None)
+
+    def _read_all(self) -> None:
         assert self.proc.stdout is not None
         while True:
             length = 0
@@ -98,19 +104,20 @@ class Lsp:
 
     def wait_for_index(
         self, timeout: float, *, notification: str | None = None, shards: Any = None, settle: float = 20.0
-    ) -> None:
+    ) -> bool:
         """Until the server's index is complete: a notification of its own (intelephense's
         `indexingEnded`), or clangd's background index with every progress it began ended and, where
         `shards` (a callable giving (files with a shard, files expected)) is given, a shard on disk for
         every file, or none added for `settle` seconds while no progress runs (a file clangd cannot
         index writes none). clangd's first `backgroundIndex` end can come before the compilation
-        database's other files are queued, so the first end alone gave a different index run to run."""
+        database's other files are queued, so the first end alone gave a different index run to run.
+        False when `timeout` passed first: the index is partial and no figure may be read from it."""
         deadline = time.monotonic() + timeout
         last_count, last_change = -1, time.monotonic()
         while time.monotonic() < deadline:
             if notification is not None:
                 if self.read(timeout=max(0.1, deadline - time.monotonic())).get("method") == notification:
-                    return
+                    return True
                 continue
             idle = self.progress_begun <= self.progress_done and any("backgroundIndex" in t for t in self.progress_done)
             if shards is not None:
@@ -118,10 +125,11 @@ class Lsp:
                 if have != last_count:
                     last_count, last_change = have, time.monotonic()
                 if idle and (have >= want or time.monotonic() - last_change >= settle):
-                    return
+                    return True
             elif idle:
-                return
+                return True
             self.poll(1.0)
+        return False
 
     def poll(self, seconds: float) -> None:
         """Take what the server sends for up to `seconds` (its progress is noted as it is read)."""
