@@ -398,6 +398,11 @@ class _Resolver:
 
     def reference(self, row: ReferenceRow) -> Reference | None:
         reachable = self.by_family.get(family(row.language), [])
+        if row.language == "php" and row.kind in ("attribute", "call"):
+            # `$this->values` reads a property, never `values()`; `$this->values()` calls a method, never
+            # the property (a closure held in one is called as `($this->values)()`)
+            wrong = ("method", "function") if row.kind == "attribute" else ("field", "property")
+            reachable = [d for d in reachable if d.kind not in wrong]
         resolution, target = self._resolve(row, reachable)
         if self.wanted is not None:
             if target is not None and target.id not in self.wanted:

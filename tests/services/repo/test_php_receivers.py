@@ -263,3 +263,36 @@ async def test_a_foreach_over_an_array_a_docblock_types_binds_its_value_to_the_e
         18: ("receiver", "ArrayAdapter.write"),  # `array<string, ArrayAdapter> $spares`, `as $key => $spare`
         25: ("receiver", "WriterInterface.write"),  # the property's `@var WriterInterface[]`
     }
+
+
+SPINNER = """\
+<?php
+namespace Term;
+
+class Spinner
+{
+    private $timeLimit = 0.1;
+
+    public function timeLimit($timeLimit)
+    {
+        $this->timeLimit = (float) $timeLimit;
+        return $this;
+    }
+
+    public function spin()
+    {
+        $this->timeLimit(0.5);
+        return $this->timeLimit * 2;
+    }
+}
+"""
+
+
+async def test_a_property_read_is_never_a_reference_of_the_method_of_that_name(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "Start", {"src/Spinner.php": SPINNER})
+    out = await ask(repo, "pallium_callers", name="Spinner.timeLimit")  # the property and the method
+    by_target = {(r.line, r.kind, r.target_line) for r in out.references}
+    assert by_target == {(10, "attribute", 6), (16, "call", 8), (17, "attribute", 6)}  # `$this->timeLimit` is line 6's
