@@ -247,6 +247,22 @@ _CPP = (
   declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @bind.var)))
 (declaration type: (type_identifier) @bind.type
   declarator: (init_declarator declarator: (reference_declarator (identifier) @bind.var)))
+; `const Json::Value& value`, `leveldb::Status s = ...`: a class named with its namespace
+(parameter_declaration
+  type: [(qualified_identifier name: (type_identifier) @bind.type)
+        (qualified_identifier name: (qualified_identifier name: (type_identifier) @bind.type))]
+  declarator: [(identifier) @bind.var (reference_declarator (identifier) @bind.var)
+        (pointer_declarator declarator: (identifier) @bind.var)])
+(declaration
+  type: [(qualified_identifier name: (type_identifier) @bind.type)
+        (qualified_identifier name: (qualified_identifier name: (type_identifier) @bind.type))]
+  declarator: [(identifier) @bind.var (reference_declarator (identifier) @bind.var)
+        (pointer_declarator declarator: (identifier) @bind.var)])
+(declaration
+  type: [(qualified_identifier name: (type_identifier) @bind.type)
+        (qualified_identifier name: (qualified_identifier name: (type_identifier) @bind.type))]
+  declarator: (init_declarator declarator: [(identifier) @bind.var (reference_declarator (identifier) @bind.var)
+        (pointer_declarator declarator: (identifier) @bind.var)]))
 """
 )
 

@@ -215,3 +215,29 @@ async def test_a_call_chain_follows_each_method_s_declared_return_type(tmp_path:
     found = {(r.path, r.line): r.target_qualified for r in find.references}
     assert found[("db/version.cc", 11)] == "db.Cache.Find"  # `current()` a Version*, its `cache()` a Cache*
     assert found[("db/version.cc", 10)] == "db.Cache.Find"  # never Table's, declared beside it
+
+
+QUALIFIED_USES = """\
+#include "db/cache.h"
+void scan(const db::Cache& cache, db::Table* table)
+{
+    cache.Lookup(1);
+    table->Lookup(2);
+    db::Cache local;
+    local.Lookup(3);
+}
+"""
+
+
+async def test_locals_and_parameters_of_a_class_named_with_its_namespace_type_their_calls(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "Start", {"include/db/cache.h": CACHE_H, "tools/scan.cc": QUALIFIED_USES})
+    out = await ask(repo, "pallium_callers", name="Lookup")
+    found = {r.line: (r.resolution, r.target_qualified) for r in out.references if r.path == "tools/scan.cc"}
+    assert found == {
+        4: ("receiver", "db.Cache.Lookup"),
+        5: ("receiver", "db.Table.Lookup"),
+        7: ("receiver", "db.Cache.Lookup"),
+    }
