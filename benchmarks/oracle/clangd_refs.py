@@ -7,7 +7,9 @@ The checkout gets a generated compile_commands.json (every `.c` file, or `.cc`/`
 `-I` of every folder holding a header, in a temporary folder, never in the checkout; where the
 repository builds with CMake, its own configured commands for the sources it builds, and its
 build folder's generated headers for the rest), clangd
-(Debian's) builds its background index over it, and for a sample of the functions the checkout
+(Debian's) builds its background index over it (waited for until every source file has its shard
+on disk: clangd's first progress end can come before all are queued; a partial index gives no
+figure, exit 2), and for a sample of the functions the checkout
 defines (every k-th by path and line, so the sample is fixed) clangd's `textDocument/references`
 (declarations left out) is the truth. Pallium indexes the checkout in a temporary PALLIUM_HOME
 and answers `pallium_callers` for each name; a Pallium reference counts when it resolves to a
