@@ -287,7 +287,8 @@ def _implemented(
         for cls in classes:
             resolve = lambda ref, name: _class_for(store, ref, name)  # noqa: E731
             for above in members_above(store, cls, member, every, resolve):
-                if above.id not in found and above not in defs:
+                # a base's property of its name (`protected $prompt` beside `prompt()`) is no method it overrides
+                if above.id not in found and above not in defs and above.kind == "method":
                     found[above.id] = above
     return list(found.values())
 

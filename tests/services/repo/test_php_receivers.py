@@ -296,3 +296,27 @@ async def test_a_property_read_is_never_a_reference_of_the_method_of_that_name(t
     out = await ask(repo, "pallium_callers", name="Spinner.timeLimit")  # the property and the method
     by_target = {(r.line, r.kind, r.target_line) for r in out.references}
     assert by_target == {(10, "attribute", 6), (16, "call", 8), (17, "attribute", 6)}  # `$this->timeLimit` is line 6's
+
+
+PROMPTS = {
+    "src/InputAbstract.php": "<?php\nnamespace Term;\n\nabstract class InputAbstract\n{\n    protected $prompt;\n}\n",
+    "src/Input.php": (
+        "<?php\nnamespace Term;\n\nclass Input extends InputAbstract\n{\n"
+        "    public function __construct($prompt)\n    {\n        $this->prompt = $prompt;\n    }\n\n"
+        "    public function prompt()\n    {\n        return $this->prompt;\n    }\n}\n"
+    ),
+    "src/Password.php": (
+        "<?php\nnamespace Term;\n\nclass Password extends Input\n{\n"
+        "    public function prompt()\n    {\n        return parent::prompt();\n    }\n}\n"
+    ),
+}
+
+
+async def test_a_base_s_property_of_the_method_s_name_is_not_a_method_it_implements(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "Start", PROMPTS)
+    out = await ask(repo, "pallium_callers", name="Password.prompt")
+    assert [(d.qualified, d.kind) for d in out.implements] == [("Input.prompt", "method")]
+    assert not any(r.kind == "attribute" for r in out.references)  # `$this->prompt` reads the property
