@@ -7,7 +7,9 @@ The checkout gets a generated compile_commands.json (every `.c` file, or `.cc`/`
 `-I` of every folder holding a header, in a temporary folder, never in the checkout; where the
 repository builds with CMake, its own configured commands for the sources it builds, and its
 build folder's generated headers for the rest), clangd
-(Debian's) builds its background index over it, and for a sample of the functions the checkout
+(Debian's) builds its background index over it (waited for until every source file has its shard
+on disk: clangd's first progress end can come before all are queued; a partial index gives no
+figure, exit 2), and for a sample of the functions the checkout
 defines (every k-th by path and line, so the sample is fixed) clangd's `textDocument/references`
 (declarations left out) is the truth. Pallium indexes the checkout in a temporary PALLIUM_HOME
 and answers `pallium_callers` for each name; a Pallium reference counts when it resolves to a
@@ -69,6 +71,18 @@ def _cmake_commands(checkout: Path, build: Path) -> dict[str, dict]:
     return {str(Path(e["directory"], e["file"]).resolve()): e for e in json.loads(listed.read_text())}
 
 
+def _shards(work: Path, files: list[str]) -> tuple[int, int]:
+    """(sources with a background-index shard on disk, sources): clangd writes one
+    `<file name>.<hash>.idx` per file it indexed beside the compilation database."""
+    from collections import Counter
+
+    wanted = Counter(Path(f).name for f in files)
+    folder = work / ".cache" / "clangd" / "index"
+    names = [p.name.split(".idx")[0].rsplit(".", 1)[0] for p in folder.glob("*.idx")] if folder.is_dir() else []
+    have = Counter(names)
+    return sum(min(n, have[name]) for name, n in wanted.items()), len(files)
+
+
 def _headers(checkout: Path) -> list[str]:
     out = subprocess.run(
         ["git", "ls-files", "*.h", "*.hpp", "*.hh"], cwd=checkout, capture_output=True, text=True, check=True
@@ -114,6 +128,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sample", type=int, default=40, help="functions to ask about (default 40)")
     parser.add_argument("--misses", type=int, default=3)
     parser.add_argument("--language", choices=sorted(_SOURCES), default="c")
+    parser.add_argument("--index-timeout", type=float, default=3600, help="seconds to wait for clangd's index")
     args = parser.parse_args(argv)
     checkout = args.checkout.resolve()
     from services.repo.parsing import extract
@@ -163,8 +178,13 @@ def main(argv: list[str]) -> int:
             },
         )
         started = time.monotonic()
-        lsp.wait_for_index(timeout=600)
+        complete = lsp.wait_for_index(timeout=args.index_timeout, shards=lambda: _shards(work, files))
         indexed_in = time.monotonic() - started
+        have, want = _shards(work, files)
+        if not complete:  # a partial index lists fewer references: a figure from it is not clangd's
+            lsp.close()
+            print(f"clangd's index was not complete after {indexed_in:.0f} s ({have} of {want} files): no figure")
+            return 2
         truth: dict[str, set[tuple[str, int]]] = {}
         defined: dict[str, str] = {}
         for path, line, name in sample:
@@ -199,7 +219,7 @@ def main(argv: list[str]) -> int:
         lsp.close()
         ours = asyncio.run(pallium_answers(checkout, defined))
     heading = f"clangd references on {checkout.name} ({args.language}): {len(truth)} functions"
-    print(f"{heading} (clangd indexed in {indexed_in:.0f} s)")
+    print(f"{heading} (clangd indexed {have} of {want} files in {indexed_in:.0f} s)")
     report("clangd", truth, ours, args.misses)
     return 0
 

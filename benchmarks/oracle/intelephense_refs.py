@@ -28,8 +28,8 @@ from pathlib import Path
 from benchmarks.oracle.lsp import RESOLVED, Lsp, every_reference, locations_in, report
 
 
-async def pallium_answers(checkout: Path, asked: list[tuple[str, str, str]]) -> dict[str, set[tuple[str, int]]]:
-    """For each `(key, path, qualified)`: Pallium's references resolved to that definition."""
+async def pallium_answers(checkout: Path, asked: list[tuple[str, str, str, int]]) -> dict[str, set[tuple[str, int]]]:
+    """For each `(key, path, qualified, line)`: Pallium's references resolved to that definition."""
     from kernel.context import ToolContext
     from kernel.dispatch import call
 
@@ -37,14 +37,15 @@ async def pallium_answers(checkout: Path, asked: list[tuple[str, str, str]]) -> 
     try:
         await call("pallium_index", {}, ctx)
         out = {}
-        for key, path, qualified in asked:
+        for key, path, qualified, line in asked:
             # a call through an interface method this one implements counts, as intelephense counts it
             above = await call("pallium_callers", {"name": qualified, "limit": 1}, ctx)
-            targets = {(path, qualified)} | {(d.path, d.qualified) for d in above.implements}
+            # by line too: a property and a method may share `Class.name` (`$timeLimit`, `timeLimit()`)
+            targets = {(path, qualified, line)} | {(d.path, d.qualified, d.line) for d in above.implements}
             out[key] = {
                 (r.path, r.line)
                 for r in await every_reference(call, qualified, ctx)
-                if r.resolution in RESOLVED and (r.target, r.target_qualified) in targets
+                if r.resolution in RESOLVED and (r.target, r.target_qualified, r.target_line) in targets
             }
         return out
     finally:
@@ -87,8 +88,12 @@ def main(argv: list[str]) -> int:
         )
         lsp.notify("initialized", {})
         started = time.monotonic()
-        lsp.wait_for_index(timeout=600, notification="indexingEnded")
+        complete = lsp.wait_for_index(timeout=1800, notification="indexingEnded")
         indexed_in = time.monotonic() - started
+        if not complete:  # a partial index lists fewer references: a figure from it is not intelephense's
+            lsp.close()
+            print(f"intelephense had not ended its indexing after {indexed_in:.0f} s: no figure")
+            return 2
         truth: dict[str, set[tuple[str, int]]] = {}
         asked = []
         for path, line, name, qualified in sample:
@@ -119,7 +124,7 @@ def main(argv: list[str]) -> int:
             refs = locations_in(found, checkout)  # type: ignore[arg-type]
             key = f"{path}:{qualified}"
             truth[key] = refs
-            asked.append((key, path, qualified))
+            asked.append((key, path, qualified, line))
         lsp.close()
         ours = asyncio.run(pallium_answers(checkout, asked))
     print(f"intelephense references on {checkout.name}: {len(truth)} definitions (indexed in {indexed_in:.0f} s)")

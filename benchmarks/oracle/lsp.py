@@ -26,39 +26,68 @@ async def every_reference(call: Any, name: str, ctx: Any) -> list[Any]:
 
 
 class Lsp:
-    """A minimal LSP client over clangd's stdio: requests, and the notifications it sends meanwhile."""
+    """A minimal LSP client over a server's stdio: requests, and the notifications it sends meanwhile."""
 
     def __init__(self, command: list[str], cwd: Path) -> None:
+        import queue
+        import threading
+
         self.proc = subprocess.Popen(
             command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
         self.next_id = 0
         self.progress_done: set[str] = set()
         self.progress_begun: set[str] = set()
+        self.messages: queue.Queue = queue.Queue()
+        self.writing = threading.Lock()
+        # one thread reads, so progress is seen while the client waits and nothing sits in a buffer
+        threading.Thread(target=self._reader, daemon=True).start()
 
     def send(self, message: dict) -> None:
         body = json.dumps(message).encode()
         assert self.proc.stdin is not None
-        self.proc.stdin.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-        self.proc.stdin.flush()
+        with self.writing:
+            self.proc.stdin.write(f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+            self.proc.stdin.flush()
 
-    def read(self) -> dict:
+    def _reader(self) -> None:
+        try:
+            self._read_all()
+        except (OSError, ValueError):  # the pipe closed under the reader: the server was stopped
+            self.messages.put(None)
+
+    def _read_all(self) -> None:
         assert self.proc.stdout is not None
-        length = 0
         while True:
-            line = self.proc.stdout.readline()
-            if not line:
-                raise EOFError("clangd exited")
-            if line in (b"\r\n", b"\n"):
-                break
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":", 1)[1])
-        message = json.loads(self.proc.stdout.read(length))
-        if message.get("method") == "window/workDoneProgress/create":
-            self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
-        elif message.get("method") == "$/progress":
-            token, kind = str(message["params"]["token"]), message["params"]["value"].get("kind")
-            (self.progress_begun if kind == "begin" else self.progress_done if kind == "end" else set()).add(token)
+            length = 0
+            while True:
+                line = self.proc.stdout.readline()
+                if not line:
+                    self.messages.put(None)
+                    return
+                if line in (b"\r\n", b"\n"):
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            message = json.loads(self.proc.stdout.read(length))
+            if message.get("method") == "window/workDoneProgress/create":
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            elif message.get("method") == "$/progress":
+                token, kind = str(message["params"]["token"]), message["params"]["value"].get("kind")
+                (self.progress_begun if kind == "begin" else self.progress_done if kind == "end" else set()).add(token)
+            self.messages.put(message)
+
+    def read(self, timeout: float | None = None) -> dict:
+        """The next message from the server; {} when `timeout` seconds pass with none."""
+        import queue
+
+        try:
+            message = self.messages.get(timeout=timeout)
+        except queue.Empty:
+            return {}
+        if message is None:
+            self.messages.put(None)
+            raise EOFError("the language server exited")
         return message
 
     def request(self, method: str, params: dict) -> object:
@@ -73,14 +102,40 @@ class Lsp:
     def notify(self, method: str, params: dict) -> None:
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    def wait_for_index(self, timeout: float, *, notification: str | None = None) -> None:
-        """Until the server's index reports its end: clangd's background-index progress, or a
-        notification of its own (intelephense's `indexingEnded`); at most `timeout` seconds."""
+    def wait_for_index(
+        self, timeout: float, *, notification: str | None = None, shards: Any = None, settle: float = 20.0
+    ) -> bool:
+        """Until the server's index is complete: a notification of its own (intelephense's
+        `indexingEnded`), or clangd's background index with every progress it began ended and, where
+        `shards` (a callable giving (files with a shard, files expected)) is given, a shard on disk for
+        every file, or none added for `settle` seconds while no progress runs (a file clangd cannot
+        index writes none). clangd's first `backgroundIndex` end can come before the compilation
+        database's other files are queued, so the first end alone gave a different index run to run.
+        False when `timeout` passed first: the index is partial and no figure may be read from it."""
         deadline = time.monotonic() + timeout
+        last_count, last_change = -1, time.monotonic()
         while time.monotonic() < deadline:
-            if notification is None and any("backgroundIndex" in t for t in self.progress_done):
-                return
-            if self.read().get("method") == notification and notification is not None:
+            if notification is not None:
+                if self.read(timeout=max(0.1, deadline - time.monotonic())).get("method") == notification:
+                    return True
+                continue
+            idle = self.progress_begun <= self.progress_done and any("backgroundIndex" in t for t in self.progress_done)
+            if shards is not None:
+                have, want = shards()
+                if have != last_count:
+                    last_count, last_change = have, time.monotonic()
+                if idle and (have >= want or time.monotonic() - last_change >= settle):
+                    return True
+            elif idle:
+                return True
+            self.poll(1.0)
+        return False
+
+    def poll(self, seconds: float) -> None:
+        """Take what the server sends for up to `seconds` (its progress is noted as it is read)."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            if not self.read(timeout=left):
                 return
 
     def close(self) -> None:

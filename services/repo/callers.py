@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from kernel.errors import PalliumError
-from services.repo import by_receiver, macros, php_types
+from services.repo import by_receiver, cpp_types, macros, php_types
 from services.repo.exports import BINDING_KINDS, Exports, module_path
 from services.repo.exports import LANGUAGES as EXPORTING
 from services.repo.inheritance import member_through_bases, members_above
@@ -287,7 +287,8 @@ def _implemented(
         for cls in classes:
             resolve = lambda ref, name: _class_for(store, ref, name)  # noqa: E731
             for above in members_above(store, cls, member, every, resolve):
-                if above.id not in found and above not in defs:
+                # a base's property of its name (`protected $prompt` beside `prompt()`) is no method it overrides
+                if above.id not in found and above not in defs and above.kind == "method":
                     found[above.id] = above
     return list(found.values())
 
@@ -398,6 +399,11 @@ class _Resolver:
 
     def reference(self, row: ReferenceRow) -> Reference | None:
         reachable = self.by_family.get(family(row.language), [])
+        if row.language == "php" and row.kind in ("attribute", "call"):
+            # `$this->values` reads a property, never `values()`; `$this->values()` calls a method, never
+            # the property (a closure held in one is called as `($this->values)()`)
+            wrong = ("method", "function") if row.kind == "attribute" else ("field", "property")
+            reachable = [d for d in reachable if d.kind not in wrong]
         resolution, target = self._resolve(row, reachable)
         if self.wanted is not None:
             if target is not None and target.id not in self.wanted:
@@ -457,6 +463,8 @@ class _Resolver:
             return self._by_place(row, defs, members_only=True)
         if receiver.startswith("?") and len(receiver) > 1:  # a plain name: a class, a module, or unknown
             word = receiver[1:]
+            if row.language == "cpp" and (held := cpp_types.field_class(self.store.definitions, row.enclosing, word)):
+                return self._resolve(dataclasses.replace(row, receiver=held), defs)  # `cache_->Lookup()`
             typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
             if typed:  # `Store.create()`, `Store::new()`: that class's member
                 return self._by_place(row, typed, members_only=True)
@@ -500,13 +508,15 @@ class _Resolver:
         return self._by_place(row, defs, members_only=False)
 
     def _returned(self, row: ReferenceRow, chain: str) -> str | None:
-        """The class a PHP call chain (`Dotenv.create.make`, `self.make`) ends on, by each method's
+        """The class a PHP or C++ call chain (`Dotenv.create.make`, `self.make`) ends on, by each method's
         declared or docblock return type; None where one is not known or not one class."""
         start, *methods = chain.split(".")
         cls: str | None = start
         if start == "self":
             classes = (row.enclosing or "").split(".")[:-1]
             cls = classes[-1] if classes else None
+        elif start.startswith("?") and row.language == "cpp":  # `cache_->Find(k)->value()`: the field's class
+            cls = cpp_types.field_class(self.store.definitions, row.enclosing, start[1:])
         for method in methods:
             if cls is None:
                 return None
@@ -520,7 +530,10 @@ class _Resolver:
                     and d.parent.rsplit(".", 1)[-1] == cls
                     and family(d.language) == family(row.language)
                 ]
-                found = {php_types.return_class(d.signature, cls) for d in owned}
+                if row.language == "cpp":
+                    found = {cpp_types.return_class(d.signature, method, cls) for d in owned}
+                else:
+                    found = {php_types.return_class(d.signature, cls) for d in owned}
                 self.returns[key] = found.pop() if len(found) == 1 else None
             cls = self.returns[key]
         return cls

@@ -33,6 +33,9 @@ EXTENSIONS = {
     ".hh": "cpp",
     ".hpp": "cpp",
     ".hxx": "cpp",
+    ".inl": "cpp",  # the inline members a header includes (`json_valueiterator.inl`)
+    ".ipp": "cpp",
+    ".tpp": "cpp",
     ".cs": "csharp",
     ".rb": "ruby",
     ".rake": "ruby",
@@ -231,6 +234,11 @@ _CPP = (
 (alias_declaration name: (type_identifier) @name) @definition.type
 (field_declaration declarator: (reference_declarator (field_identifier) @name)) @definition.field
 (base_class_clause) @ctx.inherits
+; `Features::Features() = default;` out of its class, which the grammar reads as an assignment
+(expression_statement (assignment_expression
+  left: (call_expression function: (qualified_identifier name: [(identifier) (destructor_name)] @name)
+    arguments: (argument_list))
+  right: (identifier) @_defaulted (#match? @_defaulted "^(default|delete)$"))) @definition.method
 (call_expression function: (qualified_identifier scope: (_) @recv name: (identifier) @call))
 (qualified_identifier scope: (_) @recv name: (identifier) @attr)
 (parameter_declaration type: (type_identifier) @bind.type declarator: (reference_declarator (identifier) @bind.var))
@@ -239,6 +247,22 @@ _CPP = (
   declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @bind.var)))
 (declaration type: (type_identifier) @bind.type
   declarator: (init_declarator declarator: (reference_declarator (identifier) @bind.var)))
+; `const Json::Value& value`, `leveldb::Status s = ...`: a class named with its namespace
+(parameter_declaration
+  type: [(qualified_identifier name: (type_identifier) @bind.type)
+        (qualified_identifier name: (qualified_identifier name: (type_identifier) @bind.type))]
+  declarator: [(identifier) @bind.var (reference_declarator (identifier) @bind.var)
+        (pointer_declarator declarator: (identifier) @bind.var)])
+(declaration
+  type: [(qualified_identifier name: (type_identifier) @bind.type)
+        (qualified_identifier name: (qualified_identifier name: (type_identifier) @bind.type))]
+  declarator: [(identifier) @bind.var (reference_declarator (identifier) @bind.var)
+        (pointer_declarator declarator: (identifier) @bind.var)])
+(declaration
+  type: [(qualified_identifier name: (type_identifier) @bind.type)
+        (qualified_identifier name: (qualified_identifier name: (type_identifier) @bind.type))]
+  declarator: (init_declarator declarator: [(identifier) @bind.var (reference_declarator (identifier) @bind.var)
+        (pointer_declarator declarator: (identifier) @bind.var)]))
 """
 )
 

@@ -32,8 +32,11 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # definition, the calls in a macro's body; 12: PHP docblock types and fields assigned from typed
 # parameters; 13: PHP call chains' receivers and docblock return types in signatures; 14: C++ export
 # macros before a class name whose brace is on the next line; 15: C++ locals declared as pointers or
-# references): an index whose facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "15"
+# references; 16: Bash tests whose operator comes from their arguments, `[ "$(f)" "$@" ]`, C++
+# call chains' and `this->field`'s receivers, conditionals in lists, defaulted members, `.inl`;
+# Kotlin constructors on the next line; PHP `foreach` over docblock-typed arrays): an index whose
+# facts an older parser wrote parses its contents again at the next run.
+FACTS_VERSION = "16"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -340,7 +343,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
         if kind is None:
             hit = direct.get(start)
             if hit is not None:
-                receiver = _receiver(hit[1], scopes, bindings, node, members)
+                receiver = _receiver(hit[1], scopes, bindings, node, members, language)
                 if members is not None and hit[0] == "call":
                     _add_registrations(add, language, node)
                 if has_bound:
@@ -464,6 +467,7 @@ def _receiver(
     bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]],
     at: Any,
     members: receivers.MemberTypes | None = None,
+    language: str = "",
 ) -> str:
     """What a call's or member's receiver is known to be.
 
@@ -480,6 +484,14 @@ def _receiver(
         from services.repo import php_types
 
         return php_types.call_chain(node, lambda base: _receiver(base, scopes, bindings, at, members)) or "?"
+    if language == "cpp":  # `Get()->Lookup()`, `this->cache_->Find()`: `services.repo.cpp_types`
+        from services.repo import cpp_types
+
+        if node.type == "call_expression":
+            again = functools.partial(_receiver, scopes=scopes, bindings=bindings, at=at, language=language)
+            return cpp_types.call_chain(node, again) or "?"
+        if (field_name := cpp_types.self_field(_text(node))) is not None:
+            return "?" + field_name
     text = _text(node)
     if text in grammars.RECEIVER_SELF:
         return "self"
@@ -550,6 +562,10 @@ def _php_bindings(root: Any, scopes: Any, bindings: dict[str, list[tuple[int, tu
 
     for field_name, node, type_ in list(php_types.assigned_fields(root, _language("php"), type_of)):
         bindings.setdefault(field_name, []).append((node.start_byte, _scope_span(node, scopes), type_))
+    for var, node, iterated in php_types.foreach_values(root, _language("php")):  # `foreach ($this->readers as $r)`
+        held = _receiver(iterated, scopes, bindings, iterated)
+        if held.startswith("[]"):
+            bindings.setdefault(var, []).append((node.start_byte, _scope_span(node, scopes), held[2:]))
     for var, node, call in php_types.assigned_calls(root, _language("php")):  # `$d = Dotenv::create()`
         chain = _receiver(call, scopes, bindings, call)
         if chain.startswith("()"):

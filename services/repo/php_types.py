@@ -26,11 +26,14 @@ __all__ = [
     "class_of",
     "docblock_bindings",
     "docblock_return",
+    "element_class",
+    "foreach_values",
     "return_class",
 ]
 
-_VAR = re.compile(r"@var\s+([^\s*]+)")
-_PARAM = re.compile(r"@param\s+([^\s*]+)\s+&?(?:\.\.\.)?(\$[A-Za-z_]\w*)")
+# a type may hold spaces inside its angle brackets: `array<string, Writer>`
+_VAR = re.compile(r"@var\s+((?:[^\s*<]|<[^<>]*(?:<[^<>]*>[^<>]*)*>)+)")
+_PARAM = re.compile(r"@param\s+((?:[^\s*<]|<[^<>]*(?:<[^<>]*>[^<>]*)*>)+)\s+&?(?:\.\.\.)?(\$[A-Za-z_]\w*)")
 _SCALARS = frozenset(
     {"string", "int", "integer", "float", "double", "bool", "boolean", "array", "mixed", "callable", "iterable"}
     | {"object", "void", "null", "false", "true", "resource", "static", "self", "never", "list"}
@@ -45,6 +48,32 @@ def class_of(written: str) -> str | None:
         return None
     last = parts[0].rsplit("\\", 1)[-1]
     return None if last.lower() in _SCALARS else last
+
+
+_ELEMENTS = re.compile(
+    r"\??(?:(?P<bare>\\?[A-Za-z_][\w\\]*)\[\]"
+    r"|(?:array|list|iterable|non-empty-array|non-empty-list|\\?Traversable|\\?Iterator|\\?Generator)"
+    r"<(?:[^<>,]+,\s*)?(?P<generic>[^<>,]+)>)(?:\|null)?"
+)
+
+
+def element_class(written: str) -> str | None:
+    """The class of what a docblock's array type holds: `Writer[]`, `array<string, Writer>`,
+    `list<\\Pkg\\Writer>`, `iterable<Writer>|null` give `Writer`; `string[]` and `Writer` give None."""
+    found = _ELEMENTS.fullmatch(written.strip())
+    if found is None:
+        return None
+    return class_of((found.group("bare") or found.group("generic")).strip())
+
+
+def typed(written: str) -> str | None:
+    """A docblock type as a binding: the class it names, or `[]Class` for an array of that class
+    (a `foreach` over it binds its value to the class)."""
+    cls = class_of(written)
+    if cls is not None:
+        return cls
+    element = element_class(written)
+    return "[]" + element if element is not None else None
 
 
 def docblock_bindings(root: Any) -> Iterator[tuple[str, Any, str]]:
@@ -65,22 +94,41 @@ def docblock_bindings(root: Any) -> Iterator[tuple[str, Any, str]]:
             continue
         text = doc.text.decode("utf-8", "replace")
         if node.type == "property_declaration":
-            typed = any(c.type in ("named_type", "optional_type", "union_type") for c in node.children)
+            is_typed = any(c.type in ("named_type", "optional_type", "union_type") for c in node.children)
             found = _VAR.search(text)
-            if not typed and found and (cls := class_of(found.group(1))):
+            if not is_typed and found and (cls := typed(found.group(1))):
                 for element in (c for c in node.named_children if c.type == "property_element"):
                     name = element.child_by_field_name("name") or element.named_children[0]
                     yield name.text.decode().lstrip("$"), element, cls
             continue
         params = node.child_by_field_name("parameters")
-        untyped = {
-            p.child_by_field_name("name").text.decode(): p
-            for p in (params.named_children if params is not None else ())
-            if p.type == "simple_parameter" and p.child_by_field_name("type") is None and p.child_by_field_name("name")
-        }
+        untyped, arrays = {}, {}  # `$reader`, and `array $readers` whose docblock says what it holds
+        for p in params.named_children if params is not None else ():
+            name, written = p.child_by_field_name("name"), p.child_by_field_name("type")
+            if p.type != "simple_parameter" or name is None:
+                continue
+            if written is None:
+                untyped[name.text.decode()] = p
+            elif written.text.decode().lstrip("?").lower() in ("array", "iterable"):
+                arrays[name.text.decode()] = p
         for written, variable in _PARAM.findall(text):
-            if variable in untyped and (cls := class_of(written)):
+            if variable in untyped and (cls := typed(written)):
                 yield variable, untyped[variable], cls
+            elif variable in arrays and (element := element_class(written)):
+                yield variable, arrays[variable], "[]" + element
+
+
+_FOREACH = """
+(foreach_statement . (_) @iterated . [(variable_name) @value (pair (_) (variable_name) @value)]) @loop
+"""
+
+
+def foreach_values(root: Any, language: Any) -> Iterator[tuple[str, Any, Any]]:
+    """`(value variable, loop, iterated expression)` for each `foreach ($xs as $x)` or `as $k => $x`."""
+    from tree_sitter import QueryCursor
+
+    for _pattern, captures in QueryCursor(_assigned_query(language, _FOREACH)).matches(root):
+        yield captures["value"][0].text.decode("utf-8", "replace"), captures["value"][0], captures["iterated"][0]
 
 
 _ASSIGNED = """

@@ -82,7 +82,29 @@ _LINE_MACROS = (_CALLING_MACRO, _LEADING_MACRO, _SPECIFIER_MACRO)
 _COMMENT_BEFORE_CONTINUATION = re.compile(rb"/\*[^\n]*?\*/(?=[ \t]*\\\n)")
 # A double-quoted Bash string holding an escaped `\$`: the text of a command to `eval` later.
 _BASH_EVAL_STRING = re.compile(rb'"((?:[^"\\]|\\.)*?\\\$(?:[^"\\]|\\.)*)"', re.S)
+# `[ "$(osx_version)" "$@" ]`: a test whose operator comes from its arguments (or none, as `[ "$a" "$b" ]`
+# reads), which the grammar cannot parse; the error swallows the functions after it. Its `[` at a
+# command's position and its `]` before the command's end, on one line.
+_BASH_TEST = re.compile(
+    rb"(?:^|(?<=[;&|!({])|(?<=\bthen)|(?<=\bif)|(?<=\belif)|(?<=\bwhile)|(?<=\buntil)|(?<=\bdo)|(?<=\belse))"
+    rb"([ \t]*)\[([ \t][^\n]*?[ \t])\](?=[ \t]*(?:$|[;&|)#]|[0-9]?>))",
+    re.M,
+)
+# a test operator standing alone between the brackets: `-f`, `=`, `!=`, `-eq`, `<`, `!`
+_TEST_OPERATOR = re.compile(rb"(?:^|[ \t])(?:-[A-Za-z]{1,2}|!?=|==|<|>|!)(?=[ \t]|$)")
+_QUOTED = re.compile(rb'"(?:\\.|[^"\\])*"|\'[^\']*\'')
 _KOTLIN_OBJECT_BY = re.compile(rb"(\bobject\s*:[^{}\n]*?)(\s+by\s+[\w.]+)(?=\s*\{)")
+# `public class FunSpec\nprivate constructor(`: a primary constructor on the line after the class's
+# name, which the grammar reads only on the same line.
+_KOTLIN_NEXT_LINE_CONSTRUCTOR = re.compile(
+    rb"\b(?:class|object)[ \t]+[A-Za-z_]\w*(?:[ \t]*<[^<>\n]*(?:<[^<>\n]*>[^<>\n]*)*>)?[ \t]*(\n)"
+    rb"[ \t]*(?:(?:@[\w.]+(?:\([^()\n]*\))?|public|private|internal|protected)[ \t]+)*constructor[ \t]*\("
+)
+_BLANK = re.compile(rb"[ \t]")
+# `Limiter(int n)\n    :\n#if !defined(NDEBUG)\n      max_(n),\n#endif\n      left_(n) {`: a conditional
+# inside a constructor's initializer list (or any list the code before it leaves open with `,`).
+_CONDITIONAL = re.compile(rb"\n([ \t]*#[ \t]*(?:if|ifdef|ifndef|elif|else|endif)\b[^\n]*)")
+_OPENS_A_LIST = re.compile(rb"(?:,|\)[ \t\n]*(?:noexcept[ \t\n]*)?:)$")
 _NOT_CODE = re.compile(rb'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
@@ -98,15 +120,18 @@ def without_export_macros(language: str, data: bytes) -> bytes:
 
 def repaired_source(language: str, data: bytes) -> bytes | None:
     """`data` with what its grammar cannot parse blanked, or None when there is none: in C and C++
-    the `#include`/`#define` lines inside braces, the comments before a `#define`'s line
+    the `#include`/`#define` lines inside braces, the conditionals inside a list, the comments before a `#define`'s line
     continuations, and the macros that stand for specifiers (before a declaration, between its type
     and name, after its parameters, or alone on a line);
-    in Kotlin the delegation of an object expression; in Bash the text of a string built for `eval`."""
+    in Kotlin the delegation of an object expression and the newline before a primary constructor;
+    in Bash the text of a string built for `eval` and a test whose operator is not written in it."""
     if language == "kotlin":  # `object : Channel<T> by channel {`: delegation the grammar takes only in classes
         repaired = _KOTLIN_OBJECT_BY.sub(lambda m: m.group(1) + b" " * len(m.group(2)), data)
+        repaired = _constructor_on_the_head_line(repaired)
         return repaired if repaired != data else None
     if language == "bash":  # `eval "(( \${#${name}[@]} > 0 ))"`: code built for eval, which the grammar misreads
         repaired = _BASH_EVAL_STRING.sub(lambda m: b'"' + re.sub(rb"[^\n]", b" ", m.group(1)) + b'"', data)
+        repaired = _BASH_TEST.sub(_test_as_command, repaired)
         return repaired if repaired != data else None
     if language not in ("c", "cpp"):
         return None
@@ -123,6 +148,7 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
         if _is_statement_macro(code, m.start(), m.end() - 1)  # the line's start: the newline's offset in `lined`
     ]
     spans += _directives_in_lists(code, lined)
+    spans += _conditionals_in_lists(code, lined)
     lined_data = b"\n" + data  # comments kept: they are what is looked for
     for directive in _WHOLE_DIRECTIVE.finditer(lined_data):
         found = _COMMENT_BEFORE_CONTINUATION.finditer(lined_data, *directive.span())
@@ -130,6 +156,29 @@ def repaired_source(language: str, data: bytes) -> bytes | None:
     for start, end in spans:
         out[start:end] = b" " * (end - start)
     return bytes(out) if spans else None
+
+
+def _constructor_on_the_head_line(data: bytes) -> bytes:
+    """The newline before a primary constructor moved to the first blank inside its parameter list,
+    so the head is one line as the grammar reads it and every line from there on stays where it was."""
+    out = bytearray(data)
+    for found in _KOTLIN_NEXT_LINE_CONSTRUCTOR.finditer(data):
+        blank = _BLANK.search(data, found.end())
+        if blank is None:
+            continue
+        out[found.start(1)] = ord(" ")
+        out[blank.start()] = ord("\n")
+    return bytes(out)
+
+
+def _test_as_command(m: re.Match) -> bytes:
+    """`[ "$(f)" "$@" ]` as `: "$(f)" "$@"  `: the no-op builtin with the same arguments, so the
+    commands substituted inside stay calls and every offset stays where it was; a test with an
+    operator of its own, which the grammar reads, is left as written."""
+    inner = m.group(2)
+    if _TEST_OPERATOR.search(_QUOTED.sub(lambda q: b"x" * len(q.group()), inner)):
+        return m.group()
+    return m.group(1) + b":" + inner + b" "
 
 
 def _is_statement_macro(code: bytes, start: int, end: int) -> bool:
@@ -148,6 +197,19 @@ def _is_statement_macro(code: bytes, start: int, end: int) -> bool:
         or last_line.startswith(b"#")
         or re.fullmatch(_MACRO, last_line) is not None  # `FMT_BEGIN_NAMESPACE` then `FMT_MODULE_EXPORT_BEGIN`
     )
+
+
+def _conditionals_in_lists(code: bytes, lined: bytes) -> list[tuple[int, int]]:
+    """The `#if`/`#else`/`#endif` lines where the code before them leaves a list open (after a `,`,
+    or a constructor's `) :`): the grammar reads a directive only between declarations or
+    statements, and there the error took the rest of the file. Both branches are kept."""
+    spans = []
+    for found in _CONDITIONAL.finditer(lined):
+        at = found.start()  # the newline before the directive, in `code`'s offsets
+        before = code[max(0, at - 200) : at].rstrip()
+        if _OPENS_A_LIST.search(before):
+            spans.append((found.start(1) - 1, found.end(1) - 1))
+    return spans
 
 
 def _directives_in_lists(code: bytes, lined: bytes) -> list[tuple[int, int]]:

@@ -207,6 +207,22 @@ async def test_symbols_past_the_budget_end_with_a_cursor_that_reaches_every_decl
             {("hooks", "struct"), ("hooks.allocate", "field"), ("hooks", "type")},
         ),
         (
+            "src/lib_json/json_valueiterator.inl",  # jsoncpp's: inline members kept apart from the header
+            "namespace Json {\nValueIterator::ValueIterator() = default;\nFastWriter::FastWriter()\n\n    = default;\n"
+            "bool ValueIterator::isEqual() const { return true; }\nint x = f();\nValue::~Value() = default;\n}\n",
+            {("Json", "namespace"), ("Json.ValueIterator.ValueIterator", "method"), ("Json.x", "variable")}
+            | {("Json.Value.~Value", "method")}
+            | {("Json.FastWriter.FastWriter", "method"), ("Json.ValueIterator.isEqual", "method")},
+        ),
+        (
+            "util/env_posix.cc",  # leveldb's: the class after it was filed under `Limiter`
+            "namespace db {\nclass Limiter {\n public:\n  Limiter(int n)\n      :\n#if !defined(NDEBUG)\n"
+            "        max_(n),\n#endif  // !defined(NDEBUG)\n        left_(n) {}\n};\n"
+            "class PosixEnv {\n public:\n  void NewLogger();\n};\n}\n",
+            {("db", "namespace"), ("db.Limiter", "class"), ("db.Limiter.Limiter", "method")}
+            | {("db.PosixEnv", "class"), ("db.PosixEnv.NewLogger", "method")},
+        ),
+        (
             "src/Flow.kt",
             "class Flow(val channel: Channel) {\n    private val wrapped = object : Channel by channel {\n"
             "        override fun close() = Unit\n    }\n\n"
@@ -223,6 +239,26 @@ async def test_symbols_past_the_budget_end_with_a_cursor_that_reaches_every_decl
 )
 def test_what_only_a_preprocessor_or_a_newer_grammar_reads_does_not_lose_the_declarations(path, text, expected):
     assert {(s[2], s[1]) for s in extract(path, text.encode()).symbols} == expected
+
+
+def test_a_kotlin_primary_constructor_on_the_line_after_the_class_name_keeps_every_line():
+    # kotlinpoet's style: `public class FunSpec` then `private constructor(` on the next line
+    text = (
+        "public sealed class TypeName\nconstructor(\n  public val isNullable: Boolean,\n) : Annotatable {\n"
+        "  internal fun emit(out: Int): Int = out\n}\n\n"
+        "public class Spec\n@Inject internal constructor(builder: Builder) {\n"
+        "  public val name: String = builder.name\n}\n"
+        "\npublic val ANY: TypeName = TypeName(false)\n"
+    )
+    found = {(s[2], s[1], s[5]) for s in extract("src/TypeName.kt", text.encode()).symbols}
+    assert {
+        ("TypeName", "class", 1),
+        ("TypeName.isNullable", "field", 3),
+        ("TypeName.emit", "method", 5),
+        ("Spec", "class", 8),
+        ("Spec.name", "field", 10),
+        ("ANY", "variable", 13),  # a top-level `val` is a variable, as ctags files it
+    } <= found
 
 
 def test_a_bare_ruby_name_no_assignment_makes_local_is_a_call():

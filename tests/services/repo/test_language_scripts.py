@@ -34,3 +34,26 @@ def test_php_define_calls_plain_or_fully_qualified_are_constants():
     found = declared("tests/bootstrap.php", text)
     assert {("IDNA_DEFAULT", "constant", 2), ("APP_ROOT", "constant", 3)} <= found
     assert not any(name == "NOT_ONE" for name, _, _ in found)
+
+
+def test_a_test_whose_operator_comes_from_its_arguments_does_not_lose_the_functions_after_it():
+    # pyenv's `python-build`: `[ "$(osx_version)" "$@" ]` reads `-ge 1010` from the caller's arguments
+    text = (
+        'is_mac() {\n  [ $# -eq 0 ] || [ "$(osx_version)" "$@" ]\n}\n'
+        'both() {\n  if [ "$a" "$b" ]; then :; fi\n  [ x "$@" ] && echo yes\n}\n'
+        "osx_version() {\n  echo 1010\n}\n"
+    )
+    facts = extract("bin/python-build", ("#!/usr/bin/env bash\n" + text).encode())
+    assert {(s[2], s[1], s[5]) for s in facts.symbols} == {
+        ("is_mac", "function", 2),
+        ("both", "function", 5),
+        ("osx_version", "function", 9),
+    }
+    assert ("osx_version", 3, "call", "") in facts.refs  # the command substituted inside stays a call
+
+
+def test_a_test_with_its_own_operator_is_parsed_as_written():
+    text = 'check() {\n  [ "$(uname)" = Darwin ] && [ -n "$HOME" ]\n}\nafter() {\n  uname\n}\n'
+    facts = extract("lib/check.sh", text.encode())
+    assert {(s[2], s[5]) for s in facts.symbols} == {("check", 1), ("after", 4)}
+    assert ("uname", 2, "call", "") in facts.refs and (":", 2, "call", "") not in facts.refs

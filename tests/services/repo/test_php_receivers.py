@@ -211,3 +211,112 @@ async def test_a_call_chain_is_resolved_through_declared_and_docblock_return_typ
         13: ("receiver", "FileStore.read"),
         14: ("unresolved", None),  # a chain on a variable of unknown class: never guessed
     }
+
+
+MULTI = """\
+<?php
+namespace Env\\Adapter;
+
+final class MultiWriter
+{
+    /**
+     * @var \\Env\\Adapter\\WriterInterface[]
+     */
+    private $writers;
+
+    /**
+     * @param array<string, \\Env\\Adapter\\ArrayAdapter> $spares
+     */
+    public function __construct(array $writers, array $spares)
+    {
+        $this->writers = $writers;
+        foreach ($spares as $key => $spare) {
+            $spare->write($key, '');
+        }
+    }
+
+    public function write(string $name, string $value)
+    {
+        foreach ($this->writers as $writer) {
+            $writer->write($name, $value);
+        }
+        return true;
+    }
+}
+"""
+
+
+async def test_a_foreach_over_an_array_a_docblock_types_binds_its_value_to_the_element_class(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    files = {
+        "src/Adapter/WriterInterface.php": WRITER,
+        "src/Adapter/PutenvAdapter.php": PUTENV,
+        "src/Adapter/ArrayAdapter.php": ARRAY,
+        "src/Adapter/MultiWriter.php": MULTI,
+    }
+    commit(repo, "Start", files)
+    out = await ask(repo, "pallium_callers", name="write")
+    found = {r.line: (r.resolution, r.target_qualified) for r in out.references if r.path.endswith("MultiWriter.php")}
+    assert found == {
+        18: ("receiver", "ArrayAdapter.write"),  # `array<string, ArrayAdapter> $spares`, `as $key => $spare`
+        25: ("receiver", "WriterInterface.write"),  # the property's `@var WriterInterface[]`
+    }
+
+
+SPINNER = """\
+<?php
+namespace Term;
+
+class Spinner
+{
+    private $timeLimit = 0.1;
+
+    public function timeLimit($timeLimit)
+    {
+        $this->timeLimit = (float) $timeLimit;
+        return $this;
+    }
+
+    public function spin()
+    {
+        $this->timeLimit(0.5);
+        return $this->timeLimit * 2;
+    }
+}
+"""
+
+
+async def test_a_property_read_is_never_a_reference_of_the_method_of_that_name(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "Start", {"src/Spinner.php": SPINNER})
+    out = await ask(repo, "pallium_callers", name="Spinner.timeLimit")  # the property and the method
+    by_target = {(r.line, r.kind, r.target_line) for r in out.references}
+    assert by_target == {(10, "attribute", 6), (16, "call", 8), (17, "attribute", 6)}  # `$this->timeLimit` is line 6's
+
+
+PROMPTS = {
+    "src/InputAbstract.php": "<?php\nnamespace Term;\n\nabstract class InputAbstract\n{\n    protected $prompt;\n}\n",
+    "src/Input.php": (
+        "<?php\nnamespace Term;\n\nclass Input extends InputAbstract\n{\n"
+        "    public function __construct($prompt)\n    {\n        $this->prompt = $prompt;\n    }\n\n"
+        "    public function prompt()\n    {\n        return $this->prompt;\n    }\n}\n"
+    ),
+    "src/Password.php": (
+        "<?php\nnamespace Term;\n\nclass Password extends Input\n{\n"
+        "    public function prompt()\n    {\n        return parent::prompt();\n    }\n}\n"
+    ),
+}
+
+
+async def test_a_base_s_property_of_the_method_s_name_is_not_a_method_it_implements(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "Start", PROMPTS)
+    out = await ask(repo, "pallium_callers", name="Password.prompt")
+    assert [(d.qualified, d.kind) for d in out.implements] == [("Input.prompt", "method")]
+    assert not any(r.kind == "attribute" for r in out.references)  # `$this->prompt` reads the property
