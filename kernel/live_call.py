@@ -13,7 +13,6 @@ composes into, is held by one call at a time (`_staging_lock`).
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import time
 from collections.abc import Callable
@@ -204,7 +203,7 @@ class LiveCalls:
         if call.is_edit:
             box.lent = await self.pool.take_async(seed or self.base_commit, walk=False)
             box.edit = True
-            box.beside = await in_pool(_entries, box.lent.path.parent)
+            box.beside = await in_pool(tree.entries, box.lent.path.parent)
             return
         if seed is None and self.remote is not None:
             return  # a worker on another machine runs it in a worktree of its own cache
@@ -452,8 +451,11 @@ class LiveCalls:
                     self.store.log_event(self.run_id, "user_tree_changed", detail, epoch=self.lease.epoch)
         paths: list[str] = []
         if worktree is not None:
-            recorded = {Path(row.path).name for row in self.store.worktrees(run_id=self.run_id)}
-            paths += sorted(f"../{name}" for name in await in_pool(_entries, worktree.parent) - beside - recorded)
+
+            def recorded() -> set[str]:
+                return {Path(row.path).name for row in self.store.worktrees(run_id=self.run_id)}
+
+            paths += [f"../{name}" for name in await tree.unexplained(worktree.parent, beside, recorded)]
         if paths:
             self.store.log_event(
                 self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]}, epoch=self.lease.epoch
@@ -475,13 +477,6 @@ class _Worktree:
     @property
     def cwd(self) -> Path | None:
         return self.path if self.path is not None else (self.lent.path if self.lent is not None else None)
-
-
-def _entries(folder: Path) -> set[str]:
-    try:
-        return set(os.listdir(folder))
-    except OSError:
-        return set()
 
 
 def _with(outcome: AgentOutcome, **changes: Any) -> AgentOutcome:

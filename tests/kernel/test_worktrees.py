@@ -112,6 +112,37 @@ def test_edit_worktree_is_recorded_detached_outside_the_repo_and_captured_as_a_p
     assert str(path) not in git(git_repo, "worktree", "list")
 
 
+@pytest.mark.anyio
+async def test_a_worktree_another_call_records_and_makes_during_the_outside_write_check_is_not_the_workers(
+    git_repo, store
+):
+    """What an edit worker left beside its worktree is what no record explains; another call of the run may
+    record and make a worktree there at any moment (staging, when the first patch of a team's round is
+    staged). Made just after the check read the records, it was read as the worker's write and its
+    patch blocked: the folder is listed first, the records read after, and only the worker's entry is left."""
+    run_id = new_run(store, git_repo)
+    base = snapshot(git_repo).commit
+    mine = tree.create(store, repo=git_repo, run_id=run_id, name="pooled-1", commit=base, purpose="edit")
+    beside = tree.entries(mine.parent)
+    made: list[Path] = []
+
+    def records() -> set[str]:
+        names = {Path(row.path).name for row in store.worktrees(run_id=run_id)}
+        if not made:  # the other call records and makes its worktree right after the names were read
+            made.append(
+                tree.create(
+                    store, repo=git_repo, run_id=run_id, name="staging", commit=base, purpose="staging", files=False
+                )
+            )
+        return names
+
+    (mine.parent / "escaped.txt").write_text("written beside\n", encoding="utf-8")
+    first = await tree.unexplained(mine.parent, beside, records)
+    again = await tree.unexplained(mine.parent, beside, records)
+    assert made and made[0].is_dir() and (mine.parent / "staging") == made[0]
+    assert first == ["escaped.txt"] and again == ["escaped.txt"]
+
+
 def test_two_edits_to_one_file_compose_in_staging_and_a_conflict_keeps_the_last_good_state(git_repo, store):
     write(git_repo, "lines.txt", "".join(f"line {i}\n" for i in range(20)))
     git(git_repo, "add", "-A")
