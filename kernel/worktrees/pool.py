@@ -4,7 +4,9 @@ A read-only worker whose provider cannot be trusted to keep its hands off the tr
 command wrapper), or one that asked for `isolation: "worktree"`, runs in one of these instead of the
 user's tree. Whatever it changed there is discarded with the worktree and reported to the caller;
 a worktree it left untouched goes back to the pool, so a fan-out of hundreds of read-only agents
-creates only as many worktrees as run at once. Telling "untouched" apart is a comparison of every
+creates only as many worktrees as run at once. Telling "untouched" apart is, on Linux, the tree's
+inotify watch (`kernel.worktrees.watch`, made once per tree): no event since it was made, no write,
+and no process or walk at all. Without one, it is a comparison of every
 entry's stat, the worktree's HEAD and its index with what they were when it was lent (no process:
 a write always changes a file's ctime, and the tree is lent only once the file system's clock has
 moved past its newest change, so a write after it cannot keep the old time). A tree too big to walk
@@ -23,6 +25,7 @@ from pathlib import Path
 from kernel import git, writes
 from kernel.runstore import RunStore
 from kernel.worktrees import tree
+from kernel.worktrees.watch import Watch, open_watch
 
 __all__ = ["Lent", "ReadOnlyPool"]
 
@@ -35,6 +38,12 @@ class Lent:
     commit: str
     dirty: bool = False  # given back by an edit worker: put at a commit and cleaned before it is lent again
     baseline: Baseline | None = field(default=None, repr=False)  # what it held when lent (read-only work)
+    watch: Watch | None = field(default=None, repr=False)  # told of every write in it (read-only work)
+
+    def unwatch(self) -> None:
+        if self.watch is not None:
+            self.watch.close()
+            self.watch = None
 
 
 class ReadOnlyPool:
@@ -80,8 +89,12 @@ class ReadOnlyPool:
         lent = await self._take_async(commit, walk=walk)
         if not walk:
             lent.baseline = None  # an edit worker's tree is captured with git, and recycled dirty
-        elif lent.baseline is None:
-            lent.baseline = await in_pool(baseline_of, lent.path)
+            lent.unwatch()
+        elif lent.watch is None and lent.baseline is None:
+            # made once, with the tree: a write at any time after (between lendings too) is in its queue
+            lent.watch = await in_pool(_watch, lent.path)
+            if lent.watch is None:
+                lent.baseline = await in_pool(baseline_of, lent.path)
         return lent
 
     async def _take_async(self, commit: str, *, walk: bool) -> Lent:
@@ -92,6 +105,7 @@ class ReadOnlyPool:
                 return self._idle.pop(i)
         if self._idle:
             lent = self._idle.pop(0)
+            lent.unwatch()  # the move may make folders its watch does not cover: a new one is made for it
             try:
                 await in_pool(_move, lent.path, commit, clean=walk)
             except BaseException:
@@ -114,10 +128,14 @@ class ReadOnlyPool:
         """`give_back` with the walk and `git check-ignore` off the event loop."""
         from kernel.threads import in_pool
 
+        if lent.watch is not None and not lent.watch.written():
+            self._idle.append(lent)  # no write was made through it: no walk, no git
+            return []
         dirty, changed = await in_pool(_changed, lent)
         if not dirty:
             self._idle.append(lent)
             return []
+        lent.unwatch()
         await tree.remove_async(self.store, lent.path)
         return changed
 
@@ -146,6 +164,7 @@ class ReadOnlyPool:
         return changed
 
     def discard(self, lent: Lent) -> None:
+        lent.unwatch()
         tree.remove(self.store, lent.path)
 
     def close(self) -> None:
@@ -158,6 +177,8 @@ class ReadOnlyPool:
         from kernel.threads import all_of
 
         idle, self._idle = self._idle, []
+        for lent in idle:
+            lent.unwatch()
         await all_of(*(tree.remove_async(self.store, lent.path) for lent in idle))
 
 
@@ -172,6 +193,16 @@ def _move(path: Path, commit: str, *, clean: bool = True) -> None:
     git.run(["checkout", "-q", "--detach", "--force", commit], path)
     if clean:
         git.run(["clean", "-q", "-f", "-d", "-x"], path)
+
+
+def _watch(path: Path) -> Watch | None:
+    """A watch on the tree at `path` and its git folder (HEAD, index), or None (then it is walked)."""
+    try:
+        text = (path / ".git").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    admin = Path(text.removeprefix("gitdir: ").strip()) if text.startswith("gitdir: ") else None
+    return open_watch(path, admin) if admin is not None and admin.is_dir() else None
 
 
 def _changed(lent: Lent) -> tuple[bool, list[str]]:
@@ -192,7 +223,9 @@ def _changed(lent: Lent) -> tuple[bool, list[str]]:
     changed, dirty = [], False
     for entry in out.split("\0"):
         if entry.startswith("# branch.oid "):
-            dirty = dirty or entry.removeprefix("# branch.oid ") != lent.commit  # it moved HEAD itself
+            if entry.removeprefix("# branch.oid ") != lent.commit:  # it moved HEAD itself: said as `HEAD`
+                dirty = True
+                changed.append("HEAD")
         elif entry[:2] in ("1 ", "2 "):
             dirty = True
             changed.append(entry.split(" ", 8)[8])
