@@ -32,7 +32,7 @@ from kernel.threads import in_pool
 from kernel.worktrees import tree
 from kernel.worktrees.gates import Violation, check_patch
 from kernel.worktrees.pool import Lent, ReadOnlyPool
-from kernel.worktrees.snapshot import working_tree
+from kernel.worktrees.snapshot import WatchedTree
 from kernel.worktrees.staging import Staging
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ class LiveCalls:
     _groups: dict[str, tuple[int, int | None]]
     _staging_lock: asyncio.Lock
     _user_snapshot: tuple[float, asyncio.Future[Any]] | None
+    _user_readings: WatchedTree
     remote: RemoteCalls | None
 
     def _drain_conflicts(self) -> None:
@@ -175,7 +176,7 @@ class LiveCalls:
             if shared is not None and not shared[1].done():
                 await asyncio.wait({shared[1]})  # the next reading starts after this one: fewer, shared
                 continue
-            shared = (time.monotonic(), asyncio.ensure_future(in_pool(working_tree, self.repo)))
+            shared = (time.monotonic(), asyncio.ensure_future(in_pool(self._user_readings.read)))
             self._user_snapshot = shared
 
     async def _staging_head(self) -> str:

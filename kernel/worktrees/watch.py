@@ -82,9 +82,10 @@ class Watch:
         self._close()
 
 
-def open_watch(tree: Path, admin: Path | None) -> Watch | None:
-    """A watch on every folder of `tree` (not following links) and on its git folder `admin`, or None
-    where inotify cannot be had (then the caller compares the tree with git as before)."""
+def open_watch(tree: Path, *admin: Path) -> Watch | None:
+    """A watch on every folder of `tree` (not following links, not into a `.git` folder) and on the git
+    folders `admin` themselves (not their subfolders: HEAD, the index, info/exclude), or None where
+    inotify cannot be had (then the caller compares the tree with git as before)."""
     libc = _libc()
     if libc is None:
         return None
@@ -92,24 +93,20 @@ def open_watch(tree: Path, admin: Path | None) -> Watch | None:
     if fd < 0:
         return None
     watch = Watch(fd)
-    folders: list[str] = [str(tree)]
-    if admin is not None:
-        folders.append(str(admin))
-    count = 0
+    flat = {str(folder) for folder in admin}
+    folders: list[str] = [str(tree), *flat]
+    mask = _WRITES | _IN_ONLYDIR | _IN_DONT_FOLLOW
     try:
-        while folders:
+        for count in range(MAX_FOLDERS + 1):
+            if not folders:
+                break
             folder = folders.pop()
-            count += 1
-            if (
-                count > MAX_FOLDERS
-                or libc.inotify_add_watch(fd, os.fsencode(folder), _WRITES | _IN_ONLYDIR | _IN_DONT_FOLLOW) < 0
-            ):
+            if count == MAX_FOLDERS or libc.inotify_add_watch(fd, os.fsencode(folder), mask) < 0:
                 watch.close()
                 return None
-            if admin is not None and folder == str(admin):
-                continue
-            with os.scandir(folder) as listing:
-                folders += [e.path for e in listing if e.is_dir(follow_symlinks=False)]
+            if folder not in flat:
+                with os.scandir(folder) as listing:
+                    folders += [e.path for e in listing if e.name != ".git" and e.is_dir(follow_symlinks=False)]
     except OSError:
         watch.close()
         return None

@@ -16,7 +16,7 @@ from kernel.runstore import SCHEMA, RunStore
 from kernel.store import open_global
 from kernel.worktrees import tree
 from kernel.worktrees.apply import apply_patches, repo_lock, revert_patches
-from kernel.worktrees.snapshot import snapshot, working_tree
+from kernel.worktrees.snapshot import WatchedTree, snapshot, working_tree
 from kernel.worktrees.staging import Staging
 from tests.conftest import git, write
 
@@ -291,3 +291,30 @@ def test_lock_files_a_killed_process_left_in_staging_do_not_stop_the_next_attemp
     staged = stage(store, again, run_id, "first", first)
     assert staged.ok and git(again.path, "show", f"{staged.commit}:src/app.py") == "def main():\n    return 7\n"
     assert again.head() == staged.commit
+
+
+def test_a_watched_reading_of_the_users_tree_is_kept_only_while_nothing_is_written_there(git_repo, monkeypatch):
+    """The user's tree is read again (git) after any write in it, a folder made since the last reading and
+    the git folder's exclude file included; while nothing was written the kept reading needs no git."""
+    readings = WatchedTree(git_repo)
+    seen = [readings.read()]
+    steps = [
+        lambda: write(git_repo, "src/app.py", "def main():\n    return 9\n"),
+        lambda: write(git_repo, "docs/new/deep.md", "one\n"),
+        lambda: write(git_repo, "docs/new/deep.md", "two\n"),  # in the folder made after the watch was
+        lambda: write(git_repo, ".git/info/exclude", "docs/new/\n"),
+        lambda: (git_repo / "README.md").unlink(),
+    ]
+    for step in steps:
+        step()
+        seen.append(readings.read())
+        assert seen[-1] == working_tree(git_repo) and seen[-1] != seen[-2]
+    monkeypatch.setenv("PATH", str(git_repo / "no-git-here"))
+    try:
+        kept = readings.read()  # nothing written since: no git needed
+        write(git_repo, "src/app.py", "def main():\n    return 10\n")
+        with pytest.raises(PalliumError):
+            readings.read()  # written: a real reading, and there is no git
+    finally:
+        readings.close()
+    assert kept == seen[-1]
