@@ -35,7 +35,7 @@ from kernel.store import Database, open_store
 from kernel.worktrees import tree
 from kernel.worktrees.apply import ApplyReport, apply_patches, revert_patches
 from kernel.worktrees.pool import ReadOnlyPool
-from kernel.worktrees.snapshot import snapshot
+from kernel.worktrees.snapshot import WatchedTree, snapshot
 from kernel.worktrees.staging import Staging
 
 if TYPE_CHECKING:
@@ -92,6 +92,7 @@ class Run(LiveCalls):
         self._slots = asyncio.Semaphore(limits.concurrency)
         self._staging_lock = asyncio.Lock()  # one call composes into staging at a time (its git runs in a thread)
         self._user_snapshot = None  # (begun at, future): one snapshot of the user's tree shared by calls (live_call)
+        self._user_readings = WatchedTree(repo)  # what those snapshots read: no git while nobody wrote there
         self._conflicts: list[tuple[str, str]] = []  # restage conflicts met in a worker thread, logged on the loop
         self._owns_db = owns_db
         self._live: dict[asyncio.Future[ProviderResult], str] = {}  # dispatches running, and their call keys
@@ -410,6 +411,7 @@ class Run(LiveCalls):
             await self.staging.remove_async()
             self.store.finish_run(self.run_id, self.lease.epoch, status)
         finally:
+            self._user_readings.close()
             if self.remote is not None:
                 await self.remote.close()
             if self._owns_db:

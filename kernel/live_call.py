@@ -13,7 +13,6 @@ composes into, is held by one call at a time (`_staging_lock`).
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import time
 from collections.abc import Callable
@@ -33,7 +32,7 @@ from kernel.threads import in_pool
 from kernel.worktrees import tree
 from kernel.worktrees.gates import Violation, check_patch
 from kernel.worktrees.pool import Lent, ReadOnlyPool
-from kernel.worktrees.snapshot import working_tree
+from kernel.worktrees.snapshot import WatchedTree
 from kernel.worktrees.staging import Staging
 
 if TYPE_CHECKING:
@@ -71,6 +70,7 @@ class LiveCalls:
     _groups: dict[str, tuple[int, int | None]]
     _staging_lock: asyncio.Lock
     _user_snapshot: tuple[float, asyncio.Future[Any]] | None
+    _user_readings: WatchedTree
     remote: RemoteCalls | None
 
     def _drain_conflicts(self) -> None:
@@ -177,7 +177,7 @@ class LiveCalls:
             if shared is not None and not shared[1].done():
                 await asyncio.wait({shared[1]})  # the next reading starts after this one: fewer, shared
                 continue
-            shared = (time.monotonic(), asyncio.ensure_future(in_pool(working_tree, self.repo)))
+            shared = (time.monotonic(), asyncio.ensure_future(in_pool(self._user_readings.read)))
             self._user_snapshot = shared
 
     async def _staging_head(self) -> str:
@@ -205,7 +205,7 @@ class LiveCalls:
         if call.is_edit:
             box.lent = await self.pool.take_async(seed or self.base_commit, walk=False)
             box.edit = True
-            box.beside = await in_pool(_entries, box.lent.path.parent)
+            box.beside = await in_pool(tree.entries, box.lent.path.parent)
             return
         if seed is None and self.remote is not None:
             return  # a worker on another machine runs it in a worktree of its own cache
@@ -460,8 +460,11 @@ class LiveCalls:
                     self.store.log_event(self.run_id, "user_tree_changed", detail, epoch=self.lease.epoch)
         paths: list[str] = []
         if worktree is not None:
-            recorded = {Path(row.path).name for row in self.store.worktrees(run_id=self.run_id)}
-            paths += sorted(f"../{name}" for name in await in_pool(_entries, worktree.parent) - beside - recorded)
+
+            def recorded() -> set[str]:
+                return {Path(row.path).name for row in self.store.worktrees(run_id=self.run_id)}
+
+            paths += [f"../{name}" for name in await tree.unexplained(worktree.parent, beside, recorded)]
         if paths:
             self.store.log_event(
                 self.run_id, "outside_write", {"call_key": key, "paths": paths[:100]}, epoch=self.lease.epoch
@@ -483,13 +486,6 @@ class _Worktree:
     @property
     def cwd(self) -> Path | None:
         return self.path if self.path is not None else (self.lent.path if self.lent is not None else None)
-
-
-def _entries(folder: Path) -> set[str]:
-    try:
-        return set(os.listdir(folder))
-    except OSError:
-        return set()
 
 
 def _with(outcome: AgentOutcome, **changes: Any) -> AgentOutcome:

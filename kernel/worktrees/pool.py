@@ -4,7 +4,9 @@ A read-only worker whose provider cannot be trusted to keep its hands off the tr
 command wrapper), or one that asked for `isolation: "worktree"`, runs in one of these instead of the
 user's tree. Whatever it changed there is discarded with the worktree and reported to the caller;
 a worktree it left untouched goes back to the pool, so a fan-out of hundreds of read-only agents
-creates only as many worktrees as run at once. Telling "untouched" apart is a comparison of every
+creates only as many worktrees as run at once. Telling "untouched" apart is, on Linux, the tree's
+inotify watch (`kernel.worktrees.watch`, made once per tree): no event since it was made, no write,
+and no process or walk at all. Without one, it is a comparison of every
 entry's stat, the worktree's HEAD and its index with what they were when it was lent (no process:
 a write always changes a file's ctime, and the tree is lent only once the file system's clock has
 moved past its newest change, so a write after it cannot keep the old time). A tree too big to walk
@@ -24,6 +26,7 @@ from pathlib import Path
 from kernel import git, writes
 from kernel.runstore import RunStore
 from kernel.worktrees import tree
+from kernel.worktrees.watch import Watch, open_watch
 
 __all__ = ["Lent", "ReadOnlyPool"]
 
@@ -36,6 +39,12 @@ class Lent:
     commit: str
     dirty: bool = False  # given back by an edit worker: put at a commit and cleaned before it is lent again
     baseline: Baseline | None = field(default=None, repr=False)  # what it held when lent (read-only work)
+    watch: Watch | None = field(default=None, repr=False)  # told of every write in it (read-only work)
+
+    def unwatch(self) -> None:
+        if self.watch is not None:
+            self.watch.close()
+            self.watch = None
 
 
 class ReadOnlyPool:
@@ -79,26 +88,29 @@ class ReadOnlyPool:
         """
         from kernel.threads import in_pool
 
-        read = baseline_of if walk else None
+        read = _watch_or_read if walk else None
         for i, lent in enumerate(self._idle):
             if lent.commit == commit and not lent.dirty:
                 lent = self._idle.pop(i)
-                if walk and lent.baseline is None:
-                    lent.baseline = await in_pool(baseline_of, lent.path)
-                elif not walk:
-                    lent.baseline = None
+                if not walk:
+                    lent.baseline = None  # an edit worker's tree is captured with git, and recycled dirty
+                    lent.unwatch()
+                elif lent.watch is None and lent.baseline is None:
+                    _hold(lent, await in_pool(_watch_or_read, lent.path))
                 return lent
         if self._idle:
             lent = self._idle.pop(0)
+            lent.unwatch()  # the move may make folders its watch does not cover: a new one is made for it
             try:
-                baseline = await in_pool(_move, lent.path, commit, clean=walk, read=read)
+                reading = await in_pool(_move, lent.path, commit, clean=walk, read=read)
             except BaseException:
                 self.discard(lent)
                 raise
-            lent.commit, lent.dirty, lent.baseline = commit, False, baseline
+            lent.commit, lent.dirty, lent.baseline = commit, False, None
+            _hold(lent, reading)
             return lent
         self._made += 1
-        path, baseline = await tree.create_and_read_async(
+        path, reading = await tree.create_and_read_async(
             self.store,
             repo=self.repo,
             run_id=self.run_id,
@@ -107,16 +119,22 @@ class ReadOnlyPool:
             purpose="seeded" if walk else "edit",  # made for an edit worker (it may serve any call after)
             read=read,
         )
-        return Lent(path, commit, baseline=baseline)
+        lent = Lent(path, commit)
+        _hold(lent, reading)
+        return lent
 
     async def give_back_async(self, lent: Lent) -> list[str]:
         """`give_back` with the walk and `git check-ignore` off the event loop."""
         from kernel.threads import in_pool
 
+        if lent.watch is not None and not lent.watch.written():
+            self._idle.append(lent)  # no write was made through it: no walk, no git
+            return []
         dirty, changed = await in_pool(_changed, lent)
         if not dirty:
             self._idle.append(lent)
             return []
+        lent.unwatch()
         await tree.remove_async(self.store, lent.path)
         return changed
 
@@ -145,6 +163,7 @@ class ReadOnlyPool:
         return changed
 
     def discard(self, lent: Lent) -> None:
+        lent.unwatch()
         tree.remove(self.store, lent.path)
 
     def close(self) -> None:
@@ -157,24 +176,54 @@ class ReadOnlyPool:
         from kernel.threads import all_of
 
         idle, self._idle = self._idle, []
+        for lent in idle:
+            lent.unwatch()
         await all_of(*(tree.remove_async(self.store, lent.path) for lent in idle))
 
 
 def _move(
-    path: Path, commit: str, *, clean: bool = True, read: Callable[[Path], Baseline | None] | None = None
-) -> Baseline | None:
+    path: Path,
+    commit: str,
+    *,
+    clean: bool = True,
+    read: Callable[[Path], Watch | Baseline | None] | None = None,
+) -> Watch | Baseline | None:
     """Put a pooled worktree at `commit` (cleaned too, unless `clean` is False: for an edit worker).
 
     What an edit worker left is in the worktree's index (its capture ran `git add -A`), so the forced
     checkout takes all of it out; a tree lent to read-only work is cleaned too, ignored files
     included, since any file git ignores in it counts as the worker's. Files git ignores that an edit worker made
     (build output) stay for the next edit worker of the run, as they would in one checkout. What
-    `read(path)` gives after it, in the same thread (the tree's baseline), is returned.
+    `read(path)` gives after it, in the same thread (the tree's watch or baseline), is returned.
     """
     git.run(["checkout", "-q", "--detach", "--force", commit], path)
     if clean:
         git.run(["clean", "-q", "-f", "-d", "-x"], path)
     return read(path) if read is not None else None
+
+
+def _watch_or_read(path: Path) -> Watch | Baseline | None:
+    """A watch on the tree, made once with it (a write at any time after, between lendings too, is in
+    its queue), or where none can be made what the tree holds, to walk against when it comes back."""
+    watch = _watch(path)
+    return watch if watch is not None else baseline_of(path)
+
+
+def _hold(lent: Lent, reading: Watch | Baseline | None) -> None:
+    if isinstance(reading, Watch):
+        lent.watch = reading
+    elif reading is not None:
+        lent.baseline = reading
+
+
+def _watch(path: Path) -> Watch | None:
+    """A watch on the tree at `path` and its git folder (HEAD, index), or None (then it is walked)."""
+    try:
+        text = (path / ".git").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    admin = Path(text.removeprefix("gitdir: ").strip()) if text.startswith("gitdir: ") else None
+    return open_watch(path, admin) if admin is not None and admin.is_dir() else None
 
 
 def _changed(lent: Lent) -> tuple[bool, list[str]]:
@@ -195,7 +244,9 @@ def _changed(lent: Lent) -> tuple[bool, list[str]]:
     changed, dirty = [], False
     for entry in out.split("\0"):
         if entry.startswith("# branch.oid "):
-            dirty = dirty or entry.removeprefix("# branch.oid ") != lent.commit  # it moved HEAD itself
+            if entry.removeprefix("# branch.oid ") != lent.commit:  # it moved HEAD itself: said as `HEAD`
+                dirty = True
+                changed.append("HEAD")
         elif entry[:2] in ("1 ", "2 "):
             dirty = True
             changed.append(entry.split(" ", 8)[8])

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernel import git
+from kernel.worktrees.watch import Watch, open_watch
 
-__all__ = ["IDENTITY", "Snapshot", "head_commit", "snapshot", "working_tree"]
+__all__ = ["IDENTITY", "Snapshot", "WatchedTree", "head_commit", "snapshot", "working_tree"]
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Pallium",
@@ -55,6 +56,54 @@ def _seed_index(real_index: Path, copy: Path) -> None:
     the second it was last added look unchanged, and the snapshot would miss the user's edit.
     """
     shutil.copy2(real_index, copy)
+
+
+class WatchedTree:
+    """Readings of the tree id of a user's working tree (`working_tree`) that start no git while nothing
+    was written in it: an inotify watch (`kernel.worktrees.watch`) on its folders and its git folder
+    (the index, HEAD, `info/exclude`) made before each reading, and the last reading kept.
+
+    A team's round and each of its edit turns read the user's tree (a `git add -A` of all 1,600 files
+    of redis on a copy of the index, with a write-tree); while the user types nothing, all but the
+    first are this kept answer. Any event, or no watch at all, is a real reading. Readings run one at a
+    time (`LiveCalls._user_tree` shares one); what is written during a reading is read by the next.
+    A change of a global excludes file alone is not seen until something else is written.
+    """
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self._watch: Watch | None = None
+        self._tried = False
+        self._last: str | None = None
+
+    def read(self) -> str:
+        if self._watch is not None and self._last is not None and not self._watch.written():
+            return self._last
+        self._last = None  # a reading that fails leaves nothing to reuse
+        if self._watch is not None or not self._tried:
+            # made anew before each reading: a folder made since the last one is watched too
+            self.close()
+            self._tried, self._watch = True, _watch_of(self.repo)
+        self._last = working_tree(self.repo)
+        return self._last
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
+
+
+def _watch_of(repo: Path) -> Watch | None:
+    from kernel.git_guard import layout_of
+
+    layout = layout_of(repo)
+    if layout is None or layout.top != repo.resolve() or not layout.git_dir.is_dir():
+        return None
+    folders = [layout.git_dir]
+    for info in (layout.git_dir / "info", layout.common_dir / "info"):
+        if info.is_dir() and info not in folders:
+            folders.append(info)
+    return open_watch(repo, *folders)
 
 
 def snapshot(repo: Path) -> Snapshot:

@@ -8,6 +8,7 @@ works only from these rows and then runs `git worktree prune`, never from guesse
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 from collections.abc import Callable
@@ -26,10 +27,12 @@ __all__ = [
     "create",
     "create_and_read_async",
     "create_async",
+    "entries",
     "gc",
     "remove",
     "remove_async",
     "run_dir",
+    "unexplained",
 ]
 
 T = TypeVar("T")
@@ -156,6 +159,29 @@ def capture(path: Path, base_commit: str) -> bytes:
     """Everything the worker changed in the worktree since `base_commit`, as one binary patch."""
     git.run(["add", "-A", "--", "."], path)
     return git.run(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base_commit, "--"], path)
+
+
+async def unexplained(folder: Path, beside: set[str], records: Callable[[], set[str]]) -> list[str]:
+    """The entries of a run's worktree folder that are neither in `beside` (there before) nor worktrees the
+    run recorded (`records`, the recorded names, read on the event loop's thread).
+
+    The folder is listed first and the records read after: a worktree's record is written before its
+    folder exists, so every folder the listing saw is explained by then. The other order reads as an
+    outside write every worktree another call of the run records and makes in between (staging, made by
+    the first patch staged; a pooled tree for a member starting its turn).
+    """
+    from kernel.threads import in_pool
+
+    listed = await in_pool(entries, folder)
+    return sorted(listed - beside - records())
+
+
+def entries(folder: Path) -> set[str]:
+    """The names in `folder` (none when it cannot be read)."""
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return set()
 
 
 def remove(store: RunStore, path: Path, *, keep: bool = False) -> None:

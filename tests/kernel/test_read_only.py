@@ -67,6 +67,8 @@ WRITES = {
     "git checkout -q -- src/app.py",
     "new_file_in_a_new_folder": "mkdir -p docs/notes && echo x > docs/notes/new.md",
     "hard_link_of_a_tracked_file": "ln src/app.py src/copy.py",
+    "head_moved_by_git": "git checkout -q --detach HEAD~1",
+    "file_in_a_folder_made_before_it_was_lent_written": "echo more >> tests/test_app.py",
 }
 
 
@@ -86,3 +88,33 @@ async def test_every_kind_of_write_in_a_lent_tree_is_seen(fake, git_repo, monkey
         assert outcome.result.failure is not None and outcome.result.failure.reason == "read_only_write", outcome
     assert all(o.ok for o in [*looks, after])
     assert git(git_repo, "status", "--porcelain") == ""
+
+
+def test_a_watch_on_a_tree_sees_writes_anywhere_in_it_and_not_reads(tmp_path):
+    """The kernel's watch that lets an untouched lent tree go back without `git status`: every write in any
+    folder (and in the tree's git folder) queues an event; reading makes none."""
+    from kernel.worktrees.watch import open_watch
+
+    tree, admin = tmp_path / "tree", tmp_path / "admin"
+    (tree / "a" / "b").mkdir(parents=True)
+    admin.mkdir()
+    (tree / "a" / "b" / "deep.txt").write_text("x\n", encoding="utf-8")
+    (admin / "HEAD").write_text("0" * 40 + "\n", encoding="utf-8")
+    watch = open_watch(tree, admin)
+    if watch is None:
+        pytest.skip("no inotify here: the pool walks the tree instead")
+    seen = []
+    for act in (
+        lambda: (tree / "a" / "b" / "deep.txt").read_text(encoding="utf-8"),
+        lambda: (tree / "a" / "b" / "deep.txt").write_text("y\n", encoding="utf-8"),
+        lambda: (tree / "a" / "b" / "deep.txt").chmod(0o755),
+        lambda: (tree / "new").mkdir(),
+        lambda: (tree / "a" / "b" / "deep.txt").rename(tree / "a" / "moved.txt"),
+        lambda: (admin / "HEAD").write_text("1" * 40 + "\n", encoding="utf-8"),
+        lambda: (tree / "a" / "moved.txt").unlink(),
+        lambda: sorted(p.name for p in tree.rglob("*")),
+    ):
+        act()
+        seen.append(watch.written())
+    watch.close()
+    assert seen == [False, True, True, True, True, True, True, False]

@@ -16,7 +16,7 @@ from kernel.runstore import SCHEMA, RunStore
 from kernel.store import open_global
 from kernel.worktrees import tree
 from kernel.worktrees.apply import apply_patches, repo_lock, revert_patches
-from kernel.worktrees.snapshot import snapshot, working_tree
+from kernel.worktrees.snapshot import WatchedTree, snapshot, working_tree
 from kernel.worktrees.staging import Staging
 from tests.conftest import git, write
 
@@ -110,6 +110,37 @@ def test_edit_worktree_is_recorded_detached_outside_the_repo_and_captured_as_a_p
     assert not path.exists() and store.worktree(str(path)).state == "removed"
     assert b"return 5" in patch and b"docs/new file.md" in patch and b"deleted file mode" in patch
     assert str(path) not in git(git_repo, "worktree", "list")
+
+
+@pytest.mark.anyio
+async def test_a_worktree_another_call_records_and_makes_during_the_outside_write_check_is_not_the_workers(
+    git_repo, store
+):
+    """What an edit worker left beside its worktree is what no record explains; another call of the run may
+    record and make a worktree there at any moment (staging, when the first patch of a team's round is
+    staged). Made just after the check read the records, it was read as the worker's write and its
+    patch blocked: the folder is listed first, the records read after, and only the worker's entry is left."""
+    run_id = new_run(store, git_repo)
+    base = snapshot(git_repo).commit
+    mine = tree.create(store, repo=git_repo, run_id=run_id, name="pooled-1", commit=base, purpose="edit")
+    beside = tree.entries(mine.parent)
+    made: list[Path] = []
+
+    def records() -> set[str]:
+        names = {Path(row.path).name for row in store.worktrees(run_id=run_id)}
+        if not made:  # the other call records and makes its worktree right after the names were read
+            made.append(
+                tree.create(
+                    store, repo=git_repo, run_id=run_id, name="staging", commit=base, purpose="staging", files=False
+                )
+            )
+        return names
+
+    (mine.parent / "escaped.txt").write_text("written beside\n", encoding="utf-8")
+    first = await tree.unexplained(mine.parent, beside, records)
+    again = await tree.unexplained(mine.parent, beside, records)
+    assert made and made[0].is_dir() and (mine.parent / "staging") == made[0]
+    assert first == ["escaped.txt"] and again == ["escaped.txt"]
 
 
 def test_two_edits_to_one_file_compose_in_staging_and_a_conflict_keeps_the_last_good_state(git_repo, store):
@@ -260,3 +291,30 @@ def test_lock_files_a_killed_process_left_in_staging_do_not_stop_the_next_attemp
     staged = stage(store, again, run_id, "first", first)
     assert staged.ok and git(again.path, "show", f"{staged.commit}:src/app.py") == "def main():\n    return 7\n"
     assert again.head() == staged.commit
+
+
+def test_a_watched_reading_of_the_users_tree_is_kept_only_while_nothing_is_written_there(git_repo, monkeypatch):
+    """The user's tree is read again (git) after any write in it, a folder made since the last reading and
+    the git folder's exclude file included; while nothing was written the kept reading needs no git."""
+    readings = WatchedTree(git_repo)
+    seen = [readings.read()]
+    steps = [
+        lambda: write(git_repo, "src/app.py", "def main():\n    return 9\n"),
+        lambda: write(git_repo, "docs/new/deep.md", "one\n"),
+        lambda: write(git_repo, "docs/new/deep.md", "two\n"),  # in the folder made after the watch was
+        lambda: write(git_repo, ".git/info/exclude", "docs/new/\n"),
+        lambda: (git_repo / "README.md").unlink(),
+    ]
+    for step in steps:
+        step()
+        seen.append(readings.read())
+        assert seen[-1] == working_tree(git_repo) and seen[-1] != seen[-2]
+    monkeypatch.setenv("PATH", str(git_repo / "no-git-here"))
+    try:
+        kept = readings.read()  # nothing written since: no git needed
+        write(git_repo, "src/app.py", "def main():\n    return 10\n")
+        with pytest.raises(PalliumError):
+            readings.read()  # written: a real reading, and there is no git
+    finally:
+        readings.close()
+    assert kept == seen[-1]
