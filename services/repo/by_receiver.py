@@ -8,6 +8,7 @@ An attribute reference is never resolved like a bare name. Its receiver decides 
 - a class of the repository (named, annotated, constructed, returned by an annotated function):
   that class's member or one it inherits; `unresolved` when neither it nor its bases define it;
 - `super()`: the enclosing class's bases, never the class itself;
+- a JS/TS call chain: a member of what its last method is declared to return (`chains`);
 - anything of unknown type (`event.reply.meta`, `foo().bar`, an unannotated parameter): `ambiguous`
   among the repository's members of that name, kept in `Class.member` answers and ranked after the
   resolved ones; `unresolved` when no class of the repository has such a member.
@@ -100,6 +101,10 @@ def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answe
         return found
     if not receiver or receiver == "self" or receiver.startswith("="):
         return None
+    if receiver.startswith("()") and row.language in _JS:  # `db.selectFrom("t").where()`: what each returns
+        from services.repo import chains
+
+        return chains.resolve(r, row, defs, receiver[2:])
     if receiver == "super":
         return _super(r, row, defs)
     if receiver == "?":
@@ -241,8 +246,9 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
                 d
                 for d in defs
                 if d.path == where
-                and d.parent in (None, "", word)
-                and d.kind == "function"
+                and (
+                    (d.parent in (None, "", word) and d.kind == "function") or (d.parent == word and d.kind == "method")
+                )
                 and not _types_its_parameters(d.signature)
             ]
             asked = [d for d in written if r.wanted is not None and d.id in r.wanted]
@@ -400,7 +406,10 @@ def _returned(signature: str) -> str | None:
         match = pattern.search(signature)
         if match:
             return plain_type(match.group(1))
-    return None
+    from services.repo.chains import return_types
+
+    found = return_types(signature)  # TS `): Builder<T>`, which the patterns above leave out
+    return found[0] if found and len(found) == 1 and found[0] != "this" else None
 
 
 def _bound_modules(r: _Resolver, path: str, word: str) -> set[str]:

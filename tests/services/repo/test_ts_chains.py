@@ -1,0 +1,175 @@
+"""TypeScript receivers a type checker reads cheaply: call chains through declared return types,
+generic annotations, type parameters with a constraint, and variables bound to a member call.
+
+Each case is a shape that left `x.member` `ambiguous` among every class's members of that name on
+real repositories (query builders, fluent HTTP clients); a same-named member of another class is
+in each fixture, so a wrong answer shows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.services.repo.conftest import ask, new_repo
+
+pytestmark = pytest.mark.anyio
+
+_BUILDERS = """\
+export interface Where<T> {
+  where(column: string): this
+}
+
+export class SelectBuilder<DB, O> implements Where<O> {
+  where(column: string): this {
+    return this
+  }
+  limit(n: number): SelectBuilder<DB, O> {
+    return this
+  }
+  execute(): Promise<O[]> {
+    return Promise.resolve([])
+  }
+  get inner(): Other {
+    return new Other()
+  }
+}
+
+export class DeleteBuilder<DB> {
+  where(column: string): DeleteBuilder<DB> {
+    return this
+  }
+  limit(n: number): this {
+    return this
+  }
+  execute(): Promise<number> {
+    return Promise.resolve(0)
+  }
+}
+
+export class Other {
+  execute(): number {
+    return 1
+  }
+}
+
+export class Db<DB> {
+  selectFrom(table: string): SelectBuilder<DB, unknown> {
+    return new SelectBuilder()
+  }
+  deleteFrom(table: string): DeleteBuilder<DB> & Marker {
+    return new DeleteBuilder()
+  }
+}
+
+export interface Marker {
+  mark(): void
+}
+"""
+
+_USE = """\
+import { Db, SelectBuilder } from './builders'
+
+export function chained(db: Db<string>) {
+  return db.selectFrom('t').where('a').limit(1).execute()
+}
+
+export function bound(db: Db<string>) {
+  const q = db.deleteFrom('t')
+  const r = q.where('b')
+  return r.execute()
+}
+
+export function generic<B extends SelectBuilder<string, number>>(builder: B) {
+  return builder.execute()
+}
+
+export function unconstrained<B>(builder: B) {
+  return (builder as any).execute()
+}
+
+export function asserted(x: unknown) {
+  return (x as SelectBuilder<string, string>).limit(2).execute()
+}
+
+export function fresh() {
+  return new SelectBuilder<string, string>().where('c').execute()
+}
+
+export function intersected(db: Db<string>) {
+  db.deleteFrom('t').mark()
+  return db.deleteFrom('t').limit(3).execute()
+}
+"""
+
+
+@pytest.fixture
+def chain_repo(tmp_path: Path) -> Path:
+    return new_repo(tmp_path, {"src/builders.ts": _BUILDERS, "src/use.ts": _USE})
+
+
+def _at(out) -> dict[tuple[str, int], str]:
+    return {(r.path, r.line): r.resolution for r in out.references}
+
+
+async def test_a_chain_follows_each_methods_declared_return(chain_repo: Path):
+    select = _at(await ask(chain_repo, "pallium_callers", name="SelectBuilder.execute", kind="call"))
+    # through `selectFrom(): SelectBuilder<...>`, `where(): this`, `limit(): SelectBuilder<...>`
+    assert select[("src/use.ts", 4)] == "receiver"
+    assert select[("src/use.ts", 14)] == "receiver"  # a type parameter: its constraint's members
+    assert select[("src/use.ts", 22)] == "receiver"  # `(x as SelectBuilder<...>)`
+    assert select[("src/use.ts", 26)] == "receiver"  # `new SelectBuilder<...>()`, then `where(): this`
+    assert ("src/use.ts", 10) not in select and ("src/use.ts", 31) not in select  # DeleteBuilder's
+    assert select.get(("src/use.ts", 18)) == "ambiguous"  # `as any`: unknown, kept and ranked after
+    delete = _at(await ask(chain_repo, "pallium_callers", name="DeleteBuilder.execute", kind="call"))
+    # `const q = db.deleteFrom()`, `const r = q.where()`; `DeleteBuilder<DB> & Marker`, `limit(): this`
+    assert delete[("src/use.ts", 10)] == "receiver"
+    assert delete[("src/use.ts", 31)] == "receiver"
+    assert ("src/use.ts", 4) not in delete
+    other = _at(await ask(chain_repo, "pallium_callers", name="Other.execute", kind="call"))
+    assert not any(res == "receiver" for res in other.values())
+
+
+async def test_an_intersection_return_has_each_parts_members(chain_repo: Path):
+    mark = _at(await ask(chain_repo, "pallium_callers", name="Marker.mark", kind="call"))
+    assert mark == {("src/use.ts", 30): "receiver"}
+
+
+async def test_a_chain_method_declared_in_an_implemented_interface(chain_repo: Path):
+    where = _at(await ask(chain_repo, "pallium_callers", name="SelectBuilder.where", kind="call"))
+    assert where[("src/use.ts", 4)] == "receiver"
+    assert where[("src/use.ts", 26)] == "receiver"
+    assert ("src/use.ts", 9) not in where  # `q.where()` on a DeleteBuilder
+
+
+_CLIENT = """\
+export const core = {
+  toFetch() {
+    return 1
+  },
+  url(u: string) {
+    return this.toFetch()
+  },
+}
+
+export function toFetch() {
+  return 2
+}
+"""
+
+
+async def test_an_object_literals_members_are_its_variables(tmp_path: Path):
+    """`core.toFetch()` where `const core = { toFetch() {...} }`: the literal's member, never the
+    module function of that name; `this` in the literal is the literal."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/client.ts": _CLIENT,
+            "src/use.ts": "import { core, toFetch } from './client'\n\ncore.toFetch()\ntoFetch()\n",
+        },
+    )
+    member = _at(await ask(repo, "pallium_callers", name="core.toFetch", kind="call"))
+    assert member == {("src/use.ts", 3): "import", ("src/client.ts", 6): "receiver"}
+    function = _at(await ask(repo, "pallium_callers", name="client.toFetch", kind="call"))
+    assert function == {("src/use.ts", 4): "import"}
