@@ -343,6 +343,8 @@ def _bound_value(
 
 def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: str, *, hops: int) -> Answer:
     """A variable or attribute whose type is known by name (constructed, annotated, returned)."""
+    if _from_outside(r, row.path, type_):  # `q: SelectQueryBuilder` imported from a build (`../dist`), a package
+        return "unresolved", None
     named = r.store.definitions(type_)
     functions = [d for d in named if d.kind in ("function", "method") and d.language in LANGUAGES]
     if functions and hops > 0 and not any(d.kind in CLASS_KINDS for d in named):

@@ -103,6 +103,13 @@ def _start(r: _Resolver, row: ReferenceRow, start: str) -> list[str]:
     if start == "self":
         classes = (row.enclosing or "").split(".")[:-1]
         return [classes[-1]] if classes else []
+    if start.endswith("()"):  # `make().m()`: what the repository's functions of that name return
+        found = {
+            tuple(t)
+            for d in r.store.definitions(start[:-2])
+            if d.language in _JS and d.kind == "function" and (t := return_types(d.signature)) is not None
+        }
+        return [t for t in found.pop() if t != "this" and _known(r, row, t)] if len(found) == 1 else []
     if start.startswith("?"):
         word = start[1:]
         declared = by_receiver._declared_value(r, row, word)

@@ -13,7 +13,7 @@ in the same file:
 - a JS/TS call chain (`db.selectFrom("t").where(...)`): `()<start>.<method>...`, where `<start>` is
   the receiver word of the chain's first object (`self`, a type, `?name`, or empty when unknown), so
   the resolver follows each method's declared return type (`services.repo.chains`); `make().m()`
-  is `make` (the function's return), `new Foo().m()` and `(x as Foo).m()` are `Foo`;
+  is `()make().m` (what the function `make` returns), `new Foo().m()` and `(x as Foo).m()` are `Foo`;
 - a TS variable annotated with a generic type (`y: Builder<T>`) is a `Builder`, one bound to a
   member call (`const s = y.select()`) is that chain, and one typed by a type parameter
   (`x: T` in `f<T extends X>`) is an `X` (`constraint_of`).
@@ -176,7 +176,9 @@ def call_chain(node: Any, receiver_of: Any) -> str | None:
     if function is None:
         return None
     if function.type == "identifier":  # `make().m()`: what `make` is declared to return
-        return _text(function)
+        arguments = node.child_by_field_name("arguments")
+        tagged = arguments is not None and arguments.type == "template_string"  # sql`...`: a value's call
+        return "?" if tagged else f"(){_text(function)}()"
     if function.type != "member_expression":
         return None
     obj, prop = function.child_by_field_name("object"), function.child_by_field_name("property")
