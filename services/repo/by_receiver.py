@@ -343,8 +343,8 @@ def _bound_value(
 
 def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: str, *, hops: int) -> Answer:
     """A variable or attribute whose type is known by name (constructed, annotated, returned)."""
-    if _from_outside(r, row.path, type_):  # `q: SelectQueryBuilder` imported from a build (`../dist`), a package
-        return "unresolved", None
+    if _from_outside(r, row.path, type_) or (row.language in _JS and _reexported_from_outside(r, row.path, type_)):
+        return "unresolved", None  # `q: SelectQueryBuilder` imported from a build (`../dist`), a package
     named = r.store.definitions(type_)
     functions = [d for d in named if d.kind in ("function", "method") and d.language in LANGUAGES]
     if functions and hops > 0 and not any(d.kind in CLASS_KINDS for d in named):
@@ -447,3 +447,19 @@ def _from_outside(r: _Resolver, path: str, word: str) -> bool:
                 break
         cache[key] = found
     return cache[key]
+
+
+def _reexported_from_outside(r: _Resolver, path: str, word: str) -> bool:
+    """True when `path` imports `word` by name only from files of the repository that neither define
+    nor name it but `export *` from outside it (a typings shim, `export * from "../../dist/index.js"`)."""
+    sources = [e.dst for e in r._edges_with_raw(path) if word in e.names.split()]
+    if not sources:
+        return False
+    for dst in sources:
+        if any(d.path == dst for d in r.store.definitions(word)):
+            return False
+        reached = {e.raw for e in r.exports.edges_of(dst)}
+        stars = [x for x in r.exports.exports_of(dst) if x.name == "*" and x.raw]
+        if any(x.name == word for x in r.exports.exports_of(dst)) or not stars or any(x.raw in reached for x in stars):
+            return False
+    return True

@@ -173,3 +173,31 @@ async def test_an_object_literals_members_are_its_variables(tmp_path: Path):
     assert member == {("src/use.ts", 3): "import", ("src/client.ts", 6): "receiver"}
     function = _at(await ask(repo, "pallium_callers", name="client.toFetch", kind="call"))
     assert function == {("src/use.ts", 4): "import"}
+
+
+async def test_a_type_from_a_build_is_not_the_repositorys(tmp_path: Path):
+    """A test that types its values with the package's build (`../dist`, directly or through a
+    typings shim that `export *`s it) uses the built copy: never a claim on the source's member."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/builders.ts": _BUILDERS,
+            "typings/index.d.ts": "export * from '../dist/index.js'\n",
+            "test/direct.ts": (
+                "import { SelectBuilder } from '../dist/index.js'\n\n"
+                "export function go(q: SelectBuilder<string, string>) {\n  return q.execute()\n}\n"
+            ),
+            "test/shim.ts": (
+                "import { SelectBuilder } from '../typings/index.js'\n\n"
+                "export function go(q: SelectBuilder<string, string>) {\n  return q.limit(1).execute()\n}\n"
+            ),
+            "test/source.ts": (
+                "import { SelectBuilder } from '../src/builders'\n\n"
+                "export function go(q: SelectBuilder<string, string>) {\n  return q.limit(1).execute()\n}\n"
+            ),
+        },
+    )
+    found = _at(await ask(repo, "pallium_callers", name="SelectBuilder.execute", kind="call"))
+    assert found.get(("test/source.ts", 4)) == "receiver"
+    assert found.get(("test/direct.ts", 4)) != "receiver"
+    assert found.get(("test/shim.ts", 4)) != "receiver"
