@@ -99,6 +99,10 @@ def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answe
                 },
             )
         return found
+    if receiver == "self" and row.language in _JS:  # `this.headers()` in `const core: Wretch = {...}`
+        owner = (row.enclosing or "").split(".")[:-1]
+        if owner and r.store.bound_type(row.path, owner[0]) and not _classes_here(r, row, owner[0]):
+            return _named(r, row, defs, owner[0])
     if not receiver or receiver == "self" or receiver.startswith("="):
         return None
     if receiver.startswith("()") and row.language in _JS:  # `db.selectFrom("t").where()`: what each returns
@@ -447,6 +451,10 @@ def _from_outside(r: _Resolver, path: str, word: str) -> bool:
                 break
         cache[key] = found
     return cache[key]
+
+
+def _classes_here(r: _Resolver, row: ReferenceRow, name: str) -> list[DefinitionRow]:
+    return [c for c in r.store.definitions(name) if c.path == row.path and c.kind in CLASS_KINDS]
 
 
 def _reexported_from_outside(r: _Resolver, path: str, word: str) -> bool:

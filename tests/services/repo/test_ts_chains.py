@@ -201,3 +201,22 @@ async def test_a_type_from_a_build_is_not_the_repositorys(tmp_path: Path):
     assert found.get(("test/source.ts", 4)) == "receiver"
     assert found.get(("test/direct.ts", 4)) != "receiver"
     assert found.get(("test/shim.ts", 4)) != "receiver"
+
+
+async def test_this_in_a_typed_object_literal_is_the_declared_type(tmp_path: Path):
+    """`this.headers()` in `const core: Api = {...}`: `Api.headers` (and the literal's own, one symbol
+    to a type checker), as `core.headers()` is."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/types.ts": "export interface Api {\n  headers(h: string): Api\n  accept(v: string): Api\n}\n",
+            "src/core.ts": (
+                "import type { Api } from './types'\n\nexport const core: Api = {\n  headers(h) {\n    return this\n  },\n"
+                "  accept(v) {\n    return this.headers(v)\n  },\n}\n"
+            ),
+        },
+    )
+    declared = _at(await ask(repo, "pallium_callers", name="types.Api.headers", kind="call"))
+    assert declared == {("src/core.ts", 8): "receiver"}
+    written = _at(await ask(repo, "pallium_callers", name="core.headers", kind="call"))
+    assert written == {("src/core.ts", 8): "receiver"}
