@@ -81,6 +81,36 @@ def unknown(defs: list[DefinitionRow]) -> Answer:
 def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer | None:
     """The answer for a Python or JS/TS reference with a receiver; None leaves it to the general rules
     (a bare name, `self`, a name brought in through an import)."""
+    answer = _resolve(r, row, defs)
+    if answer is not None and answer[0] == "receiver" and row.language in _JS and r.wanted is not None:
+        found = answer[1]
+        if found is not None and found.id not in r.wanted and (written := _implementation(r, defs, found)):
+            return "receiver", written
+    return answer
+
+
+def _implementation(r: _Resolver, defs: list[DefinitionRow], member: DefinitionRow) -> DefinitionRow | None:
+    """The asked-for property of an object literal that implements the type member `member`: one
+    returned by a function declared to return that type (`function wrap(): StorageAdapter { return
+    { read: ... } }`) or bound to a value declared so. One symbol to a type checker: the one asked
+    for answers."""
+    from services.repo.chains import return_types
+
+    owner = (member.parent or "").rsplit(".", 1)[-1]
+    for d in defs:
+        if d.id not in r.wanted or d.id == member.id or not d.parent or d.kind not in ("function", "method"):
+            continue
+        enclosing = d.parent.rsplit(".", 1)[-1]
+        if r.store.bound_type(d.path, d.parent) == owner:
+            return d
+        for f in r.store.definitions(enclosing):
+            same = f.path == d.path and f.qualified == d.parent and f.kind in ("function", "method")
+            if same and owner in (return_types(f.signature) or ()):
+                return d
+    return None
+
+
+def _resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer | None:
     receiver = row.receiver
     if receiver.startswith("=") and len(receiver) > 1 and row.language in _JS:
         # `z.string()` after `import * as z from "./external"`: what that module exports as `string`

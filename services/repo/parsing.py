@@ -521,6 +521,18 @@ def _receiver(
                 best = type_
         if best is not None:
             return best
+        if members is not None and members.lexical and scope is not None:
+            # JS/TS closures see the enclosing functions' typed parameters and constants (`read: (k) =>
+            # inner.read(k)` in `wrap(inner: Storage)`), unless a function between declares the name again
+            outer = [
+                (b[1][0] if b[1] else -1, b[2])
+                for b in candidates
+                if b[0] < position and (b[1] is None or b[1][0] <= scope[0] < b[1][1])
+            ]
+            if outer:
+                start, type_ = max(outer, key=lambda o: o[0])
+                if not receivers.redeclared(at, text, start):
+                    return type_
     return "?" + text
 
 

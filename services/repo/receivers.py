@@ -33,6 +33,7 @@ __all__ = [
     "constraint_of",
     "plain_type",
     "receiver_of",
+    "redeclared",
     "registration_keys",
 ]
 
@@ -107,6 +108,7 @@ class MemberTypes:
 
     def __init__(self, language: str, root: Any, grammar: Any) -> None:
         self.types: dict[tuple[int, str], str] = {}
+        self.lexical = language in ("javascript", "typescript", "tsx")  # closures see enclosing bindings
         self.annotated: list[tuple[Any, str]] = []  # (variable node, generic type's name)
         self.values: list[tuple[Any, Any]] = []  # (variable node, the chain it is bound to)
         if language not in _MEMBER_QUERIES:
@@ -190,6 +192,24 @@ def call_chain(node: Any, receiver_of: Any) -> str | None:
     if start == "self" or _WORD.fullmatch(start.removeprefix("?")):
         return f"(){start}.{_text(prop)}"
     return f"().{_text(prop)}"  # a start of unknown type: the method's name alone may still tell
+
+
+_JS_FUNCTIONS = frozenset(
+    {"function_declaration", "function_expression", "arrow_function", "method_definition", "generator_function"}
+)
+
+
+def redeclared(at: Any, name: str, until: int) -> bool:
+    """True when a function between `at` and the scope starting at byte `until` names a parameter
+    `name` (`(x) => x.m()` inside `f(x: Foo)`): that `x` is the parameter's, not the outer binding's."""
+    current = at.parent
+    while current is not None and current.start_byte > until:
+        if current.type in _JS_FUNCTIONS:
+            params = current.child_by_field_name("parameters") or current.child_by_field_name("parameter")
+            if params is not None and re.search(r"(?<![\w$.])" + re.escape(name) + r"(?![\w$])", _text(params)):
+                return True
+        current = current.parent
+    return False
 
 
 _GENERIC_OWNERS = frozenset(

@@ -211,7 +211,8 @@ async def test_this_in_a_typed_object_literal_is_the_declared_type(tmp_path: Pat
         {
             "src/types.ts": "export interface Api {\n  headers(h: string): Api\n  accept(v: string): Api\n}\n",
             "src/core.ts": (
-                "import type { Api } from './types'\n\nexport const core: Api = {\n  headers(h) {\n    return this\n  },\n"
+                "import type { Api } from './types'\n\n"
+                "export const core: Api = {\n  headers(h) {\n    return this\n  },\n"
                 "  accept(v) {\n    return this.headers(v)\n  },\n}\n"
             ),
         },
@@ -220,3 +221,42 @@ async def test_this_in_a_typed_object_literal_is_the_declared_type(tmp_path: Pat
     assert declared == {("src/core.ts", 8): "receiver"}
     written = _at(await ask(repo, "pallium_callers", name="core.headers", kind="call"))
     assert written == {("src/core.ts", 8): "receiver"}
+
+
+async def test_a_returned_literals_members_implement_the_declared_return_type(tmp_path: Path):
+    """`function wrap(): Storage { return { read: (k) => ... } }`: the literal's `read` is
+    `Storage.read` to a type checker, so asking for it lists `storage.read()` calls too."""
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/storage.ts": (
+                "export interface Storage {\n  read(key: string): string\n}\n\n"
+                "export function wrap(inner: Storage): Storage {\n  return {\n"
+                "    read: (k) => inner.read(k),\n  }\n}\n\n"
+                "export function other() {\n  return {\n    read: (k: string) => k,\n  }\n}\n"
+            ),
+            "src/use.ts": (
+                "import { Storage } from './storage'\n\nexport function go(s: Storage) {\n  return s.read('a')\n}\n"
+            ),
+        },
+    )
+    written = _at(await ask(repo, "pallium_callers", name="storage.wrap.read", kind="call"))
+    assert written == {("src/use.ts", 4): "receiver", ("src/storage.ts", 7): "receiver"}
+    unrelated = _at(await ask(repo, "pallium_callers", name="storage.other.read", kind="call"))
+    assert not any(res == "receiver" for res in unrelated.values())
+
+
+async def test_a_closure_sees_the_enclosing_functions_typed_parameter_unless_it_shadows_it(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/storage.ts": "export interface Storage {\n  read(key: string): string\n}\n",
+            "src/use.ts": (
+                "import { Storage } from './storage'\n\nexport function go(s: Storage) {\n  return {\n"
+                "    get: (k: string) => s.read(k),\n    other: (s: any) => s.read(1),\n  }\n}\n"
+            ),
+        },
+    )
+    found = _at(await ask(repo, "pallium_callers", name="Storage.read", kind="call"))
+    assert found[("src/use.ts", 5)] == "receiver"
+    assert found.get(("src/use.ts", 6)) != "receiver"  # the arrow's own `s: any`
