@@ -288,8 +288,8 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
             asked = [d for d in written if r.wanted is not None and d.id in r.wanted]
             return ("receiver", asked[0]) if len(asked) == 1 else found
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
-    if typed:  # `Store.create()`: that class's member
-        return r._by_place(row, typed, members_only=True)
+    if typed:  # `Store.create()`: that class's member, its static one where it has both
+        return r._by_place(row, _statics(typed, static=True), members_only=True)
     if row.language in _JS and (handed := _handed_namespaces(r, row.path, word)):
         # `import { z } from "./index"` where index.ts binds `z` to a namespace: `import * as z from ...; export { z }`
         found = _exported_member(r, defs, handed)
@@ -392,7 +392,7 @@ def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: st
             if len(asked) == 1:
                 return "receiver", asked[0]
             return _typed(r, row, defs, returned.pop(), hops=hops - 1)
-    typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == type_]
+    typed = _statics([d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == type_], static=False)
     if typed:
         local = [d for d in typed if d.path == row.path]
         if len(local) == 1 or len({d.path for d in typed}) == 1:
@@ -481,6 +481,15 @@ def _from_outside(r: _Resolver, path: str, word: str) -> bool:
                 break
         cache[key] = found
     return cache[key]
+
+
+def _statics(members: list[DefinitionRow], *, static: bool) -> list[DefinitionRow]:
+    """A class's `static` members of the name (`Keyboard.text()`), or its instance ones (a value's
+    `kb.text()`), where the class declares both; all of them otherwise."""
+    if not members or members[0].language not in _JS:
+        return members
+    chosen = [d for d in members if d.signature.lstrip().startswith("static ") == static]
+    return chosen or members
 
 
 def _classes_here(r: _Resolver, row: ReferenceRow, name: str) -> list[DefinitionRow]:

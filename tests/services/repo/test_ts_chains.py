@@ -260,3 +260,22 @@ async def test_a_closure_sees_the_enclosing_functions_typed_parameter_unless_it_
     found = _at(await ask(repo, "pallium_callers", name="Storage.read", kind="call"))
     assert found[("src/use.ts", 5)] == "receiver"
     assert found.get(("src/use.ts", 6)) != "receiver"  # the arrow's own `s: any`
+
+
+async def test_a_call_on_the_class_is_its_static_member_on_a_value_its_instance_one(tmp_path: Path):
+    repo = new_repo(
+        tmp_path,
+        {
+            "src/kb.ts": (
+                "export class Keyboard {\n  text(t: string) {\n    return this.add(Keyboard.text(t))\n  }\n"
+                "  static text(t: string) {\n    return t\n  }\n  add(x: string) {\n    return this\n  }\n}\n"
+            ),
+            "src/use.ts": (
+                "import { Keyboard } from './kb'\n\nconst kb = new Keyboard()\nkb.text('a')\nKeyboard.text('b')\n"
+            ),
+        },
+    )
+    out = await ask(repo, "pallium_callers", name="kb.Keyboard.text", kind="call")
+    targets = {(r.path, r.line): r.target_line for r in out.references}
+    assert targets[("src/kb.ts", 3)] == 5 and targets[("src/use.ts", 5)] == 5  # `static text`
+    assert targets[("src/use.ts", 4)] == 2  # the instance's
