@@ -1,7 +1,8 @@
 """Named crash points for recovery tests: `os._exit` at an exact place, armed only by an environment variable.
 
-`PALLIUM_CRASHPOINT=after_intent:2` kills the process the second time it passes `after_intent`. Unset
-(always, outside tests) a crash point costs one dictionary lookup.
+`PALLIUM_CRASHPOINT=after_intent:2` kills the process the second time it passes `after_intent`;
+`offloaded_parse:2:garbage` first writes an undecodable message where a `kernel.offload` child
+answers (its stdout). Unset (always, outside tests) a crash point costs one dictionary lookup.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ def crash_point(name: str) -> None:
     wanted, _, nth = spec.partition(":")
     if wanted != name:
         return
+    nth, _, mode = nth.partition(":")
     _hits[name] += 1
     if _hits[name] == int(nth or 1):
+        if mode == "garbage":  # a length-prefixed pickle naming a module that does not exist
+            body = b"cno_such_module\nthing\n."
+            os.write(1, len(body).to_bytes(8, "big") + body)  # `kernel.offload` frames: 8 bytes
         os._exit(CRASH_EXIT_CODE)

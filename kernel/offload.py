@@ -124,6 +124,9 @@ class Offload:
         except (OSError, EOFError, pickle.UnpicklingError) as exc:
             self._results.put(OffloadFailed(f"the child process stopped: {exc}"))
             return
+        except Exception as exc:  # any undecodable message: a reader that died would hang the caller
+            self._results.put(OffloadFailed(f"an undecodable message from the child: {type(exc).__name__}: {exc}"))
+            return
         code = self._child.wait()
         self._results.put(_DONE if code == 0 else OffloadFailed(f"the child process exited {code}"))
 

@@ -8,6 +8,7 @@ An attribute reference is never resolved like a bare name. Its receiver decides 
 - a class of the repository (named, annotated, constructed, returned by an annotated function):
   that class's member or one it inherits; `unresolved` when neither it nor its bases define it;
 - `super()`: the enclosing class's bases, never the class itself;
+- a JS/TS call chain: a member of what its last method is declared to return (`chains`);
 - anything of unknown type (`event.reply.meta`, `foo().bar`, an unannotated parameter): `ambiguous`
   among the repository's members of that name, kept in `Class.member` answers and ranked after the
   resolved ones; `unresolved` when no class of the repository has such a member.
@@ -80,6 +81,36 @@ def unknown(defs: list[DefinitionRow]) -> Answer:
 def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer | None:
     """The answer for a Python or JS/TS reference with a receiver; None leaves it to the general rules
     (a bare name, `self`, a name brought in through an import)."""
+    answer = _resolve(r, row, defs)
+    if answer is not None and answer[0] == "receiver" and row.language in _JS and r.wanted is not None:
+        found = answer[1]
+        if found is not None and found.id not in r.wanted and (written := _implementation(r, defs, found)):
+            return "receiver", written
+    return answer
+
+
+def _implementation(r: _Resolver, defs: list[DefinitionRow], member: DefinitionRow) -> DefinitionRow | None:
+    """The asked-for property of an object literal that implements the type member `member`: one
+    returned by a function declared to return that type (`function wrap(): StorageAdapter { return
+    { read: ... } }`) or bound to a value declared so. One symbol to a type checker: the one asked
+    for answers."""
+    from services.repo.chains import return_types
+
+    owner = (member.parent or "").rsplit(".", 1)[-1]
+    for d in defs:
+        if d.id not in r.wanted or d.id == member.id or not d.parent or d.kind not in ("function", "method"):
+            continue
+        enclosing = d.parent.rsplit(".", 1)[-1]
+        if r.store.bound_type(d.path, d.parent) == owner:
+            return d
+        for f in r.store.definitions(enclosing):
+            same = f.path == d.path and f.qualified == d.parent and f.kind in ("function", "method")
+            if same and owner in (return_types(f.signature) or ()):
+                return d
+    return None
+
+
+def _resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answer | None:
     receiver = row.receiver
     if receiver.startswith("=") and len(receiver) > 1 and row.language in _JS:
         # `z.string()` after `import * as z from "./external"`: what that module exports as `string`
@@ -98,8 +129,16 @@ def resolve(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow]) -> Answe
                 },
             )
         return found
+    if receiver == "self" and row.language in _JS:  # `this.headers()` in `const core: Wretch = {...}`
+        owner = (row.enclosing or "").split(".")[:-1]
+        if owner and r.store.bound_type(row.path, owner[0]) and not _classes_here(r, row, owner[0]):
+            return _named(r, row, defs, owner[0])
     if not receiver or receiver == "self" or receiver.startswith("="):
         return None
+    if receiver.startswith("()") and row.language in _JS:  # `db.selectFrom("t").where()`: what each returns
+        from services.repo import chains
+
+        return chains.resolve(r, row, defs, receiver[2:])
     if receiver == "super":
         return _super(r, row, defs)
     if receiver == "?":
@@ -241,15 +280,16 @@ def _named(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], word: str
                 d
                 for d in defs
                 if d.path == where
-                and d.parent in (None, "", word)
-                and d.kind == "function"
+                and (
+                    (d.parent in (None, "", word) and d.kind == "function") or (d.parent == word and d.kind == "method")
+                )
                 and not _types_its_parameters(d.signature)
             ]
             asked = [d for d in written if r.wanted is not None and d.id in r.wanted]
             return ("receiver", asked[0]) if len(asked) == 1 else found
     typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == word]
-    if typed:  # `Store.create()`: that class's member
-        return r._by_place(row, typed, members_only=True)
+    if typed:  # `Store.create()`: that class's member, its static one where it has both
+        return r._by_place(row, _statics(typed, static=True), members_only=True)
     if row.language in _JS and (handed := _handed_namespaces(r, row.path, word)):
         # `import { z } from "./index"` where index.ts binds `z` to a namespace: `import * as z from ...; export { z }`
         found = _exported_member(r, defs, handed)
@@ -337,6 +377,8 @@ def _bound_value(
 
 def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: str, *, hops: int) -> Answer:
     """A variable or attribute whose type is known by name (constructed, annotated, returned)."""
+    if _from_outside(r, row.path, type_) or (row.language in _JS and _reexported_from_outside(r, row.path, type_)):
+        return "unresolved", None  # `q: SelectQueryBuilder` imported from a build (`../dist`), a package
     named = r.store.definitions(type_)
     functions = [d for d in named if d.kind in ("function", "method") and d.language in LANGUAGES]
     if functions and hops > 0 and not any(d.kind in CLASS_KINDS for d in named):
@@ -350,7 +392,7 @@ def _typed(r: _Resolver, row: ReferenceRow, defs: list[DefinitionRow], type_: st
             if len(asked) == 1:
                 return "receiver", asked[0]
             return _typed(r, row, defs, returned.pop(), hops=hops - 1)
-    typed = [d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == type_]
+    typed = _statics([d for d in defs if d.parent and d.parent.rsplit(".", 1)[-1] == type_], static=False)
     if typed:
         local = [d for d in typed if d.path == row.path]
         if len(local) == 1 or len({d.path for d in typed}) == 1:
@@ -400,7 +442,10 @@ def _returned(signature: str) -> str | None:
         match = pattern.search(signature)
         if match:
             return plain_type(match.group(1))
-    return None
+    from services.repo.chains import return_types
+
+    found = return_types(signature)  # TS `): Builder<T>`, which the patterns above leave out
+    return found[0] if found and len(found) == 1 and found[0] != "this" else None
 
 
 def _bound_modules(r: _Resolver, path: str, word: str) -> set[str]:
@@ -436,3 +481,32 @@ def _from_outside(r: _Resolver, path: str, word: str) -> bool:
                 break
         cache[key] = found
     return cache[key]
+
+
+def _statics(members: list[DefinitionRow], *, static: bool) -> list[DefinitionRow]:
+    """A class's `static` members of the name (`Keyboard.text()`), or its instance ones (a value's
+    `kb.text()`), where the class declares both; all of them otherwise."""
+    if not members or members[0].language not in _JS:
+        return members
+    chosen = [d for d in members if d.signature.lstrip().startswith("static ") == static]
+    return chosen or members
+
+
+def _classes_here(r: _Resolver, row: ReferenceRow, name: str) -> list[DefinitionRow]:
+    return [c for c in r.store.definitions(name) if c.path == row.path and c.kind in CLASS_KINDS]
+
+
+def _reexported_from_outside(r: _Resolver, path: str, word: str) -> bool:
+    """True when `path` imports `word` by name only from files of the repository that neither define
+    nor name it but `export *` from outside it (a typings shim, `export * from "../../dist/index.js"`)."""
+    sources = [e.dst for e in r._edges_with_raw(path) if word in e.names.split()]
+    if not sources:
+        return False
+    for dst in sources:
+        if any(d.path == dst for d in r.store.definitions(word)):
+            return False
+        reached = {e.raw for e in r.exports.edges_of(dst)}
+        stars = [x for x in r.exports.exports_of(dst) if x.name == "*" and x.raw]
+        if any(x.name == word for x in r.exports.exports_of(dst)) or not stars or any(x.raw in reached for x in stars):
+            return False
+    return True

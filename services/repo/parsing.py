@@ -34,9 +34,11 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # macros before a class name whose brace is on the next line; 15: C++ locals declared as pointers or
 # references; 16: Bash tests whose operator comes from their arguments, `[ "$(f)" "$@" ]`, C++
 # call chains' and `this->field`'s receivers, conditionals in lists, defaulted members, `.inl`;
-# Kotlin constructors on the next line; PHP `foreach` over docblock-typed arrays): an index whose
+# Kotlin constructors on the next line; PHP `foreach` over docblock-typed arrays; 17: JS/TS call
+# chains `()start.m1.m2`, generic and type-parameter annotations, variables bound to a member call,
+# members of an object literal bound by `const x = {...}`): an index whose
 # facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "16"
+FACTS_VERSION = "17"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -311,17 +313,27 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     assigned_exports = bound.assign(bound_by_assignment)
     name_starts.update(a.start for a in bound_by_assignment if a.local)
     scopes = _ScopeSpans((n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS)
+    members = receivers.MemberTypes(language, root, _language(language)) if language in receivers.LANGUAGES else None
+    if members is not None:  # TS `y: Builder<T>`; a type parameter stands for its constraint
+        bind_nodes.extend(members.annotated)
+        if language != "python":
+            bind_nodes = [(var, receivers.constraint_of(var, type_)) for var, type_ in bind_nodes]
     bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]] = {}
     for var, type_ in bind_nodes:
         type_ = bound.type_name(type_) if bound else type_
         bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), type_))
     if language == "php":  # docblock types, and `$this->writer = $writer` from a typed parameter
         _php_bindings(root, scopes, bindings)
-    if language in receivers.LANGUAGES:
-        facts.typed = typed_bindings(bind_nodes, bound)
+    if members is not None:
+        facts.typed = typed_bindings([(v, t) for v, t in bind_nodes if t != "?"], bound)
+        for var, value in members.values:  # `const s = db.selectFrom("t")`: that chain's value, in source order
+            chain = _receiver(value, scopes, bindings, var, members)
+            if chain not in ("", "?"):
+                bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), chain))
+        for each in bindings.values():
+            each.sort(key=lambda b: b[0])
     # Identifiers, the bulk of the nodes, come from a query of their own through `captures`, which
     # builds no match object per node (a third of the walk's cost on a large file).
-    members = receivers.MemberTypes(language, root, _language(language)) if language in receivers.LANGUAGES else None
     refs.extend(QueryCursor(identifiers).captures(root).get("ref", ()))
     starts = [n.start_byte for n in refs]
     kinds = _context_kinds(starts, contexts)
@@ -480,6 +492,10 @@ def _receiver(
         return ""
     if members is not None and (known := receivers.receiver_of(node, members)) is not None:
         return known
+    if members is not None and node.type in receivers.CHAINS:  # `db.selectFrom("t").where()`: the chain
+        chain = receivers.call_chain(node, lambda base: _receiver(base, scopes, bindings, at, members))
+        if chain is not None:
+            return chain
     if node.type in _PHP_CALLS:  # `Dotenv::create()->load()`: what `create` returns
         from services.repo import php_types
 
@@ -517,6 +533,18 @@ def _receiver(
                 best = type_
         if best is not None:
             return best
+        if members is not None and members.lexical and scope is not None:
+            # JS/TS closures see the enclosing functions' typed parameters and constants (`read: (k) =>
+            # inner.read(k)` in `wrap(inner: Storage)`), unless a function between declares the name again
+            outer = [
+                (b[1][0] if b[1] else -1, b[2])
+                for b in candidates
+                if b[0] < position and (b[1] is None or b[1][0] <= scope[0] < b[1][1])
+            ]
+            if outer:
+                start, type_ = max(outer, key=lambda o: o[0])
+                if not receivers.redeclared(at, text, start):
+                    return type_
     return "?" + text
 
 
@@ -628,6 +656,10 @@ def _scope(node: Any, by_node: dict[tuple[int, int, str], tuple[str, str]]) -> l
             target = current.child_by_field_name("type")
             if target is not None:
                 chain.append((target.text.decode("utf-8", "replace"), "class"))
+        elif current.type == "object" and current.parent is not None and current.parent.type == "variable_declarator":
+            bound = current.parent.child_by_field_name("name")  # `const core = { toFetch() {} }`: core's member
+            if bound is not None and bound.type == "identifier":
+                chain.append((bound.text.decode("utf-8", "replace"), "object"))
         current = current.parent
     if node.type == "method_declaration" and node.child_by_field_name("receiver") is not None:  # Go
         receiver = node.child_by_field_name("receiver").text.decode("utf-8", "replace")

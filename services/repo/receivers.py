@@ -9,7 +9,14 @@ in the same file:
   annotation, a dataclass or pydantic field, `self.x: T = ...`, `self.x = T(...)`, a TypeScript
   field or parameter property), else an expression of unknown type;
 - a dotted name (`urllib.parse`, `self.meta`, `event.reply.meta`): kept whole as `?a.b.c`, so the
-  resolver can tell a module path (inside or outside the repository) from an object's attribute.
+  resolver can tell a module path (inside or outside the repository) from an object's attribute;
+- a JS/TS call chain (`db.selectFrom("t").where(...)`): `()<start>.<method>...`, where `<start>` is
+  the receiver word of the chain's first object (`self`, a type, `?name`, or empty when unknown), so
+  the resolver follows each method's declared return type (`services.repo.chains`); `make().m()`
+  is `()make().m` (what the function `make` returns), `new Foo().m()` and `(x as Foo).m()` are `Foo`;
+- a TS variable annotated with a generic type (`y: Builder<T>`) is a `Builder`, one bound to a
+  member call (`const s = y.select()`) is that chain, and one typed by a type parameter
+  (`x: T` in `f<T extends X>`) is an `X` (`constraint_of`).
 """
 
 from __future__ import annotations
@@ -18,7 +25,17 @@ import functools
 import re
 from typing import Any
 
-__all__ = ["LANGUAGES", "MemberTypes", "plain_type", "receiver_of", "registration_keys"]
+__all__ = [
+    "CHAINS",
+    "LANGUAGES",
+    "MemberTypes",
+    "call_chain",
+    "constraint_of",
+    "plain_type",
+    "receiver_of",
+    "redeclared",
+    "registration_keys",
+]
 
 LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})
 _CLASS_NODES = frozenset({"class_definition", "class_declaration", "class", "abstract_class_declaration"})
@@ -49,7 +66,24 @@ _MEMBER_QUERIES = {
   right: (identifier) @value)
 """,
 }
+# Variables whose type a TS declaration gives beyond the grammar's own `bind` patterns (`parsing`):
+# annotated with a generic type (`@bvar` with `@btype`), or bound to a call chain's value (`@bvalue`).
+_TS_BINDINGS = """
+(variable_declarator name: (identifier) @bvar type: (type_annotation (generic_type name: (type_identifier) @btype)))
+(required_parameter pattern: (identifier) @bvar type: (type_annotation (generic_type name: (type_identifier) @btype)))
+(optional_parameter pattern: (identifier) @bvar type: (type_annotation (generic_type name: (type_identifier) @btype)))
+(public_field_definition name: (property_identifier) @bvar
+  type: (type_annotation (generic_type name: (type_identifier) @btype)))
+(variable_declarator name: (identifier) @bvar !type
+  value: [(call_expression function: (member_expression)) (as_expression) (non_null_expression)] @bvalue)
+"""
+_MEMBER_QUERIES["typescript"] += _TS_BINDINGS
 _MEMBER_QUERIES["tsx"] = _MEMBER_QUERIES["typescript"]
+# Receiver nodes a JS/TS chain reads (`call_chain`); Python's calls are `call` nodes and stay `?`.
+CHAINS = frozenset(
+    {"call_expression", "new_expression", "non_null_expression", "parenthesized_expression", "as_expression"}
+)
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def plain_type(text: str) -> str | None:
@@ -74,11 +108,20 @@ class MemberTypes:
 
     def __init__(self, language: str, root: Any, grammar: Any) -> None:
         self.types: dict[tuple[int, str], str] = {}
+        self.lexical = language in ("javascript", "typescript", "tsx")  # closures see enclosing bindings
+        self.annotated: list[tuple[Any, str]] = []  # (variable node, generic type's name)
+        self.values: list[tuple[Any, Any]] = []  # (variable node, the chain it is bound to)
         if language not in _MEMBER_QUERIES:
             return
         from tree_sitter import QueryCursor
 
         for _pattern, captures in QueryCursor(_query(language, grammar)).matches(root):
+            if "bvar" in captures:
+                if "btype" in captures:
+                    self.annotated.append((captures["bvar"][0], _text(captures["btype"][0])))
+                else:
+                    self.values.append((captures["bvar"][0], captures["bvalue"][0]))
+                continue
             var = captures["var"][0]
             obj = captures.get("obj")
             if obj is not None and _text(obj[0]) not in _SELF:
@@ -115,6 +158,98 @@ def receiver_of(node: Any, members: MemberTypes) -> str | None:
         if _DOTTED.fullmatch(text):
             return "?" + re.sub(r"\s+", "", text)
     return None
+
+
+def call_chain(node: Any, receiver_of: Any) -> str | None:
+    """The receiver word for a JS/TS receiver that is a call's value (see the module docstring);
+    `receiver_of` gives the word of the chain's first object. None for any other node."""
+    while node.type in ("non_null_expression", "parenthesized_expression") and node.named_child_count == 1:
+        node = node.named_child(0)  # `a.b()!.c()`, `(a.b()).c()`
+    if node.type == "as_expression" and node.named_child_count == 2:  # `(x as Foo).m()`; `as any` says nothing
+        written = node.named_child(1)
+        named = written.type in ("type_identifier", "generic_type", "nested_type_identifier")
+        return (plain_type(_text(written)) or "?") if named else "?"
+    if node.type == "new_expression":
+        ctor = node.child_by_field_name("constructor")
+        return _text(ctor) if ctor is not None and ctor.type == "identifier" else None
+    if node.type != "call_expression":
+        return None
+    function = node.child_by_field_name("function")
+    if function is None:
+        return None
+    if function.type == "identifier":  # `make().m()`: what `make` is declared to return
+        arguments = node.child_by_field_name("arguments")
+        tagged = arguments is not None and arguments.type == "template_string"  # sql`...`: a value's call
+        return "?" if tagged else f"(){_text(function)}()"
+    if function.type != "member_expression":
+        return None
+    obj, prop = function.child_by_field_name("object"), function.child_by_field_name("property")
+    if obj is None or prop is None or prop.type != "property_identifier":
+        return None
+    start = receiver_of(obj)
+    if start.startswith("()"):
+        return f"{start}.{_text(prop)}"
+    if start == "self" or _WORD.fullmatch(start.removeprefix("?")):
+        return f"(){start}.{_text(prop)}"
+    return f"().{_text(prop)}"  # a start of unknown type: the method's name alone may still tell
+
+
+_JS_FUNCTIONS = frozenset(
+    {"function_declaration", "function_expression", "arrow_function", "method_definition", "generator_function"}
+)
+
+
+def redeclared(at: Any, name: str, until: int) -> bool:
+    """True when a function between `at` and the scope starting at byte `until` names a parameter
+    `name` (`(x) => x.m()` inside `f(x: Foo)`): that `x` is the parameter's, not the outer binding's."""
+    current = at.parent
+    while current is not None and current.start_byte > until:
+        if current.type in _JS_FUNCTIONS:
+            params = current.child_by_field_name("parameters") or current.child_by_field_name("parameter")
+            if params is not None and re.search(r"(?<![\w$.])" + re.escape(name) + r"(?![\w$])", _text(params)):
+                return True
+        current = current.parent
+    return False
+
+
+_GENERIC_OWNERS = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "generator_function_declaration",
+        "arrow_function",
+        "method_definition",
+        "method_signature",
+        "class_declaration",
+        "abstract_class_declaration",
+        "class",
+        "interface_declaration",
+        "type_alias_declaration",
+    }
+)
+
+
+def constraint_of(var: Any, type_: str) -> str:
+    """`type_` as the class its values have where `var` is declared: a type parameter of an enclosing
+    declaration stands for its constraint (`x: T` in `f<T extends Builder>` is a `Builder`), or for
+    any type (`?`) without one; any other name is itself."""
+    current = var.parent
+    while current is not None:
+        if current.type in _GENERIC_OWNERS:
+            params = current.child_by_field_name("type_parameters")
+            for param in params.named_children if params is not None else ():
+                name = param.child_by_field_name("name")
+                if name is None or _text(name) != type_:
+                    continue
+                constraint = param.child_by_field_name("constraint")
+                if constraint is None or constraint.named_child_count != 1:
+                    return "?"
+                bound = constraint.named_child(0)
+                if bound.type not in ("type_identifier", "generic_type", "nested_type_identifier"):
+                    return "?"  # `keyof X`, `X & Y`, a literal: no one class
+                return plain_type(_text(bound)) or "?"
+        current = current.parent
+    return type_
 
 
 _FUNCTIONS = frozenset({"function_definition", "method_definition", "function_declaration", "arrow_function"})

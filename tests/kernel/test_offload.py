@@ -1,5 +1,7 @@
 """A child Python process that runs one of Pallium's functions on a series of inputs, in order."""
 
+import threading
+
 import pytest
 
 from kernel.hashing import stable_hash
@@ -45,3 +47,27 @@ def test_leaving_before_the_last_answer_stops_the_child_quietly():
     assert next(iter(child)) == stable_hash(inputs[0])
     child.close()
     assert not child.running
+
+
+def test_an_undecodable_message_from_the_child_is_offload_failed_not_a_hang(monkeypatch):
+    """A message that is no answer (here a pickle naming a module that does not exist) ends the
+    answers with OffloadFailed; the reader thread dying on it left the caller waiting forever."""
+    monkeypatch.setenv("PALLIUM_CRASHPOINT", "offloaded_parse:2:garbage")
+    outcome: list[object] = []
+
+    def consume() -> None:
+        got = []
+        try:
+            with Offload("kernel.crashpoints:crash_point", ["offloaded_parse"] * 5) as child:
+                for answer in child:
+                    got.append(answer)
+        except OffloadFailed as exc:
+            outcome.append((got, str(exc)))
+
+    worker = threading.Thread(target=consume, daemon=True)
+    worker.start()
+    worker.join(120)  # a guard against the hang this test is about, not a timing
+    assert not worker.is_alive(), "the caller hung on an undecodable message"
+    assert outcome, "no OffloadFailed was raised"
+    got, message = outcome[0]
+    assert got == [None] and "undecodable" in message and "no_such_module" in message
