@@ -95,6 +95,8 @@ async def run_team(db: Database, team_id: str, options: RunOptions, *, clock: Cl
 
         publisher = TeamPublisher(options.database, store, team_id)
         publisher.start(run.remote.epoch)
+        with contextlib.suppress(Exception):  # board edits other machines posted since the last run count in this one
+            await publisher.take_in()
     try:
         result.reconciled_interrupted = reconcile(
             store, team_id, now=now, stale_after_minutes=options.stale_after_minutes

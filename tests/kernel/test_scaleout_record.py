@@ -300,3 +300,69 @@ def test_team_status_from_another_home_reads_the_teams_record(url: str, tmp_path
     assert {m["name"]: m["turn_count"] for m in there["members"] if m["name"] != "lead"} == {"m0": 1, "m1": 1, "m2": 1}
     assert any("from the shared database" in n and "no `team run` holds it" in n for n in there["notes"])
     assert here["notes"] == []
+
+
+@needs_postgres
+def test_board_edits_posted_from_two_machines_at_once_all_land_once(url: str, tmp_path: Path):
+    from services.teams.shared import post_edit
+
+    remote = make_remote(tmp_path / "git")
+    lead, other, host = Machine(tmp_path, "lead"), Machine(tmp_path, "other"), Machine(tmp_path, "w")
+    repo = lead.clone(remote)
+
+    def cli(machine: Machine, cwd: Path, *args: str) -> Any:
+        code, out, err = _cli(machine, cwd, *args, "--authority", "consult")
+        assert code == 0, err
+        return out
+
+    cli(lead, repo, "team", "start", "look at the files", "--id", "team-board")
+    cli(lead, repo, "team", "spawn", "team-board", "m0", "--provider", "sh", "--role", "reader")
+    worker = host.worker(url, concurrency=2)
+    try:
+        cli(lead, repo, "team", "run", "team-board", "--max-rounds", "1", "--database", url)
+        with pytest.raises(PalliumError) as unknown:
+            post_edit(url, "no-such-team", "task", {"title": "x"}, now="2026-01-01T00:00:00Z")
+        assert unknown.value.code == "not_found"
+        barrier = threading.Barrier(2)
+        errors: list[BaseException] = []
+
+        def machine(name: str) -> None:  # each thread its own connection (post_edit opens one), as two hosts
+            try:
+                barrier.wait()
+                for n in range(10):
+                    post_edit(url, "team-board", "task", {"title": f"{name} task {n}"}, now="2026-01-01T00:00:00Z")
+                post_edit(
+                    url, "team-board", "message", {"to": "m0", "body": f"hello from {name}"}, now="2026-01-01T00:00:00Z"
+                )
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=machine, args=(n,)) for n in ("east", "west")]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert errors == []
+        waiting = open_records(url)
+        try:
+            assert len(waiting.get("team-board").body["inbox"]) == 22  # type: ignore[union-attr]
+        finally:
+            waiting.close()
+        cli(lead, repo, "team", "run", "team-board", "--max-rounds", "1", "--database", url)
+        cli(lead, repo, "team", "run", "team-board", "--max-rounds", "1", "--database", url)  # takes in none again
+    finally:
+        worker.terminate()
+        worker.communicate(timeout=30)
+    wanted = sorted(f"{name} task {n}" for name in ("east", "west") for n in range(10))
+    here = cli(lead, repo, "team", "tasks", "list", "team-board", "--limit", "100")
+    assert sorted(t["title"] for t in here["tasks"]) == wanted
+    there = cli(other, other.clone(remote), "team", "status", "team-board", "--database", url, "--limit", "100")
+    assert sorted(t["title"] for t in there["tasks"]) == wanted
+    done = open_records(url)
+    try:
+        assert done.get("team-board").body["inbox"] == []  # type: ignore[union-attr]
+    finally:
+        done.close()
+    mail = cli(lead, repo, "team", "inbox", "team-board", "--all")
+    bodies = sorted(m["body"] for m in mail["messages"])
+    assert bodies.count("hello from east") == 1 and bodies.count("hello from west") == 1
