@@ -312,11 +312,12 @@ async def join(inp: models.JoinInput, ctx: ToolContext) -> models.MemberOutput:
     return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.as_)))
 
 
-async def status(inp: models.SharedStatusInput, ctx: ToolContext) -> models.StatusOutput:
+async def status(inp: models.SharedStatusInput | models.StatusInput, ctx: ToolContext) -> models.StatusOutput:
     from kernel.scaleout.credentials import database_url
 
     store = _store(ctx)
-    url = database_url(inp.database) if inp.database else None
+    given = getattr(inp, "database", None)  # (a plain StatusInput from code asking about this home's team)
+    url = database_url(given) if given else None
     if url is None:
         try:
             require_team(store, inp.team)

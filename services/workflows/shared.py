@@ -211,6 +211,13 @@ def take_in(url: str, given: str, store: WorkflowStore, *, repo: Path) -> RunRow
 
         limits = json.loads(theirs["limits_json"])
         limits["database"] = url
+        if mine is None:
+            # what a record written elsewhere allows this machine to execute counts for nothing here: commands,
+            # the repository's own commands and the network are what this home's config and trust allow
+            limits.update(allow_commands=[], allow_repo_commands=False, allow_network=False)
+        else:
+            limits.update({k: mine.limits[k] for k in ("allow_commands", "allow_repo_commands", "allow_network")
+                           if k in mine.limits})  # fmt: skip
         theirs = dict(theirs, limits_json=json.dumps(limits))
         store.import_run(dict(dump, run=[theirs]), repo=str(repo if mine is None else Path(mine.repo)))
     row = store.run(record.run_id)

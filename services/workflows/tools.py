@@ -175,9 +175,9 @@ async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
     )
 
 
-async def gate_list(inp: SharedRunRefInput, ctx: ToolContext) -> GateListOutput:
+async def gate_list(inp: SharedRunRefInput | RunRefInput, ctx: ToolContext) -> GateListOutput:
     store = runner.open_store(ctx)
-    url = shared_url(inp.database, store, inp.run_id)
+    url = shared_url(getattr(inp, "database", None), store, inp.run_id)
     if url is not None:
         from services.workflows import shared
 
@@ -284,9 +284,10 @@ async def _attempt(
     return report.describe(store, attempt.run, live=attempt.live_calls, replayed=attempt.cached_calls, note=note)
 
 
-async def status(inp: SharedRunRefInput, ctx: ToolContext) -> RunOutput:
+async def status(inp: SharedRunRefInput | RunRefInput, ctx: ToolContext) -> RunOutput:
+    """(Called with a `RunRefInput` too, by code that asks about a run of this home.)"""
     store = runner.open_store(ctx)
-    url = shared_url(inp.database, store, inp.run_id)
+    url = shared_url(getattr(inp, "database", None), store, inp.run_id)
     if url is not None:
         from services.workflows import shared
 
