@@ -178,6 +178,28 @@ class RunStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    # ------------------------------------------------------------ a run's record for other machines
+
+    def export_run(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
+        """What a reader on another machine shows of the run: its row (status, spend) and its patches' states.
+
+        Not its journal (the shared queue holds the calls) nor its worktrees (paths of this machine).
+        """
+        from kernel.store import export_rows
+
+        return {
+            "run": export_rows(self.db, "kernel_run", "id = ?", (run_id,)),
+            "patches": export_rows(self.db, "kernel_patch", "run_id = ?", (run_id,)),
+        }
+
+    def import_run(self, dump: dict[str, list[dict[str, Any]]]) -> None:
+        """Load an `export_run` into this (reader's throwaway) database."""
+        from kernel.store import import_rows
+
+        with self.db.transaction():
+            import_rows(self.db, "kernel_run", dump.get("run", []), key=("id",))
+            import_rows(self.db, "kernel_patch", dump.get("patches", []), key=("run_id", "call_key"))
+
     # ------------------------------------------------------------ runs and leases
 
     def ensure_run(self, run_id: str, *, repo: str | None, budget_usd: float | None, max_agents: int) -> RunRow:

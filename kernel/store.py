@@ -33,6 +33,8 @@ __all__ = [
     "ServiceStore",
     "backup_before_migration",
     "check_database",
+    "export_rows",
+    "import_rows",
     "open_database",
     "open_global",
     "open_repo",
@@ -85,6 +87,46 @@ class ServiceStore(Protocol):
 
 
 StoreT = TypeVar("StoreT", bound=ServiceStore)
+
+
+def export_rows(
+    db: Database, table: str, where: str, args: Sequence[Any] = (), *, tail: int | None = None
+) -> list[dict[str, Any]]:
+    """The rows of `table` matching `where` as column -> value (bytes as hex), for a store's export of one run.
+
+    With `tail`, only the last `tail` rows by rowid (a run's newest events). The store names its table;
+    this only copies.
+    """
+    sql = f"SELECT * FROM {table} WHERE {where}"
+    if tail is not None:
+        sql = (
+            f"SELECT * FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE {where} "
+            f"ORDER BY rowid DESC LIMIT {int(tail)}) ORDER BY rowid"
+        )
+    cursor = db.execute(sql, tuple(args))
+    try:
+        names = [d[0] for d in cursor.getdescription()]
+    except apsw.ExecutionCompleteError:  # no row: the statement is done before its columns are asked for
+        return []
+    rows = cursor.fetchall()
+    return [
+        {n: ({"hex": v.hex()} if isinstance(v, bytes) else v) for n, v in zip(names, row, strict=True)} for row in rows
+    ]
+
+
+def import_rows(db: Database, table: str, rows: Sequence[dict[str, Any]], *, key: Sequence[str] = ()) -> None:
+    """Write rows `export_rows` made back into `table`, updating a row with the same `key` in place
+    (an upsert, not a REPLACE: a REPLACE deletes first, and the delete cascades to the row's children)."""
+    for row in rows:
+        names = list(row)
+        values = [bytes.fromhex(v["hex"]) if isinstance(v, dict) and "hex" in v else v for v in row.values()]
+        sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+        if key:
+            updates = ", ".join(f"{n} = excluded.{n}" for n in names if n not in key)
+            sql += f" ON CONFLICT({', '.join(key)}) DO UPDATE SET {updates}"
+        else:
+            sql += " ON CONFLICT DO NOTHING"
+        db.execute(sql, values)
 
 
 class Database:

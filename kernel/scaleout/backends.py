@@ -30,6 +30,7 @@ class Backend:
     """What differs between the databases: connect, the claim lock, the clock, wake-ups, the DDL types."""
 
     claim_lock = ""
+    row_lock = ""  # the lock of a read-modify-write of one row (`FOR UPDATE`; SQLite's BEGIN IMMEDIATE is one)
     now = ""
     migration_lock = ""  # a statement that serialises concurrent migrations (workers starting together)
     blob = ""  # the DDL's binary and floating-point column types
@@ -107,6 +108,7 @@ class PostgresBackend(Backend):
     """Postgres through psycopg: autocommit statements, explicit transactions, LISTEN on its own connection."""
 
     claim_lock = " FOR UPDATE SKIP LOCKED"
+    row_lock = " FOR UPDATE"
     now = "EXTRACT(EPOCH FROM clock_timestamp())::double precision"
     blob, real = "BYTEA", "DOUBLE PRECISION"
     migration_lock = "SELECT pg_advisory_xact_lock(31031031)"

@@ -217,6 +217,17 @@ class QueueStore:
             )
         )
 
+    def run_holder(self, run_id: str) -> str | None:
+        """Who holds the run now (an orchestrator whose lease has not lapsed), or None."""
+        now = self.backend.now
+        rows = self._retrying(
+            lambda: self.backend.execute(
+                f"SELECT holder FROM pallium_run_lease WHERE run_id=? AND holder IS NOT NULL AND expires_at >= {now}",
+                (run_id,),
+            )
+        )
+        return str(rows[0][0]) if rows else None
+
     def release_run(self, run_id: str, epoch: int) -> None:
         self._retrying(
             lambda: self.backend.execute(

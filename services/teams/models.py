@@ -267,6 +267,15 @@ class StatusInput(ToolInput):
     limit: int = Field(50, ge=1, le=500, description="tasks shown, open ones first (1-500, default 50)")
 
 
+class SharedStatusInput(StatusInput):
+    database: str | None = Field(
+        None,
+        description="read the team from this shared database, as the `team run --database` on any machine "
+        "published it (postgresql://user@host/db, password in a 0600 file); default: this home's, then "
+        "PALLIUM_DATABASE_URL for a team this home does not have",
+    )
+
+
 class RunInput(ToolInput):
     team: str = TEAM
     agent_timeout: float = Field(600, ge=0, description="seconds a turn may run (default 600; 0: none)")
@@ -484,6 +493,10 @@ class StatusOutput(ToolOutput):
         default_factory=list, description="members whose turns were closed as interrupted by this call"
     )
     next_step: str = Field("", description="the next useful command for this team, as you would type it")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="read from a shared database: how old its record is and whether a `team run` holds the team",
+    )
 
 
 class TurnSummary(ToolOutput):

@@ -89,6 +89,14 @@ async def run_team(db: Database, team_id: str, options: RunOptions, *, clock: Cl
         git_remote=options.git_remote,
     )
     run = await Run.open(team_id, Path(team.cwd), limits, db=db)  # reconciles the kernel's runs, kills leftovers
+    publisher = None
+    if options.database and run.remote is not None:  # other machines read the team from its record
+        from services.teams.shared import TeamPublisher
+
+        publisher = TeamPublisher(options.database, store, team_id)
+        publisher.start(run.remote.epoch)
+        with contextlib.suppress(Exception):  # board edits other machines posted since the last run count in this one
+            await publisher.take_in()
     try:
         result.reconciled_interrupted = reconcile(
             store, team_id, now=now, stale_after_minutes=options.stale_after_minutes
@@ -109,6 +117,8 @@ async def run_team(db: Database, team_id: str, options: RunOptions, *, clock: Cl
             run.apply()
     finally:
         await run.close("completed")
+        if publisher is not None:
+            await publisher.close()
     return result
 
 

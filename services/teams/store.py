@@ -196,6 +196,49 @@ class TeamStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
+    # ------------------------------------------------------------ a team's record for other machines
+
+    def change_stamp(self, team_id: str) -> tuple[Any, ...]:
+        """A value that moves whenever what `team status` shows moves (board, mail, turns, members, spend)."""
+        row = self.db.execute(
+            "SELECT t.updated_at, t.board_version, t.status, t.spend_usd, t.calls, "
+            "(SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || count(delivered_turn) FROM teams_message "
+            " WHERE team_id = ?1), "
+            "(SELECT count(*) || ':' || coalesce(sum(state <> 'started'), 0) FROM teams_turn WHERE team_id = ?1), "
+            "(SELECT group_concat(name || status || coalesce(last_turn_at, ''), ',') FROM teams_member "
+            " WHERE team_id = ?1), "
+            "(SELECT count(*) || ':' || coalesce(max(updated_at), '') FROM teams_task WHERE team_id = ?1) "
+            "FROM teams_team t WHERE t.id = ?1",
+            (team_id,),
+        ).fetchone()
+        return tuple(row) if row else ()
+
+    def export_team(self, team_id: str) -> dict[str, list[dict[str, Any]]]:
+        """The team's rows as `team status` on another machine needs them: the team, its members and tasks,
+        and its newest mail (1,000), turns (500) and events (200)."""
+        from kernel.store import export_rows
+
+        return {
+            "team": export_rows(self.db, "teams_team", "id = ?", (team_id,)),
+            "members": export_rows(self.db, "teams_member", "team_id = ?", (team_id,)),
+            "tasks": export_rows(self.db, "teams_task", "team_id = ?", (team_id,)),
+            "messages": export_rows(self.db, "teams_message", "team_id = ?", (team_id,), tail=1000),
+            "turns": export_rows(self.db, "teams_turn", "team_id = ?", (team_id,), tail=500),
+            "events": export_rows(self.db, "teams_event", "team_id = ?", (team_id,), tail=200),
+        }
+
+    def import_team(self, dump: dict[str, list[dict[str, Any]]]) -> None:
+        """Load an `export_team` into this (a reader's throwaway) database."""
+        from kernel.store import import_rows
+
+        with self.db.transaction():
+            import_rows(self.db, "teams_team", dump.get("team", []), key=("id",))
+            import_rows(self.db, "teams_member", dump.get("members", []), key=("team_id", "name"))
+            import_rows(self.db, "teams_task", dump.get("tasks", []), key=("team_id", "id"))
+            import_rows(self.db, "teams_message", dump.get("messages", []), key=("id",))
+            import_rows(self.db, "teams_turn", dump.get("turns", []), key=("id",))
+            import_rows(self.db, "teams_event", dump.get("events", []), key=("id",))
+
     # ------------------------------------------------------------ teams
 
     def create_team(

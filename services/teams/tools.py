@@ -312,8 +312,29 @@ async def join(inp: models.JoinInput, ctx: ToolContext) -> models.MemberOutput:
     return models.MemberOutput(member=views.to_member(store, require_member(store, inp.team, inp.as_)))
 
 
-async def status(inp: models.StatusInput, ctx: ToolContext) -> models.StatusOutput:
+async def status(inp: models.SharedStatusInput | models.StatusInput, ctx: ToolContext) -> models.StatusOutput:
+    from kernel.scaleout.credentials import database_url
+
     store = _store(ctx)
+    given = getattr(inp, "database", None)  # (a plain StatusInput from code asking about this home's team)
+    url = database_url(given) if given else None
+    if url is None:
+        try:
+            require_team(store, inp.team)
+        except PalliumError as exc:  # a team this home does not have: the default shared database may
+            if exc.code != "not_found" or (url := database_url(None)) is None:
+                raise
+    if url is not None:
+        import asyncio
+
+        from services.teams import shared
+
+        def read() -> models.StatusOutput:
+            with shared.reader(url, inp.team) as (copy, team, note):
+                told = views.describe(copy, team, stale_after_minutes=inp.stale_after_minutes, limit=inp.limit)
+                return told.model_copy(update={"notes": [note]})
+
+        return await asyncio.to_thread(read)
     team = require_team(store, inp.team)
     done = reconcile(store, inp.team, now=_now(ctx), stale_after_minutes=inp.stale_after_minutes)
     return views.describe(
@@ -794,7 +815,7 @@ TOOLS = (
     _tool(
         "team status",
         status,
-        models.StatusInput,
+        models.SharedStatusInput,
         models.StatusOutput,
         "A team's members with evidence-based state (idle, waiting, running, stale, dead), board, patches and spend.",
         "Use to see what each member did and is doing, and what it cost (providers with unknown cost are listed, "

@@ -51,8 +51,24 @@ _ITEM_CAP = 600  # characters of one finding, risk or step, unless full
 
 
 async def report_run(inp: ReportInput, ctx: ToolContext) -> ReportOutput:
+    from services.workflows.tools import shared_url
+
     store = runner.open_store(ctx)
-    row = runner.resolve_run(store, inp.run_id)
+    url = shared_url(inp.database, store, inp.run_id)
+    if url is not None:  # a run published to a shared database, told from its record there
+        import asyncio
+
+        from services.workflows import shared
+
+        def read() -> ReportOutput:
+            with shared.reader(url, inp.run_id) as (copy, row, _note):
+                return _report(inp, copy, row)
+
+        return await asyncio.to_thread(read)
+    return _report(inp, store, runner.resolve_run(store, inp.run_id))
+
+
+def _report(inp: ReportInput, store: Any, row: Any) -> ReportOutput:
     described = report.describe(store, row)
     result = row.result
     fields = result if isinstance(result, dict) else {}

@@ -91,10 +91,25 @@ class ResumeInput(ToolInput):
     script: str | None = Field(None, description="a new version of the script to resume with; default: the run's own")
     background: bool = Field(False, description="go on in the background after wait_seconds (always so over MCP)")
     wait_seconds: float = Field(30, ge=0, le=600, description="in the background: how long to wait (default 30)")
+    database: str | None = Field(
+        None,
+        description="read (or act on) the run in this shared database, as its orchestrator on any machine "
+        "published it (postgresql://user@host/db, password in a 0600 file); default: this home's, then "
+        "PALLIUM_DATABASE_URL for a run this home does not have",
+    )
 
 
 class RunRefInput(ToolInput):
     run_id: str = Field(description="the run: its id or a unique prefix of it")
+
+
+class SharedRunRefInput(RunRefInput):
+    database: str | None = Field(
+        None,
+        description="read (or act on) the run in this shared database, as its orchestrator on any machine "
+        "published it (postgresql://user@host/db, password in a 0600 file); default: this home's, then "
+        "PALLIUM_DATABASE_URL for a run this home does not have",
+    )
 
 
 class ListInput(ToolInput):
@@ -389,6 +404,12 @@ class GateDecisionInput(ToolInput):
     reason: str | None = Field(None, description="why, recorded with the decision and shown to the script")
     background: bool = Field(False, description="let the run continue in the background (always so over MCP)")
     wait_seconds: float = Field(30, ge=0, le=600, description="in the background: how long to wait (default 30)")
+    database: str | None = Field(
+        None,
+        description="read (or act on) the run in this shared database, as its orchestrator on any machine "
+        "published it (postgresql://user@host/db, password in a 0600 file); default: this home's, then "
+        "PALLIUM_DATABASE_URL for a run this home does not have",
+    )
 
 
 class GateListOutput(ToolOutput):

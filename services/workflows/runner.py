@@ -166,6 +166,14 @@ def run_ceiling(row: RunRow, caller: authority.Authority) -> authority.Authority
 
 async def _run_attempt(ctx: ToolContext, store: WorkflowStore, row: RunRow, source: str | None) -> Attempt:
     run_id = row.id
+    publisher = None
+    if row.limits.get("database"):
+        from services.workflows import shared
+
+        # another machine may have taken the run further (a gate decided, an attempt there): go on from that
+        row = await asyncio.to_thread(shared.take_in_if_recorded, str(row.limits["database"]), row, store)
+        publisher = shared.Publisher(str(row.limits["database"]), store, run_id)
+        store.on_change = publisher.changed
     source = row.script if source is None else source
     script_hash = stable_hash(source)
     repo, limits = Path(row.repo), limits_from_record(row.limits)
@@ -177,7 +185,13 @@ async def _run_attempt(ctx: ToolContext, store: WorkflowStore, row: RunRow, sour
         script_changed=row.script_hash != script_hash,
         now=iso_utc(ctx.clock.now()),
     )
-    execution = await Run.open(run_id, repo, limits, db=store.db)
+    try:
+        execution = await Run.open(run_id, repo, limits, db=store.db)
+    except BaseException:
+        store.on_change = None
+        raise
+    if publisher is not None and execution.remote is not None:
+        publisher.start(execution.remote.epoch)
     commands = CommandPolicy(
         allowed,
         infer=lambda: inferred_commands(ctx, repo, row.task),
@@ -221,6 +235,9 @@ async def _run_attempt(ctx: ToolContext, store: WorkflowStore, row: RunRow, sour
         _close_cancelled_calls(execution, reason=error or "the attempt ended while the call ran")
         store.finish(run_id, status=status, result=result, error=error, now=iso_utc(ctx.clock.now()))
         await execution.close(status)
+        if publisher is not None:
+            store.on_change = None
+            await publisher.close()
     finished = store.run(run_id)
     assert finished is not None
     return Attempt(run=finished, live_calls=execution.stats["live"], cached_calls=execution.stats["cached"])

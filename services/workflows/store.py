@@ -8,6 +8,7 @@ store keeps what only a workflow has: the task, the script and its hash, args, t
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,6 +153,54 @@ class WorkflowStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        # told (run id, what: status | gate | event | decision) after each change: a run on a shared
+        # database publishes its record to other machines from here (services/workflows/shared.py)
+        self.on_change: Callable[[str, str], None] | None = None
+
+    def _changed(self, run_id: str, what: str) -> None:
+        if self.on_change is not None:
+            self.on_change(run_id, what)
+
+    # ------------------------------------------------------------ a run's record for other machines
+
+    def export_run(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
+        """The run's rows as another machine needs them: the run, its gates and decisions, and the events
+        of its latest attempt (the newest 2,000), which is what status and report read."""
+        from kernel.store import export_rows
+
+        runs = export_rows(self.db, "workflows_run", "id = ?", (run_id,))
+        attempt = runs[0]["attempts"] if runs else 0
+        return {
+            "run": runs,
+            "events": [
+                {k: v for k, v in e.items() if k != "id"}
+                for e in export_rows(
+                    self.db, "workflows_event", "run_id = ? AND attempt = ?", (run_id, attempt), tail=2000
+                )
+            ],
+            "gates": export_rows(self.db, "workflows_gate", "run_id = ?", (run_id,)),
+            "decisions": export_rows(self.db, "workflows_decision", "run_id = ?", (run_id,)),
+        }
+
+    def import_run(self, dump: dict[str, list[dict[str, Any]]], *, repo: str | None = None) -> None:
+        """Make this database's copy of a run what `dump` (another machine's `export_run`) says.
+
+        `repo` replaces the run's repository path: another machine's path means nothing here.
+        """
+        from kernel.store import import_rows
+
+        runs = [dict(r, repo=repo) if repo else r for r in dump.get("run", [])]
+        if not runs:
+            return
+        run_id = runs[0]["id"]
+        with self.db.transaction():
+            attempt = runs[0]["attempts"]
+            self.db.execute("DELETE FROM workflows_event WHERE run_id = ? AND attempt = ?", (run_id, attempt))
+            self.db.execute("DELETE FROM workflows_gate WHERE run_id = ?", (run_id,))
+            import_rows(self.db, "workflows_run", runs, key=("id",))
+            import_rows(self.db, "workflows_event", dump.get("events", []))
+            import_rows(self.db, "workflows_gate", dump.get("gates", []), key=("run_id", "name"))
+            import_rows(self.db, "workflows_decision", dump.get("decisions", []), key=("id",))
 
     def create_run(
         self,
@@ -183,13 +232,16 @@ class WorkflowStore:
                 "script_changed = script_changed OR ?, attempts = attempts + 1, updated_at = ? WHERE id = ?",
                 (script, script_hash, int(script_changed), now, run_id),
             )
-            return self.db.execute("SELECT attempts FROM workflows_run WHERE id = ?", (run_id,)).get
+            attempt: int = self.db.execute("SELECT attempts FROM workflows_run WHERE id = ?", (run_id,)).get
+        self._changed(run_id, "status")
+        return attempt
 
     def finish(self, run_id: str, *, status: str, result: Any, error: str | None, now: str) -> None:
         self.db.execute(
             "UPDATE workflows_run SET status = ?, result_json = ?, error = ?, updated_at = ? WHERE id = ?",
             (status, json.dumps(result) if result is not None else None, error, now, run_id),
         )
+        self._changed(run_id, "status")
 
     def remember_generated(self, repo: str, path: str, content_hash: str, *, now: str) -> None:
         self.db.execute(
@@ -205,6 +257,7 @@ class WorkflowStore:
 
     def set_status(self, run_id: str, status: str, *, now: str) -> None:
         self.db.execute("UPDATE workflows_run SET status = ?, updated_at = ? WHERE id = ?", (status, now, run_id))
+        self._changed(run_id, "status")
 
     def run(self, run_id: str) -> RunRow | None:
         row = self.db.execute(f"SELECT {_RUN_COLUMNS} FROM workflows_run WHERE id = ?", (run_id,)).fetchone()
@@ -239,6 +292,7 @@ class WorkflowStore:
             "INSERT INTO workflows_event (run_id, attempt, kind, phase, detail_json, at) VALUES (?, ?, ?, ?, ?, ?)",
             (run_id, attempt, kind, phase, json.dumps(detail, default=str), now),
         )
+        self._changed(run_id, "event")
 
     def events(self, run_id: str, *, kind: str | None = None, attempt: int | None = None) -> list[EventRow]:
         sql = "SELECT attempt, kind, phase, detail_json, at FROM workflows_event WHERE run_id = ?"
@@ -282,6 +336,7 @@ class WorkflowStore:
             "state = excluded.state, prompt = COALESCE(excluded.prompt, prompt), decided_by = excluded.decided_by",
             (run_id, name, int(approved), reason, json.dumps(evidence), now, state, prompt, decided_by),
         )
+        self._changed(run_id, "gate")
 
     def record_decision(
         self, decision_id: str, *, run_id: str, title: str, body: str, tags: list[str], now: str
@@ -295,6 +350,7 @@ class WorkflowStore:
         row = self.db.execute(
             f"SELECT {_DECISION_COLUMNS} FROM workflows_decision WHERE id = ?", (decision_id,)
         ).fetchone()
+        self._changed(run_id, "decision")
         return _decision_row(row)
 
     def decisions(

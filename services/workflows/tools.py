@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from services.workflows.models import (
     RunOutput,
     RunRefInput,
     RunSummary,
+    SharedRunRefInput,
     ValidateInput,
     ValidateOutput,
 )
@@ -132,8 +134,29 @@ async def launch(
     return await _attempt(ctx, store, run_id, source=None, background=background, wait=wait)
 
 
+def shared_url(given: str | None, store: WorkflowStore, run_id: str) -> str | None:
+    """The shared database to read a run from: the one asked for; else, for a run this home does not
+    have, the default one (PALLIUM_DATABASE_URL, the home's config); None for a run of this home."""
+    from kernel.scaleout.credentials import database_url
+
+    if given:
+        return database_url(given)
+    try:
+        runner.resolve_run(store, run_id)
+        return None
+    except PalliumError as exc:
+        if exc.code != "not_found" or (url := database_url(None)) is None:
+            raise
+        return url
+
+
 async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
     store = runner.open_store(ctx)
+    url = shared_url(inp.database, store, inp.run_id)
+    if url is not None:  # the run as the shared record has it, taken into this home to go on here
+        from services.workflows import shared
+
+        await asyncio.to_thread(shared.take_in, url, inp.run_id, store, repo=ctx.repo_root())
     row = runner.resolve_run(store, inp.run_id)
     if row.status == "completed":
         raise PalliumError(
@@ -152,8 +175,17 @@ async def resume(inp: ResumeInput, ctx: ToolContext) -> RunOutput:
     )
 
 
-async def gate_list(inp: RunRefInput, ctx: ToolContext) -> GateListOutput:
+async def gate_list(inp: SharedRunRefInput | RunRefInput, ctx: ToolContext) -> GateListOutput:
     store = runner.open_store(ctx)
+    url = shared_url(getattr(inp, "database", None), store, inp.run_id)
+    if url is not None:
+        from services.workflows import shared
+
+        def read() -> GateListOutput:
+            with shared.reader(url, inp.run_id) as (copy, row, _note):
+                return GateListOutput(run_id=row.id, gates=report.gate_entries(copy, row.id))
+
+        return await asyncio.to_thread(read)
     row = runner.resolve_run(store, inp.run_id)
     return GateListOutput(run_id=row.id, gates=report.gate_entries(store, row.id))
 
@@ -167,8 +199,22 @@ async def gate_reject(inp: GateDecisionInput, ctx: ToolContext) -> RunOutput:
 
 
 async def _decide(inp: GateDecisionInput, ctx: ToolContext, *, approved: bool) -> RunOutput:
-    """Record a person's answer at a pending gate, then let the run go on from where it stopped."""
+    """Record a person's answer at a pending gate, then let the run go on from where it stopped.
+
+    With a shared database the answer is decided in the run's record first (one of two people deciding
+    at once wins; the other is told it was decided), then the run goes on here.
+    """
     store = runner.open_store(ctx)
+    url = shared_url(inp.database, store, inp.run_id)
+    if url is not None:
+        from services.workflows import shared
+
+        now = iso_utc(ctx.clock.now())
+        await asyncio.to_thread(
+            shared.decide_gate, url, inp.run_id, inp.name, approved=approved, reason=inp.reason, now=now
+        )
+        taken = await asyncio.to_thread(shared.take_in, url, inp.run_id, store, repo=ctx.repo_root())
+        return await _attempt(ctx, store, taken.id, source=None, background=inp.background, wait=inp.wait_seconds)
     row = runner.resolve_run(store, inp.run_id)
     gate = store.gate(row.id, inp.name)
     if gate is None or gate.state != "pending":
@@ -238,8 +284,18 @@ async def _attempt(
     return report.describe(store, attempt.run, live=attempt.live_calls, replayed=attempt.cached_calls, note=note)
 
 
-async def status(inp: RunRefInput, ctx: ToolContext) -> RunOutput:
+async def status(inp: SharedRunRefInput | RunRefInput, ctx: ToolContext) -> RunOutput:
+    """(Called with a `RunRefInput` too, by code that asks about a run of this home.)"""
     store = runner.open_store(ctx)
+    url = shared_url(getattr(inp, "database", None), store, inp.run_id)
+    if url is not None:
+        from services.workflows import shared
+
+        def read() -> RunOutput:
+            with shared.reader(url, inp.run_id) as (copy, row, note):
+                return report.describe(copy, row, note=note)
+
+        return await asyncio.to_thread(read)
     return report.describe(store, runner.resolve_run(store, inp.run_id))
 
 
@@ -457,7 +513,7 @@ TOOLS = (
     Tool(
         cli="workflow gate list",
         handler=gate_list,
-        input=RunRefInput,
+        input=SharedRunRefInput,
         output=GateListOutput,
         summary="A workflow run's gates: which were decided, by whom, and which wait for a person.",
         description="Use when a run is awaiting_approval. Not for deciding (pallium_workflow_gate_approve).",
@@ -544,7 +600,7 @@ TOOLS = (
     Tool(
         cli="workflow status",
         handler=status,
-        input=RunRefInput,
+        input=SharedRunRefInput,
         output=RunOutput,
         summary="A workflow run's verdict, agents, failures, cost and patches.",
         description=(

@@ -868,6 +868,7 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
             "spend": "unknown (2 call(s) reported no cost) of $5.00",
             "reconciled_interrupted": [],
             "next_step": "pallium team run <team-1>",
+            "notes": [],
         }
     )
     assert await answer("team attach", team=team) == snapshot(
@@ -1062,6 +1063,7 @@ async def test_team_tools_answer_in_a_fixed_shape(team_env, fixed_repo: Path, tm
             "spend": "unknown (2 call(s) reported no cost) of $5.00",
             "reconciled_interrupted": [],
             "next_step": "pallium team run <team-1>",
+            "notes": [],
         }
     )
     assert await answer("team budget", team=team, calls=50) == snapshot(
