@@ -119,8 +119,8 @@ CHANGE_AND_REVIEW = [
         "edit",
         "start",
     ),
-    HeldCase("pallium start \"add a docstring to main\"", "edit", "start"),
-    HeldCase("pallium start \"add a docstring to main\"", "consult", "start", True),
+    HeldCase('pallium start "add a docstring to main"', "edit", "start"),
+    HeldCase('pallium start "add a docstring to main"', "consult", "start", True),
     HeldCase("dry run: what would you do to speed up the tests?", "edit", "start"),
 ]
 
@@ -146,7 +146,9 @@ KNOWLEDGE = [
         also=("workflow preflight",),
     ),
     HeldCase("show the History section of the knowledge doc for src", "observe", "knowledge get"),
-    HeldCase("search authored decisions for 'python version'", "observe", "knowledge decisions search", also=("decisions",)),
+    HeldCase(
+        "search authored decisions for 'python version'", "observe", "knowledge decisions search", also=("decisions",)
+    ),
     HeldCase(
         "record tests/test_app.py as the decision 'Test the entry point', source PR-12",
         "edit",
@@ -302,7 +304,9 @@ TEAMS = [
     HeldCase(f"raise {NO_TEAM_B}'s budget to $20", "consult", "team budget", missing=NO_TEAM_B),
     HeldCase(f"raise {NO_TEAM_B}'s budget to $20", "observe", "team budget", True, missing=NO_TEAM_B),
     HeldCase(f"add task 'reproduce the hang' to {NO_TEAM_B}", "observe", "team tasks add", True, missing=NO_TEAM_B),
-    HeldCase(f"spawn a codex member named fixer on {NO_TEAM} in edit mode", "consult", "team spawn", True, missing=NO_TEAM),
+    HeldCase(
+        f"spawn a codex member named fixer on {NO_TEAM} in edit mode", "consult", "team spawn", True, missing=NO_TEAM
+    ),
     HeldCase(f"add task 'reproduce the hang' to {NO_TEAM_B}", "consult", "team tasks add", missing=NO_TEAM_B),
     HeldCase(f"apply the patches {NO_TEAM_B} staged", "edit", "team apply", missing=NO_TEAM_B),
     HeldCase(f"apply the patches {NO_TEAM_B} staged", "consult", "team apply", True, missing=NO_TEAM_B),
@@ -332,8 +336,13 @@ ADOPTION_AND_CORE = [
 ROUTE_ITSELF = [
     HeldCase("list everything you can do with levels", "observe", "agents guide", also=("route capabilities",)),
     HeldCase("which pallium tool tells me what changed in my tree?", "observe", "changed-now"),
-    HeldCase("pallium route \"who calls main\"", "observe", "callers"),
-    HeldCase("how do I use pallium to find where the last agent stopped?", "observe", "sessions recall", also=("agents guide",)),
+    HeldCase('pallium route "who calls main"', "observe", "callers"),
+    HeldCase(
+        "how do I use pallium to find where the last agent stopped?",
+        "observe",
+        "sessions recall",
+        also=("agents guide",),
+    ),
 ]
 
 DESTRUCTIVE = [
