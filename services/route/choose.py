@@ -34,14 +34,27 @@ def may_choose(cap: Capability, request: reading.Request) -> bool:
         return False
     if "revert" in cap.cli:
         return bool(reading.REVERTS.search(request.body))
+    return _deletes_with(cap, request) or _diagnoses_with(cap, request)
+
+
+def _deletes_with(cap: Capability, request: reading.Request) -> bool:
     return request.deletes or _acting_word(cap, request) is not None
 
 
+# A health check that can also repair (`sessions doctor`): diagnosing its object reads, it repairs nothing.
+_DIAGNOSING = frozenset({"diagnose", "check", "inspect", "troubleshoot", "vet", "examine", "doctor"})
+
+
+def _diagnoses_with(cap: Capability, request: reading.Request) -> bool:
+    return cap.cli.split()[-1] == "doctor" and cap.authority == "observe" and request.verb.lower() in _DIAGNOSING
+
+
 def acts(cap: Capability, request: reading.Request) -> bool:
-    """Whether a destructive tool's escalation (`confirm`) is set: the request deletes and asks no preview."""
+    """Whether a destructive tool's escalation (`confirm`) is set: the request deletes and asks no preview;
+    a diagnosis that reaches a repairing doctor never sets it."""
     if not cap.destructive or request.preview:
         return False
-    return may_choose(cap, request)
+    return may_choose(cap, request) and ("revert" in cap.cli or _deletes_with(cap, request))
 
 
 def _own_flag_word(cap: Capability, request: reading.Request) -> bool:
@@ -75,7 +88,7 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         return ()
     if obj == "knowledge" and (action in (reading.REVIEW, reading.QUESTION, None) and reading.verifies(request.text)):
         return ("knowledge audit",)
-    if action == reading.CONTEXT and obj in ("code", None, "knowledge"):
+    if action == reading.CONTEXT and (obj in ("code", None, "knowledge") or request.stated):
         return ("knowledge context",)
     if (
         obj == "knowledge"
@@ -119,6 +132,31 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         and not _TEMPLATE.search(request.text)
     ):
         return ("team start",)  # "assemble a few agents to debate X": a team to start, not a template to read
+    if not request.deletes and action != reading.REVERT:
+        sensed = _memory_sense(request) or _run_sense(request)
+        if sensed:
+            return (sensed,)
+    if not request.deletes and action in (None, reading.QUESTION):
+        listed = _every(request)
+        if listed:
+            return (listed,)
+    if obj == "pallium" and _NEWEST.search(request.text) and request.verb.lower() in _FETCH_VERBS:
+        return ("update",)  # "get me the newest pallium": an upgrade, not a health check
+    if obj == "knowledge" and request.verb.lower() in _MAKE_VERBS and _KNOWLEDGE_DOCS.search(request.text):
+        return ("knowledge build",)  # "generate the knowledge docs without calling any model"
+    if (
+        obj in ("code", None, "knowledge")
+        and _MODULE_GRAPH.search(request.text)
+        and not reading.names_path(request.text)
+        and action in (None, reading.QUESTION)
+    ):
+        return ("knowledge map",)  # "the lay of the land: modules and what depends on what"
+    if _ALL_YOU_DO.search(request.text):
+        return ("agents guide",)  # "list everything you can do", "what can pallium do": the guide to all of it
+    if obj == "team" and not request.deletes and action != reading.REVERT:
+        sensed = _team_sense(request)
+        if sensed:
+            return (sensed,)
     if action in (reading.CHANGE, reading.REVIEW, reading.RESEARCH) and obj == "code":
         return ("start",)
     if obj is None and (reading.strong_change(request) or action in (reading.REVIEW, reading.RESEARCH)):
@@ -126,6 +164,212 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
     if action == reading.CHANGE and obj == "run" and not request.deletes:
         return ("start",)
     return ()
+
+
+_EVERY = re.compile(
+    r"\b(?:every|each|all(?: (?:the|my|of the|of my|our))?) (?P<noun>runs?|workflows?|workflow runs?|loops?|teams?)\b",
+    re.I,
+)
+_LIST_OF = {"run": "workflow list", "workflow": "workflow list", "loop": "loop list", "team": "team list"}
+
+
+def _every(request: reading.Request) -> str | None:
+    """ "see every run and how it ended", "all my loops": the list of that kind, not one grounded instance."""
+    match = _EVERY.search(request.text)
+    if match is None:
+        return None
+    if request.action != reading.QUESTION and lexicon.canonical(request.verb) not in _LOOKING:
+        return None
+    return _LIST_OF.get(match.group("noun").split()[-1].lower().rstrip("s"))
+
+
+_NEWEST = re.compile(r"\b(?:newest|latest|newer|most recent|new version|new release|current release)\b", re.I)
+_FETCH_VERBS = frozenset({"get", "grab", "fetch", "install", "download", "give", "bring", "pull", "upgrade", "update"})
+_MAKE_VERBS = frozenset(
+    {"generate", "build", "create", "write", "make", "produce", "regenerate", "rebuild", "compile", "draft"}
+)
+_KNOWLEDGE_DOCS = re.compile(r"\b(?:knowledge (?:docs?|base|documents?)|module docs?|kb)\b", re.I)
+_MODULE_GRAPH = re.compile(
+    r"\bmodules?\b.*\b(?:depends? on|dependencies|depend)\b|\bwhat depends on what\b.*\bmodules?\b|"
+    r"\bmap of (?:the )?modules\b",
+    re.I,
+)
+_ALL_YOU_DO = re.compile(
+    r"\b(?:everything|all|what all|what(?: else)?) (?:you|pallium|it) (?:can|could) do\b|"
+    r"\b(?:your|pallium'?s) (?:capabilities|commands|abilities)\b|\ball (?:of )?(?:your|pallium'?s) tools\b",
+    re.I,
+)
+_EMBEDDING = re.compile(r"\bembedd?ings?\b|\bsemantic (?:recall|search|memory)\b|\bvectors?\b", re.I)
+_WORKS = re.compile(
+    r"\b(?:works?|working|answers?|respond\w*|reachable|valid|functional)\b|\b(?:check|verify|test)(?:ing)? "
+    r"(?:that|whether|if)\b",
+    re.I,
+)
+_SESSION_INDEX = re.compile(r"\b(?:session )?(?:index|database|db|memory)\b", re.I)
+_TROUBLE_VERBS = frozenset({"diagnose", "check", "repair", "fix", "debug", "troubleshoot", "doctor", "heal", "vet"})
+_IMPORT_VERBS = frozenset({"pull", "import", "bring", "fetch", "load", "ingest", "sync", "grab", "suck"})
+_SESSION_WORDS = re.compile(r"\b(?:chats?|transcripts?|sessions?|conversations?|history)\b", re.I)
+_INTO_MEMORY = re.compile(r"\b(?:in|into|to) (?:pallium'?s |the |my )?(?:session )?(?:memory|index)\b", re.I)
+_TRANSCRIPT = re.compile(r"\btranscripts?\b|\bmessages of\b|\bfrom line \d+\b", re.I)
+# What we settled in conversation, with a time: "what did we decide last week about X" recalls sessions;
+# "why was X added" (no we, no time) reads the commits (`decisions`).
+_TALKED = re.compile(
+    r"\b(?:(?:we|i|you) (?:decide|decided|agree|agreed|settle|settled|conclude|concluded|say|said|discuss|"
+    r"discussed)|was (?:decided|agreed|settled|concluded|discussed))\b",
+    re.I,
+)
+_AGO = re.compile(
+    r"\b(?:last (?:time|week|month|session|night|sprint)|yesterday|earlier|the other day|previously|"
+    r"\d+ (?:days?|weeks?) ago)\b",
+    re.I,
+)
+
+
+def _memory_sense(request: reading.Request) -> str | None:
+    """Session memory by verb and noun: the embedding set up, checked or shown; the index diagnosed;
+    transcripts imported or read; what was decided in conversation recalled."""
+    text, verb = request.text, request.verb.lower()
+    if _EMBEDDING.search(text) and request.object in ("pallium", "session", None):
+        if request.action != reading.QUESTION and (
+            verb in ("set", "configure", "switch", "change", "use", "point", "enable")
+            or re.search(r"\bset ?up\b", text, re.I)
+        ):
+            return "sessions embedding configure"
+        if verb in ("check", "verify", "test", "validate", "probe", "ping") and _WORKS.search(text):
+            return "sessions embedding check"
+        return None
+    if request.object not in ("session", "pallium"):
+        if request.action == reading.QUESTION and _TALKED.search(text) and _AGO.search(text):
+            return "sessions recall"
+        return None
+    if verb in _TROUBLE_VERBS and _SESSION_INDEX.search(request.body) and request.object == "session":
+        return "sessions doctor"  # "session search is acting up, diagnose the index"
+    if verb in _IMPORT_VERBS and _SESSION_WORDS.search(text) and (verb == "sync" or _INTO_MEMORY.search(text)):
+        return "sessions sync"  # "pull my newest codex chats into pallium's memory"
+    if (
+        request.object == "session"
+        and _TRANSCRIPT.search(text)
+        and (verb in _READ_VERBS or request.action == reading.QUESTION or _TRANSCRIPT.match(request.body))
+        and not re.search(r"\b(?:search|grep|find|mention\w*|which)\b", text, re.I)
+    ):
+        return "sessions read"  # "transcript of <id>", "read it from line 120"
+    return None
+
+
+_READ_VERBS = frozenset({"read", "show", "print", "open", "display", "view", "dump", "give", "get", "see", "cat"})
+_HOW = frozenset({"how", "how's", "hows"})
+_RUN_RECORD = re.compile(r"\b(?:lease|leases|record|attempts?|heartbeat|base commit|worktrees?)\b", re.I)
+_INTO_TREE = re.compile(
+    r"\b(?:in|into|onto) (?:my|the|our) (?:working )?(?:tree|checkout|worktree|working copy|branch)\b", re.I
+)
+
+
+def _run_sense(request: reading.Request) -> str | None:
+    """A named run by verb and noun: how it is doing is its status, why it will not resume (its lease, its
+    record) is its inspection, its patches wanted in my tree are applied."""
+    if request.object != "run":
+        return None
+    text, verb = request.text, request.verb.lower()
+    if (
+        verb in _HOW
+        and not re.search(r"\bhow (?:do|can|should|would) (?:i|we|you)\b", text, re.I)
+        and not re.search(r"\b(?:find\w*|report|verdict|cost|decid\w*|gates?)\b", text, re.I)
+    ):
+        return "workflow status"
+    if _RUN_RECORD.search(text) and (
+        verb in ("why", "debug", "diagnose", "check", "inspect") or reading.diagnoses(request)
+    ):
+        return "workflow inspect"
+    if (
+        _INTO_TREE.search(text)
+        and re.search(r"\b(?:patch\w*|changes?|edits?|diffs?)\b", text, re.I)
+        and not reading.REVERTS.search(text)
+        and not re.search(r"\b(?:out of|from) (?:my|the|our)\b", text, re.I)
+    ):
+        return "workflow apply"
+    return None
+
+
+# A team's member, by the word for one or a role noun ("the reviewer", "member heidi", "a codex tester named x").
+_MEMBER = re.compile(
+    r"\b(?:members?|teammates?|reviewers?|testers?|fixers?|editors?|planners?|researchers?|hunters?|writers?|"
+    r"critics?|skeptics?|advocates?|judges?)\b|\bnamed [\w-]+|'[\w-]+'",
+    re.IGNORECASE,
+)
+_TEAM_PARTS = re.compile(
+    r"\b(?:tasks?|board|patch\w*|changes?|diffs?|plans?|budget|gates?|mail|inbox|messages?)\b", re.I
+)
+# Verbs that act on a team or a member; a request led by any other word ("all mail of X", "open tasks on X",
+# "members and spend of X") names what to see.
+_TEAM_ACTS = frozenset(
+    {
+        "send", "tell", "ask", "message", "mail", "ping", "write", "add", "put", "create", "claim", "complete",
+        "mark", "finish", "release", "unclaim", "spawn", "restart", "revive", "stop", "halt", "steer", "redirect",
+        "nudge", "wake", "poke", "approve", "accept", "reject", "refuse", "resume", "run", "start", "raise",
+        "budget", "join", "attach", "reattach", "apply", "merge", "land", "revert", "undo", "take", "gate", "set",
+        "watch", "follow", "let", "give", "cap", "bring", "hire", "recruit", "kick", "spin", "assemble", "form",
+        "continue", "reconnect", "recover", "unstick", "make", "pull", "assign", "require", "hold", "clear",
+    }
+)  # fmt: skip
+# What a request of nouns alone asks to see on a team, in this order: its diffs, its mail, its board, its status.
+_TEAM_VIEWS = (
+    ("team diff", re.compile(r"\b(?:diffs?|changed?|patches)\b", re.I)),
+    ("team inbox", re.compile(r"\b(?:mail|inbox|mailbox|messages)\b", re.I)),
+    ("team tasks list", re.compile(r"\b(?:tasks|board)\b", re.I)),
+    ("team status", re.compile(r"\b(?:members|spend\w*|costs?|cost so far|stuck|idle|doing)\b", re.I)),
+)
+
+
+def _team_sense(request: reading.Request) -> str | None:
+    """The team command a request's verb and nouns name, before the words' rank: tell a member is the
+    mailbox, a role noun beside "add" is a new member, "restart" with a member restarts it and without one
+    resumes the team, "take M off" stops that member; a request of nouns alone is the view they name."""
+    text = request.body or request.text
+    verb = request.verb.lower()
+    member = bool(_MEMBER.search(text))
+    if verb in ("steer", "redirect"):
+        return "team member steer"
+    if verb in ("tell", "ask", "message", "ping") and not re.search(r"\bplans?\b", text, re.I):
+        return "team send"
+    if verb == "spawn" or (
+        verb in ("add", "bring", "hire", "recruit")
+        and member
+        and not re.search(r"\b(?:tasks?|board|me|myself)\b", text, re.I)
+    ):
+        return "team spawn"
+    if verb in ("restart", "revive", "reboot"):
+        return "team member restart" if member else "team resume"
+    if (
+        verb in ("take", "pull", "remove")
+        and member
+        and re.search(r"\b(?:off|out)\b", text, re.I)
+        and not re.search(r"\b(?:patch\w*|changes?|edits?)\b", text, re.I)
+    ):
+        return "team member stop"
+    if (
+        _INTO_TREE.search(text)
+        and re.search(r"\b(?:patch\w*|changes?|edits?)\b", text, re.I)
+        and not reading.REVERTS.search(text)
+        and not re.search(r"\b(?:out of|from) (?:my|the|our)\b", text, re.I)
+    ):
+        return "team apply"
+    if re.search(r"\b(?:make (?:it|them|the team) active( again)?|reactivate|un-?park)\b", text, re.I):
+        return "team resume"
+    if re.search(r"\b(?:get (?:to )?work|get going|start working|go to work)\b", text, re.I):
+        return "team run"
+    if (
+        request.action is None
+        and verb not in _TEAM_ACTS
+        and re.match(r"^(?:an? |the |one )?[\w-]+ team (?:on|about|to|for|over)\b", text, re.I)
+    ):
+        return "team start"  # "an adversarial-debate team on whether to drop python 3.10": one to start
+    # "mail for team-x": a verb's word used as a noun, with a preposition after it
+    as_noun = verb not in _TEAM_ACTS or re.match(r"^\S+ (?:of|for|in|on|from)\b", text, re.I)
+    if request.action in (None, reading.QUESTION) and as_noun:
+        for name, pattern in _TEAM_VIEWS:
+            if pattern.search(text):
+                return name
+    return None
 
 
 # Where something is, in the present tense ("where's X defined", "where in the code do we ..."); "where did
@@ -280,6 +524,7 @@ _LEADING_NOUNS = frozenset(
         "history", "events", "cycles", "verdict", "findings", "mailbox", "messages", "status",
     }
 )  # fmt: skip
+_SHOW = lexicon.canonical("show")
 _LOOKING = frozenset(lexicon.canonical(w) for w in ("show", "find", "see", "look"))  # verbs that name no one tool
 _ID_SOURCES = (("team_ids", "team"), ("session_ids", "session_id"), ("run_ids", "run_id"), ("loop_name", "loop_name"))
 
@@ -312,7 +557,9 @@ def _by_object(ranked: list[Scored], request: reading.Request, found: extract.Fo
                     return _lead(ranked, taking[0].capability.capability)
                 break
     verbless = request.action is None and request.verb.lower() in _LEADING_NOUNS
-    if (request.action == reading.QUESTION or verbless) and not _reads(best.capability):
+    # "show me its cycles": a verb of looking reads, unless what it would show is what a deletion removes
+    looking = lexicon.canonical(request.verb) == _SHOW and not request.deletes and not request.preview
+    if (request.action == reading.QUESTION or verbless or looking) and not _reads(best.capability):
         # "is the provider set up?", "is my install ok?": a question reads state, it does not act; nor does
         # a request of nouns alone ("unread mail for bob in team-x", "members and spend of team-y")
         readers = [s for s in ranked[1:] if _reads(s.capability) and s.score >= best.score - _OBJECT_REACH]
@@ -368,6 +615,8 @@ def _argument_fit(ranked: list[Scored], request: reading.Request, found: extract
     reach = 1.0 if lacks_symbol or _ABOUT_FILE.match(request.body) else _OBJECT_REACH
     for s in ranked[1:]:
         if s.score > 0 and s.score >= best.score - reach and "path" in s.capability.arguments.values():
+            if request.action == reading.QUESTION and not _reads(s.capability) and _reads(best.capability):
+                continue  # "why did someone add tests/x.py?": a question about a file records nothing
             return _lead(ranked, s.capability.capability)
     return _verb_fit(ranked, request)
 

@@ -22,7 +22,9 @@ _LOOP_NAMED = re.compile(
 )
 _TEAM_ID = re.compile(r"\bteam-[0-9a-f]{4,}\b", re.IGNORECASE)
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
-_SESSION_NEAR = re.compile(r"\bsessions?\s+(?:id\s+)?([0-9a-z][0-9a-z_-]{5,})\b", re.IGNORECASE)
+_SESSION_NEAR = re.compile(
+    r"\b(?:sessions?|transcripts?|conversations?|chats?)\s+(?:(?:id|of)\s+)?([0-9a-z][0-9a-z_-]{5,})\b", re.IGNORECASE
+)
 _PATH = re.compile(
     r"(?<![\w@:/.-])((?:\.{1,2}/)?[\w@.+-]+(?:/[\w@.+-]+)+/?|[\w@+-][\w@.+-]*\.[A-Za-z][\w]{0,7})(?![\w/])"
 )

@@ -32,6 +32,7 @@ _NO_EDIT = re.compile(
     r"write|writing|edits|changes)\b|\bread[- ]only\b|\bjust (look|read|review|report)\b",
     re.IGNORECASE,
 )
+_LEVEL_NAMES = frozenset({"consult", "edit", "admin"})
 _COMMAND_TERMS = frozenset(lexicon.canonical(w) for w in ("find", "show", "search", "explain", "tell", "where"))
 
 
@@ -71,7 +72,29 @@ async def ground(
                 out.notes.append(f"the task asks for a preview, so `{name}` stays off")
                 continue
             out.arguments[name] = True
+    for name, schema in cap.properties.items():
+        # a choice whose value is a level ("mode": read-only or edit) as the task names it: "in edit mode"
+        for value in schema.get("enum") or ():
+            if (
+                value in _LEVEL_NAMES
+                and name not in out.arguments
+                and re.search(
+                    rf"\b{value}[- ]mode\b|\bmode[:= ]+{value}\b|\bas an? {value}(?:ing|or)? member\b", task, re.I
+                )
+            ):
+                out.arguments[name] = value
     await _style_and_output(cap, task, found, state, root, out)
+    if (
+        found.paths
+        and "task" in cap.arguments.values()
+        and not set(cap.arguments.values()) & {"path", "paths", "script"}
+    ):
+        # invariant 2 for a tool that takes no path: a file the task names that does not exist is still
+        # reported, with the nearest ("context for changing src/auth/session.py" when there is no such file)
+        for text in found.paths:
+            if not _existing(text, state, root):
+                detail = f"{text!r} does not exist in the repository" + _closest_path(text, state, root)
+                out.needs_input.append(_needs(cap, "task", detail, value=text))
     for name in cap.required:
         if name not in out.arguments and not any(p.field == name for p in out.needs_input):
             out.needs_input.append(_needs(cap, name, f"the task does not say which {_noun(name)} to use"))
@@ -101,6 +124,17 @@ def needed_level(cap: Capability, arguments: dict[str, Any], task: str, request:
         value = arguments.get(field_name)
         if value and value is not False and LEVELS.index(raised) > LEVELS.index(level):  # type: ignore[arg-type]
             level, reason = raised, f"`{field_name}` makes {cap.capability} need {raised}"
+    for field_name, value in arguments.items():
+        # a choice set to a level ("mode": "edit") is checked at that level by the handler, unless the same
+        # call holds it back for a plan's approval first
+        enum = cap.properties.get(field_name, {}).get("enum") or ()
+        if (
+            value in enum
+            and value in _LEVEL_NAMES
+            and not arguments.get("plan_required")
+            and LEVELS.index(value) > LEVELS.index(level)
+        ):
+            level, reason = value, f"`{field_name}: {value}` makes {cap.capability} need {value}"
     reads_only = request is not None and (request.no_edit or request.action in ("review", "research", "question"))
     if not _NO_EDIT.search(task):
         # The task's words raise the level only as its action: "review the changes" reviews, it does not edit.
@@ -425,6 +459,8 @@ async def _loop(cap: Capability, name: str, found: Found, state: State, out: Gro
         if word.lower() in lowered:
             return lowered[word.lower()]
     named = found.loop_name or _named_token(found)
+    if named is not None and named.lower() in lowered:
+        return lowered[named.lower()]  # "tick nightly, then show its cycles": the loop the request before named
     if named is not None:  # invariant 2: a loop the task names is that loop or none
         detail = f"no loop {named!r}" + _closest(named, loops)
         out.needs_input.append(_needs(cap, name, detail, value=named))

@@ -42,12 +42,39 @@ async def route(inp: RouteInput, ctx: ToolContext) -> RouteOutput:
             details={"field": "task"},
         )
     rctx = dataclasses.replace(ctx, ceiling=ceiling)
-    answer, plan = await decide(task, ceiling, rctx, inp.repo)
+    answer, plan = await decide(asked(task), ceiling, rctx, inp.repo)
+    answer.task = task
     if inp.execute:
         from services.route.execute import execute
 
         answer.executed = await execute(answer, plan, rctx, inp)
     return answer
+
+
+# A question about which tool does X, or a route command typed out, asks for X: "which pallium tool tells me
+# what changed in my tree", `pallium route "who calls main"`.
+_WHICH_TOOL = re.compile(
+    r"^\W*(?:(?:which|what) (?:pallium )?(?:tool|command|capability|subcommand)s?(?: of pallium| in pallium)?|"
+    r"is there (?:a |any )?(?:pallium )?(?:tool|command)(?: in pallium)?)\s+(?:that |which |to )?"
+    r"(?P<verb>tells?|shows?|gives?|lists?|finds?|does|can|will|would|should i use to|do i use to|lets me)\s+"
+    r"(?:(?:tell|show|give|list|find) )?(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+_ROUTE_LINE = re.compile(r"^\W*pallium\s+route\s+[\"“'`](?P<task>[^\"”'`]+)[\"”'`]\W*$", re.IGNORECASE)
+
+
+def asked(task: str) -> str:
+    """What the task asks, in English words route reads: the task a typed-out `pallium route "..."` quotes,
+    the X of "which pallium tool does X", the glossary's words of other languages read as English."""
+    line = _ROUTE_LINE.match(task)
+    if line:
+        task = line.group("task")
+    which = _WHICH_TOOL.match(task)
+    if which:
+        verb = which.group("verb").lower()
+        lead = "show " if verb.startswith(("tell", "show", "give", "list", "does", "lets", "can", "will")) else ""
+        task = f"{lead}{which.group('rest')}".rstrip("?").strip() or task
+    return lexicon.english(task)
 
 
 @dataclasses.dataclass
@@ -259,7 +286,18 @@ async def _decide_one(
         # a command line typed out deletes only with its escalation typed too (`--confirm`)
         acting = f"--{cap.escalation[0].replace('_', '-')}" in task
     grounded = await ground(cap, task, found, state, root, acts=acting)
-    level, level_reason = needed_level(cap, grounded.arguments, task, request)
+    said, said_request = task, request
+    if (
+        typed == cap.capability
+        and found.quoted
+        and cap.arguments.get("task") == "task"
+        and "task" in grounded.arguments
+    ):
+        # `pallium start "add a docstring to main"`: the quoted task is the task, and its words set the level
+        said = found.quoted[0]
+        said_request = _read(said, catalog.load().reading_speller)
+        grounded.arguments["task"] = said
+    level, level_reason = needed_level(cap, grounded.arguments, said, said_request)
     blocked = not authority.allows(ceiling, level)  # type: ignore[arg-type]
     preconditions = [*(await state_preconditions(cap, state)), *grounded.needs_input]
     why = _why(best, grounded, level_reason)

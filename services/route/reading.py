@@ -48,7 +48,8 @@ _NOT_SPLIT_BEFORE = frozenset({"back", "by", "since", "until", "till", "from", "
 _MODIFIER_PART = re.compile(
     r"^(?:(?:but|and|please|pls|just|only|ok)\s+)*(?:preview\w*|dry[- ]?run|simulate|no edits?|no changes|"
     r"report only|read[- ]only|don'?t (?:change|edit|touch|delete|run)|do not (?:change|edit|touch|delete|run)|"
-    r"without (?:changing|editing|deleting)|nothing else|show (?:me )?what would)\b",
+    r"without (?:changing|editing|deleting)|nothing else|show (?:me )?what would|"
+    r"(?:i|we)(?:'ll| will| can| shall) (?:\w+ )*?(?:myself|ourselves|by hand|manually|later))\b",
     re.IGNORECASE,
 )
 _QUOTE = re.compile(r"\"[^\"]*\"|“[^”]*”|`[^`]*`|(?<![A-Za-z0-9])'[^']*'(?![A-Za-z0-9])")
@@ -66,7 +67,7 @@ _FILLER = re.compile(
 )
 _SUBORDINATE = re.compile(
     r"\b(?:before|after|if|when|whenever|while|once|unless|because|so that|in case|since i|"
-    r"i'?m about to|i am about to|i'?m going to|i plan to|that|which|whom?)\b.*$",
+    r"i'?m about to|i am about to|i'?m going to|i plan to|that|which|whom?|whether)\b.*$",
     re.IGNORECASE,
 )
 # A clause stating a fact ("doctor says the db is corrupt", "recall keeps returning junk") before the request.
@@ -77,10 +78,12 @@ _STATEMENT = re.compile(
     r"got|gets|went|goes|ran|needs|needed|lost|runs out|ran out|"
     r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b|"
     # "I reviewed .pallium/workflows, honour them": what the user did, before the request
-    r"^(?:i|we) (?:have |'ve |already )?(?:reviewed|read|checked|audited|inspected|looked (?:at|over|through)|"
+    r"^(?:i|we)(?: have|'ve| already)* (?:reviewed|read|checked|audited|inspected|looked (?:at|over|through)|"
     r"went (?:over|through))\b",
     re.IGNORECASE,
 )
+# "show what is uncommitted", "tell me which is slower": a verb asking about a clause, not a stated fact
+_ASKS_WHAT = re.compile(r"^\w+\s+(?:me\s+|us\s+)?(?:what|which|who|where|how|whether|if)\b", re.IGNORECASE)
 _RETRACT = re.compile(
     r"^(?:scrap|forget|ignore|cancel|drop|disregard|take back|never ?mind|nvm)\b\s*(?:that|this|it|all that|"
     r"the last one|my (?:last|previous|earlier) (?:request|message|question|ask)|what i (?:said|asked|wrote))?"
@@ -156,6 +159,7 @@ _CONTEXT = re.compile(
     # what to read first, asked of a change to come: "what should I read before I add retries"
     r"\bwhat (?:do|would|will|should|must) (?:i|we) (?:need to |have to |first )?(?:read|know|look at|study|check|"
     r"understand)(?: first)?\b(?=.*\b(?:before|to|for|if)\b)|"
+    r"\bwhat to (?:read|know|look at|study|check)(?: first)?\b(?=.*\b(?:before|to|for|if)\b)|"
     # "which files and tests should I look at": what to read before a change
     r"\b(?:which|what)\s+(?:other\s+)?(?:files|tests|checks|modules|places|parts)\b.*"
     r"\b(?:should|must|do|would) (?:i|we) (?:look at|read|check|watch|touch|mind)\b",
@@ -163,7 +167,7 @@ _CONTEXT = re.compile(
 )
 _DELETE_WORDS = re.compile(
     r"\b(?:delete\w*|remov\w*|erase\w*|purg\w*|wip\w*|discard\w*|destroy\w*|trash\w*|prun\w*|forget\w*|"
-    r"nuk\w*|zap\w*|scrub\w*|ditch\w*|scrap\w*|trim\w*|move (?:\w+ ){0,2}aside|"
+    r"nuk\w*|zap\w*|scrub\w*|ditch\w*|scrap\w*|trim\w*|move (?:\w+ ){0,4}aside|"
     r"get rid of|gc|garbage[- ]collect\w*|clean(?:ing)? ?up|cleanup|tidy up|free (?:up )?(?:disk|space)|"
     r"vacuum\w*|compact\w*|reset\w*|drop\w*|expire\w*|clear (?:out|away))\b",
     re.IGNORECASE,
@@ -196,6 +200,12 @@ _NO_EDIT = re.compile(
     r"\bjust (?:a )?(?:look|read|review|report)\b|\bnothing else\b",
     re.IGNORECASE,
 )
+_WOULD_YOU = re.compile(
+    r"^(?:what would (?:you|pallium|an agent) do to|how would (?:you|pallium) (?:go about )?)\s*(.+)$", re.I
+)
+_IMPROVE = re.compile(
+    r"^(?:speed up|improve|harden|optimi[sz]e|make (?:\S+ )?(?:faster|safer|simpler|cleaner))\b", re.I
+)
 _UNTIL = re.compile(r"\buntil\b|\btill\b|\bkeep (?:\w+ing)\b|\brepeatedly\b|\bover and over\b", re.IGNORECASE)
 
 # Object cues, strongest first: the first kind a request names is its object.
@@ -217,7 +227,9 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "session",
         re.compile(
-            r"\b(?:claude|codex)\b(?! code\b)|\bagents? (?:sessions?|running|doing|up to)\b|"
+            # "a codex member", "a claude reviewer": an agent of a team, not a session
+            r"\b(?:claude|codex)\b(?! code\b)(?!(?:\s+[\w-]+)?\s+(?:members?|reviewers?|teammates?|testers?|fixers?|"
+            r"editors?|planners?)\b)|\bagents? (?:sessions?|running|doing|up to)\b|"
             r"\b(?:running|stuck|live|active|idle|busy) agents?\b|\bwhere (?:was|were|did) (?:i|we)\b|"
             r"\bwhere (?:i|we) left off\b",
             re.I,
@@ -226,7 +238,8 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "team",
         re.compile(
-            r"\bteam-[0-9a-f]{4,}\b|\bteam ?mates?\b|\brosters?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
+            r"\bteam-[0-9a-f]{4,}\b|\b[a-z]+-[a-z]+ team\b|"
+            r"\bteam ?mates?\b|\brosters?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
             r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b|"
             r"\b(?:start|spin up|create|launch|spawn|stop|set up|form|assemble|put together)\s+(?:a|an|the|my)?\s*"
             r"(?:[\w-]+\s+)?team\b|"
@@ -246,7 +259,7 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "run",
         re.compile(
-            r"\bwf-\w+|\bruns?\b(?! (?:the |my )?(?:tests?|it|them|this))|\bworkflows?\b|"
+            r"\bwf-\w+|(?<!\bdry )(?<!\bdry-)\bruns?\b(?! (?:the |my )?(?:tests?|it|them|this))|\bworkflows?\b|"
             r"\b(?:old|stale|leftover|unused|finished|dead|orphan\w*)\s+worktrees?\b|\bworktrees?\s+(?:of|from|left)\b|"
             r"\bpatch(?:es)?\b|\bgates?\b|\brun folders?\b|\btemplates?\b|\.js\b",
             re.I,
@@ -309,7 +322,7 @@ def split(task: str, commands: frozenset[str] = frozenset()) -> list[str]:
     parts.append(task[start:])
     out: list[str] = []
     pending = ""  # a part that is only a subordinate clause ("I'm about to add a flag;") qualifies the next
-    for part in parts:
+    for i, part in enumerate(parts):
         text = re.sub(r"^[\s,;]*(?:and\s+)?|[\s,;]*(?:and)?\s*$", "", part, flags=re.IGNORECASE).strip()
         if not text:
             continue
@@ -323,11 +336,19 @@ def split(task: str, commands: frozenset[str] = frozenset()) -> list[str]:
             out[-1] = f"{out[-1]} {text}"
         elif (_SUBORDINATE_LEAD.match(_FILLER.sub("", text)) or _STATEMENT.match(text)) and not _CLAUSES.search(text):
             pending = text  # "nightly seems wedged; unstick it": the fact qualifies the request after it
+        elif _INTENT.match(text) and i + 1 < len(parts) and _asks_of(parts[i + 1]):
+            pending = text  # "I want to make main accept a path; what's the context I need": the change to come
         else:
             out.append(text)
     if pending:
         out.append(pending)
     return out or [task.strip()]
+
+
+def _asks_of(part: str) -> bool:
+    """Whether a part asks a question of Pallium or for context ("what should I read first")."""
+    lead = _FILLER.sub("", part.strip().lstrip("¿¡")).strip()
+    return _lead_action(lead) in (QUESTION, CONTEXT) or bool(_CONTEXT.search(lead))
 
 
 def read(task: str) -> Reading:
@@ -347,9 +368,19 @@ def _request(text: str) -> Request:
             continue
         if i < len(clauses) - 1 and _RETRACT.match(lead):
             continue  # "scrap that idea, explain src/app.py instead": the earlier request is withdrawn
-        if i < len(clauses) - 1 and _STATEMENT.match(lead):
+        if i < len(clauses) - 1 and _STATEMENT.match(lead) and not _ASKS_WHAT.match(lead):
             stated.append(lead)
             continue  # "recall keeps returning junk, check the index": the symptom, then the request
+        raw = clause.strip().lstrip("¿¡")
+        if i < len(clauses) - 1 and (_INTENT.match(raw) or _TASK_LABEL.match(clauses[i - 1].strip() if i else "")):
+            later = [_FILLER.sub("", c.strip().lstrip("¿¡")).strip() for c in clauses[i + 1 :]]
+            if any(_lead_action(c) in (QUESTION, CONTEXT) or _is_verb_lead(c) for c in later if c):
+                # "I need to add a flag to main. What's the context I need?": the change the user means to
+                # make, then what they ask of Pallium for it
+                stated.append(lead)
+                continue
+        if _TASK_LABEL.match(lead) and i < len(clauses) - 1:
+            continue  # "task: make main accept a path. what should I read first?"
         found = _lead_action(lead)
         if found is not None or _is_verb_lead(lead):
             action, main = found, lead
@@ -359,6 +390,13 @@ def _request(text: str) -> Request:
         leads = [lead for lead in leads if lead and not _SUBORDINATE_LEAD.match(lead)]
         # past a stated fact, the clause after it is the request even when its verb is not one we list
         main = next((lead for lead in leads if lead not in stated), leads[0] if leads else "")
+    if (
+        stated
+        and action == QUESTION
+        and re.search(r"\b(?:read|look at|know|checks?|tests?|files?)\b", main, re.I)
+        and any(_INTENT.match(st) or _CHANGE_LEAD.match(st) for st in stated)
+    ):
+        action = CONTEXT  # "task: make main accept a path. what should I read first?": context for that change
     body = _SUBORDINATE.sub("", main) if action != QUESTION else main
     deletes = bool(_DELETE_WORDS.search(body) or _REVERT_WORDS.search(body))
     if action in (QUESTION, None) and _DELETE_WORDS.search(main) and (action == QUESTION or _PREVIEW.search(text)):
@@ -388,9 +426,14 @@ def _request(text: str) -> Request:
         action = CONTEXT
     if action == QUESTION and _CONTEXT.search(text):
         action = CONTEXT
+    would = _WOULD_YOU.match(main)
+    if action == QUESTION and would and (_CHANGE_LEAD.match(would.group(1)) or _IMPROVE.match(would.group(1))):
+        action = CHANGE  # "what would you do to speed up the tests?": the change, planned (a preview)
     if _REVERT_WORDS.match(body.strip()):
         action = REVERT
     preview = bool(_PREVIEW.search(text)) or (action == QUESTION and deletes)
+    if preview and not deletes and _DELETE_WORDS.search(text):
+        deletes = True  # "gc preview for workflow runs: just list what would go": a deletion, previewed
     return Request(
         text=text,
         verb=request_verb(main),
@@ -410,8 +453,20 @@ def request_verb(main: str) -> str:
     return (re.findall(r"[\w'-]+", lexicon.phrasal(main).lower()) or [""])[0]
 
 
+# What the user means to do themselves, before what they ask: "I need to add a --name flag", "I'd like to
+# stop babysitting the nightly loop", "I want to change the signature of X".
+_INTENT = re.compile(
+    r"^(?:(?:so|ok|okay|well|honestly|basically)[, ]+)?(?:i|we)(?: (?:really |just )?(?:need|want|have|plan|mean|"
+    r"intend|hope)| ?'d (?:like|love)| would like| am going| ?'m going| ?'m about| am about| ?'m trying| am trying)"
+    r" to\b",
+    re.IGNORECASE,
+)
+_TASK_LABEL = re.compile(r"^(?:the |my )?task$", re.IGNORECASE)
+_WONDER = re.compile(r"^(?:i wonder|i'?m wondering|wondering|i'?m curious|just curious|curious)\b", re.IGNORECASE)
+
+
 def _lead_action(lead: str) -> str | None:
-    if _QUESTION.match(lead):
+    if _QUESTION.match(lead) or _WONDER.match(lead):
         return QUESTION
     if _CONTEXT.match(lead) or re.match(r"^(?:give|get|show|find|collect|gather)\b.*\bcontext\b", lead, re.I):
         return CONTEXT
@@ -460,7 +515,17 @@ _PATH_TOKEN = re.compile(
 )
 
 
+# The text Pallium writes into an agents file is Pallium's, not the file's ("the snippet for CLAUDE.md").
+_ADOPTION = re.compile(
+    r"\b(?:snippet|block|section|instructions?|stanza|boilerplate|blurb)\b.*\b(?:agents|claude)\.md\b|"
+    r"\b(?:agents|claude)\.md\b.*\b(?:snippet|block|section|instructions?|stanza|boilerplate|blurb)\b",
+    re.IGNORECASE,
+)
+
+
 def _object(text: str) -> str | None:
+    if _ADOPTION.search(text):
+        return "pallium"
     words = _PATH_TOKEN.sub(" file ", text)
     for kind, pattern in _OBJECTS:
         if pattern.search(words):

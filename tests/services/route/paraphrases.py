@@ -549,4 +549,83 @@ FAMILIES: tuple[Family, ...] = (
             ),
         },
     ),
+    # A member named by name or role on a team that does not exist: the mailbox, never another tool.
+    Family(
+        "tell a team member",
+        "consult",
+        "team send",
+        (
+            "{polite}tell {member} on {team} to {directive}{end}",
+            "{polite}ask {member} on {team} to {directive}{end}",
+            "{polite}message {member} in {team}: {directive}{end}",
+        ),
+        {
+            "member": ("alice", "the reviewer", "the tester", "member bob", "our fixer"),
+            "team": ("team-9a8b7c", "team-0f1e2d"),
+            "directive": ("focus on the tests", "leave README.md alone", "look at main first"),
+        },
+        also=("team member steer",),
+    ),
+    # A team's parts named with no verb: the view of them.
+    Family(
+        "a team's mail, board or members, by noun",
+        "observe",
+        "team inbox",
+        ("{pre}{part} {of} {team}{end}",),
+        {
+            "pre": ("", "all ", "the "),
+            "part": ("mail", "inbox", "messages", "unread mail"),
+            "of": ("of", "for", "on", "in"),
+            "team": ("team-9a8b7c", "team-0f1e2d"),
+        },
+    ),
+    Family(
+        "a team's board, by noun",
+        "observe",
+        "team tasks list",
+        ("{pre}{part} {of} {team}{end}", "{team} {part}{end}"),
+        {
+            "pre": ("", "open ", "all ", "the "),
+            "part": ("tasks", "board"),
+            "of": ("of", "on", "for"),
+            "team": ("team-9a8b7c", "team-0f1e2d"),
+        },
+    ),
+    # A change the user means to make, then what to read for it: the context, not the change.
+    Family(
+        "a change to come, then what to read",
+        "observe",
+        "knowledge context",
+        (
+            "I need to {change}. {ask}{end}",
+            "I want to {change}; {ask}{end}",
+            "task: {change}. {ask}{end}",
+            "I'm going to {change} — {ask}{end}",
+        ),
+        {
+            "change": ("add a --verbose flag to main", "make main accept a config path", "rename main to run"),
+            "ask": ("what should I read first", "what's the context I need", "what do I need to know before"),
+        },
+        also=("workflow preflight",),
+    ),
+    # Which Pallium tool does X asks for X.
+    Family(
+        "which pallium tool shows what changed",
+        "observe",
+        "changed-now",
+        ("{which} {does} {what}{end}",),
+        {
+            "which": ("which pallium tool", "what pallium command", "which tool"),
+            "does": ("tells me", "shows me", "shows", "lists"),
+            "what": ("what changed in my tree", "what is uncommitted right now", "my uncommitted changes"),
+        },
+    ),
+    # How a named run is doing is its status.
+    Family(
+        "how a named run is doing",
+        "observe",
+        "workflow status",
+        ("{how} done-1{doing}{end}",),
+        {"how": ("how's", "how is", "hows"), "doing": ("", " doing", " going", " coming along")},
+    ),
 )

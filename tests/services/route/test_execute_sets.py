@@ -26,6 +26,7 @@ from tests.services.route.heldout3_cases import HELDOUT3
 from tests.services.route.heldout4_cases import HELDOUT4
 from tests.services.route.heldout5_cases import HELDOUT5
 from tests.services.route.heldout6_cases import HELDOUT6
+from tests.services.route.heldout8_cases import HELDOUT8
 from tests.services.route.heldout_cases import HELDOUT
 
 _PER_CALL = 120  # seconds one executed answer may take before the test gives up on it
@@ -100,6 +101,7 @@ SETS = {
     "held-out-4": HELDOUT4,
     "held-out-5": HELDOUT5,
     "held-out-6": HELDOUT6,
+    "held-out-8": HELDOUT8,
 }
 
 

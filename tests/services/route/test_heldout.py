@@ -17,6 +17,7 @@ from tests.services.route.heldout3_cases import HELDOUT3
 from tests.services.route.heldout4_cases import HELDOUT4
 from tests.services.route.heldout5_cases import HELDOUT5
 from tests.services.route.heldout6_cases import HELDOUT6
+from tests.services.route.heldout8_cases import HELDOUT8
 from tests.services.route.heldout_cases import HELDOUT
 from tests.services.route.scoring import Score, score
 
@@ -32,6 +33,7 @@ SETS = {
     "held-out-4": HELDOUT4,
     "held-out-5": HELDOUT5,
     "held-out-6": HELDOUT6,
+    "held-out-8": HELDOUT8,
 }
 
 
@@ -44,14 +46,16 @@ def test_the_held_out_set_is_large_varied_and_apart_from_cases(name: str):
         own |= {c.task.lower() for c in HELDOUT}
     if name == "held-out-3":
         own |= {c.task.lower() for c in HELDOUT2}
-    if name in ("held-out-4", "held-out-5", "held-out-6"):
+    if name in ("held-out-4", "held-out-5", "held-out-6", "held-out-8"):
         own |= {c.task.lower() for c in HELDOUT2 + HELDOUT3}
-    if name in ("held-out-5", "held-out-6"):
+    if name in ("held-out-5", "held-out-6", "held-out-8"):
         own |= {c.task.lower() for c in HELDOUT4}
-    if name == "held-out-6":
+    if name in ("held-out-6", "held-out-8"):
         own |= {c.task.lower() for c in HELDOUT5}
+    if name == "held-out-8":
+        own |= {c.task.lower() for c in HELDOUT6}
     overlap = [c.task for c in cases if c.task.lower() in own]
-    if name in ("held-out-4", "held-out-5", "held-out-6"):
+    if name in ("held-out-4", "held-out-5", "held-out-6", "held-out-8"):
         # Written by another hand that never read the other sets: a few short tasks ("upgrade pallium")
         # coincide by chance, and are kept as written.
         assert len(set(overlap)) <= 0.02 * len(cases), overlap
@@ -70,7 +74,9 @@ def test_the_held_out_set_is_large_varied_and_apart_from_cases(name: str):
 # (218/233), so its floor is that tuning figure, not the 95%: it is tuning now, not held out.
 # Set 6 likewise: 79.6% (230/289) when first scored, then tuned by class to 90.0% (260/289); it too is
 # tuning now, and its floor is that figure.
-RIGHT_FLOOR = {"held-out-5": 0.93, "held-out-6": 0.89}
+# Set 8 was written by an independent hand for tuning: 86.9% (192/221) when first scored, tuned by class
+# to 100%; its floor is just under that. Sets 5 and 6 reached 96.6% and 97.2% in the same round.
+RIGHT_FLOOR = {"held-out-5": 0.96, "held-out-6": 0.97, "held-out-8": 0.99}
 ABSTAIN_FLOOR = {
     "held-out": 0.9,
     "held-out-2": 0.95,
@@ -78,6 +84,7 @@ ABSTAIN_FLOOR = {
     "held-out-4": 0.95,
     "held-out-5": 0.95,
     "held-out-6": 0.95,
+    "held-out-8": 0.95,
 }
 
 
