@@ -1,4 +1,4 @@
-"""Route's seventh held-out set: kept apart, scored once at the end by the lead; not yet scored.
+"""Route's seventh held-out set: kept apart, scored once at the end by the lead; scored once (below).
 
 Written on 2026-12-02 by an independent hand (a helper session asked to write evaluation sets, not
 the engineer who tunes route), from the documentation only: README.md, docs/*.md (docs/tools.md and
@@ -47,6 +47,11 @@ Conventions added here:
   the block.
 - Two requests joined only by "and" stay one request unless docs/route.md's separators (`;`,
   `then`, `and also`) join them; compound tasks here use those separators.
+
+Scored once, on main at the merge of issue-24's branch (after set 8's tuning, before any change made
+in the light of this set), 2026-12-02 14:25 UTC: right 289/324 (89.2%), blocked 64/68, abstained 23/24,
+destructive not asked for 1 ("how do I make pallium forget old sessions?" at admin chose `db reset`),
+substituted 0/70. Tuning from then on; not a held-out figure after this.
 """
 
 from __future__ import annotations
