@@ -147,3 +147,26 @@ def test_the_secretlint_reader_takes_each_reported_range_and_each_silent_snapsho
     ]
     assert any("ok.allows" in n for n in notes) and any("binary" in n for n in notes)
     assert any(n.startswith("no-homedir") for n in notes)
+
+
+def test_the_semgrep_reader_takes_each_annotated_line_and_a_pem_block_whole(tmp_path):
+    from benchmarks.peer_semgrep import read_cases
+
+    base = tmp_path / "generic" / "secrets" / "security"
+    base.mkdir(parents=True)
+    (base / "detected-acme-key.yaml").write_text("rules:\n- id: detected-acme-key\n")
+    (base / "detected-acme-key.txt").write_text(
+        "# ruleid: detected-acme-key\nKEY=acme_1\n\nnot a case\n# ok: detected-acme-key\nKEY=${ACME}\n"
+        "// todoruleid: detected-acme-key\nacme 2\n# ruleid: detected-other\nKEY=acme_3\n"
+        "# ruleid: detected-acme-key\n-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\ntail\n"
+    )
+    (base / "detected-lonely.yaml").write_text("rules:\n- id: detected-lonely\n")
+    cases, notes = read_cases(tmp_path)
+    assert [(c.family, c.text, c.positive) for c in cases] == [
+        ("acme-key", "KEY=acme_1", True),
+        ("acme-key", "KEY=${ACME}", False),
+        ("acme-key", "acme 2", True),
+        ("acme-key", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----", True),
+    ]
+    assert cases[2].where == "detected-acme-key.txt:8 (todoruleid)"
+    assert notes == ["detected-lonely: no test file"]
