@@ -170,3 +170,26 @@ def test_the_semgrep_reader_takes_each_annotated_line_and_a_pem_block_whole(tmp_
     ]
     assert cases[2].where == "detected-acme-key.txt:8 (todoruleid)"
     assert notes == ["detected-lonely: no test file"]
+
+
+def test_the_kingfisher_reader_leaves_out_companion_rules_and_unread_keys(tmp_path):
+    from benchmarks.peer_kingfisher import read_cases
+
+    rules = tmp_path / "data" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "acme.yml").write_text(
+        "rules:\n"
+        "  - name: Acme Key\n    id: kingfisher.acme.1\n    pattern: |\n      (?x)\n      acme_\n      ([a-z0-9]{8})\n"
+        "    examples:\n      - key = acme_1234abcd\n    negative_examples:\n      - acme_short\n"
+        "    validation:\n      type: Http\n      content:\n        request:\n          headers:\n"
+        "            Authorization: 'Basic {{ TOKEN | b64enc }}'\n"
+        "    depends_on_rule:\n      - rule_id: kingfisher.acme.2\n        variable: HOST\n"
+        "  - name: Acme Host\n    id: kingfisher.acme.2\n    pattern: '(acme\\.example)'\n    visible: false\n"
+        "    examples:\n      - acme.example\n"
+    )
+    cases, notes = read_cases(tmp_path)
+    assert [(c.family, c.text, c.positive, c.secrets) for c in cases] == [
+        ("kingfisher.acme.1", "key = acme_1234abcd", True, ["1234abcd"]),
+        ("kingfisher.acme.1", "acme_short", False, []),
+    ]
+    assert notes == ["1 companion rules (visible: false, not secrets): kingfisher.acme.2 (1+0)"]
