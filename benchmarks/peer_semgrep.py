@@ -5,7 +5,8 @@ Each rule `generic/secrets/security/<id>.yaml` has a test file beside it of the 
 must be reported, `ok: <id>` that it must not (`todoruleid` and `todook` say the same of cases the rule
 still gets wrong; their label is what the authors intend, so they count as positive and negative). So:
 each annotated line is a case of its rule's family (the id without `detected-`); a line that opens a
-PEM block (`-----BEGIN`) takes the block's lines up to its end, a blank line or the next annotation.
+PEM block (`-----BEGIN`) takes the block's lines through its `-----END` (PGP's armor holds a blank line),
+or, unterminated, up to a blank line or the next annotation.
 Semgrep states no expected value, so a case counts as caught when Pallium redacts anything in it. Lines
 with no annotation (context such as `<?php`, the rest of a multi-line block) are not cases.
 
@@ -34,14 +35,19 @@ class Case:
 
 
 def _block(lines: list[str], at: int) -> str:
-    """The case that starts at line `at`: that line, or a PEM block's lines when it opens one."""
+    """The case that starts at line `at`: that line, or a PEM block's lines when it opens one (through its
+    `-----END` line when one comes before the next annotation, blank lines and all, as PGP's armor has;
+    else up to a blank line)."""
     if "-----BEGIN" not in lines[at]:
         return lines[at]
+    for end in range(at + 1, len(lines)):
+        if _ANNOTATION.match(lines[end]):
+            break
+        if "-----END" in lines[end]:
+            return "\n".join(lines[at : end + 1])
     end = at + 1
     while end < len(lines) and lines[end].strip() and not _ANNOTATION.match(lines[end]):
         end += 1
-        if "-----END" in lines[end - 1]:
-            break
     return "\n".join(lines[at:end])
 
 

@@ -140,17 +140,72 @@ _THE_NOUN_ITSELF = frozenset(("password", "passwd", "pass", "pwd", "secret", "to
 
 def _placeholder_positive(case: Scored) -> bool:
     """A positive whose value is a placeholder (`AP6xxxxxxxxxx`, `SKxxxx…`, `npm_xxxxxxxxxxx`,
-    `ACCAZZZZ…`, `https://username:password@host`): the issue requires placeholders to stay searchable."""
+    `ACCAZZZZ…`, `111111aaaa…`, `https://username:password@host`, a URL whose password is a stand-in such
+    as `mySecret789`): the issue requires placeholders to stay searchable."""
+    from kernel.secret_values import PLACEHOLDER, low_variety
+
     if not case.positive or case.caught:
         return False
     if _GENERIC_PAIR.search(case.text):
         return True
     if case.secrets:
-        return all(_FILLER_BODY.match(v) for v in case.secrets)
+        passwords = [m.group(1) for v in case.secrets if (m := _URL_PASSWORD.search(v))]
+        if passwords and all(PLACEHOLDER.match(p) for p in passwords):
+            return True
+        return all(_FILLER_BODY.match(v) or low_variety(v.rsplit("=", 1)[-1]) for v in case.secrets)
     tokens = re.findall(r"[A-Za-z0-9_-]{8,}", case.text)
     filler = [t for t in tokens if _FILLER_BODY.match(t)]
     generated = [t for t in tokens if re.search(r"\d", t) and re.search(r"[A-Z]", t) and re.search(r"[a-z]", t)]
     return bool(filler) and not set(generated) - set(filler)
+
+
+_URL_PASSWORD = re.compile(r"//[^\s:/@]*:([^\s/@]+)@")
+_MAP_KEY_NAME = re.compile(r"([A-Za-z_][\w-]*key)\b")
+
+
+def _a_key_of_a_map(case: Scored) -> bool:
+    """A missed positive whose line names a map's, cache's or index's key (`['dict_key'] = "..."`): the name
+    names no secret, and Pallium reads a value by its name where there is one (the peer by randomness alone)."""
+    from kernel.secret_values import secret_name
+
+    if not case.positive or case.caught or case.secrets or case.parts:
+        return False
+    names = _MAP_KEY_NAME.findall(case.text)
+    return bool(names) and not any(secret_name(n) for n in names)
+
+
+# Per peer, the values its own ignore file lists (ripsecrets' `.secretsignore`)
+_IGNORED: dict[str, set[str]] = {}
+
+
+def _ignored_by_the_peer(case: Scored) -> bool:
+    """A negative only because the peer's own ignore file lists its value: Pallium has no ignore list."""
+    return not case.positive and case.caught and any(v in case.text for v in _IGNORED.get(case.peer, ()))
+
+
+_ACCOUNT_ID = re.compile(
+    r"(?i)(?:account|tenant|client|subscription|directory)[_-]?id[\"']?\s*(?:=>|[:=])\s*[\"']?"
+    r"(?:\d{4}-?\d{4}-?\d{4}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b"
+)
+
+
+def _an_account_id(case: Scored) -> bool:
+    """A missed positive that is an account's, tenant's or client's id (`AWS_ACCOUNT_ID`, `ad_tenant_id`):
+    it identifies an account and grants nothing, as a user name does not."""
+    return case.positive and not case.caught and _ACCOUNT_ID.search(case.text) is not None
+
+
+_HASH_SHAPED = re.compile(r"^(?:0x)?[0-9a-fA-F]{64}$")
+
+
+def _hash_shaped_without_a_key_word(case: Scored) -> bool:
+    """A missed positive that is `0x` and 64 hex digits with no key word on its line: the shape of every
+    transaction and block hash, public and searched for; Pallium redacts it under a key's name only."""
+    if not case.positive or case.caught or not case.secrets:
+        return False
+    lines = [line for line in case.text.splitlines() if any(v in line for v in case.secrets)]
+    hashes = all(_HASH_SHAPED.match(v) and ("0x" + v.removeprefix("0x")) in case.text for v in case.secrets)
+    return hashes and not any(re.search(r"(?i)key|secret|priv", line) for line in lines)
 
 
 def _key_block_without_key(case: Scored) -> bool:
@@ -275,6 +330,25 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
     (
         "*",
         "*",
+        _a_key_of_a_map,
+        "the line names a map's, cache's or index's key (`dict_key`), which names no secret",
+    ),
+    ("*", "*", _ignored_by_the_peer, "the peer's own ignore file lists the value; Pallium keeps no ignore list"),
+    (
+        "*",
+        "*",
+        _an_account_id,
+        "an account's, tenant's or client's id identifies an account and grants nothing",
+    ),
+    (
+        "*",
+        "*",
+        _hash_shaped_without_a_key_word,
+        "`0x` and 64 hex digits with no key word is the shape of every public transaction and block hash",
+    ),
+    (
+        "*",
+        "*",
         _unquoted_phrase,
         "an unquoted phrase after a name is read as prose; quoted, under a password name, it is redacted",
     ),
@@ -366,6 +440,10 @@ def _read_ripsecrets(root: Path) -> tuple[list[Scored], list[str]]:
     from benchmarks.peer_ripsecrets import read_cases
 
     cases, notes = read_cases(root)
+    ignore = root / ".secretsignore"
+    if ignore.is_file():  # its `[secrets]` section: one ignored value a line
+        section = ignore.read_text(encoding="utf-8").split("[secrets]", 1)[-1]
+        _IGNORED["ripsecrets"] = {line.strip() for line in section.splitlines() if len(line.strip()) >= 8}
     return [Scored("ripsecrets", c.family, c.text, c.positive, [], c.where) for c in cases], notes
 
 

@@ -159,6 +159,8 @@ def test_the_semgrep_reader_takes_each_annotated_line_and_a_pem_block_whole(tmp_
         "# ruleid: detected-acme-key\nKEY=acme_1\n\nnot a case\n# ok: detected-acme-key\nKEY=${ACME}\n"
         "// todoruleid: detected-acme-key\nacme 2\n# ruleid: detected-other\nKEY=acme_3\n"
         "# ruleid: detected-acme-key\n-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\ntail\n"
+        "# ruleid: detected-acme-key\n-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: 1\n\nxcF\n-----END PGP\n"
+        "# ok: detected-acme-key\n-----BEGIN PRIVATE KEY-----\nabab\n\n# ruleid: detected-acme-key\nlast\n"
     )
     (base / "detected-lonely.yaml").write_text("rules:\n- id: detected-lonely\n")
     cases, notes = read_cases(tmp_path)
@@ -167,6 +169,9 @@ def test_the_semgrep_reader_takes_each_annotated_line_and_a_pem_block_whole(tmp_
         ("acme-key", "KEY=${ACME}", False),
         ("acme-key", "acme 2", True),
         ("acme-key", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----", True),
+        ("acme-key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: 1\n\nxcF\n-----END PGP", True),
+        ("acme-key", "-----BEGIN PRIVATE KEY-----\nabab", False),
+        ("acme-key", "last", True),
     ]
     assert cases[2].where == "detected-acme-key.txt:8 (todoruleid)"
     assert notes == ["detected-lonely: no test file"]
