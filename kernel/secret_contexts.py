@@ -170,8 +170,8 @@ def context_secrets(
             found += _named_values(text, _TF_DEFAULT)
         if b"name" in lowered and b"</" in raw:
             found += _named_values(text, _NAMED_ELEMENT, first=2)
-    if b"_auth" in lowered or b"_password" in lowered:  # whatever the value looks like, it is the credential
-        found += _simple(text, _NPMRC, "assignment")
+    if (b"auth" in words and b"_auth" in lowered) or (b"pass" in words and b"_password" in lowered):
+        found += _simple(text, _NPMRC, "assignment")  # whatever the value looks like, it is the credential
     if (b"cred" in words or b"auth" in words or b"entry(" in lowered) and b"(" in raw:
         found += _credential_calls(text)
     if b"00D" in raw and b"!" in raw:

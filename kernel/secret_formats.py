@@ -162,7 +162,8 @@ FORMATS: tuple[tuple[str, str], ...] = (
     # any vendor's prefix (a lowercase word, up to two more short parts: `k2sk_v1_`, `acme_live_`), one part
     # marking a key or its environment, before a body a generator drew (see `GENERATED`): the shape new
     # vendors' tokens take; last, so a known vendor's format is tried first
-    ("prefixed_token", r"[a-z][a-z0-9]{1,7}_(?:[a-z0-9]{1,8}_){0,2}[A-Za-z0-9]{20,80}(?![A-Za-z0-9_-])"),
+    # (possessive: a run that fails is given up at once, never tried again at every shorter body)
+    ("prefixed_token", r"[a-z][a-z0-9]{1,7}+_(?:[a-z0-9]{1,8}+_){0,2}[A-Za-z0-9]{20,80}+(?![A-Za-z0-9_-])"),
 )
 
 # Formats whose prefix is short or shaped like ordinary text: a match must also look random.

@@ -131,7 +131,9 @@ def low_variety_body(body: str) -> bool:
 _CAMEL_WORD = re.compile(r"[A-Z][a-z]{4,}")
 # A prefix part that marks a key (`sk`, `key`, `token`, `pat`) or its environment or version (`live`,
 # `test`, `v1`); an API object's id (`msg_`, `req_`, `toolu_`, `call_`, `cus_`) has no such part
-_KEY_PART = re.compile(r"(?:sk|rk|key|apikey|api|token|tok|secret|pat|auth|pw|live|test|prod|sandbox|dev|v\d{1,2})")
+_KEY_PART = re.compile(
+    r"(?:^|_)(?:sk|rk|key|apikey|api|token|tok|secret|pat|auth|pw|live|test|prod|sandbox|dev|v\d{1,2})_"
+)
 
 
 def drawn_body(token: str) -> bool:
@@ -139,11 +141,12 @@ def drawn_body(token: str) -> bool:
     marks a key or its environment, and the body after the last `_` looks generated, is no alphabet or
     filler, and is not camelCase words (`test_ParseUserAccountSettings2Quickly`), which a random draw
     of this length holds twice only a few times in a hundred."""
+    cut = token.rfind("_") + 1
+    if _KEY_PART.search(token, 0, cut) is None:  # the cheap test first: most such runs are ids
+        return False
     from kernel.secret_values import is_alphabet, low_variety
 
-    prefix, _, body = token.rpartition("_")
-    if not any(_KEY_PART.fullmatch(part) for part in prefix.split("_")):
-        return False
+    body = token[cut:]
     if not looks_generated(body, 20) or is_alphabet(body) or low_variety(body):
         return False
     return len(_CAMEL_WORD.findall(body)) < 2
