@@ -142,7 +142,7 @@ def _placeholder_positive(case: Scored) -> bool:
     """A positive whose value is a placeholder (`AP6xxxxxxxxxx`, `SKxxxx…`, `npm_xxxxxxxxxxx`,
     `ACCAZZZZ…`, `111111aaaa…`, `https://username:password@host`, a URL whose password is a stand-in such
     as `mySecret789`): the issue requires placeholders to stay searchable."""
-    from kernel.secret_values import PLACEHOLDER, low_variety
+    from kernel.secret_values import PLACEHOLDER, is_alphabet, low_variety
 
     if not case.positive or case.caught:
         return False
@@ -152,13 +152,17 @@ def _placeholder_positive(case: Scored) -> bool:
         passwords = [m.group(1) for v in case.secrets if (m := _URL_PASSWORD.search(v))]
         if passwords and all(PLACEHOLDER.match(p) for p in passwords):
             return True
-        return all(_FILLER_BODY.match(v) or low_variety(v.rsplit("=", 1)[-1]) for v in case.secrets)
+        return all(
+            _FILLER_BODY.match(v) or low_variety(v.rsplit("=", 1)[-1]) or is_alphabet(_TOKEN_PREFIX.sub("", v))
+            for v in case.secrets
+        )
     tokens = re.findall(r"[A-Za-z0-9_-]{8,}", case.text)
     filler = [t for t in tokens if _FILLER_BODY.match(t)]
     generated = [t for t in tokens if re.search(r"\d", t) and re.search(r"[A-Z]", t) and re.search(r"[a-z]", t)]
     return bool(filler) and not set(generated) - set(filler)
 
 
+_TOKEN_PREFIX = re.compile(r"^[A-Za-z0-9]{1,9}[_-]")
 _URL_PASSWORD = re.compile(r"//[^\s:/@]*:([^\s/@]+)@")
 _MAP_KEY_NAME = re.compile(r"([A-Za-z_][\w-]*key)\b")
 
@@ -268,6 +272,8 @@ def _an_endpoint(case: Scored) -> bool:
 
 
 _EXAMPLE_AWS = ("AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+# the example UUID of RFC 4122's documentation and of Wikipedia, pasted into countless samples
+_EXAMPLE_UUID = re.compile(r"(?i)123e4567-?e89b-?12d3-?a456-?42661417")
 
 
 def _a_documentation_example(case: Scored) -> bool:
@@ -275,7 +281,7 @@ def _a_documentation_example(case: Scored) -> bool:
     return (
         case.positive
         and not case.caught
-        and any("EXAMPLE" in s or s in _EXAMPLE_AWS for s in _must_go(case) or [case.text])
+        and any("EXAMPLE" in s or s in _EXAMPLE_AWS or _EXAMPLE_UUID.search(s) for s in _must_go(case) or [case.text])
     )
 
 
@@ -284,7 +290,8 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
         "*",
         "*",
         _a_documentation_example,
-        "documentation examples (AWS's `...EXAMPLE` keys, `EXAMPLE` fillers) are published placeholders",
+        "documentation examples (AWS's `...EXAMPLE` keys, `EXAMPLE` fillers, RFC 4122's `123e4567-e89b-...`) "
+        "are published placeholders",
     ),
     (
         "detect-secrets",
@@ -332,6 +339,12 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
         "*",
         _a_key_of_a_map,
         "the line names a map's, cache's or index's key (`dict_key`), which names no secret",
+    ),
+    (
+        "*",
+        "*",
+        lambda c: c.positive and not c.caught and c.text.strip().startswith("age1"),
+        "an age recipient (`age1...`) is a public key, meant to be shared; its secret is `AGE-SECRET-KEY-1...`",
     ),
     ("*", "*", _ignored_by_the_peer, "the peer's own ignore file lists the value; Pallium keeps no ignore list"),
     (

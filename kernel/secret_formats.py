@@ -56,6 +56,12 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("tailscale_key", r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}(?![A-Za-z0-9])"),
     # Vercel's personal, integration, app, refresh and API-key tokens
     ("vercel_token", r"vc[pikar]_[A-Za-z0-9]{24,64}(?![A-Za-z0-9])"),
+    ("buildkite_token", r"bkua_[a-z0-9]{40}(?![a-z0-9])"),
+    ("clickup_token", r"pk_\d{7,8}_[0-9A-Z]{32}(?![0-9A-Za-z])"),
+    # ElevenLabs: `sk_` and 48 hex digits
+    ("elevenlabs_key", r"sk_[a-f0-9]{48}(?![A-Za-z0-9])"),
+    # Dropbox's short-lived access token
+    ("dropbox_token", r"sl\.(?:u\.)?[A-Za-z0-9_-]{130,}"),
     ("pulumi_token", r"pul-[a-f0-9]{40}(?![a-f0-9])"),
     ("netlify_token", r"nfp_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("octopus_deploy_key", r"API-[A-Z0-9]{26}(?![A-Z0-9])"),
@@ -184,6 +190,8 @@ WEAK = frozenset(
         "azure_devops_token",
         "launchdarkly_key",
         "aws_appsync_key",
+        "buildkite_token",
+        "elevenlabs_key",
         "vercel_token",
     }
 )

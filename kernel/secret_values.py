@@ -25,6 +25,7 @@ __all__ = [
     "PATH_VALUE",
     "PLACEHOLDER",
     "acceptable_value",
+    "drawn_value",
     "is_alphabet",
     "long_number",
     "looks_like_code",
@@ -347,6 +348,14 @@ def strong_value(value: str, length: int) -> bool:
     digits = any(c.isdigit() for c in value)
     symbols = any(not c.isalnum() for c in value)
     return letters and (digits or (symbols and not value.replace("-", "").replace("_", "").isalpha()))
+
+
+def drawn_value(value: str) -> bool:
+    """A value a generator drew, in any of the shapes one prints: mixed case with digits, a long number,
+    hex of 32 digits or more (not a commit's 40 or a SHA-256's 64), or lowercase base36 with few vowels."""
+    if looks_generated(value, 16) or long_number(value) or _base36_random(value):
+        return True
+    return len(value) >= 32 and len(value) not in (40, 64) and all(c in "0123456789abcdefABCDEF" for c in value)
 
 
 def long_number(value: str) -> bool:

@@ -56,6 +56,7 @@ from kernel.secret_values import (
     PATH_VALUE,
     PLACEHOLDER,
     acceptable_value,
+    drawn_value,
     long_number,
     looks_like_code,
     low_variety,
@@ -301,6 +302,7 @@ _ARGUMENTS = re.compile(r"\(([^()\n]{0,400})\)")
 _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
 
 _SPACE = re.compile(r"\s")
+_VENDOR_WORD = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9-]{1,30}[ \t]+")
 
 
 def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
@@ -525,13 +527,14 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     name = text[name_start:noun_end]
     if not secret_name(name) or (weak_name(name) and _public(text, name_start)):  # `# public key: age1...`
         return []
-    if separator == "":  # `password "<literal>"`, `LicenseKey <key>` start their line (a directive),
-        line_start = text.rfind("\n", 0, name_start) + 1  # unlike `kubectl get secret "<name>"`
-        if text[line_start:name_start].strip():
+    if separator == "":  # `password "<literal>"`, `LicenseKey <key>`, `acme SECRET_KEY <key>` start their line
+        line_start = text.rfind("\n", 0, name_start) + 1  # (a directive, after a vendor's word at most),
+        before = text[line_start:name_start]  # unlike `kubectl get secret "<name>"`
+        if before.strip() and not _VENDOR_WORD.fullmatch(before):
             return []
     if separator in ("", "-") and not quote:  # unquoted, only what a generator prints: `PasswordAuthentication
         value_match = _UNQUOTED_VALUE.match(text, match.end())  # no` is a setting; `APIKEY - <key>` is not
-        if value_match is None or not (looks_generated(value_match.group(), 16) or long_number(value_match.group())):
+        if value_match is None or not drawn_value(value_match.group()):
             return []
     value_start = match.end()
     if name.lower().endswith("authorization"):

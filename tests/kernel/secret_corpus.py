@@ -185,6 +185,10 @@ FORMAT_SAMPLES: dict[str, str] = {
     f"${_r(32, string.ascii_lowercase + string.digits)}",
     "prefixed_token": f"k2sk_v1_{_r(24)}",
     "prefixed_token/environment": f"acmepay_live_{_r(32)}",
+    "buildkite_token": "bkua_" + _r(40, string.ascii_lowercase + string.digits),
+    "clickup_token": f"pk_{_r(8, string.digits)}_{_r(32, _UPNUM)}",
+    "elevenlabs_key": "sk_" + _r(48, _HEX),
+    "dropbox_token": "sl.u." + _r(140, _URLSAFE),
 }
 
 
