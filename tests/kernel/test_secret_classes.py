@@ -531,3 +531,21 @@ def test_basic_auth_decides_by_its_pair():
     assert redact(f"Authorization: Basic {stand_in}") == (f"Authorization: Basic {stand_in}", 0)
     real = base64.b64encode(f"deploy:{_r(14)}".encode()).decode()
     assert _gone(f"Authorization: Basic {real}", real)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda: _r(32, _HEX),  # hex of 32
+        lambda: "".join(_rnd.choice("bcdfghjklmnpqrstvwxz0123456789") for _ in range(48)),  # lowercase base36
+        lambda: "".join(_rnd.choice(string.digits) for _ in range(30)),  # a long number
+        lambda: _r(24),  # mixed case with digits
+    ],
+)
+def test_a_directive_after_one_vendor_word_with_a_drawn_value_is_redacted(shape):
+    value = shape()
+    vendor = "".join(_rnd.choice(string.ascii_lowercase) for _ in range(8))
+    for text in (f"{vendor} SECRET_KEY {value}", f"{vendor}_token {value}", f"{vendor}ACCESSKEY {value}"):
+        assert _gone(text, value), redact(text)
+    for kept in ("kubectl get secret db-credentials", "see the docs SECRET_KEY rotation", "git log token 9fceb02d"):
+        assert redact(kept) == (kept, 0), kept
