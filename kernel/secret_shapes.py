@@ -129,11 +129,14 @@ def low_variety_body(body: str) -> bool:
 
 
 _CAMEL_WORD = re.compile(r"[A-Z][a-z]{4,}")
-# A prefix part that marks a key (`sk`, `key`, `token`, `pat`) or its environment or version (`live`,
-# `test`, `v1`); an API object's id (`msg_`, `req_`, `toolu_`, `call_`, `cus_`) has no such part
+# A prefix part that marks a key (`sk`, `key`, `token`, `pat`), or, after a vendor's word, its environment
+# or version (`acme_live_`, `k2sk_v1_`); an API object's id (`msg_`, `req_`, `toolu_`, `call_`, `cus_`)
+# has no such part, and a publishable key (`pk_live_`, `pub_`) is meant to be public
 _KEY_PART = re.compile(
-    r"(?:^|_)(?:sk|rk|key|apikey|api|token|tok|secret|pat|auth|pw|live|test|prod|sandbox|dev|v\d{1,2})_"
+    r"(?:^|_)(?:sk|rk|key|apikey|api|token|tok|secret|pat|auth|pw)_"
+    r"|^[a-z][a-z0-9]{1,7}_(?:[a-z0-9]{1,8}_)?(?:live|test|prod|sandbox|dev|v\d{1,2})_"
 )
+_PUBLIC_PREFIX = ("pk_", "pub_", "public_", "publishable_")
 
 
 def drawn_body(token: str) -> bool:
@@ -142,7 +145,7 @@ def drawn_body(token: str) -> bool:
     filler, and is not camelCase words (`test_ParseUserAccountSettings2Quickly`), which a random draw
     of this length holds twice only a few times in a hundred."""
     cut = token.rfind("_") + 1
-    if _KEY_PART.search(token, 0, cut) is None:  # the cheap test first: most such runs are ids
+    if _KEY_PART.search(token, 0, cut) is None or token.startswith(_PUBLIC_PREFIX):  # the cheap test first
         return False
     from kernel.secret_values import is_alphabet, low_variety
 

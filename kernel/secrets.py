@@ -57,6 +57,7 @@ from kernel.secret_values import (
     PLACEHOLDER,
     acceptable_value,
     drawn_value,
+    is_alphabet,
     long_number,
     looks_like_code,
     low_variety,
@@ -169,8 +170,8 @@ def _format_matches(text: str, marks: bytes) -> list[tuple[int, int, str, int]]:
             value = match.group()
             if (kind in WEAK and not _random_looking(value)) or (kind in GENERATED and not drawn_body(value)):
                 continue
-            if low_variety(value) or PLACEHOLDER.match(value):  # `hf_xxxx...`, AWS's `...EXAMPLE` keys
-                continue
+            if low_variety(value) or PLACEHOLDER.match(value) or is_alphabet(value):  # `hf_xxxx...`, AWS's
+                continue  # `...EXAMPLE` keys, `da2-abcdefghijklmnopqrstuvwxyz`
             found.append((match.start(), match.end(), kind, 0))
             covered = match.end()
             break

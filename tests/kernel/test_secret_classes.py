@@ -439,8 +439,10 @@ def test_a_vendor_prefix_that_marks_a_key_before_a_drawn_body_is_redacted(templa
         assert _gone(text, token), redact(text)
 
 
-@pytest.mark.parametrize("prefix", ["msg_01", "req_011", "toolu_01", "call_", "cus_", "chatcmpl_", "evt_1"])
-def test_an_api_objects_id_of_a_prefix_and_a_drawn_body_stays(prefix: str):
+@pytest.mark.parametrize(
+    "prefix", ["msg_01", "req_011", "toolu_01", "call_", "cus_", "chatcmpl_", "evt_1", "pk_live_", "v1_", "test_"]
+)
+def test_an_api_objects_id_or_a_publishable_key_of_a_prefix_and_a_drawn_body_stays(prefix: str):
     text = f"tool result for {prefix}{_r(24)} returned 3 files"
     assert redact(text) == (text, 0), redact(text)
 
