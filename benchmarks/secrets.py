@@ -569,13 +569,32 @@ def secret_part(parts: list[str], text: str | None = None, *, last: bool = False
     return max(secret or parts, key=len)
 
 
+def _stands(secret: str, text: str) -> bool:
+    """`secret` still stands in `text` as a token of its own: a password `pyne` is gone from a text that
+    keeps only the user `pyne-user`."""
+    if not secret:
+        return False
+    left = r"(?<![\w-])" if re.match(r"[\w-]", secret[0]) else ""
+    right = r"(?![\w-])" if re.match(r"[\w-]", secret[-1]) else ""
+    return re.search(left + re.escape(secret) + right, text) is not None
+
+
+def _left_in(secret: str, text: str, redacted: str) -> bool:
+    """The secret is still in the redacted text: as a token of its own where the original has it as one
+    (a password `pyne` is gone from a text that keeps only the user `pyne-user`), else anywhere (a value
+    the peer reports as part of a longer token, or a range cut inside one)."""
+    if _stands(secret, text):
+        return _stands(secret, redacted)
+    return secret in redacted
+
+
 def _score(cases: list[Scored]) -> None:
     from kernel.secrets import redact
 
     for case in cases:
         redacted, count = redact(case.text)
         if case.positive and (case.secrets or case.parts):
-            case.caught = all(secret not in redacted for secret in _must_go(case))
+            case.caught = not any(_left_in(secret, case.text, redacted) for secret in _must_go(case))
         else:
             case.caught = count > 0
         for peer, family, predicate, reason in _DIFFERENCES:

@@ -198,3 +198,14 @@ def test_the_kingfisher_reader_leaves_out_companion_rules_and_unread_keys(tmp_pa
         ("kingfisher.acme.1", "acme_short", False, []),
     ]
     assert notes == ["1 companion rules (visible: false, not secrets): kingfisher.acme.2 (1+0)"]
+
+
+def test_a_secret_is_gone_when_it_no_longer_stands_where_the_original_had_it_standing():
+    from benchmarks.secrets import _left_in
+
+    text = 'the password for the user "pyne-user" is "pyne".'
+    assert not _left_in("pyne", text, 'the password for the user "pyne-user" is "[REDACTED:x]".')
+    assert _left_in("pyne", text, text)
+    glued = "cloudplanSECRET-ABCD1234EFGH5678"  # the peer's value is part of a longer token: anywhere counts
+    assert _left_in("ABCD1234EFGH5678", glued, glued)
+    assert not _left_in("ABCD1234EFGH5678", glued, "cloudplanSECRET-[REDACTED:x]")
