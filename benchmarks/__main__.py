@@ -19,6 +19,7 @@ BENCHMARKS = {
     "knowledge": "benchmarks.knowledge",
     "oracle": "benchmarks.oracle.run",
     "secrets": "benchmarks.secrets",
+    "redaction-speed": "benchmarks.redaction_speed",
     "rejections": "benchmarks.rejections",
     "hostile": "benchmarks.hostile",
     "dbos-probe": "benchmarks.dbos_probe",

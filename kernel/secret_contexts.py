@@ -1,6 +1,6 @@
 """Secrets `kernel.secrets` knows by the sentence or record around them rather than by their own shape:
-a password in a connection string, a `.netrc` entry, a Windows command line, a Vault unseal key, a
-password stated in prose, and a PEM private key wrapped in base64.
+a password in a connection string, a `.netrc` or `.npmrc` entry, a Windows command line, a Vault unseal
+key, a password stated in prose, a value in an element named for it (Android's `<string name=...>`).
 
 A value that is an ordinary word counts here (`Password=secret;` in a connection string is the
 database's password, whatever it looks like); what stays searchable is what names no value at all:
@@ -56,6 +56,10 @@ _CREDENTIAL_CALL = re.compile(
     r"|PasswordAuthentication|PasswordCredential|DirectoryEntry)\s*\(((?:\s*(?:\"[^\"\n]*\"|'[^'\n]*')\s*,){1,2}"
     r"\s*(?:\"[^\"\n]*\"|'[^'\n]*'))"
 )
+# `.npmrc`: `_auth`, `_authToken` and `_password`, alone or scoped to a registry (`//host/:_authToken=`)
+_NPMRC = re.compile(r"""(?m)(?:^|:)[ \t]*_(?:auth|authToken|password)[ \t]*=[ \t]*("[^"\n]+"|'[^'\n]+'|[^\s"'#;]+)""")
+# An element whose `name` attribute names the value it holds: Android's `<string name="maps_api_key">...</string>`
+_NAMED_ELEMENT = re.compile(r"""<(\w+)\s+name\s*=\s*["']([\w.:-]{1,80})["'][^>\n]{0,80}>([^<\n]{6,512})</\1>""")
 _STRING_LITERAL = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 
 
@@ -63,6 +67,9 @@ def stand_in(value: str) -> bool:
     """A value that names no secret: a reference, a template, a mask or a capitalised stand-in."""
     bare = value.strip("\"'")
     if len(bare) < 3 or low_variety(bare) or not any(c.isalnum() for c in bare):
+        return True
+    masked = bare.lower().count("x") + bare.count("*")
+    if masked >= 4 and masked * 2 >= len(bare):  # `AKCxxxxxxxx`: a prefix and a mask
         return True
     if bare[0] in "$%<[" or bare.startswith(("{{", "${", "{password", "{pwd")) or bare.endswith("..."):
         return True
@@ -96,13 +103,14 @@ def _connection_strings(text: str, lowered: bytes) -> list[tuple[int, int, str, 
     return found
 
 
-def _named_values(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int, str, int]]:
-    """A value whose name stands in a neighbouring attribute or block header: the name must be a secret's."""
+def _named_values(text: str, pattern: re.Pattern[str], first: int = 1) -> list[tuple[int, int, str, int]]:
+    """A value whose name stands in a neighbouring attribute or block header: the name must be a secret's.
+    The name is group `first` of `pattern`, the value the group after it."""
     found = []
     for match in pattern.finditer(text):
-        name, value = match.group(1), match.group(2)
+        name, value = match.group(first), match.group(first + 1)
         if secret_name(name) and not stand_in(value) and acceptable_value(value, quoted=True, separator="=", name=name):
-            found.append((match.start(2), match.end(2), "assignment", 2))
+            found.append((match.start(first + 1), match.end(first + 1), "assignment", 2))
     return found
 
 
@@ -160,6 +168,10 @@ def context_secrets(
             found += _named_values(text, _APP_SETTING)
         if b"variable" in lowered and b"default" in lowered:
             found += _named_values(text, _TF_DEFAULT)
+        if b"name" in lowered and b"</" in raw:
+            found += _named_values(text, _NAMED_ELEMENT, first=2)
+    if (b"auth" in words and b"_auth" in lowered) or (b"pass" in words and b"_password" in lowered):
+        found += _simple(text, _NPMRC, "assignment")  # whatever the value looks like, it is the credential
     if (b"cred" in words or b"auth" in words or b"entry(" in lowered) and b"(" in raw:
         found += _credential_calls(text)
     if b"00D" in raw and b"!" in raw:

@@ -9,7 +9,7 @@ word boundary: the caller only tries it at a position whose previous character i
 
 from __future__ import annotations
 
-__all__ = ["FORMATS", "WEAK"]
+__all__ = ["FORMATS", "GENERATED", "WEAK"]
 
 _END = r"(?![A-Za-z0-9_-])"
 
@@ -25,9 +25,14 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("digitalocean_token", r"do[opr]_v1_[a-f0-9]{64}(?![a-f0-9])"),
     ("heroku_api_key", r"HRKU-(?:AA)?[A-Za-z0-9_-]{58,60}" + _END),
     ("fly_io_token", r"(?:fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}|fo1_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-]))"),
+    # Cloudflare's account and user API tokens and API keys: 40 characters and an 8-hex checksum
+    ("cloudflare_api_token", r"cf(?:at|ut|k)_[A-Za-z0-9]{40}[a-f0-9]{8}(?![A-Za-z0-9])"),
+    ("aws_appsync_key", r"da2-[a-z0-9]{26}(?![a-z0-9])"),
     ("cloudflare_origin_ca_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}"),
     # source control and packages
     ("github_token", r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"),
+    # an app installation token of the newer shape: `ghs_`, the installation's id, `_`, then a JWT
+    ("github_token", r"ghs_\d{1,12}_eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     # the fine-grained token, and the shorter shape it had in its beta
     ("github_fine_grained_token", r"github_pat_(?:[A-Za-z0-9]{22}_[A-Za-z0-9]{59}|[A-Za-z0-9_]{30,80})(?![A-Za-z0-9])"),
     ("gitlab_token", r"gl(?:pat|ptt|dt|rt|cbt|imt|agent|oas|ft|soat|ffct)-[A-Za-z0-9_-]{20,}"),
@@ -48,6 +53,15 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("crates_io_token", r"cio[A-Za-z0-9]{32}(?![A-Za-z0-9])"),
     # TrueNAS: the key's numeric id, `-`, then 64 characters of both cases
     ("truenas_api_key", r"\d{1,4}-(?=[A-Za-z0-9]{0,63}[A-Z])(?=[A-Za-z0-9]{0,63}[a-z])[A-Za-z0-9]{64}(?![A-Za-z0-9])"),
+    ("tailscale_key", r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}(?![A-Za-z0-9])"),
+    # Vercel's personal, integration, app, refresh and API-key tokens
+    ("vercel_token", r"vc[pikar]_[A-Za-z0-9]{24,64}(?![A-Za-z0-9])"),
+    ("buildkite_token", r"bkua_[a-z0-9]{40}(?![a-z0-9])"),
+    ("clickup_token", r"pk_\d{7,8}_[0-9A-Z]{32}(?![0-9A-Za-z])"),
+    # ElevenLabs: `sk_` and 48 hex digits
+    ("elevenlabs_key", r"sk_[a-f0-9]{48}(?![A-Za-z0-9])"),
+    # Dropbox's short-lived access token
+    ("dropbox_token", r"sl\.(?:u\.)?[A-Za-z0-9_-]{130,}"),
     ("pulumi_token", r"pul-[a-f0-9]{40}(?![a-f0-9])"),
     ("netlify_token", r"nfp_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("octopus_deploy_key", r"API-[A-Z0-9]{26}(?![A-Z0-9])"),
@@ -76,6 +90,8 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("slack_app_token", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+"),
     ("stripe_key", r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}(?![A-Za-z0-9])"),
     ("stripe_webhook_secret", r"whsec_[A-Za-z0-9]{32,}(?![A-Za-z0-9])"),
+    # Braintree (PayPal): `access_token$<environment>$<merchant id>$<key>`
+    ("braintree_token", r"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-z]{32}(?![0-9a-z])"),
     ("square_token", r"(?:sq0(?:atp|idp|idk|csp)-[A-Za-z0-9_-]{20,64}|EAAA[A-Za-z0-9_-]{60})" + _END),
     ("twilio_api_key", r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
     ("twilio_account_sid", r"AC[0-9a-f]{32}(?![0-9a-fA-F])"),
@@ -95,7 +111,10 @@ FORMATS: tuple[tuple[str, str], ...] = (
     ("endorlabs_key", r"endr\+[A-Za-z0-9]{16}(?![A-Za-z0-9])"),
     # LaunchDarkly: `api-`, `sdk-` or `mob-`, then a UUID's shape
     ("launchdarkly_key", r"(?:api|sdk|mob)-[a-z0-9]{8}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{4}-[a-z0-9]{12}(?![a-z0-9])"),
-    ("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![a-fA-F0-9])"),
+    # hex, and the longer app secret of base62 since 2024
+    ("shopify_token", r"shp(?:at|ca|pa|ss)_(?:[a-fA-F0-9]{32}|[A-Za-z0-9]{32,40})(?![A-Za-z0-9])"),
+    # Onfido: `api_live` or `api_sandbox`, an optional region, then two dotted parts
+    ("onfido_token", r"api_(?:live|sandbox)(?:_[a-z]{2})?\.[A-Za-z0-9_-]{11}\.[A-Za-z0-9_-]{32}" + _END),
     ("databricks_token", r"dapi[a-f0-9]{32}(?:-\d)?(?![a-f0-9])"),
     ("planetscale_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,64}"),
     ("linear_api_key", r"lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])"),
@@ -146,6 +165,11 @@ FORMATS: tuple[tuple[str, str], ...] = (
         r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]*)?"
         r"|eyJ(?:hbGci|0eXAi)[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}",
     ),
+    # any vendor's prefix (a lowercase word, up to two more short parts: `k2sk_v1_`, `acme_live_`), one part
+    # marking a key or its environment, before a body a generator drew (see `GENERATED`): the shape new
+    # vendors' tokens take; last, so a known vendor's format is tried first
+    # (possessive: a run that fails is given up at once, never tried again at every shorter body)
+    ("prefixed_token", r"[a-z][a-z0-9]{1,7}+_(?:[a-z0-9]{1,8}+_){0,2}[A-Za-z0-9]{20,80}+(?![A-Za-z0-9_-])"),
 )
 
 # Formats whose prefix is short or shaped like ordinary text: a match must also look random.
@@ -165,5 +189,13 @@ WEAK = frozenset(
         "newrelic_key",
         "azure_devops_token",
         "launchdarkly_key",
+        "aws_appsync_key",
+        "buildkite_token",
+        "elevenlabs_key",
+        "vercel_token",
     }
 )
+
+# Formats known by no vendor's prefix, only by a prefix's shape (`kernel.secret_shapes.drawn_body`): a part
+# of the prefix marks a key, and the body after the last `_` looks drawn by a generator, not camelCase words.
+GENERATED = frozenset({"prefixed_token"})

@@ -26,7 +26,9 @@ from collections import Counter
 __all__ = [
     "GENERATOR_WORDS",
     "aws_secrets",
+    "drawn_body",
     "generator_output",
+    "key_material",
     "looks_generated",
     "password_hashes",
     "storage_keys",
@@ -95,6 +97,64 @@ def looks_generated(value: str, length: int = 20) -> bool:
     return _entropy(value) >= 3.6
 
 
+_ARMOR_HEADER = re.compile(r"^[A-Z][A-Za-z-]{2,30}: ")
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/=]{12,}")
+_PEM_MARKER = re.compile(r"-----(?:BEGIN|END) [A-Z0-9 ]{0,60}-----")
+
+
+def key_material(block: str) -> bool:
+    """A private-key block's body holds a key: base64 lines that neither repeat a few characters
+    (`abababab...`) nor decode to text (`YWJjZGVm...`, the alphabet), as an example's filler does."""
+    import base64
+    import binascii
+
+    lines = _PEM_MARKER.sub("\n", block.replace("\\r", "\n").replace("\\n", "\n")).splitlines()
+    body = "".join(
+        part for line in lines if not _ARMOR_HEADER.match(line.strip()) for part in _BASE64_LINE.findall(line)
+    )
+    if len(body) < 12 or low_variety_body(body):
+        return False
+    try:
+        decoded = base64.b64decode(body[: len(body) // 4 * 4], validate=False)
+    except (binascii.Error, ValueError):
+        return True
+    # text is an example's filler, unless it is a key format's magic (`openssh-key-v1`)
+    return not (decoded and all(32 <= b < 127 for b in decoded)) or decoded.startswith(b"openssh-key")
+
+
+def low_variety_body(body: str) -> bool:
+    from kernel.secret_values import low_variety
+
+    return low_variety(body) or len(set(body)) <= 4
+
+
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]{4,}")
+# A prefix part that marks a key (`sk`, `key`, `token`, `pat`), or, after a vendor's word, its environment
+# or version (`acme_live_`, `k2sk_v1_`); an API object's id (`msg_`, `req_`, `toolu_`, `call_`, `cus_`)
+# has no such part, and a publishable key (`pk_live_`, `pub_`) is meant to be public
+_KEY_PART = re.compile(
+    r"(?:^|_)(?:sk|rk|key|apikey|api|token|tok|secret|pat|auth|pw)_"
+    r"|^[a-z][a-z0-9]{1,7}_(?:[a-z0-9]{1,8}_)?(?:live|test|prod|sandbox|dev|v\d{1,2})_"
+)
+_PUBLIC_PREFIX = ("pk_", "pub_", "public_", "publishable_")
+
+
+def drawn_body(token: str) -> bool:
+    """A token of a vendor's prefix and a drawn body (`k2sk_v1_<body>`, `acme_live_<body>`): a prefix part
+    marks a key or its environment, and the body after the last `_` looks generated, is no alphabet or
+    filler, and is not camelCase words (`test_ParseUserAccountSettings2Quickly`), which a random draw
+    of this length holds twice only a few times in a hundred."""
+    cut = token.rfind("_") + 1
+    if _KEY_PART.search(token, 0, cut) is None or token.startswith(_PUBLIC_PREFIX):  # the cheap test first
+        return False
+    from kernel.secret_values import is_alphabet, low_variety
+
+    body = token[cut:]
+    if not looks_generated(body, 20) or is_alphabet(body) or low_variety(body):
+        return False
+    return len(_CAMEL_WORD.findall(body)) < 2
+
+
 def _cases_strewn(value: str, uppers: int, lowers: int) -> bool:
     """Upper and lower case each a quarter of the letters at least, changing from one to the other at
     a third of the letters or more (camelCase changes case once or twice a word)."""
@@ -116,7 +176,9 @@ def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
     for hook in _WEBHOOKS.finditer(text):  # with or without a scheme (`hooks.slack.com/services/...`)
         group = next(i for i in range(1, 5) if hook.group(i))
         hooks.append((hook.start(), hook.end()))
-        if not _low_variety(hook.group(group)) and (group != 3 or len(hook.group(3)) >= 24):
+        secret = hook.group(group).rsplit("/", 1)[-1]  # Slack's `T00000000/B00000000/XXXX...`: a stand-in
+        long_enough = group != 3 or len(hook.group(3)) >= 24
+        if not _low_variety(hook.group(group)) and not _low_variety(secret) and long_enough:
             found.append((hook.start(group), hook.end(group), "webhook_url", 1))
     for url in _URL.finditer(text):
         host, path, query = url.group(1), url.group(2) or "", url.group(3) or ""

@@ -25,7 +25,9 @@ __all__ = [
     "PATH_VALUE",
     "PLACEHOLDER",
     "acceptable_value",
+    "drawn_value",
     "is_alphabet",
+    "long_number",
     "looks_like_code",
     "low_variety",
     "passphrase",
@@ -33,6 +35,9 @@ __all__ = [
     "secret_name",
     "spaced_password",
     "strong_value",
+    "through_ampersands",
+    "through_brackets",
+    "through_symbols",
     "weak_name",
 ]
 
@@ -343,3 +348,65 @@ def strong_value(value: str, length: int) -> bool:
     digits = any(c.isdigit() for c in value)
     symbols = any(not c.isalnum() for c in value)
     return letters and (digits or (symbols and not value.replace("-", "").replace("_", "").isalpha()))
+
+
+def drawn_value(value: str) -> bool:
+    """A value a generator drew, in any of the shapes one prints: mixed case with digits, a long number,
+    hex of 32 digits or more (not a commit's 40 or a SHA-256's 64), or lowercase base36 with few vowels."""
+    if looks_generated(value, 16) or long_number(value) or _base36_random(value):
+        return True
+    return len(value) >= 32 and len(value) not in (40, 64) and all(c in "0123456789abcdefABCDEF" for c in value)
+
+
+def long_number(value: str) -> bool:
+    """A run of 24 digits or more: a key drawn from digits (`APIKEY - 1235...`), longer than an id or a time."""
+    return len(value) >= 24 and value.isdigit()
+
+
+# ---------------------------------------------------------------- how far an unquoted value runs
+
+_UNQUOTED_VALUE = re.compile(r"""[^\s"'`,;&|<>)\]}]+""")
+
+
+def through_brackets(text: str, match: re.Match[str]) -> str:
+    """An unquoted value that holds an opening bracket, read on through `)`, `]`, `}`, `<` and `>` that
+    more of the value follows (`m{{h}o)p[e]x`) and through the closers that balance it; a value without
+    one stops at the first (`f(password=pw)`, `{token: t}`)."""
+    end, limit = match.end(), match.start() + 512  # a value, not the rest of a minified line
+    while end < min(len(text), limit) and text[end] in ")]}<>":
+        rest = end
+        while rest < len(text) and text[rest] in ")]}<>":
+            rest += 1
+        more = _UNQUOTED_VALUE.match(text, rest)
+        if more is None:
+            break
+        end = more.end()
+    value = text[match.start() : end]
+    if not any(c in value for c in "([{"):
+        return match.group()
+    unbalanced = sum(value.count(c) for c in "([{") - sum(value.count(c) for c in ")]}")
+    while unbalanced > 0 and end < len(text) and text[end] in ")]}":
+        end, unbalanced = end + 1, unbalanced - 1
+    return text[match.start() : end]
+
+
+_AMPERSAND_TAIL = re.compile(r"(?:&[^\s\"'`&;|<>]+)+(?=[ \t]*(?:\r?\n|$))")
+
+
+def through_ampersands(text: str, start: int, value: str) -> str:
+    """A `.env` value that `&` joins to the end of its line (`sp=r&st=...&sig=...`, `git&2025...&<key>`),
+    not a shell's background `&` (followed by a space or nothing)."""
+    tail = _AMPERSAND_TAIL.match(text, start + len(value))
+    return value + tail.group() if tail is not None else value
+
+
+_SYMBOL_TAIL = re.compile(r"""[,;][^\s=\"'`]*(?=[ \t]*(?:\r?\n|$))""")
+
+
+def through_symbols(text: str, value: str, end: int) -> str:
+    """An unquoted value that a `,` or `;` continues to the end of its line (`p@ss,w0rd!`), not a list of
+    arguments or settings (`pw, x=1`, `pw,user=x`)."""
+    tail = _SYMBOL_TAIL.match(text, end)
+    if tail is None or not tail.group()[1:].strip(")]}") or not any(c.isalnum() for c in value):
+        return value
+    return value + tail.group()

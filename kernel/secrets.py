@@ -40,10 +40,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kernel.secret_contexts import context_secrets
-from kernel.secret_formats import FORMATS, WEAK
+from kernel.secret_formats import FORMATS, GENERATED, WEAK
 from kernel.secret_shapes import (
     aws_secrets,
+    drawn_body,
     generator_output,
+    key_material,
     looks_generated,
     password_hashes,
     storage_keys,
@@ -54,12 +56,18 @@ from kernel.secret_values import (
     PATH_VALUE,
     PLACEHOLDER,
     acceptable_value,
+    drawn_value,
+    is_alphabet,
+    long_number,
     looks_like_code,
     low_variety,
     passphrase,
     secret_name,
     spaced_password,
     strong_value,
+    through_ampersands,
+    through_brackets,
+    through_symbols,
     weak_name,
 )
 
@@ -137,7 +145,7 @@ _RUN_BYTES = b"\x01" * _RUN
 _RUN_TABLE = bytes(1 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-") else 0 for b in range(256))
 _LOWER_ONLY = "abcdefghijklmnopqrstuvwxyz_-"
 _UPPER_ONLY = "ABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
-_BACK = 24  # how far before a run a format's prefix may start (`SG.`, `hvs.`, `123456789:`)
+_BACK = 32  # how far before a run a format's prefix may start (`SG.`, `hvs.`, `api_live_us.<11>.`)
 _BASE64_BEFORE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]+$")
 
 
@@ -160,10 +168,10 @@ def _format_matches(text: str, marks: bytes) -> list[tuple[int, int, str, int]]:
                 continue
             kind = _FORMAT_KINDS[match.lastgroup or ""]
             value = match.group()
-            if kind in WEAK and not _random_looking(value):
+            if (kind in WEAK and not _random_looking(value)) or (kind in GENERATED and not drawn_body(value)):
                 continue
-            if low_variety(value) or PLACEHOLDER.match(value):  # `hf_xxxx...`, AWS's `...EXAMPLE` keys
-                continue
+            if low_variety(value) or PLACEHOLDER.match(value) or is_alphabet(value):  # `hf_xxxx...`, AWS's
+                continue  # `...EXAMPLE` keys, `da2-abcdefghijklmnopqrstuvwxyz`
             found.append((match.start(), match.end(), kind, 0))
             covered = match.end()
             break
@@ -172,7 +180,7 @@ def _format_matches(text: str, marks: bytes) -> list[tuple[int, int, str, int]]:
 
 def _candidates(text: str, run_start: int) -> list[int]:
     """Positions where a format may start: the run itself, after an escape (`\\nAKIA...` in JSON-escaped
-    text), and, when a `.`, `:` or `~` ends a prefix (`SG.`, `hvs.`, `123456789:`), after each
+    text), and, when a `.`, `:`, `~` or `$` ends a prefix (`SG.`, `hvs.`, `123456789:`), after each
     non-alphanumeric character shortly before it."""
     out = [run_start]
     if run_start < 1:
@@ -180,7 +188,7 @@ def _candidates(text: str, run_start: int) -> list[int]:
     before = text[run_start - 1]
     if before == "\\":
         out.append(run_start + 1)
-    elif before in ".:~|":
+    elif before in ".:~|$":
         for p in range(run_start - 1, max(-1, run_start - _BACK), -1):
             if (p == 0 or not text[p - 1].isalnum()) and text[p].isalnum():
                 out.append(p)
@@ -199,10 +207,11 @@ def _random_looking(value: str) -> bool:
 
 # A whole block; an unterminated one (a grep hit, a cut output) covers only the base64 lines that follow
 # its header, never the rest of the text.
-_KEY_BODY = re.compile(r"[A-Za-z0-9+/]{12,}")
+# PGP's armor headers (`Version: ...`, `Comment: ...`) may stand between the header and the body.
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
-    r"(?: BLOCK)?-----|(?:(?:\\r|\\n|\r|\n|\s)+[A-Za-z0-9+/=:-][A-Za-z0-9+/=:, -]{15,})+)"
+    r"(?: BLOCK)?-----|(?:(?:\\r|\\n|\r|\n)+[A-Z][A-Za-z-]{2,30}: [^\r\n\\]{0,200})*"
+    r"(?:(?:\\r|\\n|\r|\n|\s)+[A-Za-z0-9+/=:-][A-Za-z0-9+/=:, -]{15,})+)"
 )
 
 # ---------------------------------------------------------------- keyword rules
@@ -217,7 +226,7 @@ _ASSIGN_AT = re.compile(
     r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|credentials?|creds|key|key[_-]?id|authorization"""
     r"""|sid|key[_-]?data)[A-Za-z0-9_-]{0,40}?(?:\[\d*\])?(?:\\{0,7}["']\]?)?"""
     r"""([ \t]+(?:string|String|str|\*?char\s*\*?|\[\]byte)\b)?"""
-    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])-(?=[ \t]*["'])|(?<=[ \t])(?=@?["']|\w))[ \t]*"""
+    r"""[ \t]*(:{1,3}=|=>|===|!==|==|!=|\?=|\.=|\+=|=|:|,|(?<=[ \t])-(?=[ \t])|(?<=[ \t])(?=@?["']|\w))[ \t]*"""
     r"""(?:(?:default|fallback|value)[ \t]*=[ \t]*)?"""
     r"""(?:@(?=["'])|[rRbBuU]{1,2}(?=["']))?((?:\\{0,7})["'`]|)"""
 )
@@ -273,7 +282,7 @@ _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
         for tool in ("mongo", "keytool", "openssl")
     ),
     (b"mariadb", re.compile(r"mariadb(?:-dump)?\b[^\n|;&]*?\s-p([^\s\"'`-][^\s\"'`]*)")),
-    (b"sshpass", re.compile(r"sshpass\s+-p\s*([^\s\"'`]+)")),
+    (b"sshpass", re.compile(r"sshpass\s+-p\s*" + _VALUE)),
     (b"redis-cli", re.compile(r"redis-cli\b[^\n|;&]*?\s-a\s+([^\s\"'`]+)")),
     (
         b"curl",
@@ -294,6 +303,7 @@ _ARGUMENTS = re.compile(r"\(([^()\n]{0,400})\)")
 _STRING_ARG = re.compile(r"""(["'])([^"'\s]{16,})\1""")
 
 _SPACE = re.compile(r"\s")
+_VENDOR_WORD = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9-]{1,30}[ \t]+")
 
 
 def _occurrences(lowered: bytes, word: bytes) -> Iterator[int]:
@@ -472,8 +482,9 @@ def _header_secret(header: re.Match[str]) -> bool:
     value = header.group(2)
     if PLACEHOLDER.match(value) or value.startswith("$") or low_variety(value):
         return False
-    if header.group(1).lower() == "basic":
-        return _basic_credentials(value) or looks_generated(value, 24)
+    if header.group(1).lower() == "basic":  # a pair decides by itself: `dXNlcm5hbWU6cGFzc3dvcmQ=` is user:password
+        pair = _decoded_pair(value)
+        return not _STAND_IN_PAIR.match(pair) if pair is not None else looks_generated(value, 24)
     return True
 
 
@@ -517,14 +528,15 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     name = text[name_start:noun_end]
     if not secret_name(name) or (weak_name(name) and _public(text, name_start)):  # `# public key: age1...`
         return []
-    if separator == "":  # `password "<literal>"`, `LicenseKey <key>` start their line (a directive),
-        line_start = text.rfind("\n", 0, name_start) + 1  # unlike `kubectl get secret "<name>"`
-        if text[line_start:name_start].strip():
+    if separator == "":  # `password "<literal>"`, `LicenseKey <key>`, `acme SECRET_KEY <key>` start their line
+        line_start = text.rfind("\n", 0, name_start) + 1  # (a directive, after a vendor's word at most),
+        before = text[line_start:name_start]  # unlike `kubectl get secret "<name>"`
+        if before.strip() and not _VENDOR_WORD.fullmatch(before):
             return []
-        if not quote:  # unquoted, only what a generator prints: `PasswordAuthentication no` is a setting
-            value_match = _UNQUOTED_VALUE.match(text, match.end())
-            if value_match is None or not looks_generated(value_match.group(), 16):
-                return []
+    if separator in ("", "-") and not quote:  # unquoted, only what a generator prints: `PasswordAuthentication
+        value_match = _UNQUOTED_VALUE.match(text, match.end())  # no` is a setting; `APIKEY - <key>` is not
+        if value_match is None or not drawn_value(value_match.group()):
+            return []
     value_start = match.end()
     if name.lower().endswith("authorization"):
         header = _HEADER_VALUE.match(text, value_start)
@@ -563,10 +575,10 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
         value_match = _UNQUOTED_VALUE.match(text, value_start)
         if value_match is None:
             return []
-        value = _through_brackets(text, value_match)
-        value = _through_symbols(text, value, value_match.start() + len(value))
+        value = through_brackets(text, value_match)
+        value = through_symbols(text, value, value_match.start() + len(value))
         if separator == "=" and name.isupper() and text[value_start + len(value) : value_start + len(value) + 1] == "&":
-            value = _through_ampersands(text, value_start, value)  # `SAS_TOKEN=sp=r&st=...&sig=...` in a .env file
+            value = through_ampersands(text, value_start, value)  # `SAS_TOKEN=sp=r&st=...&sig=...` in a .env file
         if value.endswith("\\") or value.endswith("\\n"):  # `TOKEN=abc\nNEXT=1` inside a JSON string
             cut = value.find("\\")
             value = value[:cut]
@@ -579,63 +591,25 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     if separator in ("==", "!=", "===", "!==") and quote and _PASSWORD_NAME.search(name):
         pass  # `if password == "team10"`: a login check against a hard-coded password, whatever it looks like
     elif separator in ("==", "!=", "===", "!==", "", "-") and not (
-        strong_value(value, 8) or looks_generated(value, 16)
+        strong_value(value, 8) or looks_generated(value, 16) or long_number(value)
     ):
         return []  # a comparison, or `password "<literal>"` (a directive, a DSL call): a strong literal only
     kind = "azure_storage_key" if name.lower() in ("accountkey", "sharedaccesskey") else "assignment"
     return [(value_start, value_start + len(value), kind, 2)]
 
 
-def _through_brackets(text: str, match: re.Match[str]) -> str:
-    """An unquoted value that holds an opening bracket, read on through `)`, `]`, `}`, `<` and `>` that
-    more of the value follows (`m{{h}o)p[e]x`) and through the closers that balance it; a value without
-    one stops at the first (`f(password=pw)`, `{token: t}`)."""
-    end, limit = match.end(), match.start() + 512  # a value, not the rest of a minified line
-    while end < min(len(text), limit) and text[end] in ")]}<>":
-        rest = end
-        while rest < len(text) and text[rest] in ")]}<>":
-            rest += 1
-        more = _UNQUOTED_VALUE.match(text, rest)
-        if more is None:
-            break
-        end = more.end()
-    value = text[match.start() : end]
-    if not any(c in value for c in "([{"):
-        return match.group()
-    unbalanced = sum(value.count(c) for c in "([{") - sum(value.count(c) for c in ")]}")
-    while unbalanced > 0 and end < len(text) and text[end] in ")]}":
-        end, unbalanced = end + 1, unbalanced - 1
-    return text[match.start() : end]
-
-
-_AMPERSAND_TAIL = re.compile(r"(?:&[^\s\"'`&;|<>]+)+(?=[ \t]*(?:\r?\n|$))")
-
-
-def _through_ampersands(text: str, start: int, value: str) -> str:
-    """A `.env` value that `&` joins to the end of its line (`sp=r&st=...&sig=...`, `git&2025...&<key>`),
-    not a shell's background `&` (followed by a space or nothing)."""
-    tail = _AMPERSAND_TAIL.match(text, start + len(value))
-    return value + tail.group() if tail is not None else value
-
-
-_SYMBOL_TAIL = re.compile(r"""[,;][^\s=\"'`]*(?=[ \t]*(?:\r?\n|$))""")
-
-
-def _through_symbols(text: str, value: str, end: int) -> str:
-    """An unquoted value that a `,` or `;` continues to the end of its line (`p@ss,w0rd!`), not a list of
-    arguments or settings (`pw, x=1`, `pw,user=x`)."""
-    tail = _SYMBOL_TAIL.match(text, end)
-    if tail is None or not tail.group()[1:].strip(")]}") or not any(c.isalnum() for c in value):
-        return value
-    return value + tail.group()
-
-
-def _basic_credentials(value: str) -> bool:
+def _decoded_pair(value: str) -> str | None:
+    """`user:password` when `value` is its base64, else None."""
     try:
         decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
     except (binascii.Error, UnicodeDecodeError, ValueError):
-        return False
-    return ":" in decoded and len(decoded) >= 3 and not _STAND_IN_PAIR.match(decoded)
+        return None
+    return decoded if ":" in decoded and len(decoded) >= 3 else None
+
+
+def _basic_credentials(value: str) -> bool:
+    pair = _decoded_pair(value)
+    return pair is not None and not _STAND_IN_PAIR.match(pair)
 
 
 # `user:pass`, `username:password`, `admin:secret`: a documented stand-in, not a credential
@@ -670,8 +644,12 @@ def _url_matches(text: str, raw: bytes) -> list[tuple[int, int, str, int]]:
         if match is None:
             continue
         password = match.group(1)
-        if PLACEHOLDER.match(password) or password.lower() in ("pass", "pwd"):
+        if PLACEHOLDER.match(password) or password.lower() in ("pass", "pwd") or not any(c.isalnum() for c in password):
+            continue  # a mask (`••••••••`) names no password
+        if len(password) < 4 or low_variety(password):  # `user:abc@`, `user:1111@`: a documentation stand-in
             continue
+        if password.startswith("{") and password.endswith("}"):
+            continue  # an interpolation: `f"https://{user}:{get_token()}@host"`
         user = text[at + 3 : match.start(1) - 1]
         if password == user:  # `postgresql://user:user@...`, `admin:admin`: a stand-in, not a credential
             continue
@@ -722,10 +700,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
             spans += aws_secrets(text)
         if b"==" in raw and b"key" in raw.lower():
             spans += storage_keys(text)
-    if b"PRIVATE KEY" in raw:  # a block whose body holds no base64 (`anything`, `...`) is an example
-        spans += [
-            (m.start(), m.end(), "private_key", 0) for m in _PRIVATE_KEY.finditer(text) if _KEY_BODY.search(m.group())
-        ]
+    if b"PRIVATE KEY" in raw:  # a block whose body holds no key material (`...`, `abab...`) is an example
+        blocks = _PRIVATE_KEY.finditer(text)
+        spans += [(m.start(), m.end(), "private_key", 0) for m in blocks if key_material(m.group())]
     lowered = raw.lower()
     if b"://" in raw:
         if b"@" in raw:

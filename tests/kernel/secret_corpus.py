@@ -169,6 +169,26 @@ FORMAT_SAMPLES: dict[str, str] = {
     "photoroom_key": f"sk_pr_{_r(6, string.ascii_lowercase)}_{_r(40, _HEX)}",
     "endorlabs_key": "endr+" + _r(16),
     "launchdarkly_key": "sdk-" + "-".join(_r(n, string.ascii_lowercase + string.digits) for n in (8, 4, 4, 4, 12)),
+    # issue 28, seventh round: formats from semgrep-rules' and secretlint's cases
+    "github_token/installation_jwt": f"ghs_{_r(6, string.digits)}_{_jwt()}",
+    "cloudflare_api_token": f"cfat_{_r(40)}{_r(8, _HEX)}",
+    "cloudflare_api_token/user": f"cfut_{_r(40)}{_r(8, _HEX)}",
+    "aws_appsync_key": "da2-" + _r(26, string.ascii_lowercase + string.digits),
+    "tailscale_key": f"tskey-auth-{_r(12)}CNTRL-{_r(32)}",
+    "tailscale_key/api": f"tskey-api-{_r(12)}CNTRL-{_r(32)}",
+    "vercel_token": "vcp_" + _r(48),
+    "vercel_token/app": "vca_" + _r(56),
+    "shopify_token/base62_secret": "shpss_" + _r(32),
+    "onfido_token": f"api_live.{_r(11, _URLSAFE)}.{_r(32, _URLSAFE)}",
+    "onfido_token/region": f"api_sandbox_us.{_r(11, _URLSAFE)}.{_r(32, _URLSAFE)}",
+    "braintree_token": f"access_token$production${_r(16, string.ascii_lowercase + string.digits)}"
+    f"${_r(32, string.ascii_lowercase + string.digits)}",
+    "prefixed_token": f"k2sk_v1_{_r(24)}",
+    "prefixed_token/environment": f"acmepay_live_{_r(32)}",
+    "buildkite_token": "bkua_" + _r(40, string.ascii_lowercase + string.digits),
+    "clickup_token": f"pk_{_r(8, string.digits)}_{_r(32, _UPNUM)}",
+    "elevenlabs_key": "sk_" + _r(48, _HEX),
+    "dropbox_token": "sl.u." + _r(140, _URLSAFE),
 }
 
 

@@ -423,3 +423,131 @@ def test_a_jwt_whose_claims_are_not_json_is_redacted():
     token = f"{header}.{_r(120, _ALNUM + '_-')}.{_r(43, _ALNUM + '_-')}"
     text = f"Authorization header was {token} in the log"
     assert _gone(text, token), redact(text)
+
+
+# ---------------------------------------------------------------- issue 28, seventh round (semgrep-rules, secretlint)
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["{w}sk_v{n}_{body}", "{w}_live_{body}", "{w}_test_{body}", "{w}_api_{body}", "{w}_prod_key_{body}", "sk_{body}"],
+)
+def test_a_vendor_prefix_that_marks_a_key_before_a_drawn_body_is_redacted(template: str):
+    word = "".join(_rnd.choice(string.ascii_lowercase) for _ in range(_rnd.randint(3, 6)))
+    token = template.format(w=word, n=_rnd.randint(1, 3), body=_r(_rnd.randint(22, 40)))
+    for text in (f"export ACME={token}", f"the new key is {token} for staging", f'{{"k": "{token}"}}'):
+        assert _gone(text, token), redact(text)
+
+
+@pytest.mark.parametrize(
+    "prefix", ["msg_01", "req_011", "toolu_01", "call_", "cus_", "chatcmpl_", "evt_1", "pk_live_", "v1_", "test_"]
+)
+def test_an_api_objects_id_or_a_publishable_key_of_a_prefix_and_a_drawn_body_stays(prefix: str):
+    text = f"tool result for {prefix}{_r(24)} returned 3 files"
+    assert redact(text) == (text, 0), redact(text)
+
+
+def test_camel_case_words_after_a_key_marking_prefix_stay():
+    for text in ("def test_ParseUserAccountSettings2Quickly3(): ...", "api_HandleRequestsForTenant2Account"):
+        assert redact(text) == (text, 0), text
+
+
+@pytest.mark.parametrize("key", ["_auth", "_authToken", "_password"])
+def test_an_npmrc_credential_is_redacted_whatever_it_looks_like(key: str):
+    pool = ["correct", "horse", "battery", "staple", "violet", "delta"]
+    words = "".join(w.capitalize() for w in _rnd.sample(pool, 4))
+    for value in (words, _r(32), base64.b64encode(f"ci:{_r(10)}".encode()).decode()):
+        for text in (f"{key} = {value}", f"//registry.example.com/npm/:{key}={value}"):
+            assert _gone(text, value), redact(text)
+    for text in (f"//registry.npmjs.org/:{key}=${{NPM_TOKEN}}", f"artifactory:{key}=AKCxxxxxxxx"):
+        assert redact(text) == (text, 0), text
+
+
+def test_a_value_in_an_element_named_for_a_secret_is_redacted_and_other_names_stay():
+    value = _r(32, _HEX)
+    for name in ("hockeyapp_key", "maps_api_key", "client_secret"):
+        text = f'<resources>\n  <string name="{name}">{value}</string>\n</resources>'
+        assert _gone(text, value), redact(text)
+    for text in ('<string name="app_name">Acme Billing Reports</string>', '<string name="sort_key">name</string>'):
+        assert redact(text) == (text, 0), text
+
+
+def test_sshpass_with_a_quoted_password_is_redacted_and_a_format_verb_stays():
+    password = _r(10)
+    for text in (f"sshpass -p '{password}' ssh ci@host", f'sshpass -p "{password}" scp a b'):
+        assert _gone(text, password), redact(text)
+    for text in ("fmt.Sprintf(\"sshpass -p '%s'\", password)", 'fmt.Sprintf("sshpass -p %s", password)'):
+        assert redact(text) == (text, 0), text
+
+
+@pytest.mark.parametrize("separator", [" - ", "  ", " : "])
+def test_a_long_number_after_a_key_name_at_a_line_start_is_redacted(separator: str):
+    digits = "".join(_rnd.choice(string.digits) for _ in range(40))
+    text = f"APIKEY{separator}{digits}"
+    assert _gone(text, digits), redact(text)
+    for kept in ("the API key - see the docs", "- key - value", "api key - 2024 rotation"):
+        assert redact(kept) == (kept, 0), kept
+
+
+def test_a_private_key_block_of_filler_or_text_stays_and_one_of_key_material_is_redacted():
+    body = base64.b64encode(_rnd.randbytes(48)).decode()
+    text = f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----"
+    assert _gone(text, body), redact(text)
+    unit = "".join(_rnd.sample(string.ascii_lowercase, 2))
+    words = base64.b64encode(" ".join(_rnd.sample(["alpha", "beta", "gamma", "delta", "omega"], 5)).encode()).decode()
+    for kept in (
+        f"-----BEGIN ENCRYPTED PRIVATE KEY-----\n{unit * 16}",
+        f"-----BEGIN PRIVATE KEY-----\n{words}\n-----END PRIVATE KEY-----",
+        "-----BEGIN RSA PRIVATE KEY-----",
+    ):
+        assert redact(kept) == (kept, 0), kept
+
+
+def test_a_pgp_private_key_block_with_armor_headers_is_redacted_even_unterminated():
+    lines = [base64.b64encode(_rnd.randbytes(48)).decode() for _ in range(3)]
+    text = "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: Keybase OpenPGP v1.0.0\nComment: https://keybase.io/x\n\n"
+    text += "\n".join(lines) + "\n"
+    assert all(_gone(text, line) for line in lines), redact(text)
+
+
+def test_a_slack_webhook_of_zeros_and_xs_stays():
+    text = f"https://hooks.slack.com/services/T00000000/B00000000/{'X' * 24}"
+    assert redact(text) == (text, 0)
+
+
+def test_a_url_password_that_names_no_password_stays_and_a_real_one_is_redacted():
+    password = _r(12) + "+"
+    text = f"https://deploy:{password}@git.example.com/repo.git"
+    assert _gone(text, password), redact(text)
+    for kept in (
+        "https://username:••••••••@example.com",
+        'f"https://user123:{_github_pat(name)}@github.com/"',
+        "https://user:abc@api.com/v1",
+        "https://user:1111@service.com/api",
+    ):
+        assert redact(kept) == (kept, 0), kept
+
+
+def test_basic_auth_decides_by_its_pair():
+    stand_in = base64.b64encode(b"username:password").decode()
+    assert redact(f"Authorization: Basic {stand_in}") == (f"Authorization: Basic {stand_in}", 0)
+    real = base64.b64encode(f"deploy:{_r(14)}".encode()).decode()
+    assert _gone(f"Authorization: Basic {real}", real)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        lambda: _r(32, _HEX),  # hex of 32
+        lambda: "".join(_rnd.choice("bcdfghjklmnpqrstvwxz0123456789") for _ in range(48)),  # lowercase base36
+        lambda: "".join(_rnd.choice(string.digits) for _ in range(30)),  # a long number
+        lambda: _r(24),  # mixed case with digits
+    ],
+)
+def test_a_directive_after_one_vendor_word_with_a_drawn_value_is_redacted(shape):
+    value = shape()
+    vendor = "".join(_rnd.choice(string.ascii_lowercase) for _ in range(8))
+    for text in (f"{vendor} SECRET_KEY {value}", f"{vendor}_token {value}", f"{vendor}ACCESSKEY {value}"):
+        assert _gone(text, value), redact(text)
+    for kept in ("kubectl get secret db-credentials", "see the docs SECRET_KEY rotation", "git log token 9fceb02d"):
+        assert redact(kept) == (kept, 0), kept

@@ -147,3 +147,65 @@ def test_the_secretlint_reader_takes_each_reported_range_and_each_silent_snapsho
     ]
     assert any("ok.allows" in n for n in notes) and any("binary" in n for n in notes)
     assert any(n.startswith("no-homedir") for n in notes)
+
+
+def test_the_semgrep_reader_takes_each_annotated_line_and_a_pem_block_whole(tmp_path):
+    from benchmarks.peer_semgrep import read_cases
+
+    base = tmp_path / "generic" / "secrets" / "security"
+    base.mkdir(parents=True)
+    (base / "detected-acme-key.yaml").write_text("rules:\n- id: detected-acme-key\n")
+    (base / "detected-acme-key.txt").write_text(
+        "# ruleid: detected-acme-key\nKEY=acme_1\n\nnot a case\n# ok: detected-acme-key\nKEY=${ACME}\n"
+        "// todoruleid: detected-acme-key\nacme 2\n# ruleid: detected-other\nKEY=acme_3\n"
+        "# ruleid: detected-acme-key\n-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\ntail\n"
+        "# ruleid: detected-acme-key\n-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: 1\n\nxcF\n-----END PGP\n"
+        "# ok: detected-acme-key\n-----BEGIN PRIVATE KEY-----\nabab\n\n# ruleid: detected-acme-key\nlast\n"
+    )
+    (base / "detected-lonely.yaml").write_text("rules:\n- id: detected-lonely\n")
+    cases, notes = read_cases(tmp_path)
+    assert [(c.family, c.text, c.positive) for c in cases] == [
+        ("acme-key", "KEY=acme_1", True),
+        ("acme-key", "KEY=${ACME}", False),
+        ("acme-key", "acme 2", True),
+        ("acme-key", "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----", True),
+        ("acme-key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: 1\n\nxcF\n-----END PGP", True),
+        ("acme-key", "-----BEGIN PRIVATE KEY-----\nabab", False),
+        ("acme-key", "last", True),
+    ]
+    assert cases[2].where == "detected-acme-key.txt:8 (todoruleid)"
+    assert notes == ["detected-lonely: no test file"]
+
+
+def test_the_kingfisher_reader_leaves_out_companion_rules_and_unread_keys(tmp_path):
+    from benchmarks.peer_kingfisher import read_cases
+
+    rules = tmp_path / "data" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "acme.yml").write_text(
+        "rules:\n"
+        "  - name: Acme Key\n    id: kingfisher.acme.1\n    pattern: |\n      (?x)\n      acme_\n      ([a-z0-9]{8})\n"
+        "    examples:\n      - key = acme_1234abcd\n    negative_examples:\n      - acme_short\n"
+        "    validation:\n      type: Http\n      content:\n        request:\n          headers:\n"
+        "            Authorization: 'Basic {{ TOKEN | b64enc }}'\n"
+        "    depends_on_rule:\n      - rule_id: kingfisher.acme.2\n        variable: HOST\n"
+        "  - name: Acme Host\n    id: kingfisher.acme.2\n    pattern: '(acme\\.example)'\n    visible: false\n"
+        "    examples:\n      - acme.example\n"
+    )
+    cases, notes = read_cases(tmp_path)
+    assert [(c.family, c.text, c.positive, c.secrets) for c in cases] == [
+        ("kingfisher.acme.1", "key = acme_1234abcd", True, ["1234abcd"]),
+        ("kingfisher.acme.1", "acme_short", False, []),
+    ]
+    assert notes == ["1 companion rules (visible: false, not secrets): kingfisher.acme.2 (1+0)"]
+
+
+def test_a_secret_is_gone_when_it_no_longer_stands_where_the_original_had_it_standing():
+    from benchmarks.secrets import _left_in
+
+    text = 'the password for the user "pyne-user" is "pyne".'
+    assert not _left_in("pyne", text, 'the password for the user "pyne-user" is "[REDACTED:x]".')
+    assert _left_in("pyne", text, text)
+    glued = "cloudplanSECRET-ABCD1234EFGH5678"  # the peer's value is part of a longer token: anywhere counts
+    assert _left_in("ABCD1234EFGH5678", glued, glued)
+    assert not _left_in("ABCD1234EFGH5678", glued, "cloudplanSECRET-[REDACTED:x]")
