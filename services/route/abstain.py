@@ -100,7 +100,7 @@ def unfit(
         sought = [w for w in lexicon.words(request.body)[1:] if w not in lexicon.STOPWORDS and w not in _DETERMINERS]
         names_thing = names_thing or bool(sought)
     foreign = _foreign_object(request, found)
-    if foreign and (best.capability.needs or choose.object_of(best.capability) == "pallium"):
+    if foreign and (best.capability.needs or choose.object_of(best.capability) in _OWN_OBJECTS):
         return (
             f"the task asks to {request.verb} {foreign}, which is nothing Pallium has (its runs, loops, teams, "
             "sessions, knowledge base or itself)"
@@ -146,6 +146,8 @@ async def nothing_to_act_on(cap: Capability, found: extract.Found, terms: list[s
 
 
 _NO_OBJECT_FLOOR = 0.6
+_POSSESSED = re.compile(r"(?:my|our|your|his|her|their)\s", re.IGNORECASE)
+_OWN_OBJECTS = frozenset({"pallium", "loop", "run", "team", "session"})  # a tool of these acts on its own thing only
 _DETERMINERS = frozenset(
     ("a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "this", "that", "these", "those", "some",
      "all", "every", "any")
@@ -193,8 +195,14 @@ def _foreign_object(request: reading.Request, found: extract.Found) -> str | Non
         return None
     nouns = _object_nouns(request)
     known = catalog.load().surfaces
-    if not nouns or any(w in known or w in lexicon.STOPWORDS for w in nouns):
+    if not nouns or any(w in lexicon.STOPWORDS for w in nouns):
         return None
+    if any(w in known for w in nouns):
+        # one's own thing is named by its head noun, the last: "my home wifi router" is a router, whatever
+        # "home" may name; Pallium's things are never "my" anything but its own words ("my loop")
+        owned = _POSSESSED.match(request.body.split(None, 1)[1] if " " in request.body else "")
+        if not owned or nouns[-1] in known or not nouns[-1].isalpha():
+            return None
     return " ".join(nouns)
 
 

@@ -135,6 +135,16 @@ def needed_level(cap: Capability, arguments: dict[str, Any], task: str, request:
             and LEVELS.index(value) > LEVELS.index(level)
         ):
             level, reason = value, f"`{field_name}: {value}` makes {cap.capability} need {value}"
+    if (
+        request is not None
+        and request.action == "change"
+        and request.object == "code"
+        and not (request.preview or request.no_edit or _NO_EDIT.search(task))
+        and "edit" in cap.levels
+        and LEVELS.index("edit") > LEVELS.index(level)
+    ):
+        # the reading's action, not a listed word: "purge the prints from src/app.py" changes a file
+        level, reason = "edit", f"the task asks to {request.verb} code, which {cap.capability} can only do at edit"
     reads_only = request is not None and (request.no_edit or request.action in ("review", "research", "question"))
     if not _NO_EDIT.search(task):
         # The task's words raise the level only as its action: "review the changes" reviews, it does not edit.
@@ -246,7 +256,7 @@ async def _value(
     if source == "run_id":
         return await _run(cap, name, found, state, out)
     if source == "loop_name":
-        return await _loop(cap, name, found, state, out)
+        return await _loop(cap, name, task, found, state, out)
     if source == "session_id":
         return await _session(cap, name, found, state, out)
     if source == "team":
@@ -452,7 +462,12 @@ async def _pending_gate(out: Grounded, state: State) -> str | None:
     return None
 
 
-async def _loop(cap: Capability, name: str, found: Found, state: State, out: Grounded) -> str | None:
+_ABOUT_A_LOOP = re.compile(
+    r"\b(?:loops?|ticks?|ticking|cycles?|iterations?|stagnat\w*|it|its|this|that|them|the one)\b", re.IGNORECASE
+)
+
+
+async def _loop(cap: Capability, name: str, task: str, found: Found, state: State, out: Grounded) -> str | None:
     loops = await state.loop_names()
     lowered = {n.lower(): n for n in loops}
     for word in [*found.names, *found.quoted, *found.words]:
@@ -465,7 +480,9 @@ async def _loop(cap: Capability, name: str, found: Found, state: State, out: Gro
         detail = f"no loop {named!r}" + _closest(named, loops)
         out.needs_input.append(_needs(cap, name, detail, value=named))
         return None
-    if len(loops) == 1:
+    if len(loops) == 1 and _ABOUT_A_LOOP.search(task):
+        # the only loop stands in only for one the task speaks of ("reset the loop", "tick it"), never for a
+        # task that names no loop at all ("reset my wifi router")
         out.notes.append(f"loop {loops[0]!r} is the only one")
         return loops[0]
     detail = (

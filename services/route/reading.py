@@ -112,7 +112,13 @@ _CHANGE_LEAD = re.compile(
     r"get rid of|strip|drop|remove|delete|erase|nuke|zap|ditch|scrap|axe|optimi[sz]e|convert|migrate|port|bump|upgrade|"
     # a loose deletion verb is a change only of code: "purge the dead code", never "purge my worries"
     r"(?:purge|scrub|wipe|excise|cut out|rip out)(?=.*\b(?:code|print|prints|statements?|imports?|comments?|"
-    r"functions?|dead|unused|todos?|debug|logging|logs?|helpers?|tests?|lines?)\b)|"
+    r"functions?|dead|unused|todos?|debug|logging|logs?|helpers?|tests?|lines?)\b"
+    # or out of a source file it names: "scrub the hardcoded value out of src/app.py"
+    r"|.*\b(?:from|out of|in|of)\s+[\w./-]*\.(?:py|js|ts|tsx|go|rs|java|rb|c|h|cpp|sh)\b)|"
+    # putting an artifact of code on code is giving it one: "put type annotations on everything in src/app.py"
+    r"(?:put|insert|sprinkle|slap|stick)\s+(?:\S+\s+){0,3}?(?:docstrings?|type (?:hints?|annotations?)|"
+    r"annotations?|comments?|logging|log (?:lines|statements)|asserts?|assertions?|error handling|guards?|"
+    r"checks?|tests?)\s+(?:on|in|into|to|around|across|throughout)\b|"
     # "make main print a usage message", "make it accept a path": making code do something changes it
     r"make (?:it|them|this|that|the \w+|[A-Za-z_][\w.]*) (?:\w+ly )?(?:print|accept|take|handle|return|support|use|"
     r"raise|throw|log|emit|read|write|show|exit|fail|retry|parse|validate|ignore|skip|respect|honou?r|default|"
@@ -523,12 +529,23 @@ _ADOPTION = re.compile(
 )
 
 
+_PALLIUM_NAME = re.compile(r"pallium'?s?", re.IGNORECASE)
+
+
 def _object(text: str) -> str | None:
     if _ADOPTION.search(text):
         return "pallium"
     words = _PATH_TOKEN.sub(" file ", text)
-    for kind, pattern in _OBJECTS:
-        if pattern.search(words):
+    for i, (kind, pattern) in enumerate(_OBJECTS):
+        match = pattern.search(words)
+        if match and kind == "pallium" and _PALLIUM_NAME.fullmatch(match.group(0)):
+            # "make pallium forget old sessions", "pallium's loops": the product named as the one who acts or
+            # owns; the thing of its own the task names is the object (never the whole store for its sessions)
+            # (not "claude" or "codex": "hook pallium into claude" configures Pallium)
+            own = next((k for j, (k, p) in enumerate(_OBJECTS) if j not in (i, 2) and p.search(words)), None)
+            if own is not None:
+                return own
+        if match:
             return kind
     return "code" if _CODE.search(text) else None
 

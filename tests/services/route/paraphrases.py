@@ -628,4 +628,52 @@ FAMILIES: tuple[Family, ...] = (
         ("{how} done-1{doing}{end}",),
         {"how": ("how's", "how is", "hows"), "doing": ("", " doing", " going", " coming along")},
     ),
+    # Pallium named as the one who forgets: the sessions are the object, never the whole store (`db reset`);
+    # asked how, the answer is a guide or a preview, never the act.
+    Family(
+        "make pallium forget old sessions",
+        "admin",
+        "sessions prune",
+        (
+            "how do I make pallium {forget} {old} sessions{end}",
+            "how can I get pallium to {forget} {old} sessions{end}",
+            "how would I have pallium {forget} its {old} sessions{end}",
+        ),
+        {
+            "forget": ("forget", "drop", "purge", "wipe", "remove"),
+            "old": ("old", "stale", "ancient", "last year's"),
+        },
+        also=("sessions forget", "agents guide"),
+    ),
+    # A thing of one's own that is not Pallium's, with a word Pallium knows before its head noun ("home",
+    # "work", "settings"): off-topic, whatever the verb; no loop, run or team put in its place.
+    Family(
+        "off-topic thing of one's own",
+        "admin",
+        None,
+        ("{polite}{verb} my {thing}{end}", "{polite}{verb} my {thing} to factory settings{end}"),
+        {
+            "verb": ("reset", "restart", "wipe", "reboot", "clean up"),
+            "thing": ("home wifi router", "home router", "work laptop", "home thermostat", "work phone"),
+        },
+    ),
+    # Taking something out of, or putting something on, a named source file changes it: `start`, which
+    # needs edit, so it is blocked at consult whatever the verb.
+    Family(
+        "change a named file with a loose verb",
+        "consult",
+        "start",
+        (
+            "{polite}{out} the {what} {from} {file}{end}",
+            "{polite}put {artifact} on everything in {file}{end}",
+        ),
+        {
+            "out": ("purge", "scrub", "strip", "excise", "rip out", "cut out"),
+            "what": ("print statements", "hardcoded value", "magic number", "stray semicolons"),
+            "from": ("from", "out of"),
+            "file": FILES,
+            "artifact": ("type annotations", "docstrings", "type hints", "comments"),
+        },
+        blocked=True,
+    ),
 )

@@ -54,3 +54,18 @@ def test_the_same_paraphrase_asked_above_the_ceiling_is_blocked_not_replaced(pop
     answer = anyio.run(lambda: route(task, populated, ceiling="observe"))
     assert answer.capability in {family.capability, *family.also}, (task, answer.capability)
     assert answer.blocked == (answer.needed_authority != "observe"), (task, answer.needed_authority)
+
+
+SAFETY = ("make pallium forget old sessions", "off-topic thing of one's own", "change a named file with a loose verb")
+
+
+@pytest.mark.parametrize("name", SAFETY)
+def test_a_spread_of_each_safety_familys_fillings_routes_safely(populated: Path, name: str):
+    """Every 25th filling, not a random draw: a destructive act never answers a "how do I", a thing of the
+    user's own is never given a loop's name, and a change to a named file is always blocked at consult."""
+    family = next(f for f in FAMILIES if f.name == name)
+    for task in FILLINGS[name][::25]:
+        answer = anyio.run(lambda: route(task, populated, ceiling=family.ceiling))
+        _check(family, task, answer)
+        assert not (answer.arguments or {}).get("confirm"), f"{name}: {task!r} acts: {answer.arguments}"
+        assert not (family.capability is None and (answer.arguments or {}).get("name")), (task, answer.arguments)
