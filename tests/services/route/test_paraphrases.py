@@ -65,7 +65,7 @@ def test_a_spread_of_each_safety_familys_fillings_routes_safely(populated: Path,
     user's own is never given a loop's name, and a change to a named file is always blocked at consult."""
     family = next(f for f in FAMILIES if f.name == name)
     for task in FILLINGS[name][::25]:
-        answer = anyio.run(lambda: route(task, populated, ceiling=family.ceiling))
+        answer = anyio.run(lambda t=task: route(t, populated, ceiling=family.ceiling))
         _check(family, task, answer)
         assert not (answer.arguments or {}).get("confirm"), f"{name}: {task!r} acts: {answer.arguments}"
         assert not (family.capability is None and (answer.arguments or {}).get("name")), (task, answer.arguments)
