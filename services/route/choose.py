@@ -433,7 +433,15 @@ def shape(
     if request.deletes and request.object in _DATA_OBJECTS and request.action != reading.REVERT:
         deleting = [s for s in allowed if s.capability.destructive and "revert" not in s.capability.cli]
         # The tool whose own words the request uses ("raw events", "vacuum") before the rank's choice.
-        deleting.sort(key=lambda s: not _own_flag_word(s.capability, request))
+        # A tool whose required argument the task cannot give ("forget old sessions" names no session id)
+        # yields to the one it can (`sessions prune`): the narrowest deletion the task can ground, never a
+        # wider one in its place.
+        deleting.sort(
+            key=lambda s: (
+                found is not None and _needs_missing(s.capability, found),
+                not _own_flag_word(s.capability, request),
+            )
+        )
         if deleting:
             allowed = [*deleting, *(s for s in allowed if not s.capability.destructive)]
             return _lead(allowed, deleting[0].capability.capability, structural=True)

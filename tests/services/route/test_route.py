@@ -167,3 +167,21 @@ def test_route_reads_a_dirty_tree_through_changed_now(git_repo: Path):
     git(git_repo, "status")
     answer = anyio.run(lambda: route("what did I change", git_repo, ceiling="observe"))
     assert answer.capability == "changed-now"
+
+
+@pytest.mark.parametrize(
+    ("task", "arguments"),
+    [
+        ("make pallium forget sessions older than 90 days", {"older_than": "90d", "confirm": True}),
+        ("how do I make pallium forget sessions older than 90 days?", {"older_than": "90d"}),
+        ("have pallium delete its old sessions", {}),
+    ],
+)
+def test_pallium_named_as_who_forgets_prunes_its_sessions_never_resets_its_store(
+    populated: Path, task: str, arguments: dict
+):
+    """The object is the sessions, not Pallium: the narrowest deletion the task can ground (`sessions
+    prune`: `sessions forget` needs an id it does not give), acting only when asked, never when asked how."""
+    answer = anyio.run(lambda: route(task, populated, ceiling="admin"))
+    assert answer.capability == "sessions prune", answer.capability
+    assert answer.arguments == arguments
