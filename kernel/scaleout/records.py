@@ -246,11 +246,13 @@ class RecordWriter:
                 if records is None:
                     records = open_records(self.url)
                 status, body = taken
-                wrote = records.edit(
-                    self.run_id,
-                    lambda current, s=status, b=body: (self.kind, s, self.merge(current, b)),
-                    epoch=self.epoch,
-                )
+
+                def change(
+                    current: Record | None, s: str | None = status, b: dict[str, Any] = body
+                ) -> tuple[str, str | None, dict[str, Any]]:
+                    return self.kind, s, self.merge(current, b)
+
+                wrote = records.edit(self.run_id, change, epoch=self.epoch)
                 if wrote is None or wrote.epoch != self.epoch:
                     self.taken_over = True  # a later orchestrator's record: never written over
                 self.last = wrote

@@ -29,7 +29,7 @@ class FilterInput(ToolInput):
     source: Source | None = Field(None, description="only sessions of this agent: claude or codex; default both")
     file: str | None = Field(None, description="only sessions that touched a file whose path contains this text")
     since: str | None = Field(None, description="only sessions active at or after this time; " + _WHEN)
-    before: str | None = Field(None, description="only sessions started before this time; " + _WHEN)
+    before: str | None = Field(None, description="only sessions started before this time (written as since is)")
 
 
 # ---------------------------------------------------------------- sync

@@ -270,9 +270,7 @@ class StatusInput(ToolInput):
 class SharedStatusInput(StatusInput):
     database: str | None = Field(
         None,
-        description="read the team from this shared database, as the `team run --database` on any machine "
-        "published it (postgresql://user@host/db, password in a 0600 file); default: this home's, then "
-        "PALLIUM_DATABASE_URL for a team this home does not have",
+        description="Postgres URL of a team run elsewhere; default: PALLIUM_DATABASE_URL",
     )
 
 

@@ -142,7 +142,7 @@ def post_edit(url: str, team_id: str, what: str, given: dict[str, Any], *, now: 
                 raise PalliumError(
                     "not_found",
                     f"no team {team_id!r} in the shared database",
-                    hint="a team is published there once `team run --database` ran it",
+                    hint="a team is published there once `team run --database` ran it (see `team status --database`)",
                     details={"field": "team"},
                 )
             edit = {"id": edit_id, "what": what, "input": given, "at": now, "host": socket.gethostname()}
@@ -165,7 +165,7 @@ def reader(url: str, given: str) -> Iterator[tuple[TeamStore, TeamRow, str]]:
             starting_with=lambda prefix, limit: records.ids_starting_with(prefix, KIND, limit=limit),
             what="team in the shared database",
             field="team",
-            list_hint="a team is published there once `team run --database` ran it",
+            list_hint="a team is published there once `team run --database` ran it (see `team status --database`)",
         )
         holder = records.queue.run_holder(record.run_id)
     finally:

@@ -14,13 +14,8 @@ from services.workflows.models import FailureEntry, PatchEntry
 
 class ReportInput(ToolInput):
     run_id: str = Field(description="the run: its id or a unique prefix of it")
-    full: bool = Field(False, description="everything, without the 12 KB cap on the answer (default false)")
-    database: str | None = Field(
-        None,
-        description="read (or act on) the run in this shared database, as its orchestrator on any machine "
-        "published it (postgresql://user@host/db, password in a 0600 file); default: this home's, then "
-        "PALLIUM_DATABASE_URL for a run this home does not have",
-    )
+    full: bool = Field(False, description="everything, with no 12 KB cap")
+    database: str | None = Field(None, description="Postgres URL of a shared run")
 
 
 class AgentLine(ToolOutput):

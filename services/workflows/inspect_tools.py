@@ -425,9 +425,9 @@ TOOLS = (
         output=ReportOutput,
         summary="A workflow run's report: verdict, findings, risks, next steps, patches, agents, cost, failures.",
         description=(
-            "Use when a run has ended (or to see where it stands) and you need its outcome in one answer. Not "
-            "for debugging the run's machinery (pallium_workflow_inspect) or one agent's words "
-            "(pallium_workflow_read). Reads Pallium's state only; no model calls; within 12 KB unless full."
+            "Use when a run has ended, or to see where it stands, for its outcome in one answer. Not "
+            "for the run's machinery (pallium_workflow_inspect) or one agent's words (pallium_workflow_read). "
+            "Reads Pallium's state only; within 12 KB unless full."
         ),
         authority="observe",
         toolset="start",

@@ -93,9 +93,7 @@ class ResumeInput(ToolInput):
     wait_seconds: float = Field(30, ge=0, le=600, description="in the background: how long to wait (default 30)")
     database: str | None = Field(
         None,
-        description="read (or act on) the run in this shared database, as its orchestrator on any machine "
-        "published it (postgresql://user@host/db, password in a 0600 file); default: this home's, then "
-        "PALLIUM_DATABASE_URL for a run this home does not have",
+        description="Postgres URL of a shared run",
     )
 
 
@@ -104,12 +102,7 @@ class RunRefInput(ToolInput):
 
 
 class SharedRunRefInput(RunRefInput):
-    database: str | None = Field(
-        None,
-        description="read (or act on) the run in this shared database, as its orchestrator on any machine "
-        "published it (postgresql://user@host/db, password in a 0600 file); default: this home's, then "
-        "PALLIUM_DATABASE_URL for a run this home does not have",
-    )
+    database: str | None = Field(None, description="Postgres URL of a shared run")
 
 
 class ListInput(ToolInput):
@@ -406,9 +399,7 @@ class GateDecisionInput(ToolInput):
     wait_seconds: float = Field(30, ge=0, le=600, description="in the background: how long to wait (default 30)")
     database: str | None = Field(
         None,
-        description="read (or act on) the run in this shared database, as its orchestrator on any machine "
-        "published it (postgresql://user@host/db, password in a 0600 file); default: this home's, then "
-        "PALLIUM_DATABASE_URL for a run this home does not have",
+        description="Postgres URL of a shared run",
     )
 
 

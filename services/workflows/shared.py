@@ -200,7 +200,13 @@ def take_in(url: str, given: str, store: WorkflowStore, *, repo: Path) -> RunRow
     dump = record.body.get("workflow", {})
     theirs = (dump.get("run") or [None])[0]
     if theirs is None:
-        raise PalliumError("not_found", f"the shared record of run {record.run_id} holds no run", details={})
+        raise PalliumError(
+            "not_found",
+            f"the shared record of run {record.run_id} holds no run",
+            hint="a run is published there once its orchestrator ran it with --database; list them with "
+            "`pallium workflow status --database URL`",
+            details={"field": "run"},
+        )
     mine = store.run(record.run_id)
     decided_there = {
         g["name"] for g in dump.get("gates", []) if g.get("state") == "decided" and g.get("decided_by") == "person"

@@ -52,6 +52,8 @@ Scored once, on main at the merge of issue-24's branch (after set 8's tuning, be
 in the light of this set), 2026-12-02 14:25 UTC: right 289/324 (89.2%), blocked 64/68, abstained 23/24,
 destructive not asked for 1 ("how do I make pallium forget old sessions?" at admin chose `db reset`),
 substituted 0/70. Tuning from then on; not a held-out figure after this.
+The copy here was rewrapped by `ruff format` after that score (tasks and labels unchanged; the
+writer's file had sha256 f0446a7e...).
 """
 
 from __future__ import annotations
@@ -144,8 +146,8 @@ CHANGE_AND_REVIEW = [
         "edit",
         "start",
     ),
-    HeldCase("pallium start \"fix the failing test\" --test-command \"pytest -q\"", "edit", "start"),
-    HeldCase("pallium start \"review the diff for races\" --dry-run", "edit", "start"),
+    HeldCase('pallium start "fix the failing test" --test-command "pytest -q"', "edit", "start"),
+    HeldCase('pallium start "review the diff for races" --dry-run', "edit", "start"),
     HeldCase("what plan would you run to add logging to main? don't run it", "edit", "start"),
     HeldCase("look over my changes to the workflow code and repair whatever is broken", "consult", "start", True),
     HeldCase("rename main to run everywhere", "edit", "start"),
@@ -163,8 +165,12 @@ KNOWLEDGE = [
     HeldCase("are the claims in the knowledge base actually true? audit them", "observe", "knowledge audit", True),
     HeldCase("double-check that the knowledge docs aren't making stuff up", "edit", "knowledge audit"),
     HeldCase("which module handles the command line, per the knowledge base", "observe", "knowledge search"),
-    HeldCase("knowledge search \"entry point\"", "observe", "knowledge search"),
-    HeldCase("I'm new here — what are the parts of this codebase and how do they depend on each other?", "observe", "knowledge map"),
+    HeldCase('knowledge search "entry point"', "observe", "knowledge search"),
+    HeldCase(
+        "I'm new here — what are the parts of this codebase and how do they depend on each other?",
+        "observe",
+        "knowledge map",
+    ),
     HeldCase(
         "what's the context I need to add config file support to main?",
         "observe",
@@ -210,9 +216,13 @@ KNOWLEDGE = [
     HeldCase("pause knowledge model spending for now", "admin", "knowledge maintain pause"),
     HeldCase("pause knowledge model spending for now", "edit", "knowledge maintain pause", True),
     HeldCase("resume knowledge upkeep, the quota reset", "admin", "knowledge maintain resume"),
-    HeldCase("install the launch agent so upkeep survives me closing the editor", "admin", "knowledge maintain install"),
+    HeldCase(
+        "install the launch agent so upkeep survives me closing the editor", "admin", "knowledge maintain install"
+    ),
     HeldCase("retry the knowledge generation step now", "admin", "knowledge maintain retry"),
-    HeldCase("build the knowledge base with model-written purpose claims for 3 modules", "observe", "knowledge build", True),
+    HeldCase(
+        "build the knowledge base with model-written purpose claims for 3 modules", "observe", "knowledge build", True
+    ),
     HeldCase("install the systemd unit for knowledge upkeep", "edit", "knowledge maintain install", True),
     HeldCase("switch off knowledge upkeep in this repo", "consult", "knowledge maintain disable", True),
 ]
@@ -254,7 +264,12 @@ SESSIONS = [
     ),
     HeldCase("recall is returning garbage, check the session index", "observe", "sessions doctor"),
     HeldCase("compact the session database file, vacuum it", "admin", "sessions doctor"),
-    HeldCase("the transcript of the session that touched src/app.py", "observe", "sessions recall", also=("sessions search", "sessions read")),
+    HeldCase(
+        "the transcript of the session that touched src/app.py",
+        "observe",
+        "sessions recall",
+        also=("sessions search", "sessions read"),
+    ),
 ]
 
 WORKFLOWS = [
@@ -263,18 +278,33 @@ WORKFLOWS = [
     HeldCase("how did the last run go?", "observe", "workflow status", also=("workflow report",)),
     HeldCase("report for done-1", "observe", "workflow report"),
     HeldCase("the report of the run that failed", "observe", "workflow report"),
-    HeldCase(f"give me the verdict and findings of run {NO_RUN_NAMED}", "observe", "workflow report", missing=NO_RUN_NAMED),
+    HeldCase(
+        f"give me the verdict and findings of run {NO_RUN_NAMED}", "observe", "workflow report", missing=NO_RUN_NAMED
+    ),
     HeldCase("montre-moi le rapport de done-1", "observe", "workflow report"),
     HeldCase("mostre o relatório da execução done-1", "consult", "workflow report"),
-    HeldCase("what did the agents in done-1 actually answer? the run's result", "observe", "workflow read", also=("workflow report",)),
+    HeldCase(
+        "what did the agents in done-1 actually answer? the run's result",
+        "observe",
+        "workflow read",
+        also=("workflow report",),
+    ),
     HeldCase("done-1 looks weird, show its lease, base commit and worktrees", "observe", "workflow inspect"),
     HeldCase(f"inspect {NO_RUN_B}", "observe", "workflow inspect", missing=NO_RUN_B),
     HeldCase(f"resume {NO_RUN}", "consult", "workflow resume", missing=NO_RUN),
     HeldCase(f"resume {NO_RUN}", "observe", "workflow resume", True, missing=NO_RUN),
     HeldCase(f"pick up run {NO_RUN_NAMED} where it crashed", "edit", "workflow resume", missing=NO_RUN_NAMED),
     HeldCase(f"stop {NO_RUN_B} it's burning money", "consult", "workflow stop", missing=NO_RUN_B),
-    HeldCase(f"pause run {NO_RUN_NAMED} for now, I'll continue tomorrow", "consult", "workflow pause", missing=NO_RUN_NAMED),
-    HeldCase(f"pause run {NO_RUN_NAMED} for now, I'll continue tomorrow", "observe", "workflow pause", True, missing=NO_RUN_NAMED),
+    HeldCase(
+        f"pause run {NO_RUN_NAMED} for now, I'll continue tomorrow", "consult", "workflow pause", missing=NO_RUN_NAMED
+    ),
+    HeldCase(
+        f"pause run {NO_RUN_NAMED} for now, I'll continue tomorrow",
+        "observe",
+        "workflow pause",
+        True,
+        missing=NO_RUN_NAMED,
+    ),
     HeldCase("apply done-1's patches", "edit", "workflow apply"),
     HeldCase("apply done-1's patches", "consult", "workflow apply", True),
     HeldCase("bring the patches from done-1 into my tree", "admin", "workflow apply"),
@@ -302,9 +332,16 @@ WORKFLOWS = [
         "workflow generate",
         True,
     ),
-    HeldCase("pallium workflow generate \"research the auth flow\" --style research --tailor", "consult", "workflow generate"),
+    HeldCase(
+        'pallium workflow generate "research the auth flow" --style research --tailor', "consult", "workflow generate"
+    ),
     HeldCase("validate work.loop.js", "observe", "workflow validate"),
-    HeldCase("check flows/deploy.js for syntax errors before I run it", "observe", "workflow validate", missing="flows/deploy.js"),
+    HeldCase(
+        "check flows/deploy.js for syntax errors before I run it",
+        "observe",
+        "workflow validate",
+        missing="flows/deploy.js",
+    ),
     HeldCase("what templates are built in?", "observe", "workflow template list"),
     HeldCase("show me the test-fix template's source", "observe", "workflow template show"),
     HeldCase("which host calls can a workflow script make?", "observe", "workflow tools list"),
@@ -312,7 +349,9 @@ WORKFLOWS = [
     HeldCase("gates of done-1", "observe", "workflow gate list"),
     HeldCase(f"approve the deploy gate on {NO_RUN}", "admin", "workflow gate approve", missing=NO_RUN),
     HeldCase(f"approve the deploy gate on {NO_RUN}", "edit", "workflow gate approve", True, missing=NO_RUN),
-    HeldCase(f"reject gate release on {NO_RUN_B}, the changelog is wrong", "admin", "workflow gate reject", missing=NO_RUN_B),
+    HeldCase(
+        f"reject gate release on {NO_RUN_B}, the changelog is wrong", "admin", "workflow gate reject", missing=NO_RUN_B
+    ),
     HeldCase(
         "scope 'add retries to main' before any agents run: files, risk, checks",
         "observe",
@@ -323,7 +362,13 @@ WORKFLOWS = [
     HeldCase("lend this machine's claude to the shared postgres queue", "observe", "worker", True),
     HeldCase("run the workflow script flows/audit.js", "observe", "workflow run", True, missing="flows/audit.js"),
     HeldCase(f"stop {NO_RUN_B} it's burning money", "observe", "workflow stop", True, missing=NO_RUN_B),
-    HeldCase(f"reject gate release on {NO_RUN_B}, the changelog is wrong", "consult", "workflow gate reject", True, missing=NO_RUN_B),
+    HeldCase(
+        f"reject gate release on {NO_RUN_B}, the changelog is wrong",
+        "consult",
+        "workflow gate reject",
+        True,
+        missing=NO_RUN_B,
+    ),
     HeldCase("write a review workflow for my diff and have a model tailor it", "observe", "workflow generate", True),
     HeldCase("bring the patches from done-1 into my tree", "observe", "workflow apply", True),
 ]
@@ -360,13 +405,17 @@ TEAMS = [
     HeldCase("which team templates are there", "observe", "team template list"),
     HeldCase("who's on the adversarial-debate template?", "observe", "team template show"),
     HeldCase(f"status of {NO_TEAM}", "observe", "team status", missing=NO_TEAM),
-    HeldCase(f"what is each member of {NO_TEAM_B} doing and what did it cost", "edit", "team status", missing=NO_TEAM_B),
+    HeldCase(
+        f"what is each member of {NO_TEAM_B} doing and what did it cost", "edit", "team status", missing=NO_TEAM_B
+    ),
     HeldCase(f"watch {NO_TEAM} live", "observe", "team watch", missing=NO_TEAM),
     HeldCase(f"read the lead's inbox on {NO_TEAM}", "observe", "team inbox", missing=NO_TEAM),
     HeldCase(f"the diff of the patches {NO_TEAM_B} staged", "observe", "team diff", missing=NO_TEAM_B),
     HeldCase(f"task board for {NO_TEAM}", "observe", "team tasks list", missing=NO_TEAM),
     HeldCase(f"add a reviewer to {NO_TEAM} with role 'check error handling'", "consult", "team spawn", missing=NO_TEAM),
-    HeldCase(f"add a reviewer to {NO_TEAM} with role 'check error handling'", "observe", "team spawn", True, missing=NO_TEAM),
+    HeldCase(
+        f"add a reviewer to {NO_TEAM} with role 'check error handling'", "observe", "team spawn", True, missing=NO_TEAM
+    ),
     HeldCase(
         f"ask the reviewer on {NO_TEAM_B} to look at src/app.py next",
         "consult",
@@ -452,7 +501,7 @@ ROUTE_ITSELF = [
         also=("route capabilities",),
     ),
     HeldCase("which pallium command shows me who calls main?", "observe", "callers"),
-    HeldCase("pallium route \"explain src/app.py\" --authority observe", "observe", "explain"),
+    HeldCase('pallium route "explain src/app.py" --authority observe', "observe", "explain"),
     HeldCase(
         "how do I make pallium forget old sessions?",
         "admin",
@@ -465,12 +514,16 @@ ROUTE_ITSELF = [
 DESTRUCTIVE = [
     HeldCase("remove session history older than a year", "admin", "sessions prune"),
     HeldCase("remove session history older than a year", "edit", "sessions prune", True),
-    HeldCase("which sessions would go if I pruned everything older than 90d? just preview", "observe", "sessions prune"),
+    HeldCase(
+        "which sessions would go if I pruned everything older than 90d? just preview", "observe", "sessions prune"
+    ),
     HeldCase("pallium sessions prune --older-than 30d --confirm", "admin", "sessions prune"),
     HeldCase("pallium sessions prune --older-than 30d --confirm", "consult", "sessions prune", True),
     HeldCase("apague as sessões com mais de 6 meses", "admin", "sessions prune"),
     HeldCase(f"forget session {NO_SESSION}, it had a password in it", "admin", "sessions forget", missing=NO_SESSION),
-    HeldCase(f"forget session {NO_SESSION}, it had a password in it", "edit", "sessions forget", True, missing=NO_SESSION),
+    HeldCase(
+        f"forget session {NO_SESSION}, it had a password in it", "edit", "sessions forget", True, missing=NO_SESSION
+    ),
     HeldCase(f"preview forgetting {NO_SESSION_PREFIX}", "observe", "sessions forget", missing=NO_SESSION_PREFIX),
     HeldCase("delete the worktrees and folders of old finished runs", "admin", "workflow gc"),
     HeldCase("delete the worktrees and folders of old finished runs", "edit", "workflow gc", True),
