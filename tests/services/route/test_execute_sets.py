@@ -21,13 +21,10 @@ import pytest
 from tests.conftest import write
 from tests.services.route.cases import CASES
 from tests.services.route.conftest import call, route
-from tests.services.route.heldout2_cases import HELDOUT2
-from tests.services.route.heldout3_cases import HELDOUT3
 from tests.services.route.heldout4_cases import HELDOUT4
 from tests.services.route.heldout5_cases import HELDOUT5
 from tests.services.route.heldout6_cases import HELDOUT6
 from tests.services.route.heldout8_cases import HELDOUT8
-from tests.services.route.heldout_cases import HELDOUT
 
 _PER_CALL = 120  # seconds one executed answer may take before the test gives up on it
 
@@ -93,11 +90,11 @@ def _installed() -> list[tuple[str, str]]:
     return sorted((d.metadata["Name"] or "", d.version) for d in metadata.distributions(path=[site]))
 
 
+# Sets 1-3 (written by route's own engineer, 326 tasks) are routed by test_heldout.py but no longer
+# executed here: the independent hands' sets 4-8 hold every kind of task they do, and executing all
+# of them kept the suite near its ten minutes on two cores.
 SETS = {
     "own": CASES,
-    "held-out": HELDOUT,
-    "held-out-2": HELDOUT2,
-    "held-out-3": HELDOUT3,
     "held-out-4": HELDOUT4,
     "held-out-5": HELDOUT5,
     "held-out-6": HELDOUT6,
