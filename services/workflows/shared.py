@@ -203,8 +203,8 @@ def take_in(url: str, given: str, store: WorkflowStore, *, repo: Path) -> RunRow
         raise PalliumError(
             "not_found",
             f"the shared record of run {record.run_id} holds no run",
-            hint="a run is published there once its orchestrator ran it with --database; list them with "
-            "`pallium workflow status --database URL`",
+            hint="a run is published there once its orchestrator ran it with --database; "
+            "`pallium workflow status RUN --database URL` shows what the record holds",
             details={"field": "run"},
         )
     mine = store.run(record.run_id)
