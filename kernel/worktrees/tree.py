@@ -67,11 +67,11 @@ def create(
     `files=False` fills only the worktree's index (staging composes patches there and reads no file).
     """
     path = run_dir(run_id) / "worktrees" / name
-    _clear(repo, path)
+    # recorded before its folder exists, as `create_and_read_async` does: a folder is always explained
     store.add_worktree(
         path=str(path), repo=str(repo), run_id=run_id, call_key=call_key, purpose=purpose, base_commit=commit
     )
-    _check_out(repo, path, commit, files=files)
+    _make(repo, path, commit, files, None)
     store.set_worktree_state(str(path), "active")
     return path
 
