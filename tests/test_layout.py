@@ -17,16 +17,23 @@ def _python_files(*dirs: str) -> list[Path]:
     return sorted(p for d in dirs for p in (ROOT / d).rglob("*.py"))
 
 
+def _created_tables(store: Path) -> set[str]:
+    """The tables a store module's migrations create, or those of every module of a `store/` package."""
+    modules = sorted(store.rglob("*.py")) if store.is_dir() else [store]
+    return {t for m in modules for t in CREATE_TABLE.findall(m.read_text(encoding="utf-8"))}
+
+
 def _owned_tables() -> dict[Path, set[str]]:
-    """Each store module and the tables its migrations create."""
+    """Each store (a module, or a `store/` package whose modules share its tables) and the tables it creates."""
     stores = [
         ROOT / "kernel" / "store.py",
         ROOT / "kernel" / "runstore.py",
         ROOT / "kernel" / "scaleout" / "store.py",
         ROOT / "kernel" / "scaleout" / "records.py",
         *sorted((ROOT / "services").glob("*/store.py")),
+        *sorted(p.parent for p in (ROOT / "services").glob("*/store/__init__.py")),
     ]
-    return {store: set(CREATE_TABLE.findall(store.read_text(encoding="utf-8"))) for store in stores}
+    return {store: _created_tables(store) for store in stores}
 
 
 def find_foreign_table_uses(files: list[Path], owned: dict[Path, set[str]], root: Path = ROOT) -> list[str]:
@@ -34,7 +41,7 @@ def find_foreign_table_uses(files: list[Path], owned: dict[Path, set[str]], root
     for path in files:
         words = set(re.findall(r"\w+", path.read_text(encoding="utf-8")))  # a table name is one whole word
         for store, tables in owned.items():
-            if path == store:
+            if path == store or store in path.parents:
                 continue
             for table in sorted(tables & words):
                 problems.append(f"{path.relative_to(root)} names {table}, owned by {store.relative_to(root)}")
@@ -59,6 +66,7 @@ def test_each_table_is_named_only_by_its_owners_store():
         "pallium_worker",
     }
     assert owned[ROOT / "kernel" / "scaleout" / "records.py"] == {"pallium_run_record"}
+    assert {"repo_refs", "repo_commits"} <= owned[ROOT / "services" / "repo" / "store"]
     assert find_foreign_table_uses(_python_files(*SOURCE_DIRS), owned) == []
 
 
@@ -69,6 +77,19 @@ def test_table_check_catches_sql_outside_a_store(tmp_path: Path):
     logic.write_text('QUERY = "SELECT * FROM demo_item"\n', encoding="utf-8")
     owned = {store: set(CREATE_TABLE.findall(store.read_text(encoding="utf-8")))}
     assert find_foreign_table_uses([store, logic], owned, tmp_path) == ["logic.py names demo_item, owned by store.py"]
+
+
+def test_table_check_lets_a_store_packages_modules_share_its_tables(tmp_path: Path):
+    package = tmp_path / "store"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "schema.py").write_text('MIGRATIONS = ("CREATE TABLE demo_item (id)",)\n', encoding="utf-8")
+    (package / "reads.py").write_text('QUERY = "SELECT * FROM demo_item"\n', encoding="utf-8")
+    logic = tmp_path / "logic.py"
+    logic.write_text('QUERY = "SELECT * FROM demo_item"\n', encoding="utf-8")
+    owned = {package: _created_tables(package)}
+    files = [*sorted(package.glob("*.py")), logic]
+    assert find_foreign_table_uses(files, owned, tmp_path) == ["logic.py names demo_item, owned by store"]
 
 
 _RAW_OPENERS = re.compile(r"\b(?:global_db|repo_db|open_global|open_repo|open_database)\(")
@@ -87,7 +108,7 @@ def find_raw_store_opens(files: list[Path], root: Path = ROOT) -> list[str]:
 def test_services_open_their_stores_one_way():
     """Each store class says where it lives and what it needs; `ctx.store` opens it, so none drifts."""
     assert find_raw_store_opens(_python_files("services")) == []
-    for store in sorted((ROOT / "services").glob("*/store.py")):
+    for store in sorted([*(ROOT / "services").glob("*/store.py"), *(ROOT / "services").glob("*/store/__init__.py")]):
         tree = ast.parse(store.read_text(encoding="utf-8"))
         for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name.endswith("Store")):
             assigned = [t for n in cls.body if isinstance(n, ast.Assign) for t in n.targets]

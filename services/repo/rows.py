@@ -1,6 +1,6 @@
 """The rows the repository index's queries return: named, frozen, and free of SQL.
 
-Split from `store.py`, which keeps the tables and every statement; these are what the rest of the
+Split from the `store` package, which keeps the tables and every statement; these are what the rest of the
 service reads, so a caller can name a row's type without importing the queries.
 """
 
