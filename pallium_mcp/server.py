@@ -9,6 +9,7 @@ schema of its output model as its output schema, and its annotations. A call goe
 from __future__ import annotations
 
 import argparse
+import functools
 import hmac
 import ipaddress
 import os
@@ -16,7 +17,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kernel import authority, dispatch
 from kernel.authority import Authority
@@ -24,6 +25,9 @@ from kernel.context import ToolContext
 from kernel.errors import PalliumError
 from kernel.progress import Progress
 from kernel.tool import Tool
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = ["build_server", "main"]
 
@@ -81,10 +85,8 @@ def build_server(
             return list(self._listed)
 
         def _input_schema(self, name: str) -> dict[str, Any] | None:
-            from pallium_mcp import schema
-
             tool = self.served.get(name)
-            return None if tool is None else schema.input_schema(tool.input.model_json_schema())
+            return None if tool is None else published_input_schema(tool.input)
 
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> CallToolResult:
             progress = _McpProgress(context) if context is not None else Progress()
@@ -147,15 +149,13 @@ def _close(ctx: ToolContext) -> PalliumError | None:
 
 def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any, toolset_of: dict[str, str], shown: set[str]) -> Any:
     """The listing of one tool. The summary is its title once (not again in the annotations)."""
-    from pallium_mcp import schema
-
     a = tool.annotations
     return mcp_tool(
         name=tool.name,
         title=tool.summary,
         description=with_toolsets(tool.description, toolset_of, shown),
-        input_schema=schema.input_schema(tool.input.model_json_schema()),
-        output_schema=schema.output_schema(tool.output.model_json_schema()),
+        input_schema=published_input_schema(tool.input),
+        output_schema=published_output_schema(tool.output),
         annotations=tool_annotations(
             read_only_hint=a.read_only,
             destructive_hint=a.destructive,
@@ -163,6 +163,24 @@ def _describe(tool: Tool, mcp_tool: Any, tool_annotations: Any, toolset_of: dict
             open_world_hint=a.open_world,
         ),
     )
+
+
+# A model's schema is the same for every server a process builds (the resident server, a test, an
+# HTTP session each build one), and pydantic's generation is most of building one: make it once.
+@functools.cache
+def published_input_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The compact input schema of `model` as tools/list publishes it (shared: never change it)."""
+    from pallium_mcp import schema
+
+    return schema.input_schema(model.model_json_schema())
+
+
+@functools.cache
+def published_output_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The compact output schema of `model` as tools/list publishes it (shared: never change it)."""
+    from pallium_mcp import schema
+
+    return schema.output_schema(model.model_json_schema())
 
 
 def with_toolsets(description: str, toolset_of: dict[str, str], shown: set[str]) -> str:

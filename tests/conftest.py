@@ -71,10 +71,35 @@ def script(name: str) -> str:
     return str(beside) if beside.exists() else (shutil.which(name) or name)
 
 
+# The suite makes a few thousand repositories. git's default template copies a dozen sample hooks into
+# each, and each commit starts `git maintenance run --auto`: together most of a fixture repository's
+# cost, and nothing a test looks at. The tests' own git (this helper, not Pallium's) skips both; the
+# template keeps what a default one has that git reads (`info/exclude`, an empty `hooks/`).
+_LEAN_GIT = {
+    "GIT_CONFIG_COUNT": "2",
+    "GIT_CONFIG_KEY_0": "maintenance.auto",
+    "GIT_CONFIG_VALUE_0": "false",
+    "GIT_CONFIG_KEY_1": "gc.auto",
+    "GIT_CONFIG_VALUE_1": "0",
+}
+_TEMPLATE: list[Path] = []
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _lean_git_template(tmp_path_factory: pytest.TempPathFactory) -> None:
+    template = tmp_path_factory.mktemp("git-template")
+    (template / "hooks").mkdir()
+    (template / "info").mkdir()
+    (template / "info" / "exclude").write_text("# git ls-files --others --exclude-from=.git/info/exclude\n")
+    _TEMPLATE[:] = [template]
+
+
 def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
     """Run git in `repo` with a fixed identity and dates, and return stdout."""
     full_env = {
         **os.environ,
+        **_LEAN_GIT,
+        **({"GIT_TEMPLATE_DIR": str(_TEMPLATE[0])} if _TEMPLATE else {}),
         "GIT_AUTHOR_NAME": "Ada",
         "GIT_AUTHOR_EMAIL": "ada@example.com",
         "GIT_COMMITTER_NAME": "Ada",

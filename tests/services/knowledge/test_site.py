@@ -20,6 +20,7 @@ from tests.services.knowledge.test_serve import CHROMIUM, _browse, serving
 
 pytestmark = [
     pytest.mark.anyio,
+    pytest.mark.xdist_group("site"),  # one worker browses the site once (a dozen chromium starts), not each
     pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)"),
 ]
 _SIDEBAR = (0xF7, 0xF7, 0xF9)
