@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import re
 
+from kernel.secret_glued import glued_secrets
 from kernel.secret_values import acceptable_value, low_variety, secret_name
 
 __all__ = ["context_secrets", "stand_in"]
+
+_GLUED_CUES = frozenset((b"secret", b"token", b"key"))
 
 # `Password=...;` / `Pwd=...;` among the other `Key=Value;` pairs of an ODBC, ADO.NET or JDBC string
 _CONNECTION_KEYS = re.compile(
@@ -174,6 +177,8 @@ def context_secrets(
         found += _simple(text, _NPMRC, "assignment")  # whatever the value looks like, it is the credential
     if (b"cred" in words or b"auth" in words or b"entry(" in lowered) and b"(" in raw:
         found += _credential_calls(text)
+    if words & _GLUED_CUES or b"private" in lowered or b"access" in lowered:
+        found += glued_secrets(text, lowered)  # `cloudplanSECRET-<value>`, `boxTOKEN <value>`
     if b"00D" in raw and b"!" in raw:
         found += [(m.start(), m.end(), "salesforce_session_id", 0) for m in _SALESFORCE.finditer(text)]
     return found
