@@ -9,7 +9,8 @@ Parker (its rules' `examples` and `negative_examples`, read by `benchmarks/peer_
 ripsecrets (`test/`, `benchmarks/peer_ripsecrets.py`) and secretlint (each rule's test snapshots and
 the ranges their `output.json` reports, `benchmarks/peer_secretlint.py`) and semgrep's secret rules
 (the `ruleid:`/`ok:` lines of `generic/secrets/security/`'s test files, `benchmarks/peer_semgrep.py`) and
-Kingfisher (its rules' `examples`, `benchmarks/peer_kingfisher.py`). For each rule
+Kingfisher (its rules' `examples`, `benchmarks/peer_kingfisher.py`) and Whispers (its fixtures' compliant and
+noncompliant parts, `benchmarks/peer_whispers.py`). For each rule
 family (the peer's rule file or detector) it prints the cases, recall (a positive's secret no longer
 in the text after `kernel.secrets.redact`; of a credential of several parts, its secret part: see
 `secret_part`) and precision (of the cases where Pallium redacted anything, the share that are
@@ -18,8 +19,9 @@ the figures; the raw figures with them counted are printed too.
 
 One peer may be held out of tuning (`--held-out NAME`): its table is printed apart, and its misses are
 shown only with `--show-held-out`. TruffleHog, then Nosey Parker, were held out until each was scored
-once and read, then ripsecrets, then secretlint, then semgrep-rules; Kingfisher is the one held out now
-(`--held-out kingfisher`), chosen and committed before Pallium ran on it.
+once and read, then ripsecrets, then secretlint, then semgrep-rules, then Kingfisher; Whispers
+(Skyscanner/whispers 5832bf7) is the one held out now (`--held-out whispers`), chosen and committed
+before Pallium ran on it.
 """
 
 from __future__ import annotations
@@ -477,6 +479,13 @@ def _read_semgrep(root: Path) -> tuple[list[Scored], list[str]]:
     return [Scored("semgrep", c.family, c.text, c.positive, [], c.where) for c in cases], notes
 
 
+def _read_whispers(root: Path) -> tuple[list[Scored], list[str]]:
+    from benchmarks.peer_whispers import read_cases
+
+    cases, notes = read_cases(root)
+    return [Scored("whispers", c.family, c.text, c.positive, c.secrets, c.where) for c in cases], notes
+
+
 def _read_kingfisher(root: Path) -> tuple[list[Scored], list[str]]:
     from benchmarks.peer_kingfisher import read_cases
 
@@ -509,6 +518,8 @@ def _peer_of(root: Path) -> str:
         return "semgrep"
     if (root / "data" / "rules").is_dir() and (root / "src").is_dir():
         return "kingfisher"
+    if (root / "whispers").is_dir() and (root / "tests" / "fixtures").is_dir():
+        return "whispers"
     raise SystemExit(f"{root}: not a checkout of a peer this benchmark reads (see its docstring)")
 
 
@@ -669,6 +680,7 @@ def main(argv: list[str]) -> int:
         "secretlint": _read_secretlint,
         "semgrep": _read_semgrep,
         "kingfisher": _read_kingfisher,
+        "whispers": _read_whispers,
     }
     by_peer: dict[str, list[Scored]] = {}
     for root in args.peer:
