@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 
 from kernel.secret_glued import glued_secrets
-from kernel.secret_values import acceptable_value, low_variety, secret_name
+from kernel.secret_values import acceptable_value, low_variety, secret_name, weak_name
 
 __all__ = ["context_secrets", "stand_in"]
 
 _GLUED_CUES = frozenset((b"secret", b"token", b"key"))
+_CONFIG_CUES = frozenset((b"pass", b"pwd", b"secret", b"token", b"key"))
 
 # `Password=...;` / `Pwd=...;` among the other `Key=Value;` pairs of an ODBC, ADO.NET or JDBC string
 _CONNECTION_KEYS = re.compile(
@@ -63,6 +64,14 @@ _CREDENTIAL_CALL = re.compile(
 _NPMRC = re.compile(r"""(?m)(?:^|:)[ \t]*_(?:auth|authToken|password)[ \t]*=[ \t]*("[^"\n]+"|'[^'\n]+'|[^\s"'#;]+)""")
 # An element whose `name` attribute names the value it holds: Android's `<string name="maps_api_key">...</string>`
 _NAMED_ELEMENT = re.compile(r"""<(\w+)\s+name\s*=\s*["']([\w.:-]{1,80})["'][^>\n]{0,80}>([^<\n]{6,512})</\1>""")
+# A configuration line (YAML, `.env`, properties, INI): a secret's name at the line's start and an unquoted
+# value to its end. YAML and these formats have no variables, so a word there is the literal value
+# (`password: hardcoded`, `SSHpassword=hardcoded`); code's `password = asdf` (spaces around `=`) is not read.
+_CONFIG_LINE = re.compile(
+    r"""[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?([A-Za-z_][\w.-]{0,80})(?:[ \t]*:[ \t]+|=)"""
+    r"""([^\s"'`#;,(){}\[\]<>$%&|\\!*@][^\s"'`#;,(){}<>]{5,200})[ \t]*(?:[ \t]#.*)?\r?$"""
+)
+_TYPE_NAME = re.compile(r"^(?:[A-Z][a-z]+)+$|^(?i:str|string|int|bool|bytes|text|varchar\w*|secretstr)$")
 _STRING_LITERAL = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 
 
@@ -78,6 +87,30 @@ def stand_in(value: str) -> bool:
         return True
     letters = bare.replace("_", "").replace("-", "")
     return letters.isalpha() and letters.isupper()  # `YOUR_PASSWORD`, `PASSWORD`, `YOURPASSWROD`
+
+
+def _config_lines(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+    found = []
+    seen: set[int] = set()
+    for cue in (b"pass", b"pwd", b"secret", b"token", b"apikey", b"api_key"):
+        at = lowered.find(cue)
+        while at != -1:
+            line_start = text.rfind("\n", 0, at) + 1
+            if line_start not in seen and at - line_start <= 90:
+                seen.add(line_start)
+                match = _CONFIG_LINE.match(text, line_start)
+                if match is not None and match.end(1) > at:
+                    name, value = match.group(1), match.group(2)
+                    if (
+                        secret_name(name)
+                        and not weak_name(name)
+                        and not stand_in(value)
+                        and not _TYPE_NAME.match(value.rstrip(".;"))
+                        and acceptable_value(value, quoted=True, separator="=", name=name)
+                    ):
+                        found.append((match.start(2), match.end(2), "assignment", 2))
+            at = lowered.find(cue, at + len(cue))
+    return found
 
 
 def _quoted(match: re.Match[str], group: int) -> tuple[int, int, str]:
@@ -179,6 +212,8 @@ def context_secrets(
         found += _credential_calls(text)
     if words & _GLUED_CUES or b"private" in lowered or b"access" in lowered:
         found += glued_secrets(text, lowered)  # `cloudplanSECRET-<value>`, `boxTOKEN <value>`
+    if words & _CONFIG_CUES:
+        found += _config_lines(text, lowered)
     if b"00D" in raw and b"!" in raw:
         found += [(m.start(), m.end(), "salesforce_session_id", 0) for m in _SALESFORCE.finditer(text)]
     return found

@@ -53,12 +53,13 @@ _NOT_VENDOR = re.compile(
     r"|get|describe|create|delete|edit|rotate|show|read|view|revoke|generate|new)$"
 )
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _WORD_PART = re.compile(r"^[a-z]{4,}$")
 _TEXT_WORDS = re.compile(r"[a-z]{4,}")
 
 
 def _vowely(word: str, share: float = 0.3) -> bool:
-    return sum(c in "aeiouy" for c in word) >= share * len(word)
+    return sum(c in "aeiouy" for c in word.lower()) >= share * len(word)
 
 
 def _wordy(value: str) -> bool:
@@ -78,6 +79,8 @@ def _made_up(value: str, strong: bool) -> bool:
     if value.count("/") * 12 >= len(value):  # `uploads/2024/a.png`: a path's parts, not base64
         return False
     if max(value.count(c) for c in set(value)) * 2 >= len(value):  # `000...000TUVWXYZ`: filler
+        return False
+    if _ENV_NAME.match(value):  # `ZENDESK_WEBHOOK_API_SECRET`: the name of a variable that holds it
         return False
     if _decodes_to_text(value):  # `YmVkcm9jay5hbWF6b25hd3MuY29x`: base64 of a host name, not of random bytes
         return False

@@ -257,8 +257,8 @@ _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
     (
         b"--",
         re.compile(
-            r"(?i)--(?:password|passwd|pass|db-password|token|api-key|apikey|secret|client-secret|auth-token"
-            r"|access-token)(?:=|\s+)" + _VALUE
+            r"(?i)--(?:[a-z]+-)?(?:password|passwd|pass|tlspassword|token|api-key|apikey|secret|auth-token"
+            r"|access-token)(?:=|\s+)(?!\S*://)" + _VALUE
         ),
     ),
     *(
