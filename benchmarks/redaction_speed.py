@@ -72,6 +72,7 @@ def _peer_strings(peers: list[Path]) -> list[str]:
         "secretlint": secrets._read_secretlint,
         "semgrep": secrets._read_semgrep,
         "kingfisher": secrets._read_kingfisher,
+        "whispers": secrets._read_whispers,
     }
     out: list[str] = []
     for root in peers:

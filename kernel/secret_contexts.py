@@ -174,10 +174,11 @@ def _simple(text: str, pattern: re.Pattern[str], kind: str) -> list[tuple[int, i
 
 
 def context_secrets(
-    text: str, raw: bytes, lowered: bytes, words: set[bytes], dashed: bool
+    text: str, raw: bytes, lowered: bytes, words: set[bytes], dashed: bool, known: list[tuple[int, int, str, int]]
 ) -> list[tuple[int, int, str, int]]:
     """`words`: the keywords of `kernel.secrets` that occur in the text; `dashed`: the text holds ` -`.
-    Each test of a cue scans the whole text, so the cues hang off what the caller already knows."""
+    Each test of a cue scans the whole text, so the cues hang off what the caller already knows; `known`: the
+    spans found so far (a value one of them starts needs no second look)."""
     found: list[tuple[int, int, str, int]] = []
     has_password = b"pass" in words and b"password" in lowered
     if has_password or b"pwd" in words:
@@ -211,7 +212,9 @@ def context_secrets(
     if (b"cred" in words or b"auth" in words or b"entry(" in lowered) and b"(" in raw:
         found += _credential_calls(text)
     if words & _GLUED_CUES or b"private" in lowered or b"access" in lowered:
-        found += glued_secrets(text, lowered)  # `cloudplanSECRET-<value>`, `boxTOKEN <value>`
+        found += glued_secrets(
+            text, lowered, {start for start, _, _, _ in known}
+        )  # `cloudplanSECRET-<value>`, `boxTOKEN <value>`
     if words & _CONFIG_CUES:
         found += _config_lines(text, lowered)
     if b"00D" in raw and b"!" in raw:

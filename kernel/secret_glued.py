@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import Counter
 
 from kernel.secret_values import (
     KEY_FILE,
@@ -53,6 +54,10 @@ _NOT_VENDOR = re.compile(
     r"|get|describe|create|delete|edit|rotate|show|read|view|revoke|generate|new)$"
 )
 _BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_KIND_CHANGE = re.compile(r"\d(?=[^\W\d_])|[^\W\d_](?=\d)")
+_NOT_ALNUM = re.compile(r"[\W_]+")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _WORD_PART = re.compile(r"^[a-z]{4,}$")
 _TEXT_WORDS = re.compile(r"[a-z]{4,}")
@@ -65,8 +70,7 @@ def _vowely(word: str, share: float = 0.3) -> bool:
 def _wordy(value: str) -> bool:
     """Letters in words with a number or two (`release2024notes`, `user42profile`, `node18alpine`): a name,
     not a key, which changes between letters and digits more often (`ykzuistt01lwppi711h`)."""
-    run = "".join(c for c in value if c.isalnum())
-    changes = sum(a.isdigit() != b.isdigit() for a, b in itertools.pairwise(run))
+    changes = len(_KIND_CHANGE.findall(_NOT_ALNUM.sub("", value)))
     return changes <= 2 and any(_vowely(w, 0.25) for w in _TEXT_WORDS.findall(value.lower()))
 
 
@@ -78,7 +82,7 @@ def _made_up(value: str, strong: bool) -> bool:
         return False
     if value.count("/") * 12 >= len(value):  # `uploads/2024/a.png`: a path's parts, not base64
         return False
-    if max(value.count(c) for c in set(value)) * 2 >= len(value):  # `000...000TUVWXYZ`: filler
+    if Counter(value).most_common(1)[0][1] * 2 >= len(value):  # `000...000TUVWXYZ`: filler
         return False
     if _ENV_NAME.match(value):  # `ZENDESK_WEBHOOK_API_SECRET`: the name of a variable that holds it
         return False
@@ -87,8 +91,8 @@ def _made_up(value: str, strong: bool) -> bool:
     first = re.split(r"[-_.+/=]", value, maxsplit=1)[0]
     if _WORD_PART.match(first) and _vowely(first):  # `volume-1234abcd`, `manager-prod2024`
         return False
-    digits = sum(c.isdigit() for c in value)
-    letters = sum(c.isalpha() for c in value)
+    digits = len(_DIGIT.findall(value))
+    letters = len(_LETTER.findall(value))
     if not strong:  # `key`, `api`, `auth` or `access` alone: letters with digits strewn, or a long number
         if drawn_value(value) or (digits >= 2 and letters >= 2 and not _wordy(value)):
             return True
@@ -142,24 +146,29 @@ def _name_start(text: str, at: int) -> tuple[int, str, str] | None:
     return None
 
 
-def glued_secrets(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+def glued_secrets(
+    text: str, lowered: bytes, known: set[int] | frozenset[int] = frozenset()
+) -> list[tuple[int, int, str, int]]:
+    """`known`: where spans the caller found already start (their values need no second look)."""
     found: set[tuple[int, int, str, int]] = set()
+    read: set[int] = set()  # where a run of nouns ends: `SECRET_KEY` is read once, from `secret` or `key`
     for cue in _CUES:
         at = lowered.find(cue)
         while at != -1:
-            span = _at_cue(text, at)
+            span = _at_cue(text, at, read, known)
             if span is not None:
                 found.add(span)
             at = lowered.find(cue, at + 1)
     return sorted(found)
 
 
-def _at_cue(text: str, at: int) -> tuple[int, int, str, int] | None:
+def _at_cue(text: str, at: int, read: set[int], known: set[int] | frozenset[int]) -> tuple[int, int, str, int] | None:
     nouns = _NOUNS_AT.match(text, at)
-    if nouns is None:
+    if nouns is None or nouns.end() in read:
         return None
+    read.add(nouns.end())
     value = _VALUE_AFTER.match(text, nouns.end())
-    if value is None:
+    if value is None or value.start(1) in known:
         return None
     name = _name_start(text, at)
     if name is None:

@@ -721,7 +721,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
     dashed = b" -" in raw
     if dashed or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
-    spans += context_secrets(text, raw, lowered, words, dashed)
+    spans += context_secrets(text, raw, lowered, words, dashed, spans)
     if b"\n" in raw and (
         any(cue in lowered for cue in _GENERATOR_HINTS) or (b"pass" in words and b"password" in lowered)
     ):
