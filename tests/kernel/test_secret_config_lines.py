@@ -61,6 +61,8 @@ def test_a_word_is_the_literal_value_of_a_configuration_line(line: str) -> None:
         "client_secret: CLIENT_SECRET",
         "def f(password: str, user: str):",
         "password_reset_url: {v}",
+        "db_password: $${{password}}",  # a Makefile's escaped reference, a template's
+        "db_password: ${{{{password}}}}",
         "username: {v}",
     ],
 )
