@@ -20,8 +20,9 @@ lines after it, up to the next marker or the end of its XML element. So:
 
 Left out, each with a note: fixtures neither test reads, the HTML-comment fixture (its rule finds
 comments, not credentials), and payment card numbers (`creditcards.yml`; not credentials). The family is
-the fixture's name. Whispers is held out of tuning (`--held-out whispers`): chosen and committed, at
-Skyscanner/whispers 5832bf7, before Pallium ran on it.
+the fixture's name. Whispers was held out of tuning (`--held-out whispers`): chosen and committed, at
+Skyscanner/whispers 5832bf7, before Pallium ran on it, scored once (67.4% recall / 100.0% precision on
+487 cases), then used for tuning.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ the figures; the raw figures with them counted are printed too.
 
 One peer may be held out of tuning (`--held-out NAME`): its table is printed apart, and its misses are
 shown only with `--show-held-out`. TruffleHog, then Nosey Parker, were held out until each was scored
-once and read, then ripsecrets, then secretlint, then semgrep-rules, then Kingfisher; Whispers
-(Skyscanner/whispers 5832bf7) is the one held out now (`--held-out whispers`), chosen and committed
-before Pallium ran on it.
+once and read, then ripsecrets, then secretlint, then semgrep-rules, then Kingfisher, then Whispers
+(Skyscanner/whispers 5832bf7, chosen and committed before Pallium ran on it, scored once at 67.4% recall /
+100.0% precision, then tuned); the next fresh peer is the one to hold out.
 """
 
 from __future__ import annotations
