@@ -71,6 +71,15 @@ _CONFIG_LINE = re.compile(
     r"""[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?([A-Za-z_][\w.-]{0,80})(?:[ \t]*:[ \t]+|=)"""
     r"""([^\s"'`#;,(){}\[\]<>$%&|\\!*@][^\s"'`#;,(){}<>]{5,200})[ \t]*(?:[ \t]#.*)?\r?$"""
 )
+# A value named in the entry beside it: Kubernetes' `- name: DB_PASSWORD` / `value: ...`, a settings list's
+# `{"key": "password", "value": "..."}`, `<key>password</key>` / `<value>...</value>`
+_NAMED_PAIR = re.compile(
+    r"""(?:["']?(?:key|name)["']?[ \t]*[:=][ \t]*["']?([\w.-]{1,80})["']?"""
+    r"""|<(?:key|name)>([\w.-]{1,80})</(?:key|name)>)"""
+    r"""[ \t]*,?[ \t]*(?:\r?\n[ \t]*(?:-[ \t]+)?)?"""
+    r"""(?:["']?value["']?[ \t]*[:=][ \t]*(?:"([^"\n]{1,512})"|'([^'\n]{1,512})'|([^\s,}"'#<>]{1,512}))"""
+    r"""|<value>([^<\n]{1,512})</value>)"""
+)
 _TYPE_NAME = re.compile(r"^(?:[A-Z][a-z]+)+$|^(?i:str|string|int|bool|bytes|text|varchar\w*|secretstr)$")
 _STRING_LITERAL = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 
@@ -110,6 +119,27 @@ def _config_lines(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
                     ):
                         found.append((match.start(2), match.end(2), "assignment", 2))
             at = lowered.find(cue, at + len(cue))
+    return found
+
+
+def _named_pairs(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+    found = []
+    at = lowered.find(b"value")
+    while at != -1:
+        for match in _NAMED_PAIR.finditer(text, max(0, at - 200), at + 530):
+            if not match.start() < at < match.end():
+                continue
+            name = match.group(1) or match.group(2)
+            group = next(g for g in (3, 4, 5, 6) if match.group(g) is not None)
+            value = match.group(group)
+            quoted = group != 5
+            if (
+                secret_name(name)
+                and not stand_in(value)
+                and acceptable_value(value, quoted=quoted, separator="=", name=name)
+            ):
+                found.append((match.start(group), match.end(group), "assignment", 2))
+        at = lowered.find(b"value", at + 5)
     return found
 
 
@@ -217,6 +247,8 @@ def context_secrets(
         )  # `cloudplanSECRET-<value>`, `boxTOKEN <value>`
     if words & _CONFIG_CUES:
         found += _config_lines(text, lowered)
+        if b"value" in lowered:
+            found += _named_pairs(text, lowered)
     if b"00D" in raw and b"!" in raw:
         found += [(m.start(), m.end(), "salesforce_session_id", 0) for m in _SALESFORCE.finditer(text)]
     return found

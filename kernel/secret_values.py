@@ -54,7 +54,7 @@ _SECRET_NOUN = re.compile(
 
 # Keys that are not secrets: database and map keys, public keys, anti-forgery tokens.
 _NOT_SECRET_NAME = re.compile(
-    r"(?i)public|^pub|csrf|xsrf|(?:primary|foreign|sort|partition|cache|unique|composite|row|range|hash|lookup|index"
+    r"(?i)public|^pub|csrf|xsrf|authenticity|requestverification|(?:primary|foreign|sort|partition|cache|unique|composite|row|range|hash|lookup|index"
     r"|map|dict|object|item|group|shard|idempotency|i18n|translation|label|message|react|list|dedupe|storage)[_-]?key$"
 )
 

@@ -85,3 +85,26 @@ def test_any_password_flag_of_a_tool(flag: str) -> None:
     assert _gone(f"curl {flag}{value} https://localhost", value)
     kept = f"wget {flag.strip('= ')} https://localhost"  # a flag that asks, followed by the URL
     assert redact(kept) == (kept, 0)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        "env:\n  - name: DB_PASSWORD\n    value: {v}",
+        '{{"key": "smtp_password", "value": "{v}"}}',
+        "<entry>\n  <key>api_token</key>\n  <value>{v}</value>\n</entry>",
+        "- key: Password\n  value: '{v}'",
+    ],
+)
+def test_a_value_named_in_the_entry_beside_it(entry: str) -> None:
+    """Kubernetes' `- name: DB_PASSWORD` / `value: ...`, a settings list's key and value."""
+    value = _word() + str(_rnd.randint(10, 99))
+    assert _gone(entry.format(v=value), value)
+    kept_entries = (
+        "- name: DB_HOST\n  value: {v}",
+        "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {v}",
+        '<input type="hidden" name="authenticity_token" value="{v}">',  # an anti-forgery token
+    )
+    for kept in kept_entries:
+        text = kept.format(v=value)
+        assert redact(text) == (text, 0), text
