@@ -126,7 +126,11 @@ def _named_pairs(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
     found = []
     at = lowered.find(b"value")
     while at != -1:
-        for match in _NAMED_PAIR.finditer(text, max(0, at - 200), at + 530):
+        low = max(0, at - 200)
+        if lowered.rfind(b"name", low, at) == -1 and lowered.rfind(b"key", low, at) == -1:
+            at = lowered.find(b"value", at + 5)
+            continue
+        for match in _NAMED_PAIR.finditer(text, low, at + 530):
             if not match.start() < at < match.end():
                 continue
             name = match.group(1) or match.group(2)
