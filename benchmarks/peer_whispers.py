@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Case", "read_cases"]
+__all__ = ["Case", "read_cases", "scored"]
 
 
 @dataclass(frozen=True)
@@ -222,3 +222,11 @@ def _by_key(name: str, records: list[tuple[int, str]], labels: list[bool | None]
         elif labels[i] is False and _VALUE.search(record):
             cases.append(Case(name, record, False, where))
     return cases
+
+
+def scored(root: Path) -> tuple[list, list[str]]:
+    """The cases as `benchmarks.secrets` scores them."""
+    from benchmarks.secrets import Scored
+
+    cases, notes = read_cases(root)
+    return [Scored("whispers", c.family, c.text, c.positive, c.secrets, c.where) for c in cases], notes
