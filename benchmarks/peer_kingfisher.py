@@ -10,7 +10,8 @@ YAML-subset reader and pattern translation this uses): a pattern of one group na
 several the parts of one credential; an example the pattern does not match counts as caught when
 anything in it is redacted. The family is the rule's id (`kingfisher.lob.1`).
 
-Kingfisher is held out of tuning (`--held-out kingfisher`): chosen and committed before Pallium ran on it.
+Kingfisher was held out of tuning (`--held-out kingfisher`): chosen and committed before Pallium ran on it,
+scored once (76.2% recall / 100.0% precision), then used for tuning.
 """
 
 from __future__ import annotations

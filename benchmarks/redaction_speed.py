@@ -61,7 +61,7 @@ def _session_strings(scratch: Path, sessions: int) -> list[str]:
 
 
 def _peer_strings(peers: list[Path]) -> list[str]:
-    from benchmarks import secrets
+    from benchmarks import peer_whispers, secrets
 
     readers = {
         "gitleaks": secrets._read_gitleaks,
@@ -72,6 +72,7 @@ def _peer_strings(peers: list[Path]) -> list[str]:
         "secretlint": secrets._read_secretlint,
         "semgrep": secrets._read_semgrep,
         "kingfisher": secrets._read_kingfisher,
+        "whispers": peer_whispers.scored,
     }
     out: list[str] = []
     for root in peers:

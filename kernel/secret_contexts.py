@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import re
 
-from kernel.secret_values import acceptable_value, low_variety, secret_name
+from kernel.secret_glued import glued_secrets
+from kernel.secret_values import acceptable_value, low_variety, secret_name, weak_name
 
 __all__ = ["context_secrets", "stand_in"]
+
+_GLUED_CUES = frozenset((b"secret", b"token", b"key"))
+_CONFIG_CUES = frozenset((b"pass", b"pwd", b"secret", b"token", b"key"))
 
 # `Password=...;` / `Pwd=...;` among the other `Key=Value;` pairs of an ODBC, ADO.NET or JDBC string
 _CONNECTION_KEYS = re.compile(
@@ -60,6 +64,23 @@ _CREDENTIAL_CALL = re.compile(
 _NPMRC = re.compile(r"""(?m)(?:^|:)[ \t]*_(?:auth|authToken|password)[ \t]*=[ \t]*("[^"\n]+"|'[^'\n]+'|[^\s"'#;]+)""")
 # An element whose `name` attribute names the value it holds: Android's `<string name="maps_api_key">...</string>`
 _NAMED_ELEMENT = re.compile(r"""<(\w+)\s+name\s*=\s*["']([\w.:-]{1,80})["'][^>\n]{0,80}>([^<\n]{6,512})</\1>""")
+# A configuration line (YAML, `.env`, properties, INI): a secret's name at the line's start and an unquoted
+# value to its end. YAML and these formats have no variables, so a word there is the literal value
+# (`password: hardcoded`, `SSHpassword=hardcoded`); code's `password = asdf` (spaces around `=`) is not read.
+_CONFIG_LINE = re.compile(
+    r"""[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?([A-Za-z_][\w.-]{0,80})(?:[ \t]*:[ \t]+|=)"""
+    r"""([^\s"'`#;,(){}\[\]<>$%&|\\!*@][^\s"'`#;,(){}<>]{5,200})[ \t]*(?:[ \t]#.*)?\r?$"""
+)
+# A value named in the entry beside it: Kubernetes' `- name: DB_PASSWORD` / `value: ...`, a settings list's
+# `{"key": "password", "value": "..."}`, `<key>password</key>` / `<value>...</value>`
+_NAMED_PAIR = re.compile(
+    r"""(?:["']?(?:key|name)["']?[ \t]*[:=][ \t]*["']?([\w.-]{1,80})["']?"""
+    r"""|<(?:key|name)>([\w.-]{1,80})</(?:key|name)>)"""
+    r"""[ \t]*,?[ \t]*(?:\r?\n[ \t]*(?:-[ \t]+)?)?"""
+    r"""(?:["']?value["']?[ \t]*[:=][ \t]*(?:"([^"\n]{1,512})"|'([^'\n]{1,512})'|([^\s,}"'#<>]{1,512}))"""
+    r"""|<value>([^<\n]{1,512})</value>)"""
+)
+_TYPE_NAME = re.compile(r"^(?:[A-Z][a-z]+)+$|^(?i:str|string|int|bool|bytes|text|varchar\w*|secretstr)$")
 _STRING_LITERAL = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 
 
@@ -75,6 +96,55 @@ def stand_in(value: str) -> bool:
         return True
     letters = bare.replace("_", "").replace("-", "")
     return letters.isalpha() and letters.isupper()  # `YOUR_PASSWORD`, `PASSWORD`, `YOURPASSWROD`
+
+
+def _config_lines(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+    found = []
+    seen: set[int] = set()
+    for cue in (b"pass", b"pwd", b"secret", b"token", b"apikey", b"api_key"):
+        at = lowered.find(cue)
+        while at != -1:
+            line_start = text.rfind("\n", 0, at) + 1
+            if line_start not in seen and at - line_start <= 90:
+                seen.add(line_start)
+                match = _CONFIG_LINE.match(text, line_start)
+                if match is not None and match.end(1) > at:
+                    name, value = match.group(1), match.group(2)
+                    if (
+                        secret_name(name)
+                        and not weak_name(name)
+                        and not stand_in(value)
+                        and not _TYPE_NAME.match(value.rstrip(".;"))
+                        and acceptable_value(value, quoted=True, separator="=", name=name)
+                    ):
+                        found.append((match.start(2), match.end(2), "assignment", 2))
+            at = lowered.find(cue, at + len(cue))
+    return found
+
+
+def _named_pairs(text: str, lowered: bytes) -> list[tuple[int, int, str, int]]:
+    found = []
+    at = lowered.find(b"value")
+    while at != -1:
+        low = max(0, at - 200)
+        if lowered.rfind(b"name", low, at) == -1 and lowered.rfind(b"key", low, at) == -1:
+            at = lowered.find(b"value", at + 5)
+            continue
+        for match in _NAMED_PAIR.finditer(text, low, at + 530):
+            if not match.start() < at < match.end():
+                continue
+            name = match.group(1) or match.group(2)
+            group = next(g for g in (3, 4, 5, 6) if match.group(g) is not None)
+            value = match.group(group)
+            quoted = group != 5
+            if (
+                secret_name(name)
+                and not stand_in(value)
+                and acceptable_value(value, quoted=quoted, separator="=", name=name)
+            ):
+                found.append((match.start(group), match.end(group), "assignment", 2))
+        at = lowered.find(b"value", at + 5)
+    return found
 
 
 def _quoted(match: re.Match[str], group: int) -> tuple[int, int, str]:
@@ -138,10 +208,11 @@ def _simple(text: str, pattern: re.Pattern[str], kind: str) -> list[tuple[int, i
 
 
 def context_secrets(
-    text: str, raw: bytes, lowered: bytes, words: set[bytes], dashed: bool
+    text: str, raw: bytes, lowered: bytes, words: set[bytes], dashed: bool, known: list[tuple[int, int, str, int]]
 ) -> list[tuple[int, int, str, int]]:
     """`words`: the keywords of `kernel.secrets` that occur in the text; `dashed`: the text holds ` -`.
-    Each test of a cue scans the whole text, so the cues hang off what the caller already knows."""
+    Each test of a cue scans the whole text, so the cues hang off what the caller already knows; `known`: the
+    spans found so far (a value one of them starts needs no second look)."""
     found: list[tuple[int, int, str, int]] = []
     has_password = b"pass" in words and b"password" in lowered
     if has_password or b"pwd" in words:
@@ -174,6 +245,14 @@ def context_secrets(
         found += _simple(text, _NPMRC, "assignment")  # whatever the value looks like, it is the credential
     if (b"cred" in words or b"auth" in words or b"entry(" in lowered) and b"(" in raw:
         found += _credential_calls(text)
+    if words & _GLUED_CUES or b"private" in lowered or b"access" in lowered:
+        found += glued_secrets(
+            text, lowered, {start for start, _, _, _ in known}
+        )  # `cloudplanSECRET-<value>`, `boxTOKEN <value>`
+    if words & _CONFIG_CUES:
+        found += _config_lines(text, lowered)
+        if b"value" in lowered:
+            found += _named_pairs(text, lowered)
     if b"00D" in raw and b"!" in raw:
         found += [(m.start(), m.end(), "salesforce_session_id", 0) for m in _SALESFORCE.finditer(text)]
     return found

@@ -52,6 +52,7 @@ _SECRET_PARAM = re.compile(
     r"|token|access[_-]?token|auth[_-]?token|id[_-]?token|refresh[_-]?token|client[_-]?secret|secret"
     r"|password|passwd|pwd|pass|private[_-]?token|session[_-]?token|sessionid|code|auth|hmac|jwt)$"
 )
+_PASSWORD_PARAM = re.compile(r"(?i)(?:password|passwd|pass|pwd)$")
 _SAFE_PARAM = re.compile(r"(?i)^(?:sv|se|st|sp|spr|srt|ss|sr|skoid|sktid|skt|ske|sks|skv|v|ver|version|utm_\w+)$")
 # crypt(3) formats start with `$` (a literal first character keeps the scan fast); framework formats
 # (Django's `pbkdf2_sha256$...`) start with their algorithm's name and are looked for only when it occurs.
@@ -230,9 +231,13 @@ def _query_secrets(query: str, offset: int) -> list[tuple[int, int, str, int]]:
         position += len(pair) + 1
         if not value or _SAFE_PARAM.match(name):
             continue
-        if value.startswith(("$", "{", "<", "%7B", "%24")) or _low_variety(value) or _wordy(value):
+        if value.startswith(("$", "{", "<", "%7B", "%24")) or _low_variety(value):
             continue
-        if _SECRET_PARAM.match(name):
+        if _PASSWORD_PARAM.search(name) and len(value) >= 6:  # `userpass=<word>`: a password, words and all
+            found.append((start, start + len(value), "url_query_secret", 2))
+        elif _wordy(value):
+            continue
+        elif _SECRET_PARAM.match(name):
             if (len(value) >= 8 and any(c.isdigit() for c in value)) or len(value) >= 16:
                 found.append((start, start + len(value), "url_query_secret", 2))
         elif looks_generated(value, 24):

@@ -54,7 +54,7 @@ _SECRET_NOUN = re.compile(
 
 # Keys that are not secrets: database and map keys, public keys, anti-forgery tokens.
 _NOT_SECRET_NAME = re.compile(
-    r"(?i)public|^pub|csrf|xsrf|(?:primary|foreign|sort|partition|cache|unique|composite|row|range|hash|lookup|index"
+    r"(?i)public|^pub|csrf|xsrf|authenticity|requestverification|(?:primary|foreign|sort|partition|cache|unique|composite|row|range|hash|lookup|index"
     r"|map|dict|object|item|group|shard|idempotency|i18n|translation|label|message|react|list|dedupe|storage)[_-]?key$"
 )
 
@@ -98,7 +98,7 @@ _WEAK_NOUNS = ("key", "sid", "secret_id", "secret-id", "secretid")  # Vault AppR
 
 
 PLACEHOLDER = re.compile(
-    r"(?i)^(?:\$\{?[\w.:-]+\}?|\$\{[^}]*\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
+    r"(?i)^(?:\$\$?\{{0,2}[\w.:-]+\}{0,2}|\$\{[^}]*\}?|\$\(.*|\{\{.*|%\(?\w+\)?s?|%[\w.]+%|<[^>]*>?|\[REDACTED.*|\*+|x{3,}|[\w-]*\.{3,}.*|#+"
     # a stand-in word and then words (`my-password`, `YOUR_API_KEY_HERE`, `example123`), never a random tail:
     # `MyXY5I1RqA0t-bUY7` only begins with "my"
     r"|(?:your|my|some|example|sample|dummy|fake|changeme|change_me|placeholder|redacted|replace|insert)"

@@ -257,8 +257,8 @@ _CLI_AT: tuple[tuple[bytes, re.Pattern[str]], ...] = (
     (
         b"--",
         re.compile(
-            r"(?i)--(?:password|passwd|pass|db-password|token|api-key|apikey|secret|client-secret|auth-token"
-            r"|access-token)(?:=|\s+)" + _VALUE
+            r"(?i)--(?:[a-z]+-)?(?:password|passwd|pass|tlspassword|token|api-key|apikey|secret|auth-token"
+            r"|access-token)(?:=|\s+)(?!\S*://)" + _VALUE
         ),
     ),
     *(
@@ -721,7 +721,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
     dashed = b" -" in raw
     if dashed or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
-    spans += context_secrets(text, raw, lowered, words, dashed)
+    spans += context_secrets(text, raw, lowered, words, dashed, spans)
     if b"\n" in raw and (
         any(cue in lowered for cue in _GENERATOR_HINTS) or (b"pass" in words and b"password" in lowered)
     ):

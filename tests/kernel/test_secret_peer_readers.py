@@ -209,3 +209,36 @@ def test_a_secret_is_gone_when_it_no_longer_stands_where_the_original_had_it_sta
     glued = "cloudplanSECRET-ABCD1234EFGH5678"  # the peer's value is part of a longer token: anywhere counts
     assert _left_in("ABCD1234EFGH5678", glued, glued)
     assert not _left_in("ABCD1234EFGH5678", glued, "cloudplanSECRET-[REDACTED:x]")
+
+
+def test_the_whispers_reader_labels_lines_by_their_compliant_or_noncompliant_part(tmp_path):
+    from benchmarks.peer_whispers import read_cases
+
+    (tmp_path / "tests" / "unit").mkdir(parents=True)
+    (tmp_path / "tests" / "unit" / "test_secrets.py").write_text(
+        '@pytest.mark.parametrize(("src", "expected"), [("keys.yml", ["noncompliant_key"])])\n'
+        '@pytest.mark.parametrize(("src", "count"), [("app.yml", 2), ("quiet.yml", 0), ("cards.yml", 1)])\n'
+    )
+    fixtures = tmp_path / "tests" / "fixtures"
+    fixtures.mkdir()
+    (fixtures / "app.yml").write_text(
+        "compliant:\n  username: hardcoded\n  token: ${TOKEN}\n"
+        "noncompliant:\n  password: hardcoded1\n  01_hardcoded_list:\n    - Hardcoded2\n  url: https://u:hardcoded3@h\n"
+    )
+    (fixtures / "quiet.yml").write_text("password: password\n")
+    (fixtures / "keys.yml").write_text("compliant_key: a\nnoncompliant_key:\n  Default: admin\n")
+    (fixtures / "unread.txt").write_text("x\n")
+    cases, notes = read_cases(tmp_path)
+    got = [(c.family, c.positive, c.secrets, c.text.splitlines()[-1].strip()) for c in cases]
+    assert got == [
+        ("app.yml", False, [], "username: hardcoded"),
+        ("app.yml", False, [], "token: ${TOKEN}"),
+        ("app.yml", True, ["hardcoded1"], "password: hardcoded1"),
+        ("app.yml", True, ["Hardcoded2"], "- Hardcoded2"),
+        ("app.yml", True, ["hardcoded3"], "url: https://u:hardcoded3@h"),
+        ("keys.yml", False, [], "compliant_key: a"),
+        ("keys.yml", True, [], "Default: admin"),
+        ("quiet.yml", False, [], "password: password"),
+    ]
+    assert "- Hardcoded2" in cases[3].text and "01_hardcoded_list:" in cases[3].text  # its parent, for context
+    assert any("unread.txt" in note for note in notes)
