@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from kernel import clock, locks, offload, paths
+from kernel import clock, git, locks, offload, paths
 from kernel.store import Database
 from services.repo import parsing
 from services.repo.index_content import read_content
@@ -126,13 +126,24 @@ def _read_history(root: Path, plan: HistoryPlan) -> tuple[list[Commit], Pairs | 
     watermark stays here, where it costs less than a child's start. A child that fails leaves the
     read to this process, so a `git` error surfaces as it would have.
     """
-    if plan.rebuilt and plan.revision is not None and offload.worth_a_child():
+    if plan.rebuilt and plan.revision is not None and offload.worth_a_child() and _long_history(root, plan.revision):
         target = "services.repo.index_git:read_history_work"
         with contextlib.suppress(offload.OffloadFailed), offload.Offload(target, [(root, plan)], ahead=1) as child:
             for read in child:
                 return read
     commits, notes = read_history(root, plan)
     return commits, None, notes  # `apply_history` counts the pairs
+
+
+# Below this many commits the log is read here: a child's start (an interpreter and its imports,
+# about a fifth of a second of CPU) costs more than the split and the pairs of a short history.
+_CHILD_COMMITS = 400
+
+
+def _long_history(root: Path, revision: str) -> bool:
+    """True when `revision` has at least `_CHILD_COMMITS` commits (git stops counting there)."""
+    counted = git.run(["rev-list", "--count", f"--max-count={_CHILD_COMMITS}", revision], root, check=False)
+    return counted.strip().isdigit() and int(counted) >= _CHILD_COMMITS
 
 
 def _timed(fn: Callable[..., T], *args: object) -> tuple[T, float]:

@@ -100,6 +100,7 @@ async def test_history_read_in_a_child_stores_what_a_read_in_process_stores(empt
         finally:
             db.close()
 
+    monkeypatch.setattr("services.repo.indexing._CHILD_COMMITS", 2)  # a child reads even this short history
     monkeypatch.setenv("PALLIUM_OFFLOAD", "0")
     await ask(empty_repo, "pallium_index", full=True)
     here = history()
