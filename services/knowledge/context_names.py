@@ -78,6 +78,12 @@ def named_symbols(
     }
     # "the prompt function", "the Retry class": a word the task calls a function, method or class is a name
     called = {m.group(1) for m in _CALLED_NAME.finditer(task)}
+    # The types the task qualifies a member by or spells in their case (`Attribute` of `Attribute.key`)
+    spelled_owners = {
+        i.split(".", 1)[0].lower()
+        for i in IDENT.findall(qualified)
+        if i[:1].isupper() and ("." in i or i in code_words)
+    }
     # `BytesMut::put` is the name `BytesMut.put` and its two parts, as spelled
     for ident in [*code_words, *IDENT.findall(qualified), *IDENT.findall(task)]:
         if ident in seen:
@@ -118,6 +124,15 @@ def named_symbols(
             if classes:
                 found, explicit = classes, True
         found = [s for s in found if not generated_by_name(s.path) or ident in code_words]
+        if last[:1].isupper():
+            # `DocumentType` is the class, not `Document.documentType` returning one; `Pattern` (the
+            # standard library's) is no `pattern` field: a capitalised name matches in its own case
+            exact = [s for s in found if s.name == last]
+            found = exact or [s for s in found if "." not in s.qualified]
+        if ident.islower() and "." not in ident and _names_a_spelled_type(ident, spelled_owners):
+            if descriptive is not None:  # "boolean attributes" of `Attribute.isBooleanAttribute`
+                descriptive.add(ident)
+            continue
         if explicit and any(not TEST_NAME.search(stem_of(s.path)) and not in_tests(s.path) for s in found):
             # `click.echo` is the library's `echo`, not a helper a test defines under that name
             found = [s for s in found if not TEST_NAME.search(stem_of(s.path)) and not in_tests(s.path)]
@@ -163,6 +178,13 @@ def named_symbols(
             label = f"{s.qualified}:{s.start_line}"
             if label not in named[s.path]:
                 named[s.path].append(label)
+
+
+def _names_a_spelled_type(word: str, owners: set[str]) -> bool:
+    """A plain word that is the plural or singular of a type the task spells, not that type itself
+    ("boolean attributes" beside `Attribute.isBooleanAttribute`): it says what the named type is about,
+    and names its look-alike sibling (`Attributes`) only by coincidence."""
+    return word not in owners and any(word in (o + "s", o + "es") or o in (word + "s", word + "es") for o in owners)
 
 
 def private(name: str, language: str | None) -> bool:
