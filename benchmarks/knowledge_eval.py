@@ -74,7 +74,7 @@ async def evaluate(repo: Path, tasks_file: Path, *, show: bool) -> list[Score]:
                     mark = "M" if path in task["must_read"] else ("n" if path in task.get("nice", []) else " ")
                     mark = "T" if path in task["traps"] else mark
                     print(f"  {mark} {f['path']}  ({'; '.join(f['why'])})")
-                print(f"  tests: {answer['tests'][:4]}")
+                print(f"  tests: {answer['tests'][:10]}")
                 print(f"  checks: {answer['checks'][:3]}")
     finally:
         ctx.close()

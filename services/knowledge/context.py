@@ -551,11 +551,12 @@ def _test_support_steps_back(score: dict[str, float], files: dict, named: set[st
 
 def explicit_names(task: str) -> list[str]:
     """The names a task spells as code (`DecodingError`, `Cookies.set`, `iter_lines`, anything in
-    backticks): the ones worth asking the index who uses."""
-    code_words = {w for chunk in CODE.findall(task) for w in IDENT.findall(chunk)}
+    backticks, `BytesMut::put`): the ones worth asking the index who uses."""
+    qualified = _names.dotted(task)
+    code_words = {w for chunk in CODE.findall(qualified) for w in IDENT.findall(chunk)}
     prose = compound_parts(task) - code_words
     out: list[str] = []
-    for ident in [*code_words, *IDENT.findall(task)]:
+    for ident in [*code_words, *IDENT.findall(qualified)]:
         last = ident.rsplit(".", 1)[-1]
         if ident in prose or len(last) < 4 or last.isupper():
             continue

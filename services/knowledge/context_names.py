@@ -19,7 +19,7 @@ from services.knowledge.rows import SymbolEntry
 from services.knowledge.store import KnowledgeStore
 from services.knowledge.task_words import compound_parts
 
-__all__ = ["CODE", "IDENT", "PATHLIKE", "SYMBOL_KEY", "named_symbols"]
+__all__ = ["CODE", "IDENT", "PATHLIKE", "SYMBOL_KEY", "dotted", "named_symbols"]
 
 PATHLIKE = re.compile(r"[\w.@%+-]*[/.][\w./@%+-]*\w")
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -30,6 +30,9 @@ _NOT_CODE = {"other", "text", "config", "markdown", None}
 _TEXT_KINDS = {"heading", "section", "target", "key"}
 TYPE_KINDS = {"class", "interface", "type", "struct", "enum", "trait"}
 _LITERALS = {"true", "false", "none", "null", "nil", "undefined"}
+# `BytesMut::put` (Rust, C++, Ruby, PHP), `Element#select` (Javadoc, YARD): a member of a type, as
+# `Type.method` is; not `C#` nor `issue #12`.
+_MEMBER_SEPARATOR = re.compile(r"(?<=[A-Za-z0-9_])(?:::|#)(?=[A-Za-z_])")
 _CALLED_NAME = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]{3,}) (?:function|method|class|decorator)\b")
 
 
@@ -39,6 +42,12 @@ class _Name:
     explicit: bool
     as_code: bool
     found: list[SymbolEntry]
+
+
+def dotted(task: str) -> str:
+    """The task with each `Type::method` and `Type#method` written `Type.method`, the one way names are
+    qualified here, so a method the task places on a type is looked up as that type's."""
+    return _MEMBER_SEPARATOR.sub(".", task)
 
 
 def named_symbols(
@@ -55,8 +64,10 @@ def named_symbols(
     `named`, its span in `spans`; the definers of names spelled as code go to `spelled`; the plain
     words naming only a sibling of a type the task names go to `descriptive`."""
     seen: set[str] = set()
+    resolved_tails: set[str] = set()
     names: list[_Name] = []
-    code_words = {w for chunk in CODE.findall(task) for w in IDENT.findall(chunk)}
+    qualified = dotted(task)
+    code_words = {w for chunk in CODE.findall(qualified) for w in IDENT.findall(chunk)}
     code_words |= set(SYMBOL_KEY.findall(task))  # `the :pem option`: a Ruby symbol is the option's own name
     prose = compound_parts(task) - code_words  # `Content-Type`: words of a phrase, not names
     prose |= {  # `application/yaml`: a media type, not a path here
@@ -67,11 +78,20 @@ def named_symbols(
     }
     # "the prompt function", "the Retry class": a word the task calls a function, method or class is a name
     called = {m.group(1) for m in _CALLED_NAME.finditer(task)}
-    for ident in [*code_words, *IDENT.findall(task)]:
+    # The types the task qualifies a member by or spells in their case (`Attribute` of `Attribute.key`)
+    spelled_owners = {
+        i.split(".", 1)[0].lower()
+        for i in IDENT.findall(qualified)
+        if i[:1].isupper() and ("." in i or i in code_words)
+    }
+    # `BytesMut::put` is the name `BytesMut.put` and its two parts, as spelled
+    for ident in [*code_words, *IDENT.findall(qualified), *IDENT.findall(task)]:
         if ident in seen:
             continue
         seen.add(ident)
         last = ident.rsplit(".", 1)[-1]
+        if ident in resolved_tails:
+            continue  # `chunks_vectored` of `Buf::chunks_vectored`, found as the type's already
         if last.lower() in _LITERALS and ident not in code_words:
             continue  # `native_enum=False`: a value, not the `false()` some library defines
         explicit = ident not in prose and (
@@ -104,6 +124,15 @@ def named_symbols(
             if classes:
                 found, explicit = classes, True
         found = [s for s in found if not generated_by_name(s.path) or ident in code_words]
+        if last[:1].isupper():
+            # `DocumentType` is the class, not `Document.documentType` returning one; `Pattern` (the
+            # standard library's) is no `pattern` field: a capitalised name matches in its own case
+            exact = [s for s in found if s.name == last]
+            found = exact or [s for s in found if "." not in s.qualified]
+        if ident.islower() and "." not in ident and _names_a_spelled_type(ident, spelled_owners):
+            if descriptive is not None:  # "boolean attributes" of `Attribute.isBooleanAttribute`
+                descriptive.add(ident)
+            continue
         if explicit and any(not TEST_NAME.search(stem_of(s.path)) and not in_tests(s.path) for s in found):
             # `click.echo` is the library's `echo`, not a helper a test defines under that name
             found = [s for s in found if not TEST_NAME.search(stem_of(s.path)) and not in_tests(s.path)]
@@ -123,6 +152,8 @@ def named_symbols(
                 found = [s for s in found if last.lower() in s.path.lower()]
         if not found:
             continue
+        if "." in ident:
+            resolved_tails.add(last)
         as_code = (ident in code_words or ident in called or "_" in last.strip("_") or "." in ident) or bool(
             re.search(r"[a-z][A-Z]", last)
         )
@@ -147,6 +178,13 @@ def named_symbols(
             label = f"{s.qualified}:{s.start_line}"
             if label not in named[s.path]:
                 named[s.path].append(label)
+
+
+def _names_a_spelled_type(word: str, owners: set[str]) -> bool:
+    """A plain word that is the plural or singular of a type the task spells, not that type itself
+    ("boolean attributes" beside `Attribute.isBooleanAttribute`): it says what the named type is about,
+    and names its look-alike sibling (`Attributes`) only by coincidence."""
+    return word not in owners and any(word in (o + "s", o + "es") or o in (word + "s", word + "es") for o in owners)
 
 
 def private(name: str, language: str | None) -> bool:
@@ -234,6 +272,7 @@ def _owned_methods(names: list[_Name], task: str) -> None:
     `Chain`'s; a method the task names beside the types it is about, defined only on types it does not
     name (`copy_from_slice` of the standard slice, in a task about `BufMut::put_slice`), is none here."""
     typed = {s.path for n in names if n.explicit for s in n.found if s.kind in TYPE_KINDS}
+    typed |= {s.path for n in names if "." in n.ident for s in n.found if "." in s.qualified}  # `BufMut::put_slice`
     methods = [n for n in names if "." not in n.ident and n.found and all("." in s.qualified for s in n.found)]
     owned_of = {id(n): [s for s in n.found if s.path in typed or _owner_named(s.qualified, task)] for n in methods}
     placed = typed or any(owned_of.values())

@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
+from services.knowledge.documents import is_peripheral
 from services.knowledge.reading import STOPWORDS
 
 __all__ = [
@@ -142,7 +143,10 @@ def choose_tests(
     if stems:
         for test in store.test_paths():
             by_stem[test_stem(test)].append(test)
+    unread = _unread_namesakes(store, stems, sources) if stems else set()
     for stem in stems:
+        if stem in unread:
+            continue  # `element` names `Element.java`, not read: `ElementTest.java` is its test, not this change's
         named = sorted(by_stem.get(stem, []), key=lambda t: (len(t), t))[:4]
         for test in named:
             points[test] += 0.8 * best / len(named)
@@ -160,8 +164,29 @@ def choose_tests(
     ]
     if ranked:  # tests far below the best are someone else's: an agent would run them for nothing
         floor = _TEST_TAIL * points[ranked[0]]
-        ranked = [t for t in ranked if points[t] >= floor]
+        own = {
+            t for p in sources[:3] for t in files[p].tests if test_stem(t).lstrip("_") == stem_of(p).lower().lstrip("_")
+        }
+        ranked = [t for t in ranked if points[t] >= floor or t in own]  # each of the best files' own test stays
     return _without_variants(ranked, words)[:TESTS]
+
+
+def _unread_namesakes(store, stems: Sequence[str], sources: Sequence[str]) -> set[str]:
+    """The task's words that are the stem of a source file not among the files to read: a test named
+    after such a word tests that file, which the ranking left out."""
+    read = {stem_of(p).lower() for p in sources}
+    kinds = {p.rsplit(".", 1)[-1] for p in sources if "." in p.rsplit("/", 1)[-1]}
+    wanted = set(stems) - read
+    return {
+        stem_of(p).lower()
+        for p in store.file_blobs()
+        if stem_of(p).lower() in wanted
+        and p.rsplit(".", 1)[-1] in kinds  # code like the files to read, not `docs/options.md`
+        and not is_peripheral(p)
+        and "benches" not in p.split("/")[:-1]  # nor `benches/buf.rs`
+        and not TEST_NAME.search(stem_of(p))
+        and not in_tests(p)
+    }
 
 
 def _without_variants(ranked: list[str], words: frozenset[str]) -> list[str]:
@@ -250,7 +275,21 @@ def _tests_named_after(untested: list[str], store) -> dict[str, list[str]]:
         )
         if 0 < len(found) <= 4:  # a stem many tests share names no one module's tests
             out[path] = found
+        elif not found:
+            found = _tests_of_the_kind(path, all_tests)
+            if found:
+                out[path] = found
     return out
+
+
+def _tests_of_the_kind(path: str, tests: list[str]) -> list[str]:
+    """`helper/RegexTest.java` for `helper/Re2jRegex.java`, which has no test of its own: the test in the
+    same package named after the kind its name ends in (a `Regex`), the one it specialises."""
+    parts = re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", path.rsplit("/", 1)[-1].split(".", 1)[0])
+    tails = {"".join(parts[i:]).lower() for i in range(1, len(parts))}
+    tails = {t for t in tails if len(t) >= 5}
+    package = _folder(path).rsplit("/", 1)[-1]
+    return sorted(t for t in tests if test_stem(t) in tails and _folder(t).rsplit("/", 1)[-1] == package)[:2]
 
 
 _BARRELS = ("index.ts", "index.tsx", "index.js", "index.mjs", "__init__.py", "mod.ts", "mod.rs")

@@ -116,6 +116,7 @@ _NOT_TESTS = re.compile(
     r"|(^|/)conftest\.py$",
     re.I,
 )
+_JVM_SOURCE_SET = re.compile(r"(^|/)src/(?:test|it|integrationTest)/(?:java|kotlin|scala|groovy)/")
 # An extensionless file that may be a script (`run-tests`, `basic`), unlike `README` or `Makefile`.
 _SCRIPT_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _NOT_SCRIPTS = frozenset({"makefile", "gnumakefile", "dockerfile", "justfile", "rakefile", "gemfile", "license"})
@@ -166,7 +167,9 @@ def is_test_path(path: str) -> bool:
     `tests/common/mod.rs`); code of the languages whose tests are built or listed rather than named
     (JavaScript, C, Lua, shell) also when it sits under a tests folder. Data and docs never are.
     """
-    if _NOT_TESTS.search(path):
+    # Below a JVM source set (`src/test/java/`) the folders are packages mirroring the main tree's, so
+    # `org/jsoup/helper/CookieUtilTest.java` tests `helper/CookieUtil.java`: no support folder there
+    if _NOT_TESTS.search(_JVM_SOURCE_SET.sub(r"\1src/jvm/", path)):
         return False
     name, runner = _runner(path)
     if runner is None:

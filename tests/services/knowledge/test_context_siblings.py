@@ -138,3 +138,15 @@ async def test_a_test_crate_named_as_a_variant_is_listed_only_for_its_words(crat
     assert "tests/test_bytes_odd_alloc.rs" not in tests
     _, tests = await _read(crate_repo, "Bytes::truncate(0) under an odd alloc should release the buffer at once.")
     assert "tests/test_bytes_odd_alloc.rs" in tests
+
+
+@pytest.mark.parametrize("spelled", ["BytesMut::put", "BytesMut#put"])
+async def test_a_method_qualified_by_its_type_with_colons_or_a_hash_is_that_types(crate_repo: Path, spelled: str):
+    """`BytesMut::put` (Rust, C++, Ruby) and `BytesMut#put` (Javadoc, YARD) qualify `put` as `BytesMut.put`
+    does: a three-letter method name the task never spells alone is that type's method, defined there."""
+    await ask(crate_repo, "pallium_knowledge_build", model=False)
+    out = await ask(
+        crate_repo, "pallium_knowledge_context", task=f"{spelled} should return at once for an empty source."
+    )
+    assert out.read[0].path == "src/bytes_mut.rs"
+    assert any(s.startswith("BytesMut.put:") for s in out.read[0].symbols)

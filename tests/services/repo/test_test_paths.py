@@ -161,3 +161,14 @@ async def test_each_runner_pairs_a_test_with_the_file_it_is_named_after(empty_re
     out = await ask(empty_repo, "explain", path=source)
     facts = await ask(empty_repo, "facts", sections=["tests"])
     assert (out.tests, facts.tests) == ([test], {source: [test]})
+
+
+def test_a_jvm_test_package_named_like_a_support_folder_holds_tests():
+    """Below `src/test/java/` the folders are packages mirroring the main tree (`org/jsoup/helper/`), so
+    `helper/CookieUtilTest.java` is the test of `helper/CookieUtil.java`; resources, mocks and fixtures
+    stay support."""
+    assert is_test_path("src/test/java/org/lib/helper/CookieUtilTest.java")
+    assert is_test_path("lib/src/test/kotlin/org/lib/support/ClientTest.kt")
+    assert not is_test_path("src/test/java/org/lib/mocks/ClientTest.java")
+    assert not is_test_path("src/test/resources/helpers/FooTest.java")
+    assert not is_test_path("tests/helpers/test_x.py")
