@@ -11,7 +11,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from services.route import extract, lexicon, reading
+from services.route import extract, lexicon, reading, senses
 
 if TYPE_CHECKING:
     from services.route.catalog import Capability, Catalog, Scored
@@ -133,7 +133,7 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
     ):
         return ("team start",)  # "assemble a few agents to debate X": a team to start, not a template to read
     if not request.deletes and action != reading.REVERT:
-        sensed = _memory_sense(request) or _run_sense(request)
+        sensed = senses.memory_sense(request) or senses.run_sense(request)
         if sensed:
             return (sensed,)
     if not request.deletes and action in (None, reading.QUESTION):
@@ -154,7 +154,7 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
     if _ALL_YOU_DO.search(request.text):
         return ("agents guide",)  # "list everything you can do", "what can pallium do": the guide to all of it
     if obj == "team" and not request.deletes and action != reading.REVERT:
-        sensed = _team_sense(request)
+        sensed = senses.team_sense(request)
         if sensed:
             return (sensed,)
     if action in (reading.CHANGE, reading.REVIEW, reading.RESEARCH) and obj == "code":
@@ -199,179 +199,6 @@ _ALL_YOU_DO = re.compile(
     r"\b(?:your|pallium'?s) (?:capabilities|commands|abilities)\b|\ball (?:of )?(?:your|pallium'?s) tools\b",
     re.I,
 )
-_EMBEDDING = re.compile(r"\bembedd?ings?\b|\bsemantic (?:recall|search|memory)\b|\bvectors?\b", re.I)
-_WORKS = re.compile(
-    r"\b(?:works?|working|answers?|respond\w*|reachable|valid|functional)\b|\b(?:check|verify|test)(?:ing)? "
-    r"(?:that|whether|if)\b",
-    re.I,
-)
-_SESSION_INDEX = re.compile(r"\b(?:session )?(?:index|database|db|memory)\b", re.I)
-_TROUBLE_VERBS = frozenset({"diagnose", "check", "repair", "fix", "debug", "troubleshoot", "doctor", "heal", "vet"})
-_IMPORT_VERBS = frozenset({"pull", "import", "bring", "fetch", "load", "ingest", "sync", "grab", "suck"})
-_SESSION_WORDS = re.compile(r"\b(?:chats?|transcripts?|sessions?|conversations?|history)\b", re.I)
-_INTO_MEMORY = re.compile(r"\b(?:in|into|to) (?:pallium'?s |the |my )?(?:session )?(?:memory|index)\b", re.I)
-_TRANSCRIPT = re.compile(r"\btranscripts?\b|\bmessages of\b|\bfrom line \d+\b", re.I)
-# What we settled in conversation, with a time: "what did we decide last week about X" recalls sessions;
-# "why was X added" (no we, no time) reads the commits (`decisions`).
-_TALKED = re.compile(
-    r"\b(?:(?:we|i|you) (?:decide|decided|agree|agreed|settle|settled|conclude|concluded|say|said|discuss|"
-    r"discussed)|was (?:decided|agreed|settled|concluded|discussed))\b",
-    re.I,
-)
-_AGO = re.compile(
-    r"\b(?:last (?:time|week|month|session|night|sprint)|yesterday|earlier|the other day|previously|"
-    r"\d+ (?:days?|weeks?) ago)\b",
-    re.I,
-)
-
-
-def _memory_sense(request: reading.Request) -> str | None:
-    """Session memory by verb and noun: the embedding set up, checked or shown; the index diagnosed;
-    transcripts imported or read; what was decided in conversation recalled."""
-    text, verb = request.text, request.verb.lower()
-    if _EMBEDDING.search(text) and request.object in ("pallium", "session", None):
-        if request.action != reading.QUESTION and (
-            verb in ("set", "configure", "switch", "change", "use", "point", "enable")
-            or re.search(r"\bset ?up\b", text, re.I)
-        ):
-            return "sessions embedding configure"
-        if verb in ("check", "verify", "test", "validate", "probe", "ping") and _WORKS.search(text):
-            return "sessions embedding check"
-        return None
-    if request.object not in ("session", "pallium"):
-        if request.action == reading.QUESTION and _TALKED.search(text) and _AGO.search(text):
-            return "sessions recall"
-        return None
-    if verb in _TROUBLE_VERBS and _SESSION_INDEX.search(request.body) and request.object == "session":
-        return "sessions doctor"  # "session search is acting up, diagnose the index"
-    if verb in _IMPORT_VERBS and _SESSION_WORDS.search(text) and (verb == "sync" or _INTO_MEMORY.search(text)):
-        return "sessions sync"  # "pull my newest codex chats into pallium's memory"
-    if (
-        request.object == "session"
-        and _TRANSCRIPT.search(text)
-        and (verb in _READ_VERBS or request.action == reading.QUESTION or _TRANSCRIPT.match(request.body))
-        and not re.search(r"\b(?:search|grep|find|mention\w*|which)\b", text, re.I)
-    ):
-        return "sessions read"  # "transcript of <id>", "read it from line 120"
-    return None
-
-
-_READ_VERBS = frozenset({"read", "show", "print", "open", "display", "view", "dump", "give", "get", "see", "cat"})
-_HOW = frozenset({"how", "how's", "hows"})
-_RUN_RECORD = re.compile(r"\b(?:lease|leases|record|attempts?|heartbeat|base commit|worktrees?)\b", re.I)
-_INTO_TREE = re.compile(
-    r"\b(?:in|into|onto) (?:my|the|our) (?:working )?(?:tree|checkout|worktree|working copy|branch)\b", re.I
-)
-
-
-def _run_sense(request: reading.Request) -> str | None:
-    """A named run by verb and noun: how it is doing is its status, why it will not resume (its lease, its
-    record) is its inspection, its patches wanted in my tree are applied."""
-    if request.object != "run":
-        return None
-    text, verb = request.text, request.verb.lower()
-    if (
-        verb in _HOW
-        and not re.search(r"\bhow (?:do|can|should|would) (?:i|we|you)\b", text, re.I)
-        and not re.search(r"\b(?:find\w*|report|verdict|cost|decid\w*|gates?)\b", text, re.I)
-    ):
-        return "workflow status"
-    if _RUN_RECORD.search(text) and (
-        verb in ("why", "debug", "diagnose", "check", "inspect") or reading.diagnoses(request)
-    ):
-        return "workflow inspect"
-    if (
-        _INTO_TREE.search(text)
-        and re.search(r"\b(?:patch\w*|changes?|edits?|diffs?)\b", text, re.I)
-        and not reading.REVERTS.search(text)
-        and not re.search(r"\b(?:out of|from) (?:my|the|our)\b", text, re.I)
-    ):
-        return "workflow apply"
-    return None
-
-
-# A team's member, by the word for one or a role noun ("the reviewer", "member heidi", "a codex tester named x").
-_MEMBER = re.compile(
-    r"\b(?:members?|teammates?|reviewers?|testers?|fixers?|editors?|planners?|researchers?|hunters?|writers?|"
-    r"critics?|skeptics?|advocates?|judges?)\b|\bnamed [\w-]+|'[\w-]+'",
-    re.IGNORECASE,
-)
-_TEAM_PARTS = re.compile(
-    r"\b(?:tasks?|board|patch\w*|changes?|diffs?|plans?|budget|gates?|mail|inbox|messages?)\b", re.I
-)
-# Verbs that act on a team or a member; a request led by any other word ("all mail of X", "open tasks on X",
-# "members and spend of X") names what to see.
-_TEAM_ACTS = frozenset(
-    {
-        "send", "tell", "ask", "message", "mail", "ping", "write", "add", "put", "create", "claim", "complete",
-        "mark", "finish", "release", "unclaim", "spawn", "restart", "revive", "stop", "halt", "steer", "redirect",
-        "nudge", "wake", "poke", "approve", "accept", "reject", "refuse", "resume", "run", "start", "raise",
-        "budget", "join", "attach", "reattach", "apply", "merge", "land", "revert", "undo", "take", "gate", "set",
-        "watch", "follow", "let", "give", "cap", "bring", "hire", "recruit", "kick", "spin", "assemble", "form",
-        "continue", "reconnect", "recover", "unstick", "make", "pull", "assign", "require", "hold", "clear",
-    }
-)  # fmt: skip
-# What a request of nouns alone asks to see on a team, in this order: its diffs, its mail, its board, its status.
-_TEAM_VIEWS = (
-    ("team diff", re.compile(r"\b(?:diffs?|changed?|patches)\b", re.I)),
-    ("team inbox", re.compile(r"\b(?:mail|inbox|mailbox|messages)\b", re.I)),
-    ("team tasks list", re.compile(r"\b(?:tasks|board)\b", re.I)),
-    ("team status", re.compile(r"\b(?:members|spend\w*|costs?|cost so far|stuck|idle|doing)\b", re.I)),
-)
-
-
-def _team_sense(request: reading.Request) -> str | None:
-    """The team command a request's verb and nouns name, before the words' rank: tell a member is the
-    mailbox, a role noun beside "add" is a new member, "restart" with a member restarts it and without one
-    resumes the team, "take M off" stops that member; a request of nouns alone is the view they name."""
-    text = request.body or request.text
-    verb = request.verb.lower()
-    member = bool(_MEMBER.search(text))
-    if verb in ("steer", "redirect"):
-        return "team member steer"
-    if verb in ("tell", "ask", "message", "ping") and not re.search(r"\bplans?\b", text, re.I):
-        return "team send"
-    if verb == "spawn" or (
-        verb in ("add", "bring", "hire", "recruit")
-        and member
-        and not re.search(r"\b(?:tasks?|board|me|myself)\b", text, re.I)
-    ):
-        return "team spawn"
-    if verb in ("restart", "revive", "reboot"):
-        return "team member restart" if member else "team resume"
-    if (
-        verb in ("take", "pull", "remove")
-        and member
-        and re.search(r"\b(?:off|out)\b", text, re.I)
-        and not re.search(r"\b(?:patch\w*|changes?|edits?)\b", text, re.I)
-    ):
-        return "team member stop"
-    if (
-        _INTO_TREE.search(text)
-        and re.search(r"\b(?:patch\w*|changes?|edits?)\b", text, re.I)
-        and not reading.REVERTS.search(text)
-        and not re.search(r"\b(?:out of|from) (?:my|the|our)\b", text, re.I)
-    ):
-        return "team apply"
-    if re.search(r"\b(?:make (?:it|them|the team) active( again)?|reactivate|un-?park)\b", text, re.I):
-        return "team resume"
-    if re.search(r"\b(?:get (?:to )?work|get going|start working|go to work)\b", text, re.I):
-        return "team run"
-    if (
-        request.action is None
-        and verb not in _TEAM_ACTS
-        and re.match(r"^(?:an? |the |one )?[\w-]+ team (?:on|about|to|for|over)\b", text, re.I)
-    ):
-        return "team start"  # "an adversarial-debate team on whether to drop python 3.10": one to start
-    # "mail for team-x": a verb's word used as a noun, with a preposition after it
-    as_noun = verb not in _TEAM_ACTS or re.match(r"^\S+ (?:of|for|in|on|from)\b", text, re.I)
-    if request.action in (None, reading.QUESTION) and as_noun:
-        for name, pattern in _TEAM_VIEWS:
-            if pattern.search(text):
-                return name
-    return None
-
-
 # Where something is, in the present tense ("where's X defined", "where in the code do we ..."); "where did
 # the migration stop" asks where work stood, not where code is.
 _WHERE = re.compile(r"^(?:where(?:'s|s| is| are| do| does| in)|in which files?)\b", re.IGNORECASE)
