@@ -209,7 +209,9 @@ _WHICH_DOES = re.compile(
     re.IGNORECASE,
 )
 _POINT_TO = re.compile(
-    r"^(?:point me (?:to|at)|take me to|show me where|tell me where|find where|locate)\b", re.IGNORECASE
+    r"^(?:point me (?:to|at)|take me to|show me where|tell me where|(?:find|search|look|grep|hunt)(?: for| up)? where|"
+    r"locate)\b",
+    re.IGNORECASE,
 )
 _CHURN = re.compile(r"\b(?:chang\w*|churn\w*|hot\w*|often|most|edit\w*|touch\w*|active)\b", re.IGNORECASE)
 _USED = re.compile(r"\b(?:used|uses|called|calls|referenced|imported|invoked)\b", re.IGNORECASE)
@@ -276,10 +278,51 @@ def shape(
         reverting = [s for s in allowed if "revert" in s.capability.cli and s.capability.destructive]
         if reverting:
             return _lead(allowed, reverting[0].capability.capability, structural=True)
-    for name in wanted(request):
+    for name in (*_named(request, found, cat), *wanted(request)):
         if name in cat.by_name:
             return _lead(allowed, name, structural=True)
     return _sibling(_by_object(allowed, request, found), request)
+
+
+# What breaks when a named thing changes: "if I change main's return type, what breaks?", "what depends on x"
+_BREAKS = re.compile(
+    r"\bwhat (?:(?:would|will|could|might|can|is going to|else) )?(?:breaks?|fails?|be affected|is affected|"
+    r"gets? affected|goes wrong|go wrong|depends on (?:it|this|that|them))\b|\bwho (?:would|will) (?:break|notice)\b",
+    re.IGNORECASE,
+)
+# A ranking of the repository's files, asked with no file named: "which file is the scariest to touch",
+# "the riskiest modules", "churn ranking for the last 12 weeks", "top files by churn".
+_RANKING = re.compile(
+    r"\b(?:which|what|the|top|most)\b.*\b(?:files?|modules?|parts?|places?|areas?|code)\b.*"
+    r"\b(?:\w+iest|most (?:\w+)|hottest|worst)\b|"
+    r"\b(?:\w+iest|hottest|most (?:dangerous|fragile|risky|changed|edited|touched|active|volatile))\s+"
+    r"(?:\w+\s+)?(?:files?|modules?|parts?|places?|areas?|code)\b|"
+    r"\b(?:churn|hotspots?) (?:ranking|rank|list|leaders?|table|top)\b|\btop (?:\d+ )?files? by\b",
+    re.IGNORECASE,
+)
+_BARE_NAME = re.compile(r"^\W*([A-Za-z_][\w.]*)\s*\?+\s*$")
+
+
+def _named(request: reading.Request, found: extract.Found | None, cat: Catalog) -> tuple[str, ...]:
+    """What a task asks of a thing it names, or of the files as a whole, before the words' rank: what breaks
+    when a named symbol changes is its callers; a ranking of files with none named is `hotspots`; a name
+    alone with a question mark ("main?") is a search for it."""
+    if request.deletes or request.action not in (None, reading.QUESTION) or found is None:
+        return ()
+    if request.object not in (None, "code"):
+        return ()
+    if _BREAKS.search(request.text) and found.symbols and not found.paths:
+        return ("callers",)
+    if _RANKING.search(request.text) and not found.paths and not found.symbols:
+        return ("hotspots",)
+    bare = _BARE_NAME.match(request.text)
+    if bare:
+        word = bare.group(1).lower()
+        commands = {w for name in cat.by_name for w in lexicon.words(name)}
+        known = word in commands or word in lexicon.STOPWORDS or word in lexicon.OFF_DOMAIN
+        if not known and word not in lexicon.SYNONYM_WORDS and word not in lexicon.GENERIC:
+            return ("search",)
+    return ()
 
 
 _SIBLING_REACH = 0.15

@@ -110,6 +110,12 @@ _SYMBOL_AFTER = re.compile(
     r"(?:(?:function|method|class|symbol|variable|constant|type)\s+)?[`'\"]?([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)",
     re.IGNORECASE,
 )
+# A part of a name's interface, with the name before it: "main's return type", "parse_config's signature"
+_SYMBOL_PART = re.compile(
+    r"\b([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)'s\s+(?:return(?: type| value)?|signature|arguments?|parameters?|"
+    r"params?|args?|type|behaviou?r|name|body|default)\b",
+    re.IGNORECASE,
+)
 _SYMBOL_USED = re.compile(r"\b(?:is|are)\s+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\s+(?:used|called|defined|referenced)\b")
 _NOT_SYMBOLS = frozenset({"it", "this", "that", "function", "method", "class", "symbol", "them", "me", "every", "all"})
 _LAST_RUN = re.compile(r"\b(?:last|latest|newest|previous|recent|most recent|that|the) (?:workflow )?run\b", re.I)
@@ -286,7 +292,7 @@ def _symbols(task: str, found: Found) -> list[str]:
         call = bool(re.search(re.escape(token) + r"\(\)", task))
         if snake or camel or dotted or call:
             out.append(token)
-    for pattern in (_SYMBOL_AFTER, _SYMBOL_USED):
+    for pattern in (_SYMBOL_AFTER, _SYMBOL_USED, _SYMBOL_PART):
         for match in pattern.finditer(task):
             token = match.group(1)
             if token.lower() not in STOPWORDS and token.lower() not in _NOT_SYMBOLS and token not in taken:

@@ -443,48 +443,6 @@ def unloose(text: str) -> str:
     return _LOOSE.sub(" ", text)
 
 
-# A few words of other languages people mix into a task, read as the English word before anything else:
-# the verbs of route's actions and the nouns of its objects (not a translator: a task wholly in another
-# language still reads only by these words).
-_GLOSSARY = {
-    "fix": "repara reparar arregla arreglar corrige corregir corrija conserte répare réparer corrige corriger "
-    "repariere reparier behebe korrigiere correggi ripara sistema",
-    "bug": "fallo fallos error errores bogue bogues fehler bachi",
-    "delete": "borra borrar elimina eliminar apague supprime supprimer efface effacer lösche löschen entferne cancella",
-    "sessions": "sesiones sesión sitzungen séances",
-    "search": "busca buscar cherche chercher suche durchsuche cerca procure",
-    "uses": "utilise utilisent utiliza utilizan usa usan benutzt verwendet",
-    "calls": "appelle llama ruft chiama",
-    "defined": "définie défini definido definida definiert",
-    "tests": "pruebas essais",
-}
-_GLOSSED = {word: english for english, spelled in _GLOSSARY.items() for word in spelled.split()}
-_GLOSS_WORD = re.compile(
-    r"(?<![\w./-])(" + "|".join(sorted(map(re.escape, _GLOSSED), key=len, reverse=True)) + r")(?![\w/-])", re.I
-)
-# "de hace más de un año", "il y a plus de 6 mois": an age, as the English a prune reads
-_AGE = re.compile(
-    r"\b(?:de )?hace más de (un|una|\d+) (año|años|mes|meses|semana|semanas|día|días)\b|"
-    r"\b(?:d'il y a |il y a )?plus de (un|une|\d+) (an|ans|mois|semaines?|jours?)\b",
-    re.IGNORECASE,
-)
-_AGE_UNIT = {"año": "year", "años": "years", "mes": "month", "meses": "months", "semana": "week", "semanas": "weeks",
-             "día": "day", "días": "days", "an": "year", "ans": "years", "mois": "months", "semaine": "week",
-             "semaines": "weeks", "jour": "day", "jours": "days"}  # fmt: skip
-
-
-def english(text: str) -> str:
-    """`text` with the glossary's words of other languages read as English ("repara el fallo": fix el bug)."""
-
-    def age(m: re.Match[str]) -> str:
-        count, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        count = "1" if count.lower() in ("un", "una", "une") else count
-        return f"older than {count} {_AGE_UNIT.get(unit.lower(), unit)}"
-
-    text = _AGE.sub(age, text)
-    return _GLOSS_WORD.sub(lambda m: _GLOSSED[m.group(1).lower()], text)
-
-
 def phrasal(text: str) -> str:
     """`text` with its phrasal verbs read as one verb ("spin up a team" -> "start a team")."""
     for pattern, word in PHRASAL:
@@ -535,22 +493,14 @@ _IDIOMS = (
     # opening a transcript is reading it, line by line
     (re.compile(r"\bopen(?=\s+(?:\S+\s+){0,3}?(?:transcripts?|conversations?|messages)\b)", re.I), "read"),
     (re.compile(r"\bmerge conflicts?\b|\bconflicted files?\b|\bconflict markers?\b", re.I), "conflicted uncommitted"),
-    # the same in the languages a user may slip into: Italian, Dutch, Spanish ("cambian más a menudo")
+    # whether the working tree holds changes: "is my tree clean?", "is the checkout dirty"
     (
         re.compile(
-            r"\b(?:veranderen|wijzigen|cambian|cambiano|modificano)\s+(?:\w+\s+)?(?:het vaakst|vaak|"
-            r"(?:más |mas )?a menudo|(?:più )?spesso|con frecuencia)\b",
+            r"\b(?:my|the|our|this) (?:working )?(?:tree|checkout|working copy|worktree|repo) (?:is )?"
+            r"(?:clean|dirty|pristine)\b|\b(?:clean|dirty) (?:working )?(?:tree|checkout|working copy)\b",
             re.I,
         ),
-        "churn",
-    ),
-    (
-        re.compile(
-            r"\b(?:d[oó]nde nos quedamos|d[oó]nde lo dejamos|dove (?:eravamo rimasti|ci siamo fermati)|"
-            r"waar (?:waren we gebleven|zijn we gebleven|bleven we))\b",
-            re.I,
-        ),
-        "where we left off",
+        "uncommitted changes",
     ),
     # "tell the tester to focus on edge cases": a directive to someone, not "tell me"
     (re.compile(r"\btell (?!me\b|us\b|him\b|her\b|them\b)((?:\S+\s+){1,5}?)to\b", re.I), r"steer \1to"),

@@ -74,7 +74,9 @@ def asked(task: str) -> str:
         verb = which.group("verb").lower()
         lead = "show " if verb.startswith(("tell", "show", "give", "list", "does", "lets", "can", "will")) else ""
         task = f"{lead}{which.group('rest')}".rstrip("?").strip() or task
-    return lexicon.english(task)
+    from services.route import languages
+
+    return languages.english(task)
 
 
 @dataclasses.dataclass
