@@ -421,6 +421,15 @@ PHRASAL = (
         "stop",
     ),
     (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) off\b", re.I), "disable stop"),
+    # freeing something stuck to go on: "let it move again", "get nightly going again", "unwedge it"
+    (
+        re.compile(
+            r"\blet (\S+) (?:move|run|go|tick|proceed|continue|progress) (?:on )?again\b|"
+            r"\bget (\S+) (?:moving|going|ticking|running|unstuck) again\b|\b(?:unwedge|unfreeze|unjam)\b",
+            re.I,
+        ),
+        lambda m: f"unstick {m.group(1) or m.group(2) or ''}".rstrip(),
+    ),
     (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) on\b", re.I), "enable"),
     (re.compile(r"\bcarry(?:ing)? on\b|\bpick(?:ing)? (?:it |\S+ )?(?:back )?up again\b", re.I), "resume"),
     (re.compile(r"\bcheck(?:ing)? (?:on|in on|up on)\b", re.I), "status of"),

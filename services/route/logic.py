@@ -60,7 +60,9 @@ _WHICH_TOOL = re.compile(
     r"(?:(?:tell|show|give|list|find) )?(?P<rest>.+)$",
     re.IGNORECASE,
 )
-_ROUTE_LINE = re.compile(r"^\W*pallium\s+route\s+[\"“'`](?P<task>[^\"”'`]+)[\"”'`]\W*$", re.IGNORECASE)
+_ROUTE_LINE = re.compile(
+    r"^\W*pallium\s+route\s+[\"“'`](?P<task>[^\"”'`]+)[\"”'`](?:\s+--[\w-]+(?:[ =][\w.-]+)?)*\W*$", re.IGNORECASE
+)
 
 
 def asked(task: str) -> str:
@@ -425,7 +427,7 @@ def _one_word_commands() -> frozenset[str]:
     return frozenset(n for n in catalog.load().by_name if " " not in n)
 
 
-_COMMAND_LINE = re.compile(r"^\W*pallium\s+([a-z][a-z -]*)", re.IGNORECASE)
+_COMMAND_LINE = re.compile(r"^\W*(pallium\s+)?([a-z][a-z -]*)", re.IGNORECASE)
 
 
 def _command_line(task: str, cat: catalog.Catalog) -> str | None:
@@ -434,8 +436,11 @@ def _command_line(task: str, cat: catalog.Catalog) -> str | None:
     match = _COMMAND_LINE.match(task.strip().strip("`"))
     if match is None:
         return None
-    words = match.group(1).lower().split()
-    for n in range(min(len(words), 4), 0, -1):
+    words = match.group(2).lower().split()
+    # without "pallium" before it, only a command of two words or more reads as typed ("sessions search x
+    # --source codex"); one word ("search for main", "start a team") is the task's own verb
+    shortest = 1 if match.group(1) else 2
+    for n in range(min(len(words), 4), shortest - 1, -1):
         name = " ".join(words[:n])
         if name in cat.by_name:
             return name

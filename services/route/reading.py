@@ -77,8 +77,11 @@ _STATEMENT = re.compile(
     r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
     r"got|gets|went|goes|ran|needs|needed|lost|runs out|ran out|"
     r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b|"
+    # "recall's results look broken", "the tests keep failing": a plural subject, then what it does
+    r"^(?:the |my |our |these |those )?(?:[\w.-]+'s\s+)?[\w-]+s\s+(?:look|seem|keep|fail|hang|return)\b|"
     # "I reviewed .pallium/workflows, honour them": what the user did, before the request
-    r"^(?:i|we)(?: have|'ve| already)* (?:reviewed|read|checked|audited|inspected|looked (?:at|over|through)|"
+    r"^(?:i|we)(?: have|'ve| already| just)* (?:reviewed|read|checked|audited|inspected|changed|fixed|edited|"
+    r"updated|rewrote|rewritten|tweaked|modified|looked (?:at|over|through)|"
     r"went (?:over|through))\b",
     re.IGNORECASE,
 )
@@ -237,6 +240,10 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b(?:claude|codex)\b(?! code\b)(?!(?:\s+[\w-]+)?\s+(?:members?|reviewers?|teammates?|testers?|fixers?|"
             r"editors?|planners?)\b)|\bagents? (?:sessions?|running|doing|up to)\b|"
             r"\b(?:running|stuck|live|active|idle|busy) agents?\b|\bwhere (?:was|were|did) (?:i|we)\b|"
+            # where earlier work stood: "where did the last agent stop on the parser rewrite"
+            r"\bwhere (?:was|were|did|had) (?:you|they|(?:the |my |our )?(?:last |previous |earlier |other )?"
+            r"(?:agents?|sessions?|claude|codex|bots?|assistants?))\b(?=.*\b(?:stop|leave|left|get|got|end|stand|"
+            r"stood|finish)\w*\b)|"
             r"\bwhere (?:i|we) left off\b",
             re.I,
         ),

@@ -57,6 +57,10 @@ def memory_sense(request: reading.Request) -> str | None:
         if request.action == reading.QUESTION and _TALKED.search(text) and _AGO.search(text):
             return "sessions recall"
         return None
+    if request.action == reading.QUESTION and _WHERE_STOOD.search(text):
+        return "sessions recall"  # "where did the last agent stop on the parser rewrite?"
+    if request.object == "session" and (_MENTIONED.search(text) or _ON_FILE.search(text)):
+        return "sessions search"  # "every session where 'ModuleNotFoundError' came up", "the chat that touched x"
     if verb in _TROUBLE_VERBS and _SESSION_INDEX.search(request.body) and request.object == "session":
         return "sessions doctor"  # "session search is acting up, diagnose the index"
     if verb in _IMPORT_VERBS and _SESSION_WORDS.search(text) and (verb == "sync" or _INTO_MEMORY.search(text)):
@@ -64,11 +68,36 @@ def memory_sense(request: reading.Request) -> str | None:
     if (
         request.object == "session"
         and _TRANSCRIPT.search(text)
-        and (verb in _READ_VERBS or request.action == reading.QUESTION or _TRANSCRIPT.match(request.body))
+        and (verb in _READ_VERBS or request.action == reading.QUESTION or _TRANSCRIPT.match(_bare(request.body)))
         and not re.search(r"\b(?:search|grep|find|mention\w*|which)\b", text, re.I)
     ):
         return "sessions read"  # "transcript of <id>", "read it from line 120"
     return None
+
+
+# Where earlier work stood: "where did the last agent stop", "where had claude got to on the parser"
+_WHERE_STOOD = re.compile(
+    r"\bwhere (?:was|were|did|had) (?:i|we|you|they|(?:the |my |our )?(?:last |previous |earlier |other )?"
+    r"(?:agents?|sessions?|claude|codex|bots?|assistants?))\s+(?:\w+\s+)?(?:stop|leave|left|get|got|end|stand|"
+    r"stood|finish)\w*\b",
+    re.I,
+)
+# Sessions picked by what was said in them or which files they touched: a search of transcripts.
+_MENTIONED = re.compile(
+    r"(?:\bsessions?|\bchats?|\bconversations?|\btranscripts?)\b.*(?:'[^']+'|\"[^\"]+\"|`[^`]+`).*"
+    r"\b(?:came up|comes up|come up|appear\w*|mention\w*|show\w* up|was said|said|occur\w*|happen\w*)\b|"
+    r"\b(?:came up|comes up|mention\w*|show(?:s|ed)? up|appear\w*)\b.*(?:'[^']+'|\"[^\"]+\"|`[^`]+`)",
+    re.I,
+)
+_ON_FILE = re.compile(
+    r"\b(?:sessions?|chats?|conversations?|transcripts?)\s+(?:that|which|where|in which)\s+(?:\w+\s+)?"
+    r"(?:touched|edited|changed|modified|opened|worked on|mentioned)\s+(?:[\w.-]+/[\w./-]*[\w-]|[\w-]+\.[a-z]{1,5})\b",
+    re.I,
+)
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"^(?:the|a|an|that|this|its)\s+", "", text, flags=re.I)
 
 
 _READ_VERBS = frozenset({"read", "show", "print", "open", "display", "view", "dump", "give", "get", "see", "cat"})
@@ -142,6 +171,31 @@ _TEAM_VIEWS = (
 )
 
 
+# Money for a team: an amount, or its budget or spending limit, with a verb that gives or sets it.
+_MONEY = re.compile(
+    r"\$\s?\d|\b\d+(?:\.\d+)?\s?(?:dollars?|usd|bucks|euros?|eur)\b|\b(?:budget|spending (?:limit|cap)|allowance)\b",
+    re.I,
+)
+_FUNDING_VERBS = frozenset(
+    {
+        "give",
+        "add",
+        "raise",
+        "top",
+        "increase",
+        "bump",
+        "allow",
+        "grant",
+        "set",
+        "cap",
+        "lift",
+        "extend",
+        "fund",
+        "lower",
+    }
+)
+
+
 def team_sense(request: reading.Request) -> str | None:
     """The team command a request's verb and nouns name, before the words' rank: tell a member is the
     mailbox, a role noun beside "add" is a new member, "restart" with a member restarts it and without one
@@ -151,6 +205,8 @@ def team_sense(request: reading.Request) -> str | None:
     member = bool(_MEMBER.search(text))
     if verb in ("steer", "redirect"):
         return "team member steer"
+    if _MONEY.search(text) and (verb in _FUNDING_VERBS or request.action is None):
+        return "team budget"  # "give team-x another 10 dollars", "top the team up by $5"
     if verb in ("tell", "ask", "message", "ping") and not re.search(r"\bplans?\b", text, re.I):
         return "team send"
     if verb == "spawn" or (
