@@ -190,8 +190,9 @@ _MAKE_VERBS = frozenset(
 )
 _KNOWLEDGE_DOCS = re.compile(r"\b(?:knowledge (?:docs?|base|documents?)|module docs?|kb)\b", re.I)
 _MODULE_GRAPH = re.compile(
-    r"\bmodules?\b.*\b(?:depends? on|dependencies|depend)\b|\bwhat depends on what\b.*\bmodules?\b|"
-    r"\bmap of (?:the )?modules\b",
+    r"\b(?:modules?|parts|components|packages|pieces|layers|subsystems)\b.*\b(?:depends? on|dependencies|depend|"
+    r"fit together|relate to each other|connect(?:ed)? to each other|import each other|imports? whom)\b|"
+    r"\bwhat depends on what\b.*\bmodules?\b|\bmap of (?:the )?modules\b",
     re.I,
 )
 _ALL_YOU_DO = re.compile(

@@ -23,7 +23,10 @@ _LOOP_NAMED = re.compile(
 _TEAM_ID = re.compile(r"\bteam-[0-9a-f]{4,}\b", re.IGNORECASE)
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
 _SESSION_NEAR = re.compile(
-    r"\b(?:sessions?|transcripts?|conversations?|chats?)\s+(?:(?:id|of)\s+)?([0-9a-z][0-9a-z_-]{5,})\b", re.IGNORECASE
+    r"\b(?:sessions?|transcripts?|conversations?|chats?)\s+(?:(?:id|of)\s+)?([0-9a-z][0-9a-z_-]{5,})\b|"
+    # forgetting is of sessions only: "forget 7e19ab", "preview forgetting 3f0c2d1e"
+    r"\bforget(?:ting|s)?\s+(?:about\s+)?([0-9a-f]{6,})\b",
+    re.IGNORECASE,
 )
 _PATH = re.compile(
     r"(?<![\w@:/.-])((?:\.{1,2}/)?[\w@.+-]+(?:/[\w@.+-]+)+/?|[\w@+-][\w@.+-]*\.[A-Za-z][\w]{0,7})(?![\w/])"
@@ -203,7 +206,7 @@ def find(task: str) -> Found:
     found.session_ids = _unique(m.group(0) for m in _UUID.finditer(task))
     found.team_ids = _unique(m.group(0) for m in _TEAM_ID.finditer(task))
     for match in _SESSION_NEAR.finditer(task):
-        token = match.group(1)
+        token = match.group(1) or match.group(2)
         if any(ch.isdigit() for ch in token) and token not in found.session_ids and not _RUN_ID.fullmatch(token):
             found.session_ids.append(token)
     ids = set(found.run_ids) | set(found.session_ids) | set(found.team_ids)

@@ -305,9 +305,19 @@ def language_of(text: str) -> str | None:
     return code
 
 
+# Shorthand people type in any language: "w/o a model", "b/c", "w/ tests".
+_SHORTHAND = (
+    (re.compile(r"(?<![\w/])w/o(?![\w/])", re.I), "without"),
+    (re.compile(r"(?<![\w/])w/(?=\s)", re.I), "with"),
+    (re.compile(r"(?<![\w/])b/c(?![\w/])", re.I), "because"),
+)
+
+
 def english(text: str) -> str:
     """`text` with the lexicon's words of other languages read as English ("apague as sessões com mais de 6
     meses": "delete the sessions older than 6 months"). English text comes back as it was."""
+    for pattern, word in _SHORTHAND:
+        text = pattern.sub(word, text)
     if _CJK_CHAR.search(text):
         text = _CJK.sub(lambda m: f" {_CJK_WORDS[m.group(0)]} ", text.translate(_FULL_WIDTH))
         text = re.sub(r"[了的吗呢吧一下を是は]", " ", text)

@@ -111,9 +111,18 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
             decided[-1] = await _decide_one(texts[-1], task, ceiling, state, _read(texts[-1], speller), carried)
             continue
         quoted = extract.find(texts[-1]).quoted if texts else []
+        previewed = decided[-1][1].request if decided else None
         if quoted and _DO_IT.match(part):
             # "preflight 'add caching to main'; then do it": "it" is the task quoted before
             part = f"implement this: {quoted[0]}"
+        elif previewed is not None and previewed.preview and _DO_IT.match(part):
+            # "preview the session prune for 180d; then do it": the same request, without the preview
+            part = " ".join(_PREVIEWING.sub(" ", texts[-1]).split())
+            request = dataclasses.replace(previewed, text=part, body=part, preview=False)
+            answer, plan = await _decide_one(part, task, ceiling, state, request, carried)
+            decided.append((answer, plan))
+            texts.append(part)
+            continue
         request = _read(part, speller)
         before = decided[-1][1].request if decided else None
         points = bool(_POINTS.search(part))
@@ -147,9 +156,13 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
 
 
 _DO_IT = re.compile(
-    r"^(?:(?:and|please|pls|now|then|go ahead and)\s+)*(?:do|implement|make|carry out|build) (?:it|that|this)\b"
+    r"^(?:(?:and|please|pls|now|then|go ahead and|ok)\s+)*"
+    r"(?:(?:do|implement|make|carry out|build|run) (?:it|that|this)\b|go ahead\b|for real\b|proceed\b)"
     r"(?:\s+(?:for real|now|then|please))?\s*[.!?]*$",
     re.IGNORECASE,
+)
+_PREVIEWING = re.compile(
+    r"\b(?:preview(?:ing)?|dry[- ]?run(?: of)?|simulate|just (?:show|list)|what would)\b", re.IGNORECASE
 )
 _POINTS = re.compile(r"\b(?:it|its|them|their|theirs|those|these)\b", re.IGNORECASE)
 

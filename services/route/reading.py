@@ -145,6 +145,12 @@ _MAKE_DO = re.compile(
     r"work with)\b",
     re.IGNORECASE,
 )
+_SET_TO = re.compile(
+    r"^(?:reset|set|switch|change|turn|put) (?:it|them|this|that|the \w+|[A-Za-z_][\w.]*) (?:back )?to "
+    r"(?:return\w*|print\w*|use|using|accept\w*|raise|raising|throw\w*|default\w*|always|never|output\w*|emit\w*|"
+    r"log\w*|read\w*|write\w*|exit\w*)\b",
+    re.IGNORECASE,
+)
 _MAKE_PASS = re.compile(r"\bmake\b.*\b(?:pass|passes|green|work|compile|build)\b", re.IGNORECASE)
 _REVIEW_LEAD = re.compile(
     r"^(?:give (?!me\b|us\b)(?:\S+\s+){1,4}?(?:a |an )?(?:\w+ )?(?:code )?(?:review|once-over|audit|look-over)\b|"
@@ -266,7 +272,9 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "session",
         re.compile(
-            r"\bsessions?\b|\btranscripts?\b|\bconversations?\b|\bchats?\b|\braw events\b|\bsession history\b", re.I
+            r"\bsessions?\b|\btranscripts?\b|\bconversations?\b|\bchats?\b|\braw events\b|\bsession history\b|"
+            r"\bforget(?:ting|s)?\s+(?:about\s+)?(?=[0-9a-f]*\d)[0-9a-f]{6,}\b",
+            re.I,
         ),
     ),
     (
@@ -416,6 +424,8 @@ def _request(text: str) -> Request:
         deletes = True  # "preview which sessions a prune would remove": the deletion is in the clause set aside
     if action == CHANGE and _DIAGNOSE.match(main):
         action = None  # "debug its lease": diagnosing a run, a loop or a session reads it; code is fixed below
+    if _SET_TO.match(main):
+        action, deletes = CHANGE, False  # "reset main to return 0": code made to behave another way
     if action is None and _CHANGE_AFTER_AND.search(body):
         action = CHANGE
     if action in (REVIEW, RESEARCH, None) and _CHANGE_AFTER_AND.search(body):
@@ -424,6 +434,8 @@ def _request(text: str) -> Request:
     obj = _object(text)
     if obj in ("pallium", "session", "run", "loop") and _CODE_HEAD.match(main):
         obj = "code"  # "point me to the code that opens the database": the head noun is code, not its clause
+    if action == CHANGE and _SET_TO.match(main) and obj is None:
+        obj = "code"
     if action is None and _DIAGNOSE.match(main) and obj in ("code", None):
         action = CHANGE
     if _STYLED_START.match(main) and obj in (None, "run"):
