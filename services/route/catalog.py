@@ -103,9 +103,22 @@ class Catalog:
         # The reading corrects against its own words too, so "prveiew" reads as "preview".
         self.reading_speller = lexicon.Speller(surfaces | VOCABULARY)
 
+        # What every call would otherwise sum again: each phrasing's weight and each name's, built once.
+        self._weights: dict[str, float] = {}
+        self._phrasing_totals = {
+            c.capability: tuple(sum(self.weight(t) for t in terms) or 1.0 for terms in c.phrasing_terms)
+            for c in capabilities
+        }
+        self._name_totals = {c.capability: sum(self.weight(t) for t in c.name_terms) or 1.0 for c in capabilities}
+
     def weight(self, term: str) -> float:
-        w = self.idf.get(term, _UNKNOWN_WEIGHT)
-        return w * _GENERIC_FACTOR if term in lexicon.GENERIC_TERMS else w
+        w = self._weights.get(term)
+        if w is None:
+            w = self.idf.get(term, _UNKNOWN_WEIGHT)
+            w = w * _GENERIC_FACTOR if term in lexicon.GENERIC_TERMS else w
+            if len(self._weights) < 50_000:  # tasks bring new words: the memo stays bounded
+                self._weights[term] = w
+        return w
 
     def rank(self, task_terms: list[str], hints: frozenset[str] = frozenset()) -> list[Scored]:
         """Score every capability; `hints` are words inside named paths (AGENTS.md: agents), which count
@@ -124,19 +137,20 @@ class Catalog:
                 scored.append(Scored(cap, 0.0, (), cap.phrasings[0] if cap.phrasings else ""))
                 continue
             best, best_text = 0.0, ""
-            for text, terms in zip(cap.phrasings, cap.phrasing_terms, strict=True):
+            totals = self._phrasing_totals[cap.capability]
+            for text, terms, whole in zip(cap.phrasings, cap.phrasing_terms, totals, strict=True):
                 shared = task & terms
                 if not shared:
                     continue
                 hit = sum(self.weight(t) for t in shared)
                 precision = hit / total
-                recall = hit / (sum(self.weight(t) for t in terms) or 1.0)
+                recall = hit / whole
                 f = 2 * precision * recall / (precision + recall)
                 if f > best:
                     best, best_text = f, text
             bag = sum(self.weight(t) for t in matched) / total
             named = cap.name_terms & task
-            name = sum(self.weight(t) for t in named) / (sum(self.weight(t) for t in cap.name_terms) or 1.0)
+            name = sum(self.weight(t) for t in named) / self._name_totals[cap.capability]
             score = 0.5 * best + 0.3 * bag + 0.2 * name + (_LEAD_BONUS if lead in cap.lead_terms else 0.0)
             if cap.object_terms and not mentioned & cap.object_terms:
                 score -= _NO_OBJECT_PENALTY

@@ -301,13 +301,13 @@ _RANKING = re.compile(
     r"\b(?:churn|hotspots?) (?:ranking|rank|list|leaders?|table|top)\b|\btop (?:\d+ )?files? by\b",
     re.IGNORECASE,
 )
-_BARE_NAME = re.compile(r"^\W*([A-Za-z_][\w.]*)\s*\?+\s*$")
+_POLITE = lexicon.STOPWORDS | {"asap", "pls", "plz", "thx", "ty", "cheers"}
 
 
 def _named(request: reading.Request, found: extract.Found | None, cat: Catalog) -> tuple[str, ...]:
     """What a task asks of a thing it names, or of the files as a whole, before the words' rank: what breaks
     when a named symbol changes is its callers; a ranking of files with none named is `hotspots`; a name
-    alone with a question mark ("main?") is a search for it."""
+    alone ("main?", "parse_config, please") is a search for it."""
     if request.deletes or request.action not in (None, reading.QUESTION) or found is None:
         return ()
     if request.object not in (None, "code"):
@@ -316,9 +316,9 @@ def _named(request: reading.Request, found: extract.Found | None, cat: Catalog) 
         return ("callers",)
     if _RANKING.search(request.text) and not found.paths and not found.symbols:
         return ("hotspots",)
-    bare = _BARE_NAME.match(request.text)
-    if bare:
-        word = bare.group(1).lower()
+    said = [w for w in re.findall(r"[A-Za-z_][\w.]*", request.text) if w.lower() not in _POLITE]
+    if len(said) == 1 and not re.search(r"[^\w\s.,:!?'-]", request.text):
+        word = said[0].lower().rstrip(".")
         commands = {w for name in cat.by_name for w in lexicon.words(name)}
         known = word in commands or word in lexicon.STOPWORDS or word in lexicon.OFF_DOMAIN
         if not known and word not in lexicon.SYNONYM_WORDS and word not in lexicon.GENERIC:

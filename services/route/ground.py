@@ -591,9 +591,12 @@ def _noun(name: str) -> str:
 
 
 def repo_root(state: State) -> Path | None:
+    """The repository's root, looked up once per routed task (the State holds it)."""
+    if state.root is not None:
+        return state.root or None
     try:
-        return state.ctx.repo_root(state.repo)
-    except PalliumError:
-        return None
-    except OSError:
-        return None
+        root = state.ctx.repo_root(state.repo)
+    except (PalliumError, OSError):
+        root = None
+    state.root = root if root is not None else False
+    return root

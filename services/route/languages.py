@@ -79,6 +79,7 @@ _ES = _Language(
         "run: ejecuta ejecutar; review: revisa revisar; check: comprueba comprobar verifica; "
         "sync: sincroniza sincronizar; resume: reanuda reanudar; reset: reinicia reiniciar; "
         "sessions: sesiones; session: sesión; agents: agentes; run: ejecución; runs: ejecuciones; loop: bucle; "
+        "loops: bucles; teams: equipos; "
         "team: equipo; file: archivo fichero; files: archivos ficheros; tests: pruebas; function: función; "
         "functions: funciones; bug: fallo; bugs: fallos errores; changes: cambios; decisions: decisiones; "
         "where: dónde; which: cuál cuáles; how: cómo; who: quién quiénes; what: qué; why: porqué; calls: llama llaman; "
@@ -119,7 +120,8 @@ _PT = _Language(
         "deleta; show: mostre mostra-me; explain: explique explica-me; search: procure procurar pesquise pesquisar "
         "encontre; list: liste; stop: pare; start: inicie comece; run: rodar; review: revisar; "
         "check: verifique; sync: sincronize; resume: retome retomar; reset: reinicie; sessions: sessões; "
-        "session: sessão; agents: agentes; run: execução; runs: execuções; loop: laço; team: equipe; "
+        "session: sessão; agents: agentes; run: execução; runs: execuções; loop: laço; loops: laços; team: equipe; "
+        "teams: equipes; calls: chama chamam; "
         "file: arquivo ficheiro; files: arquivos ficheiros; tests: testes; function: função; functions: funções; "
         "bug: erro; bugs: erros; changes: alterações mudanças; decisions: decisões; where: onde; who: quem; "
         "how: como; report: relatório; old: antigas antigos velhas velhos; nothing: nada; "
@@ -154,7 +156,7 @@ _FR = _Language(
         "stop: arrête arrêter arrêtez; start: démarre démarrer lance lancer commence; run: exécute exécuter; "
         "review: relis révise; check: vérifie vérifier vérifiez; sync: synchronise synchroniser; "
         "resume: reprends reprendre reprenez; reset: réinitialise réinitialiser; sessions: séances; "
-        "run: exécution; runs: exécutions; loop: boucle; team: équipe; file: fichier; "
+        "run: exécution; runs: exécutions; loop: boucle; loops: boucles; team: équipe; teams: équipes; file: fichier; "
         "files: fichiers; tests: essais; function: fonction; functions: fonctions; bug: bogue; bugs: bogues; "
         "changes: changements modifications; decisions: décisions; where: où; which: quel quelle quels quelles; "
         "how: comment; why: pourquoi; calls: appelle appellent; uses: utilise utilisent; defined: définie défini; "
@@ -192,11 +194,13 @@ _DE = _Language(
         "durchsuche finde; list: liste auflisten; stop: stoppe stopp beende halte; start: starte beginne; "
         "run: führe; review: überprüfe; check: prüfe prüf; sync: synchronisiere; resume: fortsetzen; "
         "reset: zurücksetzen; sessions: sitzungen; session: sitzung; agents: agenten; agent: agenten; "
-        "runs: läufe; loop: schleife; file: datei; files: dateien; function: funktion; functions: funktionen; "
+        "runs: läufe; loop: schleife; loops: schleifen; file: datei; files: dateien; "
+        "function: funktion; functions: funktionen; "
         "bug: fehler; change: änderung änderungen; decisions: entscheidungen; who: wer; where: wo; "
         "which: welche welcher welches welchen; why: warum; calls: ruft aufruft; uses: benutzt verwendet; "
         "defined: definiert; old: alten alte älteren; risky: riskant riskante; folders: ordner; "
-        "running: laufen läuft; now: jetzt; grandma: oma; nothing: nichts; without: ohne; please: bitte; "
+        "running: laufen läuft laufenden laufende; now: jetzt; grandma: oma; nothing: nichts; "
+        "without: ohne; please: bitte; "
         "write: schreib schreibe; work: arbeit; report: bericht"
     ),
     context=_table(
@@ -226,7 +230,7 @@ _IT = _Language(
         "explain: spiega spiegami spiegare; search: cerca trova; list: elenca; stop: ferma interrompi; "
         "start: avvia inizia; run: esegui; review: rivedi; check: controlla verifica; sync: sincronizza; "
         "resume: riprendi; reset: reimposta; sessions: sessioni; agents: agenti; runs: esecuzioni; "
-        "loop: ciclo; team: squadra; function: funzione; functions: funzioni; "
+        "loop: ciclo; loops: cicli; team: squadra; function: funzione; functions: funzioni; "
         "bug: errore; bugs: errori; changes: modifiche; decisions: decisioni; where: dove; why: perché; "
         "calls: chiama chiamano; old: vecchie vecchi; risky: rischioso; nothing: nulla niente; without: senza; "
         "write: scrivi scrivere; work: lavoro; report: rapporto"
@@ -252,7 +256,8 @@ _NL = _Language(
     words=_table(
         "fix: repareer herstel; delete: verwijder verwijderen wis wissen; show: toon tonen; "
         "explain: uitleggen; search: zoek zoeken vind; stop: stopt; start: begin; check: controleer; "
-        "sync: synchroniseer; resume: hervat; sessions: sessies; session: sessie; agents: agenten; loop: lus; "
+        "sync: synchroniseer; resume: hervat; sessions: sessies; session: sessie; agents: agenten; "
+        "loop: lus; loops: lussen; "
         "files: bestanden; file: bestand; function: functie; functions: functies; bug: fout; bugs: fouten; "
         "changes: wijzigingen; decisions: beslissingen; where: waar; which: welke; why: waarom; "
         "old: oude; report: verslag; nothing: niets; without: zonder; write: schrijf; work: werk"
@@ -330,10 +335,18 @@ def english(text: str) -> str:
     table = {**_EVERYWHERE, **lang.words, **lang.context} if lang is not None else _EVERYWHERE
 
     def word(m: re.Match[str]) -> str:
-        found = table.get(m.group(1).lower())
+        low = m.group(1).lower()
+        found = table.get(low)
+        if found is None and len(low) >= 7:
+            found = next((table[w] for w in _swaps(low) if w in table), None)  # a slip: "luafenden"
         return found if found is not None else m.group(1)
 
     return " ".join(_WORD.sub(word, text).split())
+
+
+def _swaps(word: str) -> list[str]:
+    """`word` with two neighbouring letters swapped, every way: the commonest typing slip."""
+    return [word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)]
 
 
 def _age(m: re.Match[str]) -> str:

@@ -589,6 +589,7 @@ class Speller:
                 or lowered in keep
                 or lowered in OFF_DOMAIN
                 or lowered in SOFTWARE
+                or canonical(lowered) in self.known  # an inflection of a known word ("returning") is no slip
                 or _inside_quotes(text, match.start())
             ):
                 continue

@@ -7,7 +7,8 @@ when a candidate needs it, and a probe that fails is recorded as unknown rather 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from kernel.errors import PalliumError
 
@@ -35,6 +36,7 @@ class State:
     loops: list[str] | None = None
     sessions_indexed: int | None = None
     sessions_running: int | None = None
+    root: Path | Literal[False] | None = None  # the repository's root once looked up; False: there is none
     unknown: list[str] = field(default_factory=list)
 
     async def probe_repo(self) -> None:
