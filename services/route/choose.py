@@ -301,6 +301,7 @@ _RANKING = re.compile(
     r"\b(?:churn|hotspots?) (?:ranking|rank|list|leaders?|table|top)\b|\btop (?:\d+ )?files? by\b",
     re.IGNORECASE,
 )
+_BARE_NAME = re.compile(r"^\W*[A-Za-z_][\w.]*\s*\?+\s*$")
 _POLITE = lexicon.STOPWORDS | {"asap", "pls", "plz", "thx", "ty", "cheers"}
 
 
@@ -317,7 +318,9 @@ def _named(request: reading.Request, found: extract.Found | None, cat: Catalog) 
     if _RANKING.search(request.text) and not found.paths and not found.symbols:
         return ("hotspots",)
     said = [w for w in re.findall(r"[A-Za-z_][\w.]*", request.text) if w.lower() not in _POLITE]
-    if len(said) == 1 and not re.search(r"[^\w\s.,:!?'-]", request.text):
+    alone = len(said) == 1 and not found.paths and not re.search(r"[^\w\s.,:!?'-]|\d", request.text)
+    # a name shaped like code ("handle_request, please"), or any word asked of alone ("main?")
+    if alone and (extract.is_identifier(said[0].rstrip(".")) or _BARE_NAME.match(request.text)):
         word = said[0].lower().rstrip(".")
         commands = {w for name in cat.by_name for w in lexicon.words(name)}
         known = word in commands or word in lexicon.STOPWORDS or word in lexicon.OFF_DOMAIN

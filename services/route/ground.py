@@ -188,8 +188,12 @@ async def _style_and_output(
 async def state_preconditions(cap: Capability, state: State) -> list[Precondition]:
     out: list[Precondition] = []
     if "git" in cap.needs or "index" in cap.needs:
-        await state.probe_repo()
-        if state.git is False:
+        if "index" in cap.needs:
+            await state.probe_repo()  # the index's state is the repository tool's to tell
+            outside = state.git is False
+        else:
+            outside = repo_root(state) is None  # a `.git` above the folder says it; no process is started
+        if outside:
             out.append(
                 Precondition(
                     kind="git",
