@@ -110,6 +110,15 @@ class Catalog:
             for c in capabilities
         }
         self._name_totals = {c.capability: sum(self.weight(t) for t in c.name_terms) or 1.0 for c in capabilities}
+        # Postings: for each term, the capabilities and phrasings holding it, so a task visits only those.
+        self._term_caps: dict[str, list[int]] = {}
+        self._term_phrasings: dict[str, list[tuple[int, int]]] = {}
+        for ci, cap in enumerate(capabilities):
+            for term in cap.all_terms:
+                self._term_caps.setdefault(term, []).append(ci)
+            for pi, terms in enumerate(cap.phrasing_terms):
+                for term in terms:
+                    self._term_phrasings.setdefault(term, []).append((ci, pi))
 
     def weight(self, term: str) -> float:
         w = self._weights.get(term)
@@ -130,19 +139,25 @@ class Catalog:
         if lead in lexicon.GENERIC_TERMS:
             lead = None
         total = sum(self.weight(t) for t in task) or 1.0
+        shared_by: dict[int, set[str]] = {}
+        hits: dict[tuple[int, int], float] = {}
+        for term in task:
+            for ci in self._term_caps.get(term, ()):
+                shared_by.setdefault(ci, set()).add(term)
+            weight = self.weight(term)
+            for key in self._term_phrasings.get(term, ()):
+                hits[key] = hits.get(key, 0.0) + weight
         scored = []
-        for cap in self.capabilities:
-            matched = task & cap.all_terms
+        for ci, cap in enumerate(self.capabilities):
+            matched = shared_by.get(ci)
             if not matched:
                 scored.append(Scored(cap, 0.0, (), cap.phrasings[0] if cap.phrasings else ""))
                 continue
             best, best_text = 0.0, ""
-            totals = self._phrasing_totals[cap.capability]
-            for text, terms, whole in zip(cap.phrasings, cap.phrasing_terms, totals, strict=True):
-                shared = task & terms
-                if not shared:
+            for pi, (text, whole) in enumerate(zip(cap.phrasings, self._phrasing_totals[cap.capability], strict=True)):
+                hit = hits.get((ci, pi))
+                if not hit:
                     continue
-                hit = sum(self.weight(t) for t in shared)
                 precision = hit / total
                 recall = hit / whole
                 f = 2 * precision * recall / (precision + recall)

@@ -62,7 +62,7 @@ def _own_flag_word(cap: Capability, request: reading.Request) -> bool:
     body = request.body.lower()
     escalation = cap.escalation[0] if cap.escalation else None
     return any(
-        re.search(rf"\b{re.escape(word)}", body)
+        lexicon.word_start(word).search(body)
         for name, words in cap.flags.items()
         if name != escalation
         for word in words
@@ -74,7 +74,7 @@ def _acting_word(cap: Capability, request: reading.Request) -> str | None:
         return None
     body = request.body.lower()
     for word in cap.flags.get(cap.escalation[0], ()):
-        if re.search(rf"\b{re.escape(word)}", body):
+        if lexicon.word_start(word).search(body):
             return word
     return None
 

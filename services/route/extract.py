@@ -292,7 +292,7 @@ def _symbols(task: str, found: Found) -> list[str]:
         snake = "_" in token.strip("_")
         camel = bool(re.search(r"[a-z][A-Z]", token)) or bool(re.fullmatch(r"[A-Z][a-z0-9]+[A-Z]\w*", token))
         dotted = ("." in token or "::" in token) and not _FILE_EXT.search(token.lower())
-        call = bool(re.search(re.escape(token) + r"\(\)", task))
+        call = f"{token}()" in task
         if snake or camel or dotted or call:
             out.append(token)
     for pattern in (_SYMBOL_AFTER, _SYMBOL_USED, _SYMBOL_PART):

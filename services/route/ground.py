@@ -101,6 +101,9 @@ async def ground(
     return out
 
 
+_BARE_LEVELS: dict[str, str] = {}  # the dispatcher's level for a tool called without arguments (alternatives)
+
+
 def needed_level(cap: Capability, arguments: dict[str, Any], task: str, request: Any = None) -> tuple[str, str | None]:
     """The level this call needs, and why it is above the tool's base level (None when it is not).
 
@@ -112,10 +115,14 @@ def needed_level(cap: Capability, arguments: dict[str, Any], task: str, request:
     from kernel.dispatch import needed_authority
 
     level, reason = cap.authority, None
-    try:
-        dispatcher = needed_authority(cap.tool, arguments)
-    except PalliumError:
-        dispatcher = cap.authority  # type: ignore[assignment]
+    dispatcher = _BARE_LEVELS.get(cap.tool) if not arguments else None
+    if dispatcher is None:
+        try:
+            dispatcher = needed_authority(cap.tool, arguments)
+        except PalliumError:
+            dispatcher = cap.authority  # type: ignore[assignment]
+        if not arguments:
+            _BARE_LEVELS[cap.tool] = dispatcher  # a tool called with nothing needs the same level every time
     if LEVELS.index(dispatcher) > LEVELS.index(level):  # type: ignore[arg-type]
         field_name = cap.escalation[0] if cap.escalation else "its arguments"
         set_or_default = "set" if arguments.get(field_name) else "left at its default"
@@ -188,11 +195,11 @@ async def _style_and_output(
 async def state_preconditions(cap: Capability, state: State) -> list[Precondition]:
     out: list[Precondition] = []
     if "git" in cap.needs or "index" in cap.needs:
-        if "index" in cap.needs:
-            await state.probe_repo()  # the index's state is the repository tool's to tell
+        root = repo_root(state)  # a `.git` above the folder says it; no process is started
+        outside = root is None
+        if "index" in cap.needs and not outside:
+            await state.index_state(root)
             outside = state.git is False
-        else:
-            outside = repo_root(state) is None  # a `.git` above the folder says it; no process is started
         if outside:
             out.append(
                 Precondition(
@@ -332,7 +339,7 @@ async def _symbol(cap: Capability, name: str, found: Found, state: State, out: G
     if not found.symbols:
         return None
     symbol = found.symbols[0]
-    await state.probe_repo()
+    await state.index_state(repo_root(state))
     if state.index_status not in ("indexed", "stale"):
         if not _in_any_file(symbol, state):
             # invariant 2: with no index yet, a name no file holds still does not exist
@@ -364,11 +371,43 @@ def _in_any_file(symbol: str, state: State) -> bool:
     if root is None:
         return True
     word = symbol.split(".")[-1].split("::")[-1]
+    held = _in_small_tree(root, word)
+    if held is not None:
+        return held
     try:
         out = git.run(["grep", "-l", "-I", "-F", "-w", "--untracked", "-e", word, "--"], root, check=False, timeout=5)
     except PalliumError:
         return True
     return bool(out.strip())
+
+
+_SMALL_TREE = 400  # files; a larger tree is asked of `git grep`
+_SMALL_BYTES = 4_000_000
+
+
+def _in_small_tree(root: Path, word: str) -> bool | None:
+    """Whether a file under `root` (outside `.git` and `.pallium`) holds `word` as a word, read in process
+    for a small tree; None when the tree is larger than that, for `git grep` to answer. Every file git
+    would search is read here (ignored ones too, which may only make a name pending, never missing)."""
+    import os
+
+    pattern = re.compile(rb"(?<![\w])" + re.escape(word.encode()) + rb"(?![\w])")
+    seen, size = 0, 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in (".git", ".pallium")]
+        for name in files:
+            seen += 1
+            path = Path(folder, name)
+            try:
+                size += path.stat().st_size
+                if seen > _SMALL_TREE or size > _SMALL_BYTES:
+                    return None
+                data = path.read_bytes()
+            except OSError:
+                return None
+            if b"\0" not in data[:8000] and pattern.search(data):
+                return True
+    return False
 
 
 async def _near_symbols(state: State, symbol: str) -> list[str]:
@@ -550,11 +589,8 @@ def _content_words(task: str, found: Found, cap: Capability) -> str:
 def _negated(task: str, words: tuple[str, ...]) -> bool:
     """Whether the task says not to ("without a model", "no prose", "don't confirm") for each word it uses."""
     lowered = re.sub(r"--no-(?=\w)", "no ", task.lower())  # a typed `--no-model` says "no model"
-    used = [w for w in words if re.search(rf"\b{re.escape(w)}", lowered)]
-    return bool(used) and all(
-        re.search(rf"\b(without|no|not|never|don'?t|do not|skip(?:ping)?)\s+(\w+\s+){{0,2}}{re.escape(w)}", lowered)
-        for w in used
-    )
+    used = [w for w in words if lexicon.word_start(w).search(lowered)]
+    return bool(used) and all(lexicon.negated_word(w).search(lowered) for w in used)
 
 
 def _mentions(task: str, words: tuple[str, ...]) -> str | None:

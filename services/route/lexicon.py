@@ -6,6 +6,7 @@ meet on the same canonical stems; `Speller` maps a misspelt word to the closest 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -352,6 +353,19 @@ OFF_DOMAIN = _bag(
     slack jira standup meeting meetings calendar zoom trello
     """
 )
+
+
+@functools.lru_cache(maxsize=2048)
+def word_start(word: str) -> re.Pattern[str]:
+    """`word` where a word starts ("prune" in "pruned", not in "unpruned"), compiled once: the catalog's
+    flag words are many, and compiling them per call would push route's own patterns out of `re`'s cache."""
+    return re.compile(rf"\b{re.escape(word)}")
+
+
+@functools.lru_cache(maxsize=2048)
+def negated_word(word: str) -> re.Pattern[str]:
+    """`word` said not to be done ("without a model", "don't confirm"), compiled once."""
+    return re.compile(rf"\b(without|no|not|never|don'?t|do not|skip(?:ping)?)\s+(\w+\s+){{0,2}}{re.escape(word)}")
 
 
 def words(text: str) -> list[str]:
