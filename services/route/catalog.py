@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.route import lexicon
+from services.route.speller import Speller
 
 __all__ = ["Capability", "Catalog", "Scored", "load"]
 
@@ -91,7 +92,7 @@ class Catalog:
         for cap in capabilities:
             for text in (*cap.phrasings, cap.summary, cap.cli):
                 surfaces.update(lexicon.words(text))
-        self.speller = lexicon.Speller(surfaces)
+        self.speller = Speller(surfaces)
         # The words the catalog itself uses, and every synonym it knows: a noun outside them is no thing of
         # Pallium's. A software noun only a phrasing's example uses ("the router") is left out, as for idf.
         described_words = {w for c in capabilities for text in (c.summary, c.cli) for w in lexicon.words(text)}
@@ -101,7 +102,7 @@ class Catalog:
         from services.route.reading import VOCABULARY
 
         # The reading corrects against its own words too, so "prveiew" reads as "preview".
-        self.reading_speller = lexicon.Speller(surfaces | VOCABULARY)
+        self.reading_speller = Speller(surfaces | VOCABULARY)
 
         # What every call would otherwise sum again: each phrasing's weight and each name's, built once.
         self._weights: dict[str, float] = {}

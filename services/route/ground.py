@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernel.errors import PalliumError
 from services.route import lexicon
+from services.route.level import LEVEL_NAMES, mentions
 from services.route.models import Precondition
 
 if TYPE_CHECKING:
@@ -20,19 +21,13 @@ if TYPE_CHECKING:
     from services.route.extract import Found
     from services.route.state import State
 
-__all__ = ["Grounded", "ground", "needed_level", "repo_root", "state_preconditions"]
+__all__ = ["Grounded", "ground", "repo_root", "state_preconditions"]
 
 _PREVIEW = re.compile(
     r"\b(preview|dry[- ]?run|what would|would it|simulate|without (deleting|removing|changing)|just (show|list)|"
     r"how many would|before (deleting|removing))\b",
     re.IGNORECASE,
 )
-_NO_EDIT = re.compile(
-    r"\b(don'?t|do not|never|without|no)\s+(change|changing|edit|editing|modify|modifying|touch|touching|fix|fixing|"
-    r"write|writing|edits|changes)\b|\bread[- ]only\b|\bjust (look|read|review|report)\b",
-    re.IGNORECASE,
-)
-_LEVEL_NAMES = frozenset({"consult", "edit", "admin"})
 _COMMAND_TERMS = frozenset(lexicon.canonical(w) for w in ("find", "show", "search", "explain", "tell", "where"))
 
 
@@ -61,13 +56,13 @@ async def ground(
         if cap.destructive and cap.escalation and name == cap.escalation[0]:
             if acts:
                 out.arguments[name] = True
-            elif _mentions(task, words):
+            elif mentions(task, words):
                 out.notes.append(f"the task asks for a preview, so `{name}` stays off")
             continue
         default_on = cap.properties[name].get("default") is True
         if default_on and _negated(task, words):
             out.arguments[name] = False  # "without a model": the default would spend
-        elif _mentions(task, words) and not _negated(task, words) and not default_on:
+        elif mentions(task, words) and not _negated(task, words) and not default_on:
             if cap.escalation and name == cap.escalation[0] and _PREVIEW.search(task):
                 out.notes.append(f"the task asks for a preview, so `{name}` stays off")
                 continue
@@ -76,7 +71,7 @@ async def ground(
         # a choice whose value is a level ("mode": read-only or edit) as the task names it: "in edit mode"
         for value in schema.get("enum") or ():
             if (
-                value in _LEVEL_NAMES
+                value in LEVEL_NAMES
                 and name not in out.arguments
                 and re.search(
                     rf"\b{value}[- ]mode\b|\bmode[:= ]+{value}\b|\bas an? {value}(?:ing|or)? member\b", task, re.I
@@ -99,70 +94,6 @@ async def ground(
         if name not in out.arguments and not any(p.field == name for p in out.needs_input):
             out.needs_input.append(_needs(cap, name, f"the task does not say which {_noun(name)} to use"))
     return out
-
-
-_BARE_LEVELS: dict[str, str] = {}  # the dispatcher's level for a tool called without arguments (alternatives)
-
-
-def needed_level(cap: Capability, arguments: dict[str, Any], task: str, request: Any = None) -> tuple[str, str | None]:
-    """The level this call needs, and why it is above the tool's base level (None when it is not).
-
-    Invariant 3: the floor is the dispatcher's own `needed_authority` on exactly these arguments (so
-    `--execute` never meets a refusal route did not predict); fields whose description names a level a
-    handler checks, and the task's own words (`start` asked to fix needs edit), may only raise it.
-    """
-    from kernel.authority import LEVELS
-    from kernel.dispatch import needed_authority
-
-    level, reason = cap.authority, None
-    dispatcher = _BARE_LEVELS.get(cap.tool) if not arguments else None
-    if dispatcher is None:
-        try:
-            dispatcher = needed_authority(cap.tool, arguments)
-        except PalliumError:
-            dispatcher = cap.authority  # type: ignore[assignment]
-        if not arguments:
-            _BARE_LEVELS[cap.tool] = dispatcher  # a tool called with nothing needs the same level every time
-    if LEVELS.index(dispatcher) > LEVELS.index(level):  # type: ignore[arg-type]
-        field_name = cap.escalation[0] if cap.escalation else "its arguments"
-        set_or_default = "set" if arguments.get(field_name) else "left at its default"
-        level, reason = dispatcher, f"`{field_name}` {set_or_default} makes {cap.capability} need {dispatcher}"
-    for field_name, raised in cap.raised_by:
-        value = arguments.get(field_name)
-        if value and value is not False and LEVELS.index(raised) > LEVELS.index(level):  # type: ignore[arg-type]
-            level, reason = raised, f"`{field_name}` makes {cap.capability} need {raised}"
-    for field_name, value in arguments.items():
-        # a choice set to a level ("mode": "edit") is checked at that level by the handler, unless the same
-        # call holds it back for a plan's approval first
-        enum = cap.properties.get(field_name, {}).get("enum") or ()
-        if (
-            value in enum
-            and value in _LEVEL_NAMES
-            and not arguments.get("plan_required")
-            and LEVELS.index(value) > LEVELS.index(level)
-        ):
-            level, reason = value, f"`{field_name}: {value}` makes {cap.capability} need {value}"
-    if (
-        request is not None
-        and request.action == "change"
-        and request.object == "code"
-        and not (request.preview or request.no_edit or _NO_EDIT.search(task))
-        and "edit" in cap.levels
-        and LEVELS.index("edit") > LEVELS.index(level)
-    ):
-        # the reading's action, not a listed word: "purge the prints from src/app.py" changes a file
-        level, reason = "edit", f"the task asks to {request.verb} code, which {cap.capability} can only do at edit"
-    reads_only = request is not None and (request.no_edit or request.action in ("review", "research", "question"))
-    if not _NO_EDIT.search(task):
-        # The task's words raise the level only as its action: "review the changes" reviews, it does not edit.
-        words_in = request.body if request is not None and request.body else task
-        for wanted, words in cap.levels.items():
-            if reads_only and wanted != "consult":
-                continue
-            hit = _mentions(words_in, words)
-            if hit and LEVELS.index(wanted) > LEVELS.index(level):
-                level, reason = wanted, f"the task asks to {hit}, which {cap.capability} can only do at {wanted}"
-    return level, reason
 
 
 _STYLES = (
@@ -591,19 +522,6 @@ def _negated(task: str, words: tuple[str, ...]) -> bool:
     lowered = re.sub(r"--no-(?=\w)", "no ", task.lower())  # a typed `--no-model` says "no model"
     used = [w for w in words if lexicon.word_start(w).search(lowered)]
     return bool(used) and all(lexicon.negated_word(w).search(lowered) for w in used)
-
-
-def _mentions(task: str, words: tuple[str, ...]) -> str | None:
-    """The first of `words` the task uses (as a word or, for one-word entries, any form of it)."""
-    lowered = task.lower()
-    stems = {lexicon.stem(w) for w in lexicon.words(task)}
-    for word in words:
-        if " " in word:
-            if word in lowered:
-                return word
-        elif lexicon.stem(word) in stems:
-            return word
-    return None
 
 
 def _needs(cap: Capability, name: str, detail: str, value: str | None = None) -> Precondition:
