@@ -125,6 +125,8 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         return ("workflow generate",)  # "write a research workflow to research.js" writes one, runs none
     if _AS_DECISION.search(request.text):
         return ("knowledge decisions link",)  # "register README.md as an authored decision": one to record
+    if _AUTHORED.search(request.text) and action in (None, reading.QUESTION) and not request.deletes:
+        return ("knowledge decisions search",)  # "authored decisions about logging?": the records, not commits
     if (
         obj == "team"
         and request.verb
@@ -230,6 +232,11 @@ _SINCE_REF = re.compile(
 _AS_DECISION = re.compile(
     r"^\W*(?:please\s+)?(?:register|record|add|log|file|save|store|link|enter)\b.*\bas (?:an? |the )?(?:new )?"
     r"(?:authored )?decision\b",
+    re.IGNORECASE,
+)
+# Decisions written down as records, not read from commits: "authored decisions", "ADRs", "decision records"
+_AUTHORED = re.compile(
+    r"\bauthored decisions?\b|\bdecisions? records?\b|\badrs?\b|\bdecisions? \(?not (?:from )?(?:the )?commits?\)?",
     re.IGNORECASE,
 )
 _TEMPLATE = re.compile(r"\b(?:templates?|rosters?|presets?|built-?ins?)\b", re.IGNORECASE)

@@ -22,7 +22,10 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "knowledge",
         re.compile(
-            r"\bknowledge\b|\bmodule docs?\b|\bclaims?\b|\b(?:according to|per|in|from) the (?:module )?docs\b", re.I
+            r"\bknowledge\b|\bmodule docs?\b|\bclaims?\b|\b(?:according to|per|in|from) the (?:module )?docs\b|"
+            # keeping the docs fresh in the background is the knowledge base's upkeep
+            r"\bupkeep\b",
+            re.I,
         ),
     ),
     (

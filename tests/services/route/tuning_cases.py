@@ -123,4 +123,10 @@ TUNING = [
     HeldCase("forget session 5d2a9c0e please", "admin", "sessions forget", missing="5d2a9c0e"),
     HeldCase("set main back to returning 1", "edit", "start"),
     HeldCase("how do the components of this project fit together", "observe", "knowledge map"),
+    # the knowledge base's upkeep, named by that word alone
+    HeldCase("add the systemd unit that keeps upkeep going after a reboot", "admin", "knowledge maintain install"),
+    HeldCase("is upkeep paused?", "observe", "knowledge maintain status"),
+    # decisions written down as records, not commit messages
+    HeldCase("what do our ADRs say about retries", "observe", "knowledge decisions search"),
+    HeldCase("authored decision records on the storage layer, please", "observe", "knowledge decisions search"),
 ]
