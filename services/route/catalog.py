@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.route import lexicon
+from services.route.speller import Speller
 
 __all__ = ["Capability", "Catalog", "Scored", "load"]
 
@@ -91,7 +92,7 @@ class Catalog:
         for cap in capabilities:
             for text in (*cap.phrasings, cap.summary, cap.cli):
                 surfaces.update(lexicon.words(text))
-        self.speller = lexicon.Speller(surfaces)
+        self.speller = Speller(surfaces)
         # The words the catalog itself uses, and every synonym it knows: a noun outside them is no thing of
         # Pallium's. A software noun only a phrasing's example uses ("the router") is left out, as for idf.
         described_words = {w for c in capabilities for text in (c.summary, c.cli) for w in lexicon.words(text)}
@@ -101,11 +102,33 @@ class Catalog:
         from services.route.reading import VOCABULARY
 
         # The reading corrects against its own words too, so "prveiew" reads as "preview".
-        self.reading_speller = lexicon.Speller(surfaces | VOCABULARY)
+        self.reading_speller = Speller(surfaces | VOCABULARY)
+
+        # What every call would otherwise sum again: each phrasing's weight and each name's, built once.
+        self._weights: dict[str, float] = {}
+        self._phrasing_totals = {
+            c.capability: tuple(sum(self.weight(t) for t in terms) or 1.0 for terms in c.phrasing_terms)
+            for c in capabilities
+        }
+        self._name_totals = {c.capability: sum(self.weight(t) for t in c.name_terms) or 1.0 for c in capabilities}
+        # Postings: for each term, the capabilities and phrasings holding it, so a task visits only those.
+        self._term_caps: dict[str, list[int]] = {}
+        self._term_phrasings: dict[str, list[tuple[int, int]]] = {}
+        for ci, cap in enumerate(capabilities):
+            for term in cap.all_terms:
+                self._term_caps.setdefault(term, []).append(ci)
+            for pi, terms in enumerate(cap.phrasing_terms):
+                for term in terms:
+                    self._term_phrasings.setdefault(term, []).append((ci, pi))
 
     def weight(self, term: str) -> float:
-        w = self.idf.get(term, _UNKNOWN_WEIGHT)
-        return w * _GENERIC_FACTOR if term in lexicon.GENERIC_TERMS else w
+        w = self._weights.get(term)
+        if w is None:
+            w = self.idf.get(term, _UNKNOWN_WEIGHT)
+            w = w * _GENERIC_FACTOR if term in lexicon.GENERIC_TERMS else w
+            if len(self._weights) < 50_000:  # tasks bring new words: the memo stays bounded
+                self._weights[term] = w
+        return w
 
     def rank(self, task_terms: list[str], hints: frozenset[str] = frozenset()) -> list[Scored]:
         """Score every capability; `hints` are words inside named paths (AGENTS.md: agents), which count
@@ -117,26 +140,33 @@ class Catalog:
         if lead in lexicon.GENERIC_TERMS:
             lead = None
         total = sum(self.weight(t) for t in task) or 1.0
+        shared_by: dict[int, set[str]] = {}
+        hits: dict[tuple[int, int], float] = {}
+        for term in task:
+            for ci in self._term_caps.get(term, ()):
+                shared_by.setdefault(ci, set()).add(term)
+            weight = self.weight(term)
+            for key in self._term_phrasings.get(term, ()):
+                hits[key] = hits.get(key, 0.0) + weight
         scored = []
-        for cap in self.capabilities:
-            matched = task & cap.all_terms
+        for ci, cap in enumerate(self.capabilities):
+            matched = shared_by.get(ci)
             if not matched:
                 scored.append(Scored(cap, 0.0, (), cap.phrasings[0] if cap.phrasings else ""))
                 continue
             best, best_text = 0.0, ""
-            for text, terms in zip(cap.phrasings, cap.phrasing_terms, strict=True):
-                shared = task & terms
-                if not shared:
+            for pi, (text, whole) in enumerate(zip(cap.phrasings, self._phrasing_totals[cap.capability], strict=True)):
+                hit = hits.get((ci, pi))
+                if not hit:
                     continue
-                hit = sum(self.weight(t) for t in shared)
                 precision = hit / total
-                recall = hit / (sum(self.weight(t) for t in terms) or 1.0)
+                recall = hit / whole
                 f = 2 * precision * recall / (precision + recall)
                 if f > best:
                     best, best_text = f, text
             bag = sum(self.weight(t) for t in matched) / total
             named = cap.name_terms & task
-            name = sum(self.weight(t) for t in named) / (sum(self.weight(t) for t in cap.name_terms) or 1.0)
+            name = sum(self.weight(t) for t in named) / self._name_totals[cap.capability]
             score = 0.5 * best + 0.3 * bag + 0.2 * name + (_LEAD_BONUS if lead in cap.lead_terms else 0.0)
             if cap.object_terms and not mentioned & cap.object_terms:
                 score -= _NO_OBJECT_PENALTY

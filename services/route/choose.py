@@ -11,7 +11,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING
 
-from services.route import extract, lexicon, reading
+from services.route import extract, lexicon, reading, senses
 
 if TYPE_CHECKING:
     from services.route.catalog import Capability, Catalog, Scored
@@ -62,7 +62,7 @@ def _own_flag_word(cap: Capability, request: reading.Request) -> bool:
     body = request.body.lower()
     escalation = cap.escalation[0] if cap.escalation else None
     return any(
-        re.search(rf"\b{re.escape(word)}", body)
+        lexicon.word_start(word).search(body)
         for name, words in cap.flags.items()
         if name != escalation
         for word in words
@@ -74,7 +74,7 @@ def _acting_word(cap: Capability, request: reading.Request) -> str | None:
         return None
     body = request.body.lower()
     for word in cap.flags.get(cap.escalation[0], ()):
-        if re.search(rf"\b{re.escape(word)}", body):
+        if lexicon.word_start(word).search(body):
             return word
     return None
 
@@ -125,6 +125,8 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
         return ("workflow generate",)  # "write a research workflow to research.js" writes one, runs none
     if _AS_DECISION.search(request.text):
         return ("knowledge decisions link",)  # "register README.md as an authored decision": one to record
+    if _AUTHORED.search(request.text) and action in (None, reading.QUESTION) and not request.deletes:
+        return ("knowledge decisions search",)  # "authored decisions about logging?": the records, not commits
     if (
         obj == "team"
         and request.verb
@@ -133,7 +135,7 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
     ):
         return ("team start",)  # "assemble a few agents to debate X": a team to start, not a template to read
     if not request.deletes and action != reading.REVERT:
-        sensed = _memory_sense(request) or _run_sense(request)
+        sensed = senses.memory_sense(request) or senses.run_sense(request)
         if sensed:
             return (sensed,)
     if not request.deletes and action in (None, reading.QUESTION):
@@ -154,7 +156,7 @@ def wanted(request: reading.Request) -> tuple[str, ...]:
     if _ALL_YOU_DO.search(request.text):
         return ("agents guide",)  # "list everything you can do", "what can pallium do": the guide to all of it
     if obj == "team" and not request.deletes and action != reading.REVERT:
-        sensed = _team_sense(request)
+        sensed = senses.team_sense(request)
         if sensed:
             return (sensed,)
     if action in (reading.CHANGE, reading.REVIEW, reading.RESEARCH) and obj == "code":
@@ -190,8 +192,9 @@ _MAKE_VERBS = frozenset(
 )
 _KNOWLEDGE_DOCS = re.compile(r"\b(?:knowledge (?:docs?|base|documents?)|module docs?|kb)\b", re.I)
 _MODULE_GRAPH = re.compile(
-    r"\bmodules?\b.*\b(?:depends? on|dependencies|depend)\b|\bwhat depends on what\b.*\bmodules?\b|"
-    r"\bmap of (?:the )?modules\b",
+    r"\b(?:modules?|parts|components|packages|pieces|layers|subsystems)\b.*\b(?:depends? on|dependencies|depend|"
+    r"fit together|relate to each other|connect(?:ed)? to each other|import each other|imports? whom)\b|"
+    r"\bwhat depends on what\b.*\bmodules?\b|\bmap of (?:the )?modules\b",
     re.I,
 )
 _ALL_YOU_DO = re.compile(
@@ -199,179 +202,6 @@ _ALL_YOU_DO = re.compile(
     r"\b(?:your|pallium'?s) (?:capabilities|commands|abilities)\b|\ball (?:of )?(?:your|pallium'?s) tools\b",
     re.I,
 )
-_EMBEDDING = re.compile(r"\bembedd?ings?\b|\bsemantic (?:recall|search|memory)\b|\bvectors?\b", re.I)
-_WORKS = re.compile(
-    r"\b(?:works?|working|answers?|respond\w*|reachable|valid|functional)\b|\b(?:check|verify|test)(?:ing)? "
-    r"(?:that|whether|if)\b",
-    re.I,
-)
-_SESSION_INDEX = re.compile(r"\b(?:session )?(?:index|database|db|memory)\b", re.I)
-_TROUBLE_VERBS = frozenset({"diagnose", "check", "repair", "fix", "debug", "troubleshoot", "doctor", "heal", "vet"})
-_IMPORT_VERBS = frozenset({"pull", "import", "bring", "fetch", "load", "ingest", "sync", "grab", "suck"})
-_SESSION_WORDS = re.compile(r"\b(?:chats?|transcripts?|sessions?|conversations?|history)\b", re.I)
-_INTO_MEMORY = re.compile(r"\b(?:in|into|to) (?:pallium'?s |the |my )?(?:session )?(?:memory|index)\b", re.I)
-_TRANSCRIPT = re.compile(r"\btranscripts?\b|\bmessages of\b|\bfrom line \d+\b", re.I)
-# What we settled in conversation, with a time: "what did we decide last week about X" recalls sessions;
-# "why was X added" (no we, no time) reads the commits (`decisions`).
-_TALKED = re.compile(
-    r"\b(?:(?:we|i|you) (?:decide|decided|agree|agreed|settle|settled|conclude|concluded|say|said|discuss|"
-    r"discussed)|was (?:decided|agreed|settled|concluded|discussed))\b",
-    re.I,
-)
-_AGO = re.compile(
-    r"\b(?:last (?:time|week|month|session|night|sprint)|yesterday|earlier|the other day|previously|"
-    r"\d+ (?:days?|weeks?) ago)\b",
-    re.I,
-)
-
-
-def _memory_sense(request: reading.Request) -> str | None:
-    """Session memory by verb and noun: the embedding set up, checked or shown; the index diagnosed;
-    transcripts imported or read; what was decided in conversation recalled."""
-    text, verb = request.text, request.verb.lower()
-    if _EMBEDDING.search(text) and request.object in ("pallium", "session", None):
-        if request.action != reading.QUESTION and (
-            verb in ("set", "configure", "switch", "change", "use", "point", "enable")
-            or re.search(r"\bset ?up\b", text, re.I)
-        ):
-            return "sessions embedding configure"
-        if verb in ("check", "verify", "test", "validate", "probe", "ping") and _WORKS.search(text):
-            return "sessions embedding check"
-        return None
-    if request.object not in ("session", "pallium"):
-        if request.action == reading.QUESTION and _TALKED.search(text) and _AGO.search(text):
-            return "sessions recall"
-        return None
-    if verb in _TROUBLE_VERBS and _SESSION_INDEX.search(request.body) and request.object == "session":
-        return "sessions doctor"  # "session search is acting up, diagnose the index"
-    if verb in _IMPORT_VERBS and _SESSION_WORDS.search(text) and (verb == "sync" or _INTO_MEMORY.search(text)):
-        return "sessions sync"  # "pull my newest codex chats into pallium's memory"
-    if (
-        request.object == "session"
-        and _TRANSCRIPT.search(text)
-        and (verb in _READ_VERBS or request.action == reading.QUESTION or _TRANSCRIPT.match(request.body))
-        and not re.search(r"\b(?:search|grep|find|mention\w*|which)\b", text, re.I)
-    ):
-        return "sessions read"  # "transcript of <id>", "read it from line 120"
-    return None
-
-
-_READ_VERBS = frozenset({"read", "show", "print", "open", "display", "view", "dump", "give", "get", "see", "cat"})
-_HOW = frozenset({"how", "how's", "hows"})
-_RUN_RECORD = re.compile(r"\b(?:lease|leases|record|attempts?|heartbeat|base commit|worktrees?)\b", re.I)
-_INTO_TREE = re.compile(
-    r"\b(?:in|into|onto) (?:my|the|our) (?:working )?(?:tree|checkout|worktree|working copy|branch)\b", re.I
-)
-
-
-def _run_sense(request: reading.Request) -> str | None:
-    """A named run by verb and noun: how it is doing is its status, why it will not resume (its lease, its
-    record) is its inspection, its patches wanted in my tree are applied."""
-    if request.object != "run":
-        return None
-    text, verb = request.text, request.verb.lower()
-    if (
-        verb in _HOW
-        and not re.search(r"\bhow (?:do|can|should|would) (?:i|we|you)\b", text, re.I)
-        and not re.search(r"\b(?:find\w*|report|verdict|cost|decid\w*|gates?)\b", text, re.I)
-    ):
-        return "workflow status"
-    if _RUN_RECORD.search(text) and (
-        verb in ("why", "debug", "diagnose", "check", "inspect") or reading.diagnoses(request)
-    ):
-        return "workflow inspect"
-    if (
-        _INTO_TREE.search(text)
-        and re.search(r"\b(?:patch\w*|changes?|edits?|diffs?)\b", text, re.I)
-        and not reading.REVERTS.search(text)
-        and not re.search(r"\b(?:out of|from) (?:my|the|our)\b", text, re.I)
-    ):
-        return "workflow apply"
-    return None
-
-
-# A team's member, by the word for one or a role noun ("the reviewer", "member heidi", "a codex tester named x").
-_MEMBER = re.compile(
-    r"\b(?:members?|teammates?|reviewers?|testers?|fixers?|editors?|planners?|researchers?|hunters?|writers?|"
-    r"critics?|skeptics?|advocates?|judges?)\b|\bnamed [\w-]+|'[\w-]+'",
-    re.IGNORECASE,
-)
-_TEAM_PARTS = re.compile(
-    r"\b(?:tasks?|board|patch\w*|changes?|diffs?|plans?|budget|gates?|mail|inbox|messages?)\b", re.I
-)
-# Verbs that act on a team or a member; a request led by any other word ("all mail of X", "open tasks on X",
-# "members and spend of X") names what to see.
-_TEAM_ACTS = frozenset(
-    {
-        "send", "tell", "ask", "message", "mail", "ping", "write", "add", "put", "create", "claim", "complete",
-        "mark", "finish", "release", "unclaim", "spawn", "restart", "revive", "stop", "halt", "steer", "redirect",
-        "nudge", "wake", "poke", "approve", "accept", "reject", "refuse", "resume", "run", "start", "raise",
-        "budget", "join", "attach", "reattach", "apply", "merge", "land", "revert", "undo", "take", "gate", "set",
-        "watch", "follow", "let", "give", "cap", "bring", "hire", "recruit", "kick", "spin", "assemble", "form",
-        "continue", "reconnect", "recover", "unstick", "make", "pull", "assign", "require", "hold", "clear",
-    }
-)  # fmt: skip
-# What a request of nouns alone asks to see on a team, in this order: its diffs, its mail, its board, its status.
-_TEAM_VIEWS = (
-    ("team diff", re.compile(r"\b(?:diffs?|changed?|patches)\b", re.I)),
-    ("team inbox", re.compile(r"\b(?:mail|inbox|mailbox|messages)\b", re.I)),
-    ("team tasks list", re.compile(r"\b(?:tasks|board)\b", re.I)),
-    ("team status", re.compile(r"\b(?:members|spend\w*|costs?|cost so far|stuck|idle|doing)\b", re.I)),
-)
-
-
-def _team_sense(request: reading.Request) -> str | None:
-    """The team command a request's verb and nouns name, before the words' rank: tell a member is the
-    mailbox, a role noun beside "add" is a new member, "restart" with a member restarts it and without one
-    resumes the team, "take M off" stops that member; a request of nouns alone is the view they name."""
-    text = request.body or request.text
-    verb = request.verb.lower()
-    member = bool(_MEMBER.search(text))
-    if verb in ("steer", "redirect"):
-        return "team member steer"
-    if verb in ("tell", "ask", "message", "ping") and not re.search(r"\bplans?\b", text, re.I):
-        return "team send"
-    if verb == "spawn" or (
-        verb in ("add", "bring", "hire", "recruit")
-        and member
-        and not re.search(r"\b(?:tasks?|board|me|myself)\b", text, re.I)
-    ):
-        return "team spawn"
-    if verb in ("restart", "revive", "reboot"):
-        return "team member restart" if member else "team resume"
-    if (
-        verb in ("take", "pull", "remove")
-        and member
-        and re.search(r"\b(?:off|out)\b", text, re.I)
-        and not re.search(r"\b(?:patch\w*|changes?|edits?)\b", text, re.I)
-    ):
-        return "team member stop"
-    if (
-        _INTO_TREE.search(text)
-        and re.search(r"\b(?:patch\w*|changes?|edits?)\b", text, re.I)
-        and not reading.REVERTS.search(text)
-        and not re.search(r"\b(?:out of|from) (?:my|the|our)\b", text, re.I)
-    ):
-        return "team apply"
-    if re.search(r"\b(?:make (?:it|them|the team) active( again)?|reactivate|un-?park)\b", text, re.I):
-        return "team resume"
-    if re.search(r"\b(?:get (?:to )?work|get going|start working|go to work)\b", text, re.I):
-        return "team run"
-    if (
-        request.action is None
-        and verb not in _TEAM_ACTS
-        and re.match(r"^(?:an? |the |one )?[\w-]+ team (?:on|about|to|for|over)\b", text, re.I)
-    ):
-        return "team start"  # "an adversarial-debate team on whether to drop python 3.10": one to start
-    # "mail for team-x": a verb's word used as a noun, with a preposition after it
-    as_noun = verb not in _TEAM_ACTS or re.match(r"^\S+ (?:of|for|in|on|from)\b", text, re.I)
-    if request.action in (None, reading.QUESTION) and as_noun:
-        for name, pattern in _TEAM_VIEWS:
-            if pattern.search(text):
-                return name
-    return None
-
-
 # Where something is, in the present tense ("where's X defined", "where in the code do we ..."); "where did
 # the migration stop" asks where work stood, not where code is.
 _WHERE = re.compile(r"^(?:where(?:'s|s| is| are| do| does| in)|in which files?)\b", re.IGNORECASE)
@@ -382,7 +212,9 @@ _WHICH_DOES = re.compile(
     re.IGNORECASE,
 )
 _POINT_TO = re.compile(
-    r"^(?:point me (?:to|at)|take me to|show me where|tell me where|find where|locate)\b", re.IGNORECASE
+    r"^(?:point me (?:to|at)|take me to|show me where|tell me where|(?:find|search|look|grep|hunt)(?: for| up)? where|"
+    r"locate)\b",
+    re.IGNORECASE,
 )
 _CHURN = re.compile(r"\b(?:chang\w*|churn\w*|hot\w*|often|most|edit\w*|touch\w*|active)\b", re.IGNORECASE)
 _USED = re.compile(r"\b(?:used|uses|called|calls|referenced|imported|invoked)\b", re.IGNORECASE)
@@ -400,6 +232,11 @@ _SINCE_REF = re.compile(
 _AS_DECISION = re.compile(
     r"^\W*(?:please\s+)?(?:register|record|add|log|file|save|store|link|enter)\b.*\bas (?:an? |the )?(?:new )?"
     r"(?:authored )?decision\b",
+    re.IGNORECASE,
+)
+# Decisions written down as records, not read from commits: "authored decisions", "ADRs", "decision records"
+_AUTHORED = re.compile(
+    r"\bauthored decisions?\b|\bdecisions? records?\b|\badrs?\b|\bdecisions? \(?not (?:from )?(?:the )?commits?\)?",
     re.IGNORECASE,
 )
 _TEMPLATE = re.compile(r"\b(?:templates?|rosters?|presets?|built-?ins?)\b", re.IGNORECASE)
@@ -449,10 +286,54 @@ def shape(
         reverting = [s for s in allowed if "revert" in s.capability.cli and s.capability.destructive]
         if reverting:
             return _lead(allowed, reverting[0].capability.capability, structural=True)
-    for name in wanted(request):
+    for name in (*_named(request, found, cat), *wanted(request)):
         if name in cat.by_name:
             return _lead(allowed, name, structural=True)
     return _sibling(_by_object(allowed, request, found), request)
+
+
+# What breaks when a named thing changes: "if I change main's return type, what breaks?", "what depends on x"
+_BREAKS = re.compile(
+    r"\bwhat (?:(?:would|will|could|might|can|is going to|else) )?(?:breaks?|fails?|be affected|is affected|"
+    r"gets? affected|goes wrong|go wrong|depends on (?:it|this|that|them))\b|\bwho (?:would|will) (?:break|notice)\b",
+    re.IGNORECASE,
+)
+# A ranking of the repository's files, asked with no file named: "which file is the scariest to touch",
+# "the riskiest modules", "churn ranking for the last 12 weeks", "top files by churn".
+_RANKING = re.compile(
+    r"\b(?:which|what|the|top|most)\b.*\b(?:files?|modules?|parts?|places?|areas?|code)\b.*"
+    r"\b(?:\w+iest|most (?:\w+)|hottest|worst)\b|"
+    r"\b(?:\w+iest|hottest|most (?:dangerous|fragile|risky|changed|edited|touched|active|volatile))\s+"
+    r"(?:\w+\s+)?(?:files?|modules?|parts?|places?|areas?|code)\b|"
+    r"\b(?:churn|hotspots?) (?:ranking|rank|list|leaders?|table|top)\b|\btop (?:\d+ )?files? by\b",
+    re.IGNORECASE,
+)
+_BARE_NAME = re.compile(r"^\W*[A-Za-z_][\w.]*\s*\?+\s*$")
+_POLITE = lexicon.STOPWORDS | {"asap", "pls", "plz", "thx", "ty", "cheers"}
+
+
+def _named(request: reading.Request, found: extract.Found | None, cat: Catalog) -> tuple[str, ...]:
+    """What a task asks of a thing it names, or of the files as a whole, before the words' rank: what breaks
+    when a named symbol changes is its callers; a ranking of files with none named is `hotspots`; a name
+    alone ("main?", "parse_config, please") is a search for it."""
+    if request.deletes or request.action not in (None, reading.QUESTION) or found is None:
+        return ()
+    if request.object not in (None, "code"):
+        return ()
+    if _BREAKS.search(request.text) and found.symbols and not found.paths:
+        return ("callers",)
+    if _RANKING.search(request.text) and not found.paths and not found.symbols:
+        return ("hotspots",)
+    said = [w for w in re.findall(r"[A-Za-z_][\w.]*", request.text) if w.lower() not in _POLITE]
+    alone = len(said) == 1 and not found.paths and not re.search(r"[^\w\s.,:!?'-]|\d", request.text)
+    # a name shaped like code ("handle_request, please"), or any word asked of alone ("main?")
+    if alone and (extract.is_identifier(said[0].rstrip(".")) or _BARE_NAME.match(request.text)):
+        word = said[0].lower().rstrip(".")
+        commands = {w for name in cat.by_name for w in lexicon.words(name)}
+        known = word in commands or word in lexicon.STOPWORDS or word in lexicon.OFF_DOMAIN
+        if not known and word not in lexicon.SYNONYM_WORDS and word not in lexicon.GENERIC:
+            return ("search",)
+    return ()
 
 
 _SIBLING_REACH = 0.15

@@ -23,7 +23,10 @@ _LOOP_NAMED = re.compile(
 _TEAM_ID = re.compile(r"\bteam-[0-9a-f]{4,}\b", re.IGNORECASE)
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
 _SESSION_NEAR = re.compile(
-    r"\b(?:sessions?|transcripts?|conversations?|chats?)\s+(?:(?:id|of)\s+)?([0-9a-z][0-9a-z_-]{5,})\b", re.IGNORECASE
+    r"\b(?:sessions?|transcripts?|conversations?|chats?)\s+(?:(?:id|of)\s+)?([0-9a-z][0-9a-z_-]{5,})\b|"
+    # forgetting is of sessions only: "forget 7e19ab", "preview forgetting 3f0c2d1e"
+    r"\bforget(?:ting|s)?\s+(?:about\s+)?([0-9a-f]{6,})\b",
+    re.IGNORECASE,
 )
 _PATH = re.compile(
     r"(?<![\w@:/.-])((?:\.{1,2}/)?[\w@.+-]+(?:/[\w@.+-]+)+/?|[\w@+-][\w@.+-]*\.[A-Za-z][\w]{0,7})(?![\w/])"
@@ -108,6 +111,12 @@ _SYMBOL_AFTER = re.compile(
     r"\s+(?:of|to|for)|rename|renaming|depends on|defined|"
     r"llaman? a|appellent|appelle|ruft|aufruft)\s+(?:the\s+)?"
     r"(?:(?:function|method|class|symbol|variable|constant|type)\s+)?[`'\"]?([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)",
+    re.IGNORECASE,
+)
+# A part of a name's interface, with the name before it: "main's return type", "parse_config's signature"
+_SYMBOL_PART = re.compile(
+    r"\b([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)'s\s+(?:return(?: type| value)?|signature|arguments?|parameters?|"
+    r"params?|args?|type|behaviou?r|name|body|default)\b",
     re.IGNORECASE,
 )
 _SYMBOL_USED = re.compile(r"\b(?:is|are)\s+([A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)\s+(?:used|called|defined|referenced)\b")
@@ -197,7 +206,7 @@ def find(task: str) -> Found:
     found.session_ids = _unique(m.group(0) for m in _UUID.finditer(task))
     found.team_ids = _unique(m.group(0) for m in _TEAM_ID.finditer(task))
     for match in _SESSION_NEAR.finditer(task):
-        token = match.group(1)
+        token = match.group(1) or match.group(2)
         if any(ch.isdigit() for ch in token) and token not in found.session_ids and not _RUN_ID.fullmatch(token):
             found.session_ids.append(token)
     ids = set(found.run_ids) | set(found.session_ids) | set(found.team_ids)
@@ -283,10 +292,10 @@ def _symbols(task: str, found: Found) -> list[str]:
         snake = "_" in token.strip("_")
         camel = bool(re.search(r"[a-z][A-Z]", token)) or bool(re.fullmatch(r"[A-Z][a-z0-9]+[A-Z]\w*", token))
         dotted = ("." in token or "::" in token) and not _FILE_EXT.search(token.lower())
-        call = bool(re.search(re.escape(token) + r"\(\)", task))
+        call = f"{token}()" in task
         if snake or camel or dotted or call:
             out.append(token)
-    for pattern in (_SYMBOL_AFTER, _SYMBOL_USED):
+    for pattern in (_SYMBOL_AFTER, _SYMBOL_USED, _SYMBOL_PART):
         for match in pattern.finditer(task):
             token = match.group(1)
             if token.lower() not in STOPWORDS and token.lower() not in _NOT_SYMBOLS and token not in taken:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kernel.errors import PalliumError
 from services.route import lexicon
+from services.route.level import LEVEL_NAMES, mentions
 from services.route.models import Precondition
 
 if TYPE_CHECKING:
@@ -20,19 +21,13 @@ if TYPE_CHECKING:
     from services.route.extract import Found
     from services.route.state import State
 
-__all__ = ["Grounded", "ground", "needed_level", "repo_root", "state_preconditions"]
+__all__ = ["Grounded", "ground", "repo_root", "state_preconditions"]
 
 _PREVIEW = re.compile(
     r"\b(preview|dry[- ]?run|what would|would it|simulate|without (deleting|removing|changing)|just (show|list)|"
     r"how many would|before (deleting|removing))\b",
     re.IGNORECASE,
 )
-_NO_EDIT = re.compile(
-    r"\b(don'?t|do not|never|without|no)\s+(change|changing|edit|editing|modify|modifying|touch|touching|fix|fixing|"
-    r"write|writing|edits|changes)\b|\bread[- ]only\b|\bjust (look|read|review|report)\b",
-    re.IGNORECASE,
-)
-_LEVEL_NAMES = frozenset({"consult", "edit", "admin"})
 _COMMAND_TERMS = frozenset(lexicon.canonical(w) for w in ("find", "show", "search", "explain", "tell", "where"))
 
 
@@ -61,13 +56,13 @@ async def ground(
         if cap.destructive and cap.escalation and name == cap.escalation[0]:
             if acts:
                 out.arguments[name] = True
-            elif _mentions(task, words):
+            elif mentions(task, words):
                 out.notes.append(f"the task asks for a preview, so `{name}` stays off")
             continue
         default_on = cap.properties[name].get("default") is True
         if default_on and _negated(task, words):
             out.arguments[name] = False  # "without a model": the default would spend
-        elif _mentions(task, words) and not _negated(task, words) and not default_on:
+        elif mentions(task, words) and not _negated(task, words) and not default_on:
             if cap.escalation and name == cap.escalation[0] and _PREVIEW.search(task):
                 out.notes.append(f"the task asks for a preview, so `{name}` stays off")
                 continue
@@ -76,7 +71,7 @@ async def ground(
         # a choice whose value is a level ("mode": read-only or edit) as the task names it: "in edit mode"
         for value in schema.get("enum") or ():
             if (
-                value in _LEVEL_NAMES
+                value in LEVEL_NAMES
                 and name not in out.arguments
                 and re.search(
                     rf"\b{value}[- ]mode\b|\bmode[:= ]+{value}\b|\bas an? {value}(?:ing|or)? member\b", task, re.I
@@ -99,63 +94,6 @@ async def ground(
         if name not in out.arguments and not any(p.field == name for p in out.needs_input):
             out.needs_input.append(_needs(cap, name, f"the task does not say which {_noun(name)} to use"))
     return out
-
-
-def needed_level(cap: Capability, arguments: dict[str, Any], task: str, request: Any = None) -> tuple[str, str | None]:
-    """The level this call needs, and why it is above the tool's base level (None when it is not).
-
-    Invariant 3: the floor is the dispatcher's own `needed_authority` on exactly these arguments (so
-    `--execute` never meets a refusal route did not predict); fields whose description names a level a
-    handler checks, and the task's own words (`start` asked to fix needs edit), may only raise it.
-    """
-    from kernel.authority import LEVELS
-    from kernel.dispatch import needed_authority
-
-    level, reason = cap.authority, None
-    try:
-        dispatcher = needed_authority(cap.tool, arguments)
-    except PalliumError:
-        dispatcher = cap.authority  # type: ignore[assignment]
-    if LEVELS.index(dispatcher) > LEVELS.index(level):  # type: ignore[arg-type]
-        field_name = cap.escalation[0] if cap.escalation else "its arguments"
-        set_or_default = "set" if arguments.get(field_name) else "left at its default"
-        level, reason = dispatcher, f"`{field_name}` {set_or_default} makes {cap.capability} need {dispatcher}"
-    for field_name, raised in cap.raised_by:
-        value = arguments.get(field_name)
-        if value and value is not False and LEVELS.index(raised) > LEVELS.index(level):  # type: ignore[arg-type]
-            level, reason = raised, f"`{field_name}` makes {cap.capability} need {raised}"
-    for field_name, value in arguments.items():
-        # a choice set to a level ("mode": "edit") is checked at that level by the handler, unless the same
-        # call holds it back for a plan's approval first
-        enum = cap.properties.get(field_name, {}).get("enum") or ()
-        if (
-            value in enum
-            and value in _LEVEL_NAMES
-            and not arguments.get("plan_required")
-            and LEVELS.index(value) > LEVELS.index(level)
-        ):
-            level, reason = value, f"`{field_name}: {value}` makes {cap.capability} need {value}"
-    if (
-        request is not None
-        and request.action == "change"
-        and request.object == "code"
-        and not (request.preview or request.no_edit or _NO_EDIT.search(task))
-        and "edit" in cap.levels
-        and LEVELS.index("edit") > LEVELS.index(level)
-    ):
-        # the reading's action, not a listed word: "purge the prints from src/app.py" changes a file
-        level, reason = "edit", f"the task asks to {request.verb} code, which {cap.capability} can only do at edit"
-    reads_only = request is not None and (request.no_edit or request.action in ("review", "research", "question"))
-    if not _NO_EDIT.search(task):
-        # The task's words raise the level only as its action: "review the changes" reviews, it does not edit.
-        words_in = request.body if request is not None and request.body else task
-        for wanted, words in cap.levels.items():
-            if reads_only and wanted != "consult":
-                continue
-            hit = _mentions(words_in, words)
-            if hit and LEVELS.index(wanted) > LEVELS.index(level):
-                level, reason = wanted, f"the task asks to {hit}, which {cap.capability} can only do at {wanted}"
-    return level, reason
 
 
 _STYLES = (
@@ -188,8 +126,12 @@ async def _style_and_output(
 async def state_preconditions(cap: Capability, state: State) -> list[Precondition]:
     out: list[Precondition] = []
     if "git" in cap.needs or "index" in cap.needs:
-        await state.probe_repo()
-        if state.git is False:
+        root = repo_root(state)  # a `.git` above the folder says it; no process is started
+        outside = root is None
+        if "index" in cap.needs and not outside:
+            await state.index_state(root)
+            outside = state.git is False
+        if outside:
             out.append(
                 Precondition(
                     kind="git",
@@ -328,7 +270,7 @@ async def _symbol(cap: Capability, name: str, found: Found, state: State, out: G
     if not found.symbols:
         return None
     symbol = found.symbols[0]
-    await state.probe_repo()
+    await state.index_state(repo_root(state))
     if state.index_status not in ("indexed", "stale"):
         if not _in_any_file(symbol, state):
             # invariant 2: with no index yet, a name no file holds still does not exist
@@ -360,11 +302,43 @@ def _in_any_file(symbol: str, state: State) -> bool:
     if root is None:
         return True
     word = symbol.split(".")[-1].split("::")[-1]
+    held = _in_small_tree(root, word)
+    if held is not None:
+        return held
     try:
         out = git.run(["grep", "-l", "-I", "-F", "-w", "--untracked", "-e", word, "--"], root, check=False, timeout=5)
     except PalliumError:
         return True
     return bool(out.strip())
+
+
+_SMALL_TREE = 400  # files; a larger tree is asked of `git grep`
+_SMALL_BYTES = 4_000_000
+
+
+def _in_small_tree(root: Path, word: str) -> bool | None:
+    """Whether a file under `root` (outside `.git` and `.pallium`) holds `word` as a word, read in process
+    for a small tree; None when the tree is larger than that, for `git grep` to answer. Every file git
+    would search is read here (ignored ones too, which may only make a name pending, never missing)."""
+    import os
+
+    pattern = re.compile(rb"(?<![\w])" + re.escape(word.encode()) + rb"(?![\w])")
+    seen, size = 0, 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in (".git", ".pallium")]
+        for name in files:
+            seen += 1
+            path = Path(folder, name)
+            try:
+                size += path.stat().st_size
+                if seen > _SMALL_TREE or size > _SMALL_BYTES:
+                    return None
+                data = path.read_bytes()
+            except OSError:
+                return None
+            if b"\0" not in data[:8000] and pattern.search(data):
+                return True
+    return False
 
 
 async def _near_symbols(state: State, symbol: str) -> list[str]:
@@ -546,24 +520,8 @@ def _content_words(task: str, found: Found, cap: Capability) -> str:
 def _negated(task: str, words: tuple[str, ...]) -> bool:
     """Whether the task says not to ("without a model", "no prose", "don't confirm") for each word it uses."""
     lowered = re.sub(r"--no-(?=\w)", "no ", task.lower())  # a typed `--no-model` says "no model"
-    used = [w for w in words if re.search(rf"\b{re.escape(w)}", lowered)]
-    return bool(used) and all(
-        re.search(rf"\b(without|no|not|never|don'?t|do not|skip(?:ping)?)\s+(\w+\s+){{0,2}}{re.escape(w)}", lowered)
-        for w in used
-    )
-
-
-def _mentions(task: str, words: tuple[str, ...]) -> str | None:
-    """The first of `words` the task uses (as a word or, for one-word entries, any form of it)."""
-    lowered = task.lower()
-    stems = {lexicon.stem(w) for w in lexicon.words(task)}
-    for word in words:
-        if " " in word:
-            if word in lowered:
-                return word
-        elif lexicon.stem(word) in stems:
-            return word
-    return None
+    used = [w for w in words if lexicon.word_start(w).search(lowered)]
+    return bool(used) and all(lexicon.negated_word(w).search(lowered) for w in used)
 
 
 def _needs(cap: Capability, name: str, detail: str, value: str | None = None) -> Precondition:
@@ -591,9 +549,12 @@ def _noun(name: str) -> str:
 
 
 def repo_root(state: State) -> Path | None:
+    """The repository's root, looked up once per routed task (the State holds it)."""
+    if state.root is not None:
+        return state.root or None
     try:
-        return state.ctx.repo_root(state.repo)
-    except PalliumError:
-        return None
-    except OSError:
-        return None
+        root = state.ctx.repo_root(state.repo)
+    except (PalliumError, OSError):
+        root = None
+    state.root = root if root is not None else False
+    return root

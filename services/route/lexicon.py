@@ -1,13 +1,17 @@
 """Words to terms: tokenizing, stemming, synonyms and typo correction for route's lexical ranking.
 
 Pure Python with no model: a task and every phrasing of the catalog pass through `terms`, so they
-meet on the same canonical stems; `Speller` maps a misspelt word to the closest known one.
+meet on the same canonical stems; `speller.Speller` maps a misspelt word to the closest known one.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from services.route.speller import Speller
 
 __all__ = [
     "GENERIC",
@@ -16,8 +20,8 @@ __all__ = [
     "SOFTWARE",
     "SOFTWARE_TERMS",
     "STOPWORDS",
+    "SYNONYMS_OF",
     "SYNONYM_WORDS",
-    "Speller",
     "stem",
     "terms",
     "words",
@@ -266,6 +270,7 @@ SYNONYM_WORDS = frozenset(_SYNONYMS)
 for _canon, _group in _SYNONYM_GROUPS.items():
     for _word in _group:
         _SYNONYMS.setdefault(_word, _canon)
+SYNONYMS_OF = _SYNONYMS  # word -> its group's name, for the speller
 
 # Words any capability might use: they count for little when deciding what fits.
 GENERIC = frozenset(
@@ -354,6 +359,19 @@ OFF_DOMAIN = _bag(
 )
 
 
+@functools.lru_cache(maxsize=2048)
+def word_start(word: str) -> re.Pattern[str]:
+    """`word` where a word starts ("prune" in "pruned", not in "unpruned"), compiled once: the catalog's
+    flag words are many, and compiling them per call would push route's own patterns out of `re`'s cache."""
+    return re.compile(rf"\b{re.escape(word)}")
+
+
+@functools.lru_cache(maxsize=2048)
+def negated_word(word: str) -> re.Pattern[str]:
+    """`word` said not to be done ("without a model", "don't confirm"), compiled once."""
+    return re.compile(rf"\b(without|no|not|never|don'?t|do not|skip(?:ping)?)\s+(\w+\s+){{0,2}}{re.escape(word)}")
+
+
 def words(text: str) -> list[str]:
     """The lowercase words of `text`, with contractions split ("what's" -> "what"), "n't" kept as "not"."""
     out: list[str] = []
@@ -421,6 +439,15 @@ PHRASAL = (
         "stop",
     ),
     (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) off\b", re.I), "disable stop"),
+    # freeing something stuck to go on: "let it move again", "get nightly going again", "unwedge it"
+    (
+        re.compile(
+            r"\blet (\S+) (?:move|run|go|tick|proceed|continue|progress) (?:on )?again\b|"
+            r"\bget (\S+) (?:moving|going|ticking|running|unstuck) again\b|\b(?:unwedge|unfreeze|unjam)\b",
+            re.I,
+        ),
+        lambda m: f"unstick {m.group(1) or m.group(2) or ''}".rstrip(),
+    ),
     (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) on\b", re.I), "enable"),
     (re.compile(r"\bcarry(?:ing)? on\b|\bpick(?:ing)? (?:it |\S+ )?(?:back )?up again\b", re.I), "resume"),
     (re.compile(r"\bcheck(?:ing)? (?:on|in on|up on)\b", re.I), "status of"),
@@ -441,48 +468,6 @@ _LOOSE = re.compile(
 def unloose(text: str) -> str:
     """`text` without its loose idioms."""
     return _LOOSE.sub(" ", text)
-
-
-# A few words of other languages people mix into a task, read as the English word before anything else:
-# the verbs of route's actions and the nouns of its objects (not a translator: a task wholly in another
-# language still reads only by these words).
-_GLOSSARY = {
-    "fix": "repara reparar arregla arreglar corrige corregir corrija conserte répare réparer corrige corriger "
-    "repariere reparier behebe korrigiere correggi ripara sistema",
-    "bug": "fallo fallos error errores bogue bogues fehler bachi",
-    "delete": "borra borrar elimina eliminar apague supprime supprimer efface effacer lösche löschen entferne cancella",
-    "sessions": "sesiones sesión sitzungen séances",
-    "search": "busca buscar cherche chercher suche durchsuche cerca procure",
-    "uses": "utilise utilisent utiliza utilizan usa usan benutzt verwendet",
-    "calls": "appelle llama ruft chiama",
-    "defined": "définie défini definido definida definiert",
-    "tests": "pruebas essais",
-}
-_GLOSSED = {word: english for english, spelled in _GLOSSARY.items() for word in spelled.split()}
-_GLOSS_WORD = re.compile(
-    r"(?<![\w./-])(" + "|".join(sorted(map(re.escape, _GLOSSED), key=len, reverse=True)) + r")(?![\w/-])", re.I
-)
-# "de hace más de un año", "il y a plus de 6 mois": an age, as the English a prune reads
-_AGE = re.compile(
-    r"\b(?:de )?hace más de (un|una|\d+) (año|años|mes|meses|semana|semanas|día|días)\b|"
-    r"\b(?:d'il y a |il y a )?plus de (un|une|\d+) (an|ans|mois|semaines?|jours?)\b",
-    re.IGNORECASE,
-)
-_AGE_UNIT = {"año": "year", "años": "years", "mes": "month", "meses": "months", "semana": "week", "semanas": "weeks",
-             "día": "day", "días": "days", "an": "year", "ans": "years", "mois": "months", "semaine": "week",
-             "semaines": "weeks", "jour": "day", "jours": "days"}  # fmt: skip
-
-
-def english(text: str) -> str:
-    """`text` with the glossary's words of other languages read as English ("repara el fallo": fix el bug)."""
-
-    def age(m: re.Match[str]) -> str:
-        count, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        count = "1" if count.lower() in ("un", "una", "une") else count
-        return f"older than {count} {_AGE_UNIT.get(unit.lower(), unit)}"
-
-    text = _AGE.sub(age, text)
-    return _GLOSS_WORD.sub(lambda m: _GLOSSED[m.group(1).lower()], text)
 
 
 def phrasal(text: str) -> str:
@@ -535,22 +520,14 @@ _IDIOMS = (
     # opening a transcript is reading it, line by line
     (re.compile(r"\bopen(?=\s+(?:\S+\s+){0,3}?(?:transcripts?|conversations?|messages)\b)", re.I), "read"),
     (re.compile(r"\bmerge conflicts?\b|\bconflicted files?\b|\bconflict markers?\b", re.I), "conflicted uncommitted"),
-    # the same in the languages a user may slip into: Italian, Dutch, Spanish ("cambian más a menudo")
+    # whether the working tree holds changes: "is my tree clean?", "is the checkout dirty"
     (
         re.compile(
-            r"\b(?:veranderen|wijzigen|cambian|cambiano|modificano)\s+(?:\w+\s+)?(?:het vaakst|vaak|"
-            r"(?:más |mas )?a menudo|(?:più )?spesso|con frecuencia)\b",
+            r"\b(?:my|the|our|this) (?:working )?(?:tree|checkout|working copy|worktree|repo) (?:is )?"
+            r"(?:clean|dirty|pristine)\b|\b(?:clean|dirty) (?:working )?(?:tree|checkout|working copy)\b",
             re.I,
         ),
-        "churn",
-    ),
-    (
-        re.compile(
-            r"\b(?:d[oó]nde nos quedamos|d[oó]nde lo dejamos|dove (?:eravamo rimasti|ci siamo fermati)|"
-            r"waar (?:waren we gebleven|zijn we gebleven|bleven we))\b",
-            re.I,
-        ),
-        "where we left off",
+        "uncommitted changes",
     ),
     # "tell the tester to focus on edge cases": a directive to someone, not "tell me"
     (re.compile(r"\btell (?!me\b|us\b|him\b|her\b|them\b)((?:\S+\s+){1,5}?)to\b", re.I), r"steer \1to"),
@@ -585,124 +562,6 @@ def terms(text: str, speller: Speller | None = None) -> list[str]:
                 term = corrected
         out.append(term)
     return out
-
-
-class Speller:
-    """Typo correction against a vocabulary: symmetric deletes (SymSpell), so a lookup is a few dict reads.
-
-    `known` holds canonical terms; `surfaces` maps every known surface word to its term. A word of
-    eight letters or more may be two edits away, a shorter one of at least four letters one edit.
-    """
-
-    def __init__(self, surfaces: Iterable[str]) -> None:
-        self.surface_terms: dict[str, str] = {}
-        for word in surfaces:
-            if len(word) >= 3 and word not in STOPWORDS:
-                self.surface_terms.setdefault(word, canonical(word))
-        for word in _SYNONYMS:
-            self.surface_terms.setdefault(word, canonical(word))
-        for word in SOFTWARE | OFF_DOMAIN:  # a slip in "branches" is "branches", not the nearest catalog word
-            if len(word) >= 3:
-                self.surface_terms.setdefault(word, canonical(word))
-        self.known = frozenset(self.surface_terms.values())
-        self._deletes: dict[str, list[str]] = {}
-        for word in self.surface_terms:
-            for variant in _deletes(word, 2 if len(word) >= 8 else 1):
-                self._deletes.setdefault(variant, []).append(word)
-
-    def correct(self, word: str) -> str | None:
-        surface = self.correct_surface(word)
-        return self.surface_terms[surface] if surface is not None else None
-
-    def fix_text(self, text: str, keep: frozenset[str] = frozenset()) -> str:
-        """`text` with each misspelt plain word replaced by the known word it most likely is ("wokrflow"
-        -> "workflow"), so reading a task's structure sees the words its ranking sees. Names, quoted text
-        and known words stay as they are."""
-        out = []
-        last = 0
-        for match in _PLAIN_WORD.finditer(text):
-            word = match.group(0)
-            lowered = word.lower()
-            if (
-                len(lowered) < 3
-                or lowered in STOPWORDS
-                or lowered in self.surface_terms
-                or lowered in keep
-                or lowered in OFF_DOMAIN
-                or lowered in SOFTWARE
-                or _inside_quotes(text, match.start())
-            ):
-                continue
-            fixed = self.correct_surface(lowered)
-            if (
-                fixed is not None
-                and len(lowered) < 8
-                and len(fixed) == len(lowered)
-                and sorted(fixed) != sorted(lowered)
-            ):
-                fixed = None  # a short word with one letter changed is as likely a real word ("miles", not "files")
-            if fixed is not None and fixed in STOPWORDS:
-                fixed = None  # a word read as a stopword loses its sense ("cover" is no slip for "over")
-            if fixed is not None and fixed != lowered:
-                out += [text[last : match.start()], fixed]
-                last = match.end()
-        return "".join(out) + text[last:] if out else text
-
-    def correct_surface(self, word: str) -> str | None:
-        if len(word) < 3 or word.isdigit():
-            return None
-        limit = 2 if len(word) >= 8 else 1
-        best: tuple[int, bool, int, str] | None = None
-        short = len(word) <= 4  # "tall" must not become "call": short words take no substitutions
-        for variant in _deletes(word, limit):
-            for candidate in self._deletes.get(variant, ()):
-                distance = _distance(word, candidate)
-                if distance > limit or (distance == 2 and candidate[0] != word[0]):
-                    continue
-                if short and len(candidate) == len(word) and sorted(candidate) != sorted(word):
-                    continue
-                if len(word) == 3 and (len(candidate) != 3 or sorted(candidate) != sorted(word)):
-                    continue  # three letters: only a swap ("fxi" -> "fix")
-                # Routing words first ("faling" -> "failing", not "facing"), then fewer edits.
-                key = (distance, candidate not in _SYNONYMS, abs(len(candidate) - len(word)), candidate)
-                if best is None or key < best:
-                    best = key
-        return best[3] if best is not None else None
-
-
-# A word written in capitals (HEAD, CI) or joined to a ref's ~ or ^ is a name, never a slip.
-_PLAIN_WORD = re.compile(r"(?<![\w./@`'\"~^-])(?![A-Z]{2,}\b)[A-Za-z]+(?![\w./@`'\"~^-])")
-
-
-def _inside_quotes(text: str, at: int) -> bool:
-    before = text[:at]
-    return before.count("`") % 2 == 1 or before.count('"') % 2 == 1
-
-
-def _deletes(word: str, depth: int) -> set[str]:
-    found = {word}
-    frontier = {word}
-    for _ in range(depth):
-        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w)) if len(w) > 2}
-        found |= frontier
-    return found
-
-
-def _distance(a: str, b: str) -> int:
-    """Damerau-Levenshtein distance (optimal string alignment): a swap of neighbours is one edit."""
-    if a == b:
-        return 0
-    prev2: list[int] = []
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cost = 0 if ca == cb else 1
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
-            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return prev[-1]
 
 
 GENERIC_TERMS = frozenset(canonical(w) for w in GENERIC)

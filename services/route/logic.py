@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kernel import authority
 from kernel.errors import PalliumError
 from services.route import abstain, catalog, extract, lexicon, reading
+from services.route import answer as answers
 from services.route.choose import _lead, acts, may_choose, object_of, shape
-from services.route.ground import Grounded, ground, needed_level, repo_root, state_preconditions
-from services.route.models import Alternative, Confidence, Preparation, RouteInput, RouteOutput, Step
+from services.route.ground import Grounded, ground, repo_root, state_preconditions
+from services.route.level import needed_level
+from services.route.models import Confidence, RouteInput, RouteOutput
 from services.route.state import State
 
 if TYPE_CHECKING:
     from kernel.context import ToolContext
     from services.route.catalog import Capability, Scored
+    from services.route.speller import Speller
 
-__all__ = ["argv_of", "decide", "route"]
+__all__ = ["decide", "route"]
 
 SIGNAL_BONUS = 0.06
 ABSENT_PENALTY = 0.15
@@ -60,7 +63,9 @@ _WHICH_TOOL = re.compile(
     r"(?:(?:tell|show|give|list|find) )?(?P<rest>.+)$",
     re.IGNORECASE,
 )
-_ROUTE_LINE = re.compile(r"^\W*pallium\s+route\s+[\"“'`](?P<task>[^\"”'`]+)[\"”'`]\W*$", re.IGNORECASE)
+_ROUTE_LINE = re.compile(
+    r"^\W*pallium\s+route\s+[\"“'`](?P<task>[^\"”'`]+)[\"”'`](?:\s+--[\w-]+(?:[ =][\w.-]+)?)*\W*$", re.IGNORECASE
+)
 
 
 def asked(task: str) -> str:
@@ -74,7 +79,9 @@ def asked(task: str) -> str:
         verb = which.group("verb").lower()
         lead = "show " if verb.startswith(("tell", "show", "give", "list", "does", "lets", "can", "will")) else ""
         task = f"{lead}{which.group('rest')}".rstrip("?").strip() or task
-    return lexicon.english(task)
+    from services.route import languages
+
+    return languages.english(task)
 
 
 @dataclasses.dataclass
@@ -107,9 +114,18 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
             decided[-1] = await _decide_one(texts[-1], task, ceiling, state, _read(texts[-1], speller), carried)
             continue
         quoted = extract.find(texts[-1]).quoted if texts else []
+        previewed = decided[-1][1].request if decided else None
         if quoted and _DO_IT.match(part):
             # "preflight 'add caching to main'; then do it": "it" is the task quoted before
             part = f"implement this: {quoted[0]}"
+        elif previewed is not None and previewed.preview and _DO_IT.match(part):
+            # "preview the session prune for 180d; then do it": the same request, without the preview
+            part = " ".join(_PREVIEWING.sub(" ", texts[-1]).split())
+            request = dataclasses.replace(previewed, text=part, body=part, preview=False)
+            answer, plan = await _decide_one(part, task, ceiling, state, request, carried)
+            decided.append((answer, plan))
+            texts.append(part)
+            continue
         request = _read(part, speller)
         before = decided[-1][1].request if decided else None
         points = bool(_POINTS.search(part))
@@ -139,13 +155,17 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
         answer, plan = decided[0]
         answer.task = task
         return answer, plan
-    return _combined(task, ceiling, decided, state), Plan(None, None, state, steps=decided)
+    return answers.combined(task, ceiling, decided, state), Plan(None, None, state, steps=decided)
 
 
 _DO_IT = re.compile(
-    r"^(?:(?:and|please|pls|now|then|go ahead and)\s+)*(?:do|implement|make|carry out|build) (?:it|that|this)\b"
+    r"^(?:(?:and|please|pls|now|then|go ahead and|ok)\s+)*"
+    r"(?:(?:do|implement|make|carry out|build|run) (?:it|that|this)\b|go ahead\b|for real\b|proceed\b)"
     r"(?:\s+(?:for real|now|then|please))?\s*[.!?]*$",
     re.IGNORECASE,
+)
+_PREVIEWING = re.compile(
+    r"\b(?:preview(?:ing)?|dry[- ]?run(?: of)?|simulate|just (?:show|list)|what would)\b", re.IGNORECASE
 )
 _POINTS = re.compile(r"\b(?:it|its|them|their|theirs|those|these)\b", re.IGNORECASE)
 
@@ -158,58 +178,9 @@ _TAIL = re.compile(
 )
 
 
-def _read(text: str, speller: lexicon.Speller) -> reading.Request:
+def _read(text: str, speller: Speller) -> reading.Request:
     """The request's reading, over its words with typos corrected ("wokrflow" reads as "workflow")."""
     return reading.read(lexicon.unloose(speller.fix_text(text, reading.VOCABULARY))).requests[0]
-
-
-def _combined(task: str, ceiling: str, decided: list[tuple[RouteOutput, Plan]], state: State) -> RouteOutput:
-    """One answer for several requests: the first request's call leads, every step is listed in order, and
-    the whole is blocked when any step needs more than the ceiling."""
-    answers = [a for a, _ in decided]
-    first = answers[0]
-    steps = [
-        Step(
-            request=a.task,
-            capability=a.capability,
-            tool=a.tool,
-            arguments=a.arguments,
-            argv=a.argv,
-            needed_authority=a.needed_authority,
-            blocked=a.blocked,
-            why=a.why,
-        )
-        for a in answers
-    ]
-    levels = [a.needed_authority for a in answers if a.needed_authority]
-    needed = max(levels, key=authority.LEVELS.index) if levels else None
-    blocked_steps = [f"step {i + 1} ({a.capability}: {a.blocked_reason})" for i, a in enumerate(answers) if a.blocked]
-    unfit = [f"step {i + 1} ({a.task!r}): {a.why}" for i, a in enumerate(answers) if a.capability is None]
-    blocked = bool(blocked_steps) or bool(unfit)
-    reason = None
-    if blocked:
-        reason = "the task is planned whole and one part cannot run: " + "; ".join(blocked_steps + unfit)
-    why = f"{len(answers)} requests, planned in order: " + "; then ".join(
-        f"{a.capability or 'nothing fits'} for {a.task!r}" for a in answers
-    )
-    return RouteOutput(
-        task=task,
-        ceiling=ceiling,  # type: ignore[arg-type]
-        capability=first.capability,
-        tool=first.tool,
-        arguments=first.arguments,
-        argv=first.argv,
-        why=why,
-        alternatives=first.alternatives,
-        needed_authority=needed,  # type: ignore[arg-type]
-        blocked=blocked,
-        blocked_reason=reason,
-        preparation=next((a.preparation for a in answers if a.preparation), None),
-        preconditions=[p for a in answers for p in a.preconditions],
-        confidence=min((a.confidence for a in answers), key=lambda c: c.score),
-        state=state.observed(),
-        steps=steps,
-    )
 
 
 async def _decide_one(
@@ -279,7 +250,7 @@ async def _decide_one(
     if idle is not None and reason is not None and reason != idle:
         reason = f"{idle}; {reason}"
     if reason is not None:
-        return _nothing(task, ceiling, reason, ranked, confidence, state), Plan(None, None, state, request)
+        return answers.nothing(task, ceiling, reason, ranked, confidence, state), Plan(None, None, state, request)
     cap = best.capability
     acting = acts(cap, request)
     if acting and typed == cap.capability and cap.escalation:
@@ -300,20 +271,20 @@ async def _decide_one(
     level, level_reason = needed_level(cap, grounded.arguments, said, said_request)
     blocked = not authority.allows(ceiling, level)  # type: ignore[arg-type]
     preconditions = [*(await state_preconditions(cap, state)), *grounded.needs_input]
-    why = _why(best, grounded, level_reason)
+    why = answers.why(best, grounded, level_reason)
     answer = RouteOutput(
         task=task,
         ceiling=ceiling,  # type: ignore[arg-type]
         capability=cap.capability,
         tool=cap.tool,
         arguments=grounded.arguments,
-        argv=argv_of(cap, grounded.arguments, level),
+        argv=answers.argv_of(cap, grounded.arguments, level),
         why=why,
-        alternatives=[_alternative(s, best, ceiling, task) for s in ranked[1:4] if s.score > 0],
+        alternatives=[answers.alternative(s, best, ceiling, task) for s in ranked[1:4] if s.score > 0],
         needed_authority=level,  # type: ignore[arg-type]
         blocked=blocked,
-        blocked_reason=_blocked_reason(cap, level, ceiling, level_reason) if blocked else None,
-        preparation=_preparation(cap, grounded, level, ceiling, cat, task) if blocked else None,
+        blocked_reason=answers.blocked_reason(cap, level, ceiling, level_reason) if blocked else None,
+        preparation=answers.preparation(cap, grounded, level, ceiling, cat, task) if blocked else None,
         preconditions=preconditions,
         confidence=confidence,
         state=state.observed(),
@@ -423,7 +394,7 @@ def _one_word_commands() -> frozenset[str]:
     return frozenset(n for n in catalog.load().by_name if " " not in n)
 
 
-_COMMAND_LINE = re.compile(r"^\W*pallium\s+([a-z][a-z -]*)", re.IGNORECASE)
+_COMMAND_LINE = re.compile(r"^\W*(pallium\s+)?([a-z][a-z -]*)", re.IGNORECASE)
 
 
 def _command_line(task: str, cat: catalog.Catalog) -> str | None:
@@ -432,32 +403,15 @@ def _command_line(task: str, cat: catalog.Catalog) -> str | None:
     match = _COMMAND_LINE.match(task.strip().strip("`"))
     if match is None:
         return None
-    words = match.group(1).lower().split()
-    for n in range(min(len(words), 4), 0, -1):
+    words = match.group(2).lower().split()
+    # without "pallium" before it, only a command of two words or more reads as typed ("sessions search x
+    # --source codex"); one word ("search for main", "start a team") is the task's own verb
+    shortest = 1 if match.group(1) else 2
+    for n in range(min(len(words), 4), shortest - 1, -1):
         name = " ".join(words[:n])
         if name in cat.by_name:
             return name
     return None
-
-
-def argv_of(cap: Capability, arguments: dict[str, Any], level: str) -> list[str]:
-    argv = ["pallium", *cap.cli.split()]
-    flags: list[str] = []
-    for name, value in arguments.items():
-        if name in cap.positional:
-            argv.append(str(value))
-            continue
-        flag = "--" + name.replace("_", "-")
-        if value is True:
-            flags.append(flag)
-        elif value is False and cap.properties.get(name, {}).get("default") is True:
-            flags.append("--no-" + name.replace("_", "-"))  # `model: false` is `--no-model`
-        elif isinstance(value, list):
-            for item in value:
-                flags += [flag, str(item)]
-        elif value is not None and value is not False:
-            flags += [flag, str(value)]
-    return [*argv, *flags, "--authority", level]
 
 
 async def _adjust(ranked: list[Scored], state: State, terms: set[str]) -> list[Scored]:
@@ -491,108 +445,6 @@ async def _exists(state: State, need: str) -> bool:
     if need == "run":
         return bool(await state.workflow_runs())
     return bool(await state.loop_names())
-
-
-def _nothing(
-    task: str, ceiling: str, reason: str, ranked: list[Scored], confidence: Confidence, state: State
-) -> RouteOutput:
-    closest = [s for s in ranked[:3] if s.score > 0]
-    return RouteOutput(
-        task=task,
-        ceiling=ceiling,  # type: ignore[arg-type]
-        capability=None,
-        tool=None,
-        arguments={},
-        argv=[],
-        why=f"no capability fits: {reason}; nothing was run",
-        alternatives=[
-            Alternative(
-                capability=s.capability.capability,
-                tool=s.capability.tool,
-                score=round(s.score, 3),
-                needed_authority=s.capability.authority,  # type: ignore[arg-type]
-                why_not=f"it is for: {s.capability.summary[0].lower() + s.capability.summary[1:]}",
-            )
-            for s in closest
-        ],
-        needed_authority=None,
-        blocked=False,
-        blocked_reason=None,
-        preconditions=[],
-        confidence=confidence,
-        state=state.observed(),
-    )
-
-
-def _why(best: Scored, grounded: Grounded, level_reason: str | None) -> str:
-    cap = best.capability
-    words = ", ".join(t for t in best.matched if not t.startswith("<")) or "the kind of argument named"
-    parts = [
-        f"{cap.capability}: {cap.summary[0].lower() + cap.summary[1:].rstrip('.')}",
-        f"the task matches it on {words} (closest phrasing: {best.best_phrasing!r})",
-    ]
-    parts += grounded.notes
-    if level_reason:
-        parts.append(level_reason)
-    return "; ".join(parts)
-
-
-def _alternative(scored: Scored, best: Scored, ceiling: str, task: str) -> Alternative:
-    cap = scored.capability
-    level, _ = needed_level(cap, {}, task)
-    gap = best.score - scored.score
-    why_not = (
-        f"fits the task less well ({scored.score:.2f} vs {best.score:.2f}); it is for: "
-        f"{cap.summary[0].lower() + cap.summary[1:]}"
-    )
-    if gap < 0.05:
-        why_not = f"a near tie ({scored.score:.2f} vs {best.score:.2f}); it is for: {cap.summary}"
-    if not authority.allows(ceiling, level):  # type: ignore[arg-type]
-        why_not += f" It also needs {level}, above the {ceiling} ceiling."
-    return Alternative(
-        capability=cap.capability, tool=cap.tool, score=round(scored.score, 3), needed_authority=level, why_not=why_not
-    )  # type: ignore[arg-type]
-
-
-def _blocked_reason(cap: Capability, level: str, ceiling: str, level_reason: str | None) -> str:
-    because = f" ({level_reason})" if level_reason else ""
-    return (
-        f"{cap.capability} needs {level}{because}; the ceiling is {ceiling}. Nothing weaker does this task: "
-        f"rerun with --authority {level} (MCP: a server started with --authority {level}) if the user grants it"
-    )
-
-
-def _preparation(
-    cap: Capability, grounded: Grounded, level: str, ceiling: str, cat: catalog.Catalog, task: str
-) -> Preparation | None:
-    if cap.escalation and grounded.arguments.get(cap.escalation[0]) and authority.allows(ceiling, cap.authority):  # type: ignore[arg-type]
-        preview = {k: v for k, v in grounded.arguments.items() if k != cap.escalation[0]}
-        return Preparation(
-            capability=cap.capability,
-            tool=cap.tool,
-            arguments=preview,
-            argv=argv_of(cap, preview, cap.authority),
-            needed_authority=cap.authority,  # type: ignore[arg-type]
-            why=f"a preview of what {cap.capability} would do, without `{cap.escalation[0]}`; it does not do the task",
-        )
-    prep = cat.by_name.get(cap.prepare or "")
-    if prep is None or not authority.allows(ceiling, prep.authority):  # type: ignore[arg-type]
-        return None
-    arguments: dict[str, Any] = {}
-    for name, source in prep.arguments.items():
-        if source == "task" and name in prep.properties:
-            arguments[name] = task
-        elif name in grounded.arguments and name in prep.properties:
-            arguments[name] = grounded.arguments[name]
-    return Preparation(
-        capability=prep.capability,
-        tool=prep.tool,
-        arguments=arguments,
-        argv=argv_of(prep, arguments, prep.authority),
-        needed_authority=prep.authority,  # type: ignore[arg-type]
-        why=f"read-only preparation for {cap.capability}: {prep.summary[0].lower() + prep.summary[1:]} "
-        "It does not do the task.",
-    )
 
 
 _NEGATED = re.compile(

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from services.route import lexicon
+from services.route import lexicon, objects
+from services.route.objects import names_path
 
 __all__ = [
     "REVERTS",
@@ -77,8 +78,11 @@ _STATEMENT = re.compile(
     r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
     r"got|gets|went|goes|ran|needs|needed|lost|runs out|ran out|"
     r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b|"
+    # "recall's results look broken", "the tests keep failing": a plural subject, then what it does
+    r"^(?:the |my |our |these |those )?(?:[\w.-]+'s\s+)?[\w-]+s\s+(?:look|seem|keep|fail|hang|return)\b|"
     # "I reviewed .pallium/workflows, honour them": what the user did, before the request
-    r"^(?:i|we)(?: have|'ve| already)* (?:reviewed|read|checked|audited|inspected|looked (?:at|over|through)|"
+    r"^(?:i|we)(?: have|'ve| already| just)* (?:reviewed|read|checked|audited|inspected|changed|fixed|edited|"
+    r"updated|rewrote|rewritten|tweaked|modified|looked (?:at|over|through)|"
     r"went (?:over|through))\b",
     re.IGNORECASE,
 )
@@ -140,6 +144,12 @@ _MAKE_DO = re.compile(
     r"^make (?:it|them|this|that|the \w+|[A-Za-z_][\w.]*) (?:\w+ly )?(?:print|accept|take|handle|return|support|use|"
     r"raise|throw|log|emit|read|write|show|exit|fail|retry|parse|validate|ignore|skip|respect|honou?r|default|"
     r"work with)\b",
+    re.IGNORECASE,
+)
+_SET_TO = re.compile(
+    r"^(?:reset|set|switch|change|turn|put) (?:it|them|this|that|the \w+|[A-Za-z_][\w.]*) (?:back )?to "
+    r"(?:return\w*|print\w*|use|using|accept\w*|raise|raising|throw\w*|default\w*|always|never|output\w*|emit\w*|"
+    r"log\w*|read\w*|write\w*|exit\w*)\b",
     re.IGNORECASE,
 )
 _MAKE_PASS = re.compile(r"\bmake\b.*\b(?:pass|passes|green|work|compile|build)\b", re.IGNORECASE)
@@ -214,82 +224,6 @@ _IMPROVE = re.compile(
 )
 _UNTIL = re.compile(r"\buntil\b|\btill\b|\bkeep (?:\w+ing)\b|\brepeatedly\b|\bover and over\b", re.IGNORECASE)
 
-# Object cues, strongest first: the first kind a request names is its object.
-_OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "pallium",
-        re.compile(
-            r"\bpallium'?s?\b|\bmcp\b|\bagents\.md\b|\bclaude\.md\b|\bembedding\w*\b|"
-            r"(?<!session )(?<!sessions )\b(?:database|db)\b",
-            re.I,
-        ),
-    ),
-    (
-        "knowledge",
-        re.compile(
-            r"\bknowledge\b|\bmodule docs?\b|\bclaims?\b|\b(?:according to|per|in|from) the (?:module )?docs\b", re.I
-        ),
-    ),
-    (
-        "session",
-        re.compile(
-            # "a codex member", "a claude reviewer": an agent of a team, not a session
-            r"\b(?:claude|codex)\b(?! code\b)(?!(?:\s+[\w-]+)?\s+(?:members?|reviewers?|teammates?|testers?|fixers?|"
-            r"editors?|planners?)\b)|\bagents? (?:sessions?|running|doing|up to)\b|"
-            r"\b(?:running|stuck|live|active|idle|busy) agents?\b|\bwhere (?:was|were|did) (?:i|we)\b|"
-            r"\bwhere (?:i|we) left off\b",
-            re.I,
-        ),
-    ),
-    (
-        "team",
-        re.compile(
-            r"\bteam-[0-9a-f]{4,}\b|\b[a-z]+-[a-z]+ team\b|"
-            r"\bteam ?mates?\b|\brosters?\b|\bteams?\b(?=.*\b(?:agents?|members?|roster|board|"
-            r"lead|mail|status|template)\b)|\b(?:the|this|agent) team\b|\bteams\b|^teams?\b|"
-            r"\b(?:start|spin up|create|launch|spawn|stop|set up|form|assemble|put together)\s+(?:a|an|the|my)?\s*"
-            r"(?:[\w-]+\s+)?team\b|"
-            # several agents working together are a team ("assemble a few agents to debate ...")
-            r"\b(?:a few|few|several|some|multiple|a couple of|a group of|a panel of|a handful of|a bunch of|"
-            r"two|three|four|five|\d+)\s+(?:\w+\s+)?agents\b(?!\s+(?:running|are running))",
-            re.I,
-        ),
-    ),
-    ("loop", re.compile(r"\bloops?\b|\btick\b", re.I)),
-    (
-        "session",
-        re.compile(
-            r"\bsessions?\b|\btranscripts?\b|\bconversations?\b|\bchats?\b|\braw events\b|\bsession history\b", re.I
-        ),
-    ),
-    (
-        "run",
-        re.compile(
-            r"\bwf-\w+|(?<!\bdry )(?<!\bdry-)\bruns?\b(?! (?:the |my )?(?:tests?|it|them|this))|\bworkflows?\b|"
-            r"\b(?:old|stale|leftover|unused|finished|dead|orphan\w*)\s+worktrees?\b|\bworktrees?\s+(?:of|from|left)\b|"
-            r"\bpatch(?:es)?\b|\bgates?\b|\brun folders?\b|\btemplates?\b|\.js\b",
-            re.I,
-        ),
-    ),
-)
-# A request whose object's head noun is code, whatever a clause after it speaks of.
-_CODE_HEAD = re.compile(
-    r"^(?:\w+\s+){0,3}?(?:the|which|what|a|any)\s+(?:\w+\s+)?(?:code|file|files|function|functions|module|modules|"
-    r"class|classes|method|methods|line|lines)\s+(?:that|which|where|in charge of|responsible for|handling|"
-    r"opens?|reads?|writes?|parses?|handles?|calls?|does|talks to)\b",
-    re.IGNORECASE,
-)
-_CODE = re.compile(
-    r"[\w-]+/[\w./-]+|\b[\w-]+\.(?:py|js|ts|go|rs|java|rb|c|h|cpp|md|json|toml|ya?ml|sh|txt)\b|"
-    r"\b(?:code|codebase|repo|repository|project|app|function|functions|class|classes|method|file|files|module|"
-    r"modules|tests?|bugs?|imports?|comments?|helpers?|branch|diff|changes?|commits?|build|lint|types?|"
-    r"docstrings?|endpoint|api|parser|config|crash\w*|errors?|exceptions?|checkout|auth\w*|cache|logging|"
-    r"retr(?:y|ies)|print statements?|dead code|todo|changed|modified|uncommitted|staged|working tree|"
-    r"validation|flags?|options?|features?|inputs?|outputs?|arguments?|parameters?|edge cases?|type hints?|"
-    r"docs?trings?|variables?|constants?|logic|coverage)\b",
-    re.IGNORECASE,
-)
-
 
 @dataclass(frozen=True)
 class Request:
@@ -336,7 +270,8 @@ def split(task: str, commands: frozenset[str] = frozenset()) -> list[str]:
             text, pending = f"{pending}, {text}", ""
         # "prune sessions older than 1y; then sync": a verb alone acts on the object the part before names
         alone = len(text.split()) == 1 and (
-            text.lower() in commands or (bool(out) and _is_verb_lead(text) and _object(out[-1]) not in (None, "code"))
+            text.lower() in commands
+            or (bool(out) and _is_verb_lead(text) and objects.object_in(out[-1]) not in (None, "code"))
         )
         if out and ((len(text.split()) < 2 and not alone) or _MODIFIER_PART.match(text)):
             out[-1] = f"{out[-1]} {text}"
@@ -409,14 +344,18 @@ def _request(text: str) -> Request:
         deletes = True  # "preview which sessions a prune would remove": the deletion is in the clause set aside
     if action == CHANGE and _DIAGNOSE.match(main):
         action = None  # "debug its lease": diagnosing a run, a loop or a session reads it; code is fixed below
+    if _SET_TO.match(main):
+        action, deletes = CHANGE, False  # "reset main to return 0": code made to behave another way
     if action is None and _CHANGE_AFTER_AND.search(body):
         action = CHANGE
     if action in (REVIEW, RESEARCH, None) and _CHANGE_AFTER_AND.search(body):
         action = CHANGE
     no_edit = bool(_NO_EDIT.search(text))
-    obj = _object(text)
-    if obj in ("pallium", "session", "run", "loop") and _CODE_HEAD.match(main):
+    obj = objects.object_in(text)
+    if obj in ("pallium", "session", "run", "loop") and objects.CODE_HEAD.match(main):
         obj = "code"  # "point me to the code that opens the database": the head noun is code, not its clause
+    if action == CHANGE and _SET_TO.match(main) and obj is None:
+        obj = "code"
     if action is None and _DIAGNOSE.match(main) and obj in ("code", None):
         action = CHANGE
     if _STYLED_START.match(main) and obj in (None, "run"):
@@ -514,47 +453,6 @@ def _is_verb_lead(lead: str) -> bool:
 is_verb_lead = _is_verb_lead
 
 
-# A path the task names (`src/patches.py`, `run_report.md`) is scope, not words: its folder and file
-# names never make it a task about runs, patches or sessions.
-_PATH_TOKEN = re.compile(
-    r"(?<![\w./-])(?:[\w.-]+/[\w./-]*[\w-]|[\w-]+\.(?:py|js|ts|go|rs|java|rb|c|h|cpp|md|json|toml|ya?ml|sh|txt))\b"
-)
-
-
-# The text Pallium writes into an agents file is Pallium's, not the file's ("the snippet for CLAUDE.md").
-_ADOPTION = re.compile(
-    r"\b(?:snippet|block|section|instructions?|stanza|boilerplate|blurb)\b.*\b(?:agents|claude)\.md\b|"
-    r"\b(?:agents|claude)\.md\b.*\b(?:snippet|block|section|instructions?|stanza|boilerplate|blurb)\b",
-    re.IGNORECASE,
-)
-
-
-_PALLIUM_NAME = re.compile(r"pallium'?s?", re.IGNORECASE)
-
-
-def _object(text: str) -> str | None:
-    if _ADOPTION.search(text):
-        return "pallium"
-    words = _PATH_TOKEN.sub(" file ", text)
-    for i, (kind, pattern) in enumerate(_OBJECTS):
-        match = pattern.search(words)
-        if match and kind == "pallium" and _PALLIUM_NAME.fullmatch(match.group(0)):
-            # "make pallium forget old sessions", "pallium's loops": the product named as the one who acts or
-            # owns; the thing of its own the task names is the object (never the whole store for its sessions)
-            # (not "claude" or "codex": "hook pallium into claude" configures Pallium)
-            own = next((k for j, (k, p) in enumerate(_OBJECTS) if j not in (i, 2) and p.search(words)), None)
-            if own is not None:
-                return own
-        if match:
-            return kind
-    return "code" if _CODE.search(text) else None
-
-
-def names_path(text: str) -> bool:
-    """Whether the text names a file or folder (`src/app.py`, `README.md`)."""
-    return bool(_PATH_TOKEN.search(text))
-
-
 def diagnoses(request: Request) -> bool:
     """Whether the request's verb asks to diagnose ("debug its lease"): a reading of a run, a loop or a session."""
     return bool(_DIAGNOSE.match(request.verb))
@@ -580,7 +478,7 @@ def strong_change(request: Request) -> bool:
 def _vocabulary() -> frozenset[str]:
     """Every word the reading's patterns spell out, which a speller must leave as it is ("preview")."""
     words: set[str] = set()
-    for value in list(globals().values()):
+    for value in [*globals().values(), *vars(objects).values()]:
         patterns = [value] if isinstance(value, re.Pattern) else []
         if isinstance(value, tuple):
             patterns = [p for item in value if isinstance(item, tuple) for p in item if isinstance(p, re.Pattern)]

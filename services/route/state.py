@@ -7,7 +7,8 @@ when a candidate needs it, and a probe that fails is recorded as unknown rather 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from kernel.errors import PalliumError
 
@@ -35,6 +36,7 @@ class State:
     loops: list[str] | None = None
     sessions_indexed: int | None = None
     sessions_running: int | None = None
+    root: Path | Literal[False] | None = None  # the repository's root once looked up; False: there is none
     unknown: list[str] = field(default_factory=list)
 
     async def probe_repo(self) -> None:
@@ -50,6 +52,18 @@ class State:
         self.git = True
         self.dirty = out.counts.total > 0
         self.index_status = out.index_status
+
+    async def index_state(self, root: Path | None) -> str | None:
+        """The index's state (missing, indexed, stale). A repository with no Pallium database yet has no
+        index, which a file's absence says without asking the repository tool (no process is started)."""
+        if self.index_status is None and self.git is None:
+            from kernel import paths
+
+            if root is not None and not paths.repo_db_path(root).exists():
+                self.index_status = "missing"
+                return self.index_status
+            await self.probe_repo()
+        return self.index_status
 
     async def workflow_runs(self) -> list[dict[str, Any]]:
         if self.runs is None:
@@ -120,6 +134,8 @@ class State:
             if self.git:
                 out["dirty"] = self.dirty
                 out["index"] = self.index_status
+        elif self.index_status is not None:
+            out["index"] = self.index_status
         if self.runs is not None:
             statuses: dict[str, int] = {}
             for run in self.runs:

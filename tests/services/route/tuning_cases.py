@@ -75,4 +75,58 @@ TUNING = [
     HeldCase("find 'flaky' in old chats", "observe", "sessions search"),
     HeldCase("create a review workflow file at flows/r.js", "edit", "workflow generate"),
     HeldCase("start a team for the flaky tests", "consult", "team start"),
+    # added after set 7 was scored, one group per class it showed (in other words than set 7's)
+    # other languages: a lexicon of verbs, negations and object nouns per language
+    HeldCase("muéstrame los bucles", "observe", "loop list"),
+    HeldCase("explica src/app.py por favor", "observe", "explain"),
+    HeldCase("zeig mir die laufenden Agenten", "observe", "sessions live"),
+    HeldCase("lösche Sitzungen, die älter als 3 Monate sind", "admin", "sessions prune"),
+    HeldCase("lösche Sitzungen, die älter als 3 Monate sind", "consult", "sessions prune", True),
+    HeldCase("supprime les séances de plus de 2 ans", "admin", "sessions prune"),
+    HeldCase("explique le fichier src/app.py", "observe", "explain"),
+    HeldCase("corrige le bogue dans src/app.py", "edit", "start"),
+    HeldCase("corrige le bogue dans src/app.py", "observe", "start", True),
+    HeldCase("quem chama main?", "observe", "callers"),
+    HeldCase("conserte o erro em src/app.py", "edit", "start"),
+    HeldCase("spiegami src/app.py", "observe", "explain"),
+    HeldCase("cancella le sessioni più vecchie di 4 mesi", "admin", "sessions prune"),
+    HeldCase("toon de wijzigingen in mijn werkboom", "observe", "changed-now"),
+    HeldCase("verwijder sessies ouder dan 5 maanden", "admin", "sessions prune"),
+    HeldCase("repara main sin cambiar los tests", "edit", "start"),
+    HeldCase("删除 三个月 以前 的 会话", "admin", "sessions prune", also=("sessions forget",)),
+    HeldCase("schreib mir ein Gedicht über den Herbst", "admin", None),
+    HeldCase("écris une lettre à mon propriétaire", "admin", None),
+    # churn and rankings of files
+    HeldCase("rank the files by churn over 60 days", "observe", "hotspots"),
+    HeldCase("which module is the most fragile here?", "observe", "hotspots"),
+    HeldCase("riskiest files in this repo", "observe", "hotspots"),
+    # what breaks when a named thing changes; a name alone; the tree's state
+    HeldCase("what would break if I renamed parse_config's arguments?", "observe", "callers"),
+    HeldCase("handle_request?", "observe", "search", also=("callers",)),
+    HeldCase("is the working copy dirty", "observe", "changed-now"),
+    # sessions: where work stood, what came up in them, which touched a file
+    HeldCase("where had claude got to on the caching work", "observe", "sessions recall"),
+    HeldCase('chats where "permission denied" showed up', "observe", "sessions search"),
+    HeldCase("find the conversations that edited tests/test_app.py", "observe", "sessions search"),
+    HeldCase("the session tests keep failing, check the session database", "observe", "sessions doctor"),
+    # a team's money
+    HeldCase("top team-beef01 up by $20", "consult", "team budget", missing="team-beef01"),
+    HeldCase("raise team-beef01's budget to 30 dollars", "observe", "team budget", True, missing="team-beef01"),
+    # a stagnated loop freed
+    HeldCase("nightly got stuck; get it going again", "consult", "loop reset"),
+    HeldCase("nightly got stuck; get it going again", "observe", "loop reset", True),
+    # commands typed out, shorthand, preview then act, code made to behave otherwise
+    HeldCase("loop status nightly --json", "observe", "loop status"),
+    HeldCase('pallium route "who calls main" --json', "observe", "callers"),
+    HeldCase("regenerate the knowledge docs w/o the model", "observe", "knowledge build"),
+    HeldCase("dry run the workflow gc; then go ahead", "admin", "workflow gc", steps=("workflow gc", "workflow gc")),
+    HeldCase("forget session 5d2a9c0e please", "admin", "sessions forget", missing="5d2a9c0e"),
+    HeldCase("set main back to returning 1", "edit", "start"),
+    HeldCase("how do the components of this project fit together", "observe", "knowledge map"),
+    # the knowledge base's upkeep, named by that word alone
+    HeldCase("add the systemd unit that keeps upkeep going after a reboot", "admin", "knowledge maintain install"),
+    HeldCase("is upkeep paused?", "observe", "knowledge maintain status"),
+    # decisions written down as records, not commit messages
+    HeldCase("what do our ADRs say about retries", "observe", "knowledge decisions search"),
+    HeldCase("authored decision records on the storage layer, please", "observe", "knowledge decisions search"),
 ]
