@@ -321,6 +321,7 @@ def _in_small_tree(root: Path, word: str) -> bool | None:
     for a small tree; None when the tree is larger than that, for `git grep` to answer. Every file git
     would search is read here (ignored ones too, which may only make a name pending, never missing)."""
     import os
+    import stat
 
     pattern = re.compile(rb"(?<![\w])" + re.escape(word.encode()) + rb"(?![\w])")
     seen, size = 0, 0
@@ -328,12 +329,19 @@ def _in_small_tree(root: Path, word: str) -> bool | None:
         dirs[:] = [d for d in dirs if d not in (".git", ".pallium")]
         for name in files:
             seen += 1
-            path = Path(folder, name)
+            path = os.path.join(folder, name)
             try:
-                size += path.stat().st_size
+                # a repository may be hostile: a link (to /dev/zero, outside the tree) or a FIFO is
+                # never opened, and no file is read past the size it had when counted
+                info = os.lstat(path)
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                size += info.st_size
                 if seen > _SMALL_TREE or size > _SMALL_BYTES:
                     return None
-                data = path.read_bytes()
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                with os.fdopen(fd, "rb") as handle:
+                    data = handle.read(info.st_size)
             except OSError:
                 return None
             if b"\0" not in data[:8000] and pattern.search(data):
