@@ -15,7 +15,10 @@ here (it would not be seen through the tree's stat either until its time changed
 throwaway one whose content never reaches the user, so the worst such a write does is go unreported.
 
 A watch made with `paths=True` (an edit worker's tree) also keeps which paths were written, so the
-capture adds and diffs those alone instead of walking all the tree (`changed`).
+capture adds and diffs those alone instead of walking all the tree (`changed`). Linux names the path
+a write went through: a file changed only through another name (a hard link made in the tree) or
+only through a shared memory map makes no event under its own name, and such a change is not
+captured. Any git run in the tree (its index or HEAD written) sends the capture back to the walk.
 """
 
 from __future__ import annotations
