@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -194,7 +195,15 @@ def _capture_paths(path: Path, written: list[str]) -> list[str] | None:
     """The pathspecs a capture limited to `written` adds and diffs, or None to walk the whole tree."""
     if any(p.rsplit("/", 1)[-1] in (".gitignore", ".gitattributes") for p in written):
         return None
-    present = [p for p in written if os.path.lexists(path / p)]
+    present = []
+    for p in written:
+        try:
+            st = os.lstat(path / p)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            return None  # written through a hard link: the file's other name was changed as well, unheard
+        present.append(p)
     gone = [p for p in written if p not in present]
     if gone:  # kept only where the index has it (a deleted file or folder): git fails on one it has not
         listed = git.run(["ls-files", "-z", "--", *gone], path, env={"GIT_LITERAL_PATHSPECS": "1"})

@@ -16,9 +16,11 @@ throwaway one whose content never reaches the user, so the worst such a write do
 
 A watch made with `paths=True` (an edit worker's tree) also keeps which paths were written, so the
 capture adds and diffs those alone instead of walking all the tree (`changed`). Linux names the path
-a write went through: a file changed only through another name (a hard link made in the tree) or
-only through a shared memory map makes no event under its own name, and such a change is not
-captured. Any git run in the tree (its index or HEAD written) sends the capture back to the walk.
+a write went through (a file opened for writing is named when it is closed, a shared memory map
+included): a file changed through another name, a hard link made in the tree, makes no event
+under its own, so the capture walks the whole tree when a written file has more than one link (a
+link made, written through and deleted again in one turn goes unseen). Any git run in the tree
+(its index or HEAD written) sends the capture back to the walk too.
 """
 
 from __future__ import annotations

@@ -155,3 +155,19 @@ def test_a_watch_rearmed_after_the_tree_moves_hears_the_next_worker_in_folders_t
     watch.close()
     assert second == ["made/by/next/second.txt", "src/app.py"]
     assert tree.capture(path, following, second) == tree.capture(path, following)
+
+
+def test_a_file_changed_through_a_hard_link_made_in_the_tree_is_captured_whole(tmp_path):
+    repo, base = _repo(tmp_path)
+    path, admin = _worktree(repo, base, tmp_path)
+    watch = open_watch(path, admin, paths=True)
+    assert watch is not None
+    os.link(path / "README.md", path / "alias.md")
+    with open(path / "alias.md", "a", encoding="utf-8") as out:
+        out.write("changed through the other name\n")
+    written = watch.changed()
+    watch.close()
+    assert written is not None and "README.md" not in written  # Linux names only the path written through
+    limited = tree.capture(path, base, written)
+    assert limited == tree.capture(path, base)
+    assert b"README.md" in limited
