@@ -289,7 +289,7 @@ class CommandDialect:
         if req.session_file is not None:
             from kernel import writes
 
-            writes.ensure_dir(session_file.parent)
+            # one link-refusing walk: `write_bytes` makes the missing folders on its way to the file
             writes.write_bytes(session_file, (req.resume_session or "").encode("utf-8"))
         else:
             session_file.write_text(req.resume_session or "", encoding="utf-8")
