@@ -9,6 +9,9 @@ Ideal: rounds x the agent's sleep (all turns of a round run at once). Baseline: 
 processes started by bare asyncio, as many at a time, as many times. Then (without `--edit`) the
 prompt bytes of one turn as the board and the mailbox grow from empty to 1,000 tasks and 1,000
 waiting messages: the goal is a bound, not growth with history. Runs in a temporary PALLIUM_HOME.
+Beside the wall times it prints CPU per turn (user + system of this process, its threads and the
+children it waited for: git, the agents) of the team's runs and of bare asyncio's: on a machine other
+work loads, the CPU is the figure that says what Pallium costs.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import subprocess
 import tempfile
 import time
@@ -65,6 +69,12 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _cpu_ms() -> float:
+    """CPU time (user + system) of this process, its threads and the children it has waited for, in ms."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime) * 1000
+
+
 def _load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -72,10 +82,10 @@ def _load() -> str:
 async def _measure(repo: Path, agent: str, args: argparse.Namespace, kind: str) -> None:
     members, rounds = args.members, args.rounds
     ideal = rounds * args.sleep * 1000
-    bare = []
+    bare, bare_cpu = [], []
     for _ in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="pallium-bench-bare-") as folder:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), _cpu_ms()
             for _round in range(rounds):
                 procs = [
                     await asyncio.create_subprocess_shell(
@@ -89,16 +99,18 @@ async def _measure(repo: Path, agent: str, args: argparse.Namespace, kind: str) 
                 ]
                 await asyncio.gather(*(p.wait() for p in procs))
             bare.append((time.perf_counter() - started) * 1000)
-    team_ms, cold_ms, turns = [], [], 0
+            bare_cpu.append(_cpu_ms() - cpu)
+    team_ms, team_cpu, cold_ms, turns = [], [], [], 0
     for _ in range(args.runs):
         team = await _team(repo, members, edit=args.edit)
         # the team's first `team run` makes its members' worktrees (kept for its later runs): timed apart
         started = time.perf_counter()
         await _call(repo, "pallium_team_run", {"team": team, "max_rounds": 1})
         cold_ms.append((time.perf_counter() - started) * 1000)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _cpu_ms()
         out = await _call(repo, "pallium_team_run", {"team": team, "max_rounds": rounds})
         team_ms.append((time.perf_counter() - started) * 1000)
+        team_cpu.append(_cpu_ms() - cpu)
         turns = out.turns_taken  # type: ignore[attr-defined]
         assert out.rounds == rounds, out  # type: ignore[attr-defined]
         assert all(t.state == "completed" for t in out.turns), out  # type: ignore[attr-defined]
@@ -115,6 +127,12 @@ async def _measure(repo: Path, agent: str, args: argparse.Namespace, kind: str) 
     what = "worktree, capture, gates, staging, " if args.edit else ""
     print(f"  Pallium's cost per turn beyond bare asyncio: {per_turn:.1f} ms ({what}store, prompt, journal, lease)")
     print(f"  every run: {', '.join(f'{t:.0f}' for t in team_ms)} ms; bare: {', '.join(f'{b:.0f}' for b in bare)} ms")
+    cpu_team, cpu_bare = sorted(team_cpu)[len(team_cpu) // 2], sorted(bare_cpu)[len(bare_cpu) // 2]
+    print(
+        f"  CPU per turn (this process, its threads and every child it waited for): {cpu_team / max(turns, 1):.1f} ms; "
+        f"bare asyncio's sh agents {cpu_bare / max(turns, 1):.1f} ms; "
+        f"Pallium's beyond them {(cpu_team - cpu_bare) / max(turns, 1):.1f} ms (load {_load()})"
+    )
     cold = sorted(cold_ms)[len(cold_ms) // 2]
     print(row("  a team's first run, 1 round (makes its worktrees)", cold, "ideal", args.sleep * 1000))
 

@@ -101,10 +101,17 @@ class Attempt:
         return lines[-1].strip() if lines else f"exit {self.returncode}"
 
 
-def attempt(args: list[str], cwd: Path, *, timeout: float = 120, input: bytes | None = None) -> Attempt:
+def attempt(
+    args: list[str],
+    cwd: Path,
+    *,
+    timeout: float = 120,
+    input: bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> Attempt:
     """Run `git <args>` and return what it printed and how it ended, without raising on a non-zero exit
-    (a missing git or a timeout still raise, as `run` does)."""
-    done = _spawn(args, cwd, timeout=timeout, env=None, input=input)
+    (a missing git or a timeout still raise, as `run` does); `env` adds variables."""
+    done = _spawn(args, cwd, timeout=timeout, env=env, input=input)
     return Attempt(shown(args), done.returncode, done.stdout, done.stderr.decode("utf-8", "replace").strip())
 
 

@@ -285,6 +285,7 @@ class LiveCalls:
         if done:
             return await self._capture(key, lent, seed or self.base_commit, outcome)
         # a worker that crashed, timed out or was refused may have stopped half way: its edit is not kept
+        lent.unwatch()
         await tree.remove_async(self.store, lent.path)
         self.store.log_event(
             self.run_id,
@@ -332,8 +333,9 @@ class LiveCalls:
 
     async def _capture(self, key: str, lent: Lent, base: str, outcome: AgentOutcome) -> AgentOutcome:
         try:
-            patch = await in_pool(tree.capture, lent.path, base)
+            patch = await in_pool(_capture, lent, base)
         except PalliumError as exc:
+            lent.unwatch()
             await tree.remove_async(self.store, lent.path, keep=True)  # kept for a look, out of the pool
             self.store.log_event(
                 self.run_id, "capture_failed", {"call_key": key, "error": exc.message}, epoch=self.lease.epoch
@@ -486,6 +488,13 @@ class _Worktree:
     @property
     def cwd(self) -> Path | None:
         return self.path if self.path is not None else (self.lent.path if self.lent is not None else None)
+
+
+def _capture(lent: Lent, base: str) -> bytes:
+    """An edit worker's patch, limited to the paths its tree's watch saw written when it has them."""
+    # the watch goes on with the tree: what the capture's own `add` writes is forgotten when it is next moved
+    written = lent.watch.changed() if lent.watch is not None else None
+    return tree.capture(lent.path, base, written)
 
 
 def _with(outcome: AgentOutcome, **changes: Any) -> AgentOutcome:

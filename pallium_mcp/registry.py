@@ -36,6 +36,8 @@ TOOL_MODULES: tuple[str, ...] = (
     "services.knowledge.decisions",
     "services.knowledge.maintain_tools",
     "services.teams.tools",
+    "services.teams.run_tools",
+    "services.teams.member_tools",
     "services.teams.board_tools",
     "services.teams.patch_tools",
     "services.teams.list_tools",

@@ -7,6 +7,7 @@ known. Schema checking of the answer is the dispatcher's job, shared by every di
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -67,9 +68,17 @@ def classify_text(text: str) -> ErrorClass | None:
 
 
 def schema_suffix(schema: dict[str, Any]) -> str:
+    """The prompt's closing words with the schema shown indented; kept per schema, since `json.dumps` with
+    `indent` is the pure-Python encoder, and a team sends every turn the same decision schema."""
+    return _suffix_of(json.dumps(schema))
+
+
+@functools.lru_cache(maxsize=64)
+def _suffix_of(canonical: str) -> str:
+    shown = json.dumps(normalize_for_provider(json.loads(canonical)), indent=2)
     return (
         "\n\nReply with a single bare JSON value (no prose, no code fence) that validates against this JSON "
-        f"Schema:\n{json.dumps(normalize_for_provider(schema), indent=2)}\n"
+        f"Schema:\n{shown}\n"
     )
 
 
@@ -280,7 +289,7 @@ class CommandDialect:
         if req.session_file is not None:
             from kernel import writes
 
-            writes.ensure_dir(session_file.parent)
+            # one link-refusing walk: `write_bytes` makes the missing folders on its way to the file
             writes.write_bytes(session_file, (req.resume_session or "").encode("utf-8"))
         else:
             session_file.write_text(req.resume_session or "", encoding="utf-8")

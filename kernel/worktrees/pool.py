@@ -17,6 +17,7 @@ come back through `recycle`.
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -39,7 +40,7 @@ class Lent:
     commit: str
     dirty: bool = False  # given back by an edit worker: put at a commit and cleaned before it is lent again
     baseline: Baseline | None = field(default=None, repr=False)  # what it held when lent (read-only work)
-    watch: Watch | None = field(default=None, repr=False)  # told of every write in it (read-only work)
+    watch: Watch | None = field(default=None, repr=False)  # told of every write in it (and where, for an edit)
 
     def unwatch(self) -> None:
         if self.watch is not None:
@@ -84,23 +85,29 @@ class ReadOnlyPool:
         pool with the reading of what the tree holds.
 
         `walk=False` (an edit worker, whose tree is captured with git, not compared by a walk) skips
-        recording what the tree holds.
+        recording what the tree holds; the tree gets a watch that keeps which paths the worker writes
+        instead, so its capture adds and diffs only those (`tree.capture`).
         """
         from kernel.threads import in_pool
 
-        read = _watch_or_read if walk else None
+        read = _watch_or_read if walk else _paths_watch
         for i, lent in enumerate(self._idle):
             if lent.commit == commit and not lent.dirty:
                 lent = self._idle.pop(i)
                 if not walk:
                     lent.baseline = None  # an edit worker's tree is captured with git, and recycled dirty
                     lent.unwatch()
+                    _hold(lent, await in_pool(_paths_watch, lent.path))
                 elif lent.watch is None and lent.baseline is None:
                     _hold(lent, await in_pool(_watch_or_read, lent.path))
                 return lent
         if self._idle:
             lent = self._idle.pop(0)
-            lent.unwatch()  # the move may make folders its watch does not cover: a new one is made for it
+            kept = lent.watch if not walk and lent.watch is not None and lent.watch.folders is not None else None
+            if kept is None:
+                lent.unwatch()  # the move may make folders its watch does not cover: a new one is made for it
+            else:  # an edit worker's watch goes on: the move's own writes are forgotten, its new folders watched
+                read = functools.partial(_rearmed, kept)
             try:
                 reading = await in_pool(_move, lent.path, commit, clean=walk, read=read)
             except BaseException:
@@ -209,6 +216,19 @@ def _watch_or_read(path: Path) -> Watch | Baseline | None:
     return watch if watch is not None else baseline_of(path)
 
 
+def _paths_watch(path: Path) -> Watch | None:
+    """A watch on an edit worker's tree that keeps which paths it writes (None: its capture walks it all)."""
+    return _watch(path, paths=True)
+
+
+def _rearmed(watch: Watch, path: Path) -> Watch | None:
+    """`watch` again for the tree at `path` once moved (`Watch.rearm`), else a new one."""
+    if watch.rearm(path):
+        return watch
+    watch.close()
+    return _paths_watch(path)
+
+
 def _hold(lent: Lent, reading: Watch | Baseline | None) -> None:
     if isinstance(reading, Watch):
         lent.watch = reading
@@ -216,14 +236,15 @@ def _hold(lent: Lent, reading: Watch | Baseline | None) -> None:
         lent.baseline = reading
 
 
-def _watch(path: Path) -> Watch | None:
-    """A watch on the tree at `path` and its git folder (HEAD, index), or None (then it is walked)."""
+def _watch(path: Path, *, paths: bool = False) -> Watch | None:
+    """A watch on the tree at `path` and its git folder (HEAD, index), or None (then it is walked); with
+    `paths` it keeps which paths were written."""
     try:
         text = (path / ".git").read_text(encoding="utf-8")
     except OSError:
         return None
     admin = Path(text.removeprefix("gitdir: ").strip()) if text.startswith("gitdir: ") else None
-    return open_watch(path, admin) if admin is not None and admin.is_dir() else None
+    return open_watch(path, admin, paths=paths) if admin is not None and admin.is_dir() else None
 
 
 def _changed(lent: Lent) -> tuple[bool, list[str]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -155,10 +156,60 @@ def _registry(repo: Path) -> threading.Lock:
         return _REGISTRIES.setdefault(str(repo), threading.Lock())
 
 
-def capture(path: Path, base_commit: str) -> bytes:
-    """Everything the worker changed in the worktree since `base_commit`, as one binary patch."""
-    git.run(["add", "-A", "--", "."], path)
-    return git.run(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base_commit, "--"], path)
+def capture(path: Path, base_commit: str, written: list[str] | None = None) -> bytes:
+    """Everything the worker changed in the worktree since `base_commit`, as one binary patch.
+
+    `written` (the paths the tree's watch saw written, `Watch.changed`) limits the `add -A` and the
+    `diff` to them: the same patch, byte for byte, without walking every file of the repository.
+    Every change is under a written path, and a rename's two sides are both written, so the diff
+    limited to them pairs it as the whole one does. A path written and gone again that the index
+    never had is left out (git refuses a pathspec that matches nothing); a `.gitignore` or
+    `.gitattributes` written (what git ignores or how it reads a file may have changed anywhere) or
+    no list at all walks the whole tree, as before.
+    """
+    chosen = _capture_paths(path, written) if written is not None else None
+    if chosen is None:
+        git.run(["add", "-A", "--", "."], path)
+        return git.run(["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base_commit, "--"], path)
+    if not chosen:
+        return b""
+    literal = {"GIT_LITERAL_PATHSPECS": "1"}  # a written name is a path, never a pattern
+    added = git.attempt(["add", "-A", "--", *chosen], path, env=literal)
+    # naming a path git ignores makes `add` say so and end with 1, having added the others: as `add -A .`
+    # leaves an ignored file out without a word
+    if not added.ok and not (added.returncode == 1 and added.stderr.startswith(_IGNORED_SAID)):
+        raise PalliumError(
+            "unavailable",
+            f"`{added.command}` failed: {added.why}",
+            details={"cwd": str(path), "exit_code": added.returncode, "command": added.command},
+            hint="run the same git command in that folder to see why; `pallium doctor` checks git",
+        )
+    diff = ["diff", "--cached", "--binary", "--no-color", "--no-ext-diff", base_commit, "--", *chosen]
+    return git.run(diff, path, env=literal)
+
+
+_IGNORED_SAID = "The following paths are ignored by one of your .gitignore files"
+
+
+def _capture_paths(path: Path, written: list[str]) -> list[str] | None:
+    """The pathspecs a capture limited to `written` adds and diffs, or None to walk the whole tree."""
+    if any(p.rsplit("/", 1)[-1] in (".gitignore", ".gitattributes") for p in written):
+        return None
+    present = []
+    for p in written:
+        try:
+            st = os.lstat(path / p)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+            return None  # written through a hard link: the file's other name was changed as well, unheard
+        present.append(p)
+    gone = [p for p in written if p not in present]
+    if gone:  # kept only where the index has it (a deleted file or folder): git fails on one it has not
+        listed = git.run(["ls-files", "-z", "--", *gone], path, env={"GIT_LITERAL_PATHSPECS": "1"})
+        known = [e for e in listed.decode("utf-8", "surrogateescape").split("\0") if e]
+        present += [p for p in gone if any(e == p or e.startswith(p + "/") for e in known)]
+    return sorted(present)
 
 
 async def unexplained(folder: Path, beside: set[str], records: Callable[[], set[str]]) -> list[str]:

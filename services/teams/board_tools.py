@@ -14,7 +14,7 @@ from kernel.fitting import size
 from services.teams import models, views
 from services.teams.board import add_task, complete_task
 from services.teams.roster import LEAD, require_member, require_team, send_message
-from services.teams.tools import (
+from services.teams.tool_kit import (
     _BOOKKEEPING,
     _SET,
     _WRITE,

@@ -7,7 +7,7 @@ from pathlib import Path
 from kernel import paths
 from kernel.context import ToolContext
 from services.teams import models
-from services.teams.tools import _store, _tool
+from services.teams.tool_kit import _store, _tool
 from services.teams.views import spend_text
 
 _OPEN = ("pending", "in_progress", "blocked")

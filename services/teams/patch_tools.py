@@ -16,7 +16,7 @@ from kernel.threads import in_thread
 from kernel.tool import CONTEXT_BUDGET, Annotations
 from services.teams import models, views
 from services.teams.roster import require_member, require_team
-from services.teams.tools import _now, _store, _tool
+from services.teams.tool_kit import _now, _store, _tool
 
 DIFF_CHARS = 10_000  # of patch text in one `team diff` answer (within its context budget)
 
