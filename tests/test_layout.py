@@ -436,6 +436,7 @@ WRITE_ALLOWED = {
     "(a link there fails it); the entry's files go through the writer",
     "pallium_mcp/cli.py": "points standard output at /dev/null after a closed pipe; writes no file",
     "pallium_mcp/launcher.py": "gives a closed standard stream /dev/null; writes no file",
+    "services/route/ground.py": "opens a repository file to read it (O_RDONLY, no link followed); writes no file",
 }
 WRITE_CALL = re.compile(
     r"(?<!writes)\.write_text\(|(?<!writes)\.write_bytes\(|\.mkdir\(|os\.makedirs\(|os\.replace\(|os\.rename\(|os\.open\(|"

@@ -441,7 +441,7 @@ async def test_route_tools_answer_in_a_fixed_shape(fixed_repo: Path):
                 }
             ],
             "confidence": {"score": 0.871, "margin": 0.459, "runner_up": "knowledge map"},
-            "state": {"git": True, "dirty": False, "index": "missing", "loops": 0},
+            "state": {"index": "missing", "loops": 0},
             "steps": [],
             "executed": None,
         }
