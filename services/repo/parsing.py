@@ -2,8 +2,9 @@
 
 This module drives one walk of a tree and files what it finds; the compiled grammars and queries
 are `tree_queries`, the import rows `import_rows`, and what a receiver is bound to
-`receiver_bindings`. The grammars come from the per-language wheels, which work with no network. Everything here depends on one file's bytes only, so results are cached under
-the file's content hash and never recomputed for content already seen.
+`receiver_bindings`. The grammars come from the per-language wheels, which work with no network.
+Everything here depends on one file's bytes only, so results are cached under the file's content
+hash and never recomputed for content already seen.
 """
 
 from __future__ import annotations
@@ -47,9 +48,10 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # call chains' and `this->field`'s receivers, conditionals in lists, defaulted members, `.inl`;
 # Kotlin constructors on the next line; PHP `foreach` over docblock-typed arrays; 17: JS/TS call
 # chains `()start.m1.m2`, generic and type-parameter annotations, variables bound to a member call,
-# members of an object literal bound by `const x = {...}`): an index whose
+# members of an object literal bound by `const x = {...}`; 18: C++ constructions as constructor
+# references, smart-pointer and `auto` locals): an index whose
 # facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "17"
+FACTS_VERSION = "18"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -390,6 +392,10 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
             _add_aliased(add, bound, text, node.start_point[0] + 1, kind, "", None)
             continue
         add((text, node.start_point[0] + 1, kind, ""))
+    if language == "cpp":  # `Cache plain;`, `new Cache(4)`: a reference of the constructor, as clangd counts it
+        from services.repo import cpp_types
+
+        facts.refs.update((name, line, "call", name) for name, line in cpp_types.constructions(root))
     facts.exports = aliases.exports(language, root, bound, package=package) + assigned_exports
 
 
