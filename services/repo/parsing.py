@@ -49,7 +49,8 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # Kotlin constructors on the next line; PHP `foreach` over docblock-typed arrays; 17: JS/TS call
 # chains `()start.m1.m2`, generic and type-parameter annotations, variables bound to a member call,
 # members of an object literal bound by `const x = {...}`; 18: C++ constructions as constructor
-# references, smart-pointer and `auto` locals): an index whose
+# references, smart-pointer and `auto` locals; PHP `parent::`, `instanceof` branches, the docblock
+# element type of an `array` return): an index whose
 # facts an older parser wrote parses its contents again at the next run.
 FACTS_VERSION = "18"
 

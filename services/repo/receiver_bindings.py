@@ -58,6 +58,8 @@ def receiver(
         if (field_name := cpp_types.self_field(_text(node))) is not None:
             return "?" + field_name
     text = _text(node)
+    if node.type == "relative_scope" and text == "parent":  # PHP `parent::total()`: the base's
+        return "super"
     if text in grammars.RECEIVER_SELF:
         return "self"
     field = _SELF_FIELD.match(text)
@@ -139,16 +141,22 @@ def php_bindings(root: Any, scopes: Any, bindings: dict[str, list[tuple[int, tup
 
     for field_name, node, type_ in list(php_types.assigned_fields(root, tree_queries.grammar("php"), type_of)):
         bindings.setdefault(field_name, []).append((node.start_byte, scope_span(node, scopes), type_))
+    for var, body, cls in php_types.narrowed(root, tree_queries.grammar("php")):  # `if ($x instanceof Item)`
+        bindings.setdefault(var, []).append((body.start_byte, scope_span(body, scopes), cls))
+    for var, node, call in php_types.assigned_calls(root, tree_queries.grammar("php")):  # `$d = Dotenv::create()`
+        chain = receiver(call, scopes, bindings, call)
+        if chain.startswith("()"):
+            bindings.setdefault(var, []).append((node.start_byte, scope_span(node, scopes), chain))
     for var, node, iterated in php_types.foreach_values(
         root, tree_queries.grammar("php")
     ):  # `foreach ($this->readers as $r)`
         held = receiver(iterated, scopes, bindings, iterated)
         if held.startswith("[]"):
             bindings.setdefault(var, []).append((node.start_byte, scope_span(node, scopes), held[2:]))
-    for var, node, call in php_types.assigned_calls(root, tree_queries.grammar("php")):  # `$d = Dotenv::create()`
-        chain = receiver(call, scopes, bindings, call)
-        if chain.startswith("()"):
-            bindings.setdefault(var, []).append((node.start_byte, scope_span(node, scopes), chain))
+        elif held.startswith("()"):  # `foreach ($this->items() as $item)`: an element of what `items` returns
+            bindings.setdefault(var, []).append((node.start_byte, scope_span(node, scopes), held + ".[]"))
+    for each in bindings.values():  # the latest binding before a use is the one it reads
+        each.sort(key=lambda b: b[0])
 
 
 def scope_span(node: Any, scopes: set[tuple[int, int]]) -> tuple[int, int] | None:
