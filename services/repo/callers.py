@@ -437,6 +437,11 @@ class _Resolver:
         if row.language in by_receiver.LANGUAGES and (answer := by_receiver.resolve(self, row, defs)) is not None:
             return answer
         receiver = row.receiver
+        if row.language in ("c", "cpp") and row.kind == "other" and not receiver:
+            # `bool set(bool value)`, `char first = *p;`: a parameter or local, never the member `value()`
+            defs = [d for d in defs if d.kind != "method"]
+            if not defs:
+                return "unresolved", None
         if receiver == "=":  # a name the file binds to another (`Base = Widget`): only its own binding
             local = [d for d in defs if d.path == row.path and d.kind in BINDING_KINDS]
             return ("same-file", local[0]) if local else ("unresolved", None)

@@ -28,6 +28,7 @@ __all__ = [
     "docblock_return",
     "element_class",
     "foreach_values",
+    "inline_vars",
     "narrowed",
     "return_class",
     "returned_type",
@@ -171,6 +172,28 @@ def narrowed(root: Any, language: Any) -> Iterator[tuple[str, Any, str]]:
     for _pattern, captures in QueryCursor(_assigned_query(language, _INSTANCEOF)).matches(root):
         cls = captures["class"][0].text.decode("utf-8", "replace").rsplit("\\", 1)[-1]
         yield captures["var"][0].text.decode("utf-8", "replace"), captures["body"][0], cls
+
+
+_INLINE_VAR = re.compile(r"@var\s+((?:[^\s*<]|<[^<>]*(?:<[^<>]*>[^<>]*)*>)+)\s+(\$[A-Za-z_]\w*)")
+
+
+def inline_vars(root: Any, language: Any) -> Iterator[tuple[str, Any, str]]:
+    """`(variable, statement, class)` for each `/** @var Fields $fields */` in a function body: from
+    the end of the statement after it (`$fields = $this->build();`), `$fields` is a `Fields`, whatever
+    the call returns."""
+    from tree_sitter import QueryCursor
+
+    for _pattern, captures in QueryCursor(_assigned_query(language, "(compound_statement (comment) @doc)")).matches(
+        root
+    ):
+        doc = captures["doc"][0]
+        text = doc.text.decode("utf-8", "replace")
+        statement = doc.next_named_sibling
+        if not text.startswith("/**") or statement is None:
+            continue
+        for written, variable in _INLINE_VAR.findall(text):
+            if (cls := typed(written)) is not None:
+                yield variable, statement, cls
 
 
 _ASSIGNED_CALL = """

@@ -155,6 +155,8 @@ def php_bindings(root: Any, scopes: Any, bindings: dict[str, list[tuple[int, tup
             bindings.setdefault(var, []).append((node.start_byte, scope_span(node, scopes), held[2:]))
         elif held.startswith("()"):  # `foreach ($this->items() as $item)`: an element of what `items` returns
             bindings.setdefault(var, []).append((node.start_byte, scope_span(node, scopes), held + ".[]"))
+    for var, statement, cls in php_types.inline_vars(root, tree_queries.grammar("php")):  # `/** @var X $x */`
+        bindings.setdefault(var, []).append((statement.end_byte, scope_span(statement, scopes), cls))
     for each in bindings.values():  # the latest binding before a use is the one it reads
         each.sort(key=lambda b: b[0])
 

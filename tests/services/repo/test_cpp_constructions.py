@@ -121,3 +121,35 @@ async def test_a_call_through_this_is_the_enclosing_class_s(cpp_repo: Path) -> N
     assert found.get(("db/cache.cc", 11)) == "receiver"  # `this->Lookup(1)`
     cache = await ask(cpp_repo, "pallium_callers", name="Cache.Lookup")
     assert ("db/cache.cc", 11) not in {(r.path, r.line) for r in cache.references}
+
+
+ATTRIBUTE_H = """\
+#pragma once
+namespace xml {
+class Attribute
+{
+public:
+    int value() const;
+    bool set(int value);
+    int first() const;
+};
+
+inline bool Attribute::set(int value)
+{
+    int first = value;
+    return first > 0 && this->value() > 0;
+}
+}
+"""
+
+
+async def test_a_parameter_or_local_named_as_a_member_function_is_no_reference_of_it(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    commit(repo, "Start", {"include/xml/attribute.h": ATTRIBUTE_H})
+    value = await ask(repo, "pallium_callers", name="Attribute.value")
+    claimed = {r.line for r in value.references if r.resolution in _RESOLVED}
+    assert claimed == {14}  # `this->value()`, never the parameter `value` (lines 7, 11, 13)
+    first = await ask(repo, "pallium_callers", name="Attribute.first")
+    assert not [r.line for r in first.references if r.resolution in _RESOLVED]  # `int first = value;`

@@ -108,7 +108,14 @@ class Cart extends Base
         if ($thing instanceof Item) {
             return $thing->price() + $cart->total() + $copy->total();
         }
-        return 0;
+        /** @var Item $found */
+        $found = $this->lookup();
+        return $found->price();
+    }
+
+    public function lookup()
+    {
+        return $this->first;
     }
 }
 """
@@ -144,6 +151,11 @@ async def test_properties_promoted_by_the_constructor_type_their_calls(php_repo:
 async def test_instanceof_narrows_the_variable_inside_its_branch(php_repo: Path) -> None:
     found = await _targets(php_repo, "price")
     assert found[44] == "Item.price"  # never Coupon's
+
+
+async def test_an_inline_var_docblock_types_the_variable_after_its_statement(php_repo: Path) -> None:
+    found = await _targets(php_repo, "price")
+    assert found[48] == "Item.price"  # `/** @var Item $found */` above `$found = $this->lookup();`
 
 
 async def test_static_self_and_parent_calls_reach_the_class_s_own_or_its_base_s(php_repo: Path) -> None:
