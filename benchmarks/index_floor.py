@@ -64,7 +64,7 @@ def _parse_files(work: tuple[str, list[str]]) -> int:
     """Parse and query each file as the index does, with nothing stored: the tree-sitter floor."""
     from tree_sitter import QueryCursor
 
-    from services.repo import parsing
+    from services.repo import parsing, tree_queries
 
     root, paths = work
     done = 0
@@ -74,16 +74,16 @@ def _parse_files(work: tuple[str, list[str]]) -> int:
             continue
         try:
             data = (Path(root) / path).read_bytes()
-            parser = parsing._parser(language)
+            parser = tree_queries.parser(language)
         except (OSError, ImportError, ValueError):
             continue
         if len(data) > 1_000_000:
             continue
         tree = parser.parse(data)
-        query, _roles = parsing._query(language)
+        query, _roles = tree_queries.combined_query(language)
         for _match in QueryCursor(query).matches(tree.root_node):
             pass
-        QueryCursor(parsing._identifier_query(language)).captures(tree.root_node)
+        QueryCursor(tree_queries.identifier_query(language)).captures(tree.root_node)
         done += 1
     return done
 

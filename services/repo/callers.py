@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 
 from kernel.errors import PalliumError
-from services.repo import by_receiver, cpp_types, macros, php_types
+from services.repo import by_receiver, chain_returns, cpp_types, macros
 from services.repo.exports import BINDING_KINDS, Exports, module_path
 from services.repo.exports import LANGUAGES as EXPORTING
 from services.repo.inheritance import member_through_bases, members_above
@@ -437,6 +437,11 @@ class _Resolver:
         if row.language in by_receiver.LANGUAGES and (answer := by_receiver.resolve(self, row, defs)) is not None:
             return answer
         receiver = row.receiver
+        if row.language in ("c", "cpp") and row.kind == "other" and not receiver:
+            # `bool set(bool value)`, `char first = *p;`: a parameter or local, never the member `value()`
+            defs = [d for d in defs if d.kind != "method"]
+            if not defs:
+                return "unresolved", None
         if receiver == "=":  # a name the file binds to another (`Base = Widget`): only its own binding
             local = [d for d in defs if d.path == row.path and d.kind in BINDING_KINDS]
             return ("same-file", local[0]) if local else ("unresolved", None)
@@ -447,6 +452,11 @@ class _Resolver:
             if cls is None:
                 return ("unique", defs[0]) if len(defs) == 1 else ("ambiguous", None)
             return self._resolve(dataclasses.replace(row, receiver=cls), defs)
+        if receiver == "super":  # PHP `parent::total()`: what the enclosing class inherits, never its own
+            classes = (row.enclosing or "").split(".")[:-1]
+            here = [c for c in self.store.definitions(classes[-1]) if c.path == row.path] if classes else []
+            inherited = self._through_bases(here[0]) if len(here) == 1 else None
+            return ("receiver", inherited) if inherited is not None else ("unresolved", None)
         if receiver == "self":
             classes = (row.enclosing or "").split(".")[:-1]  # `Store.save` -> the class `Store`
             for depth in range(len(classes), 0, -1):
@@ -508,35 +518,7 @@ class _Resolver:
         return self._by_place(row, defs, members_only=False)
 
     def _returned(self, row: ReferenceRow, chain: str) -> str | None:
-        """The class a PHP or C++ call chain (`Dotenv.create.make`, `self.make`) ends on, by each method's
-        declared or docblock return type; None where one is not known or not one class."""
-        start, *methods = chain.split(".")
-        cls: str | None = start
-        if start == "self":
-            classes = (row.enclosing or "").split(".")[:-1]
-            cls = classes[-1] if classes else None
-        elif start.startswith("?") and row.language == "cpp":  # `cache_->Find(k)->value()`: the field's class
-            cls = cpp_types.field_class(self.store.definitions, row.enclosing, start[1:])
-        for method in methods:
-            if cls is None:
-                return None
-            key = (cls, method)
-            if key not in self.returns:
-                owned = [
-                    d
-                    for d in self.store.definitions(method)
-                    if d.kind == "method"
-                    and d.parent
-                    and d.parent.rsplit(".", 1)[-1] == cls
-                    and family(d.language) == family(row.language)
-                ]
-                if row.language == "cpp":
-                    found = {cpp_types.return_class(d.signature, method, cls) for d in owned}
-                else:
-                    found = {php_types.return_class(d.signature, cls) for d in owned}
-                self.returns[key] = found.pop() if len(found) == 1 else None
-            cls = self.returns[key]
-        return cls
+        return chain_returns.returned(self.store, self.returns, row, chain)
 
     def _ruby_bare_call(
         self, row: ReferenceRow, defs: list[DefinitionRow], classes: list[str]

@@ -2,6 +2,8 @@
 
 - `cache_->Lookup()` in `void Version::Run()`, with `Cache* cache_;` declared in `class Version` (in a
   header, usually): the receiver is the class the field is declared as (`field_class`);
+- `Cache plain;`, `Cache sized(8);`, `new Cache(4)`: a construction, a reference of the class's
+  constructor as clangd counts it (`constructions`), written as a call of `Cache` on `Cache`;
 - `Get()->Lookup()`, `db.versions()->current()->Ref()`, `cache_->Find(k)->value()`: the receiver is
   what the call before returns, written `()self.Get` / `()?db.versions.current` as for PHP
   (`call_chain`, in the parser), which the resolver reads through each method's declared return type
@@ -14,11 +16,12 @@ is not one class names none.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["call_chain", "class_of", "field_class", "return_class", "self_field"]
+__all__ = ["call_chain", "class_of", "constructions", "field_class", "return_class", "self_field"]
 
 # Wrappers whose members are their argument's: `p->f()` on a `std::unique_ptr<T>` calls `T::f`.
 _WRAPPERS = frozenset({"unique_ptr", "shared_ptr", "weak_ptr", "scoped_ptr", "optional", "reference_wrapper"})
@@ -68,10 +71,10 @@ def return_class(signature: str, name: str, owner: str) -> str | None:
     """The class a method's or function's declaration says it returns: `Cache* Get()`, `virtual
     Iterator* NewIterator(const ReadOptions&) = 0;`, `const Comparator& cmp() const`, `Version*
     VersionSet::current()`; a constructor or a built-in return gives None, `auto` too."""
-    found = re.search(r"(?:^|[\s*&:~])" + re.escape(name) + r"\s*\(", signature)
+    found = re.search(r"(?<![\w~])" + re.escape(name) + r"\s*\(", signature)
     if found is None:
         return None
-    head = signature[: found.start() + 1].rstrip(":")
+    head = signature[: found.start()]  # a constructor's (`Cache(int n);`) is empty
     head = re.sub(r"(?:[A-Za-z_]\w*(?:<[^<>]*>)?::)+$", "", head.strip())  # `Version* VersionSet::`
     head = re.sub(r"^\s*template\s*<[^>]*>\s*", "", head)
     cls = class_of(head) if head.strip() else None
@@ -142,3 +145,40 @@ def field_class(definitions: Callable[[str], list[Any]], enclosing: str | None, 
         if own:
             return own.pop() if len(own) == 1 else None
     return None
+
+
+_CLASS = "[(type_identifier) @class (qualified_identifier name: (type_identifier) @class)]"
+_CONSTRUCTIONS = f"""
+(new_expression type: {_CLASS})
+(new_expression type: (qualified_identifier name: (template_type name: (type_identifier) @class)))
+(new_expression type: (template_type name: (type_identifier) @class))
+(declaration type: {_CLASS}
+  declarator: [(identifier) @at
+    (init_declarator declarator: (identifier) @at value: [(argument_list) (initializer_list)])])
+"""
+
+
+@functools.cache
+def _constructions_query() -> Any:
+    from tree_sitter import Query
+
+    from services.repo import tree_queries
+
+    return Query(tree_queries.grammar("cpp"), _CONSTRUCTIONS)
+
+
+def constructions(root: Any) -> list[tuple[str, int]]:
+    """`(class, line)` for each place a function body constructs an object of a named class: `new
+    Cache(4)`, `db::Cache plain;`, `Cache sized(8);`, `Cache braced{8};` (a declaration with no
+    initializer runs the default constructor). The line is the variable's, as clangd reports it."""
+    from tree_sitter import QueryCursor
+
+    out = []
+    for _pattern, captures in QueryCursor(_constructions_query()).matches(root):
+        cls = captures["class"][0]
+        name = cls.text.decode("utf-8", "replace")
+        if name in _BUILTINS or name.startswith("std"):
+            continue
+        at = captures["at"][0] if "at" in captures else cls
+        out.append((name, at.start_point[0] + 1))
+    return out

@@ -1,6 +1,6 @@
 """Per-language tree-sitter patterns beyond the grammars' own `tags.scm`: what kind each reference is.
 
-Captures, by role (`parsing._query` reads each pattern's captures to know its role):
+Captures, by role (`tree_queries.combined_query` reads each pattern's captures to know its role):
 
 - `@definition.<kind>` with `@name`: a declaration the tags file misses (TypeScript `type`, `enum`,
   `namespace`; Java `enum` and `record`; constants; enum members; fields of classes and structs);

@@ -215,6 +215,34 @@ def _cpp_functions() -> str:
     )
 
 
+def _cpp_held_bindings() -> str:
+    """Locals whose class a smart pointer or a construction says: `std::unique_ptr<db::Cache> held(...)`,
+    `const std::shared_ptr<Cache>& p`, `auto p = std::make_unique<Cache>(...)`, `auto p = new Cache(...)`."""
+    cls = "[(type_identifier) @bind.type (qualified_identifier name: (type_identifier) @bind.type)]"
+    held = f"(template_argument_list . (type_descriptor type: {cls}))"
+    ptr = (
+        f"[(template_type name: (type_identifier) @_ptr arguments: {held})"
+        f" (qualified_identifier name: (template_type name: (type_identifier) @_ptr arguments: {held}))]"
+    )
+    make = (
+        f"[(template_function name: (identifier) @_make arguments: {held})"
+        f" (qualified_identifier name: (template_function name: (identifier) @_make arguments: {held}))]"
+    )
+    var = "[(identifier) @bind.var (pointer_declarator declarator: (identifier) @bind.var)]"
+    pointers = '(#match? @_ptr "^(unique_ptr|shared_ptr|weak_ptr|scoped_ptr)$")'
+    return f"""
+(declaration type: {ptr}
+  declarator: [(identifier) @bind.var (init_declarator declarator: (identifier) @bind.var)] {pointers})
+(parameter_declaration type: {ptr}
+  declarator: [(identifier) @bind.var (reference_declarator (identifier) @bind.var)] {pointers})
+(declaration type: (placeholder_type_specifier)
+  declarator: (init_declarator declarator: {var} value: (call_expression function: {make}))
+  (#match? @_make "^make_(unique|shared)$"))
+(declaration type: (placeholder_type_specifier)
+  declarator: (init_declarator declarator: {var} value: (new_expression type: {cls})))
+"""
+
+
 _CPP = (
     _C_COMMON
     + _cpp_functions()
@@ -264,7 +292,9 @@ _CPP = (
   declarator: (init_declarator declarator: [(identifier) @bind.var (reference_declarator (identifier) @bind.var)
         (pointer_declarator declarator: (identifier) @bind.var)]))
 """
+    + _cpp_held_bindings()
 )
+
 
 _CSHARP = """
 (class_declaration name: (identifier) @name) @definition.class

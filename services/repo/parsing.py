@@ -1,21 +1,33 @@
-"""Per-file facts from tree-sitter: symbols, imports and referenced identifiers, for six languages.
+"""Per-file facts from tree-sitter: symbols, imports and referenced identifiers, for every code language.
 
-The grammars and their `tags.scm` definition queries come from the per-language wheels, which work
-with no network. Everything here depends on one file's bytes only, so results are cached under
-the file's content hash and never recomputed for content already seen.
+This module drives one walk of a tree and files what it finds; the compiled grammars and queries
+are `tree_queries`, the import rows `import_rows`, and what a receiver is bound to
+`receiver_bindings`. The grammars come from the per-language wheels, which work with no network.
+Everything here depends on one file's bytes only, so results are cached under the file's content
+hash and never recomputed for content already seen.
 """
 
 from __future__ import annotations
 
 import bisect
-import functools
-import importlib
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any
 
-from services.repo import aliases, assigned, doc_text, grammars, languages, macros, receivers, repairs, ruby_calls
+from services.repo import (
+    aliases,
+    assigned,
+    doc_text,
+    grammars,
+    import_rows,
+    languages,
+    macros,
+    receiver_bindings,
+    receivers,
+    repairs,
+    ruby_calls,
+    tree_queries,
+)
 
 __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 
@@ -36,9 +48,11 @@ __all__ = ["CODE_LANGUAGES", "FACTS_VERSION", "Facts", "extract", "language_of"]
 # call chains' and `this->field`'s receivers, conditionals in lists, defaulted members, `.inl`;
 # Kotlin constructors on the next line; PHP `foreach` over docblock-typed arrays; 17: JS/TS call
 # chains `()start.m1.m2`, generic and type-parameter annotations, variables bound to a member call,
-# members of an object literal bound by `const x = {...}`): an index whose
+# members of an object literal bound by `const x = {...}`; 18: C++ constructions as constructor
+# references, smart-pointer and `auto` locals; PHP `parent::`, `instanceof` branches, the docblock
+# element type of an `array` return): an index whose
 # facts an older parser wrote parses its contents again at the next run.
-FACTS_VERSION = "17"
+FACTS_VERSION = "18"
 
 # extension -> language; code languages are parsed with tree-sitter, the rest indexed as text.
 _BY_EXTENSION = {
@@ -87,19 +101,8 @@ CODE_LANGUAGES = (
 )
 TEXT_LANGUAGES = frozenset({"markdown", "text", "sql", "shell", "config"})
 
-_IDENTIFIERS = {
-    "python": ("identifier",),
-    "javascript": ("identifier", "property_identifier", "shorthand_property_identifier"),
-    "typescript": ("identifier", "property_identifier", "type_identifier", "shorthand_property_identifier"),
-    "tsx": ("identifier", "property_identifier", "type_identifier", "shorthand_property_identifier"),
-    "go": ("identifier", "field_identifier", "type_identifier", "package_identifier"),
-    "rust": ("identifier", "field_identifier", "type_identifier"),
-    "java": ("identifier", "type_identifier"),
-    **languages.IDENTIFIERS,
-}
 _IGNORED_NAMES = frozenset({"self", "cls", "this", "super", "_", "None", "True", "False", "nil", "null"})
 _WRAPPERS = doc_text.WRAPPERS
-_PHP_CALLS = frozenset({"member_call_expression", "scoped_call_expression", "nullsafe_member_call_expression"})
 # Definitions worth finding in text-indexed files: SQL objects, shell functions, make targets.
 _TEXT_DEFINITIONS = {
     "sql": re.compile(
@@ -112,9 +115,6 @@ _TEXT_DEFINITIONS = {
     ),
 }
 _TEMPLATE_ARGUMENTS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>")
-_CAPTURE = re.compile(r"@([\w.]+)")
-# A field of the enclosing object as a receiver: `$this->collector`, `this.collector`, `self.collector`.
-_SELF_FIELD = re.compile(r"^(?:\$this->|this\.|self\.)([A-Za-z_]\w*)$")
 _HEADING = re.compile(rb"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
 
 
@@ -156,7 +156,7 @@ def extract(path: str, data: bytes) -> Facts:
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if language in CODE_LANGUAGES:
         try:
-            parser = _parser(language)
+            parser = tree_queries.parser(language)
         except (ImportError, OSError, ValueError):
             return Facts(language, "unparsed", lines)
         facts = Facts(language, "parsed", lines)
@@ -203,8 +203,8 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     """
     from tree_sitter import QueryCursor
 
-    query, roles = _query(language)
-    identifiers = _identifier_query(language)
+    query, roles = tree_queries.combined_query(language)
+    identifiers = tree_queries.identifier_query(language)
     seen: dict[tuple[int, int, int], int] = {}
     name_starts: set[int] = set()
     found: list[tuple[Any, Any, str]] = []
@@ -220,7 +220,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
             refs.append(captures["ref"][0])
             continue
         if role == "import":
-            rows = _import_rows(language, captures)
+            rows = import_rows.import_rows(language, captures)
             facts.imports.extend(rows)
             if rows:
                 node = captures["import"][0]
@@ -312,8 +312,12 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     bound_by_assignment = assigned.of(language, root, top)
     assigned_exports = bound.assign(bound_by_assignment)
     name_starts.update(a.start for a in bound_by_assignment if a.local)
-    scopes = _ScopeSpans((n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS)
-    members = receivers.MemberTypes(language, root, _language(language)) if language in receivers.LANGUAGES else None
+    scopes = receiver_bindings.ScopeSpans((n.start_byte, n.end_byte) for n, _nm, k in found if k in _SCOPE_KINDS)
+    members = (
+        receivers.MemberTypes(language, root, tree_queries.grammar(language))
+        if language in receivers.LANGUAGES
+        else None
+    )
     if members is not None:  # TS `y: Builder<T>`; a type parameter stands for its constraint
         bind_nodes.extend(members.annotated)
         if language != "python":
@@ -321,15 +325,17 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
     bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]] = {}
     for var, type_ in bind_nodes:
         type_ = bound.type_name(type_) if bound else type_
-        bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), type_))
+        bindings.setdefault(_text(var), []).append((var.start_byte, receiver_bindings.scope_span(var, scopes), type_))
     if language == "php":  # docblock types, and `$this->writer = $writer` from a typed parameter
-        _php_bindings(root, scopes, bindings)
+        receiver_bindings.php_bindings(root, scopes, bindings)
     if members is not None:
-        facts.typed = typed_bindings([(v, t) for v, t in bind_nodes if t != "?"], bound)
+        facts.typed = receiver_bindings.typed_bindings([(v, t) for v, t in bind_nodes if t != "?"], bound)
         for var, value in members.values:  # `const s = db.selectFrom("t")`: that chain's value, in source order
-            chain = _receiver(value, scopes, bindings, var, members)
+            chain = receiver_bindings.receiver(value, scopes, bindings, var, members)
             if chain not in ("", "?"):
-                bindings.setdefault(_text(var), []).append((var.start_byte, _scope_span(var, scopes), chain))
+                bindings.setdefault(_text(var), []).append(
+                    (var.start_byte, receiver_bindings.scope_span(var, scopes), chain)
+                )
         for each in bindings.values():
             each.sort(key=lambda b: b[0])
     # Identifiers, the bulk of the nodes, come from a query of their own through `captures`, which
@@ -355,7 +361,7 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
         if kind is None:
             hit = direct.get(start)
             if hit is not None:
-                receiver = _receiver(hit[1], scopes, bindings, node, members, language)
+                receiver = receiver_bindings.receiver(hit[1], scopes, bindings, node, members, language)
                 if members is not None and hit[0] == "call":
                     _add_registrations(add, language, node)
                 if has_bound:
@@ -369,13 +375,13 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
             if hit is not None and hit[0] == "call":
                 _add_registrations(add, language, node)
             if hit is not None and hit[1] is not None:
-                receiver = _receiver(hit[1], scopes, bindings, node, members)
+                receiver = receiver_bindings.receiver(hit[1], scopes, bindings, node, members)
                 _add_aliased(add, bound, text, node.start_point[0] + 1, kind, receiver, hit[1])
                 continue
         elif kind == "inherits":  # `class A(m.Base)`, `extends ns.Base`: the qualifier says where it is from
             hit = direct.get(start)
             if hit is not None and hit[1] is not None:
-                receiver = _receiver(hit[1], scopes, bindings, node)
+                receiver = receiver_bindings.receiver(hit[1], scopes, bindings, node)
                 _add_aliased(add, bound, text, node.start_point[0] + 1, kind, receiver, hit[1])
                 continue
             written = aliases.qualifier(node)
@@ -387,6 +393,10 @@ def _extract_code(language: str, root: Any, data: bytes, facts: Facts, *, packag
             _add_aliased(add, bound, text, node.start_point[0] + 1, kind, "", None)
             continue
         add((text, node.start_point[0] + 1, kind, ""))
+    if language == "cpp":  # `Cache plain;`, `new Cache(4)`: a reference of the constructor, as clangd counts it
+        from services.repo import cpp_types
+
+        facts.refs.update((name, line, "call", name) for name, line in cpp_types.constructions(root))
     facts.exports = aliases.exports(language, root, bound, package=package) + assigned_exports
 
 
@@ -473,172 +483,6 @@ def _add_registrations(add: Any, language: str, name: Any) -> None:
         add((key, line, "registration", ""))
 
 
-def _receiver(
-    node: Any,
-    scopes: set[tuple[int, int]],
-    bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]],
-    at: Any,
-    members: receivers.MemberTypes | None = None,
-    language: str = "",
-) -> str:
-    """What a call's or member's receiver is known to be.
-
-    `""` no receiver (a bare name); `"self"` the enclosing class (`self`, `cls`, `this`); a class
-    name when the receiver is a variable built by its constructor or annotated as it in the same
-    scope; `"?name"` for any other plain name (a class, a module or package, or a variable of
-    unknown type: the resolver decides with the file's imports); `"?"` for anything else.
-    """
-    if node is None:
-        return ""
-    if members is not None and (known := receivers.receiver_of(node, members)) is not None:
-        return known
-    if members is not None and node.type in receivers.CHAINS:  # `db.selectFrom("t").where()`: the chain
-        chain = receivers.call_chain(node, lambda base: _receiver(base, scopes, bindings, at, members))
-        if chain is not None:
-            return chain
-    if node.type in _PHP_CALLS:  # `Dotenv::create()->load()`: what `create` returns
-        from services.repo import php_types
-
-        return php_types.call_chain(node, lambda base: _receiver(base, scopes, bindings, at, members)) or "?"
-    if language == "cpp":  # `Get()->Lookup()`, `this->cache_->Find()`: `services.repo.cpp_types`
-        from services.repo import cpp_types
-
-        if node.type == "call_expression":
-            again = functools.partial(_receiver, scopes=scopes, bindings=bindings, at=at, language=language)
-            return cpp_types.call_chain(node, again) or "?"
-        if (field_name := cpp_types.self_field(_text(node))) is not None:
-            return "?" + field_name
-    text = _text(node)
-    if text in grammars.RECEIVER_SELF:
-        return "self"
-    field = _SELF_FIELD.match(text)
-    if field is not None:  # `$this->collector->basePath()`: the class the field is declared as
-        bound = bindings.get(field.group(1), [])
-        # declared in the class body, else promoted from a constructor's parameter (PHP 8)
-        declared = {t for _w, scope, t in bound if scope is None} or {t for _w, _s, t in bound}
-        if len(declared) == 1:
-            return declared.pop()
-    if "::" in text or "\\" in text:  # `Shop::Store.open`, `App\\Store::make()`: the last segment names it
-        last = re.split(r"::|\\", text)[-1]
-        return "?" + last if last[:1].isupper() else "?"
-    if not text.replace("_", "a").replace("$", "a").isalnum():
-        return "?"
-    candidates = bindings.get(text)
-    if candidates:
-        scope = _scope_span(at, scopes)
-        position = at.start_byte
-        best = None
-        for where, bound_scope, type_ in candidates:  # the latest binding before the use, in its scope
-            if where < position and bound_scope == scope:
-                best = type_
-        if best is not None:
-            return best
-        if members is not None and members.lexical and scope is not None:
-            # JS/TS closures see the enclosing functions' typed parameters and constants (`read: (k) =>
-            # inner.read(k)` in `wrap(inner: Storage)`), unless a function between declares the name again
-            outer = [
-                (b[1][0] if b[1] else -1, b[2])
-                for b in candidates
-                if b[0] < position and (b[1] is None or b[1][0] <= scope[0] < b[1][1])
-            ]
-            if outer:
-                start, type_ = max(outer, key=lambda o: o[0])
-                if not receivers.redeclared(at, text, start):
-                    return type_
-    return "?" + text
-
-
-# What lies between a top-level binding's name and the module: `export const x = ...`, `x = ...`.
-_TOP_LEVEL_PATH = frozenset(
-    {
-        "variable_declarator",
-        "lexical_declaration",
-        "variable_declaration",
-        "export_statement",
-        "assignment",
-        "expression_statement",
-    }
-)
-
-
-def typed_bindings(bind_nodes: list[tuple[Any, str]], bound: aliases.Bound) -> list[tuple[str, str, int]]:
-    """`(name, type, line)` for each name the module's top level binds to a value of one known type
-    (`const ky = createInstance()`, `app = Flask(__name__)`, `export const api: Api = ...`), which
-    an importer's `ky.create()` reads as a member of that type. A name bound to two types is none."""
-    seen: dict[str, tuple[set[str], int]] = {}
-    for var, type_ in bind_nodes:
-        current = var.parent
-        while current is not None and current.type in _TOP_LEVEL_PATH:
-            current = current.parent
-        if current is None or current.type not in ("module", "program"):
-            continue
-        type_ = bound.type_name(type_) if bound else type_
-        seen.setdefault(_text(var), (set(), var.start_point[0] + 1))[0].add(type_)
-    return sorted((name, next(iter(types)), line) for name, (types, line) in seen.items() if len(types) == 1)
-
-
-def _php_bindings(root: Any, scopes: Any, bindings: dict[str, list[tuple[int, tuple[int, int] | None, str]]]) -> None:
-    from services.repo import php_types
-
-    for var, node, type_ in php_types.docblock_bindings(root):
-        bindings.setdefault(var, []).append((node.start_byte, _scope_span(node, scopes), type_))
-
-    def type_of(var: str, at: Any) -> str | None:
-        scope = _scope_span(at, scopes)
-        types = {t for _w, s, t in bindings.get(var, ()) if s == scope}
-        return types.pop() if len(types) == 1 else None
-
-    for field_name, node, type_ in list(php_types.assigned_fields(root, _language("php"), type_of)):
-        bindings.setdefault(field_name, []).append((node.start_byte, _scope_span(node, scopes), type_))
-    for var, node, iterated in php_types.foreach_values(root, _language("php")):  # `foreach ($this->readers as $r)`
-        held = _receiver(iterated, scopes, bindings, iterated)
-        if held.startswith("[]"):
-            bindings.setdefault(var, []).append((node.start_byte, _scope_span(node, scopes), held[2:]))
-    for var, node, call in php_types.assigned_calls(root, _language("php")):  # `$d = Dotenv::create()`
-        chain = _receiver(call, scopes, bindings, call)
-        if chain.startswith("()"):
-            bindings.setdefault(var, []).append((node.start_byte, _scope_span(node, scopes), chain))
-
-
-def _scope_span(node: Any, scopes: set[tuple[int, int]]) -> tuple[int, int] | None:
-    """The span of the innermost function or method holding `node` (None at module level)."""
-    if isinstance(scopes, _ScopeSpans):
-        return scopes.innermost(node.start_byte, node.end_byte)
-    current = node.parent
-    while current is not None:
-        span = (current.start_byte, current.end_byte)
-        if span in scopes:
-            return span
-        current = current.parent
-    return None
-
-
-class _ScopeSpans(frozenset):
-    """The spans of a file's functions and methods, which nest as the tree does, with that nesting
-    kept so the innermost one holding a node is found by bisection. Walking up `node.parent` finds
-    the same span, but tree-sitter finds each parent by descending from the root again: that walk
-    was a tenth of the content half's time on a C repository."""
-
-    def __init__(self, spans: Any = ()) -> None:
-        ordered = sorted(self, key=lambda s: (s[0], -s[1]))  # outer before inner at one start
-        self._ordered = ordered
-        self._starts = [s[0] for s in ordered]
-        self._outer: list[int] = []  # index of the nearest span holding each one, or -1
-        stack: list[int] = []
-        for i, (_start, end) in enumerate(ordered):
-            while stack and ordered[stack[-1]][1] < end:
-                stack.pop()
-            self._outer.append(stack[-1] if stack else -1)
-            stack.append(i)
-
-    def innermost(self, start: int, end: int) -> tuple[int, int] | None:
-        # The last span starting at or before `start` holds it, or one of the spans holding that one does.
-        i = bisect.bisect_right(self._starts, start) - 1
-        while i >= 0 and self._ordered[i][1] < end:
-            i = self._outer[i]
-        return self._ordered[i] if i >= 0 else None
-
-
 def _text(node: Any) -> str:
     return node.text.decode("utf-8", "replace")
 
@@ -671,188 +515,6 @@ def _scope(node: Any, by_node: dict[tuple[int, int, str], tuple[str, str]]) -> l
 
 def _is_class_like(kind: str) -> bool:
     return kind in languages.CLASS_KINDS
-
-
-def _import_rows(language: str, captures: dict[str, list[Any]]) -> list[tuple[str, str, int]]:
-    def text(n: Any) -> str:
-        return n.text.decode("utf-8", "replace")
-
-    if "import" not in captures:
-        return []
-    if language in languages.PACK_LANGUAGES:
-        return languages.import_rows(language, captures)
-    node = captures["import"][0]
-    line = node.start_point[0] + 1
-    if language == "python":
-        if node.type == "import_statement":
-            rows = []
-            for child in node.named_children:
-                target = child.child_by_field_name("name") if child.type == "aliased_import" else child
-                rows.append((text(target), "", line))
-            return rows
-        module = node.child_by_field_name("module_name")
-        names = []
-        for child in node.children_by_field_name("name"):
-            target = child.child_by_field_name("name") if child.type == "aliased_import" else child
-            names.append(text(target))
-        if any(c.type == "wildcard_import" for c in node.named_children):
-            names.append("*")
-        return [(text(module) if module is not None else ".", " ".join(names), line)]
-    if language in ("javascript", "typescript", "tsx"):
-        source = captures.get("source")
-        if not source:
-            return []
-        if "fn" in captures and text(captures["fn"][0]) != "require":
-            return []
-        names = [
-            text(n)
-            for n in _descendants(node, {"import_specifier", "export_specifier", "identifier"})
-            if n.parent is not None
-            and n.parent.type in ("import_clause", "import_specifier", "export_specifier")
-            and (n.parent.type == "import_clause" or n == n.parent.child_by_field_name("name"))
-        ]
-        if node.type == "call_expression":  # `const { Widget, Gadget: G } = require('./m')` names Widget, Gadget
-            names = _required_names(node)
-        return [(text(source[0]).strip("\"'`"), " ".join(names), line)]
-    if language == "go":
-        path = node.child_by_field_name("path")
-        alias = node.child_by_field_name("name")
-        raw = text(path).strip('"`') if path is not None else ""
-        return [(raw, text(alias) if alias is not None else raw.rsplit("/", 1)[-1], line)]
-    if language == "rust":
-        if node.type == "mod_item":
-            if node.child_by_field_name("body") is not None:
-                return []
-            return [("mod " + text(node.child_by_field_name("name")), "", line)]
-        argument = node.child_by_field_name("argument")
-        raw = text(argument) if argument is not None else ""
-        names = re.findall(r"[A-Za-z_]\w*", raw.rsplit("::", 1)[-1])
-        return [(raw, " ".join(n for n in names if n not in ("self", "as")), line)]
-    if language == "java":
-        raw = text(node).removeprefix("import").strip().removeprefix("static").strip().rstrip(";").strip()
-        return [(raw, raw.rsplit(".", 1)[-1], line)]
-    return []
-
-
-def _required_names(call: Any) -> list[str]:
-    """The fields a `require` call's declarator takes apart (`const { A, B: C } = require(...)`: A, B)."""
-    declarator = call.parent
-    pattern = declarator.child_by_field_name("name") if declarator.type == "variable_declarator" else None
-    if pattern is None or pattern.type != "object_pattern":
-        return []
-    out = []
-    for field_ in pattern.named_children:
-        key = field_.child_by_field_name("key") if field_.type == "pair_pattern" else field_
-        if key is not None and key.type in ("shorthand_property_identifier_pattern", "property_identifier"):
-            out.append(_text(key))
-    return out
-
-
-def _descendants(node: Any, types: set[str]) -> list[Any]:
-    out, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        if current.type in types:
-            out.append(current)
-        stack.extend(current.named_children)
-    return out
-
-
-_IMPORT_QUERIES = {
-    "python": "(import_statement) @import (import_from_statement) @import",
-    "javascript": (
-        "(import_statement source: (string) @source) @import "
-        "(export_statement source: (string) @source) @import "
-        "(call_expression function: (identifier) @fn arguments: (arguments . (string) @source)) @import"
-    ),
-    "go": "(import_spec) @import",
-    "rust": "(use_declaration) @import (mod_item) @import",
-    "java": "(import_declaration) @import",
-}
-
-
-@functools.cache
-def _query(language: str) -> tuple[Any, list[str]]:
-    """One query for definitions, imports and identifiers, and each pattern's role.
-
-    A role is the pattern's `definition.<kind>` capture, `import`, `ref`, or `skip`. The tags
-    files' `reference.*` patterns are disabled: identifiers already cover references, and
-    matching those patterns only cost time.
-    """
-    from tree_sitter import Query
-
-    parts = (languages.QUERIES[language],) if language in languages.PACK_LANGUAGES else (_tags_source(language),)
-    source = "\n".join(
-        (
-            *parts,
-            grammars.EXTRA.get(language, ""),
-            ""
-            if language in languages.PACK_LANGUAGES
-            else _IMPORT_QUERIES.get(language, _IMPORT_QUERIES["javascript"]),
-            _identifier_source(language),  # disabled below: `_identifier_query` reads these
-        )
-    )
-    query = Query(_language(language), source)
-    roles = []
-    data = source.encode()
-    for pattern in range(query.pattern_count):
-        # The pattern's own text names its captures (py-tree-sitter cannot report a zero quantifier).
-        text = data[query.start_byte_for_pattern(pattern) : query.end_byte_for_pattern(pattern)].decode()
-        used = _CAPTURE.findall(text)
-        role = next((n for n in used if n.startswith(("definition.", "ctx."))), None)
-        if role is None:
-            role = next((r for r in ("import", "bind.var", "call", "attr", "ref") if r in used), "skip")
-            role = "bind" if role == "bind.var" else role
-        if role == "skip" or pattern == query.pattern_count - 1:
-            query.disable_pattern(pattern)
-        roles.append(role)
-    return query, roles
-
-
-def _identifier_source(language: str) -> str:
-    return "[" + " ".join(f"({t})" for t in _IDENTIFIERS[language]) + "] @ref"
-
-
-@functools.cache
-def _identifier_query(language: str) -> Any:
-    """Every identifier of the language, the last pattern of `_query` on its own."""
-    from tree_sitter import Query
-
-    return Query(_language(language), _identifier_source(language))
-
-
-def _tags_source(language: str) -> str:
-    if language in ("typescript", "tsx"):  # the TypeScript query only adds to the JavaScript one
-        return _read_tags("tree_sitter_javascript") + "\n" + _read_tags("tree_sitter_typescript")
-    return _read_tags(f"tree_sitter_{language}")
-
-
-def _read_tags(package: str) -> str:
-    text = resources.files(package).joinpath("queries", "tags.scm").read_text(encoding="utf-8")
-    # py-tree-sitter does not apply these directives; dropping them keeps the patterns portable.
-    return re.sub(r"\(#(?:strip|set-adjacent|select-adjacent)![^)]*\)", "", text)
-
-
-@functools.cache
-def _language(language: str) -> Any:
-    from tree_sitter import Language
-
-    if language in languages.PACK_LANGUAGES:  # compiled grammars bundled in the wheel, no download
-        from tree_sitter_language_pack import get_language
-
-        return get_language(language)  # type: ignore[arg-type]  # a name the pack lists
-    if language in ("typescript", "tsx"):
-        module = importlib.import_module("tree_sitter_typescript")
-        return Language(module.language_typescript() if language == "typescript" else module.language_tsx())
-    return Language(importlib.import_module(f"tree_sitter_{language}").language())
-
-
-@functools.cache
-def _parser(language: str) -> Any:
-    from tree_sitter import Parser
-
-    _query(language)  # compile once, up front, so a broken query fails here and not mid-file
-    return Parser(_language(language))
 
 
 def _module_docstring(path: str, root: Any, facts: Facts) -> None:

@@ -28,7 +28,10 @@ __all__ = [
     "docblock_return",
     "element_class",
     "foreach_values",
+    "inline_vars",
+    "narrowed",
     "return_class",
+    "returned_type",
 ]
 
 # a type may hold spaces inside its angle brackets: `array<string, Writer>`
@@ -153,6 +156,46 @@ def assigned_fields(
             yield captures["field"][0].text.decode("utf-8", "replace"), captures["assignment"][0], cls
 
 
+_INSTANCEOF = """
+(if_statement
+  condition: (parenthesized_expression
+    (binary_expression left: (variable_name) @var operator: "instanceof" right: [(name) (qualified_name)] @class))
+  body: (_) @body)
+"""
+
+
+def narrowed(root: Any, language: Any) -> Iterator[tuple[str, Any, str]]:
+    """`(variable, branch body, class)` for each `if ($x instanceof Item) { ... }`: inside the branch
+    `$x` is an `Item`."""
+    from tree_sitter import QueryCursor
+
+    for _pattern, captures in QueryCursor(_assigned_query(language, _INSTANCEOF)).matches(root):
+        cls = captures["class"][0].text.decode("utf-8", "replace").rsplit("\\", 1)[-1]
+        yield captures["var"][0].text.decode("utf-8", "replace"), captures["body"][0], cls
+
+
+_INLINE_VAR = re.compile(r"@var\s+((?:[^\s*<]|<[^<>]*(?:<[^<>]*>[^<>]*)*>)+)\s+(\$[A-Za-z_]\w*)")
+
+
+def inline_vars(root: Any, language: Any) -> Iterator[tuple[str, Any, str]]:
+    """`(variable, statement, class)` for each `/** @var Fields $fields */` in a function body: from
+    the end of the statement after it (`$fields = $this->build();`), `$fields` is a `Fields`, whatever
+    the call returns."""
+    from tree_sitter import QueryCursor
+
+    for _pattern, captures in QueryCursor(_assigned_query(language, "(compound_statement (comment) @doc)")).matches(
+        root
+    ):
+        doc = captures["doc"][0]
+        text = doc.text.decode("utf-8", "replace")
+        statement = doc.next_named_sibling
+        if not text.startswith("/**") or statement is None:
+            continue
+        for written, variable in _INLINE_VAR.findall(text):
+            if (cls := typed(written)) is not None:
+                yield variable, statement, cls
+
+
 _ASSIGNED_CALL = """
 (assignment_expression
   left: (variable_name) @var
@@ -207,8 +250,11 @@ def call_chain(node: Any, receiver_of: Callable[[Any], str]) -> str | None:
 
 def docblock_return(node: Any) -> str | None:
     """A PHP function's docblock `@return` type, when its code declares none."""
-    if node.type not in ("method_declaration", "function_definition") or node.child_by_field_name("return_type"):
+    if node.type not in ("method_declaration", "function_definition"):
         return None
+    declared = node.child_by_field_name("return_type")
+    if declared is not None and declared.text.decode().lstrip("?").lower() not in ("array", "iterable"):
+        return None  # an `array` return keeps what its docblock says it holds
     doc = node.prev_named_sibling
     if doc is None or doc.type != "comment" or not doc.text.startswith(b"/**"):
         return None
@@ -216,9 +262,9 @@ def docblock_return(node: Any) -> str | None:
     return found.group(1) if found else None
 
 
-_RETURN = re.compile(r"@return\s+([^\s*]+)")
-_DECLARED_RETURN = re.compile(r"\)\s*:\s*\??\s*(\\?[A-Za-z_][\w\\]*)\s*(?:/\*\*\s*@return\s+\S+\s*\*/)?$")
-_DOC_RETURN = re.compile(r"/\*\*\s*@return\s+(\S+)\s*\*/$")
+_RETURN = re.compile(r"@return\s+((?:[^\s*<]|<[^<>]*(?:<[^<>]*>[^<>]*)*>)+)")
+_DECLARED_RETURN = re.compile(r"\)\s*:\s*\??\s*(\\?[A-Za-z_][\w\\]*)\s*(?:/\*\*\s*@return\s+.+?\s*\*/)?$")
+_DOC_RETURN = re.compile(r"/\*\*\s*@return\s+(.+?)\s*\*/$")
 
 
 def return_class(signature: str, owner: str) -> str | None:
@@ -231,3 +277,17 @@ def return_class(signature: str, owner: str) -> str | None:
     if written.lstrip("?\\").lower() in ("static", "self", "$this"):
         return owner
     return class_of(written)
+
+
+def returned_type(signature: str, owner: str) -> str | None:
+    """`return_class`, or `[]Class` when the method returns an array of a class: a declared `array`
+    whose docblock says `Item[]` or `array<int, Item>` (kept in the signature as `/** @return ... */`)."""
+    cls = return_class(signature, owner)
+    if cls is not None:
+        return cls
+    found = _DOC_RETURN.search(signature)
+    element = element_class(found.group(1)) if found else None
+    return _ARRAY + element if element is not None else None
+
+
+_ARRAY = "[]"

@@ -1,7 +1,7 @@
 """What the receiver of `x.member` can be, in Python and JavaScript/TypeScript, from one file.
 
 The parser stores each call's or member read's receiver as a short word the resolver reads
-(`parsing._receiver`). For these languages this module adds what a type checker would see cheaply
+(`receiver_bindings.receiver`). For these languages this module adds what a type checker would see cheaply
 in the same file:
 
 - `super()` / `super`: the enclosing class's bases, never the class itself (`super`);
