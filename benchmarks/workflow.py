@@ -251,6 +251,18 @@ async def _first_fan_out(repo: Path, agents: int = 64, width: int = 16, delay: f
     os.environ["PALLIUM_WORKFLOW_PROVIDER_FANOUT_COMMAND"] = f"sleep {delay}; echo ok"
     command = f"sleep {delay}; echo ok"
 
+    import resource
+
+    def cpu() -> tuple[float, float]:
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+    spent: dict[str, list[tuple[float, float]]] = {"bare": [], "ours": []}
+
+    def measured(kind: str, began: tuple[float, float]) -> None:
+        now = cpu()
+        spent[kind].append((now[0] - began[0], now[1] - began[1]))
+
     async def bare_once() -> float:
         slots = asyncio.Semaphore(width)
 
@@ -261,8 +273,9 @@ async def _first_fan_out(repo: Path, agents: int = 64, width: int = 16, delay: f
                 )
                 await proc.wait()
 
-        start = time.perf_counter()
+        start, began = time.perf_counter(), cpu()
         await asyncio.gather(*(one() for _ in range(agents)))
+        measured("bare", began)
         return time.perf_counter() - start
 
     async def ours_once(run_id: str, again: bool) -> float:
@@ -270,9 +283,11 @@ async def _first_fan_out(repo: Path, agents: int = 64, width: int = 16, delay: f
             ctx, store, run_id=run_id, repo=repo, source=FIRST_FAN_OUT, args={"agents": agents, "again": again},
             limits=Limits(concurrency=width, max_agents=100_000), task="bench", script_path=None, allow_commands=[],
         )  # fmt: skip
-        start = time.perf_counter()
+        start, began = time.perf_counter(), cpu()
         done = await runner.run_attempt(ctx, store, run_id)
         assert done.live_calls == agents * (2 if again else 1), done.run.error
+        if not again:
+            measured("ours", began)
         return time.perf_counter() - start
 
     bare, ours, second = [], [], []
@@ -290,6 +305,10 @@ async def _first_fan_out(repo: Path, agents: int = 64, width: int = 16, delay: f
     print(f"  every run: {', '.join(f'{x * 1000:.0f}' for x in ours)} ms; second: "
           f"{', '.join(f'{x * 1000:.0f}' for x in second)} ms; bare: "
           f"{', '.join(f'{x * 1000:.0f}' for x in bare)} ms; load {os.getloadavg()[0]:.2f}")  # fmt: skip
+    for kind, runs_spent in spent.items():  # CPU per call, the median run: wall alone misleads on a loaded machine
+        own = sorted(x[0] for x in runs_spent)[len(runs_spent) // 2] * 1000 / agents
+        kids = sorted(x[1] for x in runs_spent)[len(runs_spent) // 2] * 1000 / agents
+        print(f"  CPU per call, {kind}: {own:.2f} ms in the process, {kids:.2f} ms in its children")
 
 
 def _goal(met: bool) -> str:

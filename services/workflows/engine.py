@@ -18,6 +18,7 @@ from typing import Any
 from kernel.errors import PalliumError
 from services.workflows.asyncwrap import track_async_functions
 from services.workflows.door import host_door
+from services.workflows.idle import IdleClock, created_with
 from services.workflows.script import parse_script, wrap_body
 
 __all__ = [
@@ -50,7 +51,9 @@ Host = Callable[[str, Any], Awaitable[Any]]
 @dataclass(frozen=True)
 class Limits:
     """Bounds on a script. `idle_seconds`: how long the script may run JavaScript (or wait on a
-    promise nothing will settle) while no host call is in flight, before it counts as a runaway.
+    promise nothing will settle) while no host call is in flight, before it counts as a runaway; time
+    spent computing counts in the CPU V8's threads were given, so load does not turn a script that
+    meets its memory limit into a runaway (`services/workflows/idle.py`).
     `max_host_calls` and `max_log_events` bound one attempt: a loop that keeps calling the host
     resets the idle clock each time, so it is stopped by count instead."""
 
@@ -129,7 +132,8 @@ async def run_script(
     config = json.dumps(
         {"args": args, "budget_total": initial_budget["total"], "budget_spent": initial_budget["spent"]}
     )
-    with mini_racer.MiniRacer() as mr:
+    made, clock = created_with(mini_racer.MiniRacer)
+    with made as mr:
         mr.set_hard_memory_limit(limits.memory_bytes)
         async with host_door(mr, bridge) as js_bridge:
             global_object = mr.eval("globalThis")
@@ -154,7 +158,7 @@ async def run_script(
             )
             task = asyncio.ensure_future(_drive(runner, script, unobserved))
             try:
-                text = await _supervise(task, tracker, limits, mini_racer, mr)
+                text = await _supervise(task, tracker, limits, mini_racer, mr, clock)
             except ScriptFailed as exc:
                 raise _as_fatal(exc, tracker.fatal) from None
             finally:
@@ -280,8 +284,11 @@ async def _drive(runner: Any, script: Any, unobserved: Any) -> str:
     return await promise
 
 
-async def _supervise(task: asyncio.Future, tracker: _Activity, limits: Limits, mini_racer: Any, mr: Any) -> str:
+async def _supervise(
+    task: asyncio.Future, tracker: _Activity, limits: Limits, mini_racer: Any, mr: Any, clock: IdleClock
+) -> str:
     started = time.monotonic()
+    progress = tracker.last_change
     while True:
         done, _ = await asyncio.wait({task}, timeout=0.05)
         if done:
@@ -291,7 +298,13 @@ async def _supervise(task: asyncio.Future, tracker: _Activity, limits: Limits, m
             raise ScriptFailed("timeout", f"the script did not finish within {limits.wall_seconds:g}s")
         if tracker.runaway is not None:
             raise ScriptFailed("runaway", tracker.runaway)
-        if tracker.in_flight == 0 and now - tracker.last_change > limits.idle_seconds:
+        if tracker.in_flight or tracker.last_change != progress:
+            progress = tracker.last_change
+            clock.reset()
+            continue
+        if clock.tick() > limits.idle_seconds:  # computing counts in V8's CPU time, waiting in wall time
+            if mr.was_hard_memory_limit_reached():  # it met the memory limit first: that is what happened
+                raise ScriptFailed("memory", "the script used more memory than its limit")
             raise ScriptFailed(
                 "runaway",
                 f"the script made no host call for {limits.idle_seconds:g}s and did not finish: an endless "

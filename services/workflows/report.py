@@ -101,21 +101,31 @@ def script_outcome(result: Any) -> tuple[bool | None, str | None]:
 
 
 def run_verdict(status: str, counts: AgentCounts, failures: list[FailureEntry], result: Any) -> tuple[bool, str]:
-    """Whether the run finished, and the verdict line that says so.
+    """Whether the run finished, and the verdict line that says so: the one rule every channel uses.
 
-    Finished: the script completed, some agent succeeded or none was needed, and the result does not
-    say it failed (`script_outcome`). A run where nothing succeeded and something failed (every item
-    of a fan-out refused before its agent started) is not finished either.
+    Not finished unless the script completed. Then the script's own claim (`script_outcome`) decides:
+    `ok: false` is not finished; `ok: true` is finished, failures and all, because a script that
+    returns it has seen what failed (a failure no handler observed already failed the run). A script
+    that claims nothing is finished only when nothing failed: no agent that did not complete and no
+    recorded failure (a `parallel` item turned to null, a refused item). One failed agent of 64 with
+    no claim is NOT FINISHED, so a scheduler branching on the exit code never mistakes it for success.
     """
-    nothing_needed = counts.total == 0 and not failures
     claimed, words = script_outcome(result) if status == "completed" else (None, None)
-    finished = status == "completed" and (counts.succeeded > 0 or nothing_needed) and claimed is not False
+    unexplained = claimed is None and (counts.failed > 0 or bool(failures))
+    finished = status == "completed" and claimed is not False and not unexplained
     verdict = (
         f"VERDICT: {'FINISHED' if finished else 'NOT FINISHED'} ({status}) — "
         f"{counts.succeeded}/{counts.total} agents complete"
     )
     if claimed is False:
         verdict += f"; the script says not ok{': ' + words[:160] if words else ''}"
+    elif unexplained and status == "completed":
+        what = (
+            f"{counts.failed} agent{'s' if counts.failed != 1 else ''} failed"
+            if counts.failed
+            else (f"{len(failures)} failure{'s' if len(failures) != 1 else ''} recorded")
+        )
+        verdict += f"; {what} and the script makes no ok claim (return {{ok: true}} once it has handled them)"
     return finished, verdict
 
 

@@ -1,6 +1,7 @@
 """The sandboxed engine, driven with a host written in the test: what scripts can and cannot do."""
 
 import asyncio
+import sys
 
 import pytest
 
@@ -187,3 +188,18 @@ async def test_a_script_that_logs_forever_is_stopped_at_the_log_cap_even_when_it
         await run_script(source, host=host, limits=Limits(idle_seconds=1, max_log_events=100))
     assert failed.value.kind == "runaway" and "100 log()" in failed.value.message
     assert len([op for op, _ in host.calls if op == "log"]) == 100
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="V8's threads are seen through /proc on Linux")
+def test_the_idle_clock_watches_the_threads_v8_started_not_wall_time_alone():
+    """The memory case above ends `memory`, not `runaway`, on a loaded machine because the idle clock
+    counts computing in V8's CPU time: that needs the clock to have found V8's threads."""
+    import py_mini_racer
+
+    from services.workflows.idle import _state, created_with
+
+    made, clock = created_with(py_mini_racer.MiniRacer)
+    with made as mr:
+        assert clock.threads, "no thread of V8 found: the clock would count wall time only"
+        assert all(_state(tid) is not None for tid in clock.threads)
+        assert mr.eval("1 + 1") == 2

@@ -69,7 +69,8 @@ async def _cli(args: list[str], repo: Path, capsys, monkeypatch) -> tuple[int, s
 async def test_report_leads_with_the_verdict_and_reads_the_results_fields(git_repo):
     await _review(git_repo)
     out = await _call(report_run, ReportInput(run_id="rev"), git_repo)
-    assert out.verdict == "VERDICT: FINISHED (completed) — 2/3 agents complete"
+    assert out.verdict.startswith("VERDICT: NOT FINISHED (completed) — 2/3 agents complete; 1 agent failed")
+    assert out.ok is False  # one failed agent and no ok claim: not a success (docs/workflows.md)
     assert out.summary == "two files reviewed"
     assert (out.findings, out.risks, out.next_steps) == (
         ["a.py leaks a handle"],

@@ -145,3 +145,68 @@ async def test_the_mcp_answer_carries_the_same_outcome(git_repo):
     assert ran.structured_content["ok"] is False
     assert ran.structured_content["verdict"].startswith("VERDICT: NOT FINISHED")
     assert shown.structured_content["ok"] is False and shown.structured_content["failing"] == ["t::a"]
+
+
+# A fan-out where most agents failed and the script makes no `ok` claim: parallel() turned each
+# failure into a null, the script returned the array, and said nothing of whether that is success.
+FANOUT = 'return await parallel(["a", "bad-1", "bad-2", "bad-3"], (x) => agent(`look at ${x}`, {label: x}));'
+HANDLED = (
+    'const got = await parallel(["a", "bad-1", "bad-2", "bad-3"], (x) => agent(`look at ${x}`, {label: x}));\n'
+    "const heard = got.filter((g) => g !== null);\n"
+    "return {ok: heard.length > 0, verdict: `heard ${heard.length} of ${got.length}`};"
+)
+
+
+def _some_fail(fake) -> None:
+    fake.scenario({"match": "bad", "exit": 1, "stderr": "boom"}, {"match": "", "reply": "seen"})
+
+
+def test_a_partial_failure_without_an_ok_claim_exits_1_from_the_cli(git_repo, fake, monkeypatch, capsys):
+    _some_fail(fake)
+    write(git_repo, "fanout.workflow.js", FANOUT)
+    monkeypatch.chdir(git_repo)
+    code = main(["workflow", "run", "--script", "fanout.workflow.js", "--id", "partial", "--json"])
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["status"] == "completed" and answer["agents"]["failed"] == 3 and answer["agents"]["succeeded"] == 1
+    assert answer["ok"] is False and answer["verdict"].startswith("VERDICT: NOT FINISHED (completed) — 1/4")
+    assert "3 agents failed" in answer["verdict"] and "no ok claim" in answer["verdict"]
+    assert code == 1
+    assert main(["workflow", "status", "partial"]) == 1
+    capsys.readouterr()
+
+
+def test_the_report_text_of_a_partial_failure_says_not_finished(git_repo, fake, monkeypatch, capsys):
+    _some_fail(fake)
+    write(git_repo, "fanout.workflow.js", FANOUT)
+    monkeypatch.chdir(git_repo)
+    main(["workflow", "run", "--script", "fanout.workflow.js", "--id", "partial-text", "--json"])
+    capsys.readouterr()
+    assert main(["workflow", "report", "partial-text"]) == 1
+    text = capsys.readouterr().out
+    assert "VERDICT: NOT FINISHED (completed)" in text and "3 agents failed" in text
+    assert "VERDICT: FINISHED" not in text
+
+
+async def test_the_mcp_answer_of_a_partial_failure_is_not_ok(git_repo, fake):
+    from mcp import Client
+
+    from pallium_mcp.server import build_server
+
+    _some_fail(fake)
+    async with Client(build_server(toolsets="all", ceiling="edit", cwd=git_repo)) as client:
+        ran = await client.call_tool("pallium_workflow_run", {"task": "t", "source": FANOUT, "id": "mcp-partial"})
+        shown = await client.call_tool("pallium_workflow_report", {"run_id": "mcp-partial"})
+    assert not ran.is_error and not shown.is_error
+    for answer in (ran.structured_content, shown.structured_content):
+        assert answer["ok"] is False and answer["verdict"].startswith("VERDICT: NOT FINISHED (completed)")
+
+
+def test_a_script_that_handled_the_failures_keeps_its_claim(git_repo, fake, monkeypatch, capsys):
+    _some_fail(fake)
+    write(git_repo, "handled.workflow.js", HANDLED)
+    monkeypatch.chdir(git_repo)
+    code = main(["workflow", "run", "--script", "handled.workflow.js", "--id", "handled", "--json"])
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["agents"]["failed"] == 3
+    assert answer["ok"] is True and answer["verdict"].startswith("VERDICT: FINISHED (completed) — 1/4")
+    assert code == 0

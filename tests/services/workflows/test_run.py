@@ -47,7 +47,8 @@ async def test_a_run_fans_out_agents_and_records_failures_as_null(git_repo, fake
     assert out.result == [{"issues": 0}, None, {"issues": 0}]
     assert [(f.primitive, f.index, f.phase) for f in out.failures] == [("parallel", 1, "look")]
     assert out.agents.model_dump() == {"total": 3, "succeeded": 2, "failed": 1, "replayed": 0}
-    assert out.verdict == "VERDICT: FINISHED (completed) — 2/3 agents complete"
+    assert out.verdict.startswith("VERDICT: NOT FINISHED (completed) — 2/3 agents complete; 1 agent failed")
+    assert out.ok is False  # one failed agent and no ok claim: not a success (docs/workflows.md)
     assert sorted(c["prompt"] for c in fake.calls()) == ["review a.py", "review bad.py", "review c.py"]
 
 

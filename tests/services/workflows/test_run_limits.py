@@ -66,7 +66,7 @@ def test_a_run_where_the_provider_fails_for_every_agent_exits_non_zero(git_repo:
     fake.scenario({"match": "", "exit": 1, "stderr": "provider down"})
     code, out, _ = _cli(git_repo, monkeypatch, capsys, "workflow", "run", "t", "--source", FOUR)
     assert code == 1
-    assert out.splitlines()[0] == "VERDICT: NOT FINISHED (completed) — 0/4 agents complete"
+    assert out.splitlines()[0].startswith("VERDICT: NOT FINISHED (completed) — 0/4 agents complete; 4 agents failed")
 
 
 @pytest.mark.anyio
