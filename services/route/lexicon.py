@@ -456,6 +456,8 @@ PHRASAL = (
     (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) on\b", re.I), "enable"),
     (re.compile(r"\bcarry(?:ing)? on\b|\bpick(?:ing)? (?:it |\S+ )?(?:back )?up again\b", re.I), "resume"),
     (re.compile(r"\bcheck(?:ing)? (?:on|in on|up on)\b", re.I), "status of"),
+    # "show me where it stands": how a thing is doing is its status
+    (re.compile(r"\bwhere (?:it|they|that|things|\S+) (?:stands?|is at|are at)\b", re.I), "status"),
     (re.compile(r"\bwak(?:e|ing) (?:up )?|\bpok(?:e|ing)\b|\bprod(?:ding)?\b", re.I), "nudge "),
 )
 

@@ -163,7 +163,7 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
 _DO_IT = re.compile(
     r"^(?:(?:and|please|pls|now|then|go ahead and|ok)\s+)*"
     r"(?:(?:do|implement|make|carry out|build|run) (?:it|that|this)\b|go ahead\b|for real\b|proceed\b)"
-    r"(?:\s+(?:for real|now|then|please))?\s*[.!?]*$",
+    r"(?:[\s,]+(?:for real|now|then|please|pls|thanks))?\s*[.!?]*$",
     re.IGNORECASE,
 )
 _PREVIEWING = re.compile(

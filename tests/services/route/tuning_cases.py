@@ -179,3 +179,5 @@ TUNING += [
     HeldCase("get the build green again", "observe", "start", True),
     HeldCase("get tests/test_app.py passing", "edit", "start"),
 ]
+# where a thing stands is its status
+TUNING += [HeldCase("show me where nightly stands", "observe", "loop status")]
