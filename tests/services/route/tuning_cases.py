@@ -130,3 +130,54 @@ TUNING = [
     HeldCase("what do our ADRs say about retries", "observe", "knowledge decisions search"),
     HeldCase("authored decision records on the storage layer, please", "observe", "knowledge decisions search"),
 ]
+# issue #24, set 9's classes (own tasks): a change without a change verb is still a change, and blocked
+TUNING += [
+    HeldCase("break main apart into two smaller functions", "observe", "start", True),
+    HeldCase("split src/app.py into a cli module and a core module", "observe", "start", True),
+    HeldCase("zero the nightly loop's stagnation counter", "observe", "loop reset", True),
+    HeldCase("our pallium.sqlite is corrupt, reset it", "consult", "db reset", True),
+    # loose destructive words on code are code changes, never a destructive tool
+    HeldCase("scrub the stale badge links out of README.md", "edit", "start"),
+    HeldCase("kill the dead assertions in tests/test_app.py", "edit", "start"),
+    HeldCase("prune the unused imports from src/app.py", "admin", "start"),
+    HeldCase("garbage-collect the dead code in main", "admin", "start"),
+    HeldCase("nuke the commented-out block at the end of src/app.py", "admin", "start"),
+    HeldCase("reset the retry handling in main to be less aggressive", "edit", "start"),
+    # shorthand
+    HeldCase("syms tests/test_app.py", "observe", "symbols"),
+    HeldCase("tik the nightly loop", "observe", "loop tick", True),
+]
+# set 9's classes (own tasks): a missing team reported and the edit member blocked; Pallium's update previewed
+TUNING += [
+    HeldCase(
+        "spawn an edit member called fixer on team-0badf00d", "consult", "team spawn", True, missing="team-0badf00d"
+    ),
+    HeldCase("upgrade pallium --dry-run and tell me what it would run", "consult", "update", True),
+    # politeness and filler stripped before reading; a review of pending changes reviews them
+    HeldCase("I'd be grateful if you could review my staged changes, no edits please", "consult", "start"),
+    HeldCase(
+        "would you mind terribly taking a close look at my uncommitted changes? thanks so much",
+        "observe",
+        "start",
+        True,
+    ),
+    # other languages: what changed, what changes most, what changes with a file
+    HeldCase("¿qué ficheros he modificado sin commitear?", "observe", "changed-now"),
+    HeldCase("o que mudou desde o último commit na árvore de trabalho?", "observe", "changed-now"),
+    HeldCase("welke bestanden werden het vaakst gewijzigd?", "observe", "hotspots"),
+    HeldCase("welche Dateien ändern sich meist gemeinsam mit tests/test_app.py?", "observe", "neighbors"),
+]
+# terse shorthand: kb for the knowledge base, wf for workflows, gc alone for the workflow gc
+TUNING += [
+    HeldCase("kb build w/o model", "observe", "knowledge build"),
+    HeldCase("gc dry run", "observe", "workflow gc"),
+    HeldCase("wf list", "observe", "workflow list"),
+    HeldCase("idx incl untracked", "observe", "index"),
+]
+# code made to pass is changed: "get X passing again"
+TUNING += [
+    HeldCase("get the build green again", "observe", "start", True),
+    HeldCase("get tests/test_app.py passing", "edit", "start"),
+]
+# where a thing stands is its status
+TUNING += [HeldCase("show me where nightly stands", "observe", "loop status")]
