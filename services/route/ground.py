@@ -74,7 +74,7 @@ async def ground(
                 value in LEVEL_NAMES
                 and name not in out.arguments
                 and re.search(
-                    rf"\b{value}[- ]mode\b|\bmode[:= ]+{value}\b|\b(?:as )?an? {value}(?:ing|or)? member\b", task, re.I
+                    rf"\b{value}[- ]mode\b|\bmode[:= ]+{value}\b|\bas an? {value}(?:ing|or)? member\b", task, re.I
                 )
             ):
                 out.arguments[name] = value

@@ -106,11 +106,6 @@ _ES = _Language(
         (r"punto de entrada", "entry point"),
         (r"qui[eé]n llama a", "who calls"),
         (r"(?:cambian|cambia) (?:más |mas )?(?:a menudo|con frecuencia|seguido)", "change most often"),
-        (
-            r"(?:todav[ií]a |a[uú]n )?no (?:he|hemos) (?:commiteado|confirmado|subido)|sin (?:commitear|confirmar)",
-            "not committed yet",
-        ),
-        (r"cambi[eé]|he cambiado|modifiqu[eé]|he modificado", "did I change"),
         (r"por qu[eé]", "why"),
         (r"base de datos", "database"),
     ),
@@ -144,10 +139,6 @@ _PT = _Language(
             "don't change anything",
         ),
         (r"sem (?:alterar|mudar|mexer|modificar)", "without changing"),
-        (r"[aá]rvore de trabalho", "working tree"),
-        (r"(?:mudaram|mudam|alteraram|mudou) mais", "changed most"),
-        (r"no [uú]ltimo ano", "in the last year"),
-        (r"mudou|mudaram|alterou|foi alterado", "changed"),
         (r"o que", "what"),
         (r"por que|porque", "why"),
     ),
@@ -225,7 +216,6 @@ _DE = _Language(
         (r"zeig(?:e)? mir", "show me"),
         (r"erklär(?:e)? mir", "explain"),
         (r"führe (\S+) aus", r"run \1"),
-        (r"ändern sich (?:oft |häufig |meist )?(?:zusammen|gemeinsam) mit", "change together with"),
         (r"(?:am )?häufigsten geändert|ändern sich (?:am )?(?:häufigsten|oft)", "change most often"),
     ),
 )
@@ -286,8 +276,6 @@ _NL = _Language(
         (r"leg (?:me |mij )?uit", "explain"),
         (r"voer (\S+) uit", r"run \1"),
         (r"(?:veranderen|wijzigen) (?:\w+ )?(?:het vaakst|vaak)", "change most often"),
-        (r"(?:het|in het|dit) (?:afgelopen|laatste) jaar", "in the last year"),
-        (r"(?:zijn |werden )?(in the last year )?het vaakst (?:gewijzigd|veranderd)", r"changed most often \1"),
     ),
 )
 

@@ -121,9 +121,9 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "status": ("status", "progress", "state", "doing", "going", "health"),
     "test": ("test", "tests", "testing", "spec", "specs", "pytest", "unittest"),
     "verify": ("verify", "verification", "verified", "confirm", "prove", "ensure"),
-    "index": ("index", "idx", "reindex", "indexing", "indexed", "scan", "crawl"),
+    "index": ("index", "reindex", "indexing", "indexed", "scan", "crawl"),
     "uncommitted": ("uncommitted", "unstaged", "staged", "untracked", "dirty", "modified", "wip", "unsaved"),
-    "tick": ("tick", "tik", "cycle", "cycles", "iteration", "iterations", "round", "rounds", "step"),
+    "tick": ("tick", "cycle", "cycles", "iteration", "iterations", "round", "rounds", "step"),
     "old": ("old", "older", "ancient", "aged", "outdated", "stale"),
     "recent": ("recent", "recently", "latest", "newest", "last", "lately", "today", "yesterday"),
     "finish": ("finish", "finished", "done", "complete", "completed", "ended", "ending", "over", "closed"),
@@ -184,8 +184,6 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
         "defs",
         "func",
         "funcs",
-        "sym",
-        "syms",
     ),
     "neighbor": (
         "neighbor",
@@ -207,7 +205,7 @@ _SYNONYM_GROUPS: dict[str, tuple[str, ...]] = {
     "worktree": ("worktree", "worktrees"),
     "gate": ("gate", "gates", "checkpoint", "checkpoints"),
     "patch": ("patch", "patches", "edits", "changeset", "changesets", "hunks"),
-    "workflow": ("workflow", "workflows", "wf", "wfs", "pipeline", "pipelines"),
+    "workflow": ("workflow", "workflows", "pipeline", "pipelines"),
     "loop": ("loop", "loops", "recurring", "periodic", "repeatedly", "cron"),
     "install": ("install", "installed", "installation", "register", "hook", "wire", "connect", "integrate"),
     "upgrade": ("upgrade", "update", "updated", "newer", "bump"),
@@ -265,9 +263,6 @@ _SYNONYM_GROUPS["link"] = ("link", "record")
 _SYNONYM_GROUPS["sync"] = ("sync", "synchronize", "synchronise", "refresh", "ingest", "reimport")
 _SYNONYM_GROUPS["validate"] = ("validate", "validation", "lint", "linting", "syntax")
 _SYNONYM_GROUPS["runlist"] = ("runs",)  # the plural is the noun: "what runs have I got" lists, it does not run
-_SYNONYM_GROUPS["knowledge"] = ("knowledge", "kb")
-# a counter set back to nothing is reset: "zero its counter"
-_SYNONYM_GROUPS["reset"] = ("reset", "zero", "rezero")
 _SYNONYM_GROUPS["not"] = ("not", "never", "unfinished", "incomplete", "undone")
 _SYNONYMS = {word: canon for canon, group in _SYNONYM_GROUPS.items() for word in group}
 SYNONYM_WORDS = frozenset(_SYNONYMS)
@@ -456,8 +451,6 @@ PHRASAL = (
     (re.compile(r"\b(?:turn(?:ing)?|switch(?:ing)?) on\b", re.I), "enable"),
     (re.compile(r"\bcarry(?:ing)? on\b|\bpick(?:ing)? (?:it |\S+ )?(?:back )?up again\b", re.I), "resume"),
     (re.compile(r"\bcheck(?:ing)? (?:on|in on|up on)\b", re.I), "status of"),
-    # "show me where it stands": how a thing is doing is its status
-    (re.compile(r"\bwhere (?:it|they|that|things|\S+) (?:stands?|is at|are at)\b", re.I), "status"),
     (re.compile(r"\bwak(?:e|ing) (?:up )?|\bpok(?:e|ing)\b|\bprod(?:ding)?\b", re.I), "nudge "),
 )
 
@@ -466,7 +459,7 @@ PHRASAL = (
 # they say how the user feels, not what to do, and are read as nothing.
 _LOOSE = re.compile(
     r"\b(?:wipe|clean) the slate(?: clean)?\b|\b(?:kill|cut) (?:the|all the) noise\b|"
-    r"\b(?:purge|clear|wipe) my (?:confusion|worries|doubts|mind|head|thoughts)\b|\bstart (?:fresh|over)\b(?! on the)|"
+    r"\b(?:purge|clear|wipe) my (?:confusion|worries|doubts|mind|head|thoughts)\b|\bstart (?:fresh|over)\b|"
     r"\bscrap (?:the|my) old plan\b|\bdrop the old plan\b",
     re.IGNORECASE,
 )
@@ -530,9 +523,8 @@ _IDIOMS = (
     # whether the working tree holds changes: "is my tree clean?", "is the checkout dirty"
     (
         re.compile(
-            # (any word before it: "the wokring copy is dirty", a slip in "working", is still the tree)
-            r"\b(?:my|the|our|this) (?:[a-z]+ )?(?:tree|checkout|copy|worktree|repo) (?:is )?"
-            r"(?:clean|dirty|pristine)\b|\b(?:clean|dirty) (?:[a-z]+ )?(?:tree|checkout|copy)\b",
+            r"\b(?:my|the|our|this) (?:working )?(?:tree|checkout|working copy|worktree|repo) (?:is )?"
+            r"(?:clean|dirty|pristine)\b|\b(?:clean|dirty) (?:working )?(?:tree|checkout|working copy)\b",
             re.I,
         ),
         "uncommitted changes",

@@ -64,9 +64,7 @@ _WHICH_TOOL = re.compile(
     re.IGNORECASE,
 )
 _ROUTE_LINE = re.compile(
-    r"^\W*pallium\s+route\s+[\"“'`](?P<task>[^\"”'`]+)[\"”'`](?:\s+--[\w-]+(?:[ =][\w.-]+)?)*"
-    r"(?:\W+(?:please|pls|plz|thanks|thank you|cheers))?\W*$",
-    re.IGNORECASE,
+    r"^\W*pallium\s+route\s+[\"“'`](?P<task>[^\"”'`]+)[\"”'`](?:\s+--[\w-]+(?:[ =][\w.-]+)?)*\W*$", re.IGNORECASE
 )
 
 
@@ -163,7 +161,7 @@ async def decide(task: str, ceiling: str, ctx: ToolContext, repo: str | None) ->
 _DO_IT = re.compile(
     r"^(?:(?:and|please|pls|now|then|go ahead and|ok)\s+)*"
     r"(?:(?:do|implement|make|carry out|build|run) (?:it|that|this)\b|go ahead\b|for real\b|proceed\b)"
-    r"(?:[\s,]+(?:for real|now|then|please|pls|thanks))?\s*[.!?]*$",
+    r"(?:\s+(?:for real|now|then|please))?\s*[.!?]*$",
     re.IGNORECASE,
 )
 _PREVIEWING = re.compile(
@@ -302,9 +300,6 @@ _STATED_TERMS = frozenset(
 )  # fmt: skip
 
 
-_DB_FILES = (".sqlite", ".sqlite3", ".db")
-
-
 def _rank_terms(task: str, request: reading.Request, found: extract.Found, cat: catalog.Catalog) -> list[str]:
     """The words the ranking weighs: after a stated fact ("doctor says the db is corrupt, move it aside",
     "recall keeps returning junk, check the index"), the request's own clause, with only the objects and
@@ -315,8 +310,6 @@ def _rank_terms(task: str, request: reading.Request, found: extract.Found, cat: 
     if at <= 0:
         return whole
     before = [lexicon.canonical(w) for w in lexicon.words(_masked(task[:at], found))]  # as written, no speller
-    # "the repo's pallium.sqlite is broken, reset it": a database file named in the fact is the database
-    before += [lexicon.canonical("database") for p in found.paths if p.endswith(_DB_FILES) and p in task[:at]]
     own = lexicon.terms(_unsaid(_masked(task[at:], found)), cat.speller)
     return [t for t in before if t in _STATED_TERMS] + own
 

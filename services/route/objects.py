@@ -71,7 +71,7 @@ _OBJECTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\bwf-\w+|(?<!\bdry )(?<!\bdry-)\bruns?\b(?! (?:the |my )?(?:tests?|it|them|this))|\bworkflows?\b|"
             r"\b(?:old|stale|leftover|unused|finished|dead|orphan\w*)\s+worktrees?\b|\bworktrees?\s+(?:of|from|left)\b|"
-            r"\bpatch(?:es)?\b|\bgates?\b|\brun folders?\b|\btemplates?\b|\.js\b|\bwfs?\b|^gc\b",
+            r"\bpatch(?:es)?\b|\bgates?\b|\brun folders?\b|\btemplates?\b|\.js\b",
             re.I,
         ),
     ),
@@ -87,8 +87,7 @@ _CODE = re.compile(
     r"[\w-]+/[\w./-]+|\b[\w-]+\.(?:py|js|ts|go|rs|java|rb|c|h|cpp|md|json|toml|ya?ml|sh|txt)\b|"
     r"\b(?:code|codebase|repo|repository|project|app|function|functions|class|classes|method|file|files|module|"
     r"modules|tests?|bugs?|imports?|comments?|helpers?|branch|diff|changes?|commits?|build|lint|types?|"
-    r"docstrings?|endpoint|api|parser|blocks?|commented[- ]out|assertions?|asserts?|entry points?|secrets?|"
-    r"config|crash\w*|errors?|exceptions?|checkout|auth\w*|cache|logging|"
+    r"docstrings?|endpoint|api|parser|config|crash\w*|errors?|exceptions?|checkout|auth\w*|cache|logging|"
     r"retr(?:y|ies)|print statements?|dead code|todo|changed|modified|uncommitted|staged|working tree|"
     r"validation|flags?|options?|features?|inputs?|outputs?|arguments?|parameters?|edge cases?|type hints?|"
     r"docs?trings?|variables?|constants?|logic|coverage)\b",

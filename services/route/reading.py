@@ -58,12 +58,9 @@ _CLAUSES = re.compile(r"[,.!?:]+(?:\s+|$)|\s+-\s+|\s+—\s+")
 _FILLER = re.compile(
     r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|ugh|well|honestly|quick one|quick question|question|"
     r"alright|right|now|also|and|but|"
-    r"pls|plz|please|kindly|just|maybe|actually|terribly|go ahead and|let'?s|lets|"
+    r"pls|plz|please|kindly|just|maybe|actually|go ahead and|let'?s|lets|"
     r"(?:can|could|would|will) (?:you|u)(?: please| kindly| just| maybe| quickly)?(?: mind)?|"
-    r"would you be so kind as to|be so kind as to|(?:i'?d|i would|we'?d) be (?:grateful|glad|thankful|obliged) if you "
-    r"(?:could|would)|(?:would|do) you mind(?: terribly)?|mind(?: terribly)?|"
-    r"when (?:convenient|you can|you get a chance)|"
-    r"if you (?:could|would|can|don'?t mind)|i'?d like (?:you )?to|i would like (?:you )?to|i want (?:you )?to|"
+    r"would you be so kind as to|i'?d like (?:you )?to|i would like (?:you )?to|i want (?:you )?to|"
     r"i need (?:you )?to|i wanna|help me(?: to)?|try to|time to|"
     r"have (?:a|the|an) (?:model|llm|agent) |it'?d be (?:great|nice|good) to|"
     r"i just want to|i'?d love to|you should|we should|we need to|i must)\b[\s,]*)+",
@@ -77,7 +74,7 @@ _SUBORDINATE = re.compile(
 # A clause stating a fact ("doctor says the db is corrupt", "recall keeps returning junk") before the request.
 _STATEMENT = re.compile(
     r"^(?!(?:what|which|who|whose|where|why|how|is|are|was|were|does|do|did|has|have|can|could|should|would)\b)"
-    r"(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:[\w.-]+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
+    r"(?:the |my |our |this |that )?[\w.-]+(?:'s)?\s+(?:\w+\s+)?(?:is|are|was|were|keeps|kept|looks|seems|says|"
     r"said|fails|failed|broke|hangs|hung|stagnated|crashed|froze|died|stopped|returns|returned|gives|gave|shows|"
     r"got|gets|went|goes|ran|needs|needed|lost|runs out|ran out|"
     r"showed|doesn'?t|isn'?t|won'?t|can'?t|has|have|had)\b|"
@@ -117,16 +114,11 @@ _CHANGE_LEAD = re.compile(
     r"refactor\w*|restructure|rename\w*|rewrite|rework|simplify|change|changing|modify|edit|alter|tweak|"
     r"update|make\b(?!\s+sure\b)|sort (?:it |this |that |them )?out|clean(?:ing)? ?up|cleanup|tidy|tidying|"
     r"get rid of|strip|drop|remove|delete|erase|nuke|zap|ditch|scrap|axe|optimi[sz]e|convert|migrate|port|bump|upgrade|"
-    # "get the test suite passing again": code made to pass is changed
-    r"get (?:\S+\s+){1,4}?(?:passing|green|compiling|building)(?: again)?\b|"
-    # taking code apart is changing it: "break src/app.py up into smaller helpers", "split main in two"
-    r"break (?:\S+\s+){1,3}?(?:up|apart|down) into\b|split (?:up )?(?:\S+\s+){1,3}?(?:into|in two|in half)\b|"
     # a loose deletion verb is a change only of code: "purge the dead code", never "purge my worries"
-    r"(?:purge|scrub|wipe|excise|cut out|rip out|kill|prune|garbage[- ]collect|nuke)(?=.*\b(?:code|print|prints|"
-    r"statements?|imports?|comments?|functions?|dead|unused|todos?|debug|logging|logs?|helpers?|tests?|lines?|"
-    r"assertions?|asserts?|branch(?:es)?|blocks?|steps|secrets?|docstrings?|redesign|rewrite|parser|entry point)\b"
-    # or out of a file of the project it names: "scrub the hardcoded value out of src/app.py"
-    r"|.*\b(?:from|out of|in|of)\s+[\w./-]*\.(?:py|js|ts|tsx|go|rs|java|rb|c|h|cpp|sh|md)\b)|"
+    r"(?:purge|scrub|wipe|excise|cut out|rip out)(?=.*\b(?:code|print|prints|statements?|imports?|comments?|"
+    r"functions?|dead|unused|todos?|debug|logging|logs?|helpers?|tests?|lines?)\b"
+    # or out of a source file it names: "scrub the hardcoded value out of src/app.py"
+    r"|.*\b(?:from|out of|in|of)\s+[\w./-]*\.(?:py|js|ts|tsx|go|rs|java|rb|c|h|cpp|sh)\b)|"
     # putting an artifact of code on code is giving it one: "put type annotations on everything in src/app.py"
     r"(?:put|insert|sprinkle|slap|stick)\s+(?:\S+\s+){0,3}?(?:docstrings?|type (?:hints?|annotations?)|"
     r"annotations?|comments?|logging|log (?:lines|statements)|asserts?|assertions?|error handling|guards?|"
@@ -160,15 +152,9 @@ _SET_TO = re.compile(
     r"log\w*|read\w*|write\w*|exit\w*)\b",
     re.IGNORECASE,
 )
-_RESET_CODE = re.compile(
-    r"^reset (?:the |its |[\w.]+'s )?(?:[\w-]+\s+){0,3}?(?:logic|handling|behaviou?r|implementation|code)\b"
-    r"(?!.*\b(?:loops?|counters?|database|db|index|sqlite)\b)",
-    re.IGNORECASE,
-)
 _MAKE_PASS = re.compile(r"\bmake\b.*\b(?:pass|passes|green|work|compile|build)\b", re.IGNORECASE)
 _REVIEW_LEAD = re.compile(
     r"^(?:give (?!me\b|us\b)(?:\S+\s+){1,4}?(?:a |an )?(?:\w+ )?(?:code )?(?:review|once-over|audit|look-over)\b|"
-    r"tak(?:e|ing) a (?:\w+ )?look at (?=(?:\S+\s+){0,3}?(?:diff|changes|patch|uncommitted|pending|staged)\b)|"
     r"review\w*|audit\w*|critique|look over|go over|double[- ]check|re-?check|sanity[- ]check|"
     r"check (?:my|the|this|these|over)\b(?=.*\b(?:bugs?|mistakes?|problems?|issues?|security|diff|changes?)\b))",
     re.IGNORECASE,
@@ -360,16 +346,12 @@ def _request(text: str) -> Request:
         action = None  # "debug its lease": diagnosing a run, a loop or a session reads it; code is fixed below
     if _SET_TO.match(main):
         action, deletes = CHANGE, False  # "reset main to return 0": code made to behave another way
-    if _RESET_CODE.match(main):
-        action, deletes = CHANGE, False  # "reset the exit code logic in main to something saner": code reworked
     if action is None and _CHANGE_AFTER_AND.search(body):
         action = CHANGE
     if action in (REVIEW, RESEARCH, None) and _CHANGE_AFTER_AND.search(body):
         action = CHANGE
     no_edit = bool(_NO_EDIT.search(text))
-    obj = objects.object_in(re.sub(r"--dry-run\b", " ", text))  # a flag's "run" is no workflow run
-    if re.match(r"^(?:update|upgrade) pallium\b", main, re.I):
-        obj = "pallium"  # "update pallium --dry-run, just say what you would run": Pallium upgraded, previewed
+    obj = objects.object_in(text)
     if obj in ("pallium", "session", "run", "loop") and objects.CODE_HEAD.match(main):
         obj = "code"  # "point me to the code that opens the database": the head noun is code, not its clause
     if action == CHANGE and _SET_TO.match(main) and obj is None:
