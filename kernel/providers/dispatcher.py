@@ -94,12 +94,13 @@ async def dispatch(
             provider,
             failure=Failure("not_configured", f"{dialect.name} is not installed or not on PATH", "missing_binary"),
         )
-    workdir = Path(tempfile.mkdtemp(prefix="pallium-call-"))
+    from kernel.threads import in_pool
+
     try:
-        try:
-            invocation = dialect.prepare(req, workdir)
-        except Refused as refused:
-            return ProviderResult(provider, failure=refused.failure)
+        workdir, invocation = await in_pool(_prepared, dialect, req)
+    except Refused as refused:
+        return ProviderResult(provider, failure=refused.failure)
+    try:
         on_line = _session_watch(dialect, on_session)
         done = await process.run_worker(invocation, timeout=req.timeout, on_spawn=on_spawn, on_line=on_line)
         if done.missing:
@@ -121,10 +122,20 @@ async def dispatch(
             result = dialect.parse(req, done, workdir)
         result = replace(result, provider=provider, duration_ms=done.duration_ms)
     finally:
-        from kernel.threads import in_pool
-
         await in_pool(shutil.rmtree, workdir, ignore_errors=True)  # a few ms each on a busy disk: not on the loop
     return _checked(req, result)
+
+
+def _prepared(dialect: Dialect, req: ProviderRequest) -> tuple[Path, process.Invocation]:
+    """A call's private folder and its invocation, made in the pool: creating the folder and its prompt
+    and session files costs a few ms on a busy disk, and the whole first wave of a fan-out waits on the
+    event loop while one call's files are made."""
+    workdir = Path(tempfile.mkdtemp(prefix="pallium-call-"))
+    try:
+        return workdir, dialect.prepare(req, workdir)
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
 
 
 def confines_read_only(requested: str | None) -> bool:

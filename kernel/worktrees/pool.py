@@ -17,6 +17,7 @@ come back through `recycle`.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import time
@@ -57,6 +58,15 @@ class ReadOnlyPool:
         self.run_id = run_id
         self._idle: list[Lent] = []
         self._made = 0
+        self._makers: asyncio.Semaphore | None = None
+
+    def _making(self) -> asyncio.Semaphore:
+        """The right to make a worktree, one per core: a first wave's trees made all at once share the
+        cores and are all ready late, while made a few at a time the first calls start at once and take
+        on the calls queued behind the others (same total work, the wave's calls start earlier)."""
+        if self._makers is None:
+            self._makers = asyncio.Semaphore(max(1, os.cpu_count() or 1))
+        return self._makers
 
     def take(self, commit: str) -> Lent:
         """A clean worktree at `commit`: an idle one at it, an idle one moved to it, or a new one."""
@@ -120,15 +130,17 @@ class ReadOnlyPool:
             _hold(lent, reading)
             return lent
         self._made += 1
-        path, reading = await tree.create_and_read_async(
-            self.store,
-            repo=self.repo,
-            run_id=self.run_id,
-            name=f"pooled-{self._made}",
-            commit=commit,
-            purpose="seeded" if walk else "edit",  # made for an edit worker (it may serve any call after)
-            read=read,
-        )
+        name = f"pooled-{self._made}"
+        async with self._making():
+            path, reading = await tree.create_and_read_async(
+                self.store,
+                repo=self.repo,
+                run_id=self.run_id,
+                name=name,
+                commit=commit,
+                purpose="seeded" if walk else "edit",  # made for an edit worker (it may serve any call after)
+                read=read,
+            )
         lent = Lent(path, commit)
         _hold(lent, reading)
         return lent

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -135,10 +136,14 @@ async def test_codex_network_grant_opens_the_network_of_an_edit_sandbox_and_clau
     assert fake.calls()[1]["env"]["PALLIUM_WORKFLOW_NETWORK"] == "1"
 
 
-async def test_codex_read_only_call_with_a_network_grant_is_refused_before_anything_runs(fake, tmp_path):
+async def test_codex_read_only_call_with_a_network_grant_is_refused_before_anything_runs(fake, tmp_path, monkeypatch):
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the call's private folder is made
     result = await dispatch(request(tmp_path, provider="codex", network=True))
     assert (result.failure.error_class, result.failure.reason) == ("not_configured", "network_read_only")
     assert fake.calls() == [], "no codex process may start with a writable sandbox in the user's tree"
+    assert list(scratch.iterdir()) == [], "a refused call leaves no folder behind"
 
 
 @pytest.mark.parametrize("resume", [None, "thread-1"])

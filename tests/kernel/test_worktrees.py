@@ -318,3 +318,40 @@ def test_a_watched_reading_of_the_users_tree_is_kept_only_while_nothing_is_writt
     finally:
         readings.close()
     assert kept == seen[-1]
+
+
+@pytest.mark.anyio
+async def test_a_first_wave_makes_its_pooled_trees_a_core_at_a_time_each_caller_its_own(git_repo, store, monkeypatch):
+    # Made all at once, a wave's trees share the cores and are all ready late; a core at a time, the
+    # first calls start at once. Every caller still gets a tree of its own, checked out at the commit.
+    import threading
+
+    from kernel.threads import all_of
+    from kernel.worktrees.pool import ReadOnlyPool
+
+    making, most, guard = 0, 0, threading.Lock()
+    real_make = tree._make
+
+    def counted_make(*args, **kwargs):
+        nonlocal making, most
+        with guard:
+            making += 1
+            most = max(most, making)
+        try:
+            return real_make(*args, **kwargs)
+        finally:
+            with guard:
+                making -= 1
+
+    monkeypatch.setattr(tree, "_make", counted_make)
+    base = kgit.run(["rev-parse", "HEAD"], git_repo).decode().strip()
+    pool = ReadOnlyPool(store, repo=git_repo, run_id=new_run(store, git_repo))
+    wave = 3 * (os.cpu_count() or 1) + 1
+    lent = await all_of(*(pool.take_async(base) for _ in range(wave)))
+    assert len({item.path for item in lent}) == wave
+    assert all((item.path / "README.md").is_file() for item in lent)
+    assert 1 <= most <= (os.cpu_count() or 1)
+    for item in lent:
+        await pool.give_back_async(item)
+    await pool.close_async()
+    assert not any(item.path.exists() for item in lent)
