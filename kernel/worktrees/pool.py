@@ -202,8 +202,8 @@ class ReadOnlyPool:
         async def retire(lent: Lent) -> None:
             # Closing an inotify instance waits for the kernel (a grace period, some milliseconds each):
             # done on the event loop one after another, a 16-wide pool's closes held the run's end ~0.3 s.
-            await in_pool(lent.unwatch)
-            await tree.remove_async(self.store, lent.path)
+            # The folder is deleted meanwhile: the watch is no longer read, and nothing waits on both.
+            await all_of(in_pool(lent.unwatch), tree.remove_async(self.store, lent.path))
 
         await all_of(*(retire(lent) for lent in idle))
 
