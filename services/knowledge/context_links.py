@@ -29,7 +29,8 @@ __all__ = [
 ]
 
 JVM = {"java", "kotlin", "scala", "groovy"}
-_TYPE_KINDS = {"class", "interface", "trait", "struct", "type"}
+_INTERFACE_KINDS = {"interface", "trait"}  # a mixin or a base class shares code, not a contract to test
+_GENERIC_STEMS = {"__init__", "index", "mod", "lib", "main", "utils", "util", "types", "common", "helpers"}
 _SOURCE_SET = re.compile(r"(?:^|/)src/[A-Za-z]+/(?:java|kotlin|scala|groovy)/")
 # JUnit 3-5, TestNG and kotlin.test mark tests with `@Test` and its kin (`@[Test JsName("x")]` in
 # Kotlin's annotation list); Kotest and ScalaTest extend a spec.
@@ -131,8 +132,9 @@ def _ext(path: str) -> str:
 def base_tests(
     store, root: Path | None, sources: Sequence[str], languages: dict[str, str | None], test_stem
 ) -> dict[str, list[str]]:
-    """For each file to read, the own tests of the interfaces and base classes its classes declare, when
-    the repository defines them in one file each: the test checking the class through what it implements."""
+    """For each file to read, the own test of each interface or trait its classes declare they implement,
+    when the repository defines it in one file and one test is named after that file: the test checking
+    the class through what it implements."""
     out: dict[str, list[str]] = {}
     tests = store.test_paths()
     for path in sources:
@@ -141,12 +143,16 @@ def base_tests(
             continue
         found: list[str] = []
         for base in supertypes(text, languages.get(path)):
-            homes = {s.path for s in store.symbols_named([base], limit=8) if s.kind in _TYPE_KINDS and s.name == base}
+            homes = {
+                s.path for s in store.symbols_named([base], limit=8) if s.kind in _INTERFACE_KINDS and s.name == base
+            }
             homes.discard(path)
             if len(homes) != 1:
                 continue
             home = homes.pop()
-            found += [t for t in tests if test_stem(t) == _stem(home) and _ext(t) == _ext(home)][:2]
+            own = [t for t in tests if test_stem(t) == _stem(home) and _ext(t) == _ext(home)]
+            if len(own) == 1:  # `router.test.ts` beside every router is no one interface's test
+                found += own
         if found:
             out[path] = list(dict.fromkeys(found))
     return out
@@ -159,7 +165,11 @@ def own_named_tests(store, sources: Iterable[str], known: dict[str, Sequence[str
     out: dict[str, list[str]] = {}
     for path in sources:
         stem = _stem(path).lstrip("_")
-        if len(stem) < 4 or any(test_stem(t).lstrip("_") == stem for t in known.get(path, ())):
+        if (
+            _stem(path) in _GENERIC_STEMS
+            or len(stem) < 4
+            or any(test_stem(t).lstrip("_") == stem for t in known.get(path, ()))
+        ):
             continue
         named = [t for t in tests if test_stem(t).lstrip("_") == stem and _ext(t) == _ext(path)]
         if 0 < len(named) <= 2:
