@@ -218,6 +218,7 @@ def context(
         defined,
         {p: [label.split(":", 1)[0].rsplit(".", 1)[-1] for label in named_symbols.get(p, [])] for p in sources},
         words=frozenset(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", task.replace("_", " "))),
+        root=root,
     )
     modules = _modules(store, sources, files, score, module_rank, why, claims_all, here.now)
     own_checks = store.file_checks(sources)

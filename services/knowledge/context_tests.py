@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
+from services.knowledge import context_links as _links
 from services.knowledge.documents import is_peripheral
 from services.knowledge.reading import STOPWORDS
 
@@ -106,6 +107,7 @@ def choose_tests(
     defined: Sequence[str] = (),
     members: dict[str, list[str]] | None = None,
     words: frozenset[str] = frozenset(),
+    root=None,
 ) -> list[str]:
     """Tests paired with the files to read (closest first), tests the words hit, tests named after what
     the task names (`test_merge.py` for a task about `Session.merge`), and the test files holding a test
@@ -116,16 +118,33 @@ def choose_tests(
     barrels = _barrel_tests([p for p in sources if not files[p].tests], store)
     named_after = _tests_named_after([p for p in sources if not files[p].tests and p not in barrels], store)
     packages = _go_packages(sources, store)
+    languages = {p: files[p].language for p in sources}
+    own_named = _links.own_named_tests(store, sources, {p: files[p].tests for p in sources}, test_stem)
+    same_package = _links.same_package_tests(store, sources, languages)
+    jvm_sizes = _links.package_sizes(store, [p for p in sources if languages[p] in _links.JVM])
+    through_bases = _links.base_tests(store, root, sources[:3], languages, test_stem)
+    named_elsewhere = _links.named_after_a_file(store, [t for ts in same_package.values() for t in ts], test_stem)
     for rank, path in enumerate(sources):
         hit = files[path]
         weight = score[path] / (1 + rank * 0.3)
         source_parts = set(path.split("/"))
         stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
-        for test in hit.tests or barrels.get(path, ()) or named_after.get(path, ()):
+        jvm_package = _links.package_of(path) if languages[path] in _links.JVM else None
+        linked = hit.tests or barrels.get(path, ()) or named_after.get(path, ())
+        linked = list(dict.fromkeys([*own_named.get(path, ()), *linked, *same_package.get(path, ())]))
+        untold = any(test_stem(t).lstrip("_") == stem.lstrip("_") for t in linked)  # it has a test of its own
+        for test in linked:
             closeness = len(source_parts & set(test.split("/"))) + (2 if stem and stem in test.lower() else 0)
             # test_block.py for block.py; test_model_signature.py, named after it, for _signature.py
             own = 2.0 if test_stem(test).lstrip("_") == stem.lstrip("_") or test in named_after.get(path, ()) else 1.0
-            if own == 1.0 and stem not in test.lower() and _folder(test) != _folder(path) and path.endswith(".go"):
+            if own == 1.0 and stem not in test.lower() and jvm_package is not None and not (
+                test in same_package.get(path, ()) and not untold and test not in named_elsewhere
+            ):
+                # a JVM test importing the package by a star, or sitting in it, uses the whole package:
+                # its points are shared among the package's files, the tie of one file's own test is not;
+                # a file without a test of its own is tested by its package's tests named after no file
+                own = 1.0 / max(1, jvm_sizes.get(jvm_package, 1))
+            elif own == 1.0 and stem not in test.lower() and _folder(test) != _folder(path) and path.endswith(".go"):
                 # `middleware/strip_test.go` imports the root package for its router: it tests the
                 # middleware, and the package it imports only through its API, shared among its files
                 own = 1.0 / max(1, packages.get(_folder(path), 1))
@@ -134,6 +153,8 @@ def choose_tests(
                 # tests the package, its points shared among the package's files, not one file's test
                 own = 1.0 / packages[_folder(test)]
             points[test] += weight * own * (1 + 0.5 * closeness)
+        for test in through_bases.get(path, ()):  # `ValueSourceTest` for `MapValueSource : ValueSource`
+            points[test] += weight * 1.5 * (1 + 0.5 * len(source_parts & set(test.split("/"))))
     for test in direct_tests:
         points[test] += score[test]
     best = max(points.values(), default=5.0)
@@ -160,7 +181,10 @@ def choose_tests(
     ranked = [
         t
         for t, _ in sorted(points.items(), key=lambda kv: (-kv[1], kv[0]))
-        if not is_fixture(t) and t in kinds and runnable_test(t, kinds[t].language)
+        if not is_fixture(t)
+        and t in kinds
+        and runnable_test(t, kinds[t].language)
+        and not _links.is_support_class(root, t, kinds[t].language)  # `TestCommand.kt`: no `@Test` in it
     ]
     if ranked:  # tests far below the best are someone else's: an agent would run them for nothing
         floor = _TEST_TAIL * points[ranked[0]]
