@@ -226,7 +226,7 @@ def _by_key(name: str, records: list[tuple[int, str]], labels: list[bool | None]
 
 def scored(root: Path) -> tuple[list, list[str]]:
     """The cases as `benchmarks.secrets` scores them."""
-    from benchmarks.secrets import Scored
+    from benchmarks.secret_corpora import Scored
 
     cases, notes = read_cases(root)
     return [Scored("whispers", c.family, c.text, c.positive, c.secrets, c.where) for c in cases], notes

@@ -10,7 +10,7 @@ import re
 from benchmarks.go_subset import go_string, sprintf, tokens
 from benchmarks.peer_noseyparker import _parse_rules, _python_pattern, _values
 from benchmarks.regex_sample import go_to_python, sample
-from benchmarks.secrets import secret_part
+from benchmarks.secret_corpora import secret_part
 
 _RULES = """\
 rules:
