@@ -169,7 +169,16 @@ def peer_of(root: Path) -> str:
         return "kingfisher"
     if (root / "whispers").is_dir() and (root / "tests" / "fixtures").is_dir():
         return "whispers"
+    if (root / "config" / "rules").is_dir() and (root / "pkg" / "postprocess").is_dir():
+        return "earlybird"
     raise SystemExit(f"{root}: not a checkout of a peer this benchmark reads (see its docstring)")
+
+
+def _read_earlybird(root: Path) -> tuple[list[Scored], list[str]]:
+    from benchmarks.peer_earlybird import read_cases
+
+    cases, notes = read_cases(root)
+    return [Scored("earlybird", c.family, c.text, c.positive, [], c.where) for c in cases], notes
 
 
 def _read_whispers(root: Path) -> tuple[list[Scored], list[str]]:
@@ -188,6 +197,7 @@ READERS: dict[str, Callable[[Path], tuple[list[Scored], list[str]]]] = {
     "semgrep": _read_semgrep,
     "kingfisher": _read_kingfisher,
     "whispers": _read_whispers,
+    "earlybird": _read_earlybird,
 }
 
 # A URL without credentials, a host name, an e-mail address or a number: never a credential's secret part

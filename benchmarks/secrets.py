@@ -8,7 +8,8 @@ sampling the pattern), Yelp's detect-secrets (`tests/plugins/*_test.py`, read by
 `benchmarks/peer_noseyparker.py`), ripsecrets (`test/`, `benchmarks/peer_ripsecrets.py`) and secretlint (each rule's
 test snapshots and the ranges their `output.json` reports, `benchmarks/peer_secretlint.py`) and semgrep's secret
 rules (the `ruleid:`/`ok:` lines of `generic/secrets/security/`'s test files, `benchmarks/peer_semgrep.py`) and
-Kingfisher (its rules' `examples`, `benchmarks/peer_kingfisher.py`) and Whispers (`benchmarks/peer_whispers.py`).
+Kingfisher (its rules' `examples`, `benchmarks/peer_kingfisher.py`) and Whispers (`benchmarks/peer_whispers.py`)
+and Earlybird (its rules' `Example`s and its filters' tests, `benchmarks/peer_earlybird.py`).
 For each rule family (the peer's rule file or detector) it prints the cases, recall (a positive's secret no longer
 in the text after `kernel.secrets.redact`; of a credential of several parts, its secret part: see `secret_part`) and
 precision (of the cases where Pallium redacted anything, the share that are positives). Cases Pallium decides
@@ -19,7 +20,8 @@ decides the differences on purpose, scores and reports.
 One peer may be held out of tuning (`--held-out NAME`): its table is printed apart, and its misses are shown only
 with `--show-held-out`. TruffleHog, then Nosey Parker, were held out until each was scored once and read, then
 ripsecrets, secretlint, semgrep-rules, Kingfisher, then Whispers (5832bf7, committed before Pallium ran on it,
-scored once at 67.4% / 100.0%, then tuned); hold out the next fresh peer.
+scored once at 67.4% / 100.0%, then tuned), then Earlybird (573753e, labels committed before Pallium ran
+on it); hold out the next fresh peer.
 """
 
 from __future__ import annotations
