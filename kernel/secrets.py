@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from kernel.secret_contexts import context_secrets
 from kernel.secret_formats import FORMATS, GENERATED, WEAK
+from kernel.secret_lists import listed_values, paired_values, starts_a_name_list
 from kernel.secret_shapes import (
     aws_secrets,
     drawn_body,
@@ -235,7 +236,8 @@ _PASSWORD_NAME = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|secret)$")
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
 # Jenkins keeps a credential encrypted in braces (`<secret>{AQAAABAAAAAQ...=}</secret>`), words and all
 _XML_AT = re.compile(
-    r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*(\{[^<}\n]{6,}\}|[^<\s]{6,})\s*</"""
+    r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|key|credentials?|apikey)(?:id)?>"""
+    r"""\s*(\{[^<}\n]{6,}\}|[^<\s]{6,})\s*</"""
 )
 _PROSE_AT = re.compile(
     r"(?i)(password|passphrase|passwd|secret(?:[ _]access)?(?:[ _]key)?|token|key|credentials?)"
@@ -528,6 +530,8 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     name = text[name_start:noun_end]
     if not secret_name(name) or (weak_name(name) and _public(text, name_start)):  # `# public key: age1...`
         return []
+    if separator in ("=", ":=") and starts_a_name_list(text, text.rfind("\n", 0, name_start) + 1, name_start):
+        return []  # `user, password := "app", "<value>"`: the value at its position is `paired_values`'
     if separator == "":  # `password "<literal>"`, `LicenseKey <key>`, `acme SECRET_KEY <key>` start their line
         line_start = text.rfind("\n", 0, name_start) + 1  # (a directive, after a vendor's word at most),
         before = text[line_start:name_start]  # unlike `kubectl get secret "<name>"`
@@ -722,6 +726,10 @@ def find_secrets(text: str) -> list[SecretMatch]:
     if dashed or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
     spans += context_secrets(text, raw, lowered, words, dashed, spans)
+    if words and b"," in raw and (b'"' in raw or b"'" in raw or b"`" in raw):
+        spans += paired_values(text)  # `user, password := "app", "<value>"`
+    if words and b"- " in raw and b"\n" in raw:
+        spans += listed_values(text)  # `passwords:` then `- "<value>"`
     if b"\n" in raw and (
         any(cue in lowered for cue in _GENERATOR_HINTS) or (b"pass" in words and b"password" in lowered)
     ):
