@@ -35,7 +35,11 @@ __all__ = [
     "url_secrets",
 ]
 
-_URL = re.compile(r"""(?i)\b(?:https?|wss?|ftp)://([^\s/?#"'`<>\\]+)([^\s?#"'`<>\\]*)(\?[^\s#"'`<>\\]*)?""")
+# web URLs, and databases' (`jdbc:mysql://`, `postgresql://`): their query may carry a password (`userpass=`)
+_URL = re.compile(
+    r"""(?i)\b(?:https?|wss?|ftp|jdbc:[a-z0-9]+|mysql|mariadb|postgres(?:ql)?|mongodb(?:\+srv)?|rediss?|amqps?"""
+    r"""|mssql|sqlserver|clickhouse)://([^\s/?#"'`<>\\]+)([^\s?#"'`<>\\]*)(\?[^\s#"'`<>\\]*)?"""
+)
 _WEBHOOKS = re.compile(
     r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/((?:[A-Z0-9]+/){1,2}[A-Za-z0-9]{16,}|[A-Za-z0-9+/]{40,60})"
     r"|discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{30,})"

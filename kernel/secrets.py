@@ -209,9 +209,12 @@ def _random_looking(value: str) -> bool:
 # A whole block; an unterminated one (a grep hit, a cut output) covers only the base64 lines that follow
 # its header, never the rest of the text.
 # PGP's armor headers (`Version: ...`, `Comment: ...`) may stand between the header and the body.
+# A header may name the algorithm alone (`-----BEGIN RSA KEY-----`, as some tools and samples write it),
+# never `PUBLIC`.
+_KEY_LABEL = r"(?:(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?|(?:RSA|DSA|EC|OPENSSH) KEY)"
 _PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
-    r"(?: BLOCK)?-----|(?:(?:\\r|\\n|\r|\n)+[A-Z][A-Za-z-]{2,30}: [^\r\n\\]{0,200})*"
+    rf"-----BEGIN {_KEY_LABEL}-----(?:[\s\S]{{0,20000}}?-----END {_KEY_LABEL}-----|"
+    r"(?:(?:\\r|\\n|\r|\n)+[A-Z][A-Za-z-]{2,30}: [^\r\n\\]{0,200})*"
     r"(?:(?:\\r|\\n|\r|\n|\s)+[A-Za-z0-9+/=:-][A-Za-z0-9+/=:, -]{15,})+)"
 )
 
@@ -704,7 +707,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
             spans += aws_secrets(text)
         if b"==" in raw and b"key" in raw.lower():
             spans += storage_keys(text)
-    if b"PRIVATE KEY" in raw:  # a block whose body holds no key material (`...`, `abab...`) is an example
+    if (
+        b"PRIVATE KEY" in raw or b" KEY-----" in raw
+    ):  # a block whose body holds no key material (`...`, `abab...`) is an example
         blocks = _PRIVATE_KEY.finditer(text)
         spans += [(m.start(), m.end(), "private_key", 0) for m in blocks if key_material(m.group())]
     lowered = raw.lower()
