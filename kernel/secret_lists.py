@@ -4,7 +4,8 @@
   (`user, password := "app", "<value>"`, `const a, b string = "x", "y"`): each value is read under its
   own name, so the secret one goes and the others stay.
 - The items of a YAML list under a secret-named key on the line above (`db_passwords:` then
-  `- "<value>"`): each item is read as a value of the key's singular (`db_password`). Items that are
+  `- "<value>"`), or of a JSON array of strings (`"db_passwords": ["<value>"]`): each item is read
+  as a value of the key's singular (`db_password`). Items that are
   names (`- db_password`, a workflow's secrets), references (`- ${PW}`), mappings (`- name: regcred`)
   or several words (an authorized public key with its comment) stay.
 """
@@ -56,8 +57,31 @@ def _singular(name: str) -> str:
     return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
 
 
+def _listed_item(value: str, quoted: bool, name: str) -> bool:
+    return (
+        not value.startswith(("$", "{", "[", "<", "%"))
+        and ": " not in value
+        and not value.endswith(":")
+        and acceptable_value(value, quoted=quoted, separator=":", name=name)
+    )
+
+
+# `"db_passwords": [ "<value>", ... ]`: a JSON array of strings under a secret-named key
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_JSON_LIST = re.compile(rf""""([\w.-]{{2,80}})"[ \t]*:[ \t]*\[(\s*{_STRING}(?:\s*,\s*{_STRING})*)\s*,?\s*\]""")
+_JSON_ITEM = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
 def listed_values(text: str) -> list[tuple[int, int, str, int]]:
     found: list[tuple[int, int, str, int]] = []
+    if '": [' in text or '":[' in text:
+        for array in _JSON_LIST.finditer(text):
+            name = _singular(array.group(1))
+            if not secret_name(name):
+                continue
+            for item in _JSON_ITEM.finditer(text, array.start(2), array.end(2)):
+                if _listed_item(item.group(1), True, name):
+                    found.append((item.start(1), item.end(1), "assignment", 2))
     for key in _LIST_KEY.finditer(text):
         name = _singular(key.group(2))
         if not secret_name(name):
@@ -72,12 +96,7 @@ def listed_values(text: str) -> list[tuple[int, int, str, int]]:
             quote = item.group(1) or ""
             value = item.group(2) if quote else item.group(3)
             start = item.start(2) if quote else item.start(3)
-            if (
-                not value.startswith(("$", "{", "[", "<", "%"))
-                and ": " not in value
-                and not value.endswith(":")
-                and acceptable_value(value, quoted=bool(quote), separator=":", name=name)
-            ):
+            if _listed_item(value, bool(quote), name):
                 found.append((start, start + len(value), "assignment", 2))
             at = line_end + 1
     return found

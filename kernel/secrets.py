@@ -239,7 +239,7 @@ _PASSWORD_NAME = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|secret)$")
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
 # Jenkins keeps a credential encrypted in braces (`<secret>{AQAAABAAAAAQ...=}</secret>`), words and all
 _XML_AT = re.compile(
-    r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|key|credentials?|apikey)(?:id)?>"""
+    r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|key|credentials?|apikey)(?:id|s)?>"""
     r"""\s*(\{[^<}\n]{6,}\}|[^<\s]{6,})\s*</"""
 )
 _PROSE_AT = re.compile(
@@ -498,6 +498,8 @@ def _xml_element(text: str, at: int, match: re.Match[str]) -> list[tuple[int, in
     if open_at == -1:
         return []
     name = text[open_at + 1 : match.start() + match.group().index(">")]
+    if name.endswith("s") and not name.endswith("ss"):  # `<api_tokens>`: read as its singular
+        name = name[:-1]
     if not re.fullmatch(r"[\w.:-]+", name) or not secret_name(name):
         return []
     value = match.group(1)
@@ -733,7 +735,7 @@ def find_secrets(text: str) -> list[SecretMatch]:
     spans += context_secrets(text, raw, lowered, words, dashed, spans)
     if words and b"," in raw and (b'"' in raw or b"'" in raw or b"`" in raw):
         spans += paired_values(text)  # `user, password := "app", "<value>"`
-    if words and b"- " in raw and b"\n" in raw:
+    if words and ((b"- " in raw and b"\n" in raw) or b'": [' in raw or b'":[' in raw):
         spans += listed_values(text)  # `passwords:` then `- "<value>"`
     if b"\n" in raw and (
         any(cue in lowered for cue in _GENERATOR_HINTS) or (b"pass" in words and b"password" in lowered)

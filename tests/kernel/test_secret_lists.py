@@ -61,6 +61,8 @@ def test_values_paired_with_names_by_position_are_redacted_by_their_own_name(tem
         '{name}:\n  - "{v1}"\n  - "{v2}"\n',
         "{name}:\n  - {v1}\n  - {v2}\n",
         "config:\n  {name}:\n    - '{v1}'\n    - '{v2}'\n  other: 1\n",
+        '{{\n  "{name}": [\n    "{v1}",\n    "{v2}"\n  ]\n}}',
+        '{{"{name}": ["{v1}", "{v2}"]}}',
     ],
 )
 def test_list_items_under_a_secret_name_on_the_line_above_are_redacted(layout: str):
@@ -80,13 +82,17 @@ def test_list_items_under_a_secret_name_on_the_line_above_are_redacted(layout: s
         "keys:\n  - id\n  - created_at\n",
         'passwords:\n  - ${DB_PASSWORD}\n  - "{{ vault_pw }}"\n',
         "tokens:\n  - xxxxxxxxxxxx\n",
+        '{"secrets": ["DB_PASSWORD", "API_TOKEN"]}',
+        '{"passwords": [\n  "${DB_PASSWORD}",\n  "{{ vault_pw }}"\n]}',
     ],
 )
 def test_lists_of_names_references_and_public_keys_stay(text: str):
     assert redact(text)[1] == 0, text
 
 
-@pytest.mark.parametrize("name", ["pwd", "passphrase", "db_pwd", "keyPassphrase", "pass"])
+@pytest.mark.parametrize(
+    "name", ["pwd", "passphrase", "db_pwd", "keyPassphrase", "pass", "o2_1_passwords", "api_tokens"]
+)
 def test_a_value_in_an_element_named_by_a_short_secret_noun_is_redacted(name: str):
     secret = _secret()
     text = f"<config>\n  <{name}>{secret}</{name}>\n</config>"
