@@ -733,9 +733,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
     if dashed or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
     spans += context_secrets(text, raw, lowered, words, dashed, spans)
-    if words and b"," in raw and (b'"' in raw or b"'" in raw or b"`" in raw):
+    if words and (b'", "' in raw or b"', '" in raw or b'","' in raw or b"`, `" in raw):
         spans += paired_values(text)  # `user, password := "app", "<value>"`
-    if words and ((b"- " in raw and b"\n" in raw) or b'": [' in raw or b'":[' in raw):
+    if words and ((b"- " in raw and (b":\n" in raw or b":\r\n" in raw)) or b'": [' in raw or b'":[' in raw):
         spans += listed_values(text)  # `passwords:` then `- "<value>"`
     if b"\n" in raw and (
         any(cue in lowered for cue in _GENERATOR_HINTS) or (b"pass" in words and b"password" in lowered)
