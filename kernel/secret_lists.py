@@ -90,12 +90,12 @@ def listed_values(text: str) -> list[tuple[int, int, str, int]]:
         while at < len(text):
             line_end = text.find("\n", at)
             line_end = len(text) if line_end == -1 else line_end
-            item = _ITEM.match(text, at, line_end)
-            if item is None or not text.startswith(key.group(1), at):
+            entry = _ITEM.match(text, at, line_end)
+            if entry is None or not text.startswith(key.group(1), at):
                 break
-            quote = item.group(1) or ""
-            value = item.group(2) if quote else item.group(3)
-            start = item.start(2) if quote else item.start(3)
+            quote = entry.group(1) or ""
+            value = entry.group(2) if quote else entry.group(3)
+            start = entry.start(2) if quote else entry.start(3)
             if _listed_item(value, bool(quote), name):
                 found.append((start, start + len(value), "assignment", 2))
             at = line_end + 1
