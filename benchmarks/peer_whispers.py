@@ -64,10 +64,13 @@ _ONLY_MARKER = re.compile(r"""(?i)^[\s#/*<>\[\]{}:-]*(?:non[-_ ]?)?compliant[\s\
 
 
 def _hardcoded(line: str) -> list[str]:
-    """The values holding the word: not a key that does (`01_hardcoded_password:`); of a URL, its segment."""
+    """The values holding the word: not a key or an element name that does (`01_hardcoded_password:`,
+    `<o1_hardcoded_password>`); of a URL, its segment."""
     found = []
     for match in _HARDCODED.finditer(line):
         if _NAME_AFTER.match(line, match.end()):
+            continue
+        if line[: match.start()].endswith(("<", "</")) and line.startswith(">", match.end()):
             continue
         token = match.group()
         if "//" in token:
@@ -226,7 +229,7 @@ def _by_key(name: str, records: list[tuple[int, str]], labels: list[bool | None]
 
 def scored(root: Path) -> tuple[list, list[str]]:
     """The cases as `benchmarks.secrets` scores them."""
-    from benchmarks.secrets import Scored
+    from benchmarks.secret_corpora import Scored
 
     cases, notes = read_cases(root)
     return [Scored("whispers", c.family, c.text, c.positive, c.secrets, c.where) for c in cases], notes

@@ -61,22 +61,11 @@ def _session_strings(scratch: Path, sessions: int) -> list[str]:
 
 
 def _peer_strings(peers: list[Path]) -> list[str]:
-    from benchmarks import peer_whispers, secrets
+    from benchmarks.secret_corpora import READERS, peer_of
 
-    readers = {
-        "gitleaks": secrets._read_gitleaks,
-        "detect-secrets": secrets._read_detect_secrets,
-        "trufflehog": secrets._read_trufflehog,
-        "noseyparker": secrets._read_noseyparker,
-        "ripsecrets": secrets._read_ripsecrets,
-        "secretlint": secrets._read_secretlint,
-        "semgrep": secrets._read_semgrep,
-        "kingfisher": secrets._read_kingfisher,
-        "whispers": peer_whispers.scored,
-    }
     out: list[str] = []
     for root in peers:
-        cases, _ = readers[secrets._peer_of(root)](root)
+        cases, _ = READERS[peer_of(root)](root)
         out += [c.text for c in cases]
     return out
 

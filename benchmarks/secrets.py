@@ -8,17 +8,20 @@ sampling the pattern), Yelp's detect-secrets (`tests/plugins/*_test.py`, read by
 `benchmarks/peer_noseyparker.py`), ripsecrets (`test/`, `benchmarks/peer_ripsecrets.py`) and secretlint (each rule's
 test snapshots and the ranges their `output.json` reports, `benchmarks/peer_secretlint.py`) and semgrep's secret
 rules (the `ruleid:`/`ok:` lines of `generic/secrets/security/`'s test files, `benchmarks/peer_semgrep.py`) and
-Kingfisher (its rules' `examples`, `benchmarks/peer_kingfisher.py`) and Whispers (`benchmarks/peer_whispers.py`).
+Kingfisher (its rules' `examples`, `benchmarks/peer_kingfisher.py`) and Whispers (`benchmarks/peer_whispers.py`)
+and Earlybird (its rules' `Example`s and its filters' tests, `benchmarks/peer_earlybird.py`).
 For each rule family (the peer's rule file or detector) it prints the cases, recall (a positive's secret no longer
 in the text after `kernel.secrets.redact`; of a credential of several parts, its secret part: see `secret_part`) and
 precision (of the cases where Pallium redacted anything, the share that are positives). Cases Pallium decides
 differently on purpose are listed with the reason and left out of the figures; the raw figures with them counted are
-printed too.
+printed too. Each peer's cases are read into one shape by `benchmarks/secret_corpora.py`; this module
+decides the differences on purpose, scores and reports.
 
 One peer may be held out of tuning (`--held-out NAME`): its table is printed apart, and its misses are shown only
 with `--show-held-out`. TruffleHog, then Nosey Parker, were held out until each was scored once and read, then
 ripsecrets, secretlint, semgrep-rules, Kingfisher, then Whispers (5832bf7, committed before Pallium ran on it,
-scored once at 67.4% / 100.0%, then tuned); hold out the next fresh peer.
+scored once at 67.4% / 100.0%, then tuned), then Earlybird (573753e, labels committed before Pallium ran
+on it); hold out the next fresh peer.
 """
 
 from __future__ import annotations
@@ -27,23 +30,21 @@ import argparse
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.secret_corpora import (
+    ID_NAMED_BEFORE,
+    IGNORED,
+    READERS,
+    REPORTED,
+    SIBLING_POSITIVES,
+    Scored,
+    named_before,
+    peer_of,
+    secret_part,
+)
+
 __all__ = ["main"]
-
-
-@dataclass
-class Scored:
-    peer: str
-    family: str
-    text: str
-    positive: bool
-    secrets: list[str]  # the values the peer reports; empty when its test does not name them
-    where: str
-    difference: str | None = None  # why Pallium decides otherwise on purpose
-    caught: bool = False  # positive: every secret gone; negative: something redacted
-    parts: list[list[str]] = field(default_factory=list)  # credentials of several parts (TruffleHog's RawV2)
 
 
 # Deliberate differences: (peer, family or "*", predicate on the case, reason). Each one is printed with
@@ -177,13 +178,9 @@ def _a_key_of_a_map(case: Scored) -> bool:
     return bool(names) and not any(secret_name(n) for n in names)
 
 
-# Per peer, the values its own ignore file lists (ripsecrets' `.secretsignore`)
-_IGNORED: dict[str, set[str]] = {}
-
-
 def _ignored_by_the_peer(case: Scored) -> bool:
     """A negative only because the peer's own ignore file lists its value: Pallium has no ignore list."""
-    return not case.positive and case.caught and any(v in case.text for v in _IGNORED.get(case.peer, ()))
+    return not case.positive and case.caught and any(v in case.text for v in IGNORED.get(case.peer, ()))
 
 
 _ACCOUNT_ID = re.compile(
@@ -238,17 +235,13 @@ def _unquoted_phrase(case: Scored) -> bool:
     )
 
 
-# Per (peer, family): the values the peer's own positives report as secrets.
-_REPORTED: dict[tuple[str, str], set[str]] = {}
-
-
 def _a_value_the_peer_reports(case: Scored) -> bool:
     """A peer's negative that holds a value its own test of the same detector reports as a secret in
     another row: the peer says nothing here only because its keyword stands too far from the value (a
     proximity window) or because it reports a repeated value once; the value is no less a secret."""
     if case.positive:
         return False
-    return any(value in case.text for value in _REPORTED.get((case.peer, case.family), ()))
+    return any(value in case.text for value in REPORTED.get((case.peer, case.family), ()))
 
 
 def _must_go(case: Scored) -> list[str]:
@@ -257,7 +250,7 @@ def _must_go(case: Scored) -> list[str]:
     parts = [part for parts in case.parts if (part := secret_part(parts, case.text, last=last))]
     # a credential's id that the peer also reports alone (`customerio_id: "..."`) is not its secret, while
     # the same case has another part that must go
-    ids = {p for p in parts if (at := case.text.find(p)) > 0 and _before(case.text, at, _ID_NAMED_BEFORE)}
+    ids = {p for p in parts if (at := case.text.find(p)) > 0 and named_before(case.text, at, ID_NAMED_BEFORE)}
     if ids and set(parts) - ids:
         parts = [p for p in parts if p not in ids]
     return [*case.secrets, *parts]
@@ -301,7 +294,7 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
     (
         "gitleaks",
         "*",
-        lambda c: not c.positive and c.peer == "gitleaks" and c.text in _SIBLING_POSITIVES,
+        lambda c: not c.positive and c.peer == "gitleaks" and c.text in SIBLING_POSITIVES,
         "the line is a false positive for this rule but a true positive of a sibling rule (same text)",
     ),
     (
@@ -386,188 +379,11 @@ _DIFFERENCES: list[tuple[str, str, Callable[[Scored], bool], str]] = [
         "secret to Pallium even when it is not the peer rule's vendor format",
     ),
 ]
-_SIBLING_POSITIVES: set[str] = set()
-
-
-def _read_gitleaks(root: Path) -> tuple[list[Scored], list[str]]:
-    from benchmarks.peer_gitleaks import read_rules, secrets_in
-
-    rules, notes = read_rules(root)
-    out: list[Scored] = []
-    for rule in rules:
-        for tp in rule.tps:
-            _SIBLING_POSITIVES.add(tp)
-            reported = secrets_in(rule, tp)
-            _REPORTED.setdefault(("gitleaks", rule.family), set()).update(v for v in reported if len(v) >= 12)
-            out.append(Scored("gitleaks", rule.family, tp, True, reported, rule.rule_id))
-        for fp in rule.fps:
-            out.append(Scored("gitleaks", rule.family, fp, False, [], rule.rule_id))
-    return out, notes
-
-
-def _read_detect_secrets(root: Path) -> tuple[list[Scored], list[str]]:
-    from benchmarks.peer_detect_secrets import read_cases
-
-    cases, notes = read_cases(root)
-    out = [
-        Scored("detect-secrets", c.family, c.text, c.positive, [c.secret] if c.secret else [], c.where) for c in cases
-    ]
-    for c in cases:
-        if c.positive and c.secret and len(c.secret) >= 12:
-            _REPORTED.setdefault(("detect-secrets", c.family), set()).add(c.secret)
-    return out, notes
-
-
-def _read_trufflehog(root: Path) -> tuple[list[Scored], list[str]]:
-    from benchmarks.peer_trufflehog import read_cases
-
-    cases, notes = read_cases(root)
-    out = []
-    for c in cases:
-        out.append(Scored("trufflehog", c.family, c.text, c.positive, c.secrets, c.where, parts=c.parts))
-        if c.positive:
-            secret_parts = [secret_part(parts, c.text) for parts in c.parts]
-            _REPORTED.setdefault(("trufflehog", c.family), set()).update(
-                [*c.secrets, *(part for part in secret_parts if part and len(part) >= 12)]
-            )
-    return out, notes
-
-
-def _read_noseyparker(root: Path) -> tuple[list[Scored], list[str]]:
-    from benchmarks.peer_noseyparker import read_cases
-
-    cases, notes = read_cases(root)
-    out = []
-    for c in cases:
-        out.append(Scored("noseyparker", c.family, c.text, c.positive, c.secrets, c.where, parts=c.parts))
-        if c.positive:
-            secret_parts = [secret_part(parts, c.text, last=True) for parts in c.parts]
-            _REPORTED.setdefault(("noseyparker", c.family), set()).update(
-                [*(s for s in c.secrets if len(s) >= 12), *(part for part in secret_parts if part and len(part) >= 12)]
-            )
-    return out, notes
-
-
-def _read_ripsecrets(root: Path) -> tuple[list[Scored], list[str]]:
-    from benchmarks.peer_ripsecrets import read_cases
-
-    cases, notes = read_cases(root)
-    ignore = root / ".secretsignore"
-    if ignore.is_file():  # its `[secrets]` section: one ignored value a line
-        section = ignore.read_text(encoding="utf-8").split("[secrets]", 1)[-1]
-        _IGNORED["ripsecrets"] = {line.strip() for line in section.splitlines() if len(line.strip()) >= 8}
-    return [Scored("ripsecrets", c.family, c.text, c.positive, [], c.where) for c in cases], notes
-
-
-def _read_secretlint(root: Path) -> tuple[list[Scored], list[str]]:
-    from benchmarks.peer_secretlint import read_cases
-
-    cases, notes = read_cases(root)
-    for c in cases:
-        if c.positive:
-            _REPORTED.setdefault(("secretlint", c.family), set()).update(s for s in c.secrets if len(s) >= 12)
-    return [Scored("secretlint", c.family, c.text, c.positive, c.secrets, c.where) for c in cases], notes
-
-
-def _read_semgrep(root: Path) -> tuple[list[Scored], list[str]]:
-    from benchmarks.peer_semgrep import read_cases
-
-    cases, notes = read_cases(root)
-    return [Scored("semgrep", c.family, c.text, c.positive, [], c.where) for c in cases], notes
-
-
-def _read_kingfisher(root: Path) -> tuple[list[Scored], list[str]]:
-    from benchmarks.peer_kingfisher import read_cases
-
-    cases, notes = read_cases(root)
-    out = []
-    for c in cases:
-        out.append(Scored("kingfisher", c.family, c.text, c.positive, c.secrets, c.where, parts=c.parts))
-        if c.positive:
-            secret_parts = [secret_part(parts, c.text, last=True) for parts in c.parts]
-            _REPORTED.setdefault(("kingfisher", c.family), set()).update(
-                [*(s for s in c.secrets if len(s) >= 12), *(part for part in secret_parts if part and len(part) >= 12)]
-            )
-    return out, notes
-
-
-def _peer_of(root: Path) -> str:
-    if (root / "cmd" / "generate" / "config" / "rules").is_dir():
-        return "gitleaks"
-    if (root / "detect_secrets").is_dir() and (root / "tests" / "plugins").is_dir():
-        return "detect-secrets"
-    if (root / "pkg" / "detectors").is_dir():
-        return "trufflehog"
-    if (root / "crates" / "noseyparker" / "data" / "default" / "builtin" / "rules").is_dir():
-        return "noseyparker"
-    if (root / "test" / "one_per_line").is_dir() and (root / "src" / "matcher").is_dir():
-        return "ripsecrets"
-    if (root / "packages" / "@secretlint").is_dir():
-        return "secretlint"
-    if (root / "generic" / "secrets" / "security").is_dir():
-        return "semgrep"
-    if (root / "data" / "rules").is_dir() and (root / "src").is_dir():
-        return "kingfisher"
-    if (root / "whispers").is_dir() and (root / "tests" / "fixtures").is_dir():
-        return "whispers"
-    raise SystemExit(f"{root}: not a checkout of a peer this benchmark reads (see its docstring)")
-
-
 # A URL without credentials, a host name or an e-mail address: what identifies an account, not its key.
 _ENDPOINT = re.compile(
     r"(?i)^(?!.*://[^/\s]*:[^/\s]*@)(?:(?:[a-z][a-z0-9+.-]*:)?//\S+|(?:[\w-]+\.)+[a-z]{2,}(?:[:/]\S*)?"
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)$"
 )
-_HOSTLIKE = re.compile(
-    r"(?i)^(?!.*://[^/\s]*:[^/\s]*@)(?:(?:[a-z][a-z0-9+.-]*:)?//\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|(?:[\w-]+\.)+[a-z]{2,}(?:[:/]\S*)?|\d+)$"
-)
-
-
-# What stands just before a part the text itself names as the password (`Password=`, `password `, `-p `)
-_PASSWORD_BEFORE = re.compile(
-    r"(?i)(?:(?:password|passwd|pwd|-p)[\"']?[ \t]*[:=]?|\bpassword\b[^\n]{0,40}?[ \t]is)[ \t]*[\"'`]?$"
-)
-# How a part is assigned: `name = "`, `name := '`, `"name": "`, `name: ` (never `user:password`, in a URL)
-_ASSIGNED = r"""\d{0,2}[\"']?(?:[ \t]*:?=[ \t]*|:[ \t]+|:(?=[\"'`]))[\"'`]?$"""
-# A part assigned to a name that ends in a secret noun (`caspio_secret: "`, `"fmfw_key": "`, `secret_id = '`);
-# a bare `key` is an attribute that names a setting (`<add key="FromEmailPassword"`), not a secret
-_SECRET_NAMED_BEFORE = re.compile(r"(?i)(?:secret|token|password|passwd|pwd|[a-z0-9][_-]?key)(?:[_-]?id)?" + _ASSIGNED)
-# A part assigned to, or wrapped in, a name of an identifier (`caspio_id: "`, `"guru_user": "`, `<id>{`)
-_ID_NAMED_BEFORE = re.compile(
-    r"(?i)(?:(?<![a-z])id|_id|user(?:name)?|email|account|domain|host|url)(?:" + _ASSIGNED[:-1] + r"|>\{?(?:[a-z]+ )?)$"
-)
-
-
-def _before(text: str, at: int, pattern: re.Pattern[str]) -> bool:
-    return pattern.search(text, max(0, at - 64), at) is not None
-
-
-def secret_part(parts: list[str], text: str | None = None, *, last: bool = False) -> str | None:
-    """Of a credential's parts that stand in the text (an id and its secret, a user, a host), the one that
-    must not survive: the one the text names as the password (`login <user> password <value>`), else the
-    one assigned to a secret-named name (`caspio_secret: "<value>"`), else, leaving out the parts the text
-    names as an id or user (`caspio_id: "<value>"`, `<id>{<value>}</id>`) while another part remains, the
-    longest (with `last`, the last: Nosey Parker's groups follow the text, the id or user before the
-    secret) that is not a URL, host name, e-mail address or number (ids, users and endpoints are not
-    secrets; when every part is one of those, the longest part)."""
-    if not parts:
-        return None
-    if text is not None:
-        named = [
-            p for p in parts if p and (at := text.find(p)) > 0 and _PASSWORD_BEFORE.search(text[max(0, at - 64) : at])
-        ]
-        if named:
-            return max(named, key=len)
-        named = [p for p in parts if p and (at := text.find(p)) > 0 and _before(text, at, _SECRET_NAMED_BEFORE)]
-        if named:
-            return max(named, key=len)
-        ids = [p for p in parts if p and (at := text.find(p)) > 0 and _before(text, at, _ID_NAMED_BEFORE)]
-        if len(ids) < len(parts):
-            parts = [p for p in parts if p not in ids]
-    secret = [p for p in parts if not _HOSTLIKE.match(p)]
-    if last and secret:  # the peer captures in text order, a credential's id or user before its secret
-        return secret[-1]
-    return max(secret or parts, key=len)
 
 
 def _stands(secret: str, text: str) -> bool:
@@ -661,23 +477,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--show-held-out", action="store_true", help="also list the held-out peer's wrong cases")
     parser.add_argument("--family", help="only this family (to look at misses)")
     args = parser.parse_args(argv)
-    from benchmarks.peer_whispers import scored as scored_whispers
-
-    readers = {
-        "gitleaks": _read_gitleaks,
-        "detect-secrets": _read_detect_secrets,
-        "trufflehog": _read_trufflehog,
-        "noseyparker": _read_noseyparker,
-        "ripsecrets": _read_ripsecrets,
-        "secretlint": _read_secretlint,
-        "semgrep": _read_semgrep,
-        "kingfisher": _read_kingfisher,
-        "whispers": scored_whispers,
-    }
     by_peer: dict[str, list[Scored]] = {}
     for root in args.peer:
-        peer = _peer_of(root)
-        cases, notes = readers[peer](root)
+        peer = peer_of(root)
+        cases, notes = READERS[peer](root)
         print(f"{peer}: {len(cases)} cases read from {root}")
         for note in notes:
             print(f"  not read: {note}")

@@ -22,6 +22,7 @@ import itertools
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 __all__ = [
     "GENERATOR_WORDS",
@@ -35,7 +36,15 @@ __all__ = [
     "url_secrets",
 ]
 
-_URL = re.compile(r"""(?i)\b(?:https?|wss?|ftp)://([^\s/?#"'`<>\\]+)([^\s?#"'`<>\\]*)(\?[^\s#"'`<>\\]*)?""")
+# web URLs, and databases' (`jdbc:mysql://`, `postgresql://`): their query may carry a password (`userpass=`)
+_URL_PARTS = r"""://([^\s/?#"'`<>\\]+)([^\s?#"'`<>\\]*)(\?[^\s#"'`<>\\]*)?"""
+_URL = re.compile(r"""(?i)\b(?:https?|wss?|ftp)""" + _URL_PARTS)
+_DB_URL = re.compile(
+    r"""(?i)\b(?:jdbc:[a-z0-9]+|mysql|mariadb|postgres(?:ql)?|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver"""
+    r"""|clickhouse)""" + _URL_PARTS
+)
+# looked for only when a database's scheme occurs: one scan for web URLs in most texts
+_DB_SCHEMES = ("jdbc:", "sql://", "mariadb://", "mongodb", "redis", "amqp", "sqlserver://", "clickhouse://")
 _WEBHOOKS = re.compile(
     r"(?i)(?:hooks\.slack\.com/(?:services|workflows|triggers)/((?:[A-Z0-9]+/){1,2}[A-Za-z0-9]{16,}|[A-Za-z0-9+/]{40,60})"
     r"|discord(?:app)?\.com/api/webhooks/\d+/([A-Za-z0-9_-]{30,})"
@@ -181,7 +190,11 @@ def url_secrets(text: str) -> list[tuple[int, int, str, int]]:
         long_enough = group != 3 or len(hook.group(3)) >= 24
         if not _low_variety(hook.group(group)) and not _low_variety(secret) and long_enough:
             found.append((hook.start(group), hook.end(group), "webhook_url", 1))
-    for url in _URL.finditer(text):
+    urls: Iterable[re.Match[str]] = _URL.finditer(text)
+    lowered = text.lower()
+    if any(scheme in lowered for scheme in _DB_SCHEMES):
+        urls = itertools.chain(urls, _DB_URL.finditer(text))
+    for url in urls:
         host, path, query = url.group(1), url.group(2) or "", url.group(3) or ""
         if any(url.start() <= start < url.end() for start, _ in hooks):
             continue

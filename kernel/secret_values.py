@@ -229,8 +229,22 @@ def weak_name(name: str) -> bool:
     return noun is not None and noun.group().lower() in _WEAK_NOUNS
 
 
+def restates_name(value: str, name: str) -> bool:
+    """`api.appSecret=apiAppSecret`, `db.password: dbPassword`, `DB_PASSWORD: password_db`: a value of
+    letters that spells its own name or the name's tail, case and separators aside, names the setting;
+    it is not the secret (`Password=thisismypassword` is: the name does not end in what it spells)."""
+    if any(c.isdigit() for c in value):
+        return False
+    spelled, named = _LETTERS_ONLY.sub("", value.lower()), _LETTERS_ONLY.sub("", name.lower())
+    shorter = min(len(spelled), len(named))
+    return shorter >= 6 and named.endswith(spelled)
+
+
+_LETTERS_ONLY = re.compile(r"[^a-z]")
+
+
 def acceptable_value(value: str, *, quoted: bool, separator: str, name: str) -> bool:
-    if len(value) < 6 or PLACEHOLDER.match(value) or looks_like_code(value):
+    if len(value) < 6 or PLACEHOLDER.match(value) or looks_like_code(value) or restates_name(value, name):
         return False
     if PATH_VALUE.match(value) and not _base64_key(value):  # `/lNid...EP==` is a key that starts with `/`
         return False

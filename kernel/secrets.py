@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from kernel.secret_contexts import context_secrets
 from kernel.secret_formats import FORMATS, GENERATED, WEAK
+from kernel.secret_lists import listed_values, paired_values, starts_a_name_list
 from kernel.secret_shapes import (
     aws_secrets,
     drawn_body,
@@ -208,9 +209,12 @@ def _random_looking(value: str) -> bool:
 # A whole block; an unterminated one (a grep hit, a cut output) covers only the base64 lines that follow
 # its header, never the rest of the text.
 # PGP's armor headers (`Version: ...`, `Comment: ...`) may stand between the header and the body.
+# A header may name the algorithm alone (`-----BEGIN RSA KEY-----`, as some tools and samples write it),
+# never `PUBLIC`.
+_KEY_LABEL = r"(?:(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?|(?:RSA|DSA|EC|OPENSSH) KEY)"
 _PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
-    r"(?: BLOCK)?-----|(?:(?:\\r|\\n|\r|\n)+[A-Z][A-Za-z-]{2,30}: [^\r\n\\]{0,200})*"
+    rf"-----BEGIN {_KEY_LABEL}-----(?:[\s\S]{{0,20000}}?-----END {_KEY_LABEL}-----|"
+    r"(?:(?:\\r|\\n|\r|\n)+[A-Z][A-Za-z-]{2,30}: [^\r\n\\]{0,200})*"
     r"(?:(?:\\r|\\n|\r|\n|\s)+[A-Za-z0-9+/=:-][A-Za-z0-9+/=:, -]{15,})+)"
 )
 
@@ -235,7 +239,8 @@ _PASSWORD_NAME = re.compile(r"(?i)(?:password|passwd|passphrase|pwd|secret)$")
 _TYPED_VALUE = re.compile(r"""(?:String|string|str|char\s*\*|const|final|var|let)[ \t]*=[ \t]*((?:\\{0,7})["'`]|)""")
 # Jenkins keeps a credential encrypted in braces (`<secret>{AQAAABAAAAAQ...=}</secret>`), words and all
 _XML_AT = re.compile(
-    r"""(?i)(?:password|passwd|secret|token|key|credentials?|apikey)(?:id)?>\s*(\{[^<}\n]{6,}\}|[^<\s]{6,})\s*</"""
+    r"""(?i)(?:password|passwd|passphrase|pwd|pass|secret|token|key|credentials?|apikey)(?:id|s)?>"""
+    r"""\s*(\{[^<}\n]{6,}\}|[^<\s]{6,})\s*</"""
 )
 _PROSE_AT = re.compile(
     r"(?i)(password|passphrase|passwd|secret(?:[ _]access)?(?:[ _]key)?|token|key|credentials?)"
@@ -493,6 +498,8 @@ def _xml_element(text: str, at: int, match: re.Match[str]) -> list[tuple[int, in
     if open_at == -1:
         return []
     name = text[open_at + 1 : match.start() + match.group().index(">")]
+    if name.endswith("s") and not name.endswith("ss"):  # `<api_tokens>`: read as its singular
+        name = name[:-1]
     if not re.fullmatch(r"[\w.:-]+", name) or not secret_name(name):
         return []
     value = match.group(1)
@@ -528,6 +535,8 @@ def _assignment(text: str, match: re.Match[str]) -> list[tuple[int, int, str, in
     name = text[name_start:noun_end]
     if not secret_name(name) or (weak_name(name) and _public(text, name_start)):  # `# public key: age1...`
         return []
+    if separator in ("=", ":=") and starts_a_name_list(text, text.rfind("\n", 0, name_start) + 1, name_start):
+        return []  # `user, password := "app", "<value>"`: the value at its position is `paired_values`'
     if separator == "":  # `password "<literal>"`, `LicenseKey <key>`, `acme SECRET_KEY <key>` start their line
         line_start = text.rfind("\n", 0, name_start) + 1  # (a directive, after a vendor's word at most),
         before = text[line_start:name_start]  # unlike `kubectl get secret "<name>"`
@@ -700,7 +709,9 @@ def find_secrets(text: str) -> list[SecretMatch]:
             spans += aws_secrets(text)
         if b"==" in raw and b"key" in raw.lower():
             spans += storage_keys(text)
-    if b"PRIVATE KEY" in raw:  # a block whose body holds no key material (`...`, `abab...`) is an example
+    if (
+        b"PRIVATE KEY" in raw or b" KEY-----" in raw
+    ):  # a block whose body holds no key material (`...`, `abab...`) is an example
         blocks = _PRIVATE_KEY.finditer(text)
         spans += [(m.start(), m.end(), "private_key", 0) for m in blocks if key_material(m.group())]
     lowered = raw.lower()
@@ -722,6 +733,10 @@ def find_secrets(text: str) -> list[SecretMatch]:
     if dashed or b"pgpassword" in lowered or b"bundle_" in lowered:
         spans += _cli_matches(text, lowered)
     spans += context_secrets(text, raw, lowered, words, dashed, spans)
+    if words and (b'", "' in raw or b"', '" in raw or b'","' in raw or b"`, `" in raw):
+        spans += paired_values(text)  # `user, password := "app", "<value>"`
+    if words and ((b"- " in raw and (b":\n" in raw or b":\r\n" in raw)) or b'": [' in raw or b'":[' in raw):
+        spans += listed_values(text)  # `passwords:` then `- "<value>"`
     if b"\n" in raw and (
         any(cue in lowered for cue in _GENERATOR_HINTS) or (b"pass" in words and b"password" in lowered)
     ):

@@ -10,7 +10,7 @@ import re
 from benchmarks.go_subset import go_string, sprintf, tokens
 from benchmarks.peer_noseyparker import _parse_rules, _python_pattern, _values
 from benchmarks.regex_sample import go_to_python, sample
-from benchmarks.secrets import secret_part
+from benchmarks.secret_corpora import secret_part
 
 _RULES = """\
 rules:
@@ -242,3 +242,40 @@ def test_the_whispers_reader_labels_lines_by_their_compliant_or_noncompliant_par
     ]
     assert "- Hardcoded2" in cases[3].text and "01_hardcoded_list:" in cases[3].text  # its parent, for context
     assert any("unread.txt" in note for note in notes)
+
+
+def test_the_earlybird_reader_takes_credential_examples_and_filter_verdicts(tmp_path):
+    from benchmarks.peer_earlybird import read_cases
+
+    rules = tmp_path / "config" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "content.yaml").write_text(
+        "---\nSearcharea: body\nrules:\n"
+        "  - Code: 3001\n    Pattern: x\n    Category: password-secret\n    Example: password = 'foobar'\n"
+        "  - Code: 3013\n    Pattern: x\n    Category: infrastructure\n    Example: \"'480-123-1234'\"\n"
+        "  - Code: 3023\n    Pattern: x\n    Category: key\n    Example: |-\n      BEGIN RSA\n      PRIVATE KEY\n",
+        encoding="utf-8",
+    )
+    (rules / "filename.yaml").write_text(
+        "---\nSearcharea: filename\nrules:\n  - Code: 4005\n    Category: key\n    Example: file.pem\n",
+        encoding="utf-8",
+    )
+    scan = tmp_path / "pkg" / "scan"
+    scan.mkdir(parents=True)
+    (tmp_path / "pkg" / "postprocess").mkdir()
+    (scan / "falsePositives_test.go").write_text(
+        '{\n MatchValue: `password = "Strong5813!"`,\n },\n wantIsFP: false,\n'
+        '{\n MatchValue: "password=None",\n },\n wantIsFP: true,\n'
+        '{\n MatchValue: "None",\n },\n wantIsFP: true,\n',
+        encoding="utf-8",
+    )
+    cases, notes = read_cases(tmp_path)
+    got = [(c.family, c.text, c.positive) for c in cases]
+    assert got == [
+        ("password-secret", "password = 'foobar'", True),
+        ("key", "BEGIN RSA\nPRIVATE KEY", True),
+        ("false-positive-filter", 'password = "Strong5813!"', True),
+        ("false-positive-filter", "password=None", False),
+    ]
+    assert any("filename.yaml" in n for n in notes) and any("infrastructure" in n for n in notes)
+    assert any("bare value" in n for n in notes)
